@@ -1,0 +1,171 @@
+# gpuprof - GPU profiling and trace analysis.
+#
+#   make                build the gpuprof command and libraries into build/
+#   make test           unit and end-to-end tests; ends with "N passed, N failed"
+#   make check          the same suite under AddressSanitizer + UBSan, plus a bounded fuzz run
+#   make bench          benchmarks (figures in docs/performance.md)
+#   make fuzz           run the libFuzzer reader target (FUZZ_SECONDS, default 60)
+#   make demo           the main job on a generated trace
+#   make install PREFIX=/usr/local
+#   make clean
+#
+# Plain GNU make. Debian packages that are missing are installed by
+# scripts/deps.sh when run as root; otherwise it prints the command.
+
+CC ?= gcc
+PREFIX ?= /usr/local
+CUDA_HOME ?= /usr/local/cuda
+FUZZ_SECONDS ?= 60
+O ?= build
+SAN ?=
+
+VERSION := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
+
+CFLAGS_BASE := -std=gnu11 -O2 -g -Wall -Wextra -Werror -I. -DGP_VERSION='"$(VERSION)"'
+ifeq ($(SAN),1)
+CFLAGS_BASE += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+LDFLAGS += -fsanitize=address,undefined
+endif
+CFLAGS ?=
+CFLAGS += $(CFLAGS_BASE)
+
+PKGS := zlib sqlite3 libxml-2.0 libpcre2-8
+DEPS_STAMP := $(O)/.deps-ok
+# pkg-config is asked only once the dependency step has run.
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+
+BASE_SRC := $(wildcard base/*.c)
+TRACE_SRC := $(wildcard trace/*.c)
+ANALYZE_SRC := $(wildcard analyze/*.c)
+REPORT_SRC := $(wildcard report/*.c)
+CLI_SRC := $(wildcard cli/*.c)
+GEN_SRC := tests/tools/tracegen.c
+
+obj = $(patsubst %.c,$(O)/%.o,$(1))
+
+LIB_BASE := $(O)/libgpbase.a
+LIB_TRACE := $(O)/libgptrace.a
+LIB_ANALYZE := $(O)/libgpanalyze.a
+LIB_REPORT := $(O)/libgpreport.a
+GPUPROF := $(O)/gpuprof
+TRACEGEN := $(O)/tracegen
+
+UNIT_BASE := $(O)/tests/unit-base
+UNIT_TRACE := $(O)/tests/unit-trace
+UNIT_BINS := $(UNIT_BASE) $(UNIT_TRACE)
+BENCH_TRACE := $(O)/bench-trace
+
+HAVE_CUDA := $(shell test -x $(CUDA_HOME)/bin/nvcc && echo 1)
+
+.PHONY: all deps test check bench fuzz demo install clean check-layering check-headers \
+	cuda-parts unit-bins
+.DEFAULT_GOAL := all
+
+all: $(GPUPROF) $(TRACEGEN) cuda-parts
+
+$(DEPS_STAMP): scripts/deps.sh
+	@mkdir -p $(O)
+	@sh scripts/deps.sh
+	@touch $@
+deps: $(DEPS_STAMP)
+
+cuda-parts:
+ifeq ($(HAVE_CUDA),1)
+	@if [ -f inject/Makefile.inc ]; then :; else echo "inject/, samples/: nothing to build yet"; fi
+else
+	@echo "CUDA toolkit not found at $(CUDA_HOME) (set CUDA_HOME): skipping inject/ and samples/"
+endif
+
+$(O)/%.o: %.c | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) -MMD -MP -c $< -o $@
+
+$(LIB_BASE): $(call obj,$(BASE_SRC))
+	@rm -f $@
+	ar rcs $@ $^
+$(LIB_TRACE): $(call obj,$(TRACE_SRC))
+	@rm -f $@
+	ar rcs $@ $^
+$(LIB_ANALYZE): $(call obj,$(ANALYZE_SRC))
+	@rm -f $@
+	ar rcs $@ $^
+$(LIB_REPORT): $(call obj,$(REPORT_SRC))
+	@rm -f $@
+	ar rcs $@ $^
+
+# analyze/ and report/ join the link once they have sources.
+ALL_LIBS = $(if $(REPORT_SRC),$(LIB_REPORT)) $(if $(ANALYZE_SRC),$(LIB_ANALYZE)) $(LIB_TRACE) $(LIB_BASE)
+
+$(GPUPROF): $(call obj,$(CLI_SRC)) $(ALL_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $(call obj,$(CLI_SRC)) $(ALL_LIBS) $(PKG_LIBS) -lm
+
+$(TRACEGEN): $(call obj,$(GEN_SRC) tests/tools/gen.c) $(LIB_TRACE) $(LIB_BASE)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
+
+# ---- tests
+
+UNIT_MAIN := $(call obj,tests/unit/test-main.c)
+$(UNIT_BASE): $(call obj,$(wildcard tests/unit/base/*.c)) $(UNIT_MAIN) $(LIB_BASE)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ -lm
+$(UNIT_TRACE): $(call obj,$(wildcard tests/unit/trace/*.c) tests/tools/gen.c) $(UNIT_MAIN) \
+		$(LIB_TRACE) $(LIB_BASE)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
+
+unit-bins: $(UNIT_BINS)
+
+test: all $(UNIT_BINS)
+	@O=$(O) sh tests/run-tests.sh $(UNIT_BINS)
+
+check: check-layering check-headers
+	$(MAKE) O=build-san SAN=1 test
+	$(MAKE) fuzz FUZZ_SECONDS=$(or $(CHECK_FUZZ_SECONDS),30)
+
+# Includes may only point down the table in STYLE.md section 1.
+check-layering:
+	@sh scripts/check-layering.sh
+
+check-headers: | $(DEPS_STAMP)
+	@for h in base/base.h trace/trace.h; do \
+		printf '#include "%s"\n' $$h | $(CC) $(CFLAGS) -x c -fsyntax-only - || exit 1; \
+	done; echo "check-headers: ok"
+
+# ---- fuzzing (clang + libFuzzer)
+
+FUZZ_BIN := $(O)/fuzz/fuzz-reader
+$(FUZZ_BIN): tests/fuzz/fuzz-reader.c $(BASE_SRC) $(TRACE_SRC) | $(DEPS_STAMP)
+	@sh scripts/deps.sh fuzz
+	@mkdir -p $(dir $@)
+	clang -std=gnu11 -g -O1 -I. -fsanitize=fuzzer,address,undefined $^ -o $@ \
+		$$(pkg-config --libs zlib)
+
+fuzz: $(FUZZ_BIN) $(TRACEGEN)
+	@sh tests/fuzz/run-fuzz.sh $(FUZZ_BIN) $(TRACEGEN) $(FUZZ_SECONDS)
+
+# ---- benchmarks
+
+$(BENCH_TRACE): $(call obj,tests/bench/bench-trace.c tests/tools/gen.c) $(LIB_TRACE) $(LIB_BASE)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
+
+bench: $(BENCH_TRACE)
+	$(BENCH_TRACE)
+
+# ---- the main job
+
+demo: all
+	@sh scripts/demo.sh $(O)
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/share/man/man1 \
+		$(DESTDIR)$(PREFIX)/share/doc/gpuprof
+	install -m 755 $(GPUPROF) $(DESTDIR)$(PREFIX)/bin/gpuprof
+	install -m 644 $(LIB_TRACE) $(LIB_BASE) $(DESTDIR)$(PREFIX)/lib/
+	$(GPUPROF) help --man > $(DESTDIR)$(PREFIX)/share/man/man1/gpuprof.1
+	install -m 644 trace/FORMAT.md README.md $(DESTDIR)$(PREFIX)/share/doc/gpuprof/
+
+clean:
+	rm -rf build build-san
+
+-include $(shell find $(O) -name '*.d' 2>/dev/null)

@@ -1,0 +1,57 @@
+#!/bin/sh
+# deps.sh - make sure the Debian packages gpuprof builds with are present.
+#
+# Each line below is "how to check" and "the package that provides it". What
+# is missing is installed with apt-get when running as root; otherwise the
+# exact command is printed and the script fails, which stops make.
+#
+# usage: scripts/deps.sh [fuzz]
+set -u
+
+missing=""
+need_pc() { # pkg-config module, Debian package
+	pkg-config --exists "$1" 2>/dev/null || missing="$missing $2"
+}
+need_cmd() { # command, Debian package
+	command -v "$1" >/dev/null 2>&1 || missing="$missing $2"
+}
+
+need_cmd pkg-config pkg-config
+need_cmd cc gcc
+need_cmd make make
+if command -v pkg-config >/dev/null 2>&1; then
+	need_pc zlib zlib1g-dev
+	need_pc sqlite3 libsqlite3-dev
+	need_pc libxml-2.0 libxml2-dev
+	need_pc libpcre2-8 libpcre2-dev
+else
+	missing="$missing zlib1g-dev libsqlite3-dev libxml2-dev libpcre2-dev"
+fi
+if [ "${1:-}" = fuzz ]; then
+	need_cmd clang clang
+	# libFuzzer and the sanitizer runtimes for clang
+	clang_ver=$(clang --version 2>/dev/null | sed -n 's/.*clang version \([0-9]*\).*/\1/p' | head -n 1)
+	if [ -n "$clang_ver" ]; then
+		dpkg -s "libclang-rt-$clang_ver-dev" >/dev/null 2>&1 || missing="$missing libclang-rt-$clang_ver-dev"
+	else
+		missing="$missing libclang-rt-dev"
+	fi
+fi
+
+[ -z "$missing" ] && exit 0
+
+if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+	echo "deps: installing:$missing" >&2
+	export DEBIAN_FRONTEND=noninteractive
+	if ! apt-get install -y --no-install-recommends $missing >/tmp/gpuprof-deps.log 2>&1; then
+		apt-get update >/dev/null 2>&1
+		if ! apt-get install -y --no-install-recommends $missing >/tmp/gpuprof-deps.log 2>&1; then
+			echo "deps: apt-get install failed; see /tmp/gpuprof-deps.log" >&2
+			exit 1
+		fi
+	fi
+	exit 0
+fi
+echo "deps: missing packages; install them with:" >&2
+echo "  sudo apt-get install$missing" >&2
+exit 1

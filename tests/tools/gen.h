@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gen.h - the seeded trace generator shared by tracegen, unit tests and
+ * benchmarks. It plays a training loop: per step an NVTX step range with
+ * nested phase ranges, kernels launched round-robin on streams (each with
+ * its cudaLaunchKernel API record and correlation id), host/device copies,
+ * a host synchronization, and optional idle gaps between steps. The same
+ * options and seed always give the same records.
+ */
+#ifndef GP_GEN_H
+#define GP_GEN_H
+
+#include "trace/trace.h"
+
+struct gen_opts {
+	uint64_t seed;
+	uint32_t steps;            /* training steps */
+	uint32_t kernels_per_step; /* kernel launches per step and device */
+	uint32_t copies_per_step;  /* memcpy per step and device */
+	uint32_t streams;          /* compute streams per device */
+	uint32_t devices;
+	uint32_t nvtx_depth;       /* phase nesting inside each step range (0: step range only) */
+	uint32_t rank, world_size; /* process rank written in the PROCESS record */
+	uint64_t gap_ns;           /* idle time after each step (a slow data loader) */
+	bool all_kinds;            /* also emit memset, NCCL, overhead, metric, memory, ... */
+	uint64_t start_ns;         /* trace clock at the first event */
+};
+
+void gen_opts_default(struct gen_opts *o);
+
+struct gen_stats {
+	uint64_t events;              /* activity records: everything but metadata */
+	uint64_t records[GPT_KIND__MAX];
+	uint64_t first_ts, last_ts;
+};
+
+/* Writes the whole trace to w (metadata first). Returns 0 or a writer error. */
+int gen_write(struct gpt_writer *w, const struct gen_opts *o, struct gen_stats *st);
+
+#endif

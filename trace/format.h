@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * format.h - private to trace/: byte layout constants and the column codec
+ * shared by the writer and the reader. See FORMAT.md.
+ */
+#ifndef GPT_FORMAT_H
+#define GPT_FORMAT_H
+
+#include "trace/trace.h"
+
+#define GPT_FILE_MAGIC "\x89GPZ\r\n\x1a\n"
+#define GPT_FILE_HEADER_SIZE 32
+#define GPT_FILE_HEADER_MAX 4096
+#define GPT_CHUNK_MAGIC 0x435a5047u /* "GPZC" little-endian */
+#define GPT_CHUNK_HEADER_SIZE 48
+#define GPT_CHUNK_FLAG_DEFLATE 0x1u
+#define GPT_CHUNK_FLAGS_KNOWN GPT_CHUNK_FLAG_DEFLATE
+#define GPT_TRAILER_MAGIC "GPZ-END\n"
+#define GPT_TRAILER_SIZE 24
+
+struct gpt_chunk_header {
+	uint16_t kind;
+	uint16_t flags;
+	uint32_t count;
+	uint32_t raw_len;
+	uint32_t stored_len;
+	uint32_t raw_crc;
+	uint64_t first_ts;
+	uint64_t last_ts;
+};
+
+void gpt_chunk_header_pack(const struct gpt_chunk_header *h, uint8_t out[GPT_CHUNK_HEADER_SIZE]);
+/* Returns 0, or a negative error with a reason in why (header crc, magic). */
+int gpt_chunk_header_unpack(const uint8_t in[GPT_CHUNK_HEADER_SIZE], struct gpt_chunk_header *h,
+			    const char **why);
+
+/* The footer index: one entry per chunk written. */
+#define GPT_INDEX_FIELDS(X)                                                                        \
+	X(1, u64, offset, DELTA, 0)                                                                \
+	X(2, u32, kind, VARINT, 0)                                                                 \
+	X(3, u32, count, VARINT, 0)                                                                \
+	X(4, u64, first_ts, DELTA, 0)                                                              \
+	X(5, u64, last_ts, REL, 4)
+struct gpt_index_entry {
+	GPT_INDEX_FIELDS(GPT_STRUCT_MEMBER_)
+};
+extern const struct gpt_kind_info gpt_index_info;
+
+/* ---- varints */
+
+static inline size_t gpt_put_varint(uint8_t *p, uint64_t v)
+{
+	size_t n = 0;
+
+	while (v >= 0x80) {
+		p[n++] = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	p[n++] = (uint8_t)v;
+	return n;
+}
+
+/* Decodes one varint from [*pp, end); returns false on a cut or overlong one. */
+static inline bool gpt_get_varint(const uint8_t **pp, const uint8_t *end, uint64_t *out)
+{
+	const uint8_t *p = *pp;
+	uint64_t v = 0;
+
+	for (unsigned shift = 0; shift < 64; shift += 7) {
+		if (p >= end) {
+			return false;
+		}
+		uint8_t b = *p++;
+		if (shift == 63 && b > 1) {
+			return false;
+		}
+		v |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80)) {
+			*pp = p;
+			*out = v;
+			return true;
+		}
+	}
+	return false;
+}
+
+static inline uint64_t gpt_zigzag(int64_t v)
+{
+	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+}
+static inline int64_t gpt_unzigzag(uint64_t v)
+{
+	return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
+}
+
+/* ---- column codec (codec.c) */
+
+/*
+ * Encodes count records of kind ki (an array of structs) as the columnar
+ * payload described in FORMAT.md, appending to out. tmp is scratch space of
+ * at least 3 * count uint64_t values.
+ */
+int gpt_encode_records(const struct gpt_kind_info *ki, const void *recs, uint32_t count,
+		       uint64_t *tmp, struct gp_strbuf *out);
+
+/*
+ * Decodes a payload into count zeroed structs at recs. tmp as above. On a
+ * format error returns -GP_ERR_FORMAT with a static reason in *why.
+ */
+int gpt_decode_records(const struct gpt_kind_info *ki, const uint8_t *p, size_t len,
+		       uint32_t count, void *recs, uint64_t *tmp, const char **why);
+
+#endif /* GPT_FORMAT_H */

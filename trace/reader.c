@@ -1,0 +1,624 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * reader.c - the .gpz reader. The file is hostile: every length, count, id
+ * and offset is checked before use; memory is bounded by the limits in
+ * trace.h whatever the file says. A corrupt chunk is skipped where its
+ * header can be trusted, else the reader scans for the next valid header;
+ * either way it is reported with its index, offset and reason.
+ */
+#include "base/compat.h"
+#include "trace/format.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#define MAX_PROBLEMS_KEPT 256
+#define MAX_TOTAL_STRING_BYTES (256u << 20)
+#define NO_STRING UINT64_MAX
+
+struct gpt_reader {
+	char *name;
+	int fd;
+	const uint8_t *mem;
+	uint64_t size, pos;
+	uint32_t chunk_index;
+	bool index_seen, done;
+
+	struct gpt_reader_status st;
+	char errbuf[320];
+
+	uint8_t *stored;
+	size_t stored_cap;
+	uint8_t *raw;
+	size_t raw_cap;
+	uint8_t *recs;
+	size_t recs_cap;
+	uint64_t *tmp;
+	size_t tmp_cap;
+	z_stream zs;
+	bool zinit;
+
+	struct gp_strbuf text;
+	GP_VEC(uint64_t) str_off; /* by id - 1; NO_STRING for ids never defined */
+	GP_VEC(struct gpt_problem) problems;
+};
+
+static void set_err(struct gpt_reader *r, const char *fmt, ...) GP_PRINTF(2, 3);
+static void set_err(struct gpt_reader *r, const char *fmt, ...)
+{
+	va_list ap;
+	int n = snprintf(r->errbuf, sizeof(r->errbuf), "%s: ", r->name);
+
+	va_start(ap, fmt);
+	if (n > 0 && (size_t)n < sizeof(r->errbuf)) {
+		vsnprintf(r->errbuf + n, sizeof(r->errbuf) - (size_t)n, fmt, ap);
+	}
+	va_end(ap);
+}
+
+static void add_problem(struct gpt_reader *r, uint64_t offset, int err, const char *fmt, ...)
+	GP_PRINTF(4, 5);
+static void add_problem(struct gpt_reader *r, uint64_t offset, int err, const char *fmt, ...)
+{
+	struct gpt_problem p = {.chunk_index = r->chunk_index, .offset = offset, .err = err};
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(p.reason, sizeof(p.reason), fmt, ap);
+	va_end(ap);
+	set_err(r, "chunk %u at offset %" PRIu64 ": %s", p.chunk_index, offset, p.reason);
+	if (r->problems.n < MAX_PROBLEMS_KEPT) {
+		gp_vec_push(&r->problems, p); /* losing the detail on ENOMEM is acceptable */
+	}
+	if (err != -GP_ERR_TRUNCATED) {
+		r->st.problems++;
+	}
+}
+
+/* Reads up to len bytes at off; returns the count (short at end) or -1 on error. */
+static ssize_t read_at(struct gpt_reader *r, uint64_t off, void *buf, size_t len)
+{
+	size_t got = 0;
+
+	if (off >= r->size) {
+		return 0;
+	}
+	if (len > r->size - off) {
+		len = (size_t)(r->size - off);
+	}
+	if (r->mem) {
+		memcpy(buf, r->mem + off, len);
+		return (ssize_t)len;
+	}
+	while (got < len) {
+		ssize_t n = pread(r->fd, (uint8_t *)buf + got, len - got, (off_t)(off + got));
+		if (n < 0) {
+			if (errno == EINTR) {
+				continue;
+			}
+			set_err(r, "read failed at offset %" PRIu64 ": %s", off + got,
+				strerror(errno));
+			return -1;
+		}
+		if (n == 0) {
+			break; /* the file shrank under us */
+		}
+		got += (size_t)n;
+	}
+	return (ssize_t)got;
+}
+
+static int ensure(void **buf, size_t *cap, size_t want)
+{
+	if (want <= *cap) {
+		return 0;
+	}
+	void *nb = realloc(*buf, want);
+	if (!nb) {
+		return -GP_ERR_NOMEM;
+	}
+	*buf = nb;
+	*cap = want;
+	return 0;
+}
+
+static int check_header(struct gpt_reader *r)
+{
+	uint8_t h[GPT_FILE_HEADER_MAX];
+	ssize_t n = read_at(r, 0, h, GPT_FILE_HEADER_SIZE);
+	uint32_t hlen;
+
+	if (n < 0) {
+		return -GP_ERR_IO;
+	}
+	if ((size_t)n < 8 ? memcmp(h, GPT_FILE_MAGIC, (size_t)n) != 0
+			  : memcmp(h, GPT_FILE_MAGIC, 8) != 0) {
+		set_err(r, "not a gpuprof trace (bad magic)");
+		return -GP_ERR_FORMAT;
+	}
+	if (n < GPT_FILE_HEADER_SIZE) {
+		set_err(r, "truncated: %zd bytes, shorter than the %d-byte file header", n,
+			GPT_FILE_HEADER_SIZE);
+		return -GP_ERR_TRUNCATED;
+	}
+	r->st.major = gp_get_le16(h + 8);
+	r->st.minor = gp_get_le16(h + 10);
+	if (r->st.major > GPT_FORMAT_MAJOR) {
+		set_err(r, "written in trace format %u.%u, newer than this gpuprof reads (%d.x); "
+			   "upgrade gpuprof",
+			r->st.major, r->st.minor, GPT_FORMAT_MAJOR);
+		return -GP_ERR_VERSION;
+	}
+	if (r->st.major == 0) {
+		set_err(r, "bad file header: format version 0");
+		return -GP_ERR_FORMAT;
+	}
+	r->st.flags = gp_get_le32(h + 12);
+	hlen = gp_get_le32(h + 16);
+	if (hlen < GPT_FILE_HEADER_SIZE || hlen > GPT_FILE_HEADER_MAX) {
+		set_err(r, "bad file header: header length %u", hlen);
+		return -GP_ERR_FORMAT;
+	}
+	if (hlen > GPT_FILE_HEADER_SIZE) {
+		n = read_at(r, 0, h, hlen);
+		if (n < 0) {
+			return -GP_ERR_IO;
+		}
+		if ((size_t)n < hlen) {
+			set_err(r, "truncated inside the file header");
+			return -GP_ERR_TRUNCATED;
+		}
+	}
+	if (gp_get_le32(h + hlen - 4) != gp_crc32(0, h, hlen - 4)) {
+		set_err(r, "bad file header: crc mismatch");
+		return -GP_ERR_CHECKSUM;
+	}
+	r->st.created_realtime = gp_get_le64(h + 20);
+	r->pos = hlen;
+	return 0;
+}
+
+static int reader_new(const char *name, struct gpt_reader **out)
+{
+	struct gpt_reader *r = calloc(1, sizeof(*r));
+
+	*out = r;
+	if (!r) {
+		return -GP_ERR_NOMEM;
+	}
+	r->fd = -1;
+	r->name = strdup(name ? name : "trace");
+	gp_strbuf_init(&r->text);
+	if (!r->name) {
+		free(r);
+		*out = NULL;
+		return -GP_ERR_NOMEM;
+	}
+	if (inflateInit2(&r->zs, -15) != Z_OK) {
+		set_err(r, "cannot initialize zlib");
+		return -GP_ERR_NOMEM;
+	}
+	r->zinit = true;
+	return 0;
+}
+
+int gpt_reader_open(const char *path, struct gpt_reader **out)
+{
+	struct gpt_reader *r;
+	struct stat sb;
+	int ret = reader_new(path, &r);
+
+	if (ret) {
+		return ret;
+	}
+	*out = r;
+	r->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (r->fd < 0) {
+		set_err(r, "cannot open: %s", strerror(errno));
+		return -GP_ERR_IO;
+	}
+	if (fstat(r->fd, &sb)) {
+		set_err(r, "cannot stat: %s", strerror(errno));
+		return -GP_ERR_IO;
+	}
+	if (!S_ISREG(sb.st_mode)) {
+		set_err(r, "not a regular file");
+		return -GP_ERR_IO;
+	}
+	r->size = (uint64_t)sb.st_size;
+	r->st.file_bytes = r->size;
+	return check_header(r);
+}
+
+int gpt_reader_open_mem(const void *data, size_t len, const char *name, struct gpt_reader **out)
+{
+	struct gpt_reader *r;
+	int ret = reader_new(name, &r);
+
+	if (ret) {
+		return ret;
+	}
+	*out = r;
+	r->mem = data;
+	r->size = len;
+	r->st.file_bytes = len;
+	return check_header(r);
+}
+
+void gpt_reader_free(struct gpt_reader *r)
+{
+	if (!r) {
+		return;
+	}
+	if (r->fd >= 0) {
+		close(r->fd);
+	}
+	if (r->zinit) {
+		inflateEnd(&r->zs);
+	}
+	free(r->stored);
+	free(r->raw);
+	free(r->recs);
+	free(r->tmp);
+	gp_strbuf_release(&r->text);
+	gp_vec_free(&r->str_off);
+	gp_vec_free(&r->problems);
+	free(r->name);
+	free(r);
+}
+
+int gpt_chunk_header_unpack(const uint8_t in[GPT_CHUNK_HEADER_SIZE], struct gpt_chunk_header *h,
+			    const char **why)
+{
+	if (gp_get_le32(in) != GPT_CHUNK_MAGIC) {
+		*why = "bad chunk magic";
+		return -GP_ERR_FORMAT;
+	}
+	if (gp_get_le32(in + 44) != gp_crc32(0, in, 44)) {
+		*why = "bad chunk header crc";
+		return -GP_ERR_CHECKSUM;
+	}
+	h->kind = gp_get_le16(in + 4);
+	h->flags = gp_get_le16(in + 6);
+	h->count = gp_get_le32(in + 8);
+	h->raw_len = gp_get_le32(in + 12);
+	h->stored_len = gp_get_le32(in + 16);
+	h->raw_crc = gp_get_le32(in + 20);
+	h->first_ts = gp_get_le64(in + 24);
+	h->last_ts = gp_get_le64(in + 32);
+	return 0;
+}
+
+/* Is the trailer at off, and does it end the file? */
+static bool is_trailer(struct gpt_reader *r, uint64_t off)
+{
+	uint8_t t[GPT_TRAILER_SIZE];
+
+	if (r->size - off != GPT_TRAILER_SIZE || read_at(r, off, t, sizeof(t)) != GPT_TRAILER_SIZE) {
+		return false;
+	}
+	return !memcmp(t, GPT_TRAILER_MAGIC, 8) && gp_get_le32(t + 20) == gp_crc32(0, t, 20);
+}
+
+/*
+ * After a header that cannot be trusted: find the next offset holding a
+ * valid chunk header or the trailer. Returns r->size if there is none.
+ */
+static uint64_t resync(struct gpt_reader *r, uint64_t from)
+{
+	uint8_t buf[65536];
+	uint64_t off = from;
+
+	while (off < r->size) {
+		ssize_t n = read_at(r, off, buf, sizeof(buf));
+		if (n <= 0) {
+			break;
+		}
+		size_t lim = (size_t)n;
+		for (size_t i = 0; i < lim; i++) {
+			if (buf[i] == 'G' && off + i + GPT_TRAILER_SIZE == r->size &&
+			    is_trailer(r, off + i)) {
+				return off + i;
+			}
+			if (buf[i] != 'G' || off + i + GPT_CHUNK_HEADER_SIZE > r->size) {
+				continue;
+			}
+			uint8_t hb[GPT_CHUNK_HEADER_SIZE];
+			struct gpt_chunk_header h;
+			const char *why;
+			if (i + GPT_CHUNK_HEADER_SIZE <= lim) {
+				memcpy(hb, buf + i, sizeof(hb));
+			} else if (read_at(r, off + i, hb, sizeof(hb)) != (ssize_t)sizeof(hb)) {
+				continue;
+			}
+			if (!gpt_chunk_header_unpack(hb, &h, &why)) {
+				return off + i;
+			}
+		}
+		off += lim;
+	}
+	return r->size;
+}
+
+static int absorb_strings(struct gpt_reader *r, const uint8_t *p, size_t len, uint32_t count,
+			  const char **why)
+{
+	const uint8_t *end = p + len;
+	uint64_t first;
+
+	if (!gpt_get_varint(&p, end, &first) || first == 0 || first > UINT32_MAX) {
+		*why = "bad first string id";
+		return -GP_ERR_FORMAT;
+	}
+	if (first <= r->str_off.n) {
+		*why = "string ids defined twice";
+		return -GP_ERR_FORMAT;
+	}
+	if (first - 1 + count > UINT32_MAX) {
+		*why = "string ids out of range";
+		return -GP_ERR_FORMAT;
+	}
+	/* Validate the whole chunk before changing the table. */
+	const uint8_t *q = p;
+	uint64_t total = 0;
+	for (uint32_t i = 0; i < count; i++) {
+		uint64_t sl;
+		if (!gpt_get_varint(&q, end, &sl) || sl > GPT_MAX_STRING_BYTES ||
+		    sl > (uint64_t)(end - q)) {
+			*why = "string longer than its chunk";
+			return -GP_ERR_FORMAT;
+		}
+		q += sl;
+		total += sl + 1;
+	}
+	if (q != end) {
+		*why = "bytes after the last string";
+		return -GP_ERR_FORMAT;
+	}
+	if (r->text.len + total > MAX_TOTAL_STRING_BYTES) {
+		*why = "strings exceed the reader's limit";
+		return -GP_ERR_RANGE;
+	}
+	/* Ids skipped by a lost chunk stay undefined. */
+	if (gp_vec_reserve(&r->str_off, first - 1 + count) || gp_strbuf_grow(&r->text, total)) {
+		return -GP_ERR_NOMEM;
+	}
+	while (r->str_off.n < first - 1) {
+		r->str_off.v[r->str_off.n++] = NO_STRING;
+	}
+	for (uint32_t i = 0; i < count; i++) {
+		uint64_t sl = 0;
+		gpt_get_varint(&p, end, &sl);
+		r->str_off.v[r->str_off.n++] = r->text.len;
+		gp_strbuf_add(&r->text, p, (size_t)sl);
+		gp_strbuf_addch(&r->text, '\0');
+		p += sl;
+	}
+	r->st.strings += count;
+	return 0;
+}
+
+int gpt_reader_next(struct gpt_reader *r, struct gpt_chunk *out)
+{
+	for (;;) {
+		uint8_t hb[GPT_CHUNK_HEADER_SIZE];
+		struct gpt_chunk_header h;
+		const char *why = NULL;
+		uint64_t off = r->pos;
+		ssize_t n;
+		int ret;
+
+		if (r->done) {
+			return 0;
+		}
+		if (off >= r->size) {
+			r->done = true;
+			if (!r->st.has_footer) {
+				r->st.truncated = true;
+				r->st.truncated_at = r->size;
+				add_problem(r, off, -GP_ERR_TRUNCATED,
+					    "no footer: the writer did not finish the file");
+			}
+			return 0;
+		}
+		if (r->index_seen && is_trailer(r, off)) {
+			r->st.has_footer = true;
+			r->pos = r->size;
+			continue;
+		}
+		n = read_at(r, off, hb, sizeof(hb));
+		if (n < 0) {
+			return -GP_ERR_IO;
+		}
+		if ((size_t)n < sizeof(hb)) {
+			r->done = true;
+			r->st.truncated = true;
+			r->st.truncated_at = r->size;
+			add_problem(r, off, -GP_ERR_TRUNCATED,
+				    "truncated: the file ends inside a chunk header (%zd of %d bytes)",
+				    n, GPT_CHUNK_HEADER_SIZE);
+			return 0;
+		}
+		ret = gpt_chunk_header_unpack(hb, &h, &why);
+		if (ret) {
+			uint64_t next = resync(r, off + 1);
+			add_problem(r, off, ret, "%s; skipped %" PRIu64 " bytes", why, next - off);
+			r->st.bytes_skipped += next - off;
+			r->chunk_index++;
+			r->pos = next;
+			if (next >= r->size) {
+				/* Nothing valid after it: the end is lost, but say it as corruption. */
+				r->done = true;
+				if (!r->st.has_footer) {
+					r->st.truncated = true;
+					r->st.truncated_at = off;
+				}
+				return 0;
+			}
+			continue;
+		}
+		uint64_t next = off + GPT_CHUNK_HEADER_SIZE + h.stored_len;
+		if (next > r->size) {
+			r->done = true;
+			r->st.truncated = true;
+			r->st.truncated_at = r->size;
+			add_problem(r, off, -GP_ERR_TRUNCATED,
+				    "truncated: the chunk needs %" PRIu64 " bytes, the file has %" PRIu64,
+				    (uint64_t)GPT_CHUNK_HEADER_SIZE + h.stored_len, r->size - off);
+			return 0;
+		}
+		r->pos = next;
+		uint32_t idx = r->chunk_index++;
+		const struct gpt_kind_info *ki = NULL;
+		if (h.kind == GPT_KIND_INDEX) {
+			ki = &gpt_index_info;
+		} else if (h.kind != GPT_KIND_STRING) {
+			ki = gpt_kind_info(h.kind);
+			if (!ki) {
+				/* A kind from a newer minor version: skip it whole. */
+				continue;
+			}
+		}
+		r->chunk_index = idx; /* problems below name this chunk */
+#define BAD(err, ...)                                                                              \
+	do {                                                                                       \
+		add_problem(r, off, err, __VA_ARGS__);                                             \
+		r->st.bytes_skipped += next - off;                                                 \
+		r->chunk_index = idx + 1;                                                          \
+		goto next_chunk;                                                                   \
+	} while (0)
+		if (h.flags & ~GPT_CHUNK_FLAGS_KNOWN) {
+			BAD(-GP_ERR_FORMAT, "unknown chunk flags 0x%x", h.flags);
+		}
+		if (h.raw_len > GPT_MAX_CHUNK_BYTES || h.stored_len > GPT_MAX_CHUNK_BYTES) {
+			BAD(-GP_ERR_FORMAT, "chunk of %u bytes exceeds the format's limit",
+			    h.raw_len > h.stored_len ? h.raw_len : h.stored_len);
+		}
+		if (h.count > GPT_MAX_CHUNK_RECORDS) {
+			BAD(-GP_ERR_FORMAT, "%u records exceed the format's limit of %u per chunk",
+			    h.count, GPT_MAX_CHUNK_RECORDS);
+		}
+		if (!(h.flags & GPT_CHUNK_FLAG_DEFLATE) && h.stored_len != h.raw_len) {
+			BAD(-GP_ERR_FORMAT, "stored and raw lengths differ in an uncompressed chunk");
+		}
+		if (ensure((void **)&r->stored, &r->stored_cap, h.stored_len + 1u) ||
+		    ensure((void **)&r->raw, &r->raw_cap, h.raw_len + 1u)) {
+			set_err(r, "out of memory reading chunk %u", idx);
+			return -GP_ERR_NOMEM;
+		}
+		n = read_at(r, off + GPT_CHUNK_HEADER_SIZE, r->stored, h.stored_len);
+		if (n < 0) {
+			return -GP_ERR_IO;
+		}
+		if ((size_t)n < h.stored_len) {
+			r->done = true;
+			r->st.truncated = true;
+			r->st.truncated_at = off + GPT_CHUNK_HEADER_SIZE + (uint64_t)n;
+			add_problem(r, off, -GP_ERR_TRUNCATED, "truncated: the file shrank while read");
+			return 0;
+		}
+		const uint8_t *raw = r->stored;
+		if (h.flags & GPT_CHUNK_FLAG_DEFLATE) {
+			inflateReset(&r->zs);
+			r->zs.next_in = r->stored;
+			r->zs.avail_in = h.stored_len;
+			r->zs.next_out = r->raw;
+			r->zs.avail_out = h.raw_len + 1; /* one spare byte detects a longer stream */
+			int zr = inflate(&r->zs, Z_FINISH);
+			if (zr != Z_STREAM_END || r->zs.avail_out != 1 || r->zs.avail_in != 0) {
+				BAD(-GP_ERR_FORMAT, "cannot inflate the chunk: %s",
+				    zr == Z_STREAM_END ? "wrong length"
+				    : r->zs.msg	       ? r->zs.msg
+						       : "stream ends early");
+			}
+			raw = r->raw;
+		}
+		if (gp_crc32(0, raw, h.raw_len) != h.raw_crc) {
+			BAD(-GP_ERR_CHECKSUM, "bad chunk crc");
+		}
+		if (h.kind == GPT_KIND_STRING) {
+			ret = absorb_strings(r, raw, h.raw_len, h.count, &why);
+			if (ret == -GP_ERR_NOMEM) {
+				set_err(r, "out of memory reading strings");
+				return ret;
+			}
+			if (ret) {
+				BAD(ret, "bad string chunk: %s", why);
+			}
+			r->st.chunks++;
+			r->chunk_index = idx + 1;
+			continue;
+		}
+		size_t rb = (size_t)h.count * ki->size;
+		if (ensure((void **)&r->recs, &r->recs_cap, rb + 1) ||
+		    ensure((void **)&r->tmp, &r->tmp_cap, sizeof(uint64_t) * 3 * (h.count + 1u))) {
+			set_err(r, "out of memory reading chunk %u", idx);
+			return -GP_ERR_NOMEM;
+		}
+		memset(r->recs, 0, rb);
+		ret = gpt_decode_records(ki, raw, h.raw_len, h.count, r->recs, r->tmp, &why);
+		if (ret) {
+			BAD(ret, "bad %s chunk: %s", ki->name, why);
+		}
+		r->chunk_index = idx + 1;
+		if (h.kind == GPT_KIND_INDEX) {
+			r->index_seen = true;
+			continue;
+		}
+		r->st.chunks++;
+		r->st.records[h.kind] += h.count;
+		out->kind = (enum gpt_kind)h.kind;
+		out->info = ki;
+		out->count = h.count;
+		out->records = r->recs;
+		out->first_ts = h.first_ts;
+		out->last_ts = h.last_ts;
+		out->offset = off;
+		out->index = idx;
+		return 1;
+	next_chunk:;
+#undef BAD
+	}
+}
+
+const char *gpt_reader_string(const struct gpt_reader *r, uint32_t id)
+{
+	if (id == 0) {
+		return "";
+	}
+	if (id > r->str_off.n || r->str_off.v[id - 1] == NO_STRING) {
+		return NULL;
+	}
+	return r->text.buf + r->str_off.v[id - 1];
+}
+
+const char *gpt_reader_string_or(const struct gpt_reader *r, uint32_t id, const char *missing)
+{
+	const char *s = gpt_reader_string(r, id);
+
+	return s ? s : missing;
+}
+
+void gpt_reader_get_status(const struct gpt_reader *r, struct gpt_reader_status *st)
+{
+	*st = r->st;
+}
+
+const char *gpt_reader_name(const struct gpt_reader *r)
+{
+	return r->name;
+}
+
+const char *gpt_reader_last_error(const struct gpt_reader *r)
+{
+	return r->errbuf[0] ? r->errbuf : "no error";
+}
+
+const struct gpt_problem *gpt_reader_problems(const struct gpt_reader *r, size_t *n)
+{
+	*n = r->problems.n;
+	return r->problems.v;
+}

@@ -1,0 +1,209 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * trace.h - the public header of trace/: the .gpz file format's record
+ * types, schema, writer and reader. trace/FORMAT.md is the specification.
+ *
+ * Nothing outside trace/ parses trace bytes.
+ */
+#ifndef GPT_TRACE_H
+#define GPT_TRACE_H
+
+#include "base/base.h"
+#include "trace/records.h"
+
+#define GPT_FORMAT_MAJOR 1
+#define GPT_FORMAT_MINOR 0
+
+/* Hard limits the reader enforces on untrusted files (the writer stays below). */
+#define GPT_MAX_CHUNK_RECORDS (1u << 17)     /* records in one chunk */
+#define GPT_MAX_CHUNK_BYTES (64u << 20)      /* raw or stored bytes of one chunk */
+#define GPT_MAX_STRING_BYTES (1u << 20)      /* one interned string */
+#define GPT_MAX_STRINGS_BYTES (1ULL << 32)   /* all strings of one file */
+
+/* ---------------------------------------------------------------- schema */
+
+enum gpt_type {
+	GPT_TY_u8 = 1,
+	GPT_TY_u16 = 2,
+	GPT_TY_u32 = 3,
+	GPT_TY_u64 = 4,
+	GPT_TY_i32 = 5,
+	GPT_TY_i64 = 6,
+	GPT_TY_str = 7, /* uint32_t string id */
+};
+
+/* Column encodings, as stored in the file. */
+enum gpt_enc {
+	GPT_ENC_CONST = 0,  /* one value for every record */
+	GPT_ENC_VARINT = 1, /* unsigned LEB128 */
+	GPT_ENC_ZIGZAG = 2, /* zigzag then LEB128 */
+	GPT_ENC_DELTA = 3,  /* zigzag of the difference from the previous record */
+	GPT_ENC_REL = 4,    /* zigzag of the difference from another field of the record */
+	GPT_ENC_KEYED = 5,  /* zigzag of the difference from the last record with the same key */
+	GPT_ENC__MAX = 6,
+};
+
+struct gpt_field {
+	uint16_t id;
+	uint8_t type;   /* enum gpt_type */
+	uint8_t enc;    /* preferred enum gpt_enc */
+	uint16_t ref;   /* GPT_ENC_REL: the field it is relative to; GPT_ENC_KEYED: the key */
+	uint16_t offset; /* in the record struct */
+	const char *name;
+};
+
+struct gpt_kind_info {
+	enum gpt_kind kind;
+	const char *name;          /* "kernel" */
+	size_t size;               /* sizeof(struct gpt_kernel) */
+	const struct gpt_field *fields;
+	size_t nfields;
+	uint16_t time_field;       /* field id of the start time; 0 none */
+	uint16_t end_field;        /* field id of the end time; 0 none */
+};
+
+/* The schema of a record kind, or NULL for kinds that are not records. */
+const struct gpt_kind_info *gpt_kind_info(unsigned kind);
+/* Looks a kind up by its name ("kernel"); NULL when unknown. */
+const struct gpt_kind_info *gpt_kind_by_name(const char *name);
+const struct gpt_field *gpt_kind_field(const struct gpt_kind_info *ki, unsigned id);
+/* Reads field f of record rec as 64 bits (signed types sign-extended). */
+uint64_t gpt_field_get(const struct gpt_field *f, const void *rec);
+/* Sets field f of rec; returns -GP_ERR_RANGE when v does not fit the type. */
+int gpt_field_set(const struct gpt_field *f, void *rec, uint64_t v);
+/* Whether the field is signed (i32, i64). */
+static inline bool gpt_field_is_signed(const struct gpt_field *f)
+{
+	return f->type == GPT_TY_i32 || f->type == GPT_TY_i64;
+}
+
+/* ---------------------------------------------------------------- writer */
+
+struct gpt_writer;
+
+struct gpt_writer_opts {
+	/* zlib level 0-9; 0 stores chunks uncompressed; -1 the default (1). */
+	int level;
+	/* Records per chunk of one kind, 1..GPT_MAX_CHUNK_RECORDS; 0 the default (8192). */
+	uint32_t chunk_records;
+};
+
+/*
+ * Creates (truncates) path and writes the file header. On success *out is a
+ * writer the caller must end with gpt_writer_close. opts may be NULL.
+ * The writer is for one thread at a time. It never exits or prints; the
+ * injected library links it, so it takes no locks and installs nothing.
+ */
+int gpt_writer_open(const char *path, const struct gpt_writer_opts *opts,
+		    struct gpt_writer **out);
+/* Same on an open file descriptor, which the writer owns (closes) from now on. */
+int gpt_writer_open_fd(int fd, const char *name, const struct gpt_writer_opts *opts,
+		       struct gpt_writer **out);
+
+/*
+ * Interns a string and returns its id (>= 1) in *id; the empty string and
+ * NULL are id 0. A string is written before the first chunk that can refer
+ * to it. Strings longer than GPT_MAX_STRING_BYTES are cut there.
+ */
+int gpt_writer_intern(struct gpt_writer *w, const char *s, size_t len, uint32_t *id);
+static inline int gpt_writer_intern_cstr(struct gpt_writer *w, const char *s, uint32_t *id)
+{
+	return gpt_writer_intern(w, s, s ? strlen(s) : 0, id);
+}
+
+/* Appends one record (a struct gpt_<kind>); a full chunk is encoded and written. */
+int gpt_writer_add(struct gpt_writer *w, enum gpt_kind kind, const void *rec);
+
+/* Encodes and writes every pending record as whole chunks; the file is then readable to here. */
+int gpt_writer_flush(struct gpt_writer *w);
+
+/*
+ * Flushes, writes the footer index and closes the file. Frees w whatever
+ * the result; returns the first error the writer saw, if any.
+ */
+int gpt_writer_close(struct gpt_writer *w);
+
+/* Closes the file without flushing or writing a footer (as a crash would); frees w. */
+void gpt_writer_abandon(struct gpt_writer *w);
+
+const char *gpt_writer_last_error(const struct gpt_writer *w);
+
+struct gpt_writer_stats {
+	uint64_t records[GPT_KIND__MAX]; /* records written per kind */
+	uint64_t chunks;
+	uint64_t strings;
+	uint64_t raw_bytes;    /* chunk payloads before compression */
+	uint64_t file_bytes;   /* bytes written to the file, headers included */
+};
+void gpt_writer_get_stats(const struct gpt_writer *w, struct gpt_writer_stats *st);
+
+/* ---------------------------------------------------------------- reader */
+
+struct gpt_reader;
+
+/* One decoded chunk: count records of one kind, borrowed until the next call. */
+struct gpt_chunk {
+	enum gpt_kind kind;
+	const struct gpt_kind_info *info;
+	uint32_t count;
+	const void *records; /* count structs of info->size bytes */
+	uint64_t first_ts, last_ts;
+	uint64_t offset;     /* of the chunk header in the file */
+	uint32_t index;      /* ordinal of the chunk in the file, from 0 */
+};
+
+/* A chunk the reader could not use, or the end of a cut file. */
+struct gpt_problem {
+	uint32_t chunk_index;
+	uint64_t offset;
+	int err;             /* negative enum gp_err */
+	char reason[160];
+};
+
+struct gpt_reader_status {
+	uint16_t major, minor;
+	uint32_t flags;
+	uint64_t created_realtime;
+	uint64_t file_bytes;
+	uint64_t chunks;         /* chunks read successfully (records and strings) */
+	uint64_t records[GPT_KIND__MAX];
+	uint64_t strings;
+	bool has_footer;         /* the writer closed the file cleanly */
+	bool truncated;          /* the file ends inside a chunk or without a footer */
+	uint64_t truncated_at;   /* offset of the first missing byte when truncated */
+	uint64_t problems;       /* chunks skipped as corrupt */
+	uint64_t bytes_skipped;
+};
+
+/*
+ * Opens a trace and checks its header. Errors: -GP_ERR_IO, -GP_ERR_FORMAT
+ * (not a gpuprof trace), -GP_ERR_VERSION (a newer major format),
+ * -GP_ERR_TRUNCATED (shorter than a header). On error *out is still set when
+ * it could be allocated, so gpt_reader_last_error explains; free it.
+ */
+int gpt_reader_open(const char *path, struct gpt_reader **out);
+/* The same over bytes in memory (borrowed until gpt_reader_free); name is used in messages. */
+int gpt_reader_open_mem(const void *data, size_t len, const char *name, struct gpt_reader **out);
+void gpt_reader_free(struct gpt_reader *r);
+
+/*
+ * Reads the next record chunk. Returns 1 with *out filled, 0 at the end of
+ * the file, or a negative error that ends reading (I/O error, out of memory).
+ * Corrupt chunks are skipped where their length can be trusted, else the
+ * reader scans for the next valid chunk header; each is counted as a
+ * problem. String chunks are absorbed, never returned.
+ */
+int gpt_reader_next(struct gpt_reader *r, struct gpt_chunk *out);
+
+/* The string for an id; "" for 0; NULL for an id the file never defined. */
+const char *gpt_reader_string(const struct gpt_reader *r, uint32_t id);
+/* Same, with a visible placeholder instead of NULL. */
+const char *gpt_reader_string_or(const struct gpt_reader *r, uint32_t id, const char *missing);
+
+void gpt_reader_get_status(const struct gpt_reader *r, struct gpt_reader_status *st);
+const char *gpt_reader_name(const struct gpt_reader *r);
+const char *gpt_reader_last_error(const struct gpt_reader *r);
+/* Problems seen so far (corrupt chunks, truncation); borrowed. */
+const struct gpt_problem *gpt_reader_problems(const struct gpt_reader *r, size_t *n);
+
+#endif /* GPT_TRACE_H */

@@ -1,0 +1,509 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * writer.c - the .gpz writer: buffers records per kind, encodes them as
+ * columns, deflates and appends whole chunks; strings are interned and
+ * written before any chunk that can refer to them; a footer index is
+ * written at clean close.
+ *
+ * Obeys the inject/ contract (STYLE.md section 8) for what it may do: it
+ * never exits, prints, takes locks or installs handlers. It allocates, so it
+ * runs on the writer thread, never on a traced program's hot path.
+ */
+#include "base/compat.h"
+#include "trace/format.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#define DEFAULT_CHUNK_RECORDS 8192
+#define DEFAULT_LEVEL 1
+#define STRING_CHUNK_BYTES (256u << 10)
+
+struct str_slot {
+	uint64_t hash;
+	uint32_t id; /* 0: empty slot */
+};
+
+struct gpt_writer {
+	int fd;
+	char *name;
+	int level;
+	uint32_t chunk_records;
+	int err;
+	char errbuf[256];
+	uint64_t offset;
+
+	struct {
+		uint8_t *rows;
+		uint32_t n;
+	} pend[GPT_KIND__MAX];
+
+	/* Interned strings: text in 'text', offsets by id, open-addressed table. */
+	struct gp_strbuf text;
+	GP_VEC(uint64_t) str_off; /* str_off.v[id - 1]: offset in text; length up to NUL */
+	struct str_slot *slots;
+	size_t nslots;
+	uint32_t strings_written; /* ids 1..strings_written are in the file */
+
+	z_stream zs;
+	bool zinit;
+	struct gp_strbuf raw, out;
+	uint64_t *tmp;
+	GP_VEC(struct gpt_index_entry) index;
+	struct gpt_writer_stats stats;
+};
+
+static int set_err(struct gpt_writer *w, int err, const char *fmt, ...) GP_PRINTF(3, 4);
+static int set_err(struct gpt_writer *w, int err, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	n = snprintf(w->errbuf, sizeof(w->errbuf), "%s: ", w->name ? w->name : "trace");
+	va_start(ap, fmt);
+	if (n > 0 && (size_t)n < sizeof(w->errbuf)) {
+		vsnprintf(w->errbuf + n, sizeof(w->errbuf) - (size_t)n, fmt, ap);
+	}
+	va_end(ap);
+	if (!w->err) {
+		w->err = err;
+	}
+	return err;
+}
+
+const char *gpt_writer_last_error(const struct gpt_writer *w)
+{
+	return w->errbuf[0] ? w->errbuf : "no error";
+}
+
+static int write_all(struct gpt_writer *w, const void *data, size_t len)
+{
+	const uint8_t *p = data;
+
+	while (len) {
+		ssize_t n = write(w->fd, p, len);
+		if (n < 0) {
+			if (errno == EINTR) {
+				continue;
+			}
+			return set_err(w, -GP_ERR_IO, "write failed: %s", strerror(errno));
+		}
+		p += n;
+		len -= (size_t)n;
+		w->offset += (uint64_t)n;
+		w->stats.file_bytes += (uint64_t)n;
+	}
+	return 0;
+}
+
+void gpt_chunk_header_pack(const struct gpt_chunk_header *h, uint8_t out[GPT_CHUNK_HEADER_SIZE])
+{
+	gp_put_le32(out + 0, GPT_CHUNK_MAGIC);
+	gp_put_le16(out + 4, h->kind);
+	gp_put_le16(out + 6, h->flags);
+	gp_put_le32(out + 8, h->count);
+	gp_put_le32(out + 12, h->raw_len);
+	gp_put_le32(out + 16, h->stored_len);
+	gp_put_le32(out + 20, h->raw_crc);
+	gp_put_le64(out + 24, h->first_ts);
+	gp_put_le64(out + 32, h->last_ts);
+	gp_put_le32(out + 40, 0);
+	gp_put_le32(out + 44, gp_crc32(0, out, 44));
+}
+
+/* Writes one chunk of kind with the raw payload in w->raw. */
+static int write_chunk(struct gpt_writer *w, uint16_t kind, uint32_t count, uint64_t first_ts,
+		       uint64_t last_ts)
+{
+	struct gpt_chunk_header h = {
+		.kind = kind,
+		.count = count,
+		.raw_len = (uint32_t)w->raw.len,
+		.raw_crc = gp_crc32(0, w->raw.buf, w->raw.len),
+		.first_ts = first_ts,
+		.last_ts = last_ts,
+	};
+	uint8_t *payload;
+	size_t plen;
+	int ret;
+
+	if (w->raw.failed) {
+		return set_err(w, -GP_ERR_NOMEM, "out of memory encoding a chunk");
+	}
+	if (w->raw.len > GPT_MAX_CHUNK_BYTES) {
+		return set_err(w, -GP_ERR_RANGE, "chunk of %zu bytes exceeds the format's limit",
+			       w->raw.len);
+	}
+	gp_strbuf_reset(&w->out);
+	payload = (uint8_t *)w->raw.buf;
+	plen = w->raw.len;
+	if (w->level > 0 && w->raw.len > 0) {
+		uLong bound = deflateBound(&w->zs, (uLong)w->raw.len);
+		if (gp_strbuf_grow(&w->out, GPT_CHUNK_HEADER_SIZE + bound)) {
+			return set_err(w, -GP_ERR_NOMEM, "out of memory compressing a chunk");
+		}
+		deflateReset(&w->zs);
+		w->zs.next_in = (Bytef *)w->raw.buf;
+		w->zs.avail_in = (uInt)w->raw.len;
+		w->zs.next_out = (Bytef *)w->out.buf + GPT_CHUNK_HEADER_SIZE;
+		w->zs.avail_out = (uInt)bound;
+		if (deflate(&w->zs, Z_FINISH) != Z_STREAM_END) {
+			return set_err(w, -GP_ERR_IO, "deflate failed: %s",
+				       w->zs.msg ? w->zs.msg : "unknown");
+		}
+		size_t clen = bound - w->zs.avail_out;
+		if (clen < w->raw.len) {
+			h.flags = GPT_CHUNK_FLAG_DEFLATE;
+			payload = (uint8_t *)w->out.buf + GPT_CHUNK_HEADER_SIZE;
+			plen = clen;
+		}
+	}
+	h.stored_len = (uint32_t)plen;
+	if (!(h.flags & GPT_CHUNK_FLAG_DEFLATE)) {
+		if (gp_strbuf_grow(&w->out, GPT_CHUNK_HEADER_SIZE + plen)) {
+			return set_err(w, -GP_ERR_NOMEM, "out of memory writing a chunk");
+		}
+		memcpy(w->out.buf + GPT_CHUNK_HEADER_SIZE, payload, plen);
+	}
+	gpt_chunk_header_pack(&h, (uint8_t *)w->out.buf);
+
+	struct gpt_index_entry ie = {
+		.offset = w->offset,
+		.kind = kind,
+		.count = count,
+		.first_ts = first_ts,
+		.last_ts = last_ts,
+	};
+	ret = write_all(w, w->out.buf, GPT_CHUNK_HEADER_SIZE + plen);
+	if (ret) {
+		return ret;
+	}
+	w->stats.chunks++;
+	w->stats.raw_bytes += w->raw.len;
+	if (kind != GPT_KIND_INDEX && gp_vec_push(&w->index, ie)) {
+		return set_err(w, -GP_ERR_NOMEM, "out of memory growing the index");
+	}
+	return 0;
+}
+
+static int flush_strings(struct gpt_writer *w)
+{
+	uint32_t total = (uint32_t)w->str_off.n;
+
+	while (w->strings_written < total) {
+		uint32_t first = w->strings_written + 1, id = first;
+		uint8_t vb[10];
+
+		gp_strbuf_reset(&w->raw);
+		gp_strbuf_add(&w->raw, vb, gpt_put_varint(vb, first));
+		while (id <= total && w->raw.len < STRING_CHUNK_BYTES) {
+			const char *s = w->text.buf + w->str_off.v[id - 1];
+			size_t len = strlen(s);
+			gp_strbuf_add(&w->raw, vb, gpt_put_varint(vb, len));
+			gp_strbuf_add(&w->raw, s, len);
+			id++;
+		}
+		int ret = write_chunk(w, GPT_KIND_STRING, id - first, 0, 0);
+		if (ret) {
+			return ret;
+		}
+		w->stats.strings += id - first;
+		w->strings_written = id - 1;
+	}
+	return 0;
+}
+
+static int flush_kind(struct gpt_writer *w, unsigned kind)
+{
+	const struct gpt_kind_info *ki = gpt_kind_info(kind);
+	uint32_t n = w->pend[kind].n;
+	uint64_t first = UINT64_MAX, last = 0;
+	int ret;
+
+	if (!n) {
+		return 0;
+	}
+	ret = flush_strings(w);
+	if (ret) {
+		return ret;
+	}
+	if (ki->time_field) {
+		const struct gpt_field *tf = gpt_kind_field(ki, ki->time_field);
+		const struct gpt_field *ef = ki->end_field ? gpt_kind_field(ki, ki->end_field) : tf;
+		for (uint32_t i = 0; i < n; i++) {
+			const uint8_t *rec = w->pend[kind].rows + (size_t)i * ki->size;
+			uint64_t s = gpt_field_get(tf, rec), e = gpt_field_get(ef, rec);
+			if (s < first) {
+				first = s;
+			}
+			if (e > last) {
+				last = e;
+			}
+			if (s > last) {
+				last = s;
+			}
+		}
+	} else {
+		first = 0;
+	}
+	gp_strbuf_reset(&w->raw);
+	ret = gpt_encode_records(ki, w->pend[kind].rows, n, w->tmp, &w->raw);
+	if (ret) {
+		return set_err(w, ret, "cannot encode %s records: %s", ki->name, gp_err_str(ret));
+	}
+	ret = write_chunk(w, (uint16_t)kind, n, first, last);
+	if (ret) {
+		return ret;
+	}
+	w->stats.records[kind] += n;
+	w->pend[kind].n = 0;
+	return 0;
+}
+
+int gpt_writer_open_fd(int fd, const char *name, const struct gpt_writer_opts *opts,
+		       struct gpt_writer **out)
+{
+	struct gpt_writer *w;
+	uint8_t hdr[GPT_FILE_HEADER_SIZE];
+
+	*out = NULL;
+	if (opts && (opts->level > 9 || opts->level < -1 ||
+		     opts->chunk_records > GPT_MAX_CHUNK_RECORDS)) {
+		close(fd);
+		return -GP_ERR_API;
+	}
+	w = calloc(1, sizeof(*w));
+	if (!w) {
+		close(fd);
+		return -GP_ERR_NOMEM;
+	}
+	w->fd = fd;
+	w->name = strdup(name ? name : "trace");
+	w->level = (opts && opts->level >= 0) ? opts->level : DEFAULT_LEVEL;
+	w->chunk_records =
+		(opts && opts->chunk_records) ? opts->chunk_records : DEFAULT_CHUNK_RECORDS;
+	gp_strbuf_init(&w->text);
+	gp_strbuf_init(&w->raw);
+	gp_strbuf_init(&w->out);
+	w->tmp = malloc(sizeof(uint64_t) * 3 * (w->chunk_records + 1));
+	if (!w->name || !w->tmp) {
+		gpt_writer_abandon(w);
+		return -GP_ERR_NOMEM;
+	}
+	if (w->level > 0) {
+		if (deflateInit2(&w->zs, w->level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+			gpt_writer_abandon(w);
+			return -GP_ERR_NOMEM;
+		}
+		w->zinit = true;
+	}
+	memcpy(hdr, GPT_FILE_MAGIC, 8);
+	gp_put_le16(hdr + 8, GPT_FORMAT_MAJOR);
+	gp_put_le16(hdr + 10, GPT_FORMAT_MINOR);
+	gp_put_le32(hdr + 12, 0);
+	gp_put_le32(hdr + 16, GPT_FILE_HEADER_SIZE);
+	gp_put_le64(hdr + 20, gp_clock_realtime_ns());
+	gp_put_le32(hdr + 28, gp_crc32(0, hdr, 28));
+	*out = w;
+	return write_all(w, hdr, sizeof(hdr));
+}
+
+int gpt_writer_open(const char *path, const struct gpt_writer_opts *opts,
+		    struct gpt_writer **out)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+
+	*out = NULL;
+	if (fd < 0) {
+		return -GP_ERR_IO;
+	}
+	return gpt_writer_open_fd(fd, path, opts, out);
+}
+
+static int grow_slots(struct gpt_writer *w)
+{
+	size_t nn = w->nslots ? w->nslots * 2 : 1024;
+	struct str_slot *ns = calloc(nn, sizeof(*ns));
+
+	if (!ns) {
+		return -GP_ERR_NOMEM;
+	}
+	for (size_t i = 0; i < w->nslots; i++) {
+		if (w->slots[i].id) {
+			size_t j = w->slots[i].hash & (nn - 1);
+			while (ns[j].id) {
+				j = (j + 1) & (nn - 1);
+			}
+			ns[j] = w->slots[i];
+		}
+	}
+	free(w->slots);
+	w->slots = ns;
+	w->nslots = nn;
+	return 0;
+}
+
+int gpt_writer_intern(struct gpt_writer *w, const char *s, size_t len, uint32_t *id)
+{
+	uint64_t h;
+	size_t j;
+
+	*id = 0;
+	if (!s || !len) {
+		return 0;
+	}
+	/* Strings are NUL-terminated in the file's table: stop at an embedded NUL. */
+	const char *nul = memchr(s, '\0', len);
+	if (nul) {
+		len = (size_t)(nul - s);
+		if (!len) {
+			return 0;
+		}
+	}
+	if (len > GPT_MAX_STRING_BYTES) {
+		len = GPT_MAX_STRING_BYTES;
+	}
+	if ((w->str_off.n + 1) * 2 > w->nslots && grow_slots(w)) {
+		return set_err(w, -GP_ERR_NOMEM, "out of memory interning a string");
+	}
+	h = gp_hash_bytes(s, len);
+	for (j = h & (w->nslots - 1); w->slots[j].id; j = (j + 1) & (w->nslots - 1)) {
+		if (w->slots[j].hash == h) {
+			const char *t = w->text.buf + w->str_off.v[w->slots[j].id - 1];
+			if (!strncmp(t, s, len) && t[len] == '\0') {
+				*id = w->slots[j].id;
+				return 0;
+			}
+		}
+	}
+	if (w->str_off.n >= UINT32_MAX - 1 || w->text.len + len + 1 > GPT_MAX_STRINGS_BYTES) {
+		return set_err(w, -GP_ERR_RANGE, "too many strings");
+	}
+	uint64_t off = w->text.len;
+	gp_strbuf_add(&w->text, s, len);
+	gp_strbuf_addch(&w->text, '\0');
+	if (w->text.failed || gp_vec_push(&w->str_off, off)) {
+		return set_err(w, -GP_ERR_NOMEM, "out of memory interning a string");
+	}
+	w->slots[j].hash = h;
+	w->slots[j].id = (uint32_t)w->str_off.n;
+	*id = w->slots[j].id;
+	return 0;
+}
+
+int gpt_writer_add(struct gpt_writer *w, enum gpt_kind kind, const void *rec)
+{
+	const struct gpt_kind_info *ki = gpt_kind_info(kind);
+
+	if (!ki || !rec) {
+		return -GP_ERR_API;
+	}
+	if (!w->pend[kind].rows) {
+		w->pend[kind].rows = malloc(ki->size * w->chunk_records);
+		if (!w->pend[kind].rows) {
+			return set_err(w, -GP_ERR_NOMEM, "out of memory buffering %s records",
+				       ki->name);
+		}
+	}
+	memcpy(w->pend[kind].rows + (size_t)w->pend[kind].n * ki->size, rec, ki->size);
+	if (++w->pend[kind].n == w->chunk_records) {
+		return flush_kind(w, kind);
+	}
+	return 0;
+}
+
+int gpt_writer_flush(struct gpt_writer *w)
+{
+	int ret = flush_strings(w);
+
+	for (unsigned k = 0; k < GPT_KIND__MAX && !ret; k++) {
+		ret = flush_kind(w, k);
+	}
+	return ret;
+}
+
+static int write_footer(struct gpt_writer *w)
+{
+	uint64_t index_offset = w->offset;
+	size_t done = 0;
+	uint8_t tr[GPT_TRAILER_SIZE];
+	int ret = 0;
+
+	/* The index may exceed one chunk on very long traces: write it in pieces. */
+	do {
+		uint32_t n = (uint32_t)(w->index.n - done);
+		if (n > w->chunk_records) {
+			n = w->chunk_records;
+		}
+		gp_strbuf_reset(&w->raw);
+		ret = gpt_encode_records(&gpt_index_info, w->index.v + done, n, w->tmp, &w->raw);
+		if (!ret) {
+			ret = write_chunk(w, GPT_KIND_INDEX, n, 0, 0);
+		}
+		done += n;
+	} while (!ret && done < w->index.n);
+	if (ret) {
+		return ret;
+	}
+	memcpy(tr, GPT_TRAILER_MAGIC, 8);
+	gp_put_le64(tr + 8, index_offset);
+	gp_put_le32(tr + 16, (uint32_t)w->index.n);
+	gp_put_le32(tr + 20, gp_crc32(0, tr, 20));
+	return write_all(w, tr, sizeof(tr));
+}
+
+static void writer_free(struct gpt_writer *w)
+{
+	for (unsigned k = 0; k < GPT_KIND__MAX; k++) {
+		free(w->pend[k].rows);
+	}
+	if (w->zinit) {
+		deflateEnd(&w->zs);
+	}
+	gp_strbuf_release(&w->text);
+	gp_strbuf_release(&w->raw);
+	gp_strbuf_release(&w->out);
+	gp_vec_free(&w->str_off);
+	gp_vec_free(&w->index);
+	free(w->slots);
+	free(w->tmp);
+	free(w->name);
+	free(w);
+}
+
+int gpt_writer_close(struct gpt_writer *w)
+{
+	int ret;
+
+	if (!w) {
+		return -GP_ERR_API;
+	}
+	ret = w->err;
+	if (!ret) {
+		ret = gpt_writer_flush(w);
+	}
+	if (!ret) {
+		ret = write_footer(w);
+	}
+	if (close(w->fd) && !ret) {
+		ret = -GP_ERR_IO;
+	}
+	writer_free(w);
+	return ret;
+}
+
+void gpt_writer_abandon(struct gpt_writer *w)
+{
+	if (!w) {
+		return;
+	}
+	close(w->fd);
+	writer_free(w);
+}
+
+void gpt_writer_get_stats(const struct gpt_writer *w, struct gpt_writer_stats *st)
+{
+	*st = w->stats;
+}
