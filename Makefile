@@ -128,7 +128,7 @@ check-layering:
 	@sh scripts/check-layering.sh
 
 check-headers: | $(DEPS_STAMP)
-	@for h in base/base.h trace/trace.h; do \
+	@for h in base/base.h trace/trace.h analyze/analyze.h report/report.h; do \
 		printf '#include "%s"\n' $$h | $(CC) $(CFLAGS) -x c -fsyntax-only - || exit 1; \
 	done; echo "check-headers: ok"
 

@@ -20,13 +20,13 @@ static const char *const err_names[GP_ERR__COUNT] = {
 
 const char *gp_err_str(int err)
 {
-	if (err < 0) {
-		err = -err;
-	}
-	if (err >= GP_ERR__COUNT) {
+	/* Negate in unsigned arithmetic: -INT_MIN does not fit an int. */
+	unsigned u = err < 0 ? 0u - (unsigned)err : (unsigned)err;
+
+	if (u >= GP_ERR__COUNT) {
 		return "unknown error";
 	}
-	return err_names[err];
+	return err_names[u];
 }
 
 void gp_bug(const char *file, int line, const char *fmt, ...)

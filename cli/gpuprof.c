@@ -1,4 +1,165 @@
 /* SPDX-License-Identifier: MIT */
+/*
+ * gpuprof - the command: a table of subcommands, help, version, and the
+ * checks every command ends with (stdout flushed and closed).
+ */
 #include "base/compat.h"
+#include "cli/cli.h"
 #include "trace/trace.h"
-int main(void) { return 0; }
+
+#include <stdio.h>
+
+#ifndef GP_VERSION
+#define GP_VERSION "unknown"
+#endif
+
+static int cmd_help(int argc, char **argv);
+
+static const char cmd_help_help[] =
+	"usage: gpuprof help [COMMAND | --man]\n"
+	"\n"
+	"Lists the commands, shows one command's help, or prints the manual page\n"
+	"(troff, for man(1)) with --man.\n";
+
+const struct cmd cmd_table[] = {
+	{"info", cmd_info, "what a trace file holds: process, devices, counts, span, losses",
+	 cmd_info_help},
+	{"dump", cmd_dump, "every record of a trace as text or JSON Lines", cmd_dump_help},
+	{"help", cmd_help, "this list, a command's help, or the manual page", cmd_help_help},
+};
+const size_t cmd_count = GP_ARRAY_SIZE(cmd_table);
+
+static const char intro[] =
+	"gpuprof records what the GPU and the CUDA runtime did in a program and\n"
+	"analyzes the traces.\n";
+
+static void list_commands(FILE *f)
+{
+	fprintf(f, "usage: gpuprof [--version] [--help] COMMAND [ARGS]\n\n%s\ncommands:\n", intro);
+	for (size_t i = 0; i < cmd_count; i++) {
+		fprintf(f, "  %-8s  %s\n", cmd_table[i].name, cmd_table[i].summary);
+	}
+	fputs("\n'gpuprof COMMAND --help' shows a command's options.\n"
+	      "Exit status: 0 ok, 1 error, 2 usage, 3 regression (diff).\n",
+	      f);
+}
+
+static const struct cmd *find_cmd(const char *name)
+{
+	for (size_t i = 0; i < cmd_count; i++) {
+		if (!strcmp(cmd_table[i].name, name)) {
+			return &cmd_table[i];
+		}
+	}
+	return NULL;
+}
+
+/* Text for troff: escape backslashes and leading dots/quotes. */
+static void man_text(const char *s)
+{
+	bool bol = true;
+
+	for (; *s; s++) {
+		if (bol && (*s == '.' || *s == '\'')) {
+			fputs("\\&", stdout);
+		}
+		if (*s == '\\') {
+			fputs("\\e", stdout);
+		} else if (*s == '-') {
+			fputs("\\-", stdout);
+		} else {
+			putchar(*s);
+		}
+		bol = *s == '\n';
+	}
+}
+
+static void print_man(void)
+{
+	printf(".TH GPUPROF 1 \"\" \"gpuprof %s\" \"User Commands\"\n", GP_VERSION);
+	puts(".SH NAME\ngpuprof \\- GPU profiling and trace analysis");
+	puts(".SH SYNOPSIS\n.B gpuprof\n[\\-\\-version] [\\-\\-help]\n.I COMMAND\n[ARGS]");
+	puts(".SH DESCRIPTION");
+	man_text(intro);
+	puts(".SH COMMANDS");
+	for (size_t i = 0; i < cmd_count; i++) {
+		printf(".SS %s\n.nf\n", cmd_table[i].name);
+		man_text(cmd_table[i].help);
+		puts(".fi");
+	}
+	puts(".SH EXIT STATUS\n0 ok, 1 error, 2 usage, 3 regression found by diff.");
+	puts(".SH FILES\nTraces are .gpz files; their format is described in FORMAT.md.");
+}
+
+static int cmd_help(int argc, char **argv)
+{
+	if (argc > 2) {
+		return cli_usage_error(cmd_help_help, "help takes at most one argument");
+	}
+	if (argc == 2 && !strcmp(argv[1], "--man")) {
+		print_man();
+		return CMD_OK;
+	}
+	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		fputs(cmd_help_help, stdout);
+		return CMD_OK;
+	}
+	if (argc == 2) {
+		const struct cmd *c = find_cmd(argv[1]);
+		if (!c) {
+			cli_error("no such command: '%s'", argv[1]);
+			return CMD_USAGE;
+		}
+		fputs(c->help, stdout);
+		return CMD_OK;
+	}
+	list_commands(stdout);
+	return CMD_OK;
+}
+
+static int finish(int status)
+{
+	/* Output that did not reach its destination is an error [git]. */
+	if (fflush(stdout) || ferror(stdout)) {
+		if (errno != EPIPE) {
+			fprintf(stderr, "gpuprof: error: cannot write to standard output: %s\n",
+				strerror(errno));
+		}
+		return CMD_ERROR;
+	}
+	if (fclose(stdout)) {
+		if (errno != EPIPE) {
+			fprintf(stderr, "gpuprof: error: cannot close standard output: %s\n",
+				strerror(errno));
+		}
+		return CMD_ERROR;
+	}
+	return status;
+}
+
+int main(int argc, char **argv)
+{
+	const struct cmd *c;
+
+	gp_log_set_sink(gp_log_stderr_sink, NULL,
+			getenv("GPUPROF_DEBUG") ? GP_LOG_DEBUG : GP_LOG_WARN);
+	if (argc < 2) {
+		list_commands(stderr);
+		return CMD_USAGE;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+		printf("gpuprof %s (trace format %d.%d)\n", GP_VERSION, GPT_FORMAT_MAJOR,
+		       GPT_FORMAT_MINOR);
+		return finish(CMD_OK);
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		list_commands(stdout);
+		return finish(CMD_OK);
+	}
+	c = find_cmd(argv[1]);
+	if (!c) {
+		cli_error("no such command: '%s'; see 'gpuprof help'", argv[1]);
+		return CMD_USAGE;
+	}
+	return finish(c->fn(argc - 1, argv + 1));
+}

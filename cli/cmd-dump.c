@@ -1,0 +1,207 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gpuprof dump - every record of a trace as text or JSON Lines, for
+ * developers and scripts. It shows the file as stored: chunk by chunk.
+ */
+#include "base/compat.h"
+#include "cli/cli.h"
+#include "trace/trace.h"
+
+#include <getopt.h>
+
+const char cmd_dump_help[] =
+	"usage: gpuprof dump [--json] [--kind KIND[,KIND...]] [--all-fields] FILE\n"
+	"\n"
+	"Prints every record of the trace, in file order, one per line. Text lines\n"
+	"are '<kind> field=value ...' with the fields that are not zero (all of them\n"
+	"with --all-fields), preceded by a '# chunk' line per chunk; strings are\n"
+	"resolved and quoted as JSON strings. --json prints JSON Lines instead:\n"
+	"{\"kind\":\"kernel\",\"start\":...} with every field; a string id the file\n"
+	"never defined is null. Times are nanoseconds on the trace clock.\n"
+	"\n"
+	"Record kinds: process device context stream thread clock loss kernel memcpy\n"
+	"memset api sync nvtx nccl extcorr overhead metric memory graph name.\n"
+	"\n"
+	"Exit status 1 when the file cannot be read or has corrupt chunks; a file\n"
+	"cut short is dumped to its last whole chunk with a warning.\n"
+	"\n"
+	"options:\n"
+	"  --json             JSON Lines\n"
+	"  --kind LIST        only these record kinds (comma-separated)\n"
+	"  --all-fields       text: print zero fields too\n"
+	"  -h, --help         this text\n";
+
+struct dump_opts {
+	bool json;
+	bool all_fields;
+	bool kinds[GPT_KIND__MAX]; /* all false: every kind */
+	bool filter;
+};
+
+static int parse_kinds(struct dump_opts *o, const char *list)
+{
+	char *copy = strdup(list), *save = NULL;
+
+	if (!copy) {
+		return -1;
+	}
+	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		const struct gpt_kind_info *ki = gpt_kind_by_name(t);
+		if (!ki) {
+			cli_usage_error(cmd_dump_help, "unknown record kind '%s'", t);
+			free(copy);
+			return -1;
+		}
+		o->kinds[ki->kind] = true;
+		o->filter = true;
+	}
+	free(copy);
+	return 0;
+}
+
+static void put_value(struct gp_strbuf *sb, const struct gpt_reader *r, const struct gpt_field *f,
+		      uint64_t v, bool json)
+{
+	if (f->type == GPT_TY_str) {
+		const char *s = gpt_reader_string(r, (uint32_t)v);
+		if (s) {
+			gp_strbuf_add_json_str(sb, s, strlen(s));
+		} else if (json) {
+			gp_strbuf_adds(sb, "null");
+		} else {
+			gp_strbuf_addf(sb, "<missing string %" PRIu64 ">", v);
+		}
+	} else if (gpt_field_is_signed(f)) {
+		gp_strbuf_addf(sb, "%" PRId64, (int64_t)v);
+	} else {
+		gp_strbuf_addf(sb, "%" PRIu64, v);
+	}
+}
+
+static void dump_record(struct gp_strbuf *sb, const struct gpt_reader *r,
+			const struct gpt_kind_info *ki, const void *rec, const struct dump_opts *o)
+{
+	if (o->json) {
+		gp_strbuf_addf(sb, "{\"kind\":\"%s\"", ki->name);
+	} else {
+		gp_strbuf_adds(sb, ki->name);
+	}
+	for (size_t i = 0; i < ki->nfields; i++) {
+		const struct gpt_field *f = &ki->fields[i];
+		uint64_t v = gpt_field_get(f, rec);
+		if (o->json) {
+			gp_strbuf_addf(sb, ",\"%s\":", f->name);
+		} else {
+			if (!v && !o->all_fields) {
+				continue;
+			}
+			gp_strbuf_addf(sb, " %s=", f->name);
+		}
+		put_value(sb, r, f, v, o->json);
+	}
+	gp_strbuf_adds(sb, o->json ? "}\n" : "\n");
+}
+
+int cmd_dump(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"json", no_argument, NULL, 'j'},
+		{"kind", required_argument, NULL, 'k'},
+		{"all-fields", no_argument, NULL, 'a'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	struct dump_opts opts = {0};
+	struct gp_strbuf sb = GP_STRBUF_INIT;
+	struct gpt_reader *r = NULL;
+	struct gpt_reader_status st;
+	struct gpt_chunk ch;
+	int c, ret, status = CMD_OK;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			opts.json = true;
+			break;
+		case 'a':
+			opts.all_fields = true;
+			break;
+		case 'k':
+			if (parse_kinds(&opts, optarg)) {
+				return CMD_USAGE;
+			}
+			break;
+		case 'h':
+			fputs(cmd_dump_help, stdout);
+			return CMD_OK;
+		default:
+			return cli_usage_error(cmd_dump_help, "unknown option or missing value '%s'",
+					       argv[optind - 1]);
+		}
+	}
+	if (optind != argc - 1) {
+		return cli_usage_error(cmd_dump_help, optind >= argc ? "no trace file given"
+								   : "dump takes one file");
+	}
+	ret = gpt_reader_open(argv[optind], &r);
+	if (ret) {
+		cli_error("%s", r ? gpt_reader_last_error(r) : gp_err_str(ret));
+		gpt_reader_free(r);
+		return CMD_ERROR;
+	}
+	bool write_failed = false;
+	while (!write_failed && (ret = gpt_reader_next(r, &ch)) > 0) {
+		const uint8_t *rec = ch.records;
+		if (opts.filter && !opts.kinds[ch.kind]) {
+			continue;
+		}
+		if (!opts.json) {
+			gp_strbuf_addf(&sb, "# chunk %" PRIu32 ": %" PRIu32 " %s records at offset %" PRIu64
+					    "\n",
+				       ch.index, ch.count, ch.info->name, ch.offset);
+		}
+		for (uint32_t i = 0; i < ch.count && !write_failed; i++, rec += ch.info->size) {
+			dump_record(&sb, r, ch.info, rec, &opts);
+			if (sb.len > (1u << 20)) {
+				write_failed = sb.failed || !cli_write_stdout(sb.buf, sb.len);
+				gp_strbuf_reset(&sb);
+			}
+		}
+	}
+	if (!write_failed) {
+		if (sb.failed) {
+			cli_error("out of memory");
+			write_failed = true;
+		} else {
+			write_failed = !cli_write_stdout(sb.buf, sb.len);
+		}
+	}
+	if (write_failed) {
+		status = CMD_ERROR;
+	} else if (ret < 0) {
+		cli_error("%s", gpt_reader_last_error(r));
+		status = CMD_ERROR;
+	}
+	gpt_reader_get_status(r, &st);
+	size_t np;
+	const struct gpt_problem *p = gpt_reader_problems(r, &np);
+	for (size_t i = 0; i < np; i++) {
+		if (p[i].err == -GP_ERR_TRUNCATED) {
+			cli_warn("%s: chunk %" PRIu32 " at offset %" PRIu64 ": %s", argv[optind],
+				 p[i].chunk_index, p[i].offset, p[i].reason);
+		} else {
+			cli_error("%s: chunk %" PRIu32 " at offset %" PRIu64 ": %s", argv[optind],
+				  p[i].chunk_index, p[i].offset, p[i].reason);
+			status = CMD_ERROR;
+		}
+	}
+	if (st.problems > np) {
+		cli_error("%s: %" PRIu64 " corrupt chunks in all", argv[optind], st.problems);
+		status = CMD_ERROR;
+	}
+	gpt_reader_free(r);
+	gp_strbuf_release(&sb);
+	return status;
+}

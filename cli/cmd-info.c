@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gpuprof info - what a trace holds: format, process, devices, record
+ * counts, time span, losses, truncation and corruption.
+ */
+#include "base/compat.h"
+#include "analyze/analyze.h"
+#include "cli/cli.h"
+#include "report/report.h"
+
+#include <getopt.h>
+
+const char cmd_info_help[] =
+	"usage: gpuprof info [--json] FILE...\n"
+	"\n"
+	"Shows what each trace file holds: format version, the traced process (pid,\n"
+	"host, command line, rank), devices, the number of records of every kind,\n"
+	"the time span, records lost and why, and whether the file is complete.\n"
+	"\n"
+	"A file cut short (a killed process) is read up to its last whole chunk and\n"
+	"reported with a warning. Corrupt chunks are skipped, listed, and make the\n"
+	"exit status 1, as does a file that cannot be read at all.\n"
+	"\n"
+	"options:\n"
+	"  --json      one JSON document {\"files\": [...]} instead of text\n"
+	"  -h, --help  this text\n";
+
+struct info_opts {
+	bool json;
+};
+
+int cmd_info(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"json", no_argument, NULL, 'j'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	struct info_opts opts = {0};
+	struct gp_strbuf out = GP_STRBUF_INIT;
+	struct gpr_sink *sink = NULL;
+	int c, status = CMD_OK;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			opts.json = true;
+			break;
+		case 'h':
+			fputs(cmd_info_help, stdout);
+			return CMD_OK;
+		default:
+			return cli_usage_error(cmd_info_help, "unknown option '%s'",
+					       argv[optind - 1]);
+		}
+	}
+	if (optind >= argc) {
+		return cli_usage_error(cmd_info_help, "no trace file given");
+	}
+	if (gpr_sink_new(opts.json ? GPR_FORMAT_JSON : GPR_FORMAT_TEXT, &out, &sink)) {
+		cli_error("out of memory");
+		return CMD_ERROR;
+	}
+	sink->ops->begin(sink);
+	for (int i = optind; i < argc; i++) {
+		struct gpa_file_info fi;
+		char err[512];
+		int ret = gpa_file_info_read(argv[i], &fi, err, sizeof(err));
+
+		if (ret) {
+			cli_error("%s", err);
+			status = CMD_ERROR;
+			gpa_file_info_release(&fi);
+			continue;
+		}
+		sink->ops->file_info(sink, &fi);
+		if (fi.problem_count) {
+			const struct gpa_problem *p = NULL;
+			for (size_t k = 0; k < fi.problems.n && !p; k++) {
+				if (fi.problems.v[k].err != -GP_ERR_TRUNCATED) {
+					p = &fi.problems.v[k];
+				}
+			}
+			if (p) {
+				cli_error("%s: %" PRIu64 " corrupt chunk%s skipped; first: chunk %" PRIu32
+					  " at offset %" PRIu64 ": %s",
+					  fi.path, fi.problem_count, fi.problem_count == 1 ? "" : "s",
+					  p->chunk_index, p->offset, p->reason);
+			} else {
+				cli_error("%s: %" PRIu64 " corrupt chunks skipped", fi.path,
+					  fi.problem_count);
+			}
+			status = CMD_ERROR;
+		}
+		if (fi.truncated) {
+			cli_warn("%s: truncated at offset %" PRIu64
+				 "; read up to the last whole chunk",
+				 fi.path, fi.truncated_at);
+		}
+		gpa_file_info_release(&fi);
+	}
+	sink->ops->end(sink);
+	if (out.failed) {
+		cli_error("out of memory");
+		status = CMD_ERROR;
+	} else if (!cli_write_stdout(out.buf, out.len)) {
+		status = CMD_ERROR;
+	}
+	gpr_sink_free(sink);
+	gp_strbuf_release(&out);
+	return status;
+}

@@ -1,0 +1,365 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sink-info.c - the text and JSON sinks, and how they render file info.
+ */
+#include "base/compat.h"
+#include "report/report.h"
+
+struct text_sink {
+	struct gpr_sink base;
+};
+
+struct json_sink {
+	struct gpr_sink base;
+};
+
+/* ---- text */
+
+static void text_begin(struct gpr_sink *s)
+{
+	(void)s;
+}
+
+static void row(struct gp_strbuf *o, const char *label)
+{
+	gp_strbuf_addf(o, "  %-10s  ", label);
+}
+
+static void text_file_info(struct gpr_sink *s, const struct gpa_file_info *fi)
+{
+	struct gp_strbuf *o = s->out;
+
+	if (s->items++) {
+		gp_strbuf_addch(o, '\n');
+	}
+	gp_strbuf_addf(o, "%s\n", fi->path);
+	row(o, "format");
+	gp_strbuf_addf(o, "%u.%u, ", fi->major, fi->minor);
+	gpr_fmt_bytes(o, fi->file_bytes);
+	gp_strbuf_addf(o, " (%" PRIu64 " bytes), %" PRIu64 " chunks, %" PRIu64 " strings, ",
+		       fi->file_bytes, fi->chunks, fi->strings);
+	gp_strbuf_adds(o, fi->has_footer ? "closed cleanly\n" : "not closed cleanly\n");
+	if (fi->has_process) {
+		row(o, "process");
+		gp_strbuf_addf(o, "pid %" PRIu32 " on %s: %s\n", fi->process.pid, fi->process.host,
+			       fi->process.cmdline);
+		if (fi->process.rank >= 0 && fi->process.world_size > 0) {
+			row(o, "rank");
+			gp_strbuf_addf(o, "%" PRId32 " of %" PRId32 " (local %" PRId32 ", %s)\n",
+				       fi->process.rank, fi->process.world_size,
+				       fi->process.local_rank, fi->process.launcher);
+		}
+		row(o, "versions");
+		gp_strbuf_adds(o, "CUDA driver ");
+		gpr_fmt_cuda_version(o, fi->process.driver_version);
+		gp_strbuf_adds(o, ", runtime ");
+		gpr_fmt_cuda_version(o, fi->process.runtime_version);
+		gp_strbuf_addf(o, ", CUPTI %" PRIu32 ", gpuprof %s\n", fi->process.cupti_version,
+			       fi->process.gpuprof_version);
+		if (fi->process.status[0]) {
+			row(o, "status");
+			gp_strbuf_addf(o, "%s\n", fi->process.status);
+		}
+		if (fi->process.has_exit) {
+			row(o, "exit");
+			gp_strbuf_addf(o, "%" PRId32 "\n", fi->process.exit_status);
+		}
+	} else {
+		row(o, "process");
+		gp_strbuf_adds(o, "unknown (no process record)\n");
+	}
+	if (!fi->devices.n) {
+		row(o, "devices");
+		gp_strbuf_adds(o, "none\n");
+	}
+	for (size_t i = 0; i < fi->devices.n; i++) {
+		const struct gpa_device_info *d = &fi->devices.v[i];
+		row(o, i ? "" : "devices");
+		gp_strbuf_addf(o, "%" PRIu32 ": %s, cc %u.%u, %" PRIu32 " SMs, ", d->id, d->name,
+			       d->cc_major, d->cc_minor, d->num_sms);
+		gpr_fmt_bytes(o, d->global_mem_bytes);
+		gp_strbuf_addf(o, ", %.1f GB/s\n", (double)d->global_mem_bw_kbps * 1e3 / 1e9);
+	}
+	row(o, "span");
+	if (fi->has_span) {
+		gpr_fmt_ns(o, fi->last_ts - fi->first_ts);
+		gp_strbuf_addf(o, " (%" PRIu64 " to %" PRIu64 " ns on the trace clock)\n",
+			       fi->first_ts, fi->last_ts);
+	} else {
+		gp_strbuf_adds(o, "none (no timed records)\n");
+	}
+	row(o, "events");
+	gpr_fmt_count(o, fi->events);
+	gp_strbuf_addch(o, '\n');
+	row(o, "records");
+	bool any = false;
+	for (unsigned k = 0; k < GPT_KIND__MAX; k++) {
+		const char *kn = gpa_kind_name(k);
+		if (!kn || !fi->records[k]) {
+			continue;
+		}
+		gp_strbuf_addf(o, "%s%s ", any ? ", " : "", kn);
+		gpr_fmt_count(o, fi->records[k]);
+		any = true;
+	}
+	gp_strbuf_adds(o, any ? "\n" : "none\n");
+	row(o, "losses");
+	if (!fi->loss_total) {
+		gp_strbuf_adds(o, "none");
+	} else {
+		any = false;
+		for (unsigned c = 0; c < GPT_LOSS__MAX; c++) {
+			if (fi->losses[c]) {
+				gp_strbuf_addf(o, "%s%s ", any ? ", " : "", gpa_loss_cause_name(c));
+				gpr_fmt_count(o, fi->losses[c]);
+				any = true;
+			}
+		}
+	}
+	if (fi->overhead_ns) {
+		gp_strbuf_adds(o, "; profiler overhead ");
+		gpr_fmt_ns(o, fi->overhead_ns);
+	}
+	gp_strbuf_addch(o, '\n');
+	row(o, "integrity");
+	if (!fi->truncated && !fi->problem_count) {
+		gp_strbuf_adds(o, "ok\n");
+	} else {
+		if (fi->truncated) {
+			gp_strbuf_addf(o, "truncated at offset %" PRIu64 "%s", fi->truncated_at,
+				       fi->problem_count ? "; " : "");
+		}
+		if (fi->problem_count) {
+			gp_strbuf_addf(o, "%" PRIu64 " corrupt chunk%s skipped", fi->problem_count,
+				       fi->problem_count == 1 ? "" : "s");
+		}
+		gp_strbuf_addch(o, '\n');
+		for (size_t i = 0; i < fi->problems.n; i++) {
+			row(o, "");
+			gp_strbuf_addf(o, "chunk %" PRIu32 " at offset %" PRIu64 ": %s\n",
+				       fi->problems.v[i].chunk_index, fi->problems.v[i].offset,
+				       fi->problems.v[i].reason);
+		}
+	}
+}
+
+static void text_end(struct gpr_sink *s)
+{
+	(void)s;
+}
+
+static const struct gpr_sink_ops text_ops = {
+	.name = "text",
+	.begin = text_begin,
+	.file_info = text_file_info,
+	.end = text_end,
+};
+
+/* ---- JSON: one document, {"files": [...]} */
+
+static void jstr(struct gp_strbuf *o, const char *key, const char *v)
+{
+	gp_strbuf_add_json_str(o, key, strlen(key));
+	gp_strbuf_addch(o, ':');
+	gp_strbuf_add_json_str(o, v ? v : "", v ? strlen(v) : 0);
+}
+
+static void ju64(struct gp_strbuf *o, const char *key, uint64_t v)
+{
+	gp_strbuf_add_json_str(o, key, strlen(key));
+	gp_strbuf_addf(o, ":%" PRIu64, v);
+}
+
+static void ji64(struct gp_strbuf *o, const char *key, int64_t v)
+{
+	gp_strbuf_add_json_str(o, key, strlen(key));
+	gp_strbuf_addf(o, ":%" PRId64, v);
+}
+
+static void jbool(struct gp_strbuf *o, const char *key, bool v)
+{
+	gp_strbuf_add_json_str(o, key, strlen(key));
+	gp_strbuf_adds(o, v ? ":true" : ":false");
+}
+
+static void json_begin(struct gpr_sink *s)
+{
+	gp_strbuf_adds(s->out, "{\"files\":[");
+}
+
+static void json_file_info(struct gpr_sink *s, const struct gpa_file_info *fi)
+{
+	struct gp_strbuf *o = s->out;
+
+	if (s->items++) {
+		gp_strbuf_addch(o, ',');
+	}
+	gp_strbuf_addch(o, '{');
+	jstr(o, "path", fi->path);
+	gp_strbuf_addf(o, ",\"format\":\"%u.%u\",", fi->major, fi->minor);
+	ju64(o, "file_bytes", fi->file_bytes);
+	gp_strbuf_addch(o, ',');
+	ju64(o, "chunks", fi->chunks);
+	gp_strbuf_addch(o, ',');
+	ju64(o, "strings", fi->strings);
+	gp_strbuf_addch(o, ',');
+	jbool(o, "closed_cleanly", fi->has_footer);
+	gp_strbuf_addch(o, ',');
+	jbool(o, "truncated", fi->truncated);
+	if (fi->truncated) {
+		gp_strbuf_addch(o, ',');
+		ju64(o, "truncated_at", fi->truncated_at);
+	}
+	gp_strbuf_adds(o, ",\"process\":");
+	if (fi->has_process) {
+		gp_strbuf_addch(o, '{');
+		ju64(o, "pid", fi->process.pid);
+		gp_strbuf_addch(o, ',');
+		ju64(o, "ppid", fi->process.ppid);
+		gp_strbuf_addch(o, ',');
+		jstr(o, "host", fi->process.host);
+		gp_strbuf_addch(o, ',');
+		jstr(o, "exe", fi->process.exe);
+		gp_strbuf_addch(o, ',');
+		jstr(o, "cmdline", fi->process.cmdline);
+		gp_strbuf_addch(o, ',');
+		ji64(o, "rank", fi->process.rank);
+		gp_strbuf_addch(o, ',');
+		ji64(o, "local_rank", fi->process.local_rank);
+		gp_strbuf_addch(o, ',');
+		ji64(o, "world_size", fi->process.world_size);
+		gp_strbuf_addch(o, ',');
+		jstr(o, "launcher", fi->process.launcher);
+		gp_strbuf_addch(o, ',');
+		ju64(o, "cuda_driver_version", fi->process.driver_version);
+		gp_strbuf_addch(o, ',');
+		ju64(o, "cuda_runtime_version", fi->process.runtime_version);
+		gp_strbuf_addch(o, ',');
+		ju64(o, "cupti_version", fi->process.cupti_version);
+		gp_strbuf_addch(o, ',');
+		ju64(o, "nccl_version", fi->process.nccl_version);
+		gp_strbuf_addch(o, ',');
+		jstr(o, "gpuprof_version", fi->process.gpuprof_version);
+		gp_strbuf_addch(o, ',');
+		jstr(o, "settings", fi->process.settings);
+		gp_strbuf_addch(o, ',');
+		jstr(o, "status", fi->process.status);
+		if (fi->process.has_exit) {
+			gp_strbuf_addch(o, ',');
+			ji64(o, "exit_status", fi->process.exit_status);
+		}
+		gp_strbuf_addch(o, '}');
+	} else {
+		gp_strbuf_adds(o, "null");
+	}
+	gp_strbuf_adds(o, ",\"devices\":[");
+	for (size_t i = 0; i < fi->devices.n; i++) {
+		const struct gpa_device_info *d = &fi->devices.v[i];
+		gp_strbuf_adds(o, i ? ",{" : "{");
+		ju64(o, "id", d->id);
+		gp_strbuf_addch(o, ',');
+		jstr(o, "name", d->name);
+		gp_strbuf_addf(o, ",\"compute_capability\":\"%u.%u\",", d->cc_major, d->cc_minor);
+		ju64(o, "sms", d->num_sms);
+		gp_strbuf_addch(o, ',');
+		ju64(o, "memory_bytes", d->global_mem_bytes);
+		gp_strbuf_addch(o, ',');
+		ju64(o, "memory_bandwidth_kbps", d->global_mem_bw_kbps);
+		gp_strbuf_addch(o, '}');
+	}
+	gp_strbuf_adds(o, "],");
+	if (fi->has_span) {
+		ju64(o, "first_ns", fi->first_ts);
+		gp_strbuf_addch(o, ',');
+		ju64(o, "last_ns", fi->last_ts);
+		gp_strbuf_addch(o, ',');
+		ju64(o, "span_ns", fi->last_ts - fi->first_ts);
+		gp_strbuf_addch(o, ',');
+	}
+	ju64(o, "events", fi->events);
+	gp_strbuf_adds(o, ",\"records\":{");
+	bool any = false;
+	for (unsigned k = 0; k < GPT_KIND__MAX; k++) {
+		const char *kn = gpa_kind_name(k);
+		if (kn && fi->records[k]) {
+			if (any) {
+				gp_strbuf_addch(o, ',');
+			}
+			ju64(o, kn, fi->records[k]);
+			any = true;
+		}
+	}
+	gp_strbuf_adds(o, "},\"losses\":{");
+	any = false;
+	for (unsigned c = 0; c < GPT_LOSS__MAX; c++) {
+		if (fi->losses[c]) {
+			if (any) {
+				gp_strbuf_addch(o, ',');
+			}
+			ju64(o, gpa_loss_cause_name(c), fi->losses[c]);
+			any = true;
+		}
+	}
+	gp_strbuf_adds(o, "},");
+	ju64(o, "overhead_ns", fi->overhead_ns);
+	gp_strbuf_addch(o, ',');
+	ju64(o, "corrupt_chunks", fi->problem_count);
+	gp_strbuf_adds(o, ",\"problems\":[");
+	for (size_t i = 0; i < fi->problems.n; i++) {
+		gp_strbuf_adds(o, i ? ",{" : "{");
+		ju64(o, "chunk", fi->problems.v[i].chunk_index);
+		gp_strbuf_addch(o, ',');
+		ju64(o, "offset", fi->problems.v[i].offset);
+		gp_strbuf_addch(o, ',');
+		jstr(o, "error", gp_err_str(fi->problems.v[i].err));
+		gp_strbuf_addch(o, ',');
+		jstr(o, "reason", fi->problems.v[i].reason);
+		gp_strbuf_addch(o, '}');
+	}
+	gp_strbuf_adds(o, "]}");
+}
+
+static void json_end(struct gpr_sink *s)
+{
+	gp_strbuf_adds(s->out, "]}\n");
+}
+
+static const struct gpr_sink_ops json_ops = {
+	.name = "json",
+	.begin = json_begin,
+	.file_info = json_file_info,
+	.end = json_end,
+};
+
+int gpr_sink_new(enum gpr_format fmt, struct gp_strbuf *out, struct gpr_sink **sink)
+{
+	*sink = NULL;
+	switch (fmt) {
+	case GPR_FORMAT_TEXT: {
+		struct text_sink *t = calloc(1, sizeof(*t));
+		if (!t) {
+			return -GP_ERR_NOMEM;
+		}
+		t->base.ops = &text_ops;
+		t->base.out = out;
+		*sink = &t->base;
+		return 0;
+	}
+	case GPR_FORMAT_JSON: {
+		struct json_sink *j = calloc(1, sizeof(*j));
+		if (!j) {
+			return -GP_ERR_NOMEM;
+		}
+		j->base.ops = &json_ops;
+		j->base.out = out;
+		*sink = &j->base;
+		return 0;
+	}
+	}
+	return -GP_ERR_API;
+}
+
+void gpr_sink_free(struct gpr_sink *s)
+{
+	free(s);
+}

@@ -1,0 +1,33 @@
+#!/bin/sh
+# A trace without its footer or cut at any point is read to its last whole
+# chunk, with a warning and exit status 0.
+. "$TOP/tests/e2e/lib.sh"
+
+"$TRACEGEN" --seed 5 --steps 4 --kernels 50 --chunk-records 64 -o full.gpz >/dev/null || fail tracegen
+"$TRACEGEN" --seed 5 --steps 4 --kernels 50 --chunk-records 64 --no-close -o open.gpz >/dev/null || fail tracegen
+
+expect_rc 0 "$GPUPROF" info open.gpz
+grep -q "not closed cleanly" out || fail "no 'not closed cleanly'"
+grep -q "no footer" out || fail "no footer reason"
+[ "$(wc -l <err)" -eq 1 ] || fail "expected one warning line, got: $(cat err)"
+grep -q "^gpuprof: warning: open.gpz: truncated at offset" err || fail "warning text: $(cat err)"
+
+size=$(wc -c <full.gpz)
+for cut in 40 100 1000 5000 $((size / 2)) $((size - 30)) $((size - 1)); do
+	head -c "$cut" full.gpz >cut.gpz
+	expect_rc 0 "$GPUPROF" info cut.gpz
+	grep -q "truncated at offset" out || fail "cut at $cut: not reported truncated"
+	"$GPUPROF" dump --json cut.gpz >d.jsonl 2>/dev/null || fail "dump of cut at $cut failed"
+done
+# The full file holds every record the cut ones do, and more.
+"$GPUPROF" dump --json full.gpz >full.jsonl || fail dump
+head -c $((size / 2)) full.gpz >half.gpz
+"$GPUPROF" dump --json half.gpz >half.jsonl 2>/dev/null
+[ "$(wc -l <half.jsonl)" -gt 0 ] || fail "half file gave no records"
+[ "$(wc -l <half.jsonl)" -lt "$(wc -l <full.jsonl)" ] || fail "half file gave all records"
+
+# Cut inside the file header: a clear error, exit 1.
+head -c 20 full.gpz >hdr.gpz
+expect_rc 1 "$GPUPROF" info hdr.gpz
+grep -q "^gpuprof: error: hdr.gpz: truncated" err || fail "header cut message: $(cat err)"
+exit 0
