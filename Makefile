@@ -162,6 +162,9 @@ install: all
 		$(DESTDIR)$(PREFIX)/share/doc/gpuprof
 	install -m 755 $(GPUPROF) $(DESTDIR)$(PREFIX)/bin/gpuprof
 	install -m 644 $(LIB_TRACE) $(LIB_BASE) $(DESTDIR)$(PREFIX)/lib/
+	install -d $(DESTDIR)$(PREFIX)/include/gpuprof/base $(DESTDIR)$(PREFIX)/include/gpuprof/trace
+	install -m 644 base/base.h base/compat.h $(DESTDIR)$(PREFIX)/include/gpuprof/base/
+	install -m 644 trace/trace.h trace/records.h $(DESTDIR)$(PREFIX)/include/gpuprof/trace/
 	$(GPUPROF) help --man > $(DESTDIR)$(PREFIX)/share/man/man1/gpuprof.1
 	install -m 644 trace/FORMAT.md README.md $(DESTDIR)$(PREFIX)/share/doc/gpuprof/
 

@@ -9,6 +9,8 @@
 #include "base/base.h"
 #include "trace/trace.h"
 
+#include "analyze/model.h"
+
 /* ------------------------------------------------------------ file info */
 
 struct gpa_device_info {

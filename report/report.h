@@ -14,7 +14,12 @@
 enum gpr_format {
 	GPR_FORMAT_TEXT = 0,
 	GPR_FORMAT_JSON = 1,
+	GPR_FORMAT_CSV = 2,
+	GPR_FORMAT_MARKDOWN = 3,
 };
+
+/* "text", "table" (same as text), "json", "csv", "markdown"/"md"; -1 when unknown. */
+int gpr_format_parse(const char *name);
 
 struct gpr_sink;
 
@@ -35,6 +40,41 @@ struct gpr_sink {
 /* A sink for fmt writing into out (borrowed until the sink is freed). */
 int gpr_sink_new(enum gpr_format fmt, struct gp_strbuf *out, struct gpr_sink **sink);
 void gpr_sink_free(struct gpr_sink *s);
+
+/* ---- tables: one layout, rendered as aligned text, CSV, JSON or Markdown */
+
+enum gpr_col_flags {
+	GPR_COL_NUM = 1 << 0,   /* right-aligned; a JSON number (cells must be valid numbers) */
+	GPR_COL_LEFT = 1 << 1,  /* left-aligned even if numeric */
+};
+
+struct gpr_col {
+	const char *name; /* header, e.g. "Total Time (ns)"; also the JSON key */
+	unsigned flags;   /* enum gpr_col_flags */
+};
+
+/*
+ * A table of string cells. Text output aligns columns under a header line
+ * and a rule; CSV quotes per RFC 4180; JSON is an array of objects keyed by
+ * the column names (numeric columns unquoted, "" cells in them -> null);
+ * Markdown is a pipe table with '|' escaped. Build with _init, _cell*,
+ * render, then _release.
+ */
+struct gpr_table {
+	const struct gpr_col *cols; /* borrowed */
+	size_t ncols;
+	GP_VEC(char *) cells;       /* row-major, owned */
+	bool failed;
+};
+
+void gpr_table_init(struct gpr_table *t, const struct gpr_col *cols, size_t ncols);
+void gpr_table_release(struct gpr_table *t);
+/* Appends the next cell (rows fill left to right, then wrap). */
+GP_PRINTF(2, 3) void gpr_table_cellf(struct gpr_table *t, const char *fmt, ...);
+void gpr_table_cell(struct gpr_table *t, const char *s);
+size_t gpr_table_rows(const struct gpr_table *t);
+/* Renders into out; for JSON the array alone. Returns -GP_ERR_NOMEM or 0. */
+int gpr_table_render(const struct gpr_table *t, enum gpr_format fmt, struct gp_strbuf *out);
 
 /* ---- formatting helpers shared by renderers */
 

@@ -355,8 +355,9 @@ int gpr_sink_new(enum gpr_format fmt, struct gp_strbuf *out, struct gpr_sink **s
 		*sink = &j->base;
 		return 0;
 	}
+	default:
+		return -GP_ERR_API;
 	}
-	return -GP_ERR_API;
 }
 
 void gpr_sink_free(struct gpr_sink *s)

@@ -1,0 +1,1358 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * model.c - loading traces into the model: one pass over each file's
+ * chunks appends rows to struct-of-arrays tables, then every table is
+ * sorted by start time (radix sort, linear in rows) and the indexes are
+ * built: correlation (GPU op -> API call), NVTX nesting and the enclosing
+ * range of every API call (one sweep per thread), device timelines.
+ *
+ * Memory is the tables plus, while building, one index array per table
+ * and a correlation hash; nothing is kept per record beyond the columns.
+ */
+#include "base/compat.h"
+#include "analyze/analyze.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+
+/* ------------------------------------------------------------ tables */
+
+/*
+ * Columns are written once, front to back: transparent huge pages cut the
+ * page faults of filling them (a fifth of load time with 4 KiB pages).
+ */
+static void huge_pages(void *p, size_t bytes)
+{
+	const uintptr_t huge = 2u << 20;
+	uintptr_t a = ((uintptr_t)p + huge - 1) & ~(huge - 1);
+	uintptr_t e = ((uintptr_t)p + bytes) & ~(huge - 1);
+
+	if (e > a) {
+		madvise((void *)a, e - a, MADV_HUGEPAGE);
+	}
+}
+
+#define COL_RESERVE_(type, col)                                                                    \
+	{                                                                                          \
+		void *p_ = realloc(t->col, ncap * sizeof(type));                                   \
+		if (!p_) {                                                                         \
+			return -GP_ERR_NOMEM;                                                      \
+		}                                                                                  \
+		t->col = p_;                                                                       \
+		huge_pages(p_, ncap * sizeof(type));                                               \
+	}
+#define COL_FREE_(type, col)                                                                       \
+	free(t->col);                                                                              \
+	t->col = NULL;
+#define COL_PERMUTE_(type, col)                                                                    \
+	{                                                                                          \
+		type *p_ = scratch;                                                                \
+		for (size_t i_ = 0; i_ < t->n; i_++) {                                             \
+			p_[i_] = t->col[perm[i_]];                                                 \
+		}                                                                                  \
+		memcpy(t->col, p_, t->n * sizeof(type));                                           \
+	}
+#define COL_SHRINK_(type, col)                                                                     \
+	{                                                                                          \
+		void *p_ = realloc(t->col, (t->n ? t->n : 1) * sizeof(type));                      \
+		if (p_) {                                                                          \
+			t->col = p_;                                                               \
+		}                                                                                  \
+	}
+#define COL_BYTES_(type, col) +sizeof(type)
+
+#define DEFINE_TABLE_FNS_(tname, COLS)                                                             \
+	static int tname##_reserve(struct tname *t, size_t want)                                   \
+	{                                                                                          \
+		size_t ncap;                                                                       \
+		if (want <= t->cap) {                                                              \
+			return 0;                                                                  \
+		}                                                                                  \
+		ncap = t->cap ? t->cap : 1024;                                                     \
+		while (ncap < want) {                                                              \
+			ncap += ncap / 2;                                                          \
+		}                                                                                  \
+		COLS(COL_RESERVE_)                                                                 \
+		t->cap = ncap;                                                                     \
+		return 0;                                                                          \
+	}                                                                                          \
+	static void tname##_free(struct tname *t)                                                  \
+	{                                                                                          \
+		COLS(COL_FREE_)                                                                    \
+		t->n = t->cap = 0;                                                                 \
+	}                                                                                          \
+	/* scratch: room for n values of the widest column (8 bytes). */                        \
+	static void tname##_permute(struct tname *t, const uint32_t *perm, void *scratch)         \
+	{                                                                                          \
+		COLS(COL_PERMUTE_)                                                                 \
+	}                                                                                          \
+	/* Gives back the capacity beyond n (mremap for large columns: no copy). */              \
+	GP_UNUSED static void tname##_shrink(struct tname *t)                                             \
+	{                                                                                          \
+		if (t->cap > t->n) {                                                               \
+			COLS(COL_SHRINK_)                                                          \
+			t->cap = t->n;                                                             \
+		}                                                                                  \
+	}                                                                                          \
+	static size_t tname##_row_bytes(void)                                                      \
+	{                                                                                          \
+		return 0 COLS(COL_BYTES_);                                                         \
+	}
+
+DEFINE_TABLE_FNS_(gpa_kernels, GPA_KERNEL_COLS)
+DEFINE_TABLE_FNS_(gpa_memcpys, GPA_MEMCPY_COLS)
+DEFINE_TABLE_FNS_(gpa_memsets, GPA_MEMSET_COLS)
+DEFINE_TABLE_FNS_(gpa_apis, GPA_API_COLS)
+DEFINE_TABLE_FNS_(gpa_syncs, GPA_SYNC_COLS)
+DEFINE_TABLE_FNS_(gpa_nvtxs, GPA_NVTX_COLS)
+DEFINE_TABLE_FNS_(gpa_overheads, GPA_OVERHEAD_COLS)
+DEFINE_TABLE_FNS_(gpa_gpus, GPA_GPU_COLS)
+
+/* ------------------------------------------------------------ strings */
+
+const char *gpa_model_str(const struct gpa_model *m, uint32_t id)
+{
+	if (id == 0 || id > m->strs.off.n) {
+		return "";
+	}
+	return m->strs.text.buf + m->strs.off.v[id - 1];
+}
+
+static uint64_t str_hash(const char *s, size_t len)
+{
+	return gp_hash_bytes(s, len);
+}
+
+static int strtab_grow(struct gpa_strtab *st)
+{
+	size_t nn = st->nslots ? st->nslots * 2 : 4096;
+	uint32_t *ns = calloc(nn, sizeof(*ns));
+
+	if (!ns) {
+		return -GP_ERR_NOMEM;
+	}
+	for (size_t i = 0; i < st->nslots; i++) {
+		uint32_t id = st->slots[i];
+		if (id) {
+			const char *s = st->text.buf + st->off.v[id - 1];
+			size_t j = str_hash(s, strlen(s)) & (nn - 1);
+			while (ns[j]) {
+				j = (j + 1) & (nn - 1);
+			}
+			ns[j] = id;
+		}
+	}
+	free(st->slots);
+	st->slots = ns;
+	st->nslots = nn;
+	return 0;
+}
+
+uint32_t gpa_model_intern(struct gpa_model *m, const char *s)
+{
+	struct gpa_strtab *st = &m->strs;
+	size_t len = strlen(s), j;
+
+	if (!len) {
+		return 0;
+	}
+	if ((st->off.n + 1) * 2 > st->nslots && strtab_grow(st)) {
+		return GPA_NONE;
+	}
+	for (j = str_hash(s, len) & (st->nslots - 1); st->slots[j]; j = (j + 1) & (st->nslots - 1)) {
+		const char *t = st->text.buf + st->off.v[st->slots[j] - 1];
+		if (!strcmp(t, s)) {
+			return st->slots[j];
+		}
+	}
+	if (st->text.len + len + 1 > UINT32_MAX) {
+		return GPA_NONE;
+	}
+	uint32_t off = (uint32_t)st->text.len;
+	gp_strbuf_add(&st->text, s, len + 1); /* keeps the NUL */
+	if (st->text.failed || gp_vec_push(&st->off, off)) {
+		return GPA_NONE;
+	}
+	st->text.len = off + len + 1;
+	st->slots[j] = (uint32_t)st->off.n;
+	return st->slots[j];
+}
+
+/* -------------------------------------------------- u64 -> u32 hash map */
+
+struct u64map {
+	uint64_t *keys;
+	uint32_t *vals; /* GPA_NONE: empty */
+	size_t cap, n;
+};
+
+static int u64map_init(struct u64map *h, size_t expect)
+{
+	size_t cap = 64;
+
+	while (cap < expect * 2) {
+		cap *= 2;
+	}
+	h->keys = malloc(cap * sizeof(*h->keys));
+	h->vals = malloc(cap * sizeof(*h->vals));
+	h->cap = cap;
+	h->n = 0;
+	if (!h->keys || !h->vals) {
+		free(h->keys);
+		free(h->vals);
+		return -GP_ERR_NOMEM;
+	}
+	memset(h->vals, 0xff, cap * sizeof(*h->vals));
+	return 0;
+}
+
+static void u64map_free(struct u64map *h)
+{
+	free(h->keys);
+	free(h->vals);
+	memset(h, 0, sizeof(*h));
+}
+
+/* Slot of key: its own, or the empty one where it would go. */
+static size_t u64map_slot(const struct u64map *h, uint64_t key)
+{
+	size_t j = gp_hash_u64(key) & (h->cap - 1);
+
+	while (h->vals[j] != GPA_NONE && h->keys[j] != key) {
+		j = (j + 1) & (h->cap - 1);
+	}
+	return j;
+}
+
+static uint32_t u64map_get(const struct u64map *h, uint64_t key)
+{
+	return h->cap ? h->vals[u64map_slot(h, key)] : GPA_NONE;
+}
+
+static int u64map_put(struct u64map *h, uint64_t key, uint32_t val)
+{
+	if ((h->n + 1) * 2 > h->cap) {
+		struct u64map nh;
+		if (u64map_init(&nh, h->cap)) {
+			return -GP_ERR_NOMEM;
+		}
+		for (size_t i = 0; i < h->cap; i++) {
+			if (h->vals[i] != GPA_NONE) {
+				size_t j = u64map_slot(&nh, h->keys[i]);
+				nh.keys[j] = h->keys[i];
+				nh.vals[j] = h->vals[i];
+				nh.n++;
+			}
+		}
+		u64map_free(h);
+		*h = nh;
+	}
+	size_t j = u64map_slot(h, key);
+	if (h->vals[j] == GPA_NONE) {
+		h->n++;
+		h->keys[j] = key;
+	}
+	h->vals[j] = val;
+	return 0;
+}
+
+/* ------------------------------------------------------------ sorting */
+
+/*
+ * perm = the stable order of rows by key ascending (LSD radix sort on the
+ * bits that vary). Returns -GP_ERR_NOMEM or 0.
+ */
+static int sort_perm(const uint64_t *key, size_t n, uint32_t *perm, bool *moved)
+{
+	uint64_t lo = UINT64_MAX, hi = 0;
+	bool sorted = true;
+
+	for (size_t i = 0; i < n; i++) {
+		perm[i] = (uint32_t)i;
+		if (key[i] < lo) {
+			lo = key[i];
+		}
+		if (key[i] > hi) {
+			hi = key[i];
+		}
+		if (i && key[i] < key[i - 1]) {
+			sorted = false;
+		}
+	}
+	*moved = !sorted;
+	if (sorted) {
+		return 0;
+	}
+	uint32_t *tmp = malloc(n * sizeof(*tmp));
+	size_t *count = calloc(65536, sizeof(*count));
+	if (!tmp || !count) {
+		free(tmp);
+		free(count);
+		return -GP_ERR_NOMEM;
+	}
+	uint64_t range = hi - lo;
+	for (unsigned shift = 0; shift < 64 && (range >> shift); shift += 16) {
+		memset(count, 0, 65536 * sizeof(*count));
+		for (size_t i = 0; i < n; i++) {
+			count[((key[perm[i]] - lo) >> shift) & 0xffff]++;
+		}
+		size_t sum = 0;
+		for (size_t b = 0; b < 65536; b++) {
+			size_t c = count[b];
+			count[b] = sum;
+			sum += c;
+		}
+		for (size_t i = 0; i < n; i++) {
+			tmp[count[((key[perm[i]] - lo) >> shift) & 0xffff]++] = perm[i];
+		}
+		memcpy(perm, tmp, n * sizeof(*perm));
+	}
+	free(tmp);
+	free(count);
+	return 0;
+}
+
+/* --------------------------------------------------------- per-file load */
+
+struct fcache {
+	uint32_t fn;        /* GPA_NONE: not seen yet */
+	uint32_t demangled; /* file string id it was seen with */
+	uint32_t shape;     /* last launch configuration, GPA_NONE */
+};
+
+struct file_ctx {
+	struct gpa_model *m;
+	struct gpt_reader *r;
+	uint32_t proc;
+	GP_VEC(uint32_t) remap; /* file string id -> model id; GPA_NONE not yet */
+	GP_VEC(struct fcache) fcache; /* by file string id of the kernel name */
+	struct u64map threads;   /* tid -> model thread */
+	struct u64map funcs;     /* (file name id, file demangled id) -> func */
+	struct u64map *m_funcs;  /* (model name, model demangled) -> func, across files */
+	struct u64map *m_shapes; /* shape hash -> shape, across files */
+	int64_t offset;
+	bool have_anchor;
+	/* first rows of this file in each table, to shift times once the anchor is known */
+	size_t k0, c0, s0, a0, y0, n0, o0;
+};
+
+static uint32_t map_str(struct file_ctx *f, uint32_t id)
+{
+	if (id == 0) {
+		return 0;
+	}
+	if (id >= f->remap.n) {
+		size_t old = f->remap.n;
+		if (gp_vec_reserve(&f->remap, (size_t)id + 1)) {
+			return GPA_NONE;
+		}
+		for (size_t i = old; i <= id; i++) {
+			f->remap.v[i] = GPA_NONE;
+		}
+		f->remap.n = (size_t)id + 1;
+	}
+	if (f->remap.v[id] == GPA_NONE) {
+		const char *s = gpt_reader_string(f->r, id);
+		char buf[48];
+		if (!s) {
+			snprintf(buf, sizeof(buf), "<missing string %" PRIu32 ">", id);
+			s = buf;
+		}
+		f->remap.v[id] = gpa_model_intern(f->m, s);
+	}
+	return f->remap.v[id];
+}
+
+/* Per file name id: its function and last launch configuration. */
+static struct fcache *func_cache(struct file_ctx *f, uint32_t name)
+{
+	if (name >= f->fcache.n) {
+		size_t old = f->fcache.n;
+		if (gp_vec_reserve(&f->fcache, (size_t)name + 1)) {
+			return NULL;
+		}
+		for (size_t i = old; i <= name; i++) {
+			f->fcache.v[i] = (struct fcache){GPA_NONE, 0, GPA_NONE};
+		}
+		f->fcache.n = (size_t)name + 1;
+	}
+	return &f->fcache.v[name];
+}
+
+/* The function row for a (mangled, demangled) pair of file string ids. */
+static uint32_t map_func(struct file_ctx *f, uint32_t name, uint32_t demangled)
+{
+	uint64_t key = ((uint64_t)name << 32) | demangled;
+	uint32_t fn = u64map_get(&f->funcs, key);
+
+	if (fn != GPA_NONE) {
+		return fn;
+	}
+	struct gpa_func gf = {map_str(f, name), map_str(f, demangled)};
+	if (gf.name == GPA_NONE || gf.demangled == GPA_NONE) {
+		return GPA_NONE;
+	}
+	/* The same pair from another file is the same function. */
+	uint64_t mkey = ((uint64_t)gf.name << 32) | gf.demangled;
+	fn = u64map_get(&f->m_funcs[0], mkey);
+	if (fn == GPA_NONE) {
+		if (gp_vec_push(&f->m->funcs, gf) ||
+		    u64map_put(&f->m_funcs[0], mkey, (uint32_t)(f->m->funcs.n - 1))) {
+			return GPA_NONE;
+		}
+		fn = (uint32_t)(f->m->funcs.n - 1);
+	}
+	return u64map_put(&f->funcs, key, fn) ? GPA_NONE : fn;
+}
+
+static uint32_t map_shape(struct file_ctx *f, const struct gpa_shape *sh)
+{
+	uint64_t h = gp_hash_bytes(sh, sizeof(*sh));
+	uint32_t i = u64map_get(f->m_shapes, h);
+
+	if (i != GPA_NONE && !memcmp(&f->m->shapes.v[i], sh, sizeof(*sh))) {
+		return i;
+	}
+	if (gp_vec_push(&f->m->shapes, *sh)) {
+		return GPA_NONE;
+	}
+	i = (uint32_t)(f->m->shapes.n - 1);
+	/* On a (rare) hash collision the newer shape just is not found again. */
+	if (u64map_get(f->m_shapes, h) == GPA_NONE && u64map_put(f->m_shapes, h, i)) {
+		return GPA_NONE;
+	}
+	return i;
+}
+
+static uint32_t map_thread(struct file_ctx *f, uint32_t tid)
+{
+	uint32_t t = u64map_get(&f->threads, tid);
+
+	if (t != GPA_NONE) {
+		return t;
+	}
+	struct gpa_thread th = {.proc = f->proc, .tid = tid};
+	if (gp_vec_push(&f->m->threads, th) ||
+	    u64map_put(&f->threads, tid, (uint32_t)(f->m->threads.n - 1))) {
+		return GPA_NONE;
+	}
+	return (uint32_t)(f->m->threads.n - 1);
+}
+
+static uint32_t map_dev(struct file_ctx *f, uint32_t id)
+{
+	struct gpa_model *m = f->m;
+
+	for (size_t i = m->devs.n; i-- > 0;) {
+		if (m->devs.v[i].proc != f->proc) {
+			break;
+		}
+		if (m->devs.v[i].id == id) {
+			return (uint32_t)i;
+		}
+	}
+	if (m->devs.n >= UINT16_MAX) {
+		return GPA_NONE;
+	}
+	/* A device seen only through its activity: a placeholder until its record comes. */
+	struct gpa_dev d = {.proc = f->proc, .id = id};
+	if (gp_vec_push(&m->devs, d)) {
+		return GPA_NONE;
+	}
+	return (uint32_t)(m->devs.n - 1);
+}
+
+#define CHECK_ID(x)                                                                                \
+	do {                                                                                       \
+		if ((x) == GPA_NONE) {                                                             \
+			return -GP_ERR_NOMEM;                                                      \
+		}                                                                                  \
+	} while (0)
+
+static int take_chunk(struct file_ctx *f, const struct gpt_chunk *ch)
+{
+	struct gpa_model *m = f->m;
+	struct gpa_proc *p = &m->procs.v[f->proc];
+	const uint8_t *rec = ch->records;
+	size_t sz = ch->info->size;
+
+	switch (ch->kind) {
+	case GPT_KIND_KERNEL: {
+		struct gpa_kernels *t = &m->kern;
+		if (gpa_kernels_reserve(t, t->n + ch->count)) {
+			return -GP_ERR_NOMEM;
+		}
+		for (uint32_t i = 0; i < ch->count; i++, rec += sz) {
+			const struct gpt_kernel *k = (const void *)rec;
+			size_t r = t->n++;
+			uint32_t dev = map_dev(f, k->device);
+			CHECK_ID(dev);
+			t->start[r] = k->start;
+			t->end[r] = k->end < k->start ? k->start : k->end;
+			struct fcache *fc = func_cache(f, k->name);
+			if (!fc) {
+				return -GP_ERR_NOMEM;
+			}
+			if (fc->fn == GPA_NONE || fc->demangled != k->demangled) {
+				fc->fn = map_func(f, k->name, k->demangled);
+				fc->demangled = k->demangled;
+				fc->shape = GPA_NONE;
+				CHECK_ID(fc->fn);
+			}
+			t->func[r] = fc->fn;
+			struct gpa_shape sh;
+			memset(&sh, 0, sizeof(sh)); /* padding too: shapes are hashed as bytes */
+			sh.grid_x = k->grid_x;
+			sh.grid_y = k->grid_y;
+			sh.grid_z = k->grid_z;
+			sh.block_x = k->block_x;
+			sh.block_y = k->block_y;
+			sh.block_z = k->block_z;
+			sh.static_smem = k->static_smem;
+			sh.dynamic_smem = k->dynamic_smem;
+			sh.regs = k->registers;
+			/* Launches of one kernel mostly repeat its last configuration. */
+			if (fc->shape == GPA_NONE ||
+			    memcmp(&f->m->shapes.v[fc->shape], &sh, sizeof(sh))) {
+				fc->shape = map_shape(f, &sh);
+				CHECK_ID(fc->shape);
+			}
+			t->shape[r] = fc->shape;
+			t->stream[r] = k->stream;
+			t->corr[r] = k->correlation;
+			t->api[r] = GPA_NONE;
+			t->dev[r] = (uint16_t)dev;
+		}
+		break;
+	}
+	case GPT_KIND_MEMCPY: {
+		struct gpa_memcpys *t = &m->copy;
+		if (gpa_memcpys_reserve(t, t->n + ch->count)) {
+			return -GP_ERR_NOMEM;
+		}
+		for (uint32_t i = 0; i < ch->count; i++, rec += sz) {
+			const struct gpt_memcpy *c = (const void *)rec;
+			size_t r = t->n++;
+			uint32_t dev = map_dev(f, c->device);
+			CHECK_ID(dev);
+			t->start[r] = c->start;
+			t->end[r] = c->end < c->start ? c->start : c->end;
+			t->bytes[r] = c->bytes;
+			t->stream[r] = c->stream;
+			t->corr[r] = c->correlation;
+			t->rcorr[r] = c->runtime_correlation;
+			t->api[r] = GPA_NONE;
+			t->dev[r] = (uint16_t)dev;
+			t->copy_kind[r] = c->is_p2p && !c->copy_kind ? 10 : c->copy_kind;
+			t->src_kind[r] = c->src_kind;
+			t->dst_kind[r] = c->dst_kind;
+			t->flags[r] = c->flags;
+		}
+		break;
+	}
+	case GPT_KIND_MEMSET: {
+		struct gpa_memsets *t = &m->set;
+		if (gpa_memsets_reserve(t, t->n + ch->count)) {
+			return -GP_ERR_NOMEM;
+		}
+		for (uint32_t i = 0; i < ch->count; i++, rec += sz) {
+			const struct gpt_memset *s = (const void *)rec;
+			size_t r = t->n++;
+			uint32_t dev = map_dev(f, s->device);
+			CHECK_ID(dev);
+			t->start[r] = s->start;
+			t->end[r] = s->end < s->start ? s->start : s->end;
+			t->bytes[r] = s->bytes;
+			t->stream[r] = s->stream;
+			t->corr[r] = s->correlation;
+			t->api[r] = GPA_NONE;
+			t->dev[r] = (uint16_t)dev;
+			t->memory_kind[r] = s->memory_kind;
+		}
+		break;
+	}
+	case GPT_KIND_API: {
+		struct gpa_apis *t = &m->api;
+		if (gpa_apis_reserve(t, t->n + ch->count)) {
+			return -GP_ERR_NOMEM;
+		}
+		for (uint32_t i = 0; i < ch->count; i++, rec += sz) {
+			const struct gpt_api *a = (const void *)rec;
+			size_t r = t->n++;
+			t->start[r] = a->start;
+			t->end[r] = a->end < a->start ? a->start : a->end;
+			t->name[r] = map_str(f, a->name);
+			CHECK_ID(t->name[r]);
+			t->cbid[r] = a->cbid;
+			t->corr[r] = a->correlation;
+			t->thread[r] = map_thread(f, a->tid);
+			CHECK_ID(t->thread[r]);
+			t->nvtx[r] = GPA_NONE;
+			t->ret[r] = a->return_value;
+			t->domain[r] = a->domain;
+		}
+		break;
+	}
+	case GPT_KIND_SYNC: {
+		struct gpa_syncs *t = &m->sync;
+		if (gpa_syncs_reserve(t, t->n + ch->count)) {
+			return -GP_ERR_NOMEM;
+		}
+		for (uint32_t i = 0; i < ch->count; i++, rec += sz) {
+			const struct gpt_sync *s = (const void *)rec;
+			size_t r = t->n++;
+			t->start[r] = s->start;
+			t->end[r] = s->end < s->start ? s->start : s->end;
+			t->corr[r] = s->correlation;
+			t->stream[r] = s->stream;
+			t->api[r] = GPA_NONE;
+			t->proc[r] = f->proc;
+			t->type[r] = s->type;
+		}
+		break;
+	}
+	case GPT_KIND_NVTX: {
+		struct gpa_nvtxs *t = &m->nvtx;
+		if (gpa_nvtxs_reserve(t, t->n + ch->count)) {
+			return -GP_ERR_NOMEM;
+		}
+		for (uint32_t i = 0; i < ch->count; i++, rec += sz) {
+			const struct gpt_nvtx *n = (const void *)rec;
+			size_t r = t->n++;
+			t->start[r] = n->start;
+			t->end[r] = n->end < n->start ? n->start : n->end;
+			t->name[r] = map_str(f, n->message);
+			t->domain[r] = map_str(f, n->domain);
+			CHECK_ID(t->name[r]);
+			CHECK_ID(t->domain[r]);
+			t->thread[r] = map_thread(f, n->start_tid);
+			CHECK_ID(t->thread[r]);
+			t->parent[r] = GPA_NONE;
+			t->color[r] = n->color;
+			t->depth[r] = 0;
+			t->type[r] = n->type;
+		}
+		break;
+	}
+	case GPT_KIND_OVERHEAD: {
+		struct gpa_overheads *t = &m->ovh;
+		if (gpa_overheads_reserve(t, t->n + ch->count)) {
+			return -GP_ERR_NOMEM;
+		}
+		for (uint32_t i = 0; i < ch->count; i++, rec += sz) {
+			const struct gpt_overhead *o = (const void *)rec;
+			size_t r = t->n++;
+			t->start[r] = o->start;
+			t->end[r] = o->end < o->start ? o->start : o->end;
+			t->kind[r] = o->overhead_kind;
+			t->proc[r] = f->proc;
+		}
+		break;
+	}
+	case GPT_KIND_PROCESS:
+		for (uint32_t i = 0; i < ch->count; i++, rec += sz) {
+			const struct gpt_process *pr = (const void *)rec;
+			if (pr->phase == 2 && p->pid) {
+				continue;
+			}
+			p->pid = pr->pid;
+			p->rank = pr->rank;
+			p->world_size = pr->world_size;
+			p->host = map_str(f, pr->host);
+			p->cmdline = map_str(f, pr->cmdline);
+			CHECK_ID(p->host);
+			CHECK_ID(p->cmdline);
+		}
+		break;
+	case GPT_KIND_DEVICE:
+		for (uint32_t i = 0; i < ch->count; i++, rec += sz) {
+			const struct gpt_device *d = (const void *)rec;
+			uint32_t di = map_dev(f, d->id);
+			CHECK_ID(di);
+			struct gpa_dev *md = &m->devs.v[di];
+			md->name = map_str(f, d->name);
+			CHECK_ID(md->name);
+			md->cc_major = d->cc_major;
+			md->cc_minor = d->cc_minor;
+			md->num_sms = d->num_sms;
+			md->global_mem_bytes = d->global_mem_bytes;
+			md->global_mem_bw_kbps = d->global_mem_bw_kbps;
+		}
+		break;
+	case GPT_KIND_THREAD:
+		for (uint32_t i = 0; i < ch->count; i++, rec += sz) {
+			const struct gpt_thread *th = (const void *)rec;
+			uint32_t ti = map_thread(f, th->tid);
+			CHECK_ID(ti);
+			uint32_t name = map_str(f, th->name);
+			CHECK_ID(name);
+			m->threads.v[ti].name = name;
+		}
+		break;
+	case GPT_KIND_CLOCK:
+		for (uint32_t i = 0; i < ch->count; i++, rec += sz) {
+			const struct gpt_clock *c = (const void *)rec;
+			if (!f->have_anchor && c->realtime) {
+				f->have_anchor = true;
+				f->offset = (int64_t)(c->realtime - c->ts);
+			}
+		}
+		break;
+	case GPT_KIND_LOSS:
+		for (uint32_t i = 0; i < ch->count; i++, rec += sz) {
+			const struct gpt_loss *l = (const void *)rec;
+			p->losses[l->cause < GPT_LOSS__MAX ? l->cause : 0] += l->count;
+		}
+		break;
+	default:
+		break;
+	}
+	if (gpa_kind_is_event(ch->kind)) {
+		p->events += ch->count;
+	}
+	return 0;
+}
+
+/* First rows of one file in each table (rows are in file order until sorted). */
+struct file_rows {
+	size_t k0, c0, s0, a0, y0, n0, o0;
+};
+
+#define SHIFT_(tab, from, to)                                                                      \
+	for (size_t i_ = (from); i_ < (to); i_++) {                                                \
+		(tab).start[i_] += d;                                                              \
+		(tab).end[i_] += d;                                                                \
+	}
+
+/* Moves one file's rows onto the model timeline; next: the next file's first rows. */
+static void shift_file(struct file_ctx *f, const struct file_rows *next)
+{
+	struct gpa_model *m = f->m;
+	uint64_t d = (uint64_t)f->offset;
+
+	SHIFT_(m->kern, f->k0, next ? next->k0 : m->kern.n);
+	SHIFT_(m->copy, f->c0, next ? next->c0 : m->copy.n);
+	SHIFT_(m->set, f->s0, next ? next->s0 : m->set.n);
+	SHIFT_(m->api, f->a0, next ? next->a0 : m->api.n);
+	SHIFT_(m->sync, f->y0, next ? next->y0 : m->sync.n);
+	SHIFT_(m->nvtx, f->n0, next ? next->n0 : m->nvtx.n);
+	SHIFT_(m->ovh, f->o0, next ? next->o0 : m->ovh.n);
+}
+
+static int load_file(struct gpa_model *m, const char *path, const struct gpa_load_opts *opts,
+		     struct u64map *maps, uint64_t *done, uint64_t total, char *errbuf, size_t errlen)
+{
+	struct file_ctx f = {.m = m, .m_funcs = &maps[0], .m_shapes = &maps[1]};
+	struct gpt_reader_status st;
+	struct gpt_chunk ch;
+	struct gpa_proc proc = {.rank = -1};
+	int ret;
+
+	proc.path = strdup(path);
+	if (!proc.path || gp_vec_push(&m->procs, proc)) {
+		free(proc.path);
+		return -GP_ERR_NOMEM;
+	}
+	f.proc = (uint32_t)(m->procs.n - 1);
+	if (u64map_init(&f.threads, 64)) {
+		return -GP_ERR_NOMEM;
+	}
+	if (u64map_init(&f.funcs, 256)) {
+		u64map_free(&f.threads);
+		return -GP_ERR_NOMEM;
+	}
+	ret = gpt_reader_open(path, &f.r);
+	if (ret) {
+		snprintf(errbuf, errlen, "%s", f.r ? gpt_reader_last_error(f.r) : gp_err_str(ret));
+		goto out;
+	}
+	while ((ret = gpt_reader_next(f.r, &ch)) > 0) {
+		ret = take_chunk(&f, &ch);
+		if (ret) {
+			snprintf(errbuf, errlen, "%s: out of memory loading the trace", path);
+			goto out;
+		}
+		if (opts && opts->progress) {
+			opts->progress(*done + ch.offset, total, opts->progress_data);
+		}
+	}
+	if (ret < 0) {
+		snprintf(errbuf, errlen, "%s", gpt_reader_last_error(f.r));
+		goto out;
+	}
+	gpt_reader_get_status(f.r, &st);
+	*done += st.file_bytes;
+	struct gpa_proc *p = &m->procs.v[f.proc];
+	p->truncated = st.truncated;
+	p->has_footer = st.has_footer;
+	p->corrupt_chunks = st.problems;
+	p->aligned = f.have_anchor;
+	p->clock_offset = f.have_anchor ? f.offset : 0;
+	ret = 0;
+out:
+	gpt_reader_free(f.r);
+	u64map_free(&f.threads);
+	u64map_free(&f.funcs);
+	gp_vec_free(&f.remap);
+	gp_vec_free(&f.fcache);
+	return ret;
+}
+
+/* ------------------------------------------------------------ indexes */
+
+#define SORT_TABLE_(tname, tab)                                                                    \
+	do {                                                                                       \
+		bool moved_;                                                                       \
+		tname##_shrink(&(tab));                                                            \
+		ret = sort_perm((tab).start, (tab).n, perm, &moved_);                              \
+		if (ret) {                                                                         \
+			goto out;                                                                  \
+		}                                                                                  \
+		if (moved_) {                                                                      \
+			tname##_permute(&(tab), perm, scratch);                                    \
+		}                                                                                  \
+	} while (0)
+
+static int sort_tables(struct gpa_model *m)
+{
+	size_t most = m->kern.n;
+	uint32_t *perm;
+	void *scratch;
+	int ret = 0;
+
+	most = m->copy.n > most ? m->copy.n : most;
+	most = m->set.n > most ? m->set.n : most;
+	most = m->api.n > most ? m->api.n : most;
+	most = m->sync.n > most ? m->sync.n : most;
+	most = m->nvtx.n > most ? m->nvtx.n : most;
+	most = m->ovh.n > most ? m->ovh.n : most;
+	if (most > UINT32_MAX - 1) {
+		return -GP_ERR_RANGE;
+	}
+	perm = malloc((most ? most : 1) * sizeof(*perm));
+	scratch = malloc((most ? most : 1) * sizeof(uint64_t));
+	if (!perm || !scratch) {
+		free(perm);
+		free(scratch);
+		return -GP_ERR_NOMEM;
+	}
+	SORT_TABLE_(gpa_kernels, m->kern);
+	SORT_TABLE_(gpa_memcpys, m->copy);
+	SORT_TABLE_(gpa_memsets, m->set);
+	SORT_TABLE_(gpa_apis, m->api);
+	SORT_TABLE_(gpa_syncs, m->sync);
+	SORT_TABLE_(gpa_overheads, m->ovh);
+	/* NVTX: outer ranges before the ranges they enclose when both start together. */
+	{
+		uint64_t *negend = scratch;
+		bool moved;
+		gpa_nvtxs_shrink(&m->nvtx);
+		for (size_t i = 0; i < m->nvtx.n; i++) {
+			negend[i] = UINT64_MAX - m->nvtx.end[i];
+		}
+		/* negend lives in scratch: sort by it into perm, then permute with another buffer. */
+		uint32_t *perm2 = malloc((m->nvtx.n ? m->nvtx.n : 1) * sizeof(*perm2));
+		uint64_t *tmp = malloc((m->nvtx.n ? m->nvtx.n : 1) * sizeof(*tmp));
+		if (!perm2 || !tmp) {
+			free(perm2);
+			free(tmp);
+			ret = -GP_ERR_NOMEM;
+			goto out;
+		}
+		ret = sort_perm(negend, m->nvtx.n, perm2, &moved);
+		if (!ret && moved) {
+			gpa_nvtxs_permute(&m->nvtx, perm2, tmp);
+		}
+		free(perm2);
+		free(tmp);
+		if (!ret) {
+			SORT_TABLE_(gpa_nvtxs, m->nvtx);
+		}
+	}
+out:
+	free(perm);
+	free(scratch);
+	return ret;
+}
+
+/*
+ * GPU ops and sync records -> the API call with their correlation id.
+ * CUPTI hands out correlation ids from one counter per process, so a table
+ * indexed by (id - smallest id) is dense; per process, within limits, else
+ * a hash map. Runtime and driver calls may share an id: the outer (earlier)
+ * call wins.
+ */
+struct corr_index {
+	uint32_t lo, hi;  /* ids covered by dense */
+	uint32_t *dense;  /* api row by id - lo, GPA_NONE */
+	struct u64map map; /* when the ids are too sparse */
+};
+
+static uint32_t corr_find(const struct corr_index *ci, uint32_t corr)
+{
+	if (ci->dense) {
+		return corr >= ci->lo && corr <= ci->hi ? ci->dense[corr - ci->lo] : GPA_NONE;
+	}
+	return u64map_get(&ci->map, corr);
+}
+
+static int link_correlation(struct gpa_model *m)
+{
+	size_t np = m->procs.n;
+	struct corr_index *ci = calloc(np ? np : 1, sizeof(*ci));
+	size_t *cnt = calloc(np ? np : 1, sizeof(*cnt));
+	int ret = -GP_ERR_NOMEM;
+
+	if (!ci || !cnt) {
+		goto out;
+	}
+	for (size_t p = 0; p < np; p++) {
+		ci[p].lo = UINT32_MAX;
+	}
+	for (size_t i = 0; i < m->api.n; i++) {
+		uint32_t p = m->threads.v[m->api.thread[i]].proc, c = m->api.corr[i];
+		if (c) {
+			ci[p].lo = c < ci[p].lo ? c : ci[p].lo;
+			ci[p].hi = c > ci[p].hi ? c : ci[p].hi;
+			cnt[p]++;
+		}
+	}
+	for (size_t p = 0; p < np; p++) {
+		if (!cnt[p]) {
+			continue;
+		}
+		uint64_t range = (uint64_t)ci[p].hi - ci[p].lo + 1;
+		if (range <= 4 * (uint64_t)cnt[p] + 1024) {
+			ci[p].dense = malloc(range * sizeof(uint32_t));
+			if (!ci[p].dense) {
+				goto out;
+			}
+			memset(ci[p].dense, 0xff, range * sizeof(uint32_t));
+		} else if (u64map_init(&ci[p].map, cnt[p])) {
+			goto out;
+		}
+	}
+	for (size_t i = 0; i < m->api.n; i++) {
+		uint32_t p = m->threads.v[m->api.thread[i]].proc, c = m->api.corr[i];
+		if (!c || corr_find(&ci[p], c) != GPA_NONE) {
+			continue; /* rows are in start order: the first is the outer call */
+		}
+		if (ci[p].dense) {
+			ci[p].dense[c - ci[p].lo] = (uint32_t)i;
+		} else if (u64map_put(&ci[p].map, c, (uint32_t)i)) {
+			goto out;
+		}
+	}
+	for (size_t i = 0; i < m->kern.n; i++) {
+		m->kern.api[i] = corr_find(&ci[gpa_dev_proc(m, m->kern.dev[i])], m->kern.corr[i]);
+	}
+	for (size_t i = 0; i < m->copy.n; i++) {
+		const struct corr_index *c = &ci[gpa_dev_proc(m, m->copy.dev[i])];
+		uint32_t a = m->copy.rcorr[i] ? corr_find(c, m->copy.rcorr[i]) : GPA_NONE;
+		m->copy.api[i] = a != GPA_NONE ? a : corr_find(c, m->copy.corr[i]);
+	}
+	for (size_t i = 0; i < m->set.n; i++) {
+		m->set.api[i] = corr_find(&ci[gpa_dev_proc(m, m->set.dev[i])], m->set.corr[i]);
+	}
+	for (size_t i = 0; i < m->sync.n; i++) {
+		m->sync.api[i] = corr_find(&ci[m->sync.proc[i]], m->sync.corr[i]);
+	}
+	ret = 0;
+out:
+	for (size_t p = 0; ci && p < np; p++) {
+		free(ci[p].dense);
+		u64map_free(&ci[p].map);
+	}
+	free(ci);
+	free(cnt);
+	return ret;
+}
+
+/* Rows of a start-sorted table grouped by thread, keeping start order (counting sort). */
+static int by_thread(const uint32_t *thread, size_t n, size_t nthreads, uint32_t **rows,
+		     size_t **first)
+{
+	size_t *cnt = calloc(nthreads + 1, sizeof(*cnt));
+	uint32_t *r = malloc((n ? n : 1) * sizeof(*r));
+
+	if (!cnt || !r) {
+		free(cnt);
+		free(r);
+		return -GP_ERR_NOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		cnt[thread[i] + 1]++;
+	}
+	for (size_t t = 0; t < nthreads; t++) {
+		cnt[t + 1] += cnt[t];
+	}
+	size_t *pos = malloc((nthreads + 1) * sizeof(*pos));
+	if (!pos) {
+		free(cnt);
+		free(r);
+		return -GP_ERR_NOMEM;
+	}
+	memcpy(pos, cnt, (nthreads + 1) * sizeof(*pos));
+	for (size_t i = 0; i < n; i++) {
+		r[pos[thread[i]]++] = (uint32_t)i;
+	}
+	free(pos);
+	*rows = r;
+	*first = cnt;
+	return 0;
+}
+
+/*
+ * One sweep per thread over its push/pop ranges and API calls in start
+ * order, with a stack of open ranges: gives each range its parent and
+ * depth, and each API call its innermost enclosing range.
+ */
+static int link_nvtx(struct gpa_model *m)
+{
+	size_t nth = m->threads.n;
+	uint32_t *nrows = NULL, *arows = NULL, *stack = NULL;
+	size_t *nfirst = NULL, *afirst = NULL;
+	int ret;
+
+	ret = by_thread(m->nvtx.thread, m->nvtx.n, nth, &nrows, &nfirst);
+	if (!ret) {
+		ret = by_thread(m->api.thread, m->api.n, nth, &arows, &afirst);
+	}
+	if (!ret) {
+		stack = malloc((m->nvtx.n ? m->nvtx.n : 1) * sizeof(*stack));
+		ret = stack ? 0 : -GP_ERR_NOMEM;
+	}
+	for (size_t t = 0; !ret && t < nth; t++) {
+		size_t ni = nfirst[t], ne = nfirst[t + 1], ai = afirst[t], ae = afirst[t + 1];
+		size_t sp = 0;
+		while (ni < ne || ai < ae) {
+			uint32_t nr = ni < ne ? nrows[ni] : GPA_NONE;
+			uint32_t ar = ai < ae ? arows[ai] : GPA_NONE;
+			bool take_nvtx = nr != GPA_NONE &&
+					 (ar == GPA_NONE || m->nvtx.start[nr] <= m->api.start[ar]);
+			uint64_t t0 = take_nvtx ? m->nvtx.start[nr] : m->api.start[ar];
+			while (sp && m->nvtx.end[stack[sp - 1]] <= t0 &&
+			       m->nvtx.end[stack[sp - 1]] != m->nvtx.start[stack[sp - 1]]) {
+				sp--;
+			}
+			/* Zero-length ranges close at once. */
+			while (sp && m->nvtx.end[stack[sp - 1]] < t0) {
+				sp--;
+			}
+			if (take_nvtx) {
+				ni++;
+				if (m->nvtx.type[nr] != GPT_NVTX_PUSH_POP) {
+					continue;
+				}
+				m->nvtx.parent[nr] = sp ? stack[sp - 1] : GPA_NONE;
+				m->nvtx.depth[nr] = (uint16_t)(sp < UINT16_MAX ? sp : UINT16_MAX);
+				stack[sp++] = nr;
+			} else {
+				ai++;
+				m->api.nvtx[ar] = sp ? stack[sp - 1] : GPA_NONE;
+			}
+		}
+	}
+	free(nrows);
+	free(arows);
+	free(nfirst);
+	free(afirst);
+	free(stack);
+	return ret;
+}
+
+/* The device timelines: every GPU op, sorted by (device, start). */
+static int build_gpu(struct gpa_model *m)
+{
+	struct gpa_gpus *g = &m->gpu;
+	size_t total = m->kern.n + m->copy.n + m->set.n;
+	size_t ki = 0, ci = 0, si = 0;
+	int ret;
+
+	if (total > UINT32_MAX - 1) {
+		return -GP_ERR_RANGE;
+	}
+	ret = gpa_gpus_reserve(g, total ? total : 1);
+	if (ret) {
+		return ret;
+	}
+	/* Merge the three start-sorted tables. */
+	while (ki < m->kern.n || ci < m->copy.n || si < m->set.n) {
+		uint64_t kt = ki < m->kern.n ? m->kern.start[ki] : UINT64_MAX;
+		uint64_t ct = ci < m->copy.n ? m->copy.start[ci] : UINT64_MAX;
+		uint64_t st = si < m->set.n ? m->set.start[si] : UINT64_MAX;
+		size_t r = g->n++;
+		if (kt <= ct && kt <= st && ki < m->kern.n) {
+			g->start[r] = kt;
+			g->end[r] = m->kern.end[ki];
+			g->row[r] = (uint32_t)ki;
+			g->dev[r] = m->kern.dev[ki];
+			g->kind[r] = GPA_GPU_KERNEL;
+			ki++;
+		} else if (ct <= st && ci < m->copy.n) {
+			g->start[r] = ct;
+			g->end[r] = m->copy.end[ci];
+			g->row[r] = (uint32_t)ci;
+			g->dev[r] = m->copy.dev[ci];
+			g->kind[r] = GPA_GPU_MEMCPY;
+			ci++;
+		} else {
+			g->start[r] = st;
+			g->end[r] = m->set.end[si];
+			g->row[r] = (uint32_t)si;
+			g->dev[r] = m->set.dev[si];
+			g->kind[r] = GPA_GPU_MEMSET;
+			si++;
+		}
+	}
+	/* Stable counting sort by device keeps start order within each device. */
+	size_t nd = m->devs.n;
+	size_t *cnt = calloc(nd + 1, sizeof(*cnt));
+	uint32_t *perm = malloc((g->n ? g->n : 1) * sizeof(*perm));
+	void *scratch = malloc((g->n ? g->n : 1) * sizeof(uint64_t));
+	if (!cnt || !perm || !scratch) {
+		free(cnt);
+		free(perm);
+		free(scratch);
+		return -GP_ERR_NOMEM;
+	}
+	for (size_t i = 0; i < g->n; i++) {
+		cnt[g->dev[i] + 1]++;
+	}
+	for (size_t d = 0; d < nd; d++) {
+		cnt[d + 1] += cnt[d];
+		m->devs.v[d].gpu_first = (uint32_t)cnt[d];
+		m->devs.v[d].gpu_count = (uint32_t)(cnt[d + 1] - cnt[d]);
+	}
+	for (size_t i = 0; i < g->n; i++) {
+		perm[cnt[g->dev[i]]++] = (uint32_t)i;
+	}
+	gpa_gpus_permute(g, perm, scratch);
+	free(cnt);
+	free(perm);
+	free(scratch);
+	return 0;
+}
+
+static void span(struct gpa_model *m)
+{
+	bool any = false;
+
+#define SPAN_(tab)                                                                                 \
+	for (size_t i_ = 0; i_ < (tab).n; i_++) {                                                  \
+		if (!any || (tab).start[i_] < m->t0) {                                             \
+			m->t0 = (tab).start[i_];                                                   \
+		}                                                                                  \
+		if (!any || (tab).end[i_] > m->t1) {                                               \
+			m->t1 = (tab).end[i_];                                                     \
+		}                                                                                  \
+		any = true;                                                                        \
+	}
+	SPAN_(m->kern);
+	SPAN_(m->copy);
+	SPAN_(m->set);
+	SPAN_(m->api);
+	SPAN_(m->sync);
+	SPAN_(m->nvtx);
+#undef SPAN_
+}
+
+int gpa_model_load(struct gpa_model *m, const char *const *paths, size_t npaths,
+		   const struct gpa_load_opts *opts, char *errbuf, size_t errlen)
+{
+	uint64_t total = 0, done = 0;
+	GP_VEC(struct file_rows) rows = {0};
+	struct u64map maps[2] = {{0}}; /* functions and shapes, while loading */
+	int ret = 0;
+
+	memset(m, 0, sizeof(*m));
+	gp_strbuf_init(&m->strs.text);
+	if (u64map_init(&maps[0], 1024) || u64map_init(&maps[1], 1024)) {
+		u64map_free(&maps[0]);
+		snprintf(errbuf, errlen, "out of memory");
+		return -GP_ERR_NOMEM;
+	}
+	for (size_t i = 0; i < npaths; i++) {
+		struct stat sb;
+		if (!stat(paths[i], &sb)) {
+			total += (uint64_t)sb.st_size;
+		}
+	}
+	for (size_t i = 0; i < npaths && !ret; i++) {
+		struct file_rows fr = {m->kern.n, m->copy.n, m->set.n, m->api.n,
+				       m->sync.n, m->nvtx.n, m->ovh.n};
+		ret = gp_vec_push(&rows, fr);
+		if (!ret) {
+			ret = load_file(m, paths[i], opts, maps, &done, total, errbuf, errlen);
+		} else {
+			snprintf(errbuf, errlen, "out of memory");
+		}
+	}
+	u64map_free(&maps[0]);
+	u64map_free(&maps[1]);
+	if (ret) {
+		gp_vec_free(&rows);
+		goto fail;
+	}
+	/*
+	 * One timeline: with several files, each is shifted by its anchor onto
+	 * CLOCK_REALTIME when every file has one; a single file keeps its clock.
+	 */
+	m->aligned = m->procs.n > 0;
+	for (size_t i = 0; i < m->procs.n; i++) {
+		m->aligned &= m->procs.v[i].aligned;
+	}
+	if (m->aligned && m->procs.n > 1) {
+		for (size_t i = 0; i < m->procs.n; i++) {
+			struct file_ctx f = {.m = m, .offset = m->procs.v[i].clock_offset};
+			f.k0 = rows.v[i].k0;
+			f.c0 = rows.v[i].c0;
+			f.s0 = rows.v[i].s0;
+			f.a0 = rows.v[i].a0;
+			f.y0 = rows.v[i].y0;
+			f.n0 = rows.v[i].n0;
+			f.o0 = rows.v[i].o0;
+			shift_file(&f, i + 1 < m->procs.n ? &rows.v[i + 1] : NULL);
+		}
+	} else {
+		for (size_t i = 0; i < m->procs.n; i++) {
+			m->procs.v[i].clock_offset = 0;
+		}
+	}
+	gp_vec_free(&rows);
+	ret = -GP_ERR_NOMEM;
+	for (size_t i = 0; i < m->procs.n; i++) {
+		m->events += m->procs.v[i].events;
+	}
+	if (sort_tables(m) || link_correlation(m) || link_nvtx(m) || build_gpu(m)) {
+		snprintf(errbuf, errlen, "out of memory building the model");
+		goto fail;
+	}
+	span(m);
+	return 0;
+fail:
+	gpa_model_release(m);
+	return ret;
+}
+
+void gpa_model_release(struct gpa_model *m)
+{
+	for (size_t i = 0; i < m->procs.n; i++) {
+		free(m->procs.v[i].path);
+	}
+	gp_vec_free(&m->procs);
+	gp_vec_free(&m->devs);
+	gp_vec_free(&m->threads);
+	gp_vec_free(&m->funcs);
+	gp_vec_free(&m->shapes);
+	gp_vec_free(&m->strs.off);
+	gp_strbuf_release(&m->strs.text);
+	free(m->strs.slots);
+	gpa_kernels_free(&m->kern);
+	gpa_memcpys_free(&m->copy);
+	gpa_memsets_free(&m->set);
+	gpa_apis_free(&m->api);
+	gpa_syncs_free(&m->sync);
+	gpa_nvtxs_free(&m->nvtx);
+	gpa_overheads_free(&m->ovh);
+	gpa_gpus_free(&m->gpu);
+	memset(m, 0, sizeof(*m));
+}
+
+uint32_t gpa_gpu_stream(const struct gpa_model *m, size_t i)
+{
+	uint32_t r = m->gpu.row[i];
+
+	switch (m->gpu.kind[i]) {
+	case GPA_GPU_KERNEL:
+		return m->kern.stream[r];
+	case GPA_GPU_MEMCPY:
+		return m->copy.stream[r];
+	default:
+		return m->set.stream[r];
+	}
+}
+
+size_t gpa_model_bytes(const struct gpa_model *m)
+{
+	return m->kern.cap * gpa_kernels_row_bytes() + m->copy.cap * gpa_memcpys_row_bytes() +
+	       m->set.cap * gpa_memsets_row_bytes() + m->api.cap * gpa_apis_row_bytes() +
+	       m->sync.cap * gpa_syncs_row_bytes() + m->nvtx.cap * gpa_nvtxs_row_bytes() +
+	       m->ovh.cap * gpa_overheads_row_bytes() + m->gpu.cap * gpa_gpus_row_bytes() +
+	       m->strs.text.alloc + m->strs.off.cap * sizeof(uint32_t) +
+	       m->strs.nslots * sizeof(uint32_t) + m->threads.cap * sizeof(struct gpa_thread) +
+	       m->devs.cap * sizeof(struct gpa_dev) + m->procs.cap * sizeof(struct gpa_proc) +
+	       m->funcs.cap * sizeof(struct gpa_func) + m->shapes.cap * sizeof(struct gpa_shape);
+}
+
+/* ------------------------------------------------------------ inputs */
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int gpa_expand_inputs(const char *const *args, size_t nargs, char ***out, size_t *nout,
+		      char *errbuf, size_t errlen)
+{
+	GP_VEC(char *) v = {0};
+	int ret = 0;
+
+	for (size_t i = 0; i < nargs && !ret; i++) {
+		struct stat sb;
+		if (stat(args[i], &sb) || !S_ISDIR(sb.st_mode)) {
+			char *s = strdup(args[i]);
+			if (!s || gp_vec_push(&v, s)) {
+				free(s);
+				ret = -GP_ERR_NOMEM;
+			}
+			continue;
+		}
+		DIR *d = opendir(args[i]);
+		if (!d) {
+			snprintf(errbuf, errlen, "%s: cannot open directory: %s", args[i],
+				 strerror(errno));
+			ret = -GP_ERR_IO;
+			break;
+		}
+		size_t first = v.n;
+		struct dirent *de;
+		while ((de = readdir(d))) {
+			size_t len = strlen(de->d_name);
+			if (len < 5 || strcmp(de->d_name + len - 4, ".gpz")) {
+				continue;
+			}
+			struct gp_strbuf sb2 = GP_STRBUF_INIT;
+			gp_strbuf_addf(&sb2, "%s/%s", args[i], de->d_name);
+			char *s = gp_strbuf_detach(&sb2, NULL);
+			if (!s || gp_vec_push(&v, s)) {
+				free(s);
+				ret = -GP_ERR_NOMEM;
+				break;
+			}
+		}
+		closedir(d);
+		if (!ret && v.n == first) {
+			snprintf(errbuf, errlen, "%s: no .gpz files in the directory", args[i]);
+			ret = -GP_ERR_NOTFOUND;
+		}
+		if (!ret) {
+			qsort(v.v + first, v.n - first, sizeof(char *), cmp_str);
+		}
+	}
+	if (ret) {
+		if (ret == -GP_ERR_NOMEM) {
+			snprintf(errbuf, errlen, "out of memory");
+		}
+		for (size_t i = 0; i < v.n; i++) {
+			free(v.v[i]);
+		}
+		gp_vec_free(&v);
+		return ret;
+	}
+	*out = v.v;
+	*nout = v.n;
+	return 0;
+}

@@ -1,0 +1,235 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * model.h - the in-memory model every analysis reads: all records of all
+ * input traces, in struct-of-arrays tables sorted by start time, on one
+ * timeline, with the indexes analyses need:
+ *
+ *   GPU op (kernel, memcpy, memset) -> launching API call -> thread
+ *   API call -> innermost NVTX push/pop range of its thread at that moment
+ *   NVTX range -> its parent range
+ *   device -> its GPU ops in start order (gpa_model.gpu)
+ *
+ * Times are nanoseconds on the model's timeline: with several files, each
+ * file's trace clock shifted by its first clock anchor onto CLOCK_REALTIME
+ * when every file has one; a single file (or any file without an anchor)
+ * keeps the clock it was recorded with. Nothing is rounded. Strings from all files are
+ * interned into one table (gpa_model_str). Included through analyze.h.
+ */
+#ifndef GPA_MODEL_H
+#define GPA_MODEL_H
+
+#define GPA_NONE UINT32_MAX /* "no row" in index columns */
+
+/* X(type, column): the columns of each table. */
+#define GPA_KERNEL_COLS(X)                                                                         \
+	X(uint64_t, start)                                                                         \
+	X(uint64_t, end)                                                                           \
+	X(uint32_t, func)      /* row in gpa_model.funcs: the kernel's names */                    \
+	X(uint32_t, shape)     /* row in gpa_model.shapes: its launch configuration */             \
+	X(uint32_t, stream)                                                                        \
+	X(uint32_t, corr)                                                                          \
+	X(uint32_t, api)       /* launching API row or GPA_NONE */                                 \
+	X(uint16_t, dev)       /* model device index */
+
+#define GPA_MEMCPY_COLS(X)                                                                         \
+	X(uint64_t, start)                                                                         \
+	X(uint64_t, end)                                                                           \
+	X(uint64_t, bytes)                                                                         \
+	X(uint32_t, stream)                                                                        \
+	X(uint32_t, corr)                                                                          \
+	X(uint32_t, rcorr)     /* runtime API correlation id, 0 when none */                       \
+	X(uint32_t, api)                                                                           \
+	X(uint16_t, dev)                                                                           \
+	X(uint8_t, copy_kind)  /* CUpti_ActivityMemcpyKind: 1 HtoD, 2 DtoH, 8 DtoD, 10 PtoP... */  \
+	X(uint8_t, src_kind)                                                                       \
+	X(uint8_t, dst_kind)                                                                       \
+	X(uint8_t, flags)
+
+#define GPA_MEMSET_COLS(X)                                                                         \
+	X(uint64_t, start)                                                                         \
+	X(uint64_t, end)                                                                           \
+	X(uint64_t, bytes)                                                                         \
+	X(uint32_t, stream)                                                                        \
+	X(uint32_t, corr)                                                                          \
+	X(uint32_t, api)                                                                           \
+	X(uint16_t, dev)                                                                           \
+	X(uint8_t, memory_kind)
+
+#define GPA_API_COLS(X)                                                                            \
+	X(uint64_t, start)                                                                         \
+	X(uint64_t, end)                                                                           \
+	X(uint32_t, name)                                                                          \
+	X(uint32_t, cbid)                                                                          \
+	X(uint32_t, corr)                                                                          \
+	X(uint32_t, thread)   /* model thread index */                                             \
+	X(uint32_t, nvtx)     /* innermost enclosing NVTX push/pop range or GPA_NONE */            \
+	X(uint32_t, ret)                                                                           \
+	X(uint8_t, domain)    /* enum gpt_api_domain */
+
+#define GPA_SYNC_COLS(X)                                                                           \
+	X(uint64_t, start)                                                                         \
+	X(uint64_t, end)                                                                           \
+	X(uint32_t, corr)                                                                          \
+	X(uint32_t, stream)                                                                        \
+	X(uint32_t, api)                                                                           \
+	X(uint32_t, proc)                                                                          \
+	X(uint8_t, type) /* 1 event, 2 stream-wait-event, 3 stream, 4 context */
+
+#define GPA_NVTX_COLS(X)                                                                           \
+	X(uint64_t, start)                                                                         \
+	X(uint64_t, end)                                                                           \
+	X(uint32_t, name)                                                                          \
+	X(uint32_t, domain)                                                                        \
+	X(uint32_t, thread)  /* thread that started it */                                          \
+	X(uint32_t, parent)  /* enclosing push/pop range on the same thread, or GPA_NONE */        \
+	X(uint32_t, color)                                                                         \
+	X(uint16_t, depth)   /* nesting level from the parent links, 0 outermost */                \
+	X(uint8_t, type)     /* enum gpt_nvtx_type */
+
+#define GPA_OVERHEAD_COLS(X)                                                                       \
+	X(uint64_t, start)                                                                         \
+	X(uint64_t, end)                                                                           \
+	X(uint32_t, kind)                                                                          \
+	X(uint32_t, proc)
+
+/* One GPU operation of any kind, sorted by (device, start): the device timelines. */
+#define GPA_GPU_COLS(X)                                                                            \
+	X(uint64_t, start)                                                                         \
+	X(uint64_t, end)                                                                           \
+	X(uint32_t, row)   /* row in the kind's table */                                           \
+	X(uint16_t, dev)                                                                           \
+	X(uint8_t, kind)   /* GPA_GPU_KERNEL, _MEMCPY, _MEMSET */
+
+enum gpa_gpu_kind {
+	GPA_GPU_KERNEL = 1,
+	GPA_GPU_MEMCPY = 2,
+	GPA_GPU_MEMSET = 3,
+};
+
+#define GPA_COL_PTR_(type, col) type *col;
+#define GPA_DECLARE_TABLE_(tname, COLS)                                                            \
+	struct tname {                                                                             \
+		size_t n, cap;                                                                     \
+		COLS(GPA_COL_PTR_)                                                                 \
+	};
+GPA_DECLARE_TABLE_(gpa_kernels, GPA_KERNEL_COLS)
+GPA_DECLARE_TABLE_(gpa_memcpys, GPA_MEMCPY_COLS)
+GPA_DECLARE_TABLE_(gpa_memsets, GPA_MEMSET_COLS)
+GPA_DECLARE_TABLE_(gpa_apis, GPA_API_COLS)
+GPA_DECLARE_TABLE_(gpa_syncs, GPA_SYNC_COLS)
+GPA_DECLARE_TABLE_(gpa_nvtxs, GPA_NVTX_COLS)
+GPA_DECLARE_TABLE_(gpa_overheads, GPA_OVERHEAD_COLS)
+GPA_DECLARE_TABLE_(gpa_gpus, GPA_GPU_COLS)
+
+/* One input file: one traced process. */
+struct gpa_proc {
+	char *path;
+	uint32_t pid;
+	int32_t rank, world_size;
+	uint32_t host, cmdline; /* model string ids */
+	int64_t clock_offset;   /* added to this file's trace-clock times */
+	bool aligned;           /* had a clock anchor */
+	bool truncated, has_footer;
+	uint64_t corrupt_chunks;
+	uint64_t losses[GPT_LOSS__MAX];
+	uint64_t events;
+};
+
+struct gpa_dev {
+	uint32_t proc;
+	uint32_t id;   /* CUDA device ordinal in its process */
+	uint32_t name; /* model string id */
+	uint8_t cc_major, cc_minor;
+	uint32_t num_sms;
+	uint64_t global_mem_bytes, global_mem_bw_kbps;
+	uint32_t gpu_first, gpu_count; /* its rows in gpa_model.gpu */
+};
+
+/* A kernel function: launches of one name share it. */
+struct gpa_func {
+	uint32_t name;      /* model string id, mangled as recorded */
+	uint32_t demangled; /* model string id; 0 when the name is not mangled */
+};
+
+/* A launch configuration: launches with the same one share it. */
+struct gpa_shape {
+	int32_t grid_x, grid_y, grid_z;
+	int32_t block_x, block_y, block_z;
+	int32_t static_smem, dynamic_smem;
+	uint16_t regs;
+};
+
+struct gpa_thread {
+	uint32_t proc;
+	uint32_t tid;
+	uint32_t name; /* model string id; 0 unknown */
+};
+
+struct gpa_strtab {
+	GP_VEC(uint32_t) off;  /* by id - 1 */
+	struct gp_strbuf text;
+	uint32_t *slots;       /* ids; 0 empty */
+	size_t nslots;
+};
+
+struct gpa_model {
+	struct gpa_strtab strs;
+	GP_VEC(struct gpa_proc) procs;
+	GP_VEC(struct gpa_dev) devs;
+	GP_VEC(struct gpa_thread) threads;
+	GP_VEC(struct gpa_func) funcs;
+	GP_VEC(struct gpa_shape) shapes;
+	struct gpa_kernels kern;
+	struct gpa_memcpys copy;
+	struct gpa_memsets set;
+	struct gpa_apis api;
+	struct gpa_syncs sync;
+	struct gpa_nvtxs nvtx;
+	struct gpa_overheads ovh;
+	struct gpa_gpus gpu;
+	uint64_t t0, t1;     /* earliest start and latest end of any timed record */
+	uint64_t events;     /* activity records loaded */
+	bool aligned;        /* all processes placed by clock anchors */
+};
+
+struct gpa_load_opts {
+	/* Called now and then while loading: bytes read so far and in all. NULL: silent. */
+	void (*progress)(uint64_t done, uint64_t total, void *data);
+	void *progress_data;
+};
+
+/*
+ * Loads traces into *m (zeroed by the call). Returns 0, or a negative error
+ * with the reason in errbuf (file and problem). Truncated files and corrupt
+ * chunks load what can be read and are marked in their gpa_proc. On error
+ * the model is released.
+ */
+int gpa_model_load(struct gpa_model *m, const char *const *paths, size_t npaths,
+		   const struct gpa_load_opts *opts, char *errbuf, size_t errlen);
+void gpa_model_release(struct gpa_model *m);
+
+/* A model string ("" for 0). */
+const char *gpa_model_str(const struct gpa_model *m, uint32_t id);
+/* Interns s; 0 for empty; GPA_NONE when out of memory. */
+uint32_t gpa_model_intern(struct gpa_model *m, const char *s);
+
+/* The process of a GPU op row of a kind, via its device. */
+static inline uint32_t gpa_dev_proc(const struct gpa_model *m, uint16_t dev)
+{
+	return m->devs.v[dev].proc;
+}
+
+/* The stream of GPU op row i of gpa_model.gpu. */
+uint32_t gpa_gpu_stream(const struct gpa_model *m, size_t i);
+
+/* Bytes the model's tables hold (for the memory-per-event figure). */
+size_t gpa_model_bytes(const struct gpa_model *m);
+
+/*
+ * Expands directories (every *.gpz inside, sorted) into a list of files.
+ * Caller frees each string and the array.
+ */
+int gpa_expand_inputs(const char *const *args, size_t nargs, char ***out, size_t *nout,
+		      char *errbuf, size_t errlen);
+
+#endif /* GPA_MODEL_H */
