@@ -404,6 +404,14 @@ int gen_write(struct gpt_writer *w, const struct gen_opts *o, struct gen_stats *
 				     .message = intern(&g, buf), .start_tid = g.tid,
 				     .end_tid = g.tid};
 		add(&g, GPT_KIND_NVTX, &n, true);
+		if (o->gap_ns) {
+			/* A slow data loader: the host is busy, the GPU idle. */
+			struct gpt_nvtx dl = {.start = g.cpu, .end = g.cpu + o->gap_ns,
+					      .type = GPT_NVTX_PUSH_POP,
+					      .message = intern(&g, "DataLoader.__next__"),
+					      .start_tid = g.tid, .end_tid = g.tid};
+			add(&g, GPT_KIND_NVTX, &dl, true);
+		}
 		g.cpu += o->gap_ns;
 		if (o->all_kinds) {
 			struct gpt_loss l = {.ts = g.cpu, .cause = GPT_LOSS_CUPTI_DROPPED,

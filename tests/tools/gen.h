@@ -21,7 +21,7 @@ struct gen_opts {
 	uint32_t devices;
 	uint32_t nvtx_depth;       /* phase nesting inside each step range (0: step range only) */
 	uint32_t rank, world_size; /* process rank written in the PROCESS record */
-	uint64_t gap_ns;           /* idle time after each step (a slow data loader) */
+	uint64_t gap_ns;           /* after each step: a DataLoader.__next__ NVTX range this long */
 	bool all_kinds;            /* also emit memset, NCCL, overhead, metric, memory, ... */
 	uint64_t start_ns;         /* trace clock at the first event */
 };
