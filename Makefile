@@ -53,7 +53,9 @@ TRACEGEN := $(O)/tracegen
 
 UNIT_BASE := $(O)/tests/unit-base
 UNIT_TRACE := $(O)/tests/unit-trace
-UNIT_BINS := $(UNIT_BASE) $(UNIT_TRACE)
+UNIT_ANALYZE := $(O)/tests/unit-analyze
+UNIT_REPORT := $(O)/tests/unit-report
+UNIT_BINS := $(UNIT_BASE) $(UNIT_TRACE) $(UNIT_ANALYZE) $(UNIT_REPORT)
 BENCH_TRACE := $(O)/bench-trace
 
 HAVE_CUDA := $(shell test -x $(CUDA_HOME)/bin/nvcc && echo 1)
@@ -111,6 +113,15 @@ $(UNIT_BASE): $(call obj,$(wildcard tests/unit/base/*.c)) $(UNIT_MAIN) $(LIB_BAS
 	$(CC) $(LDFLAGS) -o $@ $^ -lm
 $(UNIT_TRACE): $(call obj,$(wildcard tests/unit/trace/*.c) tests/tools/gen.c) $(UNIT_MAIN) \
 		$(LIB_TRACE) $(LIB_BASE)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
+
+$(UNIT_ANALYZE): $(call obj,$(wildcard tests/unit/analyze/*.c) tests/tools/gen.c) $(UNIT_MAIN) \
+		$(LIB_ANALYZE) $(LIB_TRACE) $(LIB_BASE)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
+$(UNIT_REPORT): $(call obj,$(wildcard tests/unit/report/*.c)) $(UNIT_MAIN) \
+		$(LIB_REPORT) $(LIB_ANALYZE) $(LIB_TRACE) $(LIB_BASE)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
 

@@ -1,0 +1,388 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Tests of the analysis model and steps on small hand-written traces with
+ * answers worked out by hand.
+ */
+#include "base/compat.h"
+#include "analyze/analyze.h"
+#include "tests/tools/gen.h"
+#include "tests/unit/test.h"
+
+#include <stdio.h>
+#include <sys/stat.h>
+
+struct tw {
+	struct gpt_writer *w;
+	char path[512];
+};
+
+static void tw_open(struct tw *t, const char *name)
+{
+	snprintf(t->path, sizeof(t->path), "%s/%s", test_tmpdir(), name);
+	CHECK_EQ_I(gpt_writer_open(t->path, NULL, &t->w), 0);
+}
+
+static uint32_t S(struct tw *t, const char *s)
+{
+	uint32_t id = 0;
+	CHECK_EQ_I(gpt_writer_intern_cstr(t->w, s, &id), 0);
+	return id;
+}
+
+static void add_api(struct tw *t, uint64_t start, uint64_t end, uint32_t tid, const char *name,
+		    uint32_t corr, uint8_t domain)
+{
+	struct gpt_api a = {.start = start, .end = end, .tid = tid, .domain = domain,
+			    .name = S(t, name), .correlation = corr};
+	CHECK_EQ_I(gpt_writer_add(t->w, GPT_KIND_API, &a), 0);
+}
+
+static void add_kernel(struct tw *t, uint64_t start, uint64_t end, uint32_t dev, uint32_t stream,
+		       uint32_t corr, const char *name, int32_t grid)
+{
+	struct gpt_kernel k = {.start = start, .end = end, .device = dev, .stream = stream,
+			       .correlation = corr, .name = S(t, name), .grid_x = grid,
+			       .grid_y = 1, .grid_z = 1, .block_x = 128, .block_y = 1, .block_z = 1};
+	CHECK_EQ_I(gpt_writer_add(t->w, GPT_KIND_KERNEL, &k), 0);
+}
+
+static void add_nvtx(struct tw *t, uint64_t start, uint64_t end, uint32_t tid, const char *name)
+{
+	struct gpt_nvtx n = {.start = start, .end = end, .type = GPT_NVTX_PUSH_POP,
+			     .message = S(t, name), .start_tid = tid, .end_tid = tid};
+	CHECK_EQ_I(gpt_writer_add(t->w, GPT_KIND_NVTX, &n), 0);
+}
+
+static void add_proc(struct tw *t, uint32_t pid, int32_t rank)
+{
+	struct gpt_process p = {.pid = pid, .rank = rank, .world_size = 2, .host = S(t, "h"),
+				.phase = 1};
+	CHECK_EQ_I(gpt_writer_add(t->w, GPT_KIND_PROCESS, &p), 0);
+}
+
+static void add_clock(struct tw *t, uint64_t ts, uint64_t realtime)
+{
+	struct gpt_clock c = {.ts = ts, .realtime = realtime, .phase = 1};
+	CHECK_EQ_I(gpt_writer_add(t->w, GPT_KIND_CLOCK, &c), 0);
+}
+
+static void tw_close(struct tw *t)
+{
+	CHECK_EQ_I(gpt_writer_close(t->w), 0);
+}
+
+static int load1(struct gpa_model *m, const char *path)
+{
+	char err[256] = "";
+	const char *paths[] = {path};
+	int ret = gpa_model_load(m, paths, 1, NULL, err, sizeof(err));
+	if (ret) {
+		TFAIL("load: %s", err);
+	}
+	return ret;
+}
+
+/*
+ * Two threads; kernels written out of start order on two streams; NVTX
+ * nesting outer(0..1000) > inner(100..500) on thread 7; runtime and driver
+ * calls sharing a correlation id.
+ */
+TEST(model_links_and_orders)
+{
+	struct tw t;
+	struct gpa_model m;
+
+	tw_open(&t, "a.gpz");
+	add_proc(&t, 100, -1);
+	add_nvtx(&t, 100, 500, 7, "inner");
+	add_nvtx(&t, 0, 1000, 7, "outer");
+	add_api(&t, 150, 190, 7, "cudaLaunchKernel", 1, GPT_API_RUNTIME);
+	add_api(&t, 160, 180, 7, "cuLaunchKernel", 1, GPT_API_DRIVER);
+	add_api(&t, 600, 640, 7, "cudaLaunchKernel", 2, GPT_API_RUNTIME);
+	add_api(&t, 2000, 2040, 9, "cudaLaunchKernel", 3, GPT_API_RUNTIME);
+	add_kernel(&t, 3000, 3500, 0, 14, 3, "k3", 10);
+	add_kernel(&t, 200, 900, 0, 13, 1, "k1", 10);
+	add_kernel(&t, 700, 800, 0, 14, 2, "k1", 10);
+	add_kernel(&t, 710, 720, 1, 20, 99, "k1", 20); /* no API: corr 99 unknown */
+	tw_close(&t);
+	REQUIRE(load1(&m, t.path) == 0);
+
+	CHECK_EQ_U(m.kern.n, 4);
+	CHECK_EQ_U(m.api.n, 4);
+	CHECK_EQ_U(m.nvtx.n, 2);
+	CHECK_EQ_U(m.devs.n, 2);
+	CHECK_EQ_U(m.threads.n, 2);
+	/* Sorted by start. */
+	for (size_t i = 1; i < m.kern.n; i++) {
+		CHECK(m.kern.start[i - 1] <= m.kern.start[i]);
+	}
+	CHECK_EQ_U(m.kern.start[0], 200);
+	CHECK_EQ_U(m.kern.start[3], 3000);
+	/* k1 launched twice with the same shape on device 0, once with another on device 1. */
+	CHECK_EQ_U(m.funcs.n, 2);
+	CHECK_EQ_U(m.shapes.n, 2);
+	CHECK_EQ_U(m.kern.func[0], m.kern.func[1]);
+	CHECK_STR(gpa_model_str(&m, m.funcs.v[m.kern.func[0]].name), "k1");
+	/* Correlation: the runtime call (outer, earlier) wins over the driver call. */
+	REQUIRE(m.kern.api[0] != GPA_NONE);
+	CHECK_STR(gpa_model_str(&m, m.api.name[m.kern.api[0]]), "cudaLaunchKernel");
+	CHECK_EQ_U(m.api.start[m.kern.api[0]], 150);
+	CHECK_EQ_U(m.kern.api[2], GPA_NONE); /* the device-1 kernel with corr 99 */
+	CHECK_EQ_U(m.api.start[m.kern.api[3]], 2000);
+	/* NVTX: outer first, inner's parent is outer, depth 0 and 1. */
+	CHECK_STR(gpa_model_str(&m, m.nvtx.name[0]), "outer");
+	CHECK_EQ_U(m.nvtx.parent[0], GPA_NONE);
+	CHECK_EQ_U(m.nvtx.parent[1], 0);
+	CHECK_EQ_U(m.nvtx.depth[1], 1);
+	/* API calls: in inner, in outer only, and on thread 9 in none. */
+	CHECK_EQ_U(m.api.nvtx[0], 1);
+	CHECK_EQ_U(m.api.nvtx[1], 1);
+	CHECK_EQ_U(m.api.nvtx[2], 0);
+	CHECK_EQ_U(m.api.nvtx[3], GPA_NONE);
+	/* Device timelines: device 0 has 3 ops in start order, device 1 one. */
+	CHECK_EQ_U(m.devs.v[0].gpu_count, 3);
+	CHECK_EQ_U(m.devs.v[1].gpu_count, 1);
+	CHECK_EQ_U(m.gpu.start[m.devs.v[0].gpu_first], 200);
+	CHECK_EQ_U(m.gpu.start[m.devs.v[0].gpu_first + 2], 3000);
+	CHECK_EQ_U(m.gpu.start[m.devs.v[1].gpu_first], 710);
+	CHECK_EQ_U(gpa_gpu_stream(&m, m.devs.v[1].gpu_first), 20);
+	CHECK_EQ_U(m.t0, 0);
+	CHECK_EQ_U(m.t1, 3500);
+	gpa_model_release(&m);
+}
+
+/* Two processes whose clocks differ: their anchors put them on one timeline. */
+TEST(model_aligns_processes_by_clock_anchor)
+{
+	struct tw a, b;
+	struct gpa_model m;
+	char err[256];
+
+	tw_open(&a, "r0.gpz");
+	add_proc(&a, 1, 0);
+	add_clock(&a, 1000, 5000000000ULL); /* trace 1000 = realtime 5 s */
+	add_kernel(&a, 2000, 2100, 0, 7, 0, "k", 1);
+	tw_close(&a);
+	tw_open(&b, "r1.gpz");
+	add_proc(&b, 2, 1);
+	add_clock(&b, 900000, 5000000500ULL); /* another clock base */
+	add_kernel(&b, 901000, 901100, 0, 7, 0, "k", 1);
+	tw_close(&b);
+
+	const char *paths[] = {a.path, b.path};
+	REQUIRE(gpa_model_load(&m, paths, 2, NULL, err, sizeof(err)) == 0);
+	CHECK(m.aligned);
+	CHECK_EQ_U(m.kern.n, 2);
+	/* rank 0's kernel at realtime 5 s + 1000 ns, rank 1's at 5 s + 500 + 1000 ns */
+	CHECK_EQ_U(m.kern.start[0], 5000001000ULL);
+	CHECK_EQ_U(m.kern.start[1], 5000001500ULL);
+	CHECK_EQ_U(m.kern.end[1] - m.kern.start[1], 100);
+	CHECK_EQ_U(m.procs.v[1].rank, 1);
+	gpa_model_release(&m);
+
+	/* One file keeps its own clock. */
+	const char *one[] = {b.path};
+	REQUIRE(gpa_model_load(&m, one, 1, NULL, err, sizeof(err)) == 0);
+	CHECK_EQ_U(m.kern.start[0], 901000);
+	gpa_model_release(&m);
+}
+
+TEST(model_load_errors_name_the_file)
+{
+	struct gpa_model m;
+	char err[256] = "", path[512];
+	const char *paths[] = {path};
+
+	snprintf(path, sizeof(path), "%s/none.gpz", test_tmpdir());
+	CHECK(gpa_model_load(&m, paths, 1, NULL, err, sizeof(err)) < 0);
+	CHECK_CONTAINS(err, "none.gpz");
+	CHECK_CONTAINS(err, "cannot open");
+
+	snprintf(path, sizeof(path), "%s/text.gpz", test_tmpdir());
+	FILE *f = fopen(path, "w");
+	REQUIRE(f != NULL);
+	fputs("not a trace at all", f);
+	fclose(f);
+	CHECK(gpa_model_load(&m, paths, 1, NULL, err, sizeof(err)) < 0);
+	CHECK_CONTAINS(err, "text.gpz: not a gpuprof trace");
+}
+
+TEST(expand_inputs_directory)
+{
+	struct tw t;
+	char dir[512], err[256], **files = NULL;
+	size_t n = 0;
+
+	snprintf(dir, sizeof(dir), "%s/run", test_tmpdir());
+	REQUIRE(mkdir(dir, 0755) == 0);
+	tw_open(&t, "run/b.gpz");
+	tw_close(&t);
+	tw_open(&t, "run/a.gpz");
+	tw_close(&t);
+	const char *args[] = {dir};
+	REQUIRE(gpa_expand_inputs(args, 1, &files, &n, err, sizeof(err)) == 0);
+	REQUIRE(n == 2);
+	CHECK(strstr(files[0], "/a.gpz") != NULL);
+	CHECK(strstr(files[1], "/b.gpz") != NULL);
+	for (size_t i = 0; i < n; i++) {
+		free(files[i]);
+	}
+	free(files);
+
+	snprintf(dir, sizeof(dir), "%s/empty", test_tmpdir());
+	REQUIRE(mkdir(dir, 0755) == 0);
+	const char *args2[] = {dir};
+	CHECK(gpa_expand_inputs(args2, 1, &files, &n, err, sizeof(err)) < 0);
+	CHECK_CONTAINS(err, "no .gpz files");
+}
+
+/*
+ * Steps 0 [0,1000) and 1 [1000,2000) (the last one too). A kernel launched
+ * in step 0 runs in step 1's time and still belongs to step 0.
+ */
+TEST(steps_assign_by_launch)
+{
+	struct tw t;
+	struct gpa_model m;
+	struct gpa_steps s;
+	char err[256];
+
+	tw_open(&t, "s.gpz");
+	add_nvtx(&t, 0, 1000, 7, "ProfilerStep#4");
+	add_nvtx(&t, 1000, 2000, 7, "ProfilerStep#5");
+	add_nvtx(&t, 1100, 1200, 7, "optimizer.step"); /* nested: not a step */
+	add_api(&t, 100, 110, 7, "cudaLaunchKernel", 1, GPT_API_RUNTIME);
+	add_api(&t, 900, 910, 7, "cudaLaunchKernel", 2, GPT_API_RUNTIME);
+	add_api(&t, 1500, 1510, 7, "cudaLaunchKernel", 3, GPT_API_RUNTIME);
+	add_kernel(&t, 200, 400, 0, 7, 1, "a", 1);
+	add_kernel(&t, 1050, 1300, 0, 7, 2, "b", 1);  /* launched in step 4 */
+	add_kernel(&t, 1250, 1600, 0, 8, 3, "c", 1);  /* overlaps b on another stream */
+	tw_close(&t);
+	REQUIRE(load1(&m, t.path) == 0);
+	REQUIRE(gpa_steps_find(&m, NULL, &s, err, sizeof(err)) == 0);
+	CHECK_EQ_I(s.source, GPA_STEPS_NVTX);
+	REQUIRE(s.v.n == 2);
+	CHECK_EQ_I(s.v.v[0].number, 4);
+	CHECK_EQ_I(s.v.v[1].number, 5);
+	CHECK_EQ_U(s.v.v[0].gpu_ops, 2);
+	CHECK_EQ_U(s.v.v[1].gpu_ops, 1);
+	/* step 4: [200,400) and [1050,1300): 200 + 250 */
+	CHECK_EQ_U(s.v.v[0].gpu_busy, 450);
+	CHECK_EQ_U(s.v.v[0].gpu_end, 1300);
+	CHECK_EQ_U(s.v.v[1].gpu_busy, 350);
+	CHECK_EQ_U(s.unassigned_ops, 0);
+	CHECK_EQ_U(s.wall.median, 1000);
+	gpa_steps_release(&s);
+
+	/* A pattern that matches the nested range only. */
+	REQUIRE(gpa_steps_find(&m, "^optimizer", &s, err, sizeof(err)) == 0);
+	REQUIRE(s.v.n == 1);
+	CHECK_EQ_U(s.v.v[0].gpu_ops, 0);
+	CHECK_EQ_U(s.unassigned_ops, 3);
+	gpa_steps_release(&s);
+
+	CHECK(gpa_steps_find(&m, "([", &s, err, sizeof(err)) == -GP_ERR_API);
+	CHECK_CONTAINS(err, "bad step pattern");
+	gpa_model_release(&m);
+}
+
+TEST(steps_fall_back_to_profiler_ranges_and_whole_trace)
+{
+	struct tw t;
+	struct gpa_model m;
+	struct gpa_steps s;
+	char err[256];
+
+	tw_open(&t, "p.gpz");
+	add_api(&t, 0, 10, 7, "cudaProfilerStart", 0, GPT_API_RUNTIME);
+	add_api(&t, 20, 30, 7, "cudaLaunchKernel", 1, GPT_API_RUNTIME);
+	add_api(&t, 500, 510, 7, "cudaProfilerStop", 0, GPT_API_RUNTIME);
+	add_api(&t, 600, 610, 7, "cudaProfilerStart", 0, GPT_API_RUNTIME);
+	add_api(&t, 700, 710, 7, "cudaLaunchKernel", 2, GPT_API_RUNTIME);
+	add_kernel(&t, 40, 90, 0, 7, 1, "a", 1);
+	add_kernel(&t, 720, 800, 0, 7, 2, "a", 1);
+	tw_close(&t);
+	REQUIRE(load1(&m, t.path) == 0);
+	REQUIRE(gpa_steps_find(&m, NULL, &s, err, sizeof(err)) == 0);
+	CHECK_EQ_I(s.source, GPA_STEPS_PROFILER);
+	REQUIRE(s.v.n == 2);
+	CHECK_EQ_U(s.v.v[0].start, 10);
+	CHECK_EQ_U(s.v.v[0].end, 500);
+	/* The range left open runs to the end: kept, not dropped. */
+	CHECK_EQ_U(s.v.v[1].end, 800);
+	CHECK_EQ_U(s.v.v[1].gpu_ops, 1);
+	gpa_steps_release(&s);
+	gpa_model_release(&m);
+
+	tw_open(&t, "w.gpz");
+	add_api(&t, 20, 30, 7, "cudaLaunchKernel", 1, GPT_API_RUNTIME);
+	add_kernel(&t, 40, 90, 0, 7, 1, "a", 1);
+	tw_close(&t);
+	REQUIRE(load1(&m, t.path) == 0);
+	REQUIRE(gpa_steps_find(&m, NULL, &s, err, sizeof(err)) == 0);
+	CHECK_EQ_I(s.source, GPA_STEPS_WHOLE);
+	REQUIRE(s.v.n == 1);
+	CHECK_EQ_U(s.v.v[0].start, 20);
+	CHECK_EQ_U(s.v.v[0].end, 90);
+	CHECK_EQ_U(s.v.v[0].gpu_busy, 50);
+	gpa_steps_release(&s);
+	gpa_model_release(&m);
+}
+
+TEST(dist_interpolates)
+{
+	uint64_t v[] = {40, 10, 30, 20};
+	struct gpa_dist d;
+
+	gpa_dist_of(v, 4, &d);
+	CHECK_EQ_U(d.min, 10);
+	CHECK_EQ_U(d.max, 40);
+	CHECK_EQ_U(d.median, 25);
+	CHECK_EQ_U(d.p90, 37); /* 30 + 0.7 * 10 */
+	CHECK_EQ_U(d.sum, 100);
+	uint64_t one[] = {7};
+	gpa_dist_of(one, 1, &d);
+	CHECK_EQ_U(d.median, 7);
+	CHECK_EQ_U(d.p90, 7);
+}
+
+/* The generator's steps: every op assigned, and the model agrees with info's counts. */
+TEST(model_on_generated_trace)
+{
+	struct tw t;
+	struct gpa_model m;
+	struct gpa_steps s;
+	struct gen_opts o;
+	struct gen_stats gs;
+	char err[256];
+
+	gen_opts_default(&o);
+	o.steps = 5;
+	o.kernels_per_step = 50;
+	o.devices = 2;
+	o.gap_ns = 1000000;
+	tw_open(&t, "g.gpz");
+	REQUIRE(gen_write(t.w, &o, &gs) == 0);
+	tw_close(&t);
+	REQUIRE(load1(&m, t.path) == 0);
+	CHECK_EQ_U(m.kern.n, gs.records[GPT_KIND_KERNEL]);
+	CHECK_EQ_U(m.api.n, gs.records[GPT_KIND_API]);
+	CHECK_EQ_U(m.events, gs.events);
+	for (size_t i = 0; i < m.kern.n; i++) {
+		if (m.kern.api[i] == GPA_NONE) {
+			TFAIL("kernel %zu not linked", i);
+			break;
+		}
+	}
+	REQUIRE(gpa_steps_find(&m, NULL, &s, err, sizeof(err)) == 0);
+	CHECK_EQ_U(s.v.n, 5);
+	CHECK_EQ_U(s.unassigned_ops, 0);
+	uint64_t ops = 0;
+	for (size_t i = 0; i < s.v.n; i++) {
+		ops += s.v.v[i].gpu_ops;
+		CHECK(s.v.v[i].gpu_busy <= 2 * (s.v.v[i].gpu_end - s.v.v[i].gpu_start));
+	}
+	CHECK_EQ_U(ops, m.gpu.n);
+	gpa_steps_release(&s);
+	gpa_model_release(&m);
+}
