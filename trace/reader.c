@@ -17,7 +17,9 @@
 
 #define MAX_PROBLEMS_KEPT 256
 #define MAX_TOTAL_STRING_BYTES (256u << 20)
-#define NO_STRING UINT64_MAX
+#define MAX_STRING_IDS (1u << 24)     /* ids, defined or skipped, in one file */
+#define MAX_STRING_ID_GAP (1u << 20)  /* ids one string chunk may skip (lost chunks) */
+#define ARENA_BLOCK (256u << 10)
 
 struct gpt_reader {
 	char *name;
@@ -41,8 +43,14 @@ struct gpt_reader {
 	z_stream zs;
 	bool zinit;
 
-	struct gp_strbuf text;
-	GP_VEC(uint64_t) str_off; /* by id - 1; NO_STRING for ids never defined */
+	/*
+	 * Strings live in arena blocks that never move, so the pointers
+	 * gpt_reader_string returns stay valid until gpt_reader_free.
+	 */
+	GP_VEC(const char *) strs; /* by id - 1; NULL for ids never defined */
+	GP_VEC(char *) blocks;
+	size_t block_used, block_cap;
+	uint64_t string_bytes;
 	GP_VEC(struct gpt_problem) problems;
 };
 
@@ -191,7 +199,6 @@ static int reader_new(const char *name, struct gpt_reader **out)
 	}
 	r->fd = -1;
 	r->name = strdup(name ? name : "trace");
-	gp_strbuf_init(&r->text);
 	if (!r->name) {
 		free(r);
 		*out = NULL;
@@ -263,8 +270,11 @@ void gpt_reader_free(struct gpt_reader *r)
 	free(r->raw);
 	free(r->recs);
 	free(r->tmp);
-	gp_strbuf_release(&r->text);
-	gp_vec_free(&r->str_off);
+	for (size_t i = 0; i < r->blocks.n; i++) {
+		free(r->blocks.v[i]);
+	}
+	gp_vec_free(&r->blocks);
+	gp_vec_free(&r->strs);
 	gp_vec_free(&r->problems);
 	free(r->name);
 	free(r);
@@ -353,11 +363,12 @@ static int absorb_strings(struct gpt_reader *r, const uint8_t *p, size_t len, ui
 		*why = "bad first string id";
 		return -GP_ERR_FORMAT;
 	}
-	if (first <= r->str_off.n) {
+	if (first <= r->strs.n) {
 		*why = "string ids defined twice";
 		return -GP_ERR_FORMAT;
 	}
-	if (first - 1 + count > UINT32_MAX) {
+	if (first - 1 - r->strs.n > MAX_STRING_ID_GAP ||
+	    first - 1 + count > MAX_STRING_IDS) {
 		*why = "string ids out of range";
 		return -GP_ERR_FORMAT;
 	}
@@ -378,25 +389,38 @@ static int absorb_strings(struct gpt_reader *r, const uint8_t *p, size_t len, ui
 		*why = "bytes after the last string";
 		return -GP_ERR_FORMAT;
 	}
-	if (r->text.len + total > MAX_TOTAL_STRING_BYTES) {
+	if (r->string_bytes + total > MAX_TOTAL_STRING_BYTES) {
 		*why = "strings exceed the reader's limit";
 		return -GP_ERR_RANGE;
 	}
 	/* Ids skipped by a lost chunk stay undefined. */
-	if (gp_vec_reserve(&r->str_off, first - 1 + count) || gp_strbuf_grow(&r->text, total)) {
+	if (gp_vec_reserve(&r->strs, first - 1 + count)) {
 		return -GP_ERR_NOMEM;
 	}
-	while (r->str_off.n < first - 1) {
-		r->str_off.v[r->str_off.n++] = NO_STRING;
+	while (r->strs.n < first - 1) {
+		r->strs.v[r->strs.n++] = NULL;
 	}
 	for (uint32_t i = 0; i < count; i++) {
 		uint64_t sl = 0;
 		gpt_get_varint(&p, end, &sl);
-		r->str_off.v[r->str_off.n++] = r->text.len;
-		gp_strbuf_add(&r->text, p, (size_t)sl);
-		gp_strbuf_addch(&r->text, '\0');
+		if (r->block_used + sl + 1 > r->block_cap) {
+			size_t cap = sl + 1 > ARENA_BLOCK ? (size_t)sl + 1 : ARENA_BLOCK;
+			char *b = malloc(cap);
+			if (!b || gp_vec_push(&r->blocks, b)) {
+				free(b);
+				return -GP_ERR_NOMEM;
+			}
+			r->block_used = 0;
+			r->block_cap = cap;
+		}
+		char *dst = r->blocks.v[r->blocks.n - 1] + r->block_used;
+		memcpy(dst, p, (size_t)sl);
+		dst[sl] = '\0';
+		r->block_used += (size_t)sl + 1;
+		r->strs.v[r->strs.n++] = dst;
 		p += sl;
 	}
+	r->string_bytes += total;
 	r->st.strings += count;
 	return 0;
 }
@@ -589,10 +613,10 @@ const char *gpt_reader_string(const struct gpt_reader *r, uint32_t id)
 	if (id == 0) {
 		return "";
 	}
-	if (id > r->str_off.n || r->str_off.v[id - 1] == NO_STRING) {
+	if (id > r->strs.n) {
 		return NULL;
 	}
-	return r->text.buf + r->str_off.v[id - 1];
+	return r->strs.v[id - 1];
 }
 
 const char *gpt_reader_string_or(const struct gpt_reader *r, uint32_t id, const char *missing)

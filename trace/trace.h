@@ -111,7 +111,11 @@ static inline int gpt_writer_intern_cstr(struct gpt_writer *w, const char *s, ui
 	return gpt_writer_intern(w, s, s ? strlen(s) : 0, id);
 }
 
-/* Appends one record (a struct gpt_<kind>); a full chunk is encoded and written. */
+/*
+ * Appends one record (a struct gpt_<kind>); a full chunk is encoded and
+ * written. After any error the writer stays failed: every later call
+ * returns that error and adds nothing.
+ */
 int gpt_writer_add(struct gpt_writer *w, enum gpt_kind kind, const void *rec);
 
 /* Encodes and writes every pending record as whole chunks; the file is then readable to here. */
@@ -195,7 +199,10 @@ void gpt_reader_free(struct gpt_reader *r);
  */
 int gpt_reader_next(struct gpt_reader *r, struct gpt_chunk *out);
 
-/* The string for an id; "" for 0; NULL for an id the file never defined. */
+/*
+ * The string for an id; "" for 0; NULL for an id the file never defined.
+ * The pointer stays valid until gpt_reader_free.
+ */
 const char *gpt_reader_string(const struct gpt_reader *r, uint32_t id);
 /* Same, with a visible placeholder instead of NULL. */
 const char *gpt_reader_string_or(const struct gpt_reader *r, uint32_t id, const char *missing);
