@@ -135,4 +135,271 @@ void gpa_steps_release(struct gpa_steps *s);
 /* Fills d from n values (sorted in place). Median and p90 interpolate linearly. */
 void gpa_dist_of(uint64_t *vals, size_t n, struct gpa_dist *d);
 
+/* ------------------------------------------------------------- overview */
+
+/* Copies and sets by direction: what the memory-traffic section shows. */
+struct gpa_traffic {
+	uint8_t copy_kind;   /* CUpti_ActivityMemcpyKind; 0 for memset */
+	uint64_t count, bytes;
+	uint64_t time_ns;    /* sum of durations */
+};
+
+struct gpa_overview {
+	uint64_t first_ns, last_ns; /* model span */
+	uint64_t events;
+	uint64_t kernels, copies, sets, api_calls, nvtx_ranges;
+	uint64_t kernel_time_ns;    /* sum of kernel durations (not a union) */
+	GP_VEC(struct gpa_traffic) traffic; /* by total time, descending */
+	GP_VEC(char *) warnings;    /* sentences, in a stable order */
+};
+
+/*
+ * What was traced, memory traffic and the warnings a report must show
+ * (records lost, files cut short or corrupt, steps not found, GPU ops
+ * outside every step or without their launch call, unaligned clocks).
+ * steps may be NULL.
+ */
+int gpa_overview_build(const struct gpa_model *m, const struct gpa_steps *steps,
+		       struct gpa_overview *out);
+void gpa_overview_release(struct gpa_overview *o);
+/* "Host-to-Device", "Device-to-Host", ... or "memset" for 0. */
+const char *gpa_copy_kind_name(unsigned kind);
+
+/* ---------------------------------------------------------------- stats */
+/*
+ * The `nsys stats` reports computed on the model (docs/stats.md): summaries
+ * of kernels, memory operations, API calls and NVTX ranges, the NVTX GPU
+ * projection, and the GPU trace. Durations are in ns and sizes in bytes,
+ * exact; rounding and units are the renderer's business.
+ */
+
+enum gpa_stats_report {
+	GPA_STATS_KERN_SUM = 0,          /* cuda_gpu_kern_sum */
+	GPA_STATS_MEM_TIME_SUM = 1,      /* cuda_gpu_mem_time_sum */
+	GPA_STATS_MEM_SIZE_SUM = 2,      /* cuda_gpu_mem_size_sum */
+	GPA_STATS_API_SUM = 3,           /* cuda_api_sum */
+	GPA_STATS_NVTX_SUM = 4,          /* nvtx_sum */
+	GPA_STATS_NVTX_GPU_PROJ_SUM = 5, /* nvtx_gpu_proj_sum */
+	GPA_STATS_GPU_TRACE = 6,         /* cuda_gpu_trace */
+	GPA_STATS__COUNT = 7,
+};
+
+/* The nsys name of a report ("cuda_gpu_kern_sum"); NULL when out of range. */
+const char *gpa_stats_report_name(unsigned report);
+/* A report by its nsys name; -1 when unknown. */
+int gpa_stats_report_parse(const char *name);
+
+/* The name a kernel goes by (nsys: default, :base, :mangled). */
+enum gpa_kernel_name {
+	GPA_KNAME_DEMANGLED = 0, /* demangled; the recorded name when none was recorded */
+	GPA_KNAME_SHORT = 1,     /* the function alone: no scope, template arguments, parameters */
+	GPA_KNAME_MANGLED = 2,   /* as recorded */
+};
+
+/*
+ * The base name inside a kernel name, demangled ("void ns::k<int>(float*)"
+ * -> "k") or Itanium-mangled ("_ZN2ns1kIiEEvPf" -> "k"): sets *start to it
+ * and returns its length. Names it cannot parse come back whole.
+ */
+size_t gpa_kernel_base_name(const char *name, const char **start);
+
+/* "[CUDA memcpy Host-to-Device]" for a CUpti_ActivityMemcpyKind (nsys's labels). */
+const char *gpa_stats_memcpy_name(unsigned copy_kind);
+#define GPA_STATS_MEMSET_NAME "[CUDA memset]"
+/* "Pageable", "Pinned", "Device", ... for a CUpti_ActivityMemoryKind; "Unknown" else. */
+const char *gpa_stats_mem_kind_name(unsigned mem_kind);
+
+/* One group of values (durations in ns or sizes in bytes). */
+struct gpa_stats_summary {
+	uint64_t count;
+	uint64_t total;
+	uint64_t min, max;
+	uint64_t median2; /* twice the median, exact: the two middle values summed when even */
+	double stddev;    /* sample standard deviation (n - 1); 0 for one value */
+};
+
+/* One row of a summary report. */
+struct gpa_stats_row {
+	const char *name;   /* kernel, operation, API call or range; borrowed from the result */
+	uint8_t style;      /* NVTX reports: GPT_NVTX_PUSH_POP or GPT_NVTX_START_END; else 0 */
+	struct gpa_stats_summary s; /* nvtx_gpu_proj_sum: of the projected durations */
+	/* nvtx_gpu_proj_sum only: sums over the instances in s.count */
+	uint64_t range_total;  /* their CPU durations */
+	uint64_t gpu_ops;      /* GPU ops they enclose */
+	uint64_t level_sum;    /* their nesting levels (0 outermost) */
+	uint64_t child_sum;    /* their direct child ranges that enclose GPU ops */
+};
+
+/*
+ * A computed report. Summary reports fill rows, sorted as nsys does: total
+ * descending, then count ascending, then name. cuda_gpu_trace fills order:
+ * the model's GPU ops by start time, read through the model.
+ */
+struct gpa_stats {
+	enum gpa_stats_report report;
+	enum gpa_kernel_name kname;
+	GP_VEC(struct gpa_stats_row) rows;
+	uint64_t grand_total;      /* sum of the rows' totals: the base of "Time (%)" */
+	uint32_t *order;           /* cuda_gpu_trace: rows of gpa_model.gpu by (start, device) */
+	size_t norder;
+	uint64_t origin;           /* cuda_gpu_trace: Start is relative to it (gpa_model.t0) */
+	const char **func_names;   /* per gpa_model.funcs row: its name under kname (kernel reports) */
+	GP_VEC(char *) owned;      /* private: strings the result owns */
+};
+
+/*
+ * Computes one report over the model into *out (zeroed by the call; release
+ * with gpa_stats_release, also after an error). The result borrows strings
+ * from the model: keep the model until the result is released. An empty
+ * model gives an empty report. Returns 0, -GP_ERR_API for a bad report or
+ * kernel-name mode, or -GP_ERR_NOMEM.
+ */
+int gpa_stats_compute(const struct gpa_model *m, enum gpa_stats_report report,
+		      enum gpa_kernel_name kname, struct gpa_stats *out);
+void gpa_stats_release(struct gpa_stats *st);
+
+/*
+ * Summarizes n values (reordered in place): count, total, min, max, exact
+ * median and sample standard deviation, as nsys's median() and stdev().
+ */
+void gpa_stats_summarize(uint64_t *vals, size_t n, struct gpa_stats_summary *s);
+
+/* ------------------------------------------------------------ end stats */
+
+/* ------------------------------------------------------------------ gaps */
+/* Section owned by analyze/gaps.c: idle gaps on each device and their causes. */
+
+/*
+ * Why a device was idle. Each gap gets exactly one: the cause that accounts
+ * for most of its time (docs/gaps.md). Host-side causes describe what the
+ * thread that launched the op ending the gap was doing; queued causes apply
+ * once that launch call had returned.
+ */
+enum gpa_gap_cause {
+	GPA_GAP_PROFILER = 0,   /* a CUPTI overhead record: buffer flush, instrumentation */
+	GPA_GAP_SYNC = 1,       /* blocked in a host synchronization (stream/event/device sync,
+				 * synchronous memcpy, CUPTI SYNC records of those) */
+	GPA_GAP_DATA = 2,       /* inside a data-loader NVTX range (opts.data_regex) */
+	GPA_GAP_MEMORY = 3,     /* inside memory management: cudaMalloc, cudaFree, host
+				 * registration */
+	GPA_GAP_JIT = 4,        /* module load, JIT, graph instantiation, lazy function loading */
+	GPA_GAP_LAUNCH = 5,     /* inside launch calls, or the device's latency for queued work */
+	GPA_GAP_CPU = 6,        /* busy outside CUDA calls (Python, framework) */
+	GPA_GAP_COMM = 7,       /* queued work waiting on NCCL (a kernel named nccl*) */
+	GPA_GAP_DEPENDENCY = 8, /* queued work waiting on another stream or an event */
+	GPA_GAP_STRAGGLER = 9,  /* waiting on a slower rank; NEEDSWORK: never assigned yet */
+	GPA_GAP_UNKNOWN = 10,   /* the op ending the gap has no recorded launch call */
+	GPA_GAP__COUNT = 11,
+};
+
+/* Stable key of a cause ("host-sync"); "unknown" when out of range. */
+const char *gpa_gap_cause_name(unsigned cause);
+
+/*
+ * Gap-length histogram: bucket b holds gaps with gpa_gap_bucket_lo[b] <=
+ * length < gpa_gap_bucket_lo[b + 1] ns: <1 us, 1-10 us, 10-100 us,
+ * 100 us-1 ms, 1-10 ms, 10-100 ms, >= 100 ms.
+ */
+#define GPA_GAP_BUCKETS 7
+extern const uint64_t gpa_gap_bucket_lo[GPA_GAP_BUCKETS];
+
+/* Default data-loader pattern (PCRE2) for NVTX range names. */
+#define GPA_GAP_DATA_PATTERN                                                                       \
+	"(?i)data.?loader|__next__|fetch|collate|prefetch|(^|[^a-z0-9])inputs?($|[^a-z0-9_])"
+
+struct gpa_gaps_opts {
+	int64_t device;        /* CUDA device ordinal (in every process) to analyze; -1 all */
+	uint64_t min_gap_ns;   /* gaps this long or longer are listed (totals count every gap) */
+	size_t top;            /* longest gaps kept in gpa_gaps.top; 0 none, SIZE_MAX all */
+	uint64_t latency_ns;   /* queued gaps shorter than this are launch latency */
+	const char *data_regex; /* data-loader NVTX names; NULL: GPA_GAP_DATA_PATTERN */
+};
+
+/* Defaults: every device, min_gap 10 us, top 10, latency 30 us, the default pattern. */
+void gpa_gaps_opts_init(struct gpa_gaps_opts *o);
+
+/* Totals over one stretch of a device timeline (or a sum of them). All times in ns. */
+struct gpa_gap_totals {
+	uint64_t window;   /* length of the stretch */
+	uint64_t busy;     /* covered by at least one kernel, memcpy or memset */
+	uint64_t idle;     /* window - busy: the sum of all gaps */
+	uint64_t ops;      /* GPU ops starting in the stretch */
+	uint64_t gaps;     /* idle gaps (every one, however short) */
+	uint64_t listed, listed_ns; /* gaps of at least min_gap_ns, and their time */
+	uint64_t longest;
+	uint64_t cause_ns[GPA_GAP__COUNT], cause_n[GPA_GAP__COUNT]; /* whole gaps, by cause */
+	uint64_t hist_n[GPA_GAP_BUCKETS], hist_ns[GPA_GAP_BUCKETS];
+};
+
+/* One idle gap [start, end) on one device, with its cause and evidence. */
+struct gpa_gap {
+	uint64_t start, end;
+	uint64_t cause_ns;  /* of the gap, the time the cause accounts for */
+	uint16_t dev;       /* model device */
+	uint8_t cause;      /* enum gpa_gap_cause */
+	bool queued;        /* the op's launch call had returned before the gap began */
+	uint32_t step;      /* gpa_steps.v index of the stretch it lies in, or GPA_NONE */
+	uint32_t op;        /* gpa_model.gpu row that ends the gap */
+	uint32_t prev_op;   /* gpa_model.gpu row whose end began it */
+	uint32_t launch;    /* api row that launched op, or GPA_NONE */
+	uint32_t thread;    /* its model thread, or GPA_NONE */
+	uint32_t context;   /* innermost NVTX range around the launch call, or GPA_NONE */
+	/* Evidence; GPA_NONE where not applicable: */
+	uint32_t ev_api;    /* SYNC, MEMORY, JIT, LAUNCH: the call with most time in the gap;
+			     * LAUNCH when queued, DEPENDENCY without ev_sync: the launch call */
+	uint32_t ev_nvtx;   /* DATA: the range; CPU: innermost range on the thread mid-gap */
+	uint32_t ev_ovh;    /* PROFILER, JIT: the overhead record (gpa_model.ovh row) */
+	uint32_t ev_kernel; /* COMM: the NCCL kernel waited on (gpa_model.kern row) */
+	uint32_t ev_sync;   /* DEPENDENCY: the stream-wait-event record (gpa_model.sync row) */
+	uint32_t drain;     /* api row of a host sync on the thread inside the gap, when the
+			     * cause is another one (the sync let the queue run dry) */
+};
+
+struct gpa_gaps_dev {
+	uint16_t dev;             /* model device */
+	uint64_t first, last;     /* its window: first GPU op start, last GPU op end */
+	struct gpa_gap_totals t;
+};
+
+/*
+ * A step's stretch of one device timeline: from the start of the gap before
+ * its first GPU op (or that op's start) to where the next step's stretch
+ * begins (the last one ends with the window). Stretches partition each
+ * device window, so per-step figures add up to the device's.
+ */
+struct gpa_gaps_step {
+	uint32_t step;            /* gpa_steps.v index; GPA_NONE: work before the first step */
+	uint16_t dev;
+	uint64_t start, end;
+	struct gpa_gap_totals t;
+};
+
+struct gpa_gaps {
+	uint64_t min_gap_ns, latency_ns; /* the options in effect */
+	size_t top_n;
+	char *data_pattern;
+	struct gpa_gap_totals all;       /* summed over the devices analyzed */
+	GP_VEC(struct gpa_gaps_dev) devs;   /* devices with GPU ops, model order */
+	GP_VEC(struct gpa_gaps_step) steps; /* by device, then time; empty without steps */
+	GP_VEC(struct gpa_gap) top;         /* the longest listed gaps, longest first */
+};
+
+/*
+ * Finds the idle gaps of every device (or opts->device): per device the
+ * window runs from its first GPU op's start to its last one's end, busy is
+ * the union of kernel, memcpy and memset intervals (SYNC records are not
+ * GPU work), and every gap gets one cause with its evidence. steps may be
+ * NULL (no per-step stretches; gap.step is GPA_NONE). O(n log n) in GPU ops
+ * and API calls. Fills *out (release with gpa_gaps_release, also after an
+ * error). Returns 0; -GP_ERR_API for a bad data-loader pattern;
+ * -GP_ERR_NOTFOUND when opts->device matches no device; -GP_ERR_NOMEM;
+ * the reason in errbuf.
+ */
+int gpa_gaps_analyze(const struct gpa_model *m, const struct gpa_steps *steps,
+		     const struct gpa_gaps_opts *opts, struct gpa_gaps *out, char *errbuf,
+		     size_t errlen);
+void gpa_gaps_release(struct gpa_gaps *g);
+
+/* ------------------------------------------------------------ end gaps */
+
 #endif /* GPA_ANALYZE_H */

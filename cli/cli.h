@@ -29,8 +29,10 @@ extern const size_t cmd_count;
 
 int cmd_info(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
+int cmd_gaps(int argc, char **argv);
 extern const char cmd_info_help[];
 extern const char cmd_dump_help[];
+extern const char cmd_gaps_help[];
 
 /* "gpuprof: error: ..." on stderr. */
 GP_PRINTF(1, 2) void cli_error(const char *fmt, ...);

@@ -25,6 +25,8 @@ const struct cmd cmd_table[] = {
 	{"info", cmd_info, "what a trace file holds: process, devices, counts, span, losses",
 	 cmd_info_help},
 	{"dump", cmd_dump, "every record of a trace as text or JSON Lines", cmd_dump_help},
+	{"gaps", cmd_gaps, "when each GPU was idle and why: busy %, idle by cause, longest gaps",
+	 cmd_gaps_help},
 	{"help", cmd_help, "this list, a command's help, or the manual page", cmd_help_help},
 };
 const size_t cmd_count = GP_ARRAY_SIZE(cmd_table);

@@ -89,4 +89,102 @@ void gpr_fmt_count(struct gp_strbuf *sb, uint64_t n);
 /* A CUDA version number (13000 -> "13.0"); "unknown" for 0. */
 void gpr_fmt_cuda_version(struct gp_strbuf *sb, uint32_t v);
 
+/* ---- stats: the nsys `stats` reports (docs/stats.md) */
+
+enum gpr_time_unit {
+	GPR_TIME_NS = 0,
+	GPR_TIME_US = 1,
+	GPR_TIME_MS = 2,
+	GPR_TIME_S = 3,
+};
+
+/* "nsec", "usec", "msec", "sec" or "seconds" (nsys's spellings); -1 when unknown. */
+int gpr_time_unit_parse(const char *name);
+/* The unit as headers show it: "ns", "us", "ms", "s". */
+const char *gpr_time_unit_name(enum gpr_time_unit unit);
+/* nsys's display name of a report ("CUDA GPU Kernel Summary"); NULL when out of range. */
+const char *gpr_stats_title(unsigned report);
+
+/*
+ * Renders computed stats reports, one after another, as one document: text
+ * (a title line, then an aligned table, per report), CSV (one header row
+ * and its rows per report, blank lines between), Markdown (a heading and a
+ * pipe table per report) or JSON ({"reports": [{"report", "title",
+ * "timeunit", "rows": [...]}, ...]}). Cells follow gpr_table's conventions
+ * (empty cells are JSON null). Output comes in parts so that a trace of
+ * millions of GPU ops never sits in memory twice:
+ *
+ *   gpr_stats_writer_new(fmt, unit, &w);
+ *   for each report: gpr_stats_writer_start(w, m, st);
+ *                    while ((r = gpr_stats_writer_next(w, &out)) > 0) { write out; reset out; }
+ *   gpr_stats_writer_finish(w, &out); gpr_stats_writer_free(w);
+ *
+ * Times are printed in the chosen unit with every digit the value has:
+ * integer nanoseconds exactly (3, 6 or 9 decimals in us, ms, s), averages,
+ * medians and standard deviations rounded half away from zero to 0.1 ns (one
+ * more decimal). Sizes are in MB of 10^6 bytes on the same rules.
+ */
+struct gpr_stats_writer;
+
+int gpr_stats_writer_new(enum gpr_format fmt, enum gpr_time_unit unit,
+			 struct gpr_stats_writer **out);
+void gpr_stats_writer_free(struct gpr_stats_writer *w);
+/* Starts the next report; m and st are borrowed until _next returns 0. */
+int gpr_stats_writer_start(struct gpr_stats_writer *w, const struct gpa_model *m,
+			   const struct gpa_stats *st);
+/*
+ * Appends the next part of the current report to out: returns 1 while more
+ * follows, 0 once the report is complete, -GP_ERR_API without a started
+ * report, -GP_ERR_NOMEM.
+ */
+int gpr_stats_writer_next(struct gpr_stats_writer *w, struct gp_strbuf *out);
+/* Ends the document (JSON's closing brackets) after the last report. */
+int gpr_stats_writer_finish(struct gpr_stats_writer *w, struct gp_strbuf *out);
+
+/* ---- end stats */
+
+/* ---- gaps: idle gaps and their causes (report/gaps.c, docs/gaps.md) */
+
+/* The tables of a gaps result, as a mask. */
+enum gpr_gaps_tables {
+	GPR_GAPS_DEVICES = 1 << 0,   /* per device: window, busy, idle, busy %, gaps */
+	GPR_GAPS_CAUSES = 1 << 1,    /* idle by cause: time, share, count */
+	GPR_GAPS_HISTOGRAM = 1 << 2, /* gap lengths in log-scale buckets */
+	GPR_GAPS_LONGEST = 1 << 3,   /* the longest gaps with cause, evidence, step, context */
+	GPR_GAPS_STEPS = 1 << 4,     /* per device and step */
+	GPR_GAPS_DEFAULT = GPR_GAPS_DEVICES | GPR_GAPS_CAUSES | GPR_GAPS_HISTOGRAM |
+			   GPR_GAPS_LONGEST,
+};
+
+/* "devices", "causes", "histogram", "gaps", "steps" -> one GPR_GAPS_* bit; -1 when unknown. */
+int gpr_gaps_table_parse(const char *name);
+/* A cause in words ("host synchronization"); "unknown" when out of range. */
+const char *gpr_gap_cause_label(unsigned cause);
+/* Appends what explains one gap, in words: "cudaStreamSynchronize on thread 42 (python3)". */
+void gpr_gap_evidence(struct gp_strbuf *sb, const struct gpa_model *m, const struct gpa_gap *g);
+/* Appends a device's label: its ordinal, after "RANK:" (or "pPID:") with several processes. */
+void gpr_gap_device_label(struct gp_strbuf *sb, const struct gpa_model *m, uint16_t dev);
+
+/*
+ * Fills t (initialized here; caller releases with gpr_table_release) with
+ * one table (a single GPR_GAPS_* bit) of g. m and steps are those g was
+ * computed from; steps may be NULL. Times are exact integer nanoseconds,
+ * starts relative to the model's first event (m->t0); percentages have two
+ * decimals. Returns 0, -GP_ERR_API for a bad table, -GP_ERR_NOMEM.
+ */
+int gpr_gaps_table(struct gpr_table *t, unsigned table, const struct gpa_model *m,
+		   const struct gpa_steps *steps, const struct gpa_gaps *g);
+
+/*
+ * Appends the tables in mask 'tables' to out: text (a summary line, then a
+ * title and an aligned table per section), Markdown (headings and pipe
+ * tables), CSV (one header row and its rows per table, blank lines between)
+ * or JSON (one object: "options", "totals", then one array per table).
+ */
+int gpr_gaps_render(struct gp_strbuf *out, enum gpr_format fmt, unsigned tables,
+		    const struct gpa_model *m, const struct gpa_steps *steps,
+		    const struct gpa_gaps *g);
+
+/* ---- end gaps */
+
 #endif /* GPR_REPORT_H */

@@ -1,0 +1,627 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gaps.c - renders an idle-gap analysis (analyze/gaps.c): per-device
+ * summary, idle by cause, gap-length histogram, the longest gaps with their
+ * evidence, per-step stretches. Formats only: every number comes from the
+ * result, times as exact integer nanoseconds.
+ */
+#include "base/compat.h"
+#include "report/report.h"
+
+static const char *const cause_labels[GPA_GAP__COUNT] = {
+	[GPA_GAP_PROFILER] = "profiler overhead",
+	[GPA_GAP_SYNC] = "host synchronization",
+	[GPA_GAP_DATA] = "data loading",
+	[GPA_GAP_MEMORY] = "memory management",
+	[GPA_GAP_JIT] = "JIT / module load",
+	[GPA_GAP_LAUNCH] = "launch overhead",
+	[GPA_GAP_CPU] = "CPU-bound",
+	[GPA_GAP_COMM] = "communication wait",
+	[GPA_GAP_DEPENDENCY] = "stream/event dependency",
+	[GPA_GAP_STRAGGLER] = "straggler",
+	[GPA_GAP_UNKNOWN] = "unknown",
+};
+
+static const char *const bucket_labels[GPA_GAP_BUCKETS] = {
+	"<1us", "1-10us", "10-100us", "100us-1ms", "1-10ms", "10-100ms", ">=100ms",
+};
+
+static const struct {
+	const char *name;
+	unsigned bit;
+	const char *title;
+} tables[] = {
+	{"devices", GPR_GAPS_DEVICES, "Devices"},
+	{"causes", GPR_GAPS_CAUSES, "Idle by cause"},
+	{"histogram", GPR_GAPS_HISTOGRAM, "Gap lengths"},
+	{"gaps", GPR_GAPS_LONGEST, "Longest gaps"},
+	{"steps", GPR_GAPS_STEPS, "Steps"},
+};
+
+int gpr_gaps_table_parse(const char *name)
+{
+	for (size_t i = 0; i < GP_ARRAY_SIZE(tables); i++) {
+		if (!strcmp(name, tables[i].name)) {
+			return (int)tables[i].bit;
+		}
+	}
+	return -1;
+}
+
+const char *gpr_gap_cause_label(unsigned cause)
+{
+	return cause < GPA_GAP__COUNT ? cause_labels[cause] : "unknown";
+}
+
+/* ------------------------------------------------------------ pieces */
+
+/* num / den as a percentage with two decimals, rounded half up; "" when den is 0. */
+static void add_pct(struct gp_strbuf *sb, uint64_t num, uint64_t den)
+{
+	if (!den) {
+		return;
+	}
+	unsigned __int128 x = ((unsigned __int128)num * 20000 + den) / ((unsigned __int128)den * 2);
+	gp_strbuf_addf(sb, "%" PRIu64 ".%02" PRIu64, (uint64_t)(x / 100), (uint64_t)(x % 100));
+}
+
+static void cell_pct(struct gpr_table *t, uint64_t num, uint64_t den)
+{
+	struct gp_strbuf sb = GP_STRBUF_INIT;
+
+	add_pct(&sb, num, den);
+	if (sb.failed) {
+		t->failed = true;
+	}
+	gpr_table_cell(t, sb.buf);
+	gp_strbuf_release(&sb);
+}
+
+static void cell_u64(struct gpr_table *t, uint64_t v)
+{
+	gpr_table_cellf(t, "%" PRIu64, v);
+}
+
+void gpr_gap_device_label(struct gp_strbuf *sb, const struct gpa_model *m, uint16_t dev)
+{
+	const struct gpa_dev *d = &m->devs.v[dev];
+	const struct gpa_proc *p = &m->procs.v[d->proc];
+
+	if (m->procs.n > 1) {
+		if (p->rank >= 0) {
+			gp_strbuf_addf(sb, "%" PRId32 ":", p->rank);
+		} else {
+			gp_strbuf_addf(sb, "p%" PRIu32 ":", p->pid);
+		}
+	}
+	gp_strbuf_addf(sb, "%" PRIu32, d->id);
+}
+
+static void cell_dev(struct gpr_table *t, const struct gpa_model *m, uint16_t dev)
+{
+	struct gp_strbuf sb = GP_STRBUF_INIT;
+
+	gpr_gap_device_label(&sb, m, dev);
+	t->failed |= sb.failed;
+	gpr_table_cell(t, sb.buf);
+	gp_strbuf_release(&sb);
+}
+
+static void add_thread(struct gp_strbuf *sb, const struct gpa_model *m, uint32_t th)
+{
+	const struct gpa_thread *t = &m->threads.v[th];
+
+	gp_strbuf_addf(sb, "thread %" PRIu32, t->tid);
+	if (t->name) {
+		gp_strbuf_addf(sb, " (%s)", gpa_model_str(m, t->name));
+	}
+}
+
+/* A kernel's name, short: demangled when known, no "void ", no arguments, at most 60 chars. */
+static void add_kernel_name(struct gp_strbuf *sb, const struct gpa_model *m, uint32_t kern)
+{
+	const struct gpa_func *f = &m->funcs.v[m->kern.func[kern]];
+	const char *s = gpa_model_str(m, f->demangled ? f->demangled : f->name);
+	size_t n;
+
+	if (!strncmp(s, "void ", 5)) {
+		s += 5;
+	}
+	n = strcspn(s, "(");
+	if (!n) {
+		n = strlen(s);
+	}
+	if (n > 60) {
+		gp_strbuf_add(sb, s, 57);
+		gp_strbuf_adds(sb, "...");
+	} else {
+		gp_strbuf_add(sb, s, n);
+	}
+}
+
+static void add_op_name(struct gp_strbuf *sb, const struct gpa_model *m, uint32_t op)
+{
+	switch (m->gpu.kind[op]) {
+	case GPA_GPU_KERNEL:
+		add_kernel_name(sb, m, m->gpu.row[op]);
+		break;
+	case GPA_GPU_MEMCPY:
+		gp_strbuf_adds(sb, "a memcpy");
+		break;
+	default:
+		gp_strbuf_adds(sb, "a memset");
+		break;
+	}
+}
+
+static const char *overhead_name(uint32_t kind)
+{
+	switch (kind) {
+	case 1:
+		return "driver compiler";
+	case 1 << 16:
+		return "CUPTI buffer flush";
+	case 2 << 16:
+		return "CUPTI instrumentation";
+	case 3 << 16:
+		return "CUPTI resource";
+	case 4 << 16:
+		return "runtime-triggered module loading";
+	case 5 << 16:
+		return "lazy function loading";
+	case 6 << 16:
+		return "command buffer full";
+	case 7 << 16:
+		return "activity buffer request";
+	case 8 << 16:
+		return "UVM activity init";
+	default:
+		return "other";
+	}
+}
+
+static void add_call(struct gp_strbuf *sb, const struct gpa_model *m, uint32_t api)
+{
+	gp_strbuf_addf(sb, "%s on ", gpa_model_str(m, m->api.name[api]));
+	add_thread(sb, m, m->api.thread[api]);
+}
+
+void gpr_gap_evidence(struct gp_strbuf *sb, const struct gpa_model *m, const struct gpa_gap *g)
+{
+	switch (g->cause) {
+	case GPA_GAP_PROFILER:
+	case GPA_GAP_JIT:
+		if (g->ev_ovh != GPA_NONE) {
+			const char *who = g->cause == GPA_GAP_JIT ? "driver" : "CUPTI overhead";
+			gp_strbuf_addf(sb, "%s: %s", who, overhead_name(m->ovh.kind[g->ev_ovh]));
+		} else if (g->ev_api != GPA_NONE) {
+			add_call(sb, m, g->ev_api);
+		}
+		break;
+	case GPA_GAP_SYNC:
+	case GPA_GAP_MEMORY:
+		add_call(sb, m, g->ev_api);
+		break;
+	case GPA_GAP_LAUNCH:
+		if (g->queued) {
+			gp_strbuf_adds(sb, "queued by ");
+			add_call(sb, m, g->ev_api);
+			gp_strbuf_adds(sb, "; device launch latency");
+		} else {
+			add_call(sb, m, g->ev_api);
+		}
+		break;
+	case GPA_GAP_DATA:
+		gp_strbuf_addf(sb, "NVTX '%s' on ", gpa_model_str(m, m->nvtx.name[g->ev_nvtx]));
+		add_thread(sb, m, m->nvtx.thread[g->ev_nvtx]);
+		break;
+	case GPA_GAP_CPU:
+		add_thread(sb, m, g->thread);
+		gp_strbuf_adds(sb, " outside CUDA calls");
+		if (g->ev_nvtx != GPA_NONE) {
+			gp_strbuf_addf(sb, " in NVTX '%s'",
+				       gpa_model_str(m, m->nvtx.name[g->ev_nvtx]));
+		}
+		break;
+	case GPA_GAP_COMM:
+		gp_strbuf_adds(sb, "waited on ");
+		add_kernel_name(sb, m, g->ev_kernel);
+		gp_strbuf_adds(sb, " (device ");
+		gpr_gap_device_label(sb, m, m->kern.dev[g->ev_kernel]);
+		gp_strbuf_addf(sb, ", stream %" PRIu32 ")", m->kern.stream[g->ev_kernel]);
+		break;
+	case GPA_GAP_DEPENDENCY:
+		gp_strbuf_addf(sb, "stream %" PRIu32 " ", gpa_gpu_stream(m, g->op));
+		if (g->ev_sync != GPA_NONE) {
+			uint32_t a = m->sync.api[g->ev_sync];
+			gp_strbuf_adds(sb, "waited on an event");
+			if (a != GPA_NONE) {
+				gp_strbuf_adds(sb, " (");
+				add_call(sb, m, a);
+				gp_strbuf_addch(sb, ')');
+			}
+		} else {
+			gp_strbuf_adds(sb, "blocked after ");
+			add_call(sb, m, g->ev_api);
+			gp_strbuf_adds(sb, " returned");
+		}
+		break;
+	case GPA_GAP_UNKNOWN:
+	default:
+		gp_strbuf_adds(sb, "no launch call recorded for ");
+		add_op_name(sb, m, g->op);
+		break;
+	}
+	if (g->drain != GPA_NONE) {
+		gp_strbuf_addf(sb, "; after %s", gpa_model_str(m, m->api.name[g->drain]));
+	}
+}
+
+static void cell_step(struct gpr_table *t, const struct gpa_model *m, const struct gpa_steps *s,
+		      uint32_t step)
+{
+	if (!s || step == GPA_NONE || step >= s->v.n) {
+		gpr_table_cell(t, "-");
+	} else if (s->v.v[step].name) {
+		gpr_table_cell(t, gpa_model_str(m, s->v.v[step].name));
+	} else {
+		gpr_table_cellf(t, "#%" PRId64, s->v.v[step].number);
+	}
+}
+
+/* ------------------------------------------------------------ tables */
+
+static const struct gpr_col dev_cols[] = {
+	{"Device", 0},
+	{"Name", 0},
+	{"Window (ns)", GPR_COL_NUM},
+	{"Busy (ns)", GPR_COL_NUM},
+	{"Idle (ns)", GPR_COL_NUM},
+	{"Busy (%)", GPR_COL_NUM},
+	{"GPU ops", GPR_COL_NUM},
+	{"Gaps", GPR_COL_NUM},
+	{"Listed gaps", GPR_COL_NUM},
+	{"Listed idle (ns)", GPR_COL_NUM},
+	{"Longest (ns)", GPR_COL_NUM},
+};
+
+static const struct gpr_col cause_cols[] = {
+	{"Cause", 0},
+	{"Description", 0},
+	{"Idle (ns)", GPR_COL_NUM},
+	{"Idle share (%)", GPR_COL_NUM},
+	{"Window share (%)", GPR_COL_NUM},
+	{"Gaps", GPR_COL_NUM},
+};
+
+static const struct gpr_col hist_cols[] = {
+	{"Gap length", 0},
+	{"Gaps", GPR_COL_NUM},
+	{"Idle (ns)", GPR_COL_NUM},
+	{"Idle share (%)", GPR_COL_NUM},
+};
+
+static const struct gpr_col gap_cols[] = {
+	{"Device", 0},
+	{"Start (ns)", GPR_COL_NUM},
+	{"Length (ns)", GPR_COL_NUM},
+	{"Cause", 0},
+	{"Cause time (ns)", GPR_COL_NUM},
+	{"Evidence", 0},
+	{"Step", 0},
+	{"NVTX context", 0},
+};
+
+static const struct gpr_col step_cols[] = {
+	{"Device", 0},
+	{"Step", 0},
+	{"Start (ns)", GPR_COL_NUM},
+	{"Window (ns)", GPR_COL_NUM},
+	{"Busy (ns)", GPR_COL_NUM},
+	{"Idle (ns)", GPR_COL_NUM},
+	{"Busy (%)", GPR_COL_NUM},
+	{"Gaps", GPR_COL_NUM},
+	{"Main cause", 0},
+	{"Main cause idle (ns)", GPR_COL_NUM},
+};
+
+/* The cause with the most idle time (the lowest on ties); -1 without idle time. */
+static int main_cause(const struct gpa_gap_totals *t)
+{
+	int best = -1;
+
+	for (int k = 0; k < GPA_GAP__COUNT; k++) {
+		if (t->cause_n[k] && (best < 0 || t->cause_ns[k] > t->cause_ns[best])) {
+			best = k;
+		}
+	}
+	return best;
+}
+
+static void fill_devices(struct gpr_table *t, const struct gpa_model *m, const struct gpa_gaps *g)
+{
+	gpr_table_init(t, dev_cols, GP_ARRAY_SIZE(dev_cols));
+	for (size_t i = 0; i < g->devs.n; i++) {
+		const struct gpa_gaps_dev *d = &g->devs.v[i];
+		cell_dev(t, m, d->dev);
+		gpr_table_cell(t, gpa_model_str(m, m->devs.v[d->dev].name));
+		cell_u64(t, d->t.window);
+		cell_u64(t, d->t.busy);
+		cell_u64(t, d->t.idle);
+		cell_pct(t, d->t.busy, d->t.window);
+		cell_u64(t, d->t.ops);
+		cell_u64(t, d->t.gaps);
+		cell_u64(t, d->t.listed);
+		cell_u64(t, d->t.listed_ns);
+		cell_u64(t, d->t.longest);
+	}
+}
+
+static void fill_causes(struct gpr_table *t, const struct gpa_gaps *g)
+{
+	const struct gpa_gap_totals *a = &g->all;
+	bool done[GPA_GAP__COUNT] = {false};
+
+	gpr_table_init(t, cause_cols, GP_ARRAY_SIZE(cause_cols));
+	/* Causes with gaps, by idle time (longest first), ties in cause order. */
+	for (;;) {
+		int best = -1;
+		for (int k = 0; k < GPA_GAP__COUNT; k++) {
+			if (!done[k] && a->cause_n[k] &&
+			    (best < 0 || a->cause_ns[k] > a->cause_ns[best])) {
+				best = k;
+			}
+		}
+		if (best < 0) {
+			break;
+		}
+		done[best] = true;
+		gpr_table_cell(t, gpa_gap_cause_name((unsigned)best));
+		gpr_table_cell(t, cause_labels[best]);
+		cell_u64(t, a->cause_ns[best]);
+		cell_pct(t, a->cause_ns[best], a->idle);
+		cell_pct(t, a->cause_ns[best], a->window);
+		cell_u64(t, a->cause_n[best]);
+	}
+}
+
+static void fill_hist(struct gpr_table *t, const struct gpa_gaps *g)
+{
+	gpr_table_init(t, hist_cols, GP_ARRAY_SIZE(hist_cols));
+	for (int b = 0; b < GPA_GAP_BUCKETS; b++) {
+		gpr_table_cell(t, bucket_labels[b]);
+		cell_u64(t, g->all.hist_n[b]);
+		cell_u64(t, g->all.hist_ns[b]);
+		cell_pct(t, g->all.hist_ns[b], g->all.idle);
+	}
+}
+
+static void fill_longest(struct gpr_table *t, const struct gpa_model *m,
+			 const struct gpa_steps *s, const struct gpa_gaps *g)
+{
+	struct gp_strbuf sb = GP_STRBUF_INIT;
+
+	gpr_table_init(t, gap_cols, GP_ARRAY_SIZE(gap_cols));
+	for (size_t i = 0; i < g->top.n; i++) {
+		const struct gpa_gap *gp = &g->top.v[i];
+		cell_dev(t, m, gp->dev);
+		cell_u64(t, gp->start - m->t0);
+		cell_u64(t, gp->end - gp->start);
+		gpr_table_cell(t, gpa_gap_cause_name(gp->cause));
+		cell_u64(t, gp->cause_ns);
+		gp_strbuf_reset(&sb);
+		gpr_gap_evidence(&sb, m, gp);
+		t->failed |= sb.failed;
+		gpr_table_cell(t, sb.buf);
+		cell_step(t, m, s, gp->step);
+		gpr_table_cell(t, gp->context != GPA_NONE ?
+					  gpa_model_str(m, m->nvtx.name[gp->context]) : "-");
+	}
+	gp_strbuf_release(&sb);
+}
+
+static void fill_steps(struct gpr_table *t, const struct gpa_model *m, const struct gpa_steps *s,
+		       const struct gpa_gaps *g)
+{
+	gpr_table_init(t, step_cols, GP_ARRAY_SIZE(step_cols));
+	for (size_t i = 0; i < g->steps.n; i++) {
+		const struct gpa_gaps_step *st = &g->steps.v[i];
+		int mc = main_cause(&st->t);
+		cell_dev(t, m, st->dev);
+		cell_step(t, m, s, st->step);
+		cell_u64(t, st->start - m->t0);
+		cell_u64(t, st->t.window);
+		cell_u64(t, st->t.busy);
+		cell_u64(t, st->t.idle);
+		cell_pct(t, st->t.busy, st->t.window);
+		cell_u64(t, st->t.gaps);
+		gpr_table_cell(t, mc < 0 ? "-" : gpa_gap_cause_name((unsigned)mc));
+		cell_u64(t, mc < 0 ? 0 : st->t.cause_ns[mc]);
+	}
+}
+
+int gpr_gaps_table(struct gpr_table *t, unsigned table, const struct gpa_model *m,
+		   const struct gpa_steps *steps, const struct gpa_gaps *g)
+{
+	switch (table) {
+	case GPR_GAPS_DEVICES:
+		fill_devices(t, m, g);
+		break;
+	case GPR_GAPS_CAUSES:
+		fill_causes(t, g);
+		break;
+	case GPR_GAPS_HISTOGRAM:
+		fill_hist(t, g);
+		break;
+	case GPR_GAPS_LONGEST:
+		fill_longest(t, m, steps, g);
+		break;
+	case GPR_GAPS_STEPS:
+		fill_steps(t, m, steps, g);
+		break;
+	default:
+		gpr_table_init(t, NULL, 0);
+		return -GP_ERR_API;
+	}
+	return t->failed ? -GP_ERR_NOMEM : 0;
+}
+
+/* ------------------------------------------------------------ document */
+
+static void add_dur(struct gp_strbuf *sb, uint64_t ns)
+{
+	gpr_fmt_dur_human(sb, ns);
+}
+
+/* The summary line of text and Markdown output. */
+static void summary(struct gp_strbuf *o, const struct gpa_gaps *g)
+{
+	const struct gpa_gap_totals *a = &g->all;
+
+	gp_strbuf_addf(o, "%zu device%s, window ", g->devs.n, g->devs.n == 1 ? "" : "s");
+	add_dur(o, a->window);
+	gp_strbuf_adds(o, ", busy ");
+	add_pct(o, a->busy, a->window);
+	gp_strbuf_addf(o, "%s, idle ", a->window ? " %" : "-");
+	add_dur(o, a->idle);
+	gp_strbuf_addf(o, " in %" PRIu64 " gap%s (%" PRIu64 " of at least ", a->gaps,
+		       a->gaps == 1 ? "" : "s", a->listed);
+	add_dur(o, g->min_gap_ns);
+	gp_strbuf_adds(o, ")");
+}
+
+static const char *title_of(unsigned bit)
+{
+	for (size_t i = 0; i < GP_ARRAY_SIZE(tables); i++) {
+		if (tables[i].bit == bit) {
+			return tables[i].title;
+		}
+	}
+	return "";
+}
+
+/* The title of one section, with what it covers. */
+static void section_title(struct gp_strbuf *o, unsigned bit, const struct gpa_gaps *g)
+{
+	gp_strbuf_adds(o, title_of(bit));
+	if (bit == GPR_GAPS_LONGEST) {
+		gp_strbuf_addf(o, " (%zu of %" PRIu64 " at least ", g->top.n, g->all.listed);
+		add_dur(o, g->min_gap_ns);
+		gp_strbuf_adds(o, ")");
+	} else if (bit == GPR_GAPS_CAUSES) {
+		gp_strbuf_adds(o, " (each gap counted whole under one cause)");
+	} else if (bit == GPR_GAPS_STEPS) {
+		gp_strbuf_adds(o, " (stretches of each device timeline)");
+	}
+}
+
+static void json_options(struct gp_strbuf *o, const struct gpa_steps *s, const struct gpa_gaps *g)
+{
+	static const char *const sources[] = {"", "nvtx", "profiler", "whole"};
+	const struct gpa_gap_totals *a = &g->all;
+
+	gp_strbuf_addf(o, "{\"options\":{\"min_gap_ns\":%" PRIu64 ",\"top\":", g->min_gap_ns);
+	if (g->top_n == SIZE_MAX) {
+		gp_strbuf_adds(o, "null");
+	} else {
+		gp_strbuf_addf(o, "%zu", g->top_n);
+	}
+	gp_strbuf_addf(o, ",\"latency_ns\":%" PRIu64 ",\"data_pattern\":", g->latency_ns);
+	gp_strbuf_add_json_str(o, g->data_pattern, strlen(g->data_pattern));
+	gp_strbuf_adds(o, ",\"step_source\":");
+	if (s && (unsigned)s->source < GP_ARRAY_SIZE(sources) && s->source) {
+		gp_strbuf_addf(o, "\"%s\",\"step_pattern\":", sources[s->source]);
+		if (s->pattern) {
+			gp_strbuf_add_json_str(o, s->pattern, strlen(s->pattern));
+		} else {
+			gp_strbuf_adds(o, "null");
+		}
+	} else {
+		gp_strbuf_adds(o, "null,\"step_pattern\":null");
+	}
+	gp_strbuf_addf(o,
+		       "},\n\"totals\":{\"devices\":%zu,\"window_ns\":%" PRIu64
+		       ",\"busy_ns\":%" PRIu64 ",\"idle_ns\":%" PRIu64 ",\"busy_pct\":",
+		       g->devs.n, a->window, a->busy, a->idle);
+	if (a->window) {
+		add_pct(o, a->busy, a->window);
+	} else {
+		gp_strbuf_adds(o, "null");
+	}
+	gp_strbuf_addf(o,
+		       ",\"gaps\":%" PRIu64 ",\"listed_gaps\":%" PRIu64
+		       ",\"listed_idle_ns\":%" PRIu64 ",\"longest_ns\":%" PRIu64 "}",
+		       a->gaps, a->listed, a->listed_ns, a->longest);
+}
+
+int gpr_gaps_render(struct gp_strbuf *out, enum gpr_format fmt, unsigned mask,
+		    const struct gpa_model *m, const struct gpa_steps *steps,
+		    const struct gpa_gaps *g)
+{
+	bool first = true;
+	int ret = 0;
+
+	if ((unsigned)fmt > GPR_FORMAT_MARKDOWN) {
+		return -GP_ERR_API;
+	}
+	switch (fmt) {
+	case GPR_FORMAT_TEXT:
+		gp_strbuf_adds(out, "GPU idle gaps: ");
+		summary(out, g);
+		gp_strbuf_adds(out, "\nbusy = union of kernels, memcpys and memsets per device; "
+				    "times in ns from the first event\n");
+		break;
+	case GPR_FORMAT_MARKDOWN:
+		gp_strbuf_adds(out, "## GPU idle gaps\n\n");
+		summary(out, g);
+		gp_strbuf_adds(out, ". Busy is the union of kernels, memcpys and memsets per "
+				    "device; times in ns from the first event.\n");
+		break;
+	case GPR_FORMAT_JSON:
+		json_options(out, steps, g);
+		break;
+	case GPR_FORMAT_CSV:
+		break;
+	}
+	for (size_t i = 0; i < GP_ARRAY_SIZE(tables) && !ret; i++) {
+		struct gpr_table t;
+		if (!(mask & tables[i].bit)) {
+			continue;
+		}
+		ret = gpr_gaps_table(&t, tables[i].bit, m, steps, g);
+		if (ret) {
+			gpr_table_release(&t);
+			break;
+		}
+		switch (fmt) {
+		case GPR_FORMAT_TEXT:
+			gp_strbuf_addch(out, '\n');
+			section_title(out, tables[i].bit, g);
+			gp_strbuf_adds(out, "\n\n");
+			break;
+		case GPR_FORMAT_MARKDOWN:
+			gp_strbuf_adds(out, "\n### ");
+			section_title(out, tables[i].bit, g);
+			gp_strbuf_adds(out, "\n\n");
+			break;
+		case GPR_FORMAT_JSON:
+			gp_strbuf_addf(out, ",\n\"%s\":", tables[i].name);
+			break;
+		case GPR_FORMAT_CSV:
+			if (!first) {
+				gp_strbuf_addch(out, '\n');
+			}
+			break;
+		}
+		first = false;
+		ret = gpr_table_render(&t, fmt, out);
+		gpr_table_release(&t);
+	}
+	if (!ret && fmt == GPR_FORMAT_JSON) {
+		gp_strbuf_adds(out, "}\n");
+	}
+	if (!ret && out->failed) {
+		ret = -GP_ERR_NOMEM;
+	}
+	return ret;
+}
