@@ -16,7 +16,6 @@
 #include <zlib.h>
 
 #define MAX_PROBLEMS_KEPT 256
-#define MAX_TOTAL_STRING_BYTES (256u << 20)
 #define MAX_STRING_IDS (1u << 24)     /* ids, defined or skipped, in one file */
 #define MAX_STRING_ID_GAP (1u << 20)  /* ids one string chunk may skip (lost chunks) */
 #define ARENA_BLOCK (256u << 10)
@@ -155,6 +154,17 @@ static int check_header(struct gpt_reader *r)
 	r->st.major = gp_get_le16(h + 8);
 	r->st.minor = gp_get_le16(h + 10);
 	if (r->st.major > GPT_FORMAT_MAJOR) {
+		/*
+		 * A newer major may lay its header out differently, so its CRC is
+		 * only checked where this version keeps it: a flipped bit in the
+		 * version field is then told from a real newer file.
+		 */
+		if (gp_get_le32(h + 28) != gp_crc32(0, h, 28) &&
+		    gp_get_le32(h + 16) == GPT_FILE_HEADER_SIZE) {
+			set_err(r, "bad file header: crc mismatch (it claims trace format %u.%u)",
+				r->st.major, r->st.minor);
+			return -GP_ERR_CHECKSUM;
+		}
 		set_err(r, "written in trace format %u.%u, newer than this gpuprof reads (%d.x); "
 			   "upgrade gpuprof",
 			r->st.major, r->st.minor, GPT_FORMAT_MAJOR);
@@ -389,7 +399,7 @@ static int absorb_strings(struct gpt_reader *r, const uint8_t *p, size_t len, ui
 		*why = "bytes after the last string";
 		return -GP_ERR_FORMAT;
 	}
-	if (r->string_bytes + total > MAX_TOTAL_STRING_BYTES) {
+	if (r->string_bytes + total > GPT_MAX_STRINGS_BYTES) {
 		*why = "strings exceed the reader's limit";
 		return -GP_ERR_RANGE;
 	}
@@ -560,7 +570,8 @@ int gpt_reader_next(struct gpt_reader *r, struct gpt_chunk *out)
 			}
 			raw = r->raw;
 		}
-		if (gp_crc32(0, raw, h.raw_len) != h.raw_crc) {
+		/* zlib's crc32 is gp_crc32 (FORMAT.md section 1), only faster. */
+		if ((uint32_t)crc32(0, raw, h.raw_len) != h.raw_crc) {
 			BAD(-GP_ERR_CHECKSUM, "bad chunk crc");
 		}
 		if (h.kind == GPT_KIND_STRING) {
@@ -582,8 +593,12 @@ int gpt_reader_next(struct gpt_reader *r, struct gpt_chunk *out)
 			set_err(r, "out of memory reading chunk %u", idx);
 			return -GP_ERR_NOMEM;
 		}
-		memset(r->recs, 0, rb);
+		/* The codec zeroes the records itself, a cache-sized block at a time. */
 		ret = gpt_decode_records(ki, raw, h.raw_len, h.count, r->recs, r->tmp, &why);
+		if (ret == -GP_ERR_NOMEM) {
+			set_err(r, "out of memory reading chunk %u", idx);
+			return ret;
+		}
 		if (ret) {
 			BAD(ret, "bad %s chunk: %s", ki->name, why);
 		}

@@ -18,7 +18,7 @@
 #define GPT_MAX_CHUNK_RECORDS (1u << 17)     /* records in one chunk */
 #define GPT_MAX_CHUNK_BYTES (64u << 20)      /* raw or stored bytes of one chunk */
 #define GPT_MAX_STRING_BYTES (1u << 20)      /* one interned string */
-#define GPT_MAX_STRINGS_BYTES (1ULL << 32)   /* all strings of one file */
+#define GPT_MAX_STRINGS_BYTES (256u << 20)   /* all strings of one file, NULs included */
 
 /* ---------------------------------------------------------------- schema */
 
