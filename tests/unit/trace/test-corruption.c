@@ -665,12 +665,14 @@ TEST(corrupt_file_header)
 		    "hdr.gpz: not a gpuprof trace (bad magic)");
 	open_expect((const uint8_t *)"\x89GP", 3, -GP_ERR_TRUNCATED,
 		    "hdr.gpz: truncated: 3 bytes, shorter than the 32-byte file header");
-	/* A newer major version is refused by name, whether or not the CRC matches. */
+	/*
+	 * A newer major with a valid CRC is refused by name; the same bytes with
+	 * a stale CRC are a damaged header (a flipped version bit), not a newer file.
+	 */
 	memcpy(p, fx->b.p, fx->b.len);
 	gp_put_le16(p + 8, 2);
-	open_expect(p, fx->b.len, -GP_ERR_VERSION,
-		    "hdr.gpz: written in trace format 2.0, newer than this gpuprof reads (1.x); "
-		    "upgrade gpuprof");
+	open_expect(p, fx->b.len, -GP_ERR_CHECKSUM,
+		    "hdr.gpz: bad file header: crc mismatch (it claims trace format 2.0)");
 	tt_fix_file_crc(p);
 	open_expect(p, fx->b.len, -GP_ERR_VERSION,
 		    "hdr.gpz: written in trace format 2.0, newer than this gpuprof reads (1.x); "
