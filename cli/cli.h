@@ -30,15 +30,28 @@ extern const size_t cmd_count;
 int cmd_info(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_gaps(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_stats(int argc, char **argv);
 extern const char cmd_info_help[];
 extern const char cmd_dump_help[];
 extern const char cmd_gaps_help[];
+extern const char cmd_report_help[];
+extern const char cmd_stats_help[];
 
 /* "gpuprof: error: ..." on stderr. */
 GP_PRINTF(1, 2) void cli_error(const char *fmt, ...);
 GP_PRINTF(1, 2) void cli_warn(const char *fmt, ...);
 /* Prints the usage line of help to stderr with the error; returns CMD_USAGE. */
 GP_PRINTF(2, 3) int cli_usage_error(const char *help, const char *fmt, ...);
+/* "10us", "1.5ms", "250" (ns), "2s" -> ns; false when malformed or too large. */
+bool cli_parse_duration(const char *s, uint64_t *out);
+struct gpa_model;
+/*
+ * Loads trace files and directories of them into m, with progress on a
+ * terminal when it takes more than a second; errors are reported (exit 1),
+ * truncated and corrupt files warned about. Returns 0 or a negative error.
+ */
+int cli_load_model(struct gpa_model *m, char **args, size_t nargs);
 /* Writes all of buf to stdout; false on error (reported). */
 bool cli_write_stdout(const void *buf, size_t len);
 

@@ -55,53 +55,6 @@ struct gaps_opts {
 	struct gpa_gaps_opts a;
 };
 
-/* "10us", "1.5ms", "250" (ns), "2s" -> ns; false when malformed or too large. */
-static bool parse_dur(const char *s, uint64_t *out)
-{
-	static const struct {
-		const char *unit;
-		uint64_t ns;
-		unsigned digits; /* decimals a value may have */
-	} units[] = {{"ns", 1, 0}, {"us", 1000, 3}, {"ms", 1000000, 6}, {"s", 1000000000, 9},
-		     {"", 1, 0}};
-	uint64_t whole = 0, frac = 0;
-	unsigned nfrac = 0;
-	const char *p = s;
-
-	if (*p < '0' || *p > '9') {
-		return false;
-	}
-	for (; *p >= '0' && *p <= '9'; p++) {
-		if (gp_mul_overflow_u64(whole, 10, &whole) ||
-		    gp_add_overflow_u64(whole, (uint64_t)(*p - '0'), &whole)) {
-			return false;
-		}
-	}
-	if (*p == '.') {
-		for (p++; *p >= '0' && *p <= '9'; p++) {
-			if (nfrac == 9) {
-				return false;
-			}
-			frac = frac * 10 + (uint64_t)(*p - '0');
-			nfrac++;
-		}
-	}
-	for (size_t i = 0; i < GP_ARRAY_SIZE(units); i++) {
-		if (strcmp(p, units[i].unit)) {
-			continue;
-		}
-		if (nfrac > units[i].digits) {
-			return false;
-		}
-		for (unsigned k = nfrac; k < units[i].digits; k++) {
-			frac *= 10;
-		}
-		return !gp_mul_overflow_u64(whole, units[i].ns, out) &&
-		       !gp_add_overflow_u64(*out, frac, out);
-	}
-	return false;
-}
-
 static void warn_partial(const struct gpa_model *m)
 {
 	for (size_t i = 0; i < m->procs.n; i++) {
@@ -207,12 +160,12 @@ int cmd_gaps(int argc, char **argv)
 			opts.a.top = (size_t)n;
 			break;
 		case 'm':
-			if (!parse_dur(optarg, &opts.a.min_gap_ns)) {
+			if (!cli_parse_duration(optarg, &opts.a.min_gap_ns)) {
 				return cli_usage_error(cmd_gaps_help, "bad duration '%s'", optarg);
 			}
 			break;
 		case 'L':
-			if (!parse_dur(optarg, &opts.a.latency_ns)) {
+			if (!cli_parse_duration(optarg, &opts.a.latency_ns)) {
 				return cli_usage_error(cmd_gaps_help, "bad duration '%s'", optarg);
 			}
 			break;

@@ -22,9 +22,14 @@ static const char cmd_help_help[] =
 	"(troff, for man(1)) with --man.\n";
 
 const struct cmd cmd_table[] = {
+	{"report", cmd_report,
+	 "the one-stop answer: steps, GPU busy and idle by cause, top kernels, gaps",
+	 cmd_report_help},
 	{"info", cmd_info, "what a trace file holds: process, devices, counts, span, losses",
 	 cmd_info_help},
 	{"dump", cmd_dump, "every record of a trace as text or JSON Lines", cmd_dump_help},
+	{"stats", cmd_stats, "nsys-style summaries and the GPU trace: kernels, memory, API, NVTX",
+	 cmd_stats_help},
 	{"gaps", cmd_gaps, "when each GPU was idle and why: busy %, idle by cause, longest gaps",
 	 cmd_gaps_help},
 	{"help", cmd_help, "this list, a command's help, or the manual page", cmd_help_help},

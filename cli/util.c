@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 #include "base/compat.h"
+#include "analyze/analyze.h"
 #include "cli/cli.h"
+
+#include <unistd.h>
 
 static void vmsg(const char *level, const char *fmt, va_list ap)
 {
@@ -46,4 +49,116 @@ bool cli_write_stdout(const void *buf, size_t len)
 		return false;
 	}
 	return true;
+}
+
+/* "10us", "1.5ms", "250" (ns), "2s" -> ns; false when malformed or too large. */
+bool cli_parse_duration(const char *s, uint64_t *out)
+{
+	static const struct {
+		const char *unit;
+		uint64_t ns;
+		unsigned digits; /* decimals a value may have */
+	} units[] = {{"ns", 1, 0}, {"us", 1000, 3}, {"ms", 1000000, 6}, {"s", 1000000000, 9},
+		     {"", 1, 0}};
+	uint64_t whole = 0, frac = 0;
+	unsigned nfrac = 0;
+	const char *p = s;
+
+	if (*p < '0' || *p > '9') {
+		return false;
+	}
+	for (; *p >= '0' && *p <= '9'; p++) {
+		if (gp_mul_overflow_u64(whole, 10, &whole) ||
+		    gp_add_overflow_u64(whole, (uint64_t)(*p - '0'), &whole)) {
+			return false;
+		}
+	}
+	if (*p == '.') {
+		for (p++; *p >= '0' && *p <= '9'; p++) {
+			if (nfrac == 9) {
+				return false;
+			}
+			frac = frac * 10 + (uint64_t)(*p - '0');
+			nfrac++;
+		}
+	}
+	for (size_t i = 0; i < GP_ARRAY_SIZE(units); i++) {
+		if (strcmp(p, units[i].unit)) {
+			continue;
+		}
+		if (nfrac > units[i].digits) {
+			return false;
+		}
+		for (unsigned k = nfrac; k < units[i].digits; k++) {
+			frac *= 10;
+		}
+		return !gp_mul_overflow_u64(whole, units[i].ns, out) &&
+		       !gp_add_overflow_u64(*out, frac, out);
+	}
+	return false;
+}
+
+/* ---- loading traces, with progress on a terminal */
+
+struct progress {
+	uint64_t t0, last;
+	bool shown;
+};
+
+static void progress_cb(uint64_t done, uint64_t total, void *data)
+{
+	struct progress *p = data;
+	uint64_t now = gp_clock_monotonic_ns();
+
+	/* Only when loading takes more than a second, ten updates a second at most. */
+	if (now - p->t0 < 1000000000u || now - p->last < 100000000u || !total) {
+		return;
+	}
+	p->last = now;
+	p->shown = true;
+	fprintf(stderr, "\rgpuprof: loading %3u%% (%" PRIu64 " of %" PRIu64 " MB)",
+		(unsigned)(done * 100 / total), done / 1000000, total / 1000000);
+}
+
+int cli_load_model(struct gpa_model *m, char **args, size_t nargs)
+{
+	struct progress pr = {.t0 = gp_clock_monotonic_ns()};
+	struct gpa_load_opts lo = {0};
+	char err[512], **paths = NULL;
+	size_t npaths = 0;
+	int ret;
+
+	ret = gpa_expand_inputs((const char *const *)args, nargs, &paths, &npaths, err,
+				sizeof(err));
+	if (ret) {
+		cli_error("%s", err);
+		return ret;
+	}
+	if (isatty(STDERR_FILENO)) {
+		lo.progress = progress_cb;
+		lo.progress_data = &pr;
+	}
+	ret = gpa_model_load(m, (const char *const *)paths, npaths, &lo, err, sizeof(err));
+	if (pr.shown) {
+		fputs("\r\033[K", stderr);
+	}
+	for (size_t i = 0; i < npaths; i++) {
+		free(paths[i]);
+	}
+	free(paths);
+	if (ret) {
+		cli_error("%s", err);
+		return ret;
+	}
+	for (size_t i = 0; i < m->procs.n; i++) {
+		const struct gpa_proc *p = &m->procs.v[i];
+		if (p->truncated) {
+			cli_warn("%s: truncated; read up to the last whole chunk", p->path);
+		}
+		if (p->corrupt_chunks) {
+			cli_warn("%s: %" PRIu64 " corrupt chunk%s skipped", p->path,
+				 p->corrupt_chunks, p->corrupt_chunks == 1 ? "" : "s");
+		}
+	}
+	return 0;
 }

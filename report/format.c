@@ -58,3 +58,12 @@ void gpr_fmt_cuda_version(struct gp_strbuf *sb, uint32_t v)
 	}
 	gp_strbuf_addf(sb, "%" PRIu32 ".%" PRIu32, v / 1000, (v % 1000) / 10);
 }
+
+void gpr_fmt_pct(struct gp_strbuf *sb, uint64_t num, uint64_t den)
+{
+	if (!den) {
+		return;
+	}
+	unsigned __int128 x = ((unsigned __int128)num * 20000 + den) / ((unsigned __int128)den * 2);
+	gp_strbuf_addf(sb, "%" PRIu64 ".%02" PRIu64, (uint64_t)(x / 100), (uint64_t)(x % 100));
+}

@@ -55,21 +55,11 @@ const char *gpr_gap_cause_label(unsigned cause)
 
 /* ------------------------------------------------------------ pieces */
 
-/* num / den as a percentage with two decimals, rounded half up; "" when den is 0. */
-static void add_pct(struct gp_strbuf *sb, uint64_t num, uint64_t den)
-{
-	if (!den) {
-		return;
-	}
-	unsigned __int128 x = ((unsigned __int128)num * 20000 + den) / ((unsigned __int128)den * 2);
-	gp_strbuf_addf(sb, "%" PRIu64 ".%02" PRIu64, (uint64_t)(x / 100), (uint64_t)(x % 100));
-}
-
 static void cell_pct(struct gpr_table *t, uint64_t num, uint64_t den)
 {
 	struct gp_strbuf sb = GP_STRBUF_INIT;
 
-	add_pct(&sb, num, den);
+	gpr_fmt_pct(&sb, num, den);
 	if (sb.failed) {
 		t->failed = true;
 	}
@@ -481,7 +471,7 @@ static void summary(struct gp_strbuf *o, const struct gpa_gaps *g)
 	gp_strbuf_addf(o, "%zu device%s, window ", g->devs.n, g->devs.n == 1 ? "" : "s");
 	add_dur(o, a->window);
 	gp_strbuf_adds(o, ", busy ");
-	add_pct(o, a->busy, a->window);
+	gpr_fmt_pct(o, a->busy, a->window);
 	gp_strbuf_addf(o, "%s, idle ", a->window ? " %" : "-");
 	add_dur(o, a->idle);
 	gp_strbuf_addf(o, " in %" PRIu64 " gap%s (%" PRIu64 " of at least ", a->gaps,
@@ -544,7 +534,7 @@ static void json_options(struct gp_strbuf *o, const struct gpa_steps *s, const s
 		       ",\"busy_ns\":%" PRIu64 ",\"idle_ns\":%" PRIu64 ",\"busy_pct\":",
 		       g->devs.n, a->window, a->busy, a->idle);
 	if (a->window) {
-		add_pct(o, a->busy, a->window);
+		gpr_fmt_pct(o, a->busy, a->window);
 	} else {
 		gp_strbuf_adds(o, "null");
 	}

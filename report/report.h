@@ -86,6 +86,8 @@ void gpr_fmt_dur_human(struct gp_strbuf *sb, uint64_t ns);
 void gpr_fmt_bytes(struct gp_strbuf *sb, uint64_t bytes);
 /* A count with thousands separators: 1234567 -> "1,234,567". */
 void gpr_fmt_count(struct gp_strbuf *sb, uint64_t n);
+/* num / den as a percentage with two decimals, rounded half up; nothing when den is 0. */
+void gpr_fmt_pct(struct gp_strbuf *sb, uint64_t num, uint64_t den);
 /* A CUDA version number (13000 -> "13.0"); "unknown" for 0. */
 void gpr_fmt_cuda_version(struct gp_strbuf *sb, uint32_t v);
 
@@ -186,5 +188,26 @@ int gpr_gaps_render(struct gp_strbuf *out, enum gpr_format fmt, unsigned tables,
 		    const struct gpa_gaps *g);
 
 /* ---- end gaps */
+
+/* ---- report: the one-stop answer (report/summary.c, docs/report.md) */
+
+struct gpr_report_parts {
+	const struct gpa_model *m;
+	const struct gpa_steps *steps;
+	const struct gpa_overview *ov;
+	const struct gpa_gaps *gaps;
+	const struct gpa_stats *kernels; /* a cuda_gpu_kern_sum result */
+	size_t top_kernels;              /* kernel rows shown */
+	size_t max_steps;                /* step rows shown in text and Markdown (JSON: all) */
+};
+
+/*
+ * Renders the report: what was traced; the step table and its
+ * distribution; GPU busy and idle by cause; the top kernels by GPU time;
+ * memory traffic; the longest gaps; warnings. Text, Markdown or JSON (one
+ * object, schema in docs/report.md).
+ */
+int gpr_report_render(struct gp_strbuf *out, enum gpr_format fmt,
+		      const struct gpr_report_parts *p);
 
 #endif /* GPR_REPORT_H */

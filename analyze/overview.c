@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * overview.c - what was traced, memory traffic, and warnings.
+ */
+#include "base/compat.h"
+#include "analyze/analyze.h"
+
+#include <stdio.h>
+
+const char *gpa_copy_kind_name(unsigned kind)
+{
+	static const char *const names[] = {
+		[0] = "memset",
+		[1] = "Host-to-Device",
+		[2] = "Device-to-Host",
+		[3] = "Host-to-Array",
+		[4] = "Array-to-Host",
+		[5] = "Array-to-Array",
+		[6] = "Array-to-Device",
+		[7] = "Device-to-Array",
+		[8] = "Device-to-Device",
+		[9] = "Host-to-Host",
+		[10] = "Peer-to-Peer",
+	};
+
+	return kind < GP_ARRAY_SIZE(names) ? names[kind] : "unknown";
+}
+
+static int warnf(struct gpa_overview *o, const char *fmt, ...) GP_PRINTF(2, 3);
+static int warnf(struct gpa_overview *o, const char *fmt, ...)
+{
+	struct gp_strbuf sb = GP_STRBUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	gp_strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	char *s = gp_strbuf_detach(&sb, NULL);
+	if (!s || gp_vec_push(&o->warnings, s)) {
+		free(s);
+		return -GP_ERR_NOMEM;
+	}
+	return 0;
+}
+
+static int cmp_traffic(const void *a, const void *b)
+{
+	const struct gpa_traffic *x = a, *y = b;
+
+	if (x->time_ns != y->time_ns) {
+		return x->time_ns > y->time_ns ? -1 : 1;
+	}
+	return x->copy_kind < y->copy_kind ? -1 : x->copy_kind > y->copy_kind;
+}
+
+int gpa_overview_build(const struct gpa_model *m, const struct gpa_steps *steps,
+		       struct gpa_overview *o)
+{
+	struct gpa_traffic by_kind[256] = {{0}};
+	int ret = 0;
+
+	memset(o, 0, sizeof(*o));
+	o->first_ns = m->t0;
+	o->last_ns = m->t1;
+	o->events = m->events;
+	o->kernels = m->kern.n;
+	o->copies = m->copy.n;
+	o->sets = m->set.n;
+	o->api_calls = m->api.n;
+	o->nvtx_ranges = m->nvtx.n;
+	for (size_t i = 0; i < m->kern.n; i++) {
+		o->kernel_time_ns += m->kern.end[i] - m->kern.start[i];
+	}
+	for (size_t i = 0; i < m->copy.n; i++) {
+		struct gpa_traffic *t = &by_kind[m->copy.copy_kind[i]];
+		t->count++;
+		t->bytes += m->copy.bytes[i];
+		t->time_ns += m->copy.end[i] - m->copy.start[i];
+	}
+	for (size_t i = 0; i < m->set.n; i++) {
+		/* memsets go in slot 0, which no copy kind uses */
+		by_kind[0].count++;
+		by_kind[0].bytes += m->set.bytes[i];
+		by_kind[0].time_ns += m->set.end[i] - m->set.start[i];
+	}
+	for (unsigned k = 0; k < 256; k++) {
+		if (by_kind[k].count) {
+			by_kind[k].copy_kind = (uint8_t)k;
+			if (gp_vec_push(&o->traffic, by_kind[k])) {
+				return -GP_ERR_NOMEM;
+			}
+		}
+	}
+	qsort(o->traffic.v, o->traffic.n, sizeof(*o->traffic.v), cmp_traffic);
+
+	for (size_t p = 0; p < m->procs.n && !ret; p++) {
+		const struct gpa_proc *pr = &m->procs.v[p];
+		uint64_t lost = 0;
+		for (unsigned c = 0; c < GPT_LOSS__MAX; c++) {
+			lost += pr->losses[c];
+		}
+		if (lost) {
+			ret = warnf(o, "%s: %" PRIu64 " records were lost while recording (%s%s)",
+				    pr->path, lost,
+				    pr->losses[GPT_LOSS_CUPTI_DROPPED] ? "CUPTI dropped records" :
+									  "buffers full",
+				    "; totals and gaps near the loss are understated");
+		}
+		if (!ret && pr->corrupt_chunks) {
+			ret = warnf(o, "%s: %" PRIu64 " corrupt chunks were skipped; results are partial",
+				    pr->path, pr->corrupt_chunks);
+		}
+		if (!ret && pr->truncated) {
+			ret = warnf(o, "%s: the file is cut short (the process did not finish "
+				       "writing it); read up to its last whole chunk",
+				    pr->path);
+		}
+	}
+	if (!ret && m->procs.n > 1 && !m->aligned) {
+		ret = warnf(o, "some traces have no clock anchor: processes are compared on "
+			       "their raw clocks and may be misaligned");
+	}
+	if (!ret && !m->gpu.n) {
+		ret = warnf(o, "no GPU activity in the traces");
+	}
+	if (!ret && steps) {
+		if (steps->source == GPA_STEPS_WHOLE) {
+			ret = warnf(o, "no steps found (no NVTX range matched the step pattern and no "
+				       "cudaProfilerStart/Stop): the whole trace is one step");
+		}
+		if (!ret && steps->unassigned_ops) {
+			ret = warnf(o, "%" PRIu64 " GPU operations were launched outside every step",
+				    steps->unassigned_ops);
+		}
+		if (!ret && steps->unlinked_ops) {
+			ret = warnf(o, "%" PRIu64 " GPU operations have no launching API call in the "
+				       "trace; they are placed by their own start time",
+				    steps->unlinked_ops);
+		}
+	}
+	if (ret) {
+		gpa_overview_release(o);
+	}
+	return ret;
+}
+
+void gpa_overview_release(struct gpa_overview *o)
+{
+	for (size_t i = 0; i < o->warnings.n; i++) {
+		free(o->warnings.v[i]);
+	}
+	gp_vec_free(&o->warnings);
+	gp_vec_free(&o->traffic);
+	memset(o, 0, sizeof(*o));
+}

@@ -1,0 +1,182 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gpuprof report - the one-stop answer: what was traced, step times, GPU
+ * busy and idle by cause, top kernels, memory traffic, the longest gaps,
+ * warnings.
+ */
+#include "base/compat.h"
+#include "analyze/analyze.h"
+#include "cli/cli.h"
+#include "report/report.h"
+
+#include <getopt.h>
+
+const char cmd_report_help[] =
+	"usage: gpuprof report [--format text|json|markdown] [--step REGEX] [--top N]\n"
+	"                      [--max-steps N] [--min-gap DURATION] TRACE...\n"
+	"\n"
+	"Reads traces (files, or directories of .gpz files: many processes and ranks\n"
+	"go on one timeline) and prints, in order: what was traced (processes,\n"
+	"devices, span, losses); the step table with its distribution (median, p90,\n"
+	"min, max); GPU busy and idle by cause; the top kernels by GPU time with\n"
+	"their share; memory traffic; the longest idle gaps with their cause, step\n"
+	"and NVTX context; warnings (records lost, files cut short, steps missing).\n"
+	"Times are exact nanoseconds. The JSON schema is in docs/report.md.\n"
+	"\n"
+	"options:\n"
+	"  -f, --format FORMAT     text (default), json, markdown\n"
+	"      --step REGEX        NVTX ranges that are steps (PCRE2; default\n"
+	"                          ProfilerStep#N, else names like step/iteration)\n"
+	"  -n, --top N             kernels and gaps listed (10)\n"
+	"      --max-steps N       step rows in text and Markdown (50); JSON has all\n"
+	"      --min-gap DURATION  gaps listed are at least this long (10us)\n"
+	"      --kernel-name MODE  short, demangled (default) or mangled\n"
+	"  -h, --help              this text\n"
+	"\n"
+	"Exit status: 0 ok, 1 a trace could not be read, 2 usage.\n";
+
+struct report_opts {
+	enum gpr_format format;
+	const char *step_regex;
+	size_t top, max_steps;
+	enum gpa_kernel_name kname;
+	struct gpa_gaps_opts gaps;
+};
+
+static int run(const struct report_opts *o, char **args, size_t nargs)
+{
+	struct gpa_model m;
+	struct gpa_steps steps = {0};
+	struct gpa_gaps gaps = {0};
+	struct gpa_overview ov = {0};
+	struct gpa_stats kern = {0};
+	struct gp_strbuf out = GP_STRBUF_INIT;
+	char err[512];
+	int ret, status = CMD_ERROR;
+
+	if (cli_load_model(&m, args, nargs)) {
+		return CMD_ERROR;
+	}
+	ret = gpa_steps_find(&m, o->step_regex, &steps, err, sizeof(err));
+	if (!ret) {
+		ret = gpa_gaps_analyze(&m, &steps, &o->gaps, &gaps, err, sizeof(err));
+	}
+	if (ret) {
+		cli_error("%s", err);
+		status = ret == -GP_ERR_API ? CMD_USAGE : CMD_ERROR;
+		goto out;
+	}
+	if (gpa_overview_build(&m, &steps, &ov) ||
+	    gpa_stats_compute(&m, GPA_STATS_KERN_SUM, o->kname, &kern)) {
+		cli_error("out of memory");
+		goto out;
+	}
+	struct gpr_report_parts parts = {
+		.m = &m,
+		.steps = &steps,
+		.ov = &ov,
+		.gaps = &gaps,
+		.kernels = &kern,
+		.top_kernels = o->top,
+		.max_steps = o->max_steps,
+	};
+	if (gpr_report_render(&out, o->format, &parts)) {
+		cli_error("out of memory");
+	} else if (cli_write_stdout(out.buf, out.len)) {
+		status = CMD_OK;
+	}
+out:
+	gp_strbuf_release(&out);
+	gpa_stats_release(&kern);
+	gpa_overview_release(&ov);
+	gpa_gaps_release(&gaps);
+	gpa_steps_release(&steps);
+	gpa_model_release(&m);
+	return status;
+}
+
+static bool parse_count(const char *s, size_t *out)
+{
+	char *end;
+
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno || end == s || *end || s[0] == '-' || v > 1000000000ULL) {
+		return false;
+	}
+	*out = (size_t)v;
+	return true;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"format", required_argument, NULL, 'f'},
+		{"step", required_argument, NULL, 's'},
+		{"top", required_argument, NULL, 'n'},
+		{"max-steps", required_argument, NULL, 'S'},
+		{"min-gap", required_argument, NULL, 'm'},
+		{"kernel-name", required_argument, NULL, 'k'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	struct report_opts o = {.format = GPR_FORMAT_TEXT, .top = 10, .max_steps = 50,
+				.kname = GPA_KNAME_DEMANGLED};
+	int c, v;
+
+	gpa_gaps_opts_init(&o.gaps);
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+f:n:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			v = gpr_format_parse(optarg);
+			if (v != GPR_FORMAT_TEXT && v != GPR_FORMAT_JSON && v != GPR_FORMAT_MARKDOWN) {
+				return cli_usage_error(cmd_report_help, "unknown format '%s'", optarg);
+			}
+			o.format = (enum gpr_format)v;
+			break;
+		case 's':
+			o.step_regex = optarg;
+			break;
+		case 'n':
+			if (!parse_count(optarg, &o.top)) {
+				return cli_usage_error(cmd_report_help, "bad count '%s'", optarg);
+			}
+			o.gaps.top = o.top;
+			break;
+		case 'S':
+			if (!parse_count(optarg, &o.max_steps)) {
+				return cli_usage_error(cmd_report_help, "bad count '%s'", optarg);
+			}
+			break;
+		case 'm':
+			if (!cli_parse_duration(optarg, &o.gaps.min_gap_ns)) {
+				return cli_usage_error(cmd_report_help, "bad duration '%s'", optarg);
+			}
+			break;
+		case 'k':
+			if (!strcmp(optarg, "short")) {
+				o.kname = GPA_KNAME_SHORT;
+			} else if (!strcmp(optarg, "demangled")) {
+				o.kname = GPA_KNAME_DEMANGLED;
+			} else if (!strcmp(optarg, "mangled")) {
+				o.kname = GPA_KNAME_MANGLED;
+			} else {
+				return cli_usage_error(cmd_report_help, "unknown kernel-name mode '%s'",
+						       optarg);
+			}
+			break;
+		case 'h':
+			fputs(cmd_report_help, stdout);
+			return CMD_OK;
+		default:
+			return cli_usage_error(cmd_report_help, "unknown option or missing value '%s'",
+					       argv[optind - 1]);
+		}
+	}
+	if (optind >= argc) {
+		return cli_usage_error(cmd_report_help, "no trace given");
+	}
+	return run(&o, argv + optind, (size_t)(argc - optind));
+}

@@ -1,0 +1,377 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * summary.c - `gpuprof report`: one document from the overview, steps,
+ * gaps and kernel summary. Formats only; every number comes computed.
+ */
+#include "base/compat.h"
+#include "report/report.h"
+
+/* ---- the tables */
+
+static const struct gpr_col proc_cols[] = {
+	{"File", 0},       {"PID", GPR_COL_NUM},    {"Host", 0},
+	{"Rank", GPR_COL_NUM}, {"Devices", 0},      {"Events", GPR_COL_NUM},
+	{"Lost", GPR_COL_NUM}, {"Status", 0},
+};
+
+static void fill_procs(struct gpr_table *t, const struct gpa_model *m)
+{
+	gpr_table_init(t, proc_cols, GP_ARRAY_SIZE(proc_cols));
+	for (size_t i = 0; i < m->procs.n; i++) {
+		const struct gpa_proc *p = &m->procs.v[i];
+		struct gp_strbuf devs = GP_STRBUF_INIT;
+		uint64_t lost = 0;
+
+		for (unsigned c = 0; c < GPT_LOSS__MAX; c++) {
+			lost += p->losses[c];
+		}
+		for (size_t d = 0; d < m->devs.n; d++) {
+			if (m->devs.v[d].proc != i) {
+				continue;
+			}
+			const char *name = gpa_model_str(m, m->devs.v[d].name);
+			gp_strbuf_addf(&devs, "%s%" PRIu32 ": %s", devs.len ? ", " : "", m->devs.v[d].id,
+				       *name ? name : "unknown");
+		}
+		gpr_table_cell(t, p->path);
+		gpr_table_cellf(t, "%" PRIu32, p->pid);
+		gpr_table_cell(t, gpa_model_str(m, p->host));
+		if (p->rank >= 0) {
+			gpr_table_cellf(t, "%" PRId32, p->rank);
+		} else {
+			gpr_table_cell(t, "");
+		}
+		gpr_table_cell(t, devs.len ? devs.buf : "none");
+		gpr_table_cellf(t, "%" PRIu64, p->events);
+		gpr_table_cellf(t, "%" PRIu64, lost);
+		gpr_table_cell(t, p->corrupt_chunks ? "corrupt chunks skipped"
+				  : p->truncated     ? "cut short"
+				  : p->has_footer    ? "complete"
+						     : "no footer");
+		if (devs.failed) {
+			t->failed = true;
+		}
+		gp_strbuf_release(&devs);
+	}
+}
+
+static const struct gpr_col step_cols[] = {
+	{"Step", GPR_COL_NUM},     {"Name", 0},  {"Rank", GPR_COL_NUM},
+	{"Wall (ns)", GPR_COL_NUM}, {"GPU busy (ns)", GPR_COL_NUM},
+	{"Busy (%)", GPR_COL_NUM}, {"GPU ops", GPR_COL_NUM},
+};
+
+static void cell_pct(struct gpr_table *t, uint64_t num, uint64_t den)
+{
+	struct gp_strbuf sb = GP_STRBUF_INIT;
+
+	gpr_fmt_pct(&sb, num, den);
+	if (sb.failed) {
+		t->failed = true;
+	}
+	gpr_table_cell(t, sb.buf);
+	gp_strbuf_release(&sb);
+}
+
+static void fill_steps(struct gpr_table *t, const struct gpa_model *m, const struct gpa_steps *s,
+		       size_t max)
+{
+	gpr_table_init(t, step_cols, GP_ARRAY_SIZE(step_cols));
+	for (size_t i = 0; i < s->v.n && i < max; i++) {
+		const struct gpa_step *st = &s->v.v[i];
+		const struct gpa_proc *p = &m->procs.v[st->proc];
+		uint64_t wall = st->end - st->start;
+
+		gpr_table_cellf(t, "%" PRId64, st->number);
+		gpr_table_cell(t, st->name ? gpa_model_str(m, st->name) : "whole trace");
+		if (p->rank >= 0) {
+			gpr_table_cellf(t, "%" PRId32, p->rank);
+		} else {
+			gpr_table_cell(t, "");
+		}
+		gpr_table_cellf(t, "%" PRIu64, wall);
+		gpr_table_cellf(t, "%" PRIu64, st->gpu_busy);
+		cell_pct(t, st->gpu_busy, wall);
+		gpr_table_cellf(t, "%" PRIu32, st->gpu_ops);
+	}
+}
+
+static const struct gpr_col dist_cols[] = {
+	{"Quantity", 0},          {"Median (ns)", GPR_COL_NUM}, {"P90 (ns)", GPR_COL_NUM},
+	{"Min (ns)", GPR_COL_NUM}, {"Max (ns)", GPR_COL_NUM},   {"Total (ns)", GPR_COL_NUM},
+};
+
+static void dist_row(struct gpr_table *t, const char *name, const struct gpa_dist *d)
+{
+	gpr_table_cell(t, name);
+	gpr_table_cellf(t, "%" PRIu64, d->median);
+	gpr_table_cellf(t, "%" PRIu64, d->p90);
+	gpr_table_cellf(t, "%" PRIu64, d->min);
+	gpr_table_cellf(t, "%" PRIu64, d->max);
+	gpr_table_cellf(t, "%" PRIu64, d->sum);
+}
+
+static void fill_dist(struct gpr_table *t, const struct gpa_steps *s)
+{
+	gpr_table_init(t, dist_cols, GP_ARRAY_SIZE(dist_cols));
+	if (!s->v.n) {
+		return;
+	}
+	dist_row(t, "step wall time", &s->wall);
+	dist_row(t, "step GPU busy", &s->busy);
+}
+
+static const struct gpr_col kern_cols[] = {
+	{"Time (%)", GPR_COL_NUM}, {"Total Time (ns)", GPR_COL_NUM}, {"Instances", GPR_COL_NUM},
+	{"Avg (ns)", GPR_COL_NUM}, {"Max (ns)", GPR_COL_NUM},         {"Name", 0},
+};
+
+static void fill_kernels(struct gpr_table *t, const struct gpa_stats *k, size_t top)
+{
+	gpr_table_init(t, kern_cols, GP_ARRAY_SIZE(kern_cols));
+	for (size_t i = 0; k && i < k->rows.n && i < top; i++) {
+		const struct gpa_stats_row *r = &k->rows.v[i];
+		cell_pct(t, r->s.total, k->grand_total);
+		gpr_table_cellf(t, "%" PRIu64, r->s.total);
+		gpr_table_cellf(t, "%" PRIu64, r->s.count);
+		/* Exact to 0.1 ns: the average of integers. */
+		uint64_t tenths = r->s.count ? (r->s.total * 10 + r->s.count / 2) / r->s.count : 0;
+		gpr_table_cellf(t, "%" PRIu64 ".%" PRIu64, tenths / 10, tenths % 10);
+		gpr_table_cellf(t, "%" PRIu64, r->s.max);
+		gpr_table_cell(t, r->name);
+	}
+}
+
+static const struct gpr_col mem_cols[] = {
+	{"Operation", 0},        {"Count", GPR_COL_NUM},           {"Bytes", GPR_COL_NUM},
+	{"Time (ns)", GPR_COL_NUM}, {"Throughput (GB/s)", GPR_COL_NUM},
+};
+
+static void fill_memory(struct gpr_table *t, const struct gpa_overview *ov)
+{
+	gpr_table_init(t, mem_cols, GP_ARRAY_SIZE(mem_cols));
+	for (size_t i = 0; i < ov->traffic.n; i++) {
+		const struct gpa_traffic *tr = &ov->traffic.v[i];
+		gpr_table_cell(t, gpa_copy_kind_name(tr->copy_kind));
+		gpr_table_cellf(t, "%" PRIu64, tr->count);
+		gpr_table_cellf(t, "%" PRIu64, tr->bytes);
+		gpr_table_cellf(t, "%" PRIu64, tr->time_ns);
+		if (tr->time_ns) {
+			/* bytes per ns is GB/s */
+			gpr_table_cellf(t, "%.3f", (double)tr->bytes / (double)tr->time_ns);
+		} else {
+			gpr_table_cell(t, "");
+		}
+	}
+}
+
+/* ---- the document */
+
+enum section_id {
+	SEC_PROCS,
+	SEC_STEPS,
+	SEC_DIST,
+	SEC_DEVICES,
+	SEC_CAUSES,
+	SEC_KERNELS,
+	SEC_MEMORY,
+	SEC_GAPS,
+	SEC__COUNT,
+};
+
+static const struct {
+	const char *title; /* text and Markdown */
+	const char *key;   /* JSON */
+} sections[SEC__COUNT] = {
+	[SEC_PROCS] = {"What was traced", "processes"},
+	[SEC_STEPS] = {"Steps", "steps"},
+	[SEC_DIST] = {"Step time distribution", "step_distribution"},
+	[SEC_DEVICES] = {"GPU busy and idle", "devices"},
+	[SEC_CAUSES] = {"GPU idle by cause", "idle_by_cause"},
+	[SEC_KERNELS] = {"Top kernels by GPU time", "kernels"},
+	[SEC_MEMORY] = {"Memory traffic", "memory"},
+	[SEC_GAPS] = {"Longest gaps", "longest_gaps"},
+};
+
+static int fill(struct gpr_table *t, enum section_id s, const struct gpr_report_parts *p,
+		enum gpr_format fmt)
+{
+	switch (s) {
+	case SEC_PROCS:
+		fill_procs(t, p->m);
+		return 0;
+	case SEC_STEPS:
+		fill_steps(t, p->m, p->steps, fmt == GPR_FORMAT_JSON ? SIZE_MAX : p->max_steps);
+		return 0;
+	case SEC_DIST:
+		fill_dist(t, p->steps);
+		return 0;
+	case SEC_DEVICES:
+		return gpr_gaps_table(t, GPR_GAPS_DEVICES, p->m, p->steps, p->gaps);
+	case SEC_CAUSES:
+		return gpr_gaps_table(t, GPR_GAPS_CAUSES, p->m, p->steps, p->gaps);
+	case SEC_KERNELS:
+		fill_kernels(t, p->kernels, p->top_kernels);
+		return 0;
+	case SEC_MEMORY:
+		fill_memory(t, p->ov);
+		return 0;
+	case SEC_GAPS:
+		return gpr_gaps_table(t, GPR_GAPS_LONGEST, p->m, p->steps, p->gaps);
+	default:
+		return -GP_ERR_API;
+	}
+}
+
+static const char *source_name(enum gpa_step_source s)
+{
+	switch (s) {
+	case GPA_STEPS_NVTX:
+		return "nvtx";
+	case GPA_STEPS_PROFILER:
+		return "profiler-range";
+	default:
+		return "whole-trace";
+	}
+}
+
+static void headline(struct gp_strbuf *o, const struct gpr_report_parts *p, bool md)
+{
+	const struct gpa_overview *ov = p->ov;
+	const struct gpa_gaps *g = p->gaps;
+
+	gp_strbuf_adds(o, md ? "# gpuprof report\n\n" : "gpuprof report\n\n");
+	gp_strbuf_addf(o, "%zu process%s, %zu device%s, %" PRIu64 " events over ", p->m->procs.n,
+		       p->m->procs.n == 1 ? "" : "es", p->m->devs.n, p->m->devs.n == 1 ? "" : "s",
+		       ov->events);
+	gpr_fmt_ns(o, ov->last_ns - ov->first_ns);
+	gp_strbuf_addf(o, "; %" PRIu64 " kernels, %" PRIu64 " copies, %" PRIu64 " memsets.\n",
+		       ov->kernels, ov->copies, ov->sets);
+	if (g->all.window) {
+		gp_strbuf_adds(o, "GPU busy ");
+		gpr_fmt_pct(o, g->all.busy, g->all.window);
+		gp_strbuf_adds(o, "% of its window; idle ");
+		gpr_fmt_ns(o, g->all.idle);
+		unsigned top = 0;
+		for (unsigned c = 1; c < GPA_GAP__COUNT; c++) {
+			if (g->all.cause_ns[c] > g->all.cause_ns[top]) {
+				top = c;
+			}
+		}
+		if (g->all.idle && g->all.cause_ns[top]) {
+			gp_strbuf_addf(o, ", mostly %s (", gpr_gap_cause_label(top));
+			gpr_fmt_pct(o, g->all.cause_ns[top], g->all.idle);
+			gp_strbuf_adds(o, "% of idle)");
+		}
+		gp_strbuf_adds(o, ".\n");
+	}
+	if (p->steps->v.n) {
+		gp_strbuf_addf(o, "%zu step%s (%s", p->steps->v.n, p->steps->v.n == 1 ? "" : "s",
+			       source_name(p->steps->source));
+		if (p->steps->pattern) {
+			gp_strbuf_addf(o, " /%s/", p->steps->pattern);
+		}
+		gp_strbuf_adds(o, "): median wall ");
+		gpr_fmt_ns(o, p->steps->wall.median);
+		gp_strbuf_adds(o, ", p90 ");
+		gpr_fmt_ns(o, p->steps->wall.p90);
+		gp_strbuf_adds(o, ".\n");
+	}
+	gp_strbuf_addch(o, '\n');
+}
+
+static int render_text_md(struct gp_strbuf *o, enum gpr_format fmt,
+			  const struct gpr_report_parts *p)
+{
+	bool md = fmt == GPR_FORMAT_MARKDOWN;
+	int ret = 0;
+
+	headline(o, p, md);
+	for (unsigned s = 0; s < SEC__COUNT && !ret; s++) {
+		struct gpr_table t;
+		ret = fill(&t, (enum section_id)s, p, fmt);
+		if (!ret) {
+			if (md) {
+				gp_strbuf_addf(o, "## %s\n\n", sections[s].title);
+			} else {
+				gp_strbuf_addf(o, "%s\n\n", sections[s].title);
+			}
+			if (!gpr_table_rows(&t)) {
+				gp_strbuf_adds(o, md ? "_none_\n\n" : "  none\n\n");
+			} else {
+				ret = gpr_table_render(&t, fmt, o);
+				if (s == SEC_STEPS && p->steps->v.n > p->max_steps) {
+					gp_strbuf_addf(o, "%s(%zu more steps; JSON lists all)\n",
+						       md ? "\n" : "", p->steps->v.n - p->max_steps);
+				}
+				gp_strbuf_addch(o, '\n');
+			}
+		}
+		gpr_table_release(&t);
+	}
+	gp_strbuf_addf(o, md ? "## Warnings\n\n" : "Warnings\n\n");
+	if (!p->ov->warnings.n) {
+		gp_strbuf_adds(o, md ? "_none_\n" : "  none\n");
+	}
+	for (size_t i = 0; i < p->ov->warnings.n; i++) {
+		gp_strbuf_addf(o, md ? "- %s\n" : "  - %s\n", p->ov->warnings.v[i]);
+	}
+	return ret ? ret : (o->failed ? -GP_ERR_NOMEM : 0);
+}
+
+static int render_json(struct gp_strbuf *o, const struct gpr_report_parts *p)
+{
+	const struct gpa_overview *ov = p->ov;
+	int ret = 0;
+
+	gp_strbuf_addf(o, "{\"schema\":\"gpuprof-report/1\",\"traced\":{\"first_ns\":%" PRIu64
+			  ",\"last_ns\":%" PRIu64 ",\"span_ns\":%" PRIu64 ",\"events\":%" PRIu64
+			  ",\"kernels\":%" PRIu64 ",\"copies\":%" PRIu64 ",\"memsets\":%" PRIu64
+			  ",\"api_calls\":%" PRIu64 ",\"nvtx_ranges\":%" PRIu64
+			  ",\"kernel_time_ns\":%" PRIu64 ",\"aligned\":%s},",
+		       ov->first_ns, ov->last_ns, ov->last_ns - ov->first_ns, ov->events, ov->kernels,
+		       ov->copies, ov->sets, ov->api_calls, ov->nvtx_ranges, ov->kernel_time_ns,
+		       p->m->aligned ? "true" : "false");
+	gp_strbuf_addf(o, "\"step_source\":\"%s\",\"step_pattern\":",
+		       source_name(p->steps->source));
+	if (p->steps->pattern) {
+		gp_strbuf_add_json_str(o, p->steps->pattern, strlen(p->steps->pattern));
+	} else {
+		gp_strbuf_adds(o, "null");
+	}
+	gp_strbuf_addf(o, ",\"gpu\":{\"window_ns\":%" PRIu64 ",\"busy_ns\":%" PRIu64
+			  ",\"idle_ns\":%" PRIu64 ",\"gaps\":%" PRIu64 "}",
+		       p->gaps->all.window, p->gaps->all.busy, p->gaps->all.idle, p->gaps->all.gaps);
+	for (unsigned s = 0; s < SEC__COUNT && !ret; s++) {
+		struct gpr_table t;
+		ret = fill(&t, (enum section_id)s, p, GPR_FORMAT_JSON);
+		if (!ret) {
+			gp_strbuf_addf(o, ",\"%s\":", sections[s].key);
+			ret = gpr_table_render(&t, GPR_FORMAT_JSON, o);
+		}
+		gpr_table_release(&t);
+	}
+	gp_strbuf_adds(o, ",\"warnings\":[");
+	for (size_t i = 0; i < ov->warnings.n; i++) {
+		if (i) {
+			gp_strbuf_addch(o, ',');
+		}
+		gp_strbuf_add_json_str(o, ov->warnings.v[i], strlen(ov->warnings.v[i]));
+	}
+	gp_strbuf_adds(o, "]}\n");
+	return ret ? ret : (o->failed ? -GP_ERR_NOMEM : 0);
+}
+
+int gpr_report_render(struct gp_strbuf *out, enum gpr_format fmt,
+		      const struct gpr_report_parts *p)
+{
+	switch (fmt) {
+	case GPR_FORMAT_TEXT:
+	case GPR_FORMAT_MARKDOWN:
+		return render_text_md(out, fmt, p);
+	case GPR_FORMAT_JSON:
+		return render_json(out, p);
+	default:
+		return -GP_ERR_API;
+	}
+}
