@@ -20,7 +20,11 @@ expect_rc() {
 }
 
 # golden NAME FILE: compare FILE with tests/e2e/expect/NAME.out
+# With GP_UPDATE_GOLDEN=1 the expectation is rewritten instead (review the diff!).
 golden() {
+	if [ "${GP_UPDATE_GOLDEN:-0}" = 1 ]; then
+		cp "$2" "$TOP/tests/e2e/expect/$1.out"
+	fi
 	if ! diff -u "$TOP/tests/e2e/expect/$1.out" "$2"; then
 		fail "output differs from expect/$1.out"
 	fi

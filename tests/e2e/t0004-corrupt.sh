@@ -6,11 +6,13 @@
 "$TRACEGEN" --seed 9 --steps 4 --kernels 50 --chunk-records 64 -o good.gpz >/dev/null || fail tracegen
 size=$(wc -c <good.gpz)
 
-# Flip one byte in the middle of the file (inside some chunk).
-python3 - "$size" <<'PY'
+# Flip one byte inside the payload of the second kernel chunk.
+off=$("$GPUPROF" dump good.gpz | sed -n 's/^# chunk [0-9]*: [0-9]* kernel records at offset \([0-9]*\)$/\1/p' | sed -n 2p)
+[ -n "$off" ] || fail "no second kernel chunk"
+python3 - "$off" <<'PY'
 import sys
 d = bytearray(open("good.gpz", "rb").read())
-d[int(sys.argv[1]) // 2] ^= 0x5a
+d[int(sys.argv[1]) + 60] ^= 0x5a
 open("bad.gpz", "wb").write(d)
 PY
 expect_rc 1 "$GPUPROF" info bad.gpz
