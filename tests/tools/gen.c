@@ -47,6 +47,7 @@ void gen_opts_default(struct gen_opts *o)
 		.nvtx_depth = 2,
 		.world_size = 1,
 		.gap_ns = 0,
+		.sync_wake_ns = 2000,
 		.start_ns = 1700000000000000000ULL,
 	};
 }
@@ -277,6 +278,26 @@ static void phase(struct gen *g, unsigned depth, uint32_t step, unsigned nk, uns
 	add(g, GPT_KIND_NVTX, &n, true);
 }
 
+/* cudaStreamSynchronize until every stream of every device is done, plus the wake-up. */
+static void host_sync(struct gen *g)
+{
+	uint64_t gpu_done = 0;
+
+	for (size_t i = 0; i < (size_t)g->o->devices * g->o->streams; i++) {
+		if (g->stream_free[i] > gpu_done) {
+			gpu_done = g->stream_free[i];
+		}
+	}
+	uint32_t corr = ++g->corr;
+	uint64_t sync_end = (gpu_done > g->cpu ? gpu_done : g->cpu) + g->o->sync_wake_ns;
+	api(g, g->cpu, sync_end - g->cpu, g->api_sync, 131, corr);
+	struct gpt_sync sy = {.start = g->cpu, .end = sync_end, .type = 3, .correlation = corr,
+			      .context = 1, .stream = 7, .event_id = UINT32_MAX,
+			      .event_sync_id = UINT64_MAX};
+	add(g, GPT_KIND_SYNC, &sy, true);
+	g->cpu = sync_end + 500;
+}
+
 static void metadata(struct gen *g)
 {
 	const struct gen_opts *o = g->o;
@@ -378,27 +399,22 @@ int gen_write(struct gpt_writer *w, const struct gen_opts *o, struct gen_stats *
 	st->first_ts = o->start_ns;
 	for (uint32_t step = 0; step < o->steps && !g.err; step++) {
 		uint64_t start = g.cpu;
-		phase(&g, 0, step, o->kernels_per_step, o->copies_per_step);
+		if (o->item_sync) {
+			/* loss.item(): the host waits for the first half before queuing the rest. */
+			uint32_t k1 = o->kernels_per_step / 2, c1 = o->copies_per_step / 2;
+			phase(&g, 0, step, k1, c1);
+			host_sync(&g);
+			phase(&g, 0, step, o->kernels_per_step - k1, o->copies_per_step - c1);
+		} else {
+			phase(&g, 0, step, o->kernels_per_step, o->copies_per_step);
+		}
 		if (o->all_kinds) {
 			for (unsigned d = 0; d < o->devices; d++) {
 				extra_kinds(&g, d, step);
 			}
 		}
 		/* The step ends with a host synchronization on every stream. */
-		uint64_t gpu_done = 0;
-		for (size_t i = 0; i < (size_t)o->devices * o->streams; i++) {
-			if (g.stream_free[i] > gpu_done) {
-				gpu_done = g.stream_free[i];
-			}
-		}
-		uint32_t corr = ++g.corr;
-		uint64_t sync_end = (gpu_done > g.cpu ? gpu_done : g.cpu) + 2000;
-		api(&g, g.cpu, sync_end - g.cpu, g.api_sync, 131, corr);
-		struct gpt_sync sy = {.start = g.cpu, .end = sync_end, .type = 3,
-				      .correlation = corr, .context = 1, .stream = 7,
-				      .event_id = UINT32_MAX, .event_sync_id = UINT64_MAX};
-		add(&g, GPT_KIND_SYNC, &sy, true);
-		g.cpu = sync_end + 500;
+		host_sync(&g);
 		snprintf(buf, sizeof(buf), "ProfilerStep#%" PRIu32, step);
 		struct gpt_nvtx n = {.start = start, .end = g.cpu, .type = GPT_NVTX_PUSH_POP,
 				     .message = intern(&g, buf), .start_tid = g.tid,

@@ -21,7 +21,9 @@ static void usage(FILE *f)
 	      "  --devices N       devices (1)\n"
 	      "  --nvtx-depth N    NVTX nesting below each step range (2)\n"
 	      "  --ranks N         write N files, one per rank; PATH needs %r (1)\n"
-	      "  --gap-ns N        idle time after each step (0)\n"
+	      "  --gap-ns N        idle time after each step, in a DataLoader NVTX range (0)\n"
+	      "  --sync-wake-ns N  the step's closing sync returns N ns after the GPU is done (2000)\n"
+	      "  --item-sync       a host sync halfway through each step (like loss.item())\n"
 	      "  --all-kinds       also write every other record kind\n"
 	      "  --level N         deflate level, 0 stores chunks uncompressed (1)\n"
 	      "  --chunk-records N records per chunk (8192)\n"
@@ -69,7 +71,7 @@ int main(int argc, char **argv)
 		{"copies", 1, 0, 'c'},      {"streams", 1, 0, 't'},   {"devices", 1, 0, 'd'},
 		{"nvtx-depth", 1, 0, 'n'},  {"ranks", 1, 0, 'r'},     {"gap-ns", 1, 0, 'g'},
 		{"all-kinds", 0, 0, 'a'},   {"level", 1, 0, 'l'},     {"chunk-records", 1, 0, 'C'},
-		{"no-close", 0, 0, 'N'},    {"help", 0, 0, 'h'},      {0, 0, 0, 0},
+		{"no-close", 0, 0, 'N'},    {"sync-wake-ns", 1, 0, 'W'}, {"item-sync", 0, 0, 'I'},    {"help", 0, 0, 'h'},      {0, 0, 0, 0},
 	};
 	struct gen_opts go;
 	struct gpt_writer_opts wo = {.level = -1};
@@ -92,11 +94,15 @@ int main(int argc, char **argv)
 			go.all_kinds = true;
 			continue;
 		}
+		if (c == 'I') {
+			go.item_sync = true;
+			continue;
+		}
 		if (c == 'N') {
 			no_close = true;
 			continue;
 		}
-		if (c == '?' || !parse_u64(optarg, &v) || (c != 's' && c != 'g' && v > UINT32_MAX)) {
+		if (c == '?' || !parse_u64(optarg, &v) || (c != 's' && c != 'g' && c != 'W' && v > UINT32_MAX)) {
 			fprintf(stderr, "tracegen: bad option or value\n");
 			usage(stderr);
 			return 2;
@@ -111,6 +117,7 @@ int main(int argc, char **argv)
 		case 'n': go.nvtx_depth = (uint32_t)v; break;
 		case 'r': ranks = v; break;
 		case 'g': go.gap_ns = v; break;
+		case 'W': go.sync_wake_ns = v; break;
 		case 'l': wo.level = (int)v; break;
 		case 'C': wo.chunk_records = (uint32_t)v; break;
 		}
