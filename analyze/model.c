@@ -46,13 +46,22 @@ static void huge_pages(void *p, size_t bytes)
 #define COL_FREE_(type, col)                                                                       \
 	free(t->col);                                                                              \
 	t->col = NULL;
+/*
+ * Gathers into scratch; an 8-byte column then trades places with scratch
+ * (both hold n 8-byte values), narrower ones are copied back.
+ */
 #define COL_PERMUTE_(type, col)                                                                    \
 	{                                                                                          \
-		type *p_ = scratch;                                                                \
+		type *p_ = *scratch;                                                               \
 		for (size_t i_ = 0; i_ < t->n; i_++) {                                             \
 			p_[i_] = t->col[perm[i_]];                                                 \
 		}                                                                                  \
-		memcpy(t->col, p_, t->n * sizeof(type));                                           \
+		if (sizeof(type) == 8 && t->cap == t->n) {                                         \
+			*scratch = t->col;                                                         \
+			t->col = p_;                                                               \
+		} else {                                                                           \
+			memcpy(t->col, p_, t->n * sizeof(type));                                   \
+		}                                                                                  \
 	}
 #define COL_SHRINK_(type, col)                                                                     \
 	{                                                                                          \
@@ -83,8 +92,8 @@ static void huge_pages(void *p, size_t bytes)
 		COLS(COL_FREE_)                                                                    \
 		t->n = t->cap = 0;                                                                 \
 	}                                                                                          \
-	/* scratch: room for n values of the widest column (8 bytes). */                        \
-	static void tname##_permute(struct tname *t, const uint32_t *perm, void *scratch)         \
+	/* *scratch: room for n 8-byte values; it may come back as another such buffer. */      \
+	static void tname##_permute(struct tname *t, const uint32_t *perm, void **scratch)        \
 	{                                                                                          \
 		COLS(COL_PERMUTE_)                                                                 \
 	}                                                                                          \
@@ -502,20 +511,25 @@ static int take_chunk(struct file_ctx *f, const struct gpt_chunk *ch)
 				CHECK_ID(fc->fn);
 			}
 			t->func[r] = fc->fn;
-			struct gpa_shape sh;
-			memset(&sh, 0, sizeof(sh)); /* padding too: shapes are hashed as bytes */
-			sh.grid_x = k->grid_x;
-			sh.grid_y = k->grid_y;
-			sh.grid_z = k->grid_z;
-			sh.block_x = k->block_x;
-			sh.block_y = k->block_y;
-			sh.block_z = k->block_z;
-			sh.static_smem = k->static_smem;
-			sh.dynamic_smem = k->dynamic_smem;
-			sh.regs = k->registers;
 			/* Launches of one kernel mostly repeat its last configuration. */
-			if (fc->shape == GPA_NONE ||
-			    memcmp(&f->m->shapes.v[fc->shape], &sh, sizeof(sh))) {
+			const struct gpa_shape *last =
+				fc->shape == GPA_NONE ? NULL : &f->m->shapes.v[fc->shape];
+			if (!last || last->grid_x != k->grid_x || last->grid_y != k->grid_y ||
+			    last->grid_z != k->grid_z || last->block_x != k->block_x ||
+			    last->block_y != k->block_y || last->block_z != k->block_z ||
+			    last->static_smem != k->static_smem ||
+			    last->dynamic_smem != k->dynamic_smem || last->regs != k->registers) {
+				struct gpa_shape sh;
+				memset(&sh, 0, sizeof(sh)); /* padding too: shapes are hashed as bytes */
+				sh.grid_x = k->grid_x;
+				sh.grid_y = k->grid_y;
+				sh.grid_z = k->grid_z;
+				sh.block_x = k->block_x;
+				sh.block_y = k->block_y;
+				sh.block_z = k->block_z;
+				sh.static_smem = k->static_smem;
+				sh.dynamic_smem = k->dynamic_smem;
+				sh.regs = k->registers;
 				fc->shape = map_shape(f, &sh);
 				CHECK_ID(fc->shape);
 			}
@@ -811,7 +825,7 @@ out:
 			goto out;                                                                  \
 		}                                                                                  \
 		if (moved_) {                                                                      \
-			tname##_permute(&(tab), perm, scratch);                                    \
+			tname##_permute(&(tab), perm, &scratch);                                    \
 		}                                                                                  \
 	} while (0)
 
@@ -863,7 +877,11 @@ static int sort_tables(struct gpa_model *m)
 		}
 		ret = sort_perm(negend, m->nvtx.n, perm2, &moved);
 		if (!ret && moved) {
-			gpa_nvtxs_permute(&m->nvtx, perm2, tmp);
+			{
+				void *tp = tmp;
+				gpa_nvtxs_permute(&m->nvtx, perm2, &tp);
+				tmp = tp;
+			}
 		}
 		free(perm2);
 		free(tmp);
@@ -1129,7 +1147,8 @@ static int build_gpu(struct gpa_model *m)
 	for (size_t i = 0; i < g->n; i++) {
 		perm[cnt[g->dev[i]]++] = (uint32_t)i;
 	}
-	gpa_gpus_permute(g, perm, scratch);
+	g->cap = g->n;
+	gpa_gpus_permute(g, perm, &scratch);
 	free(cnt);
 	free(perm);
 	free(scratch);
