@@ -48,7 +48,8 @@ static void huge_pages(void *p, size_t bytes)
 	t->col = NULL;
 /*
  * Gathers into scratch; an 8-byte column then trades places with scratch
- * (both hold n 8-byte values), narrower ones are copied back.
+ * when both hold exactly n 8-byte values (so the scratch that comes back is
+ * as large as the one that went), narrower ones are copied back.
  */
 #define COL_PERMUTE_(type, col)                                                                    \
 	{                                                                                          \
@@ -56,7 +57,7 @@ static void huge_pages(void *p, size_t bytes)
 		for (size_t i_ = 0; i_ < t->n; i_++) {                                             \
 			p_[i_] = t->col[perm[i_]];                                                 \
 		}                                                                                  \
-		if (sizeof(type) == 8 && t->cap == t->n) {                                         \
+		if (sizeof(type) == 8 && t->cap == t->n && t->n == *scratch_n) {                   \
 			*scratch = t->col;                                                         \
 			t->col = p_;                                                               \
 		} else {                                                                           \
@@ -92,8 +93,9 @@ static void huge_pages(void *p, size_t bytes)
 		COLS(COL_FREE_)                                                                    \
 		t->n = t->cap = 0;                                                                 \
 	}                                                                                          \
-	/* *scratch: room for n 8-byte values; it may come back as another such buffer. */      \
-	static void tname##_permute(struct tname *t, const uint32_t *perm, void **scratch)        \
+	/* *scratch: room for *scratch_n >= n 8-byte values; may come back as another such. */ \
+	static void tname##_permute(struct tname *t, const uint32_t *perm, void **scratch,        \
+				    size_t *scratch_n)                                             \
 	{                                                                                          \
 		COLS(COL_PERMUTE_)                                                                 \
 	}                                                                                          \
@@ -825,7 +827,7 @@ out:
 			goto out;                                                                  \
 		}                                                                                  \
 		if (moved_) {                                                                      \
-			tname##_permute(&(tab), perm, &scratch);                                    \
+			tname##_permute(&(tab), perm, &scratch, &most);                                    \
 		}                                                                                  \
 	} while (0)
 
@@ -879,7 +881,8 @@ static int sort_tables(struct gpa_model *m)
 		if (!ret && moved) {
 			{
 				void *tp = tmp;
-				gpa_nvtxs_permute(&m->nvtx, perm2, &tp);
+				size_t tn = m->nvtx.n;
+				gpa_nvtxs_permute(&m->nvtx, perm2, &tp, &tn);
 				tmp = tp;
 			}
 		}
@@ -1147,8 +1150,9 @@ static int build_gpu(struct gpa_model *m)
 	for (size_t i = 0; i < g->n; i++) {
 		perm[cnt[g->dev[i]]++] = (uint32_t)i;
 	}
-	g->cap = g->n;
-	gpa_gpus_permute(g, perm, &scratch);
+	size_t sn = g->n;
+	gpa_gpus_shrink(g);
+	gpa_gpus_permute(g, perm, &scratch, &sn);
 	free(cnt);
 	free(perm);
 	free(scratch);
