@@ -21,11 +21,12 @@ need_cmd cc gcc
 need_cmd make make
 if command -v pkg-config >/dev/null 2>&1; then
 	need_pc zlib zlib1g-dev
+	need_pc libdeflate libdeflate-dev
 	need_pc sqlite3 libsqlite3-dev
 	need_pc libxml-2.0 libxml2-dev
 	need_pc libpcre2-8 libpcre2-dev
 else
-	missing="$missing zlib1g-dev libsqlite3-dev libxml2-dev libpcre2-dev"
+	missing="$missing zlib1g-dev libdeflate-dev libsqlite3-dev libxml2-dev libpcre2-dev"
 fi
 if [ "${1:-}" = fuzz ]; then
 	need_cmd clang clang

@@ -14,6 +14,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
+#ifdef GPT_HAVE_LIBDEFLATE
+/*
+ * libdeflate (Debian: libdeflate-dev) inflates a whole chunk about 1.6x as
+ * fast as zlib and has a faster CRC-32. A chunk it refuses goes through zlib
+ * again, so the reasons given for damaged chunks are zlib's either way.
+ */
+#include <libdeflate.h>
+#endif
 
 #define MAX_PROBLEMS_KEPT 256
 #define MAX_STRING_IDS (1u << 24)     /* ids, defined or skipped, in one file */
@@ -41,6 +49,9 @@ struct gpt_reader {
 	size_t tmp_cap;
 	z_stream zs;
 	bool zinit;
+#ifdef GPT_HAVE_LIBDEFLATE
+	struct libdeflate_decompressor *ld;
+#endif
 
 	/*
 	 * Strings live in arena blocks that never move, so the pointers
@@ -219,6 +230,13 @@ static int reader_new(const char *name, struct gpt_reader **out)
 		return -GP_ERR_NOMEM;
 	}
 	r->zinit = true;
+#ifdef GPT_HAVE_LIBDEFLATE
+	r->ld = libdeflate_alloc_decompressor();
+	if (!r->ld) {
+		set_err(r, "cannot initialize libdeflate");
+		return -GP_ERR_NOMEM;
+	}
+#endif
 	return 0;
 }
 
@@ -276,6 +294,9 @@ void gpt_reader_free(struct gpt_reader *r)
 	if (r->zinit) {
 		inflateEnd(&r->zs);
 	}
+#ifdef GPT_HAVE_LIBDEFLATE
+	libdeflate_free_decompressor(r->ld);
+#endif
 	free(r->stored);
 	free(r->raw);
 	free(r->recs);
@@ -555,7 +576,18 @@ int gpt_reader_next(struct gpt_reader *r, struct gpt_chunk *out)
 			return 0;
 		}
 		const uint8_t *raw = r->stored;
+		bool inflated = false;
+#ifdef GPT_HAVE_LIBDEFLATE
 		if (h.flags & GPT_CHUNK_FLAG_DEFLATE) {
+			size_t in_used = 0, out_got = 0;
+			inflated = libdeflate_deflate_decompress_ex(r->ld, r->stored, h.stored_len,
+								    r->raw, h.raw_len + 1, &in_used,
+								    &out_got) == LIBDEFLATE_SUCCESS &&
+				   in_used == h.stored_len && out_got == h.raw_len;
+			raw = r->raw;
+		}
+#endif
+		if ((h.flags & GPT_CHUNK_FLAG_DEFLATE) && !inflated) {
 			inflateReset(&r->zs);
 			r->zs.next_in = r->stored;
 			r->zs.avail_in = h.stored_len;
@@ -570,8 +602,13 @@ int gpt_reader_next(struct gpt_reader *r, struct gpt_chunk *out)
 			}
 			raw = r->raw;
 		}
-		/* zlib's crc32 is gp_crc32 (FORMAT.md section 1), only faster. */
-		if ((uint32_t)crc32(0, raw, h.raw_len) != h.raw_crc) {
+		/* zlib's and libdeflate's crc32 are gp_crc32 (FORMAT.md 1), only faster. */
+#ifdef GPT_HAVE_LIBDEFLATE
+		uint32_t crc = libdeflate_crc32(0, raw, h.raw_len);
+#else
+		uint32_t crc = (uint32_t)crc32(0, raw, h.raw_len);
+#endif
+		if (crc != h.raw_crc) {
 			BAD(-GP_ERR_CHECKSUM, "bad chunk crc");
 		}
 		if (h.kind == GPT_KIND_STRING) {

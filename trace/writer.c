@@ -20,6 +20,9 @@
 #define DEFAULT_CHUNK_RECORDS 8192
 #define DEFAULT_LEVEL 1
 #define STRING_CHUNK_BYTES (256u << 10)
+/* Levels up to this one code random-looking columns with Huffman codes only. */
+#define HUFFMAN_COLUMNS_MAX_LEVEL 3
+#define HUFFMAN_COLUMN_MIN_BYTES 1024
 
 struct str_slot {
 	uint64_t hash;
@@ -49,6 +52,7 @@ struct gpt_writer {
 
 	z_stream zs;
 	bool zinit;
+	int zstrategy; /* the strategy zs was last given */
 	struct gp_strbuf raw, out;
 	uint64_t *tmp;
 	GP_VEC(struct gpt_index_entry) index;
@@ -113,6 +117,106 @@ void gpt_chunk_header_pack(const struct gpt_chunk_header *h, uint8_t out[GPT_CHU
 	gp_put_le32(out + 44, gp_crc32(0, out, 44));
 }
 
+/*
+ * Whether a column body looks random to LZ77: few of the 4-byte sequences
+ * of a sample repeat within it. Time columns (start deltas, durations) are
+ * like that: deflate's match search finds almost nothing in them and is
+ * most of its time, while Huffman coding alone gets the same size.
+ */
+static bool looks_random(const uint8_t *p, size_t n)
+{
+	uint32_t seen[1024];
+	size_t hits = 0;
+
+	/* In the generator's mix, columns score near 0 or near 1: a small sample tells. */
+	if (n > 1024) {
+		n = 1024;
+	}
+	memset(seen, 0, sizeof(seen));
+	for (size_t i = 0; i + 4 <= n; i++) {
+		uint32_t g = (uint32_t)gp_get_le32(p + i) | 1; /* 0 marks an empty entry */
+		uint32_t h = (g * 2654435761u) >> 22;
+		hits += seen[h] == g;
+		seen[h] = g;
+	}
+	return hits * 4 < n;
+}
+
+/*
+ * Deflates w->raw into the space set up in w->zs. The columns of a record
+ * payload that look random are coded with Z_HUFFMAN_ONLY and the others
+ * with the default strategy, switching with deflateParams between runs of
+ * columns (each switch ends a deflate block). The result is one ordinary
+ * raw DEFLATE stream. Returns zlib's result of the final deflate call.
+ */
+static int deflate_payload(struct gpt_writer *w, uint16_t kind)
+{
+	const uint8_t *base = (const uint8_t *)w->raw.buf;
+	const uint8_t *p = base, *end = base + w->raw.len;
+	const uint8_t *run = base; /* start of the input not yet given to zlib */
+	int want = Z_DEFAULT_STRATEGY;
+	uint64_t ncols;
+
+	if (w->zstrategy != Z_DEFAULT_STRATEGY) {
+		/* Right after deflateReset this flushes nothing. */
+		if (deflateParams(&w->zs, w->level, Z_DEFAULT_STRATEGY) != Z_OK) {
+			return Z_STREAM_ERROR;
+		}
+		w->zstrategy = Z_DEFAULT_STRATEGY;
+	}
+	if (w->level > HUFFMAN_COLUMNS_MAX_LEVEL || !gpt_kind_info(kind) ||
+	    !gpt_get_varint(&p, end, &ncols)) {
+		p = end;
+		ncols = 0;
+	}
+	/* Our own payload: a parse error only ends the per-column treatment. */
+	for (uint64_t c = 0; c < ncols && p < end; c++) {
+		const uint8_t *col = p;
+		uint64_t id, v, blen = 0;
+		uint8_t enc;
+
+		if (!gpt_get_varint(&p, end, &id) || p >= end) {
+			break;
+		}
+		enc = *p++;
+		if (enc == GPT_ENC_CONST) {
+			if (!gpt_get_varint(&p, end, &v)) {
+				break;
+			}
+			continue;
+		}
+		if ((enc == GPT_ENC_REL || enc == GPT_ENC_KEYED) && !gpt_get_varint(&p, end, &v)) {
+			break;
+		}
+		if (!gpt_get_varint(&p, end, &blen) || blen > (uint64_t)(end - p)) {
+			break;
+		}
+		int strategy = blen >= HUFFMAN_COLUMN_MIN_BYTES && looks_random(p, (size_t)blen)
+				       ? Z_HUFFMAN_ONLY
+				       : Z_DEFAULT_STRATEGY;
+		p += blen;
+		if (strategy == want) {
+			continue;
+		}
+		/* The run before this column goes out with the strategy it had. */
+		w->zs.next_in = (Bytef *)run;
+		w->zs.avail_in = (uInt)(col - run);
+		if (deflate(&w->zs, Z_NO_FLUSH) != Z_OK || w->zs.avail_in) {
+			return Z_BUF_ERROR;
+		}
+		run = col;
+		want = strategy;
+		if (deflateParams(&w->zs, w->level, want) != Z_OK) {
+			w->zstrategy = -1; /* unknown: set again for the next chunk */
+			return Z_BUF_ERROR;
+		}
+		w->zstrategy = want;
+	}
+	w->zs.next_in = (Bytef *)run;
+	w->zs.avail_in = (uInt)(end - run);
+	return deflate(&w->zs, Z_FINISH);
+}
+
 /* Writes one chunk of kind with the raw payload in w->raw. */
 static int write_chunk(struct gpt_writer *w, uint16_t kind, uint32_t count, uint64_t first_ts,
 		       uint64_t last_ts)
@@ -121,7 +225,8 @@ static int write_chunk(struct gpt_writer *w, uint16_t kind, uint32_t count, uint
 		.kind = kind,
 		.count = count,
 		.raw_len = (uint32_t)w->raw.len,
-		.raw_crc = gp_crc32(0, w->raw.buf, w->raw.len),
+		/* zlib's crc32 is gp_crc32 (FORMAT.md section 1), only faster. */
+		.raw_crc = (uint32_t)crc32(0, (const Bytef *)w->raw.buf, (uInt)w->raw.len),
 		.first_ts = first_ts,
 		.last_ts = last_ts,
 	};
@@ -140,20 +245,21 @@ static int write_chunk(struct gpt_writer *w, uint16_t kind, uint32_t count, uint
 	payload = (uint8_t *)w->raw.buf;
 	plen = w->raw.len;
 	if (w->level > 0 && w->raw.len > 0) {
-		uLong bound = deflateBound(&w->zs, (uLong)w->raw.len);
+		/* Room for a few more block headers than deflateBound's one stream. */
+		uLong bound = deflateBound(&w->zs, (uLong)w->raw.len) + 4096;
 		if (gp_strbuf_grow(&w->out, GPT_CHUNK_HEADER_SIZE + bound)) {
 			return set_err(w, -GP_ERR_NOMEM, "out of memory compressing a chunk");
 		}
 		deflateReset(&w->zs);
-		w->zs.next_in = (Bytef *)w->raw.buf;
-		w->zs.avail_in = (uInt)w->raw.len;
 		w->zs.next_out = (Bytef *)w->out.buf + GPT_CHUNK_HEADER_SIZE;
 		w->zs.avail_out = (uInt)bound;
-		if (deflate(&w->zs, Z_FINISH) != Z_STREAM_END) {
+		int zr = deflate_payload(w, kind);
+		if (zr == Z_STREAM_ERROR) {
 			return set_err(w, -GP_ERR_IO, "deflate failed: %s",
 				       w->zs.msg ? w->zs.msg : "unknown");
 		}
-		size_t clen = bound - w->zs.avail_out;
+		/* Out of room (incompressible data): the chunk is stored as is. */
+		size_t clen = zr == Z_STREAM_END ? bound - w->zs.avail_out : SIZE_MAX;
 		if (clen < w->raw.len) {
 			h.flags = GPT_CHUNK_FLAG_DEFLATE;
 			payload = (uint8_t *)w->out.buf + GPT_CHUNK_HEADER_SIZE;
@@ -232,18 +338,20 @@ static int flush_kind(struct gpt_writer *w, unsigned kind)
 	if (ki->time_field) {
 		const struct gpt_field *tf = gpt_kind_field(ki, ki->time_field);
 		const struct gpt_field *ef = ki->end_field ? gpt_kind_field(ki, ki->end_field) : tf;
-		for (uint32_t i = 0; i < n; i++) {
-			const uint8_t *rec = w->pend[kind].rows + (size_t)i * ki->size;
-			uint64_t s = gpt_field_get(tf, rec), e = gpt_field_get(ef, rec);
-			if (s < first) {
-				first = s;
+		const uint8_t *rec = w->pend[kind].rows;
+		bool fast = tf->type == GPT_TY_u64 && ef->type == GPT_TY_u64; /* every kind's are */
+		for (uint32_t i = 0; i < n; i++, rec += ki->size) {
+			uint64_t s, e;
+			if (fast) {
+				memcpy(&s, rec + tf->offset, 8);
+				memcpy(&e, rec + ef->offset, 8);
+			} else {
+				s = gpt_field_get(tf, rec);
+				e = gpt_field_get(ef, rec);
 			}
-			if (e > last) {
-				last = e;
-			}
-			if (s > last) {
-				last = s;
-			}
+			first = s < first ? s : first;
+			last = e > last ? e : last;
+			last = s > last ? s : last;
 		}
 	} else {
 		first = 0;
@@ -293,6 +401,7 @@ int gpt_writer_open_fd(int fd, const char *name, const struct gpt_writer_opts *o
 		return -GP_ERR_NOMEM;
 	}
 	if (w->level > 0) {
+		w->zstrategy = Z_DEFAULT_STRATEGY;
 		if (deflateInit2(&w->zs, w->level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
 			gpt_writer_abandon(w);
 			return -GP_ERR_NOMEM;
@@ -400,6 +509,14 @@ int gpt_writer_add(struct gpt_writer *w, enum gpt_kind kind, const void *rec)
 	if (!ki || !rec) {
 		return -GP_ERR_API;
 	}
+	/*
+	 * Errors are sticky: after a failed write the file may end in a partial
+	 * chunk, and the records of a chunk that could not be written are gone.
+	 * The caller counts what it can no longer add.
+	 */
+	if (w->err) {
+		return w->err;
+	}
 	if (!w->pend[kind].rows) {
 		w->pend[kind].rows = malloc(ki->size * w->chunk_records);
 		if (!w->pend[kind].rows) {
@@ -416,6 +533,9 @@ int gpt_writer_add(struct gpt_writer *w, enum gpt_kind kind, const void *rec)
 
 int gpt_writer_flush(struct gpt_writer *w)
 {
+	if (w->err) {
+		return w->err;
+	}
 	int ret = flush_strings(w);
 
 	for (unsigned k = 0; k < GPT_KIND__MAX && !ret; k++) {
