@@ -60,7 +60,6 @@ UNIT_REPORT := $(O)/tests/unit-report
 UNIT_BINS := $(UNIT_BASE) $(UNIT_TRACE) $(UNIT_ANALYZE) $(UNIT_REPORT)
 BENCH_TRACE := $(O)/bench-trace
 
-HAVE_CUDA := $(shell test -x $(CUDA_HOME)/bin/nvcc && echo 1)
 
 .PHONY: all deps test check bench fuzz demo install clean check-layering check-headers \
 	cuda-parts unit-bins
@@ -74,12 +73,8 @@ $(DEPS_STAMP): scripts/deps.sh
 	@touch $@
 deps: $(DEPS_STAMP)
 
-cuda-parts:
-ifeq ($(HAVE_CUDA),1)
-	@if [ -f inject/Makefile.inc ]; then :; else echo "inject/, samples/: nothing to build yet"; fi
-else
-	@echo "CUDA toolkit not found at $(CUDA_HOME) (set CUDA_HOME): skipping inject/ and samples/"
-endif
+# inject/build.mk builds the library when the CUDA headers are there and says so when not.
+cuda-parts: inject
 
 $(O)/%.o: %.c | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
@@ -190,3 +185,6 @@ clean:
 	rm -rf build build-san
 
 -include $(shell find $(O) -name '*.d' 2>/dev/null)
+
+# The recording side: libgpuprof-inject.so, the fake CUDA stack, samples (needs CUDA_HOME).
+-include inject/build.mk

@@ -30,11 +30,13 @@ extern const size_t cmd_count;
 int cmd_info(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_gaps(int argc, char **argv);
+int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
 extern const char cmd_info_help[];
 extern const char cmd_dump_help[];
 extern const char cmd_gaps_help[];
+extern const char cmd_record_help[];
 extern const char cmd_report_help[];
 extern const char cmd_stats_help[];
 

@@ -22,6 +22,7 @@ static const char cmd_help_help[] =
 	"(troff, for man(1)) with --man.\n";
 
 const struct cmd cmd_table[] = {
+	{"record", cmd_record, "run a program and record its GPU activity", cmd_record_help},
 	{"report", cmd_report,
 	 "the one-stop answer: steps, GPU busy and idle by cause, top kernels, gaps",
 	 cmd_report_help},

@@ -62,7 +62,11 @@ static void text_file_info(struct gpr_sink *s, const struct gpa_file_info *fi)
 		}
 		if (fi->process.has_exit) {
 			row(o, "exit");
-			gp_strbuf_addf(o, "%" PRId32 "\n", fi->process.exit_status);
+			if (fi->process.exit_status < 0) {
+				gp_strbuf_adds(o, "unknown (the process ended through exit())\n");
+			} else {
+				gp_strbuf_addf(o, "%" PRId32 "\n", fi->process.exit_status);
+			}
 		}
 	} else {
 		row(o, "process");

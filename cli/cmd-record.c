@@ -1,0 +1,570 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gpuprof record - runs a program with libgpuprof-inject.so and says which
+ * trace files it wrote.
+ *
+ * The library is handed to the program through the CUDA driver's and
+ * NVTX's injection variables (and LD_PRELOAD with --preload); settings
+ * travel as GPUPROF_* variables, and a manifest file (GPUPROF_MANIFEST)
+ * collects the path of every trace the program and its children write.
+ * The program's exit status is passed through (128 + the signal if it
+ * died); signal handlers here only set flags. docs/recording.md has the
+ * details.
+ */
+#include "base/compat.h"
+#include "cli/cli.h"
+#include "trace/trace.h"
+
+#include <dlfcn.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+const char cmd_record_help[] =
+	"usage: gpuprof record [-o PATTERN] [--kinds LIST] [--capture SPEC] [--flush-ms N]\n"
+	"                      [--buffer-mb N] [--fork child|off] [--preload] -- CMD [ARGS...]\n"
+	"\n"
+	"Runs CMD with gpuprof's recording library injected and writes one trace file\n"
+	"per traced process: kernels, memory copies and sets, CUDA runtime and driver\n"
+	"calls, synchronizations, NVTX ranges, and what was lost, if anything. The\n"
+	"exit status is CMD's (128 + the signal number if it died). Without a CUDA\n"
+	"driver CMD runs untraced after one warning.\n"
+	"\n"
+	"options:\n"
+	"  -o, --output PATTERN  trace file names; %p pid, %h host, %r rank,\n"
+	"                        %q{VAR} an environment variable, %% a percent sign.\n"
+	"                        A name without '%' that does not end in .gpz is a\n"
+	"                        directory for gpuprof-%h-%p.gpz files\n"
+	"                        (default: gpuprof-%h-%p.gpz)\n"
+	"  --kinds LIST          what to record: all (default), or a list of kernel,\n"
+	"                        memcpy, memset, runtime, driver, api, sync, overhead,\n"
+	"                        extcorr, nvtx; '-kind' removes one (all,-driver)\n"
+	"  --capture SPEC        all (default), cudaProfilerApi (between\n"
+	"                        cudaProfilerStart and Stop), nvtx:NAME[@DOMAIN]\n"
+	"                        (the first NVTX range named NAME), delay:SECONDS,\n"
+	"                        duration:SECONDS; comma-separated\n"
+	"  --flush-ms N          write to disk at least every N ms (default 200): a\n"
+	"                        killed program loses at most that much\n"
+	"  --buffer-mb N         memory for event buffers per process (default 64);\n"
+	"                        when full, events are dropped and counted\n"
+	"  --fork child|off      a forked child writes its own trace (default) or none\n"
+	"  --preload             also set LD_PRELOAD (needed by nothing today)\n"
+	"  -h, --help            this text\n"
+	"\n"
+	"Environment: GPUPROF_INJECT_LIB names the library when it is not next to\n"
+	"the gpuprof executable; GPUPROF_DEBUG=1 makes the library log to stderr.\n";
+
+struct record_opts {
+	const char *output;
+	const char *kinds;
+	const char *capture;
+	const char *flush_ms;
+	const char *buffer_mb;
+	const char *fork_mode;
+	bool preload;
+};
+
+static volatile sig_atomic_t got_signal;
+static volatile sig_atomic_t signal_from_process;
+
+static void on_signal(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	got_signal = sig;
+	/* sent with kill() to us alone, rather than by the terminal to the group */
+	signal_from_process = si && (si->si_code == SI_USER || si->si_code == SI_QUEUE);
+}
+
+static bool valid_words(const char *list, const char *const *words)
+{
+	char buf[256];
+	size_t n = strlen(list);
+
+	if (n >= sizeof(buf)) {
+		return false;
+	}
+	memcpy(buf, list, n + 1);
+	for (char *save = NULL, *w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+		if (*w == '-' || *w == '+') {
+			w++;
+		}
+		bool ok = false;
+		for (const char *const *k = words; *k; k++) {
+			ok |= !strcmp(w, *k);
+		}
+		if (!ok) {
+			return false;
+		}
+	}
+	return true;
+}
+
+static bool valid_capture(const char *spec)
+{
+	char buf[512];
+	size_t n = strlen(spec);
+
+	if (n >= sizeof(buf)) {
+		return false;
+	}
+	memcpy(buf, spec, n + 1);
+	for (char *save = NULL, *w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+		if (!strcmp(w, "all") || !strcmp(w, "whole") || !strcmp(w, "cudaProfilerApi") ||
+		    !strcmp(w, "profiler-api") || !strcmp(w, "cuda-profiler-api")) {
+			continue;
+		}
+		if (!strncmp(w, "nvtx:", 5) && w[5] && w[5] != '@') {
+			continue;
+		}
+		const char *num = !strncmp(w, "delay:", 6)	? w + 6
+				  : !strncmp(w, "duration:", 9) ? w + 9
+								: NULL;
+		if (num) {
+			char *end;
+			double v = strtod(num, &end);
+			if (end != num && v >= 0 &&
+			    (!*end || !strcmp(end, "s") || !strcmp(end, "ms"))) {
+				continue;
+			}
+		}
+		return false;
+	}
+	return true;
+}
+
+static bool valid_number(const char *s, double min, double max)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	return !errno && end != s && !*end && v >= min && v <= max;
+}
+
+/* The directory gpuprof itself lives in, with a trailing slash. */
+static bool self_dir(char *buf, size_t size)
+{
+	ssize_t n = readlink("/proc/self/exe", buf, size - 1);
+	char *slash;
+
+	if (n <= 0) {
+		return false;
+	}
+	buf[n] = '\0';
+	slash = strrchr(buf, '/');
+	if (!slash) {
+		return false;
+	}
+	slash[1] = '\0';
+	return true;
+}
+
+static bool find_library(char *out, size_t size)
+{
+	static const char *const rel[] = {
+		"libgpuprof-inject.so",
+		"../lib/gpuprof/libgpuprof-inject.so",
+		"../lib/libgpuprof-inject.so",
+		"../lib64/gpuprof/libgpuprof-inject.so",
+	};
+	const char *env = getenv("GPUPROF_INJECT_LIB");
+	char dir[PATH_MAX], cand[PATH_MAX];
+
+	if (env && *env) {
+		if (!realpath(env, out) || access(out, R_OK)) {
+			return false;
+		}
+		return true;
+	}
+	if (!self_dir(dir, sizeof(dir))) {
+		return false;
+	}
+	for (size_t i = 0; i < GP_ARRAY_SIZE(rel); i++) {
+		snprintf(cand, sizeof(cand), "%s%s", dir, rel[i]);
+		if (!access(cand, R_OK) && realpath(cand, out)) {
+			return strlen(out) < size;
+		}
+	}
+	return false;
+}
+
+static void mkdirs(const char *dir)
+{
+	char buf[PATH_MAX];
+	size_t n = strlen(dir);
+
+	if (n >= sizeof(buf)) {
+		return;
+	}
+	memcpy(buf, dir, n + 1);
+	for (char *p = buf + 1; *p; p++) {
+		if (*p == '/') {
+			*p = '\0';
+			mkdir(buf, 0755);
+			*p = '/';
+		}
+	}
+	mkdir(buf, 0755);
+}
+
+/* The absolute pattern the library gets; a plain name without .gpz is a directory. */
+static int output_pattern(const char *o, char *out, size_t size)
+{
+	char cwd[PATH_MAX];
+	char tmp[PATH_MAX];
+	size_t n = strlen(o);
+	bool is_file = strchr(o, '%') || (n >= 4 && !strcmp(o + n - 4, ".gpz"));
+
+	if (!getcwd(cwd, sizeof(cwd))) {
+		return -1;
+	}
+	if (is_file) {
+		snprintf(tmp, sizeof(tmp), "%s", o);
+	} else {
+		snprintf(tmp, sizeof(tmp), "%s%sgpuprof-%%h-%%p.gpz", o,
+			 o[n - 1] == '/' ? "" : "/");
+	}
+	if (tmp[0] == '/') {
+		if (strlen(tmp) >= size) {
+			return -1;
+		}
+		memcpy(out, tmp, strlen(tmp) + 1);
+	} else if ((size_t)snprintf(out, size, "%s/%s", cwd, tmp) >= size) {
+		return -1;
+	}
+	if (!is_file) {
+		char dir[PATH_MAX];
+		snprintf(dir, sizeof(dir), "%s", out);
+		char *slash = strrchr(dir, '/');
+		if (slash) {
+			*slash = '\0';
+			mkdirs(dir);
+		}
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------ summary */
+
+static void human_count(char *buf, size_t size, uint64_t v)
+{
+	char tmp[32];
+	int n = snprintf(tmp, sizeof(tmp), "%" PRIu64, v), o = 0;
+
+	for (int i = 0; i < n && (size_t)o + 2 < size; i++) {
+		if (i && (n - i) % 3 == 0) {
+			buf[o++] = ',';
+		}
+		buf[o++] = tmp[i];
+	}
+	buf[o] = '\0';
+}
+
+static void summarize(const char *path)
+{
+	static const char *const cause[GPT_LOSS__MAX] = {
+		"",	"CUPTI",  "buffer pool",       "NVTX buffers",
+		"NCCL", "writer", "unfinished ranges", "flush deadline"};
+	struct gpt_reader *r = NULL;
+	struct gpt_chunk c;
+	struct gpt_reader_status st;
+	uint64_t events = 0, first = UINT64_MAX, last = 0, loss[GPT_LOSS__MAX] = {0}, lost = 0;
+	char status[256] = "";
+	int ret = gpt_reader_open(path, &r);
+
+	if (ret) {
+		cli_warn("%s: %s", path, r ? gpt_reader_last_error(r) : gp_err_str(ret));
+		gpt_reader_free(r);
+		return;
+	}
+	while ((ret = gpt_reader_next(r, &c)) > 0) {
+		if (c.kind == GPT_KIND_LOSS) {
+			for (uint32_t i = 0; i < c.count; i++) {
+				const struct gpt_loss *l = (const struct gpt_loss *)c.records + i;
+				if (l->cause < GPT_LOSS__MAX && l->cause != GPT_LOSS_UNFINISHED) {
+					loss[l->cause] += l->count;
+					lost += l->count;
+				}
+			}
+		} else if (c.kind == GPT_KIND_PROCESS) {
+			for (uint32_t i = 0; i < c.count; i++) {
+				const struct gpt_process *p =
+					(const struct gpt_process *)c.records + i;
+				snprintf(status, sizeof(status), "%s",
+					 gpt_reader_string_or(r, p->status, ""));
+			}
+		}
+		if (c.kind < GPT_KIND_KERNEL || c.kind == GPT_KIND_NAME) {
+			continue;
+		}
+		events += c.count;
+		if (c.first_ts && c.first_ts < first) {
+			first = c.first_ts;
+		}
+		if (c.last_ts > last) {
+			last = c.last_ts;
+		}
+	}
+	gpt_reader_get_status(r, &st);
+
+	char ev[40], drops[256] = "no drops";
+	human_count(ev, sizeof(ev), events);
+	if (lost) {
+		size_t n = (size_t)snprintf(drops, sizeof(drops), "%" PRIu64 " dropped (", lost);
+		bool any = false;
+		for (unsigned k = 1; k < GPT_LOSS__MAX && n < sizeof(drops); k++) {
+			if (loss[k]) {
+				n += (size_t)snprintf(drops + n, sizeof(drops) - n, "%s%s %" PRIu64,
+						      any ? ", " : "", cause[k], loss[k]);
+				any = true;
+			}
+		}
+		if (n < sizeof(drops)) {
+			snprintf(drops + n, sizeof(drops) - n, ")");
+		}
+	}
+	double span = last > first ? (double)(last - first) / 1e9 : 0;
+	fprintf(stderr, "gpuprof: %s: %s events over %.3f s, %s%s%s%s\n", path, ev, span, drops,
+		st.has_footer ? "" : ", cut short (no footer)", status[0] ? "; " : "", status);
+	gpt_reader_free(r);
+}
+
+/* --------------------------------------------------------------- run */
+
+static int run_child(char **cmd)
+{
+	pid_t pid;
+	int st = 0;
+	struct sigaction sa, old[4];
+	static const int sigs[4] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		cli_error("cannot fork: %s", strerror(errno));
+		return -1;
+	}
+	if (pid == 0) {
+		execvp(cmd[0], cmd);
+		fprintf(stderr, "gpuprof: error: cannot run '%s': %s\n", cmd[0], strerror(errno));
+		_exit(errno == ENOENT ? 127 : 126);
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_signal;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	for (int i = 0; i < 4; i++) {
+		sigaction(sigs[i], &sa, &old[i]);
+	}
+	for (;;) {
+		pid_t w = waitpid(pid, &st, 0);
+		if (w == pid) {
+			break;
+		}
+		if (w < 0 && errno != EINTR) {
+			cli_error("waitpid: %s", strerror(errno));
+			st = -1;
+			break;
+		}
+		if (got_signal) {
+			/* a terminal signals the whole group; a kill() aimed at us is passed on */
+			if (signal_from_process) {
+				kill(pid, got_signal);
+			}
+			got_signal = 0;
+		}
+	}
+	for (int i = 0; i < 4; i++) {
+		sigaction(sigs[i], &old[i], NULL);
+	}
+	if (st == -1) {
+		return -1;
+	}
+	if (WIFEXITED(st)) {
+		return WEXITSTATUS(st);
+	}
+	if (WIFSIGNALED(st)) {
+		return 128 + WTERMSIG(st);
+	}
+	return 1;
+}
+
+static bool have_driver(char *why, size_t size)
+{
+	void *h = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+
+	if (!h) {
+		const char *e = dlerror();
+		snprintf(why, size, "%s", e ? e : "libcuda.so.1 not found");
+		return false;
+	}
+	dlclose(h);
+	return true;
+}
+
+static void set_env(const char *name, const char *value)
+{
+	if (value) {
+		setenv(name, value, 1);
+	}
+}
+
+int cmd_record(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"output", required_argument, NULL, 'o'},
+		{"kinds", required_argument, NULL, 'k'},
+		{"capture", required_argument, NULL, 'c'},
+		{"flush-ms", required_argument, NULL, 'f'},
+		{"buffer-mb", required_argument, NULL, 'b'},
+		{"fork", required_argument, NULL, 'F'},
+		{"preload", no_argument, NULL, 'P'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	static const char *const kind_words[] = {
+		"all",	"kernel",   "memcpy",  "memset", "runtime", "driver", "api",
+		"sync", "overhead", "extcorr", "nvtx",	 "cuda",    "none",   NULL};
+	struct record_opts o = {.output = "gpuprof-%h-%p.gpz"};
+	char lib[PATH_MAX], pattern[PATH_MAX], why[512];
+	char manifest[] = "/tmp/gpuprof-manifest-XXXXXX";
+	int c, mfd, status;
+	bool traced;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			o.output = optarg;
+			break;
+		case 'k':
+			o.kinds = optarg;
+			break;
+		case 'c':
+			o.capture = optarg;
+			break;
+		case 'f':
+			o.flush_ms = optarg;
+			break;
+		case 'b':
+			o.buffer_mb = optarg;
+			break;
+		case 'F':
+			o.fork_mode = optarg;
+			break;
+		case 'P':
+			o.preload = true;
+			break;
+		case 'h':
+			fputs(cmd_record_help, stdout);
+			return CMD_OK;
+		case ':':
+			return cli_usage_error(cmd_record_help, "option '%s' needs a value",
+					       argv[optind - 1]);
+		default:
+			return cli_usage_error(cmd_record_help, "unknown option '%s'",
+					       argv[optind - 1]);
+		}
+	}
+	if (optind >= argc) {
+		return cli_usage_error(cmd_record_help, "no command to run");
+	}
+	if (!*o.output) {
+		return cli_usage_error(cmd_record_help, "empty output pattern");
+	}
+	if (o.kinds && !valid_words(o.kinds, kind_words)) {
+		return cli_usage_error(cmd_record_help, "bad --kinds '%s'", o.kinds);
+	}
+	if (o.capture && !valid_capture(o.capture)) {
+		return cli_usage_error(cmd_record_help, "bad --capture '%s'", o.capture);
+	}
+	if (o.flush_ms && !valid_number(o.flush_ms, 1, 3600000)) {
+		return cli_usage_error(cmd_record_help, "bad --flush-ms '%s' (1 to 3600000)",
+				       o.flush_ms);
+	}
+	if (o.buffer_mb && !valid_number(o.buffer_mb, 0.0625, 1048576)) {
+		return cli_usage_error(cmd_record_help, "bad --buffer-mb '%s'", o.buffer_mb);
+	}
+	if (o.fork_mode && strcmp(o.fork_mode, "child") && strcmp(o.fork_mode, "off")) {
+		return cli_usage_error(cmd_record_help, "bad --fork '%s' (child or off)",
+				       o.fork_mode);
+	}
+	if (!find_library(lib, sizeof(lib))) {
+		cli_error("cannot find libgpuprof-inject.so next to gpuprof or in ../lib; "
+			  "set GPUPROF_INJECT_LIB");
+		return CMD_ERROR;
+	}
+	if (output_pattern(o.output, pattern, sizeof(pattern))) {
+		cli_error("output pattern too long: %s", o.output);
+		return CMD_ERROR;
+	}
+
+	traced = have_driver(why, sizeof(why));
+	if (!traced) {
+		cli_warn("no usable CUDA driver (%s): running '%s' untraced", why, argv[optind]);
+		mfd = -1;
+	} else {
+		const char *other = getenv("CUDA_INJECTION64_PATH");
+		if (other && *other && strcmp(other, lib)) {
+			cli_warn("CUDA_INJECTION64_PATH named %s; gpuprof replaces it", other);
+		}
+		mfd = mkstemp(manifest);
+		if (mfd < 0) {
+			cli_error("cannot create %s: %s", manifest, strerror(errno));
+			return CMD_ERROR;
+		}
+		close(mfd);
+		setenv("CUDA_INJECTION64_PATH", lib, 1);
+		if (!o.kinds || strstr(o.kinds, "nvtx") || strstr(o.kinds, "all")) {
+			setenv("NVTX_INJECTION64_PATH", lib, 1);
+		}
+		setenv("GPUPROF_OUTPUT", pattern, 1);
+		setenv("GPUPROF_MANIFEST", manifest, 1);
+		set_env("GPUPROF_KINDS", o.kinds);
+		set_env("GPUPROF_CAPTURE", o.capture);
+		set_env("GPUPROF_FLUSH_MS", o.flush_ms);
+		set_env("GPUPROF_BUFFER_MB", o.buffer_mb);
+		set_env("GPUPROF_FORK", o.fork_mode);
+		/* a fresh chain for exec naming: the program is not an exec of gpuprof */
+		unsetenv("GPUPROF_EXEC_CHAIN");
+		if (o.preload) {
+			const char *pre = getenv("LD_PRELOAD");
+			char buf[2 * PATH_MAX];
+			snprintf(buf, sizeof(buf), "%s%s%s", lib, pre && *pre ? ":" : "",
+				 pre ? pre : "");
+			setenv("LD_PRELOAD", buf, 1);
+		}
+	}
+
+	status = run_child(argv + optind);
+	if (status < 0) {
+		status = CMD_ERROR;
+	}
+	if (traced) {
+		FILE *f = fopen(manifest, "r");
+		char line[PATH_MAX + 2];
+		int n = 0;
+		while (f && fgets(line, sizeof(line), f)) {
+			line[strcspn(line, "\n")] = '\0';
+			if (line[0]) {
+				summarize(line);
+				n++;
+			}
+		}
+		if (f) {
+			fclose(f);
+		}
+		unlink(manifest);
+		if (!n) {
+			cli_warn("no trace written: '%s' never initialized CUDA or used NVTX",
+				 argv[optind]);
+		}
+	}
+	fflush(stderr);
+	return status;
+}

@@ -1,0 +1,154 @@
+# inject/build.mk - libgpuprof-inject.so, the fake CUDA stack, their tests,
+# benchmarks and the CUDA samples. Included by the top-level Makefile after
+# its own variables (O, CC, CFLAGS, LDFLAGS, CUDA_HOME, SAN, obj, ...).
+#
+#   make inject          the library, the fake stack and the test programs
+#   make samples         the CUDA samples (nvcc; they run only on a GPU)
+#   make test-gpu        tests/gpu/run.sh (a machine with an NVIDIA GPU)
+#   make bench-inject    the NVTX and writer-thread benchmarks
+#
+# The library and everything linked into it is compiled position-independent
+# with hidden visibility into $(O)/pic/; inject/inject.map exports only the
+# entry points. Without the CUDA headers these targets print one line and
+# build nothing (the e2e tests then skip).
+
+INJ_CUDA_INC := $(CUDA_HOME)/include
+INJ_HAVE := $(shell test -f $(INJ_CUDA_INC)/cupti.h && test -f $(INJ_CUDA_INC)/nvtx3/nvToolsExt.h && echo 1)
+NVCC ?= $(CUDA_HOME)/bin/nvcc
+
+INJ_SRC := $(wildcard inject/*.c)
+INJ_PIC_OBJ := $(patsubst %.c,$(O)/pic/%.o,$(INJ_SRC))
+INJ_DEP_PIC_OBJ := $(patsubst %.c,$(O)/pic/%.o,$(BASE_SRC) $(filter-out trace/reader.c,$(TRACE_SRC)))
+INJ_LIB := $(O)/libgpuprof-inject.so
+INJ_AR := $(O)/libgpinject-pic.a
+INJ_LIBS := $(shell pkg-config --libs zlib 2>/dev/null || echo -lz) -lpthread -ldl -lm
+INJ_CFLAGS := -fPIC -isystem $(INJ_CUDA_INC)
+
+FAKE_DIR := $(O)/fakecuda
+FAKE_CUPTI := $(FAKE_DIR)/libcupti.so.13
+FAKE_CUDA := $(FAKE_DIR)/libcuda.so.1
+FAKE_TOOLS := $(O)/tests/fakecuda-run $(O)/tests/check-trace $(O)/tests/nvtx-threads \
+	$(O)/tests/life $(O)/tests/demo-train
+UNIT_INJECT := $(O)/tests/unit-inject
+BENCH_INJECT := $(O)/bench-inject-nvtx $(O)/bench-inject-writer
+
+# nodelete: NVTX dlcloses an injection that declines, and CUDA may too; our
+# exit handler and writer thread must never find their code unmapped.
+ifeq ($(SAN),1)
+INJ_SO_LDFLAGS := -Wl,-z,nodelete
+else
+INJ_SO_LDFLAGS := -Wl,-z,defs -Wl,-z,nodelete
+endif
+
+.PHONY: inject inject-test-bins bench-inject samples test-gpu install-inject
+
+ifeq ($(INJ_HAVE),1)
+
+inject: $(INJ_LIB) $(FAKE_CUPTI) $(FAKE_CUDA) $(FAKE_TOOLS)
+inject-test-bins: inject $(UNIT_INJECT)
+
+$(O)/pic/%.o: %.c | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) $(INJ_CFLAGS) -fvisibility=hidden -MMD -MP -c $< -o $@
+
+$(INJ_LIB): $(INJ_PIC_OBJ) $(INJ_DEP_PIC_OBJ) inject/inject.map
+	$(CC) -shared $(LDFLAGS) $(INJ_SO_LDFLAGS) -Wl,--version-script=inject/inject.map \
+		-Wl,-soname,libgpuprof-inject.so -o $@ $(INJ_PIC_OBJ) $(INJ_DEP_PIC_OBJ) $(INJ_LIBS)
+
+# The same objects as an archive, for unit tests and benchmarks that call internals.
+$(INJ_AR): $(INJ_PIC_OBJ) $(INJ_DEP_PIC_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+# ---- the fake CUDA stack (tests/fakecuda/, reference/cupti.md section 8)
+
+$(O)/tests/fakecuda/%.o: CFLAGS += $(INJ_CFLAGS)
+$(O)/tests/unit/inject/%.o: CFLAGS += $(INJ_CFLAGS)
+$(O)/tests/bench/bench-inject-%.o: CFLAGS += $(INJ_CFLAGS)
+
+$(FAKE_CUPTI): $(call obj,tests/fakecuda/fake-cupti.c) tests/fakecuda/libcupti.map
+	@mkdir -p $(dir $@)
+	$(CC) -shared $(LDFLAGS) -Wl,--version-script=tests/fakecuda/libcupti.map \
+		-Wl,-soname,libcupti.so.13 -o $@ $(call obj,tests/fakecuda/fake-cupti.c) -lpthread
+	@ln -sf libcupti.so.13 $(FAKE_DIR)/libcupti.so
+
+$(FAKE_CUDA): $(call obj,tests/fakecuda/fake-cuda.c)
+	@mkdir -p $(dir $@)
+	$(CC) -shared $(LDFLAGS) -Wl,-soname,libcuda.so.1 -o $@ $^ -ldl -lpthread
+
+FAKE_SIM_OBJ := $(call obj,tests/fakecuda/sim.c tests/fakecuda/rectext.c)
+
+$(O)/tests/fakecuda-run: $(call obj,tests/fakecuda/fakecuda-run.c) $(FAKE_SIM_OBJ) $(LIB_TRACE) $(LIB_BASE)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -ldl -lpthread -lm
+$(O)/tests/check-trace: $(call obj,tests/fakecuda/check-trace.c tests/fakecuda/rectext.c) \
+		$(LIB_TRACE) $(LIB_BASE)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
+$(O)/tests/nvtx-threads: $(call obj,tests/fakecuda/nvtx-threads.c) $(FAKE_SIM_OBJ) $(LIB_TRACE) $(LIB_BASE)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -ldl -lpthread -lm
+$(O)/tests/life: $(call obj,tests/fakecuda/life.c) $(FAKE_SIM_OBJ) $(LIB_TRACE) $(LIB_BASE)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -ldl -lpthread -lm
+$(O)/tests/demo-train: $(call obj,tests/fakecuda/demo-train.c) $(FAKE_SIM_OBJ) $(LIB_TRACE) $(LIB_BASE)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -ldl -lpthread -lm
+
+$(UNIT_INJECT): $(call obj,$(wildcard tests/unit/inject/*.c)) $(UNIT_MAIN) $(INJ_AR) $(LIB_TRACE) $(LIB_BASE)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $(call obj,$(wildcard tests/unit/inject/*.c)) $(UNIT_MAIN) \
+		$(INJ_AR) $(LIB_TRACE) $(LIB_BASE) $(PKG_LIBS) $(INJ_LIBS)
+
+# ---- benchmarks (figures in docs/recording.md)
+
+$(O)/bench-inject-nvtx: $(call obj,tests/bench/bench-inject-nvtx.c) $(LIB_BASE)
+	$(CC) $(LDFLAGS) -o $@ $^ -ldl -lpthread -lm
+$(O)/bench-inject-writer: $(call obj,tests/bench/bench-inject-writer.c) $(INJ_AR)
+	$(CC) $(LDFLAGS) -o $@ $^ $(INJ_LIBS)
+
+bench-inject: $(BENCH_INJECT) $(INJ_LIB)
+	$(O)/bench-inject-nvtx $(INJ_LIB)
+	$(O)/bench-inject-writer
+
+# gpuprof record finds the library in ../lib/gpuprof/ next to bin/gpuprof.
+install-inject: $(INJ_LIB)
+	install -d $(DESTDIR)$(PREFIX)/lib/gpuprof
+	install -m 755 $(INJ_LIB) $(DESTDIR)$(PREFIX)/lib/gpuprof/libgpuprof-inject.so
+
+else
+
+inject inject-test-bins bench-inject install-inject:
+	@echo "CUDA headers not found under $(CUDA_HOME) (set CUDA_HOME): skipping inject/"
+
+endif
+
+# ---- CUDA samples (nvcc) and the GPU check
+
+SAMPLES_CU := $(wildcard samples/*.cu)
+SAMPLES_BIN := $(patsubst samples/%.cu,$(O)/samples/%,$(SAMPLES_CU))
+SAMPLES_ARCH ?= -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 \
+	-gencode arch=compute_90,code=compute_90
+SAMPLES_NVCCFLAGS := -O2 -std=c++17 -lineinfo -I$(INJ_CUDA_INC) $(SAMPLES_ARCH)
+
+ifneq ($(wildcard $(NVCC)),)
+samples: $(SAMPLES_BIN)
+$(O)/samples/%: samples/%.cu samples/common.h
+	@mkdir -p $(dir $@)
+	$(NVCC) $(SAMPLES_NVCCFLAGS) -o $@ $< $(if $(filter train-step,$*),-lcublas) \
+		$(if $(filter occupancy,$*),-maxrregcount=64)
+else
+samples:
+	@echo "nvcc not found at $(NVCC) (set CUDA_HOME): skipping samples/"
+endif
+
+test-gpu: all
+	@O=$(O) sh tests/gpu/run.sh
+
+# ---- hooks into the top-level targets
+
+all: inject
+install: install-inject
+test: inject-test-bins
+UNIT_BINS += $(if $(filter 1,$(INJ_HAVE)),$(UNIT_INJECT))
+bench: bench-inject

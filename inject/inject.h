@@ -1,0 +1,447 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * inject.h - private to inject/: the pieces of libgpuprof-inject.so.
+ *
+ * The library is built with -fvisibility=hidden and a version script, so
+ * every gpi_ symbol here is internal; only the entry points in entry.c are
+ * exported. STYLE.md section 8 is the contract every file here obeys.
+ *
+ * Threads and what they may do:
+ *   application threads  NVTX hot paths (nvtx.c), CUPTI API callbacks and
+ *                        buffer callbacks (cupti.c): no malloc, no locks, no
+ *                        stdio, errno preserved.
+ *   the writer thread    everything heavy: converts CUPTI buffers and NVTX
+ *                        events, owns the gpt_writer, writes the file. All
+ *                        signals blocked (session.c).
+ *   cold paths           InitializeInjection, InitializeInjectionNvtx2,
+ *                        NVTX registration calls, atexit: may allocate and
+ *                        take the two gpuprof mutexes (never nested, never
+ *                        held across a CUPTI call):
+ *                          session.c start_mu   starting/stopping the session
+ *                          nvtx.c    reg_mu     domains and registered strings
+ */
+#ifndef GPI_INJECT_H
+#define GPI_INJECT_H
+
+#include "base/base.h"
+#include "trace/trace.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#define GPI_PATH_MAX 1024
+
+/* ------------------------------------------------------------ log.c */
+
+extern bool gpi_debug_on;
+
+/*
+ * A signal-safe formatter: %s %c %d %i %u %x %p %% with the l, ll, z
+ * length modifiers and a '-' free field width ("%5u", "%08x"). Always
+ * NUL-terminates; returns the length written.
+ */
+size_t gpi_vfmt(char *buf, size_t size, const char *fmt, va_list ap);
+GP_PRINTF(3, 4) size_t gpi_fmt(char *buf, size_t size, const char *fmt, ...);
+
+/* GPUPROF_DEBUG=1: "gpuprof[pid]: debug: ..." on stderr. Signal-safe. */
+GP_PRINTF(1, 2) void gpi_dbg_(const char *fmt, ...);
+#define gpi_dbg(...)                                                                               \
+	do {                                                                                       \
+		if (GP_UNLIKELY(gpi_debug_on)) {                                                   \
+			gpi_dbg_(__VA_ARGS__);                                                     \
+		}                                                                                  \
+	} while (0)
+
+/*
+ * The one line the library ever prints without GPUPROF_DEBUG: "gpuprof:
+ * warning: ..." on stderr, at most once per process. Signal-safe.
+ */
+GP_PRINTF(1, 2) void gpi_warn_once(const char *fmt, ...);
+
+/*
+ * dlsym/dlopen that clear the thread's dlerror() state afterwards: glibc
+ * keeps the message of a failed lookup in a per-thread buffer until the
+ * next dlerror(), which leak checkers report for the writer thread.
+ */
+void *gpi_dlsym(void *handle, const char *name);
+void *gpi_dlopen(const char *path, int flags);
+
+/* write() all of buf, retrying on EINTR. Signal-safe. */
+void gpi_write_all(int fd, const void *buf, size_t len);
+
+/* --------------------------------------------------------- config.c */
+
+enum gpi_kind_bit {
+	GPI_K_KERNEL = 1u << 0,
+	GPI_K_MEMCPY = 1u << 1,
+	GPI_K_MEMSET = 1u << 2,
+	GPI_K_RUNTIME = 1u << 3,
+	GPI_K_DRIVER = 1u << 4,
+	GPI_K_SYNC = 1u << 5,
+	GPI_K_OVERHEAD = 1u << 6,
+	GPI_K_EXTCORR = 1u << 7,
+	GPI_K_NVTX = 1u << 8,
+	GPI_K_ALL = (1u << 9) - 1,
+};
+
+enum gpi_fork_mode {
+	GPI_FORK_CHILD = 0, /* a forked child records into its own file */
+	GPI_FORK_OFF = 1,   /* a forked child records nothing */
+};
+
+enum gpi_capture {
+	GPI_CAPTURE_ALL = 0,	      /* the whole run */
+	GPI_CAPTURE_PROFILER_API = 1, /* inside cudaProfilerStart/Stop */
+	GPI_CAPTURE_NVTX = 2,	      /* inside the first NVTX range with this name */
+};
+
+enum gpi_clock_src {
+	GPI_CLOCK_AUTO = 0,
+	GPI_CLOCK_TSC = 1,	 /* NVTX stamps the CPU counter; the writer converts */
+	GPI_CLOCK_MONOTONIC = 2, /* NVTX calls clock_gettime */
+};
+
+#define GPI_DEFAULT_PATTERN "gpuprof-%h-%p.gpz"
+#define GPI_DEFAULT_FLUSH_MS 200
+#define GPI_DEFAULT_BUFFER_MB 64
+
+struct gpi_config {
+	char output[GPI_PATH_MAX]; /* pattern: %p %h %r %q{VAR} %% */
+	uint32_t kinds;		   /* enum gpi_kind_bit */
+	uint32_t flush_ms;
+	uint64_t buffer_bytes; /* the whole pool: CUPTI buffers and NVTX thread buffers */
+	enum gpi_fork_mode fork_mode;
+	enum gpi_capture capture;
+	char capture_nvtx[256];		/* GPI_CAPTURE_NVTX: the range message */
+	char capture_nvtx_domain[128];	/* and its domain ("" any) */
+	uint64_t delay_ns, duration_ns; /* 0: none */
+	uint32_t exit_timeout_ms;	/* how long exit waits for the writer */
+	enum gpi_clock_src clock;
+	bool debug;
+	char cupti_path[GPI_PATH_MAX];
+	char manifest[GPI_PATH_MAX];
+};
+
+typedef const char *(*gpi_getenv_fn)(const char *name);
+
+/*
+ * Reads the GPUPROF_* variables through getenv_fn into c (defaults for the
+ * unset ones). A bad value is replaced by its default and described in err
+ * (which stays "" when all is well). Never fails.
+ */
+void gpi_config_load(struct gpi_config *c, gpi_getenv_fn getenv_fn, char *err, size_t errlen);
+
+/* The settings in effect as "k=v k=v". */
+void gpi_config_describe(const struct gpi_config *c, char *buf, size_t size);
+
+/* Parses a kinds list ("all,-driver", "kernel,memcpy,nvtx"); -1 on a bad word. */
+int gpi_parse_kinds(const char *s, uint32_t *out);
+
+/* Parses a capture spec: all, cudaProfilerApi, nvtx:NAME[@DOMAIN], delay:S, duration:S. */
+int gpi_parse_capture(const char *s, struct gpi_config *c);
+
+/* Where this process sits in a distributed launch. */
+struct gpi_rank {
+	int rank, local_rank, world_size, local_world_size; /* -1 unknown */
+	const char *launcher;				    /* "torchrun", ..., "none" */
+};
+void gpi_detect_rank(gpi_getenv_fn getenv_fn, struct gpi_rank *r);
+
+/*
+ * Expands an output pattern: %p pid, %h host, %r rank (0 when not a rank),
+ * %q{VAR} the variable's value ("" unset), %% a percent. Returns 0 or -1
+ * when the result does not fit or the pattern is malformed.
+ */
+int gpi_expand_pattern(const char *pattern, unsigned pid, const char *host, int rank,
+		       gpi_getenv_fn getenv_fn, char *out, size_t size);
+
+/* Inserts ".SUFFIX" before a trailing ".gpz" (or appends it). -1 when it does not fit. */
+int gpi_path_add_suffix(char *path, size_t size, const char *suffix);
+
+/* ----------------------------------------------------------- clock */
+
+/* The trace clock: CLOCK_MONOTONIC nanoseconds, plus an offset when CUPTI keeps its own clock. */
+extern _Atomic int64_t gpi_clock_offset;
+static inline uint64_t gpi_now(void)
+{
+	return gp_clock_monotonic_ns() +
+	       (uint64_t)atomic_load_explicit(&gpi_clock_offset, memory_order_relaxed);
+}
+
+/* The NVTX hot path's stamp: CPU ticks (TSC, CNTVCT) or monotonic ns (see gpi_tick_is_tsc). */
+extern bool gpi_tick_is_tsc;
+static inline uint64_t gpi_tick(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	if (GP_LIKELY(gpi_tick_is_tsc)) {
+		uint32_t lo, hi;
+		__asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
+		return ((uint64_t)hi << 32) | lo;
+	}
+#elif defined(__aarch64__)
+	if (GP_LIKELY(gpi_tick_is_tsc)) {
+		uint64_t v;
+		__asm__ __volatile__("mrs %0, cntvct_el0" : "=r"(v));
+		return v;
+	}
+#endif
+	return gp_clock_monotonic_ns();
+}
+
+/* Picks the tick source (cold). */
+void gpi_tick_init(enum gpi_clock_src src);
+
+/* Converts ticks to the trace clock from anchor pairs the writer takes. Writer thread only. */
+struct gpi_tickconv {
+	uint64_t t0, n0; /* first anchor: ticks, trace ns */
+	uint64_t t1, n1; /* latest anchor */
+	double slope;	 /* ns per tick over [t0, t1] */
+};
+void gpi_tickconv_init(struct gpi_tickconv *tc);
+void gpi_tickconv_anchor(struct gpi_tickconv *tc);
+uint64_t gpi_tickconv_ns(const struct gpi_tickconv *tc, uint64_t tick);
+
+/* ----------------------------------------------------------- pool.c */
+
+/*
+ * The bounded pool: one anonymous mapping of GPUPROF_BUFFER_MB, cut into
+ * CUPTI activity buffers (three quarters) and NVTX thread buffers (one
+ * quarter). Slots change state with atomics only.
+ */
+enum gpi_slot_state {
+	GPI_SLOT_FREE = 0,
+	GPI_SLOT_CUPTI = 1, /* handed to CUPTI */
+	GPI_SLOT_FULL = 2,  /* returned by CUPTI, waiting for the writer */
+	GPI_SLOT_BUSY = 3,  /* the writer is converting it */
+};
+
+struct gpi_slot {
+	_Atomic int state;
+	uint8_t *mem;
+	size_t valid;
+	size_t dirty; /* bytes from the start that may be non-zero (the writer's) */
+	uint64_t seq; /* completion order */
+};
+
+struct gpi_pool {
+	uint8_t *base;
+	size_t bytes;
+	struct gpi_slot *slots;
+	uint32_t nslots;
+	size_t slot_bytes;
+	uint8_t *nvtx_base; /* NVTX thread buffers */
+	uint32_t nvtx_nbuf;
+	size_t nvtx_buf_bytes;
+	_Atomic uint64_t seq;
+	_Atomic uint64_t refused; /* buffer requests refused (pool exhausted) */
+	_Atomic uint64_t refused_bytes;
+	_Atomic uint64_t refused_seen; /* writer: refusals already accounted */
+};
+
+extern struct gpi_pool gpi_pool;
+
+/* Maps the pool (cold). 0 or -GP_ERR_NOMEM. */
+int gpi_pool_init(uint64_t bytes);
+/* CUPTI's bufferRequested: a free slot or NULL (counted). Lock-free. */
+uint8_t *gpi_pool_get(size_t *size);
+/* CUPTI's bufferCompleted: hands the buffer to the writer. Lock-free; returns false if not ours. */
+bool gpi_pool_complete(uint8_t *buf, size_t valid);
+/* Writer: collects FULL slots in completion order into out (up to max); marks them BUSY. */
+uint32_t gpi_pool_collect(struct gpi_slot **out, uint32_t max);
+/* Writer: zeroes a converted slot and frees it. */
+void gpi_pool_release(struct gpi_slot *s);
+/* Slots still handed to CUPTI. */
+uint32_t gpi_pool_outstanding(void);
+
+/* --------------------------------------------------------- conv.c */
+
+/*
+ * The writer's conversion state: CUPTI activity records and NVTX events to
+ * trace records, with caches for names. Writer thread only.
+ */
+struct gpi_conv {
+	struct gpt_writer *w;
+	int err;	   /* first writer error */
+	uint64_t records;  /* records added */
+	uint64_t events;   /* activity records among them */
+	uint64_t filtered; /* records outside the capture window */
+	uint64_t first_ts, last_ts;
+	uint64_t unknown_kinds;
+	/* API names by domain and cbid */
+	uint32_t *api_names[3];
+	uint32_t api_names_n[3];
+	/* kernel name cache: CUPTI shares one name pointer per kernel */
+	struct kname_slot *knames;
+	size_t knames_cap, knames_n;
+	/* threads seen (tids) */
+	uint32_t *tids;
+	size_t tids_cap, tids_n;
+	/* devices seen */
+	uint32_t devices_seen[64];
+	uint32_t ndevices_seen;
+	/* start time of recent API calls by correlation id (direct-mapped) */
+	struct api_seen *api_seen;
+	/* __cxa_demangle, looked up lazily */
+	int demangle_state;
+	char *(*demangle)(const char *, char *, size_t *, int *);
+};
+
+void gpi_conv_init(struct gpi_conv *cv, struct gpt_writer *w);
+void gpi_conv_release(struct gpi_conv *cv);
+/* Adds a record (writer errors are kept in cv->err). */
+void gpi_conv_add(struct gpi_conv *cv, enum gpt_kind kind, const void *rec);
+uint32_t gpi_conv_intern(struct gpi_conv *cv, const char *s);
+uint32_t gpi_conv_intern_len(struct gpi_conv *cv, const char *s, size_t len);
+/* Notes a thread id so a THREAD record is written for it. */
+void gpi_conv_note_tid(struct gpi_conv *cv, uint32_t tid);
+/* Whether a record starting at ts is inside the capture window (metadata always is). */
+bool gpi_capture_keep(uint64_t ts);
+
+/* Converts one CUPTI activity buffer. */
+void gpi_conv_cupti_buffer(struct gpi_conv *cv, uint8_t *buf, size_t valid);
+/* Converts one CUPTI activity record (the kinds listed in docs/recording.md). */
+void gpi_conv_cupti_record(struct gpi_conv *cv, const void *rec);
+/* Demangles an Itanium C++ name; 0 when it is not one or no demangler is available. */
+uint32_t gpi_conv_demangled(struct gpi_conv *cv, const char *mangled);
+
+/* ---------------------------------------------------------- cupti.c */
+
+/* The CUPTI entry points the library uses, resolved with dlsym. */
+struct gpi_cupti_fns;
+extern struct gpi_cupti_fns *gpi_cupti;
+
+enum gpi_cupti_state {
+	GPI_CUPTI_NONE = 0,	/* InitializeInjection never ran */
+	GPI_CUPTI_ACTIVE = 1,	/* subscribed and recording */
+	GPI_CUPTI_FAILED = 2,	/* fail-open: see the session status */
+	GPI_CUPTI_INACTIVE = 3, /* forked child, or stopped */
+};
+extern _Atomic int gpi_cupti_state;
+extern uint32_t gpi_cupti_version;
+
+/* InitializeInjection's work (cold). Never fails: on error CUPTI stays off. */
+void gpi_cupti_setup(void);
+/* Writer: cuptiActivityFlushAll (forced or not). No gpuprof lock held. */
+void gpi_cupti_flush(bool forced);
+/* Writer: records CUPTI dropped since the last call (cuptiActivityGetNumDroppedRecords). */
+uint64_t gpi_cupti_take_dropped(void);
+/* Writer: cuptiGetCallbackName with the _vNNNN suffix removed; NULL when unknown. */
+const char *gpi_cupti_callback_name(int domain, uint32_t cbid, char *buf, size_t size);
+/* Writer: cuptiGetTimestamp, or 0. */
+uint64_t gpi_cupti_timestamp(void);
+/* Fork child: forget CUPTI (never call it again in this process). */
+void gpi_cupti_forget(void);
+/* Tests and benchmarks: iterate records with this instead of CUPTI's. */
+typedef int (*gpi_next_record_fn)(uint8_t *buf, size_t valid, void **rec);
+void gpi_cupti_set_next_record(gpi_next_record_fn fn);
+
+/* Capture windows from cudaProfilerStart/Stop and NVTX; read by gpi_capture_keep. */
+#define GPI_MAX_WINDOWS 256
+struct gpi_windows {
+	_Atomic uint32_t n; /* windows opened */
+	_Atomic uint64_t start[GPI_MAX_WINDOWS];
+	_Atomic uint64_t end[GPI_MAX_WINDOWS]; /* 0 while open */
+	/*
+	 * Correlation ids of the API calls made inside the window (0: not
+	 * known yet): from the cudaProfilerStart/Stop callbacks, or learned by
+	 * the writer from API records. GPU work is judged by the call that
+	 * launched it, not by when it ran.
+	 */
+	_Atomic uint32_t corr_lo[GPI_MAX_WINDOWS];
+	_Atomic uint32_t corr_hi[GPI_MAX_WINDOWS];
+};
+extern struct gpi_windows gpi_windows;
+/* corr: the correlation id of the API call at the window's edge, 0 when unknown. */
+void gpi_window_open(uint64_t ts, uint32_t corr);
+void gpi_window_close(uint64_t ts, uint32_t corr);
+/*
+ * Whether GPU work launched by API call corr, starting at ts, is inside a
+ * capture window. api_start: when that call started, 0 if unknown.
+ */
+bool gpi_capture_keep_gpu(uint64_t ts, uint32_t corr, uint64_t api_start);
+/* Writer: an API call [start, end] with corr was kept; windows learn their corr range. */
+void gpi_capture_note_api(uint64_t start, uint32_t corr);
+
+/* ----------------------------------------------------------- nvtx.c */
+
+/* NVTX injection (InitializeInjectionNvtx2's work). 1 on success, 0 to decline. */
+int gpi_nvtx_init(const void *(*get_export_table)(uint32_t));
+/* Writer: drains every thread buffer into the trace. */
+void gpi_nvtx_drain(struct gpi_conv *cv, const struct gpi_tickconv *tc);
+/* Writer, at the end: open ranges become records ending at end_ts; returns how many. */
+uint64_t gpi_nvtx_finish(struct gpi_conv *cv, uint64_t end_ts);
+/* Events dropped because a thread buffer was full or none was free. */
+uint64_t gpi_nvtx_take_dropped(void);
+/* Whether some thread buffer holds events. */
+bool gpi_nvtx_has_data(void);
+/* Whether some thread buffer is more than half full (the writer drains sooner). */
+bool gpi_nvtx_pressure(void);
+/* Fork child: keep only the calling thread's buffer, emptied. */
+void gpi_nvtx_atfork_child(void);
+/* Turns the hot paths into no-ops (fork with GPUPROF_FORK=off, or after the end). */
+void gpi_nvtx_disable(void);
+
+/* -------------------------------------------------------- session.c */
+
+enum gpi_state {
+	GPI_OFF = 0,	  /* not started */
+	GPI_RUNNING = 1,  /* writer thread running */
+	GPI_STOPPING = 2, /* final flush in progress */
+	GPI_DONE = 3,	  /* trace closed */
+	GPI_DISABLED = 4, /* nothing will be recorded in this process */
+};
+
+struct gpi_session {
+	_Atomic int state;
+	struct gpi_config cfg;
+	char cfg_err[256];
+	char path[GPI_PATH_MAX]; /* the trace file; "" until opened */
+	unsigned pid;
+	int wake_fd;	/* eventfd: wakes the writer */
+	int done_fd[2]; /* pipe: the writer says it has finished */
+	pthread_t writer;
+	bool writer_started;
+	bool lazy_open; /* forked child: open the file at the first event */
+	bool is_fork_child;
+	_Atomic int exit_signal; /* a fatal signal is being handled */
+	_Atomic int stop_requested;
+	uint64_t start_ts;
+	/* Why tracing is partial or off, for the PROCESS record ("" when fine). */
+	char status[512];
+	_Atomic int status_lock; /* spin flag for status appends (cold paths only) */
+};
+
+extern struct gpi_session gpi_s;
+
+/*
+ * Starts the session once per process (cold; idempotent and thread-safe):
+ * reads the configuration, maps the pool, starts the writer thread and
+ * installs the exit, signal and fork handlers. false when disabled.
+ */
+bool gpi_session_start(void);
+/* Appends "; text" to the status (cold paths). */
+GP_PRINTF(1, 2) void gpi_status_add(const char *fmt, ...);
+/* Wakes the writer (signal-safe). */
+void gpi_session_wake(void);
+/* Finishes the trace: from atexit, a destructor or a signal handler. */
+void gpi_session_finish(void);
+
+/* The library's own path (dladdr), "" if unknown. */
+const char *gpi_self_path(void);
+
+/* ----------------------------------------------------------- meta.c */
+
+/* Writer: the PROCESS record (phase 1 start, 2 close). */
+void gpi_meta_process(struct gpi_conv *cv, int phase, int exit_status);
+/* Writer: a CLOCK anchor record. */
+void gpi_meta_clock(struct gpi_conv *cv, int phase);
+/* Writer: completes a DEVICE record with driver attributes (cuDeviceGetAttribute). */
+void gpi_meta_device_attrs(struct gpt_device *d);
+/* Writer: THREAD records for every thread seen (names from /proc). */
+void gpi_meta_threads(struct gpi_conv *cv);
+/* Writer: LOSS records for drops since the last call. */
+void gpi_meta_losses(struct gpi_conv *cv, uint64_t cupti_dropped);
+/* The host name (cached). */
+const char *gpi_hostname(void);
+
+#endif /* GPI_INJECT_H */

@@ -1,0 +1,224 @@
+#!/bin/sh
+# tests/gpu/run.sh - the recording check on a machine with an NVIDIA GPU.
+#
+# Builds gpuprof and the CUDA samples, records every sample with `gpuprof
+# record`, checks each trace against the ground truth the sample printed
+# (kernels by name, copies and bytes, memsets, NVTX ranges, API calls,
+# launch configurations, no drops, a complete file), measures the recording
+# overhead (each sample traced and untraced, REPS repetitions, the median
+# ratio of the measured loop and of the whole run), records a small PyTorch
+# training step when torch with CUDA is importable and compares its kernel
+# count with torch.profiler's for the same steps, and prints one summary.
+# Under 8 minutes on one GPU. Exit status: 0 all checks pass, 1 a check
+# failed, 77 no GPU.
+#
+# usage: tests/gpu/run.sh            (O= names the build folder, REPS= the repetitions)
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+O=${O:-build}
+REPS=${REPS:-5}
+B=$top/$O
+GPUPROF=$B/gpuprof
+CHECK=$B/tests/check-trace
+work=$(mktemp -d "${TMPDIR:-/tmp}/gpuprof-gpu-XXXXXX")
+log=$work/log.txt
+summary=$work/summary.txt
+passed=0
+failed=0
+T0=$(date +%s)
+
+say() { printf '%s\n' "$*" | tee -a "$log"; }
+pass() { passed=$((passed + 1)); say "  ok   $*"; }
+fail() { failed=$((failed + 1)); say "  FAIL $*"; }
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
+
+if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L >/dev/null 2>&1; then
+	echo "tests/gpu/run.sh: no NVIDIA GPU here (nvidia-smi -L failed): nothing to check"
+	exit 77
+fi
+say "== GPU: $(nvidia-smi -L | head -n 1)"
+say "== driver: $(nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -n 1)"
+say "== work folder: $work"
+
+# ------------------------------------------------------------------ build
+say "== building (make all samples)"
+if ! make -C "$top" -j"$(nproc)" O="$O" all samples >"$work/build.txt" 2>&1; then
+	tail -n 30 "$work/build.txt"
+	echo "tests/gpu/run.sh: build failed"
+	exit 1
+fi
+if ! "$GPUPROF" record --help >/dev/null 2>&1; then
+	echo "tests/gpu/run.sh: $GPUPROF has no record command"
+	exit 1
+fi
+
+# sum of "kernel NAME N" lines whose NAME contains $2
+kernel_count() {
+	awk -v s="$2" '$1 == "kernel" && index($2, s) { n += $NF } END { print n + 0 }' "$1"
+}
+stat_val() { # file key...: the value after the key
+	f=$1
+	k=$2
+	shift 2
+	for w in "$@"; do k="$k $w"; done
+	sed -n "s/^$k //p" "$f" | head -n 1
+}
+
+# ------------------------------------------------------ traces vs ground truth
+check_sample() { # name gt-file stat-file
+	name=$1 gt=$2 st=$3
+	[ "$(stat_val "$st" footer)" = yes ] && pass "$name: trace complete (footer)" ||
+		fail "$name: trace has no footer"
+	if grep -q '^loss ' "$st"; then
+		fail "$name: records lost: $(grep '^loss ' "$st" | tr '\n' ' ')"
+	else
+		pass "$name: nothing lost"
+	fi
+	while read -r tag what a b c d e f; do
+		[ "$tag" = GT ] || continue
+		case $what in
+		kernel)
+			got=$(kernel_count "$st" "$a")
+			[ "$got" = "$b" ] && pass "$name: kernel $a x$b" ||
+				fail "$name: kernel $a: $got, expected $b" ;;
+		kernels_min)
+			got=$(stat_val "$st" records kernel)
+			[ "${got:-0}" -ge "$a" ] && pass "$name: $got kernels >= $a" ||
+				fail "$name: ${got:-0} kernels, expected at least $a" ;;
+		memcpy)
+			got=$(stat_val "$st" records memcpy)
+			bytes=$(stat_val "$st" memcpy_bytes)
+			[ "${got:-0}" = "$a" ] && [ "$bytes" = "$b" ] &&
+				pass "$name: $a copies, $b bytes" ||
+				fail "$name: ${got:-0} copies of $bytes bytes, expected $a of $b" ;;
+		memset)
+			got=$(stat_val "$st" records memset)
+			[ "${got:-0}" = "$a" ] && pass "$name: $a memsets" ||
+				fail "$name: ${got:-0} memsets, expected $a" ;;
+		memset_min)
+			got=$(stat_val "$st" records memset)
+			[ "${got:-0}" -ge "$a" ] && pass "$name: ${got:-0} memsets >= $a" ||
+				fail "$name: ${got:-0} memsets, expected at least $a" ;;
+		nvtx)
+			got=$(stat_val "$st" nvtx "$a")
+			[ "${got:-0}" = "$b" ] && pass "$name: NVTX $a x$b" ||
+				fail "$name: NVTX $a: ${got:-0}, expected $b" ;;
+		api)
+			got=$(stat_val "$st" api "$a")
+			[ "${got:-0}" -ge "$b" ] && pass "$name: $a x${got:-0} (>= $b)" ||
+				fail "$name: $a: ${got:-0} calls, expected at least $b" ;;
+		config)
+			line=$(awk -v s="$a" '$1 == "config" && index($2, s) { print; exit }' "$st")
+			set -- $line
+			if [ $# -ge 7 ] && [ "$3" = "$b" ] && [ "$4" = "$c" ] && [ "$5" = "$d" ] &&
+				[ "$6" = "$e" ] && [ "$7" = "$f" ]; then
+				pass "$name: $a launched as grid $b block $c, $d regs, smem $e+$f"
+			else
+				fail "$name: $a config '${line#config }', expected grid $b block $c regs $d smem $e+$f"
+			fi ;;
+		*) ;;
+		esac
+	done <"$gt"
+}
+
+loop_ms() { sed -n 's/^GT loop_ms //p' "$1" | head -n 1; }
+median() { sort -n | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)]; else print "" }'; }
+
+samples="vector-add train-step occupancy"
+for s in $samples; do
+	bin=$B/samples/$s
+	say "== $s"
+	if ! timeout 120 "$bin" >"$work/$s.untraced.txt" 2>"$work/$s.untraced.err"; then
+		fail "$s: does not run untraced: $(tail -n 2 "$work/$s.untraced.err")"
+		continue
+	fi
+	if ! timeout 180 "$GPUPROF" record -o "$work/$s.gpz" -- "$bin" >"$work/$s.traced.txt" \
+		2>"$work/$s.traced.err"; then
+		fail "$s: traced run failed: $(tail -n 2 "$work/$s.traced.err")"
+		continue
+	fi
+	grep '^gpuprof:' "$work/$s.traced.err" | sed 's/^/  /' | tee -a "$log"
+	"$CHECK" stat "$work/$s.gpz" >"$work/$s.stat" || {
+		fail "$s: trace unreadable"
+		continue
+	}
+	check_sample "$s" "$work/$s.traced.txt" "$work/$s.stat"
+done
+
+# ------------------------------------------------------------ overhead
+say "== overhead: $REPS runs each, untraced and traced, alternating"
+printf '%-12s %10s %10s %9s %9s %9s\n' sample "loop ms" traced "loop +%" "wall ms" "wall +%" >"$summary"
+for s in $samples; do
+	bin=$B/samples/$s
+	[ -x "$bin" ] || continue
+	: >"$work/$s.loop"
+	: >"$work/$s.wall"
+	: >"$work/$s.u"
+	: >"$work/$s.wu"
+	: >"$work/$s.t"
+	i=0
+	while [ $i -lt "$REPS" ]; do
+		w0=$(now_ms)
+		timeout 120 "$bin" >"$work/o.txt" 2>/dev/null || break
+		w1=$(now_ms)
+		u=$(loop_ms "$work/o.txt")
+		timeout 180 "$GPUPROF" record -o "$work/ovh.gpz" -- "$bin" >"$work/o.txt" 2>/dev/null ||
+			break
+		w2=$(now_ms)
+		t=$(loop_ms "$work/o.txt")
+		echo "$u" >>"$work/$s.u"
+		echo "$t" >>"$work/$s.t"
+		awk -v u="$u" -v t="$t" 'BEGIN { printf "%.3f\n", (t / u - 1) * 100 }' >>"$work/$s.loop"
+		awk -v u=$((w1 - w0)) -v t=$((w2 - w1)) 'BEGIN { printf "%.3f\n", (t / u - 1) * 100 }' \
+			>>"$work/$s.wall"
+		echo "$((w1 - w0))" >>"$work/$s.wu"
+		i=$((i + 1))
+	done
+	lu=$(median <"$work/$s.u")
+	lt=$(median <"$work/$s.t")
+	lo=$(median <"$work/$s.loop")
+	wo=$(median <"$work/$s.wall")
+	wu=$(median <"$work/$s.wu" 2>/dev/null)
+	printf '%-12s %10s %10s %9s %9s %9s\n' "$s" "$lu" "$lt" "$lo" "$wu" "$wo" >>"$summary"
+	if [ "$s" = train-step ] && [ -n "$lo" ]; then
+		if awk -v o="$lo" 'BEGIN { exit !(o <= 2.0) }'; then
+			pass "train-step: recording overhead $lo % of the loop (budget 2 %)"
+		else
+			fail "train-step: recording overhead $lo % of the loop (budget 2 %)"
+		fi
+	fi
+done
+
+# ------------------------------------------------------------ PyTorch
+torch_line="PyTorch: not checked (python3 -c 'import torch' failed or no CUDA in torch)"
+if python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
+	say "== PyTorch training step"
+	py=$top/samples/torch-step.py
+	if timeout 300 python3 "$py" --torch-profiler >"$work/torch.prof.txt" 2>"$work/torch.prof.err" &&
+		timeout 300 "$GPUPROF" record -o "$work/torch.gpz" --capture nvtx:measured -- \
+			python3 "$py" >"$work/torch.traced.txt" 2>"$work/torch.traced.err"; then
+		"$CHECK" stat "$work/torch.gpz" >"$work/torch.stat"
+		tk=$(sed -n 's/^GT torch_kernels //p' "$work/torch.prof.txt")
+		gk=$(stat_val "$work/torch.stat" records kernel)
+		check_sample torch "$work/torch.traced.txt" "$work/torch.stat"
+		if [ -n "$tk" ] && [ "${gk:-0}" = "$tk" ]; then
+			pass "torch: $gk kernels, as torch.profiler counts"
+		else
+			fail "torch: gpuprof ${gk:-0} kernels, torch.profiler ${tk:-?}"
+		fi
+		torch_line="PyTorch: gpuprof ${gk:-0} kernels, torch.profiler ${tk:-?} (5 steps)"
+	else
+		fail "torch: a run failed: $(tail -n 3 "$work/torch.prof.err" "$work/torch.traced.err")"
+	fi
+fi
+
+# ------------------------------------------------------------ summary
+T1=$(date +%s)
+{
+	echo
+	echo "gpuprof GPU check: $(nvidia-smi -L | head -n 1)"
+	cat "$summary"
+	echo "$torch_line"
+	echo "checks: $passed passed, $failed failed; $((T1 - T0)) s; details in $work"
+} | tee -a "$log"
+[ "$failed" -eq 0 ]
