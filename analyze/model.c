@@ -80,9 +80,9 @@ static void huge_pages(void *p, size_t bytes)
 		if (want <= t->cap) {                                                              \
 			return 0;                                                                  \
 		}                                                                                  \
-		ncap = t->cap ? t->cap : 1024;                                                     \
-		while (ncap < want) {                                                              \
-			ncap += ncap / 2;                                                          \
+		ncap = t->cap + t->cap / 2;                                                        \
+		if (ncap < want) {                                                                 \
+			ncap = want > 1024 ? want : 1024;                                          \
 		}                                                                                  \
 		COLS(COL_RESERVE_)                                                                 \
 		t->cap = ncap;                                                                     \
@@ -94,7 +94,7 @@ static void huge_pages(void *p, size_t bytes)
 		t->n = t->cap = 0;                                                                 \
 	}                                                                                          \
 	/* *scratch: room for *scratch_n >= n 8-byte values; may come back as another such. */ \
-	static void tname##_permute(struct tname *t, const uint32_t *perm, void **scratch,        \
+	GP_UNUSED static void tname##_permute(struct tname *t, const uint32_t *perm, void **scratch, \
 				    size_t *scratch_n)                                             \
 	{                                                                                          \
 		COLS(COL_PERMUTE_)                                                                 \
@@ -784,6 +784,20 @@ static int load_file(struct gpa_model *m, const char *path, const struct gpa_loa
 		snprintf(errbuf, errlen, "%s", f.r ? gpt_reader_last_error(f.r) : gp_err_str(ret));
 		goto out;
 	}
+	/* Size the tables once from the chunk headers: no growth while reading. */
+	uint64_t counts[GPT_KIND__MAX];
+	if (!gpt_reader_count_records(f.r, counts) &&
+	    (gpa_kernels_reserve(&m->kern, m->kern.n + counts[GPT_KIND_KERNEL]) ||
+	     gpa_memcpys_reserve(&m->copy, m->copy.n + counts[GPT_KIND_MEMCPY]) ||
+	     gpa_memsets_reserve(&m->set, m->set.n + counts[GPT_KIND_MEMSET]) ||
+	     gpa_apis_reserve(&m->api, m->api.n + counts[GPT_KIND_API]) ||
+	     gpa_syncs_reserve(&m->sync, m->sync.n + counts[GPT_KIND_SYNC]) ||
+	     gpa_nvtxs_reserve(&m->nvtx, m->nvtx.n + counts[GPT_KIND_NVTX]) ||
+	     gpa_overheads_reserve(&m->ovh, m->ovh.n + counts[GPT_KIND_OVERHEAD]))) {
+		snprintf(errbuf, errlen, "%s: out of memory loading the trace", path);
+		ret = -GP_ERR_NOMEM;
+		goto out;
+	}
 	while ((ret = gpt_reader_next(f.r, &ch)) > 0) {
 		ret = take_chunk(&f, &ch);
 		if (ret) {
@@ -833,13 +847,11 @@ out:
 
 static int sort_tables(struct gpa_model *m)
 {
-	size_t most = m->kern.n;
+	size_t most = 0;
 	uint32_t *perm;
 	void *scratch;
 	int ret = 0;
 
-	most = m->copy.n > most ? m->copy.n : most;
-	most = m->set.n > most ? m->set.n : most;
 	most = m->api.n > most ? m->api.n : most;
 	most = m->sync.n > most ? m->sync.n : most;
 	most = m->nvtx.n > most ? m->nvtx.n : most;
@@ -854,9 +866,10 @@ static int sort_tables(struct gpa_model *m)
 		free(scratch);
 		return -GP_ERR_NOMEM;
 	}
-	SORT_TABLE_(gpa_kernels, m->kern);
-	SORT_TABLE_(gpa_memcpys, m->copy);
-	SORT_TABLE_(gpa_memsets, m->set);
+	/* Kernels, copies and sets stay in file order: gpa_model.gpu is their time order. */
+	gpa_kernels_shrink(&m->kern);
+	gpa_memcpys_shrink(&m->copy);
+	gpa_memsets_shrink(&m->set);
 	SORT_TABLE_(gpa_apis, m->api);
 	SORT_TABLE_(gpa_syncs, m->sync);
 	SORT_TABLE_(gpa_overheads, m->ovh);
@@ -1089,7 +1102,6 @@ static int build_gpu(struct gpa_model *m)
 {
 	struct gpa_gpus *g = &m->gpu;
 	size_t total = m->kern.n + m->copy.n + m->set.n;
-	size_t ki = 0, ci = 0, si = 0;
 	int ret;
 
 	if (total > UINT32_MAX - 1) {
@@ -1099,42 +1111,31 @@ static int build_gpu(struct gpa_model *m)
 	if (ret) {
 		return ret;
 	}
-	/* Merge the three start-sorted tables. */
-	while (ki < m->kern.n || ci < m->copy.n || si < m->set.n) {
-		uint64_t kt = ki < m->kern.n ? m->kern.start[ki] : UINT64_MAX;
-		uint64_t ct = ci < m->copy.n ? m->copy.start[ci] : UINT64_MAX;
-		uint64_t st = si < m->set.n ? m->set.start[si] : UINT64_MAX;
-		size_t r = g->n++;
-		if (kt <= ct && kt <= st && ki < m->kern.n) {
-			g->start[r] = kt;
-			g->end[r] = m->kern.end[ki];
-			g->row[r] = (uint32_t)ki;
-			g->dev[r] = m->kern.dev[ki];
-			g->kind[r] = GPA_GPU_KERNEL;
-			ki++;
-		} else if (ct <= st && ci < m->copy.n) {
-			g->start[r] = ct;
-			g->end[r] = m->copy.end[ci];
-			g->row[r] = (uint32_t)ci;
-			g->dev[r] = m->copy.dev[ci];
-			g->kind[r] = GPA_GPU_MEMCPY;
-			ci++;
-		} else {
-			g->start[r] = st;
-			g->end[r] = m->set.end[si];
-			g->row[r] = (uint32_t)si;
-			g->dev[r] = m->set.dev[si];
-			g->kind[r] = GPA_GPU_MEMSET;
-			si++;
-		}
+	/* The three tables stay in file order; only this index is sorted. */
+#define GPU_ROWS_(tab, KIND)                                                                       \
+	for (size_t i_ = 0; i_ < (tab).n; i_++) {                                                  \
+		size_t r_ = g->n++;                                                                \
+		g->start[r_] = (tab).start[i_];                                                    \
+		g->end[r_] = (tab).end[i_];                                                        \
+		g->row[r_] = (uint32_t)i_;                                                         \
+		g->dev[r_] = (tab).dev[i_];                                                        \
+		g->kind[r_] = KIND;                                                                \
 	}
-	/* Stable counting sort by device keeps start order within each device. */
-	size_t nd = m->devs.n;
+	GPU_ROWS_(m->kern, GPA_GPU_KERNEL);
+	GPU_ROWS_(m->copy, GPA_GPU_MEMCPY);
+	GPU_ROWS_(m->set, GPA_GPU_MEMSET);
+#undef GPU_ROWS_
+	/* By start (stable radix sort), then a stable counting sort by device. */
+	size_t nd = m->devs.n, n = g->n ? g->n : 1;
 	size_t *cnt = calloc(nd + 1, sizeof(*cnt));
-	uint32_t *perm = malloc((g->n ? g->n : 1) * sizeof(*perm));
-	void *scratch = malloc((g->n ? g->n : 1) * sizeof(uint64_t));
-	if (!cnt || !perm || !scratch) {
+	uint32_t *by_start = malloc(n * sizeof(*by_start));
+	uint32_t *perm = malloc(n * sizeof(*perm));
+	void *scratch = malloc(n * sizeof(uint64_t));
+	bool moved;
+	if (!cnt || !by_start || !perm || !scratch ||
+	    sort_perm(g->start, g->n, by_start, &moved)) {
 		free(cnt);
+		free(by_start);
 		free(perm);
 		free(scratch);
 		return -GP_ERR_NOMEM;
@@ -1148,12 +1149,14 @@ static int build_gpu(struct gpa_model *m)
 		m->devs.v[d].gpu_count = (uint32_t)(cnt[d + 1] - cnt[d]);
 	}
 	for (size_t i = 0; i < g->n; i++) {
-		perm[cnt[g->dev[i]]++] = (uint32_t)i;
+		uint32_t r = by_start[i];
+		perm[cnt[g->dev[r]]++] = r;
 	}
 	size_t sn = g->n;
 	gpa_gpus_shrink(g);
 	gpa_gpus_permute(g, perm, &scratch, &sn);
 	free(cnt);
+	free(by_start);
 	free(perm);
 	free(scratch);
 	return 0;

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * model.h - the in-memory model every analysis reads: all records of all
- * input traces, in struct-of-arrays tables sorted by start time, on one
- * timeline, with the indexes analyses need:
+ * input traces in struct-of-arrays tables on one timeline. API calls, sync,
+ * NVTX and overhead records are sorted by start; kernels, copies and sets
+ * keep file order and are reached in time order through gpa_model.gpu.
+ * The indexes analyses need:
  *
  *   GPU op (kernel, memcpy, memset) -> launching API call -> thread
  *   API call -> innermost NVTX push/pop range of its thread at that moment
@@ -12,8 +14,9 @@
  * Times are nanoseconds on the model's timeline: with several files, each
  * file's trace clock shifted by its first clock anchor onto CLOCK_REALTIME
  * when every file has one; a single file (or any file without an anchor)
- * keeps the clock it was recorded with. Nothing is rounded. Strings from all files are
- * interned into one table (gpa_model_str). Included through analyze.h.
+ * keeps the clock it was recorded with. Nothing is rounded. Strings from
+ * all files are interned into one table (gpa_model_str). Included through
+ * analyze.h.
  */
 #ifndef GPA_MODEL_H
 #define GPA_MODEL_H

@@ -7,6 +7,7 @@
 #include "cli/cli.h"
 #include "trace/trace.h"
 
+#include <malloc.h>
 #include <stdio.h>
 
 #ifndef GP_VERSION
@@ -149,6 +150,12 @@ int main(int argc, char **argv)
 {
 	const struct cmd *c;
 
+	/*
+	 * Analyses grow large columns with realloc: a fixed mmap threshold keeps
+	 * them mmapped, so growing them is mremap, not a copy (glibc's dynamic
+	 * threshold would otherwise move them to the heap after the first free).
+	 */
+	mallopt(M_MMAP_THRESHOLD, 1 << 20);
 	gp_log_set_sink(gp_log_stderr_sink, NULL,
 			getenv("GPUPROF_DEBUG") ? GP_LOG_DEBUG : GP_LOG_WARN);
 	if (argc < 2) {

@@ -660,6 +660,33 @@ int gpt_reader_next(struct gpt_reader *r, struct gpt_chunk *out)
 	}
 }
 
+int gpt_reader_count_records(struct gpt_reader *r, uint64_t counts[GPT_KIND__MAX])
+{
+	uint64_t off = r->pos;
+
+	memset(counts, 0, sizeof(uint64_t) * GPT_KIND__MAX);
+	/* Chunk headers only: stops at the first one that is cut or does not check out. */
+	while (off + GPT_CHUNK_HEADER_SIZE <= r->size) {
+		uint8_t hb[GPT_CHUNK_HEADER_SIZE];
+		struct gpt_chunk_header h;
+		const char *why;
+		ssize_t n = read_at(r, off, hb, sizeof(hb));
+
+		if (n < 0) {
+			return -GP_ERR_IO;
+		}
+		if ((size_t)n < sizeof(hb) || gpt_chunk_header_unpack(hb, &h, &why) ||
+		    h.count > GPT_MAX_CHUNK_RECORDS) {
+			break;
+		}
+		if (h.kind < GPT_KIND__MAX && gpt_kind_info(h.kind)) {
+			counts[h.kind] += h.count;
+		}
+		off += GPT_CHUNK_HEADER_SIZE + (uint64_t)h.stored_len;
+	}
+	return 0;
+}
+
 const char *gpt_reader_string(const struct gpt_reader *r, uint32_t id)
 {
 	if (id == 0) {

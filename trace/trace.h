@@ -200,6 +200,14 @@ void gpt_reader_free(struct gpt_reader *r);
 int gpt_reader_next(struct gpt_reader *r, struct gpt_chunk *out);
 
 /*
+ * Sums the record counts the chunk headers from the reader's position on
+ * announce, per kind, reading headers only (no payload): a quick estimate
+ * for sizing tables before reading. Stops at the first header that is cut
+ * or fails its CRC. Does not move the reader. Returns 0 or -GP_ERR_IO.
+ */
+int gpt_reader_count_records(struct gpt_reader *r, uint64_t counts[GPT_KIND__MAX]);
+
+/*
  * The string for an id; "" for 0; NULL for an id the file never defined.
  * The pointer stays valid until gpt_reader_free.
  */
