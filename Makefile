@@ -125,7 +125,7 @@ $(UNIT_REPORT): $(call obj,$(wildcard tests/unit/report/*.c)) $(UNIT_MAIN) \
 unit-bins: $(UNIT_BINS)
 
 test: all $(UNIT_BINS)
-	@O=$(O) sh tests/run-tests.sh $(UNIT_BINS)
+	@O=$(O) TEST_LDFLAGS='$(LDFLAGS)' sh tests/run-tests.sh $(UNIT_BINS)
 
 check: check-layering check-headers
 	$(MAKE) O=build-san SAN=1 test

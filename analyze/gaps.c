@@ -293,7 +293,7 @@ static int sorted_by_proc(struct kv *kvs, size_t n, size_t nprocs, uint32_t **ro
 		free(r);
 		return -GP_ERR_NOMEM;
 	}
-	qsort(kvs, n, sizeof(*kvs), cmp_kv);
+	gp_qsort(kvs, n, sizeof(*kvs), cmp_kv);
 	for (size_t i = 0; i < n; i++) {
 		r[i] = kvs[i].row;
 		f[kvs[i].a + 1]++;
@@ -347,7 +347,7 @@ static int build_index(struct ctx *c, pcre2_code *re)
 			c->blocking[nkeys++] = m->sync.api[i];
 		}
 	}
-	qsort(c->blocking, nkeys, sizeof(*c->blocking), cmp_u32);
+	gp_qsort(c->blocking, nkeys, sizeof(*c->blocking), cmp_u32);
 	c->nblocking = nkeys;
 	if (group(m->api.thread, m->api.n, nth, &c->arows, &c->afirst)) {
 		goto out;
@@ -806,7 +806,7 @@ static void classify(struct ctx *c, size_t op, size_t prev, uint64_t g0, uint64_
 	}
 	/* Each instant: the highest-precedence explanation active, else the base. */
 	if (c->ev.n) {
-		qsort(c->ev.v, c->ev.n, sizeof(*c->ev.v), cmp_ev);
+		gp_qsort(c->ev.v, c->ev.n, sizeof(*c->ev.v), cmp_ev);
 	}
 	int cnt[GPA_GAP_CPU] = {0};
 	size_t i = 0;
@@ -1129,7 +1129,7 @@ int gpa_gaps_analyze(const struct gpa_model *m, const struct gpa_steps *steps,
 		}
 	}
 	if (!ret && out->top.n) {
-		qsort(out->top.v, out->top.n, sizeof(*out->top.v), cmp_longer);
+		gp_qsort(out->top.v, out->top.n, sizeof(*out->top.v), cmp_longer);
 	}
 out:
 	if (ret == -GP_ERR_NOMEM) {

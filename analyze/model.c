@@ -1365,7 +1365,7 @@ int gpa_expand_inputs(const char *const *args, size_t nargs, char ***out, size_t
 			ret = -GP_ERR_NOTFOUND;
 		}
 		if (!ret) {
-			qsort(v.v + first, v.n - first, sizeof(char *), cmp_str);
+			gp_qsort(v.v + first, v.n - first, sizeof(char *), cmp_str);
 		}
 	}
 	if (ret) {

@@ -91,7 +91,7 @@ int gpa_overview_build(const struct gpa_model *m, const struct gpa_steps *steps,
 			}
 		}
 	}
-	qsort(o->traffic.v, o->traffic.n, sizeof(*o->traffic.v), cmp_traffic);
+	gp_qsort(o->traffic.v, o->traffic.n, sizeof(*o->traffic.v), cmp_traffic);
 
 	for (size_t p = 0; p < m->procs.n && !ret; p++) {
 		const struct gpa_proc *pr = &m->procs.v[p];

@@ -258,7 +258,7 @@ static void select_kth(uint64_t *v, size_t n, size_t k)
 
 	while (hi > lo) {
 		if (!budget--) {
-			qsort(v + lo, hi - lo + 1, sizeof(*v), cmp_u64);
+			gp_qsort(v + lo, hi - lo + 1, sizeof(*v), cmp_u64);
 			return;
 		}
 		size_t mid = lo + (hi - lo) / 2;
@@ -396,7 +396,7 @@ static long group_by_name(const char *const *item_names, size_t n, uint32_t *gro
 	for (size_t i = 0; i < n; i++) {
 		v[i] = (struct named){item_names[i], (uint32_t)i};
 	}
-	qsort(v, n, sizeof(*v), cmp_named);
+	gp_qsort(v, n, sizeof(*v), cmp_named);
 	for (size_t i = 0; i < n; i++) {
 		if (!i || strcmp(v[i].name, v[i - 1].name)) {
 			gn[ng++] = v[i].name;
@@ -555,7 +555,7 @@ static int summarize_groups(const struct source *c, const struct group *groups, 
 		st->grand_total += row.s.total;
 	}
 	if (st->rows.n) {
-		qsort(st->rows.v, st->rows.n, sizeof(*st->rows.v), cmp_rows);
+		gp_qsort(st->rows.v, st->rows.n, sizeof(*st->rows.v), cmp_rows);
 	}
 	ret = 0;
 out:

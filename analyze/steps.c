@@ -36,7 +36,7 @@ void gpa_dist_of(uint64_t *vals, size_t n, struct gpa_dist *d)
 	if (!n) {
 		return;
 	}
-	qsort(vals, n, sizeof(*vals), cmp_u64);
+	gp_qsort(vals, n, sizeof(*vals), cmp_u64);
 	d->min = vals[0];
 	d->max = vals[n - 1];
 	d->median = interp(vals, n, 0.5);
@@ -362,7 +362,7 @@ int gpa_steps_find(const struct gpa_model *m, const char *regex, struct gpa_step
 	if (ret) {
 		goto out;
 	}
-	qsort(out->v.v, out->v.n, sizeof(*out->v.v), cmp_step);
+	gp_qsort(out->v.v, out->v.n, sizeof(*out->v.v), cmp_step);
 	ret = assign(m, out);
 	if (ret) {
 		goto out;

@@ -139,6 +139,14 @@ int gp_vec_reserve_(void **v, size_t *cap, size_t want, size_t elem);
 		(vec)->n = (vec)->cap = 0;                                                         \
 	} while (0)
 
+/* qsort that accepts an empty (possibly NULL) array, which qsort itself may not get. */
+static inline void gp_qsort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+	if (n > 1) {
+		qsort(base, n, size, cmp);
+	}
+}
+
 /* ------------------------------------------------------ checked arithmetic */
 
 /* Each returns true when the result overflowed; *out is then unspecified. */

@@ -24,7 +24,9 @@ int main(void)
 	return 0;
 }
 C
-cc -std=gnu11 -Iinst/include/gpuprof prog.c inst/lib/libgptrace.a inst/lib/libgpbase.a -lz -o prog ||
+# TEST_LDFLAGS: the sanitizer runtime when the suite runs under make check.
+cc -std=gnu11 -Iinst/include/gpuprof prog.c inst/lib/libgptrace.a inst/lib/libgpbase.a \
+	${TEST_LDFLAGS:-} $(pkg-config --libs zlib libdeflate) -o prog ||
 	fail "cannot build against the installed library"
 ./prog | grep -q written || fail "program failed"
 inst/bin/gpuprof dump --json x.gpz | grep -q '"kind":"kernel","start":5,"end":9' || fail "record not read back"

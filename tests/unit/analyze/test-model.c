@@ -388,3 +388,34 @@ TEST(model_on_generated_trace)
 	gpa_steps_release(&s);
 	gpa_model_release(&m);
 }
+
+/* A step that launched nothing is listed with zero ops and zero busy time. */
+TEST(steps_empty_step_is_kept)
+{
+	struct tw t;
+	struct gpa_model m;
+	struct gpa_steps s;
+	char err[256];
+
+	tw_open(&t, "e.gpz");
+	add_nvtx(&t, 0, 100, 7, "ProfilerStep#0");
+	add_nvtx(&t, 100, 200, 7, "ProfilerStep#1");
+	add_nvtx(&t, 200, 300, 7, "ProfilerStep#2");
+	add_api(&t, 10, 20, 7, "cudaLaunchKernel", 1, GPT_API_RUNTIME);
+	add_api(&t, 210, 220, 7, "cudaLaunchKernel", 2, GPT_API_RUNTIME);
+	add_kernel(&t, 30, 31, 0, 7, 1, "a", 1); /* 1 ns: sub-microsecond stays exact */
+	add_kernel(&t, 230, 290, 0, 7, 2, "a", 1);
+	tw_close(&t);
+	REQUIRE(load1(&m, t.path) == 0);
+	REQUIRE(gpa_steps_find(&m, NULL, &s, err, sizeof(err)) == 0);
+	REQUIRE(s.v.n == 3);
+	CHECK_EQ_U(s.v.v[0].gpu_busy, 1);
+	CHECK_EQ_U(s.v.v[1].gpu_ops, 0);
+	CHECK_EQ_U(s.v.v[1].gpu_busy, 0);
+	CHECK_EQ_U(s.v.v[2].gpu_busy, 60);
+	CHECK_EQ_U(s.busy.min, 0);
+	CHECK_EQ_U(s.busy.median, 1);
+	CHECK_EQ_U(s.wall.sum, 300);
+	gpa_steps_release(&s);
+	gpa_model_release(&m);
+}
