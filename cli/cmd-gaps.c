@@ -55,21 +55,7 @@ struct gaps_opts {
 	struct gpa_gaps_opts a;
 };
 
-static void warn_partial(const struct gpa_model *m)
-{
-	for (size_t i = 0; i < m->procs.n; i++) {
-		const struct gpa_proc *p = &m->procs.v[i];
-		if (p->truncated) {
-			cli_warn("%s: truncated; read up to the last whole chunk", p->path);
-		}
-		if (p->corrupt_chunks) {
-			cli_warn("%s: %" PRIu64 " corrupt chunk%s skipped", p->path,
-				 p->corrupt_chunks, p->corrupt_chunks == 1 ? "" : "s");
-		}
-	}
-}
-
-static int run(const struct gaps_opts *o, const char *const *paths, size_t npaths)
+static int run(const struct gaps_opts *o, char **args, size_t nargs)
 {
 	struct gpa_model m;
 	struct gpa_steps steps;
@@ -78,11 +64,9 @@ static int run(const struct gaps_opts *o, const char *const *paths, size_t npath
 	char err[512];
 	int status = CMD_ERROR, ret;
 
-	if (gpa_model_load(&m, paths, npaths, NULL, err, sizeof(err))) {
-		cli_error("%s", err);
+	if (cli_load_model(&m, args, nargs)) {
 		return CMD_ERROR;
 	}
-	warn_partial(&m);
 	ret = gpa_steps_find(&m, o->step_regex, &steps, err, sizeof(err));
 	if (ret) {
 		cli_error("%s", err);
@@ -96,7 +80,7 @@ static int run(const struct gaps_opts *o, const char *const *paths, size_t npath
 		goto out;
 	}
 	if (!g.devs.n && o->format == GPR_FORMAT_TEXT) {
-		cli_warn("no GPU activity in the trace%s", npaths == 1 ? "" : "s");
+		cli_warn("no GPU activity in the trace%s", m.procs.n == 1 ? "" : "s");
 	}
 	if (gpr_gaps_render(&out, o->format, o->tables, &m, &steps, &g)) {
 		cli_error("out of memory");
@@ -127,10 +111,8 @@ int cmd_gaps(int argc, char **argv)
 		{NULL, 0, NULL, 0},
 	};
 	struct gaps_opts opts = {.format = GPR_FORMAT_TEXT, .tables = GPR_GAPS_DEFAULT};
-	char **paths = NULL;
-	size_t npaths = 0;
-	char err[512], *end;
-	int c, v, status;
+	char *end;
+	int c, v;
 	bool per_step = false;
 	unsigned long long n;
 
@@ -216,15 +198,5 @@ int cmd_gaps(int argc, char **argv)
 	if (per_step && opts.tables == GPR_GAPS_DEFAULT) {
 		opts.tables |= GPR_GAPS_STEPS;
 	}
-	if (gpa_expand_inputs((const char *const *)argv + optind, (size_t)(argc - optind), &paths,
-			      &npaths, err, sizeof(err))) {
-		cli_error("%s", err);
-		return CMD_ERROR;
-	}
-	status = run(&opts, (const char *const *)paths, npaths);
-	for (size_t i = 0; i < npaths; i++) {
-		free(paths[i]);
-	}
-	free(paths);
-	return status;
+	return run(&opts, argv + optind, (size_t)(argc - optind));
 }

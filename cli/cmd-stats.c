@@ -75,20 +75,6 @@ static bool add_reports(struct stats_opts *o, const char *list, bool *nomem)
 	return ok;
 }
 
-static void warn_partial(const struct gpa_model *m)
-{
-	for (size_t i = 0; i < m->procs.n; i++) {
-		const struct gpa_proc *p = &m->procs.v[i];
-		if (p->truncated) {
-			cli_warn("%s: truncated; read up to the last whole chunk", p->path);
-		}
-		if (p->corrupt_chunks) {
-			cli_warn("%s: %" PRIu64 " corrupt chunk%s skipped", p->path,
-				 p->corrupt_chunks, p->corrupt_chunks == 1 ? "" : "s");
-		}
-	}
-}
-
 /* Computes and prints each report, writing output as it comes. */
 static int run(const struct stats_opts *o, const struct gpa_model *m)
 {
@@ -161,9 +147,6 @@ int cmd_stats(int argc, char **argv)
 	struct stats_opts opts = {.format = GPR_FORMAT_TEXT, .unit = GPR_TIME_NS,
 				  .kname = GPA_KNAME_DEMANGLED};
 	struct gpa_model m;
-	char **paths = NULL;
-	size_t npaths = 0;
-	char err[512];
 	bool nomem = false;
 	int c, v, status = CMD_USAGE;
 
@@ -241,16 +224,9 @@ int cmd_stats(int argc, char **argv)
 		}
 	}
 	status = CMD_ERROR;
-	if (gpa_expand_inputs((const char *const *)argv + optind, (size_t)(argc - optind), &paths,
-			      &npaths, err, sizeof(err))) {
-		cli_error("%s", err);
+	if (cli_load_model(&m, argv + optind, (size_t)(argc - optind))) {
 		goto out;
 	}
-	if (gpa_model_load(&m, (const char *const *)paths, npaths, NULL, err, sizeof(err))) {
-		cli_error("%s", err);
-		goto out;
-	}
-	warn_partial(&m);
 	status = run(&opts, &m);
 	gpa_model_release(&m);
 out:
@@ -258,10 +234,6 @@ out:
 		cli_error("out of memory");
 		status = CMD_ERROR;
 	}
-	for (size_t i = 0; i < npaths; i++) {
-		free(paths[i]);
-	}
-	free(paths);
 	gp_vec_free(&opts.reports);
 	return status;
 }

@@ -55,18 +55,6 @@ const char *gpr_gap_cause_label(unsigned cause)
 
 /* ------------------------------------------------------------ pieces */
 
-static void cell_pct(struct gpr_table *t, uint64_t num, uint64_t den)
-{
-	struct gp_strbuf sb = GP_STRBUF_INIT;
-
-	gpr_fmt_pct(&sb, num, den);
-	if (sb.failed) {
-		t->failed = true;
-	}
-	gpr_table_cell(t, sb.buf);
-	gp_strbuf_release(&sb);
-}
-
 static void cell_u64(struct gpr_table *t, uint64_t v)
 {
 	gpr_table_cellf(t, "%" PRIu64, v);
@@ -338,7 +326,7 @@ static void fill_devices(struct gpr_table *t, const struct gpa_model *m, const s
 		cell_u64(t, d->t.window);
 		cell_u64(t, d->t.busy);
 		cell_u64(t, d->t.idle);
-		cell_pct(t, d->t.busy, d->t.window);
+		gpr_table_cell_pct(t, d->t.busy, d->t.window);
 		cell_u64(t, d->t.ops);
 		cell_u64(t, d->t.gaps);
 		cell_u64(t, d->t.listed);
@@ -369,8 +357,8 @@ static void fill_causes(struct gpr_table *t, const struct gpa_gaps *g)
 		gpr_table_cell(t, gpa_gap_cause_name((unsigned)best));
 		gpr_table_cell(t, cause_labels[best]);
 		cell_u64(t, a->cause_ns[best]);
-		cell_pct(t, a->cause_ns[best], a->idle);
-		cell_pct(t, a->cause_ns[best], a->window);
+		gpr_table_cell_pct(t, a->cause_ns[best], a->idle);
+		gpr_table_cell_pct(t, a->cause_ns[best], a->window);
 		cell_u64(t, a->cause_n[best]);
 	}
 }
@@ -382,7 +370,7 @@ static void fill_hist(struct gpr_table *t, const struct gpa_gaps *g)
 		gpr_table_cell(t, bucket_labels[b]);
 		cell_u64(t, g->all.hist_n[b]);
 		cell_u64(t, g->all.hist_ns[b]);
-		cell_pct(t, g->all.hist_ns[b], g->all.idle);
+		gpr_table_cell_pct(t, g->all.hist_ns[b], g->all.idle);
 	}
 }
 
@@ -423,7 +411,7 @@ static void fill_steps(struct gpr_table *t, const struct gpa_model *m, const str
 		cell_u64(t, st->t.window);
 		cell_u64(t, st->t.busy);
 		cell_u64(t, st->t.idle);
-		cell_pct(t, st->t.busy, st->t.window);
+		gpr_table_cell_pct(t, st->t.busy, st->t.window);
 		cell_u64(t, st->t.gaps);
 		gpr_table_cell(t, mc < 0 ? "-" : gpa_gap_cause_name((unsigned)mc));
 		cell_u64(t, mc < 0 ? 0 : st->t.cause_ns[mc]);

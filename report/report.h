@@ -72,6 +72,8 @@ void gpr_table_release(struct gpr_table *t);
 /* Appends the next cell (rows fill left to right, then wrap). */
 GP_PRINTF(2, 3) void gpr_table_cellf(struct gpr_table *t, const char *fmt, ...);
 void gpr_table_cell(struct gpr_table *t, const char *s);
+/* A percentage cell (gpr_fmt_pct): empty when den is 0. */
+void gpr_table_cell_pct(struct gpr_table *t, uint64_t num, uint64_t den);
 size_t gpr_table_rows(const struct gpr_table *t);
 /* Renders into out; for JSON the array alone. Returns -GP_ERR_NOMEM or 0. */
 int gpr_table_render(const struct gpr_table *t, enum gpr_format fmt, struct gp_strbuf *out);

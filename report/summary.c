@@ -61,18 +61,6 @@ static const struct gpr_col step_cols[] = {
 	{"Busy (%)", GPR_COL_NUM}, {"GPU ops", GPR_COL_NUM},
 };
 
-static void cell_pct(struct gpr_table *t, uint64_t num, uint64_t den)
-{
-	struct gp_strbuf sb = GP_STRBUF_INIT;
-
-	gpr_fmt_pct(&sb, num, den);
-	if (sb.failed) {
-		t->failed = true;
-	}
-	gpr_table_cell(t, sb.buf);
-	gp_strbuf_release(&sb);
-}
-
 static void fill_steps(struct gpr_table *t, const struct gpa_model *m, const struct gpa_steps *s,
 		       size_t max)
 {
@@ -91,7 +79,7 @@ static void fill_steps(struct gpr_table *t, const struct gpa_model *m, const str
 		}
 		gpr_table_cellf(t, "%" PRIu64, wall);
 		gpr_table_cellf(t, "%" PRIu64, st->gpu_busy);
-		cell_pct(t, st->gpu_busy, wall);
+		gpr_table_cell_pct(t, st->gpu_busy, wall);
 		gpr_table_cellf(t, "%" PRIu32, st->gpu_ops);
 	}
 }
@@ -131,7 +119,7 @@ static void fill_kernels(struct gpr_table *t, const struct gpa_stats *k, size_t 
 	gpr_table_init(t, kern_cols, GP_ARRAY_SIZE(kern_cols));
 	for (size_t i = 0; k && i < k->rows.n && i < top; i++) {
 		const struct gpa_stats_row *r = &k->rows.v[i];
-		cell_pct(t, r->s.total, k->grand_total);
+		gpr_table_cell_pct(t, r->s.total, k->grand_total);
 		gpr_table_cellf(t, "%" PRIu64, r->s.total);
 		gpr_table_cellf(t, "%" PRIu64, r->s.count);
 		/* Exact to 0.1 ns: the average of integers. */

@@ -64,6 +64,18 @@ void gpr_table_cellf(struct gpr_table *t, const char *fmt, ...)
 	gp_strbuf_release(&sb);
 }
 
+void gpr_table_cell_pct(struct gpr_table *t, uint64_t num, uint64_t den)
+{
+	struct gp_strbuf sb = GP_STRBUF_INIT;
+
+	gpr_fmt_pct(&sb, num, den);
+	if (sb.failed) {
+		t->failed = true;
+	}
+	gpr_table_cell(t, sb.buf);
+	gp_strbuf_release(&sb);
+}
+
 size_t gpr_table_rows(const struct gpr_table *t)
 {
 	return t->ncols ? t->cells.n / t->ncols : 0;
