@@ -28,7 +28,11 @@ for bin in "$@"; do
 	[ "$f" -gt 0 ] && failures="$failures $(basename "$bin")"
 done
 
-export GPUPROF="$top/$O/gpuprof" TRACEGEN="$top/$O/tracegen" TOP="$top" O
+case $O in
+/*) out=$O ;;
+*) out=$top/$O ;;
+esac
+export GPUPROF="$out/gpuprof" TRACEGEN="$out/tracegen" TOP="$top" O
 for t in "$top"/tests/e2e/t[0-9][0-9][0-9][0-9]-*.sh; do
 	[ -f "$t" ] || continue
 	name=$(basename "$t" .sh)
