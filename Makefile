@@ -31,7 +31,7 @@ CFLAGS ?=
 CFLAGS += $(CFLAGS_BASE)
 
 # libdeflate inflates chunks faster than zlib (docs/performance.md); the format is the same.
-PKGS := zlib libdeflate sqlite3 libxml-2.0 libpcre2-8
+PKGS := zlib libdeflate sqlite3 libxml-2.0 libpcre2-8 yajl
 DEPS_STAMP := $(O)/.deps-ok
 # pkg-config is asked only once the dependency step has run.
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* ------------------------------------------------------------ tables */
 
@@ -757,6 +758,72 @@ static void shift_file(struct file_ctx *f, const struct file_rows *next)
 	SHIFT_(m->ovh, f->o0, next ? next->o0 : m->ovh.n);
 }
 
+static bool has_suffix(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), k = strlen(suffix);
+
+	return n > k && !strcmp(s + n - k, suffix);
+}
+
+/*
+ * Opens a trace for reading: a .gpz directly; a Kineto JSON or nsys export
+ * through its importer into an unlinked temporary .gpz (every analysis then
+ * reads every input the same way).
+ */
+static int open_input(const char *path, struct gpt_reader **r, char *errbuf, size_t errlen)
+{
+	enum gpa_input_format fmt;
+	int ret = gpa_input_detect(path, &fmt, errbuf, errlen);
+
+	*r = NULL;
+	if (ret) {
+		return ret;
+	}
+	if (fmt == GPA_INPUT_GPZ) {
+		ret = gpt_reader_open(path, r);
+		if (ret) {
+			snprintf(errbuf, errlen, "%s", *r ? gpt_reader_last_error(*r) : gp_err_str(ret));
+		}
+		return ret;
+	}
+	const char *dir = getenv("TMPDIR");
+	struct gp_strbuf tmp = GP_STRBUF_INIT;
+	struct gpt_writer *w = NULL;
+	gp_strbuf_addf(&tmp, "%s/gpuprof-import-XXXXXX", dir && *dir ? dir : "/tmp");
+	int fd = tmp.failed ? -1 : mkstemp(tmp.buf);
+	if (fd < 0) {
+		snprintf(errbuf, errlen, "%s: cannot create a temporary file: %s", path,
+			 strerror(errno));
+		gp_strbuf_release(&tmp);
+		return -GP_ERR_IO;
+	}
+	ret = gpt_writer_open_fd(fd, tmp.buf, NULL, &w);
+	if (!ret) {
+		ret = gpa_import(path, fmt, w, errbuf, errlen);
+		if (ret) {
+			gpt_writer_abandon(w);
+		} else {
+			ret = gpt_writer_close(w);
+			if (ret) {
+				snprintf(errbuf, errlen, "%s: cannot write the converted trace: %s",
+					 path, gp_err_str(ret));
+			}
+		}
+	} else {
+		snprintf(errbuf, errlen, "%s: %s", path, gp_err_str(ret));
+	}
+	if (!ret) {
+		ret = gpt_reader_open(tmp.buf, r);
+		if (ret) {
+			snprintf(errbuf, errlen, "%s: %s", path,
+				 *r ? gpt_reader_last_error(*r) : gp_err_str(ret));
+		}
+	}
+	unlink(tmp.buf); /* the reader keeps it open */
+	gp_strbuf_release(&tmp);
+	return ret;
+}
+
 static int load_file(struct gpa_model *m, const char *path, const struct gpa_load_opts *opts,
 		     struct u64map *maps, uint64_t *done, uint64_t total, char *errbuf, size_t errlen)
 {
@@ -779,9 +846,8 @@ static int load_file(struct gpa_model *m, const char *path, const struct gpa_loa
 		u64map_free(&f.threads);
 		return -GP_ERR_NOMEM;
 	}
-	ret = gpt_reader_open(path, &f.r);
+	ret = open_input(path, &f.r, errbuf, errlen);
 	if (ret) {
-		snprintf(errbuf, errlen, "%s", f.r ? gpt_reader_last_error(f.r) : gp_err_str(ret));
 		goto out;
 	}
 	/* Size the tables once from the chunk headers: no growth while reading. */
@@ -1347,7 +1413,10 @@ int gpa_expand_inputs(const char *const *args, size_t nargs, char ***out, size_t
 		struct dirent *de;
 		while ((de = readdir(d))) {
 			size_t len = strlen(de->d_name);
-			if (len < 5 || strcmp(de->d_name + len - 4, ".gpz")) {
+			if (len < 5 || (!has_suffix(de->d_name, ".gpz") &&
+					!has_suffix(de->d_name, ".json") &&
+					!has_suffix(de->d_name, ".json.gz") &&
+					!has_suffix(de->d_name, ".sqlite"))) {
 				continue;
 			}
 			struct gp_strbuf sb2 = GP_STRBUF_INIT;
@@ -1361,7 +1430,8 @@ int gpa_expand_inputs(const char *const *args, size_t nargs, char ***out, size_t
 		}
 		closedir(d);
 		if (!ret && v.n == first) {
-			snprintf(errbuf, errlen, "%s: no .gpz files in the directory", args[i]);
+			snprintf(errbuf, errlen, "%s: no traces in the directory (.gpz, .json, .json.gz, "
+						 ".sqlite)", args[i]);
 			ret = -GP_ERR_NOTFOUND;
 		}
 		if (!ret) {

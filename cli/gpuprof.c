@@ -27,6 +27,8 @@ const struct cmd cmd_table[] = {
 	{"report", cmd_report,
 	 "the one-stop answer: steps, GPU busy and idle by cause, top kernels, gaps",
 	 cmd_report_help},
+	{"convert", cmd_convert, "write a Kineto JSON or nsys SQLite trace as a .gpz",
+	 cmd_convert_help},
 	{"info", cmd_info, "what a trace file holds: process, devices, counts, span, losses",
 	 cmd_info_help},
 	{"dump", cmd_dump, "every record of a trace as text or JSON Lines", cmd_dump_help},

@@ -63,7 +63,7 @@ expect_rc 1 "$GPUPROF" report run.gpz v2.gpz
 grep -q "v2.gpz: written in trace format 2.0, newer than this gpuprof reads" err || fail "$(cat err)"
 mkdir empty
 expect_rc 1 "$GPUPROF" report empty
-grep -q "no .gpz files" err || fail "$(cat err)"
+grep -q "no traces in the directory" err || fail "$(cat err)"
 expect_rc 2 "$GPUPROF" report --step '([' run.gpz
 grep -q "bad step pattern" err || fail "$(cat err)"
 expect_rc 2 "$GPUPROF" report --format csv run.gpz

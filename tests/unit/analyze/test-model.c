@@ -235,7 +235,7 @@ TEST(expand_inputs_directory)
 	REQUIRE(mkdir(dir, 0755) == 0);
 	const char *args2[] = {dir};
 	CHECK(gpa_expand_inputs(args2, 1, &files, &n, err, sizeof(err)) < 0);
-	CHECK_CONTAINS(err, "no .gpz files");
+	CHECK_CONTAINS(err, "no traces in the directory");
 }
 
 /*

@@ -1,0 +1,1510 @@
+// SPDX-License-Identifier: MIT
+/*
+ * import-kineto.c - converts a PyTorch profiler (Kineto) Chrome-trace JSON
+ * file, plain or gzip-compressed, into gpuprof records (docs/import.md).
+ *
+ * The JSON is parsed as a stream with yajl: memory holds the current
+ * event's fields, a reusable name buffer and a small list of thread and
+ * process names, never the document. Timestamps are converted from the
+ * number's decimal text, never through a double, so nanoseconds survive.
+ *
+ * Kineto writes "baseTimeNanoseconds" after "traceEvents". When the first
+ * event's time is relative (below 1e14 us, i.e. not an epoch time) and no
+ * base has been seen yet, the file is scanned once for the key before any
+ * record is written; the value the parser finally reads must match.
+ */
+#include "base/compat.h"
+#include "analyze/analyze.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <yajl/yajl_parse.h>
+#include <zlib.h>
+
+#define CHUNK (256u << 10)
+#define MAX_DEPTH 64
+#define MAX_STR (1u << 20)       /* longest string kept (event name, thread name) */
+#define MAX_META 65536           /* thread/process name metadata events kept */
+#define REL_TS_LIMIT_US 100000000000000LL /* 1e14 us: below this a ts is not epoch time */
+#define BASE_KEY "\"baseTimeNanoseconds\""
+
+enum ctx {
+	C_SKIP = 0,   /* a container whose contents are ignored */
+	C_TOP,        /* the top-level object */
+	C_EVENTS,     /* traceEvents array */
+	C_EVENT,      /* one event object */
+	C_ARGS,       /* the event's args object */
+	C_DIM,        /* args.grid or args.block */
+	C_DEVS,       /* deviceProperties array */
+	C_DEV,        /* one device object */
+	C_DIST,       /* distributedInfo object */
+};
+
+/* Keys of interest; K_NONE for every other key. */
+enum key {
+	K_NONE = 0,
+	/* top level */
+	K_TRACE_EVENTS, K_DEVICE_PROPS, K_DIST_INFO, K_BASE_TIME,
+	K_CUPTI_VERSION, K_CUDA_RUNTIME_VERSION, K_CUDA_DRIVER_VERSION,
+	/* event */
+	K_PH, K_CAT, K_NAME, K_PID, K_TID, K_TS, K_DUR, K_ARGS,
+	/* args */
+	K_CORRELATION, K_DEVICE, K_STREAM, K_CONTEXT, K_REGISTERS, K_SMEM, K_GRID, K_BLOCK,
+	K_BYTES, K_CBID, K_ARG_NAME, K_EXTERNAL_ID,
+	/* device */
+	K_D_ID, K_D_NAME, K_D_TOTAL_MEM, K_D_CC_MAJOR, K_D_CC_MINOR, K_D_MAX_THREADS_BLOCK,
+	K_D_MAX_THREADS_SM, K_D_REGS_BLOCK, K_D_REGS_SM, K_D_WARP, K_D_SMEM_BLOCK, K_D_SMEM_SM,
+	K_D_SMEM_OPTIN, K_D_NUM_SMS,
+	/* distributedInfo */
+	K_RANK, K_WORLD_SIZE,
+};
+
+enum cat {
+	CAT_OTHER = 0,
+	CAT_KERNEL,
+	CAT_MEMCPY,
+	CAT_MEMSET,
+	CAT_RUNTIME,
+	CAT_DRIVER,
+	CAT_CPU_OP,
+	CAT_USER_ANNOTATION,
+	CAT_PYTHON_FUNCTION,
+	CAT_GPU_USER_ANNOTATION,
+	CAT_SYNC,
+};
+
+/* Argument numbers seen in the current event (bit per K_ value minus K_CORRELATION). */
+struct ev {
+	char ph;
+	enum cat cat;
+	bool has_ts, has_dur, has_name, has_pid, has_tid, tid_is_str;
+	int64_t ts, dur;       /* nanoseconds, before the base is added */
+	int64_t pid, tid;
+	uint32_t have;         /* bit (k - K_CORRELATION) for args seen */
+	int64_t a[K_EXTERNAL_ID - K_CORRELATION + 1];
+	int64_t grid[3], block[3];
+	size_t name_len, argname_len;
+	size_t cat_len;
+	char cat_str[32];      /* the category as written, for NVTX domains */
+};
+
+struct meta {
+	int64_t pid, tid;
+	uint32_t name;
+	bool is_process;
+};
+
+struct imp {
+	const char *path;
+	struct gpt_writer *w;
+	char *err;
+	size_t errlen;
+	int ret;               /* first error, negative */
+
+	enum ctx stack[MAX_DEPTH];
+	enum key key[MAX_DEPTH]; /* current key of each object */
+	int dim_idx[MAX_DEPTH];
+	int depth;             /* stack[depth - 1] is the innermost container */
+	bool seen_events;
+
+	struct ev ev;
+	char *name, *argname;  /* MAX_STR + 1 bytes each */
+
+	/* top level */
+	bool have_base, base_decided, base_prescanned;
+	int64_t base, base_used;
+	int64_t rank, world;
+	bool have_rank, have_world;
+	uint32_t cupti_version, rt_version, drv_version;
+
+	/* device being read */
+	struct gpt_device dev;
+	int64_t dev_max_threads_sm;
+	bool dev_has_id;
+
+	/* process */
+	bool have_pid;
+	int64_t pid;
+	uint64_t first_ts;
+	bool have_first_ts;
+	struct meta *metas;
+	size_t nmeta, metacap;
+
+	uint64_t events;       /* records written from traceEvents */
+	uint32_t dom[CAT_SYNC + 1]; /* interned NVTX domain per category */
+};
+
+static int fail(struct imp *im, int err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* Records the first error; the line is added by the caller that knows the position. */
+static int fail(struct imp *im, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (im->ret) {
+		return 0;
+	}
+	im->ret = err;
+	va_start(ap, fmt);
+	vsnprintf(im->err, im->errlen, fmt, ap);
+	va_end(ap);
+	return 0;
+}
+
+/* ------------------------------------------------------------ numbers */
+
+/* Parses an integer number text exactly; false for fractions, exponents, overflow. */
+static bool parse_int(const char *s, size_t n, int64_t *out)
+{
+	bool neg = false;
+	uint64_t v = 0;
+	size_t i = 0;
+
+	if (i < n && s[i] == '-') {
+		neg = true;
+		i++;
+	}
+	if (i == n) {
+		return false;
+	}
+	for (; i < n; i++) {
+		unsigned d = (unsigned char)s[i] - '0';
+		if (d > 9) {
+			return false;
+		}
+		if (v > (UINT64_MAX - d) / 10) {
+			return false;
+		}
+		v = v * 10 + d;
+	}
+	if (v > (uint64_t)INT64_MAX) {
+		return false;
+	}
+	*out = neg ? -(int64_t)v : (int64_t)v;
+	return true;
+}
+
+/*
+ * Converts a JSON number of microseconds to integer nanoseconds exactly
+ * from its decimal text: digits past the nanosecond are rounded half away
+ * from zero (as HTA's round(ts * 1000)); exponents are allowed. False when
+ * the result does not fit an int64.
+ */
+static bool parse_us_to_ns(const char *s, size_t n, int64_t *out)
+{
+	char dig[40];
+	size_t nd = 0, i = 0;
+	int point = -1;        /* digits before the decimal point */
+	long exp10 = 0;
+	bool neg = false, any = false;
+
+	if (i < n && s[i] == '-') {
+		neg = true;
+		i++;
+	}
+	for (; i < n; i++) {
+		char c = s[i];
+		if (c >= '0' && c <= '9') {
+			any = true;
+			if (nd == 0 && c == '0') {
+				if (point >= 0) {
+					exp10--; /* a zero after the point still scales */
+				}
+				continue;
+			}
+			if (nd >= sizeof(dig)) {
+				if (point < 0) {
+					return false; /* integer part too long */
+				}
+				continue; /* far fractional digits cannot matter */
+			}
+			dig[nd++] = c;
+			if (point >= 0) {
+				exp10--;
+			}
+		} else if (c == '.' && point < 0) {
+			point = 0;
+		} else if (c == 'e' || c == 'E') {
+			int64_t e;
+			const char *p = s + i + 1;
+			size_t m = n - i - 1;
+			if (m && *p == '+') {
+				p++;
+				m--;
+			}
+			if (!parse_int(p, m, &e) || e > 1000 || e < -1000) {
+				return false;
+			}
+			exp10 += (long)e;
+			break;
+		} else {
+			return false;
+		}
+	}
+	if (!any) {
+		return false;
+	}
+	/* value = dig * 10^exp10 us = dig * 10^(exp10 + 3) ns */
+	exp10 += 3;
+	uint64_t v = 0;
+	long keep = exp10 >= 0 ? (long)nd : (long)nd + exp10;
+	for (long k = 0; k < keep && k < (long)nd; k++) {
+		unsigned d = (unsigned)(dig[k] - '0');
+		if (v > (UINT64_MAX - d) / 10) {
+			return false;
+		}
+		v = v * 10 + d;
+	}
+	if (exp10 >= 0) {
+		for (long k = 0; k < exp10; k++) {
+			if (v > UINT64_MAX / 10) {
+				return false;
+			}
+			v *= 10;
+		}
+	} else if (keep >= 0 && keep < (long)nd && dig[keep] >= '5') {
+		v++;
+	}
+	if (v > (uint64_t)INT64_MAX) {
+		return false;
+	}
+	*out = neg ? -(int64_t)v : (int64_t)v;
+	return true;
+}
+
+/* ------------------------------------------------------------ keys */
+
+#define KEYIS(lit) (n == sizeof(lit) - 1 && memcmp(s, lit, sizeof(lit) - 1) == 0)
+
+static enum key top_key(const unsigned char *s, size_t n)
+{
+	if (KEYIS("traceEvents")) {
+		return K_TRACE_EVENTS;
+	}
+	if (KEYIS("deviceProperties")) {
+		return K_DEVICE_PROPS;
+	}
+	if (KEYIS("distributedInfo")) {
+		return K_DIST_INFO;
+	}
+	if (KEYIS("baseTimeNanoseconds")) {
+		return K_BASE_TIME;
+	}
+	if (KEYIS("cupti_version")) {
+		return K_CUPTI_VERSION;
+	}
+	if (KEYIS("cuda_runtime_version")) {
+		return K_CUDA_RUNTIME_VERSION;
+	}
+	if (KEYIS("cuda_driver_version")) {
+		return K_CUDA_DRIVER_VERSION;
+	}
+	return K_NONE;
+}
+
+static enum key event_key(const unsigned char *s, size_t n)
+{
+	switch (n) {
+	case 2:
+		if (s[0] == 'p' && s[1] == 'h') {
+			return K_PH;
+		}
+		if (s[0] == 't' && s[1] == 's') {
+			return K_TS;
+		}
+		return K_NONE;
+	case 3:
+		if (KEYIS("cat")) {
+			return K_CAT;
+		}
+		if (KEYIS("pid")) {
+			return K_PID;
+		}
+		if (KEYIS("tid")) {
+			return K_TID;
+		}
+		if (KEYIS("dur")) {
+			return K_DUR;
+		}
+		return K_NONE;
+	case 4:
+		if (KEYIS("name")) {
+			return K_NAME;
+		}
+		if (KEYIS("args")) {
+			return K_ARGS;
+		}
+		return K_NONE;
+	default:
+		return K_NONE;
+	}
+}
+
+static enum key args_key(const unsigned char *s, size_t n)
+{
+	switch (n) {
+	case 4:
+		if (KEYIS("grid")) {
+			return K_GRID;
+		}
+		if (KEYIS("cbid")) {
+			return K_CBID;
+		}
+		if (KEYIS("name")) {
+			return K_ARG_NAME;
+		}
+		return K_NONE;
+	case 5:
+		if (KEYIS("block")) {
+			return K_BLOCK;
+		}
+		if (KEYIS("bytes")) {
+			return K_BYTES;
+		}
+		return K_NONE;
+	case 6:
+		if (KEYIS("device")) {
+			return K_DEVICE;
+		}
+		if (KEYIS("stream")) {
+			return K_STREAM;
+		}
+		return K_NONE;
+	case 7:
+		return KEYIS("context") ? K_CONTEXT : K_NONE;
+	case 11:
+		if (KEYIS("correlation")) {
+			return K_CORRELATION;
+		}
+		if (KEYIS("External id") || KEYIS("external id")) {
+			return K_EXTERNAL_ID;
+		}
+		return K_NONE;
+	case 13:
+		return KEYIS("shared memory") ? K_SMEM : K_NONE;
+	case 20:
+		return KEYIS("registers per thread") ? K_REGISTERS : K_NONE;
+	default:
+		return K_NONE;
+	}
+}
+
+static enum key dev_key(const unsigned char *s, size_t n)
+{
+	static const struct {
+		const char *s;
+		enum key k;
+	} tab[] = {
+		{"id", K_D_ID}, {"name", K_D_NAME}, {"totalGlobalMem", K_D_TOTAL_MEM},
+		{"computeMajor", K_D_CC_MAJOR}, {"computeMinor", K_D_CC_MINOR},
+		{"maxThreadsPerBlock", K_D_MAX_THREADS_BLOCK},
+		{"maxThreadsPerMultiprocessor", K_D_MAX_THREADS_SM},
+		{"regsPerBlock", K_D_REGS_BLOCK}, {"regsPerMultiprocessor", K_D_REGS_SM},
+		{"warpSize", K_D_WARP}, {"sharedMemPerBlock", K_D_SMEM_BLOCK},
+		{"sharedMemPerMultiprocessor", K_D_SMEM_SM},
+		{"sharedMemPerBlockOptin", K_D_SMEM_OPTIN}, {"numSms", K_D_NUM_SMS},
+	};
+
+	for (size_t i = 0; i < sizeof(tab) / sizeof(tab[0]); i++) {
+		if (strlen(tab[i].s) == n && memcmp(tab[i].s, s, n) == 0) {
+			return tab[i].k;
+		}
+	}
+	return K_NONE;
+}
+
+static enum cat cat_of(const unsigned char *s, size_t n)
+{
+	switch (n) {
+	case 6:
+		if (KEYIS("kernel") || KEYIS("Kernel") || KEYIS("Memcpy") || KEYIS("Memset")) {
+			return s[0] == 'k' || s[0] == 'K' ? CAT_KERNEL
+			       : s[3] == 'c'           ? CAT_MEMCPY
+						       : CAT_MEMSET;
+		}
+		return KEYIS("cpu_op") ? CAT_CPU_OP : CAT_OTHER;
+	case 7:
+		return KEYIS("Runtime") ? CAT_RUNTIME : CAT_OTHER;
+	case 8:
+		if (KEYIS("Operator")) {
+			return CAT_CPU_OP;
+		}
+		return CAT_OTHER;
+	case 9:
+		return KEYIS("cuda_sync") ? CAT_SYNC : CAT_OTHER;
+	case 10:
+		if (KEYIS("gpu_memcpy")) {
+			return CAT_MEMCPY;
+		}
+		if (KEYIS("gpu_memset")) {
+			return CAT_MEMSET;
+		}
+		return CAT_OTHER;
+	case 11:
+		return KEYIS("cuda_driver") ? CAT_DRIVER : CAT_OTHER;
+	case 12:
+		return KEYIS("cuda_runtime") ? CAT_RUNTIME : CAT_OTHER;
+	case 15:
+		if (KEYIS("user_annotation")) {
+			return CAT_USER_ANNOTATION;
+		}
+		return KEYIS("python_function") ? CAT_PYTHON_FUNCTION : CAT_OTHER;
+	case 19:
+		return KEYIS("gpu_user_annotation") ? CAT_GPU_USER_ANNOTATION : CAT_OTHER;
+	default:
+		return CAT_OTHER;
+	}
+}
+
+/* ------------------------------------------------------------ names */
+
+/* CUpti_ActivityMemcpyKind from "Memcpy HtoD (Pageable -> Device)". */
+static uint8_t copy_kind(const char *name, size_t n)
+{
+	static const char *const kinds[] = {NULL,   "HtoD", "DtoH", "HtoA", "AtoH", "AtoA",
+					    "AtoD", "DtoA", "DtoD", "HtoH", "PtoP"};
+	const char *p = memchr(name, ' ', n);
+
+	if (!p || (size_t)(name + n - p) < 5) {
+		return 0;
+	}
+	for (unsigned k = 1; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+		if (memcmp(p + 1, kinds[k], 4) == 0) {
+			return (uint8_t)k;
+		}
+	}
+	return 0;
+}
+
+/* CUpti_ActivityMemoryKind from a Kineto memory-kind word at p (length n). */
+static uint8_t mem_kind(const char *p, size_t n)
+{
+	static const char *const kinds[] = {NULL,    "Pageable", "Pinned",        "Device",
+					    "Array", "Managed",  "Device Static", "Managed Static"};
+
+	for (unsigned k = 1; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+		if (strlen(kinds[k]) == n && memcmp(p, kinds[k], n) == 0) {
+			return (uint8_t)k;
+		}
+	}
+	return 0;
+}
+
+/* The memory kinds in "(... -> ...)" or "(...)" of a memcpy/memset name. */
+static void mem_kinds(const char *name, size_t n, uint8_t *src, uint8_t *dst)
+{
+	const char *o = memchr(name, '(', n);
+	const char *c = o ? memchr(o, ')', (size_t)(name + n - o)) : NULL;
+	const char *a;
+
+	*src = *dst = 0;
+	if (!c) {
+		return;
+	}
+	o++;
+	a = NULL;
+	for (const char *q = o; q + 4 <= c; q++) {
+		if (memcmp(q, " -> ", 4) == 0) {
+			a = q;
+			break;
+		}
+	}
+	if (a) {
+		*src = mem_kind(o, (size_t)(a - o));
+		*dst = mem_kind(a + 4, (size_t)(c - a - 4));
+	} else {
+		*src = *dst = mem_kind(o, (size_t)(c - o));
+	}
+}
+
+/* enum of the SYNC record's type from a cuda_sync event name. */
+static uint8_t sync_type(const char *name, size_t n)
+{
+	if (n == 10 && memcmp(name, "Event Sync", 10) == 0) {
+		return 1;
+	}
+	if (n == 17 && memcmp(name, "Stream Wait Event", 17) == 0) {
+		return 2;
+	}
+	if (n == 11 && memcmp(name, "Stream Sync", 11) == 0) {
+		return 3;
+	}
+	if (n == 12 && memcmp(name, "Context Sync", 12) == 0) {
+		return 4;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------ base time */
+
+/*
+ * Looks for the last "baseTimeNanoseconds": <int> in the (decompressed)
+ * file. *found stays false when there is none.
+ */
+static int prescan_base(struct imp *im, int64_t *base, bool *found)
+{
+	enum { OVERLAP = 128 };
+	gzFile gz = gzopen(im->path, "rb");
+	char *buf;
+	size_t have = 0;
+	int ret = 0;
+
+	*found = false;
+	if (!gz) {
+		return fail(im, -GP_ERR_IO, "cannot reopen: %s", strerror(errno)), im->ret;
+	}
+	buf = malloc(CHUNK + OVERLAP + 1);
+	if (!buf) {
+		gzclose(gz);
+		return fail(im, -GP_ERR_NOMEM, "out of memory"), im->ret;
+	}
+	gzbuffer(gz, CHUNK);
+	for (;;) {
+		int got = gzread(gz, buf + have, CHUNK);
+		bool eof = got <= 0;
+		if (got < 0) {
+			break; /* the main parse reports the error with its position */
+		}
+		have += (size_t)got;
+		buf[have] = 0;
+		for (char *p = buf; (p = memmem(p, have - (size_t)(p - buf), BASE_KEY,
+						sizeof(BASE_KEY) - 1));
+		     p++) {
+			char *q = p + sizeof(BASE_KEY) - 1, *d;
+			while (*q == ' ' || *q == '\t' || *q == '\n' || *q == '\r') {
+				q++;
+			}
+			if (*q != ':') {
+				continue;
+			}
+			q++;
+			while (*q == ' ' || *q == '\t' || *q == '\n' || *q == '\r') {
+				q++;
+			}
+			d = q;
+			while (*d == '-' || (*d >= '0' && *d <= '9')) {
+				d++;
+			}
+			if (d > q && (*d || eof) && parse_int(q, (size_t)(d - q), base)) {
+				*found = true;
+			}
+		}
+		if (eof) {
+			break;
+		}
+		if (have > OVERLAP) {
+			memmove(buf, buf + have - OVERLAP, OVERLAP);
+			have = OVERLAP;
+		}
+	}
+	free(buf);
+	gzclose(gz);
+	return ret;
+}
+
+/* Decides the base before the first record with a time is written. */
+static int decide_base(struct imp *im, int64_t first_ts)
+{
+	if (im->base_decided) {
+		return 0;
+	}
+	im->base_decided = true;
+	if (!im->have_base && first_ts < REL_TS_LIMIT_US * 1000) {
+		bool found;
+		if (prescan_base(im, &im->base, &found)) {
+			return im->ret;
+		}
+		im->base_prescanned = found;
+		if (found) {
+			im->base_used = im->base;
+		}
+		return 0;
+	}
+	im->base_used = im->have_base ? im->base : 0;
+	return 0;
+}
+
+/* ------------------------------------------------------------ records */
+
+static uint32_t u32c(int64_t v)
+{
+	return v < 0 ? 0 : v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+}
+
+static int intern(struct imp *im, const char *s, size_t n, uint32_t *id)
+{
+	int r = gpt_writer_intern(im->w, s, n, id);
+	if (r) {
+		return fail(im, r, "writing the trace: %s", gpt_writer_last_error(im->w)), -1;
+	}
+	return 0;
+}
+
+static int add(struct imp *im, enum gpt_kind kind, const void *rec)
+{
+	int r = gpt_writer_add(im->w, kind, rec);
+	if (r) {
+		return fail(im, r, "writing the trace: %s", gpt_writer_last_error(im->w)), -1;
+	}
+	return 0;
+}
+
+#define ARG(k) (ev->a[(k) - K_CORRELATION])
+#define HAS(k) (ev->have & (1u << ((k) - K_CORRELATION)))
+
+static int add_meta(struct imp *im, bool is_process)
+{
+	struct ev *ev = &im->ev;
+	struct meta *m;
+
+	if (!ev->argname_len || !ev->has_pid || im->nmeta >= MAX_META) {
+		return 0;
+	}
+	if (im->nmeta == im->metacap) {
+		size_t cap = im->metacap ? im->metacap * 2 : 16;
+		struct meta *nm = realloc(im->metas, cap * sizeof(*nm));
+		if (!nm) {
+			return fail(im, -GP_ERR_NOMEM, "out of memory"), -1;
+		}
+		im->metas = nm;
+		im->metacap = cap;
+	}
+	m = &im->metas[im->nmeta];
+	if (intern(im, im->argname, ev->argname_len, &m->name)) {
+		return -1;
+	}
+	m->pid = ev->pid;
+	m->tid = ev->has_tid && !ev->tid_is_str ? ev->tid : 0;
+	m->is_process = is_process;
+	im->nmeta++;
+	return 0;
+}
+
+/* Writes the record for the event just closed. */
+static int finish_event(struct imp *im)
+{
+	struct ev *ev = &im->ev;
+	uint32_t name = 0;
+	uint64_t start, end;
+
+	if (ev->ph == 'M') {
+		if (ev->has_name && ev->name_len == 11 && memcmp(im->name, "thread_name", 11) == 0) {
+			return add_meta(im, false);
+		}
+		if (ev->has_name && ev->name_len == 12 && memcmp(im->name, "process_name", 12) == 0) {
+			return add_meta(im, true);
+		}
+		return 0;
+	}
+	if (ev->ph != 'X' || ev->cat == CAT_OTHER) {
+		return 0;
+	}
+	if (!ev->has_ts || !ev->has_dur) {
+		return fail(im, -GP_ERR_FORMAT, "complete event without %s",
+			    ev->has_ts ? "\"dur\"" : "\"ts\""), -1;
+	}
+	if (!ev->has_name) {
+		return fail(im, -GP_ERR_FORMAT, "complete event without \"name\""), -1;
+	}
+	/*
+	 * Kineto projects ProfilerStep#N onto the GPU too; kept, it would be a
+	 * second step range for the same step.
+	 */
+	if (ev->cat == CAT_GPU_USER_ANNOTATION && ev->name_len >= 13 &&
+	    memcmp(im->name, "ProfilerStep#", 13) == 0) {
+		return 0;
+	}
+	if (decide_base(im, ev->ts)) {
+		return -1;
+	}
+	if (ev->ts > INT64_MAX - im->base_used || ev->ts + im->base_used < 0 ||
+	    (ev->dur > 0 && ev->ts + im->base_used > INT64_MAX - ev->dur)) {
+		return fail(im, -GP_ERR_RANGE, "timestamp out of range"), -1;
+	}
+	start = (uint64_t)(ev->ts + im->base_used);
+	end = start + (uint64_t)(ev->dur > 0 ? ev->dur : 0);
+	if (!im->have_first_ts || start < im->first_ts) {
+		im->first_ts = start;
+		im->have_first_ts = true;
+	}
+	if (intern(im, im->name, ev->name_len, &name)) {
+		return -1;
+	}
+
+	/* GPU rows: pid = device, tid = stream; args say it explicitly in modern traces. */
+	uint32_t device = u32c(HAS(K_DEVICE) ? ARG(K_DEVICE) : ev->has_pid ? ev->pid : 0);
+	uint32_t stream = u32c(HAS(K_STREAM) ? ARG(K_STREAM) : ev->has_tid ? ev->tid : 0);
+	uint32_t corr = u32c(HAS(K_CORRELATION) ? ARG(K_CORRELATION) : 0);
+	uint32_t context = u32c(HAS(K_CONTEXT) ? ARG(K_CONTEXT) : 0);
+
+	switch (ev->cat) {
+	case CAT_KERNEL: {
+		struct gpt_kernel k = {0};
+		k.start = start;
+		k.end = end;
+		k.device = device;
+		k.context = context;
+		k.stream = stream;
+		k.correlation = corr;
+		k.name = name;
+		k.grid_x = (int32_t)ev->grid[0];
+		k.grid_y = (int32_t)ev->grid[1];
+		k.grid_z = (int32_t)ev->grid[2];
+		k.block_x = (int32_t)ev->block[0];
+		k.block_y = (int32_t)ev->block[1];
+		k.block_z = (int32_t)ev->block[2];
+		if (HAS(K_REGISTERS)) {
+			int64_t r = ARG(K_REGISTERS);
+			k.registers = (uint16_t)(r < 0 ? 0 : r > UINT16_MAX ? UINT16_MAX : r);
+		}
+		if (HAS(K_SMEM)) {
+			int64_t s = ARG(K_SMEM);
+			k.static_smem = (int32_t)(s < 0 ? 0 : s > INT32_MAX ? INT32_MAX : s);
+		}
+		if (add(im, GPT_KIND_KERNEL, &k)) {
+			return -1;
+		}
+		break;
+	}
+	case CAT_MEMCPY: {
+		struct gpt_memcpy c = {0};
+		c.start = start;
+		c.end = end;
+		c.device = device;
+		c.context = context;
+		c.stream = stream;
+		c.correlation = corr;
+		c.bytes = HAS(K_BYTES) && ARG(K_BYTES) > 0 ? (uint64_t)ARG(K_BYTES) : 0;
+		c.copy_kind = copy_kind(im->name, ev->name_len);
+		mem_kinds(im->name, ev->name_len, &c.src_kind, &c.dst_kind);
+		c.is_p2p = c.copy_kind == 10;
+		if (add(im, GPT_KIND_MEMCPY, &c)) {
+			return -1;
+		}
+		break;
+	}
+	case CAT_MEMSET: {
+		struct gpt_memset s = {0};
+		uint8_t dummy;
+		s.start = start;
+		s.end = end;
+		s.device = device;
+		s.context = context;
+		s.stream = stream;
+		s.correlation = corr;
+		s.bytes = HAS(K_BYTES) && ARG(K_BYTES) > 0 ? (uint64_t)ARG(K_BYTES) : 0;
+		mem_kinds(im->name, ev->name_len, &s.memory_kind, &dummy);
+		if (add(im, GPT_KIND_MEMSET, &s)) {
+			return -1;
+		}
+		break;
+	}
+	case CAT_RUNTIME:
+	case CAT_DRIVER: {
+		struct gpt_api a = {0};
+		a.start = start;
+		a.end = end;
+		a.tid = u32c(ev->tid);
+		a.domain = ev->cat == CAT_RUNTIME ? GPT_API_RUNTIME : GPT_API_DRIVER;
+		a.cbid = u32c(HAS(K_CBID) ? ARG(K_CBID) : 0);
+		a.name = name;
+		a.correlation = corr;
+		if (add(im, GPT_KIND_API, &a)) {
+			return -1;
+		}
+		break;
+	}
+	case CAT_SYNC: {
+		struct gpt_sync s = {0};
+		s.start = start;
+		s.end = end;
+		s.type = sync_type(im->name, ev->name_len);
+		s.correlation = corr;
+		s.context = context;
+		s.stream = stream;
+		if (add(im, GPT_KIND_SYNC, &s)) {
+			return -1;
+		}
+		break;
+	}
+	case CAT_CPU_OP:
+	case CAT_USER_ANNOTATION:
+	case CAT_PYTHON_FUNCTION:
+	case CAT_GPU_USER_ANNOTATION: {
+		struct gpt_nvtx n = {0};
+		if (!im->dom[ev->cat] && intern(im, ev->cat_str, ev->cat_len, &im->dom[ev->cat])) {
+			return -1;
+		}
+		n.start = start;
+		n.end = end;
+		n.domain = im->dom[ev->cat];
+		n.message = name;
+		if (ev->cat == CAT_GPU_USER_ANNOTATION) {
+			/* A projection of a CPU range onto a stream: no CPU thread. */
+			n.type = GPT_NVTX_START_END;
+			n.payload_type = 1; /* unsigned 64-bit: the stream */
+			n.payload = stream;
+		} else {
+			n.type = GPT_NVTX_PUSH_POP;
+			n.start_tid = n.end_tid = u32c(ev->tid);
+		}
+		if (add(im, GPT_KIND_NVTX, &n)) {
+			return -1;
+		}
+		break;
+	}
+	default:
+		return 0;
+	}
+	if (!im->have_pid && ev->has_pid && (ev->cat == CAT_RUNTIME || ev->cat == CAT_DRIVER ||
+					     ev->cat == CAT_CPU_OP ||
+					     ev->cat == CAT_USER_ANNOTATION)) {
+		im->pid = ev->pid;
+		im->have_pid = true;
+	}
+	im->events++;
+	return 0;
+}
+
+static void finish_device(struct imp *im)
+{
+	struct gpt_device *d = &im->dev;
+
+	if (d->warp_size && im->dev_max_threads_sm > 0) {
+		d->max_warps_per_sm = u32c(im->dev_max_threads_sm / d->warp_size);
+	}
+	d->max_threads_per_sm = u32c(im->dev_max_threads_sm);
+	if (im->dev_has_id) {
+		add(im, GPT_KIND_DEVICE, d);
+	}
+}
+
+/* ------------------------------------------------------------ yajl callbacks */
+
+static enum ctx top(struct imp *im)
+{
+	return im->depth ? im->stack[im->depth - 1] : C_SKIP;
+}
+
+static enum key cur_key(struct imp *im)
+{
+	return im->depth ? im->key[im->depth - 1] : K_NONE;
+}
+
+static int push(struct imp *im, enum ctx c)
+{
+	if (im->depth >= MAX_DEPTH) {
+		return fail(im, -GP_ERR_FORMAT, "nesting deeper than %d", MAX_DEPTH);
+	}
+	im->stack[im->depth] = c;
+	im->key[im->depth] = K_NONE;
+	im->dim_idx[im->depth] = 0;
+	im->depth++;
+	return 1;
+}
+
+static int wrong_type(struct imp *im, const char *what, const char *want)
+{
+	return fail(im, -GP_ERR_FORMAT, "\"%s\" must be %s", what, want);
+}
+
+static const char *key_name(enum key k)
+{
+	switch (k) {
+	case K_TRACE_EVENTS: return "traceEvents";
+	case K_DEVICE_PROPS: return "deviceProperties";
+	case K_DIST_INFO: return "distributedInfo";
+	case K_BASE_TIME: return "baseTimeNanoseconds";
+	case K_PH: return "ph";
+	case K_CAT: return "cat";
+	case K_NAME: return "name";
+	case K_TS: return "ts";
+	case K_DUR: return "dur";
+	case K_ARGS: return "args";
+	default: return "value";
+	}
+}
+
+/* A scalar of the wrong kind at a key that needs a number, string or container. */
+static int scalar_check(struct imp *im, bool is_string)
+{
+	enum ctx c = top(im);
+	enum key k = cur_key(im);
+
+	if (c == C_TOP) {
+		if (k == K_TRACE_EVENTS || k == K_DEVICE_PROPS) {
+			return wrong_type(im, key_name(k), "an array");
+		}
+		if (k == K_BASE_TIME) {
+			return wrong_type(im, key_name(k), "an integer");
+		}
+		if (k == K_DIST_INFO && is_string) {
+			return wrong_type(im, key_name(k), "an object");
+		}
+	} else if (c == C_EVENTS) {
+		return fail(im, -GP_ERR_FORMAT, "traceEvents entries must be objects");
+	} else if (c == C_EVENT) {
+		if (k == K_TS || k == K_DUR) {
+			return wrong_type(im, key_name(k), "a number");
+		}
+		if (k == K_PH || k == K_CAT || (k == K_NAME && !is_string)) {
+			return wrong_type(im, key_name(k), "a string");
+		}
+	}
+	return 1;
+}
+
+static int cb_null(void *ctx)
+{
+	struct imp *im = ctx;
+	enum ctx c = top(im);
+	enum key k = cur_key(im);
+
+	/* Some writers emit "dur": null or "args": null; treat as absent, except times. */
+	if (c == C_EVENT && (k == K_NAME || k == K_ARGS || k == K_PID || k == K_TID)) {
+		return 1;
+	}
+	if (c == C_TOP && k == K_DIST_INFO) {
+		return 1;
+	}
+	return scalar_check(im, false);
+}
+
+static int cb_bool(void *ctx, int b)
+{
+	(void)b;
+	return scalar_check(ctx, false);
+}
+
+static int cb_number(void *ctx, const char *s, size_t n)
+{
+	struct imp *im = ctx;
+	struct ev *ev = &im->ev;
+	enum ctx c = top(im);
+	enum key k = cur_key(im);
+	int64_t v;
+
+	switch (c) {
+	case C_EVENT:
+		if (k == K_TS || k == K_DUR) {
+			if (!parse_us_to_ns(s, n, &v)) {
+				return fail(im, -GP_ERR_RANGE, "bad \"%s\" value '%.*s'", key_name(k),
+					    (int)(n > 40 ? 40 : n), s);
+			}
+			if (k == K_TS) {
+				ev->ts = v;
+				ev->has_ts = true;
+			} else {
+				ev->dur = v;
+				ev->has_dur = true;
+			}
+			return 1;
+		}
+		if (k == K_PID || k == K_TID) {
+			if (!parse_int(s, n, &v)) {
+				return 1; /* not an id we can use */
+			}
+			if (k == K_PID) {
+				ev->pid = v;
+				ev->has_pid = true;
+			} else {
+				ev->tid = v;
+				ev->has_tid = true;
+				ev->tid_is_str = false;
+			}
+			return 1;
+		}
+		return scalar_check(im, false);
+	case C_ARGS:
+		if (k >= K_CORRELATION && k <= K_EXTERNAL_ID && k != K_GRID && k != K_BLOCK &&
+		    k != K_ARG_NAME && parse_int(s, n, &v)) {
+			ev->a[k - K_CORRELATION] = v;
+			ev->have |= 1u << (k - K_CORRELATION);
+		}
+		return 1;
+	case C_DIM: {
+		int i = im->dim_idx[im->depth - 1]++;
+		enum key dk = im->key[im->depth - 2];
+		if (i < 3 && parse_int(s, n, &v)) {
+			v = v < 0 ? 0 : v > INT32_MAX ? INT32_MAX : v;
+			(dk == K_GRID ? ev->grid : ev->block)[i] = v;
+		}
+		return 1;
+	}
+	case C_DEV: {
+		struct gpt_device *d = &im->dev;
+		if (!parse_int(s, n, &v) || v < 0) {
+			return 1;
+		}
+		switch (k) {
+		case K_D_ID: d->id = u32c(v); im->dev_has_id = true; break;
+		case K_D_TOTAL_MEM: d->global_mem_bytes = (uint64_t)v; break;
+		case K_D_CC_MAJOR: d->cc_major = (uint8_t)(v > 255 ? 255 : v); break;
+		case K_D_CC_MINOR: d->cc_minor = (uint8_t)(v > 255 ? 255 : v); break;
+		case K_D_MAX_THREADS_BLOCK: d->max_threads_per_block = u32c(v); break;
+		case K_D_MAX_THREADS_SM: im->dev_max_threads_sm = v; break;
+		case K_D_REGS_BLOCK: d->max_regs_per_block = u32c(v); break;
+		case K_D_REGS_SM: d->max_regs_per_sm = u32c(v); break;
+		case K_D_WARP: d->warp_size = u32c(v); break;
+		case K_D_SMEM_BLOCK: d->max_smem_per_block = (uint64_t)v; break;
+		case K_D_SMEM_SM: d->max_smem_per_sm = (uint64_t)v; break;
+		case K_D_SMEM_OPTIN: d->max_smem_per_block_optin = (uint64_t)v; break;
+		case K_D_NUM_SMS: d->num_sms = u32c(v); break;
+		default: break;
+		}
+		return 1;
+	}
+	case C_DIST:
+		if ((k == K_RANK || k == K_WORLD_SIZE) && parse_int(s, n, &v)) {
+			if (v < -1 || v > INT32_MAX) {
+				return fail(im, -GP_ERR_RANGE, "absurd %s %lld",
+					    k == K_RANK ? "rank" : "world_size", (long long)v);
+			}
+			if (k == K_RANK) {
+				im->rank = v;
+				im->have_rank = true;
+			} else {
+				im->world = v;
+				im->have_world = true;
+			}
+		}
+		return 1;
+	case C_TOP:
+		if (k == K_BASE_TIME) {
+			if (!parse_int(s, n, &v)) {
+				return wrong_type(im, "baseTimeNanoseconds", "an integer");
+			}
+			if (im->base_decided && v != im->base_used) {
+				return fail(im, -GP_ERR_FORMAT,
+					    "\"baseTimeNanoseconds\" %lld after events timed with "
+					    "base %lld", (long long)v, (long long)im->base_used);
+			}
+			im->base = v;
+			im->have_base = true;
+			return 1;
+		}
+		if ((k == K_CUPTI_VERSION || k == K_CUDA_RUNTIME_VERSION ||
+		     k == K_CUDA_DRIVER_VERSION) && parse_int(s, n, &v)) {
+			uint32_t *p = k == K_CUPTI_VERSION	  ? &im->cupti_version
+				      : k == K_CUDA_RUNTIME_VERSION ? &im->rt_version
+								    : &im->drv_version;
+			*p = u32c(v);
+		}
+		return scalar_check(im, false);
+	default:
+		return scalar_check(im, false);
+	}
+}
+
+static int copy_str(struct imp *im, char *dst, size_t *len, const unsigned char *s, size_t n)
+{
+	if (n > MAX_STR) {
+		return fail(im, -GP_ERR_RANGE, "string of %zu bytes (limit %u)", n, MAX_STR);
+	}
+	memcpy(dst, s, n);
+	dst[n] = 0;
+	*len = n;
+	return 1;
+}
+
+static int cb_string(void *ctx, const unsigned char *s, size_t n)
+{
+	struct imp *im = ctx;
+	struct ev *ev = &im->ev;
+	enum ctx c = top(im);
+	enum key k = cur_key(im);
+
+	switch (c) {
+	case C_EVENT:
+		switch (k) {
+		case K_PH:
+			ev->ph = n ? (char)s[0] : 0;
+			return 1;
+		case K_CAT:
+			ev->cat = cat_of(s, n);
+			ev->cat_len = n < sizeof(ev->cat_str) ? n : 0;
+			memcpy(ev->cat_str, s, ev->cat_len);
+			return 1;
+		case K_NAME:
+			ev->has_name = true;
+			return copy_str(im, im->name, &ev->name_len, s, n);
+		case K_TID:
+			/* PyTorch 1.8: "stream 7" on GPU rows. */
+			ev->tid_is_str = true;
+			if (n > 7 && memcmp(s, "stream ", 7) == 0) {
+				int64_t v;
+				if (parse_int((const char *)s + 7, n - 7, &v)) {
+					ev->tid = v;
+					ev->has_tid = true;
+				}
+			}
+			return 1;
+		case K_PID:
+			return 1;
+		default:
+			return scalar_check(im, true);
+		}
+	case C_ARGS:
+		if (k == K_ARG_NAME) {
+			return copy_str(im, im->argname, &ev->argname_len, s, n);
+		}
+		return 1;
+	case C_DEV:
+		if (k == K_D_NAME) {
+			return intern(im, (const char *)s, n > MAX_STR ? MAX_STR : n, &im->dev.name)
+				       ? 0
+				       : 1;
+		}
+		return 1;
+	default:
+		return scalar_check(im, true);
+	}
+}
+
+static int cb_map_key(void *ctx, const unsigned char *s, size_t n)
+{
+	struct imp *im = ctx;
+	enum ctx c = top(im);
+	enum key k = K_NONE;
+
+	switch (c) {
+	case C_TOP: k = top_key(s, n); break;
+	case C_EVENT: k = event_key(s, n); break;
+	case C_ARGS: k = args_key(s, n); break;
+	case C_DEV: k = dev_key(s, n); break;
+	case C_DIST:
+		k = KEYIS("rank") ? K_RANK : KEYIS("world_size") ? K_WORLD_SIZE : K_NONE;
+		break;
+	default: break;
+	}
+	im->key[im->depth - 1] = k;
+	return 1;
+}
+
+static int cb_start_map(void *ctx)
+{
+	struct imp *im = ctx;
+	enum ctx c = top(im);
+	enum key k = cur_key(im);
+
+	if (im->depth == 0) {
+		return push(im, C_TOP);
+	}
+	switch (c) {
+	case C_EVENTS: {
+		struct ev *ev = &im->ev;
+		memset(ev, 0, sizeof(*ev));
+		return push(im, C_EVENT);
+	}
+	case C_EVENT:
+		if (k == K_ARGS) {
+			return push(im, C_ARGS);
+		}
+		if (k == K_TS || k == K_DUR || k == K_PH || k == K_CAT || k == K_NAME) {
+			return wrong_type(im, key_name(k), k == K_TS || k == K_DUR ? "a number"
+										   : "a string");
+		}
+		return push(im, C_SKIP);
+	case C_DEVS:
+		memset(&im->dev, 0, sizeof(im->dev));
+		im->dev_max_threads_sm = 0;
+		im->dev_has_id = false;
+		return push(im, C_DEV);
+	case C_TOP:
+		if (k == K_DIST_INFO) {
+			return push(im, C_DIST);
+		}
+		if (k == K_TRACE_EVENTS || k == K_DEVICE_PROPS || k == K_BASE_TIME) {
+			return scalar_check(im, false);
+		}
+		return push(im, C_SKIP);
+	default:
+		return push(im, C_SKIP);
+	}
+}
+
+static int cb_end_map(void *ctx)
+{
+	struct imp *im = ctx;
+	enum ctx c = top(im);
+
+	im->depth--;
+	if (c == C_EVENT) {
+		return finish_event(im) ? 0 : 1;
+	}
+	if (c == C_DEV) {
+		finish_device(im);
+		return im->ret ? 0 : 1;
+	}
+	return 1;
+}
+
+static int cb_start_array(void *ctx)
+{
+	struct imp *im = ctx;
+	enum ctx c = top(im);
+	enum key k = cur_key(im);
+
+	if (im->depth == 0) {
+		return fail(im, -GP_ERR_FORMAT, "the top level is not an object");
+	}
+	if (c == C_TOP && k == K_TRACE_EVENTS) {
+		im->seen_events = true;
+		return push(im, C_EVENTS);
+	}
+	if (c == C_TOP && k == K_DEVICE_PROPS) {
+		return push(im, C_DEVS);
+	}
+	if (c == C_ARGS && (k == K_GRID || k == K_BLOCK)) {
+		return push(im, C_DIM);
+	}
+	if (c == C_TOP && (k == K_DIST_INFO || k == K_BASE_TIME)) {
+		return scalar_check(im, true);
+	}
+	if (c == C_EVENT && k != K_ARGS && k != K_NONE && k != K_PID && k != K_TID) {
+		return wrong_type(im, key_name(k), "a scalar");
+	}
+	if (c == C_EVENTS) {
+		return fail(im, -GP_ERR_FORMAT, "traceEvents entries must be objects");
+	}
+	return push(im, C_SKIP);
+}
+
+static int cb_end_array(void *ctx)
+{
+	struct imp *im = ctx;
+
+	im->depth--;
+	return 1;
+}
+
+static const yajl_callbacks callbacks = {
+	.yajl_null = cb_null,
+	.yajl_boolean = cb_bool,
+	.yajl_number = cb_number,
+	.yajl_string = cb_string,
+	.yajl_start_map = cb_start_map,
+	.yajl_map_key = cb_map_key,
+	.yajl_end_map = cb_end_map,
+	.yajl_start_array = cb_start_array,
+	.yajl_end_array = cb_end_array,
+};
+
+/* ------------------------------------------------------------ driver */
+
+static uint64_t count_lines(const unsigned char *p, size_t n)
+{
+	uint64_t lines = 0;
+	const unsigned char *end = p + n;
+
+	while ((p = memchr(p, '\n', (size_t)(end - p)))) {
+		lines++;
+		p++;
+	}
+	return lines;
+}
+
+/* Rewrites errbuf as "FILE: line L: what". */
+static void locate(struct imp *im, uint64_t line, uint64_t offset)
+{
+	char what[256];
+
+	snprintf(what, sizeof(what), "%s", im->err);
+	snprintf(im->err, im->errlen, "%s: line %llu (byte %llu): %s", im->path,
+		 (unsigned long long)line, (unsigned long long)offset, what);
+}
+
+static int write_tail(struct imp *im)
+{
+	struct gpt_process p = {0};
+	uint32_t ts_ok = im->have_first_ts;
+
+	p.ts = im->first_ts;
+	p.pid = im->have_pid ? u32c(im->pid) : 0;
+	p.rank = im->have_rank ? (int32_t)im->rank : -1;
+	p.local_rank = -1;
+	p.world_size = im->have_world ? (int32_t)im->world : 0;
+	p.local_world_size = 0;
+	p.cupti_version = im->cupti_version;
+	p.cuda_runtime_version = im->rt_version;
+	p.cuda_driver_version = im->drv_version;
+	p.phase = 1;
+	if (intern(im, "kineto", 6, &p.launcher) ||
+	    intern(im, "pytorch-profiler", 16, &p.settings)) {
+		return -1;
+	}
+	for (size_t i = 0; i < im->nmeta; i++) {
+		const struct meta *m = &im->metas[i];
+		if (m->is_process && im->have_pid && m->pid == im->pid && !p.exe) {
+			p.exe = m->name;
+		}
+	}
+	/* Epoch times: with a base, or absolute microseconds since 1970 (pre-2024 traces). */
+	bool wall = im->base_used != 0 || (ts_ok && im->first_ts >= 100000000000000000ull);
+	if (wall && ts_ok) {
+		struct gpt_clock c = {.ts = im->first_ts, .realtime = im->first_ts, .phase = 1};
+		p.start_realtime = im->first_ts;
+		if (add(im, GPT_KIND_CLOCK, &c)) {
+			return -1;
+		}
+	}
+	if (add(im, GPT_KIND_PROCESS, &p)) {
+		return -1;
+	}
+	for (size_t i = 0; i < im->nmeta; i++) {
+		const struct meta *m = &im->metas[i];
+		/* GPU rows (pid = device index) name streams, not threads. */
+		if (m->is_process || (im->have_pid && m->pid != im->pid)) {
+			continue;
+		}
+		struct gpt_thread t = {.ts = im->first_ts, .tid = u32c(m->tid), .name = m->name};
+		if (add(im, GPT_KIND_THREAD, &t)) {
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int gpa_import_kineto(const char *path, struct gpt_writer *w, char *errbuf, size_t errlen)
+{
+	char dummy[1];
+	struct imp im = {0};
+	unsigned char magic[2], *buf = NULL;
+	yajl_handle h = NULL;
+	gzFile gz = NULL;
+	int fd = -1;
+	uint64_t line = 1, offset = 0;
+	bool is_gz;
+
+	if (!errbuf || !errlen) {
+		errbuf = dummy;
+		errlen = sizeof(dummy);
+	}
+	errbuf[0] = 0;
+	if (!path || !w) {
+		snprintf(errbuf, errlen, "gpa_import_kineto: no %s", path ? "writer" : "path");
+		return -GP_ERR_API;
+	}
+	im.path = path;
+	im.w = w;
+	im.err = errbuf;
+	im.errlen = errlen;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(errbuf, errlen, "%s: %s", path, strerror(errno));
+		return -GP_ERR_IO;
+	}
+	ssize_t got = pread(fd, magic, 2, 0);
+	is_gz = got == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
+	if (is_gz) {
+		gz = gzdopen(fd, "rb");
+		if (!gz) {
+			close(fd);
+			snprintf(errbuf, errlen, "%s: out of memory", path);
+			return -GP_ERR_NOMEM;
+		}
+		fd = -1;
+		gzbuffer(gz, CHUNK);
+	}
+	buf = malloc(CHUNK);
+	im.name = malloc(MAX_STR + 1);
+	im.argname = malloc(MAX_STR + 1);
+	h = yajl_alloc(&callbacks, NULL, &im);
+	if (!buf || !im.name || !im.argname || !h) {
+		fail(&im, -GP_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	yajl_config(h, yajl_dont_validate_strings, 1);
+
+	for (;;) {
+		ssize_t n;
+		if (is_gz) {
+			n = gzread(gz, buf, CHUNK);
+			if (n < 0) {
+				int zerr;
+				const char *msg = gzerror(gz, &zerr);
+				fail(&im, zerr == Z_BUF_ERROR ? -GP_ERR_TRUNCATED : -GP_ERR_FORMAT,
+				     "bad gzip data: %s", msg);
+				locate(&im, line, offset);
+				goto out;
+			}
+		} else {
+			do {
+				n = read(fd, buf, CHUNK);
+			} while (n < 0 && errno == EINTR);
+			if (n < 0) {
+				fail(&im, -GP_ERR_IO, "read: %s", strerror(errno));
+				locate(&im, line, offset);
+				goto out;
+			}
+		}
+		yajl_status st = n ? yajl_parse(h, buf, (size_t)n) : yajl_complete_parse(h);
+		if (st != yajl_status_ok) {
+			size_t used = n ? yajl_get_bytes_consumed(h) : 0;
+			if (used > (size_t)n) {
+				used = (size_t)n;
+			}
+			line += count_lines(buf, used);
+			offset += used;
+			if (st == yajl_status_error && !im.ret) {
+				unsigned char *m = yajl_get_error(h, 0, buf, (size_t)n);
+				const char *msg = (const char *)m;
+				int err = -GP_ERR_FORMAT;
+				if (!n && im.depth > 0) {
+					msg = "the JSON ends early (truncated file?)";
+					err = -GP_ERR_TRUNCATED;
+				} else if (!n && !im.depth) {
+					msg = "no JSON value";
+				}
+				fail(&im, err, "%s", msg ? msg : "malformed JSON");
+				if (m) {
+					yajl_free_error(h, m);
+				}
+			} else if (!im.ret) {
+				fail(&im, -GP_ERR_FORMAT, "parse cancelled");
+			}
+			locate(&im, line, offset);
+			goto out;
+		}
+		if (!n) {
+			break;
+		}
+		line += count_lines(buf, (size_t)n);
+		offset += (uint64_t)n;
+	}
+	if (!im.seen_events) {
+		fail(&im, -GP_ERR_FORMAT, "no \"traceEvents\" array");
+		locate(&im, line, offset);
+		goto out;
+	}
+	if (im.base_prescanned && (!im.have_base || im.base != im.base_used)) {
+		fail(&im, -GP_ERR_FORMAT, "\"baseTimeNanoseconds\" found by the scan is not the "
+					  "top-level one");
+		locate(&im, line, offset);
+		goto out;
+	}
+	if (write_tail(&im)) {
+		goto out;
+	}
+out:
+	if (h) {
+		yajl_free(h);
+	}
+	free(im.name);
+	free(im.argname);
+	free(im.metas);
+	free(buf);
+	if (gz) {
+		gzclose(gz);
+	}
+	if (fd >= 0) {
+		close(fd);
+	}
+	return im.ret;
+}

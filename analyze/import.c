@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * import.c - inputs other than .gpz: detection by content, conversion to
+ * .gpz through the importers, and loading them into the model by way of a
+ * temporary .gpz (so every analysis reads every input the same way).
+ */
+#include "base/compat.h"
+#include "analyze/analyze.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <unistd.h>
+
+int gpa_input_detect(const char *path, enum gpa_input_format *fmt, char *errbuf, size_t errlen)
+{
+	static const char gpz_magic[] = "\x89GPZ\r\n\x1a\n";
+	static const char sqlite_magic[] = "SQLite format 3";
+	unsigned char b[16] = {0};
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	*fmt = GPA_INPUT_UNKNOWN;
+	if (fd < 0) {
+		snprintf(errbuf, errlen, "%s: cannot open: %s", path, strerror(errno));
+		return -GP_ERR_IO;
+	}
+	n = read(fd, b, sizeof(b));
+	close(fd);
+	if (n < 0) {
+		snprintf(errbuf, errlen, "%s: cannot read: %s", path, strerror(errno));
+		return -GP_ERR_IO;
+	}
+	if (n >= 8 && !memcmp(b, gpz_magic, 8)) {
+		*fmt = GPA_INPUT_GPZ;
+	} else if (n >= 16 && !memcmp(b, sqlite_magic, 16)) {
+		*fmt = GPA_INPUT_NSYS;
+	} else if (n >= 2 && b[0] == 0x1f && b[1] == 0x8b) {
+		*fmt = GPA_INPUT_KINETO; /* gzip: a compressed JSON trace */
+	} else {
+		ssize_t i = 0;
+		while (i < n && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n')) {
+			i++;
+		}
+		/* A UTF-8 byte order mark may precede JSON. */
+		if (i + 2 < n && b[i] == 0xef && b[i + 1] == 0xbb && b[i + 2] == 0xbf) {
+			i += 3;
+		}
+		if (i < n && (b[i] == '{' || b[i] == '[')) {
+			*fmt = GPA_INPUT_KINETO;
+		}
+	}
+	/* Unknown content is left to the .gpz reader, whose message says what it is not. */
+	if (*fmt == GPA_INPUT_UNKNOWN) {
+		*fmt = GPA_INPUT_GPZ;
+	}
+	return 0;
+}
+
+int gpa_import(const char *in, enum gpa_input_format fmt, struct gpt_writer *w, char *errbuf,
+	       size_t errlen)
+{
+	switch (fmt) {
+	case GPA_INPUT_KINETO:
+		return gpa_import_kineto(in, w, errbuf, errlen);
+	case GPA_INPUT_NSYS:
+		return gpa_import_nsys(in, w, errbuf, errlen);
+	default:
+		snprintf(errbuf, errlen, "%s: not an importable trace", in);
+		return -GP_ERR_API;
+	}
+}
+
+int gpa_convert(const char *in, const char *out, char *errbuf, size_t errlen)
+{
+	enum gpa_input_format fmt;
+	struct gpt_writer *w = NULL;
+	int ret = gpa_input_detect(in, &fmt, errbuf, errlen);
+
+	if (ret) {
+		return ret;
+	}
+	if (fmt == GPA_INPUT_GPZ) {
+		snprintf(errbuf, errlen, "%s: already a gpuprof trace", in);
+		return -GP_ERR_API;
+	}
+	ret = gpt_writer_open(out, NULL, &w);
+	if (ret) {
+		snprintf(errbuf, errlen, "%s: cannot create: %s", out, strerror(errno));
+		return ret;
+	}
+	ret = gpa_import(in, fmt, w, errbuf, errlen);
+	if (ret) {
+		gpt_writer_abandon(w);
+		unlink(out);
+		return ret;
+	}
+	ret = gpt_writer_close(w);
+	if (ret) {
+		snprintf(errbuf, errlen, "%s: cannot write: %s", out, gp_err_str(ret));
+		unlink(out);
+	}
+	return ret;
+}

@@ -1,0 +1,465 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Tests of the Kineto JSON importer on small hand-written traces: every
+ * record it writes is read back from the .gpz and compared field by field.
+ */
+#include "base/compat.h"
+#include "analyze/analyze.h"
+#include "tests/unit/test.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#define MAXR 16
+
+struct got {
+	struct gpt_reader *r;
+	int ret;
+	char err[512];
+	struct gpt_kernel k[MAXR];
+	struct gpt_memcpy c[MAXR];
+	struct gpt_memset s[MAXR];
+	struct gpt_api a[MAXR];
+	struct gpt_sync y[MAXR];
+	struct gpt_nvtx n[MAXR];
+	struct gpt_process p[MAXR];
+	struct gpt_device d[MAXR];
+	struct gpt_thread t[MAXR];
+	struct gpt_clock clk[MAXR];
+	size_t nk, nc, ns, na, ny, nn, np, nd, nt, nclk;
+};
+
+static void write_file(const char *path, const char *text, bool gz)
+{
+	if (gz) {
+		gzFile f = gzopen(path, "wb");
+		REQUIRE(f != NULL);
+		CHECK(gzwrite(f, text, (unsigned)strlen(text)) == (int)strlen(text));
+		gzclose(f);
+	} else {
+		FILE *f = fopen(path, "wb");
+		REQUIRE(f != NULL);
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+#define TAKE(arr, n, type)                                                                         \
+	for (uint32_t i = 0; i < ch.count && (n) < MAXR; i++) {                                    \
+		memcpy(&(arr)[(n)++], (const char *)ch.records + i * sizeof(type), sizeof(type));  \
+	}
+
+/* Imports text (gzip-compressed when gz) and reads every record back into g. */
+static void import(struct got *g, const char *text, bool gz)
+{
+	char json[600], gpz[600];
+	struct gpt_writer *w = NULL;
+	struct gpt_chunk ch;
+	int rc;
+
+	memset(g, 0, sizeof(*g));
+	snprintf(json, sizeof(json), "%s/in.json%s", test_tmpdir(), gz ? ".gz" : "");
+	snprintf(gpz, sizeof(gpz), "%s/out.gpz", test_tmpdir());
+	write_file(json, text, gz);
+	REQUIRE(gpt_writer_open(gpz, NULL, &w) == 0);
+	g->ret = gpa_import_kineto(json, w, g->err, sizeof(g->err));
+	CHECK_EQ_I(gpt_writer_close(w), 0);
+	REQUIRE(gpt_reader_open(gpz, &g->r) == 0);
+	while ((rc = gpt_reader_next(g->r, &ch)) == 1) {
+		switch (ch.kind) {
+		case GPT_KIND_KERNEL: TAKE(g->k, g->nk, struct gpt_kernel); break;
+		case GPT_KIND_MEMCPY: TAKE(g->c, g->nc, struct gpt_memcpy); break;
+		case GPT_KIND_MEMSET: TAKE(g->s, g->ns, struct gpt_memset); break;
+		case GPT_KIND_API: TAKE(g->a, g->na, struct gpt_api); break;
+		case GPT_KIND_SYNC: TAKE(g->y, g->ny, struct gpt_sync); break;
+		case GPT_KIND_NVTX: TAKE(g->n, g->nn, struct gpt_nvtx); break;
+		case GPT_KIND_PROCESS: TAKE(g->p, g->np, struct gpt_process); break;
+		case GPT_KIND_DEVICE: TAKE(g->d, g->nd, struct gpt_device); break;
+		case GPT_KIND_THREAD: TAKE(g->t, g->nt, struct gpt_thread); break;
+		case GPT_KIND_CLOCK: TAKE(g->clk, g->nclk, struct gpt_clock); break;
+		default: break;
+		}
+	}
+	CHECK_EQ_I(rc, 0);
+}
+
+static const char *S(struct got *g, uint32_t id)
+{
+	return gpt_reader_string(g->r, id);
+}
+
+static void done(struct got *g)
+{
+	gpt_reader_free(g->r);
+}
+
+/* A modern (2024) trace: relative fractional ts, base at the end, every category. */
+static const char modern[] =
+	"{\n"
+	"  \"schemaVersion\": 1,\n"
+	"  \"deviceProperties\": [\n"
+	"    {\"id\": 0, \"name\": \"NVIDIA H100\", \"totalGlobalMem\": 85029158912,\n"
+	"     \"computeMajor\": 9, \"computeMinor\": 0, \"maxThreadsPerBlock\": 1024,\n"
+	"     \"maxThreadsPerMultiprocessor\": 2048, \"regsPerBlock\": 65536,\n"
+	"     \"regsPerMultiprocessor\": 65536, \"warpSize\": 32, \"sharedMemPerBlock\": 49152,\n"
+	"     \"sharedMemPerMultiprocessor\": 233472, \"numSms\": 132,\n"
+	"     \"sharedMemPerBlockOptin\": 232448}\n"
+	"  ],\n"
+	"  \"distributedInfo\": {\"backend\": \"nccl\", \"rank\": 3, \"world_size\": 8,\n"
+	"     \"pg_config\": [{\"pg_name\": \"0\", \"ranks\": [0, 1]}]},\n"
+	"  \"cuda_runtime_version\": 12040,\n"
+	"  \"traceEvents\": [\n"
+	"  {\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#7\", \"pid\": 4242,"
+	" \"tid\": 4243, \"ts\": 1000.5, \"dur\": 100.25, \"args\": {\"External id\": 1}},\n"
+	"  {\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::mm\", \"pid\": 4242, \"tid\": 4243,"
+	" \"ts\": 1001.001, \"dur\": 10, \"args\": {\"Input Dims\": [[2, 3], [3, 4]]}},\n"
+	"  {\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 4242,"
+	" \"tid\": 4243, \"ts\": 1002, \"dur\": 3.5, \"args\": {\"cbid\": 211, \"correlation\": 99,"
+	" \"External id\": 2}},\n"
+	"  {\"ph\": \"s\", \"id\": 99, \"pid\": 4242, \"tid\": 4243, \"ts\": 1002, \"cat\": \"ac2g\","
+	" \"name\": \"ac2g\"},\n"
+	"  {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"sgemm_128x64\", \"pid\": 0, \"tid\": 7,"
+	" \"ts\": 1005.123, \"dur\": 20.001, \"args\": {\"queued\": 0, \"device\": 0, \"context\": 1,"
+	" \"stream\": 7, \"correlation\": 99, \"registers per thread\": 128, \"shared memory\": 8192,"
+	" \"blocks per SM\": 0.5, \"grid\": [66, 2, 1], \"block\": [256, 1, 1],"
+	" \"est. achieved occupancy %\": 25}},\n"
+	"  {\"ph\": \"X\", \"cat\": \"gpu_memcpy\", \"name\": \"Memcpy HtoD (Pageable -> Device)\","
+	" \"pid\": 0, \"tid\": 7, \"ts\": 1030, \"dur\": 2, \"args\": {\"device\": 0, \"context\": 1,"
+	" \"stream\": 7, \"correlation\": 100, \"bytes\": 4096, \"memory bandwidth (GB/s)\": 2.048}},\n"
+	"  {\"ph\": \"X\", \"cat\": \"gpu_memset\", \"name\": \"Memset (Device)\", \"pid\": 0,"
+	" \"tid\": 7, \"ts\": 1033, \"dur\": 0.5, \"args\": {\"device\": 0, \"stream\": 7,"
+	" \"correlation\": 101, \"bytes\": 512}},\n"
+	"  {\"ph\": \"X\", \"cat\": \"cuda_sync\", \"name\": \"Stream Sync\", \"pid\": 0, \"tid\": 7,"
+	" \"ts\": 1040, \"dur\": 5, \"args\": {\"cuda_sync_kind\": \"stream\", \"stream\": 7,"
+	" \"correlation\": 102, \"device\": 0}},\n"
+	"  {\"ph\": \"X\", \"cat\": \"cuda_driver\", \"name\": \"cuLaunchKernelEx\", \"pid\": 4242,"
+	" \"tid\": 4244, \"ts\": 1050, \"dur\": 1, \"args\": {\"correlation\": 103}},\n"
+	"  {\"ph\": \"X\", \"cat\": \"gpu_user_annotation\", \"name\": \"## fwd ##\", \"pid\": 0,"
+	" \"tid\": 7, \"ts\": 1005, \"dur\": 30, \"args\": {\"External id\": 1}},\n"
+	"  {\"ph\": \"X\", \"cat\": \"gpu_user_annotation\", \"name\": \"ProfilerStep#7\","
+	" \"pid\": 0, \"tid\": 7, \"ts\": 1005, \"dur\": 90, \"args\": {}},\n"
+	"  {\"ph\": \"X\", \"cat\": \"python_function\", \"name\": \"train.py(10): step\","
+	" \"pid\": 4242, \"tid\": 4243, \"ts\": 999, \"dur\": 200, \"args\": {\"Python id\": 1}},\n"
+	"  {\"ph\": \"X\", \"cat\": \"Trace\", \"name\": \"PyTorch Profiler (0)\", \"pid\": \"Spans\","
+	" \"tid\": \"PyTorch Profiler\", \"ts\": 990, \"dur\": 300},\n"
+	"  {\"ph\": \"X\", \"cat\": \"something_new\", \"name\": \"x\", \"pid\": 1, \"tid\": 1,"
+	" \"ts\": 1, \"dur\": 1, \"args\": {\"deep\": {\"er\": [1, {\"a\": null}]}}},\n"
+	"  {\"ph\": \"i\", \"cat\": \"cpu_instant_event\", \"name\": \"[memory]\", \"s\": \"t\","
+	" \"pid\": 4242, \"tid\": 4243, \"ts\": 1001},\n"
+	"  {\"name\": \"process_name\", \"ph\": \"M\", \"ts\": 990, \"pid\": 4242, \"tid\": 0,"
+	" \"args\": {\"name\": \"python3.11\"}},\n"
+	"  {\"name\": \"thread_name\", \"ph\": \"M\", \"ts\": 990, \"pid\": 4242, \"tid\": 4243,"
+	" \"args\": {\"name\": \"thread 4243 (python3.11)\"}},\n"
+	"  {\"name\": \"thread_name\", \"ph\": \"M\", \"ts\": 990, \"pid\": 0, \"tid\": 7,"
+	" \"args\": {\"name\": \"stream 7\"}}\n"
+	"  ],\n"
+	"  \"traceName\": \"t.json\", \"displayTimeUnit\": \"ms\",\n"
+	"  \"baseTimeNanoseconds\": 1711964646000000000\n"
+	"}\n";
+
+#define B 1711964646000000000ull
+
+static void check_modern(struct got *g)
+{
+	CHECK_EQ_I(g->ret, 0);
+	CHECK_STR(g->err, "");
+
+	REQUIRE(g->nk == 1);
+	CHECK_EQ_U(g->k[0].start, B + 1005123);
+	CHECK_EQ_U(g->k[0].end, B + 1005123 + 20001);
+	CHECK_EQ_U(g->k[0].device, 0);
+	CHECK_EQ_U(g->k[0].context, 1);
+	CHECK_EQ_U(g->k[0].stream, 7);
+	CHECK_EQ_U(g->k[0].correlation, 99);
+	CHECK_STR(S(g, g->k[0].name), "sgemm_128x64");
+	CHECK_EQ_I(g->k[0].grid_x, 66);
+	CHECK_EQ_I(g->k[0].grid_y, 2);
+	CHECK_EQ_I(g->k[0].grid_z, 1);
+	CHECK_EQ_I(g->k[0].block_x, 256);
+	CHECK_EQ_I(g->k[0].block_y, 1);
+	CHECK_EQ_I(g->k[0].block_z, 1);
+	CHECK_EQ_U(g->k[0].registers, 128);
+	CHECK_EQ_I(g->k[0].static_smem, 8192);
+
+	REQUIRE(g->nc == 1);
+	CHECK_EQ_U(g->c[0].start, B + 1030000);
+	CHECK_EQ_U(g->c[0].end, B + 1032000);
+	CHECK_EQ_U(g->c[0].bytes, 4096);
+	CHECK_EQ_U(g->c[0].copy_kind, 1); /* HtoD */
+	CHECK_EQ_U(g->c[0].src_kind, 1);  /* pageable */
+	CHECK_EQ_U(g->c[0].dst_kind, 3);  /* device */
+	CHECK_EQ_U(g->c[0].correlation, 100);
+	CHECK_EQ_U(g->c[0].stream, 7);
+
+	REQUIRE(g->ns == 1);
+	CHECK_EQ_U(g->s[0].start, B + 1033000);
+	CHECK_EQ_U(g->s[0].end, B + 1033500);
+	CHECK_EQ_U(g->s[0].bytes, 512);
+	CHECK_EQ_U(g->s[0].memory_kind, 3);
+	CHECK_EQ_U(g->s[0].correlation, 101);
+
+	REQUIRE(g->na == 2);
+	CHECK_EQ_U(g->a[0].start, B + 1002000);
+	CHECK_EQ_U(g->a[0].end, B + 1005500);
+	CHECK_EQ_U(g->a[0].tid, 4243);
+	CHECK_EQ_U(g->a[0].domain, GPT_API_RUNTIME);
+	CHECK_EQ_U(g->a[0].cbid, 211);
+	CHECK_EQ_U(g->a[0].correlation, 99);
+	CHECK_STR(S(g, g->a[0].name), "cudaLaunchKernel");
+	CHECK_EQ_U(g->a[1].domain, GPT_API_DRIVER);
+	CHECK_EQ_U(g->a[1].tid, 4244);
+	CHECK_STR(S(g, g->a[1].name), "cuLaunchKernelEx");
+
+	REQUIRE(g->ny == 1);
+	CHECK_EQ_U(g->y[0].type, 3);
+	CHECK_EQ_U(g->y[0].stream, 7);
+	CHECK_EQ_U(g->y[0].correlation, 102);
+	CHECK_EQ_U(g->y[0].end - g->y[0].start, 5000);
+
+	REQUIRE(g->nn == 4);
+	CHECK_STR(S(g, g->n[0].message), "ProfilerStep#7");
+	CHECK_STR(S(g, g->n[0].domain), "user_annotation");
+	CHECK_EQ_U(g->n[0].type, GPT_NVTX_PUSH_POP);
+	CHECK_EQ_U(g->n[0].start, B + 1000500);
+	CHECK_EQ_U(g->n[0].end, B + 1100750);
+	CHECK_EQ_U(g->n[0].start_tid, 4243);
+	CHECK_EQ_U(g->n[0].end_tid, 4243);
+	CHECK_STR(S(g, g->n[1].message), "aten::mm");
+	CHECK_STR(S(g, g->n[1].domain), "cpu_op");
+	CHECK_EQ_U(g->n[1].start, B + 1001001);
+	CHECK_STR(S(g, g->n[2].message), "## fwd ##");
+	CHECK_STR(S(g, g->n[2].domain), "gpu_user_annotation");
+	CHECK_EQ_U(g->n[2].type, GPT_NVTX_START_END);
+	CHECK_EQ_U(g->n[2].start_tid, 0);
+	CHECK_EQ_U(g->n[2].payload, 7);
+	CHECK_STR(S(g, g->n[3].domain), "python_function");
+
+	REQUIRE(g->np == 1);
+	CHECK_EQ_U(g->p[0].pid, 4242);
+	CHECK_EQ_I(g->p[0].rank, 3);
+	CHECK_EQ_I(g->p[0].world_size, 8);
+	CHECK_EQ_U(g->p[0].cuda_runtime_version, 12040);
+	CHECK_STR(S(g, g->p[0].exe), "python3.11");
+	CHECK_EQ_U(g->p[0].ts, B + 999000);
+
+	REQUIRE(g->nd == 1);
+	CHECK_EQ_U(g->d[0].id, 0);
+	CHECK_STR(S(g, g->d[0].name), "NVIDIA H100");
+	CHECK_EQ_U(g->d[0].cc_major, 9);
+	CHECK_EQ_U(g->d[0].cc_minor, 0);
+	CHECK_EQ_U(g->d[0].num_sms, 132);
+	CHECK_EQ_U(g->d[0].global_mem_bytes, 85029158912ull);
+	CHECK_EQ_U(g->d[0].warp_size, 32);
+	CHECK_EQ_U(g->d[0].max_threads_per_block, 1024);
+	CHECK_EQ_U(g->d[0].max_threads_per_sm, 2048);
+	CHECK_EQ_U(g->d[0].max_warps_per_sm, 64);
+	CHECK_EQ_U(g->d[0].max_regs_per_block, 65536);
+	CHECK_EQ_U(g->d[0].max_smem_per_block, 49152);
+	CHECK_EQ_U(g->d[0].max_smem_per_sm, 233472);
+	CHECK_EQ_U(g->d[0].max_smem_per_block_optin, 232448);
+
+	REQUIRE(g->nt == 1); /* the stream's "thread" name is not a thread */
+	CHECK_EQ_U(g->t[0].tid, 4243);
+	CHECK_STR(S(g, g->t[0].name), "thread 4243 (python3.11)");
+
+	REQUIRE(g->nclk == 1);
+	CHECK_EQ_U(g->clk[0].ts, g->clk[0].realtime);
+	CHECK_EQ_U(g->clk[0].ts, B + 999000);
+}
+
+TEST(kineto_modern_plain)
+{
+	struct got g;
+
+	import(&g, modern, false);
+	check_modern(&g);
+	done(&g);
+}
+
+TEST(kineto_modern_gzip)
+{
+	struct got g;
+
+	import(&g, modern, true);
+	check_modern(&g);
+	done(&g);
+}
+
+/* Absolute epoch microseconds with three decimals: nanoseconds kept exactly. */
+TEST(kineto_fractional_exact)
+{
+	struct got g;
+
+	import(&g, "{\"traceEvents\": [\n"
+		   "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 0, \"tid\": 7,"
+		   " \"ts\": 1712345678901.123, \"dur\": 0.999, \"args\": {\"correlation\": 5}},\n"
+		   "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 0, \"tid\": 7,"
+		   " \"ts\": 1712345678901999.0, \"dur\": 1.0005, \"args\": {}},\n"
+		   "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 0, \"tid\": 7,"
+		   " \"ts\": 1.7123456789011234e15, \"dur\": 1e-3, \"args\": {}},\n"
+		   "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 0, \"tid\": 7,"
+		   " \"ts\": 1712345678901000.0004, \"dur\": 0.0006, \"args\": {}}\n"
+		   "]}",
+	       false);
+	CHECK_EQ_I(g.ret, 0);
+	REQUIRE(g.nk == 4);
+	CHECK_EQ_U(g.k[0].start, 1712345678901123ull);
+	CHECK_EQ_U(g.k[0].end, 1712345678901123ull + 999);
+	CHECK_EQ_U(g.k[0].correlation, 5);
+	CHECK_EQ_U(g.k[1].start, 1712345678901999000ull);
+	CHECK_EQ_U(g.k[1].end - g.k[1].start, 1001); /* 1000.5 ns rounds up */
+	CHECK_EQ_U(g.k[2].start, 1712345678901123400ull);
+	CHECK_EQ_U(g.k[2].end - g.k[2].start, 1);
+	CHECK_EQ_U(g.k[3].start, 1712345678901000000ull);
+	CHECK_EQ_U(g.k[3].end - g.k[3].start, 1);
+	/* The earliest time (20 days after 1970) is not a wall-clock time: no anchor. */
+	CHECK_EQ_U(g.nclk, 0);
+	CHECK_EQ_U(g.p[0].rank, -1);
+	done(&g);
+}
+
+/* The base given before the events, PyTorch 1.8 names: "Kernel", "stream 7", "Runtime". */
+TEST(kineto_old_era_and_early_base)
+{
+	struct got g;
+
+	import(&g, "{\"baseTimeNanoseconds\": 1000000000,\n\"traceEvents\": [\n"
+		   "{\"ph\": \"X\", \"cat\": \"Runtime\", \"name\": \"cudaLaunchKernel\","
+		   " \"pid\": 77, \"tid\": 78, \"ts\": 5, \"dur\": 1,"
+		   " \"args\": {\"correlation\": 3, \"external id\": 9}},\n"
+		   "{\"ph\": \"X\", \"cat\": \"Kernel\", \"name\": \"old\", \"pid\": 1,"
+		   " \"tid\": \"stream 7\", \"ts\": 10, \"dur\": 2, \"args\": {\"correlation\": 3}},\n"
+		   "{\"ph\": \"X\", \"cat\": \"Memcpy\", \"name\": \"Memcpy DtoH (Device -> Pinned)\","
+		   " \"pid\": 1, \"tid\": \"stream 7\", \"ts\": 12, \"dur\": 2,"
+		   " \"args\": {\"bytes\": 8}},\n"
+		   "{\"ph\": \"X\", \"cat\": \"Operator\", \"name\": \"aten::add\", \"pid\": 77,"
+		   " \"tid\": 78, \"ts\": 4, \"dur\": 3}\n"
+		   "]}",
+	       false);
+	CHECK_EQ_I(g.ret, 0);
+	REQUIRE(g.nk == 1 && g.na == 1 && g.nc == 1 && g.nn == 1);
+	CHECK_EQ_U(g.k[0].start, 1000010000ull);
+	CHECK_EQ_U(g.k[0].stream, 7);
+	CHECK_EQ_U(g.k[0].device, 1);
+	CHECK_EQ_U(g.k[0].correlation, 3);
+	CHECK_EQ_U(g.a[0].tid, 78);
+	CHECK_EQ_U(g.c[0].copy_kind, 2);
+	CHECK_EQ_U(g.c[0].src_kind, 3);
+	CHECK_EQ_U(g.c[0].dst_kind, 2);
+	CHECK_STR(S(&g, g.n[0].domain), "Operator");
+	CHECK_EQ_U(g.p[0].pid, 77);
+	done(&g);
+}
+
+static void bad(const char *text, bool gz, int want, const char *msg)
+{
+	struct got g;
+
+	import(&g, text, gz);
+	CHECK_EQ_I(g.ret, want);
+	CHECK_CONTAINS(g.err, "in.json");
+	CHECK_CONTAINS(g.err, msg);
+	done(&g);
+}
+
+TEST(kineto_bad_input)
+{
+	bad("", false, -GP_ERR_FORMAT, "line 1");
+	bad("hello world", false, -GP_ERR_FORMAT, "line 1");
+	bad("[1, 2, 3]", false, -GP_ERR_FORMAT, "top level is not an object");
+	bad("{\"schemaVersion\": 1}", false, -GP_ERR_FORMAT, "no \"traceEvents\"");
+	bad("{\"traceEvents\": [\n{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\",\n",
+	    false, -GP_ERR_TRUNCATED, "line 3");
+	bad("{\"traceEvents\": [\n{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\",\n",
+	    true, -GP_ERR_TRUNCATED, "ends early");
+	bad("{\"traceEvents\": [\n{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\","
+	    " \"ts\": \"12\", \"dur\": 1}]}", false, -GP_ERR_FORMAT, "line 2");
+	bad("{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\","
+	    " \"ts\": 12, \"dur\": 1},\n{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\","
+	    " \"ts\": 12}]}", false, -GP_ERR_FORMAT, "line 2");
+	bad("{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\","
+	    " \"ts\": 1e400, \"dur\": 1}]}", false, -GP_ERR_RANGE, "bad \"ts\"");
+	bad("{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\","
+	    " \"ts\": 99999999999999999999, \"dur\": 1}]}", false, -GP_ERR_RANGE, "bad \"ts\"");
+	bad("{\"traceEvents\": {}}", false, -GP_ERR_FORMAT, "must be an array");
+	bad("{\"traceEvents\": [1]}", false, -GP_ERR_FORMAT, "must be objects");
+	bad("{\"traceEvents\": [{\"ph\": \"X\", \"cat\": [1], \"name\": \"k\"}]}", false,
+	    -GP_ERR_FORMAT, "\"cat\" must be");
+	bad("{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"ts\": 1,"
+	    " \"dur\": 1}]} trailing", false, -GP_ERR_FORMAT, "line 1");
+	bad("{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\","
+	    " \"ts\": 5, \"dur\": 1}], \"baseTimeNanoseconds\": \"soon\"}", false,
+	    -GP_ERR_FORMAT, "baseTimeNanoseconds");
+	bad("{\"traceEvents\": [], \"distributedInfo\": {\"rank\": 99999999999}}", false,
+	    -GP_ERR_RANGE, "absurd rank");
+	/* gzip magic with garbage behind it */
+	bad("\x1f\x8b garbage", false, -GP_ERR_FORMAT, "gzip");
+
+	char deep[300];
+	memset(deep, '[', sizeof(deep) - 1);
+	deep[0] = '{';
+	memcpy(deep + 1, "\"a\":", 4);
+	deep[sizeof(deep) - 1] = 0;
+	bad(deep, false, -GP_ERR_FORMAT, "nesting");
+}
+
+TEST(kineto_missing_file)
+{
+	struct gpt_writer *w = NULL;
+	char err[256], gpz[600];
+
+	snprintf(gpz, sizeof(gpz), "%s/o.gpz", test_tmpdir());
+	REQUIRE(gpt_writer_open(gpz, NULL, &w) == 0);
+	CHECK_EQ_I(gpa_import_kineto("/nonexistent/x.json", w, err, sizeof(err)), -GP_ERR_IO);
+	CHECK_CONTAINS(err, "/nonexistent/x.json");
+	CHECK_EQ_I(gpa_import_kineto(NULL, w, err, sizeof(err)), -GP_ERR_API);
+	gpt_writer_close(w);
+}
+
+/* A file several MiB long with long names, to cross read-chunk boundaries. */
+TEST(kineto_many_events)
+{
+	char json[600], gpz[600], err[512];
+	struct gpt_writer *w = NULL;
+	struct gpt_writer_stats st;
+	FILE *f;
+	const int n = 20000;
+
+	snprintf(json, sizeof(json), "%s/big.json", test_tmpdir());
+	snprintf(gpz, sizeof(gpz), "%s/big.gpz", test_tmpdir());
+	f = fopen(json, "w");
+	REQUIRE(f != NULL);
+	fputs("{\"traceEvents\":[", f);
+	for (int i = 0; i < n; i++) {
+		fprintf(f, "%s{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"kernel_%0200d\","
+			   "\"pid\":0,\"tid\":7,\"ts\":%d.%03d,\"dur\":1.5,\"args\":{\"correlation\":%d}}",
+			i ? ",\n" : "", i % 100, 1700000000 + i, i % 1000, i);
+	}
+	fputs("],\"baseTimeNanoseconds\":1711964646000000000}", f);
+	fclose(f);
+	REQUIRE(gpt_writer_open(gpz, NULL, &w) == 0);
+	CHECK_EQ_I(gpa_import_kineto(json, w, err, sizeof(err)), 0);
+	CHECK_EQ_I(gpt_writer_flush(w), 0);
+	gpt_writer_get_stats(w, &st);
+	CHECK_EQ_U(st.records[GPT_KIND_KERNEL], n);
+	CHECK_EQ_U(st.strings <= 110, 1);
+	gpt_writer_close(w);
+}
+
+/* Epoch microseconds (pre-2024 traces): the trace clock is the wall clock. */
+TEST(kineto_epoch_clock)
+{
+	struct got g;
+
+	import(&g, "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"a\","
+		   " \"pid\": 5, \"tid\": 6, \"ts\": 1695835535123456, \"dur\": 7}]}",
+	       false);
+	CHECK_EQ_I(g.ret, 0);
+	REQUIRE(g.nclk == 1 && g.nn == 1);
+	CHECK_EQ_U(g.clk[0].ts, 1695835535123456000ull);
+	CHECK_EQ_U(g.clk[0].realtime, 1695835535123456000ull);
+	CHECK_EQ_U(g.p[0].start_realtime, 1695835535123456000ull);
+	done(&g);
+}
