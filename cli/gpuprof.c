@@ -36,6 +36,9 @@ const struct cmd cmd_table[] = {
 	 cmd_stats_help},
 	{"gaps", cmd_gaps, "when each GPU was idle and why: busy %, idle by cause, longest gaps",
 	 cmd_gaps_help},
+	{"breakdown", cmd_breakdown, "HTA's time breakdowns: idle/compute, idle causes, overlap",
+	 cmd_breakdown_help},
+	{"export", cmd_export, "write traces as an nsys-compatible SQLite export", cmd_export_help},
 	{"help", cmd_help, "this list, a command's help, or the manual page", cmd_help_help},
 };
 const size_t cmd_count = GP_ARRAY_SIZE(cmd_table);

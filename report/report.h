@@ -212,4 +212,72 @@ struct gpr_report_parts {
 int gpr_report_render(struct gp_strbuf *out, enum gpr_format fmt,
 		      const struct gpr_report_parts *p);
 
+/* ---- perfetto export: Chrome trace event JSON (report/export-perfetto.c, docs/perfetto.md) */
+
+/*
+ * Writes m to path ("-": stdout) as Chrome trace event JSON, which
+ * ui.perfetto.dev and chrome://tracing load: {"traceEvents":[...],
+ * "displayTimeUnit":"ns"}. CPU processes with API calls and NVTX ranges on
+ * their threads; one pseudo-process per device with a track per stream for
+ * kernels, copies and sets; flow arrows from launching API calls to their GPU
+ * work; a "records lost" counter per process. Times are microseconds with
+ * exactly three decimals from integer nanoseconds, relative to m->t0. The
+ * output is streamed (a few MB buffered at a time). Returns 0, or
+ * -GP_ERR_API (no model or path), -GP_ERR_IO, -GP_ERR_NOMEM with the reason
+ * in errbuf; on error a partly written file is removed.
+ */
+int gpr_export_perfetto(const struct gpa_model *m, const char *path, char *errbuf, size_t errlen);
+
+/* ---- end perfetto export */
+
+/* ---- sqlite export: an Nsight Systems-compatible SQLite file (report/export-sqlite.c) */
+
+enum gpr_export_flags {
+	GPR_EXPORT_FORCE = 1 << 0, /* replace an existing output file */
+};
+
+/*
+ * Writes m to a new SQLite file at path with the tables, columns, StringIds
+ * indirection, packed globalPid/globalTid and enum tables of an nsys export
+ * (schema 3.24.14 column sets; docs/export.md). Times are nanoseconds from
+ * the model's first event. Refuses an existing file unless GPR_EXPORT_FORCE.
+ * Returns 0, or a negative error with "PATH: reason" in errbuf; on error no
+ * file is left behind.
+ */
+int gpr_export_sqlite(const struct gpa_model *m, const char *path, unsigned flags, char *errbuf,
+		      size_t errlen);
+
+/* ---- end sqlite export */
+
+/* ---- breakdown: HTA's temporal/idle/kernel-type/overlap tables (report/breakdown.c) */
+
+enum gpr_bd_tables {
+	GPR_BD_TEMPORAL = 1 << 0, /* per rank: idle, compute, non-compute, span */
+	GPR_BD_IDLE = 1 << 1,     /* per rank and stream: host / kernel / other wait */
+	GPR_BD_TYPES = 1 << 2,    /* busy time by the set of kernel classes running */
+	GPR_BD_OVERLAP = 1 << 3,  /* per rank: communication under computation */
+	GPR_BD_ALL = 0xf,
+};
+
+/* "temporal", "idle", "types", "overlap" -> one GPR_BD_* bit; -1 when unknown. */
+int gpr_bd_table_parse(const char *name);
+
+/*
+ * Fills t (initialized here; caller releases with gpr_table_release) with
+ * one table (a single GPR_BD_* bit) of b. Column names are HTA's; times are
+ * microseconds with three decimals (exact ns), percentages rounded as HTA
+ * rounds them. Returns 0, -GP_ERR_API for a bad table, -GP_ERR_NOMEM.
+ */
+int gpr_breakdown_table(struct gpr_table *t, unsigned table, const struct gpa_breakdown *b);
+
+/*
+ * Appends the tables in mask to out: text and Markdown (a title and a table
+ * per section), CSV (header and rows per table, blank lines between) or
+ * JSON (one object: "compat", then one array per table, keyed by its name).
+ */
+int gpr_breakdown_render(struct gp_strbuf *out, enum gpr_format fmt, unsigned tables,
+			 const struct gpa_breakdown *b);
+
+/* ---- end breakdown */
+
 #endif /* GPR_REPORT_H */
