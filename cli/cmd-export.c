@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 const char cmd_export_help[] =
-	"usage: gpuprof export --sqlite OUT.sqlite [--force] TRACE...\n"
+	"usage: gpuprof export [--sqlite OUT.sqlite] [--perfetto OUT.json] [--force] TRACE...\n"
 	"\n"
 	"Writes the traces (.gpz files, directories of them, Kineto JSON or nsys\n"
 	"SQLite exports) in another tool's format.\n"
@@ -21,6 +21,10 @@ const char cmd_export_help[] =
 	"  --sqlite OUT  an Nsight Systems-compatible SQLite export: the tables and\n"
 	"                columns user SQL and nsys-style reports read, times in ns\n"
 	"                from the first event (docs/export.md)\n"
+	"  --perfetto OUT  Chrome trace event JSON for ui.perfetto.dev and\n"
+	"                chrome://tracing: threads, streams as tracks, NVTX ranges,\n"
+	"                arrows from launches to kernels, records lost (docs/perfetto.md);\n"
+	"                OUT '-' is standard output\n"
 	"  --force       replace OUT if it exists\n"
 	"\n"
 	"Exit status: 0 ok, 1 a trace could not be read or OUT written, 2 usage.\n";
@@ -28,11 +32,19 @@ const char cmd_export_help[] =
 typedef int (*export_fn)(const struct gpa_model *m, const char *path, unsigned flags,
 			 char *errbuf, size_t errlen);
 
+static int export_perfetto(const struct gpa_model *m, const char *path, unsigned flags,
+			   char *errbuf, size_t errlen)
+{
+	(void)flags; /* --force is checked before loading; the writer always replaces */
+	return gpr_export_perfetto(m, path, errbuf, errlen);
+}
+
 static const struct {
 	const char *option;
 	export_fn fn;
 } formats[] = {
 	{"sqlite", gpr_export_sqlite},
+	{"perfetto", export_perfetto},
 };
 
 int cmd_export(int argc, char **argv)
@@ -40,6 +52,7 @@ int cmd_export(int argc, char **argv)
 	enum { OPT_FORCE = 256, OPT_FORMAT = 257 };
 	static const struct option longopts[] = {
 		{"sqlite", required_argument, NULL, OPT_FORMAT + 0},
+		{"perfetto", required_argument, NULL, OPT_FORMAT + 1},
 		{"force", no_argument, NULL, OPT_FORCE},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
@@ -71,7 +84,7 @@ int cmd_export(int argc, char **argv)
 		}
 	}
 	if (!any) {
-		return cli_usage_error(cmd_export_help, "export needs an output format (--sqlite)");
+		return cli_usage_error(cmd_export_help, "export needs an output format (--sqlite or --perfetto)");
 	}
 	if (optind >= argc) {
 		return cli_usage_error(cmd_export_help, "export needs at least one trace");

@@ -1,0 +1,560 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * export-perfetto.c - writes a model as a Chrome trace event JSON file
+ * (docs/perfetto.md), which ui.perfetto.dev and chrome://tracing load.
+ * CPU side: one process per traced process, API calls and NVTX ranges on
+ * their threads. GPU side: one pseudo-process per device, one track per
+ * stream. Flow arrows join launching API calls to their GPU work. Times are
+ * microseconds written from integer nanoseconds with exactly three decimals,
+ * relative to the model's t0, so nothing is rounded. The output is streamed:
+ * the buffer goes to the file every few megabytes.
+ */
+#include "base/compat.h"
+#include "report/report.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define FLUSH_BYTES (4u << 20)
+/* GPU pseudo-process ids start above any Linux pid (pid_max is at most 2^22). */
+#define GPU_PID_BASE 0x1000000u
+
+struct pw {
+	const struct gpa_model *m;
+	FILE *f;
+	struct gp_strbuf sb;
+	uint64_t t0;
+	uint32_t *cpu_pid; /* by model process */
+	bool first;        /* no event written yet */
+	int io_errno;      /* first write error, 0 none */
+	bool nomem;        /* an append failed */
+	uint64_t flow_id;  /* last flow id used */
+};
+
+static void flush(struct pw *w)
+{
+	if (w->sb.failed) {
+		w->nomem = true;
+	}
+	if (w->sb.len && !w->io_errno && fwrite(w->sb.buf, 1, w->sb.len, w->f) != w->sb.len) {
+		w->io_errno = errno ? errno : EIO;
+	}
+	gp_strbuf_reset(&w->sb);
+}
+
+static void add_u64(struct gp_strbuf *sb, uint64_t v)
+{
+	char b[24];
+	size_t i = sizeof(b);
+
+	do {
+		b[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	gp_strbuf_add(sb, b + i, sizeof(b) - i);
+}
+
+/* ns as microseconds with exactly three decimals: 1234567 -> 1234.567. */
+static void add_us(struct gp_strbuf *sb, uint64_t ns)
+{
+	char frac[4] = {'.', (char)('0' + ns / 100 % 10), (char)('0' + ns / 10 % 10),
+			(char)('0' + ns % 10)};
+
+	add_u64(sb, ns / 1000);
+	gp_strbuf_add(sb, frac, sizeof(frac));
+}
+
+static void add_str(struct gp_strbuf *sb, const char *s)
+{
+	gp_strbuf_add_json_str(sb, s, strlen(s));
+}
+
+/* ,"key":value */
+static void add_key_u64(struct gp_strbuf *sb, const char *key, uint64_t v)
+{
+	gp_strbuf_addch(sb, ',');
+	add_str(sb, key);
+	gp_strbuf_addch(sb, ':');
+	add_u64(sb, v);
+}
+
+/* Starts an event: {"ph":"X","pid":P */
+static void ev_begin(struct pw *w, const char *ph, uint32_t pid)
+{
+	if (w->sb.len >= FLUSH_BYTES) {
+		flush(w);
+	}
+	gp_strbuf_adds(&w->sb, w->first ? "\n{\"ph\":\"" : ",\n{\"ph\":\"");
+	w->first = false;
+	gp_strbuf_adds(&w->sb, ph);
+	gp_strbuf_adds(&w->sb, "\",\"pid\":");
+	add_u64(&w->sb, pid);
+}
+
+/* ,"ts":T relative to t0 (a time before t0 is written negative) */
+static void ev_ts(struct pw *w, uint64_t t)
+{
+	gp_strbuf_adds(&w->sb, ",\"ts\":");
+	if (t < w->t0) {
+		gp_strbuf_addch(&w->sb, '-');
+		add_us(&w->sb, w->t0 - t);
+	} else {
+		add_us(&w->sb, t - w->t0);
+	}
+}
+
+/* ,"ts":T,"dur":D with D 0 when end is before start */
+static void ev_span(struct pw *w, uint64_t start, uint64_t end)
+{
+	ev_ts(w, start);
+	gp_strbuf_adds(&w->sb, ",\"dur\":");
+	add_us(&w->sb, end > start ? end - start : 0);
+}
+
+static void ev_tid(struct pw *w, uint32_t tid)
+{
+	add_key_u64(&w->sb, "tid", tid);
+}
+
+static void ev_name(struct pw *w, const char *cat, const char *name)
+{
+	if (cat) {
+		gp_strbuf_adds(&w->sb, ",\"cat\":");
+		add_str(&w->sb, cat);
+	}
+	gp_strbuf_adds(&w->sb, ",\"name\":");
+	add_str(&w->sb, name);
+}
+
+/* A metadata event naming a process (tid absent) or a thread. */
+static void meta_name(struct pw *w, const char *what, uint32_t pid, const uint32_t *tid,
+		      const char *name)
+{
+	ev_begin(w, "M", pid);
+	if (tid) {
+		ev_tid(w, *tid);
+	}
+	ev_name(w, NULL, what);
+	gp_strbuf_adds(&w->sb, ",\"args\":{\"name\":");
+	add_str(&w->sb, name);
+	gp_strbuf_adds(&w->sb, "}}");
+}
+
+static void meta_sort(struct pw *w, const char *what, uint32_t pid, const uint32_t *tid,
+		      uint64_t index)
+{
+	ev_begin(w, "M", pid);
+	if (tid) {
+		ev_tid(w, *tid);
+	}
+	ev_name(w, NULL, what);
+	gp_strbuf_adds(&w->sb, ",\"args\":{\"sort_index\":");
+	add_u64(&w->sb, index);
+	gp_strbuf_adds(&w->sb, "}}");
+}
+
+static uint32_t thread_pid(const struct pw *w, uint32_t thread)
+{
+	return w->cpu_pid[w->m->threads.v[thread].proc];
+}
+
+static uint32_t gpu_pid(uint16_t dev)
+{
+	return GPU_PID_BASE + dev;
+}
+
+static void write_processes(struct pw *w, struct gp_strbuf *tmp)
+{
+	const struct gpa_model *m = w->m;
+
+	for (size_t p = 0; p < m->procs.n; p++) {
+		const struct gpa_proc *pr = &m->procs.v[p];
+		const char *host = gpa_model_str(m, pr->host);
+
+		gp_strbuf_reset(tmp);
+		if (pr->world_size > 1 && pr->rank >= 0) {
+			gp_strbuf_addf(tmp, "rank %" PRId32 " ", pr->rank);
+		}
+		gp_strbuf_addf(tmp, "pid %" PRIu32, pr->pid);
+		if (*host) {
+			gp_strbuf_addf(tmp, " on %s", host);
+		}
+		meta_name(w, "process_name", w->cpu_pid[p], NULL, tmp->buf);
+		if (pr->cmdline) {
+			meta_name(w, "process_labels", w->cpu_pid[p], NULL,
+				  gpa_model_str(m, pr->cmdline));
+		}
+		meta_sort(w, "process_sort_index", w->cpu_pid[p], NULL, p);
+	}
+	for (size_t t = 0; t < m->threads.n; t++) {
+		const struct gpa_thread *th = &m->threads.v[t];
+
+		gp_strbuf_reset(tmp);
+		if (th->name) {
+			gp_strbuf_adds(tmp, gpa_model_str(m, th->name));
+		} else {
+			gp_strbuf_addf(tmp, "thread %" PRIu32, th->tid);
+		}
+		meta_name(w, "thread_name", thread_pid(w, (uint32_t)t), &th->tid, tmp->buf);
+	}
+}
+
+static void write_losses(struct pw *w)
+{
+	const struct gpa_model *m = w->m;
+
+	for (size_t p = 0; p < m->procs.n; p++) {
+		/* The model keeps totals: one flat line over the trace per cause. */
+		for (int k = 0; k < 2; k++) {
+			ev_begin(w, "C", w->cpu_pid[p]);
+			ev_ts(w, k ? m->t1 : m->t0);
+			ev_name(w, "loss", "records lost");
+			gp_strbuf_adds(&w->sb, ",\"args\":{");
+			for (unsigned c = 1; c < GPT_LOSS__MAX; c++) {
+				if (c > 1) {
+					gp_strbuf_addch(&w->sb, ',');
+				}
+				add_str(&w->sb, gpa_loss_cause_name(c));
+				gp_strbuf_addch(&w->sb, ':');
+				add_u64(&w->sb, m->procs.v[p].losses[c]);
+			}
+			gp_strbuf_adds(&w->sb, "}}");
+		}
+	}
+}
+
+static void write_apis(struct pw *w)
+{
+	const struct gpa_apis *a = &w->m->api;
+
+	for (size_t i = 0; i < a->n; i++) {
+		if (a->thread[i] == GPA_NONE) {
+			continue;
+		}
+		ev_begin(w, "X", thread_pid(w, a->thread[i]));
+		ev_tid(w, w->m->threads.v[a->thread[i]].tid);
+		ev_span(w, a->start[i], a->end[i]);
+		ev_name(w, a->domain[i] == GPT_API_DRIVER ? "cuda_driver" : "cuda_runtime",
+			gpa_model_str(w->m, a->name[i]));
+		gp_strbuf_adds(&w->sb, ",\"args\":{\"correlation\":");
+		add_u64(&w->sb, a->corr[i]);
+		add_key_u64(&w->sb, "cbid", a->cbid[i]);
+		add_key_u64(&w->sb, "return", a->ret[i]);
+		gp_strbuf_adds(&w->sb, "}}");
+	}
+}
+
+static void write_nvtx(struct pw *w)
+{
+	const struct gpa_nvtxs *n = &w->m->nvtx;
+
+	for (size_t i = 0; i < n->n; i++) {
+		uint32_t pid, tid;
+		const char *name, *domain;
+
+		if (n->thread[i] == GPA_NONE) {
+			continue;
+		}
+		pid = thread_pid(w, n->thread[i]);
+		tid = w->m->threads.v[n->thread[i]].tid;
+		name = gpa_model_str(w->m, n->name[i]);
+		domain = gpa_model_str(w->m, n->domain[i]);
+		switch (n->type[i]) {
+		case GPT_NVTX_PUSH_POP:
+			ev_begin(w, "X", pid);
+			ev_tid(w, tid);
+			ev_span(w, n->start[i], n->end[i]);
+			break;
+		case GPT_NVTX_START_END:
+			/* An async pair: begin, then end, with the row as id. */
+			ev_begin(w, "b", pid);
+			ev_tid(w, tid);
+			ev_ts(w, n->start[i]);
+			add_key_u64(&w->sb, "id", i + 1);
+			ev_name(w, "nvtx", name);
+			gp_strbuf_adds(&w->sb, "}");
+			ev_begin(w, "e", pid);
+			ev_tid(w, tid);
+			ev_ts(w, n->end[i] > n->start[i] ? n->end[i] : n->start[i]);
+			add_key_u64(&w->sb, "id", i + 1);
+			break;
+		case GPT_NVTX_MARK:
+			ev_begin(w, "i", pid);
+			ev_tid(w, tid);
+			ev_ts(w, n->start[i]);
+			gp_strbuf_adds(&w->sb, ",\"s\":\"t\"");
+			break;
+		default:
+			continue;
+		}
+		ev_name(w, "nvtx", name);
+		if (*domain) {
+			gp_strbuf_adds(&w->sb, ",\"args\":{\"domain\":");
+			add_str(&w->sb, domain);
+			gp_strbuf_addch(&w->sb, '}');
+		}
+		gp_strbuf_addch(&w->sb, '}');
+	}
+}
+
+/* A flow arrow from API row api to the GPU op just written on (pid, tid). */
+static void write_flow(struct pw *w, uint32_t api, uint32_t pid, uint32_t tid, uint64_t start,
+		       uint64_t end)
+{
+	const struct gpa_apis *a = &w->m->api;
+	uint32_t th;
+
+	if (api == GPA_NONE || api >= a->n || a->thread[api] == GPA_NONE) {
+		return;
+	}
+	th = a->thread[api];
+	w->flow_id++;
+	/* Midpoints: inside the slices however a viewer orders equal times. */
+	ev_begin(w, "s", thread_pid(w, th));
+	ev_tid(w, w->m->threads.v[th].tid);
+	ev_ts(w, a->start[api] + (a->end[api] > a->start[api] ? (a->end[api] - a->start[api]) / 2 : 0));
+	add_key_u64(&w->sb, "id", w->flow_id);
+	ev_name(w, "launch", "launch");
+	gp_strbuf_adds(&w->sb, "}");
+	ev_begin(w, "f", pid);
+	ev_tid(w, tid);
+	ev_ts(w, start + (end > start ? (end - start) / 2 : 0));
+	add_key_u64(&w->sb, "id", w->flow_id);
+	ev_name(w, "launch", "launch");
+	gp_strbuf_adds(&w->sb, ",\"bp\":\"e\"}");
+}
+
+static void write_kernel(struct pw *w, size_t r, uint32_t pid)
+{
+	const struct gpa_model *m = w->m;
+	const struct gpa_kernels *k = &m->kern;
+	const char *name = "";
+	uint32_t fn = k->func[r], sh = k->shape[r];
+
+	if (fn < m->funcs.n) {
+		name = gpa_model_str(m, m->funcs.v[fn].demangled ? m->funcs.v[fn].demangled
+								 : m->funcs.v[fn].name);
+	}
+	ev_begin(w, "X", pid);
+	ev_tid(w, k->stream[r]);
+	ev_span(w, k->start[r], k->end[r]);
+	ev_name(w, "kernel", name);
+	gp_strbuf_adds(&w->sb, ",\"args\":{\"correlation\":");
+	add_u64(&w->sb, k->corr[r]);
+	add_key_u64(&w->sb, "stream", k->stream[r]);
+	add_key_u64(&w->sb, "device", m->devs.v[k->dev[r]].id);
+	if (sh < m->shapes.n) {
+		const struct gpa_shape *s = &m->shapes.v[sh];
+
+		gp_strbuf_addf(&w->sb,
+			       ",\"grid\":\"%" PRId32 "x%" PRId32 "x%" PRId32 "\""
+			       ",\"block\":\"%" PRId32 "x%" PRId32 "x%" PRId32 "\"",
+			       s->grid_x, s->grid_y, s->grid_z, s->block_x, s->block_y, s->block_z);
+		add_key_u64(&w->sb, "registers", s->regs);
+		gp_strbuf_addf(&w->sb, ",\"static_smem\":%" PRId32 ",\"dynamic_smem\":%" PRId32,
+			       s->static_smem, s->dynamic_smem);
+	}
+	gp_strbuf_adds(&w->sb, "}}");
+	write_flow(w, k->api[r], pid, k->stream[r], k->start[r], k->end[r]);
+}
+
+static void write_memcpy(struct pw *w, size_t r, uint32_t pid, struct gp_strbuf *tmp)
+{
+	const struct gpa_memcpys *c = &w->m->copy;
+
+	gp_strbuf_reset(tmp);
+	gp_strbuf_addf(tmp, "Memcpy %s", gpa_copy_kind_name(c->copy_kind[r]));
+	ev_begin(w, "X", pid);
+	ev_tid(w, c->stream[r]);
+	ev_span(w, c->start[r], c->end[r]);
+	ev_name(w, "memcpy", tmp->buf);
+	gp_strbuf_adds(&w->sb, ",\"args\":{\"bytes\":");
+	add_u64(&w->sb, c->bytes[r]);
+	add_key_u64(&w->sb, "copy_kind", c->copy_kind[r]);
+	add_key_u64(&w->sb, "correlation", c->corr[r]);
+	add_key_u64(&w->sb, "stream", c->stream[r]);
+	gp_strbuf_adds(&w->sb, "}}");
+	write_flow(w, c->api[r], pid, c->stream[r], c->start[r], c->end[r]);
+}
+
+static void write_memset(struct pw *w, size_t r, uint32_t pid)
+{
+	const struct gpa_memsets *s = &w->m->set;
+
+	ev_begin(w, "X", pid);
+	ev_tid(w, s->stream[r]);
+	ev_span(w, s->start[r], s->end[r]);
+	ev_name(w, "memset", "Memset");
+	gp_strbuf_adds(&w->sb, ",\"args\":{\"bytes\":");
+	add_u64(&w->sb, s->bytes[r]);
+	add_key_u64(&w->sb, "memory_kind", s->memory_kind[r]);
+	add_key_u64(&w->sb, "correlation", s->corr[r]);
+	add_key_u64(&w->sb, "stream", s->stream[r]);
+	gp_strbuf_adds(&w->sb, "}}");
+	write_flow(w, s->api[r], pid, s->stream[r], s->start[r], s->end[r]);
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int write_devices(struct pw *w, struct gp_strbuf *tmp)
+{
+	const struct gpa_model *m = w->m;
+	GP_VEC(uint32_t) streams = {0};
+	int ret = 0;
+
+	for (size_t d = 0; d < m->devs.n; d++) {
+		const struct gpa_dev *dev = &m->devs.v[d];
+		const struct gpa_proc *pr = &m->procs.v[dev->proc];
+		uint32_t pid = gpu_pid((uint16_t)d);
+		size_t nuniq = 0;
+
+		gp_strbuf_reset(tmp);
+		gp_strbuf_addf(tmp, "GPU %" PRIu32 ": %s", dev->id, gpa_model_str(m, dev->name));
+		if (m->procs.n > 1) {
+			if (pr->world_size > 1 && pr->rank >= 0) {
+				gp_strbuf_addf(tmp, " (rank %" PRId32 ")", pr->rank);
+			} else {
+				gp_strbuf_addf(tmp, " (pid %" PRIu32 ")", pr->pid);
+			}
+		}
+		meta_name(w, "process_name", pid, NULL, tmp->buf);
+		meta_sort(w, "process_sort_index", pid, NULL, m->procs.n + d);
+
+		/* One track per stream, named and ordered by stream id. */
+		streams.n = 0;
+		for (size_t i = dev->gpu_first; i < dev->gpu_first + dev->gpu_count; i++) {
+			if (gp_vec_push(&streams, gpa_gpu_stream(m, i))) {
+				ret = -GP_ERR_NOMEM;
+				goto out;
+			}
+		}
+		if (streams.n) {
+			qsort(streams.v, streams.n, sizeof(*streams.v), cmp_u32);
+		}
+		for (size_t i = 0; i < streams.n; i++) {
+			if (i && streams.v[i] == streams.v[i - 1]) {
+				continue;
+			}
+			streams.v[nuniq++] = streams.v[i];
+			gp_strbuf_reset(tmp);
+			gp_strbuf_addf(tmp, "Stream %" PRIu32, streams.v[i]);
+			meta_name(w, "thread_name", pid, &streams.v[i], tmp->buf);
+			meta_sort(w, "thread_sort_index", pid, &streams.v[i], streams.v[i]);
+		}
+
+		for (size_t i = dev->gpu_first; i < dev->gpu_first + dev->gpu_count; i++) {
+			uint32_t row = m->gpu.row[i];
+
+			switch (m->gpu.kind[i]) {
+			case GPA_GPU_KERNEL:
+				write_kernel(w, row, pid);
+				break;
+			case GPA_GPU_MEMCPY:
+				write_memcpy(w, row, pid, tmp);
+				break;
+			case GPA_GPU_MEMSET:
+				write_memset(w, row, pid);
+				break;
+			default:
+				break;
+			}
+		}
+	}
+out:
+	gp_vec_free(&streams);
+	return ret;
+}
+
+/* Process ids: the recorded pids, or 1.. in model order when two files share one. */
+static int assign_pids(struct pw *w)
+{
+	const struct gpa_model *m = w->m;
+	bool unique = true;
+
+	w->cpu_pid = calloc(m->procs.n ? m->procs.n : 1, sizeof(*w->cpu_pid));
+	if (!w->cpu_pid) {
+		return -GP_ERR_NOMEM;
+	}
+	for (size_t i = 0; i < m->procs.n && unique; i++) {
+		unique = m->procs.v[i].pid && m->procs.v[i].pid < GPU_PID_BASE;
+		for (size_t j = 0; j < i && unique; j++) {
+			unique = m->procs.v[i].pid != m->procs.v[j].pid;
+		}
+	}
+	for (size_t i = 0; i < m->procs.n; i++) {
+		w->cpu_pid[i] = unique ? m->procs.v[i].pid : (uint32_t)(i + 1);
+	}
+	return 0;
+}
+
+int gpr_export_perfetto(const struct gpa_model *m, const char *path, char *errbuf, size_t errlen)
+{
+	struct pw w = {.m = m, .first = true};
+	struct gp_strbuf tmp = GP_STRBUF_INIT;
+	bool to_stdout;
+	int ret;
+
+	if (errlen) {
+		errbuf[0] = '\0';
+	}
+	if (!m || !path || !*path) {
+		snprintf(errbuf, errlen, "no model or no output path");
+		return -GP_ERR_API;
+	}
+	to_stdout = !strcmp(path, "-");
+	gp_strbuf_init(&w.sb);
+	w.t0 = m->t0;
+	ret = assign_pids(&w);
+	if (ret) {
+		snprintf(errbuf, errlen, "%s", gp_err_str(ret));
+		goto out;
+	}
+	w.f = to_stdout ? stdout : fopen(path, "w");
+	if (!w.f) {
+		snprintf(errbuf, errlen, "cannot open '%s': %s", path, strerror(errno));
+		ret = -GP_ERR_IO;
+		goto out;
+	}
+
+	gp_strbuf_adds(&w.sb, "{\"traceEvents\":[");
+	write_processes(&w, &tmp);
+	write_losses(&w);
+	write_apis(&w);
+	write_nvtx(&w);
+	ret = write_devices(&w, &tmp);
+	gp_strbuf_adds(&w.sb, "\n],\"displayTimeUnit\":\"ns\"}\n");
+	if (!ret && (w.nomem || w.sb.failed || tmp.failed)) {
+		ret = -GP_ERR_NOMEM;
+	}
+	if (ret) {
+		snprintf(errbuf, errlen, "%s: %s", path, gp_err_str(ret));
+	} else {
+		flush(&w);
+	}
+	if (!w.io_errno && fflush(w.f)) {
+		w.io_errno = errno ? errno : EIO;
+	}
+	if (!to_stdout && fclose(w.f) && !w.io_errno) {
+		w.io_errno = errno ? errno : EIO;
+	}
+	if (!ret && w.io_errno) {
+		snprintf(errbuf, errlen, "cannot write '%s': %s", path, strerror(w.io_errno));
+		ret = -GP_ERR_IO;
+	}
+	if (ret && !to_stdout) {
+		unlink(path);
+	}
+out:
+	free(w.cpu_pid);
+	gp_strbuf_release(&tmp);
+	gp_strbuf_release(&w.sb);
+	return ret;
+}

@@ -1,0 +1,185 @@
+#!/bin/sh
+# gpr_export_perfetto: a generated trace exported as Chrome trace event JSON
+# by a small program linked with the libraries, then checked with Python:
+# required keys per phase, non-negative durations, matched flow arrows, names
+# for every process and thread, the kernel count, exact timestamps.
+. "$TOP/tests/e2e/lib.sh"
+
+case $O in
+/*) lib=$O ;;
+*) lib=$TOP/$O ;;
+esac
+for a in libgpreport.a libgpanalyze.a libgptrace.a libgpbase.a; do
+	[ -f "$lib/$a" ] || fail "missing $lib/$a (build first)"
+done
+cat >prog.c <<'C'
+#include "base/compat.h"
+#include "report/report.h"
+#include <stdio.h>
+#include <time.h>
+int main(int argc, char **argv)
+{
+	struct gpa_model m;
+	char err[512] = "";
+	struct timespec a, b, c;
+
+	if (argc < 3) {
+		fprintf(stderr, "usage: prog OUT TRACE...\n");
+		return 2;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	if (gpa_model_load(&m, (const char *const *)argv + 2, (size_t)argc - 2, NULL, err,
+			   sizeof(err))) {
+		fprintf(stderr, "load: %s\n", err);
+		return 1;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	if (gpr_export_perfetto(&m, argv[1], err, sizeof(err))) {
+		fprintf(stderr, "export: %s\n", err);
+		gpa_model_release(&m);
+		return 1;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &c);
+	fprintf(stderr, "load %.3f s, export %.3f s\n",
+		(double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9,
+		(double)(c.tv_sec - b.tv_sec) + (double)(c.tv_nsec - b.tv_nsec) / 1e9);
+	gpa_model_release(&m);
+	return 0;
+}
+C
+# TEST_LDFLAGS: the sanitizer runtime when the suite runs under make check.
+cc -std=gnu11 -I"$TOP" $(pkg-config --cflags libxml-2.0 yajl) prog.c "$lib/libgpreport.a" \
+	"$lib/libgpanalyze.a" "$lib/libgptrace.a" "$lib/libgpbase.a" ${TEST_LDFLAGS:-} \
+	$(pkg-config --libs zlib libdeflate sqlite3 libxml-2.0 libpcre2-8 yajl) -lm -o prog ||
+	fail "cannot build the export program"
+
+cat >check.py <<'PY'
+import json, re, sys
+from decimal import Decimal
+
+out, info_path, dump_path = sys.argv[1], sys.argv[2], sys.argv[3]
+text = open(out).read()
+doc = json.loads(text, parse_float=Decimal)
+assert doc["displayTimeUnit"] == "ns", doc.keys()
+evs = doc["traceEvents"]
+assert evs, "no events"
+
+# Every time is written as a number with exactly three decimals.
+for m in re.finditer(r'"(ts|dur)":([^,}]*)', text):
+    assert re.fullmatch(r"-?\d+\.\d{3}", m.group(2)), m.group(0)
+
+need = {
+    "X": {"name", "cat", "pid", "tid", "ts", "dur"},
+    "M": {"name", "pid", "args"},
+    "b": {"name", "cat", "id", "pid", "ts"},
+    "e": {"name", "cat", "id", "pid", "ts"},
+    "i": {"name", "pid", "tid", "ts", "s"},
+    "s": {"name", "cat", "id", "pid", "tid", "ts"},
+    "f": {"name", "cat", "id", "pid", "tid", "ts", "bp"},
+    "C": {"name", "pid", "ts", "args"},
+}
+procs, threads, used_p, used_t = set(), set(), set(), set()
+flows = {"s": {}, "f": {}}
+phs = {}
+for e in evs:
+    ph = e["ph"]
+    phs[ph] = phs.get(ph, 0) + 1
+    assert ph in need, e
+    missing = need[ph] - e.keys()
+    assert not missing, (missing, e)
+    if ph == "X":
+        assert e["dur"] >= 0, e
+    if ph == "f":
+        assert e["bp"] == "e", e
+    if ph in "sf":
+        key = (e["cat"], e["id"])
+        assert key not in flows[ph], ("duplicate flow", e)
+        flows[ph][key] = e
+    if ph == "M":
+        if e["name"] == "process_name":
+            procs.add(e["pid"])
+        elif e["name"] == "thread_name":
+            threads.add((e["pid"], e["tid"]))
+        continue
+    used_p.add(e["pid"])
+    if "tid" in e:
+        used_t.add((e["pid"], e["tid"]))
+assert flows["s"].keys() == flows["f"].keys(), "unmatched flows"
+assert not used_p - procs, ("unnamed processes", used_p - procs)
+assert not used_t - threads, ("unnamed threads", used_t - threads)
+
+# Flows leave an API slice on a CPU thread and land inside the GPU op.
+xs = {}
+for e in evs:
+    if e["ph"] == "X":
+        xs.setdefault((e["pid"], e["tid"]), []).append(e)
+def inside(e, cats):
+    return any(x["cat"] in cats and x["ts"] <= e["ts"] <= x["ts"] + x["dur"]
+               for x in xs.get((e["pid"], e["tid"]), []))
+for key, s in flows["s"].items():
+    assert inside(s, {"cuda_runtime", "cuda_driver"}), ("flow start outside an API", s)
+    assert inside(flows["f"][key], {"kernel", "memcpy", "memset"}), ("flow end outside", key)
+
+info = json.loads(open(info_path).read())
+nkern = sum(f["records"].get("kernel", 0) for f in info["files"])
+kern = [e for e in evs if e["ph"] == "X" and e["cat"] == "kernel"]
+assert len(kern) == nkern, (len(kern), nkern)
+assert sum(1 for e in evs if e["ph"] == "C") == 2 * len(info["files"])
+gpus = [e for e in evs if e["ph"] == "M" and e["name"] == "process_name"
+        and e["args"]["name"].startswith("GPU ")]
+assert len(gpus) == sum(len(f["devices"]) for f in info["files"]), gpus
+
+if dump_path != "-":
+    # One file: times are the recorded ones less the first, to the nanosecond.
+    t0 = info["files"][0]["first_ns"]
+    byc = {}
+    for line in open(dump_path):
+        r = json.loads(line)
+        if r["kind"] in ("kernel", "api"):
+            byc[(r["kind"], r["correlation"])] = r
+    napi = 0
+    for e in evs:
+        if e["ph"] != "X" or e["cat"] not in ("kernel", "cuda_runtime", "cuda_driver"):
+            continue
+        kind = "kernel" if e["cat"] == "kernel" else "api"
+        r = byc[(kind, e["args"]["correlation"])]
+        assert e["ts"] * 1000 == r["start"] - t0, (e, r)
+        assert e["dur"] * 1000 == r["end"] - r["start"], (e, r)
+        napi += kind == "api"
+    assert napi == sum(1 for k in byc if k[0] == "api"), "API calls missing"
+print("ok", len(evs), "events", phs)
+PY
+
+# One process, two devices, every record kind.
+"$TRACEGEN" --seed 7 --steps 3 --kernels 20 --copies 3 --devices 2 --streams 3 --nvtx-depth 2 \
+	--all-kinds -o a.gpz >/dev/null || fail "tracegen"
+expect_rc 0 ./prog a.json a.gpz
+expect_rc 0 "$GPUPROF" info --json a.gpz
+mv out info.json
+expect_rc 0 "$GPUPROF" dump --json a.gpz
+mv out dump.json
+python3 check.py a.json info.json dump.json >out 2>&1 || { cat out; fail "a.json is not valid"; }
+grep -q '"GPU 1: ' a.json || fail "no second device"
+
+# Two ranks: two processes, their GPUs named with the rank.
+"$TRACEGEN" --seed 8 --steps 2 --kernels 10 --ranks 2 -o r%r.gpz >/dev/null || fail "tracegen ranks"
+expect_rc 0 ./prog r.json r0.gpz r1.gpz
+expect_rc 0 "$GPUPROF" info --json r0.gpz r1.gpz
+mv out rinfo.json
+python3 check.py r.json rinfo.json - >out 2>&1 || { cat out; fail "r.json is not valid"; }
+grep -q '(rank 1)"' r.json || fail "GPU of rank 1 not labeled"
+
+# An unwritable path fails with the reason and leaves nothing behind.
+expect_rc 1 ./prog nodir/x.json a.gpz
+grep -q "cannot open 'nodir/x.json'" err || fail "error: $(cat err)"
+
+# The command: gpuprof export --perfetto, to a file and to standard output.
+expect_rc 0 "$GPUPROF" export --perfetto cli.json a.gpz
+cmp -s cli.json out.json 2>/dev/null || python3 -c 'import json; json.load(open("cli.json"))' ||
+	fail "export --perfetto wrote no valid JSON"
+expect_rc 0 "$GPUPROF" export --perfetto - a.gpz
+python3 -c 'import json,sys; d=json.load(open("out")); sys.exit(not d["traceEvents"])' ||
+	fail "export --perfetto - printed no trace"
+expect_rc 2 "$GPUPROF" export a.gpz
+grep -q "needs an output format (--sqlite or --perfetto)" err || fail "$(cat err)"
+exit 0
