@@ -249,25 +249,8 @@ int gpr_breakdown_render(struct gp_strbuf *out, enum gpr_format fmt, unsigned ma
 			gpr_table_release(&t);
 			break;
 		}
-		switch (fmt) {
-		case GPR_FORMAT_TEXT:
-			gp_strbuf_addf(out, "\n%s\n\n", tables[i].title);
-			break;
-		case GPR_FORMAT_MARKDOWN:
-			gp_strbuf_addf(out, "\n### %s\n\n", tables[i].title);
-			break;
-		case GPR_FORMAT_JSON:
-			gp_strbuf_addf(out, ",\n\"%s\":", tables[i].name);
-			break;
-		case GPR_FORMAT_CSV:
-			if (!first) {
-				gp_strbuf_addch(out, '\n');
-			}
-			break;
-		}
+		ret = gpr_table_section(&t, fmt, tables[i].title, tables[i].name, first, out);
 		first = false;
-		ret = gpr_table_render(&t, fmt, out);
-		gpr_table_release(&t);
 	}
 	if (!ret && fmt == GPR_FORMAT_JSON) {
 		gp_strbuf_adds(out, "}\n");

@@ -571,29 +571,16 @@ int gpr_gaps_render(struct gp_strbuf *out, enum gpr_format fmt, unsigned mask,
 			gpr_table_release(&t);
 			break;
 		}
-		switch (fmt) {
-		case GPR_FORMAT_TEXT:
-			gp_strbuf_addch(out, '\n');
-			section_title(out, tables[i].bit, g);
-			gp_strbuf_adds(out, "\n\n");
-			break;
-		case GPR_FORMAT_MARKDOWN:
-			gp_strbuf_adds(out, "\n### ");
-			section_title(out, tables[i].bit, g);
-			gp_strbuf_adds(out, "\n\n");
-			break;
-		case GPR_FORMAT_JSON:
-			gp_strbuf_addf(out, ",\n\"%s\":", tables[i].name);
-			break;
-		case GPR_FORMAT_CSV:
-			if (!first) {
-				gp_strbuf_addch(out, '\n');
-			}
-			break;
+		struct gp_strbuf title = GP_STRBUF_INIT;
+		section_title(&title, tables[i].bit, g);
+		ret = title.failed ? -GP_ERR_NOMEM : 0;
+		if (ret) {
+			gpr_table_release(&t);
+		} else {
+			ret = gpr_table_section(&t, fmt, title.buf, tables[i].name, first, out);
 		}
+		gp_strbuf_release(&title);
 		first = false;
-		ret = gpr_table_render(&t, fmt, out);
-		gpr_table_release(&t);
 	}
 	if (!ret && fmt == GPR_FORMAT_JSON) {
 		gp_strbuf_adds(out, "}\n");

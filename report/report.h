@@ -75,6 +75,14 @@ void gpr_table_cell(struct gpr_table *t, const char *s);
 /* A percentage cell (gpr_fmt_pct): empty when den is 0. */
 void gpr_table_cell_pct(struct gpr_table *t, uint64_t num, uint64_t den);
 size_t gpr_table_rows(const struct gpr_table *t);
+/*
+ * Writes t as one section of a multi-table document and releases it: text
+ * "\n<title>\n\n" then the table, Markdown "\n### <title>\n\n", JSON
+ * ",\n\"<key>\":" then the array (the caller opened the object), CSV a blank
+ * line between tables (first: the first section). Returns gpr_table_render's result.
+ */
+int gpr_table_section(struct gpr_table *t, enum gpr_format fmt, const char *title,
+		      const char *key, bool first, struct gp_strbuf *out);
 /* Renders into out; for JSON the array alone. Returns -GP_ERR_NOMEM or 0. */
 int gpr_table_render(const struct gpr_table *t, enum gpr_format fmt, struct gp_strbuf *out);
 

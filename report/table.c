@@ -252,3 +252,29 @@ int gpr_table_render(const struct gpr_table *t, enum gpr_format fmt, struct gp_s
 	}
 	return out->failed ? -GP_ERR_NOMEM : 0;
 }
+
+int gpr_table_section(struct gpr_table *t, enum gpr_format fmt, const char *title,
+		      const char *key, bool first, struct gp_strbuf *out)
+{
+	int ret;
+
+	switch (fmt) {
+	case GPR_FORMAT_TEXT:
+		gp_strbuf_addf(out, "\n%s\n\n", title);
+		break;
+	case GPR_FORMAT_MARKDOWN:
+		gp_strbuf_addf(out, "\n### %s\n\n", title);
+		break;
+	case GPR_FORMAT_JSON:
+		gp_strbuf_addf(out, ",\n\"%s\":", key);
+		break;
+	case GPR_FORMAT_CSV:
+		if (!first) {
+			gp_strbuf_addch(out, '\n');
+		}
+		break;
+	}
+	ret = gpr_table_render(t, fmt, out);
+	gpr_table_release(t);
+	return ret;
+}
