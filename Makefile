@@ -61,7 +61,7 @@ UNIT_BINS := $(UNIT_BASE) $(UNIT_TRACE) $(UNIT_ANALYZE) $(UNIT_REPORT)
 BENCH_TRACE := $(O)/bench-trace
 
 
-.PHONY: all deps test check bench fuzz demo install clean check-layering check-headers \
+.PHONY: all deps test check bench fuzz fuzz-kineto demo install clean check-layering check-headers \
 	cuda-parts unit-bins
 .DEFAULT_GOAL := all
 
@@ -130,6 +130,7 @@ test: all $(UNIT_BINS)
 check: check-layering check-headers
 	$(MAKE) O=build-san SAN=1 test
 	$(MAKE) fuzz FUZZ_SECONDS=$(or $(CHECK_FUZZ_SECONDS),30)
+	$(MAKE) fuzz-kineto FUZZ_SECONDS=$(or $(CHECK_FUZZ_SECONDS),30)
 
 # Includes may only point down the table in STYLE.md section 1.
 check-layering:
@@ -152,6 +153,18 @@ $(FUZZ_BIN): tests/fuzz/fuzz-reader.c $(BASE_SRC) $(TRACE_SRC) | $(DEPS_STAMP)
 fuzz: $(FUZZ_BIN) $(TRACEGEN)
 	@sh tests/fuzz/run-fuzz.sh $(FUZZ_BIN) $(TRACEGEN) $(FUZZ_SECONDS)
 
+# The Kineto JSON importer, plain and gzipped inputs.
+FUZZ_KINETO_BIN := $(O)/fuzz/fuzz-kineto
+$(FUZZ_KINETO_BIN): tests/fuzz/fuzz-kineto.c analyze/import-kineto.c $(BASE_SRC) $(TRACE_SRC) \
+		| $(DEPS_STAMP)
+	@sh scripts/deps.sh fuzz
+	@mkdir -p $(dir $@)
+	clang -std=gnu11 -g -O1 -I. -DGPT_HAVE_LIBDEFLATE -fsanitize=fuzzer,address,undefined $^ \
+		-o $@ $$(pkg-config --libs zlib libdeflate yajl)
+
+fuzz-kineto: $(FUZZ_KINETO_BIN)
+	@sh tests/fuzz/run-fuzz-kineto.sh $(FUZZ_KINETO_BIN) $(FUZZ_SECONDS)
+
 # ---- benchmarks
 
 $(BENCH_TRACE): $(call obj,tests/bench/bench-trace.c tests/tools/gen.c) $(LIB_TRACE) $(LIB_BASE)
@@ -164,6 +177,7 @@ $(BENCH_REPORT): $(call obj,tests/bench/bench-report.c tests/tools/gen.c) $(LIB_
 bench: $(BENCH_TRACE) $(BENCH_REPORT) $(GPUPROF)
 	$(BENCH_TRACE)
 	$(BENCH_REPORT) $(GPUPROF) 10 3
+	@sh tests/bench/bench-import.sh $(GPUPROF)
 
 # ---- the main job
 

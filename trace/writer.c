@@ -558,7 +558,9 @@ static int write_footer(struct gpt_writer *w)
 			n = w->chunk_records;
 		}
 		gp_strbuf_reset(&w->raw);
-		ret = gpt_encode_records(&gpt_index_info, w->index.v + done, n, w->tmp, &w->raw);
+		/* No chunks: index.v is NULL, and NULL + 0 is undefined in C. */
+		const struct gpt_index_entry *first = w->index.n ? w->index.v + done : NULL;
+		ret = gpt_encode_records(&gpt_index_info, first, n, w->tmp, &w->raw);
 		if (!ret) {
 			ret = write_chunk(w, GPT_KIND_INDEX, n, 0, 0);
 		}
