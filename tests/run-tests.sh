@@ -32,7 +32,8 @@ case $O in
 /*) out=$O ;;
 *) out=$top/$O ;;
 esac
-export GPUPROF="$out/gpuprof" TRACEGEN="$out/tracegen" TOP="$top" O
+# BUILD: the build folder as an absolute path, for tests that link against its libraries.
+export GPUPROF="$out/gpuprof" TRACEGEN="$out/tracegen" TOP="$top" BUILD="$out" O
 for t in "$top"/tests/e2e/t[0-9][0-9][0-9][0-9]-*.sh; do
 	[ -f "$t" ] || continue
 	name=$(basename "$t" .sh)

@@ -37,8 +37,8 @@ int main(int argc, char **argv)
 }
 C
 # TEST_LDFLAGS: the sanitizer runtime when the suite runs under make check.
-cc -std=gnu11 -I"$TOP" imp.c "$TOP/$O/libgpanalyze.a" "$TOP/$O/libgptrace.a" \
-	"$TOP/$O/libgpbase.a" ${TEST_LDFLAGS:-} $(pkg-config --libs zlib libdeflate sqlite3) -lm \
+cc -std=gnu11 -I"$TOP" imp.c "$BUILD/libgpanalyze.a" "$BUILD/libgptrace.a" \
+	"$BUILD/libgpbase.a" ${TEST_LDFLAGS:-} $(pkg-config --libs zlib libdeflate sqlite3) -lm \
 	-o imp || fail "cannot build the import driver"
 
 for db in "$anchors"/*.sqlite; do

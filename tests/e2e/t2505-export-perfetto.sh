@@ -7,7 +7,7 @@
 
 case $O in
 /*) lib=$O ;;
-*) lib=$TOP/$O ;;
+*) lib=$BUILD ;;
 esac
 for a in libgpreport.a libgpanalyze.a libgptrace.a libgpbase.a; do
 	[ -f "$lib/$a" ] || fail "missing $lib/$a (build first)"
