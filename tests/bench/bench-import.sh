@@ -22,7 +22,7 @@
 # (BENCH_IMPORT_RUSAGE=1 forces the latter). Either counts the memory of the
 # process that forked the child (a fork and exec keep the larger high-water
 # mark), so the script also prints what the method reads for /bin/true.
-# The shared anchors are looked for in /work/shared, then $TOP/../shared; with
+# The shared anchors are looked for in $TOP/../shared (beside the checkout); with
 # neither the script says so and exits 0. The exit status is 1 when a
 # convert failed; a MISS is reported, not an error (files of a few KiB miss
 # on the .gpz's fixed header, index and trailer).
@@ -38,14 +38,14 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 case $gpuprof in /*) ;; *) gpuprof=$(pwd)/$gpuprof ;; esac
 
 shared=
-for d in /work/shared "$top/../shared"; do
+for d in "$top/../shared"; do
 	if [ -d "$d/anchors" ]; then
 		shared=$(cd "$d" && pwd)
 		break
 	fi
 done
 if [ -z "$shared" ]; then
-	echo "bench-import: no shared anchors (/work/shared, $top/../shared): skipped"
+	echo "bench-import: no shared anchors ($top/../shared): skipped"
 	exit 0
 fi
 if ! command -v python3 >/dev/null 2>&1; then

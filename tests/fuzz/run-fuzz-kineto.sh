@@ -7,7 +7,7 @@
 # category, metadata, devices, distributedInfo, relative and epoch times,
 # baseTimeNanoseconds before and after traceEvents, wrong types, truncated
 # and malformed documents) plus the small Kineto anchors when
-# /work/shared/anchors or $TOP/../shared/anchors is there, then fuzzes for
+# $TOP/../shared/anchors is there, then fuzzes for
 # SECONDS. The working corpus, seeds, dictionary, log and any crashing input
 # live in tests/fuzz/corpus-run/kineto/ (git-ignored); the corpus is kept
 # between runs. The last line is
@@ -125,7 +125,7 @@ seed garbage 'not json'
 
 # Small Kineto anchors, as they are (gzip or plain).
 anchors=
-for d in /work/shared/anchors/kineto "$top/../shared/anchors/kineto"; do
+for d in "$top/../shared/anchors/kineto"; do
 	if [ -d "$d" ]; then
 		anchors=$d
 		break
