@@ -1284,6 +1284,31 @@ static void fill_attr(struct gpi_conv *cv, struct gpt_nvtx *r, const struct ev_a
 	}
 }
 
+/*
+ * Emits a push/pop range taken off b's open stack: ended at end_ts on thread
+ * end_tid (0: never popped). Its depth counts the ranges still open below it.
+ */
+static void emit_pushed(struct gpi_conv *cv, struct tbuf *b, const struct open_range *o,
+			uint64_t end_ts, uint32_t end_tid)
+{
+	struct gpt_nvtx r = {
+		.start = o->start,
+		.end = end_ts,
+		.type = GPT_NVTX_PUSH_POP,
+		.domain = domain_id(cv, o->domain),
+		.message = o->message,
+		.category = o->category,
+		.color = o->color,
+		.color_type = o->color_type,
+		.payload_type = o->payload_type,
+		.payload = o->payload,
+		.start_tid = b->tid,
+		.end_tid = end_tid,
+		.depth = (uint16_t)depth_in_domain(b, o->domain),
+	};
+	emit_range(cv, &r, o->flags & EVF_TRIGGER);
+}
+
 static void handle_event(struct gpi_conv *cv, struct tbuf *b, const struct ev *e,
 			 const struct gpi_tickconv *tc)
 {
@@ -1326,22 +1351,7 @@ static void handle_event(struct gpi_conv *cv, struct tbuf *b, const struct ev *e
 			memmove(&b->open[i], &b->open[i + 1],
 				(b->nopen - i - 1) * sizeof(*b->open));
 			b->nopen--;
-			struct gpt_nvtx r = {
-				.start = o.start,
-				.end = ts,
-				.type = GPT_NVTX_PUSH_POP,
-				.domain = domain_id(cv, o.domain),
-				.message = o.message,
-				.category = o.category,
-				.color = o.color,
-				.color_type = o.color_type,
-				.payload_type = o.payload_type,
-				.payload = o.payload,
-				.start_tid = b->tid,
-				.end_tid = b->tid,
-				.depth = (uint16_t)depth_in_domain(b, o.domain),
-			};
-			emit_range(cv, &r, o.flags & EVF_TRIGGER);
+			emit_pushed(cv, b, &o, ts, b->tid);
 			break;
 		}
 		break;
@@ -1462,22 +1472,7 @@ static uint64_t close_open(struct gpi_conv *cv, struct tbuf *b, uint64_t end_ts)
 
 	while (b->nopen) {
 		struct open_range o = b->open[--b->nopen];
-		struct gpt_nvtx r = {
-			.start = o.start,
-			.end = end_ts,
-			.type = GPT_NVTX_PUSH_POP,
-			.domain = domain_id(cv, o.domain),
-			.message = o.message,
-			.category = o.category,
-			.color = o.color,
-			.color_type = o.color_type,
-			.payload_type = o.payload_type,
-			.payload = o.payload,
-			.start_tid = b->tid,
-			.end_tid = 0,
-			.depth = (uint16_t)depth_in_domain(b, o.domain),
-		};
-		emit_range(cv, &r, o.flags & EVF_TRIGGER);
+		emit_pushed(cv, b, &o, end_ts, 0);
 	}
 	return n;
 }
