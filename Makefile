@@ -89,7 +89,16 @@ $(LIB_TRACE): $(call obj,$(TRACE_SRC))
 $(LIB_ANALYZE): $(call obj,$(ANALYZE_SRC))
 	@rm -f $@
 	ar rcs $@ $^
-$(LIB_REPORT): $(call obj,$(REPORT_SRC))
+# The HTML report's script and style sheet, compiled in (report/html.c).
+HTML_ASSETS := report/html/report.js report/html/report.css
+$(O)/gen/html-assets.c: $(HTML_ASSETS) scripts/embed.sh
+	@mkdir -p $(dir $@)
+	sh scripts/embed.sh gpr_html_js report/html/report.js gpr_html_css report/html/report.css > $@.tmp
+	@mv $@.tmp $@
+$(O)/gen/html-assets.o: $(O)/gen/html-assets.c
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(LIB_REPORT): $(call obj,$(REPORT_SRC)) $(O)/gen/html-assets.o
 	@rm -f $@
 	ar rcs $@ $^
 
@@ -125,6 +134,7 @@ $(UNIT_REPORT): $(call obj,$(wildcard tests/unit/report/*.c)) $(UNIT_MAIN) \
 unit-bins: $(UNIT_BINS)
 
 test: all $(UNIT_BINS)
+	@sh scripts/deps.sh test
 	@O=$(O) TEST_LDFLAGS='$(LDFLAGS)' sh tests/run-tests.sh $(UNIT_BINS)
 
 check: check-layering check-headers

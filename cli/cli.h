@@ -62,5 +62,7 @@ struct gpa_model;
 int cli_load_model(struct gpa_model *m, char **args, size_t nargs);
 /* Writes all of buf to stdout; false on error (reported). */
 bool cli_write_stdout(const void *buf, size_t len);
+/* Writes buf to path through a temporary file renamed over it; false (said) on error. */
+bool cli_write_file(const char *path, const void *buf, size_t len);
 
 #endif

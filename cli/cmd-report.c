@@ -12,8 +12,8 @@
 #include <getopt.h>
 
 const char cmd_report_help[] =
-	"usage: gpuprof report [--format text|json|markdown] [--step REGEX] [--top N]\n"
-	"                      [--max-steps N] [--min-gap DURATION] TRACE...\n"
+	"usage: gpuprof report [--format text|json|markdown|html] [-o FILE] [--step REGEX]\n"
+	"                      [--top N] [--max-steps N] [--min-gap DURATION] TRACE...\n"
 	"\n"
 	"Reads traces (files, or directories of .gpz files: many processes and ranks\n"
 	"go on one timeline) and prints, in order: what was traced (processes,\n"
@@ -24,7 +24,10 @@ const char cmd_report_help[] =
 	"Times are exact nanoseconds. The JSON schema is in docs/report.md.\n"
 	"\n"
 	"options:\n"
-	"  -f, --format FORMAT     text (default), json, markdown\n"
+	"  -f, --format FORMAT     text (default), json, markdown, or html: one\n"
+	"                          self-contained page (docs/html-report.md)\n"
+	"  -o, --output FILE       write there instead of standard output\n"
+	"      --html-events N     timeline events the HTML page embeds (200000)\n"
 	"      --step REGEX        NVTX ranges that are steps (PCRE2; default\n"
 	"                          ProfilerStep#N, else names like step/iteration)\n"
 	"  -n, --top N             kernels and gaps listed (10)\n"
@@ -37,6 +40,9 @@ const char cmd_report_help[] =
 
 struct report_opts {
 	enum gpr_format format;
+	bool html;
+	const char *output;
+	size_t html_events;
 	const char *step_regex;
 	size_t top, max_steps;
 	enum gpa_kernel_name kname;
@@ -47,7 +53,7 @@ static int run(const struct report_opts *o, char **args, size_t nargs)
 {
 	struct gpa_model m;
 	struct gpa_steps steps = {0};
-	struct gpa_gaps gaps = {0};
+	struct gpa_gaps gaps = {0}, shade = {0};
 	struct gpa_overview ov = {0};
 	struct gpa_stats kern = {0};
 	struct gp_strbuf out = GP_STRBUF_INIT;
@@ -80,12 +86,31 @@ static int run(const struct report_opts *o, char **args, size_t nargs)
 		.top_kernels = o->top,
 		.max_steps = o->max_steps,
 	};
-	if (gpr_report_render(&out, o->format, &parts)) {
+	if (o->html) {
+		struct gpr_html_opts ho;
+		struct gpa_gaps_opts so = o->gaps;
+
+		/* The gaps the timeline shades: every one of at least 1 us, up to a bound. */
+		so.min_gap_ns = 1000;
+		so.top = 4 * o->html_events;
+		gpr_html_opts_init(&ho);
+		ho.max_events = o->html_events;
+		ho.shade = &shade;
+		if (gpa_gaps_analyze(&m, &steps, &so, &shade, err, sizeof(err)) ||
+		    gpr_html_render(&out, &parts, &ho, err, sizeof(err))) {
+			cli_error("%s", err);
+			goto out;
+		}
+	} else if (gpr_report_render(&out, o->format, &parts)) {
 		cli_error("out of memory");
-	} else if (cli_write_stdout(out.buf, out.len)) {
+		goto out;
+	}
+	if (o->output ? cli_write_file(o->output, out.buf, out.len)
+		      : cli_write_stdout(out.buf, out.len)) {
 		status = CMD_OK;
 	}
 out:
+	gpa_gaps_release(&shade);
 	gp_strbuf_release(&out);
 	gpa_stats_release(&kern);
 	gpa_overview_release(&ov);
@@ -112,6 +137,8 @@ int cmd_report(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{"format", required_argument, NULL, 'f'},
+		{"output", required_argument, NULL, 'o'},
+		{"html-events", required_argument, NULL, 'E'},
 		{"step", required_argument, NULL, 's'},
 		{"top", required_argument, NULL, 'n'},
 		{"max-steps", required_argument, NULL, 'S'},
@@ -121,20 +148,33 @@ int cmd_report(int argc, char **argv)
 		{NULL, 0, NULL, 0},
 	};
 	struct report_opts o = {.format = GPR_FORMAT_TEXT, .top = 10, .max_steps = 50,
-				.kname = GPA_KNAME_DEMANGLED};
+				.kname = GPA_KNAME_DEMANGLED, .html_events = 200000};
 	int c, v;
 
 	gpa_gaps_opts_init(&o.gaps);
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+f:n:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+f:o:n:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
+			o.html = !strcmp(optarg, "html");
+			if (o.html) {
+				o.format = GPR_FORMAT_JSON;
+				break;
+			}
 			v = gpr_format_parse(optarg);
 			if (v != GPR_FORMAT_TEXT && v != GPR_FORMAT_JSON && v != GPR_FORMAT_MARKDOWN) {
 				return cli_usage_error(cmd_report_help, "unknown format '%s'", optarg);
 			}
 			o.format = (enum gpr_format)v;
+			break;
+		case 'o':
+			o.output = optarg;
+			break;
+		case 'E':
+			if (!parse_count(optarg, &o.html_events) || !o.html_events) {
+				return cli_usage_error(cmd_report_help, "bad count '%s'", optarg);
+			}
 			break;
 		case 's':
 			o.step_regex = optarg;

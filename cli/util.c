@@ -51,6 +51,45 @@ bool cli_write_stdout(const void *buf, size_t len)
 	return true;
 }
 
+bool cli_write_file(const char *path, const void *buf, size_t len)
+{
+	struct gp_strbuf tmp = GP_STRBUF_INIT;
+	bool ok = false;
+	FILE *f;
+
+	/* Written beside the target and renamed over it: a failed write leaves no half file. */
+	gp_strbuf_addf(&tmp, "%s.tmp-%ld", path, (long)getpid());
+	if (tmp.failed) {
+		cli_error("out of memory");
+		return false;
+	}
+	f = fopen(tmp.buf, "wb");
+	if (!f) {
+		cli_error("cannot create %s: %s", path, strerror(errno));
+		goto out;
+	}
+	if ((len && fwrite(buf, 1, len, f) != len) || fflush(f) || ferror(f)) {
+		cli_error("cannot write %s: %s", path, strerror(errno));
+		fclose(f);
+		remove(tmp.buf);
+		goto out;
+	}
+	if (fclose(f)) {
+		cli_error("cannot write %s: %s", path, strerror(errno));
+		remove(tmp.buf);
+		goto out;
+	}
+	if (rename(tmp.buf, path)) {
+		cli_error("cannot write %s: %s", path, strerror(errno));
+		remove(tmp.buf);
+		goto out;
+	}
+	ok = true;
+out:
+	gp_strbuf_release(&tmp);
+	return ok;
+}
+
 /* "10us", "1.5ms", "250" (ns), "2s" -> ns; false when malformed or too large. */
 bool cli_parse_duration(const char *s, uint64_t *out)
 {

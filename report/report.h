@@ -220,6 +220,19 @@ struct gpr_report_parts {
 int gpr_report_render(struct gp_strbuf *out, enum gpr_format fmt,
 		      const struct gpr_report_parts *p);
 
+/*
+ * Calls fn for each section table of the report, in order (the tables the
+ * text, Markdown and JSON renderings show; fmt picks the JSON row limits):
+ * title for people, key as in the JSON. Stops at the first non-zero return
+ * and returns it; -GP_ERR_NOMEM when a table could not be built.
+ */
+int gpr_report_each_table(const struct gpr_report_parts *p, enum gpr_format fmt,
+			  int (*fn)(void *data, const char *title, const char *key,
+				    const struct gpr_table *t),
+			  void *data);
+/* Appends the report's headline as plain text (its title line first). */
+void gpr_report_headline(struct gp_strbuf *out, const struct gpr_report_parts *p);
+
 /* ---- perfetto export: Chrome trace event JSON (report/export-perfetto.c, docs/perfetto.md) */
 
 /*
@@ -287,5 +300,32 @@ int gpr_breakdown_render(struct gp_strbuf *out, enum gpr_format fmt, unsigned ta
 			 const struct gpa_breakdown *b);
 
 /* ---- end breakdown */
+
+/* ---- html report: one self-contained page (report/html.c, docs/html-report.md) */
+
+struct gpr_html_opts {
+	size_t max_events;            /* timeline events embedded, over all embedded steps */
+	const char *title;            /* page title; NULL: "gpuprof report" */
+	const struct gpa_gaps *shade; /* gaps shaded on the timeline (its top list); may be NULL */
+};
+
+/* Defaults: 200,000 timeline events, no title, no shading. */
+void gpr_html_opts_init(struct gpr_html_opts *o);
+
+/*
+ * Writes the report p as one HTML page into out: everything inline (styles,
+ * script, data), nothing fetched. The page holds the headline, warnings, a
+ * timeline of steps (the representative one first, then the slowest, the
+ * fastest and others while the event budget lasts) with lanes per device
+ * and stream, NVTX per thread and CUDA calls per thread, charts of step
+ * time, idle by cause and gap lengths, and every report table as a sortable,
+ * filterable HTML table (readable without script). The document is built
+ * and serialised through libxml2. Returns 0, -GP_ERR_NOMEM, or -GP_ERR_API
+ * with the reason in errbuf.
+ */
+int gpr_html_render(struct gp_strbuf *out, const struct gpr_report_parts *p,
+		    const struct gpr_html_opts *o, char *errbuf, size_t errlen);
+
+/* ---- end html report */
 
 #endif /* GPR_REPORT_H */

@@ -350,6 +350,29 @@ static int render_json(struct gp_strbuf *o, const struct gpr_report_parts *p)
 	return ret ? ret : (o->failed ? -GP_ERR_NOMEM : 0);
 }
 
+int gpr_report_each_table(const struct gpr_report_parts *p, enum gpr_format fmt,
+			  int (*fn)(void *data, const char *title, const char *key,
+				    const struct gpr_table *t),
+			  void *data)
+{
+	int ret = 0;
+
+	for (unsigned s = 0; s < SEC__COUNT && !ret; s++) {
+		struct gpr_table t;
+		ret = fill(&t, (enum section_id)s, p, fmt);
+		if (!ret) {
+			ret = t.failed ? -GP_ERR_NOMEM : fn(data, sections[s].title, sections[s].key, &t);
+		}
+		gpr_table_release(&t);
+	}
+	return ret;
+}
+
+void gpr_report_headline(struct gp_strbuf *out, const struct gpr_report_parts *p)
+{
+	headline(out, p, false);
+}
+
 int gpr_report_render(struct gp_strbuf *out, enum gpr_format fmt,
 		      const struct gpr_report_parts *p)
 {

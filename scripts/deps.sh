@@ -5,7 +5,11 @@
 # is missing is installed with apt-get when running as root; otherwise the
 # exact command is printed and the script fails, which stops make.
 #
-# usage: scripts/deps.sh [fuzz]
+# usage: scripts/deps.sh [fuzz|test]
+#   fuzz: also clang and its libFuzzer runtime
+#   test: also what some tests use: Chromium (headless browser checks of the
+#         HTML outputs) and xmllint. Optional: without root they are only
+#         suggested, and the tests that need them skip.
 set -u
 
 missing=""
@@ -40,6 +44,14 @@ if [ "${1:-}" = fuzz ]; then
 	fi
 fi
 
+optional=0
+if [ "${1:-}" = test ]; then
+	missing=""
+	optional=1
+	need_cmd chromium chromium
+	need_cmd xmllint libxml2-utils
+fi
+
 [ -z "$missing" ] && exit 0
 
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
@@ -49,9 +61,14 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
 		apt-get update >/dev/null 2>&1
 		if ! apt-get install -y --no-install-recommends $missing >/tmp/gpuprof-deps.log 2>&1; then
 			echo "deps: apt-get install failed; see /tmp/gpuprof-deps.log" >&2
+			[ "$optional" = 1 ] && exit 0
 			exit 1
 		fi
 	fi
+	exit 0
+fi
+if [ "$optional" = 1 ]; then
+	echo "deps: tests that need$missing will skip; to run them: sudo apt-get install$missing" >&2
 	exit 0
 fi
 echo "deps: missing packages; install them with:" >&2

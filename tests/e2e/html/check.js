@@ -1,0 +1,89 @@
+/* Checks the HTML report in a browser: appended to a copy of the page by
+ * t3001-html-report.sh, run by headless Chromium, results read from the DOM
+ * (--dump-dom). Every line is "ok NAME" or "FAIL NAME: why"; "DONE" last. */
+(function () {
+	"use strict";
+	var out = [];
+	function check(name, cond, why) { out.push((cond ? "ok " : "FAIL ") + name + (cond ? "" : ": " + why)); }
+	function rows(table) {
+		return Array.prototype.filter.call(table.tBodies[0].rows, function (r) { return !r.hidden; });
+	}
+	function col(table, name) {
+		var th = table.tHead.rows[0].cells;
+		for (var i = 0; i < th.length; i++) if (th[i].textContent === name) return i;
+		return -1;
+	}
+	function num(s) { return s === "" ? -Infinity : parseFloat(s.replace(/[,%\s]/g, "")); }
+	try {
+		check("no-errors", window.__gpErrors.length === 0, window.__gpErrors.join(" | "));
+		check("ready", document.documentElement.dataset.ready === "1", "the page script did not finish");
+		var want = (document.getElementById("gp-test-sections").textContent || "").split(/\s+/).filter(Boolean);
+		want.forEach(function (id) {
+			var s = document.getElementById(id);
+			check("section " + id, !!s, "missing");
+		});
+		document.querySelectorAll("section.gp-tables").forEach(function (s) {
+			var t = s.querySelector("table.gp-table");
+			if (t) check("rows " + s.id, t.tBodies[0].rows.length > 0, "empty table");
+		});
+		["gp-chart-steps", "gp-chart-idle", "gp-chart-hist"].forEach(function (id) {
+			var n = document.querySelectorAll("#" + id + " svg rect").length;
+			check("chart " + id, n > 0, "no bars drawn");
+		});
+		/* timeline drawn: lanes exist and the canvas has coloured pixels */
+		var c = document.querySelector("#gp-timeline canvas");
+		check("timeline canvas", c && c.width > 0 && c.height > 40, "no canvas");
+		var px = c.getContext("2d").getImageData(0, 0, c.width, c.height).data, coloured = 0;
+		for (var i = 0; i < px.length; i += 4) if (px[i + 3] && !(px[i] > 240 && px[i + 1] > 240 && px[i + 2] > 240)) coloured++;
+		check("timeline pixels", coloured > 2000, "only " + coloured + " coloured pixels");
+		/* zoom: the range shrinks around its middle; the step picker switches views */
+		var R = window.gpuprofReport, r0 = R.timeline.range();
+		R.timeline.zoom(0.5);
+		var r1 = R.timeline.range();
+		check("zoom", Math.abs((r1[1] - r1[0]) - (r0[1] - r0[0]) / 2) < 1, JSON.stringify([r0, r1]));
+		c.dispatchEvent(new WheelEvent("wheel", { deltaY: -100, clientX: 400, clientY: 30, bubbles: true, cancelable: true }));
+		var r2 = R.timeline.range();
+		check("wheel zoom", r2[1] - r2[0] < r1[1] - r1[0], JSON.stringify([r1, r2]));
+		var sel = document.getElementById("gp-step"), opts = Array.prototype.filter.call(sel.options, function (o) { return !o.disabled; });
+		if (opts.length > 1) {
+			var before = R.timeline.current(), other = opts[opts.length - 1].value === String(before) ? opts[0] : opts[opts.length - 1];
+			sel.value = other.value;
+			sel.dispatchEvent(new Event("change"));
+			check("step picker", R.timeline.current() === +other.value, "still " + R.timeline.current());
+		}
+		/* sorting and filtering on the kernel table */
+		var kt = document.querySelector('table[data-key="kernels"]');
+		var tc = col(kt, "Total Time (ns)"), nc = col(kt, "Name");
+		kt.tHead.rows[0].cells[tc].click();
+		var v = rows(kt).map(function (r) { return num(r.cells[tc].textContent); });
+		var desc = v.every(function (x, i) { return !i || v[i - 1] >= x; });
+		check("sort numeric descending", desc && kt.tHead.rows[0].cells[tc].getAttribute("aria-sort") === "descending", v.join(","));
+		kt.tHead.rows[0].cells[tc].click();
+		v = rows(kt).map(function (r) { return num(r.cells[tc].textContent); });
+		check("sort numeric ascending", v.every(function (x, i) { return !i || v[i - 1] <= x; }), v.join(","));
+		kt.tHead.rows[0].cells[nc].click();
+		var names = rows(kt).map(function (r) { return r.cells[nc].textContent.toLowerCase(); });
+		check("sort text", names.every(function (x, i) { return !i || names[i - 1] <= x; }), names.join(" / "));
+		var all = kt.tBodies[0].rows.length, input = kt.closest("section").querySelector("input.gp-filter");
+		var q = document.getElementById("gp-test-filter").textContent;
+		input.value = q;
+		input.dispatchEvent(new Event("input"));
+		var shown = rows(kt);
+		check("filter", shown.length > 0 && shown.length < all && shown.every(function (r) {
+			return r.textContent.toLowerCase().indexOf(q.toLowerCase()) >= 0; }), shown.length + " of " + all);
+		var count = kt.closest("section").querySelector(".gp-count").textContent;
+		check("filter count", count === shown.length + " of " + all + " rows", count);
+		input.value = "";
+		input.dispatchEvent(new Event("input"));
+		check("filter cleared", rows(kt).length === all, rows(kt).length + " of " + all);
+		/* hostile names stay text */
+		check("no injected markup", !document.querySelector("b.gp-injected"), "markup from a name became an element");
+	} catch (e) {
+		out.push("FAIL exception: " + e + " " + (e.stack || ""));
+	}
+	out.push("DONE");
+	var pre = document.createElement("pre");
+	pre.id = "gp-test-result";
+	pre.textContent = out.join("\n");
+	document.body.appendChild(pre);
+})();

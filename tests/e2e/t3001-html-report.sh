@@ -1,0 +1,157 @@
+#!/bin/sh
+# gpuprof report --format html: one self-contained page. Static checks here;
+# in headless Chromium (skipped, exit 77, where it is absent): no script
+# errors, every section present, charts and timeline drawn, zoom and the
+# step picker, sorting and filtering, names with markup kept as text.
+. "$TOP/tests/e2e/lib.sh"
+
+"$TRACEGEN" --seed 5 --steps 6 --kernels 60 --copies 3 --devices 2 --gap-ns 300000 --item-sync \
+	--all-kinds -o run.gpz >/dev/null || fail tracegen
+expect_rc 0 "$GPUPROF" report --format html -o run.html run.gpz
+[ -s out ] && fail "html went to stdout with -o"
+[ -s err ] && fail "unexpected stderr: $(cat err)"
+
+# Names with markup, quotes, a closing script tag and non-ASCII (imported from Kineto JSON).
+cat >k.json <<'JSON'
+{"schemaVersion": 1, "traceEvents": [
+  {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 7, "tid": 7, "ts": 1000, "dur": 300},
+  {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 7, "tid": 7, "ts": 1010, "dur": 5, "args": {"correlation": 11}},
+  {"ph": "X", "cat": "kernel", "name": "k<b class=\"gp-injected\">x</b></script><!-- & 'q' \u00e9\u6f22", "pid": 0, "tid": 7, "ts": 1020, "dur": 30, "args": {"device": 0, "stream": 7, "correlation": 11}},
+  {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 7, "tid": 7, "ts": 1100, "dur": 5, "args": {"correlation": 12}},
+  {"ph": "X", "cat": "kernel", "name": "plain_kernel", "pid": 0, "tid": 7, "ts": 1200, "dur": 50, "args": {"device": 0, "stream": 7, "correlation": 12}}
+ ]}
+JSON
+expect_rc 0 "$GPUPROF" report -f html -o names.html k.json
+
+# The same run to stdout is the same page; bad options are usage errors.
+expect_rc 0 "$GPUPROF" report --format html run.gpz
+cmp -s out run.html || fail "stdout and -o pages differ"
+expect_rc 2 "$GPUPROF" report --format html --html-events 0 run.gpz
+expect_rc 1 "$GPUPROF" report --format html -o no/such/dir/r.html run.gpz
+grep -q "no/such/dir/r.html" err || fail "the error does not name the output: $(cat err)"
+
+python3 - <<'PY' || fail "static checks"
+import json, re
+from html.parser import HTMLParser
+
+for name in ("run.html", "names.html"):
+    page = open(name, encoding="utf-8").read()
+    assert page.startswith("<!DOCTYPE html>"), name
+    # Self-contained: nothing fetched from anywhere.
+    assert not re.search(r'<(link|img|iframe)\b', page), name
+    assert not re.search(r'\b(src|href)\s*=\s*"(?!#)', page), name
+    assert "http://" not in page.replace('http://www.w3.org/2000/svg', '') and "https://" not in page, name
+
+    class P(HTMLParser):
+        def __init__(self):
+            super().__init__()
+            self.ids, self.tables, self.data, self.cur = set(), [], None, None
+        def handle_starttag(self, tag, attrs):
+            a = dict(attrs)
+            if "id" in a:
+                self.ids.add(a["id"])
+            if tag == "table":
+                self.tables.append(a.get("data-key"))
+            if tag == "script" and a.get("id") == "gp-data":
+                self.cur = []
+            if tag == "b":
+                raise AssertionError("a name became markup")
+        def handle_data(self, d):
+            if self.cur is not None:
+                self.cur.append(d)
+        def handle_endtag(self, tag):
+            if tag == "script" and self.cur is not None:
+                self.data, self.cur = "".join(self.cur), None
+    p = P()
+    p.feed(page)
+    data = json.loads(p.data)
+    assert data["schema"] == "gpuprof-html/1"
+    for sid in ("sec-warnings", "sec-timeline", "sec-charts", "gp-timeline", "gp-step",
+                "gp-chart-steps", "gp-chart-idle", "gp-chart-hist"):
+        assert sid in p.ids, (name, sid)
+    if name == "run.html":
+        for key in ("processes", "steps", "step_distribution", "devices", "idle_by_cause",
+                    "kernels", "memory", "longest_gaps"):
+            assert key in p.tables, key
+        tl = data["timeline"]
+        assert len(tl["steps"]) == 6 and tl["views"], tl["steps"]
+        # The first view is the representative (median wall) step.
+        walls = sorted((s["wall"], i) for i, s in enumerate(tl["steps"]))
+        assert tl["views"][0]["step"] == walls[(len(walls) - 1) // 2][1]
+        # Every embedded event lies in its view and names a lane and a name.
+        for v in tl["views"]:
+            n = len(v["t"])
+            assert n == len(v["d"]) == len(v["lane"]) == len(v["n"]) == len(v["x"]) > 0
+            assert all(0 <= t < v["end"] - v["start"] for t in v["t"])
+            assert max(v["lane"]) < len(tl["lanes"]) and max(v["n"]) < len(tl["names"])
+            assert len(v["gaps"]) % 4 == 0
+        kinds = {l["kind"] for l in tl["lanes"]}
+        assert kinds == {"gpu", "nvtx", "api"}, kinds
+        # Idle totals agree with the report's own numbers.
+        assert data["idle"]["idle"] == data["report"]["gpu"]["idle_ns"]
+        assert sum(c["ns"] for c in data["idle"]["causes"]) == data["idle"]["idle"]
+    else:
+        names = data["timeline"]["names"] + [f for f in data["timeline"]["full"] if f]
+        assert any("</script>" in n and "\u00e9\u6f22" in n for n in names), names
+        assert "</script" not in p.data and not re.search(r"<b[ >]", page), "markup from a name"
+PY
+
+# A small event budget cuts the representative step and embeds no other.
+expect_rc 0 "$GPUPROF" report --format html --html-events 50 -o small.html run.gpz
+python3 - <<'PY' || fail "event budget"
+import json, re
+page = open("small.html", encoding="utf-8").read()
+data = json.loads(re.search(r'<script type="application/json" id="gp-data">(.*?)</script>', page, re.S).group(1))
+v = data["timeline"]["views"]
+assert len(v) == 1 and v[0]["cut"] is True and 0 < len(v[0]["t"]) <= 50, [len(x["t"]) for x in v]
+PY
+
+command -v chromium >/dev/null 2>&1 || { echo "chromium not installed: browser checks skipped"; exit 77; }
+
+# browse PAGE SECTIONS FILTER: run tests/e2e/html/check.js inside a copy of PAGE.
+browse() {
+	python3 - "$1" "$2" "$3" "$TOP/tests/e2e/html/check.js" <<'PY' || fail "cannot build the test page"
+import sys
+page, sections, filt, js = sys.argv[1], sys.argv[2], sys.argv[3], open(sys.argv[4]).read()
+s = open(page, encoding="utf-8").read()
+hook = ('<script>window.__gpErrors=[];window.addEventListener("error",function(e){'
+        '__gpErrors.push(e.message)});var __ce=console.error;console.error=function(){'
+        '__gpErrors.push([].join.call(arguments," "));__ce.apply(console,arguments)};</script>')
+s = s.replace("<head>", "<head>" + hook, 1)
+extra = ('<div id="gp-test-sections" hidden>%s</div><div id="gp-test-filter" hidden>%s</div>'
+         '<script>%s</script>' % (sections, filt, js))
+i = s.rindex("</body>")
+open("test-" + page, "w", encoding="utf-8").write(s[:i] + extra + s[i:])
+PY
+	timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-dev-shm-usage \
+		--no-first-run --window-size=1400,1000 --virtual-time-budget=5000 \
+		--dump-dom "file://$(pwd)/test-$1" >"dom-$1" 2>"chromium-$1.log" ||
+		fail "chromium failed on $1: $(tail -n 5 "chromium-$1.log")"
+	python3 - "dom-$1" <<'PY' || fail "browser checks on $1"
+import sys, re, html
+dom = open(sys.argv[1], encoding="utf-8").read()
+m = re.search(r'<pre id="gp-test-result">(.*?)</pre>', dom, re.S)
+assert m, "no result block: the page script or the checks did not run"
+lines = html.unescape(m.group(1)).splitlines()
+print("\n".join(lines))
+assert lines and lines[-1] == "DONE", "checks did not finish"
+assert not [l for l in lines if l.startswith("FAIL")], "failures"
+assert len([l for l in lines if l.startswith("ok ")]) >= 15
+PY
+}
+
+browse run.html "sec-warnings sec-timeline sec-charts sec-processes sec-steps sec-step_distribution sec-devices sec-idle_by_cause sec-kernels sec-memory sec-longest_gaps" flash
+browse names.html "sec-timeline sec-kernels" plain
+
+# A screenshot renders (the one in docs/ is made the same way: scripts/html-screenshot.sh).
+timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-dev-shm-usage --no-first-run \
+	--window-size=1400,1000 --screenshot="$(pwd)/shot.png" "file://$(pwd)/run.html" \
+	>/dev/null 2>&1 || fail "screenshot failed"
+python3 -c '
+import struct, sys
+b = open("shot.png", "rb").read()
+assert b[:8] == b"\x89PNG\r\n\x1a\n" and len(b) > 20000, len(b)
+w, h = struct.unpack(">II", b[16:24])
+assert (w, h) == (1400, 1000), (w, h)
+' || fail "screenshot is not a 1400x1000 PNG of some content"
+exit 0
