@@ -51,6 +51,23 @@
 			sel.dispatchEvent(new Event("change"));
 			check("step picker", R.timeline.current() === +other.value, "still " + R.timeline.current());
 		}
+		/* hover over the first lane (a GPU lane) shows details of what is there */
+		document.getElementById("gp-reset").click();
+		var rect = c.getBoundingClientRect(), tip = document.getElementById("gp-tip"), shownTip = "";
+		for (var hx = 200; hx < rect.width - 10 && !shownTip; hx += 7) {
+			c.dispatchEvent(new MouseEvent("mousemove", { clientX: rect.left + hx, clientY: rect.top + 30, bubbles: true }));
+			if (!tip.hidden) shownTip = tip.textContent;
+		}
+		check("hover", /\d (ns|\u00b5s|ms|s) at \+/.test(shownTip) && /GPU \d+ stream \d+|idle: /.test(shownTip), JSON.stringify(shownTip));
+		c.dispatchEvent(new MouseEvent("mousemove", { clientX: rect.left + 5, clientY: rect.top + 5, bubbles: true }));
+		check("hover off", tip.hidden, "the tip stayed");
+		/* drag pans: the range moves by the dragged distance, its length stays */
+		var p0 = R.timeline.range();
+		c.dispatchEvent(new MouseEvent("mousedown", { clientX: rect.left + 600, clientY: rect.top + 30, bubbles: true }));
+		c.dispatchEvent(new MouseEvent("mousemove", { clientX: rect.left + 500, clientY: rect.top + 30, bubbles: true }));
+		window.dispatchEvent(new MouseEvent("mouseup", { bubbles: true }));
+		var p1 = R.timeline.range();
+		check("drag pan", p1[0] > p0[0] && Math.abs((p1[1] - p1[0]) - (p0[1] - p0[0])) < 1, JSON.stringify([p0, p1]));
 		/* sorting and filtering on the kernel table */
 		var kt = document.querySelector('table[data-key="kernels"]');
 		var tc = col(kt, "Total Time (ns)"), nc = col(kt, "Name");
