@@ -41,10 +41,10 @@ static const char *const default_rules[][2] = {
 	 "blackwell)_",
 	 ""},
 	{"(?i)_sm_?[0-9]{2,3}[a-z]?(?![0-9a-z])", ""},
-	/* tile and cluster sizes: 128x128x64 */
-	{"[0-9]+(?:x[0-9]+)+", "N"},
 	/* hashes: 0x-prefixed or at least 12 hexadecimal digits with a digit among them */
 	{"(?i)_?(?<![0-9a-z])(?:0x[0-9a-f]{6,}|(?=[a-f]*[0-9])[0-9a-f]{12,})(?![0-9a-z])", ""},
+	/* tile and cluster sizes: 128x128x64 */
+	{"[0-9]+(?:x[0-9]+)+", "N"},
 	/* an instance number at the end (triton_poi_fused_add_0) */
 	{"_[0-9]+$", ""},
 	{"__+", "_"},

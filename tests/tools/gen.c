@@ -195,6 +195,10 @@ static void copy(struct gen *g, unsigned dev, unsigned i)
 	uint64_t bytes = (uint64_t)(1 + gp_rng_below(g->o->same_kernels ? &g->seq : &g->rng, 64))
 			 << 20;
 	uint64_t dur = bytes / 25; /* ~25 GB/s */
+
+	if (g->o->slowdown > 0 && g->o->slowdown != 1) {
+		dur = (uint64_t)llround((double)dur * g->o->slowdown);
+	}
 	uint64_t api_start = g->cpu, api_dur = jitter(g, 6000, 40);
 	uint32_t corr = ++g->corr;
 

@@ -30,7 +30,7 @@ struct gen_opts {
 	/* Noise and injected slowdowns, for regression tests (all off by default): */
 	double step_jitter;        /* per-step factor on kernel durations: 1 + N(0, this) */
 	double run_jitter;         /* per-run factor on kernel durations: 1 + N(0, this) */
-	double slowdown;           /* every kernel's duration times this (0 or 1: none) */
+	double slowdown;           /* every kernel's and copy's duration times this (0, 1: none) */
 	const char *slow_regex;    /* kernels whose name matches (POSIX ERE, mangled or
 				    * demangled) ... */
 	double slow_factor;        /* ... take this many times longer */

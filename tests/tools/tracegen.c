@@ -31,7 +31,7 @@ static void usage(FILE *f)
 	      "  --same-kernels    every step launches the same kernels and copy sizes\n"
 	      "  --step-jitter SD  per-step noise: kernel durations times 1 + N(0, SD) (0)\n"
 	      "  --run-jitter SD   per-run noise: kernel durations times 1 + N(0, SD) (0)\n"
-	      "  --slowdown F      every kernel takes F times as long (1)\n"
+	      "  --slowdown F      every kernel and copy takes F times as long (1)\n"
 	      "  --slow-kernel REGEX=F  kernels matching REGEX (POSIX ERE) take F times as long\n",
 	      f);
 }
