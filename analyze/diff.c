@@ -32,6 +32,7 @@ static const char *const default_rules[][2] = {
 	/* a return type in front of a demangled name */
 	{"^(?:void|int|float|double|bool|unsigned|auto)\\s+", ""},
 	{"\\(anonymous namespace\\)::", ""},
+	{"<unnamed>::", ""},
 	/* the parameter list at the end, with nested parentheses */
 	{"(\\((?:[^()]++|(?1))*+\\))\\s*(?:const)?\\s*$", ""},
 	/* template arguments, nested */
