@@ -174,10 +174,11 @@ BENCH_REPORT := $(O)/bench-report
 $(BENCH_REPORT): $(call obj,tests/bench/bench-report.c tests/tools/gen.c) $(LIB_TRACE) $(LIB_BASE)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
 
-bench: $(BENCH_TRACE) $(BENCH_REPORT) $(GPUPROF)
+bench: $(BENCH_TRACE) $(BENCH_REPORT) $(GPUPROF) $(TRACEGEN)
 	$(BENCH_TRACE)
 	$(BENCH_REPORT) $(GPUPROF) 10 3
 	@sh tests/bench/bench-import.sh $(GPUPROF)
+	@sh tests/bench/bench-diff.sh $(GPUPROF) $(TRACEGEN)
 
 # ---- the main job
 

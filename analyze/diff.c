@@ -429,13 +429,100 @@ static int put_acc(struct gpa_diff *d, int side, const struct acc *a)
 	return 0;
 }
 
+/* A growing list of disjoint intervals, merged as ops arrive in start order. */
+struct ivals {
+	uint64_t *s, *e;
+	uint32_t *k; /* step ordinal of the interval's first op */
+	size_t n;
+};
+
+static void ivals_add(struct ivals *v, uint64_t s, uint64_t e, uint32_t k)
+{
+	if (v->n && s <= v->e[v->n - 1]) {
+		if (e > v->e[v->n - 1]) {
+			v->e[v->n - 1] = e;
+		}
+		return;
+	}
+	v->s[v->n] = s;
+	v->e[v->n] = e;
+	v->k[v->n++] = k;
+}
+
+/*
+ * Exposed communication per step: on each device, the union of
+ * communication kernels minus the union of computation kernels on the same
+ * device (HTA's overlap merges all devices of a process, so a collective on
+ * one GPU can hide under another GPU's compute there), each merged
+ * communication interval counted in the step of its first kernel.
+ */
+static int exposed_comm(struct run_ctx *c, const uint8_t *fam_comm, double *row)
+{
+	const struct gpa_model *m = c->m;
+	size_t most = 0;
+	struct ivals comp, comm;
+	int ret = -GP_ERR_NOMEM;
+
+	for (size_t dv = 0; dv < m->devs.n; dv++) {
+		most = m->devs.v[dv].gpu_count > most ? m->devs.v[dv].gpu_count : most;
+	}
+	comp.s = malloc((most + 1) * sizeof(uint64_t));
+	comp.e = malloc((most + 1) * sizeof(uint64_t));
+	comp.k = malloc((most + 1) * sizeof(uint32_t));
+	comm.s = malloc((most + 1) * sizeof(uint64_t));
+	comm.e = malloc((most + 1) * sizeof(uint64_t));
+	comm.k = malloc((most + 1) * sizeof(uint32_t));
+	if (!comp.s || !comp.e || !comp.k || !comm.s || !comm.e || !comm.k) {
+		goto out;
+	}
+	for (size_t dv = 0; dv < m->devs.n; dv++) {
+		size_t first = m->devs.v[dv].gpu_first, end = first + m->devs.v[dv].gpu_count;
+		comp.n = comm.n = 0;
+		for (size_t i = first; i < end; i++) {
+			if (m->gpu.kind[i] != GPA_GPU_KERNEL) {
+				continue;
+			}
+			uint32_t st = c->steps.gpu_step[i];
+			uint32_t k = st == GPA_NONE ? GPA_NONE : c->ord[st];
+			if (fam_comm[m->kern.func[m->gpu.row[i]]]) {
+				ivals_add(&comm, m->gpu.start[i], m->gpu.end[i], k);
+			} else {
+				ivals_add(&comp, m->gpu.start[i], m->gpu.end[i], k);
+			}
+		}
+		for (size_t i = 0, j = 0; i < comm.n; i++) {
+			uint64_t covered = 0;
+			while (j < comp.n && comp.e[j] <= comm.s[i]) {
+				j++;
+			}
+			for (size_t q = j; q < comp.n && comp.s[q] < comm.e[i]; q++) {
+				uint64_t lo = comp.s[q] > comm.s[i] ? comp.s[q] : comm.s[i];
+				uint64_t hi = comp.e[q] < comm.e[i] ? comp.e[q] : comm.e[i];
+				covered += hi - lo;
+			}
+			if (comm.k[i] != GPA_NONE) {
+				row[comm.k[i]] += (double)(comm.e[i] - comm.s[i] - covered);
+			}
+		}
+	}
+	ret = 0;
+out:
+	free(comp.s);
+	free(comp.e);
+	free(comp.k);
+	free(comm.s);
+	free(comm.e);
+	free(comm.k);
+	return ret;
+}
+
 /* Kernel families, copies and communication, per step. */
 static int kernels_and_copies(struct gpa_diff *d, struct run_ctx *c, int side, struct acc *a)
 {
 	const struct gpa_model *m = c->m;
 	uint32_t *fam = malloc((m->funcs.n ? m->funcs.n : 1) * sizeof(uint32_t));
 	uint8_t *comm = malloc(m->funcs.n ? m->funcs.n : 1);
-	uint32_t row_ct = 0, row_cb = 0, row_comm = 0;
+	uint32_t row_ct = 0, row_cb = 0, row_comm = GPA_NONE;
 	struct gp_strbuf name = GP_STRBUF_INIT;
 	int ret = -GP_ERR_NOMEM;
 
@@ -495,6 +582,14 @@ static int kernels_and_copies(struct gpa_diff *d, struct run_ctx *c, int side, s
 		}
 	}
 	ret = 0;
+	if (row_comm != GPA_NONE) {
+		uint32_t row_exp;
+		if (!acc_row(d, a, "comm.exposed", GPA_DIFF_NS, &row_exp)) {
+			ret = -GP_ERR_NOMEM;
+			goto out;
+		}
+		ret = exposed_comm(c, comm, a->v + row_exp * a->n);
+	}
 out:
 	gp_strbuf_release(&name);
 	free(fam);
@@ -544,34 +639,6 @@ static int idle_by_cause(struct gpa_diff *d, struct run_ctx *c, struct acc *a, c
 	}
 	gpa_gaps_release(&g);
 	return idle ? 0 : -GP_ERR_NOMEM;
-}
-
-/* Exposed communication: the run's communication not under computation, per step. */
-static int exposed_comm(struct gpa_diff *d, struct run_ctx *c, int side)
-{
-	struct gpa_breakdown_opts bo;
-	struct gpa_breakdown b;
-	int64_t comm = 0, exposed = 0;
-	int ret;
-
-	gpa_breakdown_opts_init(&bo);
-	ret = gpa_breakdown_compute(c->m, &bo, &b);
-	if (ret) {
-		gpa_breakdown_release(&b);
-		return ret;
-	}
-	for (size_t i = 0; i < b.ranks.n; i++) {
-		comm += b.ranks.v[i].comm;
-		exposed += b.ranks.v[i].comm - b.ranks.v[i].overlap;
-	}
-	gpa_breakdown_release(&b);
-	uint32_t idx = series_get(d, "comm.exposed", GPA_DIFF_NS, true);
-	if (idx == GPA_NONE) {
-		return -GP_ERR_NOMEM;
-	}
-	double v = (double)exposed / (double)c->n;
-	(void)comm;
-	return series_put(d, idx, side, &v, 1);
 }
 
 int gpa_diff_add_run(struct gpa_diff *d, int side, const struct gpa_model *m, const char *label,
@@ -644,9 +711,6 @@ int gpa_diff_add_run(struct gpa_diff *d, int side, const struct gpa_model *m, co
 	}
 	if (!ret) {
 		ret = put_acc(d, side, &a);
-	}
-	if (!ret) {
-		ret = exposed_comm(d, &c, side);
 	}
 	if (ret == -GP_ERR_NOMEM) {
 		snprintf(errbuf, errlen, "out of memory");

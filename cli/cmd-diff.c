@@ -13,7 +13,9 @@
 #include <getopt.h>
 #include <malloc.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
+#include <unistd.h>
 
 const char cmd_diff_help[] =
 	"usage: gpuprof diff [OPTIONS] BASELINE... -- CANDIDATE...\n"
@@ -358,25 +360,119 @@ static int write_file(const char *path, const struct gp_strbuf *sb)
 	return 0;
 }
 
-static int load_side(struct gpa_diff *d, int side, char **args, size_t n)
+/*
+ * Runs load on worker threads (one per core, at most 4), a few runs ahead
+ * of the main thread, which adds them to the comparison in order and frees
+ * each model at once: at most LOOKAHEAD + 1 models are alive, and the output
+ * does not depend on the thread count.
+ */
+#define MAX_LOADERS 4
+
+struct slot {
+	struct gpa_model m;
+	int state; /* 0 waiting, 1 loading, 2 loaded, 3 failed */
+};
+
+struct loader {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	char **args;
+	struct slot *slots;
+	size_t n, next, consumed, lookahead;
+	bool stop;
+};
+
+static void *load_worker(void *arg)
 {
+	struct loader *l = arg;
+
+	pthread_mutex_lock(&l->mu);
+	for (;;) {
+		while (!l->stop && l->next < l->n && l->next >= l->consumed + l->lookahead) {
+			pthread_cond_wait(&l->cv, &l->mu);
+		}
+		if (l->stop || l->next >= l->n) {
+			break;
+		}
+		size_t i = l->next++;
+		l->slots[i].state = 1;
+		pthread_mutex_unlock(&l->mu);
+		int ret = cli_load_model(&l->slots[i].m, &l->args[i], 1);
+		pthread_mutex_lock(&l->mu);
+		l->slots[i].state = ret ? 3 : 2;
+		pthread_cond_broadcast(&l->cv);
+	}
+	pthread_mutex_unlock(&l->mu);
+	return NULL;
+}
+
+static int load_runs(struct gpa_diff *d, char **args, size_t n, size_t nbase)
+{
+	struct loader l = {.args = args, .n = n};
+	pthread_t th[MAX_LOADERS];
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t nth = cpus < 1 ? 1 : cpus > MAX_LOADERS ? MAX_LOADERS : (size_t)cpus, started = 0;
+	int status = CMD_OK;
 	char err[512];
 
-	for (size_t i = 0; i < n; i++) {
-		struct gpa_model m;
-		int ret;
-
-		if (cli_load_model(&m, &args[i], 1)) {
-			return CMD_ERROR;
-		}
-		ret = gpa_diff_add_run(d, side, &m, args[i], err, sizeof(err));
-		gpa_model_release(&m);
-		if (ret) {
-			cli_error("%s", err);
-			return ret == -GP_ERR_API ? CMD_USAGE : CMD_ERROR;
+	if (nth > n) {
+		nth = n;
+	}
+	l.lookahead = nth + 1;
+	l.slots = calloc(n, sizeof(*l.slots));
+	if (!l.slots || pthread_mutex_init(&l.mu, NULL)) {
+		free(l.slots);
+		cli_error("out of memory");
+		return CMD_ERROR;
+	}
+	pthread_cond_init(&l.cv, NULL);
+	for (; started < nth; started++) {
+		if (pthread_create(&th[started], NULL, load_worker, &l)) {
+			break;
 		}
 	}
-	return CMD_OK;
+	if (!started) {
+		load_worker(&l); /* no thread: load everything here, in order */
+	}
+	for (size_t i = 0; i < n && status == CMD_OK; i++) {
+		pthread_mutex_lock(&l.mu);
+		while (l.slots[i].state < 2) {
+			pthread_cond_wait(&l.cv, &l.mu);
+		}
+		pthread_mutex_unlock(&l.mu);
+		if (l.slots[i].state == 3) {
+			status = CMD_ERROR;
+			break;
+		}
+		int ret = gpa_diff_add_run(d, i < nbase ? 0 : 1, &l.slots[i].m, args[i], err,
+					   sizeof(err));
+		gpa_model_release(&l.slots[i].m);
+		l.slots[i].state = 4;
+		if (ret) {
+			cli_error("%s", err);
+			status = ret == -GP_ERR_API ? CMD_USAGE : CMD_ERROR;
+		}
+		pthread_mutex_lock(&l.mu);
+		l.consumed = i + 1;
+		pthread_cond_broadcast(&l.cv);
+		pthread_mutex_unlock(&l.mu);
+	}
+	pthread_mutex_lock(&l.mu);
+	l.stop = true;
+	pthread_cond_broadcast(&l.cv);
+	pthread_mutex_unlock(&l.mu);
+	for (size_t t = 0; t < started; t++) {
+		pthread_join(th[t], NULL);
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (l.slots[i].state == 2) {
+			gpa_model_release(&l.slots[i].m); /* loaded ahead of an error */
+		}
+	}
+	pthread_cond_destroy(&l.cv);
+	pthread_mutex_destroy(&l.mu);
+	free(l.slots);
+	return status;
 }
 
 static int run(struct diff_cfg *c, char **base, size_t nbase, char **cand, size_t ncand)
@@ -384,7 +480,7 @@ static int run(struct diff_cfg *c, char **base, size_t nbase, char **cand, size_
 	struct gpa_diff *d = NULL;
 	struct gpa_diff_result r = {0};
 	struct gp_strbuf sb = GP_STRBUF_INIT;
-	char err[512];
+	char err[512], **runs = NULL;
 	int status = CMD_ERROR;
 
 	c->a.thresholds = c->thr.v;
@@ -406,10 +502,15 @@ static int run(struct diff_cfg *c, char **base, size_t nbase, char **cand, size_
 		cli_error("%s", err);
 		return CMD_ERROR;
 	}
-	status = load_side(d, 0, base, nbase);
-	if (status == CMD_OK) {
-		status = load_side(d, 1, cand, ncand);
+	runs = malloc((nbase + ncand) * sizeof(*runs));
+	if (!runs) {
+		cli_error("out of memory");
+		status = CMD_ERROR;
+		goto out;
 	}
+	memcpy(runs, base, nbase * sizeof(*runs));
+	memcpy(runs + nbase, cand, ncand * sizeof(*runs));
+	status = load_runs(d, runs, nbase + ncand, nbase);
 	if (status != CMD_OK) {
 		goto out;
 	}
@@ -444,6 +545,7 @@ static int run(struct diff_cfg *c, char **base, size_t nbase, char **cand, size_
 	}
 	status = r.regressed_gated ? CMD_REGRESSION : CMD_OK;
 out:
+	free(runs);
 	gp_strbuf_release(&sb);
 	gpa_diff_result_release(&r);
 	gpa_diff_free(d);
