@@ -389,6 +389,40 @@ int gpr_diff_json(struct gp_strbuf *out, const struct gpa_diff_result *r)
 
 /* ---- JUnit */
 
+/*
+ * Text XML 1.0 can carry: invalid UTF-8 and control characters other than
+ * tab, newline and carriage return (which a trace's kernel names may hold)
+ * become '?'. The copy lives in sb.
+ */
+static const char *xml_safe(struct gp_strbuf *sb, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	gp_strbuf_reset(sb);
+	while (*p) {
+		size_t len = *p < 0x80 ? 1 : (*p & 0xe0) == 0xc0 ? 2 : (*p & 0xf0) == 0xe0 ? 3
+					 : (*p & 0xf8) == 0xf0 ? 4 : 0;
+		bool ok = len > 0;
+		for (size_t i = 1; ok && i < len; i++) {
+			ok = (p[i] & 0xc0) == 0x80;
+		}
+		if (ok && len == 2 && *p < 0xc2) {
+			ok = false; /* overlong */
+		}
+		if (ok && len == 1 && *p < 0x20 && *p != '\t' && *p != '\n' && *p != '\r') {
+			ok = false;
+		}
+		if (!ok) {
+			gp_strbuf_addch(sb, '?');
+			p++;
+			continue;
+		}
+		gp_strbuf_add(sb, p, len);
+		p += len;
+	}
+	return sb->buf;
+}
+
 #define W(call)                                                                                    \
 	do {                                                                                       \
 		if ((call) < 0) {                                                                  \
@@ -422,7 +456,7 @@ int gpr_diff_junit(struct gp_strbuf *out, const struct gpa_diff_result *r)
 {
 	xmlBufferPtr buf = xmlBufferCreate();
 	xmlTextWriterPtr w = buf ? xmlNewTextWriterMemory(buf, 0) : NULL;
-	struct gp_strbuf msg = GP_STRBUF_INIT, text = GP_STRBUF_INIT;
+	struct gp_strbuf msg = GP_STRBUF_INIT, text = GP_STRBUF_INIT, safe = GP_STRBUF_INIT;
 	size_t tests = 0, failures = 0, skipped = 0;
 	int ret = -GP_ERR_NOMEM;
 
@@ -485,7 +519,7 @@ int gpr_diff_junit(struct gp_strbuf *out, const struct gpa_diff_result *r)
 		}
 		W(xmlTextWriterStartElement(w, BAD_CAST "testcase"));
 		W(xmlTextWriterWriteAttribute(w, BAD_CAST "classname", BAD_CAST "gpuprof.diff"));
-		W(xmlTextWriterWriteAttribute(w, BAD_CAST "name", BAD_CAST m->name));
+		W(xmlTextWriterWriteAttribute(w, BAD_CAST "name", BAD_CAST xml_safe(&safe, m->name)));
 		/* time: the candidate's median in seconds for time metrics */
 		W(xmlTextWriterWriteFormatAttribute(
 			w, BAD_CAST "time", "%.9f",
@@ -500,18 +534,20 @@ int gpr_diff_junit(struct gp_strbuf *out, const struct gpa_diff_result *r)
 			fmt_ci(&msg, m);
 			gp_strbuf_adds(&msg, ")");
 			W(xmlTextWriterStartElement(w, BAD_CAST "failure"));
-			W(xmlTextWriterWriteAttribute(w, BAD_CAST "message", BAD_CAST msg.buf));
+			W(xmlTextWriterWriteAttribute(w, BAD_CAST "message",
+						      BAD_CAST xml_safe(&safe, msg.buf)));
 			W(xmlTextWriterWriteAttribute(w, BAD_CAST "type", BAD_CAST "regression"));
-			W(xmlTextWriterWriteString(w, BAD_CAST text.buf));
+			W(xmlTextWriterWriteString(w, BAD_CAST xml_safe(&safe, text.buf)));
 			W(xmlTextWriterEndElement(w));
 		} else if (m->verdict == GPA_VERDICT_INCONCLUSIVE) {
 			fmt_verdict(&msg, m);
 			W(xmlTextWriterStartElement(w, BAD_CAST "skipped"));
 			W(xmlTextWriterWriteAttribute(w, BAD_CAST "message", BAD_CAST msg.buf));
 			W(xmlTextWriterEndElement(w));
-			W(xmlTextWriterWriteElement(w, BAD_CAST "system-out", BAD_CAST text.buf));
-		} else {
-			W(xmlTextWriterWriteElement(w, BAD_CAST "system-out", BAD_CAST text.buf));
+		}
+		if (m->verdict != GPA_VERDICT_REGRESSED) {
+			W(xmlTextWriterWriteElement(w, BAD_CAST "system-out",
+						    BAD_CAST xml_safe(&safe, text.buf)));
 		}
 		W(xmlTextWriterEndElement(w));
 	}
@@ -519,7 +555,7 @@ int gpr_diff_junit(struct gp_strbuf *out, const struct gpa_diff_result *r)
 	if (gpr_diff_text(&text, r)) {
 		goto fail;
 	}
-	W(xmlTextWriterWriteElement(w, BAD_CAST "system-out", BAD_CAST text.buf));
+	W(xmlTextWriterWriteElement(w, BAD_CAST "system-out", BAD_CAST xml_safe(&safe, text.buf)));
 	W(xmlTextWriterEndElement(w)); /* testsuite */
 	W(xmlTextWriterEndElement(w)); /* testsuites */
 	W(xmlTextWriterEndDocument(w));
@@ -536,5 +572,6 @@ fail:
 	}
 	gp_strbuf_release(&msg);
 	gp_strbuf_release(&text);
+	gp_strbuf_release(&safe);
 	return ret;
 }

@@ -121,6 +121,42 @@ assert w["samples"] == [10, 10], w
 assert d["regressed_gated"] == 0
 PY
 
+# MFU (higher is better), Holm's correction, and runs of different step counts
+# (one sample per run: the median of its steps).
+gen s1.gpz 201 --steps 4
+gen s2.gpz 202 --steps 7
+expect_rc 3 "$GPUPROF" diff --flops-per-step 2e12 --peak-tflops 989 --correction holm \
+	--fail-on step.wall,mfu --json mfu.json a1.gpz a2.gpz a3.gpz a4.gpz a5.gpz -- b1.gpz b2.gpz \
+	b3.gpz b4.gpz b5.gpz
+expect_rc 0 "$GPUPROF" diff --json med.json a1.gpz a2.gpz -- s1.gpz s2.gpz
+python3 - <<'PY' || fail "mfu, holm, run medians"
+import json
+d = json.load(open("mfu.json"))
+m = {x["name"]: x for x in d["metrics"]}
+f, w = m["mfu"], m["step.wall"]
+assert d["correction"] == "holm"
+assert f["higher_is_better"] and f["verdict"] == "regressed" and f["gated"], f
+# mfu = flops / (wall x peak x 1 GPU): its change mirrors the step time's
+assert abs((1 + f["change"]) * (1 + w["change"]) - 1) < 0.01, (f["change"], w["change"])
+assert abs(f["baseline_median"] / (2e12 / (w["baseline_median"] * 1e-9 * 989e12)) - 1) < 1e-3
+d = json.load(open("med.json"))
+assert d["samples"] == "run-medians"
+assert [x for x in d["metrics"] if x["name"] == "step.wall"][0]["samples"] == [2, 2]
+PY
+
+# Kernel names a trace may hold (control characters, markup) stay valid XML.
+for i in 1 2 3 4; do
+	printf '{"traceEvents":[{"ph":"X","cat":"kernel","name":"void k\\u0001<a&b>\\u00e9(int)","ts":1000,"dur":%d,"pid":0,"tid":7,"args":{"device":0,"stream":7,"correlation":1}}]}' \
+		$((100 + i)) >k$i.json
+done
+expect_rc 0 "$GPUPROF" diff --fail-on all --junit k.xml --markdown k.md k1.json k2.json -- k3.json \
+	k4.json
+grep -q 'name="kernel.k?' k.xml || fail "control character not replaced: $(grep kernel k.xml)"
+grep -q 'samples: one per run: no steps found' out || fail "whole-run samples not said"
+if command -v xmllint >/dev/null 2>&1; then
+	xmllint --noout --schema "$TOP/tests/junit.xsd" k.xml 2>xerr || fail "JUnit: $(cat xerr)"
+fi
+
 # Usage and input errors.
 expect_rc 2 "$GPUPROF" diff a1.gpz b1.gpz
 grep -q "separate the baseline and candidate runs with '--'" err || fail "$(cat err)"
