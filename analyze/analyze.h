@@ -662,8 +662,8 @@ struct gpa_verdict_in {
 /*
  * regressed: p < alpha and the whole interval lies beyond +min_effect in the
  * bad direction; improved: the same in the good direction; unchanged: the
- * interval lies inside (-min_effect, +min_effect), or p >= alpha with the
- * interval inside it; anything else is inconclusive, and *more_runs (may be
+ * interval lies inside (-min_effect, +min_effect); anything else (and fewer
+ * than min_samples on a side) is inconclusive, and *more_runs (may be
  * NULL) estimates the runs per side to add: the interval's half-width
  * shrinks as 1/sqrt(runs), so runs * (half-width / distance of the
  * estimate from the nearest threshold)^2 runs are needed (at most 1000;
@@ -773,8 +773,9 @@ int gpa_diff_new(const struct gpa_diff_opts *opts, struct gpa_diff **out, char *
 void gpa_diff_free(struct gpa_diff *d);
 /*
  * Extracts the per-step samples of one run (side 0 baseline, 1 candidate)
- * from m; the model may be released right after. Returns 0, -GP_ERR_API for
- * a bad step pattern (reason in errbuf), -GP_ERR_NOMEM.
+ * from m; the model may be released right after. label names the run in
+ * messages. Returns 0, -GP_ERR_API for a bad step pattern, -GP_ERR_FORMAT
+ * when --skip-steps leaves no step, -GP_ERR_NOMEM; the reason in errbuf.
  */
 int gpa_diff_add_run(struct gpa_diff *d, int side, const struct gpa_model *m, const char *label,
 		     char *errbuf, size_t errlen);

@@ -190,7 +190,6 @@ struct series {
 	char *name;
 	enum gpa_diff_unit unit;
 	bool higher_better;
-	bool per_run;       /* one value per run, not per step */
 	bool kernel;        /* a kernel family */
 	bool present[2];    /* kernel families: launched in some run of the side */
 	GP_VEC(double) v[2];
@@ -206,6 +205,8 @@ struct gpa_diff {
 	enum gpa_step_source source[2];
 	bool whole[2];             /* every run of the side without steps */
 	GP_VEC(char *) warnings;
+	uint32_t *slots;           /* series by name: index + 1, 0 empty */
+	size_t nslots;
 };
 
 int gpa_diff_new(const struct gpa_diff_opts *opts, struct gpa_diff **out, char *errbuf,
@@ -251,6 +252,7 @@ void gpa_diff_free(struct gpa_diff *d)
 		free(d->warnings.v[i]);
 	}
 	gp_vec_free(&d->warnings);
+	free(d->slots);
 	gpa_kname_rules_free(d->own_rules);
 	free(d);
 }
@@ -270,20 +272,53 @@ GP_PRINTF(2, 3) static void warn(struct gpa_diff *d, const char *fmt, ...)
 	}
 }
 
-/* The series named name, created on first use; GPA_NONE when out of memory. */
-static uint32_t series_get(struct gpa_diff *d, const char *name, enum gpa_diff_unit unit,
-			   bool per_run)
+static int series_rehash(struct gpa_diff *d, size_t nslots)
 {
+	uint32_t *slots = calloc(nslots, sizeof(uint32_t));
+
+	if (!slots) {
+		return -GP_ERR_NOMEM;
+	}
 	for (size_t i = 0; i < d->s.n; i++) {
-		if (!strcmp(d->s.v[i].name, name)) {
-			return (uint32_t)i;
+		const char *nm = d->s.v[i].name;
+		size_t h = gp_hash_bytes(nm, strlen(nm)) & (nslots - 1);
+		while (slots[h]) {
+			h = (h + 1) & (nslots - 1);
+		}
+		slots[h] = (uint32_t)i + 1;
+	}
+	free(d->slots);
+	d->slots = slots;
+	d->nslots = nslots;
+	return 0;
+}
+
+/* The series named name, created on first use; GPA_NONE when out of memory. */
+static uint32_t series_get(struct gpa_diff *d, const char *name, enum gpa_diff_unit unit)
+{
+	size_t h = 0;
+
+	if (d->nslots) {
+		h = gp_hash_bytes(name, strlen(name)) & (d->nslots - 1);
+		for (; d->slots[h]; h = (h + 1) & (d->nslots - 1)) {
+			if (!strcmp(d->s.v[d->slots[h] - 1].name, name)) {
+				return d->slots[h] - 1;
+			}
 		}
 	}
-	struct series s = {.name = strdup(name), .unit = unit, .per_run = per_run};
+	if ((d->s.n + 1) * 2 > d->nslots && series_rehash(d, d->nslots ? d->nslots * 2 : 64)) {
+		return GPA_NONE;
+	}
+	struct series s = {.name = strdup(name), .unit = unit};
 	if (!s.name || gp_vec_push(&d->s, s)) {
 		free(s.name);
 		return GPA_NONE;
 	}
+	h = gp_hash_bytes(name, strlen(name)) & (d->nslots - 1);
+	while (d->slots[h]) {
+		h = (h + 1) & (d->nslots - 1);
+	}
+	d->slots[h] = (uint32_t)d->s.n;
 	return (uint32_t)(d->s.n - 1);
 }
 
@@ -291,7 +326,7 @@ static uint32_t series_get(struct gpa_diff *d, const char *name, enum gpa_diff_u
 static int series_fill(struct gpa_diff *d, struct series *s, int side, size_t upto)
 {
 	for (; s->runs_filled[side] < upto; s->runs_filled[side]++) {
-		size_t n = s->per_run ? 1 : d->nsteps[side].v[s->runs_filled[side]];
+		size_t n = d->nsteps[side].v[s->runs_filled[side]];
 		for (size_t k = 0; k < n; k++) {
 			if (gp_vec_push(&s->v[side], 0.0)) {
 				return -GP_ERR_NOMEM;
@@ -322,26 +357,37 @@ static int series_put(struct gpa_diff *d, uint32_t idx, int side, const double *
 
 /* Per-step accumulators of one run, one row of n per metric. */
 struct acc {
-	uint32_t *idx;  /* series index per row */
-	double *v;      /* rows x n */
+	uint32_t *idx;    /* series index per row */
+	double *v;        /* rows x n */
 	size_t rows, cap, n;
+	uint32_t *row_of; /* per series index: row + 1, 0 none yet */
+	size_t nrow_of;
 };
 
 static double *acc_row(struct gpa_diff *d, struct acc *a, const char *name,
 		       enum gpa_diff_unit unit, uint32_t *row_out)
 {
-	uint32_t idx = series_get(d, name, unit, false);
+	uint32_t idx = series_get(d, name, unit);
 
 	if (idx == GPA_NONE) {
 		return NULL;
 	}
-	for (size_t r = 0; r < a->rows; r++) {
-		if (a->idx[r] == idx) {
-			if (row_out) {
-				*row_out = (uint32_t)r;
-			}
-			return a->v + r * a->n;
+	if (idx >= a->nrow_of) {
+		size_t n = d->nslots; /* more than there are series */
+		uint32_t *ro = realloc(a->row_of, n * sizeof(*ro));
+		if (!ro) {
+			return NULL;
 		}
+		memset(ro + a->nrow_of, 0, (n - a->nrow_of) * sizeof(*ro));
+		a->row_of = ro;
+		a->nrow_of = n;
+	}
+	if (a->row_of[idx]) {
+		size_t r = a->row_of[idx] - 1;
+		if (row_out) {
+			*row_out = (uint32_t)r;
+		}
+		return a->v + r * a->n;
 	}
 	if (a->rows == a->cap) {
 		size_t cap = a->cap ? a->cap * 2 : 32;
@@ -358,6 +404,7 @@ static double *acc_row(struct gpa_diff *d, struct acc *a, const char *name,
 		a->cap = cap;
 	}
 	a->idx[a->rows] = idx;
+	a->row_of[idx] = (uint32_t)a->rows + 1;
 	memset(a->v + a->rows * a->n, 0, a->n * sizeof(double));
 	if (row_out) {
 		*row_out = (uint32_t)a->rows;
@@ -718,6 +765,7 @@ int gpa_diff_add_run(struct gpa_diff *d, int side, const struct gpa_model *m, co
 out:
 	free(a.idx);
 	free(a.v);
+	free(a.row_of);
 	free(c.ord);
 	gpa_steps_release(&c.steps);
 	return ret;
@@ -794,7 +842,7 @@ static int make_sample(struct gpa_diff *d, struct series *s, int side, bool medi
 	}
 	(*off)[0] = 0;
 	for (size_t r = 0; r < runs; r++) {
-		size_t n = s->per_run ? 1 : d->nsteps[side].v[r];
+		size_t n = d->nsteps[side].v[r];
 		if (medians && n > 1) {
 			memcpy(*vals + k, s->v[side].v + src, n * sizeof(double));
 			(*vals)[k] = gpa_median(*vals + k, n);

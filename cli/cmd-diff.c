@@ -289,7 +289,9 @@ bad:
 static int read_config(struct diff_cfg *c, const char *path, bool rules_only)
 {
 	FILE *f = fopen(path, "r");
-	char line[4096], err[512];
+	char *line = NULL, err[512];
+	size_t cap = 0;
+	ssize_t got;
 	unsigned lineno = 0;
 	int ret = 0;
 
@@ -297,16 +299,16 @@ static int read_config(struct diff_cfg *c, const char *path, bool rules_only)
 		cli_error("cannot open '%s': %s", path, strerror(errno));
 		return -GP_ERR_IO;
 	}
-	while (fgets(line, sizeof(line), f)) {
-		size_t len = strlen(line);
+	while ((got = getline(&line, &cap, f)) >= 0) {
+		size_t len = (size_t)got;
 		lineno++;
-		if (len == sizeof(line) - 1 && line[len - 1] != '\n') {
-			cli_error("%s:%u: line too long", path, lineno);
+		if (len > 4096) {
+			cli_error("%s:%u: line too long (%zu bytes; at most 4096)", path, lineno, len);
 			ret = -GP_ERR_FORMAT;
 			break;
 		}
-		if (memchr(line, '\0', len) != NULL && strlen(line) != len) {
-			cli_error("%s:%u: NUL byte", path, lineno);
+		if (strlen(line) != len) {
+			cli_error("%s:%u: NUL byte in a text file", path, lineno);
 			ret = -GP_ERR_FORMAT;
 			break;
 		}
@@ -341,6 +343,7 @@ static int read_config(struct diff_cfg *c, const char *path, bool rules_only)
 		cli_error("cannot read '%s': %s", path, strerror(errno));
 		ret = -GP_ERR_IO;
 	}
+	free(line);
 	fclose(f);
 	return ret;
 }
@@ -656,7 +659,7 @@ static int parse(struct diff_cfg *c, int argc, char **argv)
 					return CMD_ERROR;
 				}
 				if (ret) {
-					return cli_usage_error(cmd_diff_help, "--%s", err);
+					return cli_usage_error(cmd_diff_help, "%s", err);
 				}
 			}
 		}
