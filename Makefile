@@ -189,6 +189,7 @@ bench: $(BENCH_TRACE) $(BENCH_REPORT) $(GPUPROF) $(TRACEGEN)
 	$(BENCH_REPORT) $(GPUPROF) 10 3
 	@sh tests/bench/bench-import.sh $(GPUPROF)
 	@sh tests/bench/bench-html.sh $(abspath $(GPUPROF)) $(abspath $(TRACEGEN))
+	@sh tests/bench/bench-diff.sh $(GPUPROF) $(TRACEGEN)
 
 # ---- the main job
 

@@ -328,4 +328,23 @@ int gpr_html_render(struct gp_strbuf *out, const struct gpr_report_parts *p,
 
 /* ---- end html report */
 
+/* ------------------------------------------------------------------ diff */
+/*
+ * `gpuprof diff` results (docs/diff.md): a terminal table, Markdown for a CI
+ * step summary or pull-request comment, JSON, and JUnit XML (written
+ * through libxml2), all worst first. Each returns 0 or -GP_ERR_NOMEM.
+ */
+
+/* Default cap of the Markdown output: GitHub refuses step summaries over 1 MiB. */
+#define GPR_DIFF_MARKDOWN_MAX (1000 * 1000)
+
+int gpr_diff_text(struct gp_strbuf *out, const struct gpa_diff_result *r);
+/* Stops adding rows, with a note saying how many were left out, before max_bytes. */
+int gpr_diff_markdown(struct gp_strbuf *out, const struct gpa_diff_result *r, size_t max_bytes);
+int gpr_diff_json(struct gp_strbuf *out, const struct gpa_diff_result *r);
+/* One test case per gated metric: regressed -> failure, inconclusive -> skipped. */
+int gpr_diff_junit(struct gp_strbuf *out, const struct gpa_diff_result *r);
+
+/* -------------------------------------------------------------- end diff */
+
 #endif /* GPR_REPORT_H */

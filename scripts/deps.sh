@@ -23,6 +23,8 @@ need_cmd() { # command, Debian package
 need_cmd pkg-config pkg-config
 need_cmd cc gcc
 need_cmd make make
+# xmllint validates gpuprof diff's JUnit output against tests/junit.xsd
+need_cmd xmllint libxml2-utils
 if command -v pkg-config >/dev/null 2>&1; then
 	need_pc zlib zlib1g-dev
 	need_pc libdeflate libdeflate-dev

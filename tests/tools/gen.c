@@ -2,6 +2,8 @@
 #include "base/compat.h"
 #include "tests/tools/gen.h"
 
+#include <math.h>
+#include <regex.h>
 #include <stdio.h>
 
 struct kname {
@@ -65,6 +67,9 @@ struct gen {
 	uint32_t phase_id[GP_ARRAY_SIZE(phases)];
 	uint32_t tid;
 	int err;
+	double step_factor, run_factor;       /* noise in effect */
+	double kfactor[GP_ARRAY_SIZE(knames)]; /* injected slowdown per kernel */
+	struct gp_rng seq;                     /* kernel choice with same_kernels */
 };
 
 static void add(struct gen *g, enum gpt_kind k, const void *rec, bool event)
@@ -95,6 +100,20 @@ static uint64_t jitter(struct gen *g, uint64_t base, unsigned pct)
 	return base - span / 2 + gp_rng_below(&g->rng, span);
 }
 
+/* A standard normal draw (Box-Muller). */
+static double normal(struct gen *g)
+{
+	double u = gp_rng_double(&g->rng), v = gp_rng_double(&g->rng);
+	return sqrt(-2 * log(u > 0 ? u : 1e-300)) * cos(2 * M_PI * v);
+}
+
+/* 1 + N(0, sd), kept positive. */
+static double noise_factor(struct gen *g, double sd)
+{
+	double f = 1 + sd * normal(g);
+	return f < 0.05 ? 0.05 : f;
+}
+
 static void api(struct gen *g, uint64_t start, uint64_t dur, uint32_t name, uint32_t cbid,
 		uint32_t corr)
 {
@@ -123,10 +142,16 @@ static uint64_t gpu_slot(struct gen *g, unsigned dev, unsigned s, uint64_t ready
 
 static void kernel(struct gen *g, unsigned dev, unsigned s)
 {
-	unsigned ki = (unsigned)gp_rng_below(&g->rng, GP_ARRAY_SIZE(knames));
+	unsigned ki = (unsigned)gp_rng_below(g->o->same_kernels ? &g->seq : &g->rng,
+					     GP_ARRAY_SIZE(knames));
 	const struct kname *kn = &knames[ki];
 	uint64_t api_start = g->cpu, api_dur = jitter(g, 4500, 40);
 	uint64_t dur = jitter(g, kn->base_ns, 20);
+
+	if (g->kfactor[ki] != 1 || g->step_factor != 1 || g->run_factor != 1) {
+		double f = (double)dur * g->kfactor[ki] * g->step_factor * g->run_factor;
+		dur = f < 1 ? 1 : (uint64_t)llround(f);
+	}
 	uint32_t corr = ++g->corr;
 
 	api(g, api_start, api_dur, g->api_launch, 211, corr);
@@ -167,8 +192,13 @@ static void copy(struct gen *g, unsigned dev, unsigned i)
 {
 	static const uint8_t kinds[][3] = {{1, 2, 3}, {2, 3, 2}, {1, 1, 3}, {8, 3, 3}};
 	unsigned kk = i % GP_ARRAY_SIZE(kinds);
-	uint64_t bytes = (uint64_t)(1 + gp_rng_below(&g->rng, 64)) << 20;
+	uint64_t bytes = (uint64_t)(1 + gp_rng_below(g->o->same_kernels ? &g->seq : &g->rng, 64))
+			 << 20;
 	uint64_t dur = bytes / 25; /* ~25 GB/s */
+
+	if (g->o->slowdown > 0 && g->o->slowdown != 1) {
+		dur = (uint64_t)llround((double)dur * g->o->slowdown);
+	}
 	uint64_t api_start = g->cpu, api_dur = jitter(g, 6000, 40);
 	uint32_t corr = ++g->corr;
 
@@ -241,10 +271,11 @@ static void extra_kinds(struct gen *g, unsigned dev, uint32_t step)
 static void phase(struct gen *g, unsigned depth, uint32_t step, unsigned nk, unsigned nc)
 {
 	uint64_t start = g->cpu;
-	unsigned pi = (unsigned)gp_rng_below(&g->rng, GP_ARRAY_SIZE(phases));
+	struct gp_rng *shape = g->o->same_kernels ? &g->seq : &g->rng;
+	unsigned pi = (unsigned)gp_rng_below(shape, GP_ARRAY_SIZE(phases));
 
 	if (depth < g->o->nvtx_depth && nk >= 4) {
-		unsigned parts = 2 + (unsigned)gp_rng_below(&g->rng, 2);
+		unsigned parts = 2 + (unsigned)gp_rng_below(shape, 2);
 		for (unsigned p = 0; p < parts; p++) {
 			unsigned k = p + 1 == parts ? nk - (nk / parts) * p : nk / parts;
 			unsigned c = p + 1 == parts ? nc - (nc / parts) * p : nc / parts;
@@ -377,6 +408,27 @@ int gen_write(struct gpt_writer *w, const struct gen_opts *o, struct gen_stats *
 		return -GP_ERR_API;
 	}
 	gp_rng_seed(&g.rng, o->seed);
+	gp_rng_seed(&g.seq, 0x5eed);
+	g.step_factor = g.run_factor = 1;
+	for (size_t i = 0; i < GP_ARRAY_SIZE(knames); i++) {
+		g.kfactor[i] = o->slowdown > 0 ? o->slowdown : 1;
+	}
+	if (o->slow_regex) {
+		regex_t re;
+		if (regcomp(&re, o->slow_regex, REG_EXTENDED | REG_NOSUB)) {
+			return -GP_ERR_API;
+		}
+		for (size_t i = 0; i < GP_ARRAY_SIZE(knames); i++) {
+			if (!regexec(&re, knames[i].mangled, 0, NULL, 0) ||
+			    (knames[i].demangled && !regexec(&re, knames[i].demangled, 0, NULL, 0))) {
+				g.kfactor[i] *= o->slow_factor;
+			}
+		}
+		regfree(&re);
+	}
+	if (o->run_jitter > 0) {
+		g.run_factor = noise_factor(&g, o->run_jitter);
+	}
 	g.cpu = o->start_ns;
 	g.tid = 4242 + o->rank;
 	g.stream_free = calloc((size_t)o->devices * o->streams, sizeof(uint64_t));
@@ -399,6 +451,12 @@ int gen_write(struct gpt_writer *w, const struct gen_opts *o, struct gen_stats *
 	st->first_ts = o->start_ns;
 	for (uint32_t step = 0; step < o->steps && !g.err; step++) {
 		uint64_t start = g.cpu;
+		if (o->step_jitter > 0) {
+			g.step_factor = noise_factor(&g, o->step_jitter);
+		}
+		if (o->same_kernels) {
+			gp_rng_seed(&g.seq, 0x5eed); /* the same sequence every step */
+		}
 		if (o->item_sync) {
 			/* loss.item(): the host waits for the first half before queuing the rest. */
 			uint32_t k1 = o->kernels_per_step / 2, c1 = o->copies_per_step / 2;

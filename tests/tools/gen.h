@@ -27,6 +27,14 @@ struct gen_opts {
 	bool item_sync;            /* also a host sync halfway through each step (loss.item()) */
 	bool all_kinds;            /* also emit memset, NCCL, overhead, metric, memory, ... */
 	uint64_t start_ns;         /* trace clock at the first event */
+	/* Noise and injected slowdowns, for regression tests (all off by default): */
+	double step_jitter;        /* per-step factor on kernel durations: 1 + N(0, this) */
+	double run_jitter;         /* per-run factor on kernel durations: 1 + N(0, this) */
+	double slowdown;           /* every kernel's and copy's duration times this (0, 1: none) */
+	const char *slow_regex;    /* kernels whose name matches (POSIX ERE, mangled or
+				    * demangled) ... */
+	double slow_factor;        /* ... take this many times longer */
+	bool same_kernels;         /* every step: the same kernel sequence and copy sizes */
 };
 
 void gen_opts_default(struct gen_opts *o);

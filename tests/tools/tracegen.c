@@ -27,7 +27,12 @@ static void usage(FILE *f)
 	      "  --all-kinds       also write every other record kind\n"
 	      "  --level N         deflate level, 0 stores chunks uncompressed (1)\n"
 	      "  --chunk-records N records per chunk (8192)\n"
-	      "  --no-close        leave the file without its footer, as a crash would\n",
+	      "  --no-close        leave the file without its footer, as a crash would\n"
+	      "  --same-kernels    every step launches the same kernels and copy sizes\n"
+	      "  --step-jitter SD  per-step noise: kernel durations times 1 + N(0, SD) (0)\n"
+	      "  --run-jitter SD   per-run noise: kernel durations times 1 + N(0, SD) (0)\n"
+	      "  --slowdown F      every kernel and copy takes F times as long (1)\n"
+	      "  --slow-kernel REGEX=F  kernels matching REGEX (POSIX ERE) take F times as long\n",
 	      f);
 }
 
@@ -71,7 +76,9 @@ int main(int argc, char **argv)
 		{"copies", 1, 0, 'c'},      {"streams", 1, 0, 't'},   {"devices", 1, 0, 'd'},
 		{"nvtx-depth", 1, 0, 'n'},  {"ranks", 1, 0, 'r'},     {"gap-ns", 1, 0, 'g'},
 		{"all-kinds", 0, 0, 'a'},   {"level", 1, 0, 'l'},     {"chunk-records", 1, 0, 'C'},
-		{"no-close", 0, 0, 'N'},    {"sync-wake-ns", 1, 0, 'W'}, {"item-sync", 0, 0, 'I'},    {"help", 0, 0, 'h'},      {0, 0, 0, 0},
+		{"no-close", 0, 0, 'N'},    {"sync-wake-ns", 1, 0, 'W'}, {"item-sync", 0, 0, 'I'},    {"help", 0, 0, 'h'},
+		{"same-kernels", 0, 0, 'K'}, {"step-jitter", 1, 0, 'J'}, {"run-jitter", 1, 0, 'R'},
+		{"slowdown", 1, 0, 'D'},    {"slow-kernel", 1, 0, 'X'},      {0, 0, 0, 0},
 	};
 	struct gen_opts go;
 	struct gpt_writer_opts wo = {.level = -1};
@@ -100,6 +107,34 @@ int main(int argc, char **argv)
 		}
 		if (c == 'N') {
 			no_close = true;
+			continue;
+		}
+		if (c == 'K') {
+			go.same_kernels = true;
+			continue;
+		}
+		if (c == 'J' || c == 'R' || c == 'D' || c == 'X') {
+			char *eq = c == 'X' ? strrchr(optarg, '=') : NULL, *end;
+			const char *num = c == 'X' ? (eq ? eq + 1 : "") : optarg;
+			double f;
+			errno = 0;
+			f = strtod(num, &end);
+			if (errno || end == num || *end || !(f >= 0) || f > 1000 ||
+			    (c == 'X' && (!eq || eq == optarg))) {
+				fprintf(stderr, "tracegen: bad value '%s'\n", optarg);
+				return 2;
+			}
+			if (c == 'J') {
+				go.step_jitter = f;
+			} else if (c == 'R') {
+				go.run_jitter = f;
+			} else if (c == 'D') {
+				go.slowdown = f;
+			} else {
+				*eq = '\0';
+				go.slow_regex = optarg;
+				go.slow_factor = f;
+			}
 			continue;
 		}
 		if (c == '?' || !parse_u64(optarg, &v) || (c != 's' && c != 'g' && c != 'W' && v > UINT32_MAX)) {

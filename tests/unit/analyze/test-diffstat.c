@@ -1,0 +1,457 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Tests of the regression statistics (analyze/diffstat.c) and of
+ * gpa_diff on generated runs (analyze/diff.c).
+ *
+ * Where the expected values come from:
+ * - exact Mann-Whitney p for completely separated samples: 2 / C(m + n, m),
+ *   the minimum p-values golang/perf's benchmath lists (n = 3: 0.1,
+ *   4: 0.0286, 5: 0.0079);
+ * - the other exact p-values: enumerating every assignment of ranks to the
+ *   first sample with python3's itertools.combinations (an independent
+ *   method: the code uses the counting recursion);
+ * - normal-approximation p-values: the tie-corrected formula of the
+ *   reference section 5.2 evaluated with python3's math.erfc on the
+ *   mid-ranks worked out by hand;
+ * - Benjamini-Hochberg and Holm: worked by hand (R's p.adjust gives the same).
+ */
+#include "base/compat.h"
+#include "analyze/analyze.h"
+#include "tests/tools/gen.h"
+#include "tests/unit/test.h"
+
+#include <math.h>
+#include <stdio.h>
+
+#define CHECK_NEAR(a, b, tol)                                                                      \
+	do {                                                                                       \
+		double a_ = (a), b_ = (b);                                                         \
+		if (!(fabs(a_ - b_) <= (tol))) {                                                   \
+			TFAIL("%s ~ %s: %.10g != %.10g", #a, #b, a_, b_);                          \
+		}                                                                                  \
+	} while (0)
+
+static double mwu_p(const double *a, size_t na, const double *b, size_t nb, bool *exact,
+		    double *u1)
+{
+	struct gpa_mwu u;
+
+	CHECK_EQ_I(gpa_mwu_test(a, na, b, nb, &u), 0);
+	if (exact) {
+		*exact = u.exact;
+	}
+	if (u1) {
+		*u1 = u.u1;
+	}
+	return u.p;
+}
+
+TEST(mwu_exact_separated)
+{
+	double a[] = {1, 2, 3, 4, 5}, b[] = {6, 7, 8, 9, 10};
+	bool exact;
+	double u1;
+
+	CHECK_NEAR(mwu_p(a, 3, b, 3, &exact, &u1), 0.1, 1e-12);
+	CHECK(exact);
+	CHECK_NEAR(u1, 0, 0);
+	CHECK_NEAR(mwu_p(a, 4, b, 4, NULL, NULL), 2.0 / 70, 1e-12);
+	CHECK_NEAR(mwu_p(a, 5, b, 5, NULL, NULL), 2.0 / 252, 1e-12);
+	/* symmetric: swapping the samples gives U1' = mn - U1 and the same p */
+	CHECK_NEAR(mwu_p(b, 5, a, 5, NULL, &u1), 2.0 / 252, 1e-12);
+	CHECK_NEAR(u1, 25, 0);
+}
+
+TEST(mwu_exact_overlap)
+{
+	double a[] = {1, 3, 5, 7}, b[] = {2, 4, 6, 8, 10};
+	double c[] = {1.1, 2.2, 3.3, 4.4, 5.5, 6.6}, d[] = {3.5, 4.5, 7.7, 8.8, 9.9, 10.1, 11.2};
+	double u1;
+	bool exact;
+
+	CHECK_NEAR(mwu_p(a, 4, b, 5, &exact, &u1), 0.4126984126984127, 1e-12);
+	CHECK(exact);
+	CHECK_NEAR(u1, 6, 0);
+	CHECK_NEAR(mwu_p(c, 6, d, 7, NULL, &u1), 0.022144522144522144, 1e-12);
+	CHECK_NEAR(u1, 5, 0);
+	/* identical samples cannot be told apart */
+	CHECK_NEAR(mwu_p(a, 4, a, 4, NULL, NULL), 1, 0);
+}
+
+TEST(mwu_normal_ties_and_large)
+{
+	double a[] = {1, 2, 2, 3, 3, 3, 4}, b[] = {3, 4, 4, 5, 5, 6, 7, 7};
+	double x[25], y[25], u1;
+	bool exact = true;
+
+	CHECK_NEAR(mwu_p(a, 7, b, 8, &exact, &u1), 0.004793348746185464, 1e-12);
+	CHECK(!exact); /* ties force the normal approximation */
+	CHECK_NEAR(u1, 3.5, 0);
+	for (int i = 0; i < 25; i++) {
+		x[i] = 1 + i;
+		y[i] = 20 + i;
+	}
+	CHECK_NEAR(mwu_p(x, 25, y, 25, &exact, &u1), 1.1616573603137588e-08, 1e-15);
+	CHECK(!exact); /* more than 20 per side */
+	CHECK_NEAR(u1, 18, 0);
+	/* all values equal: no evidence */
+	double z[] = {5, 5, 5, 5};
+	CHECK_NEAR(mwu_p(z, 4, z, 4, NULL, NULL), 1, 0);
+	CHECK_NEAR(mwu_p(z, 0, z, 4, NULL, NULL), 1, 0);
+}
+
+TEST(median_quantile)
+{
+	double v[] = {5, 1, 4, 2, 3}, w[] = {4, 1, 3, 2};
+	double s[] = {10, 20, 30, 40, 50};
+
+	CHECK_NEAR(gpa_median(v, 5), 3, 0);
+	CHECK_NEAR(gpa_median(w, 4), 2.5, 0);
+	CHECK_NEAR(gpa_quantile_sorted(s, 5, 0.025), 11, 1e-12);
+	CHECK_NEAR(gpa_quantile_sorted(s, 5, 0.975), 49, 1e-12);
+	CHECK_NEAR(gpa_quantile_sorted(s, 5, 0.5), 30, 0);
+}
+
+TEST(adjust_bh_holm)
+{
+	double p[] = {0.01, 0.04, 0.03, 0.005}, q[4];
+
+	CHECK_EQ_I(gpa_adjust_bh(p, 4, q), 0);
+	CHECK_NEAR(q[0], 0.02, 1e-12);
+	CHECK_NEAR(q[1], 0.04, 1e-12);
+	CHECK_NEAR(q[2], 0.04, 1e-12);
+	CHECK_NEAR(q[3], 0.02, 1e-12);
+	CHECK_EQ_I(gpa_adjust_holm(p, 4, q), 0);
+	CHECK_NEAR(q[0], 0.03, 1e-12);
+	CHECK_NEAR(q[1], 0.06, 1e-12);
+	CHECK_NEAR(q[2], 0.06, 1e-12);
+	CHECK_NEAR(q[3], 0.02, 1e-12);
+	/* in place, and capped at 1 */
+	double r[] = {0.5, 0.9, 0.7};
+	CHECK_EQ_I(gpa_adjust_holm(r, 3, r), 0);
+	CHECK_NEAR(r[0], 1, 0);
+	CHECK_NEAR(r[1], 1, 0);
+}
+
+static double normal(struct gp_rng *r)
+{
+	double u = gp_rng_double(r), v = gp_rng_double(r);
+	return sqrt(-2 * log(u > 0 ? u : 1e-300)) * cos(2 * M_PI * v);
+}
+
+/* The 95 % interval of the change of medians covers the true change about 95 % of the time. */
+TEST(bootstrap_coverage)
+{
+	struct gp_rng rng;
+	double a[30], b[30];
+	size_t oa[2] = {0, 30}, ob[2] = {0, 30};
+	struct gpa_sample sa = {a, oa, 1}, sb = {b, ob, 1};
+	struct gpa_boot_opts bo = {.reps = 1000, .level = 0.95};
+	int covered = 0, trials = 200;
+
+	gp_rng_seed(&rng, 42);
+	for (int t = 0; t < trials; t++) {
+		double lo, hi;
+		for (int i = 0; i < 30; i++) {
+			a[i] = 100 * (1 + 0.1 * normal(&rng));
+			b[i] = 110 * (1 + 0.1 * normal(&rng));
+		}
+		bo.seed = (uint64_t)t + 1;
+		CHECK_EQ_I(gpa_boot_ratio_ci(&sa, &sb, &bo, &lo, &hi), 0);
+		covered += lo <= 0.1 && 0.1 <= hi;
+	}
+	/* binomial(200, 0.95): 180..199 holds with probability > 99.9 % */
+	if (covered < 180 || covered > 199) {
+		TFAIL("coverage %d of %d", covered, trials);
+	}
+	/* same seed, same interval */
+	double l1, h1, l2, h2;
+	bo.seed = 7;
+	CHECK_EQ_I(gpa_boot_ratio_ci(&sa, &sb, &bo, &l1, &h1), 0);
+	CHECK_EQ_I(gpa_boot_ratio_ci(&sa, &sb, &bo, &l2, &h2), 0);
+	CHECK(l1 == l2 && h1 == h2);
+}
+
+TEST(verdict_rule)
+{
+	struct gpa_verdict_in in = {.delta = 0.05, .ci_lo = 0.03, .ci_hi = 0.07, .p = 0.001,
+				    .alpha = 0.05, .min_effect = 0.02, .na = 100, .nb = 100,
+				    .runs_a = 10, .runs_b = 10, .min_samples = 4};
+	uint32_t more;
+
+	CHECK_EQ_I(gpa_verdict_decide(&in, &more), GPA_VERDICT_REGRESSED);
+	in.higher_better = true; /* the same numbers are an improvement of MFU */
+	CHECK_EQ_I(gpa_verdict_decide(&in, &more), GPA_VERDICT_IMPROVED);
+	in.higher_better = false;
+	in.p = 0.2; /* not significant, interval beyond the floor: more runs */
+	CHECK_EQ_I(gpa_verdict_decide(&in, &more), GPA_VERDICT_INCONCLUSIVE);
+	in = (struct gpa_verdict_in){.delta = 0.005, .ci_lo = -0.01, .ci_hi = 0.015, .p = 0.01,
+				     .alpha = 0.05, .min_effect = 0.02, .na = 100, .nb = 100,
+				     .runs_a = 10, .runs_b = 10, .min_samples = 4};
+	CHECK_EQ_I(gpa_verdict_decide(&in, &more), GPA_VERDICT_UNCHANGED);
+	/* straddling the floor: half-width 0.02, estimate 0.01 from it -> 10 * 4 = 40 runs */
+	in.delta = 0.01;
+	in.ci_lo = -0.01;
+	in.ci_hi = 0.03;
+	in.p = 0.3;
+	CHECK_EQ_I(gpa_verdict_decide(&in, &more), GPA_VERDICT_INCONCLUSIVE);
+	CHECK_EQ_U(more, 30);
+	/* too few samples: 1 per run, 2 runs -> 2 more runs reach 4 */
+	in.na = in.nb = 2;
+	in.runs_a = in.runs_b = 2;
+	CHECK_EQ_I(gpa_verdict_decide(&in, &more), GPA_VERDICT_INCONCLUSIVE);
+	CHECK_EQ_U(more, 2);
+}
+
+/*
+ * The generator's noise model, sampled directly: per-step step time =
+ * base x run factor (1 + N(0, 0.5 %)) x step factor (1 + N(0, 2 %)) x the
+ * kernel-level noise left after summing a step's kernels (1 + N(0, 0.5 %)).
+ */
+static void model_side(struct gp_rng *r, double *v, size_t *off, double scale)
+{
+	for (int run = 0; run < 10; run++) {
+		double rf = 1 + 0.005 * normal(r);
+		off[run] = (size_t)run * 10;
+		for (int s = 0; s < 10; s++) {
+			v[run * 10 + s] =
+				14.5e6 * scale * rf * (1 + 0.02 * normal(r)) * (1 + 0.005 * normal(r));
+		}
+	}
+	off[10] = 100;
+}
+
+static enum gpa_verdict model_verdict(uint64_t seed, double scale)
+{
+	struct gp_rng r;
+	double a[100], b[100], ta[100], tb[100];
+	size_t oa[11], ob[11];
+	struct gpa_sample sa = {a, oa, 10}, sb = {b, ob, 10};
+	struct gpa_boot_opts bo = {.reps = 2000, .level = 0.95, .seed = seed};
+	struct gpa_mwu u;
+	struct gpa_verdict_in in = {.alpha = 0.05, .min_effect = 0.02, .na = 100, .nb = 100,
+				    .runs_a = 10, .runs_b = 10, .min_samples = 4};
+
+	gp_rng_seed(&r, seed * 7919);
+	model_side(&r, a, oa, 1);
+	model_side(&r, b, ob, scale);
+	memcpy(ta, a, sizeof(a));
+	memcpy(tb, b, sizeof(b));
+	in.delta = gpa_median(tb, 100) / gpa_median(ta, 100) - 1;
+	gpa_mwu_test(a, 100, b, 100, &u);
+	in.p = u.p;
+	gpa_boot_ratio_ci(&sa, &sb, &bo, &in.ci_lo, &in.ci_hi);
+	return gpa_verdict_decide(&in, NULL);
+}
+
+TEST(model_aa_false_regressions)
+{
+	int regressed = 0;
+
+	for (uint64_t seed = 1; seed <= 200; seed++) {
+		regressed += model_verdict(seed, 1) == GPA_VERDICT_REGRESSED;
+	}
+	/* alpha 5 %: at most 10 of 200 */
+	if (regressed > 10) {
+		TFAIL("A/A: %d of 200 seeds regressed", regressed);
+	}
+}
+
+TEST(model_ab_detects_5pct)
+{
+	int detected = 0;
+
+	for (uint64_t seed = 1; seed <= 200; seed++) {
+		detected += model_verdict(seed, 1.05) == GPA_VERDICT_REGRESSED;
+	}
+	if (detected < 190) {
+		TFAIL("A/B +5%%: detected in %d of 200 seeds", detected);
+	}
+}
+
+TEST(kname_normalize)
+{
+	struct gpa_kname_rules *r;
+	static const char *const cases[][2] = {
+		{"void gemm_kernel_128x128<128, 128>(float const*, float const*, float*, int)",
+		 "gemm_kernel_N"},
+		{"void gemm_kernel_256x128<256, 128>(float const*, float const*, float*, int)",
+		 "gemm_kernel_N"},
+		{"sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_kernel",
+		 "xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesizeN_kernel"},
+		{"sm80_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize256x128x32_kernel",
+		 "xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesizeN_kernel"},
+		{"ampere_sgemm_128x64_tn", "sgemm_N_tn"},
+		{"fused_attention_sm90a", "fused_attention"},
+		{"void at::native::(anonymous namespace)::softmax_warp_forward<float, 10>(float*)",
+		 "at::native::softmax_warp_forward"},
+		{"triton_poi_fused_add_mul_sigmoid_0", "triton_poi_fused_add_mul_sigmoid"},
+		{"my_kernel_0x1f2e3d4c5b", "my_kernel"},
+		{"ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)",
+		 "ncclDevKernel_AllReduce_Sum_bf16_RING_LL"},
+		{"_Z11vec_add_f32PKfS0_Pfi", "vec_add_f32"},
+	};
+	char err[256];
+
+	REQUIRE(gpa_kname_rules_new(true, &r) == 0);
+	for (size_t i = 0; i < GP_ARRAY_SIZE(cases); i++) {
+		char *n = gpa_kname_normalize(r, cases[i][0]);
+		CHECK_STR(n, cases[i][1]);
+		free(n);
+	}
+	/* user rules apply after the built-in ones */
+	CHECK_EQ_I(gpa_kname_rules_add(r, "^gemm_kernel_N$", "gemm", err, sizeof(err)), 0);
+	char *n = gpa_kname_normalize(r, "void gemm_kernel_64x64<64, 64>(float*)");
+	CHECK_STR(n, "gemm");
+	free(n);
+	CHECK_EQ_I(gpa_kname_rules_add(r, "(", "", err, sizeof(err)), -GP_ERR_API);
+	CHECK_CONTAINS(err, "bad regex");
+	gpa_kname_rules_free(r);
+}
+
+/* ---- whole runs: generated traces through gpa_diff */
+
+static int load_gen(const struct gen_opts *go, struct gpa_model *m)
+{
+	char path[512];
+	struct gpt_writer *w;
+	struct gen_stats gs;
+	const char *p = path;
+	char err[256];
+
+	snprintf(path, sizeof(path), "%s/run.gpz", test_tmpdir());
+	if (gpt_writer_open(path, NULL, &w) || gen_write(w, go, &gs) || gpt_writer_close(w)) {
+		return -1;
+	}
+	return gpa_model_load(m, &p, 1, NULL, err, sizeof(err));
+}
+
+static void run_opts(struct gen_opts *go, uint64_t seed)
+{
+	gen_opts_default(go);
+	go->seed = seed;
+	go->steps = 8;
+	go->kernels_per_step = 48;
+	go->nvtx_depth = 1;
+	go->same_kernels = true;
+	go->step_jitter = 0.02;
+	go->run_jitter = 0.005;
+}
+
+/* 10 runs per side; side b with its kernels slowed as given. */
+static int trace_diff(uint64_t seed, double slowdown, const char *slow_re, double slow_f,
+		      struct gpa_diff_result *res)
+{
+	static const char *const fail_on[] = {"step.wall", "kernel.*"};
+	struct gpa_diff_opts o;
+	struct gpa_diff *d;
+	char err[256];
+	int ret = 0;
+
+	gpa_diff_opts_init(&o);
+	o.boot.reps = 1000;
+	o.boot.seed = seed;
+	o.fail_on = fail_on;
+	o.nfail_on = 2;
+	if (gpa_diff_new(&o, &d, err, sizeof(err))) {
+		return -1;
+	}
+	for (int side = 0; side < 2 && !ret; side++) {
+		for (int run = 0; run < 10 && !ret; run++) {
+			struct gen_opts go;
+			struct gpa_model m;
+			run_opts(&go, seed * 1000 + (uint64_t)side * 100 + (uint64_t)run);
+			if (side) {
+				go.slowdown = slowdown;
+				go.slow_regex = slow_re;
+				go.slow_factor = slow_f;
+			}
+			ret = load_gen(&go, &m);
+			if (!ret) {
+				ret = gpa_diff_add_run(d, side, &m, "run", err, sizeof(err));
+				gpa_model_release(&m);
+			}
+		}
+	}
+	if (!ret) {
+		ret = gpa_diff_compute(d, res);
+	}
+	gpa_diff_free(d);
+	return ret;
+}
+
+static const struct gpa_diff_metric *metric(const struct gpa_diff_result *r, const char *name)
+{
+	for (size_t i = 0; i < r->metrics.n; i++) {
+		if (!strcmp(r->metrics.v[i].name, name)) {
+			return &r->metrics.v[i];
+		}
+	}
+	return NULL;
+}
+
+/* A/A on real traces: no gated metric (step time and every kernel family) regresses. */
+TEST(traces_aa)
+{
+	int false_fail = 0;
+
+	for (uint64_t seed = 1; seed <= 20; seed++) {
+		struct gpa_diff_result r;
+		REQUIRE(trace_diff(seed, 0, NULL, 0, &r) == 0);
+		CHECK_EQ_I(r.samples, GPA_DIFF_STEPS);
+		false_fail += r.regressed_gated > 0;
+		gpa_diff_result_release(&r);
+	}
+	/* 20 seeds at a family-wise 5 %: more than 3 would have probability < 2 % */
+	if (false_fail > 3) {
+		TFAIL("A/A: %d of 20 seeds failed the gate", false_fail);
+	}
+}
+
+/* A/B on real traces: +5 % on every kernel is a step-time regression in every seed. */
+TEST(traces_ab_step)
+{
+	int detected = 0;
+
+	for (uint64_t seed = 1; seed <= 20; seed++) {
+		struct gpa_diff_result r;
+		REQUIRE(trace_diff(seed, 1.05, NULL, 0, &r) == 0);
+		const struct gpa_diff_metric *m = metric(&r, "step.wall");
+		REQUIRE(m != NULL);
+		detected += m->verdict == GPA_VERDICT_REGRESSED;
+		if (!(m->delta > 0.03 && m->delta < 0.07)) { TFAIL("seed %d delta %g [%g, %g] %s", (int)seed, m->delta, m->ci_lo, m->ci_hi, gpa_verdict_name(m->verdict)); }
+		gpa_diff_result_release(&r);
+	}
+	if (detected < 19) {
+		TFAIL("A/B +5%%: step.wall regressed in %d of 20 seeds", detected);
+	}
+}
+
+/* One family 40 % slower: that family regresses, is the worst kernel, and no other does. */
+TEST(traces_ab_kernel_attribution)
+{
+	for (uint64_t seed = 1; seed <= 5; seed++) {
+		struct gpa_diff_result r;
+		const struct gpa_diff_metric *worst = NULL;
+		int others = 0;
+
+		REQUIRE(trace_diff(seed, 0, "flash_bwd", 1.4, &r) == 0);
+		for (size_t i = 0; i < r.metrics.n; i++) {
+			const struct gpa_diff_metric *m = &r.metrics.v[i];
+			if (strncmp(m->name, "kernel.", 7)) {
+				continue;
+			}
+			if (!worst) {
+				worst = m; /* worst first */
+			} else if (m->verdict == GPA_VERDICT_REGRESSED) {
+				others++;
+			}
+		}
+		REQUIRE(worst != NULL);
+		CHECK_STR(worst->name, "kernel.flash::flash_bwd_kernel_bf16_hdim128");
+		CHECK_EQ_I(worst->verdict, GPA_VERDICT_REGRESSED);
+		CHECK(worst->delta > 0.3 && worst->delta < 0.5);
+		CHECK_EQ_I(others, 0);
+		gpa_diff_result_release(&r);
+	}
+}
