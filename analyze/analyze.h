@@ -568,4 +568,16 @@ void gpa_breakdown_release(struct gpa_breakdown *b);
 
 /* ------------------------------------------------------------ end breakdown */
 
+/* ------------------------------------------------------- CPU call stacks */
+
+/*
+ * Frames of the CPU call stack captured at API call row `api`, outermost first;
+ * 0 when none was captured. Symbolized lazily (function name demangled, or
+ * "module+0xOFF" when unknown); the strings live as long as the model.
+ */
+uint32_t gpa_api_stack_depth(struct gpa_model *m, uint32_t api);
+const char *gpa_api_stack_frame(struct gpa_model *m, uint32_t api, uint32_t i);
+
+/* ------------------------------------------------------- end CPU call stacks */
+
 #endif /* GPA_ANALYZE_H */
