@@ -38,6 +38,8 @@ const struct cmd cmd_table[] = {
 	 cmd_gaps_help},
 	{"breakdown", cmd_breakdown, "HTA's time breakdowns: idle/compute, idle causes, overlap",
 	 cmd_breakdown_help},
+	{"flame", cmd_flame, "GPU-time flame graphs: folded, SVG, speedscope; differential",
+	 cmd_flame_help},
 	{"export", cmd_export, "write traces as an nsys-compatible SQLite export", cmd_export_help},
 	{"help", cmd_help, "this list, a command's help, or the manual page", cmd_help_help},
 };
