@@ -292,6 +292,7 @@ struct builder {
 	uint8_t *proc_ok;
 	uint32_t *range_node; /* per NVTX range: its node under range_base */
 	uint32_t *range_base;
+	uint8_t *step_range;  /* BY_STEP: per NVTX range, 1 when it is a step (its frame is the step's) */
 	uint8_t *range_ok;    /* nvtx filter: 0 unknown, 1 no, 2 yes (it or an ancestor matches) */
 	uint8_t *str_match;   /* per model string: 0 unknown, 1 no, 2 yes */
 	uint32_t *leaf_name;  /* per func (GPU) or model string (API): name offset + 1; 0 unknown */
@@ -475,8 +476,10 @@ static uint32_t range_node(struct builder *b, uint32_t base, uint32_t r)
 	}
 	while (n--) {
 		uint32_t x = b->chain[n];
-		node = child(b->f, node, intern(b->f, gpa_model_str(b->m, nv->name[x])),
-			     GPA_FRAME_NVTX, GPA_CAT_OTHER);
+		if (!b->step_range || !b->step_range[x]) {
+			node = child(b->f, node, intern(b->f, gpa_model_str(b->m, nv->name[x])),
+				     GPA_FRAME_NVTX, GPA_CAT_OTHER);
+		}
 		if (node == GPA_NONE) {
 			b->err = -GP_ERR_NOMEM;
 			return GPA_NONE;
@@ -775,6 +778,18 @@ int gpa_flame_build(struct gpa_model *m, const struct gpa_flame_opts *o, struct 
 	memset(b.thread_node, 0xff, (m->threads.n + 1) * sizeof(*b.thread_node));
 	memset(b.range_base, 0xff, (m->nvtx.n + 1) * sizeof(*b.range_base));
 
+	if (o->flags & GPA_FLAME_BY_STEP) {
+		b.step_range = calloc(m->nvtx.n + 1, 1);
+		if (!b.step_range) {
+			ret = -GP_ERR_NOMEM;
+			goto out;
+		}
+		for (size_t i = 0; i < o->steps->v.n; i++) {
+			if (o->steps->v.v[i].nvtx < m->nvtx.n) {
+				b.step_range[o->steps->v.v[i].nvtx] = 1;
+			}
+		}
+	}
 	bool any_proc = false;
 	for (size_t p = 0; p < m->procs.n; p++) {
 		b.proc_ok[p] = o->rank < 0 || m->procs.v[p].rank == o->rank;
@@ -839,6 +854,7 @@ out:
 	free(b.range_node);
 	free(b.range_base);
 	free(b.range_ok);
+	free(b.step_range);
 	free(b.str_match);
 	free(b.leaf_name);
 	free(b.leaf_ok);
@@ -867,6 +883,9 @@ static int merge(struct gpa_flame *out, const struct gpa_flame *src, uint64_t n,
 		return -GP_ERR_NOMEM;
 	}
 	map[0] = 0;
+	if (after && src->nodes.n) {
+		out->nodes.v[0].count += src->nodes.v[0].count;
+	}
 	for (size_t i = 1; i < src->nodes.n; i++) {
 		const struct gpa_flame_node *s = &src->nodes.v[i];
 		const char *name = gpa_flame_name(src, (uint32_t)i);

@@ -5,6 +5,7 @@
  */
 #include "base/compat.h"
 #include "report/report.h"
+#include "report/flame.h"
 
 #include <stdio.h>
 
@@ -13,7 +14,8 @@
 #endif
 
 /* Frame index of each node's name, names numbered in first-use order. */
-static int frame_index(const struct gpa_flame *f, uint32_t **node_frame, struct gp_strbuf *out)
+static int frame_index(const struct gpa_flame *f, uint32_t **node_frame, struct gp_strbuf *out,
+		       struct gp_strbuf *tmp)
 {
 	uint32_t *by_name = malloc((f->names.len + 1) * sizeof(*by_name));
 	uint32_t *nf = malloc((f->nodes.n + 1) * sizeof(*nf));
@@ -32,7 +34,9 @@ static int frame_index(const struct gpa_flame *f, uint32_t **node_frame, struct 
 			const char *s = gpa_flame_name(f, (uint32_t)i);
 			by_name[nm] = next++;
 			gp_strbuf_adds(out, next > 1 ? ",\n{\"name\":" : "\n{\"name\":");
-			gp_strbuf_add_json_str(out, s, strlen(s));
+			gp_strbuf_reset(tmp);
+			gpr_flame_add_utf8_(tmp, s, strlen(s));
+			gp_strbuf_add_json_str(out, tmp->buf, tmp->len);
 			gp_strbuf_addch(out, '}');
 		}
 		nf[i] = by_name[nm];
@@ -43,6 +47,19 @@ static int frame_index(const struct gpa_flame *f, uint32_t **node_frame, struct 
 	return 0;
 }
 
+/* The next node in depth-first (tree) order after i; 0 at the end. */
+static uint32_t dfs_next(const struct gpa_flame_node *v, uint32_t i)
+{
+	if (v[i].child != GPA_NONE) {
+		return v[i].child;
+	}
+	while (i && v[i].next == GPA_NONE) {
+		i = v[i].parent;
+	}
+	return i ? v[i].next : 0;
+}
+
+/* Samples in tree order, as the folded lines: the same stacks, the same order. */
 static void sampled(struct gp_strbuf *out, const struct gpa_flame *f, const uint32_t *nf)
 {
 	const struct gpa_flame_node *v = f->nodes.v;
@@ -53,14 +70,14 @@ static void sampled(struct gp_strbuf *out, const struct gpa_flame *f, const uint
 	gp_strbuf_addf(out, ",\"unit\":\"nanoseconds\",\"startValue\":0,\"endValue\":%" PRIu64
 			    ",\n\"samples\":[",
 		       v[0].total);
-	for (size_t i = 1; i < f->nodes.n; i++) {
+	for (uint32_t i = dfs_next(v, 0); i; i = dfs_next(v, i)) {
 		if (!v[i].self) {
 			continue;
 		}
-		/* The path, root side first: write it backwards into a small stack. */
+		/* The path, root side first: collect it backwards. */
 		uint32_t stack[1100];
 		size_t n = 0;
-		for (uint32_t k = (uint32_t)i; k && n < GP_ARRAY_SIZE(stack); k = v[k].parent) {
+		for (uint32_t k = i; k && n < GP_ARRAY_SIZE(stack); k = v[k].parent) {
 			stack[n++] = nf[k];
 		}
 		gp_strbuf_adds(out, first ? "\n[" : ",\n[");
@@ -72,7 +89,7 @@ static void sampled(struct gp_strbuf *out, const struct gpa_flame *f, const uint
 	}
 	gp_strbuf_adds(out, "],\n\"weights\":[");
 	first = true;
-	for (size_t i = 1; i < f->nodes.n; i++) {
+	for (uint32_t i = dfs_next(v, 0); i; i = dfs_next(v, i)) {
 		if (v[i].self) {
 			gp_strbuf_addf(out, "%s%" PRIu64, first ? "" : ",", v[i].self);
 			first = false;
@@ -172,6 +189,7 @@ static int evented(struct gp_strbuf *out, const struct gpa_flame *f, const struc
 int gpr_flame_speedscope(struct gp_strbuf *out, const struct gpa_flame *f,
 			 const struct gpa_model *m, enum gpr_speedscope_type type, const char *name)
 {
+	struct gp_strbuf tmp = GP_STRBUF_INIT;
 	uint32_t *nf = NULL;
 	int ret;
 
@@ -180,10 +198,11 @@ int gpr_flame_speedscope(struct gp_strbuf *out, const struct gpa_flame *f,
 	}
 	gp_strbuf_adds(out, "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\n");
 	gp_strbuf_adds(out, "\"exporter\":\"gpuprof@" GP_VERSION "\",\"name\":");
-	name = name ? name : "gpuprof flame graph";
-	gp_strbuf_add_json_str(out, name, strlen(name));
+	gpr_flame_add_utf8_(&tmp, name ? name : "gpuprof flame graph", strlen(name ? name : "gpuprof flame graph"));
+	gp_strbuf_add_json_str(out, tmp.buf, tmp.len);
 	gp_strbuf_adds(out, ",\"activeProfileIndex\":0,\n");
-	ret = frame_index(f, &nf, out);
+	ret = frame_index(f, &nf, out, &tmp);
+	gp_strbuf_release(&tmp);
 	if (ret) {
 		return ret;
 	}

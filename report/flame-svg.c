@@ -8,6 +8,7 @@
  */
 #include "base/compat.h"
 #include "report/report.h"
+#include "report/flame.h"
 
 #include <libxml/xmlwriter.h>
 #include <stdio.h>
@@ -31,8 +32,7 @@ struct svg {
 	int err;
 };
 
-/* Appends s to sb as valid UTF-8 for XML: bad sequences and XML-illegal characters -> U+FFFD. */
-static void add_utf8(struct gp_strbuf *sb, const char *s, size_t len)
+void gpr_flame_add_utf8_(struct gp_strbuf *sb, const char *s, size_t len)
 {
 	const unsigned char *p = (const unsigned char *)s, *e = p + len;
 
@@ -111,7 +111,7 @@ static void text_el(struct svg *s, const char *id, double x, double y, const cha
 		attr(s, "text-anchor", anchor);
 	}
 	gp_strbuf_reset(&s->tmp);
-	add_utf8(&s->tmp, txt, strlen(txt));
+	gpr_flame_add_utf8_(&s->tmp, txt, strlen(txt));
 	check(s, xmlTextWriterWriteString(s->w, BAD_CAST s->tmp.buf));
 	end(s);
 }
@@ -213,7 +213,7 @@ static void title_of(struct svg *s, uint32_t i, struct gp_strbuf *t)
 	const char *name = gpa_flame_name(f, i);
 
 	gp_strbuf_reset(t);
-	add_utf8(t, name, strlen(name));
+	gpr_flame_add_utf8_(t, name, strlen(name));
 	gp_strbuf_adds(t, " (");
 	if (f->diff) {
 		gp_strbuf_adds(t, "after ");
@@ -260,10 +260,10 @@ static void label_of(const char *name, double w, unsigned font, struct gp_strbuf
 		}
 	}
 	if (chars <= fit) {
-		add_utf8(out, name, strlen(name));
+		gpr_flame_add_utf8_(out, name, strlen(name));
 		return;
 	}
-	add_utf8(out, name, cut);
+	gpr_flame_add_utf8_(out, name, cut);
 	gp_strbuf_adds(out, "..");
 }
 
