@@ -35,7 +35,7 @@ PKGS := zlib libdeflate sqlite3 libxml-2.0 libpcre2-8 yajl
 DEPS_STAMP := $(O)/.deps-ok
 # pkg-config is asked only once the dependency step has run.
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -liberty
 
 BASE_SRC := $(wildcard base/*.c)
 TRACE_SRC := $(wildcard trace/*.c)
