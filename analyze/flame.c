@@ -399,6 +399,8 @@ static uint32_t step_at(const struct gpa_steps *s, uint32_t proc, uint64_t t)
 	return GPA_NONE;
 }
 
+static uint32_t step_name(struct builder *b, const char *name);
+
 static uint32_t step_node(struct builder *b, uint32_t parent, uint32_t step)
 {
 	const struct gpa_step *st;
@@ -410,10 +412,13 @@ static uint32_t step_node(struct builder *b, uint32_t parent, uint32_t step)
 	}
 	st = &b->o->steps->v.v[step];
 	if (st->name) {
-		return child(b->f, parent, intern(b->f, gpa_model_str(b->m, st->name)),
+		return child(b->f, parent, step_name(b, gpa_model_str(b->m, st->name)),
 			     GPA_FRAME_STEP, GPA_CAT_OTHER);
 	}
 	snprintf(name, sizeof(name), "step %" PRId64, st->number);
+	if (b->o->flags & GPA_FLAME_NO_IDS) {
+		snprintf(name, sizeof(name), "step *");
+	}
 	return child(b->f, parent, intern(b->f, name), GPA_FRAME_STEP, GPA_CAT_OTHER);
 }
 
@@ -431,6 +436,31 @@ static uint32_t thread_node(struct builder *b, uint32_t parent, uint32_t thread)
 		snprintf(name, sizeof(name), "tid %" PRIu32, t->tid);
 	}
 	return child(b->f, parent, intern(b->f, name), GPA_FRAME_THREAD, GPA_CAT_OTHER);
+}
+
+/*
+ * The frame name of a step range: as recorded, or with NO_IDS every run of
+ * digits as '*' ("ProfilerStep#*"), so that the steps of two runs merge.
+ */
+static uint32_t step_name(struct builder *b, const char *name)
+{
+	char buf[512];
+	size_t n = 0;
+
+	if (!(b->o->flags & GPA_FLAME_NO_IDS)) {
+		return intern(b->f, name);
+	}
+	for (const char *p = name; *p && n < sizeof(buf) - 1; p++) {
+		if (*p >= '0' && *p <= '9') {
+			if (!n || buf[n - 1] != '*') {
+				buf[n++] = '*';
+			}
+			continue;
+		}
+		buf[n++] = *p;
+	}
+	buf[n] = '\0';
+	return intern(b->f, buf);
 }
 
 /* Whether range r or one of its ancestors matches the NVTX filter. */
@@ -478,6 +508,9 @@ static uint32_t range_node(struct builder *b, uint32_t base, uint32_t r)
 		uint32_t x = b->chain[n];
 		if (!b->step_range || !b->step_range[x]) {
 			node = child(b->f, node, intern(b->f, gpa_model_str(b->m, nv->name[x])),
+				     GPA_FRAME_NVTX, GPA_CAT_OTHER);
+		} else if (!(b->o->flags & GPA_FLAME_BY_STEP)) {
+			node = child(b->f, node, step_name(b, gpa_model_str(b->m, nv->name[x])),
 				     GPA_FRAME_NVTX, GPA_CAT_OTHER);
 		}
 		if (node == GPA_NONE) {
@@ -778,7 +811,7 @@ int gpa_flame_build(struct gpa_model *m, const struct gpa_flame_opts *o, struct 
 	memset(b.thread_node, 0xff, (m->threads.n + 1) * sizeof(*b.thread_node));
 	memset(b.range_base, 0xff, (m->nvtx.n + 1) * sizeof(*b.range_base));
 
-	if (o->flags & GPA_FLAME_BY_STEP) {
+	if (o->steps) {
 		b.step_range = calloc(m->nvtx.n + 1, 1);
 		if (!b.step_range) {
 			ret = -GP_ERR_NOMEM;
