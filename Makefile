@@ -174,10 +174,16 @@ BENCH_REPORT := $(O)/bench-report
 $(BENCH_REPORT): $(call obj,tests/bench/bench-report.c tests/tools/gen.c) $(LIB_TRACE) $(LIB_BASE)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
 
-bench: $(BENCH_TRACE) $(BENCH_REPORT) $(GPUPROF)
+BENCH_FLAME := $(O)/bench-flame
+$(BENCH_FLAME): $(call obj,tests/bench/bench-flame.c tests/tools/gen.c) $(LIB_REPORT) $(LIB_ANALYZE) \
+		$(LIB_TRACE) $(LIB_BASE)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
+
+bench: $(BENCH_TRACE) $(BENCH_REPORT) $(BENCH_FLAME) $(GPUPROF)
 	$(BENCH_TRACE)
 	$(BENCH_REPORT) $(GPUPROF) 10 3
 	@sh tests/bench/bench-import.sh $(GPUPROF)
+	$(BENCH_FLAME) 10000000 3
 
 # ---- the main job
 
