@@ -42,6 +42,22 @@ if [ "${1:-}" = fuzz ]; then
 	fi
 fi
 
+# Test tools, optional: the flame-graph tests check SVGs with xmllint and run
+# their script in headless Chromium; without them those checks are skipped.
+optional=""
+command -v xmllint >/dev/null 2>&1 || optional="$optional libxml2-utils"
+command -v chromium >/dev/null 2>&1 || optional="$optional chromium"
+if [ -n "$optional" ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+	echo "deps: installing test tools:$optional" >&2
+	if ! DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $optional \
+		>/tmp/gpuprof-deps-optional.log 2>&1; then
+		echo "deps: could not install$optional (tests that need them are skipped)" >&2
+	fi
+elif [ -n "$optional" ]; then
+	echo "deps: optional test tools missing (their tests are skipped):" >&2
+	echo "  sudo apt-get install$optional" >&2
+fi
+
 [ -z "$missing" ] && exit 0
 
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
