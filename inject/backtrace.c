@@ -125,6 +125,17 @@ bool gpi_bt_init(const struct gpi_config *c)
 		void *h = gpi_dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
 		if (h) {
 			*(void **)&unw_backtrace_fn = gpi_dlsym(h, "unw_backtrace");
+			/*
+			 * libunwind's default global cache takes a lock and masks
+			 * signals (two system calls) around every lookup; a cache
+			 * per thread needs neither.
+			 */
+			int (*set_policy)(void *, int);
+			void **as = gpi_dlsym(h, "_ULx86_64_local_addr_space");
+			*(void **)&set_policy = gpi_dlsym(h, "_ULx86_64_set_caching_policy");
+			if (set_policy && as && *as) {
+				set_policy(*as, 2 /* UNW_CACHE_PER_THREAD */);
+			}
 		}
 		if (!unw_backtrace_fn && c->backtrace_method == GPI_BT_UNWIND) {
 			gpi_status_add("backtrace: libunwind.so.8 not usable; frame pointers used");

@@ -137,6 +137,8 @@ bench-inject: $(BENCH_INJECT) $(INJ_LIB)
 	$(O)/bench-inject-nvtx $(INJ_LIB)
 	$(O)/bench-inject-writer
 	$(O)/bench-backtrace
+	$(O)/bench-backtrace fp
+	sh tests/bench/bench-backtrace.sh $(O)
 
 # gpuprof record finds the library in ../lib/gpuprof/ next to bin/gpuprof.
 install-inject: $(INJ_LIB)
