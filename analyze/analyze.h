@@ -668,9 +668,11 @@ enum gpa_flame_weight {
 enum gpa_flame_flags {
 	GPA_FLAME_NO_NVTX = 1 << 0,    /* leave NVTX ranges out */
 	GPA_FLAME_CPU_STACKS = 1 << 1, /* add the CPU call stack captured at the API call */
-	GPA_FLAME_BY_STEP = 1 << 2,    /* a step frame under the process (needs opts.steps) */
-	GPA_FLAME_NO_IDS = 1 << 3,     /* "process"/thread name instead of pid and tid, so
-					* runs of the same program compare */
+	GPA_FLAME_BY_STEP = 1 << 2,    /* a step frame under the process (needs opts.steps);
+					* the step's own range leaves the NVTX stack */
+	GPA_FLAME_NO_IDS = 1 << 3,     /* "process"/thread name instead of pid and tid, and
+					* step names (with opts.steps) with '*' for digits,
+					* so runs of the same program compare */
 	GPA_FLAME_KEEP_OPS = 1 << 4,   /* fill gpa_flame.op_node (timelines) */
 };
 
