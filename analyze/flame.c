@@ -13,8 +13,16 @@
 #include <pcre2.h>
 #include <stdio.h>
 
-/* Deeper stacks keep their outermost frames. */
-#define MAX_DEPTH 1024
+/*
+ * Bounds whatever a trace holds: NVTX ranges nested deeper than MAX_NVTX
+ * levels and CPU frames past MAX_CPU fold into the frame above them, so a
+ * path is at most a few frames plus MAX_NVTX + MAX_CPU deep (node depths
+ * are 16 bits; report/flame-speedscope.c sizes its path buffer above MAX_DEPTH).
+ */
+#define MAX_NVTX 1024
+#define MAX_CPU 1024
+#define MAX_DEPTH 4096
+#define MAX_CHAIN 65537 /* NVTX nesting levels are 16 bits in the model */
 
 void gpa_flame_opts_init(struct gpa_flame_opts *o)
 {
@@ -299,7 +307,7 @@ struct builder {
 	uint8_t *leaf_ok, *leaf_cat;
 	struct ptr_map cpu;
 	uint32_t *thread_node; /* per thread, without steps */
-	uint32_t chain[MAX_DEPTH];
+	uint32_t *chain;      /* MAX_CHAIN: an NVTX range's ancestors */
 	int err;
 };
 
@@ -469,7 +477,7 @@ static bool range_ok(struct builder *b, uint32_t r)
 	const struct gpa_nvtxs *nv = &b->m->nvtx;
 	size_t n = 0;
 
-	while (r != GPA_NONE && !b->range_ok[r] && n < MAX_DEPTH) {
+	while (r != GPA_NONE && !b->range_ok[r] && n < MAX_CHAIN) {
 		b->chain[n++] = r;
 		r = nv->parent[r];
 	}
@@ -496,7 +504,7 @@ static uint32_t range_node(struct builder *b, uint32_t base, uint32_t r)
 	size_t n = 0;
 	uint32_t node = base;
 
-	while (r != GPA_NONE && n < MAX_DEPTH) {
+	while (r != GPA_NONE && n < MAX_CHAIN) {
 		if (b->range_base[r] == base) {
 			node = b->range_node[r];
 			break;
@@ -506,7 +514,9 @@ static uint32_t range_node(struct builder *b, uint32_t base, uint32_t r)
 	}
 	while (n--) {
 		uint32_t x = b->chain[n];
-		if (!b->step_range || !b->step_range[x]) {
+		if (nv->depth[x] >= MAX_NVTX) {
+			/* too deep: folds into the range above */
+		} else if (!b->step_range || !b->step_range[x]) {
 			node = child(b->f, node, intern(b->f, gpa_model_str(b->m, nv->name[x])),
 				     GPA_FRAME_NVTX, GPA_CAT_OTHER);
 		} else if (!(b->o->flags & GPA_FLAME_BY_STEP)) {
@@ -555,6 +565,7 @@ static uint32_t api_context(struct builder *b, uint32_t a, uint32_t step)
 	}
 	if (node != GPA_NONE && (b->o->flags & GPA_FLAME_CPU_STACKS)) {
 		uint32_t depth = gpa_api_stack_depth(m, a);
+		depth = depth < MAX_CPU ? depth : MAX_CPU;
 		for (uint32_t i = 0; i < depth && node != GPA_NONE; i++) {
 			node = child(b->f, node, cpu_name(b, gpa_api_stack_frame(m, a, i)),
 				     GPA_FRAME_CPU, GPA_CAT_OTHER);
@@ -791,6 +802,7 @@ int gpa_flame_build(struct gpa_model *m, const struct gpa_flame_opts *o, struct 
 	}
 	nleaf = o->weight == GPA_FLAME_API_TIME ? nstr : m->funcs.n + 257;
 	b.md = pcre2_match_data_create(4, NULL);
+	b.chain = malloc(MAX_CHAIN * sizeof(*b.chain));
 	b.proc_node = malloc((m->procs.n + 1) * sizeof(*b.proc_node));
 	b.proc_ok = calloc(m->procs.n + 1, 1);
 	b.thread_node = malloc((m->threads.n + 1) * sizeof(*b.thread_node));
@@ -801,7 +813,7 @@ int gpa_flame_build(struct gpa_model *m, const struct gpa_flame_opts *o, struct 
 	b.leaf_name = calloc(nleaf, sizeof(*b.leaf_name));
 	b.leaf_ok = calloc(nleaf, 1);
 	b.leaf_cat = calloc(nleaf, 1);
-	if (!b.md || !b.proc_node || !b.proc_ok || !b.thread_node || !b.range_node ||
+	if (!b.md || !b.chain || !b.proc_node || !b.proc_ok || !b.thread_node || !b.range_node ||
 	    !b.range_base || !b.range_ok || !b.str_match || !b.leaf_name || !b.leaf_ok ||
 	    !b.leaf_cat) {
 		ret = -GP_ERR_NOMEM;
@@ -888,6 +900,7 @@ out:
 	free(b.range_base);
 	free(b.range_ok);
 	free(b.step_range);
+	free(b.chain);
 	free(b.str_match);
 	free(b.leaf_name);
 	free(b.leaf_ok);

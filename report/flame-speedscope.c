@@ -75,7 +75,7 @@ static void sampled(struct gp_strbuf *out, const struct gpa_flame *f, const uint
 			continue;
 		}
 		/* The path, root side first: collect it backwards. */
-		uint32_t stack[1100];
+		uint32_t stack[4100]; /* deeper than any tree path (flame.c) */
 		size_t n = 0;
 		for (uint32_t k = i; k && n < GP_ARRAY_SIZE(stack); k = v[k].parent) {
 			stack[n++] = nf[k];
@@ -161,7 +161,7 @@ static int evented(struct gp_strbuf *out, const struct gpa_flame *f, const struc
 		for (size_t k = i; k < j; k++) {
 			uint32_t g = ops[k].g;
 			uint64_t s = m->gpu.start[g] - m->t0, e = m->gpu.end[g] - m->t0;
-			uint32_t stack[1100];
+			uint32_t stack[4100]; /* deeper than any tree path (flame.c) */
 			size_t d = 0;
 			for (uint32_t x = f->op_node[g]; x && d < GP_ARRAY_SIZE(stack); x = v[x].parent) {
 				stack[d++] = nf[x];

@@ -416,3 +416,35 @@ TEST(flame_categories_on_leaves)
 	gpa_flame_release(&f);
 	gpa_model_release(&m);
 }
+
+TEST(flame_deep_nvtx_is_bounded)
+{
+	struct tw t;
+	struct gpa_model m;
+	struct gpa_flame f;
+	struct gpa_flame_opts o;
+	unsigned maxd = 0;
+
+	/* 1500 nested ranges around one launch: the frames stop at 1024 NVTX levels. */
+	tw_open(&t, "deep.gpz");
+	for (int i = 0; i < 1500; i++) {
+		nvtx(&t, U(i), U(10000 - i), "r");
+	}
+	api(&t, U(5000), U(5001), "cudaLaunchKernel", 1);
+	kernel(&t, U(6000), U(6010), 1, "k");
+	CHECK_EQ_I(gpt_writer_close(t.w), 0);
+	REQUIRE(!load(&m, t.path));
+	gpa_flame_opts_init(&o);
+	REQUIRE(!build(&m, &o, &f));
+	CHECK_EQ_U(f.nodes.v[0].total, U(10));
+	for (size_t i = 0; i < f.nodes.n; i++) {
+		maxd = f.nodes.v[i].depth > maxd ? f.nodes.v[i].depth : maxd;
+	}
+	CHECK_EQ_U(maxd, 2 + 1024 + 1); /* process, thread, 1024 ranges, the kernel */
+	gpa_flame_release(&f);
+	o.nvtx_regex = "^r$";
+	REQUIRE(!build(&m, &o, &f));
+	CHECK_EQ_U(f.nodes.v[0].total, U(10));
+	gpa_flame_release(&f);
+	gpa_model_release(&m);
+}
