@@ -105,11 +105,13 @@ $(O)/tests/demo-train: $(call obj,tests/fakecuda/demo-train.c) $(FAKE_SIM_OBJ) $
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -ldl -lpthread -lm
 
 # Launches from known functions, with and without frame pointers (call-stack tests).
-$(O)/tests/fakecuda/bt-prog-%.o: tests/fakecuda/bt-prog.c | $(DEPS_STAMP)
+BT_PROG_OBJ := $(O)/tests/fakecuda/bt-prog-fp.o $(O)/tests/fakecuda/bt-prog-nofp.o
+$(BT_PROG_OBJ): $(O)/tests/fakecuda/bt-prog-%.o: tests/fakecuda/bt-prog.c | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) $(INJ_CFLAGS) $(if $(filter fp,$*),-fno-omit-frame-pointer,-fomit-frame-pointer) \
 		-MMD -MP -c $< -o $@
-$(O)/tests/bt-prog-%: $(O)/tests/fakecuda/bt-prog-%.o $(FAKE_SIM_OBJ) $(LIB_TRACE) $(LIB_BASE)
+$(O)/tests/bt-prog-fp $(O)/tests/bt-prog-nofp: $(O)/tests/bt-prog-%: $(O)/tests/fakecuda/bt-prog-%.o \
+		$(FAKE_SIM_OBJ) $(LIB_TRACE) $(LIB_BASE)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -ldl -lpthread -lm
 

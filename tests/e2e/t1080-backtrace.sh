@@ -78,6 +78,21 @@ f=$(frames_of fp-fp.txt launch)
 [ "$(echo "$f" | tr ';' '\n' | wc -l)" = 4 ] || fail "depth 4: '$f'"
 case "$f" in sim_launch\;*) ;; *) fail "depth 4 keeps the innermost frames: '$f'" ;; esac
 
+# 8 threads launching at once: every call has its stack, one chain per thread
+# function, interned once (the same nodes whatever thread made them)
+for m in fp unwind; do
+	plain "$GPUPROF" record -o thr-$m.gpz --backtrace --backtrace-method=$m \
+		-- "$B/tests/bt-prog-fp" -t 8 3000 >thr.out 2>thr.err || fail "threads $m: $(cat thr.err)"
+	grep -q "thr-$m.gpz: .* no drops" thr.err || fail "threads $m: $(cat thr.err)"
+	"$FRAMES" thr-$m.gpz >thr.txt || fail "threads $m: stack-frames"
+	[ "$(grep -c ";bt_thread;bt_level1;bt_level2;bt_level3;bt_launch;sim_launch;" thr.txt)" = 24000 ] ||
+		fail "threads $m: $(awk '{ print $4 }' thr.txt | sort | uniq -c | head -3)"
+	case "$(sed -n 's/^info //p' thr.txt)" in *"stacks=24000 "*"api_rows=24000 bad_nodes=0 "*) ;;
+	*) fail "threads $m: $(tail -n 1 thr.txt)" ;; esac
+	nodes=$("$GPUPROF" dump --kind stack_node thr-$m.gpz | grep -c '^stack_node')
+	[ "$nodes" -le 16 ] || fail "threads $m: $nodes nodes for one chain"
+done
+
 # without the option: no stack records at all
 plain "$GPUPROF" record -o none.gpz -- "$B/tests/bt-prog-fp" 3 >/dev/null 2>&1 || fail "plain run"
 "$GPUPROF" dump none.gpz | grep -q '^stack' && fail "stacks recorded without --backtrace"

@@ -10,10 +10,14 @@
  *   (a C++ symbol) -> sim_memcpy (cudaMemcpy); then once bt_recurse 40 deep
  *   -> bt_launch. It prints one line per kind of call ("stack NAME CORR")
  *   with the correlation id, so tests can find each call's stack.
+ * usage: bt-prog -t THREADS N
+ *   THREADS threads at once, each N times bt_thread -> bt_level1 -> ...
+ *   -> sim_launch: the capture path under concurrency.
  */
 #include "base/compat.h"
 #include "tests/fakecuda/sim.h"
 
+#include <pthread.h>
 #include <stdio.h>
 
 /* The compiler must neither inline these nor turn the calls into jumps. */
@@ -64,10 +68,53 @@ KEEP void bt_recurse(int n)
 	NO_TAIL();
 }
 
+static int per_thread;
+
+KEEP void *bt_thread(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < per_thread; i++) {
+		bt_level1();
+	}
+	NO_TAIL();
+	return NULL;
+}
+
+static int run_threads(int nthreads, int n)
+{
+	pthread_t th[64];
+
+	if (nthreads < 1 || nthreads > 64) {
+		fprintf(stderr, "bt-prog: 1 to 64 threads\n");
+		return 2;
+	}
+	per_thread = n;
+	sim_init(NULL, 7);
+	sim_cuinit();
+	sim_context(1, 0);
+	sim_stream(7, 1);
+	for (int i = 0; i < nthreads; i++) {
+		if (pthread_create(&th[i], NULL, bt_thread, NULL)) {
+			fprintf(stderr, "bt-prog: cannot start a thread\n");
+			return 1;
+		}
+	}
+	for (int i = 0; i < nthreads; i++) {
+		pthread_join(th[i], NULL);
+	}
+	printf("launches %d\n", nthreads * n);
+	sim_finish();
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *expect = NULL;
 	int n = 4;
+
+	if (argc == 4 && !strcmp(argv[1], "-t")) {
+		return run_threads(atoi(argv[2]), atoi(argv[3]));
+	}
 
 	if (argc > 2 && !strcmp(argv[1], "-e")) {
 		expect = argv[2];
