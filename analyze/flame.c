@@ -282,9 +282,13 @@ void gpa_flame_release(struct gpa_flame *f)
 
 /* -------------------------------------------------------------- building */
 
-/* A CPU frame string (stable for the model's life) -> its name: keyed by address. */
+/*
+ * CPU frame names -> tree names, keyed by the string's offset in the
+ * model's string table (frames are model strings, interned as they are
+ * symbolized: the table may move, offsets stay). 0 is an empty slot.
+ */
 struct ptr_map {
-	const char **keys;
+	uintptr_t *keys;
 	uint32_t *vals;
 	size_t n, cap;
 };
@@ -319,13 +323,19 @@ static bool re_match(struct builder *b, pcre2_code *re, const char *s)
 static uint32_t cpu_name(struct builder *b, const char *s)
 {
 	struct ptr_map *p = &b->cpu;
+	const struct gp_strbuf *text = &b->m->strs.text;
+	uintptr_t key;
 
 	if (!s) {
 		return intern(b->f, "[unknown]");
 	}
+	if (s < text->buf || s >= text->buf + text->len) {
+		return intern(b->f, s); /* not in the table: by content */
+	}
+	key = (uintptr_t)(s - text->buf) + 1;
 	if ((p->n + 1) * 2 > p->cap) {
 		size_t ncap = p->cap ? p->cap * 2 : 1024;
-		const char **k = calloc(ncap, sizeof(*k));
+		uintptr_t *k = calloc(ncap, sizeof(*k));
 		uint32_t *v = calloc(ncap, sizeof(*v));
 		if (!k || !v) {
 			free(k);
@@ -334,7 +344,7 @@ static uint32_t cpu_name(struct builder *b, const char *s)
 		}
 		for (size_t i = 0; i < p->cap; i++) {
 			if (p->keys[i]) {
-				size_t h = gp_hash_u64((uintptr_t)p->keys[i]) & (ncap - 1);
+				size_t h = gp_hash_u64(p->keys[i]) & (ncap - 1);
 				while (k[h]) {
 					h = (h + 1) & (ncap - 1);
 				}
@@ -348,16 +358,16 @@ static uint32_t cpu_name(struct builder *b, const char *s)
 		p->vals = v;
 		p->cap = ncap;
 	}
-	size_t h = gp_hash_u64((uintptr_t)s) & (p->cap - 1);
+	size_t h = gp_hash_u64(key) & (p->cap - 1);
 	while (p->keys[h]) {
-		if (p->keys[h] == s) {
+		if (p->keys[h] == key) {
 			return p->vals[h];
 		}
 		h = (h + 1) & (p->cap - 1);
 	}
 	uint32_t off = intern(b->f, s);
 	if (off != UINT32_MAX) {
-		p->keys[h] = s;
+		p->keys[h] = key;
 		p->vals[h] = off;
 		p->n++;
 	}

@@ -174,9 +174,8 @@ static int render(struct flame_opts *o, const struct gpa_flame *f, const struct 
 	int ret;
 
 	if (!f->ops && !f->diff) {
-		cli_warn("no %s in the traces%s", o->a.weight == GPA_FLAME_API_TIME ? "API calls"
-										: "GPU activity",
-			 f->filtered ? " matched the filters" : "");
+		cli_warn("no %s %s", o->a.weight == GPA_FLAME_API_TIME ? "API calls" : "GPU activity",
+			 f->filtered ? "matched the filters" : "in the traces");
 	}
 	switch (o->format) {
 	case FLAME_SVG:
@@ -458,9 +457,6 @@ int cmd_flame(int argc, char **argv)
 	}
 	char **args = argv + optind;
 	size_t nargs = (size_t)(argc - optind), split = nargs;
-	if (optind > 1 && !strcmp(argv[optind - 1], "--") && opts.diff) {
-		return cli_usage_error(cmd_flame_help, "--diff needs BEFORE... -- AFTER...");
-	}
 	for (size_t i = 0; i < nargs; i++) {
 		if (!strcmp(args[i], "--")) {
 			split = i;
