@@ -35,7 +35,7 @@ PKGS := zlib libdeflate sqlite3 libxml-2.0 libpcre2-8 yajl
 DEPS_STAMP := $(O)/.deps-ok
 # pkg-config is asked only once the dependency step has run.
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -liberty
 
 BASE_SRC := $(wildcard base/*.c)
 TRACE_SRC := $(wildcard trace/*.c)
@@ -184,12 +184,18 @@ BENCH_REPORT := $(O)/bench-report
 $(BENCH_REPORT): $(call obj,tests/bench/bench-report.c tests/tools/gen.c) $(LIB_TRACE) $(LIB_BASE)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
 
-bench: $(BENCH_TRACE) $(BENCH_REPORT) $(GPUPROF) $(TRACEGEN)
+BENCH_FLAME := $(O)/bench-flame
+$(BENCH_FLAME): $(call obj,tests/bench/bench-flame.c tests/tools/gen.c) $(LIB_REPORT) $(LIB_ANALYZE) \
+		$(LIB_TRACE) $(LIB_BASE)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
+
+bench: $(BENCH_TRACE) $(BENCH_REPORT) $(BENCH_FLAME) $(GPUPROF) $(TRACEGEN)
 	$(BENCH_TRACE)
 	$(BENCH_REPORT) $(GPUPROF) 10 3
 	@sh tests/bench/bench-import.sh $(GPUPROF)
 	@sh tests/bench/bench-html.sh $(abspath $(GPUPROF)) $(abspath $(TRACEGEN))
 	@sh tests/bench/bench-diff.sh $(GPUPROF) $(TRACEGEN)
+	$(BENCH_FLAME) 10000000 3
 
 # ---- the main job
 

@@ -12,6 +12,8 @@ static const char *const loss_names[GPT_LOSS__MAX] = {
 	[GPT_LOSS_WRITER] = "writer-error",
 	[GPT_LOSS_UNFINISHED] = "unfinished-ranges",
 	[GPT_LOSS_DEADLINE] = "flush-deadline",
+	[GPT_LOSS_STACK_QUEUE] = "stack-queue-full",
+	[GPT_LOSS_STACK_TABLE] = "stack-table-full",
 };
 
 const char *gpa_loss_cause_name(unsigned cause)
@@ -40,6 +42,9 @@ bool gpa_kind_is_event(enum gpt_kind kind)
 	case GPT_KIND_CLOCK:
 	case GPT_KIND_LOSS:
 	case GPT_KIND_NAME:
+	case GPT_KIND_STACK_NODE:
+	case GPT_KIND_STACK:
+	case GPT_KIND_MODULE:
 		return false;
 	default:
 		return gpt_kind_info(kind) != NULL;

@@ -723,6 +723,31 @@ static int take_chunk(struct file_ctx *f, const struct gpt_chunk *ch)
 			p->losses[l->cause < GPT_LOSS__MAX ? l->cause : 0] += l->count;
 		}
 		break;
+	case GPT_KIND_STACK_NODE:
+		for (uint32_t i = 0; i < ch->count; i++, rec += sz) {
+			if (gpa_stacks_add_node(m, f->proc, (const void *)rec)) {
+				return -GP_ERR_NOMEM;
+			}
+		}
+		break;
+	case GPT_KIND_STACK:
+		for (uint32_t i = 0; i < ch->count; i++, rec += sz) {
+			if (gpa_stacks_add_stack(m, f->proc, (const void *)rec)) {
+				return -GP_ERR_NOMEM;
+			}
+		}
+		break;
+	case GPT_KIND_MODULE:
+		for (uint32_t i = 0; i < ch->count; i++, rec += sz) {
+			const struct gpt_module *mo = (const void *)rec;
+			uint32_t path = map_str(f, mo->path), bid = map_str(f, mo->build_id);
+			CHECK_ID(path);
+			CHECK_ID(bid);
+			if (gpa_stacks_add_module(m, f->proc, mo, path, bid)) {
+				return -GP_ERR_NOMEM;
+			}
+		}
+		break;
 	default:
 		break;
 	}
@@ -1318,7 +1343,8 @@ int gpa_model_load(struct gpa_model *m, const char *const *paths, size_t npaths,
 	for (size_t i = 0; i < m->procs.n; i++) {
 		m->events += m->procs.v[i].events;
 	}
-	if (sort_tables(m) || link_correlation(m) || link_nvtx(m) || build_gpu(m)) {
+	if (sort_tables(m) || link_correlation(m) || link_nvtx(m) || build_gpu(m) ||
+	    gpa_stacks_link(m)) {
 		snprintf(errbuf, errlen, "out of memory building the model");
 		goto fail;
 	}
@@ -1350,6 +1376,7 @@ void gpa_model_release(struct gpa_model *m)
 	gpa_nvtxs_free(&m->nvtx);
 	gpa_overheads_free(&m->ovh);
 	gpa_gpus_free(&m->gpu);
+	gpa_stacks_free(m->stacks);
 	memset(m, 0, sizeof(*m));
 }
 

@@ -190,6 +190,7 @@ struct gpa_model {
 	struct gpa_nvtxs nvtx;
 	struct gpa_overheads ovh;
 	struct gpa_gpus gpu;
+	struct gpa_stacks *stacks; /* CPU call stacks (stacks.c); NULL when no file has any */
 	uint64_t t0, t1;     /* earliest start and latest end of any timed record */
 	uint64_t events;     /* activity records loaded */
 	bool aligned;        /* all processes placed by clock anchors */
@@ -234,5 +235,19 @@ size_t gpa_model_bytes(const struct gpa_model *m);
  */
 int gpa_expand_inputs(const char *const *args, size_t nargs, char ***out, size_t *nout,
 		      char *errbuf, size_t errlen);
+
+/* ------------------------------------------------------- CPU call stacks */
+
+/*
+ * Used by model.c while loading (stacks.c keeps the tables): records of
+ * process proc, string fields already model ids. Each returns 0 or
+ * -GP_ERR_NOMEM. gpa_stacks_link runs once the API table is sorted.
+ */
+int gpa_stacks_add_node(struct gpa_model *m, uint32_t proc, const struct gpt_stack_node *r);
+int gpa_stacks_add_stack(struct gpa_model *m, uint32_t proc, const struct gpt_stack *r);
+int gpa_stacks_add_module(struct gpa_model *m, uint32_t proc, const struct gpt_module *r,
+			  uint32_t path, uint32_t build_id);
+int gpa_stacks_link(struct gpa_model *m);
+void gpa_stacks_free(struct gpa_stacks *s);
 
 #endif /* GPA_MODEL_H */

@@ -25,7 +25,8 @@
 
 const char cmd_record_help[] =
 	"usage: gpuprof record [-o PATTERN] [--kinds LIST] [--capture SPEC] [--flush-ms N]\n"
-	"                      [--buffer-mb N] [--fork child|off] [--preload] -- CMD [ARGS...]\n"
+	"                      [--buffer-mb N] [--fork child|off] [--backtrace[=N]]\n"
+	"                      [--backtrace-method auto|fp|unwind] [--preload] -- CMD [ARGS...]\n"
 	"\n"
 	"Runs CMD with gpuprof's recording library injected and writes one trace file\n"
 	"per traced process: kernels, memory copies and sets, CUDA runtime and driver\n"
@@ -51,6 +52,11 @@ const char cmd_record_help[] =
 	"  --buffer-mb N         memory for event buffers per process (default 64);\n"
 	"                        when full, events are dropped and counted\n"
 	"  --fork child|off      a forked child writes its own trace (default) or none\n"
+	"  --backtrace[=N]       also capture the CPU call stack, N frames (default 16,\n"
+	"                        at most 64), at each kernel launch, memcpy and memset\n"
+	"                        call (docs/backtrace.md)\n"
+	"  --backtrace-method M  auto (libunwind if it loads, else fp; default), fp\n"
+	"                        (frame pointers), unwind (libunwind)\n"
 	"  --preload             also set LD_PRELOAD (needed by nothing today)\n"
 	"  -h, --help            this text\n"
 	"\n"
@@ -64,6 +70,8 @@ struct record_opts {
 	const char *flush_ms;
 	const char *buffer_mb;
 	const char *fork_mode;
+	const char *backtrace;
+	const char *backtrace_method;
 	bool preload;
 };
 
@@ -268,7 +276,8 @@ static void summarize(const char *path)
 {
 	static const char *const cause[GPT_LOSS__MAX] = {
 		"",	"CUPTI",  "buffer pool",       "NVTX buffers",
-		"NCCL", "writer", "unfinished ranges", "flush deadline"};
+		"NCCL", "writer", "unfinished ranges", "flush deadline",
+		"call-stack queue", "call-stack table"};
 	struct gpt_reader *r = NULL;
 	struct gpt_chunk c;
 	struct gpt_reader_status st;
@@ -298,7 +307,9 @@ static void summarize(const char *path)
 					 gpt_reader_string_or(r, p->status, ""));
 			}
 		}
-		if (c.kind < GPT_KIND_KERNEL || c.kind == GPT_KIND_NAME) {
+		if (c.kind < GPT_KIND_KERNEL || c.kind == GPT_KIND_NAME ||
+		    c.kind == GPT_KIND_STACK_NODE || c.kind == GPT_KIND_STACK ||
+		    c.kind == GPT_KIND_MODULE) {
 			continue;
 		}
 		events += c.count;
@@ -423,6 +434,8 @@ int cmd_record(int argc, char **argv)
 		{"buffer-mb", required_argument, NULL, 'b'},
 		{"fork", required_argument, NULL, 'F'},
 		{"preload", no_argument, NULL, 'P'},
+		{"backtrace", optional_argument, NULL, 'B'},
+		{"backtrace-method", required_argument, NULL, 'M'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -460,6 +473,12 @@ int cmd_record(int argc, char **argv)
 		case 'P':
 			o.preload = true;
 			break;
+		case 'B':
+			o.backtrace = optarg ? optarg : "16";
+			break;
+		case 'M':
+			o.backtrace_method = optarg;
+			break;
 		case 'h':
 			fputs(cmd_record_help, stdout);
 			return CMD_OK;
@@ -493,6 +512,17 @@ int cmd_record(int argc, char **argv)
 	if (o.fork_mode && strcmp(o.fork_mode, "child") && strcmp(o.fork_mode, "off")) {
 		return cli_usage_error(cmd_record_help, "bad --fork '%s' (child or off)",
 				       o.fork_mode);
+	}
+	if (o.backtrace && (strspn(o.backtrace, "0123456789") != strlen(o.backtrace) ||
+			    !valid_number(o.backtrace, 1, 64))) {
+		return cli_usage_error(cmd_record_help, "bad --backtrace '%s' (1 to 64 frames)",
+				       o.backtrace);
+	}
+	if (o.backtrace_method && strcmp(o.backtrace_method, "auto") &&
+	    strcmp(o.backtrace_method, "fp") && strcmp(o.backtrace_method, "unwind")) {
+		return cli_usage_error(cmd_record_help,
+				       "bad --backtrace-method '%s' (auto, fp or unwind)",
+				       o.backtrace_method);
 	}
 	if (!find_library(lib, sizeof(lib))) {
 		cli_error("cannot find libgpuprof-inject.so next to gpuprof or in ../lib; "
@@ -530,6 +560,8 @@ int cmd_record(int argc, char **argv)
 		set_env("GPUPROF_FLUSH_MS", o.flush_ms);
 		set_env("GPUPROF_BUFFER_MB", o.buffer_mb);
 		set_env("GPUPROF_FORK", o.fork_mode);
+		set_env("GPUPROF_BACKTRACE", o.backtrace);
+		set_env("GPUPROF_BACKTRACE_METHOD", o.backtrace_method);
 		/* a fresh chain for exec naming: the program is not an exec of gpuprof */
 		unsetenv("GPUPROF_EXEC_CHAIN");
 		if (o.preload) {

@@ -54,6 +54,8 @@ static int run(const struct report_opts *o, char **args, size_t nargs)
 	struct gpa_model m;
 	struct gpa_steps steps = {0};
 	struct gpa_gaps gaps = {0}, shade = {0};
+	struct gpa_flame flame = {0};
+	struct gp_strbuf flame_svg = GP_STRBUF_INIT;
 	struct gpa_overview ov = {0};
 	struct gpa_stats kern = {0};
 	struct gp_strbuf out = GP_STRBUF_INIT;
@@ -93,11 +95,23 @@ static int run(const struct report_opts *o, char **args, size_t nargs)
 		/* The gaps the timeline shades: every one of at least 1 us, up to a bound. */
 		so.min_gap_ns = 1000;
 		so.top = 4 * o->html_events;
+		struct gpa_flame_opts fo;
+		struct gpr_flame_svg_opts svo;
+
 		gpr_html_opts_init(&ho);
 		ho.max_events = o->html_events;
 		ho.shade = &shade;
+		gpa_flame_opts_init(&fo);
+		gpr_flame_svg_opts_init(&svo);
 		if (gpa_gaps_analyze(&m, &steps, &so, &shade, err, sizeof(err)) ||
-		    gpr_html_render(&out, &parts, &ho, err, sizeof(err))) {
+		    gpa_flame_build(&m, &fo, &flame, err, sizeof(err)) ||
+		    (flame.ops && gpr_flame_svg(&flame_svg, &flame, &svo, err, sizeof(err)))) {
+			cli_error("%s", err);
+			goto out;
+		}
+		ho.flame_svg = flame_svg.buf;
+		ho.flame_svg_len = flame_svg.len;
+		if (gpr_html_render(&out, &parts, &ho, err, sizeof(err))) {
 			cli_error("%s", err);
 			goto out;
 		}
@@ -111,6 +125,8 @@ static int run(const struct report_opts *o, char **args, size_t nargs)
 	}
 out:
 	gpa_gaps_release(&shade);
+	gpa_flame_release(&flame);
+	gp_strbuf_release(&flame_svg);
 	gp_strbuf_release(&out);
 	gpa_stats_release(&kern);
 	gpa_overview_release(&ov);

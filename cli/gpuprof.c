@@ -40,6 +40,8 @@ const struct cmd cmd_table[] = {
 	 cmd_breakdown_help},
 	{"diff", cmd_diff, "did the candidate runs regress against the baseline, beyond noise",
 	 cmd_diff_help},
+	{"flame", cmd_flame, "GPU-time flame graphs: folded, SVG, speedscope; differential",
+	 cmd_flame_help},
 	{"export", cmd_export, "write traces as an nsys-compatible SQLite export", cmd_export_help},
 	{"help", cmd_help, "this list, a command's help, or the manual page", cmd_help_help},
 };

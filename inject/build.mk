@@ -28,9 +28,10 @@ FAKE_DIR := $(O)/fakecuda
 FAKE_CUPTI := $(FAKE_DIR)/libcupti.so.13
 FAKE_CUDA := $(FAKE_DIR)/libcuda.so.1
 FAKE_TOOLS := $(O)/tests/fakecuda-run $(O)/tests/check-trace $(O)/tests/nvtx-threads \
-	$(O)/tests/life $(O)/tests/demo-train
+	$(O)/tests/life $(O)/tests/demo-train $(O)/tests/bt-prog-fp $(O)/tests/bt-prog-nofp \
+	$(O)/tests/stack-frames
 UNIT_INJECT := $(O)/tests/unit-inject
-BENCH_INJECT := $(O)/bench-inject-nvtx $(O)/bench-inject-writer
+BENCH_INJECT := $(O)/bench-inject-nvtx $(O)/bench-inject-writer $(O)/bench-backtrace
 
 # nodelete: NVTX dlcloses an injection that declines, and CUDA may too; our
 # exit handler and writer thread must never find their code unmapped.
@@ -51,6 +52,10 @@ $(O)/pic/%.o: %.c | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) $(INJ_CFLAGS) -fvisibility=hidden -MMD -MP -c $< -o $@
 
+# The API callback and the stack walk keep frame pointers, so a frame-pointer
+# walk leaves this library along a valid chain (docs/backtrace.md).
+$(O)/pic/inject/backtrace.o $(O)/pic/inject/cupti.o: CFLAGS += -fno-omit-frame-pointer
+
 $(INJ_LIB): $(INJ_PIC_OBJ) $(INJ_DEP_PIC_OBJ) inject/inject.map
 	$(CC) -shared $(LDFLAGS) $(INJ_SO_LDFLAGS) -Wl,--version-script=inject/inject.map \
 		-Wl,-soname,libgpuprof-inject.so -o $@ $(INJ_PIC_OBJ) $(INJ_DEP_PIC_OBJ) $(INJ_LIBS)
@@ -63,6 +68,10 @@ $(INJ_AR): $(INJ_PIC_OBJ) $(INJ_DEP_PIC_OBJ)
 # ---- the fake CUDA stack (tests/fakecuda/, reference/cupti.md section 8)
 
 $(O)/tests/fakecuda/%.o: CFLAGS += $(INJ_CFLAGS)
+# The fake driver, CUPTI and runtime keep frame pointers, so a frame-pointer
+# walk from the API callback can reach the program (docs/backtrace.md).
+$(call obj,tests/fakecuda/fake-cupti.c tests/fakecuda/fake-cuda.c tests/fakecuda/sim.c): \
+	CFLAGS += -fno-omit-frame-pointer
 $(O)/tests/unit/inject/%.o: CFLAGS += $(INJ_CFLAGS)
 $(O)/tests/bench/bench-inject-%.o: CFLAGS += $(INJ_CFLAGS)
 
@@ -95,6 +104,21 @@ $(O)/tests/demo-train: $(call obj,tests/fakecuda/demo-train.c) $(FAKE_SIM_OBJ) $
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -ldl -lpthread -lm
 
+# Launches from known functions, with and without frame pointers (call-stack tests).
+BT_PROG_OBJ := $(O)/tests/fakecuda/bt-prog-fp.o $(O)/tests/fakecuda/bt-prog-nofp.o
+$(BT_PROG_OBJ): $(O)/tests/fakecuda/bt-prog-%.o: tests/fakecuda/bt-prog.c | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) $(INJ_CFLAGS) $(if $(filter fp,$*),-fno-omit-frame-pointer,-fomit-frame-pointer) \
+		-MMD -MP -c $< -o $@
+$(O)/tests/bt-prog-fp $(O)/tests/bt-prog-nofp: $(O)/tests/bt-prog-%: $(O)/tests/fakecuda/bt-prog-%.o \
+		$(FAKE_SIM_OBJ) $(LIB_TRACE) $(LIB_BASE)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -ldl -lpthread -lm
+
+$(O)/tests/stack-frames: $(call obj,tests/fakecuda/stack-frames.c) $(LIB_ANALYZE) $(LIB_TRACE) $(LIB_BASE)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
+
 $(UNIT_INJECT): $(call obj,$(wildcard tests/unit/inject/*.c)) $(UNIT_MAIN) $(INJ_AR) $(LIB_TRACE) $(LIB_BASE)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $(call obj,$(wildcard tests/unit/inject/*.c)) $(UNIT_MAIN) \
@@ -107,9 +131,16 @@ $(O)/bench-inject-nvtx: $(call obj,tests/bench/bench-inject-nvtx.c) $(LIB_BASE)
 $(O)/bench-inject-writer: $(call obj,tests/bench/bench-inject-writer.c) $(INJ_AR)
 	$(CC) $(LDFLAGS) -o $@ $^ $(INJ_LIBS)
 
+$(O)/bench-backtrace: $(call obj,tests/bench/bench-backtrace.c) $(INJ_AR)
+	$(CC) $(LDFLAGS) -o $@ $^ $(INJ_LIBS)
+$(O)/tests/bench/bench-backtrace.o: CFLAGS += -fno-omit-frame-pointer
+
 bench-inject: $(BENCH_INJECT) $(INJ_LIB)
 	$(O)/bench-inject-nvtx $(INJ_LIB)
 	$(O)/bench-inject-writer
+	$(O)/bench-backtrace
+	$(O)/bench-backtrace fp
+	sh tests/bench/bench-backtrace.sh $(O)
 
 # gpuprof record finds the library in ../lib/gpuprof/ next to bin/gpuprof.
 install-inject: $(INJ_LIB)

@@ -287,6 +287,22 @@ void gpi_config_load(struct gpi_config *c, gpi_getenv_fn env, char *err, size_t 
 	if ((v = env("GPUPROF_MANIFEST")) && *v) {
 		copy_str(c->manifest, sizeof(c->manifest), v);
 	}
+	if ((v = env("GPUPROF_BACKTRACE")) && *v) {
+		if (parse_u64(v, 0, GPI_BT_MAX_DEPTH, &u)) {
+			c->backtrace = (uint32_t)u;
+		} else {
+			add_err(err, errlen, "GPUPROF_BACKTRACE", v);
+		}
+	}
+	if ((v = env("GPUPROF_BACKTRACE_METHOD")) && *v) {
+		if (!strcmp(v, "fp")) {
+			c->backtrace_method = GPI_BT_FP;
+		} else if (!strcmp(v, "unwind")) {
+			c->backtrace_method = GPI_BT_UNWIND;
+		} else if (strcmp(v, "auto")) {
+			add_err(err, errlen, "GPUPROF_BACKTRACE_METHOD", v);
+		}
+	}
 }
 
 void gpi_config_describe(const struct gpi_config *c, char *buf, size_t size)
@@ -333,6 +349,11 @@ void gpi_config_describe(const struct gpi_config *c, char *buf, size_t size)
 	if (c->duration_ns) {
 		n += gpi_fmt(buf + n, size - n, " duration_ms=%llu",
 			     (unsigned long long)(c->duration_ns / 1000000));
+	}
+	if (c->backtrace) {
+		static const char *const m[] = {"auto", "fp", "unwind"};
+		n += gpi_fmt(buf + n, size - n, " backtrace=%u backtrace_method=%s", c->backtrace,
+			     m[c->backtrace_method % 3]);
 	}
 }
 

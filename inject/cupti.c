@@ -213,6 +213,13 @@ static void CUPTIAPI api_callback(void *userdata, CUpti_CallbackDomain domain,
 	if (atomic_load_explicit(&gpi_cupti_state, memory_order_relaxed) != GPI_CUPTI_ACTIVE) {
 		return;
 	}
+	if (gpi_bt_on) {
+		if (cd->callbackSite == CUPTI_API_ENTER) {
+			gpi_bt_api_enter((int)domain, cbid, cd->correlationId);
+		} else {
+			gpi_bt_api_exit((int)domain, cbid);
+		}
+	}
 	if (domain == CUPTI_CB_DOMAIN_DRIVER_API) {
 		switch (cbid) {
 		case CUPTI_DRIVER_TRACE_CBID_cuProfilerStart:
@@ -470,6 +477,32 @@ void gpi_cupti_setup(void)
 				gpi_status_add("cudaProfilerStart/Stop capture cannot work");
 			}
 			break;
+		}
+	}
+
+	/* 5b. Call stacks at launch, memcpy and memset calls (GPUPROF_BACKTRACE). */
+	if (c->backtrace && fns.GetCallbackName && gpi_bt_init(c)) {
+		static const struct {
+			CUpti_CallbackDomain dom;
+			uint32_t n;
+		} doms[] = {{CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE},
+			    {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE}};
+		unsigned on = 0;
+		for (size_t d = 0; d < GP_ARRAY_SIZE(doms); d++) {
+			for (uint32_t cb = 1; cb < doms[d].n; cb++) {
+				const char *name = NULL;
+				if (fns.GetCallbackName(doms[d].dom, cb, &name) != CUPTI_SUCCESS ||
+				    !gpi_bt_wants((int)doms[d].dom, cb, name)) {
+					continue;
+				}
+				if (fns.EnableCallback(1, subscriber, doms[d].dom, cb) == CUPTI_SUCCESS) {
+					on++;
+				}
+			}
+		}
+		gpi_dbg("backtrace: callbacks on %u API calls", on);
+		if (!on) {
+			gpi_status_add("backtrace: no launch API callback could be enabled");
 		}
 	}
 

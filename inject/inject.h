@@ -101,6 +101,14 @@ enum gpi_clock_src {
 	GPI_CLOCK_MONOTONIC = 2, /* NVTX calls clock_gettime */
 };
 
+enum gpi_bt_method {
+	GPI_BT_AUTO = 0,   /* libunwind when it loads, else frame pointers */
+	GPI_BT_FP = 1,	   /* frame-pointer walk */
+	GPI_BT_UNWIND = 2, /* libunwind's unw_backtrace */
+};
+#define GPI_BT_DEFAULT_DEPTH 16
+#define GPI_BT_MAX_DEPTH 64
+
 #define GPI_DEFAULT_PATTERN "gpuprof-%h-%p.gpz"
 #define GPI_DEFAULT_FLUSH_MS 200
 #define GPI_DEFAULT_BUFFER_MB 64
@@ -120,6 +128,8 @@ struct gpi_config {
 	bool debug;
 	char cupti_path[GPI_PATH_MAX];
 	char manifest[GPI_PATH_MAX];
+	uint32_t backtrace;	  /* frames captured at launch API calls; 0 off */
+	uint8_t backtrace_method; /* enum gpi_bt_method */
 };
 
 typedef const char *(*gpi_getenv_fn)(const char *name);
@@ -443,5 +453,31 @@ void gpi_meta_threads(struct gpi_conv *cv);
 void gpi_meta_losses(struct gpi_conv *cv, uint64_t cupti_dropped);
 /* The host name (cached). */
 const char *gpi_hostname(void);
+
+/* ------------------------------------------------------ backtrace.c */
+
+/*
+ * CPU call stacks at launch API calls (GPUPROF_BACKTRACE). Stacks are
+ * interned into a bounded lock-free node table; each captured call goes
+ * through a bounded lock-free queue to the writer. Hot path: no lock, no
+ * malloc (the thread's first capture reads its stack bounds once).
+ */
+/* Cold, after the pool: maps the tables, picks the method. false: stays off. */
+bool gpi_bt_init(const struct gpi_config *c);
+/* Whether stacks are captured (gpi_bt_init succeeded). */
+extern bool gpi_bt_on;
+/* Whether CUPTI should call us for this API (cold: setup enables the callbacks). */
+bool gpi_bt_wants(int domain, uint32_t cbid, const char *name);
+/* API callback, enter and exit sites (application threads). */
+void gpi_bt_api_enter(int domain, uint32_t cbid, uint32_t corr);
+void gpi_bt_api_exit(int domain, uint32_t cbid);
+/* Writer: new modules, new nodes, queued stacks and losses into the trace. */
+void gpi_bt_drain(struct gpi_conv *cv);
+/* Fork child: modules and nodes go into the child's file again. */
+void gpi_bt_atfork_child(void);
+/* Benchmarks and tests: one capture into pcs (innermost first); returns the depth. */
+unsigned gpi_bt_walk(int method, uintptr_t *pcs, unsigned max);
+/* The method in use (enum gpt_stack_method), 0 when off. */
+int gpi_bt_method(void);
 
 #endif /* GPI_INJECT_H */

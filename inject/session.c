@@ -391,6 +391,7 @@ static void *writer_main(void *arg)
 		gpi_tickconv_anchor(&tconv);
 		process_cupti();
 		gpi_nvtx_drain(&conv, &tconv);
+		gpi_bt_drain(&conv);
 		if (flush) {
 			periodic();
 			next_flush = now + (uint64_t)flush_ms * 1000000;
@@ -420,6 +421,7 @@ static void *writer_main(void *arg)
 	gpi_tickconv_anchor(&tconv);
 	process_cupti();
 	gpi_nvtx_drain(&conv, &tconv);
+	gpi_bt_drain(&conv);
 	uint64_t unfinished = gpi_nvtx_finish(&conv, gpi_now());
 	gpi_meta_losses(&conv, gpi_cupti_take_dropped());
 	if (unfinished || deadline_losses) {
@@ -580,6 +582,7 @@ static void atfork_child(void)
 	writer = NULL;
 	gpi_conv_init(&conv, NULL);
 	gpi_nvtx_atfork_child();
+	gpi_bt_atfork_child();
 	pthread_mutex_init(&start_mu, NULL);
 	gpi_s.pid = (unsigned)getpid();
 	gpi_s.path[0] = '\0';

@@ -640,6 +640,32 @@ static void gaps_json(struct gp_strbuf *o, const struct gpa_gaps *g)
 	gp_strbuf_adds(o, "]}");
 }
 
+static void add_base64(struct gp_strbuf *sb, const char *data, size_t n)
+{
+	static const char abc[] =
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	const unsigned char *u = (const unsigned char *)data;
+	char q[4];
+
+	if (gp_strbuf_grow(sb, (n + 2) / 3 * 4 + 1)) {
+		return;
+	}
+	for (size_t i = 0; i < n; i += 3) {
+		uint32_t v = (uint32_t)u[i] << 16;
+		if (i + 1 < n) {
+			v |= (uint32_t)u[i + 1] << 8;
+		}
+		if (i + 2 < n) {
+			v |= u[i + 2];
+		}
+		q[0] = abc[v >> 18];
+		q[1] = abc[(v >> 12) & 63];
+		q[2] = i + 1 < n ? abc[(v >> 6) & 63] : '=';
+		q[3] = i + 2 < n ? abc[v & 63] : '=';
+		gp_strbuf_add(sb, q, 4);
+	}
+}
+
 /* ---- the document */
 
 struct doc {
@@ -888,6 +914,37 @@ int gpr_html_render(struct gp_strbuf *out, const struct gpr_report_parts *p,
 	chart(&d, ch, "gp-chart-steps", "Step wall time and GPU busy time, per step");
 	chart(&d, ch, "gp-chart-idle", "GPU idle time by cause");
 	chart(&d, ch, "gp-chart-hist", "Idle gaps by length");
+
+	if (o->flame_svg && o->flame_svg_len) {
+		/*
+		 * The SVG keeps its own script and globals: it goes in a frame of its
+		 * own, as a data: URL, so nothing is fetched and nothing clashes.
+		 */
+		struct gp_strbuf url = GP_STRBUF_INIT;
+		xmlNodePtr fl = section(&d, "sec-flame", "GPU-time flame graph");
+		gp_strbuf_adds(&url, "data:image/svg+xml;base64,");
+		add_base64(&url, o->flame_svg, o->flame_svg_len);
+		xmlNodePtr fr = el(&d, fl, "iframe", NULL);
+		attr(&d, fr, "class", "gp-flame");
+		attr(&d, fr, "title", "GPU-time flame graph");
+		attr(&d, fr, "src", url.failed ? "" : url.buf);
+		/* As tall as the drawing: its height attribute, within reason. */
+		const char *svg = memmem(o->flame_svg, o->flame_svg_len, "<svg ", 5);
+		const char *h = svg ? memmem(svg, o->flame_svg_len - (size_t)(svg - o->flame_svg),
+					     " height=\"", 9) : NULL;
+		long px = h ? strtol(h + 9, NULL, 10) : 0;
+		char style[48];
+		snprintf(style, sizeof(style), "height: %ldpx", px >= 60 && px <= 20000 ? px + 8 : 420);
+		attr(&d, fr, "style", style);
+		el(&d, fl, "p",
+		   "Process, thread, NVTX ranges open at the launch call, then the kernel, copy or "
+		   "memset; width is GPU time. Click a frame to zoom, Ctrl-F to search "
+		   "(gpuprof flame writes it on its own, also as folded stacks or speedscope).");
+		if (url.failed) {
+			d.failed = true;
+		}
+		gp_strbuf_release(&url);
+	}
 
 	ret = gpr_report_each_table(p, GPR_FORMAT_JSON, table_section, &d);
 	if (ret) {

@@ -307,6 +307,8 @@ struct gpr_html_opts {
 	size_t max_events;            /* timeline events embedded, over all embedded steps */
 	const char *title;            /* page title; NULL: "gpuprof report" */
 	const struct gpa_gaps *shade; /* gaps shaded on the timeline (its top list); may be NULL */
+	const char *flame_svg;        /* a flame graph (gpr_flame_svg) to embed; NULL: none */
+	size_t flame_svg_len;
 };
 
 /* Defaults: 200,000 timeline events, no title, no shading. */
@@ -318,8 +320,9 @@ void gpr_html_opts_init(struct gpr_html_opts *o);
  * timeline of steps (the representative one first, then the slowest, the
  * fastest and others while the event budget lasts) with lanes per device
  * and stream, NVTX per thread and CUDA calls per thread, charts of step
- * time, idle by cause and gap lengths, and every report table as a sortable,
- * filterable HTML table (readable without script). The document is built
+ * time, idle by cause and gap lengths, the flame graph when given (its own
+ * interactive SVG, in a frame of its own), and every report table as a
+ * sortable, filterable HTML table (readable without script). The document is built
  * and serialised through libxml2. Returns 0, -GP_ERR_NOMEM, or -GP_ERR_API
  * with the reason in errbuf.
  */
@@ -346,5 +349,61 @@ int gpr_diff_json(struct gp_strbuf *out, const struct gpa_diff_result *r);
 int gpr_diff_junit(struct gp_strbuf *out, const struct gpa_diff_result *r);
 
 /* -------------------------------------------------------------- end diff */
+/* ---- flame graphs: folded stacks, SVG, speedscope (report/flame*.c, docs/flame.md) */
+
+/*
+ * Appends f as folded stacks, flamegraph.pl's and inferno's input: one line
+ * "frame;frame;...;leaf COUNT" per stack with a weight of its own, in tree
+ * order (frame names compared byte by byte), root excluded; differential
+ * trees give "STACK BEFORE AFTER" (difffolded.pl's output). Counts are
+ * integer ns and sum to the root's total. Returns 0 or -GP_ERR_NOMEM.
+ */
+int gpr_flame_folded(struct gp_strbuf *out, const struct gpa_flame *f);
+
+struct gpr_flame_svg_opts {
+	const char *title;       /* NULL: from the tree's weight ("GPU Time Flame Graph") */
+	const char *subtitle;    /* NULL: none */
+	unsigned width;          /* image width in px (1200) */
+	unsigned frame_height;   /* px per frame (16) */
+	unsigned font_size;      /* px (12) */
+	double min_width;        /* frames narrower than this many px are left out (0.1) */
+	bool inverted;           /* icicle: root on top */
+};
+
+/* flamegraph.pl's defaults. */
+void gpr_flame_svg_opts_init(struct gpr_flame_svg_opts *o);
+
+/*
+ * Appends f as a self-contained interactive SVG (written through libxml2):
+ * frames sized by weight and coloured by category (leaves) or kind; in a
+ * differential tree sized by the "after" weight and coloured red (grew) or
+ * blue (shrank) by how much. Each frame has a title "NAME (TIME ns, SHARE%,
+ * N launches)"; clicking zooms, a search (Ctrl-F, URL parameter s=REGEX)
+ * highlights matches and prints the matched share; x/y URL parameters
+ * restore a zoom. Frames narrower than min_width px (with all below them)
+ * are left out, so the size is bounded by width / min_width frames per
+ * level. Names that are not valid UTF-8 get U+FFFD. Returns 0,
+ * -GP_ERR_NOMEM, or -GP_ERR_API for absurd options (reason in errbuf).
+ */
+int gpr_flame_svg(struct gp_strbuf *out, const struct gpa_flame *f,
+		  const struct gpr_flame_svg_opts *o, char *errbuf, size_t errlen);
+
+enum gpr_speedscope_type {
+	GPR_SPEEDSCOPE_SAMPLED = 0, /* one profile: each stack a sample weighted by its ns */
+	GPR_SPEEDSCOPE_EVENTED = 1, /* a timeline per device and stream (needs KEEP_OPS and m) */
+};
+
+/*
+ * Appends f as a speedscope file (https://www.speedscope.app/file-format-schema.json):
+ * shared frames, then one "sampled" profile in nanoseconds, or one
+ * "evented" profile per device and stream with each GPU op's stack opened
+ * at its start and closed at its end (times from m->t0, kept
+ * non-decreasing). name names the file. Returns 0, -GP_ERR_API (evented
+ * without op nodes, or a differential tree), -GP_ERR_NOMEM.
+ */
+int gpr_flame_speedscope(struct gp_strbuf *out, const struct gpa_flame *f,
+			 const struct gpa_model *m, enum gpr_speedscope_type type, const char *name);
+
+/* ---- end flame graphs */
 
 #endif /* GPR_REPORT_H */

@@ -35,6 +35,8 @@ if command -v pkg-config >/dev/null 2>&1; then
 else
 	missing="$missing zlib1g-dev libdeflate-dev libsqlite3-dev libxml2-dev libpcre2-dev libyajl-dev"
 fi
+# libiberty's C++ demangler names the frames of captured call stacks (no .pc file)
+[ -f /usr/include/libiberty/demangle.h ] || missing="$missing libiberty-dev"
 if [ "${1:-}" = fuzz ]; then
 	need_cmd clang clang
 	# libFuzzer and the sanitizer runtimes for clang

@@ -345,6 +345,37 @@
 	X(4, str, name, VARINT, 0)
 
 /*
+ * CPU call stacks captured at API calls (--backtrace). A stack is a chain of
+ * interned nodes: each STACK_NODE is one frame (pc) under its parent frame
+ * (0: the outermost frame has none); ids start at 1 and a parent's id is
+ * always smaller than its child's. Each node is written once.
+ */
+#define GPT_STACK_NODE_FIELDS(X)                                                                   \
+	X(1, u32, id, DELTA, 0)                                                                    \
+	X(2, u32, parent, VARINT, 0) /* 0: outermost frame */                                      \
+	X(3, u64, pc, VARINT, 0)     /* return address (the call site + 1 insn), or the pc */
+
+/* The stack captured at one API call, joined to its API record by correlation. */
+#define GPT_STACK_FIELDS(X)                                                                        \
+	X(1, u64, ts, DELTA, 0)                                                                    \
+	X(2, u32, correlation, DELTA, 0)                                                           \
+	X(3, u32, tid, VARINT, 0)                                                                  \
+	X(4, u32, node, VARINT, 0)   /* innermost frame's STACK_NODE; 0 none captured */           \
+	X(5, u16, depth, VARINT, 0)  /* frames in the chain */                                     \
+	X(6, u8, flags, VARINT, 0)   /* bit 0 cut at the depth limit, bit 1 node table full */     \
+	X(7, u8, method, VARINT, 0)  /* 1 frame pointers, 2 libunwind */
+
+/* A loaded module (executable or shared object), for symbolizing stack pcs. */
+#define GPT_MODULE_FIELDS(X)                                                                       \
+	X(1, u64, ts, DELTA, 0)                                                                    \
+	X(2, u32, id, VARINT, 0)                                                                   \
+	X(3, str, path, VARINT, 0)    /* as the loader names it; the executable's real path */    \
+	X(4, u64, base, VARINT, 0)    /* load bias: runtime address = ELF vaddr + base */         \
+	X(5, u64, lo, VARINT, 0)      /* runtime address range of its PT_LOAD segments */         \
+	X(6, u64, hi, REL, 5)                                                                      \
+	X(7, str, build_id, VARINT, 0) /* GNU build-id, lower-case hex; 0 none */
+
+/*
  * The kinds: X(number, name, NAME, fields, time field, end field). The time
  * fields give each chunk its first and last timestamp (0: the kind has none).
  * Kind 1 is the string table and 127 the footer index; they are not records.
@@ -369,7 +400,10 @@
 	X(18, metric, METRIC, GPT_METRIC_FIELDS, 1, 0)                                             \
 	X(19, memory, MEMORY, GPT_MEMORY_FIELDS, 1, 0)                                             \
 	X(20, graph, GRAPH, GPT_GRAPH_FIELDS, 1, 2)                                                \
-	X(21, name, NAME, GPT_NAME_FIELDS, 0, 0)
+	X(21, name, NAME, GPT_NAME_FIELDS, 0, 0)                                                   \
+	X(22, stack_node, STACK_NODE, GPT_STACK_NODE_FIELDS, 0, 0)                                 \
+	X(23, stack, STACK, GPT_STACK_FIELDS, 1, 0)                                                \
+	X(24, module, MODULE, GPT_MODULE_FIELDS, 1, 0)
 
 #define GPT_CT_u8 uint8_t
 #define GPT_CT_u16 uint16_t
@@ -391,7 +425,7 @@ enum gpt_kind {
 	GPT_KIND_STRING = 1,
 #define GPT_KIND_ENUM_(num, name, NAME, FIELDS, tf, ef) GPT_KIND_##NAME = num,
 	GPT_RECORD_KINDS(GPT_KIND_ENUM_)
-	GPT_KIND__LAST_RECORD = 21,
+	GPT_KIND__LAST_RECORD = 24,
 	GPT_KIND_INDEX = 127,
 	GPT_KIND__MAX = 128,
 };
@@ -415,7 +449,19 @@ enum gpt_loss_cause {
 	GPT_LOSS_WRITER = 5,          /* the writer failed to write records */
 	GPT_LOSS_UNFINISHED = 6,      /* ranges still open at the end */
 	GPT_LOSS_DEADLINE = 7,        /* a flush wait ran past its deadline */
-	GPT_LOSS__MAX = 8,
+	GPT_LOSS_STACK_QUEUE = 8,     /* call stacks dropped: the stack queue was full */
+	GPT_LOSS_STACK_TABLE = 9,     /* call stacks cut short: the stack node table was full */
+	GPT_LOSS__MAX = 10,
+};
+
+enum gpt_stack_flags {
+	GPT_STACK_CUT = 1,	 /* more frames than the depth limit */
+	GPT_STACK_TABLE_FULL = 2, /* outer frames only: the node table was full */
+};
+
+enum gpt_stack_method {
+	GPT_STACK_FP = 1,	/* frame-pointer walk */
+	GPT_STACK_UNWIND = 2, /* libunwind unw_backtrace (DWARF CFI) */
 };
 
 enum gpt_name_type {

@@ -28,6 +28,9 @@
 #define memory_FIELD_(...) FIELD_ENTRY_(gpt_memory, __VA_ARGS__)
 #define graph_FIELD_(...) FIELD_ENTRY_(gpt_graph, __VA_ARGS__)
 #define name_FIELD_(...) FIELD_ENTRY_(gpt_name, __VA_ARGS__)
+#define stack_node_FIELD_(...) FIELD_ENTRY_(gpt_stack_node, __VA_ARGS__)
+#define stack_FIELD_(...) FIELD_ENTRY_(gpt_stack, __VA_ARGS__)
+#define module_FIELD_(...) FIELD_ENTRY_(gpt_module, __VA_ARGS__)
 #define index_FIELD_(...) FIELD_ENTRY_(gpt_index_entry, __VA_ARGS__)
 
 GPT_RECORD_KINDS(DEFINE_FIELDS_)

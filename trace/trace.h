@@ -12,7 +12,7 @@
 #include "trace/records.h"
 
 #define GPT_FORMAT_MAJOR 1
-#define GPT_FORMAT_MINOR 0
+#define GPT_FORMAT_MINOR 1
 
 /* Hard limits the reader enforces on untrusted files (the writer stays below). */
 #define GPT_MAX_CHUNK_RECORDS (1u << 17)     /* records in one chunk */

@@ -55,7 +55,7 @@ grep -qx "gpuprof: error: junk.gpz: not a gpuprof trace (bad magic)" err || fail
 python3 - <<'PY'
 import struct, zlib
 d = bytearray(open("run.gpz", "rb").read())
-d[8:10] = struct.pack("<H", 2)
+d[8:12] = struct.pack("<HH", 2, 0)
 d[28:32] = struct.pack("<I", zlib.crc32(bytes(d[:28])))
 open("v2.gpz", "wb").write(d)
 PY

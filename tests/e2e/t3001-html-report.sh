@@ -38,8 +38,8 @@ for name in ("run.html", "names.html"):
     page = open(name, encoding="utf-8").read()
     assert page.startswith("<!DOCTYPE html>"), name
     # Self-contained: nothing fetched from anywhere.
-    assert not re.search(r'<(link|img|iframe)\b', page), name
-    assert not re.search(r'\b(src|href)\s*=\s*"(?!#)', page), name
+    assert not re.search(r'<(link|img|object|embed)\b', page), name
+    assert not re.search(r'\b(src|href)\s*=\s*"(?!#|data:image/svg\+xml;base64,)', page), name
     assert "http://" not in page.replace('http://www.w3.org/2000/svg', '') and "https://" not in page, name
 
     class P(HTMLParser):
@@ -85,6 +85,13 @@ for name in ("run.html", "names.html"):
             assert all(0 <= t < v["end"] - v["start"] for t in v["t"])
             assert max(v["lane"]) < len(tl["lanes"]) and max(v["n"]) < len(tl["names"])
             assert len(v["gaps"]) % 4 == 0
+        # The flame graph: an SVG of its own in a data: URL, with its frames.
+        import base64, xml.dom.minidom
+        m = re.search(r'<iframe class="gp-flame"[^>]* src="data:image/svg\+xml;base64,([A-Za-z0-9+/=]+)"', page)
+        assert m and "sec-flame" in p.ids, "no flame graph"
+        svg = xml.dom.minidom.parseString(base64.b64decode(m.group(1)))
+        titles = [t.firstChild.data for t in svg.getElementsByTagName("title") if t.firstChild]
+        assert any("flash" in t for t in titles), titles[:5]
         kinds = {l["kind"] for l in tl["lanes"]}
         assert kinds == {"gpu", "nvtx", "api"}, kinds
         # Idle totals agree with the report's own numbers.
@@ -140,7 +147,7 @@ assert len([l for l in lines if l.startswith("ok ")]) >= 15
 PY
 }
 
-browse run.html "sec-warnings sec-timeline sec-charts sec-processes sec-steps sec-step_distribution sec-devices sec-idle_by_cause sec-kernels sec-memory sec-longest_gaps" flash
+browse run.html "sec-warnings sec-timeline sec-charts sec-flame sec-processes sec-steps sec-step_distribution sec-devices sec-idle_by_cause sec-kernels sec-memory sec-longest_gaps" flash
 browse names.html "sec-timeline sec-kernels" plain
 
 # A screenshot renders (the one in docs/ is made the same way: scripts/html-screenshot.sh).

@@ -30,6 +30,8 @@
 			var n = document.querySelectorAll("#" + id + " svg rect").length;
 			check("chart " + id, n > 0, "no bars drawn");
 		});
+		var fr = document.querySelector("iframe.gp-flame");
+		if (fr) check("flame frame", fr.getBoundingClientRect().height > 60 && /^data:image\/svg\+xml;base64,/.test(fr.src), "frame not laid out");
 		/* timeline drawn: lanes exist and the canvas has coloured pixels */
 		var c = document.querySelector("#gp-timeline canvas");
 		check("timeline canvas", c && c.width > 0 && c.height > 40, "no canvas");

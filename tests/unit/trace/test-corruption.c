@@ -671,6 +671,7 @@ TEST(corrupt_file_header)
 	 */
 	memcpy(p, fx->b.p, fx->b.len);
 	gp_put_le16(p + 8, 2);
+	gp_put_le16(p + 10, 0);
 	open_expect(p, fx->b.len, -GP_ERR_CHECKSUM,
 		    "hdr.gpz: bad file header: crc mismatch (it claims trace format 2.0)");
 	tt_fix_file_crc(p);

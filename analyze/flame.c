@@ -1,0 +1,1005 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * flame.c - flame-graph trees: every GPU op (or API call) adds its duration
+ * to the path process -> [step] -> thread -> NVTX ranges -> [CPU stack] ->
+ * leaf. Contexts repeat, so the node of each NVTX range instance is
+ * remembered and an op costs one hash lookup for its leaf (plus one per CPU
+ * frame). Differential trees merge two trees by frame names.
+ */
+#include "base/compat.h"
+#include "analyze/analyze.h"
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+#include <stdio.h>
+
+/*
+ * Bounds whatever a trace holds: NVTX ranges nested deeper than MAX_NVTX
+ * levels and CPU frames past MAX_CPU fold into the frame above them, so a
+ * path is at most a few frames plus MAX_NVTX + MAX_CPU deep (node depths
+ * are 16 bits; report/flame-speedscope.c sizes its path buffer above MAX_DEPTH).
+ */
+#define MAX_NVTX 1024
+#define MAX_CPU 1024
+#define MAX_DEPTH 4096
+#define MAX_CHAIN 65537 /* NVTX nesting levels are 16 bits in the model */
+
+void gpa_flame_opts_init(struct gpa_flame_opts *o)
+{
+	*o = (struct gpa_flame_opts){.weight = GPA_FLAME_GPU_TIME, .kname = GPA_KNAME_DEMANGLED,
+				     .device = -1, .rank = -1};
+}
+
+/* ---------------------------------------------------------------- names */
+
+static int name_rehash(struct gpa_flame *f)
+{
+	size_t n = f->nname_slots ? f->nname_slots * 2 : 1024;
+	uint32_t *s = calloc(n, sizeof(*s));
+
+	if (!s) {
+		return -GP_ERR_NOMEM;
+	}
+	for (size_t i = 0; i < f->nname_slots; i++) {
+		uint32_t v = f->name_slots[i];
+		if (v) {
+			const char *t = f->names.buf + v - 1;
+			size_t h = gp_hash_bytes(t, strlen(t)) & (n - 1);
+			while (s[h]) {
+				h = (h + 1) & (n - 1);
+			}
+			s[h] = v;
+		}
+	}
+	free(f->name_slots);
+	f->name_slots = s;
+	f->nname_slots = n;
+	return 0;
+}
+
+/* Interns s[0..len) as given (already clean); returns its offset or UINT32_MAX. */
+static uint32_t intern_raw(struct gpa_flame *f, const char *s, size_t len)
+{
+	size_t h;
+
+	if ((f->nnames + 1) * 2 > f->nname_slots && name_rehash(f)) {
+		return UINT32_MAX;
+	}
+	h = gp_hash_bytes(s, len) & (f->nname_slots - 1);
+	for (;;) {
+		uint32_t v = f->name_slots[h];
+		if (!v) {
+			break;
+		}
+		const char *t = f->names.buf + v - 1;
+		if (!strncmp(t, s, len) && t[len] == '\0') {
+			return v - 1;
+		}
+		h = (h + 1) & (f->nname_slots - 1);
+	}
+	if (f->names.len + len + 1 >= UINT32_MAX - 1) {
+		return UINT32_MAX;
+	}
+	uint32_t off = (uint32_t)f->names.len;
+	gp_strbuf_add(&f->names, s, len);
+	gp_strbuf_addch(&f->names, '\0');
+	if (f->names.failed) {
+		return UINT32_MAX;
+	}
+	f->name_slots[h] = off + 1;
+	f->nnames++;
+	return off;
+}
+
+/* Interns a name made safe for folded lines: ';' -> ':', control characters -> ' '. */
+static uint32_t intern(struct gpa_flame *f, const char *s)
+{
+	size_t len = strlen(s);
+	bool clean = len > 0;
+
+	for (size_t i = 0; i < len && clean; i++) {
+		unsigned char c = (unsigned char)s[i];
+		clean = c != ';' && c >= 0x20 && c != 0x7f;
+	}
+	if (clean) {
+		return intern_raw(f, s, len);
+	}
+	if (!len) {
+		return intern_raw(f, "[unknown]", 9);
+	}
+	char stackbuf[256];
+	char *t = len < sizeof(stackbuf) ? stackbuf : malloc(len + 1);
+	if (!t) {
+		return UINT32_MAX;
+	}
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+		t[i] = c == ';' ? ':' : (c < 0x20 || c == 0x7f) ? ' ' : (char)c;
+	}
+	uint32_t off = intern_raw(f, t, len);
+	if (t != stackbuf) {
+		free(t);
+	}
+	return off;
+}
+
+/* ---------------------------------------------------------------- nodes */
+
+static uint64_t node_key(uint32_t parent, uint32_t name)
+{
+	return gp_hash_u64(((uint64_t)parent << 32) | name);
+}
+
+static int node_rehash(struct gpa_flame *f)
+{
+	size_t n = f->nslots ? f->nslots * 2 : 1024;
+	uint32_t *s = calloc(n, sizeof(*s));
+
+	if (!s) {
+		return -GP_ERR_NOMEM;
+	}
+	for (size_t i = 1; i < f->nodes.n; i++) {
+		const struct gpa_flame_node *d = &f->nodes.v[i];
+		size_t h = node_key(d->parent, d->name) & (n - 1);
+		while (s[h]) {
+			h = (h + 1) & (n - 1);
+		}
+		s[h] = (uint32_t)i;
+	}
+	free(f->slots);
+	f->slots = s;
+	f->nslots = n;
+	return 0;
+}
+
+/* The child of parent named name (an offset), created with kind and cat if new. */
+static uint32_t child(struct gpa_flame *f, uint32_t parent, uint32_t name, uint8_t kind,
+		      uint8_t cat)
+{
+	size_t h;
+
+	if (name == UINT32_MAX || parent == GPA_NONE) {
+		return GPA_NONE;
+	}
+	if ((f->nodes.n + 1) * 2 > f->nslots && node_rehash(f)) {
+		return GPA_NONE;
+	}
+	h = node_key(parent, name) & (f->nslots - 1);
+	for (;;) {
+		uint32_t v = f->slots[h];
+		if (!v) {
+			break;
+		}
+		if (f->nodes.v[v].parent == parent && f->nodes.v[v].name == name) {
+			return v;
+		}
+		h = (h + 1) & (f->nslots - 1);
+	}
+	if (f->nodes.n >= GPA_NONE - 1 || f->nodes.v[parent].depth >= MAX_DEPTH) {
+		return GPA_NONE;
+	}
+	struct gpa_flame_node d = {
+		.name = name,
+		.parent = parent,
+		.child = f->nodes.v[parent].child,
+		.next = GPA_NONE,
+		.depth = (uint16_t)(f->nodes.v[parent].depth + 1),
+		.kind = kind,
+		.category = cat,
+	};
+	d.next = d.child;
+	d.child = GPA_NONE;
+	if (gp_vec_push(&f->nodes, d)) {
+		return GPA_NONE;
+	}
+	uint32_t id = (uint32_t)(f->nodes.n - 1);
+	f->nodes.v[parent].child = id;
+	f->slots[h] = id;
+	return id;
+}
+
+static int tree_init(struct gpa_flame *f)
+{
+	memset(f, 0, sizeof(*f));
+	gp_strbuf_init(&f->names);
+	if (intern_raw(f, "all", 3) != 0) {
+		return -GP_ERR_NOMEM;
+	}
+	struct gpa_flame_node root = {.parent = GPA_NONE, .child = GPA_NONE, .next = GPA_NONE};
+	if (gp_vec_push(&f->nodes, root) || node_rehash(f)) {
+		return -GP_ERR_NOMEM;
+	}
+	return 0;
+}
+
+static int by_name(const void *a, const void *b, void *names)
+{
+	return strcmp((const char *)names + *(const uint32_t *)a,
+		      (const char *)names + *(const uint32_t *)b);
+}
+
+/*
+ * Totals from selves (parents come before children), then children linked
+ * in name order. Sorting pairs (name offset, node) keeps the comparison on
+ * names alone.
+ */
+static int tree_finish(struct gpa_flame *f)
+{
+	struct gpa_flame_node *v = f->nodes.v;
+	uint32_t *buf;
+	size_t cap = 64;
+
+	for (size_t i = f->nodes.n; i-- > 1;) {
+		v[v[i].parent].total += v[i].total;
+		v[v[i].parent].total0 += v[i].total0;
+		v[v[i].parent].count += v[i].count;
+	}
+	buf = malloc(cap * 2 * sizeof(*buf));
+	if (!buf) {
+		return -GP_ERR_NOMEM;
+	}
+	for (size_t i = 0; i < f->nodes.n; i++) {
+		size_t n = 0;
+		for (uint32_t c = v[i].child; c != GPA_NONE; c = v[c].next) {
+			if (n == cap) {
+				uint32_t *nb = realloc(buf, cap * 4 * sizeof(*buf));
+				if (!nb) {
+					free(buf);
+					return -GP_ERR_NOMEM;
+				}
+				buf = nb;
+				cap *= 2;
+			}
+			buf[2 * n] = v[c].name;
+			buf[2 * n + 1] = c;
+			n++;
+		}
+		if (n < 2) {
+			continue;
+		}
+		qsort_r(buf, n, 2 * sizeof(*buf), by_name, f->names.buf);
+		v[i].child = buf[1];
+		for (size_t k = 0; k < n; k++) {
+			v[buf[2 * k + 1]].next = k + 1 < n ? buf[2 * k + 3] : GPA_NONE;
+		}
+	}
+	free(buf);
+	return 0;
+}
+
+void gpa_flame_release(struct gpa_flame *f)
+{
+	if (!f) {
+		return;
+	}
+	gp_strbuf_release(&f->names);
+	gp_vec_free(&f->nodes);
+	free(f->slots);
+	free(f->name_slots);
+	free(f->op_node);
+	memset(f, 0, sizeof(*f));
+}
+
+/* -------------------------------------------------------------- building */
+
+/*
+ * CPU frame names -> tree names, keyed by the string's offset in the
+ * model's string table (frames are model strings, interned as they are
+ * symbolized: the table may move, offsets stay). 0 is an empty slot.
+ */
+struct ptr_map {
+	uintptr_t *keys;
+	uint32_t *vals;
+	size_t n, cap;
+};
+
+struct builder {
+	struct gpa_model *m;
+	const struct gpa_flame_opts *o;
+	struct gpa_flame *f;
+	const struct gpa_classifier *cls;
+	pcre2_code *leaf_re, *nvtx_re;
+	pcre2_match_data *md;
+	uint32_t *proc_node;  /* per process; GPA_NONE: filtered out or not made yet */
+	uint8_t *proc_ok;
+	uint32_t *range_node; /* per NVTX range: its node under range_base */
+	uint32_t *range_base;
+	uint8_t *step_range;  /* BY_STEP: per NVTX range, 1 when it is a step (its frame is the step's) */
+	uint8_t *range_ok;    /* nvtx filter: 0 unknown, 1 no, 2 yes (it or an ancestor matches) */
+	uint8_t *str_match;   /* per model string: 0 unknown, 1 no, 2 yes */
+	uint32_t *leaf_name;  /* per func (GPU) or model string (API): name offset + 1; 0 unknown */
+	uint8_t *leaf_ok, *leaf_cat;
+	struct ptr_map cpu;
+	uint32_t *thread_node; /* per thread, without steps */
+	uint32_t *chain;      /* MAX_CHAIN: an NVTX range's ancestors */
+	int err;
+};
+
+static bool re_match(struct builder *b, pcre2_code *re, const char *s)
+{
+	return pcre2_match(re, (PCRE2_SPTR)s, strlen(s), 0, 0, b->md, NULL) >= 0;
+}
+
+static uint32_t cpu_name(struct builder *b, const char *s)
+{
+	struct ptr_map *p = &b->cpu;
+	const struct gp_strbuf *text = &b->m->strs.text;
+	uintptr_t key;
+
+	if (!s) {
+		return intern(b->f, "[unknown]");
+	}
+	if (s < text->buf || s >= text->buf + text->len) {
+		return intern(b->f, s); /* not in the table: by content */
+	}
+	key = (uintptr_t)(s - text->buf) + 1;
+	if ((p->n + 1) * 2 > p->cap) {
+		size_t ncap = p->cap ? p->cap * 2 : 1024;
+		uintptr_t *k = calloc(ncap, sizeof(*k));
+		uint32_t *v = calloc(ncap, sizeof(*v));
+		if (!k || !v) {
+			free(k);
+			free(v);
+			return UINT32_MAX;
+		}
+		for (size_t i = 0; i < p->cap; i++) {
+			if (p->keys[i]) {
+				size_t h = gp_hash_u64(p->keys[i]) & (ncap - 1);
+				while (k[h]) {
+					h = (h + 1) & (ncap - 1);
+				}
+				k[h] = p->keys[i];
+				v[h] = p->vals[i];
+			}
+		}
+		free(p->keys);
+		free(p->vals);
+		p->keys = k;
+		p->vals = v;
+		p->cap = ncap;
+	}
+	size_t h = gp_hash_u64(key) & (p->cap - 1);
+	while (p->keys[h]) {
+		if (p->keys[h] == key) {
+			return p->vals[h];
+		}
+		h = (h + 1) & (p->cap - 1);
+	}
+	uint32_t off = intern(b->f, s);
+	if (off != UINT32_MAX) {
+		p->keys[h] = key;
+		p->vals[h] = off;
+		p->n++;
+	}
+	return off;
+}
+
+/* The process frame, or GPA_NONE when the process is filtered out. */
+static uint32_t proc_node(struct builder *b, uint32_t proc)
+{
+	if (b->proc_node[proc] != GPA_NONE || !b->proc_ok[proc]) {
+		return b->proc_node[proc];
+	}
+	const struct gpa_proc *p = &b->m->procs.v[proc];
+	char name[64];
+	if (p->rank >= 0) {
+		snprintf(name, sizeof(name), "rank %" PRId32, p->rank);
+	} else if (b->o->flags & GPA_FLAME_NO_IDS) {
+		snprintf(name, sizeof(name), "process");
+	} else {
+		snprintf(name, sizeof(name), "pid %" PRIu32, p->pid);
+	}
+	b->proc_node[proc] = child(b->f, 0, intern(b->f, name), GPA_FRAME_PROCESS, GPA_CAT_OTHER);
+	if (b->proc_node[proc] == GPA_NONE) {
+		b->err = -GP_ERR_NOMEM;
+	}
+	return b->proc_node[proc];
+}
+
+/* The step containing time t in process proc: its index, or GPA_NONE. */
+static uint32_t step_at(const struct gpa_steps *s, uint32_t proc, uint64_t t)
+{
+	size_t lo = 0, hi = s->v.n;
+
+	/* Steps are sorted by (process, start): the last one starting at or before t. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct gpa_step *x = &s->v.v[mid];
+		if (x->proc < proc || (x->proc == proc && x->start <= t)) {
+			lo = mid + 1;
+		} else {
+			hi = mid;
+		}
+	}
+	if (lo && s->v.v[lo - 1].proc == proc && s->v.v[lo - 1].end >= t) {
+		return (uint32_t)(lo - 1);
+	}
+	return GPA_NONE;
+}
+
+static uint32_t step_name(struct builder *b, const char *name);
+
+static uint32_t step_node(struct builder *b, uint32_t parent, uint32_t step)
+{
+	const struct gpa_step *st;
+	char name[64];
+
+	if (step == GPA_NONE) {
+		return child(b->f, parent, intern(b->f, "[outside steps]"), GPA_FRAME_STEP,
+			     GPA_CAT_OTHER);
+	}
+	st = &b->o->steps->v.v[step];
+	if (st->name) {
+		return child(b->f, parent, step_name(b, gpa_model_str(b->m, st->name)),
+			     GPA_FRAME_STEP, GPA_CAT_OTHER);
+	}
+	snprintf(name, sizeof(name), "step %" PRId64, st->number);
+	if (b->o->flags & GPA_FLAME_NO_IDS) {
+		snprintf(name, sizeof(name), "step *");
+	}
+	return child(b->f, parent, intern(b->f, name), GPA_FRAME_STEP, GPA_CAT_OTHER);
+}
+
+static uint32_t thread_node(struct builder *b, uint32_t parent, uint32_t thread)
+{
+	const struct gpa_thread *t = &b->m->threads.v[thread];
+	const char *tn = gpa_model_str(b->m, t->name);
+	char name[320];
+
+	if (b->o->flags & GPA_FLAME_NO_IDS) {
+		snprintf(name, sizeof(name), "%s", *tn ? tn : "thread");
+	} else if (*tn) {
+		snprintf(name, sizeof(name), "%.255s tid %" PRIu32, tn, t->tid);
+	} else {
+		snprintf(name, sizeof(name), "tid %" PRIu32, t->tid);
+	}
+	return child(b->f, parent, intern(b->f, name), GPA_FRAME_THREAD, GPA_CAT_OTHER);
+}
+
+/*
+ * The frame name of a step range: as recorded, or with NO_IDS every run of
+ * digits as '*' ("ProfilerStep#*"), so that the steps of two runs merge.
+ */
+static uint32_t step_name(struct builder *b, const char *name)
+{
+	char buf[512];
+	size_t n = 0;
+
+	if (!(b->o->flags & GPA_FLAME_NO_IDS)) {
+		return intern(b->f, name);
+	}
+	for (const char *p = name; *p && n < sizeof(buf) - 1; p++) {
+		if (*p >= '0' && *p <= '9') {
+			if (!n || buf[n - 1] != '*') {
+				buf[n++] = '*';
+			}
+			continue;
+		}
+		buf[n++] = *p;
+	}
+	buf[n] = '\0';
+	return intern(b->f, buf);
+}
+
+/* Whether range r or one of its ancestors matches the NVTX filter. */
+static bool range_ok(struct builder *b, uint32_t r)
+{
+	const struct gpa_nvtxs *nv = &b->m->nvtx;
+	size_t n = 0;
+
+	while (r != GPA_NONE && !b->range_ok[r] && n < MAX_CHAIN) {
+		b->chain[n++] = r;
+		r = nv->parent[r];
+	}
+	bool ok = r != GPA_NONE && b->range_ok[r] == 2;
+	while (n--) {
+		uint32_t x = b->chain[n];
+		uint32_t s = nv->name[x];
+		if (!b->str_match[s]) {
+			b->str_match[s] = re_match(b, b->nvtx_re, gpa_model_str(b->m, s)) ? 2 : 1;
+		}
+		ok = ok || b->str_match[s] == 2;
+		b->range_ok[x] = ok ? 2 : 1;
+	}
+	return ok;
+}
+
+/*
+ * The node of NVTX range r (with its ancestors) under base, remembered per
+ * range: a range instance lies under one base unless steps split it.
+ */
+static uint32_t range_node(struct builder *b, uint32_t base, uint32_t r)
+{
+	const struct gpa_nvtxs *nv = &b->m->nvtx;
+	size_t n = 0;
+	uint32_t node = base;
+
+	while (r != GPA_NONE && n < MAX_CHAIN) {
+		if (b->range_base[r] == base) {
+			node = b->range_node[r];
+			break;
+		}
+		b->chain[n++] = r;
+		r = nv->parent[r];
+	}
+	while (n--) {
+		uint32_t x = b->chain[n];
+		if (nv->depth[x] >= MAX_NVTX) {
+			/* too deep: folds into the range above */
+		} else if (!b->step_range || !b->step_range[x]) {
+			node = child(b->f, node, intern(b->f, gpa_model_str(b->m, nv->name[x])),
+				     GPA_FRAME_NVTX, GPA_CAT_OTHER);
+		} else if (!(b->o->flags & GPA_FLAME_BY_STEP)) {
+			node = child(b->f, node, step_name(b, gpa_model_str(b->m, nv->name[x])),
+				     GPA_FRAME_NVTX, GPA_CAT_OTHER);
+		}
+		if (node == GPA_NONE) {
+			b->err = -GP_ERR_NOMEM;
+			return GPA_NONE;
+		}
+		b->range_base[x] = base;
+		b->range_node[x] = node;
+	}
+	return node;
+}
+
+/*
+ * The context node of API call a (process -> [step] -> thread -> NVTX ->
+ * [CPU stack]), or GPA_NONE when filtered out (b->err says whether it was
+ * an error).
+ */
+static uint32_t api_context(struct builder *b, uint32_t a, uint32_t step)
+{
+	struct gpa_model *m = b->m;
+	uint32_t thread = m->api.thread[a];
+	uint32_t r = m->api.nvtx[a];
+	uint32_t proc = m->threads.v[thread].proc;
+	uint32_t node = proc_node(b, proc);
+
+	if (node == GPA_NONE) {
+		return GPA_NONE;
+	}
+	if (b->nvtx_re && !range_ok(b, r)) {
+		return GPA_NONE;
+	}
+	if (b->o->flags & GPA_FLAME_BY_STEP) {
+		node = thread_node(b, step_node(b, node, step), thread);
+	} else {
+		if (b->thread_node[thread] == GPA_NONE) {
+			b->thread_node[thread] = thread_node(b, node, thread);
+		}
+		node = b->thread_node[thread];
+	}
+	if (node != GPA_NONE && !(b->o->flags & GPA_FLAME_NO_NVTX)) {
+		node = range_node(b, node, r);
+	}
+	if (node != GPA_NONE && (b->o->flags & GPA_FLAME_CPU_STACKS)) {
+		uint32_t depth = gpa_api_stack_depth(m, a);
+		depth = depth < MAX_CPU ? depth : MAX_CPU;
+		for (uint32_t i = 0; i < depth && node != GPA_NONE; i++) {
+			node = child(b->f, node, cpu_name(b, gpa_api_stack_frame(m, a, i)),
+				     GPA_FRAME_CPU, GPA_CAT_OTHER);
+		}
+	}
+	if (node == GPA_NONE) {
+		b->err = -GP_ERR_NOMEM;
+	}
+	return node;
+}
+
+/* Leaf name (offset + 1) and filter verdict of a name memoized in slot i. */
+static void leaf_of(struct builder *b, size_t i, const char *name, uint8_t cat_default)
+{
+	uint32_t off = intern(b->f, name);
+
+	if (off == UINT32_MAX) {
+		b->err = -GP_ERR_NOMEM;
+		return;
+	}
+	b->leaf_name[i] = off + 1;
+	b->leaf_ok[i] = !b->leaf_re || re_match(b, b->leaf_re, b->f->names.buf + off);
+	b->leaf_cat[i] = cat_default != GPA_CAT_OTHER
+				 ? cat_default
+				 : (uint8_t)gpa_classify(b->cls, b->f->names.buf + off);
+}
+
+static const char *kernel_name(const struct gpa_model *m, uint32_t func, enum gpa_kernel_name k,
+			       char *buf, size_t len)
+{
+	const struct gpa_func *fn = &m->funcs.v[func];
+	const char *mangled = gpa_model_str(m, fn->name);
+	const char *dem = fn->demangled ? gpa_model_str(m, fn->demangled) : mangled;
+	const char *s;
+	size_t n;
+
+	if (k == GPA_KNAME_MANGLED) {
+		return mangled;
+	}
+	if (k != GPA_KNAME_SHORT) {
+		return dem;
+	}
+	n = gpa_kernel_base_name(dem, &s);
+	if (n >= len) {
+		n = len - 1;
+	}
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	return buf;
+}
+
+/* Adds GPU op row g of gpa_model.gpu. */
+static void add_gpu_op(struct builder *b, size_t g)
+{
+	struct gpa_model *m = b->m;
+	struct gpa_flame *f = b->f;
+	uint32_t row = m->gpu.row[g], api, leaf, node;
+	uint8_t kind = m->gpu.kind[g], fkind, cat;
+	size_t slot;
+	char buf[1024];
+
+	switch (kind) {
+	case GPA_GPU_KERNEL:
+		api = m->kern.api[row];
+		slot = m->kern.func[row];
+		fkind = GPA_FRAME_KERNEL;
+		if (!b->leaf_name[slot]) {
+			leaf_of(b, slot, kernel_name(m, (uint32_t)slot, b->o->kname, buf, sizeof(buf)),
+				GPA_CAT_OTHER);
+		}
+		break;
+	case GPA_GPU_MEMCPY:
+		api = m->copy.api[row];
+		slot = m->funcs.n + m->copy.copy_kind[row];
+		fkind = GPA_FRAME_MEMCPY;
+		if (!b->leaf_name[slot]) {
+			leaf_of(b, slot, gpa_stats_memcpy_name(m->copy.copy_kind[row]), GPA_CAT_COPY);
+		}
+		break;
+	default:
+		api = m->set.api[row];
+		slot = m->funcs.n + 256;
+		fkind = GPA_FRAME_MEMSET;
+		if (!b->leaf_name[slot]) {
+			leaf_of(b, slot, GPA_STATS_MEMSET_NAME, GPA_CAT_COPY);
+		}
+		break;
+	}
+	if (b->err) {
+		return;
+	}
+	if (!b->leaf_ok[slot]) {
+		f->filtered++;
+		return;
+	}
+	leaf = b->leaf_name[slot] - 1;
+	cat = b->leaf_cat[slot];
+	if (api != GPA_NONE) {
+		uint32_t step = GPA_NONE;
+		if (b->o->flags & GPA_FLAME_BY_STEP) {
+			step = b->o->steps->gpu_step ? b->o->steps->gpu_step[g] : GPA_NONE;
+		}
+		node = api_context(b, api, step);
+	} else {
+		uint32_t proc = gpa_dev_proc(m, m->gpu.dev[g]);
+		node = proc_node(b, proc);
+		if (b->nvtx_re) {
+			node = GPA_NONE; /* no launch call: no NVTX range can enclose it */
+		}
+		if (node != GPA_NONE) {
+			if (b->o->flags & GPA_FLAME_BY_STEP) {
+				node = step_node(b, node,
+						 b->o->steps->gpu_step ? b->o->steps->gpu_step[g]
+								       : GPA_NONE);
+			}
+			node = child(f, node, intern(f, "[no launch call]"), GPA_FRAME_OTHER,
+				     GPA_CAT_OTHER);
+			if (node == GPA_NONE) {
+				b->err = -GP_ERR_NOMEM;
+			}
+			f->unlinked++;
+		}
+	}
+	if (node == GPA_NONE) {
+		f->filtered += !b->err;
+		return;
+	}
+	node = child(f, node, leaf, fkind, cat);
+	if (node == GPA_NONE) {
+		b->err = -GP_ERR_NOMEM;
+		return;
+	}
+	f->nodes.v[node].total += m->gpu.end[g] - m->gpu.start[g];
+	f->nodes.v[node].count++;
+	f->ops++;
+	if (f->op_node) {
+		f->op_node[g] = node;
+	}
+}
+
+static void add_api_call(struct builder *b, uint32_t a)
+{
+	struct gpa_model *m = b->m;
+	struct gpa_flame *f = b->f;
+	uint32_t s = m->api.name[a], node;
+
+	if (!b->leaf_name[s]) {
+		leaf_of(b, s, gpa_model_str(m, s), GPA_CAT_OTHER);
+		if (b->err) {
+			return;
+		}
+		b->leaf_cat[s] = GPA_CAT_OTHER;
+	}
+	if (!b->leaf_ok[s]) {
+		f->filtered++;
+		return;
+	}
+	uint32_t step = GPA_NONE;
+	if (b->o->flags & GPA_FLAME_BY_STEP) {
+		step = step_at(b->o->steps, m->threads.v[m->api.thread[a]].proc, m->api.start[a]);
+	}
+	node = api_context(b, a, step);
+	if (node == GPA_NONE) {
+		f->filtered += !b->err;
+		return;
+	}
+	node = child(f, node, b->leaf_name[s] - 1, GPA_FRAME_API, GPA_CAT_OTHER);
+	if (node == GPA_NONE) {
+		b->err = -GP_ERR_NOMEM;
+		return;
+	}
+	f->nodes.v[node].total += m->api.end[a] - m->api.start[a];
+	f->nodes.v[node].count++;
+	f->ops++;
+}
+
+static int compile(const char *pat, const char *what, pcre2_code **re, char *errbuf,
+		   size_t errlen)
+{
+	int errcode;
+	PCRE2_SIZE erroff;
+
+	*re = NULL;
+	if (!pat) {
+		return 0;
+	}
+	*re = pcre2_compile((PCRE2_SPTR)pat, PCRE2_ZERO_TERMINATED, PCRE2_UTF, &errcode, &erroff,
+			    NULL);
+	if (!*re) {
+		PCRE2_UCHAR msg[160];
+		pcre2_get_error_message(errcode, msg, sizeof(msg));
+		snprintf(errbuf, errlen, "bad %s pattern '%s' at offset %zu: %s", what, pat,
+			 (size_t)erroff, (char *)msg);
+		return -GP_ERR_API;
+	}
+	return 0;
+}
+
+int gpa_flame_build(struct gpa_model *m, const struct gpa_flame_opts *o, struct gpa_flame *out,
+		    char *errbuf, size_t errlen)
+{
+	struct builder b = {.m = m, .o = o, .f = out};
+	struct gpa_classifier *own_cls = NULL;
+	size_t nstr = m->strs.off.n + 2, nleaf;
+	int ret;
+
+	if (errlen) {
+		errbuf[0] = '\0';
+	}
+	ret = tree_init(out);
+	if (ret) {
+		return ret;
+	}
+	out->weight = o->weight;
+	if ((o->flags & GPA_FLAME_BY_STEP) && !o->steps) {
+		snprintf(errbuf, errlen, "grouping by step needs the steps");
+		return -GP_ERR_API;
+	}
+	ret = compile(o->leaf_regex, o->weight == GPA_FLAME_API_TIME ? "API" : "kernel", &b.leaf_re,
+		      errbuf, errlen);
+	if (!ret) {
+		ret = compile(o->nvtx_regex, "NVTX", &b.nvtx_re, errbuf, errlen);
+	}
+	if (ret) {
+		goto out;
+	}
+	b.cls = o->classifier;
+	if (!b.cls) {
+		ret = gpa_classifier_new(NULL, NULL, &own_cls, errbuf, errlen);
+		if (ret) {
+			goto out;
+		}
+		b.cls = own_cls;
+	}
+	nleaf = o->weight == GPA_FLAME_API_TIME ? nstr : m->funcs.n + 257;
+	b.md = pcre2_match_data_create(4, NULL);
+	b.chain = malloc(MAX_CHAIN * sizeof(*b.chain));
+	b.proc_node = malloc((m->procs.n + 1) * sizeof(*b.proc_node));
+	b.proc_ok = calloc(m->procs.n + 1, 1);
+	b.thread_node = malloc((m->threads.n + 1) * sizeof(*b.thread_node));
+	b.range_node = malloc((m->nvtx.n + 1) * sizeof(*b.range_node));
+	b.range_base = malloc((m->nvtx.n + 1) * sizeof(*b.range_base));
+	b.range_ok = calloc(m->nvtx.n + 1, 1);
+	b.str_match = calloc(nstr, 1);
+	b.leaf_name = calloc(nleaf, sizeof(*b.leaf_name));
+	b.leaf_ok = calloc(nleaf, 1);
+	b.leaf_cat = calloc(nleaf, 1);
+	if (!b.md || !b.chain || !b.proc_node || !b.proc_ok || !b.thread_node || !b.range_node ||
+	    !b.range_base || !b.range_ok || !b.str_match || !b.leaf_name || !b.leaf_ok ||
+	    !b.leaf_cat) {
+		ret = -GP_ERR_NOMEM;
+		goto out;
+	}
+	memset(b.proc_node, 0xff, (m->procs.n + 1) * sizeof(*b.proc_node));
+	memset(b.thread_node, 0xff, (m->threads.n + 1) * sizeof(*b.thread_node));
+	memset(b.range_base, 0xff, (m->nvtx.n + 1) * sizeof(*b.range_base));
+
+	if (o->steps) {
+		b.step_range = calloc(m->nvtx.n + 1, 1);
+		if (!b.step_range) {
+			ret = -GP_ERR_NOMEM;
+			goto out;
+		}
+		for (size_t i = 0; i < o->steps->v.n; i++) {
+			if (o->steps->v.v[i].nvtx < m->nvtx.n) {
+				b.step_range[o->steps->v.v[i].nvtx] = 1;
+			}
+		}
+	}
+	bool any_proc = false;
+	for (size_t p = 0; p < m->procs.n; p++) {
+		b.proc_ok[p] = o->rank < 0 || m->procs.v[p].rank == o->rank;
+		any_proc = any_proc || b.proc_ok[p];
+	}
+	if (!any_proc && o->rank >= 0) {
+		snprintf(errbuf, errlen, "no process has rank %" PRId64, o->rank);
+		ret = -GP_ERR_NOTFOUND;
+		goto out;
+	}
+	if (o->weight == GPA_FLAME_API_TIME) {
+		for (size_t a = 0; a < m->api.n && !b.err; a++) {
+			add_api_call(&b, (uint32_t)a);
+		}
+	} else {
+		bool any_dev = o->device < 0;
+		if (o->flags & GPA_FLAME_KEEP_OPS) {
+			out->op_node = malloc((m->gpu.n + 1) * sizeof(*out->op_node));
+			if (!out->op_node) {
+				ret = -GP_ERR_NOMEM;
+				goto out;
+			}
+			memset(out->op_node, 0xff, (m->gpu.n + 1) * sizeof(*out->op_node));
+		}
+		for (size_t d = 0; d < m->devs.n && !b.err; d++) {
+			const struct gpa_dev *dv = &m->devs.v[d];
+			if (o->device >= 0 && dv->id != (uint64_t)o->device) {
+				continue;
+			}
+			any_dev = true;
+			if (!b.proc_ok[dv->proc]) {
+				out->filtered += dv->gpu_count;
+				continue;
+			}
+			for (size_t g = dv->gpu_first; g < dv->gpu_first + dv->gpu_count && !b.err;
+			     g++) {
+				add_gpu_op(&b, g);
+			}
+		}
+		if (!any_dev) {
+			snprintf(errbuf, errlen, "no device %" PRId64 " in the trace%s", o->device,
+				 m->procs.n == 1 ? "" : "s");
+			ret = -GP_ERR_NOTFOUND;
+			goto out;
+		}
+	}
+	ret = b.err;
+	if (!ret) {
+		for (size_t i = 0; i < out->nodes.n; i++) {
+			out->nodes.v[i].self = out->nodes.v[i].total;
+		}
+		ret = tree_finish(out);
+	}
+out:
+	gpa_classifier_free(own_cls);
+	pcre2_code_free(b.leaf_re);
+	pcre2_code_free(b.nvtx_re);
+	pcre2_match_data_free(b.md);
+	free(b.proc_node);
+	free(b.proc_ok);
+	free(b.thread_node);
+	free(b.range_node);
+	free(b.range_base);
+	free(b.range_ok);
+	free(b.step_range);
+	free(b.chain);
+	free(b.str_match);
+	free(b.leaf_name);
+	free(b.leaf_ok);
+	free(b.leaf_cat);
+	free(b.cpu.keys);
+	free(b.cpu.vals);
+	if (ret == -GP_ERR_NOMEM && errlen && !errbuf[0]) {
+		snprintf(errbuf, errlen, "out of memory building the flame graph");
+	}
+	return ret;
+}
+
+/* ---------------------------------------------------------- differential */
+
+static uint64_t per_step(uint64_t v, uint64_t n)
+{
+	return v / n + (v % n >= n - n / 2 ? 1 : 0);
+}
+
+/* Adds src's stacks into out: after (total/self) or before (total0/self0). */
+static int merge(struct gpa_flame *out, const struct gpa_flame *src, uint64_t n, bool after)
+{
+	uint32_t *map = malloc((src->nodes.n + 1) * sizeof(*map));
+
+	if (!map) {
+		return -GP_ERR_NOMEM;
+	}
+	map[0] = 0;
+	if (after && src->nodes.n) {
+		out->nodes.v[0].count += src->nodes.v[0].count;
+	}
+	for (size_t i = 1; i < src->nodes.n; i++) {
+		const struct gpa_flame_node *s = &src->nodes.v[i];
+		const char *name = gpa_flame_name(src, (uint32_t)i);
+		uint32_t c = child(out, map[s->parent], intern_raw(out, name, strlen(name)), s->kind,
+				   s->category);
+		if (c == GPA_NONE) {
+			free(map);
+			return -GP_ERR_NOMEM;
+		}
+		map[i] = c;
+		struct gpa_flame_node *d = &out->nodes.v[c];
+		if (d->category == GPA_CAT_OTHER) {
+			d->category = s->category;
+		}
+		if (after) {
+			d->self += per_step(s->self, n);
+			/*
+			 * Own count = inclusive count minus the children's: taking each
+			 * node's count off its parent does that once the totals are
+			 * summed again (exact in wrapping unsigned arithmetic).
+			 */
+			d->count += s->count;
+			out->nodes.v[map[s->parent]].count -= s->count;
+		} else {
+			d->self0 += per_step(s->self, n);
+		}
+	}
+	free(map);
+	return 0;
+}
+
+int gpa_flame_diff(const struct gpa_flame *before, uint64_t n0, const struct gpa_flame *after,
+		   uint64_t n1, struct gpa_flame *out)
+{
+	int ret;
+
+	if (!n0 || !n1) {
+		memset(out, 0, sizeof(*out));
+		return -GP_ERR_API;
+	}
+	ret = tree_init(out);
+	if (!ret) {
+		ret = merge(out, before, n0, false);
+	}
+	if (!ret) {
+		ret = merge(out, after, n1, true);
+	}
+	if (ret) {
+		return ret;
+	}
+	out->diff = true;
+	out->weight = after->weight;
+	out->steps0 = n0;
+	out->steps = n1;
+	out->ops = after->ops;
+	for (size_t i = 0; i < out->nodes.n; i++) {
+		out->nodes.v[i].total = out->nodes.v[i].self;
+		out->nodes.v[i].total0 = out->nodes.v[i].self0;
+	}
+	return tree_finish(out);
+}
