@@ -345,6 +345,7 @@ int gpr_flame_svg(struct gp_strbuf *out, const struct gpa_flame *f,
 	attrf(&s, "height", "%u", height);
 	attrf(&s, "viewBox", "0 0 %u %u", o->width, height);
 	attr(&s, "onload", "init(evt)");
+	attrf(&s, "font-size", "%u", font);
 	attr(&s, "xmlns", "http://www.w3.org/2000/svg");
 	attr(&s, "xmlns:xlink", "http://www.w3.org/1999/xlink");
 
