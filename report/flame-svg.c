@@ -392,6 +392,7 @@ int gpr_flame_svg(struct gp_strbuf *out, const struct gpa_flame *f,
 	const char *title = o->title ? o->title
 			    : f->diff ? "Differential GPU Time Flame Graph"
 			    : f->weight == GPA_FLAME_API_TIME ? "CUDA API Time Flame Graph"
+			    : f->weight == GPA_FLAME_WALL_SHARE ? "GPU Wall-Time Share Flame Graph"
 							       : "GPU Time Flame Graph";
 	text_el(&s, "title", o->width / 2.0, font * 2, NULL, NULL, title);
 	if (o->subtitle) {
