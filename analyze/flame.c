@@ -826,8 +826,11 @@ static int wall_shares(const struct gpa_model *m, size_t first, size_t count, ui
 		bool is_end = hn && h[0].end <= next;
 		uint64_t t = is_end ? h[0].end : next;
 		if (hn && t > last) {
-			acc += ((unsigned __int128)(t - last) << 32) / hn;
-			busy += t - last;
+			uint64_t dt = t - last;
+			/* 64-bit division when it fits (nearly always): 128-bit is slow */
+			acc += dt < (1ull << 32) ? (dt << 32) / hn
+						 : ((unsigned __int128)dt << 32) / hn;
+			busy += dt;
 		}
 		last = t > last ? t : last;
 		if (is_end) {
