@@ -877,8 +877,12 @@ void gpa_classifier_free(struct gpa_classifier *c);
 enum gpa_category gpa_classify(const struct gpa_classifier *c, const char *name);
 
 enum gpa_flame_weight {
-	GPA_FLAME_GPU_TIME = 0, /* GPU ops, weight = their duration in ns */
-	GPA_FLAME_API_TIME = 1, /* CUDA API calls, weight = their duration in ns */
+	GPA_FLAME_GPU_TIME = 0,   /* GPU ops, weight = their duration in ns */
+	GPA_FLAME_API_TIME = 1,   /* CUDA API calls, weight = their duration in ns */
+	GPA_FLAME_WALL_SHARE = 2, /* GPU ops, weight = their share of device busy time (each
+				   * instant split equally among the ops running), plus, when
+				   * nothing is filtered, "[GPU idle]" frames by gap cause:
+				   * per device the weights sum to its window */
 };
 
 enum gpa_flame_flags {

@@ -627,8 +627,8 @@ static const char *kernel_name(const struct gpa_model *m, uint32_t func, enum gp
 	return buf;
 }
 
-/* Adds GPU op row g of gpa_model.gpu. */
-static void add_gpu_op(struct builder *b, size_t g)
+/* Adds GPU op row g of gpa_model.gpu with weight w. */
+static void add_gpu_op(struct builder *b, size_t g, uint64_t w)
 {
 	struct gpa_model *m = b->m;
 	struct gpa_flame *f = b->f;
@@ -708,7 +708,7 @@ static void add_gpu_op(struct builder *b, size_t g)
 		b->err = -GP_ERR_NOMEM;
 		return;
 	}
-	f->nodes.v[node].total += m->gpu.end[g] - m->gpu.start[g];
+	f->nodes.v[node].total += w;
 	f->nodes.v[node].count++;
 	f->ops++;
 	if (f->op_node) {
@@ -752,6 +752,150 @@ static void add_api_call(struct builder *b, uint32_t a)
 	f->ops++;
 }
 
+/* ------------------------------------------------------------ wall share */
+
+struct end_ev {
+	uint64_t end;
+	uint32_t i; /* op index within the device */
+};
+
+static void heap_push(struct end_ev *h, size_t *n, struct end_ev e)
+{
+	size_t k = (*n)++;
+
+	while (k) {
+		size_t p = (k - 1) / 2;
+		if (h[p].end < e.end || (h[p].end == e.end && h[p].i < e.i)) {
+			break;
+		}
+		h[k] = h[p];
+		k = p;
+	}
+	h[k] = e;
+}
+
+static struct end_ev heap_pop(struct end_ev *h, size_t *n)
+{
+	struct end_ev top = h[0], e = h[--*n];
+	size_t k = 0;
+
+	for (;;) {
+		size_t c = 2 * k + 1;
+		if (c >= *n) {
+			break;
+		}
+		if (c + 1 < *n && (h[c + 1].end < h[c].end ||
+				   (h[c + 1].end == h[c].end && h[c + 1].i < h[c].i))) {
+			c++;
+		}
+		if (e.end < h[c].end || (e.end == h[c].end && e.i < h[c].i)) {
+			break;
+		}
+		h[k] = h[c];
+		k = c;
+	}
+	if (*n) {
+		h[k] = e;
+	}
+	return top;
+}
+
+/*
+ * The wall share of each of a device's ops (rows first .. first + count of
+ * gpa_model.gpu, in start order): a sweep over starts and ends splits every
+ * busy instant equally among the ops running, in 32.32 fixed point (128-bit
+ * accumulator, so no trace's span overflows it). Shares are rounded down;
+ * what rounding lost goes to the op with the largest share, so they sum
+ * exactly to the device's busy time (the union of its ops). O(n log n).
+ */
+static int wall_shares(const struct gpa_model *m, size_t first, size_t count, uint64_t *share)
+{
+	struct end_ev *h = malloc((count + 1) * sizeof(*h));
+	unsigned __int128 *a0 = malloc((count + 1) * sizeof(*a0));
+	unsigned __int128 acc = 0;
+	uint64_t last = 0, busy = 0, sum = 0;
+	size_t i = 0, hn = 0, best = 0;
+
+	if (!h || !a0) {
+		free(h);
+		free(a0);
+		return -GP_ERR_NOMEM;
+	}
+	while (i < count || hn) {
+		uint64_t next = i < count ? m->gpu.start[first + i] : UINT64_MAX;
+		bool is_end = hn && h[0].end <= next;
+		uint64_t t = is_end ? h[0].end : next;
+		if (hn && t > last) {
+			uint64_t dt = t - last;
+			/* 64-bit division when it fits (nearly always): 128-bit is slow */
+			acc += dt < (1ull << 32) ? (dt << 32) / hn
+						 : ((unsigned __int128)dt << 32) / hn;
+			busy += dt;
+		}
+		last = t > last ? t : last;
+		if (is_end) {
+			struct end_ev e = heap_pop(h, &hn);
+			share[e.i] = (uint64_t)((acc - a0[e.i]) >> 32);
+		} else {
+			uint64_t s = m->gpu.start[first + i], e = m->gpu.end[first + i];
+			a0[i] = acc;
+			heap_push(h, &hn, (struct end_ev){e > s ? e : s, (uint32_t)i});
+			i++;
+		}
+	}
+	for (i = 0; i < count; i++) {
+		sum += share[i];
+		best = share[i] > share[best] ? i : best;
+	}
+	if (count) {
+		share[best] += busy - sum;
+	}
+	free(h);
+	free(a0);
+	return 0;
+}
+
+/* "[GPU idle]" -> cause frames under each process: the gaps of its devices. */
+static int add_idle(struct builder *b, char *errbuf, size_t errlen)
+{
+	struct gpa_gaps_opts go;
+	struct gpa_gaps g;
+	int ret;
+
+	gpa_gaps_opts_init(&go);
+	go.device = b->o->device;
+	go.top = 0;
+	ret = gpa_gaps_analyze(b->m, NULL, &go, &g, errbuf, errlen);
+	if (ret == -GP_ERR_NOTFOUND) {
+		ret = 0; /* the device has no GPU ops: no idle time either */
+	}
+	for (size_t d = 0; !ret && d < g.devs.n; d++) {
+		uint32_t proc = gpa_dev_proc(b->m, g.devs.v[d].dev);
+		uint32_t node = proc_node(b, proc), idle;
+		if (node == GPA_NONE) {
+			continue;
+		}
+		idle = child(b->f, node, intern(b->f, "[GPU idle]"), GPA_FRAME_OTHER, GPA_CAT_OTHER);
+		for (unsigned c = 0; c < GPA_GAP__COUNT && idle != GPA_NONE; c++) {
+			if (!g.devs.v[d].t.cause_ns[c]) {
+				continue;
+			}
+			uint32_t n = child(b->f, idle, intern(b->f, gpa_gap_cause_name(c)),
+					   GPA_FRAME_OTHER, GPA_CAT_OTHER);
+			if (n == GPA_NONE) {
+				idle = GPA_NONE;
+				break;
+			}
+			b->f->nodes.v[n].total += g.devs.v[d].t.cause_ns[c];
+		}
+		if (idle == GPA_NONE) {
+			ret = -GP_ERR_NOMEM;
+		}
+	}
+	gpa_gaps_release(&g);
+	return ret ? ret : b->err;
+}
+
 static int compile(const char *pat, const char *what, pcre2_code **re, char *errbuf,
 		   size_t errlen)
 {
@@ -779,6 +923,7 @@ int gpa_flame_build(struct gpa_model *m, const struct gpa_flame_opts *o, struct 
 {
 	struct builder b = {.m = m, .o = o, .f = out};
 	struct gpa_classifier *own_cls = NULL;
+	uint64_t *share = NULL;
 	size_t nstr = m->strs.off.n + 2, nleaf;
 	int ret;
 
@@ -861,6 +1006,17 @@ int gpa_flame_build(struct gpa_model *m, const struct gpa_flame_opts *o, struct 
 		}
 	} else {
 		bool any_dev = o->device < 0;
+		if (o->weight == GPA_FLAME_WALL_SHARE) {
+			size_t most = 1;
+			for (size_t d = 0; d < m->devs.n; d++) {
+				most = m->devs.v[d].gpu_count > most ? m->devs.v[d].gpu_count : most;
+			}
+			share = malloc(most * sizeof(*share));
+			if (!share) {
+				ret = -GP_ERR_NOMEM;
+				goto out;
+			}
+		}
 		if (o->flags & GPA_FLAME_KEEP_OPS) {
 			out->op_node = malloc((m->gpu.n + 1) * sizeof(*out->op_node));
 			if (!out->op_node) {
@@ -879,9 +1035,18 @@ int gpa_flame_build(struct gpa_model *m, const struct gpa_flame_opts *o, struct 
 				out->filtered += dv->gpu_count;
 				continue;
 			}
+			if (o->weight == GPA_FLAME_WALL_SHARE) {
+				ret = wall_shares(m, dv->gpu_first, dv->gpu_count, share);
+				if (ret) {
+					goto out;
+				}
+			}
 			for (size_t g = dv->gpu_first; g < dv->gpu_first + dv->gpu_count && !b.err;
 			     g++) {
-				add_gpu_op(&b, g);
+				add_gpu_op(&b, g,
+					   o->weight == GPA_FLAME_WALL_SHARE
+						   ? share[g - dv->gpu_first]
+						   : m->gpu.end[g] - m->gpu.start[g]);
 			}
 		}
 		if (!any_dev) {
@@ -892,6 +1057,9 @@ int gpa_flame_build(struct gpa_model *m, const struct gpa_flame_opts *o, struct 
 		}
 	}
 	ret = b.err;
+	if (!ret && o->weight == GPA_FLAME_WALL_SHARE && !o->leaf_regex && !o->nvtx_regex) {
+		ret = add_idle(&b, errbuf, errlen);
+	}
 	if (!ret) {
 		for (size_t i = 0; i < out->nodes.n; i++) {
 			out->nodes.v[i].self = out->nodes.v[i].total;
@@ -900,6 +1068,7 @@ int gpa_flame_build(struct gpa_model *m, const struct gpa_flame_opts *o, struct 
 	}
 out:
 	gpa_classifier_free(own_cls);
+	free(share);
 	pcre2_code_free(b.leaf_re);
 	pcre2_code_free(b.nvtx_re);
 	pcre2_match_data_free(b.md);

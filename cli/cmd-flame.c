@@ -31,6 +31,9 @@ const char cmd_flame_help[] =
 	"  -f, --format FORMAT       folded (default), svg, speedscope\n"
 	"  -o, --output FILE         write there instead of standard output\n"
 	"      --api                 weigh CUDA API calls by their duration instead\n"
+	"      --wall                weigh GPU ops by their share of busy time (each\n"
+	"                            instant split among the ops running) and add idle\n"
+	"                            time by cause: each device sums to its window\n"
 	"      --no-nvtx             leave NVTX ranges out of the stacks\n"
 	"      --cpu-stacks          add the CPU call stack captured at each launch\n"
 	"      --by-step             a frame per step under the process\n"
@@ -273,7 +276,7 @@ static bool ends_with(const char *s, const char *suffix)
 int cmd_flame(int argc, char **argv)
 {
 	enum {
-		OPT_API = 256, OPT_NO_NVTX, OPT_CPU, OPT_BY_STEP, OPT_STEP, OPT_NAMES, OPT_NVTX,
+		OPT_API = 256, OPT_WALL, OPT_NO_NVTX, OPT_CPU, OPT_BY_STEP, OPT_STEP, OPT_NAMES, OPT_NVTX,
 		OPT_RANK, OPT_NO_IDS, OPT_DIFF, OPT_RULES, OPT_TITLE, OPT_SUBTITLE, OPT_WIDTH,
 		OPT_HEIGHT, OPT_MIN_WIDTH, OPT_INVERTED, OPT_SPEEDSCOPE,
 	};
@@ -281,6 +284,7 @@ int cmd_flame(int argc, char **argv)
 		{"format", required_argument, NULL, 'f'},
 		{"output", required_argument, NULL, 'o'},
 		{"api", no_argument, NULL, OPT_API},
+		{"wall", no_argument, NULL, OPT_WALL},
 		{"no-nvtx", no_argument, NULL, OPT_NO_NVTX},
 		{"cpu-stacks", no_argument, NULL, OPT_CPU},
 		{"by-step", no_argument, NULL, OPT_BY_STEP},
@@ -332,6 +336,9 @@ int cmd_flame(int argc, char **argv)
 			break;
 		case OPT_API:
 			opts.a.weight = GPA_FLAME_API_TIME;
+			break;
+		case OPT_WALL:
+			opts.a.weight = GPA_FLAME_WALL_SHARE;
 			break;
 		case OPT_NO_NVTX:
 			opts.a.flags |= GPA_FLAME_NO_NVTX;

@@ -66,7 +66,9 @@ static void sampled(struct gp_strbuf *out, const struct gpa_flame *f, const uint
 	bool first = true;
 
 	gp_strbuf_adds(out, "\"profiles\":[{\"type\":\"sampled\",\"name\":");
-	gp_strbuf_adds(out, f->weight == GPA_FLAME_API_TIME ? "\"CUDA API time\"" : "\"GPU time\"");
+	gp_strbuf_adds(out, f->weight == GPA_FLAME_API_TIME     ? "\"CUDA API time\""
+			    : f->weight == GPA_FLAME_WALL_SHARE ? "\"GPU wall-time share\""
+								 : "\"GPU time\"");
 	gp_strbuf_addf(out, ",\"unit\":\"nanoseconds\",\"startValue\":0,\"endValue\":%" PRIu64
 			    ",\n\"samples\":[",
 		       v[0].total);

@@ -345,6 +345,7 @@ int gpr_flame_svg(struct gp_strbuf *out, const struct gpa_flame *f,
 	attrf(&s, "height", "%u", height);
 	attrf(&s, "viewBox", "0 0 %u %u", o->width, height);
 	attr(&s, "onload", "init(evt)");
+	attrf(&s, "font-size", "%u", font);
 	attr(&s, "xmlns", "http://www.w3.org/2000/svg");
 	attr(&s, "xmlns:xlink", "http://www.w3.org/1999/xlink");
 
@@ -391,6 +392,7 @@ int gpr_flame_svg(struct gp_strbuf *out, const struct gpa_flame *f,
 	const char *title = o->title ? o->title
 			    : f->diff ? "Differential GPU Time Flame Graph"
 			    : f->weight == GPA_FLAME_API_TIME ? "CUDA API Time Flame Graph"
+			    : f->weight == GPA_FLAME_WALL_SHARE ? "GPU Wall-Time Share Flame Graph"
 							       : "GPU Time Flame Graph";
 	text_el(&s, "title", o->width / 2.0, font * 2, NULL, NULL, title);
 	if (o->subtitle) {

@@ -9,7 +9,8 @@
  *    call: about 2 x KERNELS events) is written once to
  *    $TMPDIR/gpuprof-bench-flame-N.gpz and loaded. Then, RUNS times each,
  *    the median wall and CPU time of: building the GPU-time tree, writing
- *    folded stacks, writing the SVG, writing sampled speedscope; and the
+ *    folded stacks, writing the SVG, writing sampled speedscope, building
+ *    the wall-share tree (with the idle-gap analysis); and the
  *    output sizes. Model loading is timed once, apart: it is the reader's
  *    figure, not the flame graph's.
  * 2. SVG size bound: a trace of 200,000 kernels with distinct names and
@@ -81,7 +82,7 @@ static int big_trace(uint64_t kernels, int runs)
 	struct gpa_flame_opts o;
 	struct gpr_flame_svg_opts so;
 	struct gp_strbuf out = GP_STRBUF_INIT;
-	struct timing tl = {0}, tb = {0}, tf = {0}, ts = {0}, tj = {0};
+	struct timing tl = {0}, tb = {0}, tw = {0}, tf = {0}, ts = {0}, tj = {0};
 	size_t folded = 0, svg = 0, json = 0, nodes = 0;
 	char err[256], extra[128];
 
@@ -114,6 +115,16 @@ static int big_trace(uint64_t kernels, int runs)
 			return -1;
 		});
 		nodes = f.nodes.n;
+		{
+			struct gpa_flame fw;
+			struct gpa_flame_opts ow = o;
+			ow.weight = GPA_FLAME_WALL_SHARE;
+			TIMED(&tw, if (gpa_flame_build(&m, &ow, &fw, err, sizeof(err))) {
+				fprintf(stderr, "bench-flame: %s\n", err);
+				return -1;
+			});
+			gpa_flame_release(&fw);
+		}
 		gp_strbuf_reset(&out);
 		TIMED(&tf, gpr_flame_folded(&out, &f));
 		folded = out.len;
@@ -130,6 +141,7 @@ static int big_trace(uint64_t kernels, int runs)
 	snprintf(extra, sizeof(extra), "%zu frames, %.2f M ops/s", nodes,
 		 (double)f.ops / 1e6 / tb.wall[0]);
 	report("build the tree", &tb, extra);
+	report("build, wall share + idle", &tw, "");
 	snprintf(extra, sizeof(extra), "%zu bytes", folded);
 	report("folded stacks", &tf, extra);
 	snprintf(extra, sizeof(extra), "%zu bytes", svg);

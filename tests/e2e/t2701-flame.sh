@@ -56,6 +56,21 @@ steps = {l.split(";")[1] for l in open("steps.folded")}
 assert steps == {"ProfilerStep#0", "ProfilerStep#1", "ProfilerStep#2"} | ({"[outside steps]"} & steps), steps
 PY
 
+# Wall share: ops share each busy instant, idle time by cause; per device
+# the graph sums to the window gaps reports, its ops to the busy time.
+expect_rc 0 "$GPUPROF" flame --wall a.gpz
+mv out wall.folded
+expect_rc 0 "$GPUPROF" gaps --format json --min-gap 0 a.gpz
+mv out gaps.json
+python3 - <<'PY' || fail "wall-share weights do not add up"
+import json
+t = json.load(open("gaps.json"))["totals"]
+lines = [l.rsplit(" ", 1) for l in open("wall.folded")]
+assert sum(int(c) for _, c in lines) == t["window_ns"]
+assert sum(int(c) for s, c in lines if ";[GPU idle];" not in s) == t["busy_ns"]
+assert sum(int(c) for s, c in lines if ";[GPU idle];" in s) == t["idle_ns"]
+PY
+
 # Filters: a kernel regex keeps exactly the matching leaves.
 expect_rc 0 "$GPUPROF" flame --kernel 'gemm' a.gpz
 grep -v gemm out && fail "--kernel kept other leaves"

@@ -448,3 +448,51 @@ TEST(flame_deep_nvtx_is_bounded)
 	gpa_flame_release(&f);
 	gpa_model_release(&m);
 }
+
+TEST(flame_wall_share)
+{
+	struct tw t;
+	struct gpa_model m;
+	struct gpa_flame f;
+	struct gpa_flame_opts o;
+	uint32_t n;
+
+	/*
+	 * a [100, 200) and b [150, 250) overlap for 50 us: each gets 50 alone
+	 * and half of the overlap, 75; c [300, 310) after a 50 us gap. Busy 160,
+	 * window 210, idle 50.
+	 */
+	tw_open(&t, "wall.gpz");
+	api(&t, U(10), U(11), "cudaLaunchKernel", 1);
+	kernel(&t, U(100), U(200), 1, "a");
+	api(&t, U(12), U(13), "cudaLaunchKernel", 2);
+	struct gpt_kernel k = {.start = U(150), .end = U(250), .device = 0, .stream = 2,
+			       .correlation = 2, .name = S(&t, "b"), .grid_x = 1, .grid_y = 1,
+			       .grid_z = 1, .block_x = 32, .block_y = 1, .block_z = 1};
+	CHECK_EQ_I(gpt_writer_add(t.w, GPT_KIND_KERNEL, &k), 0);
+	api(&t, U(14), U(15), "cudaLaunchKernel", 3);
+	kernel(&t, U(300), U(310), 3, "c");
+	CHECK_EQ_I(gpt_writer_close(t.w), 0);
+	REQUIRE(!load(&m, t.path));
+	gpa_flame_opts_init(&o);
+	o.weight = GPA_FLAME_WALL_SHARE;
+	REQUIRE(!build(&m, &o, &f));
+	CHECK_EQ_U(f.nodes.v[0].total, U(210));
+	n = at(&f, "pid 7", "tid 100", "a", NULL);
+	REQUIRE(n != GPA_NONE);
+	CHECK_EQ_U(f.nodes.v[n].self, U(75));
+	CHECK_EQ_U(f.nodes.v[at(&f, "pid 7", "tid 100", "b", NULL)].self, U(75));
+	CHECK_EQ_U(f.nodes.v[at(&f, "pid 7", "tid 100", "c", NULL)].self, U(10));
+	n = at(&f, "pid 7", "[GPU idle]", NULL);
+	REQUIRE(n != GPA_NONE);
+	CHECK_EQ_U(f.nodes.v[n].total, U(50));
+	gpa_flame_release(&f);
+
+	/* Filtered: no idle branch (it would not add up to anything). */
+	o.leaf_regex = "^[ab]$";
+	REQUIRE(!build(&m, &o, &f));
+	CHECK_EQ_U(f.nodes.v[0].total, U(150));
+	CHECK(at(&f, "pid 7", "[GPU idle]", NULL) == GPA_NONE);
+	gpa_flame_release(&f);
+	gpa_model_release(&m);
+}
