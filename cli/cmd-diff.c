@@ -24,7 +24,7 @@ const char cmd_diff_help[] =
 	"noise. A run is one trace or a directory of rank traces (.gpz, Kineto JSON,\n"
 	"nsys SQLite). Metrics, per step: step.wall, gpu.busy, idle.total and\n"
 	"idle.<cause>, kernel.<family> (names normalized so a recompiled kernel\n"
-	"matches itself), copy.time, copy.bytes, comm.time, comm.exposed (per run),\n"
+	"matches itself), copy.time, copy.bytes, comm.time, comm.exposed,\n"
 	"and mfu with --flops-per-step and --peak-tflops. Each gets a two-sided\n"
 	"Mann-Whitney U test (p adjusted across metrics), a bootstrap interval of\n"
 	"the change of medians and a verdict: regressed, improved, unchanged or\n"

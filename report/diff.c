@@ -290,14 +290,21 @@ done:
 	if (shown > first_other || r->metrics.n) {
 		gp_strbuf_adds(out, "\n</details>\n");
 	}
-	if (out->len - start + reserve <= max_bytes || !max_bytes) {
-		name_list(out, "New kernel families", r->new_kernels.v,
-			  r->new_kernels.n < 50 ? r->new_kernels.n : 50, true);
-		name_list(out, "Vanished kernel families", r->vanished_kernels.v,
-			  r->vanished_kernels.n < 50 ? r->vanished_kernels.n : 50, true);
-	}
-	for (size_t i = 0; i < r->warnings.n && i < 10; i++) {
-		gp_strbuf_addf(out, "\n> warning: %s\n", r->warnings.v[i]);
+	/* the lists and warnings, each only while it fits under the cap */
+	for (size_t part = 0; part < 2 + r->warnings.n; part++) {
+		gp_strbuf_reset(&row);
+		if (part == 0) {
+			name_list(&row, "New kernel families", r->new_kernels.v,
+				  r->new_kernels.n < 50 ? r->new_kernels.n : 50, true);
+		} else if (part == 1) {
+			name_list(&row, "Vanished kernel families", r->vanished_kernels.v,
+				  r->vanished_kernels.n < 50 ? r->vanished_kernels.n : 50, true);
+		} else {
+			gp_strbuf_addf(&row, "\n> warning: %s\n", r->warnings.v[part - 2]);
+		}
+		if (!max_bytes || out->len - start + row.len <= max_bytes) {
+			gp_strbuf_add(out, row.buf, row.len);
+		}
 	}
 	gp_strbuf_release(&row);
 	for (int i = 0; i < C__N; i++) {
