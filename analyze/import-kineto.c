@@ -3,7 +3,9 @@
  * import-kineto.c - converts a PyTorch profiler (Kineto) Chrome-trace JSON
  * file, plain or gzip-compressed, into gpuprof records (docs/import.md).
  *
- * The JSON is parsed as a stream with yajl: memory holds the current
+ * The JSON is read as a stream by the pull tokenizer in json-scan.c (gzip
+ * inflated with ISA-L); values under keys the importer does not use are
+ * skipped by the tokenizer without being decoded. Memory holds the current
  * event's fields, a reusable name buffer and a small list of thread and
  * process names, never the document. Timestamps are converted from the
  * number's decimal text, never through a double, so nanoseconds survive.
@@ -23,8 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <yajl/yajl_parse.h>
-#include <zlib.h>
+#include "analyze/json-scan.h"
 
 #define CHUNK (256u << 10)
 #define MAX_DEPTH 64
@@ -82,7 +83,7 @@ enum cat {
 struct ev {
 	char ph;
 	enum cat cat;
-	bool has_ts, has_dur, has_name, has_pid, has_tid, tid_is_str;
+	bool has_ts, has_dur, has_name, has_pid, has_tid, tid_is_str, has_ph, has_cat;
 	int64_t ts, dur;       /* nanoseconds, before the base is added */
 	int64_t pid, tid;
 	uint32_t have;         /* bit (k - K_CORRELATION) for args seen */
@@ -172,6 +173,18 @@ static bool parse_int(const char *s, size_t n, int64_t *out)
 	if (i == n) {
 		return false;
 	}
+	if (n - i <= 18) {
+		/* cannot overflow: no checks per digit */
+		for (; i < n; i++) {
+			unsigned d = (unsigned)(unsigned char)s[i] - '0';
+			if (d > 9) {
+				return false;
+			}
+			v = v * 10 + d;
+		}
+		*out = neg ? -(int64_t)v : (int64_t)v;
+		return true;
+	}
 	for (; i < n; i++) {
 		unsigned d = (unsigned char)s[i] - '0';
 		if (d > 9) {
@@ -195,10 +208,63 @@ static bool parse_int(const char *s, size_t n, int64_t *out)
  * from zero (as HTA's round(ts * 1000)); exponents are allowed. False when
  * the result does not fit an int64.
  */
+/*
+ * The common forms, exactly: up to 16 integer digits and up to 3 decimals
+ * (whole nanoseconds, nothing to round). False sends the text to the
+ * general parser below.
+ */
+static bool fast_us_to_ns(const char *s, size_t n, int64_t *out)
+{
+	size_t i = 0, start;
+	uint64_t v = 0;
+	unsigned frac = 0, nf = 0;
+	bool neg = false;
+
+	if (n && s[0] == '-') {
+		neg = true;
+		i = 1;
+	}
+	start = i;
+	while (i < n && (unsigned)(unsigned char)s[i] - '0' < 10) {
+		v = v * 10 + ((unsigned char)s[i] - '0');
+		i++;
+	}
+	if (i == start || i - start > 16) {
+		return false;
+	}
+	if (i < n && s[i] == '.') {
+		i++;
+		while (i < n && nf < 3 && (unsigned)(unsigned char)s[i] - '0' < 10) {
+			frac = frac * 10 + ((unsigned char)s[i] - '0');
+			nf++;
+			i++;
+		}
+		if (!nf) {
+			return false;
+		}
+	}
+	if (i != n) {
+		return false; /* finer digits or an exponent */
+	}
+	for (; nf < 3; nf++) {
+		frac *= 10;
+	}
+	v = v * 1000 + frac; /* < 10^19: no wrap in 64 bits */
+	if (v > (uint64_t)INT64_MAX) {
+		return false;
+	}
+	*out = neg ? -(int64_t)v : (int64_t)v;
+	return true;
+}
+
 static bool parse_us_to_ns(const char *s, size_t n, int64_t *out)
 {
 	char dig[40];
 	size_t nd = 0, i = 0;
+
+	if (fast_us_to_ns(s, n, out)) {
+		return true;
+	}
 	int point = -1;        /* digits before the decimal point */
 	long exp10 = 0;
 	bool neg = false, any = false;
@@ -549,23 +615,23 @@ static uint8_t sync_type(const char *name, size_t n)
 static int prescan_base(struct imp *im, int64_t *base, bool *found)
 {
 	enum { OVERLAP = 128 };
-	gzFile gz = gzopen(im->path, "rb");
+	struct gpa_json_file *f = NULL;
 	char *buf;
 	size_t have = 0;
 	int ret = 0;
+	char why[256];
 
 	*found = false;
-	if (!gz) {
-		return fail(im, -GP_ERR_IO, "cannot reopen: %s", strerror(errno)), im->ret;
+	if (gpa_json_file_open(im->path, &f, why, sizeof(why))) {
+		return fail(im, -GP_ERR_IO, "cannot reopen: %s", why), im->ret;
 	}
 	buf = malloc(CHUNK + OVERLAP + 1);
 	if (!buf) {
-		gzclose(gz);
+		gpa_json_file_close(f);
 		return fail(im, -GP_ERR_NOMEM, "out of memory"), im->ret;
 	}
-	gzbuffer(gz, CHUNK);
 	for (;;) {
-		int got = gzread(gz, buf + have, CHUNK);
+		ssize_t got = gpa_json_file_read(f, buf + have, CHUNK);
 		bool eof = got <= 0;
 		if (got < 0) {
 			break; /* the main parse reports the error with its position */
@@ -603,7 +669,7 @@ static int prescan_base(struct imp *im, int64_t *base, bool *found)
 		}
 	}
 	free(buf);
-	gzclose(gz);
+	gpa_json_file_close(f);
 	return ret;
 }
 
@@ -884,7 +950,7 @@ static void finish_device(struct imp *im)
 	}
 }
 
-/* ------------------------------------------------------------ yajl callbacks */
+/* ------------------------------------------------------------ token handlers */
 
 static enum ctx top(struct imp *im)
 {
@@ -1124,8 +1190,10 @@ static int cb_string(void *ctx, const unsigned char *s, size_t n)
 		switch (k) {
 		case K_PH:
 			ev->ph = n ? (char)s[0] : 0;
+			ev->has_ph = true;
 			return 1;
 		case K_CAT:
+			ev->has_cat = true;
 			ev->cat = cat_of(s, n);
 			ev->cat_len = n < sizeof(ev->cat_str) ? n : 0;
 			memcpy(ev->cat_str, s, ev->cat_len);
@@ -1283,31 +1351,7 @@ static int cb_end_array(void *ctx)
 	return 1;
 }
 
-static const yajl_callbacks callbacks = {
-	.yajl_null = cb_null,
-	.yajl_boolean = cb_bool,
-	.yajl_number = cb_number,
-	.yajl_string = cb_string,
-	.yajl_start_map = cb_start_map,
-	.yajl_map_key = cb_map_key,
-	.yajl_end_map = cb_end_map,
-	.yajl_start_array = cb_start_array,
-	.yajl_end_array = cb_end_array,
-};
-
 /* ------------------------------------------------------------ driver */
-
-static uint64_t count_lines(const unsigned char *p, size_t n)
-{
-	uint64_t lines = 0;
-	const unsigned char *end = p + n;
-
-	while ((p = memchr(p, '\n', (size_t)(end - p)))) {
-		lines++;
-		p++;
-	}
-	return lines;
-}
 
 /* Rewrites errbuf as "FILE: line L: what". */
 static void locate(struct imp *im, uint64_t line, uint64_t offset)
@@ -1370,16 +1414,62 @@ static int write_tail(struct imp *im)
 	return 0;
 }
 
+/* An event that will not become a record, known as soon as ph (and cat) are read. */
+static bool unwanted(const struct ev *ev)
+{
+	if (!ev->has_ph || ev->ph == 'M') {
+		return false;
+	}
+	return ev->ph != 'X' || (ev->has_cat && ev->cat == CAT_OTHER);
+}
+
+/* Hands one token to its handler; 0 stops the parse (the handler said why). */
+static int dispatch(struct imp *im, struct gpa_json_scan *sc, const struct gpa_json_tok *t)
+{
+	const unsigned char *u = (const unsigned char *)t->s;
+
+	switch (t->type) {
+	case GPA_JSON_NULL: return cb_null(im);
+	case GPA_JSON_TRUE: return cb_bool(im, 1);
+	case GPA_JSON_FALSE: return cb_bool(im, 0);
+	case GPA_JSON_NUMBER: return cb_number(im, t->s, t->n);
+	case GPA_JSON_STRING:
+		if (!cb_string(im, u, t->n)) {
+			return 0;
+		}
+		if (top(im) == C_EVENT && unwanted(&im->ev)) {
+			/* flows, instants, counters...: nothing below is read */
+			if (gpa_json_skip_rest(sc)) {
+				return -1;
+			}
+			im->depth--;
+		}
+		return 1;
+	case GPA_JSON_KEY:
+		if (!cb_map_key(im, u, t->n)) {
+			return 0;
+		}
+		/* a key nobody reads: pass over its value without decoding it */
+		if (im->depth && im->key[im->depth - 1] == K_NONE) {
+			return gpa_json_skip(sc) ? -1 : 1;
+		}
+		return 1;
+	case GPA_JSON_BEGIN_OBJECT: return cb_start_map(im);
+	case GPA_JSON_END_OBJECT: return cb_end_map(im);
+	case GPA_JSON_BEGIN_ARRAY: return cb_start_array(im);
+	case GPA_JSON_END_ARRAY: return cb_end_array(im);
+	case GPA_JSON_EOF: break;
+	}
+	return 1;
+}
+
 int gpa_import_kineto(const char *path, struct gpt_writer *w, char *errbuf, size_t errlen)
 {
 	char dummy[1];
 	struct imp im = {0};
-	unsigned char magic[2], *buf = NULL;
-	yajl_handle h = NULL;
-	gzFile gz = NULL;
-	int fd = -1;
-	uint64_t line = 1, offset = 0;
-	bool is_gz;
+	struct gpa_json_file *f = NULL;
+	struct gpa_json_scan *sc = NULL;
+	int r;
 
 	if (!errbuf || !errlen) {
 		errbuf = dummy;
@@ -1395,116 +1485,67 @@ int gpa_import_kineto(const char *path, struct gpt_writer *w, char *errbuf, size
 	im.err = errbuf;
 	im.errlen = errlen;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		snprintf(errbuf, errlen, "%s: %s", path, strerror(errno));
-		return -GP_ERR_IO;
+	r = gpa_json_file_open(path, &f, errbuf, errlen);
+	if (r) {
+		return r;
 	}
-	ssize_t got = pread(fd, magic, 2, 0);
-	is_gz = got == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
-	if (is_gz) {
-		gz = gzdopen(fd, "rb");
-		if (!gz) {
-			close(fd);
-			snprintf(errbuf, errlen, "%s: out of memory", path);
-			return -GP_ERR_NOMEM;
-		}
-		fd = -1;
-		gzbuffer(gz, CHUNK);
-	}
-	buf = malloc(CHUNK);
 	im.name = malloc(MAX_STR + 1);
 	im.argname = malloc(MAX_STR + 1);
-	h = yajl_alloc(&callbacks, NULL, &im);
-	if (!buf || !im.name || !im.argname || !h) {
+	if (!im.name || !im.argname || gpa_json_scan_new(gpa_json_file_read, f, MAX_STR, &sc)) {
 		fail(&im, -GP_ERR_NOMEM, "out of memory");
+		snprintf(errbuf, errlen, "%s: out of memory", path);
 		goto out;
 	}
-	yajl_config(h, yajl_dont_validate_strings, 1);
 
 	for (;;) {
-		ssize_t n;
-		if (is_gz) {
-			n = gzread(gz, buf, CHUNK);
-			if (n < 0) {
-				int zerr;
-				const char *msg = gzerror(gz, &zerr);
-				fail(&im, zerr == Z_BUF_ERROR ? -GP_ERR_TRUNCATED : -GP_ERR_FORMAT,
-				     "bad gzip data: %s", msg);
-				locate(&im, line, offset);
-				goto out;
-			}
-		} else {
-			do {
-				n = read(fd, buf, CHUNK);
-			} while (n < 0 && errno == EINTR);
-			if (n < 0) {
-				fail(&im, -GP_ERR_IO, "read: %s", strerror(errno));
-				locate(&im, line, offset);
-				goto out;
-			}
-		}
-		yajl_status st = n ? yajl_parse(h, buf, (size_t)n) : yajl_complete_parse(h);
-		if (st != yajl_status_ok) {
-			size_t used = n ? yajl_get_bytes_consumed(h) : 0;
-			if (used > (size_t)n) {
-				used = (size_t)n;
-			}
-			line += count_lines(buf, used);
-			offset += used;
-			if (st == yajl_status_error && !im.ret) {
-				unsigned char *m = yajl_get_error(h, 0, buf, (size_t)n);
-				const char *msg = (const char *)m;
-				int err = -GP_ERR_FORMAT;
-				if (!n && im.depth > 0) {
-					msg = "the JSON ends early (truncated file?)";
-					err = -GP_ERR_TRUNCATED;
-				} else if (!n && !im.depth) {
-					msg = "no JSON value";
-				}
-				fail(&im, err, "%s", msg ? msg : "malformed JSON");
-				if (m) {
-					yajl_free_error(h, m);
-				}
-			} else if (!im.ret) {
-				fail(&im, -GP_ERR_FORMAT, "parse cancelled");
-			}
-			locate(&im, line, offset);
-			goto out;
-		}
-		if (!n) {
+		struct gpa_json_tok t;
+		int ok;
+
+		r = gpa_json_next(sc, &t);
+		if (!r && t.type == GPA_JSON_EOF) {
 			break;
 		}
-		line += count_lines(buf, (size_t)n);
-		offset += (uint64_t)n;
+		ok = r ? -1 : dispatch(&im, sc, &t);
+		if (ok == 1) {
+			continue;
+		}
+		if (ok < 0 && !im.ret) {
+			/* the tokenizer failed: bad JSON, or the file (gzip, read) behind it */
+			int e = r ? r : -GP_ERR_FORMAT;
+			const char *msg = gpa_json_error(sc);
+			if (!r) {
+				r = gpa_json_skip(sc);
+				e = r ? r : e;
+			}
+			if (strcmp(msg, "read failed") == 0) {
+				msg = gpa_json_file_error(f);
+			}
+			fail(&im, e, "%s", msg[0] ? msg : "malformed JSON");
+		} else if (!im.ret) {
+			fail(&im, -GP_ERR_FORMAT, "parse cancelled");
+		}
+		locate(&im, gpa_json_line(sc), gpa_json_offset(sc));
+		goto out;
 	}
 	if (!im.seen_events) {
 		fail(&im, -GP_ERR_FORMAT, "no \"traceEvents\" array");
-		locate(&im, line, offset);
+		locate(&im, gpa_json_line(sc), gpa_json_offset(sc));
 		goto out;
 	}
 	if (im.base_prescanned && (!im.have_base || im.base != im.base_used)) {
 		fail(&im, -GP_ERR_FORMAT, "\"baseTimeNanoseconds\" found by the scan is not the "
 					  "top-level one");
-		locate(&im, line, offset);
+		locate(&im, gpa_json_line(sc), gpa_json_offset(sc));
 		goto out;
 	}
 	if (write_tail(&im)) {
 		goto out;
 	}
 out:
-	if (h) {
-		yajl_free(h);
-	}
+	gpa_json_scan_free(sc);
+	gpa_json_file_close(f);
 	free(im.name);
 	free(im.argname);
 	free(im.metas);
-	free(buf);
-	if (gz) {
-		gzclose(gz);
-	}
-	if (fd >= 0) {
-		close(fd);
-	}
 	return im.ret;
 }
