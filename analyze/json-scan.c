@@ -335,7 +335,7 @@ static size_t utf8_len(const unsigned char *p, size_t n)
 
 static size_t utf8_need(unsigned c)
 {
-	return c < 0xe0 ? 2 : c < 0xf0 ? 3 : 4;
+	return c < 0xc2 || c > 0xf4 ? 1 : c < 0xe0 ? 2 : c < 0xf0 ? 3 : 4;
 }
 
 static int tmp_reserve(struct gpa_json_scan *s, size_t n)
@@ -626,9 +626,16 @@ static int scan_number(struct gpa_json_scan *s, struct gpa_json_tok *tok)
 			}
 			continue;
 		}
+		if (run == s->buf + s->end && s->depth) {
+			return fail_at(s, s->end, -GP_ERR_TRUNCATED, "the JSON ends early");
+		}
 		e = number_end(b);
 		if (e != run) {
 			return fail_at(s, s->pos, -GP_ERR_FORMAT, "malformed number");
+		}
+		if ((size_t)(e - b) > s->max_token) {
+			return fail_at(s, s->pos, -GP_ERR_RANGE, "number longer than %zu bytes",
+				       s->max_token);
 		}
 		tok->s = (const char *)b;
 		tok->n = (size_t)(e - b);
