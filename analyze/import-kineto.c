@@ -33,6 +33,7 @@
 #define MAX_META 65536           /* thread/process name metadata events kept */
 #define REL_TS_LIMIT_US 100000000000000LL /* 1e14 us: below this a ts is not epoch time */
 #define BASE_KEY "\"baseTimeNanoseconds\""
+#define NCCL_SOURCE_KINETO 3     /* nccl.source: imported from Kineto (trace/FORMAT.md) */
 
 enum ctx {
 	C_SKIP = 0,   /* a container whose contents are ignored */
@@ -56,7 +57,10 @@ enum key {
 	K_PH, K_CAT, K_NAME, K_PID, K_TID, K_TS, K_DUR, K_ARGS,
 	/* args */
 	K_CORRELATION, K_DEVICE, K_STREAM, K_CONTEXT, K_REGISTERS, K_SMEM, K_GRID, K_BLOCK,
-	K_BYTES, K_CBID, K_ARG_NAME, K_EXTERNAL_ID,
+	K_BYTES, K_CBID, K_ARG_NAME,
+	K_IN_NELEMS, K_OUT_NELEMS, K_GROUP_SIZE, K_SEQ, /* NCCL collective args (numbers) */
+	K_EXTERNAL_ID,
+	K_COLL_NAME, K_DTYPE, K_PG_NAME, /* NCCL collective args (strings) */
 	/* device */
 	K_D_ID, K_D_NAME, K_D_TOTAL_MEM, K_D_CC_MAJOR, K_D_CC_MINOR, K_D_MAX_THREADS_BLOCK,
 	K_D_MAX_THREADS_SM, K_D_REGS_BLOCK, K_D_REGS_SM, K_D_WARP, K_D_SMEM_BLOCK, K_D_SMEM_SM,
@@ -92,6 +96,11 @@ struct ev {
 	size_t name_len, argname_len;
 	size_t cat_len;
 	char cat_str[32];      /* the category as written, for NVTX domains */
+	/* NCCL collective args ("Collective name", "dtype", "Process Group Name") */
+	char coll[32], dtype[32];
+	size_t coll_len, dtype_len;
+	uint64_t pg_hash;
+	bool has_pg;
 };
 
 struct meta {
@@ -411,7 +420,30 @@ static enum key event_key(const unsigned char *s, size_t n)
 	}
 }
 
-static enum key args_key(const unsigned char *s, size_t n)
+/* The NCCL collective metadata PyTorch puts on record_param_comms and NCCL kernels. */
+static enum key nccl_args_key(const unsigned char *s, size_t n)
+{
+	switch (n) {
+	case 3:
+		return KEYIS("Seq") ? K_SEQ : K_NONE;
+	case 5:
+		return KEYIS("dtype") ? K_DTYPE : K_NONE;
+	case 10:
+		return KEYIS("Group size") ? K_GROUP_SIZE : K_NONE;
+	case 13:
+		return KEYIS("In msg nelems") ? K_IN_NELEMS : K_NONE;
+	case 14:
+		return KEYIS("Out msg nelems") ? K_OUT_NELEMS : K_NONE;
+	case 15:
+		return KEYIS("Collective name") ? K_COLL_NAME : K_NONE;
+	case 18:
+		return KEYIS("Process Group Name") ? K_PG_NAME : K_NONE;
+	default:
+		return K_NONE;
+	}
+}
+
+static enum key args_key_base(const unsigned char *s, size_t n)
 {
 	switch (n) {
 	case 4:
@@ -458,6 +490,13 @@ static enum key args_key(const unsigned char *s, size_t n)
 	default:
 		return K_NONE;
 	}
+}
+
+/* Keys of an event's args: launch configuration, ids, NCCL collective metadata. */
+static enum key args_key(const unsigned char *s, size_t n)
+{
+	enum key k = args_key_base(s, n);
+	return k != K_NONE ? k : nccl_args_key(s, n);
 }
 
 static enum key dev_key(const unsigned char *s, size_t n)
@@ -751,6 +790,153 @@ static int add_meta(struct imp *im, bool is_process)
 	return 0;
 }
 
+/* ------------------------------------------------------------ NCCL */
+
+struct name_map {
+	const char *from, *to;
+};
+
+/* c10d's collective names (and NCCL's) to NCCL function names; NULL: not an NCCL operation. */
+static const char *nccl_func(const char *s, size_t n)
+{
+	static const struct name_map m[] = {
+		{"allreduce", "AllReduce"}, {"all_reduce", "AllReduce"},
+		{"broadcast", "Broadcast"}, {"reduce", "Reduce"},
+		{"allgather", "AllGather"}, {"all_gather", "AllGather"},
+		{"_allgather_base", "AllGather"}, {"allgather_into_tensor_coalesced", "AllGather"},
+		{"allgather_coalesced", "AllGather"},
+		{"reduce_scatter", "ReduceScatter"}, {"reducescatter", "ReduceScatter"},
+		{"_reduce_scatter_base", "ReduceScatter"},
+		{"reduce_scatter_tensor_coalesced", "ReduceScatter"},
+		{"allreduce_coalesced", "AllReduce"},
+		{"send", "Send"}, {"recv", "Recv"}, {"recvAnysource", "Recv"},
+		{"all_to_all", "AllToAll"}, {"alltoall", "AllToAll"}, {"alltoall_base", "AllToAll"},
+		{"all_to_allv", "AllToAll"}, {"gather", "Gather"}, {"scatter", "Scatter"},
+		{"barrier", "Barrier"},
+	};
+	for (size_t i = 0; i < sizeof(m) / sizeof(m[0]); i++) {
+		if (strlen(m[i].from) == n && memcmp(m[i].from, s, n) == 0) {
+			return m[i].to;
+		}
+	}
+	return NULL;
+}
+
+/* PyTorch scalar type names to ncclDataType_t; 255 when NCCL has no such type. */
+static uint8_t nccl_dtype(const char *s, size_t n, unsigned *size)
+{
+	static const struct {
+		const char *name;
+		uint8_t type;
+		uint8_t size;
+	} m[] = {
+		{"Char", 0, 1}, {"Byte", 1, 1}, {"Bool", 1, 1}, {"Int", 2, 4}, {"UInt32", 3, 4},
+		{"Long", 4, 8}, {"UInt64", 5, 8}, {"Half", 6, 2}, {"Float", 7, 4}, {"Double", 8, 8},
+		{"BFloat16", 9, 2}, {"Float8_e4m3fn", 10, 1}, {"Float8_e5m2", 11, 1},
+	};
+	for (size_t i = 0; i < sizeof(m) / sizeof(m[0]); i++) {
+		if (strlen(m[i].name) == n && memcmp(m[i].name, s, n) == 0) {
+			*size = m[i].size;
+			return m[i].type;
+		}
+	}
+	*size = 0;
+	return 255;
+}
+
+/*
+ * "ncclKernel_AllReduce_RING_LL_Sum_float(...)" (NCCL 2.x kernel names):
+ * algorithm, protocol and reduction operation, when the name has that shape.
+ */
+static int nccl_kernel_name(struct imp *im, const char *name, size_t n, struct gpt_nccl *r)
+{
+	static const char *const ops[] = {"Sum", "Prod", "Max", "Min", "Avg"};
+	const char *part[6];
+	size_t len[6], np = 0;
+	const char *p = name, *e;
+
+	if (n < 11 || memcmp(name, "ncclKernel_", 11) != 0) {
+		return 0;
+	}
+	e = memchr(name, '(', n);
+	e = e ? e : name + n;
+	while (p < e && np < 6) {
+		const char *u = memchr(p, '_', (size_t)(e - p));
+		part[np] = p;
+		len[np++] = (size_t)((u ? u : e) - p);
+		p = u ? u + 1 : e;
+	}
+	if (np < 5) {
+		return 0;
+	}
+	/* part[1] the function, then ALGO, PROTO, Op */
+	if (len[2] && intern(im, part[2], len[2], &r->algorithm)) {
+		return -1;
+	}
+	if (len[3] && intern(im, part[3], len[3], &r->protocol)) {
+		return -1;
+	}
+	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+		if (strlen(ops[i]) == len[4] && memcmp(ops[i], part[4], len[4]) == 0) {
+			r->reduce_op = (uint8_t)i;
+		}
+	}
+	return 0;
+}
+
+/*
+ * An NCCL record (source 3: imported from Kineto) for an event carrying
+ * "Collective name": from a GPU kernel it has the kernel's times, device and
+ * stream (tid 0); from a CPU op (record_param_comms) the op's times and
+ * thread (device and stream 0).
+ */
+static int add_nccl(struct imp *im, uint64_t start, uint64_t end, uint32_t device,
+		    uint32_t stream)
+{
+	struct ev *ev = &im->ev;
+	struct gpt_nccl r = {0};
+	const char *func = nccl_func(ev->coll, ev->coll_len);
+	unsigned size = 0;
+
+	if (!func) {
+		return 0; /* "wait" and the like: not an NCCL operation */
+	}
+	if (intern(im, func, strlen(func), &r.func)) {
+		return -1;
+	}
+	r.start = start;
+	r.end = end;
+	r.datatype = nccl_dtype(ev->dtype, ev->dtype_len, &size);
+	/* NCCL's count: per-rank input, except reduce-scatter's per-rank output */
+	if (strcmp(func, "ReduceScatter") == 0 && HAS(K_OUT_NELEMS)) {
+		r.count = (uint64_t)(ARG(K_OUT_NELEMS) > 0 ? ARG(K_OUT_NELEMS) : 0);
+	} else if (HAS(K_IN_NELEMS)) {
+		r.count = (uint64_t)(ARG(K_IN_NELEMS) > 0 ? ARG(K_IN_NELEMS) : 0);
+	} else if (HAS(K_OUT_NELEMS)) {
+		r.count = (uint64_t)(ARG(K_OUT_NELEMS) > 0 ? ARG(K_OUT_NELEMS) : 0);
+	}
+	r.bytes = size && r.count <= UINT64_MAX / size ? r.count * size : 0;
+	r.root = -1;
+	r.peer = -1;
+	r.comm_hash = ev->has_pg ? ev->pg_hash : 0;
+	r.rank = im->have_rank ? (int32_t)im->rank : -1;
+	r.nranks = HAS(K_GROUP_SIZE) && ARG(K_GROUP_SIZE) > 0 && ARG(K_GROUP_SIZE) <= INT32_MAX
+			   ? (int32_t)ARG(K_GROUP_SIZE)
+			   : 0;
+	r.reduce_op = 255;
+	r.stream = stream;
+	r.device = device;
+	r.external_id = HAS(K_EXTERNAL_ID) && ARG(K_EXTERNAL_ID) > 0 ? (uint64_t)ARG(K_EXTERNAL_ID)
+								     : 0;
+	r.seq = HAS(K_SEQ) && ARG(K_SEQ) > 0 ? (uint64_t)ARG(K_SEQ) : 0;
+	r.tid = ev->cat == CAT_KERNEL ? 0 : u32c(ev->tid);
+	r.source = NCCL_SOURCE_KINETO;
+	if (ev->cat == CAT_KERNEL && nccl_kernel_name(im, im->name, ev->name_len, &r)) {
+		return -1;
+	}
+	return add(im, GPT_KIND_NCCL, &r);
+}
+
 /* Writes the record for the event just closed. */
 static int finish_event(struct imp *im)
 {
@@ -926,6 +1112,11 @@ static int finish_event(struct imp *im)
 	}
 	default:
 		return 0;
+	}
+	if (ev->coll_len && ev->cat != CAT_GPU_USER_ANNOTATION &&
+	    add_nccl(im, start, end, ev->cat == CAT_KERNEL ? device : 0,
+		     ev->cat == CAT_KERNEL ? stream : 0)) {
+		return -1;
 	}
 	if (!im->have_pid && ev->has_pid && (ev->cat == CAT_RUNTIME || ev->cat == CAT_DRIVER ||
 					     ev->cat == CAT_CPU_OP ||
@@ -1220,6 +1411,17 @@ static int cb_string(void *ctx, const unsigned char *s, size_t n)
 	case C_ARGS:
 		if (k == K_ARG_NAME) {
 			return copy_str(im, im->argname, &ev->argname_len, s, n);
+		}
+		if (k == K_COLL_NAME || k == K_DTYPE) {
+			char *d = k == K_COLL_NAME ? ev->coll : ev->dtype;
+			size_t *dl = k == K_COLL_NAME ? &ev->coll_len : &ev->dtype_len;
+			*dl = n < sizeof(ev->coll) ? n : 0; /* longer: not a name we know */
+			memcpy(d, s, *dl);
+			return 1;
+		}
+		if (k == K_PG_NAME) {
+			ev->pg_hash = gp_hash_bytes(s, n);
+			ev->has_pg = true;
 		}
 		return 1;
 	case C_DEV:
