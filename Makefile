@@ -206,6 +206,11 @@ bench-kineto: $(BENCH_KINETO) $(GPUPROF)
 	@sh tests/bench/bench-kineto.sh $(BENCH_KINETO) $(GPUPROF)
 bench: bench-kineto
 .PHONY: bench-kineto
+# .gpz size against the gzipped Kineto JSON per anchor (fixed overhead vs payload).
+bench-gpz-size: $(GPUPROF)
+	@sh tests/bench/bench-gpz-size.sh $(GPUPROF)
+bench: bench-gpz-size
+.PHONY: bench-gpz-size
 
 # ---- the main job
 
