@@ -1555,12 +1555,20 @@ static int cb_end_array(void *ctx)
 
 /* ------------------------------------------------------------ driver */
 
-/* Rewrites errbuf as "FILE: line L: what". */
+/* Rewrites errbuf as "FILE: line L (byte B): what"; line 0: found by reading the file again. */
 static void locate(struct imp *im, uint64_t line, uint64_t offset)
 {
 	char what[256];
 
+	if (!line && gpa_json_file_line(im->path, offset, &line)) {
+		line = 0;
+	}
 	snprintf(what, sizeof(what), "%s", im->err);
+	if (!line) {
+		snprintf(im->err, im->errlen, "%s: byte %llu: %s", im->path,
+			 (unsigned long long)offset, what);
+		return;
+	}
 	snprintf(im->err, im->errlen, "%s: line %llu (byte %llu): %s", im->path,
 		 (unsigned long long)line, (unsigned long long)offset, what);
 }
@@ -1698,6 +1706,7 @@ int gpa_import_kineto(const char *path, struct gpt_writer *w, char *errbuf, size
 		snprintf(errbuf, errlen, "%s: out of memory", path);
 		goto out;
 	}
+	gpa_json_scan_no_lines(sc); /* locate() counts them on error only */
 
 	for (;;) {
 		struct gpa_json_tok t;

@@ -27,6 +27,7 @@
 #endif
 
 #define PAD 32
+#define IN_CAP (256u << 10)	/* compressed bytes read at a time */
 #define FIRST_CAP (256u << 10)
 
 enum state {
@@ -47,7 +48,8 @@ struct gpa_json_scan {
 	size_t pos, end;	/* next byte; end of data (buf[end] is the sentinel) */
 	size_t max_token;
 	uint64_t base;		/* file offset of buf[0] */
-	uint64_t lines;		/* newlines before buf[0] */
+	uint64_t lines;		/* newlines before buf[0] (when no_lines is false) */
+	bool no_lines;		/* the caller finds lines itself: gpa_json_line() says 0 */
 	bool eof;
 	enum state st;
 	int depth;
@@ -100,7 +102,7 @@ static int fail_at(struct gpa_json_scan *s, size_t at, int err, const char *fmt,
 	}
 	s->err = err;
 	s->err_off = s->base + at;
-	s->err_line = s->lines + 1 + count_nl(s->buf, at);
+	s->err_line = s->no_lines ? 0 : s->lines + 1 + count_nl(s->buf, at);
 	va_start(ap, fmt);
 	vsnprintf(s->msg, sizeof(s->msg), fmt, ap);
 	va_end(ap);
@@ -119,7 +121,10 @@ uint64_t gpa_json_offset(const struct gpa_json_scan *s)
 
 uint64_t gpa_json_line(const struct gpa_json_scan *s)
 {
-	return s->err ? s->err_line : s->lines + 1 + count_nl(s->buf, s->pos);
+	if (s->err) {
+		return s->err_line;
+	}
+	return s->no_lines ? 0 : s->lines + 1 + count_nl(s->buf, s->pos);
 }
 
 int gpa_json_depth(const struct gpa_json_scan *s)
@@ -158,6 +163,11 @@ int gpa_json_scan_new(gpa_json_read_fn read, void *ctx, size_t max_token,
 	return 0;
 }
 
+void gpa_json_scan_no_lines(struct gpa_json_scan *s)
+{
+	s->no_lines = true;
+}
+
 void gpa_json_scan_free(struct gpa_json_scan *s)
 {
 	if (!s) {
@@ -181,7 +191,9 @@ static ssize_t refill(struct gpa_json_scan *s, size_t keep)
 		return 0;
 	}
 	if (keep) {
-		s->lines += count_nl(s->buf, keep);
+		if (!s->no_lines) {
+			s->lines += count_nl(s->buf, keep);
+		}
 		s->base += keep;
 		memmove(s->buf, s->buf + keep, s->end - keep);
 		s->end -= keep;
@@ -221,8 +233,6 @@ static ssize_t refill(struct gpa_json_scan *s, size_t keep)
 
 /* ------------------------------------------------------------ tables */
 
-/* 1 for JSON whitespace */
-static const unsigned char ws[256] = {[' '] = 1, ['\t'] = 1, ['\n'] = 1, ['\r'] = 1};
 
 /* 1 for bytes that may appear in a number */
 static const unsigned char numch[256] __attribute__((unused)) = {
@@ -231,13 +241,18 @@ static const unsigned char numch[256] __attribute__((unused)) = {
 };
 
 /* Past the whitespace at p; stops at the sentinel at the latest. */
+static inline bool is_ws(unsigned c)
+{
+	return c <= ' ' && (c == ' ' || c == '\n' || c == '\t' || c == '\r');
+}
+
 static inline const unsigned char *skip_ws(const unsigned char *p)
 {
-	if (!ws[*p]) {
+	if (!is_ws(*p)) {
 		return p;
 	}
 	p++;
-	if (!ws[*p]) {
+	if (!is_ws(*p)) {
 		return p;
 	}
 #ifdef __SSE2__
@@ -255,7 +270,7 @@ static inline const unsigned char *skip_ws(const unsigned char *p)
 		p += 16;
 	}
 #else
-	while (ws[*p]) {
+	while (is_ws(*p)) {
 		p++;
 	}
 	return p;
@@ -914,7 +929,37 @@ int gpa_json_skip_rest(struct gpa_json_scan *s)
 
 /* ------------------------------------------------------------ input file */
 
-#define IN_CAP (256u << 10)
+int gpa_json_file_line(const char *path, uint64_t offset, uint64_t *line)
+{
+	struct gpa_json_file *f = NULL;
+	char err[256];
+	unsigned char *buf;
+	uint64_t done = 0, n = 1;
+	int r = gpa_json_file_open(path, &f, err, sizeof(err));
+
+	*line = 0;
+	if (r) {
+		return r;
+	}
+	buf = malloc(IN_CAP);
+	if (!buf) {
+		gpa_json_file_close(f);
+		return -GP_ERR_NOMEM;
+	}
+	while (done < offset) {
+		size_t want = offset - done < IN_CAP ? (size_t)(offset - done) : IN_CAP;
+		ssize_t got = gpa_json_file_read(f, buf, want);
+		if (got <= 0) {
+			break; /* the error or the end: lines up to there */
+		}
+		n += count_nl(buf, (size_t)got);
+		done += (uint64_t)got;
+	}
+	free(buf);
+	gpa_json_file_close(f);
+	*line = n;
+	return 0;
+}
 
 struct gpa_json_file {
 	int fd;

@@ -93,6 +93,13 @@ const char *gpa_json_error(const struct gpa_json_scan *s);
 uint64_t gpa_json_offset(const struct gpa_json_scan *s);
 uint64_t gpa_json_line(const struct gpa_json_scan *s);
 
+/*
+ * gpa_json_scan_no_lines - stop counting lines (a few per cent of the scan
+ * time); gpa_json_line() then says 0 and the caller finds the line of an
+ * error offset itself (gpa_json_file_line()).
+ */
+void gpa_json_scan_no_lines(struct gpa_json_scan *s);
+
 /* Containers open at the scan position. */
 int gpa_json_depth(const struct gpa_json_scan *s);
 
@@ -116,5 +123,12 @@ ssize_t gpa_json_file_read(void *ctx, void *buf, size_t n);
 const char *gpa_json_file_error(const struct gpa_json_file *f);
 
 void gpa_json_file_close(struct gpa_json_file *f);
+
+/*
+ * gpa_json_file_line - the line (from 1) holding byte offset of the
+ * (decompressed) file, by reading it again up to there; for error messages.
+ * A read error or the end of the file stops the count where it happened.
+ */
+int gpa_json_file_line(const char *path, uint64_t offset, uint64_t *line);
 
 #endif
