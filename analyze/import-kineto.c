@@ -1452,6 +1452,9 @@ static int cb_map_key(void *ctx, const unsigned char *s, size_t n)
 		break;
 	default: break;
 	}
+	if (im->depth <= 0) {
+		return fail(im, -GP_ERR_FORMAT, "a key outside any object"); /* the tokenizer prevents it */
+	}
 	im->key[im->depth - 1] = k;
 	return 1;
 }
