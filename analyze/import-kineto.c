@@ -33,6 +33,12 @@
 #define MAX_META 65536           /* thread/process name metadata events kept */
 #define REL_TS_LIMIT_US 100000000000000LL /* 1e14 us: below this a ts is not epoch time */
 #define BASE_KEY "\"baseTimeNanoseconds\""
+/*
+ * process.settings of a trace whose times were epoch microseconds with
+ * decimals and no baseTimeNanoseconds (early-2024 Kineto): HTA reads those
+ * as doubles, and breakdown --compat hta does the same (GPA_BD_F64_TS).
+ */
+#define KINETO_EPOCH_DECIMALS GPA_KINETO_SETTINGS_EPOCH_DECIMALS
 #define NCCL_SOURCE_KINETO 3     /* nccl.source: imported from Kineto (trace/FORMAT.md) */
 
 enum ctx {
@@ -146,6 +152,7 @@ struct imp {
 	size_t nmeta, metacap;
 
 	uint64_t events;       /* records written from traceEvents */
+	bool epoch_decimals;   /* an epoch-microsecond ts with decimals and no base (HTA's doubles) */
 	uint32_t dom[CAT_SYNC + 1]; /* interned NVTX domain per category */
 };
 
@@ -979,6 +986,9 @@ static int finish_event(struct imp *im)
 		return fail(im, -GP_ERR_RANGE, "timestamp out of range"), -1;
 	}
 	start = (uint64_t)(ev->ts + im->base_used);
+	if (!im->base_used && ev->ts >= REL_TS_LIMIT_US * 1000 && ev->ts % 1000) {
+		im->epoch_decimals = true;
+	}
 	end = start + (uint64_t)(ev->dur > 0 ? ev->dur : 0);
 	if (!im->have_first_ts || start < im->first_ts) {
 		im->first_ts = start;
@@ -1592,7 +1602,8 @@ static int write_tail(struct imp *im)
 	p.cuda_driver_version = im->drv_version;
 	p.phase = 1;
 	if (intern(im, "kineto", 6, &p.launcher) ||
-	    intern(im, "pytorch-profiler", 16, &p.settings)) {
+	    intern(im, im->epoch_decimals ? KINETO_EPOCH_DECIMALS : "pytorch-profiler",
+		   im->epoch_decimals ? strlen(KINETO_EPOCH_DECIMALS) : 16, &p.settings)) {
 		return -1;
 	}
 	for (size_t i = 0; i < im->nmeta; i++) {

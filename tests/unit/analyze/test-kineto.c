@@ -536,3 +536,34 @@ TEST(kineto_nccl_args)
 	CHECK_EQ_U(g.nk, 1);
 	done(&g);
 }
+
+/* Epoch microseconds with decimals and no base are marked for HTA's doubles; others not. */
+TEST(kineto_epoch_decimals_mark)
+{
+	struct got g;
+
+	import(&g,
+	       "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 0,"
+	       " \"tid\": 7, \"ts\": 1712195495519689.047, \"dur\": 2}]}",
+	       false);
+	CHECK_EQ_I(g.ret, 0);
+	REQUIRE(g.np == 1);
+	CHECK_STR(S(&g, g.p[0].settings), GPA_KINETO_SETTINGS_EPOCH_DECIMALS);
+	done(&g);
+	/* whole microseconds: doubles hold them exactly, no mark */
+	import(&g,
+	       "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 0,"
+	       " \"tid\": 7, \"ts\": 1712195495519689, \"dur\": 2}]}",
+	       false);
+	REQUIRE(g.np == 1);
+	CHECK_STR(S(&g, g.p[0].settings), "pytorch-profiler");
+	done(&g);
+	/* relative decimals with a base: no mark */
+	import(&g,
+	       "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 0,"
+	       " \"tid\": 7, \"ts\": 5.5, \"dur\": 2}], \"baseTimeNanoseconds\": 1700000000000000000}",
+	       false);
+	REQUIRE(g.np == 1);
+	CHECK_STR(S(&g, g.p[0].settings), "pytorch-profiler");
+	done(&g);
+}
