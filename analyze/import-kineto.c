@@ -944,6 +944,30 @@ static int add_nccl(struct imp *im, uint64_t start, uint64_t end, uint32_t devic
 	return add(im, GPT_KIND_NCCL, &r);
 }
 
+/*
+ * The kernel's launch-configuration args (beyond grid and block) into its
+ * record: one case per arg key kept by cb_number (see args_key_base).
+ */
+static void kernel_args(const struct ev *ev, struct gpt_kernel *k)
+{
+	for (enum key key = K_CORRELATION; key <= K_EXTERNAL_ID; key++) {
+		if (!HAS(key)) {
+			continue;
+		}
+		int64_t v = ARG(key);
+		switch (key) {
+		case K_REGISTERS:
+			k->registers = (uint16_t)(v < 0 ? 0 : v > UINT16_MAX ? UINT16_MAX : v);
+			break;
+		case K_SMEM: /* Kineto's static + dynamic sum */
+			k->static_smem = (int32_t)(v < 0 ? 0 : v > INT32_MAX ? INT32_MAX : v);
+			break;
+		default:
+			break;
+		}
+	}
+}
+
 /* Writes the record for the event just closed. */
 static int finish_event(struct imp *im)
 {
@@ -1020,14 +1044,7 @@ static int finish_event(struct imp *im)
 		k.block_x = (int32_t)ev->block[0];
 		k.block_y = (int32_t)ev->block[1];
 		k.block_z = (int32_t)ev->block[2];
-		if (HAS(K_REGISTERS)) {
-			int64_t r = ARG(K_REGISTERS);
-			k.registers = (uint16_t)(r < 0 ? 0 : r > UINT16_MAX ? UINT16_MAX : r);
-		}
-		if (HAS(K_SMEM)) {
-			int64_t s = ARG(K_SMEM);
-			k.static_smem = (int32_t)(s < 0 ? 0 : s > INT32_MAX ? INT32_MAX : s);
-		}
+		kernel_args(ev, &k);
 		if (add(im, GPT_KIND_KERNEL, &k)) {
 			return -1;
 		}
