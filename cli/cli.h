@@ -38,6 +38,7 @@ int cmd_breakdown(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_flame(int argc, char **argv);
+int cmd_occupancy(int argc, char **argv);
 extern const char cmd_info_help[];
 extern const char cmd_dump_help[];
 extern const char cmd_gaps_help[];
@@ -49,6 +50,7 @@ extern const char cmd_breakdown_help[];
 extern const char cmd_export_help[];
 extern const char cmd_diff_help[];
 extern const char cmd_flame_help[];
+extern const char cmd_occupancy_help[];
 
 /* "gpuprof: error: ..." on stderr. */
 GP_PRINTF(1, 2) void cli_error(const char *fmt, ...);
