@@ -46,6 +46,10 @@ const struct cmd cmd_table[] = {
 	{"occupancy", cmd_occupancy,
 	 "theoretical occupancy per kernel launch: limiter, what-if, waves, per step",
 	 cmd_occupancy_help},
+	{"mfu", cmd_mfu, "step MFU/HFU/MBU against the device peak; copy bandwidth vs the link",
+	 cmd_mfu_help},
+	{"devices", cmd_devices, "the GPU peak table: dense TFLOP/s per datatype, bandwidths",
+	 cmd_devices_help},
 	{"help", cmd_help, "this list, a command's help, or the manual page", cmd_help_help},
 };
 const size_t cmd_count = GP_ARRAY_SIZE(cmd_table);

@@ -424,4 +424,24 @@ int gpr_occupancy_render(struct gp_strbuf *out, enum gpr_format fmt, const struc
 
 /* ---- end occupancy */
 
+/* ---- MFU/MBU, copy bandwidth, device peaks (report/mfu.c, docs/mfu.md) */
+
+enum gpr_mfu_tables {
+	GPR_MFU_SUMMARY = 1, /* device, peaks, FLOPs per step, median MFU/HFU/MBU */
+	GPR_MFU_STEPS = 2,   /* per step */
+	GPR_MFU_COPIES = 3,  /* copy bandwidth by kind against the link */
+	GPR_MFU_SLOW = 4,    /* the slowest copies and why */
+};
+
+/* Fills t (initialized here; caller releases) with one table of u. */
+int gpr_mfu_table(struct gpr_table *t, unsigned which, const struct gpa_model *m,
+		  const struct gpa_steps *steps, const struct gpa_mfu *u, enum gpa_dtype dtype);
+/* The `gpuprof mfu` document: every non-empty table (JSON: all). */
+int gpr_mfu_render(struct gp_strbuf *out, enum gpr_format fmt, const struct gpa_model *m,
+		   const struct gpa_steps *steps, const struct gpa_mfu *u, enum gpa_dtype dtype);
+/* The peak table (`gpuprof devices`). */
+int gpr_devices_table(struct gpr_table *t, const struct gpa_devrow *rows, size_t n);
+
+/* ---- end MFU */
+
 #endif /* GPR_REPORT_H */
