@@ -232,3 +232,13 @@ $(UNIT_OCC_ORACLE): $(call obj,tests/unit/occupancy/test-occ-oracle.c analyze/oc
 		$(UNIT_MAIN) $(LIB_BASE)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ -lm
+
+# Occupancy of every launch of a 10-million-kernel trace (docs/performance.md).
+BENCH_OCCUPANCY := $(O)/bench-occupancy
+$(BENCH_OCCUPANCY): $(call obj,tests/bench/bench-occupancy.c tests/tools/gen.c) $(LIB_ANALYZE) \
+		$(LIB_TRACE) $(LIB_BASE)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
+.PHONY: bench-occupancy
+bench-occupancy: $(BENCH_OCCUPANCY)
+	$(BENCH_OCCUPANCY) 10000000 3
+bench: bench-occupancy

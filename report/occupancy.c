@@ -21,6 +21,7 @@ static const struct gpr_col group_cols[] = {
 	{"Warps/SM", GPR_COL_NUM},
 	{"Occupancy (%)", GPR_COL_NUM},
 	{"Limiter", GPR_COL_LEFT},
+	{"Limits", GPR_COL_LEFT},
 	{"Grid-limited (%)", GPR_COL_NUM},
 	{"Waves", GPR_COL_NUM},
 	{"Tail (%)", GPR_COL_NUM},
@@ -111,12 +112,14 @@ int gpr_occupancy_table(struct gpr_table *t, unsigned which, const struct gpa_mo
 			gpr_table_cell(t, "");
 			gpr_table_cell(t, "");
 			gpr_table_cell(t, "");
+			gpr_table_cell(t, "");
 		} else {
 			gpr_table_cellf(t, "%u", g->res.blocks);
 			gpr_table_cellf(t, "%u", g->res.active_warps);
 			cell_bp(t, g->bp);
 			gpa_occ_limiter_str(g->res.limiters, lim, sizeof(lim));
-			gpr_table_cellf(t, "%s%s", lim, g->dev_defaults ? " (limits: defaults)" : "");
+			gpr_table_cell(t, lim);
+			gpr_table_cell(t, g->dev_defaults ? "CC defaults" : "recorded");
 			if (g->waves_milli || g->tail_bp) {
 				cell_bp(t, g->grid_bp);
 				gpr_table_cellf(t, "%u.%03u", g->waves_milli / 1000, g->waves_milli % 1000);

@@ -209,6 +209,10 @@ struct gpr_report_parts {
 	const struct gpa_stats *kernels; /* a cuda_gpu_kern_sum result */
 	size_t top_kernels;              /* kernel rows shown */
 	size_t max_steps;                /* step rows shown in text and Markdown (JSON: all) */
+	/* Kernel efficiency (docs/occupancy.md, docs/mfu.md); NULL or empty: sections left out. */
+	const struct gpa_occupancy *occ; /* "Theoretical occupancy" (top_kernels groups) */
+	const struct gpa_mfu *mfu;       /* "Utilization" (with FLOPs or bytes), "Copy bandwidth" */
+	enum gpa_dtype mfu_dtype;
 };
 
 /*

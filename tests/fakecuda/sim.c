@@ -496,6 +496,10 @@ static void kernel_record(uint32_t dev, uint32_t ctx, uint32_t stream, const cha
 	r.graph_id = graph;
 	r.graph_node_id = node;
 	r.is_device_launched = (uint8_t)rnd(2);
+	/* Fields only imported traces carry (Kineto occupancy): CUPTI has nothing to record there. */
+	r.src_occupancy_bp = 0;
+	r.src_blocks_per_sm_milli = 0;
+	r.src_warps_per_sm_milli = 0;
 	pthread_mutex_lock(&mu);
 	r.grid_id = grid_ids++;
 	pthread_mutex_unlock(&mu);
