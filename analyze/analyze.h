@@ -1121,6 +1121,49 @@ int gpa_devices_parse(const char *path, const char *text, size_t len, struct gpa
 
 /* -------------------------------------------------- end device peaks */
 
+/* ---------------------------------------------------------- roofline */
+
+/* User rules: a kernel-name pattern and FLOP and byte formulas (docs/mfu.md). */
+struct gpa_roof_rules;
+/* Parses a rules file (untrusted: errors name file, line, problem). Caller frees. */
+int gpa_roof_rules_parse(const char *path, const char *text, size_t len,
+			 struct gpa_roof_rules **out, char *errbuf, size_t errlen);
+void gpa_roof_rules_free(struct gpa_roof_rules *rs);
+
+enum gpa_roof_bound {
+	GPA_ROOF_MEMORY = 1,   /* below the ridge */
+	GPA_ROOF_COMPUTE = 2,  /* above it */
+	GPA_ROOF_LATENCY = 3,  /* under 5 us a launch: not placed */
+	GPA_ROOF_NO_VALUE = 4, /* the formulas gave no finite positive value */
+	GPA_ROOF_NO_PEAK = 5,  /* the device has no peak for the datatype or no bandwidth */
+};
+
+/* One kernel and launch configuration with a rule. Per launch: flops, bytes. */
+struct gpa_roof_row {
+	uint32_t func, shape, rule;
+	enum gpa_dtype dtype;
+	uint64_t launches, gpu_ns;
+	double flops, bytes, ai;          /* FLOP/byte */
+	double attainable_tflops;         /* min(peak x grid share, ai x bandwidth) */
+	double achieved_tflops;
+	double efficiency;                /* speed-of-light time / actual time */
+	enum gpa_roof_bound bound;
+};
+
+struct gpa_roofline {
+	double peak_tflops, bw_gbps, ridge; /* of the analysis's datatype; ridge in FLOP/byte */
+	GP_VEC(struct gpa_roof_row) rows;   /* by GPU time, largest first */
+	uint64_t matched_ns, unmatched_ns, unmatched_launches;
+};
+
+/* Places every kernel a rule matches (first matching rule wins). rs may be NULL (nothing placed). */
+int gpa_roofline_analyze(const struct gpa_model *m, const struct gpa_roof_rules *rs,
+			 const struct gpa_peaks *pk, enum gpa_dtype dtype, struct gpa_roofline *out,
+			 char *errbuf, size_t errlen);
+void gpa_roofline_release(struct gpa_roofline *r);
+
+/* ------------------------------------------------------ end roofline */
+
 /* -------------------------------------------------------------- MFU */
 
 struct gpa_mfu_opts {
@@ -1134,6 +1177,7 @@ struct gpa_mfu_opts {
 	uint32_t gpus;            /* GPUs the step runs on; 0: the traced devices */
 	enum gpa_dtype dtype;
 	struct gpa_peak_opts peaks;
+	const struct gpa_roof_rules *roofline; /* --roofline rules; NULL none */
 };
 
 /* Per step. */
@@ -1169,6 +1213,7 @@ struct gpa_mfu {
 	double mfu_median, hfu_median, mbu_median; /* < 0 when not computable */
 	GP_VEC(struct gpa_copy_bw) copies;
 	GP_VEC(struct gpa_copy_outlier) outliers; /* slowest first, at most 20 */
+	struct gpa_roofline roof; /* with opts.roofline */
 };
 
 /*

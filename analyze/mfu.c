@@ -257,7 +257,12 @@ int gpa_mfu_analyze(const struct gpa_model *m, const struct gpa_steps *steps,
 		snprintf(errbuf, errlen, "out of memory");
 		return -GP_ERR_NOMEM;
 	}
-	return 0;
+	ret = gpa_roofline_analyze(m, o->roofline, &out->peaks, o->dtype, &out->roof, errbuf,
+				   errlen);
+	if (ret) {
+		gpa_mfu_release(out);
+	}
+	return ret;
 }
 
 void gpa_mfu_release(struct gpa_mfu *u)
@@ -268,4 +273,5 @@ void gpa_mfu_release(struct gpa_mfu *u)
 	gp_vec_free(&u->steps);
 	gp_vec_free(&u->copies);
 	gp_vec_free(&u->outliers);
+	gpa_roofline_release(&u->roof);
 }

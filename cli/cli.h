@@ -83,6 +83,8 @@ struct cli_mfu {
 	const char *device_file;
 	struct gpa_devrow *rows; /* from device_file */
 	size_t nrows;
+	const char *roofline_file;
+	struct gpa_roof_rules *roof; /* from roofline_file */
 	bool given;              /* FLOPs, a model or bytes were given */
 };
 extern const struct option cli_mfu_longopts[];

@@ -29,7 +29,8 @@
 	"      --device NAME         use this table row ('gpuprof devices')\n"                   \
 	"      --device-file FILE    more devices, tried before the table\n"                     \
 	"      --peak-tflops P       peak TFLOP/s per GPU for --dtype\n"                          \
-	"      --peak-bw GBPS        peak memory bandwidth per GPU, GB/s\n"
+	"      --peak-bw GBPS        peak memory bandwidth per GPU, GB/s\n"                        \
+	"      --roofline FILE       FLOP and byte formulas per kernel pattern: roofline\n"
 
 const char cmd_mfu_help[] =
 	"usage: gpuprof mfu [--format FORMAT] [--step REGEX] [MFU options] TRACE...\n"
@@ -73,6 +74,7 @@ const struct option cli_mfu_longopts[] = {
 	{"device-file", required_argument, NULL, 1014},
 	{"peak-tflops", required_argument, NULL, 1015},
 	{"peak-bw", required_argument, NULL, 1016},
+	{"roofline", required_argument, NULL, 1017},
 };
 const size_t cli_mfu_nlongopts = GP_ARRAY_SIZE(cli_mfu_longopts);
 
@@ -152,6 +154,9 @@ int cli_mfu_option(int c, const char *arg, const char *help, struct cli_mfu *o)
 	case 1014:
 		o->device_file = arg;
 		return 0;
+	case 1017:
+		o->roofline_file = arg;
+		return 0;
 	case 1015:
 		if (!positive(arg, 1e6, &v)) {
 			return cli_usage_error(help, "--peak-tflops must be a number > 0 and <= 1e6, got '%s'",
@@ -182,21 +187,20 @@ void cli_mfu_release(struct cli_mfu *o)
 {
 	free(o->rows);
 	o->rows = NULL;
+	gpa_roof_rules_free(o->roof);
+	o->roof = NULL;
 }
 
-int cli_mfu_load_file(struct cli_mfu *o)
+/* Reads a small untrusted text file (at most 1 MiB) into *buf (caller frees); -1 said. */
+static int read_small(const char *path, char **out, size_t *len)
 {
-	char err[512];
 	FILE *f;
 	char *buf;
 	size_t n;
 
-	if (!o->device_file) {
-		return 0;
-	}
-	f = fopen(o->device_file, "rb");
+	f = fopen(path, "rb");
 	if (!f) {
-		cli_error("%s: cannot open: %s", o->device_file, strerror(errno));
+		cli_error("%s: cannot open: %s", path, strerror(errno));
 		return -1;
 	}
 	/* A device file is small: refuse anything over 1 MiB. */
@@ -211,17 +215,46 @@ int cli_mfu_load_file(struct cli_mfu *o)
 	fclose(f);
 	if (bad || n > (1 << 20)) {
 		free(buf);
-		cli_error("%s: %s", o->device_file, bad ? "read error" : "larger than 1 MiB");
+		cli_error("%s: %s", path, bad ? "read error" : "larger than 1 MiB");
 		return -1;
 	}
-	int ret = gpa_devices_parse(o->device_file, buf, n, &o->rows, &o->nrows, err, sizeof(err));
-	free(buf);
-	if (ret) {
-		cli_error("%s", err);
-		return -1;
+	*out = buf;
+	*len = n;
+	return 0;
+}
+
+int cli_mfu_load_file(struct cli_mfu *o)
+{
+	char err[512], *buf;
+	size_t n;
+	int ret;
+
+	if (o->device_file) {
+		if (read_small(o->device_file, &buf, &n)) {
+			return -1;
+		}
+		ret = gpa_devices_parse(o->device_file, buf, n, &o->rows, &o->nrows, err,
+					sizeof(err));
+		free(buf);
+		if (ret) {
+			cli_error("%s", err);
+			return -1;
+		}
+		o->a.peaks.user = o->rows;
+		o->a.peaks.nuser = o->nrows;
 	}
-	o->a.peaks.user = o->rows;
-	o->a.peaks.nuser = o->nrows;
+	if (o->roofline_file) {
+		if (read_small(o->roofline_file, &buf, &n)) {
+			return -1;
+		}
+		ret = gpa_roof_rules_parse(o->roofline_file, buf, n, &o->roof, err, sizeof(err));
+		free(buf);
+		if (ret) {
+			cli_error("%s", err);
+			return -1;
+		}
+		o->a.roofline = o->roof;
+	}
 	return 0;
 }
 

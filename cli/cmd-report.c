@@ -41,7 +41,8 @@ const char cmd_report_help[] =
 	"HFU, MBU) when FLOPs, a model or bytes per step are given with the options\n"
 	"of 'gpuprof mfu' (--flops-per-step, --params, --tokens-per-step, --attention,\n"
 	"--layers, --hidden, --seq-len, --inference, --recompute, --bytes-per-step,\n"
-	"--gpus, --dtype, --device, --device-file, --peak-tflops, --peak-bw;\n"
+	"--gpus, --dtype, --device, --device-file, --peak-tflops, --peak-bw), and a\n"
+	"\"Roofline\" section with --roofline FILE (FLOP and byte formulas per kernel;\n"
 	"docs/mfu.md).\n"
 	"\n"
 	"Exit status: 0 ok, 1 a trace could not be read, 2 usage.\n";

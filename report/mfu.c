@@ -45,6 +45,30 @@ static const struct gpr_col copy_cols[] = {
 static const struct gpr_col slow_cols[] = {
 	{"Start (ns)", GPR_COL_NUM}, {"Kind", GPR_COL_NUM},  {"Bytes", GPR_COL_NUM},
 	{"Time (ns)", GPR_COL_NUM},  {"GB/s", GPR_COL_NUM}, {"Why", GPR_COL_LEFT}};
+static const struct gpr_col roof_cols[] = {
+	{"Kernel", GPR_COL_LEFT},        {"Grid", GPR_COL_LEFT},
+	{"Launches", GPR_COL_NUM},       {"GPU Time (ns)", GPR_COL_NUM},
+	{"FLOPs/launch", GPR_COL_NUM},   {"Bytes/launch", GPR_COL_NUM},
+	{"FLOP/byte", GPR_COL_NUM},      {"Ridge (FLOP/byte)", GPR_COL_NUM},
+	{"Bound", GPR_COL_LEFT},         {"Attainable (TFLOP/s)", GPR_COL_NUM},
+	{"Achieved (TFLOP/s)", GPR_COL_NUM}, {"Speed of light (%)", GPR_COL_NUM}};
+
+static const char *bound_name(enum gpa_roof_bound b)
+{
+	switch (b) {
+	case GPA_ROOF_MEMORY:
+		return "memory";
+	case GPA_ROOF_COMPUTE:
+		return "compute";
+	case GPA_ROOF_LATENCY:
+		return "latency (< 5 us a launch: not placed)";
+	case GPA_ROOF_NO_VALUE:
+		return "formula gave no positive value";
+	default:
+		return "no peak for the datatype";
+	}
+}
+
 static const struct gpr_col dev_cols[] = {
 	{"Key", GPR_COL_LEFT},        {"GPU", GPR_COL_LEFT},        {"CC", GPR_COL_LEFT},
 	{"SMs", GPR_COL_NUM},         {"FP64", GPR_COL_NUM},        {"FP64 TC", GPR_COL_NUM},
@@ -81,6 +105,11 @@ int gpr_mfu_table(struct gpr_table *t, unsigned which, const struct gpa_model *m
 		if (u->has_bytes) {
 			gpr_table_cell(t, "MBU, median step (%)");
 			cell_g(t, u->mbu_median < 0 ? -1 : u->mbu_median * 100, "%.2f");
+		}
+		if (u->roof.rows.n || u->roof.unmatched_launches) {
+			uint64_t all = u->roof.matched_ns + u->roof.unmatched_ns;
+			gpr_table_cell(t, "kernel time placed on the roofline (%)");
+			gpr_table_cellf(t, "%.2f", all ? 100.0 * u->roof.matched_ns / all : 0.0);
 		}
 		break;
 	case GPR_MFU_STEPS:
@@ -128,6 +157,28 @@ int gpr_mfu_table(struct gpr_table *t, unsigned which, const struct gpa_model *m
 			gpr_table_cell(t, o->why);
 		}
 		break;
+	case GPR_MFU_ROOFLINE:
+		gpr_table_init(t, roof_cols, GP_ARRAY_SIZE(roof_cols));
+		for (size_t i = 0; i < u->roof.rows.n; i++) {
+			const struct gpa_roof_row *r = &u->roof.rows.v[i];
+			const struct gpa_func *f = &m->funcs.v[r->func];
+			const struct gpa_shape *sh = &m->shapes.v[r->shape];
+			bool placed = r->bound == GPA_ROOF_MEMORY || r->bound == GPA_ROOF_COMPUTE;
+			double peak = u->peaks.tflops[r->dtype], bw = u->peaks.mem_gbps;
+			gpr_table_cell(t, gpa_model_str(m, f->demangled ? f->demangled : f->name));
+			gpr_table_cellf(t, "%dx%dx%d", sh->grid_x, sh->grid_y, sh->grid_z);
+			gpr_table_cellf(t, "%" PRIu64, r->launches);
+			gpr_table_cellf(t, "%" PRIu64, r->gpu_ns);
+			cell_g(t, r->bytes > 0 ? r->flops : -1, "%.6g");
+			cell_g(t, r->bytes > 0 ? r->bytes : -1, "%.6g");
+			cell_g(t, r->bytes > 0 ? r->ai : -1, "%.4g");
+			cell_g(t, peak > 0 && bw > 0 ? peak * 1e3 / bw : -1, "%.4g");
+			gpr_table_cell(t, bound_name(r->bound));
+			cell_g(t, placed ? r->attainable_tflops : -1, "%.4g");
+			cell_g(t, placed ? r->achieved_tflops : -1, "%.4g");
+			cell_g(t, placed ? r->efficiency * 100 : -1, "%.2f");
+		}
+		break;
 	default:
 		gpr_table_init(t, util_cols, 0);
 		return -GP_ERR_API;
@@ -146,6 +197,7 @@ int gpr_mfu_render(struct gp_strbuf *out, enum gpr_format fmt, const struct gpa_
 		{GPR_MFU_STEPS, "Per step", "steps"},
 		{GPR_MFU_COPIES, "Copy bandwidth by kind (kinds as CUPTI numbers them)", "copies"},
 		{GPR_MFU_SLOW, "Slowest copies", "slow_copies"},
+		{GPR_MFU_ROOFLINE, "Roofline (kernels with --roofline rules)", "roofline"},
 	};
 	int ret = 0;
 

@@ -435,6 +435,7 @@ enum gpr_mfu_tables {
 	GPR_MFU_STEPS = 2,   /* per step */
 	GPR_MFU_COPIES = 3,  /* copy bandwidth by kind against the link */
 	GPR_MFU_SLOW = 4,    /* the slowest copies and why */
+	GPR_MFU_ROOFLINE = 5, /* kernels placed on the roofline (with rules) */
 };
 
 /* Fills t (initialized here; caller releases) with one table of u. */

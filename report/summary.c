@@ -167,6 +167,7 @@ enum section_id {
 	SEC_OCCUPANCY,
 	SEC_UTIL,
 	SEC_COPY_BW,
+	SEC_ROOFLINE,
 	SEC__COUNT,
 };
 
@@ -185,6 +186,7 @@ static const struct {
 	[SEC_OCCUPANCY] = {"Theoretical occupancy", "occupancy"},
 	[SEC_UTIL] = {"Utilization", "utilization"},
 	[SEC_COPY_BW] = {"Copy bandwidth", "copy_bandwidth"},
+	[SEC_ROOFLINE] = {"Roofline", "roofline"},
 };
 
 /* Kernel-efficiency sections appear only when their inputs exist. */
@@ -197,6 +199,8 @@ static bool present(enum section_id s, const struct gpr_report_parts *p)
 		return p->mfu && (p->mfu->has_flops || p->mfu->has_bytes);
 	case SEC_COPY_BW:
 		return p->mfu && p->mfu->copies.n;
+	case SEC_ROOFLINE:
+		return p->mfu && p->mfu->roof.rows.n;
 	default:
 		return true;
 	}
@@ -234,6 +238,8 @@ static int fill(struct gpr_table *t, enum section_id s, const struct gpr_report_
 		return gpr_mfu_table(t, GPR_MFU_SUMMARY, p->m, p->steps, p->mfu, p->mfu_dtype);
 	case SEC_COPY_BW:
 		return gpr_mfu_table(t, GPR_MFU_COPIES, p->m, p->steps, p->mfu, p->mfu_dtype);
+	case SEC_ROOFLINE:
+		return gpr_mfu_table(t, GPR_MFU_ROOFLINE, p->m, p->steps, p->mfu, p->mfu_dtype);
 	default:
 		return -GP_ERR_API;
 	}
