@@ -11,7 +11,7 @@
 #include <math.h>
 #include <stdio.h>
 
-#define NEAR(a, b) (fabs((a) - (b)) <= 1e-9 * fabs(b))
+#define NEAR(a, b) (fabs((double)(a) - (double)(b)) <= 1e-9 * fabs((double)(b)))
 
 TEST(mfu_flops_per_token)
 {
@@ -193,5 +193,87 @@ TEST(mfu_step_arithmetic)
 	CHECK_EQ_I(gpa_mfu_analyze(&m, &st, &o, &u, err, sizeof(err)), -GP_ERR_API);
 	CHECK_CONTAINS(err, "--tokens-per-step");
 	gp_vec_free(&st.v);
+	gpa_model_release(&m);
+}
+
+TEST(roofline_rules_and_placement)
+{
+	struct gpa_roof_rules *rs;
+	char err[256];
+	struct gpa_model m;
+	struct gpa_peaks p;
+	struct gpa_roofline r;
+
+	static const struct {
+		const char *text, *err;
+	} bad[] = {
+		{"pattern=x flops=1\n", "f:1: a rule needs pattern=, flops= and bytes="},
+		{"pattern=x flops=\"2*(grid\" bytes=1\n", "f:1: bad flops formula"},
+		{"pattern=x flops=1 bytes=warps\n", "f:1: bad bytes formula"},
+		{"pattern=( flops=1 bytes=1\n", "f:1: bad pattern '('"},
+		{"pattern=x flops=1 bytes=1 dtype=fp7\n", "f:1: unknown datatype 'fp7'"},
+		{"pattern=x flops=1 bytes=1 color=red\n", "f:1: unknown key 'color'"},
+		{"# only a comment\n", "no rule in the file"},
+	};
+	for (size_t i = 0; i < GP_ARRAY_SIZE(bad); i++) {
+		CHECK_EQ_I(gpa_roof_rules_parse("f", bad[i].text, strlen(bad[i].text), &rs, err,
+						sizeof(err)),
+			   -GP_ERR_FORMAT);
+		CHECK_CONTAINS(err, bad[i].err);
+	}
+
+	/* H100 SXM (989.5 TF bf16, 3350 GB/s: ridge 295.4), 1 ms a launch. */
+	char path[512];
+	struct gpt_writer *w;
+	snprintf(path, sizeof(path), "%s/roof.gpz", test_tmpdir());
+	REQUIRE(!gpt_writer_open(path, NULL, &w));
+	struct gpt_process pr = {.pid = 7, .rank = -1, .phase = 1};
+	CHECK_EQ_I(gpt_writer_add(w, GPT_KIND_PROCESS, &pr), 0);
+	uint32_t sid[4];
+	const char *const names[4] = {"NVIDIA H100 80GB HBM3", "my_gemm", "my_copy", "unknown_k"};
+	for (int i = 0; i < 4; i++) {
+		CHECK_EQ_I(gpt_writer_intern_cstr(w, names[i], &sid[i]), 0);
+	}
+	struct gpt_device dv = {.id = 0, .name = sid[0], .cc_major = 9, .num_sms = 132,
+				.global_mem_bytes = 80ull << 30};
+	CHECK_EQ_I(gpt_writer_add(w, GPT_KIND_DEVICE, &dv), 0);
+	const uint32_t fn[4] = {1, 1, 2, 3};
+	for (int i = 0; i < 4; i++) {
+		struct gpt_kernel k = {.start = 1000000 + (uint64_t)i * 2000000, .stream = 7,
+				       .correlation = (uint32_t)i + 1, .name = sid[fn[i]],
+				       .grid_x = fn[i] == 2 ? 66 : 264, .grid_y = 1, .grid_z = 1,
+				       .block_x = fn[i] == 2 ? 128 : 256, .block_y = 1, .block_z = 1};
+		k.end = k.start + 1000000;
+		CHECK_EQ_I(gpt_writer_add(w, GPT_KIND_KERNEL, &k), 0);
+	}
+	REQUIRE(!gpt_writer_close(w));
+	const char *paths[] = {path};
+	REQUIRE(!gpa_model_load(&m, paths, 1, NULL, err, sizeof(err)));
+	const char rules[] = "pattern=gemm flops=\"grid * 1e9\" bytes=\"grid * 1e6\"\n"
+			     "pattern=copy flops=0 bytes=\"threads * 8 * 1000\"\n";
+	CHECK_EQ_I(gpa_roof_rules_parse("f", rules, strlen(rules), &rs, err, sizeof(err)), 0);
+	CHECK_EQ_I(gpa_device_peaks(&m, 0, &p), 0);
+	CHECK_EQ_I(gpa_roofline_analyze(&m, rs, &p, GPA_DT_BF16, &r, err, sizeof(err)), 0);
+	CHECK(NEAR(r.ridge, 989.5e12 / 3350e9));
+	REQUIRE(r.rows.n == 2);
+	CHECK_EQ_U(r.unmatched_launches, 1);
+	CHECK_EQ_U(r.matched_ns, 3000000);
+	CHECK_EQ_U(r.unmatched_ns, 1000000);
+	/* gemm: 264e9 FLOP, 264e6 B a launch: AI 1000 > ridge: compute bound, full roof;
+	 * achieved 2 x 264e9 / 2 ms = 264 TF; speed of light 264e9/989.5e12 per launch. */
+	const struct gpa_roof_row *g = &r.rows.v[0];
+	CHECK_EQ_U(g->launches, 2);
+	CHECK(NEAR(g->ai, 1000));
+	CHECK_EQ_I(g->bound, GPA_ROOF_COMPUTE);
+	CHECK(NEAR(g->attainable_tflops, 989.5));
+	CHECK(NEAR(g->achieved_tflops, 264));
+	CHECK(NEAR(g->efficiency, 264e9 / 989.5e12 / 1e-3));
+	/* copy: 0 FLOPs, 66 x 128 x 8000 B: memory bound; the grid of 66 uses half the SMs. */
+	const struct gpa_roof_row *c = &r.rows.v[1];
+	CHECK_EQ_I(c->bound, GPA_ROOF_MEMORY);
+	CHECK(NEAR(c->bytes, 66.0 * 128 * 8000));
+	CHECK(NEAR(c->efficiency, c->bytes / 3350e9 / 1e-3));
+	gpa_roofline_release(&r);
+	gpa_roof_rules_free(rs);
 	gpa_model_release(&m);
 }
