@@ -170,13 +170,17 @@ static const struct gpa_devrow *by_name(const char *want, const struct gpa_devro
 }
 
 /* Dense BF16/FP16 tensor FLOP per clock per SM by architecture (docs/mfu.md). */
-static double bf16_per_clock(unsigned maj, unsigned min)
+static double bf16_per_clock(unsigned maj, unsigned min, const char *name)
 {
 	switch (maj) {
 	case 7:
 		return 1024;
 	case 8:
-		return min == 0 ? 2048 : 1024;
+		if (min == 0) {
+			return 2048;
+		}
+		/* GeForce parts run FP16 with FP32 accumulation at half the datacenter rate. */
+		return name && strcasestr(name, "geforce") ? 512 : 1024;
 	case 9:
 		return 4096;
 	case 10:
@@ -240,12 +244,14 @@ int gpa_device_peaks_opts(const struct gpa_model *m, uint32_t dev, const struct 
 		from_row(out, r, o->device || !d ? 0 : d->num_sms);
 		out->source = r >= builtin && r < builtin + GP_ARRAY_SIZE(builtin) ? GPA_PEAK_TABLE
 										    : GPA_PEAK_USER;
-	} else if (d && d->num_sms && d->core_clock_khz && bf16_per_clock(d->cc_major, d->cc_minor)) {
+	} else if (d && d->num_sms && d->core_clock_khz &&
+		   bf16_per_clock(d->cc_major, d->cc_minor, gpa_model_str(m, d->name))) {
 		/* Unknown part: SMs x FLOP/clock/SM x clock, said to be an estimate. */
-		double bf16 = d->num_sms * bf16_per_clock(d->cc_major, d->cc_minor) *
+		const char *name = gpa_model_str(m, d->name);
+		double bf16 = d->num_sms * bf16_per_clock(d->cc_major, d->cc_minor, name) *
 			      (d->core_clock_khz * 1e3) / 1e12;
 		out->source = GPA_PEAK_ESTIMATE;
-		out->name = "estimate";
+		out->name = *name ? name : "unknown GPU";
 		out->tflops[GPA_DT_BF16] = bf16;
 		out->tflops[GPA_DT_TF32] = bf16 / 2;
 		if (d->cc_major * 10 + d->cc_minor >= 75) {

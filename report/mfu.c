@@ -25,7 +25,7 @@ static const char *source_name(enum gpa_peak_source s)
 	case GPA_PEAK_USER:
 		return "device file";
 	case GPA_PEAK_ESTIMATE:
-		return "estimate (SMs x clock)";
+		return "estimate from SMs x clock";
 	default:
 		return "unknown";
 	}

@@ -37,5 +37,18 @@ assert n_src[0] > 0, "no kernel with the source's estimate"
 print("groups checked against the source's estimate:", n_src[0], file=sys.stderr)
 PY
 done
+
+# An nsys export with GPU information (TARGET_INFO_GPU): an A100-SXM4-40GB running saxpy
+# with 512-thread blocks of 26 registers: 4 blocks (64 warps), warps and registers tie.
+db=$anchors/nsys/saxpy-mpi-cuda_nsys_perlmutter0.sqlite
+if [ -f "$db" ]; then
+	n=$((n + 1))
+	expect_rc 0 "$GPUPROF" occupancy --format csv --no-whatif "$db"
+	grep -qF '"saxpy(double *, double *, double *, double, int)",0,5,88573480,2x1x1,512x1x1,26,0,4,64,100.00,warps+registers,recorded,0.46,' out ||
+		fail "saxpy occupancy: $(cat out)"
+	expect_rc 0 "$GPUPROF" mfu --format csv --flops-per-step 1e12 "$db"
+	grep -q '^device,A100 SXM4 40GB (table)$' out || fail "A100 not matched: $(head -3 out)"
+	grep -q '^peak bf16 (TFLOP/s per GPU),312$' out || fail "A100 peak"
+fi
 [ "$n" -gt 0 ] || exit 77
 exit 0

@@ -94,8 +94,14 @@ TEST(peaks_values_and_fallbacks)
 	m.devs.v[0].num_sms = 131;
 	CHECK_EQ_I(gpa_device_peaks(&m, 0, &p), 0);
 	CHECK_EQ_I(p.source, GPA_PEAK_ESTIMATE);
-	CHECK_STR(p.name, "estimate");
+	CHECK_STR(p.name, "Mystery GPU");
 	CHECK(NEAR(p.tflops[GPA_DT_BF16], 131 * 4096 * 1.83e9 / 1e12));
+	gpa_model_release(&m);
+	/* A GeForce 8.6 part: half the tensor rate with FP32 accumulation (RTX 3080: 68 SMs). */
+	model_with(&m, "NVIDIA GeForce RTX 3080", 8, 6, 68, 10ull << 30, 1710000);
+	CHECK_EQ_I(gpa_device_peaks(&m, 0, &p), 0);
+	CHECK_EQ_I(p.source, GPA_PEAK_ESTIMATE);
+	CHECK(NEAR(p.tflops[GPA_DT_BF16], 68 * 512 * 1.71e9 / 1e12));
 	/* Unknown CC and no clock: nothing. */
 	m.devs.v[0].cc_major = 13;
 	CHECK_EQ_I(gpa_device_peaks(&m, 0, &p), 0);
