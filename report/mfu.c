@@ -110,6 +110,10 @@ int gpr_mfu_table(struct gpr_table *t, unsigned which, const struct gpa_model *m
 			uint64_t all = u->roof.matched_ns + u->roof.unmatched_ns;
 			gpr_table_cell(t, "kernel time placed on the roofline (%)");
 			gpr_table_cellf(t, "%.2f", all ? 100.0 * u->roof.matched_ns / all : 0.0);
+		} else {
+			gpr_table_cell(t, "roofline");
+			gpr_table_cell(t, "not placed: a trace has no FLOP or byte counts; give "
+					  "--roofline rules");
 		}
 		break;
 	case GPR_MFU_STEPS:
