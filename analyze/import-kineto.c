@@ -56,6 +56,8 @@ enum key {
 	/* args */
 	K_CORRELATION, K_DEVICE, K_STREAM, K_CONTEXT, K_REGISTERS, K_SMEM, K_GRID, K_BLOCK,
 	K_BYTES, K_CBID, K_ARG_NAME, K_EXTERNAL_ID,
+	/* args: the source's occupancy estimate (kept apart from a[]) */
+	K_OCC_PCT, K_BLOCKS_SM, K_WARPS_SM,
 	/* device */
 	K_D_ID, K_D_NAME, K_D_TOTAL_MEM, K_D_CC_MAJOR, K_D_CC_MINOR, K_D_MAX_THREADS_BLOCK,
 	K_D_MAX_THREADS_SM, K_D_REGS_BLOCK, K_D_REGS_SM, K_D_WARP, K_D_SMEM_BLOCK, K_D_SMEM_SM,
@@ -88,6 +90,7 @@ struct ev {
 	uint32_t have;         /* bit (k - K_CORRELATION) for args seen */
 	int64_t a[K_EXTERNAL_ID - K_CORRELATION + 1];
 	int64_t grid[3], block[3];
+	uint32_t occ_bp, blocks_sm_milli, warps_sm_milli; /* the source's occupancy; 0 none */
 	size_t name_len, argname_len;
 	size_t cat_len;
 	char cat_str[32];      /* the category as written, for NVTX domains */
@@ -385,10 +388,17 @@ static enum key args_key(const unsigned char *s, size_t n)
 			return K_EXTERNAL_ID;
 		}
 		return K_NONE;
+	case 12:
+		return KEYIS("warps per SM") ? K_WARPS_SM : K_NONE;
 	case 13:
+		if (KEYIS("blocks per SM")) {
+			return K_BLOCKS_SM;
+		}
 		return KEYIS("shared memory") ? K_SMEM : K_NONE;
 	case 20:
 		return KEYIS("registers per thread") ? K_REGISTERS : K_NONE;
+	case 25:
+		return KEYIS("est. achieved occupancy %") ? K_OCC_PCT : K_NONE;
 	default:
 		return K_NONE;
 	}
@@ -766,6 +776,9 @@ static int finish_event(struct imp *im)
 			int64_t s = ARG(K_SMEM);
 			k.static_smem = (int32_t)(s < 0 ? 0 : s > INT32_MAX ? INT32_MAX : s);
 		}
+		k.src_occupancy_bp = ev->occ_bp;
+		k.src_blocks_per_sm_milli = ev->blocks_sm_milli;
+		k.src_warps_per_sm_milli = ev->warps_sm_milli;
 		if (add(im, GPT_KIND_KERNEL, &k)) {
 			return -1;
 		}
@@ -1021,6 +1034,18 @@ static int cb_number(void *ctx, const char *s, size_t n)
 		}
 		return scalar_check(im, false);
 	case C_ARGS:
+		if ((k == K_OCC_PCT || k == K_BLOCKS_SM || k == K_WARPS_SM) &&
+		    parse_us_to_ns(s, n, &v)) {
+			/* Decimal x1000 (the microsecond parser does exactly that), clamped. */
+			v = v < 0 ? 0 : v > UINT32_MAX ? UINT32_MAX : v;
+			if (k == K_OCC_PCT) {
+				ev->occ_bp = (uint32_t)(v / 10);
+			} else {
+				*(k == K_BLOCKS_SM ? &ev->blocks_sm_milli : &ev->warps_sm_milli) =
+					(uint32_t)v;
+			}
+			return 1;
+		}
 		if (k >= K_CORRELATION && k <= K_EXTERNAL_ID && k != K_GRID && k != K_BLOCK &&
 		    k != K_ARG_NAME && parse_int(s, n, &v)) {
 			ev->a[k - K_CORRELATION] = v;

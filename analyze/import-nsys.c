@@ -833,6 +833,17 @@ static int kernel_row(struct imp *im, struct tab *t)
 	return add(im, GPT_KIND_KERNEL, &k);
 }
 
+/*
+ * nsys numbers memory kinds from 0 = pageable (ENUM_CUDA_MEM_KIND: 0 pageable,
+ * 1 pinned, 2 device, 3 array, 4 managed, 5 device static, 6 managed static,
+ * 7 unknown); the model uses CUPTI's CUpti_ActivityMemoryKind, where 0 is
+ * unknown and pageable is 1.
+ */
+static uint8_t mem_kind_from_nsys(uint8_t k)
+{
+	return k < 7 ? (uint8_t)(k + 1) : 0;
+}
+
 enum {
 	M_START, M_END, M_DEV, M_CTX, M_STREAM, M_CORR, M_BYTES, M_COPYKIND, M_SRCKIND, M_DSTKIND,
 	M_SRCDEV, M_SRCCTX, M_DSTDEV, M_DSTCTX, M_NODE, M_COUNT, M__N
@@ -860,6 +871,8 @@ static int memcpy_row(struct imp *im, struct tab *t)
 	GET_U(t, M_COPYKIND, UINT8_MAX, m.copy_kind);
 	GET_U(t, M_SRCKIND, UINT8_MAX, m.src_kind);
 	GET_U(t, M_DSTKIND, UINT8_MAX, m.dst_kind);
+	m.src_kind = mem_kind_from_nsys(m.src_kind);
+	m.dst_kind = mem_kind_from_nsys(m.dst_kind);
 	GET_U(t, M_SRCDEV, UINT32_MAX, m.src_device);
 	GET_U(t, M_SRCCTX, UINT32_MAX, m.src_context);
 	GET_U(t, M_DSTDEV, UINT32_MAX, m.dst_device);
@@ -894,6 +907,7 @@ static int memset_row(struct imp *im, struct tab *t)
 	GET_U(t, S_BYTES, INT64_MAX, m.bytes);
 	GET_BITS(t, S_NODE, m.graph_node_id);
 	GET_U(t, S_KIND, UINT8_MAX, m.memory_kind);
+	m.memory_kind = mem_kind_from_nsys(m.memory_kind);
 	im->st->memsets++;
 	return add(im, GPT_KIND_MEMSET, &m);
 }

@@ -146,6 +146,13 @@ struct gpa_dev {
 	uint32_t num_sms;
 	uint64_t global_mem_bytes, global_mem_bw_kbps;
 	uint32_t gpu_first, gpu_count; /* its rows in gpa_model.gpu */
+	/* Limits occupancy and peak estimates need (DEVICE record; 0 where unrecorded). */
+	uint32_t warp_size, max_warps_per_sm, max_threads_per_sm, max_blocks_per_sm;
+	uint32_t max_threads_per_block, max_regs_per_sm, max_regs_per_block;
+	uint64_t max_smem_per_sm, max_smem_per_block, max_smem_per_block_optin;
+	uint32_t reserved_smem_per_block;
+	uint32_t core_clock_khz, mem_clock_khz, mem_bus_width_bits;
+	bool has_device_record; /* a DEVICE record described it */
 };
 
 /* A kernel function: launches of one name share it. */
@@ -160,6 +167,13 @@ struct gpa_shape {
 	int32_t block_x, block_y, block_z;
 	int32_t static_smem, dynamic_smem;
 	uint16_t regs;
+	/* Occupancy inputs beyond the dimensions (analyze/occupancy.c). */
+	int8_t carveout;      /* requested shared-memory carve-out percent, -1 none */
+	uint8_t cache_config; /* requested CUfunc_cache */
+	uint8_t optin;        /* shmem_limit_config OPTIN */
+	uint32_t cluster_x, cluster_y, cluster_z;
+	/* What the source trace said about occupancy (Kineto), 0 none. */
+	uint32_t src_occupancy_bp, src_blocks_per_sm_milli, src_warps_per_sm_milli;
 };
 
 struct gpa_thread {

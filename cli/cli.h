@@ -38,6 +38,9 @@ int cmd_breakdown(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_flame(int argc, char **argv);
+int cmd_occupancy(int argc, char **argv);
+int cmd_mfu(int argc, char **argv);
+int cmd_devices(int argc, char **argv);
 extern const char cmd_info_help[];
 extern const char cmd_dump_help[];
 extern const char cmd_gaps_help[];
@@ -49,6 +52,9 @@ extern const char cmd_breakdown_help[];
 extern const char cmd_export_help[];
 extern const char cmd_diff_help[];
 extern const char cmd_flame_help[];
+extern const char cmd_occupancy_help[];
+extern const char cmd_mfu_help[];
+extern const char cmd_devices_help[];
 
 /* "gpuprof: error: ..." on stderr. */
 GP_PRINTF(1, 2) void cli_error(const char *fmt, ...);
@@ -68,5 +74,26 @@ int cli_load_model(struct gpa_model *m, char **args, size_t nargs);
 bool cli_write_stdout(const void *buf, size_t len);
 /* Writes buf to path through a temporary file renamed over it; false (said) on error. */
 bool cli_write_file(const char *path, const void *buf, size_t len);
+
+/* ---- MFU options shared by gpuprof mfu and gpuprof report (cli/cmd-mfu.c) */
+#include "analyze/analyze.h"
+#include <getopt.h>
+struct cli_mfu {
+	struct gpa_mfu_opts a;
+	const char *device_file;
+	struct gpa_devrow *rows; /* from device_file */
+	size_t nrows;
+	const char *roofline_file;
+	struct gpa_roof_rules *roof; /* from roofline_file */
+	bool given;              /* FLOPs, a model or bytes were given */
+};
+extern const struct option cli_mfu_longopts[];
+extern const size_t cli_mfu_nlongopts;
+void cli_mfu_init(struct cli_mfu *o);
+void cli_mfu_release(struct cli_mfu *o);
+/* Handles one getopt value of cli_mfu_longopts: 0 taken, -1 not an MFU option, else an exit code. */
+int cli_mfu_option(int c, const char *arg, const char *help, struct cli_mfu *o);
+/* Reads --device-file (at most 1 MiB, untrusted); -1 after saying why. */
+int cli_mfu_load_file(struct cli_mfu *o);
 
 #endif

@@ -179,7 +179,10 @@
 	X(41, u8, channel_type, VARINT, 0)                                                         \
 	X(42, u32, max_potential_cluster_size, VARINT, 0)                                          \
 	X(43, u32, max_active_clusters, VARINT, 0)                                                 \
-	X(44, u8, is_device_launched, VARINT, 0)
+	X(44, u8, is_device_launched, VARINT, 0)                                                   \
+	X(45, u32, src_occupancy_bp, VARINT, 0) /* occupancy reported by the source, basis points (Kineto "est. achieved occupancy %" x100); 0 none */ \
+	X(46, u32, src_blocks_per_sm_milli, VARINT, 0) /* "blocks per SM" x1000 */                  \
+	X(47, u32, src_warps_per_sm_milli, VARINT, 0) /* "warps per SM" x1000 */
 
 /* MEMCPY and MEMCPY2 (peer-to-peer) records. */
 #define GPT_MEMCPY_FIELDS(X)                                                                       \
