@@ -119,6 +119,27 @@ $(O)/tests/stack-frames: $(call obj,tests/fakecuda/stack-frames.c) $(LIB_ANALYZE
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
 
+# ---- the fake NCCL (tests/fakenccl/): a plugin driver and a libnccl.so.2 for interposition
+
+FAKE_NCCL := $(FAKE_DIR)/nccl/libnccl.so.2
+NCCL_TOOLS := $(O)/tests/nccl-plugin-drive $(O)/tests/nccl-app
+$(O)/tests/fakenccl/%.o: CFLAGS += $(INJ_CFLAGS)
+
+$(FAKE_NCCL): $(call obj,tests/fakenccl/fake-nccl.c)
+	@mkdir -p $(dir $@)
+	$(CC) -shared $(LDFLAGS) -Wl,-soname,libnccl.so.2 -o $@ $^
+	@ln -sf libnccl.so.2 $(FAKE_DIR)/nccl/libnccl.so
+
+$(O)/tests/nccl-plugin-drive: $(call obj,tests/fakenccl/nccl-plugin-drive.c)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ -ldl -lpthread
+
+$(O)/tests/nccl-app: $(call obj,tests/fakenccl/nccl-app.c) $(FAKE_NCCL)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $(call obj,tests/fakenccl/nccl-app.c) -L$(FAKE_DIR)/nccl -lnccl
+
+inject: $(FAKE_NCCL) $(NCCL_TOOLS)
+
 $(UNIT_INJECT): $(call obj,$(wildcard tests/unit/inject/*.c)) $(UNIT_MAIN) $(INJ_AR) $(LIB_TRACE) $(LIB_BASE)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $(call obj,$(wildcard tests/unit/inject/*.c)) $(UNIT_MAIN) \
