@@ -58,6 +58,8 @@ static int run(const struct report_opts *o, char **args, size_t nargs)
 	struct gp_strbuf flame_svg = GP_STRBUF_INIT;
 	struct gpa_overview ov = {0};
 	struct gpa_stats kern = {0};
+	struct gpa_comm comm = {0};
+	struct gpa_comm_opts comm_opts;
 	struct gp_strbuf out = GP_STRBUF_INIT;
 	char err[512];
 	int ret, status = CMD_ERROR;
@@ -79,6 +81,12 @@ static int run(const struct report_opts *o, char **args, size_t nargs)
 		cli_error("out of memory");
 		goto out;
 	}
+	gpa_comm_opts_init(&comm_opts);
+	comm_opts.steps = &steps;
+	if (gpa_comm_analyze(&m, &comm_opts, &comm, err, sizeof(err))) {
+		cli_error("%s", err);
+		goto out;
+	}
 	struct gpr_report_parts parts = {
 		.m = &m,
 		.steps = &steps,
@@ -87,6 +95,7 @@ static int run(const struct report_opts *o, char **args, size_t nargs)
 		.kernels = &kern,
 		.top_kernels = o->top,
 		.max_steps = o->max_steps,
+		.comm = &comm,
 	};
 	if (o->html) {
 		struct gpr_html_opts ho;
@@ -129,6 +138,7 @@ out:
 	gp_strbuf_release(&flame_svg);
 	gp_strbuf_release(&out);
 	gpa_stats_release(&kern);
+	gpa_comm_release(&comm);
 	gpa_overview_release(&ov);
 	gpa_gaps_release(&gaps);
 	gpa_steps_release(&steps);

@@ -43,6 +43,8 @@ const struct cmd cmd_table[] = {
 	{"flame", cmd_flame, "GPU-time flame graphs: folded, SVG, speedscope; differential",
 	 cmd_flame_help},
 	{"export", cmd_export, "write traces as an nsys-compatible SQLite export", cmd_export_help},
+	{"comm", cmd_comm, "communication: NCCL bandwidth, exposed communication, stragglers",
+	 cmd_comm_help},
 	{"help", cmd_help, "this list, a command's help, or the manual page", cmd_help_help},
 };
 const size_t cmd_count = GP_ARRAY_SIZE(cmd_table);

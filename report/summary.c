@@ -164,6 +164,8 @@ enum section_id {
 	SEC_KERNELS,
 	SEC_MEMORY,
 	SEC_GAPS,
+	SEC_COMM,
+	SEC_COMM_EXPOSED,
 	SEC__COUNT,
 };
 
@@ -179,7 +181,15 @@ static const struct {
 	[SEC_KERNELS] = {"Top kernels by GPU time", "kernels"},
 	[SEC_MEMORY] = {"Memory traffic", "memory"},
 	[SEC_GAPS] = {"Longest gaps", "longest_gaps"},
+	[SEC_COMM] = {"Communication", "communication"},
+	[SEC_COMM_EXPOSED] = {"Exposed communication", "exposed_communication"},
 };
+
+/* The Communication sections appear only when the traces hold NCCL operations. */
+static bool shown(enum section_id s, const struct gpr_report_parts *p)
+{
+	return (s != SEC_COMM && s != SEC_COMM_EXPOSED) || (p->comm && p->comm->ops);
+}
 
 static int fill(struct gpr_table *t, enum section_id s, const struct gpr_report_parts *p,
 		enum gpr_format fmt)
@@ -206,6 +216,10 @@ static int fill(struct gpr_table *t, enum section_id s, const struct gpr_report_
 		return 0;
 	case SEC_GAPS:
 		return gpr_gaps_table(t, GPR_GAPS_LONGEST, p->m, p->steps, p->gaps);
+	case SEC_COMM:
+		return gpr_comm_table(t, GPR_COMM_COLLS, p->m, p->steps, p->comm, true);
+	case SEC_COMM_EXPOSED:
+		return gpr_comm_table(t, GPR_COMM_EXPOSED, p->m, p->steps, p->comm, true);
 	default:
 		return -GP_ERR_API;
 	}
@@ -277,6 +291,9 @@ static int render_text_md(struct gp_strbuf *o, enum gpr_format fmt,
 	headline(o, p, md);
 	for (unsigned s = 0; s < SEC__COUNT && !ret; s++) {
 		struct gpr_table t;
+		if (!shown((enum section_id)s, p)) {
+			continue;
+		}
 		ret = fill(&t, (enum section_id)s, p, fmt);
 		if (!ret) {
 			if (md) {
@@ -332,6 +349,9 @@ static int render_json(struct gp_strbuf *o, const struct gpr_report_parts *p)
 		       p->gaps->all.window, p->gaps->all.busy, p->gaps->all.idle, p->gaps->all.gaps);
 	for (unsigned s = 0; s < SEC__COUNT && !ret; s++) {
 		struct gpr_table t;
+		if (!shown((enum section_id)s, p)) {
+			continue;
+		}
 		ret = fill(&t, (enum section_id)s, p, GPR_FORMAT_JSON);
 		if (!ret) {
 			gp_strbuf_addf(o, ",\"%s\":", sections[s].key);
@@ -359,6 +379,9 @@ int gpr_report_each_table(const struct gpr_report_parts *p, enum gpr_format fmt,
 
 	for (unsigned s = 0; s < SEC__COUNT && !ret; s++) {
 		struct gpr_table t;
+		if (!shown((enum section_id)s, p)) {
+			continue;
+		}
 		ret = fill(&t, (enum section_id)s, p, fmt);
 		if (!ret) {
 			ret = t.failed ? -GP_ERR_NOMEM : fn(data, sections[s].title, sections[s].key, &t);
