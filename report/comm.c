@@ -50,8 +50,13 @@ static void fill_colls(struct gpr_table *t, const struct gpa_model *m, const str
 		gpr_table_cellf(t, "%" PRIu64, x->time);
 		gpr_table_cellf(t, "%" PRIu64, x->count ? x->time / x->count : 0);
 		gpr_table_cellf(t, "%" PRIu64, x->bytes);
-		gpr_table_cellf(t, "%.2f", x->algbw);
-		gpr_table_cellf(t, "%.2f", x->busbw);
+		if (x->data && x->bw_time) {
+			gpr_table_cellf(t, "%.2f", x->algbw);
+			gpr_table_cellf(t, "%.2f", x->busbw);
+		} else { /* sizes or times unknown (imported without payloads) */
+			gpr_table_cell(t, "");
+			gpr_table_cell(t, "");
+		}
 		if (x->peak > 0) {
 			gpr_table_cellf(t, "%.1f", x->peak);
 			gpr_table_cellf(t, "%.1f", 100.0 * x->busbw / x->peak);
