@@ -31,7 +31,8 @@ FAKE_TOOLS := $(O)/tests/fakecuda-run $(O)/tests/check-trace $(O)/tests/nvtx-thr
 	$(O)/tests/life $(O)/tests/demo-train $(O)/tests/bt-prog-fp $(O)/tests/bt-prog-nofp \
 	$(O)/tests/stack-frames
 UNIT_INJECT := $(O)/tests/unit-inject
-BENCH_INJECT := $(O)/bench-inject-nvtx $(O)/bench-inject-writer $(O)/bench-backtrace
+BENCH_INJECT := $(O)/bench-inject-nvtx $(O)/bench-inject-writer $(O)/bench-backtrace \
+	$(O)/bench-nccl
 
 # nodelete: NVTX dlcloses an injection that declines, and CUDA may too; our
 # exit handler and writer thread must never find their code unmapped.
@@ -156,12 +157,17 @@ $(O)/bench-backtrace: $(call obj,tests/bench/bench-backtrace.c) $(INJ_AR)
 	$(CC) $(LDFLAGS) -o $@ $^ $(INJ_LIBS)
 $(O)/tests/bench/bench-backtrace.o: CFLAGS += -fno-omit-frame-pointer
 
+$(O)/tests/bench/bench-nccl.o: CFLAGS += $(INJ_CFLAGS)
+$(O)/bench-nccl: $(call obj,tests/bench/bench-nccl.c) $(LIB_BASE) $(FAKE_NCCL)
+	$(CC) $(LDFLAGS) -o $@ $(call obj,tests/bench/bench-nccl.c) $(LIB_BASE) -L$(FAKE_DIR)/nccl -lnccl -ldl -lm
+
 bench-inject: $(BENCH_INJECT) $(INJ_LIB)
 	$(O)/bench-inject-nvtx $(INJ_LIB)
 	$(O)/bench-inject-writer
 	$(O)/bench-backtrace
 	$(O)/bench-backtrace fp
 	sh tests/bench/bench-backtrace.sh $(O)
+	sh tests/bench/bench-nccl.sh $(O)
 
 # gpuprof record finds the library in ../lib/gpuprof/ next to bin/gpuprof.
 install-inject: $(INJ_LIB)

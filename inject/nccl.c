@@ -61,7 +61,7 @@ struct qcell {
  */
 static struct qcell queue[QCAP];
 static _Atomic uint64_t q_tail;
-static uint64_t q_head; /* writer only */
+static _Atomic uint64_t q_head; /* written by the writer only */
 static _Atomic uint64_t q_dropped;
 static _Atomic uint64_t next_id;
 _Atomic int gpi_nccl_plugin_active;
@@ -97,6 +97,11 @@ bool gpi_nccl_push(const struct gpi_nccl_ev *ev)
 								  memory_order_relaxed)) {
 				queue[pos & (QCAP - 1)].ev = *ev;
 				cell_set(pos, pos + 1);
+				/* past half full: wake the writer now (one eventfd write per 512) */
+				if (!(pos & 511) &&
+				    pos - atomic_load_explicit(&q_head, memory_order_relaxed) > QCAP / 2) {
+					gpi_session_wake();
+				}
 				return true;
 			}
 		} else if (dif < 0) {
@@ -110,7 +115,8 @@ bool gpi_nccl_push(const struct gpi_nccl_ev *ev)
 
 bool gpi_nccl_has_data(void)
 {
-	return cell_seq(q_head, memory_order_acquire) == q_head + 1;
+	uint64_t h = atomic_load_explicit(&q_head, memory_order_relaxed);
+	return cell_seq(h, memory_order_acquire) == h + 1;
 }
 
 uint64_t gpi_nccl_take_dropped(void)
@@ -698,12 +704,13 @@ void gpi_nccl_drain(struct gpi_conv *cv)
 	bool have_off = false;
 
 	for (;;) {
-		if (cell_seq(q_head, memory_order_acquire) != q_head + 1) {
+		uint64_t h = atomic_load_explicit(&q_head, memory_order_relaxed);
+		if (cell_seq(h, memory_order_acquire) != h + 1) {
 			break;
 		}
-		struct gpi_nccl_ev e = queue[q_head & (QCAP - 1)].ev;
-		cell_set(q_head, q_head + QCAP);
-		q_head++;
+		struct gpi_nccl_ev e = queue[h & (QCAP - 1)].ev;
+		cell_set(h, h + QCAP);
+		atomic_store_explicit(&q_head, h + 1, memory_order_relaxed);
 		if (!have_off) {
 			off = (int64_t)(gp_clock_realtime_ns() - gpi_now());
 			have_off = true;
