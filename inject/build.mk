@@ -184,6 +184,12 @@ endif
 # ---- CUDA samples (nvcc) and the GPU check
 
 SAMPLES_CU := $(wildcard samples/*.cu)
+# the NCCL sample needs the toolkit's NCCL (nccl.h, libnccl)
+NCCL_LIBDIR := $(firstword $(dir $(wildcard $(CUDA_HOME)/lib/libnccl.so $(CUDA_HOME)/lib64/libnccl.so \
+	/usr/lib/x86_64-linux-gnu/libnccl.so /usr/lib/aarch64-linux-gnu/libnccl.so)))
+ifeq ($(and $(wildcard $(INJ_CUDA_INC)/nccl.h),$(NCCL_LIBDIR)),)
+SAMPLES_CU := $(filter-out samples/nccl-allreduce.cu,$(SAMPLES_CU))
+endif
 SAMPLES_BIN := $(patsubst samples/%.cu,$(O)/samples/%,$(SAMPLES_CU))
 SAMPLES_ARCH ?= -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 \
 	-gencode arch=compute_90,code=compute_90
@@ -194,7 +200,8 @@ samples: $(SAMPLES_BIN)
 $(O)/samples/%: samples/%.cu samples/common.h
 	@mkdir -p $(dir $@)
 	$(NVCC) $(SAMPLES_NVCCFLAGS) -o $@ $< $(if $(filter train-step,$*),-lcublas) \
-		$(if $(filter occupancy,$*),-maxrregcount=64)
+		$(if $(filter occupancy,$*),-maxrregcount=64) \
+		$(if $(filter nccl-allreduce,$*),-L$(NCCL_LIBDIR) -lnccl -Xlinker -rpath -Xlinker $(NCCL_LIBDIR))
 else
 samples:
 	@echo "nvcc not found at $(NVCC) (set CUDA_HOME): skipping samples/"
