@@ -294,9 +294,7 @@
 	X(27, u32, warps, VARINT, 0) /* nWarps per channel (plugin) */                             \
 	X(28, u64, stream_handle, VARINT, 0) /* the cudaStream_t value; 0 unknown */               \
 	X(29, str, comm_name, VARINT, 0) /* the communicator's name, when it has one */            \
-	X(30, u8, flags, VARINT, 0) /* enum gpt_nccl_flags */                                      \
-	X(31, u32, proxy_ops, VARINT, 0) /* proxy operations seen (plugin) */                      \
-	X(32, u32, group_ops, VARINT, 0) /* ops in the same ncclGroupStart/End, 0 none */
+	X(30, u8, flags, VARINT, 0) /* enum gpt_nccl_flags */
 
 /*
  * Per-channel GPU execution of one NCCL op, from the profiler plugin's
