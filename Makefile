@@ -108,7 +108,7 @@ ALL_LIBS = $(if $(REPORT_SRC),$(LIB_REPORT)) $(if $(ANALYZE_SRC),$(LIB_ANALYZE))
 $(GPUPROF): $(call obj,$(CLI_SRC)) $(ALL_LIBS)
 	$(CC) $(LDFLAGS) -o $@ $(call obj,$(CLI_SRC)) $(ALL_LIBS) $(PKG_LIBS) -lm
 
-$(TRACEGEN): $(call obj,$(GEN_SRC) tests/tools/gen.c) $(LIB_TRACE) $(LIB_BASE)
+$(TRACEGEN): $(call obj,$(GEN_SRC) tests/tools/gen.c tests/tools/gen-nccl.c) $(LIB_TRACE) $(LIB_BASE)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
 
 # ---- tests

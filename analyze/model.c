@@ -769,6 +769,34 @@ static int take_chunk(struct file_ctx *f, const struct gpt_chunk *ch)
 			}
 		}
 		break;
+	case GPT_KIND_NCCL:
+		for (uint32_t i = 0; i < ch->count; i++, rec += sz) {
+			const struct gpt_nccl *r = (const void *)rec;
+			uint32_t fn = map_str(f, r->func), al = map_str(f, r->algorithm);
+			uint32_t pr = map_str(f, r->protocol), cn = map_str(f, r->comm_name);
+			CHECK_ID(fn);
+			CHECK_ID(al);
+			CHECK_ID(pr);
+			CHECK_ID(cn);
+			if (gpa_nccl_add_op(m, f->proc, r, fn, al, pr, cn)) {
+				return -GP_ERR_NOMEM;
+			}
+		}
+		break;
+	case GPT_KIND_NCCL_CHANNEL:
+		for (uint32_t i = 0; i < ch->count; i++, rec += sz) {
+			if (gpa_nccl_add_channel(m, f->proc, (const void *)rec)) {
+				return -GP_ERR_NOMEM;
+			}
+		}
+		break;
+	case GPT_KIND_EXTCORR:
+		for (uint32_t i = 0; i < ch->count; i++, rec += sz) {
+			if (gpa_nccl_add_extcorr(m, f->proc, (const void *)rec)) {
+				return -GP_ERR_NOMEM;
+			}
+		}
+		break;
 	default:
 		break;
 	}
@@ -1365,7 +1393,7 @@ int gpa_model_load(struct gpa_model *m, const char *const *paths, size_t npaths,
 		m->events += m->procs.v[i].events;
 	}
 	if (sort_tables(m) || link_correlation(m) || link_nvtx(m) || build_gpu(m) ||
-	    gpa_stacks_link(m)) {
+	    gpa_stacks_link(m) || gpa_nccl_link(m)) {
 		snprintf(errbuf, errlen, "out of memory building the model");
 		goto fail;
 	}
@@ -1398,6 +1426,7 @@ void gpa_model_release(struct gpa_model *m)
 	gpa_overheads_free(&m->ovh);
 	gpa_gpus_free(&m->gpu);
 	gpa_stacks_free(m->stacks);
+	gpa_nccl_free(m->nccl);
 	memset(m, 0, sizeof(*m));
 }
 

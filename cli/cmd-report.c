@@ -71,6 +71,8 @@ static int run(const struct report_opts *o, char **args, size_t nargs)
 	struct gpa_occupancy occ = {0};
 	struct gpa_mfu mfu = {0};
 	struct gpa_occ_opts occ_opts = {.device = -1};
+	struct gpa_comm comm = {0};
+	struct gpa_comm_opts comm_opts;
 	struct gp_strbuf out = GP_STRBUF_INIT;
 	char err[512];
 	int ret, status = CMD_ERROR;
@@ -101,6 +103,12 @@ static int run(const struct report_opts *o, char **args, size_t nargs)
 		status = ret == -GP_ERR_API || ret == -GP_ERR_NOTFOUND ? CMD_USAGE : CMD_ERROR;
 		goto out;
 	}
+	gpa_comm_opts_init(&comm_opts);
+	comm_opts.steps = &steps;
+	if (gpa_comm_analyze(&m, &comm_opts, &comm, err, sizeof(err))) {
+		cli_error("%s", err);
+		goto out;
+	}
 	struct gpr_report_parts parts = {
 		.m = &m,
 		.steps = &steps,
@@ -112,6 +120,7 @@ static int run(const struct report_opts *o, char **args, size_t nargs)
 		.occ = &occ,
 		.mfu = &mfu,
 		.mfu_dtype = o->mfu.a.dtype,
+		.comm = &comm,
 	};
 	if (o->html) {
 		struct gpr_html_opts ho;
@@ -156,6 +165,7 @@ out:
 	gp_strbuf_release(&flame_svg);
 	gp_strbuf_release(&out);
 	gpa_stats_release(&kern);
+	gpa_comm_release(&comm);
 	gpa_overview_release(&ov);
 	gpa_gaps_release(&gaps);
 	gpa_steps_release(&steps);

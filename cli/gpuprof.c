@@ -50,6 +50,8 @@ const struct cmd cmd_table[] = {
 	 cmd_mfu_help},
 	{"devices", cmd_devices, "the GPU peak table: dense TFLOP/s per datatype, bandwidths",
 	 cmd_devices_help},
+	{"comm", cmd_comm, "communication: NCCL bandwidth, exposed communication, stragglers",
+	 cmd_comm_help},
 	{"help", cmd_help, "this list, a command's help, or the manual page", cmd_help_help},
 };
 const size_t cmd_count = GP_ARRAY_SIZE(cmd_table);

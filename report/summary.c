@@ -168,6 +168,8 @@ enum section_id {
 	SEC_UTIL,
 	SEC_COPY_BW,
 	SEC_ROOFLINE,
+	SEC_COMM,
+	SEC_COMM_EXPOSED,
 	SEC__COUNT,
 };
 
@@ -187,9 +189,14 @@ static const struct {
 	[SEC_UTIL] = {"Utilization", "utilization"},
 	[SEC_COPY_BW] = {"Copy bandwidth", "copy_bandwidth"},
 	[SEC_ROOFLINE] = {"Roofline", "roofline"},
+	[SEC_COMM] = {"Communication", "communication"},
+	[SEC_COMM_EXPOSED] = {"Exposed communication", "exposed_communication"},
 };
 
-/* Kernel-efficiency sections appear only when their inputs exist. */
+/*
+ * Kernel-efficiency sections appear only when their inputs exist; the
+ * Communication sections only when the traces hold NCCL operations.
+ */
 static bool present(enum section_id s, const struct gpr_report_parts *p)
 {
 	switch (s) {
@@ -201,6 +208,9 @@ static bool present(enum section_id s, const struct gpr_report_parts *p)
 		return p->mfu && p->mfu->copies.n;
 	case SEC_ROOFLINE:
 		return p->mfu && p->mfu->roof.rows.n;
+	case SEC_COMM:
+	case SEC_COMM_EXPOSED:
+		return p->comm && p->comm->ops;
 	default:
 		return true;
 	}
@@ -240,6 +250,10 @@ static int fill(struct gpr_table *t, enum section_id s, const struct gpr_report_
 		return gpr_mfu_table(t, GPR_MFU_COPIES, p->m, p->steps, p->mfu, p->mfu_dtype);
 	case SEC_ROOFLINE:
 		return gpr_mfu_table(t, GPR_MFU_ROOFLINE, p->m, p->steps, p->mfu, p->mfu_dtype);
+	case SEC_COMM:
+		return gpr_comm_table(t, GPR_COMM_COLLS, p->m, p->steps, p->comm, true);
+	case SEC_COMM_EXPOSED:
+		return gpr_comm_table(t, GPR_COMM_EXPOSED, p->m, p->steps, p->comm, true);
 	default:
 		return -GP_ERR_API;
 	}
