@@ -1256,8 +1256,9 @@ const char *gpa_comm_canonical(const char *func);
 double gpa_comm_bus_factor(const char *canonical, int n, unsigned *mult);
 
 /*
- * The per-direction link peak of a device in GB/s, for busbw efficiency;
- * 0 when not known (the device database supplies it where it has one).
+ * The per-direction link peak of model device dev in GB/s, for busbw
+ * efficiency: half the device table's bidirectional NVLink figure, else its
+ * PCIe x16 figure; 0 when the device is not in the table (or a user file).
  */
 double gpa_comm_link_peak_gbps(const struct gpa_model *m, uint32_t dev);
 

@@ -111,9 +111,14 @@ double gpa_comm_bus_factor(const char *c, int n, unsigned *mult)
 
 double gpa_comm_link_peak_gbps(const struct gpa_model *m, uint32_t dev)
 {
-	(void)m;
-	(void)dev;
-	return 0; /* no device database yet: "peak unknown" */
+	struct gpa_peaks p;
+
+	if (!m || dev >= m->devs.n || gpa_device_peaks(m, dev, &p) ||
+	    (p.source != GPA_PEAK_TABLE && p.source != GPA_PEAK_USER)) {
+		return 0; /* unknown device, or only an estimate: no link figures */
+	}
+	/* NVLink where the device has it (the table gives both directions), else PCIe x16. */
+	return p.nvlink_gbps > 0 ? p.nvlink_gbps / 2 : p.pcie_gbps;
 }
 
 void gpa_comm_opts_init(struct gpa_comm_opts *o)
