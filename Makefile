@@ -108,7 +108,7 @@ ALL_LIBS = $(if $(REPORT_SRC),$(LIB_REPORT)) $(if $(ANALYZE_SRC),$(LIB_ANALYZE))
 $(GPUPROF): $(call obj,$(CLI_SRC)) $(ALL_LIBS)
 	$(CC) $(LDFLAGS) -o $@ $(call obj,$(CLI_SRC)) $(ALL_LIBS) $(PKG_LIBS) -lm
 
-$(TRACEGEN): $(call obj,$(GEN_SRC) tests/tools/gen.c) $(LIB_TRACE) $(LIB_BASE)
+$(TRACEGEN): $(call obj,$(GEN_SRC) tests/tools/gen.c tests/tools/gen-nccl.c) $(LIB_TRACE) $(LIB_BASE)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
 
 # ---- tests
@@ -235,3 +235,25 @@ clean:
 
 # The recording side: libgpuprof-inject.so, the fake CUDA stack, samples (needs CUDA_HOME).
 -include inject/build.mk
+
+# ---- occupancy: our calculator against the toolkit's cuda_occupancy.h, when it is installed
+UNIT_OCC_ORACLE := $(O)/tests/unit-occ-oracle
+ifneq ($(wildcard $(CUDA_HOME)/include/cuda_occupancy.h),)
+UNIT_BINS += $(UNIT_OCC_ORACLE)
+test unit-bins: $(UNIT_OCC_ORACLE)
+endif
+$(O)/tests/unit/occupancy/test-occ-oracle.o: CFLAGS += -isystem $(CUDA_HOME)/include
+$(UNIT_OCC_ORACLE): $(call obj,tests/unit/occupancy/test-occ-oracle.c analyze/occupancy-calc.c) \
+		$(UNIT_MAIN) $(LIB_BASE)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ -lm
+
+# Occupancy of every launch of a 10-million-kernel trace (docs/performance.md).
+BENCH_OCCUPANCY := $(O)/bench-occupancy
+$(BENCH_OCCUPANCY): $(call obj,tests/bench/bench-occupancy.c tests/tools/gen.c) $(LIB_ANALYZE) \
+		$(LIB_TRACE) $(LIB_BASE)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
+.PHONY: bench-occupancy
+bench-occupancy: $(BENCH_OCCUPANCY)
+	$(BENCH_OCCUPANCY) 10000000 3
+bench: bench-occupancy

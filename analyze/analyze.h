@@ -983,4 +983,367 @@ int gpa_flame_diff(const struct gpa_flame *before, uint64_t n0, const struct gpa
 
 /* ------------------------------------------------------------- end flame */
 
+/* ------------------------------------------------------------ occupancy */
+
+#include "analyze/occupancy-calc.h"
+
+struct gpa_occ_opts {
+	const char *kernel_regex; /* PCRE2 on the demangled (else mangled) name; NULL all */
+	int64_t device;           /* CUDA device ordinal; -1 every device */
+	bool whatif;              /* fill gpa_occ_group.whatif (slower: per group) */
+};
+
+/* Launches of one kernel with one configuration on one device. */
+struct gpa_occ_group {
+	uint32_t func, shape;
+	uint16_t dev;
+	uint64_t launches, gpu_ns;
+	int status;                 /* 0, or -GPA_OCC_E* when occupancy is unknown */
+	bool dev_defaults;          /* device limits taken from the architecture, not recorded */
+	struct gpa_occ_result res;
+	uint32_t bp;                /* theoretical occupancy, basis points */
+	uint32_t grid_bp;           /* grid-limited: min(blocks, grid / SMs) x warps / max warps */
+	uint64_t grid_blocks;       /* blocks in the grid */
+	uint32_t waves_milli;       /* grid / (blocks x SMs), x1000 */
+	uint32_t tail_bp;           /* grid / (ceil(waves) x blocks x SMs): last-wave efficiency */
+	struct gpa_occ_whatif whatif;
+};
+
+struct gpa_occ_step {
+	uint32_t step;              /* gpa_steps.v index */
+	uint64_t kernels, gpu_ns, known_ns;
+	uint32_t weighted_bp;       /* time-weighted theoretical occupancy of its kernels */
+};
+
+struct gpa_occupancy {
+	GP_VEC(struct gpa_occ_group) groups; /* by GPU time, largest first */
+	GP_VEC(struct gpa_occ_step) steps;   /* empty without steps */
+	uint64_t launches, unknown_launches; /* unknown: no occupancy (missing config, bad CC) */
+	uint64_t gpu_ns, known_ns;
+	uint32_t weighted_bp;                /* over every launch with a known occupancy */
+};
+
+/*
+ * Theoretical occupancy of every kernel launch in m (matching o), grouped
+ * by kernel, configuration and device; steps may be NULL. Device limits come
+ * from the DEVICE record, else from the compute capability's defaults.
+ * Returns 0, -GP_ERR_API for a bad regex (errbuf), -GP_ERR_NOMEM.
+ */
+int gpa_occupancy_analyze(const struct gpa_model *m, const struct gpa_steps *steps,
+			  const struct gpa_occ_opts *o, struct gpa_occupancy *out, char *errbuf,
+			  size_t errlen);
+void gpa_occupancy_release(struct gpa_occupancy *occ);
+/* The device limits of model device dev (recorded, else defaults); false when its CC is unknown. */
+bool gpa_occ_dev_from_model(const struct gpa_model *m, uint16_t dev, struct gpa_occ_dev *d,
+			    bool *defaults);
+
+/* ------------------------------------------------------- end occupancy */
+
+/* ------------------------------------------------------ device peaks */
+
+/* Data types of the peak table. */
+enum gpa_dtype {
+	GPA_DT_FP64 = 0,    /* vector FP64 */
+	GPA_DT_FP64_TC = 1, /* FP64 tensor core */
+	GPA_DT_TF32 = 2,
+	GPA_DT_BF16 = 3,    /* BF16 and FP16 tensor core, FP32 accumulate */
+	GPA_DT_FP8 = 4,
+	GPA_DT_INT8 = 5,    /* TOPS */
+	GPA_DT_FP4 = 6,
+	GPA_DT__COUNT = 7,
+};
+
+/* "fp64", "fp64-tc", "tf32", "bf16"/"fp16", "fp8", "int8", "fp4"; -1 when unknown. */
+int gpa_dtype_parse(const char *s);
+const char *gpa_dtype_name(enum gpa_dtype dt);
+
+enum gpa_peak_source {
+	GPA_PEAK_NONE = 0,     /* nothing known about the device */
+	GPA_PEAK_TABLE = 1,    /* a row of the built-in table */
+	GPA_PEAK_USER = 2,     /* a row of the user's device file */
+	GPA_PEAK_ESTIMATE = 3, /* SMs x FLOP/clock/SM x clock: an estimate */
+};
+
+/* One GPU model: a row of the built-in table or of a user file. */
+struct gpa_devrow {
+	char key[32], name[64], patterns[160];
+	uint8_t cc_major, cc_minor;
+	uint32_t sms, mem_gib, boost_mhz;
+	double tflops[GPA_DT__COUNT]; /* dense; 0: no such path */
+	double mem_gbps;              /* GB/s */
+	double nvlink_gbps;           /* total bidirectional GB/s; 0 none */
+	uint8_t pcie_gen;             /* x16 host link generation; 0 none */
+	bool disputed;                /* sources disagree: verify on the device */
+};
+
+/* The built-in table (analyze/devices.def). */
+const struct gpa_devrow *gpa_devices_builtin(size_t *n);
+
+/* Peaks of one device, from the table, a user file, overrides or an estimate. */
+struct gpa_peaks {
+	enum gpa_peak_source source;
+	const char *name;             /* the row's name, "estimate" or "unknown"; static or borrowed */
+	bool disputed, overridden;    /* overridden: --peak-tflops / --peak-bw applied */
+	double scale;                 /* compute scale for partial devices (MIG): SMs / row SMs */
+	double tflops[GPA_DT__COUNT];
+	double mem_gbps;
+	double nvlink_gbps;           /* total bidirectional; per direction is half */
+	double pcie_gbps;             /* per direction, x16 */
+	uint8_t pcie_gen;
+};
+
+/* What the command line can change. */
+struct gpa_peak_opts {
+	const char *device;           /* --device NAME: a table key or name fragment */
+	double peak_tflops;           /* --peak-tflops: the chosen dtype's peak; 0 keep */
+	enum gpa_dtype dtype;         /* the dtype peak_tflops sets */
+	double peak_gbps;             /* --peak-bw: memory bandwidth GB/s; 0 keep */
+	const struct gpa_devrow *user; /* rows of a --device-file, tried before the table */
+	size_t nuser;
+};
+
+/*
+ * The peaks of model device index dev (gpa_model.devs), matched on name,
+ * compute capability, SM count and memory size; unknown parts get an
+ * estimate from SMs x clock (source GPA_PEAK_ESTIMATE). Without options:
+ * gpa_device_peaks(m, dev, &p). Returns 0; -GP_ERR_NOTFOUND when --device
+ * names nothing (errbuf), -GP_ERR_API for a bad dev.
+ */
+int gpa_device_peaks_opts(const struct gpa_model *m, uint32_t dev, const struct gpa_peak_opts *o,
+			  struct gpa_peaks *out, char *errbuf, size_t errlen);
+int gpa_device_peaks(const struct gpa_model *m, uint32_t dev, struct gpa_peaks *out);
+/* Matches a device description against rows (user first, then built-in); NULL none. */
+const struct gpa_devrow *gpa_device_match(const char *name, unsigned cc_major, unsigned cc_minor,
+					  uint32_t sms, uint64_t mem_bytes,
+					  const struct gpa_devrow *user, size_t nuser);
+/* PCIe x16 bandwidth per direction, GB/s (128b/130b encoding): gen 3 15.75, 4 31.5, 5 63, 6 126. */
+double gpa_pcie_gbps(unsigned gen);
+
+/*
+ * Parses a device file (docs/mfu.md): one device per line of key=value
+ * fields, '#' comments. Untrusted: errors name the file, line and problem.
+ * Returns 0 with *rows (caller frees) or -GP_ERR_FORMAT / -GP_ERR_NOMEM.
+ */
+int gpa_devices_parse(const char *path, const char *text, size_t len, struct gpa_devrow **rows,
+		      size_t *nrows, char *errbuf, size_t errlen);
+
+/* -------------------------------------------------- end device peaks */
+
+/* ---------------------------------------------------------- roofline */
+
+/* User rules: a kernel-name pattern and FLOP and byte formulas (docs/mfu.md). */
+struct gpa_roof_rules;
+/* Parses a rules file (untrusted: errors name file, line, problem). Caller frees. */
+int gpa_roof_rules_parse(const char *path, const char *text, size_t len,
+			 struct gpa_roof_rules **out, char *errbuf, size_t errlen);
+void gpa_roof_rules_free(struct gpa_roof_rules *rs);
+
+enum gpa_roof_bound {
+	GPA_ROOF_MEMORY = 1,   /* below the ridge */
+	GPA_ROOF_COMPUTE = 2,  /* above it */
+	GPA_ROOF_LATENCY = 3,  /* under 5 us a launch: not placed */
+	GPA_ROOF_NO_VALUE = 4, /* the formulas gave no finite positive value */
+	GPA_ROOF_NO_PEAK = 5,  /* the device has no peak for the datatype or no bandwidth */
+};
+
+/* One kernel and launch configuration with a rule. Per launch: flops, bytes. */
+struct gpa_roof_row {
+	uint32_t func, shape, rule;
+	enum gpa_dtype dtype;
+	uint64_t launches, gpu_ns;
+	double flops, bytes, ai;          /* FLOP/byte */
+	double attainable_tflops;         /* min(peak x grid share, ai x bandwidth) */
+	double achieved_tflops;
+	double efficiency;                /* speed-of-light time / actual time */
+	enum gpa_roof_bound bound;
+};
+
+struct gpa_roofline {
+	double peak_tflops, bw_gbps, ridge; /* of the analysis's datatype; ridge in FLOP/byte */
+	GP_VEC(struct gpa_roof_row) rows;   /* by GPU time, largest first */
+	uint64_t matched_ns, unmatched_ns, unmatched_launches;
+};
+
+/* Places every kernel a rule matches (first matching rule wins). rs may be NULL (nothing placed). */
+int gpa_roofline_analyze(const struct gpa_model *m, const struct gpa_roof_rules *rs,
+			 const struct gpa_peaks *pk, enum gpa_dtype dtype, struct gpa_roofline *out,
+			 char *errbuf, size_t errlen);
+void gpa_roofline_release(struct gpa_roofline *r);
+
+/* ------------------------------------------------------ end roofline */
+
+/* -------------------------------------------------------------- MFU */
+
+struct gpa_mfu_opts {
+	double flops_per_step;    /* model FLOPs per step, all GPUs together; 0: from the model */
+	double params;            /* N: non-embedding parameters (active, for MoE) */
+	double layers, hidden, seq_len, tokens_per_step;
+	bool attention;           /* add the 12 x layers x hidden x seq_len term per token */
+	bool inference;           /* forward only: 2N (+ 4 L h T) per token */
+	bool recompute;           /* full activation recomputation: HFU adds a forward pass */
+	double bytes_per_step;    /* MBU: bytes moved per step, all GPUs together; 0 none */
+	uint32_t gpus;            /* GPUs the step runs on; 0: the traced devices */
+	enum gpa_dtype dtype;
+	struct gpa_peak_opts peaks;
+	const struct gpa_roof_rules *roofline; /* --roofline rules; NULL none */
+};
+
+/* Per step. */
+struct gpa_mfu_step {
+	uint32_t step;            /* gpa_steps.v index */
+	uint64_t wall_ns;
+	double mfu, hfu, mbu;     /* fractions; < 0 when not computable */
+	double tflops_per_gpu;    /* achieved model TFLOP/s per GPU */
+};
+
+/* Copies of one kind and direction. */
+struct gpa_copy_bw {
+	uint8_t copy_kind, src_kind, dst_kind;
+	uint64_t count, bytes, ns;
+	double gbps;              /* bytes / ns summed */
+	double link_gbps;         /* the link it used, per direction; 0 unknown */
+	const char *link;         /* "PCIe gen 5", "NVLink", "HBM", "" */
+};
+
+/* A copy much slower than its group. */
+struct gpa_copy_outlier {
+	uint32_t row;             /* gpa_model.copy */
+	double gbps;
+	const char *why;          /* "pageable host memory", "small transfer", "slow" */
+};
+
+struct gpa_mfu {
+	struct gpa_peaks peaks;   /* of the first device */
+	uint32_t gpus;
+	double flops_per_step, hw_flops_per_step; /* 0 when not given */
+	bool has_flops, has_bytes;
+	GP_VEC(struct gpa_mfu_step) steps;
+	double mfu_median, hfu_median, mbu_median; /* < 0 when not computable */
+	GP_VEC(struct gpa_copy_bw) copies;
+	GP_VEC(struct gpa_copy_outlier) outliers; /* slowest first, at most 20 */
+	struct gpa_roofline roof; /* with opts.roofline */
+};
+
+/*
+ * Model FLOPs per token for training (6N + 12 L h T with attention, PaLM
+ * appendix B) or inference (2N + 4 L h T); hardware FLOPs add a forward pass
+ * with recompute (8N + 16 L h T). Exposed for tests.
+ */
+double gpa_mfu_flops_per_token(const struct gpa_mfu_opts *o, bool hardware);
+
+/*
+ * Step MFU/HFU/MBU, copy bandwidth by kind against the link, slow copies.
+ * Checks the options (finite, positive, not absurd) and returns -GP_ERR_API
+ * with the reason in errbuf when one is not; -GP_ERR_NOTFOUND for an unknown
+ * --device; -GP_ERR_NOMEM.
+ */
+int gpa_mfu_analyze(const struct gpa_model *m, const struct gpa_steps *steps,
+		    const struct gpa_mfu_opts *o, struct gpa_mfu *out, char *errbuf, size_t errlen);
+void gpa_mfu_release(struct gpa_mfu *u);
+
+/* ---------------------------------------------------------- end MFU */
+/* ------------------------------------------------------ communication */
+
+/*
+ * gpuprof comm (comm.c, docs/comm.md): NCCL operations by collective and
+ * size, bandwidth with nccl-tests' bus factors, exposed communication per
+ * device and step, and the same operation matched across ranks.
+ */
+
+/* Size buckets of an operation's message (the record's bytes). */
+enum { GPA_COMM_BUCKETS = 5 };
+/* "<64KiB", "64KiB-1MiB", "1-16MiB", "16-256MiB", ">=256MiB" */
+const char *gpa_comm_bucket_name(unsigned b);
+
+/* Canonical collective name ("AllReduce", ...) for a func as any source spells it; NULL unknown. */
+const char *gpa_comm_canonical(const char *func);
+/*
+ * nccl-tests' bus bandwidth factor and data size of collective func over n
+ * ranks: size = bytes * *mult, busbw = algbw * factor. Unknown: 1 and 1.
+ */
+double gpa_comm_bus_factor(const char *canonical, int n, unsigned *mult);
+
+/*
+ * The per-direction link peak of model device dev in GB/s, for busbw
+ * efficiency: half the device table's bidirectional NVLink figure, else its
+ * PCIe x16 figure; 0 when the device is not in the table (or a user file).
+ */
+double gpa_comm_link_peak_gbps(const struct gpa_model *m, uint32_t dev);
+
+/* How communication kernels were told apart. */
+enum gpa_comm_ident {
+	GPA_COMM_BY_NONE = 0,
+	GPA_COMM_BY_RECORDS = 1, /* NCCL records linked to kernels */
+	GPA_COMM_BY_NAMES = 2,	 /* name rules only */
+	GPA_COMM_BY_BOTH = 3,	 /* records where linked, names for the rest */
+};
+
+struct gpa_comm_opts {
+	const struct gpa_steps *steps;	  /* borrowed; NULL: whole trace per device */
+	const char *const *kernel_rules; /* extra PCRE2 patterns naming comm kernels */
+	size_t nkernel_rules;
+};
+
+/* One collective type and size bucket. */
+struct gpa_comm_coll {
+	uint32_t func; /* model string id of the canonical (or recorded) name */
+	uint8_t bucket;
+	int32_t nranks;		  /* largest communicator seen */
+	uint64_t count;		  /* operations */
+	uint64_t time;		  /* their durations (GPU when known, else host), summed */
+	uint64_t bw_time;	  /* time used for bandwidth: the fastest rank's, when matched */
+	uint64_t bytes;		  /* messages, summed */
+	uint64_t data;		  /* nccl-tests data size S, summed */
+	uint64_t gpu_known;	  /* operations with a GPU interval */
+	double algbw, busbw;	  /* GB/s (1e9 B/s) over the bucket: sum S / sum bw_time */
+	double peak;		  /* link peak GB/s; 0 unknown */
+};
+
+/* Communication on one device in one step (step GPA_NONE: the device's total). */
+struct gpa_comm_dev {
+	uint32_t dev, step;
+	uint64_t comm;	  /* |C|: union of communication kernel time */
+	uint64_t overlap; /* |C intersect K|: with compute kernels running */
+	uint64_t exposed; /* |C \ K| */
+	uint64_t compute; /* |K| */
+	uint64_t kernels; /* communication kernels */
+};
+
+/* One rank's part in operations matched across ranks. */
+struct gpa_comm_rank {
+	uint32_t proc;
+	int32_t rank;
+	uint64_t matched;   /* its operations matched on other ranks */
+	uint64_t last;	    /* times it arrived last */
+	uint64_t caused;    /* time the other ranks waited for it when it was last */
+	uint64_t waited;    /* time it waited for the last arrival */
+	uint64_t late_sum;  /* its arrival minus the first arrival, summed */
+};
+
+struct gpa_comm {
+	GP_VEC(struct gpa_comm_coll) colls; /* by total time, longest first */
+	GP_VEC(struct gpa_comm_dev) devs;   /* by device, then step; totals (step NONE) last */
+	GP_VEC(struct gpa_comm_rank) ranks; /* by rank */
+	uint64_t ops, p2p_ops;		    /* NCCL operations (and point-to-point among them) */
+	uint64_t ops_gpu;		    /* with a GPU interval */
+	uint64_t comm_kernels, by_record, by_name;
+	enum gpa_comm_ident ident;
+	uint64_t groups;	 /* operations matched across 2+ ranks */
+	uint64_t unmatched;	 /* collectives with comm and seq found on one rank only */
+	uint64_t skew_max, skew_sum;
+	uint32_t straggler;	 /* gpa_comm.ranks index arriving last most often, or GPA_NONE */
+	bool peak_known;
+};
+
+void gpa_comm_opts_init(struct gpa_comm_opts *o);
+/*
+ * Analyses the model's NCCL operations and communication kernels. Returns
+ * 0, -GP_ERR_API for a bad kernel rule (reason in errbuf), -GP_ERR_NOMEM.
+ */
+int gpa_comm_analyze(const struct gpa_model *m, const struct gpa_comm_opts *o,
+		     struct gpa_comm *out, char *errbuf, size_t errlen);
+void gpa_comm_release(struct gpa_comm *c);
+
+/* ------------------------------------------------------ end communication */
+
 #endif /* GPA_ANALYZE_H */

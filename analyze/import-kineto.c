@@ -39,7 +39,6 @@
  * as doubles, and breakdown --compat hta does the same (GPA_BD_F64_TS).
  */
 #define KINETO_EPOCH_DECIMALS GPA_KINETO_SETTINGS_EPOCH_DECIMALS
-#define NCCL_SOURCE_KINETO 3     /* nccl.source: imported from Kineto (trace/FORMAT.md) */
 
 enum ctx {
 	C_SKIP = 0,   /* a container whose contents are ignored */
@@ -67,6 +66,8 @@ enum key {
 	K_IN_NELEMS, K_OUT_NELEMS, K_GROUP_SIZE, K_SEQ, /* NCCL collective args (numbers) */
 	K_EXTERNAL_ID,
 	K_COLL_NAME, K_DTYPE, K_PG_NAME, /* NCCL collective args (strings) */
+	/* args: the source's occupancy estimate (kept apart from a[]) */
+	K_OCC_PCT, K_BLOCKS_SM, K_WARPS_SM,
 	/* device */
 	K_D_ID, K_D_NAME, K_D_TOTAL_MEM, K_D_CC_MAJOR, K_D_CC_MINOR, K_D_MAX_THREADS_BLOCK,
 	K_D_MAX_THREADS_SM, K_D_REGS_BLOCK, K_D_REGS_SM, K_D_WARP, K_D_SMEM_BLOCK, K_D_SMEM_SM,
@@ -99,6 +100,7 @@ struct ev {
 	uint32_t have;         /* bit (k - K_CORRELATION) for args seen */
 	int64_t a[K_EXTERNAL_ID - K_CORRELATION + 1];
 	int64_t grid[3], block[3];
+	uint32_t occ_bp, blocks_sm_milli, warps_sm_milli; /* the source's occupancy; 0 none */
 	size_t name_len, argname_len;
 	size_t cat_len;
 	char cat_str[32];      /* the category as written, for NVTX domains */
@@ -490,10 +492,17 @@ static enum key args_key_base(const unsigned char *s, size_t n)
 			return K_EXTERNAL_ID;
 		}
 		return K_NONE;
+	case 12:
+		return KEYIS("warps per SM") ? K_WARPS_SM : K_NONE;
 	case 13:
+		if (KEYIS("blocks per SM")) {
+			return K_BLOCKS_SM;
+		}
 		return KEYIS("shared memory") ? K_SMEM : K_NONE;
 	case 20:
 		return KEYIS("registers per thread") ? K_REGISTERS : K_NONE;
+	case 25:
+		return KEYIS("est. achieved occupancy %") ? K_OCC_PCT : K_NONE;
 	default:
 		return K_NONE;
 	}
@@ -937,7 +946,7 @@ static int add_nccl(struct imp *im, uint64_t start, uint64_t end, uint32_t devic
 								     : 0;
 	r.seq = HAS(K_SEQ) && ARG(K_SEQ) > 0 ? (uint64_t)ARG(K_SEQ) : 0;
 	r.tid = ev->cat == CAT_KERNEL ? 0 : u32c(ev->tid);
-	r.source = NCCL_SOURCE_KINETO;
+	r.source = GPT_NCCL_SRC_KINETO;
 	if (ev->cat == CAT_KERNEL && nccl_kernel_name(im, im->name, ev->name_len, &r)) {
 		return -1;
 	}
@@ -966,6 +975,10 @@ static void kernel_args(const struct ev *ev, struct gpt_kernel *k)
 			break;
 		}
 	}
+	/* the source's occupancy estimate ("est. achieved occupancy %", "blocks per SM", ...) */
+	k->src_occupancy_bp = ev->occ_bp;
+	k->src_blocks_per_sm_milli = ev->blocks_sm_milli;
+	k->src_warps_per_sm_milli = ev->warps_sm_milli;
 }
 
 /* Writes the record for the event just closed. */
@@ -1305,6 +1318,18 @@ static int cb_number(void *ctx, const char *s, size_t n)
 		}
 		return scalar_check(im, false);
 	case C_ARGS:
+		if ((k == K_OCC_PCT || k == K_BLOCKS_SM || k == K_WARPS_SM) &&
+		    parse_us_to_ns(s, n, &v)) {
+			/* Decimal x1000 (the microsecond parser does exactly that), clamped. */
+			v = v < 0 ? 0 : v > UINT32_MAX ? UINT32_MAX : v;
+			if (k == K_OCC_PCT) {
+				ev->occ_bp = (uint32_t)(v / 10);
+			} else {
+				*(k == K_BLOCKS_SM ? &ev->blocks_sm_milli : &ev->warps_sm_milli) =
+					(uint32_t)v;
+			}
+			return 1;
+		}
 		if (k >= K_CORRELATION && k <= K_EXTERNAL_ID && k != K_GRID && k != K_BLOCK &&
 		    k != K_ARG_NAME && parse_int(s, n, &v)) {
 			ev->a[k - K_CORRELATION] = v;

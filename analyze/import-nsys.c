@@ -833,6 +833,17 @@ static int kernel_row(struct imp *im, struct tab *t)
 	return add(im, GPT_KIND_KERNEL, &k);
 }
 
+/*
+ * nsys numbers memory kinds from 0 = pageable (ENUM_CUDA_MEM_KIND: 0 pageable,
+ * 1 pinned, 2 device, 3 array, 4 managed, 5 device static, 6 managed static,
+ * 7 unknown); the model uses CUPTI's CUpti_ActivityMemoryKind, where 0 is
+ * unknown and pageable is 1.
+ */
+static uint8_t mem_kind_from_nsys(uint8_t k)
+{
+	return k < 7 ? (uint8_t)(k + 1) : 0;
+}
+
 enum {
 	M_START, M_END, M_DEV, M_CTX, M_STREAM, M_CORR, M_BYTES, M_COPYKIND, M_SRCKIND, M_DSTKIND,
 	M_SRCDEV, M_SRCCTX, M_DSTDEV, M_DSTCTX, M_NODE, M_COUNT, M__N
@@ -860,6 +871,8 @@ static int memcpy_row(struct imp *im, struct tab *t)
 	GET_U(t, M_COPYKIND, UINT8_MAX, m.copy_kind);
 	GET_U(t, M_SRCKIND, UINT8_MAX, m.src_kind);
 	GET_U(t, M_DSTKIND, UINT8_MAX, m.dst_kind);
+	m.src_kind = mem_kind_from_nsys(m.src_kind);
+	m.dst_kind = mem_kind_from_nsys(m.dst_kind);
 	GET_U(t, M_SRCDEV, UINT32_MAX, m.src_device);
 	GET_U(t, M_SRCCTX, UINT32_MAX, m.src_context);
 	GET_U(t, M_DSTDEV, UINT32_MAX, m.dst_device);
@@ -894,6 +907,7 @@ static int memset_row(struct imp *im, struct tab *t)
 	GET_U(t, S_BYTES, INT64_MAX, m.bytes);
 	GET_BITS(t, S_NODE, m.graph_node_id);
 	GET_U(t, S_KIND, UINT8_MAX, m.memory_kind);
+	m.memory_kind = mem_kind_from_nsys(m.memory_kind);
 	im->st->memsets++;
 	return add(im, GPT_KIND_MEMSET, &m);
 }
@@ -1039,6 +1053,61 @@ static void nvtx_payload(struct tab *t, struct gpt_nvtx *n)
 	}
 }
 
+/*
+ * NCCL's own NVTX ranges (domain "NCCL", named after the API function:
+ * ncclAllReduce, ncclSend, ...) become NCCL records (source 4), so
+ * gpuprof comm counts and times them. A range in any non-default domain
+ * named nccl<Collective> counts: exports may lack the domain's create
+ * event. Message sizes live in NCCL's binary NVTX payload, which the
+ * export does not decode: bytes stay 0, and communicator and sequence
+ * number are unknown (no matching across ranks).
+ */
+static int nccl_from_nvtx(struct imp *im, struct tab *t, const struct gpt_nvtx *n)
+{
+	const unsigned char *s = NULL;
+	char buf[64];
+	size_t len = 0;
+
+	if (!is_null(t, N_TEXT)) {
+		s = sqlite3_column_text(t->stmt, N_TEXT + 1);
+		len = s ? (size_t)sqlite3_column_bytes(t->stmt, N_TEXT + 1) : 0;
+	} else if (!is_null(t, N_TEXTID)) {
+		sqlite3_reset(im->str_stmt);
+		sqlite3_bind_int64(im->str_stmt, 1, sqlite3_column_int64(t->stmt, N_TEXTID + 1));
+		if (sqlite3_step(im->str_stmt) == SQLITE_ROW) {
+			s = sqlite3_column_text(im->str_stmt, 0);
+			len = s ? (size_t)sqlite3_column_bytes(im->str_stmt, 0) : 0;
+		}
+	}
+	if (!s || len < 5 || len >= sizeof(buf) || memcmp(s, "nccl", 4) || s[4] < 'A' || s[4] > 'Z') {
+		return 0;
+	}
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	static const char *const ops[][2] = {
+		{"AllReduce", "AllReduce"}, {"AllGather", "AllGather"}, {"ReduceScatter", "ReduceScatter"},
+		{"Broadcast", "Broadcast"}, {"Bcast", "Broadcast"},	{"Reduce", "Reduce"},
+		{"AlltoAll", "AlltoAll"},   {"AllToAll", "AlltoAll"},	{"Gather", "Gather"},
+		{"Scatter", "Scatter"},	    {"Send", "Send"},		{"Recv", "Recv"},
+	};
+	const char *canon = NULL;
+	for (size_t i = 0; i < GP_ARRAY_SIZE(ops) && !canon; i++) {
+		if (!strcmp(buf + 4, ops[i][0])) {
+			canon = ops[i][1];
+		}
+	}
+	if (!canon) {
+		return 0; /* ncclGroupStart, ncclCommCount, ... */
+	}
+	struct gpt_nccl r = {.start = n->start, .end = n->end, .root = -1, .peer = -1,
+			     .tid = n->start_tid, .source = GPT_NCCL_SRC_NSYS};
+	if (!strcmp(canon, "Send") || !strcmp(canon, "Recv")) {
+		r.flags = GPT_NCCL_P2P;
+	}
+	int ret = intern(im, canon, strlen(canon), &r.func);
+	return ret ? ret : add(im, GPT_KIND_NCCL, &r);
+}
+
 static int nvtx_row(struct imp *im, struct tab *t)
 {
 	struct gpt_nvtx n = {0};
@@ -1098,7 +1167,11 @@ static int nvtx_row(struct imp *im, struct tab *t)
 	}
 	nvtx_payload(t, &n);
 	im->st->nvtx++;
-	return add(im, GPT_KIND_NVTX, &n);
+	ret = add(im, GPT_KIND_NVTX, &n);
+	if (!ret && dom != 0 && n.type != GPT_NVTX_MARK) {
+		ret = nccl_from_nvtx(im, t, &n);
+	}
+	return ret;
 }
 
 /* Domain names (eventType 75) and category names (33) first: ranges refer to them. */

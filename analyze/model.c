@@ -514,25 +514,31 @@ static int take_chunk(struct file_ctx *f, const struct gpt_chunk *ch)
 				CHECK_ID(fc->fn);
 			}
 			t->func[r] = fc->fn;
+			struct gpa_shape sh;
+			memset(&sh, 0, sizeof(sh)); /* padding too: shapes are hashed as bytes */
+			sh.grid_x = k->grid_x;
+			sh.grid_y = k->grid_y;
+			sh.grid_z = k->grid_z;
+			sh.block_x = k->block_x;
+			sh.block_y = k->block_y;
+			sh.block_z = k->block_z;
+			sh.static_smem = k->static_smem;
+			sh.dynamic_smem = k->dynamic_smem;
+			sh.regs = k->registers;
+			sh.carveout = k->smem_carveout_is_requested && k->smem_carveout_requested <= 100
+					      ? (int8_t)k->smem_carveout_requested
+					      : -1;
+			sh.cache_config = k->cache_config_requested;
+			sh.optin = k->shmem_limit_config == 1;
+			sh.cluster_x = k->cluster_x;
+			sh.cluster_y = k->cluster_y;
+			sh.cluster_z = k->cluster_z;
+			sh.src_occupancy_bp = k->src_occupancy_bp;
+			sh.src_blocks_per_sm_milli = k->src_blocks_per_sm_milli;
+			sh.src_warps_per_sm_milli = k->src_warps_per_sm_milli;
 			/* Launches of one kernel mostly repeat its last configuration. */
-			const struct gpa_shape *last =
-				fc->shape == GPA_NONE ? NULL : &f->m->shapes.v[fc->shape];
-			if (!last || last->grid_x != k->grid_x || last->grid_y != k->grid_y ||
-			    last->grid_z != k->grid_z || last->block_x != k->block_x ||
-			    last->block_y != k->block_y || last->block_z != k->block_z ||
-			    last->static_smem != k->static_smem ||
-			    last->dynamic_smem != k->dynamic_smem || last->regs != k->registers) {
-				struct gpa_shape sh;
-				memset(&sh, 0, sizeof(sh)); /* padding too: shapes are hashed as bytes */
-				sh.grid_x = k->grid_x;
-				sh.grid_y = k->grid_y;
-				sh.grid_z = k->grid_z;
-				sh.block_x = k->block_x;
-				sh.block_y = k->block_y;
-				sh.block_z = k->block_z;
-				sh.static_smem = k->static_smem;
-				sh.dynamic_smem = k->dynamic_smem;
-				sh.regs = k->registers;
+			if (fc->shape == GPA_NONE ||
+			    memcmp(&f->m->shapes.v[fc->shape], &sh, sizeof(sh))) {
 				fc->shape = map_shape(f, &sh);
 				CHECK_ID(fc->shape);
 			}
@@ -698,6 +704,21 @@ static int take_chunk(struct file_ctx *f, const struct gpt_chunk *ch)
 			md->num_sms = d->num_sms;
 			md->global_mem_bytes = d->global_mem_bytes;
 			md->global_mem_bw_kbps = d->global_mem_bw_kbps;
+			md->warp_size = d->warp_size;
+			md->max_warps_per_sm = d->max_warps_per_sm;
+			md->max_threads_per_sm = d->max_threads_per_sm;
+			md->max_blocks_per_sm = d->max_blocks_per_sm;
+			md->max_threads_per_block = d->max_threads_per_block;
+			md->max_regs_per_sm = d->max_regs_per_sm;
+			md->max_regs_per_block = d->max_regs_per_block;
+			md->max_smem_per_sm = d->max_smem_per_sm;
+			md->max_smem_per_block = d->max_smem_per_block;
+			md->max_smem_per_block_optin = d->max_smem_per_block_optin;
+			md->reserved_smem_per_block = d->reserved_smem_per_block;
+			md->core_clock_khz = d->core_clock_khz;
+			md->mem_clock_khz = d->mem_clock_khz;
+			md->mem_bus_width_bits = d->mem_bus_width_bits;
+			md->has_device_record = true;
 		}
 		break;
 	case GPT_KIND_THREAD:
@@ -746,6 +767,34 @@ static int take_chunk(struct file_ctx *f, const struct gpt_chunk *ch)
 			CHECK_ID(path);
 			CHECK_ID(bid);
 			if (gpa_stacks_add_module(m, f->proc, mo, path, bid)) {
+				return -GP_ERR_NOMEM;
+			}
+		}
+		break;
+	case GPT_KIND_NCCL:
+		for (uint32_t i = 0; i < ch->count; i++, rec += sz) {
+			const struct gpt_nccl *r = (const void *)rec;
+			uint32_t fn = map_str(f, r->func), al = map_str(f, r->algorithm);
+			uint32_t pr = map_str(f, r->protocol), cn = map_str(f, r->comm_name);
+			CHECK_ID(fn);
+			CHECK_ID(al);
+			CHECK_ID(pr);
+			CHECK_ID(cn);
+			if (gpa_nccl_add_op(m, f->proc, r, fn, al, pr, cn)) {
+				return -GP_ERR_NOMEM;
+			}
+		}
+		break;
+	case GPT_KIND_NCCL_CHANNEL:
+		for (uint32_t i = 0; i < ch->count; i++, rec += sz) {
+			if (gpa_nccl_add_channel(m, f->proc, (const void *)rec)) {
+				return -GP_ERR_NOMEM;
+			}
+		}
+		break;
+	case GPT_KIND_EXTCORR:
+		for (uint32_t i = 0; i < ch->count; i++, rec += sz) {
+			if (gpa_nccl_add_extcorr(m, f->proc, (const void *)rec)) {
 				return -GP_ERR_NOMEM;
 			}
 		}
@@ -1346,7 +1395,7 @@ int gpa_model_load(struct gpa_model *m, const char *const *paths, size_t npaths,
 		m->events += m->procs.v[i].events;
 	}
 	if (sort_tables(m) || link_correlation(m) || link_nvtx(m) || build_gpu(m) ||
-	    gpa_stacks_link(m)) {
+	    gpa_stacks_link(m) || gpa_nccl_link(m)) {
 		snprintf(errbuf, errlen, "out of memory building the model");
 		goto fail;
 	}
@@ -1379,6 +1428,7 @@ void gpa_model_release(struct gpa_model *m)
 	gpa_overheads_free(&m->ovh);
 	gpa_gpus_free(&m->gpu);
 	gpa_stacks_free(m->stacks);
+	gpa_nccl_free(m->nccl);
 	memset(m, 0, sizeof(*m));
 }
 

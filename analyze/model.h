@@ -147,6 +147,13 @@ struct gpa_dev {
 	uint32_t num_sms;
 	uint64_t global_mem_bytes, global_mem_bw_kbps;
 	uint32_t gpu_first, gpu_count; /* its rows in gpa_model.gpu */
+	/* Limits occupancy and peak estimates need (DEVICE record; 0 where unrecorded). */
+	uint32_t warp_size, max_warps_per_sm, max_threads_per_sm, max_blocks_per_sm;
+	uint32_t max_threads_per_block, max_regs_per_sm, max_regs_per_block;
+	uint64_t max_smem_per_sm, max_smem_per_block, max_smem_per_block_optin;
+	uint32_t reserved_smem_per_block;
+	uint32_t core_clock_khz, mem_clock_khz, mem_bus_width_bits;
+	bool has_device_record; /* a DEVICE record described it */
 };
 
 /* A kernel function: launches of one name share it. */
@@ -161,6 +168,13 @@ struct gpa_shape {
 	int32_t block_x, block_y, block_z;
 	int32_t static_smem, dynamic_smem;
 	uint16_t regs;
+	/* Occupancy inputs beyond the dimensions (analyze/occupancy.c). */
+	int8_t carveout;      /* requested shared-memory carve-out percent, -1 none */
+	uint8_t cache_config; /* requested CUfunc_cache */
+	uint8_t optin;        /* shmem_limit_config OPTIN */
+	uint32_t cluster_x, cluster_y, cluster_z;
+	/* What the source trace said about occupancy (Kineto), 0 none. */
+	uint32_t src_occupancy_bp, src_blocks_per_sm_milli, src_warps_per_sm_milli;
 };
 
 struct gpa_thread {
@@ -192,6 +206,7 @@ struct gpa_model {
 	struct gpa_overheads ovh;
 	struct gpa_gpus gpu;
 	struct gpa_stacks *stacks; /* CPU call stacks (stacks.c); NULL when no file has any */
+	struct gpa_nccl *nccl;     /* NCCL operations (nccl-model.c); NULL when no file has any */
 	uint64_t t0, t1;     /* earliest start and latest end of any timed record */
 	uint64_t events;     /* activity records loaded */
 	bool aligned;        /* all processes placed by clock anchors */
@@ -250,5 +265,60 @@ int gpa_stacks_add_module(struct gpa_model *m, uint32_t proc, const struct gpt_m
 			  uint32_t path, uint32_t build_id);
 int gpa_stacks_link(struct gpa_model *m);
 void gpa_stacks_free(struct gpa_stacks *s);
+
+/* ------------------------------------------------------- NCCL operations */
+
+/* How an operation's GPU interval is known. */
+enum gpa_nccl_gpu_from {
+	GPA_NCCL_GPU_NONE = 0,     /* not known: host times only */
+	GPA_NCCL_GPU_RECORD = 1,   /* the record's gpu_start/gpu_end */
+	GPA_NCCL_GPU_CHANNELS = 2, /* its NCCL_CHANNEL records (plugin) */
+	GPA_NCCL_GPU_KERNELS = 3,  /* its kernels, through external correlation */
+};
+
+/* One NCCL operation of any source (plugin, interposition, Kineto, nsys). */
+struct gpa_nccl_op {
+	uint64_t start, end;         /* host side, model timeline */
+	uint64_t gpu_start, gpu_end; /* 0 when not known */
+	uint64_t bytes, count, comm_hash, seq, ext_id, op_id;
+	uint32_t proc;
+	uint32_t func, algo, proto, comm_name; /* model string ids */
+	uint32_t kernels;                      /* kernels linked to it */
+	int32_t rank, nranks, root, peer;
+	uint32_t dev;                          /* model device of its kernels, GPA_NONE */
+	uint8_t source, flags, datatype, gpu_from;
+};
+
+struct gpa_nccl_ext {
+	uint32_t proc, corr;
+	uint64_t ext;
+};
+
+struct gpa_nccl_chan {
+	uint32_t proc;
+	uint64_t op_id, start, end;
+};
+
+struct gpa_nccl {
+	GP_VEC(struct gpa_nccl_op) ops; /* by start once linked */
+	uint32_t *kern_op;              /* per gpa_model.kern row: its op, or GPA_NONE */
+	uint64_t channels;              /* NCCL_CHANNEL records loaded */
+	uint64_t kernels_linked;        /* kernels tied to an op */
+	GP_VEC(struct gpa_nccl_ext) ext;  /* while loading */
+	GP_VEC(struct gpa_nccl_chan) ch;  /* while loading */
+};
+
+/*
+ * Used by model.c while loading: records of process proc, string fields
+ * already model ids. Each returns 0 or -GP_ERR_NOMEM. gpa_nccl_link runs
+ * once the tables are built: times onto the model timeline, channels and
+ * kernels (through CUSTOM2 external correlation) to their operations.
+ */
+int gpa_nccl_add_op(struct gpa_model *m, uint32_t proc, const struct gpt_nccl *r, uint32_t func,
+		    uint32_t algo, uint32_t proto, uint32_t comm_name);
+int gpa_nccl_add_channel(struct gpa_model *m, uint32_t proc, const struct gpt_nccl_channel *r);
+int gpa_nccl_add_extcorr(struct gpa_model *m, uint32_t proc, const struct gpt_extcorr *r);
+int gpa_nccl_link(struct gpa_model *m);
+void gpa_nccl_free(struct gpa_nccl *n);
 
 #endif /* GPA_MODEL_H */

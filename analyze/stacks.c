@@ -268,7 +268,7 @@ int gpa_stacks_link(struct gpa_model *m)
 						: GPA_NONE;
 		s->info.api_rows += s->api_node[i] != GPA_NONE;
 	}
-	qsort(s->mods.v, s->mods.n, sizeof(*s->mods.v), cmp_mod);
+	gp_qsort(s->mods.v, s->mods.n, sizeof(*s->mods.v), cmp_mod);
 	s->info.modules = s->mods.n;
 	gp_vec_free(&s->raw);
 	gp_vec_free(&s->rstk);

@@ -30,6 +30,7 @@ extern const size_t cmd_count;
 int cmd_info(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_gaps(int argc, char **argv);
+int cmd_comm(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
@@ -38,9 +39,13 @@ int cmd_breakdown(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_flame(int argc, char **argv);
+int cmd_occupancy(int argc, char **argv);
+int cmd_mfu(int argc, char **argv);
+int cmd_devices(int argc, char **argv);
 extern const char cmd_info_help[];
 extern const char cmd_dump_help[];
 extern const char cmd_gaps_help[];
+extern const char cmd_comm_help[];
 extern const char cmd_convert_help[];
 extern const char cmd_record_help[];
 extern const char cmd_report_help[];
@@ -49,6 +54,9 @@ extern const char cmd_breakdown_help[];
 extern const char cmd_export_help[];
 extern const char cmd_diff_help[];
 extern const char cmd_flame_help[];
+extern const char cmd_occupancy_help[];
+extern const char cmd_mfu_help[];
+extern const char cmd_devices_help[];
 
 /* "gpuprof: error: ..." on stderr. */
 GP_PRINTF(1, 2) void cli_error(const char *fmt, ...);
@@ -68,5 +76,26 @@ int cli_load_model(struct gpa_model *m, char **args, size_t nargs);
 bool cli_write_stdout(const void *buf, size_t len);
 /* Writes buf to path through a temporary file renamed over it; false (said) on error. */
 bool cli_write_file(const char *path, const void *buf, size_t len);
+
+/* ---- MFU options shared by gpuprof mfu and gpuprof report (cli/cmd-mfu.c) */
+#include "analyze/analyze.h"
+#include <getopt.h>
+struct cli_mfu {
+	struct gpa_mfu_opts a;
+	const char *device_file;
+	struct gpa_devrow *rows; /* from device_file */
+	size_t nrows;
+	const char *roofline_file;
+	struct gpa_roof_rules *roof; /* from roofline_file */
+	bool given;              /* FLOPs, a model or bytes were given */
+};
+extern const struct option cli_mfu_longopts[];
+extern const size_t cli_mfu_nlongopts;
+void cli_mfu_init(struct cli_mfu *o);
+void cli_mfu_release(struct cli_mfu *o);
+/* Handles one getopt value of cli_mfu_longopts: 0 taken, -1 not an MFU option, else an exit code. */
+int cli_mfu_option(int c, const char *arg, const char *help, struct cli_mfu *o);
+/* Reads --device-file (at most 1 MiB, untrusted); -1 after saying why. */
+int cli_mfu_load_file(struct cli_mfu *o);
 
 #endif

@@ -21,7 +21,7 @@ const char cmd_dump_help[] =
 	"\n"
 	"Record kinds: process device context stream thread clock loss kernel memcpy\n"
 	"memset api sync nvtx nccl extcorr overhead metric memory graph name\n"
-	"stack_node stack module.\n"
+	"stack_node stack module nccl_channel.\n"
 	"\n"
 	"Exit status 1 when the file cannot be read or has corrupt chunks; a file\n"
 	"cut short is dumped to its last whole chunk with a warning.\n"

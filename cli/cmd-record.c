@@ -57,11 +57,15 @@ const char cmd_record_help[] =
 	"                        call (docs/backtrace.md)\n"
 	"  --backtrace-method M  auto (libunwind if it loads, else fp; default), fp\n"
 	"                        (frame pointers), unwind (libunwind)\n"
-	"  --preload             also set LD_PRELOAD (needed by nothing today)\n"
+	"  --preload             also set LD_PRELOAD: NCCL calls are then interposed\n"
+	"                        when NCCL does not load the profiler plugin (NCCL\n"
+	"                        older than 2.27)\n"
 	"  -h, --help            this text\n"
 	"\n"
 	"Environment: GPUPROF_INJECT_LIB names the library when it is not next to\n"
-	"the gpuprof executable; GPUPROF_DEBUG=1 makes the library log to stderr.\n";
+	"the gpuprof executable; GPUPROF_DEBUG=1 makes the library log to stderr.\n"
+	"NCCL_PROFILER_PLUGIN is set to the library (NCCL operations, docs/comm.md)\n"
+	"unless it is already set; NCCL_PROFILER_PLUGIN=none turns that capture off.\n";
 
 struct record_opts {
 	const char *output;
@@ -553,6 +557,8 @@ int cmd_record(int argc, char **argv)
 		if (!o.kinds || strstr(o.kinds, "nvtx") || strstr(o.kinds, "all")) {
 			setenv("NVTX_INJECTION64_PATH", lib, 1);
 		}
+		/* NCCL loads the library as its profiler plugin; a user's choice stands */
+		setenv("NCCL_PROFILER_PLUGIN", lib, 0);
 		setenv("GPUPROF_OUTPUT", pattern, 1);
 		setenv("GPUPROF_MANIFEST", manifest, 1);
 		set_env("GPUPROF_KINDS", o.kinds);

@@ -36,6 +36,15 @@ const char cmd_report_help[] =
 	"      --kernel-name MODE  short, demangled (default) or mangled\n"
 	"  -h, --help              this text\n"
 	"\n"
+	"Kernel efficiency: a \"Theoretical occupancy\" section (docs/occupancy.md)\n"
+	"and copy bandwidth against the link always; a \"Utilization\" section (MFU,\n"
+	"HFU, MBU) when FLOPs, a model or bytes per step are given with the options\n"
+	"of 'gpuprof mfu' (--flops-per-step, --params, --tokens-per-step, --attention,\n"
+	"--layers, --hidden, --seq-len, --inference, --recompute, --bytes-per-step,\n"
+	"--gpus, --dtype, --device, --device-file, --peak-tflops, --peak-bw), and a\n"
+	"\"Roofline\" section with --roofline FILE (FLOP and byte formulas per kernel;\n"
+	"docs/mfu.md).\n"
+	"\n"
 	"Exit status: 0 ok, 1 a trace could not be read, 2 usage.\n";
 
 struct report_opts {
@@ -47,6 +56,7 @@ struct report_opts {
 	size_t top, max_steps;
 	enum gpa_kernel_name kname;
 	struct gpa_gaps_opts gaps;
+	struct cli_mfu mfu;
 };
 
 static int run(const struct report_opts *o, char **args, size_t nargs)
@@ -58,6 +68,11 @@ static int run(const struct report_opts *o, char **args, size_t nargs)
 	struct gp_strbuf flame_svg = GP_STRBUF_INIT;
 	struct gpa_overview ov = {0};
 	struct gpa_stats kern = {0};
+	struct gpa_occupancy occ = {0};
+	struct gpa_mfu mfu = {0};
+	struct gpa_occ_opts occ_opts = {.device = -1};
+	struct gpa_comm comm = {0};
+	struct gpa_comm_opts comm_opts;
 	struct gp_strbuf out = GP_STRBUF_INIT;
 	char err[512];
 	int ret, status = CMD_ERROR;
@@ -79,6 +94,21 @@ static int run(const struct report_opts *o, char **args, size_t nargs)
 		cli_error("out of memory");
 		goto out;
 	}
+	ret = gpa_occupancy_analyze(&m, &steps, &occ_opts, &occ, err, sizeof(err));
+	if (!ret) {
+		ret = gpa_mfu_analyze(&m, &steps, &o->mfu.a, &mfu, err, sizeof(err));
+	}
+	if (ret) {
+		cli_error("%s", err);
+		status = ret == -GP_ERR_API || ret == -GP_ERR_NOTFOUND ? CMD_USAGE : CMD_ERROR;
+		goto out;
+	}
+	gpa_comm_opts_init(&comm_opts);
+	comm_opts.steps = &steps;
+	if (gpa_comm_analyze(&m, &comm_opts, &comm, err, sizeof(err))) {
+		cli_error("%s", err);
+		goto out;
+	}
 	struct gpr_report_parts parts = {
 		.m = &m,
 		.steps = &steps,
@@ -87,6 +117,10 @@ static int run(const struct report_opts *o, char **args, size_t nargs)
 		.kernels = &kern,
 		.top_kernels = o->top,
 		.max_steps = o->max_steps,
+		.occ = &occ,
+		.mfu = &mfu,
+		.mfu_dtype = o->mfu.a.dtype,
+		.comm = &comm,
 	};
 	if (o->html) {
 		struct gpr_html_opts ho;
@@ -124,11 +158,14 @@ static int run(const struct report_opts *o, char **args, size_t nargs)
 		status = CMD_OK;
 	}
 out:
+	gpa_mfu_release(&mfu);
+	gpa_occupancy_release(&occ);
 	gpa_gaps_release(&shade);
 	gpa_flame_release(&flame);
 	gp_strbuf_release(&flame_svg);
 	gp_strbuf_release(&out);
 	gpa_stats_release(&kern);
+	gpa_comm_release(&comm);
 	gpa_overview_release(&ov);
 	gpa_gaps_release(&gaps);
 	gpa_steps_release(&steps);
@@ -151,7 +188,7 @@ static bool parse_count(const char *s, size_t *out)
 
 int cmd_report(int argc, char **argv)
 {
-	static const struct option longopts[] = {
+	struct option longopts[40] = {
 		{"format", required_argument, NULL, 'f'},
 		{"output", required_argument, NULL, 'o'},
 		{"html-events", required_argument, NULL, 'E'},
@@ -161,11 +198,14 @@ int cmd_report(int argc, char **argv)
 		{"min-gap", required_argument, NULL, 'm'},
 		{"kernel-name", required_argument, NULL, 'k'},
 		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
 	};
 	struct report_opts o = {.format = GPR_FORMAT_TEXT, .top = 10, .max_steps = 50,
 				.kname = GPA_KNAME_DEMANGLED, .html_events = 200000};
-	int c, v;
+	int c, v, status;
+
+	/* The MFU options of gpuprof mfu (cli/cmd-mfu.c) follow the report's own. */
+	memcpy(longopts + 9, cli_mfu_longopts, cli_mfu_nlongopts * sizeof(*longopts));
+	cli_mfu_init(&o.mfu);
 
 	gpa_gaps_opts_init(&o.gaps);
 	optind = 1;
@@ -227,12 +267,24 @@ int cmd_report(int argc, char **argv)
 			fputs(cmd_report_help, stdout);
 			return CMD_OK;
 		default:
-			return cli_usage_error(cmd_report_help, "unknown option or missing value '%s'",
-					       argv[optind - 1]);
+			v = c == '?' ? -1 : cli_mfu_option(c, optarg, cmd_report_help, &o.mfu);
+			if (v > 0) {
+				return v;
+			}
+			if (v < 0) {
+				return cli_usage_error(cmd_report_help,
+						       "unknown option or missing value '%s'",
+						       argv[optind - 1]);
+			}
 		}
 	}
 	if (optind >= argc) {
 		return cli_usage_error(cmd_report_help, "no trace given");
 	}
-	return run(&o, argv + optind, (size_t)(argc - optind));
+	if (cli_mfu_load_file(&o.mfu)) {
+		return CMD_ERROR;
+	}
+	status = run(&o, argv + optind, (size_t)(argc - optind));
+	cli_mfu_release(&o.mfu);
+	return status;
 }

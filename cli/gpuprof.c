@@ -43,6 +43,15 @@ const struct cmd cmd_table[] = {
 	{"flame", cmd_flame, "GPU-time flame graphs: folded, SVG, speedscope; differential",
 	 cmd_flame_help},
 	{"export", cmd_export, "write traces as an nsys-compatible SQLite export", cmd_export_help},
+	{"occupancy", cmd_occupancy,
+	 "theoretical occupancy per kernel launch: limiter, what-if, waves, per step",
+	 cmd_occupancy_help},
+	{"mfu", cmd_mfu, "step MFU/HFU/MBU against the device peak; copy bandwidth vs the link",
+	 cmd_mfu_help},
+	{"devices", cmd_devices, "the GPU peak table: dense TFLOP/s per datatype, bandwidths",
+	 cmd_devices_help},
+	{"comm", cmd_comm, "communication: NCCL bandwidth, exposed communication, stragglers",
+	 cmd_comm_help},
 	{"help", cmd_help, "this list, a command's help, or the manual page", cmd_help_help},
 };
 const size_t cmd_count = GP_ARRAY_SIZE(cmd_table);

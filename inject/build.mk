@@ -31,7 +31,8 @@ FAKE_TOOLS := $(O)/tests/fakecuda-run $(O)/tests/check-trace $(O)/tests/nvtx-thr
 	$(O)/tests/life $(O)/tests/demo-train $(O)/tests/bt-prog-fp $(O)/tests/bt-prog-nofp \
 	$(O)/tests/stack-frames
 UNIT_INJECT := $(O)/tests/unit-inject
-BENCH_INJECT := $(O)/bench-inject-nvtx $(O)/bench-inject-writer $(O)/bench-backtrace
+BENCH_INJECT := $(O)/bench-inject-nvtx $(O)/bench-inject-writer $(O)/bench-backtrace \
+	$(O)/bench-nccl
 
 # nodelete: NVTX dlcloses an injection that declines, and CUDA may too; our
 # exit handler and writer thread must never find their code unmapped.
@@ -119,6 +120,27 @@ $(O)/tests/stack-frames: $(call obj,tests/fakecuda/stack-frames.c) $(LIB_ANALYZE
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
 
+# ---- the fake NCCL (tests/fakenccl/): a plugin driver and a libnccl.so.2 for interposition
+
+FAKE_NCCL := $(FAKE_DIR)/nccl/libnccl.so.2
+NCCL_TOOLS := $(O)/tests/nccl-plugin-drive $(O)/tests/nccl-app
+$(O)/tests/fakenccl/%.o: CFLAGS += $(INJ_CFLAGS)
+
+$(FAKE_NCCL): $(call obj,tests/fakenccl/fake-nccl.c)
+	@mkdir -p $(dir $@)
+	$(CC) -shared $(LDFLAGS) -Wl,-soname,libnccl.so.2 -o $@ $^
+	@ln -sf libnccl.so.2 $(FAKE_DIR)/nccl/libnccl.so
+
+$(O)/tests/nccl-plugin-drive: $(call obj,tests/fakenccl/nccl-plugin-drive.c)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ -ldl -lpthread
+
+$(O)/tests/nccl-app: $(call obj,tests/fakenccl/nccl-app.c) $(FAKE_NCCL)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $(call obj,tests/fakenccl/nccl-app.c) -L$(FAKE_DIR)/nccl -lnccl
+
+inject: $(FAKE_NCCL) $(NCCL_TOOLS)
+
 $(UNIT_INJECT): $(call obj,$(wildcard tests/unit/inject/*.c)) $(UNIT_MAIN) $(INJ_AR) $(LIB_TRACE) $(LIB_BASE)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $(call obj,$(wildcard tests/unit/inject/*.c)) $(UNIT_MAIN) \
@@ -135,12 +157,17 @@ $(O)/bench-backtrace: $(call obj,tests/bench/bench-backtrace.c) $(INJ_AR)
 	$(CC) $(LDFLAGS) -o $@ $^ $(INJ_LIBS)
 $(O)/tests/bench/bench-backtrace.o: CFLAGS += -fno-omit-frame-pointer
 
+$(O)/tests/bench/bench-nccl.o: CFLAGS += $(INJ_CFLAGS)
+$(O)/bench-nccl: $(call obj,tests/bench/bench-nccl.c) $(LIB_BASE) $(FAKE_NCCL)
+	$(CC) $(LDFLAGS) -o $@ $(call obj,tests/bench/bench-nccl.c) $(LIB_BASE) -L$(FAKE_DIR)/nccl -lnccl -ldl -lm
+
 bench-inject: $(BENCH_INJECT) $(INJ_LIB)
 	$(O)/bench-inject-nvtx $(INJ_LIB)
 	$(O)/bench-inject-writer
 	$(O)/bench-backtrace
 	$(O)/bench-backtrace fp
 	sh tests/bench/bench-backtrace.sh $(O)
+	sh tests/bench/bench-nccl.sh $(O)
 
 # gpuprof record finds the library in ../lib/gpuprof/ next to bin/gpuprof.
 install-inject: $(INJ_LIB)
@@ -157,6 +184,12 @@ endif
 # ---- CUDA samples (nvcc) and the GPU check
 
 SAMPLES_CU := $(wildcard samples/*.cu)
+# the NCCL sample needs the toolkit's NCCL (nccl.h, libnccl)
+NCCL_LIBDIR := $(firstword $(dir $(wildcard $(CUDA_HOME)/lib/libnccl.so $(CUDA_HOME)/lib64/libnccl.so \
+	/usr/lib/x86_64-linux-gnu/libnccl.so /usr/lib/aarch64-linux-gnu/libnccl.so)))
+ifeq ($(and $(wildcard $(INJ_CUDA_INC)/nccl.h),$(NCCL_LIBDIR)),)
+SAMPLES_CU := $(filter-out samples/nccl-allreduce.cu,$(SAMPLES_CU))
+endif
 SAMPLES_BIN := $(patsubst samples/%.cu,$(O)/samples/%,$(SAMPLES_CU))
 SAMPLES_ARCH ?= -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 \
 	-gencode arch=compute_90,code=compute_90
@@ -167,7 +200,8 @@ samples: $(SAMPLES_BIN)
 $(O)/samples/%: samples/%.cu samples/common.h
 	@mkdir -p $(dir $@)
 	$(NVCC) $(SAMPLES_NVCCFLAGS) -o $@ $< $(if $(filter train-step,$*),-lcublas) \
-		$(if $(filter occupancy,$*),-maxrregcount=64)
+		$(if $(filter occupancy,$*),-maxrregcount=64) \
+		$(if $(filter nccl-allreduce,$*),-L$(NCCL_LIBDIR) -lnccl -Xlinker -rpath -Xlinker $(NCCL_LIBDIR))
 else
 samples:
 	@echo "nvcc not found at $(NVCC) (set CUDA_HOME): skipping samples/"

@@ -45,6 +45,8 @@ struct gpi_cupti_fns {
 	CUptiResult (*ActivityGetNumDroppedRecords)(CUcontext, uint32_t, size_t *);
 	CUptiResult (*GetTimestamp)(uint64_t *);
 	CUptiResult (*SetThreadIdType)(CUpti_ActivityThreadIdType);
+	CUptiResult (*ActivityPushExternalCorrelationId)(CUpti_ExternalCorrelationKind, uint64_t);
+	CUptiResult (*ActivityPopExternalCorrelationId)(CUpti_ExternalCorrelationKind, uint64_t *);
 };
 
 static struct gpi_cupti_fns fns;
@@ -127,6 +129,8 @@ static int load_cupti(char *why, size_t whylen)
 	SYM(ActivityGetNumDroppedRecords, false);
 	SYM(GetTimestamp, false);
 	SYM(SetThreadIdType, false);
+	SYM(ActivityPushExternalCorrelationId, false);
+	SYM(ActivityPopExternalCorrelationId, false);
 	if (missing) {
 		gpi_fmt(why, whylen, "libcupti lacks %s", missing);
 		return -1;
@@ -693,5 +697,23 @@ void gpi_conv_cupti_buffer(struct gpi_conv *cv, uint8_t *buf, size_t valid)
 			}
 			return;
 		}
+	}
+}
+
+/* NCCL operations tie to their launches through CUSTOM2 external ids (docs/comm.md). */
+bool gpi_nccl_extcorr_push(uint64_t id)
+{
+	return atomic_load_explicit(&gpi_cupti_state, memory_order_relaxed) == GPI_CUPTI_ACTIVE &&
+	       fns.ActivityPushExternalCorrelationId && fns.ActivityPopExternalCorrelationId &&
+	       fns.ActivityPushExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2, id) ==
+		       CUPTI_SUCCESS;
+}
+
+void gpi_nccl_extcorr_pop(bool pushed)
+{
+	uint64_t id;
+
+	if (pushed) {
+		fns.ActivityPopExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2, &id);
 	}
 }

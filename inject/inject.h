@@ -480,4 +480,54 @@ unsigned gpi_bt_walk(int method, uintptr_t *pcs, unsigned max);
 /* The method in use (enum gpt_stack_method), 0 when off. */
 int gpi_bt_method(void);
 
+/* ----------------------------------------------------------- nccl.c */
+
+/*
+ * NCCL operations reach the writer through one bounded lock-free queue
+ * (many producers: application and NCCL proxy threads; one consumer: the
+ * writer). Both the profiler plugin (nccl.c) and the interposers
+ * (nccl-interpose.c) fill these entries; a full queue drops and counts
+ * (GPT_LOSS_NCCL_BUFFER).
+ */
+enum gpi_nccl_ev_kind {
+	GPI_NCCL_OP = 1,
+	GPI_NCCL_CHANNEL = 2,
+};
+
+struct gpi_nccl_ev {
+	uint8_t kind; /* enum gpi_nccl_ev_kind */
+	uint8_t source, flags, datatype, reduce_op, channel, nchannels, nwarps;
+	int32_t root, peer, rank, nranks, nodes;
+	uint32_t tid;
+	uint16_t ctx; /* plugin communicator slot + 1 (its name); 0 none */
+	uint64_t start, end, enqueued, count, bytes, comm_hash, seq, op_id, ext_id;
+	uint64_t stream_handle, gpu_start, gpu_end;
+	char func[24], dtype[16], algo[16], proto[16]; /* NUL-terminated, cut to fit */
+};
+
+#define GPI_NCCL_DT_UNKNOWN 0xff /* datatype not known as an ncclDataType_t (dtype names it) */
+
+/* Whether a profiler plugin instance is live (the interposers then only pass through). */
+extern _Atomic int gpi_nccl_plugin_active;
+/* A new id for an operation (also its CUPTI external correlation id). Lock-free. */
+uint64_t gpi_nccl_next_id(void);
+/* Queues an entry; false (and counted) when the queue is full or tracing is off. Lock-free. */
+bool gpi_nccl_push(const struct gpi_nccl_ev *ev);
+/* The caller's thread id, cached in TLS. */
+uint32_t gpi_nccl_tid(void);
+/*
+ * CUPTI external correlation (CUSTOM2) around NCCL launches (cupti.c): push
+ * returns whether it pushed (false without CUPTI); pop takes that answer.
+ */
+bool gpi_nccl_extcorr_push(uint64_t id);
+void gpi_nccl_extcorr_pop(bool pushed);
+/* Bytes of one element of an ncclDataType_t, 0 unknown. */
+unsigned gpi_nccl_type_size(unsigned dt);
+/* Writer: converts queued entries into NCCL and NCCL_CHANNEL records. */
+void gpi_nccl_drain(struct gpi_conv *cv);
+/* Writer: entries dropped since the last call. */
+uint64_t gpi_nccl_take_dropped(void);
+/* Whether the queue holds entries. */
+bool gpi_nccl_has_data(void);
+
 #endif /* GPI_INJECT_H */

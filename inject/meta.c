@@ -315,4 +315,9 @@ void gpi_meta_losses(struct gpi_conv *cv, uint64_t cupti_dropped)
 		struct gpt_loss l = {.ts = ts, .cause = GPT_LOSS_NVTX_BUFFER, .count = nvtx};
 		gpi_conv_add(cv, GPT_KIND_LOSS, &l);
 	}
+	uint64_t nccl = gpi_nccl_take_dropped();
+	if (nccl) {
+		struct gpt_loss l = {.ts = ts, .cause = GPT_LOSS_NCCL_BUFFER, .count = nccl};
+		gpi_conv_add(cv, GPT_KIND_LOSS, &l);
+	}
 }

@@ -309,7 +309,7 @@ static bool has_data(void)
 			return true;
 		}
 	}
-	return gpi_nvtx_has_data();
+	return gpi_nvtx_has_data() || gpi_nccl_has_data();
 }
 
 static void header_records(void)
@@ -392,6 +392,7 @@ static void *writer_main(void *arg)
 		process_cupti();
 		gpi_nvtx_drain(&conv, &tconv);
 		gpi_bt_drain(&conv);
+		gpi_nccl_drain(&conv);
 		if (flush) {
 			periodic();
 			next_flush = now + (uint64_t)flush_ms * 1000000;
@@ -422,6 +423,7 @@ static void *writer_main(void *arg)
 	process_cupti();
 	gpi_nvtx_drain(&conv, &tconv);
 	gpi_bt_drain(&conv);
+	gpi_nccl_drain(&conv);
 	uint64_t unfinished = gpi_nvtx_finish(&conv, gpi_now());
 	gpi_meta_losses(&conv, gpi_cupti_take_dropped());
 	if (unfinished || deadline_losses) {

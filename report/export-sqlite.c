@@ -128,6 +128,16 @@ static const struct enum_row mem_kind[] = {
 	{7, "CUDA_MEMOPR_MEMORY_KIND_UNKNOWN", "Unknown"},
 };
 
+/*
+ * The model keeps CUPTI's CUpti_ActivityMemoryKind (0 unknown, 1 pageable, ...
+ * 7 managed static); nsys's ENUM_CUDA_MEM_KIND above starts at 0 = pageable
+ * and puts unknown last (7).
+ */
+static int mem_kind_to_nsys(uint8_t k)
+{
+	return k >= 1 && k <= 7 ? k - 1 : 7;
+}
+
 static const struct enum_row event_type[] = {
 	{33, "NvtxCategory", "NvtxCategory"},
 	{34, "NvtxMark", "NvtxMark"},
@@ -565,8 +575,8 @@ static int write_memcpys(struct exp *e)
 		bind_gpu_op(e, s, c->start[i], c->end[i], c->dev[i], c->stream[i], c->corr[i]);
 		sqlite3_bind_int64(s, 8, (int64_t)c->bytes[i]);
 		sqlite3_bind_int64(s, 9, c->copy_kind[i]);
-		sqlite3_bind_int64(s, 10, c->src_kind[i]);
-		sqlite3_bind_int64(s, 11, c->dst_kind[i]);
+		sqlite3_bind_int64(s, 10, mem_kind_to_nsys(c->src_kind[i]));
+		sqlite3_bind_int64(s, 11, mem_kind_to_nsys(c->dst_kind[i]));
 		ret = step(e, s, "CUPTI_ACTIVITY_KIND_MEMCPY");
 	}
 	sqlite3_finalize(s);
@@ -584,7 +594,7 @@ static int write_memsets(struct exp *e)
 	for (size_t i = 0; i < m->n && !ret; i++) {
 		bind_gpu_op(e, s, m->start[i], m->end[i], m->dev[i], m->stream[i], m->corr[i]);
 		sqlite3_bind_int64(s, 8, (int64_t)m->bytes[i]);
-		sqlite3_bind_int64(s, 9, m->memory_kind[i]);
+		sqlite3_bind_int64(s, 9, mem_kind_to_nsys(m->memory_kind[i]));
 		ret = step(e, s, "CUPTI_ACTIVITY_KIND_MEMSET");
 	}
 	sqlite3_finalize(s);

@@ -199,6 +199,33 @@ int gpr_gaps_render(struct gp_strbuf *out, enum gpr_format fmt, unsigned tables,
 
 /* ---- end gaps */
 
+/* ---- communication (report/comm.c, docs/comm.md) */
+
+enum gpr_comm_tables {
+	GPR_COMM_COLLS = 1 << 0,   /* collectives by type and size: bandwidth */
+	GPR_COMM_EXPOSED = 1 << 1, /* exposed communication per device and step */
+	GPR_COMM_RANKS = 1 << 2,   /* arrival and waiting per rank */
+	GPR_COMM_ALL = 7,
+};
+
+/*
+ * Fills t (initialized here; caller releases) with one table (a single
+ * GPR_COMM_* bit) of c; totals_only keeps the per-device totals of the
+ * exposed table. Returns 0 or -GP_ERR_API for a bad table.
+ */
+int gpr_comm_table(struct gpr_table *t, unsigned table, const struct gpa_model *m,
+		   const struct gpa_steps *steps, const struct gpa_comm *c, bool totals_only);
+/* Whether c found any NCCL operation or communication kernel. */
+bool gpr_comm_has_data(const struct gpa_comm *c);
+/*
+ * Appends the summary and the tables in mask 'tables': text and Markdown
+ * (summary lines, then a title and a table per section), CSV (tables
+ * separated by blank lines), JSON (one object: "summary", then one array
+ * per table).
+ */
+int gpr_comm_render(struct gp_strbuf *out, enum gpr_format fmt, unsigned tables,
+		    const struct gpa_model *m, const struct gpa_steps *steps, const struct gpa_comm *c);
+
 /* ---- report: the one-stop answer (report/summary.c, docs/report.md) */
 
 struct gpr_report_parts {
@@ -209,6 +236,11 @@ struct gpr_report_parts {
 	const struct gpa_stats *kernels; /* a cuda_gpu_kern_sum result */
 	size_t top_kernels;              /* kernel rows shown */
 	size_t max_steps;                /* step rows shown in text and Markdown (JSON: all) */
+	/* Kernel efficiency (docs/occupancy.md, docs/mfu.md); NULL or empty: sections left out. */
+	const struct gpa_occupancy *occ; /* "Theoretical occupancy" (top_kernels groups) */
+	const struct gpa_mfu *mfu;       /* "Utilization" (with FLOPs or bytes), "Copy bandwidth" */
+	enum gpa_dtype mfu_dtype;
+	const struct gpa_comm *comm;     /* Communication sections when it has data; NULL: none */
 };
 
 /*
@@ -405,5 +437,44 @@ int gpr_flame_speedscope(struct gp_strbuf *out, const struct gpa_flame *f,
 			 const struct gpa_model *m, enum gpr_speedscope_type type, const char *name);
 
 /* ---- end flame graphs */
+
+/* ---- occupancy (report/occupancy.c, docs/occupancy.md) */
+
+enum gpr_occ_tables {
+	GPR_OCC_KERNELS = 1, /* per kernel group: configuration, occupancy, limiter, waves, what-if */
+	GPR_OCC_STEPS = 2,   /* per step: time-weighted occupancy */
+};
+
+/* Fills t (initialized here; caller releases) with one table of occ; at most top groups. */
+int gpr_occupancy_table(struct gpr_table *t, unsigned which, const struct gpa_model *m,
+			const struct gpa_steps *steps, const struct gpa_occupancy *occ, size_t top);
+/* One sentence: launches, groups, time-weighted occupancy. */
+void gpr_occupancy_headline(struct gp_strbuf *out, const struct gpa_occupancy *occ);
+/* The `gpuprof occupancy` document: headline, kernel table, step table (when steps). */
+int gpr_occupancy_render(struct gp_strbuf *out, enum gpr_format fmt, const struct gpa_model *m,
+			 const struct gpa_steps *steps, const struct gpa_occupancy *occ, size_t top);
+
+/* ---- end occupancy */
+
+/* ---- MFU/MBU, copy bandwidth, device peaks (report/mfu.c, docs/mfu.md) */
+
+enum gpr_mfu_tables {
+	GPR_MFU_SUMMARY = 1, /* device, peaks, FLOPs per step, median MFU/HFU/MBU */
+	GPR_MFU_STEPS = 2,   /* per step */
+	GPR_MFU_COPIES = 3,  /* copy bandwidth by kind against the link */
+	GPR_MFU_SLOW = 4,    /* the slowest copies and why */
+	GPR_MFU_ROOFLINE = 5, /* kernels placed on the roofline (with rules) */
+};
+
+/* Fills t (initialized here; caller releases) with one table of u. */
+int gpr_mfu_table(struct gpr_table *t, unsigned which, const struct gpa_model *m,
+		  const struct gpa_steps *steps, const struct gpa_mfu *u, enum gpa_dtype dtype);
+/* The `gpuprof mfu` document: every non-empty table (JSON: all). */
+int gpr_mfu_render(struct gp_strbuf *out, enum gpr_format fmt, const struct gpa_model *m,
+		   const struct gpa_steps *steps, const struct gpa_mfu *u, enum gpa_dtype dtype);
+/* The peak table (`gpuprof devices`). */
+int gpr_devices_table(struct gpr_table *t, const struct gpa_devrow *rows, size_t n);
+
+/* ---- end MFU */
 
 #endif /* GPR_REPORT_H */

@@ -164,6 +164,12 @@ enum section_id {
 	SEC_KERNELS,
 	SEC_MEMORY,
 	SEC_GAPS,
+	SEC_OCCUPANCY,
+	SEC_UTIL,
+	SEC_COPY_BW,
+	SEC_ROOFLINE,
+	SEC_COMM,
+	SEC_COMM_EXPOSED,
 	SEC__COUNT,
 };
 
@@ -179,7 +185,36 @@ static const struct {
 	[SEC_KERNELS] = {"Top kernels by GPU time", "kernels"},
 	[SEC_MEMORY] = {"Memory traffic", "memory"},
 	[SEC_GAPS] = {"Longest gaps", "longest_gaps"},
+	[SEC_OCCUPANCY] = {"Theoretical occupancy", "occupancy"},
+	[SEC_UTIL] = {"Utilization", "utilization"},
+	[SEC_COPY_BW] = {"Copy bandwidth", "copy_bandwidth"},
+	[SEC_ROOFLINE] = {"Roofline", "roofline"},
+	[SEC_COMM] = {"Communication", "communication"},
+	[SEC_COMM_EXPOSED] = {"Exposed communication", "exposed_communication"},
 };
+
+/*
+ * Kernel-efficiency sections appear only when their inputs exist; the
+ * Communication sections only when the traces hold NCCL operations.
+ */
+static bool present(enum section_id s, const struct gpr_report_parts *p)
+{
+	switch (s) {
+	case SEC_OCCUPANCY:
+		return p->occ && p->occ->groups.n;
+	case SEC_UTIL:
+		return p->mfu && (p->mfu->has_flops || p->mfu->has_bytes);
+	case SEC_COPY_BW:
+		return p->mfu && p->mfu->copies.n;
+	case SEC_ROOFLINE:
+		return p->mfu && p->mfu->roof.rows.n;
+	case SEC_COMM:
+	case SEC_COMM_EXPOSED:
+		return p->comm && p->comm->ops;
+	default:
+		return true;
+	}
+}
 
 static int fill(struct gpr_table *t, enum section_id s, const struct gpr_report_parts *p,
 		enum gpr_format fmt)
@@ -206,6 +241,19 @@ static int fill(struct gpr_table *t, enum section_id s, const struct gpr_report_
 		return 0;
 	case SEC_GAPS:
 		return gpr_gaps_table(t, GPR_GAPS_LONGEST, p->m, p->steps, p->gaps);
+	case SEC_OCCUPANCY:
+		return gpr_occupancy_table(t, GPR_OCC_KERNELS, p->m, p->steps, p->occ,
+					   p->top_kernels);
+	case SEC_UTIL:
+		return gpr_mfu_table(t, GPR_MFU_SUMMARY, p->m, p->steps, p->mfu, p->mfu_dtype);
+	case SEC_COPY_BW:
+		return gpr_mfu_table(t, GPR_MFU_COPIES, p->m, p->steps, p->mfu, p->mfu_dtype);
+	case SEC_ROOFLINE:
+		return gpr_mfu_table(t, GPR_MFU_ROOFLINE, p->m, p->steps, p->mfu, p->mfu_dtype);
+	case SEC_COMM:
+		return gpr_comm_table(t, GPR_COMM_COLLS, p->m, p->steps, p->comm, true);
+	case SEC_COMM_EXPOSED:
+		return gpr_comm_table(t, GPR_COMM_EXPOSED, p->m, p->steps, p->comm, true);
 	default:
 		return -GP_ERR_API;
 	}
@@ -277,6 +325,9 @@ static int render_text_md(struct gp_strbuf *o, enum gpr_format fmt,
 	headline(o, p, md);
 	for (unsigned s = 0; s < SEC__COUNT && !ret; s++) {
 		struct gpr_table t;
+		if (!present((enum section_id)s, p)) {
+			continue;
+		}
 		ret = fill(&t, (enum section_id)s, p, fmt);
 		if (!ret) {
 			if (md) {
@@ -332,6 +383,9 @@ static int render_json(struct gp_strbuf *o, const struct gpr_report_parts *p)
 		       p->gaps->all.window, p->gaps->all.busy, p->gaps->all.idle, p->gaps->all.gaps);
 	for (unsigned s = 0; s < SEC__COUNT && !ret; s++) {
 		struct gpr_table t;
+		if (!present((enum section_id)s, p)) {
+			continue;
+		}
 		ret = fill(&t, (enum section_id)s, p, GPR_FORMAT_JSON);
 		if (!ret) {
 			gp_strbuf_addf(o, ",\"%s\":", sections[s].key);
@@ -359,6 +413,9 @@ int gpr_report_each_table(const struct gpr_report_parts *p, enum gpr_format fmt,
 
 	for (unsigned s = 0; s < SEC__COUNT && !ret; s++) {
 		struct gpr_table t;
+		if (!present((enum section_id)s, p)) {
+			continue;
+		}
 		ret = fill(&t, (enum section_id)s, p, fmt);
 		if (!ret) {
 			ret = t.failed ? -GP_ERR_NOMEM : fn(data, sections[s].title, sections[s].key, &t);

@@ -179,7 +179,10 @@
 	X(41, u8, channel_type, VARINT, 0)                                                         \
 	X(42, u32, max_potential_cluster_size, VARINT, 0)                                          \
 	X(43, u32, max_active_clusters, VARINT, 0)                                                 \
-	X(44, u8, is_device_launched, VARINT, 0)
+	X(44, u8, is_device_launched, VARINT, 0)                                                   \
+	X(45, u32, src_occupancy_bp, VARINT, 0) /* occupancy reported by the source, basis points (Kineto "est. achieved occupancy %" x100); 0 none */ \
+	X(46, u32, src_blocks_per_sm_milli, VARINT, 0) /* "blocks per SM" x1000 */                  \
+	X(47, u32, src_warps_per_sm_milli, VARINT, 0) /* "warps per SM" x1000 */
 
 /* MEMCPY and MEMCPY2 (peer-to-peer) records. */
 #define GPT_MEMCPY_FIELDS(X)                                                                       \
@@ -285,7 +288,32 @@
 	X(18, u64, seq, DELTA, 0)                                                                  \
 	X(19, u32, tid, VARINT, 0)                                                                 \
 	X(20, u8, reduce_op, VARINT, 0)                                                            \
-	X(21, u8, source, VARINT, 0) /* 1 profiler plugin, 2 interposition */
+	X(21, u8, source, VARINT, 0) /* enum gpt_nccl_source */                                   \
+	X(22, u32, nodes, VARINT, 0) /* nodes in the communicator; 0 unknown */                    \
+	X(23, u64, enqueued, REL, 1) /* when the plugin saw it enqueued; 0 unknown */              \
+	X(24, u64, gpu_start, REL, 1) /* first channel start on the GPU; 0 unknown */              \
+	X(25, u64, gpu_end, REL, 24) /* last channel stop on the GPU; 0 unknown */                 \
+	X(26, u64, op_id, DELTA, 0) /* this process's id of the op; NCCL_CHANNEL refers to it */   \
+	X(27, u32, warps, VARINT, 0) /* nWarps per channel (plugin) */                             \
+	X(28, u64, stream_handle, VARINT, 0) /* the cudaStream_t value; 0 unknown */               \
+	X(29, str, comm_name, VARINT, 0) /* the communicator's name, when it has one */            \
+	X(30, u8, flags, VARINT, 0) /* enum gpt_nccl_flags */
+
+/*
+ * Per-channel GPU execution of one NCCL op, from the profiler plugin's
+ * KernelCh events: the GPU globaltimer readings as given (gpu_start,
+ * gpu_end) and converted to the trace clock (start, end).
+ */
+#define GPT_NCCL_CHANNEL_FIELDS(X)                                                                 \
+	X(1, u64, start, DELTA, 0)                                                                 \
+	X(2, u64, end, REL, 1)                                                                     \
+	X(3, u64, op_id, DELTA, 0) /* the NCCL record's op_id */                                   \
+	X(4, u8, channel, VARINT, 0)                                                               \
+	X(5, u64, comm_hash, VARINT, 0)                                                            \
+	X(6, u64, seq, DELTA, 0)                                                                   \
+	X(7, i32, rank, ZIGZAG, 0)                                                                 \
+	X(8, u64, gpu_start, DELTA, 0) /* globaltimer ns as NCCL read it */                        \
+	X(9, u64, gpu_end, REL, 8)
 
 #define GPT_EXTCORR_FIELDS(X)                                                                      \
 	X(1, u8, external_kind, VARINT, 0)                                                         \
@@ -403,7 +431,8 @@
 	X(21, name, NAME, GPT_NAME_FIELDS, 0, 0)                                                   \
 	X(22, stack_node, STACK_NODE, GPT_STACK_NODE_FIELDS, 0, 0)                                 \
 	X(23, stack, STACK, GPT_STACK_FIELDS, 1, 0)                                                \
-	X(24, module, MODULE, GPT_MODULE_FIELDS, 1, 0)
+	X(24, module, MODULE, GPT_MODULE_FIELDS, 1, 0)                                             \
+	X(25, nccl_channel, NCCL_CHANNEL, GPT_NCCL_CHANNEL_FIELDS, 1, 2)
 
 #define GPT_CT_u8 uint8_t
 #define GPT_CT_u16 uint16_t
@@ -425,7 +454,7 @@ enum gpt_kind {
 	GPT_KIND_STRING = 1,
 #define GPT_KIND_ENUM_(num, name, NAME, FIELDS, tf, ef) GPT_KIND_##NAME = num,
 	GPT_RECORD_KINDS(GPT_KIND_ENUM_)
-	GPT_KIND__LAST_RECORD = 24,
+	GPT_KIND__LAST_RECORD = 25,
 	GPT_KIND_INDEX = 127,
 	GPT_KIND__MAX = 128,
 };
@@ -452,6 +481,20 @@ enum gpt_loss_cause {
 	GPT_LOSS_STACK_QUEUE = 8,     /* call stacks dropped: the stack queue was full */
 	GPT_LOSS_STACK_TABLE = 9,     /* call stacks cut short: the stack node table was full */
 	GPT_LOSS__MAX = 10,
+};
+
+enum gpt_nccl_source {
+	GPT_NCCL_SRC_PLUGIN = 1,    /* NCCL profiler plugin */
+	GPT_NCCL_SRC_INTERPOSE = 2, /* pnccl interposition */
+	GPT_NCCL_SRC_KINETO = 3,    /* imported from a Kineto trace */
+	GPT_NCCL_SRC_NSYS = 4,      /* imported from nsys NCCL NVTX ranges */
+};
+
+enum gpt_nccl_flags {
+	GPT_NCCL_GRAPH_CAPTURED = 1, /* issued under CUDA graph capture */
+	GPT_NCCL_IN_GROUP = 2,	     /* issued inside ncclGroupStart/End */
+	GPT_NCCL_P2P = 4,	     /* a point-to-point op (Send, Recv) */
+	GPT_NCCL_GPU_PARTIAL = 8,    /* some channels never reported a stop */
 };
 
 enum gpt_stack_flags {

@@ -116,6 +116,11 @@ check_sample() { # name gt-file stat-file
 			else
 				fail "$name: $a config '${line#config }', expected grid $b block $c regs $d smem $e+$f"
 			fi ;;
+		nccl) # NCCL operations of function $a recorded (the profiler plugin: source 1)
+			got=$("$GPUPROF" dump --kind nccl "$work/$name.gpz" 2>/dev/null |
+				grep -c "^nccl .*func=\"$a\".* source=1 ")
+			[ "${got:-0}" = "$b" ] && pass "$name: NCCL $a x$b through the plugin" ||
+				fail "$name: NCCL $a: ${got:-0} recorded by the plugin, expected $b" ;;
 		*) ;;
 		esac
 	done <"$gt"
@@ -125,6 +130,8 @@ loop_ms() { sed -n 's/^GT loop_ms //p' "$1" | head -n 1; }
 median() { sort -n | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)]; else print "" }'; }
 
 samples="vector-add train-step occupancy"
+# the NCCL sample is built when the toolkit has NCCL
+[ -x "$B/samples/nccl-allreduce" ] && samples="$samples nccl-allreduce"
 for s in $samples; do
 	bin=$B/samples/$s
 	say "== $s"
@@ -143,6 +150,13 @@ for s in $samples; do
 		continue
 	}
 	check_sample "$s" "$work/$s.traced.txt" "$work/$s.stat"
+	if [ "$s" = nccl-allreduce ]; then
+		# NCCL kernels tied to their operations through CUSTOM2 external correlation
+		"$GPUPROF" comm --format json "$work/$s.gpz" >"$work/$s.comm.json" 2>&1
+		linked=$(sed -n 's/.*"by_record":\([0-9]*\).*/\1/p' "$work/$s.comm.json")
+		[ "${linked:-0}" -gt 0 ] && pass "$s: $linked NCCL kernels linked to their operations" ||
+			fail "$s: no NCCL kernel linked to an operation ($(head -c 300 "$work/$s.comm.json"))"
+	fi
 done
 
 # ------------------------------------------------------------ overhead

@@ -6,6 +6,7 @@
  */
 #include "base/compat.h"
 #include "tests/tools/gen.h"
+#include "tests/tools/gen-nccl.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -32,7 +33,13 @@ static void usage(FILE *f)
 	      "  --step-jitter SD  per-step noise: kernel durations times 1 + N(0, SD) (0)\n"
 	      "  --run-jitter SD   per-run noise: kernel durations times 1 + N(0, SD) (0)\n"
 	      "  --slowdown F      every kernel and copy takes F times as long (1)\n"
-	      "  --slow-kernel REGEX=F  kernels matching REGEX (POSIX ERE) take F times as long\n",
+	      "  --slow-kernel REGEX=F  kernels matching REGEX (POSIX ERE) take F times as long\n"
+	      "  --nccl            instead: per rank, steps with an AllReduce overlapping compute\n"
+	      "                    (tests/tools/gen-nccl.c has the known answers)\n"
+	      "  --straggler R     with --nccl: rank R arrives late at every AllReduce\n"
+	      "  --nccl-late NS    how late (400000)\n"
+	      "  --nccl-fill N     with --nccl: N more short kernels per step (0)\n"
+	      "  --nccl-names      with --nccl: no NCCL records, kernels known by name only\n",
 	      f);
 }
 
@@ -78,8 +85,12 @@ int main(int argc, char **argv)
 		{"all-kinds", 0, 0, 'a'},   {"level", 1, 0, 'l'},     {"chunk-records", 1, 0, 'C'},
 		{"no-close", 0, 0, 'N'},    {"sync-wake-ns", 1, 0, 'W'}, {"item-sync", 0, 0, 'I'},    {"help", 0, 0, 'h'},
 		{"same-kernels", 0, 0, 'K'}, {"step-jitter", 1, 0, 'J'}, {"run-jitter", 1, 0, 'R'},
-		{"slowdown", 1, 0, 'D'},    {"slow-kernel", 1, 0, 'X'},      {0, 0, 0, 0},
+		{"slowdown", 1, 0, 'D'},    {"slow-kernel", 1, 0, 'X'},
+		{"nccl", 0, 0, 1000},       {"straggler", 1, 0, 1001},  {"nccl-late", 1, 0, 1002},
+		{"nccl-fill", 1, 0, 1003},  {"nccl-names", 0, 0, 1004}, {0, 0, 0, 0},
 	};
+	struct gen_nccl_opts no;
+	bool nccl = false;
 	struct gen_opts go;
 	struct gpt_writer_opts wo = {.level = -1};
 	const char *out = NULL;
@@ -88,9 +99,29 @@ int main(int argc, char **argv)
 	int c;
 
 	gen_opts_default(&go);
+	gen_nccl_opts_default(&no);
 	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
 		if (c == 'o') {
 			out = optarg;
+			continue;
+		}
+		if (c == 1000 || c == 1004) {
+			nccl = true;
+			no.names_only |= c == 1004;
+			continue;
+		}
+		if (c >= 1001 && c <= 1003) {
+			if (!parse_u64(optarg, &v) || v > UINT32_MAX * 1000ull) {
+				fprintf(stderr, "tracegen: bad value '%s'\n", optarg);
+				return 2;
+			}
+			if (c == 1001) {
+				no.straggler = (int64_t)v;
+			} else if (c == 1002) {
+				no.late_ns = v;
+			} else {
+				no.fill = (uint32_t)v;
+			}
 			continue;
 		}
 		if (c == 'h') {
@@ -175,12 +206,15 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		go.rank = r;
+		no.rank = r;
+		no.world_size = (uint32_t)ranks;
+		no.steps = go.steps;
 		ret = gpt_writer_open(path, &wo, &w);
 		if (ret) {
 			fprintf(stderr, "tracegen: %s: %s\n", path, gp_err_str(ret));
 			return 1;
 		}
-		ret = gen_write(w, &go, &st);
+		ret = nccl ? gen_nccl_write(w, &no, &st) : gen_write(w, &go, &st);
 		if (!ret && no_close) {
 			ret = gpt_writer_flush(w);
 			gpt_writer_abandon(w);

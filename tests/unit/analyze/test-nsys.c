@@ -327,8 +327,9 @@ TEST(nsys_fields)
 	CHECK_EQ_U(m.correlation, 23);
 	CHECK_EQ_U(m.bytes, 1048576);
 	CHECK_EQ_U(m.copy_kind, 10);
-	CHECK_EQ_U(m.src_kind, 2);
-	CHECK_EQ_U(m.dst_kind, 2);
+	/* nsys ENUM_CUDA_MEM_KIND 2 (device) is CUPTI's CUPTI_ACTIVITY_MEMORY_KIND_DEVICE, 3. */
+	CHECK_EQ_U(m.src_kind, 3);
+	CHECK_EQ_U(m.dst_kind, 3);
 	CHECK_EQ_U(m.src_device, 3);
 	CHECK_EQ_U(m.src_context, 11);
 	CHECK_EQ_U(m.dst_device, 4);
@@ -346,7 +347,7 @@ TEST(nsys_fields)
 	CHECK_EQ_U(ms.correlation, 24);
 	CHECK_EQ_U(ms.value, 255);
 	CHECK_EQ_U(ms.bytes, 4096);
-	CHECK_EQ_U(ms.memory_kind, 2);
+	CHECK_EQ_U(ms.memory_kind, 3);
 
 	struct gpt_api a = {0};
 	r = reopen(r);

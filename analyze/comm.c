@@ -1,0 +1,662 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * comm.c - communication analysis (gpuprof comm, the report's
+ * Communication section; docs/comm.md has the method and its limits).
+ *
+ *   Collectives: NCCL operations by collective and message-size bucket:
+ *     count, time, bytes, algbw = S / t and busbw = algbw * f(n) with
+ *     nccl-tests' data size S and bus factor f (reference/analysis.md 6.1);
+ *     t is the operation's GPU time (record, channels or linked kernels),
+ *     else its host time, and for an operation matched on several ranks the
+ *     fastest rank's (the rest of each rank's time is waiting).
+ *   Exposed communication: per device and step, C = union of communication
+ *     kernel intervals, K = union of the other kernels; overlap = |C & K|,
+ *     exposed = |C \ K|. Communication kernels are those linked to NCCL
+ *     records first; name rules (NCCL, NVSHMEM, DeepEP-style, custom
+ *     all-reduce, and the user's) name the rest, except that in a process
+ *     whose kernels link to NCCL records an NCCL-named kernel must link too.
+ *   Across ranks: the same operation on every rank is (communicator hash,
+ *     collective, sequence number); its arrivals are the host start times
+ *     on the common timeline; skew = last - first; the last arrival makes
+ *     the others wait (last - their arrival), counted against it; the rank
+ *     that arrives last most often is the straggler.
+ */
+#include "base/compat.h"
+#include "analyze/analyze.h"
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+
+#include <ctype.h>
+
+/* ---- names and factors */
+
+static const char *const bucket_names[GPA_COMM_BUCKETS] = {
+	"<64KiB", "64KiB-1MiB", "1-16MiB", "16-256MiB", ">=256MiB",
+};
+
+const char *gpa_comm_bucket_name(unsigned b)
+{
+	return b < GPA_COMM_BUCKETS ? bucket_names[b] : NULL;
+}
+
+static unsigned bucket_of(uint64_t bytes)
+{
+	if (bytes < (64u << 10)) {
+		return 0;
+	}
+	if (bytes < (1u << 20)) {
+		return 1;
+	}
+	if (bytes < (16u << 20)) {
+		return 2;
+	}
+	if (bytes < (256u << 20)) {
+		return 3;
+	}
+	return 4;
+}
+
+/* Spellings: "AllReduce", "ncclAllReduce", "nccl:all_reduce", "_reduce_scatter_base", ... */
+const char *gpa_comm_canonical(const char *func)
+{
+	static const struct {
+		const char *key, *name;
+	} names[] = {
+		{"reducescatter", "ReduceScatter"}, {"allreduce", "AllReduce"},
+		{"allgather", "AllGather"},	    {"alltoall", "AlltoAll"},
+		{"broadcast", "Broadcast"},	    {"bcast", "Broadcast"},
+		{"sendrecv", "SendRecv"},	    {"send", "Send"},
+		{"recv", "Recv"},		    {"gather", "Gather"},
+		{"scatter", "Scatter"},		    {"reduce", "Reduce"},
+	};
+	char buf[64];
+	size_t n = 0;
+
+	if (!func) {
+		return NULL;
+	}
+	for (const char *p = func; *p && n + 1 < sizeof(buf); p++) {
+		if (*p != '_' && *p != ':' && *p != ' ' && *p != '-') {
+			buf[n++] = (char)tolower((unsigned char)*p);
+		}
+	}
+	buf[n] = '\0';
+	for (size_t i = 0; i < GP_ARRAY_SIZE(names); i++) {
+		if (strstr(buf, names[i].key)) {
+			return names[i].name;
+		}
+	}
+	return NULL;
+}
+
+double gpa_comm_bus_factor(const char *c, int n, unsigned *mult)
+{
+	double nn = n > 0 ? n : 1;
+
+	*mult = 1;
+	if (!c) {
+		return 1;
+	}
+	if (!strcmp(c, "AllReduce")) {
+		return 2 * (nn - 1) / nn;
+	}
+	if (!strcmp(c, "ReduceScatter") || !strcmp(c, "AllGather") || !strcmp(c, "AlltoAll") ||
+	    !strcmp(c, "Gather") || !strcmp(c, "Scatter")) {
+		*mult = n > 0 ? (unsigned)n : 1;
+		return (nn - 1) / nn;
+	}
+	return 1; /* Broadcast, Reduce, Send, Recv, SendRecv */
+}
+
+double gpa_comm_link_peak_gbps(const struct gpa_model *m, uint32_t dev)
+{
+	struct gpa_peaks p;
+
+	if (!m || dev >= m->devs.n || gpa_device_peaks(m, dev, &p) ||
+	    (p.source != GPA_PEAK_TABLE && p.source != GPA_PEAK_USER)) {
+		return 0; /* unknown device, or only an estimate: no link figures */
+	}
+	/* NVLink where the device has it (the table gives both directions), else PCIe x16. */
+	return p.nvlink_gbps > 0 ? p.nvlink_gbps / 2 : p.pcie_gbps;
+}
+
+void gpa_comm_opts_init(struct gpa_comm_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+}
+
+/* ---- communication kernels by name */
+
+static const struct {
+	const char *family, *re;
+} builtin[] = {
+	{"nccl", "(?i)(^|[^a-z])(nccl|rccl)"},
+	{"nvshmem", "(?i)nvshmem"},
+	{"deepep", "(?i)deep_?ep|(intra|inter)node::(dispatch|combine|notify)"},
+	{"custom-allreduce",
+	 "(?i)cross_device_reduce|custom_?all_?reduce|(one|two)_?shot_?all_?reduce|allreduce_fusion|lamport"},
+};
+
+struct rules {
+	pcre2_code **re;
+	bool *is_nccl;
+	size_t n;
+	pcre2_match_data *md;
+};
+
+static void rules_free(struct rules *r)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		pcre2_code_free(r->re[i]);
+	}
+	free(r->re);
+	free(r->is_nccl);
+	pcre2_match_data_free(r->md);
+}
+
+static int rules_init(struct rules *r, const struct gpa_comm_opts *o, char *errbuf, size_t errlen)
+{
+	size_t total = o->nkernel_rules + GP_ARRAY_SIZE(builtin);
+
+	memset(r, 0, sizeof(*r));
+	r->re = calloc(total, sizeof(*r->re));
+	r->is_nccl = calloc(total, sizeof(*r->is_nccl));
+	r->md = pcre2_match_data_create(4, NULL);
+	if (!r->re || !r->is_nccl || !r->md) {
+		return -GP_ERR_NOMEM;
+	}
+	for (size_t i = 0; i < total; i++) {
+		bool user = i < o->nkernel_rules;
+		const char *pat = user ? o->kernel_rules[i] : builtin[i - o->nkernel_rules].re;
+		int code;
+		PCRE2_SIZE off;
+		r->re[i] = pcre2_compile((PCRE2_SPTR)pat, PCRE2_ZERO_TERMINATED, PCRE2_UTF, &code, &off,
+					 NULL);
+		if (!r->re[i]) {
+			PCRE2_UCHAR msg[128];
+			pcre2_get_error_message(code, msg, sizeof(msg));
+			snprintf(errbuf, errlen, "bad kernel rule '%s': %s at offset %zu", pat,
+				 (const char *)msg, (size_t)off);
+			return -GP_ERR_API;
+		}
+		r->is_nccl[i] = !user && i - o->nkernel_rules == 0;
+		r->n++;
+	}
+	return 0;
+}
+
+/* 0 no rule; 1 an NCCL-family rule; 2 another rule. */
+static int rules_match(const struct rules *r, const char *s)
+{
+	if (!s || !*s) {
+		return 0;
+	}
+	for (size_t i = 0; i < r->n; i++) {
+		if (pcre2_match(r->re[i], (PCRE2_SPTR)s, strlen(s), 0, 0, r->md, NULL) >= 0) {
+			return r->is_nccl[i] ? 1 : 2;
+		}
+	}
+	return 0;
+}
+
+/* ---- interval unions */
+
+struct iv {
+	uint64_t s, e;
+};
+typedef GP_VEC(struct iv) iv_vec;
+
+/* Appends [s, e) to a union being built in start order. */
+static int iv_add(iv_vec *v, uint64_t s, uint64_t e)
+{
+	if (e <= s) {
+		return 0;
+	}
+	if (v->n && s <= v->v[v->n - 1].e) {
+		if (e > v->v[v->n - 1].e) {
+			v->v[v->n - 1].e = e;
+		}
+		return 0;
+	}
+	struct iv x = {s, e};
+	return gp_vec_push(v, x);
+}
+
+static uint64_t iv_len(const iv_vec *v)
+{
+	uint64_t t = 0;
+	for (size_t i = 0; i < v->n; i++) {
+		t += v->v[i].e - v->v[i].s;
+	}
+	return t;
+}
+
+static uint64_t iv_inter(const iv_vec *a, const iv_vec *b)
+{
+	uint64_t t = 0;
+	size_t i = 0, j = 0;
+
+	while (i < a->n && j < b->n) {
+		uint64_t s = a->v[i].s > b->v[j].s ? a->v[i].s : b->v[j].s;
+		uint64_t e = a->v[i].e < b->v[j].e ? a->v[i].e : b->v[j].e;
+		if (e > s) {
+			t += e - s;
+		}
+		if (a->v[i].e < b->v[j].e) {
+			i++;
+		} else {
+			j++;
+		}
+	}
+	return t;
+}
+
+/* One device's (or one step's) kernels, in start order: rows of gpa_model.gpu. */
+static int measure(const struct gpa_model *m, const uint8_t *is_comm, const uint32_t *rows,
+		   size_t n, iv_vec *c, iv_vec *k, struct gpa_comm_dev *out)
+{
+	c->n = k->n = 0;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t g = rows[i];
+		uint32_t kr = m->gpu.row[g];
+		int ret = is_comm[kr] ? iv_add(c, m->gpu.start[g], m->gpu.end[g])
+				      : iv_add(k, m->gpu.start[g], m->gpu.end[g]);
+		if (ret) {
+			return ret;
+		}
+		out->kernels += is_comm[kr];
+	}
+	out->comm = iv_len(c);
+	out->compute = iv_len(k);
+	out->overlap = iv_inter(c, k);
+	out->exposed = out->comm - out->overlap;
+	return 0;
+}
+
+static int exposure(const struct gpa_model *m, const struct gpa_comm_opts *o,
+		    const uint8_t *is_comm, struct gpa_comm *out)
+{
+	GP_VEC(uint32_t) rows = {0};
+	uint32_t *order = NULL, *cnt = NULL;
+	iv_vec c = {0}, k = {0};
+	const struct gpa_steps *st = o->steps;
+	size_t nsteps = st ? st->v.n : 0;
+	int ret = -GP_ERR_NOMEM;
+
+	cnt = calloc(nsteps + 2, sizeof(*cnt));
+	if (!cnt) {
+		goto out;
+	}
+	for (uint32_t d = 0; d < m->devs.n; d++) {
+		const struct gpa_dev *dv = &m->devs.v[d];
+		rows.n = 0;
+		bool any = false;
+		for (uint32_t g = dv->gpu_first; g < dv->gpu_first + dv->gpu_count; g++) {
+			if (m->gpu.kind[g] == GPA_GPU_KERNEL) {
+				if (gp_vec_push(&rows, g)) {
+					goto out;
+				}
+				any |= is_comm[m->gpu.row[g]] != 0;
+			}
+		}
+		if (!any) {
+			continue;
+		}
+		/* per step: counting sort of the rows by step, start order kept */
+		if (st && st->gpu_step) {
+			free(order);
+			order = malloc((rows.n ? rows.n : 1) * sizeof(*order));
+			if (!order) {
+				goto out;
+			}
+			memset(cnt, 0, (nsteps + 2) * sizeof(*cnt));
+			for (size_t i = 0; i < rows.n; i++) {
+				uint32_t s = st->gpu_step[rows.v[i]];
+				cnt[(s == GPA_NONE ? nsteps : s) + 1]++;
+			}
+			for (size_t s = 1; s < nsteps + 2; s++) {
+				cnt[s] += cnt[s - 1];
+			}
+			for (size_t i = 0; i < rows.n; i++) {
+				uint32_t s = st->gpu_step[rows.v[i]];
+				order[cnt[s == GPA_NONE ? nsteps : s]++] = rows.v[i];
+			}
+			size_t at = 0;
+			for (size_t s = 0; s < nsteps; s++) {
+				size_t end = cnt[s];
+				if (end > at) {
+					struct gpa_comm_dev r = {.dev = d, .step = (uint32_t)s};
+					if (measure(m, is_comm, order + at, end - at, &c, &k, &r)) {
+						goto out;
+					}
+					if (r.kernels && gp_vec_push(&out->devs, r)) {
+						goto out;
+					}
+				}
+				at = end;
+			}
+		}
+		struct gpa_comm_dev tot = {.dev = d, .step = GPA_NONE};
+		if (measure(m, is_comm, rows.v, rows.n, &c, &k, &tot) ||
+		    gp_vec_push(&out->devs, tot)) {
+			goto out;
+		}
+	}
+	ret = 0;
+out:
+	gp_vec_free(&rows);
+	gp_vec_free(&c);
+	gp_vec_free(&k);
+	free(order);
+	free(cnt);
+	return ret;
+}
+
+/* ---- which kernels communicate */
+
+static int classify(const struct gpa_model *m, const struct gpa_comm_opts *o, uint8_t **out_comm,
+		    struct gpa_comm *out, char *errbuf, size_t errlen)
+{
+	struct rules r;
+	uint8_t *fam = NULL, *linked_proc = NULL, *is_comm = NULL;
+	const uint32_t *kop = m->nccl ? m->nccl->kern_op : NULL;
+	int ret = rules_init(&r, o, errbuf, errlen);
+
+	if (ret) {
+		goto out;
+	}
+	ret = -GP_ERR_NOMEM;
+	fam = calloc(m->funcs.n ? m->funcs.n : 1, 1);
+	linked_proc = calloc(m->procs.n ? m->procs.n : 1, 1);
+	is_comm = calloc(m->kern.n ? m->kern.n : 1, 1);
+	if (!fam || !linked_proc || !is_comm) {
+		goto out;
+	}
+	for (size_t f = 0; f < m->funcs.n; f++) {
+		int a = rules_match(&r, gpa_model_str(m, m->funcs.v[f].name));
+		int b = m->funcs.v[f].demangled ? rules_match(&r, gpa_model_str(m, m->funcs.v[f].demangled)) : 0;
+		fam[f] = (uint8_t)(a ? a : b);
+	}
+	for (size_t k = 0; kop && k < m->kern.n; k++) {
+		if (kop[k] != GPA_NONE) {
+			linked_proc[m->devs.v[m->kern.dev[k]].proc] = 1;
+		}
+	}
+	for (size_t k = 0; k < m->kern.n; k++) {
+		if (kop && kop[k] != GPA_NONE) {
+			is_comm[k] = 1;
+			out->by_record++;
+		} else {
+			uint8_t f = fam[m->kern.func[k]];
+			bool linked = linked_proc[m->devs.v[m->kern.dev[k]].proc];
+			if (f == 2 || (f == 1 && !linked)) {
+				is_comm[k] = 1;
+				out->by_name++;
+			}
+		}
+	}
+	out->comm_kernels = out->by_record + out->by_name;
+	out->ident = (out->by_record ? GPA_COMM_BY_RECORDS : 0) | (out->by_name ? GPA_COMM_BY_NAMES : 0);
+	*out_comm = is_comm;
+	is_comm = NULL;
+	ret = 0;
+out:
+	rules_free(&r);
+	free(fam);
+	free(linked_proc);
+	free(is_comm);
+	return ret;
+}
+
+/* ---- collectives and ranks */
+
+struct opk {
+	uint64_t hash, seq;
+	const char *canon; /* or NULL: then func */
+	uint32_t func, idx;
+	uint64_t t;	/* its duration */
+	uint64_t tbw;	/* duration for bandwidth */
+};
+
+static int cmp_key(const void *a, const void *b)
+{
+	const struct opk *x = a, *y = b;
+
+	if (x->hash != y->hash) {
+		return x->hash < y->hash ? -1 : 1;
+	}
+	if (x->seq != y->seq) {
+		return x->seq < y->seq ? -1 : 1;
+	}
+	int c = strcmp(x->canon ? x->canon : "", y->canon ? y->canon : "");
+	if (c) {
+		return c;
+	}
+	if (x->func != y->func && !x->canon) {
+		return x->func < y->func ? -1 : 1;
+	}
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+static bool same_op(const struct opk *x, const struct opk *y)
+{
+	return x->hash == y->hash && x->seq == y->seq &&
+	       (x->canon ? y->canon && !strcmp(x->canon, y->canon) : !y->canon && x->func == y->func);
+}
+
+static int cmp_coll(const void *a, const void *b)
+{
+	const struct gpa_comm_coll *x = a, *y = b;
+
+	if (x->time != y->time) {
+		return x->time > y->time ? -1 : 1;
+	}
+	if (x->func != y->func) {
+		return x->func < y->func ? -1 : 1;
+	}
+	return (int)x->bucket - (int)y->bucket;
+}
+
+static uint64_t op_time(const struct gpa_nccl_op *op)
+{
+	if (op->gpu_from != GPA_NCCL_GPU_NONE) {
+		return op->gpu_end - op->gpu_start;
+	}
+	return op->end - op->start;
+}
+
+static struct gpa_comm_rank *rank_of(struct gpa_comm *out, uint32_t *proc_rank, uint32_t proc)
+{
+	return &out->ranks.v[proc_rank[proc]];
+}
+
+static int collectives(const struct gpa_model *m, struct gpa_comm *out)
+{
+	const struct gpa_nccl *n = m->nccl;
+	struct opk *keys = NULL;
+	uint32_t *proc_rank = NULL;
+	GP_VEC(const char *) canon = {0}; /* per collective row */
+	int ret = -GP_ERR_NOMEM;
+	size_t nk = 0;
+
+	if (!n || !n->ops.n) {
+		return 0;
+	}
+	keys = calloc(n->ops.n, sizeof(*keys));
+	proc_rank = malloc((m->procs.n ? m->procs.n : 1) * sizeof(*proc_rank));
+	if (!keys || !proc_rank) {
+		goto out;
+	}
+	for (uint32_t p = 0; p < m->procs.n; p++) {
+		struct gpa_comm_rank r = {.proc = p, .rank = m->procs.v[p].rank};
+		proc_rank[p] = p;
+		if (gp_vec_push(&out->ranks, r)) {
+			goto out;
+		}
+	}
+	for (size_t i = 0; i < n->ops.n; i++) {
+		const struct gpa_nccl_op *op = &n->ops.v[i];
+		struct opk k = {.hash = op->comm_hash, .seq = op->seq, .func = op->func,
+				.idx = (uint32_t)i, .canon = gpa_comm_canonical(gpa_model_str(m, op->func))};
+		k.t = k.tbw = op_time(op);
+		out->ops++;
+		out->p2p_ops += (op->flags & GPT_NCCL_P2P) != 0;
+		out->ops_gpu += op->gpu_from != GPA_NCCL_GPU_NONE;
+		if (out->ranks.v[op->proc].rank < 0 && op->rank >= 0) {
+			out->ranks.v[op->proc].rank = op->rank; /* no launcher rank: the NCCL one */
+		}
+		keys[nk++] = k;
+	}
+	/* match across ranks: same communicator, collective and sequence number */
+	gp_qsort(keys, nk, sizeof(*keys), cmp_key);
+	for (size_t a = 0; a < nk;) {
+		size_t b = a + 1;
+		while (b < nk && same_op(&keys[a], &keys[b])) {
+			b++;
+		}
+		const struct gpa_nccl_op *first = &n->ops.v[keys[a].idx];
+		bool keyed = keys[a].hash && keys[a].seq && !(first->flags & GPT_NCCL_P2P);
+		size_t procs = 0;
+		uint64_t t0 = UINT64_MAX, t1 = 0, tmin = UINT64_MAX;
+		uint32_t lastp = GPA_NONE;
+		for (size_t i = a; keyed && i < b; i++) {
+			const struct gpa_nccl_op *op = &n->ops.v[keys[i].idx];
+			bool seen = false;
+			for (size_t j = a; j < i; j++) {
+				seen |= n->ops.v[keys[j].idx].proc == op->proc;
+			}
+			procs += !seen;
+			t0 = op->start < t0 ? op->start : t0;
+			if (op->start >= t1) {
+				t1 = op->start;
+				lastp = op->proc;
+			}
+			tmin = keys[i].t < tmin ? keys[i].t : tmin;
+		}
+		if (keyed && procs >= 2) {
+			uint64_t skew = t1 - t0;
+			out->groups++;
+			out->skew_sum += skew;
+			out->skew_max = skew > out->skew_max ? skew : out->skew_max;
+			struct gpa_comm_rank *lr = rank_of(out, proc_rank, lastp);
+			lr->last++;
+			for (size_t i = a; i < b; i++) {
+				const struct gpa_nccl_op *op = &n->ops.v[keys[i].idx];
+				struct gpa_comm_rank *r = rank_of(out, proc_rank, op->proc);
+				r->matched++;
+				r->waited += t1 - op->start;
+				r->late_sum += op->start - t0;
+				if (op->proc != lastp) {
+					lr->caused += t1 - op->start;
+				}
+				keys[i].tbw = tmin;
+			}
+		} else if (keyed && m->procs.n > 1) {
+			out->unmatched += b - a;
+		}
+		a = b;
+	}
+	/* straggler: last most often, then most wait caused */
+	out->straggler = GPA_NONE;
+	for (uint32_t i = 0; out->groups && i < out->ranks.n; i++) {
+		const struct gpa_comm_rank *r = &out->ranks.v[i];
+		const struct gpa_comm_rank *s = out->straggler == GPA_NONE ? NULL : &out->ranks.v[out->straggler];
+		if (r->last && (!s || r->last > s->last || (r->last == s->last && r->caused > s->caused))) {
+			out->straggler = i;
+		}
+	}
+	/* collectives by (name, size bucket) */
+	for (size_t i = 0; i < nk; i++) {
+		const struct gpa_nccl_op *op = &n->ops.v[keys[i].idx];
+		unsigned mult;
+		double f = gpa_comm_bus_factor(keys[i].canon, op->nranks, &mult);
+		unsigned bk = bucket_of(op->bytes);
+		struct gpa_comm_coll *c = NULL;
+		for (size_t j = 0; j < out->colls.n; j++) {
+			struct gpa_comm_coll *x = &out->colls.v[j];
+			/* canonical names are static strings: compare pointers */
+			bool same = keys[i].canon ? canon.v[j] == keys[i].canon
+						  : !canon.v[j] && x->func == op->func;
+			if (same && x->bucket == bk) {
+				c = x;
+				break;
+			}
+		}
+		if (!c) {
+			struct gpa_comm_coll z = {.func = op->func, .bucket = (uint8_t)bk};
+			if (gp_vec_push(&out->colls, z) || gp_vec_push(&canon, keys[i].canon)) {
+				goto out;
+			}
+			c = &out->colls.v[out->colls.n - 1];
+		}
+		c->count++;
+		c->time += keys[i].t;
+		c->bw_time += keys[i].tbw;
+		c->bytes += op->bytes;
+		c->data += op->bytes * mult;
+		c->gpu_known += op->gpu_from != GPA_NCCL_GPU_NONE;
+		c->nranks = op->nranks > c->nranks ? op->nranks : c->nranks;
+		/* busbw summed as data * factor, divided at the end */
+		c->busbw += (double)op->bytes * mult * f;
+		if (op->dev != GPA_NONE) {
+			double pk = gpa_comm_link_peak_gbps(m, op->dev);
+			if (pk > 0) {
+				c->peak = pk;
+				out->peak_known = true;
+			}
+		}
+	}
+	for (size_t j = 0; j < out->colls.n; j++) {
+		struct gpa_comm_coll *c = &out->colls.v[j];
+		double t = (double)c->bw_time;
+		c->algbw = t > 0 ? (double)c->data / t : 0; /* bytes per ns = GB/s */
+		c->busbw = t > 0 ? c->busbw / t : 0;
+	}
+	gp_qsort(out->colls.v, out->colls.n, sizeof(*out->colls.v), cmp_coll);
+	ret = 0;
+out:
+	free(keys);
+	free(proc_rank);
+	gp_vec_free(&canon);
+	return ret;
+}
+
+int gpa_comm_analyze(const struct gpa_model *m, const struct gpa_comm_opts *o,
+		     struct gpa_comm *out, char *errbuf, size_t errlen)
+{
+	struct gpa_comm_opts def;
+	uint8_t *is_comm = NULL;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	out->straggler = GPA_NONE;
+	if (!o) {
+		gpa_comm_opts_init(&def);
+		o = &def;
+	}
+	ret = classify(m, o, &is_comm, out, errbuf, errlen);
+	if (!ret) {
+		ret = exposure(m, o, is_comm, out);
+	}
+	if (!ret) {
+		ret = collectives(m, out);
+	}
+	free(is_comm);
+	if (ret) {
+		if (ret == -GP_ERR_NOMEM) {
+			snprintf(errbuf, errlen, "out of memory");
+		}
+		gpa_comm_release(out);
+	}
+	return ret;
+}
+
+void gpa_comm_release(struct gpa_comm *c)
+{
+	gp_vec_free(&c->colls);
+	gp_vec_free(&c->devs);
+	gp_vec_free(&c->ranks);
+	memset(c, 0, sizeof(*c));
+	c->straggler = GPA_NONE;
+}

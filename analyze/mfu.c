@@ -1,0 +1,277 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * mfu.c - model and hardware FLOPs utilization per step, memory bandwidth
+ * utilization, copy bandwidth against the link, slow copies (docs/mfu.md).
+ */
+#include "base/compat.h"
+#include "analyze/analyze.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#define MAX_OUTLIERS 20
+
+double gpa_mfu_flops_per_token(const struct gpa_mfu_opts *o, bool hardware)
+{
+	double n = o->params;
+	double att = o->attention ? o->layers * o->hidden * o->seq_len : 0;
+
+	if (o->inference) {
+		/* Forward only: 2 FLOP per parameter, 4 L h T for QK^T and AV. */
+		return 2 * n + 4 * att;
+	}
+	/* Forward 2N + 4LhT, backward twice that; a recomputed forward adds one more. */
+	if (hardware && o->recompute) {
+		return 8 * n + 16 * att;
+	}
+	return 6 * n + 12 * att;
+}
+
+static int check(double v, const char *name, double max, char *errbuf, size_t errlen)
+{
+	if (v == 0) {
+		return 0; /* not given */
+	}
+	if (!isfinite(v) || v < 0 || v > max) {
+		snprintf(errbuf, errlen, "%s must be a finite number > 0 and <= %g, got %g", name,
+			 max, v);
+		return -GP_ERR_API;
+	}
+	return 0;
+}
+
+static double median(double *v, size_t n)
+{
+	if (!n) {
+		return -1;
+	}
+	for (size_t i = 1; i < n; i++) { /* insertion sort: step counts are small */
+		double x = v[i];
+		size_t j = i;
+		for (; j > 0 && v[j - 1] > x; j--) {
+			v[j] = v[j - 1];
+		}
+		v[j] = x;
+	}
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static double link_of(const struct gpa_peaks *p, uint8_t kind, const char **name)
+{
+	switch (kind) {
+	case 1: /* HtoD */
+	case 2: /* DtoH */
+	case 3: /* HtoA */
+	case 4: /* AtoH */
+		*name = p->pcie_gen ? "PCIe" : "";
+		return p->pcie_gbps;
+	case 8: /* DtoD: every byte is read and written */
+		*name = p->mem_gbps > 0 ? "memory (read+write)" : "";
+		return p->mem_gbps / 2;
+	case 10: /* PtoP */
+		*name = p->nvlink_gbps > 0 ? "NVLink" : "";
+		return p->nvlink_gbps / 2;
+	default:
+		*name = "";
+		return 0;
+	}
+}
+
+static int by_gbps(const void *pa, const void *pb)
+{
+	const struct gpa_copy_outlier *a = pa, *b = pb;
+
+	if (a->gbps != b->gbps) {
+		return a->gbps < b->gbps ? -1 : 1;
+	}
+	return a->row < b->row ? -1 : a->row > b->row;
+}
+
+static int copies(const struct gpa_model *m, struct gpa_mfu *u)
+{
+	const struct gpa_memcpys *c = &m->copy;
+
+	for (size_t i = 0; i < c->n; i++) {
+		size_t g = 0;
+		for (; g < u->copies.n; g++) {
+			struct gpa_copy_bw *b = &u->copies.v[g];
+			if (b->copy_kind == c->copy_kind[i] && b->src_kind == c->src_kind[i] &&
+			    b->dst_kind == c->dst_kind[i]) {
+				break;
+			}
+		}
+		if (g == u->copies.n) {
+			struct gpa_copy_bw b = {.copy_kind = c->copy_kind[i],
+						.src_kind = c->src_kind[i],
+						.dst_kind = c->dst_kind[i]};
+			if (u->copies.n >= 64 || gp_vec_push(&u->copies, b)) {
+				return -GP_ERR_NOMEM;
+			}
+		}
+		struct gpa_copy_bw *b = &u->copies.v[g];
+		b->count++;
+		b->bytes += c->bytes[i];
+		b->ns += c->end[i] - c->start[i];
+	}
+	for (size_t g = 0; g < u->copies.n; g++) {
+		struct gpa_copy_bw *b = &u->copies.v[g];
+		b->gbps = b->ns ? (double)b->bytes / (double)b->ns : 0;
+		b->link_gbps = link_of(&u->peaks, b->copy_kind, &b->link);
+	}
+	/* Slow copies: under half their group's bandwidth, or from pageable memory. */
+	for (size_t i = 0; i < c->n; i++) {
+		uint64_t ns = c->end[i] - c->start[i];
+		if (!ns || !c->bytes[i]) {
+			continue;
+		}
+		double gbps = (double)c->bytes[i] / (double)ns;
+		const struct gpa_copy_bw *b = NULL;
+		for (size_t g = 0; g < u->copies.n && !b; g++) {
+			if (u->copies.v[g].copy_kind == c->copy_kind[i] &&
+			    u->copies.v[g].src_kind == c->src_kind[i] &&
+			    u->copies.v[g].dst_kind == c->dst_kind[i]) {
+				b = &u->copies.v[g];
+			}
+		}
+		bool pageable = c->src_kind[i] == 1 || c->dst_kind[i] == 1;
+		if (!pageable && gbps >= b->gbps / 2) {
+			continue;
+		}
+		struct gpa_copy_outlier o = {.row = (uint32_t)i, .gbps = gbps};
+		o.why = pageable ? "pageable host memory"
+			: c->bytes[i] < 64 * 1024 ? "small transfer (latency-bound)"
+						  : "slow for its kind";
+		if (gp_vec_push(&u->outliers, o)) {
+			return -GP_ERR_NOMEM;
+		}
+	}
+	if (u->outliers.n) {
+		qsort(u->outliers.v, u->outliers.n, sizeof(*u->outliers.v), by_gbps);
+		if (u->outliers.n > MAX_OUTLIERS) {
+			u->outliers.n = MAX_OUTLIERS;
+		}
+	}
+	return 0;
+}
+
+int gpa_mfu_analyze(const struct gpa_model *m, const struct gpa_steps *steps,
+		    const struct gpa_mfu_opts *o, struct gpa_mfu *out, char *errbuf, size_t errlen)
+{
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	out->mfu_median = out->hfu_median = out->mbu_median = -1;
+	if ((ret = check(o->flops_per_step, "--flops-per-step", 1e24, errbuf, errlen)) ||
+	    (ret = check(o->params, "--params", 1e14, errbuf, errlen)) ||
+	    (ret = check(o->layers, "--layers", 1e5, errbuf, errlen)) ||
+	    (ret = check(o->hidden, "--hidden", 1e7, errbuf, errlen)) ||
+	    (ret = check(o->seq_len, "--seq-len", 1e8, errbuf, errlen)) ||
+	    (ret = check(o->tokens_per_step, "--tokens-per-step", 1e13, errbuf, errlen)) ||
+	    (ret = check(o->bytes_per_step, "--bytes-per-step", 1e18, errbuf, errlen)) ||
+	    (ret = check(o->peaks.peak_tflops, "--peak-tflops", 1e6, errbuf, errlen)) ||
+	    (ret = check(o->peaks.peak_gbps, "--peak-bw", 1e6, errbuf, errlen))) {
+		return ret;
+	}
+	if ((unsigned)o->dtype >= GPA_DT__COUNT || o->gpus > 1000000) {
+		snprintf(errbuf, errlen, "bad datatype or GPU count");
+		return -GP_ERR_API;
+	}
+	bool model = o->params > 0 || o->tokens_per_step > 0 || o->layers > 0 || o->hidden > 0 ||
+		     o->seq_len > 0;
+	if (o->flops_per_step > 0 && model) {
+		snprintf(errbuf, errlen,
+			 "give either --flops-per-step or a model description, not both");
+		return -GP_ERR_API;
+	}
+	if (model && (!(o->params > 0) || !(o->tokens_per_step > 0))) {
+		snprintf(errbuf, errlen, "a model description needs --params and --tokens-per-step");
+		return -GP_ERR_API;
+	}
+	if (model && o->attention && (!(o->layers > 0) || !(o->hidden > 0) || !(o->seq_len > 0))) {
+		snprintf(errbuf, errlen, "the attention term needs --layers, --hidden and --seq-len");
+		return -GP_ERR_API;
+	}
+	ret = gpa_device_peaks_opts(m, 0, &o->peaks, &out->peaks, errbuf, errlen);
+	if (ret) {
+		return ret;
+	}
+	out->gpus = o->gpus ? o->gpus : (uint32_t)(m->devs.n ? m->devs.n : 1);
+	if (o->flops_per_step > 0) {
+		out->flops_per_step = o->flops_per_step;
+		out->hw_flops_per_step = o->recompute ? o->flops_per_step * 4 / 3 : o->flops_per_step;
+	} else if (model) {
+		out->flops_per_step = gpa_mfu_flops_per_token(o, false) * o->tokens_per_step;
+		out->hw_flops_per_step = gpa_mfu_flops_per_token(o, true) * o->tokens_per_step;
+	}
+	out->has_flops = out->flops_per_step > 0;
+	out->has_bytes = o->bytes_per_step > 0;
+	double peak = out->peaks.tflops[o->dtype] * 1e12 * out->gpus;
+	double bw = out->peaks.mem_gbps * 1e9 * out->gpus;
+	if (out->has_flops && !(peak > 0)) {
+		snprintf(errbuf, errlen,
+			 "no %s peak for the device (%s): give --device or --peak-tflops",
+			 gpa_dtype_name(o->dtype), out->peaks.name);
+		return -GP_ERR_API;
+	}
+	if (out->has_bytes && !(bw > 0)) {
+		snprintf(errbuf, errlen, "no memory bandwidth for the device: give --peak-bw");
+		return -GP_ERR_API;
+	}
+	size_t ns = steps ? steps->v.n : 0;
+	double *tmp = calloc(3 * (ns ? ns : 1), sizeof(double));
+	size_t nm = 0, nh = 0, nb = 0;
+	if (!tmp) {
+		snprintf(errbuf, errlen, "out of memory");
+		return -GP_ERR_NOMEM;
+	}
+	for (size_t i = 0; i < ns && (out->has_flops || out->has_bytes); i++) {
+		const struct gpa_step *st = &steps->v.v[i];
+		struct gpa_mfu_step s = {.step = (uint32_t)i, .wall_ns = st->end - st->start,
+					 .mfu = -1, .hfu = -1, .mbu = -1};
+		double secs = (double)s.wall_ns / 1e9;
+		if (secs > 0 && out->has_flops) {
+			s.mfu = out->flops_per_step / secs / peak;
+			s.hfu = out->hw_flops_per_step / secs / peak;
+			s.tflops_per_gpu = out->flops_per_step / secs / out->gpus / 1e12;
+			tmp[nm++] = s.mfu;
+			tmp[ns + nh++] = s.hfu;
+		}
+		if (secs > 0 && out->has_bytes) {
+			s.mbu = o->bytes_per_step / secs / bw;
+			tmp[2 * ns + nb++] = s.mbu;
+		}
+		if (gp_vec_push(&out->steps, s)) {
+			free(tmp);
+			gpa_mfu_release(out);
+			snprintf(errbuf, errlen, "out of memory");
+			return -GP_ERR_NOMEM;
+		}
+	}
+	out->mfu_median = median(tmp, nm);
+	out->hfu_median = median(tmp + ns, nh);
+	out->mbu_median = median(tmp + 2 * ns, nb);
+	free(tmp);
+	if (copies(m, out)) {
+		gpa_mfu_release(out);
+		snprintf(errbuf, errlen, "out of memory");
+		return -GP_ERR_NOMEM;
+	}
+	ret = gpa_roofline_analyze(m, o->roofline, &out->peaks, o->dtype, &out->roof, errbuf,
+				   errlen);
+	if (ret) {
+		gpa_mfu_release(out);
+	}
+	return ret;
+}
+
+void gpa_mfu_release(struct gpa_mfu *u)
+{
+	if (!u) {
+		return;
+	}
+	gp_vec_free(&u->steps);
+	gp_vec_free(&u->copies);
+	gp_vec_free(&u->outliers);
+	gpa_roofline_release(&u->roof);
+}

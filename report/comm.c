@@ -1,0 +1,243 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * report/comm.c - the tables of a communication analysis (gpuprof comm, the
+ * report's Communication sections). Formats only.
+ */
+#include "base/compat.h"
+#include "report/report.h"
+
+static const struct gpr_col coll_cols[] = {
+	{"Collective", GPR_COL_LEFT}, {"Size", GPR_COL_LEFT},	    {"Ranks", GPR_COL_NUM},
+	{"Count", GPR_COL_NUM},	      {"Time (ns)", GPR_COL_NUM},   {"Avg (ns)", GPR_COL_NUM},
+	{"Bytes", GPR_COL_NUM},	      {"algbw (GB/s)", GPR_COL_NUM}, {"busbw (GB/s)", GPR_COL_NUM},
+	{"Peak (GB/s)", GPR_COL_NUM}, {"busbw/peak (%)", GPR_COL_NUM}, {"GPU timed (%)", GPR_COL_NUM},
+};
+
+static const struct gpr_col dev_cols[] = {
+	{"Process", GPR_COL_LEFT},     {"Device", GPR_COL_NUM},	      {"Step", GPR_COL_LEFT},
+	{"Comm kernels", GPR_COL_NUM}, {"Comm (ns)", GPR_COL_NUM},    {"Overlapped (ns)", GPR_COL_NUM},
+	{"Exposed (ns)", GPR_COL_NUM}, {"Overlap (%)", GPR_COL_NUM}, {"Compute (ns)", GPR_COL_NUM},
+};
+
+static const struct gpr_col rank_cols[] = {
+	{"Rank", GPR_COL_NUM},		 {"Process", GPR_COL_LEFT},	  {"Matched", GPR_COL_NUM},
+	{"Last", GPR_COL_NUM},		 {"Wait caused (ns)", GPR_COL_NUM}, {"Waited (ns)", GPR_COL_NUM},
+	{"Mean lateness (ns)", GPR_COL_NUM},
+};
+
+static void proc_label(struct gpr_table *t, const struct gpa_model *m, uint32_t p)
+{
+	const struct gpa_proc *pr = &m->procs.v[p];
+
+	if (pr->rank >= 0) {
+		gpr_table_cellf(t, "rank %" PRId32, pr->rank);
+	} else {
+		gpr_table_cellf(t, "pid %" PRIu32, pr->pid);
+	}
+}
+
+static void fill_colls(struct gpr_table *t, const struct gpa_model *m, const struct gpa_comm *c)
+{
+	gpr_table_init(t, coll_cols, GP_ARRAY_SIZE(coll_cols));
+	for (size_t i = 0; i < c->colls.n; i++) {
+		const struct gpa_comm_coll *x = &c->colls.v[i];
+		const char *raw = gpa_model_str(m, x->func);
+		const char *canon = gpa_comm_canonical(raw);
+		gpr_table_cell(t, canon ? canon : (*raw ? raw : "?"));
+		gpr_table_cell(t, gpa_comm_bucket_name(x->bucket));
+		gpr_table_cellf(t, "%" PRId32, x->nranks);
+		gpr_table_cellf(t, "%" PRIu64, x->count);
+		gpr_table_cellf(t, "%" PRIu64, x->time);
+		gpr_table_cellf(t, "%" PRIu64, x->count ? x->time / x->count : 0);
+		gpr_table_cellf(t, "%" PRIu64, x->bytes);
+		if (x->data && x->bw_time) {
+			gpr_table_cellf(t, "%.2f", x->algbw);
+			gpr_table_cellf(t, "%.2f", x->busbw);
+		} else { /* sizes or times unknown (imported without payloads) */
+			gpr_table_cell(t, "");
+			gpr_table_cell(t, "");
+		}
+		if (x->peak > 0) {
+			gpr_table_cellf(t, "%.1f", x->peak);
+			gpr_table_cellf(t, "%.1f", 100.0 * x->busbw / x->peak);
+		} else {
+			gpr_table_cell(t, "");
+			gpr_table_cell(t, "");
+		}
+		gpr_table_cell_pct(t, x->gpu_known, x->count);
+	}
+}
+
+static void fill_devs(struct gpr_table *t, const struct gpa_model *m, const struct gpa_steps *st,
+		      const struct gpa_comm *c, bool totals_only)
+{
+	gpr_table_init(t, dev_cols, GP_ARRAY_SIZE(dev_cols));
+	for (size_t i = 0; i < c->devs.n; i++) {
+		const struct gpa_comm_dev *d = &c->devs.v[i];
+		if (totals_only && d->step != GPA_NONE) {
+			continue;
+		}
+		proc_label(t, m, m->devs.v[d->dev].proc);
+		gpr_table_cellf(t, "%" PRIu32, m->devs.v[d->dev].id);
+		if (d->step == GPA_NONE) {
+			gpr_table_cell(t, "all");
+		} else if (st && d->step < st->v.n) {
+			gpr_table_cellf(t, "%" PRId64, st->v.v[d->step].number);
+		} else {
+			gpr_table_cell(t, "?");
+		}
+		gpr_table_cellf(t, "%" PRIu64, d->kernels);
+		gpr_table_cellf(t, "%" PRIu64, d->comm);
+		gpr_table_cellf(t, "%" PRIu64, d->overlap);
+		gpr_table_cellf(t, "%" PRIu64, d->exposed);
+		gpr_table_cell_pct(t, d->overlap, d->comm);
+		gpr_table_cellf(t, "%" PRIu64, d->compute);
+	}
+}
+
+static void fill_ranks(struct gpr_table *t, const struct gpa_model *m, const struct gpa_comm *c)
+{
+	gpr_table_init(t, rank_cols, GP_ARRAY_SIZE(rank_cols));
+	for (size_t i = 0; i < c->ranks.n; i++) {
+		const struct gpa_comm_rank *r = &c->ranks.v[i];
+		if (!r->matched) {
+			continue;
+		}
+		gpr_table_cellf(t, "%" PRId32, r->rank);
+		gpr_table_cellf(t, "pid %" PRIu32, m->procs.v[r->proc].pid);
+		gpr_table_cellf(t, "%" PRIu64, r->matched);
+		gpr_table_cellf(t, "%" PRIu64, r->last);
+		gpr_table_cellf(t, "%" PRIu64, r->caused);
+		gpr_table_cellf(t, "%" PRIu64, r->waited);
+		gpr_table_cellf(t, "%" PRIu64, r->late_sum / r->matched);
+	}
+}
+
+int gpr_comm_table(struct gpr_table *t, unsigned table, const struct gpa_model *m,
+		   const struct gpa_steps *steps, const struct gpa_comm *c, bool totals_only)
+{
+	switch (table) {
+	case GPR_COMM_COLLS:
+		fill_colls(t, m, c);
+		return 0;
+	case GPR_COMM_EXPOSED:
+		fill_devs(t, m, steps, c, totals_only);
+		return 0;
+	case GPR_COMM_RANKS:
+		fill_ranks(t, m, c);
+		return 0;
+	default:
+		gpr_table_init(t, coll_cols, 0);
+		return -GP_ERR_API;
+	}
+}
+
+bool gpr_comm_has_data(const struct gpa_comm *c)
+{
+	return c && (c->ops || c->comm_kernels);
+}
+
+static const char *ident_name(enum gpa_comm_ident i)
+{
+	switch (i) {
+	case GPA_COMM_BY_RECORDS:
+		return "NCCL records";
+	case GPA_COMM_BY_NAMES:
+		return "name rules";
+	case GPA_COMM_BY_BOTH:
+		return "NCCL records, then name rules";
+	default:
+		return "none found";
+	}
+}
+
+static void summary_text(struct gp_strbuf *o, const struct gpa_model *m, const struct gpa_comm *c)
+{
+	gp_strbuf_addf(o, "%" PRIu64 " NCCL operation%s (%" PRIu64 " point-to-point), %" PRIu64
+			  " with GPU times; %" PRIu64 " communication kernel%s",
+		       c->ops, c->ops == 1 ? "" : "s", c->p2p_ops, c->ops_gpu, c->comm_kernels,
+		       c->comm_kernels == 1 ? "" : "s");
+	if (c->comm_kernels) {
+		gp_strbuf_addf(o, " (found by %s)", ident_name(c->ident));
+	}
+	gp_strbuf_adds(o, ".\n");
+	if (c->ops && !c->peak_known) {
+		gp_strbuf_adds(o, "Link peak unknown: busbw is not compared with it.\n");
+	}
+	if (c->groups) {
+		gp_strbuf_addf(o, "Matched across ranks: %" PRIu64 " operations; arrival skew max ",
+			       c->groups);
+		gpr_fmt_ns(o, c->skew_max);
+		gp_strbuf_adds(o, ", mean ");
+		gpr_fmt_ns(o, c->skew_sum / c->groups);
+		gp_strbuf_adds(o, ".\n");
+		if (c->straggler != GPA_NONE) {
+			const struct gpa_comm_rank *r = &c->ranks.v[c->straggler];
+			gp_strbuf_addf(o, "Straggler: rank %" PRId32 " (pid %" PRIu32 "), last in %" PRIu64
+					  " of %" PRIu64 "; the others waited ",
+				       r->rank, m->procs.v[r->proc].pid, r->last, c->groups);
+			gpr_fmt_ns(o, r->caused);
+			gp_strbuf_adds(o, " for it.\n");
+		}
+	} else if (m->procs.n > 1 && c->ops) {
+		gp_strbuf_adds(o, "No operation matched across ranks (communicator and sequence number).\n");
+	}
+	if (c->unmatched) {
+		gp_strbuf_addf(o, "%" PRIu64 " collective%s found on one rank only.\n", c->unmatched,
+			       c->unmatched == 1 ? "" : "s");
+	}
+}
+
+int gpr_comm_render(struct gp_strbuf *out, enum gpr_format fmt, unsigned tables,
+		    const struct gpa_model *m, const struct gpa_steps *steps, const struct gpa_comm *c)
+{
+	static const struct {
+		unsigned bit;
+		const char *title, *key;
+	} secs[] = {
+		{GPR_COMM_COLLS, "Collectives", "collectives"},
+		{GPR_COMM_EXPOSED, "Exposed communication", "exposed"},
+		{GPR_COMM_RANKS, "Across ranks", "ranks"},
+	};
+	bool first = true;
+	int ret = 0;
+
+	if (fmt == GPR_FORMAT_JSON) {
+		gp_strbuf_addf(out,
+			       "{\"summary\":{\"ops\":%" PRIu64 ",\"p2p_ops\":%" PRIu64
+			       ",\"ops_gpu\":%" PRIu64 ",\"comm_kernels\":%" PRIu64
+			       ",\"by_record\":%" PRIu64 ",\"by_name\":%" PRIu64
+			       ",\"matched\":%" PRIu64 ",\"unmatched\":%" PRIu64
+			       ",\"skew_max_ns\":%" PRIu64 ",\"skew_mean_ns\":%" PRIu64
+			       ",\"peak_known\":%s,\"straggler_rank\":",
+			       c->ops, c->p2p_ops, c->ops_gpu, c->comm_kernels, c->by_record,
+			       c->by_name, c->groups, c->unmatched, c->skew_max,
+			       c->groups ? c->skew_sum / c->groups : 0, c->peak_known ? "true" : "false");
+		if (c->straggler != GPA_NONE) {
+			gp_strbuf_addf(out, "%" PRId32, c->ranks.v[c->straggler].rank);
+		} else {
+			gp_strbuf_adds(out, "null");
+		}
+		gp_strbuf_adds(out, "}");
+	} else if (fmt == GPR_FORMAT_TEXT || fmt == GPR_FORMAT_MARKDOWN) {
+		summary_text(out, m, c);
+	}
+	for (size_t i = 0; i < GP_ARRAY_SIZE(secs) && !ret; i++) {
+		if (!(tables & secs[i].bit)) {
+			continue;
+		}
+		struct gpr_table t;
+		ret = gpr_comm_table(&t, secs[i].bit, m, steps, c, false);
+		if (!ret) {
+			ret = gpr_table_section(&t, fmt, secs[i].title, secs[i].key,
+						fmt == GPR_FORMAT_CSV && first, out);
+			first = false;
+		} else {
+			gpr_table_release(&t);
+		}
+	}
+	if (fmt == GPR_FORMAT_JSON) {
+		gp_strbuf_adds(out, "}\n");
+	}
+	return ret ? ret : (out->failed ? -GP_ERR_NOMEM : 0);
+}

@@ -1,0 +1,249 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * mfu.c - tables of the MFU/MBU result and of the device peak table
+ * (docs/mfu.md).
+ */
+#include "base/compat.h"
+#include "report/report.h"
+
+#include <inttypes.h>
+
+static void cell_g(struct gpr_table *t, double v, const char *fmt)
+{
+	if (v < 0) {
+		gpr_table_cell(t, "");
+	} else {
+		gpr_table_cellf(t, fmt, v);
+	}
+}
+
+static const char *source_name(enum gpa_peak_source s)
+{
+	switch (s) {
+	case GPA_PEAK_TABLE:
+		return "table";
+	case GPA_PEAK_USER:
+		return "device file";
+	case GPA_PEAK_ESTIMATE:
+		return "estimate from SMs x clock";
+	default:
+		return "unknown";
+	}
+}
+
+static const struct gpr_col util_cols[] = {
+	{"Metric", GPR_COL_LEFT}, {"Value", GPR_COL_LEFT}};
+static const struct gpr_col step_cols[] = {
+	{"Step", GPR_COL_LEFT},     {"Wall (ns)", GPR_COL_NUM}, {"MFU (%)", GPR_COL_NUM},
+	{"HFU (%)", GPR_COL_NUM},   {"MBU (%)", GPR_COL_NUM},
+	{"TFLOP/s per GPU", GPR_COL_NUM}};
+static const struct gpr_col copy_cols[] = {
+	{"Kind", GPR_COL_NUM},         {"Src Kind", GPR_COL_NUM},   {"Dst Kind", GPR_COL_NUM},
+	{"Count", GPR_COL_NUM},        {"Bytes", GPR_COL_NUM},      {"Time (ns)", GPR_COL_NUM},
+	{"Achieved (GB/s)", GPR_COL_NUM}, {"Link", GPR_COL_LEFT},
+	{"Link peak (GB/s)", GPR_COL_NUM}, {"Of link (%)", GPR_COL_NUM}};
+static const struct gpr_col slow_cols[] = {
+	{"Start (ns)", GPR_COL_NUM}, {"Kind", GPR_COL_NUM},  {"Bytes", GPR_COL_NUM},
+	{"Time (ns)", GPR_COL_NUM},  {"GB/s", GPR_COL_NUM}, {"Why", GPR_COL_LEFT}};
+static const struct gpr_col roof_cols[] = {
+	{"Kernel", GPR_COL_LEFT},        {"Grid", GPR_COL_LEFT},
+	{"Launches", GPR_COL_NUM},       {"GPU Time (ns)", GPR_COL_NUM},
+	{"FLOPs/launch", GPR_COL_NUM},   {"Bytes/launch", GPR_COL_NUM},
+	{"FLOP/byte", GPR_COL_NUM},      {"Ridge (FLOP/byte)", GPR_COL_NUM},
+	{"Bound", GPR_COL_LEFT},         {"Attainable (TFLOP/s)", GPR_COL_NUM},
+	{"Achieved (TFLOP/s)", GPR_COL_NUM}, {"Speed of light (%)", GPR_COL_NUM}};
+
+static const char *bound_name(enum gpa_roof_bound b)
+{
+	switch (b) {
+	case GPA_ROOF_MEMORY:
+		return "memory";
+	case GPA_ROOF_COMPUTE:
+		return "compute";
+	case GPA_ROOF_LATENCY:
+		return "latency (< 5 us a launch: not placed)";
+	case GPA_ROOF_NO_VALUE:
+		return "formula gave no positive value";
+	default:
+		return "no peak for the datatype";
+	}
+}
+
+static const struct gpr_col dev_cols[] = {
+	{"Key", GPR_COL_LEFT},        {"GPU", GPR_COL_LEFT},        {"CC", GPR_COL_LEFT},
+	{"SMs", GPR_COL_NUM},         {"FP64", GPR_COL_NUM},        {"FP64 TC", GPR_COL_NUM},
+	{"TF32", GPR_COL_NUM},        {"BF16/FP16", GPR_COL_NUM},   {"FP8", GPR_COL_NUM},
+	{"INT8 (TOPS)", GPR_COL_NUM}, {"FP4", GPR_COL_NUM},         {"Memory (GB/s)", GPR_COL_NUM},
+	{"NVLink (GB/s)", GPR_COL_NUM}, {"PCIe gen", GPR_COL_NUM},  {"Verify", GPR_COL_LEFT}};
+
+int gpr_mfu_table(struct gpr_table *t, unsigned which, const struct gpa_model *m,
+		  const struct gpa_steps *steps, const struct gpa_mfu *u, enum gpa_dtype dtype)
+{
+	switch (which) {
+	case GPR_MFU_SUMMARY:
+		gpr_table_init(t, util_cols, GP_ARRAY_SIZE(util_cols));
+		gpr_table_cell(t, "device");
+		gpr_table_cellf(t, "%s (%s%s%s)", u->peaks.name, source_name(u->peaks.source),
+				u->peaks.disputed ? ", figures disputed: verify" : "",
+				u->peaks.overridden ? ", overridden" : "");
+		gpr_table_cell(t, "GPUs");
+		gpr_table_cellf(t, "%u", u->gpus);
+		gpr_table_cellf(t, "peak %s (TFLOP/s per GPU)", gpa_dtype_name(dtype));
+		cell_g(t, u->peaks.tflops[dtype] > 0 ? u->peaks.tflops[dtype] : -1, "%.6g");
+		gpr_table_cell(t, "peak memory (GB/s per GPU)");
+		cell_g(t, u->peaks.mem_gbps > 0 ? u->peaks.mem_gbps : -1, "%.6g");
+		if (u->has_flops) {
+			gpr_table_cell(t, "model FLOPs per step");
+			gpr_table_cellf(t, "%.6g", u->flops_per_step);
+			gpr_table_cell(t, "hardware FLOPs per step");
+			gpr_table_cellf(t, "%.6g", u->hw_flops_per_step);
+			gpr_table_cell(t, "MFU, median step (%)");
+			cell_g(t, u->mfu_median < 0 ? -1 : u->mfu_median * 100, "%.2f");
+			gpr_table_cell(t, "HFU, median step (%)");
+			cell_g(t, u->hfu_median < 0 ? -1 : u->hfu_median * 100, "%.2f");
+		}
+		if (u->has_bytes) {
+			gpr_table_cell(t, "MBU, median step (%)");
+			cell_g(t, u->mbu_median < 0 ? -1 : u->mbu_median * 100, "%.2f");
+		}
+		if (u->roof.rows.n || u->roof.unmatched_launches) {
+			uint64_t all = u->roof.matched_ns + u->roof.unmatched_ns;
+			gpr_table_cell(t, "kernel time placed on the roofline (%)");
+			gpr_table_cellf(t, "%.2f", all ? 100.0 * u->roof.matched_ns / all : 0.0);
+		} else {
+			gpr_table_cell(t, "roofline");
+			gpr_table_cell(t, "not placed: a trace has no FLOP or byte counts; give "
+					  "--roofline rules");
+		}
+		break;
+	case GPR_MFU_STEPS:
+		gpr_table_init(t, step_cols, GP_ARRAY_SIZE(step_cols));
+		for (size_t i = 0; i < u->steps.n; i++) {
+			const struct gpa_mfu_step *s = &u->steps.v[i];
+			const struct gpa_step *st = &steps->v.v[s->step];
+			if (st->name) {
+				gpr_table_cell(t, gpa_model_str(m, st->name));
+			} else {
+				gpr_table_cellf(t, "#%" PRId64, st->number);
+			}
+			gpr_table_cellf(t, "%" PRIu64, s->wall_ns);
+			cell_g(t, s->mfu < 0 ? -1 : s->mfu * 100, "%.2f");
+			cell_g(t, s->hfu < 0 ? -1 : s->hfu * 100, "%.2f");
+			cell_g(t, s->mbu < 0 ? -1 : s->mbu * 100, "%.2f");
+			cell_g(t, s->mfu < 0 ? -1 : s->tflops_per_gpu, "%.3f");
+		}
+		break;
+	case GPR_MFU_COPIES:
+		gpr_table_init(t, copy_cols, GP_ARRAY_SIZE(copy_cols));
+		for (size_t i = 0; i < u->copies.n; i++) {
+			const struct gpa_copy_bw *b = &u->copies.v[i];
+			gpr_table_cellf(t, "%u", b->copy_kind);
+			gpr_table_cellf(t, "%u", b->src_kind);
+			gpr_table_cellf(t, "%u", b->dst_kind);
+			gpr_table_cellf(t, "%" PRIu64, b->count);
+			gpr_table_cellf(t, "%" PRIu64, b->bytes);
+			gpr_table_cellf(t, "%" PRIu64, b->ns);
+			gpr_table_cellf(t, "%.3f", b->gbps);
+			gpr_table_cell(t, b->link);
+			cell_g(t, b->link_gbps > 0 ? b->link_gbps : -1, "%.2f");
+			cell_g(t, b->link_gbps > 0 ? b->gbps * 100 / b->link_gbps : -1, "%.2f");
+		}
+		break;
+	case GPR_MFU_SLOW:
+		gpr_table_init(t, slow_cols, GP_ARRAY_SIZE(slow_cols));
+		for (size_t i = 0; i < u->outliers.n; i++) {
+			const struct gpa_copy_outlier *o = &u->outliers.v[i];
+			gpr_table_cellf(t, "%" PRIu64, m->copy.start[o->row] - m->t0);
+			gpr_table_cellf(t, "%u", m->copy.copy_kind[o->row]);
+			gpr_table_cellf(t, "%" PRIu64, m->copy.bytes[o->row]);
+			gpr_table_cellf(t, "%" PRIu64, m->copy.end[o->row] - m->copy.start[o->row]);
+			gpr_table_cellf(t, "%.3f", o->gbps);
+			gpr_table_cell(t, o->why);
+		}
+		break;
+	case GPR_MFU_ROOFLINE:
+		gpr_table_init(t, roof_cols, GP_ARRAY_SIZE(roof_cols));
+		for (size_t i = 0; i < u->roof.rows.n; i++) {
+			const struct gpa_roof_row *r = &u->roof.rows.v[i];
+			const struct gpa_func *f = &m->funcs.v[r->func];
+			const struct gpa_shape *sh = &m->shapes.v[r->shape];
+			bool placed = r->bound == GPA_ROOF_MEMORY || r->bound == GPA_ROOF_COMPUTE;
+			double peak = u->peaks.tflops[r->dtype], bw = u->peaks.mem_gbps;
+			gpr_table_cell(t, gpa_model_str(m, f->demangled ? f->demangled : f->name));
+			gpr_table_cellf(t, "%dx%dx%d", sh->grid_x, sh->grid_y, sh->grid_z);
+			gpr_table_cellf(t, "%" PRIu64, r->launches);
+			gpr_table_cellf(t, "%" PRIu64, r->gpu_ns);
+			cell_g(t, r->bytes > 0 ? r->flops : -1, "%.6g");
+			cell_g(t, r->bytes > 0 ? r->bytes : -1, "%.6g");
+			cell_g(t, r->bytes > 0 ? r->ai : -1, "%.4g");
+			cell_g(t, peak > 0 && bw > 0 ? peak * 1e3 / bw : -1, "%.4g");
+			gpr_table_cell(t, bound_name(r->bound));
+			cell_g(t, placed ? r->attainable_tflops : -1, "%.4g");
+			cell_g(t, placed ? r->achieved_tflops : -1, "%.4g");
+			cell_g(t, placed ? r->efficiency * 100 : -1, "%.2f");
+		}
+		break;
+	default:
+		gpr_table_init(t, util_cols, 0);
+		return -GP_ERR_API;
+	}
+	return t->failed ? -GP_ERR_NOMEM : 0;
+}
+
+int gpr_mfu_render(struct gp_strbuf *out, enum gpr_format fmt, const struct gpa_model *m,
+		   const struct gpa_steps *steps, const struct gpa_mfu *u, enum gpa_dtype dtype)
+{
+	static const struct {
+		unsigned which;
+		const char *title, *key;
+	} secs[] = {
+		{GPR_MFU_SUMMARY, "Utilization", "utilization"},
+		{GPR_MFU_STEPS, "Per step", "steps"},
+		{GPR_MFU_COPIES, "Copy bandwidth by kind (kinds as CUPTI numbers them)", "copies"},
+		{GPR_MFU_SLOW, "Slowest copies", "slow_copies"},
+		{GPR_MFU_ROOFLINE, "Roofline (kernels with --roofline rules)", "roofline"},
+	};
+	int ret = 0;
+
+	if (fmt == GPR_FORMAT_JSON) {
+		gp_strbuf_adds(out, "{\"schema\":\"gpuprof-mfu/1\"");
+	}
+	for (size_t i = 0; i < GP_ARRAY_SIZE(secs) && !ret; i++) {
+		struct gpr_table t;
+		ret = gpr_mfu_table(&t, secs[i].which, m, steps, u, dtype);
+		if (ret) {
+			gpr_table_release(&t);
+			break;
+		}
+		if (fmt != GPR_FORMAT_JSON && !gpr_table_rows(&t)) {
+			gpr_table_release(&t);
+			continue;
+		}
+		ret = gpr_table_section(&t, fmt, secs[i].title, secs[i].key,
+					fmt != GPR_FORMAT_JSON && i == 0, out);
+	}
+	if (!ret && fmt == GPR_FORMAT_JSON) {
+		gp_strbuf_adds(out, "}\n");
+	}
+	return ret ? ret : (out->failed ? -GP_ERR_NOMEM : 0);
+}
+
+int gpr_devices_table(struct gpr_table *t, const struct gpa_devrow *rows, size_t n)
+{
+	gpr_table_init(t, dev_cols, GP_ARRAY_SIZE(dev_cols));
+	for (size_t i = 0; i < n; i++) {
+		const struct gpa_devrow *r = &rows[i];
+		gpr_table_cell(t, r->key);
+		gpr_table_cell(t, r->name);
+		gpr_table_cellf(t, "%u.%u", r->cc_major, r->cc_minor);
+		gpr_table_cellf(t, "%u", r->sms);
+		for (int d = 0; d < GPA_DT__COUNT; d++) {
+			cell_g(t, r->tflops[d] > 0 ? r->tflops[d] : -1, "%.6g");
+		}
+		cell_g(t, r->mem_gbps > 0 ? r->mem_gbps : -1, "%.6g");
+		cell_g(t, r->nvlink_gbps > 0 ? r->nvlink_gbps : -1, "%.6g");
+		cell_g(t, r->pcie_gen ? r->pcie_gen : -1, "%.0f");
+		gpr_table_cell(t, r->disputed ? "yes" : "");
+	}
+	return t->failed ? -GP_ERR_NOMEM : 0;
+}

@@ -1,0 +1,40 @@
+#!/bin/sh
+# gpuprof occupancy on a generated two-device training loop: golden output
+# in every format, and the JSON obeys its own arithmetic (occupancy =
+# blocks x warps per block / max warps; launches and time add up; sorted).
+. "$TOP/tests/e2e/lib.sh"
+
+"$TRACEGEN" --seed 5 --steps 3 --kernels 8 --copies 1 --devices 2 -o a.gpz >/dev/null ||
+	fail "tracegen"
+
+expect_rc 0 "$GPUPROF" occupancy --top 8 a.gpz
+[ -s err ] && fail "unexpected stderr: $(cat err)"
+golden t2601 out
+expect_rc 0 "$GPUPROF" occupancy --format csv --top 8 a.gpz
+golden t2601-csv out
+expect_rc 0 "$GPUPROF" occupancy --format markdown --top 8 a.gpz
+golden t2601-md out
+
+expect_rc 0 "$GPUPROF" occupancy --format json --top all a.gpz
+golden t2601-json out
+expect_rc 0 "$GPUPROF" stats --report cuda_gpu_kern_sum --format json a.gpz
+cp out kern.json
+expect_rc 0 "$GPUPROF" occupancy --format json --top all a.gpz
+python3 - <<'PY' || fail "occupancy JSON does not add up"
+import json
+d = json.load(open("out"))
+k = json.load(open("kern.json"))["reports"][0]["rows"]
+launches = sum(r["Instances"] for r in k)
+assert d["launches"] == launches == sum(g["Launches"] for g in d["kernels"]), d["launches"]
+assert d["gpu_time_ns"] == sum(r["Total Time (ns)"] for r in k) == sum(g["GPU Time (ns)"] for g in d["kernels"])
+times = [g["GPU Time (ns)"] for g in d["kernels"]]
+assert times == sorted(times, reverse=True)
+for g in d["kernels"]:
+    # H200 in the generator: 64 warps per SM
+    assert abs(g["Warps/SM"] * 100 / 64 - g["Occupancy (%)"]) < 0.01, g
+    assert g["Grid-limited (%)"] <= g["Occupancy (%)"] + 1e-9, g
+    assert 0 < g["Tail (%)"] <= 100, g
+assert sum(s["Kernels"] for s in d["steps"]) == launches
+w = sum(g["Occupancy (%)"] * g["GPU Time (ns)"] for g in d["kernels"]) / d["gpu_time_ns"]
+assert abs(w - d["weighted_occupancy_pct"]) < 0.011, (w, d["weighted_occupancy_pct"])
+PY

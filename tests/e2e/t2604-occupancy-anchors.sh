@@ -1,0 +1,54 @@
+#!/bin/sh
+# Occupancy on real PyTorch profiler traces (the anchors beside the
+# checkout): every kernel launch is counted once, the traces' own device
+# properties give known occupancy, and our grid-limited occupancy matches
+# the estimate the PyTorch profiler wrote into the trace, group by group.
+. "$TOP/tests/e2e/lib.sh"
+
+anchors=$TOP/../shared/anchors
+[ -d "$anchors/kineto/hta" ] || exit 77
+n=0
+for f in "$anchors/kineto/hta/negative_queue_length_values_check/rank0.json.gz" \
+	"$anchors/kineto/hta/nccl_parser_config/nccl_data.json.gz" \
+	"$anchors/kineto/hta/trace_diff/test/test.json.gz"; do
+	[ -f "$f" ] || continue
+	n=$((n + 1))
+	expect_rc 0 "$GPUPROF" stats --report cuda_gpu_kern_sum --format json "$f"
+	cp out kern.json
+	expect_rc 0 "$GPUPROF" occupancy --format json --top all --no-whatif "$f"
+	python3 - "$f" <<'PY' || fail "occupancy of $f"
+import json, sys
+d = json.load(open("out"))
+k = json.load(open("kern.json"))["reports"][0]["rows"]
+assert d["launches"] == sum(r["Instances"] for r in k) > 0
+assert d["gpu_time_ns"] == sum(r["Total Time (ns)"] for r in k)
+n_src = [0]
+known = [g for g in d["kernels"] if g["Occupancy (%)"] is not None]
+assert known and d["weighted_occupancy_pct"] is not None, sys.argv[1]
+for g in known:
+    assert 0 <= g["Occupancy (%)"] <= 100, g
+    assert g["Grid-limited (%)"] is None or g["Grid-limited (%)"] <= g["Occupancy (%)"], g
+    # Kineto's own "est. achieved occupancy %" is the grid-limited occupancy (its threads
+    # count whole warps for these block sizes), rounded to a whole percent.
+    if g["Source (%)"] is not None and g["Grid-limited (%)"] is not None:
+        assert abs(g["Source (%)"] - g["Grid-limited (%)"]) < 1, g
+        n_src[0] += 1
+assert n_src[0] > 0, "no kernel with the source's estimate"
+print("groups checked against the source's estimate:", n_src[0], file=sys.stderr)
+PY
+done
+
+# An nsys export with GPU information (TARGET_INFO_GPU): an A100-SXM4-40GB running saxpy
+# with 512-thread blocks of 26 registers: 4 blocks (64 warps), warps and registers tie.
+db=$anchors/nsys/saxpy-mpi-cuda_nsys_perlmutter0.sqlite
+if [ -f "$db" ]; then
+	n=$((n + 1))
+	expect_rc 0 "$GPUPROF" occupancy --format csv --no-whatif "$db"
+	grep -qF '"saxpy(double *, double *, double *, double, int)",0,5,88573480,2x1x1,512x1x1,26,0,4,64,100.00,warps+registers,recorded,0.46,' out ||
+		fail "saxpy occupancy: $(cat out)"
+	expect_rc 0 "$GPUPROF" mfu --format csv --flops-per-step 1e12 "$db"
+	grep -q '^device,A100 SXM4 40GB (table)$' out || fail "A100 not matched: $(head -3 out)"
+	grep -q '^peak bf16 (TFLOP/s per GPU),312$' out || fail "A100 peak"
+fi
+[ "$n" -gt 0 ] || exit 77
+exit 0

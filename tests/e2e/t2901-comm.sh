@@ -1,0 +1,42 @@
+#!/bin/sh
+# gpuprof comm on four generated ranks with a planted straggler (rank 2,
+# 400 us late at every AllReduce) and known overlap (tests/tools/gen-nccl.c):
+# golden text, JSON, CSV and Markdown, and the known answers checked exactly.
+. "$TOP/tests/e2e/lib.sh"
+"$GPUPROF" help comm >/dev/null 2>&1 || exit 77
+
+mkdir g
+"$TRACEGEN" --nccl --ranks 4 --straggler 2 --steps 4 -o 'g/r%r.gpz' >/dev/null || fail tracegen
+expect_rc 0 "$GPUPROF" comm g
+[ -s err ] && fail "unexpected stderr: $(cat err)"
+golden t2901 out
+expect_rc 0 "$GPUPROF" comm --format csv g
+golden t2901-csv out
+expect_rc 0 "$GPUPROF" comm --format markdown --table ranks g
+golden t2901-md out
+expect_rc 0 "$GPUPROF" comm --format json g
+golden t2901-json out
+python3 - <<'PY' || fail "known answers"
+import json
+d = json.load(open("out"))
+s = d["summary"]
+assert s["ops"] == 16 and s["matched"] == 4 and s["straggler_rank"] == 2, s
+assert s["skew_max_ns"] == 400000 and s["by_record"] == 16 and s["by_name"] == 0, s
+c = d["collectives"][0]
+# 16 MiB in the fastest rank's 1 ms; busbw = algbw * 2 (n-1)/n, n = 4
+assert c["Collective"] == "AllReduce" and c["Count"] == 16, c
+assert abs(c["algbw (GB/s)"] - 16.78) < 0.006 and abs(c["busbw (GB/s)"] - 25.17) < 0.006, c
+assert c["Peak (GB/s)"] is None, c
+tot = {x["Process"]: x for x in d["exposed"] if x["Step"] == "all"}
+# rank r: comm [a+10us, A+1010us); overlap (90 - 10r) + 300 us per step
+for r, comm, ov in ((0, 1400000, 390000), (1, 1390000, 380000), (2, 1000000, 300000), (3, 1370000, 360000)):
+    t = tot["rank %d" % r]
+    assert t["Comm (ns)"] == 4 * comm and t["Overlapped (ns)"] == 4 * ov, t
+    assert t["Exposed (ns)"] == 4 * (comm - ov), t
+    steps = [x for x in d["exposed"] if x["Process"] == "rank %d" % r and x["Step"] != "all"]
+    assert len(steps) == 4 and all(x["Exposed (ns)"] == comm - ov for x in steps), steps
+rk = {x["Rank"]: x for x in d["ranks"]}
+assert rk[2]["Last"] == 4 and rk[2]["Wait caused (ns)"] == 4 * (400000 + 390000 + 370000), rk
+assert rk[0]["Waited (ns)"] == 4 * 400000 and rk[2]["Waited (ns)"] == 0, rk
+PY
+exit 0
