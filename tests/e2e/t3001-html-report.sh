@@ -23,6 +23,29 @@ cat >k.json <<'JSON'
 JSON
 expect_rc 0 "$GPUPROF" report -f html -o names.html k.json
 
+# Every section with data: ranks with NCCL operations (communication), MFU and
+# roofline options (utilization, roofline), kernels with launch configurations
+# (occupancy). The sections are the report's own tables.
+"$TRACEGEN" --nccl --ranks 2 --straggler 1 --seed 3 -o "r%r.gpz" >/dev/null || fail "tracegen --nccl"
+printf 'pattern="." flops="threads * 1000" bytes="threads * 12"\n' >roof.rules
+expect_rc 0 "$GPUPROF" report --format html --flops-per-step 5e13 --bytes-per-step 2e10 \
+	--roofline roof.rules -o rich.html r0.gpz r1.gpz
+expect_rc 0 "$GPUPROF" report --format json --flops-per-step 5e13 --bytes-per-step 2e10 \
+	--roofline roof.rules r0.gpz r1.gpz
+mv out rich.json
+python3 - <<'PY' || fail "rich page"
+import json, re
+page = open("rich.html", encoding="utf-8").read()
+rep = json.load(open("rich.json"))
+data = json.loads(re.search(r'<script type="application/json" id="gp-data">(.*?)</script>', page, re.S).group(1))
+for key in ("occupancy", "utilization", "roofline", "communication", "exposed_communication"):
+    assert 'id="sec-%s"' % key in page, "no section " + key
+    assert rep.get(key), "the JSON report has no " + key
+    # The page's table has as many rows as the report's.
+    m = re.search(r'<section[^>]* id="sec-%s".*?<tbody>(.*?)</tbody>' % key, page, re.S)
+    assert m and m.group(1).count("<tr") == len(rep[key]), (key, len(rep[key]))
+PY
+
 # The same run to stdout is the same page; bad options are usage errors.
 expect_rc 0 "$GPUPROF" report --format html run.gpz
 cmp -s out run.html || fail "stdout and -o pages differ"
@@ -149,6 +172,7 @@ PY
 
 browse run.html "sec-warnings sec-timeline sec-charts sec-flame sec-processes sec-steps sec-step_distribution sec-devices sec-idle_by_cause sec-kernels sec-memory sec-longest_gaps" flash
 browse names.html "sec-timeline sec-kernels" plain
+browse rich.html "sec-timeline sec-kernels sec-occupancy sec-utilization sec-roofline sec-communication sec-exposed_communication" AllReduce
 
 # A screenshot renders (the one in docs/ is made the same way: scripts/html-screenshot.sh).
 timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-dev-shm-usage --no-first-run \
