@@ -861,53 +861,13 @@ static uint8_t nccl_dtype(const char *s, size_t n, unsigned *size)
 }
 
 /*
- * "ncclKernel_AllReduce_RING_LL_Sum_float(...)" (NCCL 2.x kernel names):
- * algorithm, protocol and reduction operation, when the name has that shape.
+ * An NCCL record (source 3: imported from Kineto) for a CPU op carrying
+ * "Collective name" (record_param_comms): the op's times and thread. Its
+ * NCCL kernel, which carries the same args and External id, becomes an
+ * EXTCORR record instead (see nccl_kernel_link), so each collective is one
+ * NCCL record whose GPU time the model takes from its kernels.
  */
-static int nccl_kernel_name(struct imp *im, const char *name, size_t n, struct gpt_nccl *r)
-{
-	static const char *const ops[] = {"Sum", "Prod", "Max", "Min", "Avg"};
-	const char *part[6];
-	size_t len[6], np = 0;
-	const char *p = name, *e;
-
-	if (n < 11 || memcmp(name, "ncclKernel_", 11) != 0) {
-		return 0;
-	}
-	e = memchr(name, '(', n);
-	e = e ? e : name + n;
-	while (p < e && np < 6) {
-		const char *u = memchr(p, '_', (size_t)(e - p));
-		part[np] = p;
-		len[np++] = (size_t)((u ? u : e) - p);
-		p = u ? u + 1 : e;
-	}
-	if (np < 5) {
-		return 0;
-	}
-	/* part[1] the function, then ALGO, PROTO, Op */
-	if (len[2] && intern(im, part[2], len[2], &r->algorithm)) {
-		return -1;
-	}
-	if (len[3] && intern(im, part[3], len[3], &r->protocol)) {
-		return -1;
-	}
-	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
-		if (strlen(ops[i]) == len[4] && memcmp(ops[i], part[4], len[4]) == 0) {
-			r->reduce_op = (uint8_t)i;
-		}
-	}
-	return 0;
-}
-
-/*
- * An NCCL record (source 3: imported from Kineto) for an event carrying
- * "Collective name": from a GPU kernel it has the kernel's times, device and
- * stream (tid 0); from a CPU op (record_param_comms) the op's times and
- * thread (device and stream 0).
- */
-static int add_nccl(struct imp *im, uint64_t start, uint64_t end, uint32_t device,
-		    uint32_t stream)
+static int add_nccl(struct imp *im, uint64_t start, uint64_t end)
 {
 	struct ev *ev = &im->ev;
 	struct gpt_nccl r = {0};
@@ -940,17 +900,32 @@ static int add_nccl(struct imp *im, uint64_t start, uint64_t end, uint32_t devic
 			   ? (int32_t)ARG(K_GROUP_SIZE)
 			   : 0;
 	r.reduce_op = 255;
-	r.stream = stream;
-	r.device = device;
 	r.external_id = HAS(K_EXTERNAL_ID) && ARG(K_EXTERNAL_ID) > 0 ? (uint64_t)ARG(K_EXTERNAL_ID)
 								     : 0;
 	r.seq = HAS(K_SEQ) && ARG(K_SEQ) > 0 ? (uint64_t)ARG(K_SEQ) : 0;
-	r.tid = ev->cat == CAT_KERNEL ? 0 : u32c(ev->tid);
+	r.tid = u32c(ev->tid);
 	r.source = GPT_NCCL_SRC_KINETO;
-	if (ev->cat == CAT_KERNEL && nccl_kernel_name(im, im->name, ev->name_len, &r)) {
-		return -1;
-	}
 	return add(im, GPT_KIND_NCCL, &r);
+}
+
+/*
+ * An NCCL kernel carrying "Collective name": links its correlation id to the
+ * collective's External id with an EXTCORR record of kind CUSTOM2, the kind
+ * gpuprof's own NCCL capture uses, so the model finds the op's kernels.
+ */
+static int nccl_kernel_link(struct imp *im, uint32_t corr)
+{
+	struct ev *ev = &im->ev;
+	struct gpt_extcorr x = {0};
+
+	if (!nccl_func(ev->coll, ev->coll_len) || !corr || !HAS(K_EXTERNAL_ID) ||
+	    ARG(K_EXTERNAL_ID) <= 0) {
+		return 0;
+	}
+	x.external_kind = 5; /* CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2 */
+	x.external_id = (uint64_t)ARG(K_EXTERNAL_ID);
+	x.correlation = corr;
+	return add(im, GPT_KIND_EXTCORR, &x);
 }
 
 /*
@@ -1153,9 +1128,11 @@ static int finish_event(struct imp *im)
 	default:
 		return 0;
 	}
-	if (ev->coll_len && ev->cat != CAT_GPU_USER_ANNOTATION &&
-	    add_nccl(im, start, end, ev->cat == CAT_KERNEL ? device : 0,
-		     ev->cat == CAT_KERNEL ? stream : 0)) {
+	if (ev->coll_len && ev->cat == CAT_KERNEL && nccl_kernel_link(im, corr)) {
+		return -1;
+	}
+	if (ev->coll_len && ev->cat != CAT_KERNEL && ev->cat != CAT_GPU_USER_ANNOTATION &&
+	    add_nccl(im, start, end)) {
 		return -1;
 	}
 	if (!im->have_pid && ev->has_pid && (ev->cat == CAT_RUNTIME || ev->cat == CAT_DRIVER ||

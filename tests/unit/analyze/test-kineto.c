@@ -29,7 +29,8 @@ struct got {
 	struct gpt_thread t[MAXR];
 	struct gpt_clock clk[MAXR];
 	struct gpt_nccl nc_[MAXR];
-	size_t nk, nc, ns, na, ny, nn, np, nd, nt, nclk, nnccl;
+	struct gpt_extcorr x[MAXR];
+	size_t nk, nc, ns, na, ny, nn, np, nd, nt, nclk, nnccl, nx;
 };
 
 static void write_file(const char *path, const char *text, bool gz)
@@ -81,6 +82,7 @@ static void import(struct got *g, const char *text, bool gz)
 		case GPT_KIND_THREAD: TAKE(g->t, g->nt, struct gpt_thread); break;
 		case GPT_KIND_CLOCK: TAKE(g->clk, g->nclk, struct gpt_clock); break;
 		case GPT_KIND_NCCL: TAKE(g->nc_, g->nnccl, struct gpt_nccl); break;
+		case GPT_KIND_EXTCORR: TAKE(g->x, g->nx, struct gpt_extcorr); break;
 		default: break;
 		}
 	}
@@ -466,7 +468,10 @@ TEST(kineto_epoch_clock)
 	done(&g);
 }
 
-/* NCCL collective args on a CPU op and on its kernel become NCCL records (source 3). */
+/*
+ * NCCL collective args: the CPU op becomes an NCCL record (source 3), its
+ * kernel an EXTCORR (CUSTOM2) link from the kernel's correlation to the op.
+ */
 TEST(kineto_nccl_args)
 {
 	struct got g;
@@ -496,8 +501,7 @@ TEST(kineto_nccl_args)
 	       "]}",
 	       false);
 	CHECK_EQ_I(g.ret, 0);
-	REQUIRE(g.nnccl == 3);
-	/* the CPU side */
+	REQUIRE(g.nnccl == 2);
 	CHECK_STR(S(&g, g.nc_[0].func), "AllReduce");
 	CHECK_EQ_U(g.nc_[0].start, 100500);
 	CHECK_EQ_U(g.nc_[0].end, 110500);
@@ -514,23 +518,17 @@ TEST(kineto_nccl_args)
 	CHECK_EQ_U(g.nc_[0].reduce_op, 255);
 	CHECK_EQ_U(g.nc_[0].source, 3);
 	CHECK(g.nc_[0].comm_hash != 0);
-	/* the GPU side: same communicator, kernel times, stream and device, name parsed */
-	CHECK_STR(S(&g, g.nc_[1].func), "AllReduce");
-	CHECK_EQ_U(g.nc_[1].start, 105000);
-	CHECK_EQ_U(g.nc_[1].end, 125000);
-	CHECK_EQ_U(g.nc_[1].stream, 40);
-	CHECK_EQ_U(g.nc_[1].device, 3);
-	CHECK_EQ_U(g.nc_[1].tid, 0);
-	CHECK_EQ_U(g.nc_[1].comm_hash, g.nc_[0].comm_hash);
-	CHECK_STR(S(&g, g.nc_[1].algorithm), "RING");
-	CHECK_STR(S(&g, g.nc_[1].protocol), "LL");
-	CHECK_EQ_U(g.nc_[1].reduce_op, 2); /* ncclMax */
+	/* the kernel: a CUSTOM2 link from its correlation to the op's external id */
+	REQUIRE(g.nx == 1);
+	CHECK_EQ_U(g.x[0].external_kind, 5);
+	CHECK_EQ_U(g.x[0].external_id, 42);
+	CHECK_EQ_U(g.x[0].correlation, 9);
 	/* "wait" is not an NCCL operation; reduce-scatter counts its output; Short is not an NCCL type */
-	CHECK_STR(S(&g, g.nc_[2].func), "ReduceScatter");
-	CHECK_EQ_U(g.nc_[2].count, 400);
-	CHECK_EQ_U(g.nc_[2].datatype, 255);
-	CHECK_EQ_U(g.nc_[2].bytes, 0);
-	CHECK(g.nc_[2].comm_hash != g.nc_[0].comm_hash);
+	CHECK_STR(S(&g, g.nc_[1].func), "ReduceScatter");
+	CHECK_EQ_U(g.nc_[1].count, 400);
+	CHECK_EQ_U(g.nc_[1].datatype, 255);
+	CHECK_EQ_U(g.nc_[1].bytes, 0);
+	CHECK(g.nc_[1].comm_hash != g.nc_[0].comm_hash);
 	/* the CPU ops are still NVTX ranges and the kernel a kernel */
 	CHECK_EQ_U(g.nn, 3);
 	CHECK_EQ_U(g.nk, 1);
