@@ -227,9 +227,9 @@ static bool parse_int(const char *s, size_t n, int64_t *out)
  * the result does not fit an int64.
  */
 /*
- * The common forms, exactly: up to 16 integer digits and up to 3 decimals
- * (whole nanoseconds, nothing to round). False sends the text to the
- * general parser below.
+ * The common forms, exactly: up to 16 integer digits, any decimals (those
+ * past the nanosecond rounded half away from zero), no exponent. False
+ * sends the text to the general parser below.
  */
 static bool fast_us_to_ns(const char *s, size_t n, int64_t *out)
 {
@@ -261,13 +261,21 @@ static bool fast_us_to_ns(const char *s, size_t n, int64_t *out)
 			return false;
 		}
 	}
+	/* finer digits: round half away from zero on the first of them */
+	unsigned up = 0;
+	if (i < n && (unsigned)(unsigned char)s[i] - '0' < 10) {
+		up = s[i] >= '5';
+		while (i < n && (unsigned)(unsigned char)s[i] - '0' < 10) {
+			i++;
+		}
+	}
 	if (i != n) {
-		return false; /* finer digits or an exponent */
+		return false; /* an exponent */
 	}
 	for (; nf < 3; nf++) {
 		frac *= 10;
 	}
-	v = v * 1000 + frac; /* < 10^19: no wrap in 64 bits */
+	v = v * 1000 + frac + up; /* < 10^19 + 1: no wrap in 64 bits */
 	if (v > (uint64_t)INT64_MAX) {
 		return false;
 	}
