@@ -26,7 +26,9 @@ c = d["collectives"][0]
 # 16 MiB in the fastest rank's 1 ms; busbw = algbw * 2 (n-1)/n, n = 4
 assert c["Collective"] == "AllReduce" and c["Count"] == 16, c
 assert abs(c["algbw (GB/s)"] - 16.78) < 0.006 and abs(c["busbw (GB/s)"] - 25.17) < 0.006, c
-assert c["Peak (GB/s)"] is None, c
+# The generated devices are H100 SXM: NVLink 900 GB/s both ways, 450 per direction.
+assert c["Peak (GB/s)"] == 450.0 and abs(c["busbw/peak (%)"] - 100 * c["busbw (GB/s)"] / 450) < 0.06, c
+assert s["peak_known"] is True, s
 tot = {x["Process"]: x for x in d["exposed"] if x["Step"] == "all"}
 # rank r: comm [a+10us, A+1010us); overlap (90 - 10r) + 300 us per step
 for r, comm, ov in ((0, 1400000, 390000), (1, 1390000, 380000), (2, 1000000, 300000), (3, 1370000, 360000)):
