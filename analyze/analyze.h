@@ -1120,6 +1120,15 @@ const struct gpa_devrow *gpa_device_match(const char *name, unsigned cc_major, u
 double gpa_pcie_gbps(unsigned gen);
 
 /*
+ * The next key=value pair of a user file's line at *s (device files,
+ * roofline rules): blanks separate pairs, a value may be "quoted", '#'
+ * starts a comment. Cuts the line in place and advances *s. Returns 1 with
+ * *key and *val, 0 at the end of the line, -1 when a word has no '=' (*key
+ * is that word), -2 for an unterminated quote; *why says which.
+ */
+int gpa_kv_next(char **s, char **key, char **val, const char **why);
+
+/*
  * Parses a device file (docs/mfu.md): one device per line of key=value
  * fields, '#' comments. Untrusted: errors name the file, line and problem.
  * Returns 0 with *rows (caller frees) or -GP_ERR_FORMAT / -GP_ERR_NOMEM.

@@ -320,39 +320,15 @@ static int parse_line(const char *path, size_t ln, char *s, struct gpa_devrow *r
 	bool has_name = false, has_value = false;
 
 	memset(r, 0, sizeof(*r));
-	while (*s) {
-		while (*s == ' ' || *s == '\t') {
-			s++;
+	for (;;) {
+		char *key, *val;
+		const char *why;
+		int kv = gpa_kv_next(&s, &key, &val, &why);
+		if (kv < 0) {
+			return perr(errbuf, errlen, path, ln, why, kv == -1 ? key : NULL);
 		}
-		if (!*s || *s == '#') {
+		if (!kv) {
 			break;
-		}
-		char *key = s;
-		while (*s && *s != '=' && *s != ' ' && *s != '\t') {
-			s++;
-		}
-		if (*s != '=') {
-			*s = '\0';
-			return perr(errbuf, errlen, path, ln, "expected key=value, got", key);
-		}
-		*s++ = '\0';
-		char *val = s;
-		if (*s == '"') {
-			val = ++s;
-			while (*s && *s != '"') {
-				s++;
-			}
-			if (*s != '"') {
-				return perr(errbuf, errlen, path, ln, "unterminated quote", NULL);
-			}
-			*s++ = '\0';
-		} else {
-			while (*s && *s != ' ' && *s != '\t') {
-				s++;
-			}
-			if (*s) {
-				*s++ = '\0';
-			}
 		}
 		double x;
 		int dt = gpa_dtype_parse(key);

@@ -219,6 +219,8 @@ TEST(roofline_rules_and_placement)
 		{"pattern=( flops=1 bytes=1\n", "f:1: bad pattern '('"},
 		{"pattern=x flops=1 bytes=1 dtype=fp7\n", "f:1: unknown datatype 'fp7'"},
 		{"pattern=x flops=1 bytes=1 color=red\n", "f:1: unknown key 'color'"},
+		{"pattern=\"x flops=1 bytes=1\n", "f:1: unterminated quote"},
+		{"pattern=x flops=1 bytes\n", "f:1: expected key=value, got 'bytes'"},
 		{"# only a comment\n", "no rule in the file"},
 	};
 	for (size_t i = 0; i < GP_ARRAY_SIZE(bad); i++) {
