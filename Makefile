@@ -31,7 +31,7 @@ CFLAGS ?=
 CFLAGS += $(CFLAGS_BASE)
 
 # libdeflate inflates chunks faster than zlib (docs/performance.md); the format is the same.
-PKGS := zlib libdeflate sqlite3 libxml-2.0 libpcre2-8 yajl
+PKGS := zlib libdeflate sqlite3 libxml-2.0 libpcre2-8 libisal
 DEPS_STAMP := $(O)/.deps-ok
 # pkg-config is asked only once the dependency step has run.
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
@@ -165,12 +165,13 @@ fuzz: $(FUZZ_BIN) $(TRACEGEN)
 
 # The Kineto JSON importer, plain and gzipped inputs.
 FUZZ_KINETO_BIN := $(O)/fuzz/fuzz-kineto
-$(FUZZ_KINETO_BIN): tests/fuzz/fuzz-kineto.c analyze/import-kineto.c $(BASE_SRC) $(TRACE_SRC) \
+$(FUZZ_KINETO_BIN): tests/fuzz/fuzz-kineto.c analyze/import-kineto.c analyze/json-scan.c $(BASE_SRC) \
+		$(TRACE_SRC) \
 		| $(DEPS_STAMP)
 	@sh scripts/deps.sh fuzz
 	@mkdir -p $(dir $@)
 	clang -std=gnu11 -g -O1 -I. -DGPT_HAVE_LIBDEFLATE -fsanitize=fuzzer,address,undefined $^ \
-		-o $@ $$(pkg-config --libs zlib libdeflate yajl)
+		-o $@ $$(pkg-config --libs zlib libdeflate libisal)
 
 fuzz-kineto: $(FUZZ_KINETO_BIN)
 	@sh tests/fuzz/run-fuzz-kineto.sh $(FUZZ_KINETO_BIN) $(FUZZ_SECONDS)
@@ -196,6 +197,20 @@ bench: $(BENCH_TRACE) $(BENCH_REPORT) $(BENCH_FLAME) $(GPUPROF) $(TRACEGEN)
 	@sh tests/bench/bench-html.sh $(abspath $(GPUPROF)) $(abspath $(TRACEGEN))
 	@sh tests/bench/bench-diff.sh $(GPUPROF) $(TRACEGEN)
 	$(BENCH_FLAME) 10000000 3
+
+# Kineto JSON import alone (in-process), per anchor: tests/bench/bench-kineto.sh.
+BENCH_KINETO := $(O)/bench-kineto
+$(BENCH_KINETO): $(call obj,tests/bench/bench-kineto.c) $(LIB_ANALYZE) $(LIB_TRACE) $(LIB_BASE)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
+bench-kineto: $(BENCH_KINETO) $(GPUPROF)
+	@sh tests/bench/bench-kineto.sh $(BENCH_KINETO) $(GPUPROF)
+bench: bench-kineto
+.PHONY: bench-kineto
+# .gpz size against the gzipped Kineto JSON per anchor (fixed overhead vs payload).
+bench-gpz-size: $(GPUPROF)
+	@sh tests/bench/bench-gpz-size.sh $(GPUPROF)
+bench: bench-gpz-size
+.PHONY: bench-gpz-size
 
 # ---- the main job
 

@@ -450,6 +450,14 @@ int gpa_import_nsys_ex(const char *path, struct gpt_writer *w, struct gpa_nsys_i
  */
 int gpa_import_kineto(const char *path, struct gpt_writer *w, char *errbuf, size_t errlen);
 
+/*
+ * The process record's settings string the Kineto importer writes when the
+ * file's times were epoch microseconds with decimals and no
+ * baseTimeNanoseconds (otherwise "pytorch-profiler"); the model marks such
+ * processes (gpa_proc.ts_epoch_decimals) for breakdown's HTA compatibility.
+ */
+#define GPA_KINETO_SETTINGS_EPOCH_DECIMALS "pytorch-profiler; ts: epoch us with decimals"
+
 /* ------------------------------------------------------------ end kineto import */
 
 /* ---------------------------------------------------------------- inputs */

@@ -258,6 +258,10 @@ static int add_op(const struct gpa_model *m, unsigned flags, const int64_t *last
 		  uint32_t stream, uint8_t cls, bool is_sync)
 {
 	int64_t off = m->procs.v[proc].clock_offset;
+	/* HTA reads epoch microseconds with decimals as doubles: so do we, per file */
+	if ((flags & GPA_BD_ROUND_US) && m->procs.v[proc].ts_epoch_decimals) {
+		flags |= GPA_BD_F64_TS;
+	}
 	struct ev v = {.s = (int64_t)s, .e = (int64_t)e, .rt = NO_LAUNCH, .proc = proc,
 		       .stream = stream, .seq = (uint32_t)out->n, .cls = cls,
 		       .is_sync = is_sync};

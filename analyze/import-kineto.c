@@ -3,7 +3,9 @@
  * import-kineto.c - converts a PyTorch profiler (Kineto) Chrome-trace JSON
  * file, plain or gzip-compressed, into gpuprof records (docs/import.md).
  *
- * The JSON is parsed as a stream with yajl: memory holds the current
+ * The JSON is read as a stream by the pull tokenizer in json-scan.c (gzip
+ * inflated with ISA-L); values under keys the importer does not use are
+ * skipped by the tokenizer without being decoded. Memory holds the current
  * event's fields, a reusable name buffer and a small list of thread and
  * process names, never the document. Timestamps are converted from the
  * number's decimal text, never through a double, so nanoseconds survive.
@@ -23,8 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <yajl/yajl_parse.h>
-#include <zlib.h>
+#include "analyze/json-scan.h"
 
 #define CHUNK (256u << 10)
 #define MAX_DEPTH 64
@@ -32,6 +33,12 @@
 #define MAX_META 65536           /* thread/process name metadata events kept */
 #define REL_TS_LIMIT_US 100000000000000LL /* 1e14 us: below this a ts is not epoch time */
 #define BASE_KEY "\"baseTimeNanoseconds\""
+/*
+ * process.settings of a trace whose times were epoch microseconds with
+ * decimals and no baseTimeNanoseconds (early-2024 Kineto): HTA reads those
+ * as doubles, and breakdown --compat hta does the same (GPA_BD_F64_TS).
+ */
+#define KINETO_EPOCH_DECIMALS GPA_KINETO_SETTINGS_EPOCH_DECIMALS
 
 enum ctx {
 	C_SKIP = 0,   /* a container whose contents are ignored */
@@ -55,7 +62,10 @@ enum key {
 	K_PH, K_CAT, K_NAME, K_PID, K_TID, K_TS, K_DUR, K_ARGS,
 	/* args */
 	K_CORRELATION, K_DEVICE, K_STREAM, K_CONTEXT, K_REGISTERS, K_SMEM, K_GRID, K_BLOCK,
-	K_BYTES, K_CBID, K_ARG_NAME, K_EXTERNAL_ID,
+	K_BYTES, K_CBID, K_ARG_NAME,
+	K_IN_NELEMS, K_OUT_NELEMS, K_GROUP_SIZE, K_SEQ, /* NCCL collective args (numbers) */
+	K_EXTERNAL_ID,
+	K_COLL_NAME, K_DTYPE, K_PG_NAME, /* NCCL collective args (strings) */
 	/* args: the source's occupancy estimate (kept apart from a[]) */
 	K_OCC_PCT, K_BLOCKS_SM, K_WARPS_SM,
 	/* device */
@@ -84,7 +94,7 @@ enum cat {
 struct ev {
 	char ph;
 	enum cat cat;
-	bool has_ts, has_dur, has_name, has_pid, has_tid, tid_is_str;
+	bool has_ts, has_dur, has_name, has_pid, has_tid, tid_is_str, has_ph, has_cat;
 	int64_t ts, dur;       /* nanoseconds, before the base is added */
 	int64_t pid, tid;
 	uint32_t have;         /* bit (k - K_CORRELATION) for args seen */
@@ -94,6 +104,11 @@ struct ev {
 	size_t name_len, argname_len;
 	size_t cat_len;
 	char cat_str[32];      /* the category as written, for NVTX domains */
+	/* NCCL collective args ("Collective name", "dtype", "Process Group Name") */
+	char coll[32], dtype[32];
+	size_t coll_len, dtype_len;
+	uint64_t pg_hash;
+	bool has_pg;
 };
 
 struct meta {
@@ -139,6 +154,7 @@ struct imp {
 	size_t nmeta, metacap;
 
 	uint64_t events;       /* records written from traceEvents */
+	bool epoch_decimals;   /* an epoch-microsecond ts with decimals and no base (HTA's doubles) */
 	uint32_t dom[CAT_SYNC + 1]; /* interned NVTX domain per category */
 };
 
@@ -175,6 +191,18 @@ static bool parse_int(const char *s, size_t n, int64_t *out)
 	if (i == n) {
 		return false;
 	}
+	if (n - i <= 18) {
+		/* cannot overflow: no checks per digit */
+		for (; i < n; i++) {
+			unsigned d = (unsigned)(unsigned char)s[i] - '0';
+			if (d > 9) {
+				return false;
+			}
+			v = v * 10 + d;
+		}
+		*out = neg ? -(int64_t)v : (int64_t)v;
+		return true;
+	}
 	for (; i < n; i++) {
 		unsigned d = (unsigned char)s[i] - '0';
 		if (d > 9) {
@@ -198,10 +226,71 @@ static bool parse_int(const char *s, size_t n, int64_t *out)
  * from zero (as HTA's round(ts * 1000)); exponents are allowed. False when
  * the result does not fit an int64.
  */
+/*
+ * The common forms, exactly: up to 16 integer digits, any decimals (those
+ * past the nanosecond rounded half away from zero), no exponent. False
+ * sends the text to the general parser below.
+ */
+static bool fast_us_to_ns(const char *s, size_t n, int64_t *out)
+{
+	size_t i = 0, start;
+	uint64_t v = 0;
+	unsigned frac = 0, nf = 0;
+	bool neg = false;
+
+	if (n && s[0] == '-') {
+		neg = true;
+		i = 1;
+	}
+	start = i;
+	while (i < n && (unsigned)(unsigned char)s[i] - '0' < 10) {
+		v = v * 10 + ((unsigned char)s[i] - '0');
+		i++;
+	}
+	if (i == start || i - start > 16) {
+		return false;
+	}
+	if (i < n && s[i] == '.') {
+		i++;
+		while (i < n && nf < 3 && (unsigned)(unsigned char)s[i] - '0' < 10) {
+			frac = frac * 10 + ((unsigned char)s[i] - '0');
+			nf++;
+			i++;
+		}
+		if (!nf) {
+			return false;
+		}
+	}
+	/* finer digits: round half away from zero on the first of them */
+	unsigned up = 0;
+	if (i < n && (unsigned)(unsigned char)s[i] - '0' < 10) {
+		up = s[i] >= '5';
+		while (i < n && (unsigned)(unsigned char)s[i] - '0' < 10) {
+			i++;
+		}
+	}
+	if (i != n) {
+		return false; /* an exponent */
+	}
+	for (; nf < 3; nf++) {
+		frac *= 10;
+	}
+	v = v * 1000 + frac + up; /* < 10^19 + 1: no wrap in 64 bits */
+	if (v > (uint64_t)INT64_MAX) {
+		return false;
+	}
+	*out = neg ? -(int64_t)v : (int64_t)v;
+	return true;
+}
+
 static bool parse_us_to_ns(const char *s, size_t n, int64_t *out)
 {
 	char dig[40];
 	size_t nd = 0, i = 0;
+
+	if (fast_us_to_ns(s, n, out)) {
+		return true;
+	}
 	int point = -1;        /* digits before the decimal point */
 	long exp10 = 0;
 	bool neg = false, any = false;
@@ -348,7 +437,30 @@ static enum key event_key(const unsigned char *s, size_t n)
 	}
 }
 
-static enum key args_key(const unsigned char *s, size_t n)
+/* The NCCL collective metadata PyTorch puts on record_param_comms and NCCL kernels. */
+static enum key nccl_args_key(const unsigned char *s, size_t n)
+{
+	switch (n) {
+	case 3:
+		return KEYIS("Seq") ? K_SEQ : K_NONE;
+	case 5:
+		return KEYIS("dtype") ? K_DTYPE : K_NONE;
+	case 10:
+		return KEYIS("Group size") ? K_GROUP_SIZE : K_NONE;
+	case 13:
+		return KEYIS("In msg nelems") ? K_IN_NELEMS : K_NONE;
+	case 14:
+		return KEYIS("Out msg nelems") ? K_OUT_NELEMS : K_NONE;
+	case 15:
+		return KEYIS("Collective name") ? K_COLL_NAME : K_NONE;
+	case 18:
+		return KEYIS("Process Group Name") ? K_PG_NAME : K_NONE;
+	default:
+		return K_NONE;
+	}
+}
+
+static enum key args_key_base(const unsigned char *s, size_t n)
 {
 	switch (n) {
 	case 4:
@@ -402,6 +514,13 @@ static enum key args_key(const unsigned char *s, size_t n)
 	default:
 		return K_NONE;
 	}
+}
+
+/* Keys of an event's args: launch configuration, ids, NCCL collective metadata. */
+static enum key args_key(const unsigned char *s, size_t n)
+{
+	enum key k = args_key_base(s, n);
+	return k != K_NONE ? k : nccl_args_key(s, n);
 }
 
 static enum key dev_key(const unsigned char *s, size_t n)
@@ -559,23 +678,23 @@ static uint8_t sync_type(const char *name, size_t n)
 static int prescan_base(struct imp *im, int64_t *base, bool *found)
 {
 	enum { OVERLAP = 128 };
-	gzFile gz = gzopen(im->path, "rb");
+	struct gpa_json_file *f = NULL;
 	char *buf;
 	size_t have = 0;
 	int ret = 0;
+	char why[256];
 
 	*found = false;
-	if (!gz) {
-		return fail(im, -GP_ERR_IO, "cannot reopen: %s", strerror(errno)), im->ret;
+	if (gpa_json_file_open(im->path, &f, why, sizeof(why))) {
+		return fail(im, -GP_ERR_IO, "cannot reopen: %s", why), im->ret;
 	}
 	buf = malloc(CHUNK + OVERLAP + 1);
 	if (!buf) {
-		gzclose(gz);
+		gpa_json_file_close(f);
 		return fail(im, -GP_ERR_NOMEM, "out of memory"), im->ret;
 	}
-	gzbuffer(gz, CHUNK);
 	for (;;) {
-		int got = gzread(gz, buf + have, CHUNK);
+		ssize_t got = gpa_json_file_read(f, buf + have, CHUNK);
 		bool eof = got <= 0;
 		if (got < 0) {
 			break; /* the main parse reports the error with its position */
@@ -613,7 +732,7 @@ static int prescan_base(struct imp *im, int64_t *base, bool *found)
 		}
 	}
 	free(buf);
-	gzclose(gz);
+	gpa_json_file_close(f);
 	return ret;
 }
 
@@ -695,6 +814,156 @@ static int add_meta(struct imp *im, bool is_process)
 	return 0;
 }
 
+/* ------------------------------------------------------------ NCCL */
+
+struct name_map {
+	const char *from, *to;
+};
+
+/* c10d's collective names (and NCCL's) to NCCL function names; NULL: not an NCCL operation. */
+static const char *nccl_func(const char *s, size_t n)
+{
+	static const struct name_map m[] = {
+		{"allreduce", "AllReduce"}, {"all_reduce", "AllReduce"},
+		{"broadcast", "Broadcast"}, {"reduce", "Reduce"},
+		{"allgather", "AllGather"}, {"all_gather", "AllGather"},
+		{"_allgather_base", "AllGather"}, {"allgather_into_tensor_coalesced", "AllGather"},
+		{"allgather_coalesced", "AllGather"},
+		{"reduce_scatter", "ReduceScatter"}, {"reducescatter", "ReduceScatter"},
+		{"_reduce_scatter_base", "ReduceScatter"},
+		{"reduce_scatter_tensor_coalesced", "ReduceScatter"},
+		{"allreduce_coalesced", "AllReduce"},
+		{"send", "Send"}, {"recv", "Recv"}, {"recvAnysource", "Recv"},
+		{"all_to_all", "AllToAll"}, {"alltoall", "AllToAll"}, {"alltoall_base", "AllToAll"},
+		{"all_to_allv", "AllToAll"}, {"gather", "Gather"}, {"scatter", "Scatter"},
+		{"barrier", "Barrier"},
+	};
+	for (size_t i = 0; i < sizeof(m) / sizeof(m[0]); i++) {
+		if (strlen(m[i].from) == n && memcmp(m[i].from, s, n) == 0) {
+			return m[i].to;
+		}
+	}
+	return NULL;
+}
+
+/* PyTorch scalar type names to ncclDataType_t; 255 when NCCL has no such type. */
+static uint8_t nccl_dtype(const char *s, size_t n, unsigned *size)
+{
+	static const struct {
+		const char *name;
+		uint8_t type;
+		uint8_t size;
+	} m[] = {
+		{"Char", 0, 1}, {"Byte", 1, 1}, {"Bool", 1, 1}, {"Int", 2, 4}, {"UInt32", 3, 4},
+		{"Long", 4, 8}, {"UInt64", 5, 8}, {"Half", 6, 2}, {"Float", 7, 4}, {"Double", 8, 8},
+		{"BFloat16", 9, 2}, {"Float8_e4m3fn", 10, 1}, {"Float8_e5m2", 11, 1},
+	};
+	for (size_t i = 0; i < sizeof(m) / sizeof(m[0]); i++) {
+		if (strlen(m[i].name) == n && memcmp(m[i].name, s, n) == 0) {
+			*size = m[i].size;
+			return m[i].type;
+		}
+	}
+	*size = 0;
+	return 255;
+}
+
+/*
+ * An NCCL record (source 3: imported from Kineto) for a CPU op carrying
+ * "Collective name" (record_param_comms): the op's times and thread. Its
+ * NCCL kernel, which carries the same args and External id, becomes an
+ * EXTCORR record instead (see nccl_kernel_link), so each collective is one
+ * NCCL record whose GPU time the model takes from its kernels.
+ */
+static int add_nccl(struct imp *im, uint64_t start, uint64_t end)
+{
+	struct ev *ev = &im->ev;
+	struct gpt_nccl r = {0};
+	const char *func = nccl_func(ev->coll, ev->coll_len);
+	unsigned size = 0;
+
+	if (!func) {
+		return 0; /* "wait" and the like: not an NCCL operation */
+	}
+	if (intern(im, func, strlen(func), &r.func)) {
+		return -1;
+	}
+	r.start = start;
+	r.end = end;
+	r.datatype = nccl_dtype(ev->dtype, ev->dtype_len, &size);
+	/* NCCL's count: per-rank input, except reduce-scatter's per-rank output */
+	if (strcmp(func, "ReduceScatter") == 0 && HAS(K_OUT_NELEMS)) {
+		r.count = (uint64_t)(ARG(K_OUT_NELEMS) > 0 ? ARG(K_OUT_NELEMS) : 0);
+	} else if (HAS(K_IN_NELEMS)) {
+		r.count = (uint64_t)(ARG(K_IN_NELEMS) > 0 ? ARG(K_IN_NELEMS) : 0);
+	} else if (HAS(K_OUT_NELEMS)) {
+		r.count = (uint64_t)(ARG(K_OUT_NELEMS) > 0 ? ARG(K_OUT_NELEMS) : 0);
+	}
+	r.bytes = size && r.count <= UINT64_MAX / size ? r.count * size : 0;
+	r.root = -1;
+	r.peer = -1;
+	r.comm_hash = ev->has_pg ? ev->pg_hash : 0;
+	r.rank = im->have_rank ? (int32_t)im->rank : -1;
+	r.nranks = HAS(K_GROUP_SIZE) && ARG(K_GROUP_SIZE) > 0 && ARG(K_GROUP_SIZE) <= INT32_MAX
+			   ? (int32_t)ARG(K_GROUP_SIZE)
+			   : 0;
+	r.reduce_op = 255;
+	r.external_id = HAS(K_EXTERNAL_ID) && ARG(K_EXTERNAL_ID) > 0 ? (uint64_t)ARG(K_EXTERNAL_ID)
+								     : 0;
+	r.seq = HAS(K_SEQ) && ARG(K_SEQ) > 0 ? (uint64_t)ARG(K_SEQ) : 0;
+	r.tid = u32c(ev->tid);
+	r.source = GPT_NCCL_SRC_KINETO;
+	return add(im, GPT_KIND_NCCL, &r);
+}
+
+/*
+ * An NCCL kernel carrying "Collective name": links its correlation id to the
+ * collective's External id with an EXTCORR record of kind CUSTOM2, the kind
+ * gpuprof's own NCCL capture uses, so the model finds the op's kernels.
+ */
+static int nccl_kernel_link(struct imp *im, uint32_t corr)
+{
+	struct ev *ev = &im->ev;
+	struct gpt_extcorr x = {0};
+
+	if (!nccl_func(ev->coll, ev->coll_len) || !corr || !HAS(K_EXTERNAL_ID) ||
+	    ARG(K_EXTERNAL_ID) <= 0) {
+		return 0;
+	}
+	x.external_kind = 5; /* CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2 */
+	x.external_id = (uint64_t)ARG(K_EXTERNAL_ID);
+	x.correlation = corr;
+	return add(im, GPT_KIND_EXTCORR, &x);
+}
+
+/*
+ * The kernel's launch-configuration args (beyond grid and block) into its
+ * record: one case per arg key kept by cb_number (see args_key_base).
+ */
+static void kernel_args(const struct ev *ev, struct gpt_kernel *k)
+{
+	for (enum key key = K_CORRELATION; key <= K_EXTERNAL_ID; key++) {
+		if (!HAS(key)) {
+			continue;
+		}
+		int64_t v = ARG(key);
+		switch (key) {
+		case K_REGISTERS:
+			k->registers = (uint16_t)(v < 0 ? 0 : v > UINT16_MAX ? UINT16_MAX : v);
+			break;
+		case K_SMEM: /* Kineto's static + dynamic sum */
+			k->static_smem = (int32_t)(v < 0 ? 0 : v > INT32_MAX ? INT32_MAX : v);
+			break;
+		default:
+			break;
+		}
+	}
+	/* the source's occupancy estimate ("est. achieved occupancy %", "blocks per SM", ...) */
+	k->src_occupancy_bp = ev->occ_bp;
+	k->src_blocks_per_sm_milli = ev->blocks_sm_milli;
+	k->src_warps_per_sm_milli = ev->warps_sm_milli;
+}
+
 /* Writes the record for the event just closed. */
 static int finish_event(struct imp *im)
 {
@@ -737,6 +1006,9 @@ static int finish_event(struct imp *im)
 		return fail(im, -GP_ERR_RANGE, "timestamp out of range"), -1;
 	}
 	start = (uint64_t)(ev->ts + im->base_used);
+	if (!im->base_used && ev->ts >= REL_TS_LIMIT_US * 1000 && ev->ts % 1000) {
+		im->epoch_decimals = true;
+	}
 	end = start + (uint64_t)(ev->dur > 0 ? ev->dur : 0);
 	if (!im->have_first_ts || start < im->first_ts) {
 		im->first_ts = start;
@@ -768,17 +1040,7 @@ static int finish_event(struct imp *im)
 		k.block_x = (int32_t)ev->block[0];
 		k.block_y = (int32_t)ev->block[1];
 		k.block_z = (int32_t)ev->block[2];
-		if (HAS(K_REGISTERS)) {
-			int64_t r = ARG(K_REGISTERS);
-			k.registers = (uint16_t)(r < 0 ? 0 : r > UINT16_MAX ? UINT16_MAX : r);
-		}
-		if (HAS(K_SMEM)) {
-			int64_t s = ARG(K_SMEM);
-			k.static_smem = (int32_t)(s < 0 ? 0 : s > INT32_MAX ? INT32_MAX : s);
-		}
-		k.src_occupancy_bp = ev->occ_bp;
-		k.src_blocks_per_sm_milli = ev->blocks_sm_milli;
-		k.src_warps_per_sm_milli = ev->warps_sm_milli;
+		kernel_args(ev, &k);
 		if (add(im, GPT_KIND_KERNEL, &k)) {
 			return -1;
 		}
@@ -874,6 +1136,13 @@ static int finish_event(struct imp *im)
 	default:
 		return 0;
 	}
+	if (ev->coll_len && ev->cat == CAT_KERNEL && nccl_kernel_link(im, corr)) {
+		return -1;
+	}
+	if (ev->coll_len && ev->cat != CAT_KERNEL && ev->cat != CAT_GPU_USER_ANNOTATION &&
+	    add_nccl(im, start, end)) {
+		return -1;
+	}
 	if (!im->have_pid && ev->has_pid && (ev->cat == CAT_RUNTIME || ev->cat == CAT_DRIVER ||
 					     ev->cat == CAT_CPU_OP ||
 					     ev->cat == CAT_USER_ANNOTATION)) {
@@ -897,7 +1166,7 @@ static void finish_device(struct imp *im)
 	}
 }
 
-/* ------------------------------------------------------------ yajl callbacks */
+/* ------------------------------------------------------------ token handlers */
 
 static enum ctx top(struct imp *im)
 {
@@ -1149,8 +1418,10 @@ static int cb_string(void *ctx, const unsigned char *s, size_t n)
 		switch (k) {
 		case K_PH:
 			ev->ph = n ? (char)s[0] : 0;
+			ev->has_ph = true;
 			return 1;
 		case K_CAT:
+			ev->has_cat = true;
 			ev->cat = cat_of(s, n);
 			ev->cat_len = n < sizeof(ev->cat_str) ? n : 0;
 			memcpy(ev->cat_str, s, ev->cat_len);
@@ -1177,6 +1448,17 @@ static int cb_string(void *ctx, const unsigned char *s, size_t n)
 	case C_ARGS:
 		if (k == K_ARG_NAME) {
 			return copy_str(im, im->argname, &ev->argname_len, s, n);
+		}
+		if (k == K_COLL_NAME || k == K_DTYPE) {
+			char *d = k == K_COLL_NAME ? ev->coll : ev->dtype;
+			size_t *dl = k == K_COLL_NAME ? &ev->coll_len : &ev->dtype_len;
+			*dl = n < sizeof(ev->coll) ? n : 0; /* longer: not a name we know */
+			memcpy(d, s, *dl);
+			return 1;
+		}
+		if (k == K_PG_NAME) {
+			ev->pg_hash = gp_hash_bytes(s, n);
+			ev->has_pg = true;
 		}
 		return 1;
 	case C_DEV:
@@ -1206,6 +1488,9 @@ static int cb_map_key(void *ctx, const unsigned char *s, size_t n)
 		k = KEYIS("rank") ? K_RANK : KEYIS("world_size") ? K_WORLD_SIZE : K_NONE;
 		break;
 	default: break;
+	}
+	if (im->depth <= 0) {
+		return fail(im, -GP_ERR_FORMAT, "a key outside any object"); /* the tokenizer prevents it */
 	}
 	im->key[im->depth - 1] = k;
 	return 1;
@@ -1308,38 +1593,22 @@ static int cb_end_array(void *ctx)
 	return 1;
 }
 
-static const yajl_callbacks callbacks = {
-	.yajl_null = cb_null,
-	.yajl_boolean = cb_bool,
-	.yajl_number = cb_number,
-	.yajl_string = cb_string,
-	.yajl_start_map = cb_start_map,
-	.yajl_map_key = cb_map_key,
-	.yajl_end_map = cb_end_map,
-	.yajl_start_array = cb_start_array,
-	.yajl_end_array = cb_end_array,
-};
-
 /* ------------------------------------------------------------ driver */
 
-static uint64_t count_lines(const unsigned char *p, size_t n)
-{
-	uint64_t lines = 0;
-	const unsigned char *end = p + n;
-
-	while ((p = memchr(p, '\n', (size_t)(end - p)))) {
-		lines++;
-		p++;
-	}
-	return lines;
-}
-
-/* Rewrites errbuf as "FILE: line L: what". */
+/* Rewrites errbuf as "FILE: line L (byte B): what"; line 0: found by reading the file again. */
 static void locate(struct imp *im, uint64_t line, uint64_t offset)
 {
 	char what[256];
 
+	if (!line && gpa_json_file_line(im->path, offset, &line)) {
+		line = 0;
+	}
 	snprintf(what, sizeof(what), "%s", im->err);
+	if (!line) {
+		snprintf(im->err, im->errlen, "%s: byte %llu: %s", im->path,
+			 (unsigned long long)offset, what);
+		return;
+	}
 	snprintf(im->err, im->errlen, "%s: line %llu (byte %llu): %s", im->path,
 		 (unsigned long long)line, (unsigned long long)offset, what);
 }
@@ -1360,7 +1629,8 @@ static int write_tail(struct imp *im)
 	p.cuda_driver_version = im->drv_version;
 	p.phase = 1;
 	if (intern(im, "kineto", 6, &p.launcher) ||
-	    intern(im, "pytorch-profiler", 16, &p.settings)) {
+	    intern(im, im->epoch_decimals ? KINETO_EPOCH_DECIMALS : "pytorch-profiler",
+		   im->epoch_decimals ? strlen(KINETO_EPOCH_DECIMALS) : 16, &p.settings)) {
 		return -1;
 	}
 	for (size_t i = 0; i < im->nmeta; i++) {
@@ -1395,16 +1665,62 @@ static int write_tail(struct imp *im)
 	return 0;
 }
 
+/* An event that will not become a record, known as soon as ph (and cat) are read. */
+static bool unwanted(const struct ev *ev)
+{
+	if (!ev->has_ph || ev->ph == 'M') {
+		return false;
+	}
+	return ev->ph != 'X' || (ev->has_cat && ev->cat == CAT_OTHER);
+}
+
+/* Hands one token to its handler; 0 stops the parse (the handler said why). */
+static int dispatch(struct imp *im, struct gpa_json_scan *sc, const struct gpa_json_tok *t)
+{
+	const unsigned char *u = (const unsigned char *)t->s;
+
+	switch (t->type) {
+	case GPA_JSON_NULL: return cb_null(im);
+	case GPA_JSON_TRUE: return cb_bool(im, 1);
+	case GPA_JSON_FALSE: return cb_bool(im, 0);
+	case GPA_JSON_NUMBER: return cb_number(im, t->s, t->n);
+	case GPA_JSON_STRING:
+		if (!cb_string(im, u, t->n)) {
+			return 0;
+		}
+		if (top(im) == C_EVENT && unwanted(&im->ev)) {
+			/* flows, instants, counters...: nothing below is read */
+			if (gpa_json_skip_rest(sc)) {
+				return -1;
+			}
+			im->depth--;
+		}
+		return 1;
+	case GPA_JSON_KEY:
+		if (!cb_map_key(im, u, t->n)) {
+			return 0;
+		}
+		/* a key nobody reads: pass over its value without decoding it */
+		if (im->depth && im->key[im->depth - 1] == K_NONE) {
+			return gpa_json_skip(sc) ? -1 : 1;
+		}
+		return 1;
+	case GPA_JSON_BEGIN_OBJECT: return cb_start_map(im);
+	case GPA_JSON_END_OBJECT: return cb_end_map(im);
+	case GPA_JSON_BEGIN_ARRAY: return cb_start_array(im);
+	case GPA_JSON_END_ARRAY: return cb_end_array(im);
+	case GPA_JSON_EOF: break;
+	}
+	return 1;
+}
+
 int gpa_import_kineto(const char *path, struct gpt_writer *w, char *errbuf, size_t errlen)
 {
 	char dummy[1];
 	struct imp im = {0};
-	unsigned char magic[2], *buf = NULL;
-	yajl_handle h = NULL;
-	gzFile gz = NULL;
-	int fd = -1;
-	uint64_t line = 1, offset = 0;
-	bool is_gz;
+	struct gpa_json_file *f = NULL;
+	struct gpa_json_scan *sc = NULL;
+	int r;
 
 	if (!errbuf || !errlen) {
 		errbuf = dummy;
@@ -1420,116 +1736,68 @@ int gpa_import_kineto(const char *path, struct gpt_writer *w, char *errbuf, size
 	im.err = errbuf;
 	im.errlen = errlen;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		snprintf(errbuf, errlen, "%s: %s", path, strerror(errno));
-		return -GP_ERR_IO;
+	r = gpa_json_file_open(path, &f, errbuf, errlen);
+	if (r) {
+		return r;
 	}
-	ssize_t got = pread(fd, magic, 2, 0);
-	is_gz = got == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
-	if (is_gz) {
-		gz = gzdopen(fd, "rb");
-		if (!gz) {
-			close(fd);
-			snprintf(errbuf, errlen, "%s: out of memory", path);
-			return -GP_ERR_NOMEM;
-		}
-		fd = -1;
-		gzbuffer(gz, CHUNK);
-	}
-	buf = malloc(CHUNK);
 	im.name = malloc(MAX_STR + 1);
 	im.argname = malloc(MAX_STR + 1);
-	h = yajl_alloc(&callbacks, NULL, &im);
-	if (!buf || !im.name || !im.argname || !h) {
+	if (!im.name || !im.argname || gpa_json_scan_new(gpa_json_file_read, f, MAX_STR, &sc)) {
 		fail(&im, -GP_ERR_NOMEM, "out of memory");
+		snprintf(errbuf, errlen, "%s: out of memory", path);
 		goto out;
 	}
-	yajl_config(h, yajl_dont_validate_strings, 1);
+	gpa_json_scan_no_lines(sc); /* locate() counts them on error only */
 
 	for (;;) {
-		ssize_t n;
-		if (is_gz) {
-			n = gzread(gz, buf, CHUNK);
-			if (n < 0) {
-				int zerr;
-				const char *msg = gzerror(gz, &zerr);
-				fail(&im, zerr == Z_BUF_ERROR ? -GP_ERR_TRUNCATED : -GP_ERR_FORMAT,
-				     "bad gzip data: %s", msg);
-				locate(&im, line, offset);
-				goto out;
-			}
-		} else {
-			do {
-				n = read(fd, buf, CHUNK);
-			} while (n < 0 && errno == EINTR);
-			if (n < 0) {
-				fail(&im, -GP_ERR_IO, "read: %s", strerror(errno));
-				locate(&im, line, offset);
-				goto out;
-			}
-		}
-		yajl_status st = n ? yajl_parse(h, buf, (size_t)n) : yajl_complete_parse(h);
-		if (st != yajl_status_ok) {
-			size_t used = n ? yajl_get_bytes_consumed(h) : 0;
-			if (used > (size_t)n) {
-				used = (size_t)n;
-			}
-			line += count_lines(buf, used);
-			offset += used;
-			if (st == yajl_status_error && !im.ret) {
-				unsigned char *m = yajl_get_error(h, 0, buf, (size_t)n);
-				const char *msg = (const char *)m;
-				int err = -GP_ERR_FORMAT;
-				if (!n && im.depth > 0) {
-					msg = "the JSON ends early (truncated file?)";
-					err = -GP_ERR_TRUNCATED;
-				} else if (!n && !im.depth) {
-					msg = "no JSON value";
-				}
-				fail(&im, err, "%s", msg ? msg : "malformed JSON");
-				if (m) {
-					yajl_free_error(h, m);
-				}
-			} else if (!im.ret) {
-				fail(&im, -GP_ERR_FORMAT, "parse cancelled");
-			}
-			locate(&im, line, offset);
-			goto out;
-		}
-		if (!n) {
+		struct gpa_json_tok t;
+		int ok;
+
+		r = gpa_json_next(sc, &t);
+		if (!r && t.type == GPA_JSON_EOF) {
 			break;
 		}
-		line += count_lines(buf, (size_t)n);
-		offset += (uint64_t)n;
+		ok = r ? -1 : dispatch(&im, sc, &t);
+		if (ok == 1) {
+			continue;
+		}
+		if (ok < 0 && !im.ret) {
+			/* the tokenizer failed: bad JSON, or the file (gzip, read) behind it */
+			int e = r ? r : -GP_ERR_FORMAT;
+			const char *msg = gpa_json_error(sc);
+			if (!r) {
+				r = gpa_json_skip(sc);
+				e = r ? r : e;
+			}
+			if (strcmp(msg, "read failed") == 0) {
+				msg = gpa_json_file_error(f);
+			}
+			fail(&im, e, "%s", msg[0] ? msg : "malformed JSON");
+		} else if (!im.ret) {
+			fail(&im, -GP_ERR_FORMAT, "parse cancelled");
+		}
+		locate(&im, gpa_json_line(sc), gpa_json_offset(sc));
+		goto out;
 	}
 	if (!im.seen_events) {
 		fail(&im, -GP_ERR_FORMAT, "no \"traceEvents\" array");
-		locate(&im, line, offset);
+		locate(&im, gpa_json_line(sc), gpa_json_offset(sc));
 		goto out;
 	}
 	if (im.base_prescanned && (!im.have_base || im.base != im.base_used)) {
 		fail(&im, -GP_ERR_FORMAT, "\"baseTimeNanoseconds\" found by the scan is not the "
 					  "top-level one");
-		locate(&im, line, offset);
+		locate(&im, gpa_json_line(sc), gpa_json_offset(sc));
 		goto out;
 	}
 	if (write_tail(&im)) {
 		goto out;
 	}
 out:
-	if (h) {
-		yajl_free(h);
-	}
+	gpa_json_scan_free(sc);
+	gpa_json_file_close(f);
 	free(im.name);
 	free(im.argname);
 	free(im.metas);
-	free(buf);
-	if (gz) {
-		gzclose(gz);
-	}
-	if (fd >= 0) {
-		close(fd);
-	}
 	return im.ret;
 }

@@ -83,7 +83,12 @@ int gpa_convert(const char *in, const char *out, char *errbuf, size_t errlen)
 		snprintf(errbuf, errlen, "%s: already a gpuprof trace", in);
 		return -GP_ERR_API;
 	}
-	ret = gpt_writer_open(out, NULL, &w);
+	/*
+	 * Offline, so the strongest deflate level: the file is written once and
+	 * kept (the recording library's default, level 1, is for the hot path).
+	 */
+	struct gpt_writer_opts wo = {.level = 9};
+	ret = gpt_writer_open(out, &wo, &w);
 	if (ret) {
 		snprintf(errbuf, errlen, "%s: cannot create: %s", out, strerror(errno));
 		return ret;

@@ -685,6 +685,8 @@ static int take_chunk(struct file_ctx *f, const struct gpt_chunk *ch)
 			p->world_size = pr->world_size;
 			p->host = map_str(f, pr->host);
 			p->cmdline = map_str(f, pr->cmdline);
+			const char *st = pr->settings ? gpt_reader_string(f->r, pr->settings) : NULL;
+			p->ts_epoch_decimals = st && strcmp(st, GPA_KINETO_SETTINGS_EPOCH_DECIMALS) == 0;
 			CHECK_ID(p->host);
 			CHECK_ID(p->cmdline);
 		}

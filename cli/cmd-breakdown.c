@@ -41,9 +41,10 @@ const char cmd_breakdown_help[] =
 	"                            overlap\n"
 	"      --kernel-wait DURATION  idle gaps shorter than this are kernel wait\n"
 	"                            (30us); units ns, us, ms, s\n"
-	"      --epoch-doubles       with --compat hta, for traces of epoch microseconds\n"
-	"                            with decimals and no baseTimeNanoseconds (early\n"
-	"                            2024): round times as HTA's doubles hold them\n"
+	"      --epoch-doubles       with --compat hta, round every trace's times as HTA's\n"
+	"                            doubles hold them (automatic for Kineto traces of\n"
+	"                            epoch microseconds with decimals and no\n"
+	"                            baseTimeNanoseconds, early 2024)\n"
 	"  -h, --help                this text\n"
 	"\n"
 	"Exit status: 0 ok, 1 a trace could not be read, 2 usage.\n";

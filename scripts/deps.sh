@@ -31,9 +31,9 @@ if command -v pkg-config >/dev/null 2>&1; then
 	need_pc sqlite3 libsqlite3-dev
 	need_pc libxml-2.0 libxml2-dev
 	need_pc libpcre2-8 libpcre2-dev
-	need_pc yajl libyajl-dev
+	need_pc libisal libisal-dev
 else
-	missing="$missing zlib1g-dev libdeflate-dev libsqlite3-dev libxml2-dev libpcre2-dev libyajl-dev"
+	missing="$missing zlib1g-dev libdeflate-dev libsqlite3-dev libxml2-dev libpcre2-dev libisal-dev"
 fi
 # libiberty's C++ demangler names the frames of captured call stacks (no .pc file)
 [ -f /usr/include/libiberty/demangle.h ] || missing="$missing libiberty-dev"

@@ -9,7 +9,7 @@ anchors=$TOP/../shared/anchors/kineto/hta
 [ -d "$anchors" ] || exit 77
 command -v python3 >/dev/null 2>&1 || exit 77
 command -v gcc >/dev/null 2>&1 || exit 77
-[ -f /usr/include/yajl/yajl_parse.h ] || exit 77
+[ -f /usr/include/isa-l/igzip_lib.h ] || exit 77
 
 cat >drv.c <<'C'
 #include "base/compat.h"
@@ -40,8 +40,8 @@ int main(int argc, char **argv)
 	return 0;
 }
 C
-gcc -std=gnu11 -O2 -I"$TOP" -DGP_VERSION='"e2e"' -o drv drv.c "$TOP/analyze/import-kineto.c" \
-	"$TOP"/trace/*.c "$TOP"/base/*.c -lyajl -lz -lm 2>cc.err || fail "driver: $(cat cc.err)"
+gcc -std=gnu11 -O2 -I"$TOP" -DGP_VERSION='"e2e"' -o drv drv.c "$TOP/analyze/import-kineto.c" "$TOP/analyze/json-scan.c" \
+	"$TOP"/trace/*.c "$TOP"/base/*.c -lisal -lz -lm 2>cc.err || fail "driver: $(cat cc.err)"
 
 n=0
 for f in $(find "$anchors" -name '*.json.gz' -o -name '*.json' | sort); do

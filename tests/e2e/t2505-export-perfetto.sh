@@ -48,9 +48,9 @@ int main(int argc, char **argv)
 }
 C
 # TEST_LDFLAGS: the sanitizer runtime when the suite runs under make check.
-cc -std=gnu11 -I"$TOP" $(pkg-config --cflags libxml-2.0 yajl) prog.c "$lib/libgpreport.a" \
+cc -std=gnu11 -I"$TOP" $(pkg-config --cflags libxml-2.0 libisal) prog.c "$lib/libgpreport.a" \
 	"$lib/libgpanalyze.a" "$lib/libgptrace.a" "$lib/libgpbase.a" ${TEST_LDFLAGS:-} \
-	$(pkg-config --libs zlib libdeflate sqlite3 libxml-2.0 libpcre2-8 yajl) -liberty -lm -o prog ||
+	$(pkg-config --libs zlib libdeflate sqlite3 libxml-2.0 libpcre2-8 libisal) -liberty -lm -o prog ||
 	fail "cannot build the export program"
 
 cat >check.py <<'PY'

@@ -122,6 +122,16 @@ seed nested "{\"traceEvents\":[{\"args\":{\"x\":[[[[[[[[[[{\"a\":[1]}]]]]]]]]]]}
 seed truncated "{\"traceEvents\":[$ev_k,$ev_rt"
 seed trailing "{\"traceEvents\":[]} {}"
 seed garbage 'not json'
+seed nccl "{\"distributedInfo\":{\"rank\":1},\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"cpu_op\"," \
+	"\"name\":\"record_param_comms\",\"pid\":1,\"tid\":2,\"ts\":5.5,\"dur\":1,\"args\":{" \
+	"\"External id\":3,\"Collective name\":\"allreduce\",\"In msg nelems\":10," \
+	"\"Out msg nelems\":10,\"Group size\":2,\"dtype\":\"Float\",\"Seq\":4," \
+	"\"Process Group Name\":\"0\"}},{\"ph\":\"X\",\"cat\":\"kernel\"," \
+	"\"name\":\"ncclKernel_AllReduce_RING_LL_Sum_float(x)\",\"pid\":0,\"tid\":7," \
+	"\"ts\":6,\"dur\":2,\"args\":{\"stream\":7,\"Collective name\":\"reduce_scatter\"," \
+	"\"Out msg nelems\":5,\"dtype\":\"BFloat16\"}}]}"
+seed unicode "{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":" \
+	"\"\\ud83d\\ude00 \\ud800 café\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1}]}"
 
 # Small Kineto anchors, as they are (gzip or plain).
 anchors=
@@ -151,7 +161,8 @@ fi
 		rank world_size kernel gpu_memcpy gpu_memset cuda_runtime cuda_driver cpu_op \
 		user_annotation python_function gpu_user_annotation cuda_sync Kernel Memcpy Memset \
 		Runtime Operator thread_name process_name HtoD DtoH DtoD HtoA AtoH AtoA AtoD DtoA \
-		HtoH PtoP X M i s f; do
+		HtoH PtoP X M i s f 'Collective name' 'In msg nelems' 'Out msg nelems' 'Group size' \
+		dtype 'Process Group Name' Seq allreduce reduce_scatter wait Float BFloat16; do
 		printf '"\\"%s\\""\n' "$k"
 	done
 	printf '"%s"\n' '\"ph\":\"X\"' '\"ph\":\"M\"' ':{' ':[' '},{' '1700000000000000000' \

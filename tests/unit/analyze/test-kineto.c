@@ -28,7 +28,9 @@ struct got {
 	struct gpt_device d[MAXR];
 	struct gpt_thread t[MAXR];
 	struct gpt_clock clk[MAXR];
-	size_t nk, nc, ns, na, ny, nn, np, nd, nt, nclk;
+	struct gpt_nccl nc_[MAXR];
+	struct gpt_extcorr x[MAXR];
+	size_t nk, nc, ns, na, ny, nn, np, nd, nt, nclk, nnccl, nx;
 };
 
 static void write_file(const char *path, const char *text, bool gz)
@@ -79,6 +81,8 @@ static void import(struct got *g, const char *text, bool gz)
 		case GPT_KIND_DEVICE: TAKE(g->d, g->nd, struct gpt_device); break;
 		case GPT_KIND_THREAD: TAKE(g->t, g->nt, struct gpt_thread); break;
 		case GPT_KIND_CLOCK: TAKE(g->clk, g->nclk, struct gpt_clock); break;
+		case GPT_KIND_NCCL: TAKE(g->nc_, g->nnccl, struct gpt_nccl); break;
+		case GPT_KIND_EXTCORR: TAKE(g->x, g->nx, struct gpt_extcorr); break;
 		default: break;
 		}
 	}
@@ -461,5 +465,103 @@ TEST(kineto_epoch_clock)
 	CHECK_EQ_U(g.clk[0].ts, 1695835535123456000ull);
 	CHECK_EQ_U(g.clk[0].realtime, 1695835535123456000ull);
 	CHECK_EQ_U(g.p[0].start_realtime, 1695835535123456000ull);
+	done(&g);
+}
+
+/*
+ * NCCL collective args: the CPU op becomes an NCCL record (source 3), its
+ * kernel an EXTCORR (CUSTOM2) link from the kernel's correlation to the op.
+ */
+TEST(kineto_nccl_args)
+{
+	struct got g;
+
+	import(&g,
+	       "{\"distributedInfo\": {\"rank\": 1, \"world_size\": 2},\n"
+	       "\"traceEvents\": [\n"
+	       "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"record_param_comms\", \"pid\": 5,"
+	       " \"tid\": 6, \"ts\": 100.5, \"dur\": 10, \"args\": {\"External id\": 42,"
+	       " \"Collective name\": \"allreduce\", \"In msg nelems\": 1000,"
+	       " \"Out msg nelems\": 1000, \"Group size\": 2, \"dtype\": \"BFloat16\","
+	       " \"Process Group Name\": \"0\", \"Process Group Ranks\": \"[0, 1]\","
+	       " \"Seq\": 17}},\n"
+	       "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\":"
+	       " \"ncclKernel_AllReduce_RING_LL_Max_bfloat16(ncclDevComm*, unsigned long, ncclWork*)\","
+	       " \"pid\": 0, \"tid\": 40, \"ts\": 105, \"dur\": 20, \"args\": {\"device\": 3,"
+	       " \"stream\": 40, \"correlation\": 9, \"External id\": 42,"
+	       " \"Collective name\": \"allreduce\", \"In msg nelems\": 1000,"
+	       " \"Out msg nelems\": 1000, \"Group size\": 2, \"dtype\": \"BFloat16\","
+	       " \"Process Group Name\": \"0\"}},\n"
+	       "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"record_param_comms\", \"pid\": 5,"
+	       " \"tid\": 6, \"ts\": 200, \"dur\": 1, \"args\": {\"Collective name\": \"wait\"}},\n"
+	       "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"record_param_comms\", \"pid\": 5,"
+	       " \"tid\": 6, \"ts\": 300, \"dur\": 1, \"args\": {\"Collective name\": \"reduce_scatter\","
+	       " \"In msg nelems\": 800, \"Out msg nelems\": 400, \"dtype\": \"Short\","
+	       " \"Process Group Name\": \"7\"}}\n"
+	       "]}",
+	       false);
+	CHECK_EQ_I(g.ret, 0);
+	REQUIRE(g.nnccl == 2);
+	CHECK_STR(S(&g, g.nc_[0].func), "AllReduce");
+	CHECK_EQ_U(g.nc_[0].start, 100500);
+	CHECK_EQ_U(g.nc_[0].end, 110500);
+	CHECK_EQ_U(g.nc_[0].count, 1000);
+	CHECK_EQ_U(g.nc_[0].datatype, 9); /* ncclBfloat16 */
+	CHECK_EQ_U(g.nc_[0].bytes, 2000);
+	CHECK_EQ_I(g.nc_[0].rank, 1);
+	CHECK_EQ_I(g.nc_[0].nranks, 2);
+	CHECK_EQ_I(g.nc_[0].root, -1);
+	CHECK_EQ_U(g.nc_[0].seq, 17);
+	CHECK_EQ_U(g.nc_[0].external_id, 42);
+	CHECK_EQ_U(g.nc_[0].tid, 6);
+	CHECK_EQ_U(g.nc_[0].stream, 0);
+	CHECK_EQ_U(g.nc_[0].reduce_op, 255);
+	CHECK_EQ_U(g.nc_[0].source, 3);
+	CHECK(g.nc_[0].comm_hash != 0);
+	/* the kernel: a CUSTOM2 link from its correlation to the op's external id */
+	REQUIRE(g.nx == 1);
+	CHECK_EQ_U(g.x[0].external_kind, 5);
+	CHECK_EQ_U(g.x[0].external_id, 42);
+	CHECK_EQ_U(g.x[0].correlation, 9);
+	/* "wait" is not an NCCL operation; reduce-scatter counts its output; Short is not an NCCL type */
+	CHECK_STR(S(&g, g.nc_[1].func), "ReduceScatter");
+	CHECK_EQ_U(g.nc_[1].count, 400);
+	CHECK_EQ_U(g.nc_[1].datatype, 255);
+	CHECK_EQ_U(g.nc_[1].bytes, 0);
+	CHECK(g.nc_[1].comm_hash != g.nc_[0].comm_hash);
+	/* the CPU ops are still NVTX ranges and the kernel a kernel */
+	CHECK_EQ_U(g.nn, 3);
+	CHECK_EQ_U(g.nk, 1);
+	done(&g);
+}
+
+/* Epoch microseconds with decimals and no base are marked for HTA's doubles; others not. */
+TEST(kineto_epoch_decimals_mark)
+{
+	struct got g;
+
+	import(&g,
+	       "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 0,"
+	       " \"tid\": 7, \"ts\": 1712195495519689.047, \"dur\": 2}]}",
+	       false);
+	CHECK_EQ_I(g.ret, 0);
+	REQUIRE(g.np == 1);
+	CHECK_STR(S(&g, g.p[0].settings), GPA_KINETO_SETTINGS_EPOCH_DECIMALS);
+	done(&g);
+	/* whole microseconds: doubles hold them exactly, no mark */
+	import(&g,
+	       "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 0,"
+	       " \"tid\": 7, \"ts\": 1712195495519689, \"dur\": 2}]}",
+	       false);
+	REQUIRE(g.np == 1);
+	CHECK_STR(S(&g, g.p[0].settings), "pytorch-profiler");
+	done(&g);
+	/* relative decimals with a base: no mark */
+	import(&g,
+	       "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 0,"
+	       " \"tid\": 7, \"ts\": 5.5, \"dur\": 2}], \"baseTimeNanoseconds\": 1700000000000000000}",
+	       false);
+	REQUIRE(g.np == 1);
+	CHECK_STR(S(&g, g.p[0].settings), "pytorch-profiler");
 	done(&g);
 }

@@ -1,0 +1,1119 @@
+// SPDX-License-Identifier: MIT
+/*
+ * json-scan.c - the pull JSON tokenizer and the (gzip) input file behind it.
+ *
+ * The buffer holds the bytes from the current token on; past the last byte
+ * read sits a '"' sentinel and 16 bytes of padding, so the hot loops (string
+ * body, whitespace, number digits) need no bounds check: they stop at the
+ * sentinel at the latest, and a stop at the buffer's end means "read more
+ * and look again". String bodies are scanned 16 bytes at a time with SSE2
+ * where the compiler offers it.
+ */
+#include "base/compat.h"
+#include "base/base.h"
+#include "analyze/json-scan.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <isa-l/igzip_lib.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
+#define PAD 32
+#define IN_CAP (256u << 10)	/* compressed bytes read at a time */
+#define FIRST_CAP (256u << 10)
+
+enum state {
+	S_VALUE,	 /* a value is due */
+	S_VALUE_OR_END,	 /* after '[': a value or ']' */
+	S_KEY,		 /* after ',' in an object: a key */
+	S_KEY_OR_END,	 /* after '{': a key or '}' */
+	S_COLON,	 /* after a key */
+	S_AFTER,	 /* after a value: ',' or the container's end (or the end of input) */
+	S_DONE,		 /* the top-level value is complete */
+};
+
+struct gpa_json_scan {
+	gpa_json_read_fn read;
+	void *ctx;
+	unsigned char *buf;
+	size_t cap;		/* bytes usable, PAD more allocated */
+	size_t pos, end;	/* next byte; end of data (buf[end] is the sentinel) */
+	size_t max_token;
+	uint64_t base;		/* file offset of buf[0] */
+	uint64_t lines;		/* newlines before buf[0] (when no_lines is false) */
+	bool no_lines;		/* the caller finds lines itself: gpa_json_line() says 0 */
+	bool eof;
+	enum state st;
+	int depth;
+	unsigned char stack[GPA_JSON_MAX_DEPTH]; /* '{' or '[' */
+	int err;
+	uint64_t err_off, err_line;
+	char msg[160];
+	char *tmp;		/* decoded strings */
+	size_t tmpcap;
+};
+
+/* ------------------------------------------------------------ errors */
+
+static uint64_t count_nl(const unsigned char *p, size_t n)
+{
+	uint64_t c = 0;
+	size_t i = 0;
+
+#ifdef __SSE2__
+	/* per-byte counters (cmpeq gives -1), summed before they can wrap */
+	const __m128i nl = _mm_set1_epi8('\n'), zero = _mm_setzero_si128();
+	while (i + 16 <= n) {
+		__m128i acc = zero;
+		for (int k = 0; k < 255 && i + 16 <= n; k++, i += 16) {
+			__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
+			acc = _mm_sub_epi8(acc, _mm_cmpeq_epi8(v, nl));
+		}
+		__m128i sum = _mm_sad_epu8(acc, zero);
+		c += (uint64_t)_mm_cvtsi128_si32(sum) + (uint64_t)_mm_extract_epi16(sum, 4);
+	}
+#endif
+	for (; i < n; i++) {
+		c += p[i] == '\n';
+	}
+	return c;
+}
+
+static int fail_at(struct gpa_json_scan *s, size_t at, int err, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static int fail_at(struct gpa_json_scan *s, size_t at, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (s->err) {
+		return s->err;
+	}
+	if (at > s->end) {
+		at = s->end;
+	}
+	s->err = err;
+	s->err_off = s->base + at;
+	s->err_line = s->no_lines ? 0 : s->lines + 1 + count_nl(s->buf, at);
+	va_start(ap, fmt);
+	vsnprintf(s->msg, sizeof(s->msg), fmt, ap);
+	va_end(ap);
+	return err;
+}
+
+const char *gpa_json_error(const struct gpa_json_scan *s)
+{
+	return s->err ? s->msg : "";
+}
+
+uint64_t gpa_json_offset(const struct gpa_json_scan *s)
+{
+	return s->err ? s->err_off : s->base + s->pos;
+}
+
+uint64_t gpa_json_line(const struct gpa_json_scan *s)
+{
+	if (s->err) {
+		return s->err_line;
+	}
+	return s->no_lines ? 0 : s->lines + 1 + count_nl(s->buf, s->pos);
+}
+
+int gpa_json_depth(const struct gpa_json_scan *s)
+{
+	return s->depth;
+}
+
+/* ------------------------------------------------------------ buffer */
+
+int gpa_json_scan_new(gpa_json_read_fn read, void *ctx, size_t max_token,
+		      struct gpa_json_scan **out)
+{
+	struct gpa_json_scan *s;
+
+	*out = NULL;
+	if (!read || max_token < 16) {
+		return -GP_ERR_API;
+	}
+	s = calloc(1, sizeof(*s));
+	if (!s) {
+		return -GP_ERR_NOMEM;
+	}
+	s->cap = FIRST_CAP;
+	s->buf = malloc(s->cap + PAD);
+	if (!s->buf) {
+		free(s);
+		return -GP_ERR_NOMEM;
+	}
+	memset(s->buf, 0, PAD);
+	s->buf[0] = '"';
+	s->read = read;
+	s->ctx = ctx;
+	s->max_token = max_token;
+	s->st = S_VALUE;
+	*out = s;
+	return 0;
+}
+
+void gpa_json_scan_no_lines(struct gpa_json_scan *s)
+{
+	s->no_lines = true;
+}
+
+void gpa_json_scan_free(struct gpa_json_scan *s)
+{
+	if (!s) {
+		return;
+	}
+	free(s->buf);
+	free(s->tmp);
+	free(s);
+}
+
+/*
+ * Drops the bytes before keep, reads more behind the data. Returns the bytes
+ * read (0 at the end of input) or a negative error. Indexes into the buffer
+ * move down by keep; the caller recomputes its pointers.
+ */
+static ssize_t refill(struct gpa_json_scan *s, size_t keep)
+{
+	ssize_t got;
+
+	if (s->eof) {
+		return 0;
+	}
+	if (keep) {
+		if (!s->no_lines) {
+			s->lines += count_nl(s->buf, keep);
+		}
+		s->base += keep;
+		memmove(s->buf, s->buf + keep, s->end - keep);
+		s->end -= keep;
+		s->pos = s->pos >= keep ? s->pos - keep : 0;
+	}
+	if (s->end == s->cap) {
+		/* one token fills the buffer: grow it, up to the token limit */
+		size_t ncap = s->cap * 2;
+		unsigned char *nb;
+		if (s->cap >= s->max_token + 64) {
+			return fail_at(s, 0, -GP_ERR_RANGE, "token longer than %zu bytes",
+				       s->max_token);
+		}
+		if (ncap > s->max_token + 64) {
+			ncap = s->max_token + 64;
+		}
+		nb = realloc(s->buf, ncap + PAD);
+		if (!nb) {
+			return fail_at(s, 0, -GP_ERR_NOMEM, "out of memory");
+		}
+		s->buf = nb;
+		s->cap = ncap;
+	}
+	got = s->read(s->ctx, s->buf + s->end, s->cap - s->end);
+	if (got < 0) {
+		s->buf[s->end] = '"';
+		return fail_at(s, s->end, (int)got, "read failed");
+	}
+	if (got == 0) {
+		s->eof = true;
+	}
+	s->end += (size_t)got;
+	s->buf[s->end] = '"';
+	memset(s->buf + s->end + 1, 0, PAD - 1);
+	return got;
+}
+
+/* ------------------------------------------------------------ tables */
+
+
+/* 1 for bytes that may appear in a number */
+static const unsigned char numch[256] __attribute__((unused)) = {
+	['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1, ['7'] = 1,
+	['8'] = 1, ['9'] = 1, ['-'] = 1, ['+'] = 1, ['.'] = 1, ['e'] = 1, ['E'] = 1,
+};
+
+/* Past the whitespace at p; stops at the sentinel at the latest. */
+static inline bool is_ws(unsigned c)
+{
+	return c <= ' ' && (c == ' ' || c == '\n' || c == '\t' || c == '\r');
+}
+
+static inline const unsigned char *skip_ws(const unsigned char *p)
+{
+	if (!is_ws(*p)) {
+		return p;
+	}
+	p++;
+	if (!is_ws(*p)) {
+		return p;
+	}
+#ifdef __SSE2__
+	/* indentation: long runs of blanks */
+	const __m128i sp = _mm_set1_epi8(' '), nl = _mm_set1_epi8('\n');
+	const __m128i tab = _mm_set1_epi8('\t'), cr = _mm_set1_epi8('\r');
+	for (;;) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+		__m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, sp), _mm_cmpeq_epi8(v, nl)),
+					 _mm_or_si128(_mm_cmpeq_epi8(v, tab), _mm_cmpeq_epi8(v, cr)));
+		unsigned mask = ~(unsigned)_mm_movemask_epi8(m) & 0xffffu;
+		if (mask) {
+			return p + __builtin_ctz(mask);
+		}
+		p += 16;
+	}
+#else
+	while (is_ws(*p)) {
+		p++;
+	}
+	return p;
+#endif
+}
+
+/* Past the number characters at p; stops at the sentinel at the latest. */
+static inline const unsigned char *skip_numch(const unsigned char *p)
+{
+#ifdef __SSE2__
+	const __m128i lo = _mm_set1_epi8('0' - 1), hi = _mm_set1_epi8('9' + 1);
+	const __m128i dot = _mm_set1_epi8('.'), minus = _mm_set1_epi8('-');
+	const __m128i plus = _mm_set1_epi8('+'), e = _mm_set1_epi8('e'), E = _mm_set1_epi8('E');
+	for (;;) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+		__m128i m = _mm_and_si128(_mm_cmpgt_epi8(v, lo), _mm_cmplt_epi8(v, hi));
+		m = _mm_or_si128(m, _mm_or_si128(_mm_cmpeq_epi8(v, dot), _mm_cmpeq_epi8(v, minus)));
+		m = _mm_or_si128(m, _mm_or_si128(_mm_cmpeq_epi8(v, plus),
+						  _mm_or_si128(_mm_cmpeq_epi8(v, e),
+							       _mm_cmpeq_epi8(v, E))));
+		unsigned mask = ~(unsigned)_mm_movemask_epi8(m) & 0xffffu;
+		if (mask) {
+			return p + __builtin_ctz(mask);
+		}
+		p += 16;
+	}
+#else
+	while (numch[*p]) {
+		p++;
+	}
+	return p;
+#endif
+}
+
+static int hexval(unsigned c)
+{
+	if (c - '0' < 10) {
+		return (int)(c - '0');
+	}
+	c |= 0x20;
+	if (c - 'a' < 6) {
+		return (int)(c - 'a' + 10);
+	}
+	return -1;
+}
+
+/* ------------------------------------------------------------ strings */
+
+/* Length of a valid UTF-8 sequence at p (n bytes available), 0 if invalid. */
+static size_t utf8_len(const unsigned char *p, size_t n)
+{
+	unsigned c = p[0];
+
+	if (c < 0xc2 || c > 0xf4) {
+		return 0;
+	}
+	if (c < 0xe0) {
+		return n >= 2 && (p[1] & 0xc0) == 0x80 ? 2 : 0;
+	}
+	if (c < 0xf0) {
+		if (n < 3 || (p[1] & 0xc0) != 0x80 || (p[2] & 0xc0) != 0x80) {
+			return 0;
+		}
+		if ((c == 0xe0 && p[1] < 0xa0) || (c == 0xed && p[1] >= 0xa0)) {
+			return 0; /* overlong, or an encoded surrogate */
+		}
+		return 3;
+	}
+	if (n < 4 || (p[1] & 0xc0) != 0x80 || (p[2] & 0xc0) != 0x80 || (p[3] & 0xc0) != 0x80) {
+		return 0;
+	}
+	if ((c == 0xf0 && p[1] < 0x90) || (c == 0xf4 && p[1] >= 0x90)) {
+		return 0; /* overlong, or past U+10FFFF */
+	}
+	return 4;
+}
+
+static size_t utf8_need(unsigned c)
+{
+	return c < 0xc2 || c > 0xf4 ? 1 : c < 0xe0 ? 2 : c < 0xf0 ? 3 : 4;
+}
+
+static int tmp_reserve(struct gpa_json_scan *s, size_t n)
+{
+	if (n <= s->tmpcap) {
+		return 0;
+	}
+	size_t cap = s->tmpcap ? s->tmpcap : 256;
+	while (cap < n) {
+		cap *= 2;
+	}
+	char *t = realloc(s->tmp, cap);
+	if (!t) {
+		return -GP_ERR_NOMEM;
+	}
+	s->tmp = t;
+	s->tmpcap = cap;
+	return 0;
+}
+
+static void put_utf8(char **o, uint32_t cp)
+{
+	unsigned char *q = (unsigned char *)*o;
+
+	if (cp < 0x80) {
+		*q++ = (unsigned char)cp;
+	} else if (cp < 0x800) {
+		*q++ = (unsigned char)(0xc0 | cp >> 6);
+		*q++ = (unsigned char)(0x80 | (cp & 0x3f));
+	} else if (cp < 0x10000) {
+		*q++ = (unsigned char)(0xe0 | cp >> 12);
+		*q++ = (unsigned char)(0x80 | ((cp >> 6) & 0x3f));
+		*q++ = (unsigned char)(0x80 | (cp & 0x3f));
+	} else {
+		*q++ = (unsigned char)(0xf0 | cp >> 18);
+		*q++ = (unsigned char)(0x80 | ((cp >> 12) & 0x3f));
+		*q++ = (unsigned char)(0x80 | ((cp >> 6) & 0x3f));
+		*q++ = (unsigned char)(0x80 | (cp & 0x3f));
+	}
+	*o = (char *)q;
+}
+
+static uint32_t hex4(const unsigned char *p)
+{
+	return (uint32_t)(hexval(p[0]) << 12 | hexval(p[1]) << 8 | hexval(p[2]) << 4 |
+			  hexval(p[3]));
+}
+
+/* Decodes the checked string body [a, b) into s->tmp. */
+static int decode(struct gpa_json_scan *s, size_t a, size_t b, struct gpa_json_tok *tok)
+{
+	const unsigned char *p = s->buf + a, *e = s->buf + b;
+	char *o;
+
+	if (tmp_reserve(s, b - a + 1)) {
+		return fail_at(s, a, -GP_ERR_NOMEM, "out of memory");
+	}
+	o = s->tmp;
+	while (p < e) {
+		if (*p != '\\') {
+			*o++ = (char)*p++;
+			continue;
+		}
+		switch (p[1]) {
+		case 'b': *o++ = '\b'; break;
+		case 'f': *o++ = '\f'; break;
+		case 'n': *o++ = '\n'; break;
+		case 'r': *o++ = '\r'; break;
+		case 't': *o++ = '\t'; break;
+		case 'u': {
+			uint32_t cp = hex4(p + 2);
+			p += 6;
+			if (cp >= 0xd800 && cp < 0xdc00 && e - p >= 6 && p[0] == '\\' &&
+			    p[1] == 'u') {
+				uint32_t lo = hex4(p + 2);
+				if (lo >= 0xdc00 && lo < 0xe000) {
+					cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+					p += 6;
+				} else {
+					cp = 0xfffd;
+				}
+			} else if (cp >= 0xd800 && cp < 0xe000) {
+				cp = 0xfffd; /* a lone surrogate */
+			}
+			put_utf8(&o, cp); /* at most as long as the escape(s) it replaces */
+			continue;
+		}
+		default: *o++ = (char)p[1]; break; /* " \ / */
+		}
+		p += 2;
+	}
+	tok->s = s->tmp;
+	tok->n = (size_t)(o - s->tmp);
+	return 0;
+}
+
+/*
+ * Scans a string whose opening quote is at s->pos. skip: the string is not
+ * wanted, so bytes already checked may be dropped from the buffer and any
+ * length is allowed. On return s->pos is past the closing quote.
+ */
+static int scan_string(struct gpa_json_scan *s, bool skip, struct gpa_json_tok *tok)
+{
+	size_t start = s->pos + 1; /* first byte of the body */
+	size_t i = start;
+	bool esc = false;
+
+	for (;;) {
+		const unsigned char *p = s->buf + i;
+#ifdef __SSE2__
+		const __m128i q = _mm_set1_epi8('"'), bs = _mm_set1_epi8('\\');
+		const __m128i sp = _mm_set1_epi8(0x20);
+		for (;;) {
+			__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+			__m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, q),
+							      _mm_cmpeq_epi8(v, bs)),
+						 _mm_cmplt_epi8(v, sp));
+			unsigned mask = (unsigned)_mm_movemask_epi8(m);
+			if (mask) {
+				p += __builtin_ctz(mask);
+				break;
+			}
+			p += 16;
+		}
+#else
+		while (*p >= 0x20 && *p < 0x80 && *p != '"' && *p != '\\') {
+			p++;
+		}
+#endif
+		i = (size_t)(p - s->buf);
+		unsigned c = *p;
+		size_t need = c == '\\' ? 2 : c >= 0x80 ? utf8_need(c) : 1;
+		if (i + need > s->end) {
+			/* the sentinel, or a sequence cut by the buffer's end */
+			size_t keep = skip ? i : s->pos;
+			ssize_t r;
+			if (!skip && i - start > s->max_token) {
+				return fail_at(s, s->pos, -GP_ERR_RANGE,
+					       "string longer than %zu bytes", s->max_token);
+			}
+			r = refill(s, keep);
+			if (r < 0) {
+				return (int)r;
+			}
+			if (!skip) {
+				start -= keep;
+			} else {
+				start = 0;
+			}
+			i -= keep;
+			if (r == 0 && i + need > s->end) {
+				return fail_at(s, s->end, -GP_ERR_TRUNCATED,
+					       "the JSON ends inside a string");
+			}
+			if (skip) {
+				s->pos = 0;
+			}
+			continue;
+		}
+		if (c == '"') {
+			break;
+		}
+		if (c < 0x20) {
+			return fail_at(s, i, -GP_ERR_FORMAT, "control character 0x%02x in a string",
+				       c);
+		}
+		if (c >= 0x80) {
+			if (!utf8_len(s->buf + i, s->end - i)) {
+				return fail_at(s, i, -GP_ERR_FORMAT, "invalid UTF-8 in a string");
+			}
+			i += need;
+			continue;
+		}
+		/* a backslash */
+		switch (s->buf[i + 1]) {
+		case '"': case '\\': case '/': case 'b': case 'f': case 'n': case 'r': case 't':
+			i += 2;
+			esc = true;
+			continue;
+		case 'u':
+			while (i + 6 > s->end && !s->eof) {
+				size_t keep = skip ? i : s->pos;
+				ssize_t r = refill(s, keep);
+				if (r < 0) {
+					return (int)r;
+				}
+				start = skip ? 0 : start - keep;
+				i -= keep;
+				if (skip) {
+					s->pos = 0;
+				}
+			}
+			if (i + 6 > s->end) {
+				return fail_at(s, s->end, -GP_ERR_TRUNCATED,
+					       "the JSON ends inside a string");
+			}
+			for (int k = 2; k < 6; k++) {
+				if (hexval(s->buf[i + k]) < 0) {
+					return fail_at(s, i, -GP_ERR_FORMAT,
+						       "bad \\u escape in a string");
+				}
+			}
+			i += 6;
+			esc = true;
+			continue;
+		default:
+			return fail_at(s, i, -GP_ERR_FORMAT, "bad escape '\\%c' in a string",
+				       s->buf[i + 1] >= 0x20 && s->buf[i + 1] < 0x7f
+					       ? s->buf[i + 1]
+					       : '?');
+		}
+	}
+	/* s->buf[i] is the closing quote */
+	s->pos = i + 1;
+	if (skip) {
+		return 0;
+	}
+	if (i - start > s->max_token) {
+		return fail_at(s, start - 1, -GP_ERR_RANGE, "string longer than %zu bytes",
+			       s->max_token);
+	}
+	if (esc) {
+		return decode(s, start, i, tok);
+	}
+	tok->s = (const char *)s->buf + start;
+	tok->n = i - start;
+	return 0;
+}
+
+/* ------------------------------------------------------------ numbers, literals */
+
+/*
+ * Number text at p, checked against the grammar in the same pass; the
+ * sentinel stops every loop. Returns the end, or NULL for a malformed number.
+ */
+static const unsigned char *number_end(const unsigned char *p)
+{
+	if (*p == '-') {
+		p++;
+	}
+	if (*p == '0') {
+		p++;
+	} else if ((unsigned)(*p - '1') < 9u) {
+		p++;
+		while ((unsigned)(*p - '0') < 10u) {
+			p++;
+		}
+	} else {
+		return NULL;
+	}
+	if (*p == '.') {
+		p++;
+		if ((unsigned)(*p - '0') >= 10u) {
+			return NULL;
+		}
+		while ((unsigned)(*p - '0') < 10u) {
+			p++;
+		}
+	}
+	if ((*p | 0x20) == 'e') {
+		p++;
+		if (*p == '+' || *p == '-') {
+			p++;
+		}
+		if ((unsigned)(*p - '0') >= 10u) {
+			return NULL;
+		}
+		while ((unsigned)(*p - '0') < 10u) {
+			p++;
+		}
+	}
+	return p;
+}
+
+static int scan_number(struct gpa_json_scan *s, struct gpa_json_tok *tok)
+{
+	for (;;) {
+		const unsigned char *b = s->buf + s->pos, *run = skip_numch(b), *e;
+		if (run == s->buf + s->end && !s->eof) {
+			/* the number may go on in the next read */
+			if (s->end - s->pos > s->max_token) {
+				return fail_at(s, s->pos, -GP_ERR_RANGE,
+					       "number longer than %zu bytes", s->max_token);
+			}
+			ssize_t r = refill(s, s->pos);
+			if (r < 0) {
+				return (int)r;
+			}
+			continue;
+		}
+		if (run == s->buf + s->end && s->depth) {
+			return fail_at(s, s->end, -GP_ERR_TRUNCATED, "the JSON ends early");
+		}
+		e = number_end(b);
+		if (e != run) {
+			return fail_at(s, s->pos, -GP_ERR_FORMAT, "malformed number");
+		}
+		if ((size_t)(e - b) > s->max_token) {
+			return fail_at(s, s->pos, -GP_ERR_RANGE, "number longer than %zu bytes",
+				       s->max_token);
+		}
+		tok->s = (const char *)b;
+		tok->n = (size_t)(e - b);
+		s->pos = (size_t)(e - s->buf);
+		return 0;
+	}
+}
+
+static int scan_literal(struct gpa_json_scan *s, const char *word, size_t n)
+{
+	while (s->end - s->pos < n && !s->eof) {
+		ssize_t r = refill(s, s->pos);
+		if (r < 0) {
+			return (int)r;
+		}
+	}
+	if (s->end - s->pos < n) {
+		if (memcmp(s->buf + s->pos, word, s->end - s->pos) == 0) {
+			return fail_at(s, s->end, -GP_ERR_TRUNCATED, "the JSON ends early");
+		}
+		return fail_at(s, s->pos, -GP_ERR_FORMAT, "invalid literal");
+	}
+	if (memcmp(s->buf + s->pos, word, n) != 0) {
+		return fail_at(s, s->pos, -GP_ERR_FORMAT, "invalid literal");
+	}
+	s->pos += n;
+	return 0;
+}
+
+/* ------------------------------------------------------------ tokens */
+
+static const char *expected(enum state st, int depth, const unsigned char *stack)
+{
+	switch (st) {
+	case S_VALUE: return "a value";
+	case S_VALUE_OR_END: return "a value or ']'";
+	case S_KEY: return "a string key";
+	case S_KEY_OR_END: return "a string key or '}'";
+	case S_COLON: return "':'";
+	case S_AFTER:
+		return depth == 0 ? "the end of the JSON"
+		       : stack[depth - 1] == '{' ? "',' or '}'" : "',' or ']'";
+	case S_DONE: return "the end of the JSON";
+	}
+	return "?";
+}
+
+/* After a key: takes the ':' and the blanks around it when they are in the buffer. */
+static inline void eat_colon(struct gpa_json_scan *s)
+{
+	const unsigned char *p = skip_ws(s->buf + s->pos);
+	if (*p == ':') {
+		p = skip_ws(p + 1);
+		s->st = S_VALUE;
+	}
+	s->pos = (size_t)(p - s->buf);
+}
+
+/* After a value: takes a ',' that follows in the buffer. */
+static inline void after_value(struct gpa_json_scan *s)
+{
+	const unsigned char *p;
+
+	if (!s->depth) {
+		s->st = S_DONE;
+		return;
+	}
+	s->st = S_AFTER;
+	p = skip_ws(s->buf + s->pos);
+	if (*p == ',') {
+		p++;
+		s->st = s->stack[s->depth - 1] == '{' ? S_KEY : S_VALUE;
+	}
+	s->pos = (size_t)(p - s->buf);
+}
+
+static int next(struct gpa_json_scan *s, struct gpa_json_tok *tok, bool skip)
+{
+	int r;
+
+	if (s->err) {
+		return s->err;
+	}
+	for (;;) {
+		const unsigned char *p = s->buf + s->pos;
+		unsigned c;
+
+		p = skip_ws(p);
+		s->pos = (size_t)(p - s->buf);
+		if (s->pos == s->end) {
+			ssize_t got;
+			if (s->eof) {
+				if (s->st == S_DONE) {
+					tok->type = GPA_JSON_EOF;
+					return 0;
+				}
+				if (s->st == S_VALUE && s->depth == 0) {
+					return fail_at(s, s->pos, -GP_ERR_FORMAT, "no JSON value");
+				}
+				return fail_at(s, s->pos, -GP_ERR_TRUNCATED,
+					       "the JSON ends early (truncated file?)");
+			}
+			got = refill(s, s->pos);
+			if (got < 0) {
+				return (int)got;
+			}
+			continue;
+		}
+		c = *p;
+		switch (s->st) {
+		case S_COLON:
+			if (c != ':') {
+				goto unexpected;
+			}
+			s->pos++;
+			s->st = S_VALUE;
+			continue;
+		case S_AFTER:
+			if (c == ',') {
+				s->pos++;
+				s->st = s->stack[s->depth - 1] == '{' ? S_KEY : S_VALUE;
+				continue;
+			}
+			if (c == '}' || c == ']') {
+				goto close;
+			}
+			goto unexpected;
+		case S_DONE:
+			goto unexpected;
+		case S_KEY_OR_END:
+			if (c == '}') {
+				goto close;
+			}
+			/* fall through */
+		case S_KEY:
+			if (c != '"') {
+				goto unexpected;
+			}
+			r = scan_string(s, skip, tok);
+			if (r) {
+				return r;
+			}
+			tok->type = GPA_JSON_KEY;
+			s->st = S_COLON;
+			eat_colon(s);
+			return 0;
+		case S_VALUE_OR_END:
+			if (c == ']') {
+				goto close;
+			}
+			/* fall through */
+		case S_VALUE:
+			break;
+		}
+		/* a value is due */
+		switch (c) {
+		case '"':
+			r = scan_string(s, skip, tok);
+			if (r) {
+				return r;
+			}
+			tok->type = GPA_JSON_STRING;
+			after_value(s);
+			return 0;
+		case '{':
+		case '[':
+			if (s->depth >= GPA_JSON_MAX_DEPTH) {
+				return fail_at(s, s->pos, -GP_ERR_FORMAT, "nesting deeper than %d",
+					       GPA_JSON_MAX_DEPTH);
+			}
+			s->stack[s->depth++] = (unsigned char)c;
+			s->pos++;
+			s->st = c == '{' ? S_KEY_OR_END : S_VALUE_OR_END;
+			tok->type = c == '{' ? GPA_JSON_BEGIN_OBJECT : GPA_JSON_BEGIN_ARRAY;
+			return 0;
+		case 't':
+			r = scan_literal(s, "true", 4);
+			tok->type = GPA_JSON_TRUE;
+			break;
+		case 'f':
+			r = scan_literal(s, "false", 5);
+			tok->type = GPA_JSON_FALSE;
+			break;
+		case 'n':
+			r = scan_literal(s, "null", 4);
+			tok->type = GPA_JSON_NULL;
+			break;
+		default:
+			if (c == '-' || (c >= '0' && c <= '9')) {
+				r = scan_number(s, tok);
+				tok->type = GPA_JSON_NUMBER;
+				break;
+			}
+			goto unexpected;
+		}
+		if (r) {
+			return r;
+		}
+		after_value(s);
+		return 0;
+close:
+		if (s->depth == 0 || s->stack[s->depth - 1] != (c == '}' ? '{' : '[')) {
+			goto unexpected;
+		}
+		s->depth--;
+		s->pos++;
+		tok->type = c == '}' ? GPA_JSON_END_OBJECT : GPA_JSON_END_ARRAY;
+		after_value(s);
+		return 0;
+unexpected:
+		if (c >= 0x20 && c < 0x7f) {
+			return fail_at(s, s->pos, -GP_ERR_FORMAT, "unexpected '%c', expected %s", c,
+				       expected(s->st, s->depth, s->stack));
+		}
+		return fail_at(s, s->pos, -GP_ERR_FORMAT, "unexpected byte 0x%02x, expected %s",
+			       c, expected(s->st, s->depth, s->stack));
+	}
+}
+
+int gpa_json_next(struct gpa_json_scan *s, struct gpa_json_tok *tok)
+{
+	tok->s = NULL;
+	tok->n = 0;
+	return next(s, tok, false);
+}
+
+int gpa_json_skip(struct gpa_json_scan *s)
+{
+	struct gpa_json_tok t;
+	int d0 = s->depth, r;
+
+	if (s->err) {
+		return s->err;
+	}
+	if (s->st != S_VALUE && s->st != S_VALUE_OR_END && s->st != S_COLON) {
+		return fail_at(s, s->pos, -GP_ERR_API, "no value to skip here");
+	}
+	do {
+		r = next(s, &t, true);
+		if (r) {
+			return r;
+		}
+		if (t.type == GPA_JSON_END_ARRAY && s->depth < d0) {
+			return fail_at(s, s->pos, -GP_ERR_API, "no value to skip here");
+		}
+	} while (s->depth > d0);
+	return 0;
+}
+
+int gpa_json_skip_rest(struct gpa_json_scan *s)
+{
+	struct gpa_json_tok t;
+	int d0 = s->depth, r;
+
+	if (s->err) {
+		return s->err;
+	}
+	if (!d0 || s->st == S_COLON) {
+		return fail_at(s, s->pos, -GP_ERR_API, "no container to leave here");
+	}
+	do {
+		if (s->st == S_VALUE) {
+			r = gpa_json_skip(s);
+			if (r) {
+				return r;
+			}
+			continue;
+		}
+		r = next(s, &t, true);
+		if (r) {
+			return r;
+		}
+	} while (s->depth >= d0);
+	return 0;
+}
+
+/* ------------------------------------------------------------ input file */
+
+int gpa_json_file_line(const char *path, uint64_t offset, uint64_t *line)
+{
+	struct gpa_json_file *f = NULL;
+	char err[256];
+	unsigned char *buf;
+	uint64_t done = 0, n = 1;
+	int r = gpa_json_file_open(path, &f, err, sizeof(err));
+
+	*line = 0;
+	if (r) {
+		return r;
+	}
+	buf = malloc(IN_CAP);
+	if (!buf) {
+		gpa_json_file_close(f);
+		return -GP_ERR_NOMEM;
+	}
+	while (done < offset) {
+		size_t want = offset - done < IN_CAP ? (size_t)(offset - done) : IN_CAP;
+		ssize_t got = gpa_json_file_read(f, buf, want);
+		if (got <= 0) {
+			break; /* the error or the end: lines up to there */
+		}
+		n += count_nl(buf, (size_t)got);
+		done += (uint64_t)got;
+	}
+	free(buf);
+	gpa_json_file_close(f);
+	*line = n;
+	return 0;
+}
+
+struct gpa_json_file {
+	int fd;
+	bool gz;
+	bool in_eof;
+	bool member_done;	/* between gzip members */
+	uint64_t members;
+	struct inflate_state st;
+	unsigned char *in;
+	char msg[160];
+};
+
+int gpa_json_file_open(const char *path, struct gpa_json_file **out, char *err, size_t errlen)
+{
+	struct gpa_json_file *f;
+	unsigned char magic[2];
+	ssize_t got;
+
+	*out = NULL;
+	f = calloc(1, sizeof(*f));
+	if (!f) {
+		snprintf(err, errlen, "%s: out of memory", path);
+		return -GP_ERR_NOMEM;
+	}
+	f->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (f->fd < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		free(f);
+		return -GP_ERR_IO;
+	}
+	got = pread(f->fd, magic, 2, 0);
+	f->gz = got == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
+	if (f->gz) {
+		f->in = malloc(IN_CAP);
+		if (!f->in) {
+			snprintf(err, errlen, "%s: out of memory", path);
+			close(f->fd);
+			free(f);
+			return -GP_ERR_NOMEM;
+		}
+		isal_inflate_init(&f->st);
+		f->st.crc_flag = ISAL_GZIP;
+	}
+	*out = f;
+	return 0;
+}
+
+const char *gpa_json_file_error(const struct gpa_json_file *f)
+{
+	return f->msg;
+}
+
+void gpa_json_file_close(struct gpa_json_file *f)
+{
+	if (!f) {
+		return;
+	}
+	if (f->fd >= 0) {
+		close(f->fd);
+	}
+	free(f->in);
+	free(f);
+}
+
+static ssize_t raw_read(struct gpa_json_file *f, void *buf, size_t n)
+{
+	ssize_t got;
+
+	do {
+		got = read(f->fd, buf, n);
+	} while (got < 0 && errno == EINTR);
+	if (got < 0) {
+		snprintf(f->msg, sizeof(f->msg), "read: %s", strerror(errno));
+		return -GP_ERR_IO;
+	}
+	return got;
+}
+
+static const char *isal_msg(int r)
+{
+	switch (r) {
+	case ISAL_INVALID_BLOCK: return "invalid deflate block";
+	case ISAL_INVALID_SYMBOL: return "invalid deflate symbol";
+	case ISAL_INVALID_LOOKBACK: return "invalid deflate distance";
+	case ISAL_INVALID_WRAPPER: return "invalid gzip header";
+	case ISAL_UNSUPPORTED_METHOD: return "unsupported compression method";
+	case ISAL_INCORRECT_CHECKSUM: return "checksum mismatch";
+	default: return "corrupt stream";
+	}
+}
+
+ssize_t gpa_json_file_read(void *ctx, void *buf, size_t n)
+{
+	struct gpa_json_file *f = ctx;
+
+	if (!f->gz) {
+		return raw_read(f, buf, n);
+	}
+	if (n > UINT32_MAX) {
+		n = UINT32_MAX;
+	}
+	for (int stuck = 0;; ) {
+		int r;
+		uint32_t before;
+		if (!f->st.avail_in && !f->in_eof) {
+			ssize_t got = raw_read(f, f->in, IN_CAP);
+			if (got < 0) {
+				return got;
+			}
+			if (got == 0) {
+				f->in_eof = true;
+			}
+			f->st.next_in = f->in;
+			f->st.avail_in = (uint32_t)got;
+		}
+		if (f->member_done) {
+			/* between members: another gzip member, or the end */
+			if (!f->st.avail_in) {
+				return 0;
+			}
+			if (f->st.next_in[0] != 0x1f) {
+				snprintf(f->msg, sizeof(f->msg),
+					 "bad gzip data: garbage after gzip member %llu",
+					 (unsigned long long)f->members);
+				return -GP_ERR_FORMAT;
+			}
+			isal_inflate_reset(&f->st);
+			f->st.crc_flag = ISAL_GZIP;
+			f->member_done = false;
+		}
+		f->st.next_out = buf;
+		f->st.avail_out = (uint32_t)n;
+		before = f->st.avail_in;
+		r = isal_inflate(&f->st);
+		if (r < 0) {
+			snprintf(f->msg, sizeof(f->msg), "bad gzip data: %s", isal_msg(r));
+			return -GP_ERR_FORMAT;
+		}
+		size_t out = n - f->st.avail_out;
+		if (f->st.block_state == ISAL_BLOCK_FINISH) {
+			f->member_done = true;
+			f->members++;
+		} else if (!out && !f->st.avail_in && f->in_eof) {
+			snprintf(f->msg, sizeof(f->msg),
+				 "bad gzip data: the gzip stream ends early (truncated file?)");
+			return -GP_ERR_TRUNCATED;
+		}
+		if (out) {
+			return (ssize_t)out;
+		}
+		/* guard against a stream that neither ends nor moves */
+		if (f->st.avail_in == before && before && ++stuck > 8) {
+			snprintf(f->msg, sizeof(f->msg), "bad gzip data: the inflater makes no progress");
+			return -GP_ERR_FORMAT;
+		}
+	}
+}

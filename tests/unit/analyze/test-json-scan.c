@@ -1,0 +1,421 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Tests of the pull JSON tokenizer (analyze/json-scan.c) and its gzip input:
+ * token streams read in chunks of every size from 1 byte, escapes and UTF-8,
+ * strict number and structure rules, error offsets and lines, nesting limit,
+ * every truncation of a document, token size limits, skipping.
+ */
+#include "base/compat.h"
+#include "analyze/analyze.h"
+#include "analyze/json-scan.h"
+#include "tests/unit/test.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+/* An in-memory source that hands out at most step bytes per read. */
+struct mem {
+	const char *p;
+	size_t n, off, step;
+};
+
+static ssize_t mem_read(void *ctx, void *buf, size_t n)
+{
+	struct mem *m = ctx;
+	size_t k = m->n - m->off;
+
+	if (k > n) {
+		k = n;
+	}
+	if (k > m->step) {
+		k = m->step;
+	}
+	memcpy(buf, m->p + m->off, k);
+	m->off += k;
+	return (ssize_t)k;
+}
+
+/*
+ * Tokenizes text (len bytes) in reads of step bytes and renders the tokens
+ * as one line each into out; returns 0 or the error. err gets the message.
+ */
+static int render(const char *text, size_t len, size_t step, size_t max_token, char *out,
+		  size_t outlen, char *err, size_t errlen, uint64_t *off, uint64_t *line)
+{
+	struct mem m = {text, len, 0, step};
+	struct gpa_json_scan *s = NULL;
+	struct gpa_json_tok t;
+	size_t o = 0;
+	int r;
+
+	if (gpa_json_scan_new(mem_read, &m, max_token, &s)) {
+		TFAIL("gpa_json_scan_new");
+		return -GP_ERR_NOMEM;
+	}
+	out[0] = 0;
+	for (;;) {
+		static const char *names[] = {"eof", "null", "true", "false", "num", "str", "key",
+					      "{", "}", "[", "]"};
+		r = gpa_json_next(s, &t);
+		if (r || t.type == GPA_JSON_EOF) {
+			break;
+		}
+		o += (size_t)snprintf(out + o, outlen - o, "%s", names[t.type]);
+		if (t.type == GPA_JSON_NUMBER || t.type == GPA_JSON_STRING ||
+		    t.type == GPA_JSON_KEY) {
+			o += (size_t)snprintf(out + o, outlen - o, " %zu:", t.n);
+			for (size_t i = 0; i < t.n && o + 4 < outlen; i++) {
+				unsigned char c = (unsigned char)t.s[i];
+				o += (size_t)snprintf(out + o, outlen - o,
+						      c >= 0x20 && c < 0x7f ? "%c" : "\\%02x", c);
+			}
+		}
+		o += (size_t)snprintf(out + o, outlen - o, "\n");
+		if (o >= outlen) {
+			TFAIL("render: output too long");
+			break;
+		}
+	}
+	snprintf(err, errlen, "%s", gpa_json_error(s));
+	if (off) {
+		*off = gpa_json_offset(s);
+	}
+	if (line) {
+		*line = gpa_json_line(s);
+	}
+	gpa_json_scan_free(s);
+	return r;
+}
+
+static const char DOC[] =
+	"{\"a\": [1, -2.5e+3, 0, -0.0, 1E9, true, false, null],\n"
+	" \"s\": \"x\\\"\\\\\\/\\b\\f\\n\\r\\t\\u0041\\u00e9\\ud83d\\ude00y\",\n"
+	" \"u\": \"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\", \"e\": {}, \"f\": [],\n"
+	" \"n\": {\"k\": [[{}]]}}  \n";
+
+static const char DOC_TOKENS[] =
+	"{\nkey 1:a\n[\nnum 1:1\nnum 7:-2.5e+3\nnum 1:0\nnum 4:-0.0\nnum 3:1E9\ntrue\nfalse\n"
+	"null\n]\nkey 1:s\nstr 17:x\"\\/\\08\\0c\\0a\\0d\\09A\\c3\\a9\\f0\\9f\\98\\80y\n"
+	"key 1:u\nstr 14:caf\\c3\\a9 \\e2\\82\\ac \\f0\\9f\\98\\80\nkey 1:e\n{\n}\nkey 1:f\n[\n]\n"
+	"key 1:n\n{\nkey 1:k\n[\n[\n{\n}\n]\n]\n}\n}\n";
+
+TEST(json_scan_tokens_every_read_size)
+{
+	char out[4096], err[200];
+
+	for (size_t step = 1; step <= sizeof(DOC); step++) {
+		int r = render(DOC, strlen(DOC), step, 1024, out, sizeof(out), err, sizeof(err),
+			       NULL, NULL);
+		CHECK_EQ_I(r, 0);
+		CHECK_STR(out, DOC_TOKENS);
+		if (r || strcmp(out, DOC_TOKENS)) {
+			TFAIL("read size %zu", step);
+			break;
+		}
+	}
+}
+
+/* Every proper prefix of an object ends inside it: truncated, never a crash or success. */
+TEST(json_scan_every_truncation)
+{
+	char out[4096], err[200];
+	size_t n = strlen(DOC);
+
+	for (size_t cut = 0; cut < n - 4; cut++) { /* DOC ends with "}  \n" */
+		uint64_t off = 0;
+		int r = render(DOC, cut, 5, 1024, out, sizeof(out), err, sizeof(err), &off, NULL);
+		int want = cut == 0 ? -GP_ERR_FORMAT : -GP_ERR_TRUNCATED; /* "": no value at all */
+		CHECK_EQ_I(r, want);
+		if (r != want) {
+			TFAIL("cut at %zu: %s", cut, err);
+			break;
+		}
+		CHECK(off <= cut);
+	}
+}
+
+static void bad(const char *text, int want, const char *msg, uint64_t want_off)
+{
+	char out[4096], err[200];
+	uint64_t off = 0;
+
+	for (size_t step = 1; step <= 4096; step *= 4096) {
+		int r = render(text, strlen(text), step, 64, out, sizeof(out), err, sizeof(err),
+			       &off, NULL);
+		CHECK_EQ_I(r, want);
+		CHECK_CONTAINS(err, msg);
+		if (want_off != UINT64_MAX) {
+			CHECK_EQ_U(off, want_off);
+		}
+		if (r != want) {
+			TFAIL("input '%s' read by %zu", text, step);
+		}
+	}
+}
+
+TEST(json_scan_strict)
+{
+	/* numbers */
+	bad("[01]", -GP_ERR_FORMAT, "malformed number", 1);
+	bad("[1.]", -GP_ERR_FORMAT, "malformed number", 1);
+	bad("[.5]", -GP_ERR_FORMAT, "unexpected '.'", 1);
+	bad("[-]", -GP_ERR_FORMAT, "malformed number", 1);
+	bad("[1e]", -GP_ERR_FORMAT, "malformed number", 1);
+	bad("[1e+]", -GP_ERR_FORMAT, "malformed number", 1);
+	bad("[+1]", -GP_ERR_FORMAT, "unexpected '+'", 1);
+	bad("[1-2]", -GP_ERR_FORMAT, "malformed number", 1);
+	bad("[0x10]", -GP_ERR_FORMAT, "unexpected 'x'", 2);
+	/* literals and structure */
+	bad("[tru]", -GP_ERR_FORMAT, "invalid literal", 1);
+	bad("[nul", -GP_ERR_TRUNCATED, "ends early", 4);
+	bad("[1,]", -GP_ERR_FORMAT, "unexpected ']'", 3);
+	bad("{\"a\":1,}", -GP_ERR_FORMAT, "expected a string key", 7);
+	bad("{\"a\" 1}", -GP_ERR_FORMAT, "expected ':'", 5);
+	bad("{1:2}", -GP_ERR_FORMAT, "expected a string key or '}'", 1);
+	bad("[1 2]", -GP_ERR_FORMAT, "expected ',' or ']'", 3);
+	bad("{\"a\":1]", -GP_ERR_FORMAT, "expected ',' or '}'", 6);
+	bad("[1]]", -GP_ERR_FORMAT, "expected the end of the JSON", 3);
+	bad("{} {}", -GP_ERR_FORMAT, "expected the end", 3);
+	bad("// c\n{}", -GP_ERR_FORMAT, "unexpected '/'", 0);
+	bad("  ", -GP_ERR_FORMAT, "no JSON value", 2);
+	/* strings */
+	bad("[\"a\\x\"]", -GP_ERR_FORMAT, "bad escape '\\x'", 3);
+	bad("[\"\\u12G4\"]", -GP_ERR_FORMAT, "bad \\u escape", 2);
+	bad("[\"a\tb\"]", -GP_ERR_FORMAT, "control character 0x09", 3);
+	bad("[\"\xc0\x80\"]", -GP_ERR_FORMAT, "invalid UTF-8", 2);         /* overlong */
+	bad("[\"\xed\xa0\x80\"]", -GP_ERR_FORMAT, "invalid UTF-8", 2);     /* surrogate */
+	bad("[\"\xf4\x90\x80\x80\"]", -GP_ERR_FORMAT, "invalid UTF-8", 2); /* > U+10FFFF */
+	bad("[\"\xe2\x82\"]", -GP_ERR_FORMAT, "invalid UTF-8", 2);         /* cut sequence */
+	bad("[\"\xff\"]", -GP_ERR_FORMAT, "invalid UTF-8", 2);
+	bad("[\"abc", -GP_ERR_TRUNCATED, "ends inside a string", 5);
+	bad("[\"abc\\", -GP_ERR_TRUNCATED, "ends inside a string", 6);
+	bad("[\"\\u00", -GP_ERR_TRUNCATED, "ends inside a string", 6);
+	/* the token limit (64 here) */
+	char big[200];
+	memset(big, 'x', sizeof(big));
+	big[0] = '[';
+	big[1] = '"';
+	memcpy(big + 150, "\"]", 3);
+	bad(big, -GP_ERR_RANGE, "longer than 64", UINT64_MAX);
+	memset(big + 1, '7', 149);
+	bad(big, -GP_ERR_RANGE, "number longer than 64", UINT64_MAX);
+}
+
+TEST(json_scan_lone_surrogates)
+{
+	char out[512], err[200];
+
+	/* lone high, lone low, high followed by a non-low escape: each U+FFFD (ef bf bd) */
+	CHECK_EQ_I(render("[\"\\ud800x\\udc00\\ud800\\u0041\"]", 29, 1, 64, out, sizeof(out), err,
+			  sizeof(err), NULL, NULL),
+		   0);
+	CHECK_STR(out, "[\nstr 11:\\ef\\bf\\bdx\\ef\\bf\\bd\\ef\\bf\\bdA\n]\n");
+	/* \u0000 is kept as a byte */
+	CHECK_EQ_I(render("[\"a\\u0000b\"]", 12, 3, 64, out, sizeof(out), err, sizeof(err), NULL,
+			  NULL),
+		   0);
+	CHECK_STR(out, "[\nstr 3:a\\00b\n]\n");
+}
+
+TEST(json_scan_nesting_limit)
+{
+	char doc[2 * GPA_JSON_MAX_DEPTH + 8], out[8192], err[200];
+	int d;
+
+	for (d = 0; d < GPA_JSON_MAX_DEPTH; d++) {
+		doc[d] = '[';
+		doc[GPA_JSON_MAX_DEPTH + d] = ']';
+	}
+	doc[2 * GPA_JSON_MAX_DEPTH] = 0;
+	CHECK_EQ_I(render(doc, strlen(doc), 7, 64, out, sizeof(out), err, sizeof(err), NULL, NULL),
+		   0);
+	/* one more */
+	memmove(doc + 1, doc, 2 * GPA_JSON_MAX_DEPTH + 1);
+	doc[0] = '[';
+	strcat(doc, "]");
+	CHECK_EQ_I(render(doc, strlen(doc), 7, 64, out, sizeof(out), err, sizeof(err), NULL, NULL),
+		   -GP_ERR_FORMAT);
+	CHECK_CONTAINS(err, "nesting deeper than");
+}
+
+TEST(json_scan_error_position)
+{
+	char out[512], err[200];
+	uint64_t off, line;
+	const char *t = "{\n  \"a\": 1,\n  \"b\": [1, 2,, 3]\n}";
+
+	CHECK_EQ_I(render(t, strlen(t), 2, 64, out, sizeof(out), err, sizeof(err), &off, &line),
+		   -GP_ERR_FORMAT);
+	CHECK_EQ_U(line, 3);
+	CHECK_EQ_U(off, (uint64_t)(strstr(t, ",,") - t + 1));
+}
+
+/* Skipping: a 3 MiB string under a 1 KiB token limit, nested containers, skip_rest. */
+TEST(json_scan_skip)
+{
+	size_t n = 3u << 20;
+	char *doc = malloc(n + n / 400 + 400);
+	struct mem m;
+	struct gpa_json_scan *s = NULL;
+	struct gpa_json_tok t;
+
+	REQUIRE(doc != NULL);
+	strcpy(doc, "{\"big\": \"");
+	size_t o = strlen(doc);
+	for (size_t i = 0; i < n; i++) {
+		doc[o++] = (char)('a' + i % 26);
+		if (i % 1000 == 999) {
+			doc[o++] = '\\';
+			doc[o++] = 'n';
+		}
+	}
+	strcpy(doc + o, "\", \"nest\": [{\"x\": [1, {\"y\": \"\\u0041\"}]}, 2], \"k\": 7, "
+			"\"r\": {\"q\": 1, \"w\": [3]}, \"after\": true}");
+	m = (struct mem){doc, strlen(doc), 0, 65536};
+	REQUIRE(gpa_json_scan_new(mem_read, &m, 1024, &s) == 0);
+	CHECK(gpa_json_next(s, &t) == 0 && t.type == GPA_JSON_BEGIN_OBJECT);
+	CHECK(gpa_json_next(s, &t) == 0 && t.type == GPA_JSON_KEY && t.n == 3);
+	CHECK_EQ_I(gpa_json_skip(s), 0);
+	CHECK(gpa_json_next(s, &t) == 0 && t.type == GPA_JSON_KEY && t.n == 4);
+	CHECK_EQ_I(gpa_json_skip(s), 0);
+	CHECK(gpa_json_next(s, &t) == 0 && t.type == GPA_JSON_KEY && t.n == 1 && t.s[0] == 'k');
+	CHECK(gpa_json_next(s, &t) == 0 && t.type == GPA_JSON_NUMBER && t.n == 1 &&
+	      t.s[0] == '7');
+	CHECK(gpa_json_next(s, &t) == 0 && t.type == GPA_JSON_KEY && t.s[0] == 'r');
+	CHECK(gpa_json_next(s, &t) == 0 && t.type == GPA_JSON_BEGIN_OBJECT);
+	CHECK(gpa_json_next(s, &t) == 0 && t.type == GPA_JSON_KEY && t.s[0] == 'q');
+	CHECK(gpa_json_next(s, &t) == 0 && t.type == GPA_JSON_NUMBER);
+	CHECK_EQ_I(gpa_json_depth(s), 2);
+	CHECK_EQ_I(gpa_json_skip_rest(s), 0); /* the rest of "r", its '}' included */
+	CHECK_EQ_I(gpa_json_depth(s), 1);
+	CHECK(gpa_json_next(s, &t) == 0 && t.type == GPA_JSON_KEY && t.n == 5);
+	CHECK(gpa_json_next(s, &t) == 0 && t.type == GPA_JSON_TRUE);
+	CHECK(gpa_json_next(s, &t) == 0 && t.type == GPA_JSON_END_OBJECT);
+	CHECK(gpa_json_next(s, &t) == 0 && t.type == GPA_JSON_EOF);
+	gpa_json_scan_free(s);
+
+	/* the same string read as a token exceeds the limit */
+	m = (struct mem){doc, strlen(doc), 0, 65536};
+	REQUIRE(gpa_json_scan_new(mem_read, &m, 1024, &s) == 0);
+	CHECK(gpa_json_next(s, &t) == 0 && t.type == GPA_JSON_BEGIN_OBJECT);
+	CHECK(gpa_json_next(s, &t) == 0 && t.type == GPA_JSON_KEY);
+	CHECK_EQ_I(gpa_json_next(s, &t), -GP_ERR_RANGE);
+	CHECK_EQ_I(gpa_json_next(s, &t), -GP_ERR_RANGE); /* sticky */
+	gpa_json_scan_free(s);
+
+	/* skipping is as strict as reading */
+	const char *badskip = "{\"a\": [1, {\"b\": 01}], \"c\": 1}";
+	m = (struct mem){badskip, strlen(badskip), 0, 3};
+	REQUIRE(gpa_json_scan_new(mem_read, &m, 1024, &s) == 0);
+	CHECK(gpa_json_next(s, &t) == 0 && t.type == GPA_JSON_BEGIN_OBJECT);
+	CHECK(gpa_json_next(s, &t) == 0 && t.type == GPA_JSON_KEY);
+	CHECK_EQ_I(gpa_json_skip(s), -GP_ERR_FORMAT);
+	CHECK_CONTAINS(gpa_json_error(s), "malformed number");
+	gpa_json_scan_free(s);
+	free(doc);
+}
+
+static void write_gz_member(FILE *f, const char *text, size_t n)
+{
+	z_stream z = {0};
+	unsigned char out[4096];
+
+	REQUIRE(deflateInit2(&z, 6, Z_DEFLATED, 31, 8, Z_DEFAULT_STRATEGY) == Z_OK);
+	z.next_in = (unsigned char *)(uintptr_t)text;
+	z.avail_in = (unsigned)n;
+	int r;
+	do {
+		z.next_out = out;
+		z.avail_out = sizeof(out);
+		r = deflate(&z, Z_FINISH);
+		fwrite(out, 1, sizeof(out) - z.avail_out, f);
+	} while (r == Z_OK);
+	CHECK_EQ_I(r, Z_STREAM_END);
+	deflateEnd(&z);
+}
+
+/* Reads a whole file through gpa_json_file; returns 0 or the error, text in buf. */
+static int read_all(const char *path, char *buf, size_t cap, size_t *n, char *err, size_t errlen)
+{
+	struct gpa_json_file *f = NULL;
+	int r = gpa_json_file_open(path, &f, err, errlen);
+	ssize_t got;
+
+	*n = 0;
+	if (r) {
+		return r;
+	}
+	while ((got = gpa_json_file_read(f, buf + *n, cap - *n > 7 ? 7 : cap - *n)) > 0) {
+		*n += (size_t)got;
+	}
+	snprintf(err, errlen, "%s", got < 0 ? gpa_json_file_error(f) : "");
+	gpa_json_file_close(f);
+	return got < 0 ? (int)got : 0;
+}
+
+TEST(json_file_gzip)
+{
+	char path[600], buf[1 << 16], err[256];
+	size_t n;
+	long size;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/m.json.gz", test_tmpdir());
+	/* two members, as `cat a.gz b.gz` makes */
+	f = fopen(path, "wb");
+	REQUIRE(f != NULL);
+	write_gz_member(f, "{\"traceEvents\": [", 17);
+	write_gz_member(f, "]}\n", 3);
+	size = ftell(f);
+	fclose(f);
+	CHECK_EQ_I(read_all(path, buf, sizeof(buf), &n, err, sizeof(err)), 0);
+	CHECK_EQ_U(n, 20);
+	CHECK(memcmp(buf, "{\"traceEvents\": []}\n", 20) == 0);
+
+	/* cut anywhere inside: truncated or corrupt, never a silent short read */
+	for (long cut = 2; cut < size; cut++) {
+		REQUIRE(truncate(path, cut) == 0);
+		int r = read_all(path, buf, sizeof(buf), &n, err, sizeof(err));
+		if (r == 0 && n == 17) {
+			/* the first member is whole and the second has not started */
+			continue;
+		}
+		CHECK(r == -GP_ERR_TRUNCATED || r == -GP_ERR_FORMAT);
+		CHECK_CONTAINS(err, "gzip");
+		if (!(r == -GP_ERR_TRUNCATED || r == -GP_ERR_FORMAT)) {
+			TFAIL("cut at %ld: r=%d n=%zu", cut, r, n);
+			break;
+		}
+	}
+
+	/* garbage after a member; a flipped byte in the deflate data */
+	f = fopen(path, "wb");
+	REQUIRE(f != NULL);
+	write_gz_member(f, "{\"traceEvents\": []}", 19);
+	fputs("junk", f);
+	fclose(f);
+	CHECK_EQ_I(read_all(path, buf, sizeof(buf), &n, err, sizeof(err)), -GP_ERR_FORMAT);
+	CHECK_CONTAINS(err, "garbage after gzip member");
+
+	f = fopen(path, "wb");
+	REQUIRE(f != NULL);
+	write_gz_member(f, "{\"traceEvents\": [], \"abcdefabcdefabcdef\": 1}", 44);
+	size = ftell(f);
+	fclose(f);
+	f = fopen(path, "r+b");
+	REQUIRE(f != NULL);
+	fseek(f, size - 7, SEEK_SET); /* inside the CRC32 */
+	int c = fgetc(f);
+	fseek(f, size - 7, SEEK_SET);
+	fputc(0x55 ^ c, f);
+	fclose(f);
+	int r = read_all(path, buf, sizeof(buf), &n, err, sizeof(err));
+	CHECK_EQ_I(r, -GP_ERR_FORMAT);
+	CHECK_CONTAINS(err, "bad gzip data");
+
+	CHECK_EQ_I(read_all("/nonexistent/x.json", buf, sizeof(buf), &n, err, sizeof(err)),
+		   -GP_ERR_IO);
+	CHECK_CONTAINS(err, "/nonexistent/x.json");
+}
