@@ -1128,6 +1128,18 @@ double gpa_pcie_gbps(unsigned gen);
  */
 int gpa_kv_next(char **s, char **key, char **val, const char **why);
 
+#define GPA_KV_LINE_MAX 4096
+/* "PATH:LINE: WHAT 'VAL'" (VAL may be NULL) into errbuf; returns -GP_ERR_FORMAT. */
+int gpa_kv_error(char *errbuf, size_t errlen, const char *path, size_t line, const char *what,
+		 const char *val);
+/*
+ * The next line of text[*pos, len) into line, a trailing CR cut; *ln counts
+ * lines. Returns 1, 0 at the end, or -GP_ERR_FORMAT for a line over
+ * GPA_KV_LINE_MAX bytes or with a NUL byte (errbuf names path and line).
+ */
+int gpa_kv_line(const char *path, const char *text, size_t len, size_t *pos, size_t *ln,
+		char line[GPA_KV_LINE_MAX + 1], char *errbuf, size_t errlen);
+
 /*
  * Parses a device file (docs/mfu.md): one device per line of key=value
  * fields, '#' comments. Untrusted: errors name the file, line and problem.

@@ -288,15 +288,6 @@ int gpa_device_peaks(const struct gpa_model *m, uint32_t dev, struct gpa_peaks *
 /* ---- user device files */
 
 #define MAX_ROWS 1024
-#define MAX_LINE 4096
-
-static int perr(char *errbuf, size_t errlen, const char *path, size_t line, const char *what,
-		const char *val)
-{
-	snprintf(errbuf, errlen, "%s:%zu: %s%s%.40s%s", path, line, what, val ? " '" : "",
-		 val ? val : "", val ? "'" : "");
-	return -GP_ERR_FORMAT;
-}
 
 static bool parse_num(const char *v, double lo, double hi, double *out)
 {
@@ -325,7 +316,7 @@ static int parse_line(const char *path, size_t ln, char *s, struct gpa_devrow *r
 		const char *why;
 		int kv = gpa_kv_next(&s, &key, &val, &why);
 		if (kv < 0) {
-			return perr(errbuf, errlen, path, ln, why, kv == -1 ? key : NULL);
+			return gpa_kv_error(errbuf, errlen, path, ln, why, kv == -1 ? key : NULL);
 		}
 		if (!kv) {
 			break;
@@ -337,7 +328,7 @@ static int parse_line(const char *path, size_t ln, char *s, struct gpa_devrow *r
 				     : !strcmp(key, "match") ? sizeof(r->patterns)
 							     : sizeof(r->key);
 			if (!*val || strlen(val) >= cap) {
-				return perr(errbuf, errlen, path, ln, "empty or too long", key);
+				return gpa_kv_error(errbuf, errlen, path, ln, "empty or too long", key);
 			}
 			memcpy(!strcmp(key, "name")    ? r->name
 			       : !strcmp(key, "match") ? r->patterns
@@ -346,14 +337,14 @@ static int parse_line(const char *path, size_t ln, char *s, struct gpa_devrow *r
 			has_name |= !strcmp(key, "name");
 		} else if (dt >= 0) {
 			if (!parse_num(val, 0, 1e6, &x) || x == 0) {
-				return perr(errbuf, errlen, path, ln,
+				return gpa_kv_error(errbuf, errlen, path, ln,
 					    "peak TFLOP/s must be a number in (0, 1e6], got", val);
 			}
 			r->tflops[dt] = x;
 			has_value = true;
 		} else if (!strcmp(key, "mem_bw") || !strcmp(key, "nvlink")) {
 			if (!parse_num(val, 0, 1e6, &x) || x == 0) {
-				return perr(errbuf, errlen, path, ln,
+				return gpa_kv_error(errbuf, errlen, path, ln,
 					    "bandwidth GB/s must be a number in (0, 1e6], got", val);
 			}
 			*(!strcmp(key, "mem_bw") ? &r->mem_gbps : &r->nvlink_gbps) = x;
@@ -363,7 +354,7 @@ static int parse_line(const char *path, size_t ln, char *s, struct gpa_devrow *r
 			char c;
 			if (sscanf(val, "%u.%u%c", &maj, &min, &c) != 2 || !maj || maj > 99 ||
 			    min > 9) {
-				return perr(errbuf, errlen, path, ln, "bad compute capability", val);
+				return gpa_kv_error(errbuf, errlen, path, ln, "bad compute capability", val);
 			}
 			r->cc_major = (uint8_t)maj;
 			r->cc_minor = (uint8_t)min;
@@ -372,7 +363,7 @@ static int parse_line(const char *path, size_t ln, char *s, struct gpa_devrow *r
 			   !strcmp(key, "disputed")) {
 			double hi = !strcmp(key, "pcie_gen") ? 7 : !strcmp(key, "disputed") ? 1 : 1e6;
 			if (!parse_num(val, 0, hi, &x) || x != floor(x)) {
-				return perr(errbuf, errlen, path, ln, "bad whole number for", key);
+				return gpa_kv_error(errbuf, errlen, path, ln, "bad whole number for", key);
 			}
 			if (!strcmp(key, "sms")) {
 				r->sms = (uint32_t)x;
@@ -386,17 +377,17 @@ static int parse_line(const char *path, size_t ln, char *s, struct gpa_devrow *r
 				r->disputed = x != 0;
 			}
 		} else {
-			return perr(errbuf, errlen, path, ln, "unknown key", key);
+			return gpa_kv_error(errbuf, errlen, path, ln, "unknown key", key);
 		}
 	}
 	if (!has_name && !has_value && !r->key[0] && !r->patterns[0]) {
 		return 1; /* blank or comment */
 	}
 	if (!has_name) {
-		return perr(errbuf, errlen, path, ln, "a device needs name=", NULL);
+		return gpa_kv_error(errbuf, errlen, path, ln, "a device needs name=", NULL);
 	}
 	if (!has_value) {
-		return perr(errbuf, errlen, path, ln, "a device needs a peak or mem_bw", NULL);
+		return gpa_kv_error(errbuf, errlen, path, ln, "a device needs a peak or mem_bw", NULL);
 	}
 	if (!r->patterns[0]) {
 		memcpy(r->patterns, r->name, sizeof(r->name));
@@ -411,33 +402,14 @@ int gpa_devices_parse(const char *path, const char *text, size_t len, struct gpa
 		      size_t *nrows, char *errbuf, size_t errlen)
 {
 	GP_VEC(struct gpa_devrow) v = {0};
-	char line[MAX_LINE + 1];
+	char line[GPA_KV_LINE_MAX + 1];
 	size_t ln = 0, pos = 0;
 	int ret = 0;
 
 	*rows = NULL;
 	*nrows = 0;
-	while (pos < len && !ret) {
-		size_t start = pos;
-		while (pos < len && text[pos] != '\n') {
-			pos++;
-		}
-		size_t n = pos - start;
-		ln++;
-		pos++;
-		if (n > MAX_LINE) {
-			ret = perr(errbuf, errlen, path, ln, "line longer than 4096 bytes", NULL);
-			break;
-		}
-		if (memchr(text + start, '\0', n)) {
-			ret = perr(errbuf, errlen, path, ln, "NUL byte in line", NULL);
-			break;
-		}
-		memcpy(line, text + start, n);
-		line[n] = '\0';
-		if (n && line[n - 1] == '\r') {
-			line[n - 1] = '\0';
-		}
+	while (!ret && (ret = gpa_kv_line(path, text, len, &pos, &ln, line, errbuf, errlen)) > 0) {
+		ret = 0;
 		struct gpa_devrow r;
 		int pr = parse_line(path, ln, line, &r, errbuf, errlen);
 		if (pr < 0) {
@@ -448,7 +420,7 @@ int gpa_devices_parse(const char *path, const char *text, size_t len, struct gpa
 			continue;
 		}
 		if (v.n >= MAX_ROWS) {
-			ret = perr(errbuf, errlen, path, ln, "more than 1024 devices", NULL);
+			ret = gpa_kv_error(errbuf, errlen, path, ln, "more than 1024 devices", NULL);
 			break;
 		}
 		if (gp_vec_push(&v, r)) {

@@ -160,6 +160,7 @@ TEST(devices_file)
 	char nul[] = "name=x\0 bf16=1\n";
 	CHECK_EQ_I(gpa_devices_parse("f", nul, sizeof(nul) - 1, &rows, &n, err, sizeof(err)),
 		   -GP_ERR_FORMAT);
+	CHECK_CONTAINS(err, "f:1: NUL byte in line");
 }
 
 TEST(mfu_step_arithmetic)
@@ -229,6 +230,23 @@ TEST(roofline_rules_and_placement)
 			   -GP_ERR_FORMAT);
 		CHECK_CONTAINS(err, bad[i].err);
 	}
+	/* Lines: a NUL byte, and one byte over the limit, are named by line number. */
+	char nul[] = "# a rule\npattern=x\0 flops=1 bytes=1\n";
+	CHECK_EQ_I(gpa_roof_rules_parse("f", nul, sizeof(nul) - 1, &rs, err, sizeof(err)),
+		   -GP_ERR_FORMAT);
+	CHECK_CONTAINS(err, "f:2: NUL byte in line");
+	char *longl = malloc(GPA_KV_LINE_MAX + 2);
+	REQUIRE(longl);
+	memset(longl, ' ', GPA_KV_LINE_MAX + 1);
+	longl[GPA_KV_LINE_MAX + 1] = '\n';
+	CHECK_EQ_I(gpa_roof_rules_parse("f", longl, GPA_KV_LINE_MAX + 2, &rs, err, sizeof(err)),
+		   -GP_ERR_FORMAT);
+	CHECK_CONTAINS(err, "f:1: line longer than 4096 bytes");
+	/* Exactly the limit is a line (here a blank one): no rule, not a length error. */
+	CHECK_EQ_I(gpa_roof_rules_parse("f", longl + 1, GPA_KV_LINE_MAX + 1, &rs, err, sizeof(err)),
+		   -GP_ERR_FORMAT);
+	CHECK_CONTAINS(err, "no rule in the file");
+	free(longl);
 
 	/* H100 SXM (989.5 TF bf16, 3350 GB/s: ridge 295.4), 1 ms a launch. */
 	char path[512];
