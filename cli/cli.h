@@ -66,12 +66,20 @@ GP_PRINTF(2, 3) int cli_usage_error(const char *help, const char *fmt, ...);
 /* "10us", "1.5ms", "250" (ns), "2s" -> ns; false when malformed or too large. */
 bool cli_parse_duration(const char *s, uint64_t *out);
 struct gpa_model;
+struct gpa_steps;
 /*
  * Loads trace files and directories of them into m, with progress on a
  * terminal when it takes more than a second; errors are reported (exit 1),
  * truncated and corrupt files warned about. Returns 0 or a negative error.
  */
 int cli_load_model(struct gpa_model *m, char **args, size_t nargs);
+/*
+ * cli_load_model, then the steps (step_regex as --step; NULL the default).
+ * Returns CMD_OK, or CMD_ERROR / CMD_USAGE (a bad regex) said, with the
+ * model released.
+ */
+int cli_load_steps(struct gpa_model *m, char **args, size_t nargs, const char *step_regex,
+		   struct gpa_steps *steps);
 /* Writes all of buf to stdout; false on error (reported). */
 bool cli_write_stdout(const void *buf, size_t len);
 /* Writes buf to path through a temporary file renamed over it; false (said) on error. */

@@ -64,15 +64,11 @@ static int run(const struct comm_opts *o, char **args, size_t nargs)
 	char err[512];
 	int status = CMD_ERROR, ret;
 
-	if (cli_load_model(&m, args, nargs)) {
-		return CMD_ERROR;
+	status = cli_load_steps(&m, args, nargs, o->step_regex, &steps);
+	if (status != CMD_OK) {
+		return status;
 	}
-	ret = gpa_steps_find(&m, o->step_regex, &steps, err, sizeof(err));
-	if (ret) {
-		cli_error("%s", err);
-		gpa_model_release(&m);
-		return ret == -GP_ERR_API ? CMD_USAGE : CMD_ERROR;
-	}
+	status = CMD_ERROR;
 	gpa_comm_opts_init(&co);
 	co.steps = &steps;
 	co.kernel_rules = o->rules;

@@ -314,16 +314,12 @@ int cmd_mfu(int argc, char **argv)
 	char err[512];
 	int status = CMD_ERROR, ret;
 
-	if (cli_load_model(&m, argv + optind, (size_t)(argc - optind))) {
+	status = cli_load_steps(&m, argv + optind, (size_t)(argc - optind), step_regex, &steps);
+	if (status != CMD_OK) {
 		cli_mfu_release(&o);
-		return CMD_ERROR;
+		return status;
 	}
-	ret = gpa_steps_find(&m, step_regex, &steps, err, sizeof(err));
-	if (ret) {
-		cli_error("%s", err);
-		status = ret == -GP_ERR_API ? CMD_USAGE : CMD_ERROR;
-		goto out_model;
-	}
+	status = CMD_ERROR;
 	ret = gpa_mfu_analyze(&m, &steps, &o.a, &u, err, sizeof(err));
 	if (ret) {
 		cli_error("%s", err);
@@ -338,7 +334,6 @@ int cmd_mfu(int argc, char **argv)
 	gpa_mfu_release(&u);
 out_steps:
 	gpa_steps_release(&steps);
-out_model:
 	gpa_model_release(&m);
 	gp_strbuf_release(&out);
 	cli_mfu_release(&o);

@@ -201,3 +201,21 @@ int cli_load_model(struct gpa_model *m, char **args, size_t nargs)
 	}
 	return 0;
 }
+
+int cli_load_steps(struct gpa_model *m, char **args, size_t nargs, const char *step_regex,
+		   struct gpa_steps *steps)
+{
+	char err[512];
+	int ret;
+
+	if (cli_load_model(m, args, nargs)) {
+		return CMD_ERROR;
+	}
+	ret = gpa_steps_find(m, step_regex, steps, err, sizeof(err));
+	if (ret) {
+		cli_error("%s", err);
+		gpa_model_release(m);
+		return ret == -GP_ERR_API ? CMD_USAGE : CMD_ERROR;
+	}
+	return CMD_OK;
+}
