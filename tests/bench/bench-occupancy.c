@@ -17,46 +17,17 @@
 #include "base/compat.h"
 #include "analyze/analyze.h"
 #include "tests/tools/gen.h"
+#include "tests/bench/timing.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <time.h>
 
-static double now(clockid_t c)
-{
-	struct timespec ts;
-	clock_gettime(c, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static int cmp_d(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-struct timing {
-	double wall[16], cpu[16];
-	int n;
-};
-
 static void report(const char *what, struct timing *t, const char *extra)
 {
-	qsort(t->wall, (size_t)t->n, sizeof(double), cmp_d);
-	qsort(t->cpu, (size_t)t->n, sizeof(double), cmp_d);
-	printf("  %-34s wall %8.3f s  cpu %8.3f s  %s\n", what, t->wall[t->n / 2],
-	       t->cpu[t->n / 2], extra ? extra : "");
+	report_width(what, 34, t, extra);
 }
-
-#define TIMED(t, stmt)                                                                             \
-	do {                                                                                       \
-		double w0_ = now(CLOCK_MONOTONIC), c0_ = now(CLOCK_PROCESS_CPUTIME_ID);           \
-		stmt;                                                                              \
-		(t)->wall[(t)->n] = now(CLOCK_MONOTONIC) - w0_;                                    \
-		(t)->cpu[(t)->n] = now(CLOCK_PROCESS_CPUTIME_ID) - c0_;                            \
-		(t)->n++;                                                                          \
-	} while (0)
 
 /* Random H100 configurations through the calculator; returns the sum of blocks. */
 static uint64_t calculator(uint32_t calls)
