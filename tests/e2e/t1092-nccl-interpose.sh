@@ -11,8 +11,10 @@ NCCLDIR=$FAKE/nccl
 [ -x "$APP" ] || { echo "nccl-app not built"; exit 77; }
 
 env LD_LIBRARY_PATH="$NCCLDIR" "$APP" 0 2 12 >plain.txt 2>&1 || fail "untraced run: $?"
+# under AddressSanitizer its runtime must come first in the preload list
+asan=$(ldd "$APP" 2>/dev/null | awk '/libasan/ { print $3 }')
 for r in 0 1; do
-	env LD_LIBRARY_PATH="$NCCLDIR" LD_PRELOAD="$LIB" GPUPROF_OUTPUT="$PWD/r$r.gpz" \
+	env LD_LIBRARY_PATH="$NCCLDIR" LD_PRELOAD="${asan:+$asan:}$LIB" GPUPROF_OUTPUT="$PWD/r$r.gpz" \
 		"$APP" $r 2 12 >out$r.txt 2>err$r.txt || fail "rank $r: exit $?: $(cat err$r.txt)"
 	[ -s err$r.txt ] && fail "rank $r: stderr: $(cat err$r.txt)"
 	"$GPUPROF" dump --kind nccl "r$r.gpz" | grep '^nccl ' >d$r.txt || fail "rank $r: dump"
