@@ -235,7 +235,7 @@ static ssize_t refill(struct gpa_json_scan *s, size_t keep)
 
 
 /* 1 for bytes that may appear in a number */
-static const unsigned char numch[256] __attribute__((unused)) = {
+static const unsigned char numch[256] = {
 	['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1, ['7'] = 1,
 	['8'] = 1, ['9'] = 1, ['-'] = 1, ['+'] = 1, ['.'] = 1, ['e'] = 1, ['E'] = 1,
 };
@@ -627,6 +627,17 @@ static const unsigned char *number_end(const unsigned char *p)
 
 static int scan_number(struct gpa_json_scan *s, struct gpa_json_tok *tok)
 {
+	/*
+	 * Most numbers are short and end inside the buffer: the grammar walk
+	 * alone finds their end when what follows cannot be part of a number.
+	 */
+	const unsigned char *b0 = s->buf + s->pos, *e0 = number_end(b0);
+	if (e0 && e0 < s->buf + s->end && !numch[*e0] && (size_t)(e0 - b0) <= s->max_token) {
+		tok->s = (const char *)b0;
+		tok->n = (size_t)(e0 - b0);
+		s->pos = (size_t)(e0 - s->buf);
+		return 0;
+	}
 	for (;;) {
 		const unsigned char *b = s->buf + s->pos, *run = skip_numch(b), *e;
 		if (run == s->buf + s->end && !s->eof) {
@@ -892,8 +903,8 @@ value:
 		p += 4;
 		goto after;
 	default:
-		r = skip_numch(p);
-		if (r >= e || number_end(p) != r || (size_t)(r - p) > s->max_token) {
+		r = number_end(p);
+		if (!r || r >= e || numch[*r] || (size_t)(r - p) > s->max_token) {
 			return false; /* may go on past the buffer, or malformed */
 		}
 		p = r;
