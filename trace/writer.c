@@ -535,8 +535,8 @@ static void prefault(uint8_t *p, size_t n)
 #endif
 }
 
-/* Rows are mapped in this many bytes ahead of the next one, not all at once (memory). */
-#define PREFAULT_STEP (256u << 10)
+/* Rows are mapped this many bytes at a time: 8 pages a call, at most that much mapped unused. */
+#define PREFAULT_STEP (32u << 10)
 
 int gpt_writer_add(struct gpt_writer *w, enum gpt_kind kind, const void *rec)
 {
