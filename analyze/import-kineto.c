@@ -373,7 +373,8 @@ static bool parse_us_to_ns(const char *s, size_t n, int64_t *out)
 /* ------------------------------------------------------------ keys */
 
 /* (the first byte before memcmp: most keys of a length differ there, and memcmp is a call) */
-#define KEYIS(lit) (n == sizeof(lit) - 1 && s[0] == (lit)[0] && memcmp(s, lit, sizeof(lit) - 1) == 0)
+#define KEYIS(lit)                                                                                 \
+	(n == sizeof(lit) - 1 && s[0] == (lit)[0] && memcmp(s, lit, sizeof(lit) - 1) == 0)
 
 static enum key top_key(const unsigned char *s, size_t n)
 {

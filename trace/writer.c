@@ -515,12 +515,9 @@ int gpt_writer_intern(struct gpt_writer *w, const char *s, size_t len, uint32_t 
 static void prefault(uint8_t *p, size_t n)
 {
 #ifdef MADV_POPULATE_WRITE
-	static long page;
 	int saved = errno;
+	long page = sysconf(_SC_PAGESIZE); /* once per step: cheap, and no shared state */
 
-	if (!page) {
-		page = sysconf(_SC_PAGESIZE);
-	}
 	if (page > 0) {
 		uintptr_t a = ((uintptr_t)p + (uintptr_t)page - 1) & ~((uintptr_t)page - 1);
 		uintptr_t e = ((uintptr_t)p + n) & ~((uintptr_t)page - 1);
@@ -535,7 +532,7 @@ static void prefault(uint8_t *p, size_t n)
 #endif
 }
 
-/* Rows are mapped this many bytes at a time: 8 pages a call, at most that much mapped unused. */
+/* Rows are mapped this many bytes at a time (8 pages of 4 KiB): at most that much unused. */
 #define PREFAULT_STEP (32u << 10)
 
 int gpt_writer_add(struct gpt_writer *w, enum gpt_kind kind, const void *rec)

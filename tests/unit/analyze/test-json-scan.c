@@ -364,14 +364,15 @@ TEST(json_scan_skip_fast_equals_slow)
 		"[[], [], [], [], []]", "[\"\", \"\", \"Scalar\"]", "{}", "[]", "0", "-0.5e+3",
 		"123456789012345678901234567890", "true", "false", "null", "\"\"",
 		"{\"k\": {\"q\": [1, -2.5E-3, true, false, null, \"x\"]}, \"e\": {}}",
-		"\"h\xc3\xa9llo \xe2\x82\xac \xf0\x9f\x98\x80\"", "\"a\\n\\t\\\\\\/\\\"\\u00e9\\uD83D\\uDE00\"",
+		"\"h\xc3\xa9llo \xe2\x82\xac \xf0\x9f\x98\x80\"",
+		"\"a\\n\\t\\\\\\/\\\"\\u00e9\\uD83D\\uDE00\"",
 		" [ 1 , { \"a\" : [ ] } ] ", "\t\r\n[\n]\n",
 		/* malformed: every one must fail the same way */
-		"01", "1.", "-", "1.e5", "1e", "+1", "1+", ".5", "tru", "nul", "fals", "truex", "nan",
-		"[1,]", "[,1]", "{\"a\" 1}", "{\"a\":1,}", "{,}", "{1: 2}", "[1 2]", "[}", "{]", "[[]",
-		"{\"a\": [}", "\"\x01\"", "\"\\q\"", "\"\\u12G4\"", "\"\xc0\x80\"", "\"\xed\xa0\x80\"",
-		"\"\xf4\x90\x80\x80\"", "\"\xe2\x82\"", "\"\x80\"", "\"abc", "[\"abc]", "", "]", "}",
-		"\"\\", "[1, 2",
+		"01", "1.", "-", "1.e5", "1e", "+1", "1+", ".5", "tru", "nul", "fals", "truex",
+		"nan", "[1,]", "[,1]", "{\"a\" 1}", "{\"a\":1,}", "{,}", "{1: 2}", "[1 2]", "[}",
+		"{]", "[[]", "{\"a\": [}", "\"\x01\"", "\"\\q\"", "\"\\u12G4\"", "\"\xc0\x80\"",
+		"\"\xed\xa0\x80\"", "\"\xf4\x90\x80\x80\"", "\"\xe2\x82\"", "\"\x80\"", "\"abc",
+		"[\"abc]", "", "]", "}", "\"\\", "[1, 2",
 	};
 	char doc[4096], fast[512], slow[512];
 
@@ -381,7 +382,8 @@ TEST(json_scan_skip_fast_equals_slow)
 			skip_once(doc, sizeof(doc), rest, fast, sizeof(fast));
 			skip_once(doc, 1, rest, slow, sizeof(slow));
 			if (strcmp(fast, slow) != 0) {
-				TFAIL("value %zu (%s), rest=%d: one read says \"%s\", 1-byte reads say \"%s\"",
+				TFAIL("value %zu (%s), rest=%d: one read says \"%s\", "
+				      "1-byte reads say \"%s\"",
 				      i, vals[i], rest, fast, slow);
 			}
 		}
@@ -421,7 +423,8 @@ TEST(json_scan_skip_fast_equals_slow)
 			skip_once(doc, sizeof(doc), rest, fast, sizeof(fast));
 			skip_once(doc, 1, rest, slow, sizeof(slow));
 			if (strcmp(fast, slow) != 0) {
-				TFAIL("depth %d, rest=%d: one read says \"%s\", 1-byte reads say \"%s\"",
+				TFAIL("depth %d, rest=%d: one read says \"%s\", "
+				      "1-byte reads say \"%s\"",
 				      deep, rest, fast, slow);
 			}
 		}
