@@ -235,7 +235,7 @@ static ssize_t refill(struct gpa_json_scan *s, size_t keep)
 
 
 /* 1 for bytes that may appear in a number */
-static const unsigned char numch[256] __attribute__((unused)) = {
+static const unsigned char numch[256] = {
 	['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1, ['7'] = 1,
 	['8'] = 1, ['9'] = 1, ['-'] = 1, ['+'] = 1, ['.'] = 1, ['e'] = 1, ['E'] = 1,
 };
@@ -627,6 +627,17 @@ static const unsigned char *number_end(const unsigned char *p)
 
 static int scan_number(struct gpa_json_scan *s, struct gpa_json_tok *tok)
 {
+	/*
+	 * Most numbers are short and end inside the buffer: the grammar walk
+	 * alone finds their end when what follows cannot be part of a number.
+	 */
+	const unsigned char *b0 = s->buf + s->pos, *e0 = number_end(b0);
+	if (e0 && e0 < s->buf + s->end && !numch[*e0] && (size_t)(e0 - b0) <= s->max_token) {
+		tok->s = (const char *)b0;
+		tok->n = (size_t)(e0 - b0);
+		s->pos = (size_t)(e0 - s->buf);
+		return 0;
+	}
 	for (;;) {
 		const unsigned char *b = s->buf + s->pos, *run = skip_numch(b), *e;
 		if (run == s->buf + s->end && !s->eof) {
@@ -725,6 +736,222 @@ static inline void after_value(struct gpa_json_scan *s)
 		s->st = s->stack[s->depth - 1] == '{' ? S_KEY : S_VALUE;
 	}
 	s->pos = (size_t)(p - s->buf);
+}
+
+/* ------------------------------------------------------------ fast skip */
+
+/*
+ * The string body from p (past the opening quote) to past its closing
+ * quote, checked as scan_string() checks it, or NULL when it is not wholly
+ * in the buffer before e or is not valid (the caller then takes the slow
+ * path, which reads more or reports the error).
+ */
+static const unsigned char *fast_string(const unsigned char *p, const unsigned char *e)
+{
+	for (;;) {
+#ifdef __SSE2__
+		const __m128i q = _mm_set1_epi8('"'), bs = _mm_set1_epi8('\\');
+		const __m128i sp = _mm_set1_epi8(0x20);
+		for (;;) {
+			__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+			/* signed compare: bytes >= 0x80 count as below ' ' too */
+			__m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, q),
+							      _mm_cmpeq_epi8(v, bs)),
+						 _mm_cmplt_epi8(v, sp));
+			unsigned mask = (unsigned)_mm_movemask_epi8(m);
+			if (mask) {
+				p += __builtin_ctz(mask);
+				break;
+			}
+			p += 16;
+		}
+#else
+		while (*p >= 0x20 && *p < 0x80 && *p != '"' && *p != '\\') {
+			p++;
+		}
+#endif
+		if (p >= e) {
+			return NULL; /* the sentinel: the string goes on past the buffer */
+		}
+		unsigned c = *p;
+		if (c == '"') {
+			return p + 1;
+		}
+		if (c >= 0x80) {
+			size_t n = utf8_len(p, (size_t)(e - p));
+			if (!n) {
+				return NULL;
+			}
+			p += n;
+			continue;
+		}
+		if (c != '\\' || e - p < 6) {
+			return NULL; /* a control character, or an escape near the end */
+		}
+		switch (p[1]) {
+		case '"': case '\\': case '/': case 'b': case 'f': case 'n': case 'r': case 't':
+			p += 2;
+			continue;
+		case 'u':
+			if ((hexval(p[2]) | hexval(p[3]) | hexval(p[4]) | hexval(p[5])) < 0) {
+				return NULL;
+			}
+			p += 6;
+			continue;
+		default:
+			return NULL;
+		}
+	}
+}
+
+/*
+ * fast_skip - passes over JSON held wholly in the buffer without handing
+ * out tokens: the next value (rest false; s->st is S_VALUE), or the rest of
+ * the innermost open container (rest true). It accepts only what next()
+ * accepts; anything else (the end of the buffer, an error, deep nesting)
+ * returns false with the scanner untouched, and the caller takes the token
+ * by token path, which reads more input or reports the error.
+ */
+static bool fast_skip(struct gpa_json_scan *s, bool rest)
+{
+	const unsigned char *p = s->buf + s->pos, *e = s->buf + s->end, *r;
+	uint64_t obj = 0;	/* bit k: level k is an object */
+	int d = 0;		/* levels open in here (with rest, level 0 is the one to leave) */
+	int room = GPA_JSON_MAX_DEPTH - s->depth;
+	unsigned c;
+
+	if (rest) {
+		if (!s->depth) {
+			return false;
+		}
+		obj = s->stack[s->depth - 1] == '{';
+		d = 1;
+		room++;
+		switch (s->st) {
+		case S_AFTER: goto after;
+		case S_KEY: goto key;
+		case S_KEY_OR_END:
+			p = skip_ws(p);
+			if (*p == '}' && p < e) {
+				p++;
+				d--;
+				goto after;
+			}
+			goto key;
+		case S_VALUE: goto value;
+		case S_VALUE_OR_END:
+			p = skip_ws(p);
+			if (*p == ']' && p < e) {
+				p++;
+				d--;
+				goto after;
+			}
+			goto value;
+		default:
+			return false;
+		}
+	}
+	if (s->st != S_VALUE) {
+		return false;
+	}
+value:
+	p = skip_ws(p);
+	if (p >= e) {
+		return false;
+	}
+	c = *p;
+	switch (c) {
+	case '"':
+		p = fast_string(p + 1, e);
+		if (!p) {
+			return false;
+		}
+		goto after;
+	case '{':
+	case '[':
+		if (d >= 64 || d >= room) {
+			return false;
+		}
+		obj = c == '{' ? obj | (uint64_t)1 << d : obj & ~((uint64_t)1 << d);
+		d++;
+		p = skip_ws(p + 1);
+		if (*p == (c == '{' ? '}' : ']') && p < e) {
+			p++;
+			d--;
+			goto after;
+		}
+		if (c == '{') {
+			goto key;
+		}
+		goto value;
+	case 't':
+		if (e - p < 4 || memcmp(p, "true", 4) != 0) {
+			return false;
+		}
+		p += 4;
+		goto after;
+	case 'f':
+		if (e - p < 5 || memcmp(p, "false", 5) != 0) {
+			return false;
+		}
+		p += 5;
+		goto after;
+	case 'n':
+		if (e - p < 4 || memcmp(p, "null", 4) != 0) {
+			return false;
+		}
+		p += 4;
+		goto after;
+	default:
+		r = number_end(p);
+		if (!r || r >= e || numch[*r] || (size_t)(r - p) > s->max_token) {
+			return false; /* may go on past the buffer, or malformed */
+		}
+		p = r;
+		goto after;
+	}
+after:
+	if (d == 0) {
+		goto done;
+	}
+	p = skip_ws(p);
+	if (p >= e) {
+		return false;
+	}
+	c = *p++;
+	if (c == ',') {
+		if (obj >> (d - 1) & 1) {
+			goto key;
+		}
+		goto value;
+	}
+	if (c != ((obj >> (d - 1) & 1) ? '}' : ']')) {
+		return false;
+	}
+	d--;
+	goto after;
+key:
+	p = skip_ws(p);
+	if (*p != '"' || p >= e) {
+		return false;
+	}
+	p = fast_string(p + 1, e);
+	if (!p) {
+		return false;
+	}
+	p = skip_ws(p);
+	if (*p != ':' || p >= e) {
+		return false;
+	}
+	p++;
+	goto value;
+done:
+	s->pos = (size_t)(p - s->buf);
+	if (rest) {
+		s->depth--;
+	}
+	after_value(s);
+	return true;
 }
 
 static int next(struct gpa_json_scan *s, struct gpa_json_tok *tok, bool skip)
@@ -888,6 +1115,9 @@ int gpa_json_skip(struct gpa_json_scan *s)
 	if (s->st != S_VALUE && s->st != S_VALUE_OR_END && s->st != S_COLON) {
 		return fail_at(s, s->pos, -GP_ERR_API, "no value to skip here");
 	}
+	if (fast_skip(s, false)) {
+		return 0;
+	}
 	do {
 		r = next(s, &t, true);
 		if (r) {
@@ -910,6 +1140,9 @@ int gpa_json_skip_rest(struct gpa_json_scan *s)
 	}
 	if (!d0 || s->st == S_COLON) {
 		return fail_at(s, s->pos, -GP_ERR_API, "no container to leave here");
+	}
+	if (fast_skip(s, true)) {
+		return 0;
 	}
 	do {
 		if (s->st == S_VALUE) {

@@ -10,6 +10,7 @@
 #include "analyze/json-scan.h"
 #include "tests/unit/test.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -315,6 +316,119 @@ TEST(json_scan_skip)
 	CHECK_CONTAINS(gpa_json_error(s), "malformed number");
 	gpa_json_scan_free(s);
 	free(doc);
+}
+
+/*
+ * One skip of the value of "v" in {"a": 1, "v": VALUE, "z": 2} (rest: of the
+ * rest of the object after "a": 1), the input read step bytes at a time;
+ * renders the result, the error and its offset, the depth and the token
+ * after into out.
+ */
+static void skip_once(const char *doc, size_t step, bool rest, char *out, size_t outlen)
+{
+	struct mem m = {doc, strlen(doc), 0, step};
+	struct gpa_json_scan *s = NULL;
+	struct gpa_json_tok t;
+	int r;
+
+	snprintf(out, outlen, "no scanner");
+	if (gpa_json_scan_new(mem_read, &m, 1024, &s)) {
+		return;
+	}
+	r = gpa_json_next(s, &t); /* { */
+	r = r ? r : gpa_json_next(s, &t); /* "a" */
+	r = r ? r : gpa_json_next(s, &t); /* 1 */
+	if (!rest) {
+		r = r ? r : gpa_json_next(s, &t); /* "v" */
+		r = r ? r : gpa_json_skip(s);
+	} else {
+		r = r ? r : gpa_json_skip_rest(s);
+	}
+	int r2 = r ? r : gpa_json_next(s, &t);
+	/* (the offset after a good skip depends on how much the reads brought in) */
+	snprintf(out, outlen, "r=%d err=%s off=%llu depth=%d next=%d %.*s", r, gpa_json_error(s),
+		 r ? (unsigned long long)gpa_json_offset(s) : 0ull, gpa_json_depth(s),
+		 r2 ? -1 : (int)t.type,
+		 !r2 && t.s ? (int)t.n : 0, !r2 && t.s ? t.s : "");
+	gpa_json_scan_free(s);
+}
+
+/*
+ * Skipping a value held wholly in the buffer (one read: the fast structural
+ * pass) says exactly what skipping it token by token (1-byte reads) says:
+ * the same position after it, or the same error at the same offset.
+ */
+TEST(json_scan_skip_fast_equals_slow)
+{
+	static const char *vals[] = {
+		"[[], [], [], [], []]", "[\"\", \"\", \"Scalar\"]", "{}", "[]", "0", "-0.5e+3",
+		"123456789012345678901234567890", "true", "false", "null", "\"\"",
+		"{\"k\": {\"q\": [1, -2.5E-3, true, false, null, \"x\"]}, \"e\": {}}",
+		"\"h\xc3\xa9llo \xe2\x82\xac \xf0\x9f\x98\x80\"",
+		"\"a\\n\\t\\\\\\/\\\"\\u00e9\\uD83D\\uDE00\"",
+		" [ 1 , { \"a\" : [ ] } ] ", "\t\r\n[\n]\n",
+		/* malformed: every one must fail the same way */
+		"01", "1.", "-", "1.e5", "1e", "+1", "1+", ".5", "tru", "nul", "fals", "truex",
+		"nan", "[1,]", "[,1]", "{\"a\" 1}", "{\"a\":1,}", "{,}", "{1: 2}", "[1 2]", "[}",
+		"{]", "[[]", "{\"a\": [}", "\"\x01\"", "\"\\q\"", "\"\\u12G4\"", "\"\xc0\x80\"",
+		"\"\xed\xa0\x80\"", "\"\xf4\x90\x80\x80\"", "\"\xe2\x82\"", "\"\x80\"", "\"abc",
+		"[\"abc]", "", "]", "}", "\"\\", "[1, 2",
+	};
+	char doc[4096], fast[512], slow[512];
+
+	for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++) {
+		for (int rest = 0; rest < 2; rest++) {
+			snprintf(doc, sizeof(doc), "{\"a\": 1, \"v\": %s, \"z\": 2}", vals[i]);
+			skip_once(doc, sizeof(doc), rest, fast, sizeof(fast));
+			skip_once(doc, 1, rest, slow, sizeof(slow));
+			if (strcmp(fast, slow) != 0) {
+				TFAIL("value %zu (%s), rest=%d: one read says \"%s\", "
+				      "1-byte reads say \"%s\"",
+				      i, vals[i], rest, fast, slow);
+			}
+		}
+	}
+	/* a good value does skip; a bad one does fail (the comparison alone would not show it) */
+	snprintf(doc, sizeof(doc), "{\"a\": 1, \"v\": %s, \"z\": 2}", vals[0]);
+	skip_once(doc, sizeof(doc), false, fast, sizeof(fast));
+	CHECK_CONTAINS(fast, "r=0 err= ");
+	CHECK_CONTAINS(fast, "next=6 z");
+	skip_once(doc, sizeof(doc), true, fast, sizeof(fast));
+	CHECK_CONTAINS(fast, "r=0 err= ");
+	CHECK_CONTAINS(fast, "depth=0 next=0");
+	snprintf(doc, sizeof(doc), "{\"a\": 1, \"v\": %s, \"z\": 2}", "[1 2]");
+	skip_once(doc, sizeof(doc), false, fast, sizeof(fast));
+	CHECK_CONTAINS(fast, "unexpected '2'");
+
+	/* nesting past the fast pass's 64 levels, up to and over the limit */
+	for (int deep = 60; deep <= GPA_JSON_MAX_DEPTH + 2; deep += 1) {
+		size_t o = (size_t)snprintf(doc, sizeof(doc), "{\"a\": 1, \"v\": ");
+		for (int k = 0; k < deep; k++) {
+			doc[o++] = k % 2 ? '[' : '{';
+			if (k % 2 == 0) {
+				o += (size_t)snprintf(doc + o, sizeof(doc) - o, "\"k\":");
+			}
+		}
+		for (int k = deep - 1; k >= 0; k--) {
+			if (k % 2 == 0) {
+				doc[o++] = '{';
+				doc[o++] = '}';
+				doc[o++] = '}';
+				continue;
+			}
+			doc[o++] = ']';
+		}
+		o += (size_t)snprintf(doc + o, sizeof(doc) - o, ", \"z\": 2}");
+		for (int rest = 0; rest < 2; rest++) {
+			skip_once(doc, sizeof(doc), rest, fast, sizeof(fast));
+			skip_once(doc, 1, rest, slow, sizeof(slow));
+			if (strcmp(fast, slow) != 0) {
+				TFAIL("depth %d, rest=%d: one read says \"%s\", "
+				      "1-byte reads say \"%s\"",
+				      deep, rest, fast, slow);
+			}
+		}
+	}
 }
 
 static void write_gz_member(FILE *f, const char *text, size_t n)
