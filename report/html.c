@@ -793,6 +793,48 @@ static void chart(struct doc *d, xmlNodePtr parent, const char *id, const char *
 	el(d, fig, "figcaption", caption);
 }
 
+/*
+ * What the efficiency sections had to estimate or could not know, for the
+ * warnings: device limits taken from the compute capability, launches
+ * without an occupancy, a peak estimated from SMs x clock, an unknown link
+ * peak. Returns how many lines it wrote into est.
+ */
+static size_t estimates(const struct gpr_report_parts *p, char est[4][256])
+{
+	size_t n = 0;
+
+	if (p->occ) {
+		size_t def = 0;
+		for (size_t i = 0; i < p->occ->groups.n; i++) {
+			def += p->occ->groups.v[i].dev_defaults;
+		}
+		if (def) {
+			snprintf(est[n++], sizeof(est[0]),
+				 "Occupancy of %zu kernel configuration%s uses the default limits of "
+				 "the compute capability: the trace does not record the device's.",
+				 def, def == 1 ? "" : "s");
+		}
+		if (p->occ->unknown_launches) {
+			snprintf(est[n++], sizeof(est[0]),
+				 "No occupancy for %" PRIu64 " launch%s: launch configuration or "
+				 "compute capability not recorded.",
+				 p->occ->unknown_launches, p->occ->unknown_launches == 1 ? "" : "es");
+		}
+	}
+	/* (Without any peak the MFU options are refused before a page is made.) */
+	if (p->mfu && (p->mfu->has_flops || p->mfu->has_bytes) &&
+	    p->mfu->peaks.source == GPA_PEAK_ESTIMATE) {
+		snprintf(est[n++], sizeof(est[0]),
+			 "Utilization is against a peak estimated from SMs x clock: the device "
+			 "is not in the table (gpuprof devices; --device-file).");
+	}
+	if (p->comm && p->comm->ops && !p->comm->peak_known) {
+		snprintf(est[n++], sizeof(est[0]),
+			 "Communication: link peak unknown, busbw is not compared with it.");
+	}
+	return n;
+}
+
 int gpr_html_render(struct gp_strbuf *out, const struct gpr_report_parts *p,
 		    const struct gpr_html_opts *o, char *errbuf, size_t errlen)
 {
@@ -879,13 +921,18 @@ int gpr_html_render(struct gp_strbuf *out, const struct gpr_report_parts *p,
 	d.main = el(&d, body, "main", NULL);
 
 	xmlNodePtr w = section(&d, "sec-warnings", "Warnings");
-	if (!p->ov->warnings.n) {
+	char est[4][256];
+	size_t nest = estimates(p, est);
+	if (!p->ov->warnings.n && !nest) {
 		el(&d, w, "p", "none");
 	} else {
 		xmlNodePtr ul = el(&d, w, "ul", NULL);
 		attr(&d, ul, "class", "gp-warnings");
 		for (size_t i = 0; i < p->ov->warnings.n; i++) {
 			el(&d, ul, "li", p->ov->warnings.v[i]);
+		}
+		for (size_t i = 0; i < nest; i++) {
+			el(&d, ul, "li", est[i]);
 		}
 	}
 

@@ -44,6 +44,13 @@ for key in ("occupancy", "utilization", "roofline", "communication", "exposed_co
     # The page's table has as many rows as the report's.
     m = re.search(r'<section[^>]* id="sec-%s".*?<tbody>(.*?)</tbody>' % key, page, re.S)
     assert m and m.group(1).count("<tr") == len(rep[key]), (key, len(rep[key]))
+# Estimates are warnings: occupancy from the compute capability's default limits.
+warn = re.search(r'<ul class="gp-warnings">(.*?)</ul>', page, re.S)
+ndef = sum(r["Limits"] == "CC defaults" for r in rep["occupancy"])
+assert ndef and warn and ("Occupancy of %d kernel configurations uses the default limits" % ndef) in warn.group(1), warn
+# A trace with no launch configurations: no occupancy, and the page says so.
+names = open("names.html", encoding="utf-8").read()
+assert re.search(r'<li>No occupancy for 2 launches: launch configuration', names), "no occupancy warning"
 PY
 
 # The same run to stdout is the same page; bad options are usage errors.
