@@ -38,12 +38,12 @@ static const struct gpr_col step_cols[] = {
 	{"HFU (%)", GPR_COL_NUM},   {"MBU (%)", GPR_COL_NUM},
 	{"TFLOP/s per GPU", GPR_COL_NUM}};
 static const struct gpr_col copy_cols[] = {
-	{"Kind", GPR_COL_NUM},         {"Src Kind", GPR_COL_NUM},   {"Dst Kind", GPR_COL_NUM},
+	{"Kind", GPR_COL_LEFT},        {"From", GPR_COL_LEFT},      {"To", GPR_COL_LEFT},
 	{"Count", GPR_COL_NUM},        {"Bytes", GPR_COL_NUM},      {"Time (ns)", GPR_COL_NUM},
 	{"Achieved (GB/s)", GPR_COL_NUM}, {"Link", GPR_COL_LEFT},
 	{"Link peak (GB/s)", GPR_COL_NUM}, {"Of link (%)", GPR_COL_NUM}};
 static const struct gpr_col slow_cols[] = {
-	{"Start (ns)", GPR_COL_NUM}, {"Kind", GPR_COL_NUM},  {"Bytes", GPR_COL_NUM},
+	{"Start (ns)", GPR_COL_NUM}, {"Kind", GPR_COL_LEFT}, {"Bytes", GPR_COL_NUM},
 	{"Time (ns)", GPR_COL_NUM},  {"GB/s", GPR_COL_NUM}, {"Why", GPR_COL_LEFT}};
 static const struct gpr_col roof_cols[] = {
 	{"Kernel", GPR_COL_LEFT},        {"Grid", GPR_COL_LEFT},
@@ -137,9 +137,9 @@ int gpr_mfu_table(struct gpr_table *t, unsigned which, const struct gpa_model *m
 		gpr_table_init(t, copy_cols, GP_ARRAY_SIZE(copy_cols));
 		for (size_t i = 0; i < u->copies.n; i++) {
 			const struct gpa_copy_bw *b = &u->copies.v[i];
-			gpr_table_cellf(t, "%u", b->copy_kind);
-			gpr_table_cellf(t, "%u", b->src_kind);
-			gpr_table_cellf(t, "%u", b->dst_kind);
+			gpr_table_cell(t, gpa_copy_kind_name(b->copy_kind));
+			gpr_table_cell(t, gpa_stats_mem_kind_name(b->src_kind));
+			gpr_table_cell(t, gpa_stats_mem_kind_name(b->dst_kind));
 			gpr_table_cellf(t, "%" PRIu64, b->count);
 			gpr_table_cellf(t, "%" PRIu64, b->bytes);
 			gpr_table_cellf(t, "%" PRIu64, b->ns);
@@ -154,7 +154,7 @@ int gpr_mfu_table(struct gpr_table *t, unsigned which, const struct gpa_model *m
 		for (size_t i = 0; i < u->outliers.n; i++) {
 			const struct gpa_copy_outlier *o = &u->outliers.v[i];
 			gpr_table_cellf(t, "%" PRIu64, m->copy.start[o->row] - m->t0);
-			gpr_table_cellf(t, "%u", m->copy.copy_kind[o->row]);
+			gpr_table_cell(t, gpa_copy_kind_name(m->copy.copy_kind[o->row]));
 			gpr_table_cellf(t, "%" PRIu64, m->copy.bytes[o->row]);
 			gpr_table_cellf(t, "%" PRIu64, m->copy.end[o->row] - m->copy.start[o->row]);
 			gpr_table_cellf(t, "%.3f", o->gbps);
@@ -199,7 +199,7 @@ int gpr_mfu_render(struct gp_strbuf *out, enum gpr_format fmt, const struct gpa_
 	} secs[] = {
 		{GPR_MFU_SUMMARY, "Utilization", "utilization"},
 		{GPR_MFU_STEPS, "Per step", "steps"},
-		{GPR_MFU_COPIES, "Copy bandwidth by kind (kinds as CUPTI numbers them)", "copies"},
+		{GPR_MFU_COPIES, "Copy bandwidth by kind and memory", "copies"},
 		{GPR_MFU_SLOW, "Slowest copies", "slow_copies"},
 		{GPR_MFU_ROOFLINE, "Roofline (kernels with --roofline rules)", "roofline"},
 	};

@@ -31,6 +31,11 @@ for s in d["steps"]:
     assert abs(s["MBU (%)"] - 4.8e9 / w / (2 * 4800e9) * 100) < 0.006, s
 for c in d["copies"]:
     assert abs(c["Achieved (GB/s)"] - c["Bytes"] / c["Time (ns)"]) < 0.0006, c
+    # kinds by name, as nsys shows them
+    assert c["Kind"] in ("Host-to-Device", "Device-to-Host", "Device-to-Device", "Host-to-Host",
+                         "Peer-to-Peer"), c
+    assert c["From"] in ("Pageable", "Pinned", "Device", "Managed") and c["To"] in ("Pageable", "Pinned", "Device", "Managed"), c
+assert d["copies"], "no copies"
 PY
 # (6 x 7e9 + 12 x 32 x 4096 x 2048) x 4096 = 1.85226e14; (8N + 16LhT) x 4096 = 2.46968e14
 expect_rc 0 "$GPUPROF" mfu --params 7e9 --tokens-per-step 4096 --attention --layers 32 \
