@@ -196,6 +196,7 @@ bench: $(BENCH_TRACE) $(BENCH_REPORT) $(BENCH_FLAME) $(GPUPROF) $(TRACEGEN)
 	@sh tests/bench/bench-import.sh $(GPUPROF)
 	@sh tests/bench/bench-html.sh $(abspath $(GPUPROF)) $(abspath $(TRACEGEN))
 	@sh tests/bench/bench-diff.sh $(GPUPROF) $(TRACEGEN)
+	@sh tests/bench/bench-comm.sh $(GPUPROF) $(TRACEGEN)
 	$(BENCH_FLAME) 10000000 3
 
 # Kineto JSON import alone (in-process), per anchor: tests/bench/bench-kineto.sh.
