@@ -452,6 +452,35 @@ static int decode(struct gpa_json_scan *s, size_t a, size_t b, struct gpa_json_t
  * wanted, so bytes already checked may be dropped from the buffer and any
  * length is allowed. On return s->pos is past the closing quote.
  */
+/*
+ * Past the plain bytes of a string body at p: stops at '"', '\\', a control
+ * character or a byte >= 0x80 (UTF-8, checked by the caller), at the
+ * buffer's sentinel at the latest.
+ */
+static inline const unsigned char *string_stop(const unsigned char *p)
+{
+#ifdef __SSE2__
+	const __m128i q = _mm_set1_epi8('"'), bs = _mm_set1_epi8('\\');
+	const __m128i sp = _mm_set1_epi8(0x20);
+	for (;;) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+		/* signed compare: bytes >= 0x80 count as below ' ' too */
+		__m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, q), _mm_cmpeq_epi8(v, bs)),
+					 _mm_cmplt_epi8(v, sp));
+		unsigned mask = (unsigned)_mm_movemask_epi8(m);
+		if (mask) {
+			return p + __builtin_ctz(mask);
+		}
+		p += 16;
+	}
+#else
+	while (*p >= 0x20 && *p < 0x80 && *p != '"' && *p != '\\') {
+		p++;
+	}
+	return p;
+#endif
+}
+
 static int scan_string(struct gpa_json_scan *s, bool skip, struct gpa_json_tok *tok)
 {
 	size_t start = s->pos + 1; /* first byte of the body */
@@ -459,27 +488,7 @@ static int scan_string(struct gpa_json_scan *s, bool skip, struct gpa_json_tok *
 	bool esc = false;
 
 	for (;;) {
-		const unsigned char *p = s->buf + i;
-#ifdef __SSE2__
-		const __m128i q = _mm_set1_epi8('"'), bs = _mm_set1_epi8('\\');
-		const __m128i sp = _mm_set1_epi8(0x20);
-		for (;;) {
-			__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
-			__m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, q),
-							      _mm_cmpeq_epi8(v, bs)),
-						 _mm_cmplt_epi8(v, sp));
-			unsigned mask = (unsigned)_mm_movemask_epi8(m);
-			if (mask) {
-				p += __builtin_ctz(mask);
-				break;
-			}
-			p += 16;
-		}
-#else
-		while (*p >= 0x20 && *p < 0x80 && *p != '"' && *p != '\\') {
-			p++;
-		}
-#endif
+		const unsigned char *p = string_stop(s->buf + i);
 		i = (size_t)(p - s->buf);
 		unsigned c = *p;
 		size_t need = c == '\\' ? 2 : c >= 0x80 ? utf8_need(c) : 1;
@@ -749,27 +758,7 @@ static inline void after_value(struct gpa_json_scan *s)
 static const unsigned char *fast_string(const unsigned char *p, const unsigned char *e)
 {
 	for (;;) {
-#ifdef __SSE2__
-		const __m128i q = _mm_set1_epi8('"'), bs = _mm_set1_epi8('\\');
-		const __m128i sp = _mm_set1_epi8(0x20);
-		for (;;) {
-			__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
-			/* signed compare: bytes >= 0x80 count as below ' ' too */
-			__m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, q),
-							      _mm_cmpeq_epi8(v, bs)),
-						 _mm_cmplt_epi8(v, sp));
-			unsigned mask = (unsigned)_mm_movemask_epi8(m);
-			if (mask) {
-				p += __builtin_ctz(mask);
-				break;
-			}
-			p += 16;
-		}
-#else
-		while (*p >= 0x20 && *p < 0x80 && *p != '"' && *p != '\\') {
-			p++;
-		}
-#endif
+		p = string_stop(p);
 		if (p >= e) {
 			return NULL; /* the sentinel: the string goes on past the buffer */
 		}
