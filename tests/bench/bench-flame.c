@@ -47,7 +47,6 @@ static int load(const char *path, struct gpa_model *m)
 static int big_trace(uint64_t kernels, int runs)
 {
 	char path[512];
-	struct stat sb;
 	struct gpa_model m;
 	struct gpa_flame f;
 	struct gpa_flame_opts o;
@@ -57,21 +56,8 @@ static int big_trace(uint64_t kernels, int runs)
 	size_t folded = 0, svg = 0, json = 0, nodes = 0;
 	char err[256], extra[128];
 
-	snprintf(path, sizeof(path), "%s/gpuprof-bench-flame-%" PRIu64 ".gpz",
-		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", kernels);
-	if (stat(path, &sb)) {
-		struct gen_opts go;
-		struct gen_stats gs = {0};
-		struct gpt_writer *w;
-		gen_opts_default(&go);
-		go.kernels_per_step = 10000;
-		go.steps = (uint32_t)((kernels + go.kernels_per_step - 1) / go.kernels_per_step);
-		go.copies_per_step = 0;
-		if (gpt_writer_open(path, NULL, &w) || gen_write(w, &go, &gs) || gpt_writer_close(w)) {
-			fprintf(stderr, "bench-flame: cannot write %s\n", path);
-			remove(path);
-			return -1;
-		}
+	if (bench_trace("flame", kernels, path, sizeof(path))) {
+		return -1;
 	}
 	TIMED(&tl, if (load(path, &m)) return -1);
 	printf("flame graph of %zu kernels (%" PRIu64 " events, %zu API calls, %zu NVTX ranges), "

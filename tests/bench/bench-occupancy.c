@@ -56,7 +56,6 @@ int main(int argc, char **argv)
 	uint64_t kernels = argc > 1 ? strtoull(argv[1], NULL, 10) : 10000000;
 	int runs = argc > 2 ? atoi(argv[2]) : 3;
 	char path[512], err[512], extra[160];
-	struct stat sb;
 	struct gpa_model m;
 	struct gpa_steps steps;
 	struct gpa_occupancy occ;
@@ -66,21 +65,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: bench-occupancy [KERNELS [RUNS (1-16)]]\n");
 		return 2;
 	}
-	snprintf(path, sizeof(path), "%s/gpuprof-bench-occupancy-%" PRIu64 ".gpz",
-		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", kernels);
-	if (stat(path, &sb)) {
-		struct gen_opts go;
-		struct gen_stats gs = {0};
-		struct gpt_writer *w;
-		gen_opts_default(&go);
-		go.kernels_per_step = 10000;
-		go.steps = (uint32_t)((kernels + go.kernels_per_step - 1) / go.kernels_per_step);
-		go.copies_per_step = 0;
-		if (gpt_writer_open(path, NULL, &w) || gen_write(w, &go, &gs) || gpt_writer_close(w)) {
-			fprintf(stderr, "bench-occupancy: cannot write %s\n", path);
-			remove(path);
-			return 1;
-		}
+	if (bench_trace("occupancy", kernels, path, sizeof(path))) {
+		return 1;
 	}
 	const char *paths[] = {path};
 	TIMED(&tl, if (gpa_model_load(&m, paths, 1, NULL, err, sizeof(err))) {

@@ -1,14 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * timing.h - medians of wall and process CPU time for the in-process
- * benchmarks (bench-flame, bench-occupancy).
+ * benchmarks (bench-flame, bench-occupancy), and the trace they share.
  */
 #ifndef GP_BENCH_TIMING_H
 #define GP_BENCH_TIMING_H
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <inttypes.h>
+#include <sys/stat.h>
 #include <time.h>
+
+#include "tests/tools/gen.h"
 
 static inline double now(clockid_t c)
 {
@@ -46,5 +50,36 @@ static inline void report_width(const char *what, int width, struct timing *t, c
 		(t)->cpu[(t)->n] = now(CLOCK_PROCESS_CPUTIME_ID) - c0_;                            \
 		(t)->n++;                                                                          \
 	} while (0)
+
+/*
+ * The generated training trace of about `kernels` launches (steps of 10,000
+ * kernels with their launch calls, no copies) that bench-flame and
+ * bench-occupancy share: written once to $TMPDIR (default /tmp) as
+ * gpuprof-bench-NAME-KERNELS.gpz and kept for the next run. Returns 0 with
+ * its path in path, -1 (said on stderr) when it cannot be written.
+ */
+static inline int bench_trace(const char *name, uint64_t kernels, char *path, size_t size)
+{
+	struct stat sb;
+
+	snprintf(path, size, "%s/gpuprof-bench-%s-%" PRIu64 ".gpz",
+		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", name, kernels);
+	if (!stat(path, &sb)) {
+		return 0;
+	}
+	struct gen_opts go;
+	struct gen_stats gs = {0};
+	struct gpt_writer *w;
+	gen_opts_default(&go);
+	go.kernels_per_step = 10000;
+	go.steps = (uint32_t)((kernels + go.kernels_per_step - 1) / go.kernels_per_step);
+	go.copies_per_step = 0;
+	if (gpt_writer_open(path, NULL, &w) || gen_write(w, &go, &gs) || gpt_writer_close(w)) {
+		fprintf(stderr, "bench-%s: cannot write %s\n", name, path);
+		remove(path);
+		return -1;
+	}
+	return 0;
+}
 
 #endif
