@@ -1733,8 +1733,8 @@ static int dispatch(struct imp *im, struct gpa_json_scan *sc, const struct gpa_j
  * on; 0, a handler failed; -1, the scanner did (as dispatch()).
  */
 
-/* Off only in tests, which compare the two paths. */
-bool gpa_kineto_fast_path = true; /* NOLINT: a test switch */
+/* The token loop alone when false (to compare the two paths by hand). */
+static const bool kineto_fast_path = true;
 
 struct fast {
 	struct gpa_json_scan *sc;
@@ -2000,7 +2000,7 @@ int gpa_import_kineto(const char *path, struct gpt_writer *w, char *errbuf, size
 
 		r = 0;
 		ok = 1;
-		if (im.depth && im.stack[im.depth - 1] == C_EVENTS && gpa_kineto_fast_path) {
+		if (im.depth && im.stack[im.depth - 1] == C_EVENTS && kineto_fast_path) {
 			ok = fast_events(&im, sc);
 		}
 		if (ok == 1) {
