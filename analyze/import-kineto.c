@@ -26,6 +26,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "analyze/json-scan.h"
+#include "analyze/json-raw.h"
 
 #define CHUNK (256u << 10)
 #define MAX_DEPTH 64
@@ -1717,6 +1718,247 @@ static int dispatch(struct imp *im, struct gpa_json_scan *sc, const struct gpa_j
 	return 1;
 }
 
+/* ------------------------------------------------------------ fast path */
+
+/*
+ * Events wholly in the scanner's buffer are read straight from its bytes
+ * with the readers of json-raw.h, calling the same handlers in the same
+ * order as the token loop (dispatch) would, without a token per key and
+ * value. Whatever this path does not take (anything running past the
+ * buffer, an escape, a literal, an unexpected type, bad JSON) it hands to
+ * the token loop at that very place (gpa_json_raw_resume), which goes on
+ * from there as if it had read everything before itself; so is a handler's
+ * failure, so that the error names the same place. The results: 2, the
+ * object being read was closed (its handler ran); 1, the token loop goes
+ * on; 0, a handler failed; -1, the scanner did (as dispatch()).
+ */
+
+/* The token loop alone when false (to compare the two paths by hand). */
+static const bool kineto_fast_path = true;
+
+struct fast {
+	struct gpa_json_scan *sc;
+	const unsigned char *e;	/* end of the data in the buffer */
+	size_t max;		/* the scanner's token limit */
+	int depth;		/* the scanner's open containers at the first event */
+	int nopen;		/* objects opened here: the event, its args */
+};
+
+/* Hands the scan to the token loop at p, st due there. */
+static void fast_resume(struct fast *f, const unsigned char *p, enum gpa_json_raw_state st)
+{
+	gpa_json_raw_resume(f->sc, p, f->nopen, st);
+}
+
+/* Past a value's end at q, as the scanner goes on: blanks and a ','. */
+static inline const unsigned char *fast_after(const unsigned char *q, bool *comma)
+{
+	q = jr_ws(q);
+	*comma = *q == ',';
+	return *comma ? q + 1 : q;
+}
+
+/* What is due after a value and maybe a ',' inside an object (in_obj) or the events. */
+static inline enum gpa_json_raw_state fast_due(bool in_obj, bool comma)
+{
+	return !comma ? GPA_JSON_RAW_AFTER : in_obj ? GPA_JSON_RAW_KEY : GPA_JSON_RAW_VALUE;
+}
+
+/* "grid"/"block": an array of up to 8 numbers at v, whole in the buffer: past it, or NULL. */
+static const unsigned char *fast_dims(struct fast *f, const unsigned char *v, const char **num,
+				      size_t *len, int *cnt)
+{
+	const unsigned char *p = jr_ws(v + 1), *q;
+
+	*cnt = 0;
+	if (*p == ']') {
+		return p + 1;
+	}
+	for (;;) {
+		if (*cnt == 8 || !(q = jr_number(p, f->e, f->max))) {
+			return NULL;
+		}
+		num[*cnt] = (const char *)p;
+		len[*cnt] = (size_t)(q - p);
+		++*cnt;
+		p = jr_ws(q);
+		if (*p == ']') {
+			return p + 1;
+		}
+		if (*p != ',') {
+			return NULL;
+		}
+		p = jr_ws(p + 1);
+	}
+}
+
+/*
+ * The members of the object whose '{' ended before *pp (opened here, its
+ * start handler run), up to its '}'. On 2, *pp is past the '}' and what
+ * follows it as fast_after() goes, *comma says whether a ',' did.
+ */
+static int fast_object(struct imp *im, struct fast *f, const unsigned char **pp, bool *comma)
+{
+	const unsigned char *p = *pp, *v, *q, *key;
+	enum gpa_json_raw_state due = GPA_JSON_RAW_KEY_OR_END;
+	size_t n;
+	bool c;
+
+	for (;;) {
+		if (due != GPA_JSON_RAW_KEY) {
+			q = jr_ws(p);
+			if (*q == '}') {
+				/* the '}' (sentinel: '"'), as the token loop takes it */
+				f->nopen--;
+				p = fast_after(q + 1, &c);
+				if (!cb_end_map(im)) {
+					fast_resume(f, p, fast_due(f->nopen > 0, c));
+					return 0;
+				}
+				*pp = p;
+				*comma = c;
+				return 2;
+			}
+			if (due == GPA_JSON_RAW_AFTER) {
+				fast_resume(f, p, due);
+				return 1;
+			}
+		}
+		v = jr_key(p, f->e, f->max, &key, &n);
+		if (!v) {
+			fast_resume(f, p, due);
+			return 1;
+		}
+		cb_map_key(im, key, n); /* 1: im->depth > 0 here */
+		enum key k = im->key[im->depth - 1];
+		if (k == K_NONE) {
+			/* a key nobody reads */
+			q = jr_skip(v, f->e, false, false, JR_VALUE, f->depth + f->nopen, f->max);
+			if (!q) {
+				fast_resume(f, v, GPA_JSON_RAW_VALUE);
+				return gpa_json_skip(f->sc) ? -1 : 1;
+			}
+			p = fast_after(q, &c);
+			due = fast_due(true, c);
+			continue;
+		}
+		if (*v == '"' || *v == '-' || (unsigned)(*v - '0') < 10u) {
+			int r;
+			bool str = *v == '"';
+			q = str ? jr_string(v, f->e, f->max) : jr_number(v, f->e, f->max);
+			if (!q) {
+				fast_resume(f, v, GPA_JSON_RAW_VALUE);
+				return 1;
+			}
+			p = fast_after(q, &c);
+			due = fast_due(true, c);
+			r = str ? cb_string(im, v + 1, (size_t)(q - v - 2))
+				: cb_number(im, (const char *)v, (size_t)(q - v));
+			if (!r) {
+				fast_resume(f, p, due);
+				return 0;
+			}
+			if (str && top(im) == C_EVENT && unwanted(&im->ev)) {
+				/* flows, instants, counters...: nothing below is read */
+				q = jr_skip(p, f->e, true, true,
+					    due == GPA_JSON_RAW_KEY ? JR_KEY : JR_AFTER,
+					    f->depth + f->nopen, f->max);
+				if (!q) {
+					fast_resume(f, p, due);
+					if (gpa_json_skip_rest(f->sc)) {
+						return -1;
+					}
+					im->depth--;
+					return 1;
+				}
+				f->nopen--;
+				im->depth--;
+				*pp = fast_after(q, comma);
+				return 2;
+			}
+			continue;
+		}
+		if (*v == '{' && k == K_ARGS && top(im) == C_EVENT) {
+			p = v + 1;
+			f->nopen++;
+			if (!cb_start_map(im)) {
+				fast_resume(f, p, GPA_JSON_RAW_KEY_OR_END);
+				return 0;
+			}
+			int r = fast_object(im, f, &p, &c);
+			if (r != 2) {
+				return r;
+			}
+			due = fast_due(true, c);
+			continue;
+		}
+		if (*v == '[' && (k == K_GRID || k == K_BLOCK) && top(im) == C_ARGS) {
+			const char *num[8];
+			size_t len[8];
+			int cnt;
+			q = fast_dims(f, v, num, len, &cnt);
+			if (q) {
+				p = fast_after(q, &c);
+				due = fast_due(true, c);
+				/* these handlers only fail past MAX_DEPTH, which events do not reach */
+				bool ok = cb_start_array(im);
+				for (int i = 0; ok && i < cnt; i++) {
+					ok = cb_number(im, num[i], len[i]);
+				}
+				if (!ok || !cb_end_array(im)) {
+					fast_resume(f, p, due);
+					return 0;
+				}
+				continue;
+			}
+		}
+		/* anything else: from its value on, the token loop */
+		fast_resume(f, v, GPA_JSON_RAW_VALUE);
+		return 1;
+	}
+}
+
+/* The events at the scan position while traceEvents is open. */
+static int fast_events(struct imp *im, struct gpa_json_scan *sc)
+{
+	struct fast f = {.sc = sc, .max = gpa_json_max_token(sc), .depth = gpa_json_depth(sc)};
+	const unsigned char *p;
+	enum gpa_json_raw_state st = gpa_json_raw(sc, &p, &f.e);
+	bool taken = false, comma;
+
+	/* an event and its args open here, a dims array inside those */
+	if ((st != GPA_JSON_RAW_VALUE && st != GPA_JSON_RAW_VALUE_OR_END) ||
+	    f.depth + 3 > GPA_JSON_MAX_DEPTH || im->depth + 3 > MAX_DEPTH) {
+		return 1;
+	}
+	for (;;) {
+		const unsigned char *q = jr_ws(p);
+		int r;
+
+		if (*q != '{') {
+			if (taken) {
+				fast_resume(&f, p, GPA_JSON_RAW_VALUE);
+			}
+			return 1;
+		}
+		p = q + 1;
+		f.nopen = 1;
+		if (!cb_start_map(im)) {
+			fast_resume(&f, p, GPA_JSON_RAW_KEY_OR_END);
+			return 0;
+		}
+		r = fast_object(im, &f, &p, &comma);
+		if (r != 2) {
+			return r;
+		}
+		taken = true;
+		if (!comma) {
+			fast_resume(&f, p, GPA_JSON_RAW_AFTER);
+			return 1;
+		}
+	}
+}
+
 int gpa_import_kineto(const char *path, struct gpt_writer *w, char *errbuf, size_t errlen)
 {
 	char dummy[1];
@@ -1756,11 +1998,18 @@ int gpa_import_kineto(const char *path, struct gpt_writer *w, char *errbuf, size
 		struct gpa_json_tok t;
 		int ok;
 
-		r = gpa_json_next(sc, &t);
-		if (!r && t.type == GPA_JSON_EOF) {
-			break;
+		r = 0;
+		ok = 1;
+		if (im.depth && im.stack[im.depth - 1] == C_EVENTS && kineto_fast_path) {
+			ok = fast_events(&im, sc);
 		}
-		ok = r ? -1 : dispatch(&im, sc, &t);
+		if (ok == 1) {
+			r = gpa_json_next(sc, &t);
+			if (!r && t.type == GPA_JSON_EOF) {
+				break;
+			}
+			ok = r ? -1 : dispatch(&im, sc, &t);
+		}
 		if (ok == 1) {
 			continue;
 		}

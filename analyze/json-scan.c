@@ -12,6 +12,7 @@
 #include "base/compat.h"
 #include "base/base.h"
 #include "analyze/json-scan.h"
+#include "analyze/json-raw.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -22,9 +23,6 @@
 #include <string.h>
 #include <unistd.h>
 #include <isa-l/igzip_lib.h>
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
 
 #define PAD 32
 #define IN_CAP (256u << 10)	/* compressed bytes read at a time */
@@ -234,48 +232,7 @@ static ssize_t refill(struct gpa_json_scan *s, size_t keep)
 /* ------------------------------------------------------------ tables */
 
 
-/* 1 for bytes that may appear in a number */
-static const unsigned char numch[256] = {
-	['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1, ['7'] = 1,
-	['8'] = 1, ['9'] = 1, ['-'] = 1, ['+'] = 1, ['.'] = 1, ['e'] = 1, ['E'] = 1,
-};
 
-/* Past the whitespace at p; stops at the sentinel at the latest. */
-static inline bool is_ws(unsigned c)
-{
-	return c <= ' ' && (c == ' ' || c == '\n' || c == '\t' || c == '\r');
-}
-
-static inline const unsigned char *skip_ws(const unsigned char *p)
-{
-	if (!is_ws(*p)) {
-		return p;
-	}
-	p++;
-	if (!is_ws(*p)) {
-		return p;
-	}
-#ifdef __SSE2__
-	/* indentation: long runs of blanks */
-	const __m128i sp = _mm_set1_epi8(' '), nl = _mm_set1_epi8('\n');
-	const __m128i tab = _mm_set1_epi8('\t'), cr = _mm_set1_epi8('\r');
-	for (;;) {
-		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
-		__m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, sp), _mm_cmpeq_epi8(v, nl)),
-					 _mm_or_si128(_mm_cmpeq_epi8(v, tab), _mm_cmpeq_epi8(v, cr)));
-		unsigned mask = ~(unsigned)_mm_movemask_epi8(m) & 0xffffu;
-		if (mask) {
-			return p + __builtin_ctz(mask);
-		}
-		p += 16;
-	}
-#else
-	while (is_ws(*p)) {
-		p++;
-	}
-	return p;
-#endif
-}
 
 /* Past the number characters at p; stops at the sentinel at the latest. */
 static inline const unsigned char *skip_numch(const unsigned char *p)
@@ -298,55 +255,16 @@ static inline const unsigned char *skip_numch(const unsigned char *p)
 		p += 16;
 	}
 #else
-	while (numch[*p]) {
+	while (jr_numch[*p]) {
 		p++;
 	}
 	return p;
 #endif
 }
 
-static int hexval(unsigned c)
-{
-	if (c - '0' < 10) {
-		return (int)(c - '0');
-	}
-	c |= 0x20;
-	if (c - 'a' < 6) {
-		return (int)(c - 'a' + 10);
-	}
-	return -1;
-}
 
 /* ------------------------------------------------------------ strings */
 
-/* Length of a valid UTF-8 sequence at p (n bytes available), 0 if invalid. */
-static size_t utf8_len(const unsigned char *p, size_t n)
-{
-	unsigned c = p[0];
-
-	if (c < 0xc2 || c > 0xf4) {
-		return 0;
-	}
-	if (c < 0xe0) {
-		return n >= 2 && (p[1] & 0xc0) == 0x80 ? 2 : 0;
-	}
-	if (c < 0xf0) {
-		if (n < 3 || (p[1] & 0xc0) != 0x80 || (p[2] & 0xc0) != 0x80) {
-			return 0;
-		}
-		if ((c == 0xe0 && p[1] < 0xa0) || (c == 0xed && p[1] >= 0xa0)) {
-			return 0; /* overlong, or an encoded surrogate */
-		}
-		return 3;
-	}
-	if (n < 4 || (p[1] & 0xc0) != 0x80 || (p[2] & 0xc0) != 0x80 || (p[3] & 0xc0) != 0x80) {
-		return 0;
-	}
-	if ((c == 0xf0 && p[1] < 0x90) || (c == 0xf4 && p[1] >= 0x90)) {
-		return 0; /* overlong, or past U+10FFFF */
-	}
-	return 4;
-}
 
 static size_t utf8_need(unsigned c)
 {
@@ -395,8 +313,8 @@ static void put_utf8(char **o, uint32_t cp)
 
 static uint32_t hex4(const unsigned char *p)
 {
-	return (uint32_t)(hexval(p[0]) << 12 | hexval(p[1]) << 8 | hexval(p[2]) << 4 |
-			  hexval(p[3]));
+	return (uint32_t)(jr_hexval(p[0]) << 12 | jr_hexval(p[1]) << 8 | jr_hexval(p[2]) << 4 |
+			  jr_hexval(p[3]));
 }
 
 /* Decodes the checked string body [a, b) into s->tmp. */
@@ -452,34 +370,6 @@ static int decode(struct gpa_json_scan *s, size_t a, size_t b, struct gpa_json_t
  * wanted, so bytes already checked may be dropped from the buffer and any
  * length is allowed. On return s->pos is past the closing quote.
  */
-/*
- * Past the plain bytes of a string body at p: stops at '"', '\\', a control
- * character or a byte >= 0x80 (UTF-8, checked by the caller), at the
- * buffer's sentinel at the latest.
- */
-static inline const unsigned char *string_stop(const unsigned char *p)
-{
-#ifdef __SSE2__
-	const __m128i q = _mm_set1_epi8('"'), bs = _mm_set1_epi8('\\');
-	const __m128i sp = _mm_set1_epi8(0x20);
-	for (;;) {
-		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
-		/* signed compare: bytes >= 0x80 count as below ' ' too */
-		__m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, q), _mm_cmpeq_epi8(v, bs)),
-					 _mm_cmplt_epi8(v, sp));
-		unsigned mask = (unsigned)_mm_movemask_epi8(m);
-		if (mask) {
-			return p + __builtin_ctz(mask);
-		}
-		p += 16;
-	}
-#else
-	while (*p >= 0x20 && *p < 0x80 && *p != '"' && *p != '\\') {
-		p++;
-	}
-	return p;
-#endif
-}
 
 static int scan_string(struct gpa_json_scan *s, bool skip, struct gpa_json_tok *tok)
 {
@@ -488,7 +378,7 @@ static int scan_string(struct gpa_json_scan *s, bool skip, struct gpa_json_tok *
 	bool esc = false;
 
 	for (;;) {
-		const unsigned char *p = string_stop(s->buf + i);
+		const unsigned char *p = jr_string_stop(s->buf + i);
 		i = (size_t)(p - s->buf);
 		unsigned c = *p;
 		size_t need = c == '\\' ? 2 : c >= 0x80 ? utf8_need(c) : 1;
@@ -527,7 +417,7 @@ static int scan_string(struct gpa_json_scan *s, bool skip, struct gpa_json_tok *
 				       c);
 		}
 		if (c >= 0x80) {
-			if (!utf8_len(s->buf + i, s->end - i)) {
+			if (!jr_utf8_len(s->buf + i, s->end - i)) {
 				return fail_at(s, i, -GP_ERR_FORMAT, "invalid UTF-8 in a string");
 			}
 			i += need;
@@ -557,7 +447,7 @@ static int scan_string(struct gpa_json_scan *s, bool skip, struct gpa_json_tok *
 					       "the JSON ends inside a string");
 			}
 			for (int k = 2; k < 6; k++) {
-				if (hexval(s->buf[i + k]) < 0) {
+				if (jr_hexval(s->buf[i + k]) < 0) {
 					return fail_at(s, i, -GP_ERR_FORMAT,
 						       "bad \\u escape in a string");
 				}
@@ -591,48 +481,6 @@ static int scan_string(struct gpa_json_scan *s, bool skip, struct gpa_json_tok *
 
 /* ------------------------------------------------------------ numbers, literals */
 
-/*
- * Number text at p, checked against the grammar in the same pass; the
- * sentinel stops every loop. Returns the end, or NULL for a malformed number.
- */
-static const unsigned char *number_end(const unsigned char *p)
-{
-	if (*p == '-') {
-		p++;
-	}
-	if (*p == '0') {
-		p++;
-	} else if ((unsigned)(*p - '1') < 9u) {
-		p++;
-		while ((unsigned)(*p - '0') < 10u) {
-			p++;
-		}
-	} else {
-		return NULL;
-	}
-	if (*p == '.') {
-		p++;
-		if ((unsigned)(*p - '0') >= 10u) {
-			return NULL;
-		}
-		while ((unsigned)(*p - '0') < 10u) {
-			p++;
-		}
-	}
-	if ((*p | 0x20) == 'e') {
-		p++;
-		if (*p == '+' || *p == '-') {
-			p++;
-		}
-		if ((unsigned)(*p - '0') >= 10u) {
-			return NULL;
-		}
-		while ((unsigned)(*p - '0') < 10u) {
-			p++;
-		}
-	}
-	return p;
-}
 
 static int scan_number(struct gpa_json_scan *s, struct gpa_json_tok *tok)
 {
@@ -640,8 +488,8 @@ static int scan_number(struct gpa_json_scan *s, struct gpa_json_tok *tok)
 	 * Most numbers are short and end inside the buffer: the grammar walk
 	 * alone finds their end when what follows cannot be part of a number.
 	 */
-	const unsigned char *b0 = s->buf + s->pos, *e0 = number_end(b0);
-	if (e0 && e0 < s->buf + s->end && !numch[*e0] && (size_t)(e0 - b0) <= s->max_token) {
+	const unsigned char *b0 = s->buf + s->pos, *e0 = jr_number_end(b0);
+	if (e0 && e0 < s->buf + s->end && !jr_numch[*e0] && (size_t)(e0 - b0) <= s->max_token) {
 		tok->s = (const char *)b0;
 		tok->n = (size_t)(e0 - b0);
 		s->pos = (size_t)(e0 - s->buf);
@@ -664,7 +512,7 @@ static int scan_number(struct gpa_json_scan *s, struct gpa_json_tok *tok)
 		if (run == s->buf + s->end && s->depth) {
 			return fail_at(s, s->end, -GP_ERR_TRUNCATED, "the JSON ends early");
 		}
-		e = number_end(b);
+		e = jr_number_end(b);
 		if (e != run) {
 			return fail_at(s, s->pos, -GP_ERR_FORMAT, "malformed number");
 		}
@@ -721,9 +569,9 @@ static const char *expected(enum state st, int depth, const unsigned char *stack
 /* After a key: takes the ':' and the blanks around it when they are in the buffer. */
 static inline void eat_colon(struct gpa_json_scan *s)
 {
-	const unsigned char *p = skip_ws(s->buf + s->pos);
+	const unsigned char *p = jr_ws(s->buf + s->pos);
 	if (*p == ':') {
-		p = skip_ws(p + 1);
+		p = jr_ws(p + 1);
 		s->st = S_VALUE;
 	}
 	s->pos = (size_t)(p - s->buf);
@@ -739,7 +587,7 @@ static inline void after_value(struct gpa_json_scan *s)
 		return;
 	}
 	s->st = S_AFTER;
-	p = skip_ws(s->buf + s->pos);
+	p = jr_ws(s->buf + s->pos);
 	if (*p == ',') {
 		p++;
 		s->st = s->stack[s->depth - 1] == '{' ? S_KEY : S_VALUE;
@@ -749,198 +597,85 @@ static inline void after_value(struct gpa_json_scan *s)
 
 /* ------------------------------------------------------------ fast skip */
 
-/*
- * The string body from p (past the opening quote) to past its closing
- * quote, checked as scan_string() checks it, or NULL when it is not wholly
- * in the buffer before e or is not valid (the caller then takes the slow
- * path, which reads more or reports the error).
- */
-static const unsigned char *fast_string(const unsigned char *p, const unsigned char *e)
-{
-	for (;;) {
-		p = string_stop(p);
-		if (p >= e) {
-			return NULL; /* the sentinel: the string goes on past the buffer */
-		}
-		unsigned c = *p;
-		if (c == '"') {
-			return p + 1;
-		}
-		if (c >= 0x80) {
-			size_t n = utf8_len(p, (size_t)(e - p));
-			if (!n) {
-				return NULL;
-			}
-			p += n;
-			continue;
-		}
-		if (c != '\\' || e - p < 6) {
-			return NULL; /* a control character, or an escape near the end */
-		}
-		switch (p[1]) {
-		case '"': case '\\': case '/': case 'b': case 'f': case 'n': case 'r': case 't':
-			p += 2;
-			continue;
-		case 'u':
-			if ((hexval(p[2]) | hexval(p[3]) | hexval(p[4]) | hexval(p[5])) < 0) {
-				return NULL;
-			}
-			p += 6;
-			continue;
-		default:
-			return NULL;
-		}
-	}
-}
+
+/* ------------------------------------------------------------ fast skip */
 
 /*
  * fast_skip - passes over JSON held wholly in the buffer without handing
  * out tokens: the next value (rest false; s->st is S_VALUE), or the rest of
- * the innermost open container (rest true). It accepts only what next()
- * accepts; anything else (the end of the buffer, an error, deep nesting)
- * returns false with the scanner untouched, and the caller takes the token
- * by token path, which reads more input or reports the error.
+ * the innermost open container (rest true), by jr_skip(). Anything it does
+ * not accept returns false with the scanner untouched, and the caller takes
+ * the token by token path, which reads more input or reports the error.
  */
 static bool fast_skip(struct gpa_json_scan *s, bool rest)
 {
-	const unsigned char *p = s->buf + s->pos, *e = s->buf + s->end, *r;
-	uint64_t obj = 0;	/* bit k: level k is an object */
-	int d = 0;		/* levels open in here (with rest, level 0 is the one to leave) */
-	int room = GPA_JSON_MAX_DEPTH - s->depth;
-	unsigned c;
+	const unsigned char *p;
+	enum jr_at at;
 
-	if (rest) {
-		if (!s->depth) {
-			return false;
-		}
-		obj = s->stack[s->depth - 1] == '{';
-		d = 1;
-		room++;
-		switch (s->st) {
-		case S_AFTER: goto after;
-		case S_KEY: goto key;
-		case S_KEY_OR_END:
-			p = skip_ws(p);
-			if (*p == '}' && p < e) {
-				p++;
-				d--;
-				goto after;
-			}
-			goto key;
-		case S_VALUE: goto value;
-		case S_VALUE_OR_END:
-			p = skip_ws(p);
-			if (*p == ']' && p < e) {
-				p++;
-				d--;
-				goto after;
-			}
-			goto value;
-		default:
-			return false;
-		}
+	switch (s->st) {
+	case S_VALUE: at = JR_VALUE; break;
+	case S_VALUE_OR_END: at = JR_VALUE_OR_END; break;
+	case S_KEY: at = JR_KEY; break;
+	case S_KEY_OR_END: at = JR_KEY_OR_END; break;
+	case S_AFTER: at = JR_AFTER; break;
+	default: return false;
 	}
-	if (s->st != S_VALUE) {
+	if (rest ? !s->depth : s->st != S_VALUE) {
 		return false;
 	}
-value:
-	p = skip_ws(p);
-	if (p >= e) {
-		return false;
-	}
-	c = *p;
-	switch (c) {
-	case '"':
-		p = fast_string(p + 1, e);
-		if (!p) {
-			return false;
-		}
-		goto after;
-	case '{':
-	case '[':
-		if (d >= 64 || d >= room) {
-			return false;
-		}
-		obj = c == '{' ? obj | (uint64_t)1 << d : obj & ~((uint64_t)1 << d);
-		d++;
-		p = skip_ws(p + 1);
-		if (*p == (c == '{' ? '}' : ']') && p < e) {
-			p++;
-			d--;
-			goto after;
-		}
-		if (c == '{') {
-			goto key;
-		}
-		goto value;
-	case 't':
-		if (e - p < 4 || memcmp(p, "true", 4) != 0) {
-			return false;
-		}
-		p += 4;
-		goto after;
-	case 'f':
-		if (e - p < 5 || memcmp(p, "false", 5) != 0) {
-			return false;
-		}
-		p += 5;
-		goto after;
-	case 'n':
-		if (e - p < 4 || memcmp(p, "null", 4) != 0) {
-			return false;
-		}
-		p += 4;
-		goto after;
-	default:
-		r = number_end(p);
-		if (!r || r >= e || numch[*r] || (size_t)(r - p) > s->max_token) {
-			return false; /* may go on past the buffer, or malformed */
-		}
-		p = r;
-		goto after;
-	}
-after:
-	if (d == 0) {
-		goto done;
-	}
-	p = skip_ws(p);
-	if (p >= e) {
-		return false;
-	}
-	c = *p++;
-	if (c == ',') {
-		if (obj >> (d - 1) & 1) {
-			goto key;
-		}
-		goto value;
-	}
-	if (c != ((obj >> (d - 1) & 1) ? '}' : ']')) {
-		return false;
-	}
-	d--;
-	goto after;
-key:
-	p = skip_ws(p);
-	if (*p != '"' || p >= e) {
-		return false;
-	}
-	p = fast_string(p + 1, e);
+	p = jr_skip(s->buf + s->pos, s->buf + s->end, rest,
+		    rest && s->stack[s->depth - 1] == '{', at, s->depth, s->max_token);
 	if (!p) {
 		return false;
 	}
-	p = skip_ws(p);
-	if (*p != ':' || p >= e) {
-		return false;
-	}
-	p++;
-	goto value;
-done:
 	s->pos = (size_t)(p - s->buf);
 	if (rest) {
 		s->depth--;
 	}
 	after_value(s);
 	return true;
+}
+
+/* ------------------------------------------------------------ raw access */
+
+enum gpa_json_raw_state gpa_json_raw(const struct gpa_json_scan *s, const unsigned char **p,
+				     const unsigned char **e)
+{
+	*p = s->buf + s->pos;
+	*e = s->buf + s->end;
+	if (s->err) {
+		return GPA_JSON_RAW_NONE;
+	}
+	switch (s->st) {
+	case S_VALUE: return GPA_JSON_RAW_VALUE;
+	case S_VALUE_OR_END: return GPA_JSON_RAW_VALUE_OR_END;
+	case S_KEY: return GPA_JSON_RAW_KEY;
+	case S_KEY_OR_END: return GPA_JSON_RAW_KEY_OR_END;
+	case S_AFTER: return GPA_JSON_RAW_AFTER;
+	default: return GPA_JSON_RAW_NONE;
+	}
+}
+
+size_t gpa_json_max_token(const struct gpa_json_scan *s)
+{
+	return s->max_token;
+}
+
+void gpa_json_raw_resume(struct gpa_json_scan *s, const unsigned char *p, int nopen,
+			 enum gpa_json_raw_state st)
+{
+	for (int i = 0; i < nopen; i++) {
+		s->stack[s->depth++] = '{';
+	}
+	s->pos = (size_t)(p - s->buf);
+	switch (st) {
+	case GPA_JSON_RAW_VALUE: s->st = S_VALUE; break;
+	case GPA_JSON_RAW_VALUE_OR_END: s->st = S_VALUE_OR_END; break;
+	case GPA_JSON_RAW_KEY: s->st = S_KEY; break;
+	case GPA_JSON_RAW_KEY_OR_END: s->st = S_KEY_OR_END; break;
+	case GPA_JSON_RAW_AFTER: s->st = S_AFTER; break;
+	case GPA_JSON_RAW_NONE: break;
+	}
 }
 
 static int next(struct gpa_json_scan *s, struct gpa_json_tok *tok, bool skip)
@@ -954,7 +689,7 @@ static int next(struct gpa_json_scan *s, struct gpa_json_tok *tok, bool skip)
 		const unsigned char *p = s->buf + s->pos;
 		unsigned c;
 
-		p = skip_ws(p);
+		p = jr_ws(p);
 		s->pos = (size_t)(p - s->buf);
 		if (s->pos == s->end) {
 			ssize_t got;

@@ -86,6 +86,42 @@ int gpa_json_skip(struct gpa_json_scan *s);
  */
 int gpa_json_skip_rest(struct gpa_json_scan *s);
 
+/*
+ * Raw access, for a caller's own fast path over input already in the buffer
+ * (the Kineto importer reads whole events this way, with the readers of
+ * json-raw.h). The caller reads ahead on its own and then tells the scanner
+ * where it stopped; whatever it does not take (a value running past the
+ * buffer, an escape, anything unusual or wrong) it leaves to
+ * gpa_json_next(), which reads more input or reports the error exactly as it
+ * would have anyway.
+ *
+ * gpa_json_raw - the unread bytes [*p, *e) and what the scanner expects
+ * there. *e is a '"' sentinel with padding behind it (json-raw.h). The
+ * pointers are valid until the next call that moves the scanner.
+ */
+enum gpa_json_raw_state {
+	GPA_JSON_RAW_NONE,		/* nothing to take here (an error, ':' due, the end) */
+	GPA_JSON_RAW_VALUE,		/* a value */
+	GPA_JSON_RAW_VALUE_OR_END,	/* after '[': a value or ']' */
+	GPA_JSON_RAW_KEY,		/* after ',' in an object: a key */
+	GPA_JSON_RAW_KEY_OR_END,	/* after '{': a key or '}' */
+	GPA_JSON_RAW_AFTER,		/* after a value: ',' or the end of the container */
+};
+enum gpa_json_raw_state gpa_json_raw(const struct gpa_json_scan *s, const unsigned char **p,
+				     const unsigned char **e);
+
+/*
+ * gpa_json_raw_resume - the caller read up to p (inside what gpa_json_raw()
+ * showed) and opened nopen objects there that are still open; st is what
+ * is due at p. Checking the nesting limit is the caller's: it must not pass
+ * GPA_JSON_MAX_DEPTH.
+ */
+void gpa_json_raw_resume(struct gpa_json_scan *s, const unsigned char *p, int nopen,
+			 enum gpa_json_raw_state st);
+
+/* The longest string or number the scanner hands out (gpa_json_scan_new). */
+size_t gpa_json_max_token(const struct gpa_json_scan *s);
+
 /* What went wrong (without position); "" when nothing did. */
 const char *gpa_json_error(const struct gpa_json_scan *s);
 
