@@ -157,6 +157,53 @@ static bool looks_random(const uint8_t *p, size_t n)
 }
 
 /*
+ * A packed payload (FORMAT.md 12.3) as one deflate stream, ending a deflate
+ * block (Z_BLOCK: no padding, the window kept) around every inner chunk of
+ * PACK_BLOCK_MIN bytes or more, so that the strings and each large record
+ * chunk get code tables of their own, as they would as separate chunks;
+ * small inner chunks share blocks.
+ */
+#define PACK_BLOCK_MIN 4096
+static int deflate_packed(struct gpt_writer *w)
+{
+	const uint8_t *base = (const uint8_t *)w->raw.buf, *p = base, *end = base + w->raw.len;
+	const uint8_t *run = base;
+
+	for (uint32_t c = 0; c < w->pack_chunks && p < end; c++) {
+		const uint8_t *start = p;
+		uint64_t v, len = 0;
+		for (int i = 0; i < 5; i++) {
+			if (!gpt_get_varint(&p, end, i == 2 ? &len : &v)) {
+				p = end;
+			}
+		}
+		if (len > (uint64_t)(end - p)) {
+			break;
+		}
+		p += len;
+		if (len < PACK_BLOCK_MIN) {
+			continue;
+		}
+		/* Block boundaries before and after this chunk. */
+		const uint8_t *cuts[2] = {start, p};
+		for (int k = 0; k < 2; k++) {
+			if (cuts[k] == run) {
+				continue;
+			}
+			w->zs.next_in = (Bytef *)run;
+			w->zs.avail_in = (uInt)(cuts[k] - run);
+			if (deflate(&w->zs, Z_BLOCK) != Z_OK || w->zs.avail_in) {
+				return Z_BUF_ERROR;
+			}
+			run = cuts[k];
+		}
+	}
+	w->zs.next_in = (Bytef *)run;
+	w->zs.avail_in = (uInt)(end - run);
+	return deflate(&w->zs, Z_FINISH);
+}
+
+/*
  * Deflates w->raw into the space set up in w->zs. The columns of a record
  * payload that look random are coded with Z_HUFFMAN_ONLY and the others
  * with the default strategy, switching with deflateParams between runs of
@@ -177,6 +224,9 @@ static int deflate_payload(struct gpt_writer *w, uint16_t kind)
 			return Z_STREAM_ERROR;
 		}
 		w->zstrategy = Z_DEFAULT_STRATEGY;
+	}
+	if (kind == GPT_KIND_PACKED) {
+		return deflate_packed(w);
 	}
 	if (w->level > HUFFMAN_COLUMNS_MAX_LEVEL || !gpt_kind_info(kind) ||
 	    !gpt_get_varint(&p, end, &ncols)) {
