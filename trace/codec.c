@@ -343,8 +343,75 @@ static bool is_same(const struct gpt_field *f, const uint8_t *diff)
 	return true;
 }
 
+static uint64_t gcd_u64(uint64_t a, uint64_t b)
+{
+	while (b) {
+		uint64_t t = a % b;
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+/* The magnitude of a residual held as 64 bits two's complement (2^63 for INT64_MIN). */
+static inline uint64_t magnitude(uint64_t r)
+{
+	return (int64_t)r < 0 ? 0 - r : r;
+}
+
+/*
+ * Residuals of a column into res (what the encoding stores before zigzag):
+ * the value (VARINT, ZIGZAG) or its difference from the prediction, mod 2^64.
+ * res may be ref (REL reads ref[i] before writing res[i]).
+ */
+static void residuals(uint8_t enc, const uint64_t *col, const uint64_t *ref, const uint32_t *prev,
+		      uint32_t count, uint64_t *res)
+{
+	uint64_t last = 0;
+
+	for (uint32_t i = 0; i < count; i++) {
+		switch (enc) {
+		case GPT_ENC_DELTA:
+			res[i] = col[i] - last;
+			last = col[i];
+			break;
+		case GPT_ENC_REL:
+			res[i] = col[i] - ref[i];
+			break;
+		case GPT_ENC_KEYED:
+			res[i] = col[i] - (prev[i] == NO_PREV ? 0 : col[prev[i]]);
+			break;
+		default:
+			res[i] = col[i];
+			break;
+		}
+	}
+}
+
+/*
+ * The scale of a column (FORMAT.md 12.2): the greatest common divisor of its
+ * residuals' magnitudes, the largest factor that leaves every stored value
+ * an integer; 1 when there is none worth a varint.
+ */
+static uint64_t column_scale(uint8_t enc, const uint64_t *res, uint32_t count)
+{
+	uint64_t g = 0;
+
+	for (uint32_t i = 0; i < count && g != 1; i++) {
+		uint64_t m = enc == GPT_ENC_VARINT ? res[i] : magnitude(res[i]);
+		g = g ? gcd_u64(g, m) : m;
+	}
+	return g >= 2 ? g : 1;
+}
+
 int gpt_encode_records(const struct gpt_kind_info *ki, const void *recs, uint32_t count,
 		       uint64_t *tmp, struct gp_strbuf *out)
+{
+	return gpt_encode_records_ex(ki, recs, count, tmp, out, false);
+}
+
+int gpt_encode_records_ex(const struct gpt_kind_info *ki, const void *recs, uint32_t count,
+			  uint64_t *tmp, struct gp_strbuf *out, bool scaled)
 {
 	const uint8_t *rb = recs;
 	uint64_t *col = tmp, *ref = tmp + count;
@@ -429,11 +496,9 @@ int gpt_encode_records(const struct gpt_kind_info *ki, const void *recs, uint32_
 			if (enc == GPT_ENC_ZIGZAG && !gpt_field_is_signed(f)) {
 				enc = GPT_ENC_VARINT;
 			}
+			size_t enc_at = h;
 			hdr[h++] = enc;
 			gather(f, rb, ki->size, count, col);
-			if (has_dep(enc)) {
-				h += gpt_put_varint(hdr + h, f->ref);
-			}
 			if (enc == GPT_ENC_REL) {
 				gather(rf, rb, ki->size, count, ref);
 			}
@@ -449,6 +514,19 @@ int gpt_encode_records(const struct gpt_kind_info *ki, const void *recs, uint32_
 				}
 				prev_key = rf;
 			}
+			uint64_t scale = 1;
+			if (scaled) {
+				/* Residuals go to ref[], which only REL uses, in place. */
+				residuals(enc, col, ref, prev, count, ref);
+				scale = column_scale(enc, ref, count);
+				if (scale > 1) {
+					hdr[enc_at] |= GPT_ENC_SCALED;
+					h += gpt_put_varint(hdr + h, scale);
+				}
+			}
+			if (has_dep(enc)) {
+				h += gpt_put_varint(hdr + h, f->ref);
+			}
 			/* Worst case 10 bytes a value, after room for the header and length. */
 			if (gp_strbuf_grow(out, h + 10 + (size_t)count * 10)) {
 				ret = -GP_ERR_NOMEM;
@@ -457,6 +535,22 @@ int gpt_encode_records(const struct gpt_kind_info *ki, const void *recs, uint32_
 			uint8_t *start = (uint8_t *)out->buf + out->len;
 			uint8_t *body = start + h + 10;
 			uint8_t *q = body;
+			if (scaled) {
+				/* Exact divisions: scale divides every residual. */
+				for (uint32_t i = 0; i < count; i++) {
+					uint64_t r = ref[i], x;
+					if (enc == GPT_ENC_VARINT) {
+						x = r / scale;
+					} else if (scale == 1) {
+						x = gpt_zigzag((int64_t)r);
+					} else {
+						uint64_t m = magnitude(r) / scale;
+						x = gpt_zigzag((int64_t)r < 0 ? -(int64_t)m : (int64_t)m);
+					}
+					q += gpt_put_varint(q, x);
+				}
+				goto emitted;
+			}
 			switch (enc) {
 			case GPT_ENC_VARINT:
 				for (uint32_t i = 0; i < count; i++) {
@@ -491,6 +585,7 @@ int gpt_encode_records(const struct gpt_kind_info *ki, const void *recs, uint32_
 				ret = -GP_ERR_API;
 				goto out;
 			}
+		emitted:;
 			size_t blen = (size_t)(q - body);
 			h += gpt_put_varint(hdr + h, blen);
 			memcpy(start, hdr, h);
@@ -580,6 +675,7 @@ struct dcol {
 	uint8_t enc;
 	uint16_t track;                /* KEYED: index of its key tracker */
 	uint64_t v;                    /* CONST: the value; DELTA: the last value */
+	uint64_t scale;                /* residuals are multiplied by it, mod 2^64; 1 unscaled */
 };
 
 /* The key tracker of one reference field, with the predictions for the current block. */
@@ -624,6 +720,7 @@ decode_run(struct dcol *c, struct dtrack *tr, uint8_t *recs, size_t size, uint32
 {
 	const uint8_t *end = c->end;
 	const uint8_t *p = c->p;
+	const uint64_t m = c->scale;
 	size_t off = c->f->offset;
 	uint8_t *r = recs + (size_t)b0 * size + off;
 	uint64_t bad = 0, s;
@@ -639,7 +736,7 @@ decode_run(struct dcol *c, struct dtrack *tr, uint8_t *recs, size_t size, uint32
 			if (!varint_at(&p, end, &s, checked)) {
 				return DFAIL_VALUES;
 			}
-			bad |= store(r, T, s);
+			bad |= store(r, T, m * s);
 		}
 		break;
 	case GPT_ENC_ZIGZAG:
@@ -647,7 +744,7 @@ decode_run(struct dcol *c, struct dtrack *tr, uint8_t *recs, size_t size, uint32
 			if (!varint_at(&p, end, &s, checked)) {
 				return DFAIL_VALUES;
 			}
-			bad |= store(r, T, (uint64_t)gpt_unzigzag(s));
+			bad |= store(r, T, m * (uint64_t)gpt_unzigzag(s));
 		}
 		break;
 	case GPT_ENC_DELTA: {
@@ -656,7 +753,7 @@ decode_run(struct dcol *c, struct dtrack *tr, uint8_t *recs, size_t size, uint32
 			if (!varint_at(&p, end, &s, checked)) {
 				return DFAIL_VALUES;
 			}
-			last += (uint64_t)gpt_unzigzag(s);
+			last += m * (uint64_t)gpt_unzigzag(s);
 			bad |= store(r, T, last);
 		}
 		c->v = last;
@@ -671,7 +768,7 @@ decode_run(struct dcol *c, struct dtrack *tr, uint8_t *recs, size_t size, uint32
 				if (!varint_at(&p, end, &s, checked)) {
 					return DFAIL_VALUES;
 				}
-				uint64_t v = load(rr, GPT_TY_u64) + (uint64_t)gpt_unzigzag(s);
+				uint64_t v = load(rr, GPT_TY_u64) + m * (uint64_t)gpt_unzigzag(s);
 				bad |= store(r, T, v);
 			}
 			break;
@@ -680,7 +777,7 @@ decode_run(struct dcol *c, struct dtrack *tr, uint8_t *recs, size_t size, uint32
 			if (!varint_at(&p, end, &s, checked)) {
 				return DFAIL_VALUES;
 			}
-			bad |= store(r, T, load(rr, rt) + (uint64_t)gpt_unzigzag(s));
+			bad |= store(r, T, load(rr, rt) + m * (uint64_t)gpt_unzigzag(s));
 		}
 		break;
 	}
@@ -692,7 +789,7 @@ decode_run(struct dcol *c, struct dtrack *tr, uint8_t *recs, size_t size, uint32
 				return DFAIL_VALUES;
 			}
 			uint64_t pred = load(recs + (size_t)prev[i] * size + off, T);
-			bad |= store(r, T, pred + (uint64_t)gpt_unzigzag(s));
+			bad |= store(r, T, pred + m * (uint64_t)gpt_unzigzag(s));
 		}
 		break;
 	}
@@ -739,6 +836,12 @@ static enum dfail decode_block(struct dcol *c, struct dtrack *tr, uint8_t *recs,
 int gpt_decode_records(const struct gpt_kind_info *ki, const uint8_t *p, size_t len,
 		       uint32_t count, void *recs, uint64_t *tmp, const char **why)
 {
+	return gpt_decode_records_ex(ki, p, len, count, recs, tmp, why, false);
+}
+
+int gpt_decode_records_ex(const struct gpt_kind_info *ki, const uint8_t *p, size_t len,
+			  uint32_t count, void *recs, uint64_t *tmp, const char **why, bool scaled)
+{
 	const uint8_t *end = p + len;
 	uint8_t *rb = recs;
 	size_t size = ki->size;
@@ -770,7 +873,7 @@ int gpt_decode_records(const struct gpt_kind_info *ki, const uint8_t *p, size_t 
 
 	/* ---- pass 1: every column header */
 	for (uint64_t c = 0; c < ncols && !err; c++) {
-		uint64_t id, refid = 0, blen;
+		uint64_t id, refid = 0, blen, scale = 1;
 		uint8_t enc;
 
 		if (!gpt_get_varint(&p, end, &id) || p >= end) {
@@ -778,6 +881,18 @@ int gpt_decode_records(const struct gpt_kind_info *ki, const uint8_t *p, size_t 
 			break;
 		}
 		enc = *p++;
+		if (scaled && (enc & GPT_ENC_SCALED)) {
+			/* Format 2.x (FORMAT.md 12.2): a scale varint follows. */
+			enc &= (uint8_t)~GPT_ENC_SCALED;
+			if (enc == GPT_ENC_CONST || enc >= GPT_ENC__MAX) {
+				err = "unknown column encoding";
+				break;
+			}
+			if (!gpt_get_varint(&p, end, &scale) || scale < 2) {
+				err = "bad column scale";
+				break;
+			}
+		}
 		if (enc >= GPT_ENC__MAX) {
 			err = "unknown column encoding";
 			break;
@@ -806,7 +921,7 @@ int gpt_decode_records(const struct gpt_kind_info *ki, const uint8_t *p, size_t 
 				err = "value out of range for its field";
 				break;
 			}
-			cols[ncol++] = (struct dcol){.f = f, .enc = enc, .v = v};
+			cols[ncol++] = (struct dcol){.f = f, .enc = enc, .v = v, .scale = 1};
 			continue;
 		}
 		if (enc == GPT_ENC_REL || enc == GPT_ENC_KEYED) {
@@ -845,7 +960,7 @@ int gpt_decode_records(const struct gpt_kind_info *ki, const uint8_t *p, size_t 
 			}
 		}
 		struct dcol *dc = &cols[ncol++];
-		*dc = (struct dcol){.p = body, .end = p, .f = f, .rf = rf, .enc = enc};
+		*dc = (struct dcol){.p = body, .end = p, .f = f, .rf = rf, .enc = enc, .scale = scale};
 		if (enc == GPT_ENC_KEYED) {
 			unsigned t;
 			for (t = 0; t < ncol - 1; t++) {

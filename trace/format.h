@@ -17,6 +17,8 @@
 #define GPT_CHUNK_FLAGS_KNOWN GPT_CHUNK_FLAG_DEFLATE
 #define GPT_TRAILER_MAGIC "GPZ-END\n"
 #define GPT_TRAILER_SIZE 24
+/* Format 2.x: the chunk kind holding a whole small file's chunks (FORMAT.md 12.3). */
+#define GPT_KIND_PACKED 126
 
 struct gpt_chunk_header {
 	uint16_t kind;
@@ -102,6 +104,9 @@ static inline int64_t gpt_unzigzag(uint64_t v)
  */
 int gpt_encode_records(const struct gpt_kind_info *ki, const void *recs, uint32_t count,
 		       uint64_t *tmp, struct gp_strbuf *out);
+/* Same; with scaled, a column whose residuals share a factor >= 2 is scaled (format 2.x). */
+int gpt_encode_records_ex(const struct gpt_kind_info *ki, const void *recs, uint32_t count,
+			  uint64_t *tmp, struct gp_strbuf *out, bool scaled);
 
 /*
  * Decodes a payload into count zeroed structs at recs. tmp as above. On a
@@ -109,5 +114,8 @@ int gpt_encode_records(const struct gpt_kind_info *ki, const void *recs, uint32_
  */
 int gpt_decode_records(const struct gpt_kind_info *ki, const uint8_t *p, size_t len,
 		       uint32_t count, void *recs, uint64_t *tmp, const char **why);
+/* Same; scaled allows scaled columns (a 2.x file); without it they are unknown encodings. */
+int gpt_decode_records_ex(const struct gpt_kind_info *ki, const uint8_t *p, size_t len,
+			  uint32_t count, void *recs, uint64_t *tmp, const char **why, bool scaled);
 
 #endif /* GPT_FORMAT_H */

@@ -35,6 +35,17 @@ struct gpt_reader {
 	uint64_t size, pos;
 	uint32_t chunk_index;
 	bool index_seen, done;
+	uint32_t header_len;
+
+	/*
+	 * A packed chunk being read (format 2.x, FORMAT.md 12.3): its payload
+	 * is in raw[0..pk_len), the next inner chunk at pk_pos, pk_left still
+	 * to come. pk_off is the packed chunk's file offset, for problems.
+	 */
+	bool in_pack, pk_bad;
+	size_t pk_pos, pk_len;
+	uint32_t pk_left;
+	uint64_t pk_off;
 
 	struct gpt_reader_status st;
 	char errbuf[320];
@@ -207,6 +218,7 @@ static int check_header(struct gpt_reader *r)
 	}
 	r->st.created_realtime = gp_get_le64(h + 20);
 	r->pos = hlen;
+	r->header_len = hlen;
 	return 0;
 }
 
@@ -456,6 +468,168 @@ static int absorb_strings(struct gpt_reader *r, const uint8_t *p, size_t len, ui
 	return 0;
 }
 
+
+enum take {
+	TAKE_ABSORBED = 0, /* strings or index: nothing to return */
+	TAKE_RECORDS = 1,  /* *out is filled */
+	TAKE_BAD = 2,      /* a problem: reason in why, error in *err */
+};
+
+/*
+ * Takes the raw payload of a chunk whose kind has a schema or is strings
+ * (sections 5 and 6): absorbs strings, checks the index, decodes records
+ * into r->recs. Returns enum take, or a negative error that ends reading.
+ */
+static int take_payload(struct gpt_reader *r, const struct gpt_chunk_header *h,
+			const struct gpt_kind_info *ki, const uint8_t *raw, uint64_t off,
+			uint32_t idx, struct gpt_chunk *out, char *why, size_t whylen, int *err)
+{
+	const char *reason = NULL;
+	int ret;
+
+	if (h->kind == GPT_KIND_STRING) {
+		ret = absorb_strings(r, raw, h->raw_len, h->count, &reason);
+		if (ret == -GP_ERR_NOMEM) {
+			set_err(r, "out of memory reading strings");
+			return ret;
+		}
+		if (ret) {
+			snprintf(why, whylen, "bad string chunk: %s", reason);
+			*err = ret;
+			return TAKE_BAD;
+		}
+		r->st.chunks++;
+		return TAKE_ABSORBED;
+	}
+	size_t rb = (size_t)h->count * ki->size;
+	if (ensure((void **)&r->recs, &r->recs_cap, rb + 1) ||
+	    ensure((void **)&r->tmp, &r->tmp_cap, sizeof(uint64_t) * 3 * (h->count + 1u))) {
+		set_err(r, "out of memory reading chunk %u", idx);
+		return -GP_ERR_NOMEM;
+	}
+	/* The codec zeroes the records itself, a cache-sized block at a time. */
+	ret = gpt_decode_records_ex(ki, raw, h->raw_len, h->count, r->recs, r->tmp, &reason,
+				    r->st.major >= 2);
+	if (ret == -GP_ERR_NOMEM) {
+		set_err(r, "out of memory reading chunk %u", idx);
+		return ret;
+	}
+	if (ret) {
+		snprintf(why, whylen, "bad %s chunk: %s", ki->name, reason);
+		*err = ret;
+		return TAKE_BAD;
+	}
+	if (h->kind == GPT_KIND_INDEX) {
+		r->index_seen = true;
+		return TAKE_ABSORBED;
+	}
+	r->st.chunks++;
+	r->st.records[h->kind] += h->count;
+	out->kind = (enum gpt_kind)h->kind;
+	out->info = ki;
+	out->count = h->count;
+	out->records = r->recs;
+	out->first_ts = h->first_ts;
+	out->last_ts = h->last_ts;
+	out->offset = off;
+	out->index = idx;
+	return TAKE_RECORDS;
+}
+
+/* The rest of a packed chunk is lost: one problem, counted as skipped bytes. */
+static void pack_lost(struct gpt_reader *r, const char *why)
+{
+	add_problem(r, r->pk_off, -GP_ERR_FORMAT, "bad packed chunk: %s", why);
+	r->st.bytes_skipped += r->pk_len - r->pk_pos;
+	r->in_pack = false;
+	r->pk_bad = true;
+}
+
+/*
+ * The next inner chunk of the packed chunk being read (FORMAT.md 12.4):
+ * returns 1 with *out filled, 0 when the packed chunk is used up, or a
+ * negative error that ends reading. Each inner chunk gets every check an
+ * ordinary chunk gets, but the CRC, which the packed chunk's covers.
+ */
+static int next_inner(struct gpt_reader *r, struct gpt_chunk *out)
+{
+	while (r->in_pack) {
+		const uint8_t *base = r->raw, *p = base + r->pk_pos, *end = base + r->pk_len;
+		uint64_t kind, count, len, first, span;
+		char why[160];
+		int err = 0;
+
+		if (!r->pk_left) {
+			r->in_pack = false;
+			if (p != end) {
+				pack_lost(r, "bytes after the last inner chunk");
+			}
+			break;
+		}
+		if (!gpt_get_varint(&p, end, &kind) || !gpt_get_varint(&p, end, &count) ||
+		    !gpt_get_varint(&p, end, &len) || !gpt_get_varint(&p, end, &first) ||
+		    !gpt_get_varint(&p, end, &span)) {
+			pack_lost(r, "cut inner chunk header");
+			break;
+		}
+		if (len > (uint64_t)(end - p)) {
+			pack_lost(r, "inner chunk longer than the packed chunk");
+			break;
+		}
+		uint32_t idx = r->chunk_index++;
+		size_t start = r->pk_pos;
+		r->pk_pos = (size_t)(p - base) + (size_t)len;
+		r->pk_left--;
+		if (kind == GPT_KIND_STRING || (kind < GPT_KIND_INDEX && gpt_kind_info((unsigned)kind))) {
+			/* checked below */
+		} else if (kind == GPT_KIND_INDEX || kind == GPT_KIND_PACKED) {
+			snprintf(why, sizeof(why), "inner chunk of kind %" PRIu64, kind);
+			err = -GP_ERR_FORMAT;
+		} else {
+			continue; /* a newer minor's kind: skipped whole, as in 4.4 */
+		}
+		if (!err && count > GPT_MAX_CHUNK_RECORDS) {
+			snprintf(why, sizeof(why), "%" PRIu64 " records exceed the format's limit of %u per chunk",
+				 count, GPT_MAX_CHUNK_RECORDS);
+			err = -GP_ERR_FORMAT;
+		}
+		if (!err) {
+			struct gpt_chunk_header h = {
+				.kind = (uint16_t)kind,
+				.count = (uint32_t)count,
+				.raw_len = (uint32_t)len, /* <= the packed payload, <= 64 MiB */
+				.first_ts = first,
+				.last_ts = first + span,
+			};
+			const struct gpt_kind_info *ki =
+				kind == GPT_KIND_STRING ? NULL : gpt_kind_info((unsigned)kind);
+			int ret = take_payload(r, &h, ki, p, r->pk_off, idx, out, why, sizeof(why),
+					       &err);
+			if (ret < 0 || ret == TAKE_RECORDS) {
+				return ret;
+			}
+			if (ret == TAKE_ABSORBED) {
+				continue;
+			}
+		}
+		r->chunk_index = idx; /* the problem names the inner chunk */
+		add_problem(r, r->pk_off, err, "%s", why);
+		r->chunk_index = idx + 1;
+		r->st.bytes_skipped += r->pk_pos - start;
+		r->pk_bad = true;
+	}
+	/* Used up: a packed chunk read whole, ending the file, is its clean close (12.5). */
+	if (!r->pk_bad && r->pos == r->size) {
+		r->st.has_footer = true;
+	} else if (!r->pk_bad && r->pos < r->size) {
+		add_problem(r, r->pos, -GP_ERR_FORMAT,
+			    "%" PRIu64 " bytes after the packed chunk", r->size - r->pos);
+		r->st.bytes_skipped += r->size - r->pos;
+		r->done = true;
+	}
+	return 0;
+}
+
 int gpt_reader_next(struct gpt_reader *r, struct gpt_chunk *out)
 {
 	for (;;) {
@@ -466,6 +640,13 @@ int gpt_reader_next(struct gpt_reader *r, struct gpt_chunk *out)
 		ssize_t n;
 		int ret;
 
+		if (r->in_pack) {
+			ret = next_inner(r, out);
+			if (ret) {
+				return ret;
+			}
+			continue;
+		}
 		if (r->done) {
 			return 0;
 		}
@@ -528,9 +709,10 @@ int gpt_reader_next(struct gpt_reader *r, struct gpt_chunk *out)
 		r->pos = next;
 		uint32_t idx = r->chunk_index++;
 		const struct gpt_kind_info *ki = NULL;
+		bool packed = h.kind == GPT_KIND_PACKED && r->st.major >= 2;
 		if (h.kind == GPT_KIND_INDEX) {
 			ki = &gpt_index_info;
-		} else if (h.kind != GPT_KIND_STRING) {
+		} else if (h.kind != GPT_KIND_STRING && !packed) {
 			ki = gpt_kind_info(h.kind);
 			if (!ki) {
 				/* A kind from a newer minor version: skip it whole. */
@@ -551,6 +733,9 @@ int gpt_reader_next(struct gpt_reader *r, struct gpt_chunk *out)
 		if (h.raw_len > GPT_MAX_CHUNK_BYTES || h.stored_len > GPT_MAX_CHUNK_BYTES) {
 			BAD(-GP_ERR_FORMAT, "chunk of %u bytes exceeds the format's limit",
 			    h.raw_len > h.stored_len ? h.raw_len : h.stored_len);
+		}
+		if (packed && off != r->header_len) {
+			BAD(-GP_ERR_FORMAT, "packed chunk after other chunks");
 		}
 		if (h.count > GPT_MAX_CHUNK_RECORDS) {
 			BAD(-GP_ERR_FORMAT, "%u records exceed the format's limit of %u per chunk",
@@ -611,50 +796,35 @@ int gpt_reader_next(struct gpt_reader *r, struct gpt_chunk *out)
 		if (crc != h.raw_crc) {
 			BAD(-GP_ERR_CHECKSUM, "bad chunk crc");
 		}
-		if (h.kind == GPT_KIND_STRING) {
-			ret = absorb_strings(r, raw, h.raw_len, h.count, &why);
-			if (ret == -GP_ERR_NOMEM) {
-				set_err(r, "out of memory reading strings");
-				return ret;
+		r->chunk_index = idx + 1;
+		if (packed) {
+			/* Its inner chunks come next, from raw (FORMAT.md 12.4). */
+			if (raw != r->raw) {
+				memcpy(r->raw, raw, h.raw_len); /* stored: no inflate put it there */
 			}
-			if (ret) {
-				BAD(ret, "bad string chunk: %s", why);
-			}
-			r->st.chunks++;
-			r->chunk_index = idx + 1;
+			r->in_pack = true;
+			r->pk_bad = false;
+			r->pk_pos = 0;
+			r->pk_len = h.raw_len;
+			r->pk_left = h.count;
+			r->pk_off = off;
 			continue;
 		}
-		size_t rb = (size_t)h.count * ki->size;
-		if (ensure((void **)&r->recs, &r->recs_cap, rb + 1) ||
-		    ensure((void **)&r->tmp, &r->tmp_cap, sizeof(uint64_t) * 3 * (h.count + 1u))) {
-			set_err(r, "out of memory reading chunk %u", idx);
-			return -GP_ERR_NOMEM;
-		}
-		/* The codec zeroes the records itself, a cache-sized block at a time. */
-		ret = gpt_decode_records(ki, raw, h.raw_len, h.count, r->recs, r->tmp, &why);
-		if (ret == -GP_ERR_NOMEM) {
-			set_err(r, "out of memory reading chunk %u", idx);
+		char whyb[160];
+		int err = 0;
+		r->chunk_index = idx; /* problems below name this chunk */
+		ret = take_payload(r, &h, ki, raw, off, idx, out, whyb, sizeof(whyb), &err);
+		if (ret < 0) {
 			return ret;
 		}
-		if (ret) {
-			BAD(ret, "bad %s chunk: %s", ki->name, why);
+		if (ret == TAKE_BAD) {
+			BAD(err, "%s", whyb);
 		}
 		r->chunk_index = idx + 1;
-		if (h.kind == GPT_KIND_INDEX) {
-			r->index_seen = true;
-			continue;
+		if (ret == TAKE_RECORDS) {
+			return 1;
 		}
-		r->st.chunks++;
-		r->st.records[h.kind] += h.count;
-		out->kind = (enum gpt_kind)h.kind;
-		out->info = ki;
-		out->count = h.count;
-		out->records = r->recs;
-		out->first_ts = h.first_ts;
-		out->last_ts = h.last_ts;
-		out->offset = off;
-		out->index = idx;
-		return 1;
+		continue;
 	next_chunk:;
 #undef BAD
 	}

@@ -11,8 +11,16 @@
 #include "base/base.h"
 #include "trace/records.h"
 
-#define GPT_FORMAT_MAJOR 1
-#define GPT_FORMAT_MINOR 1
+/*
+ * The newest format this code reads and writes (FORMAT.md section 10). A
+ * file's header holds the version needed to read it: a writer without
+ * gpt_writer_opts.compact writes GPT_FORMAT_STREAM_MAJOR.MINOR files, which
+ * 1.x readers read too; only compact files say 2.0.
+ */
+#define GPT_FORMAT_MAJOR 2
+#define GPT_FORMAT_MINOR 0
+#define GPT_FORMAT_STREAM_MAJOR 1
+#define GPT_FORMAT_STREAM_MINOR 1
 
 /* Hard limits the reader enforces on untrusted files (the writer stays below). */
 #define GPT_MAX_CHUNK_RECORDS (1u << 17)     /* records in one chunk */
@@ -42,6 +50,8 @@ enum gpt_enc {
 	GPT_ENC_KEYED = 5,  /* zigzag of the difference from the last record with the same key */
 	GPT_ENC__MAX = 6,
 };
+/* Format 2.x: OR-ed into a column's encoding byte, a scale varint follows it. */
+#define GPT_ENC_SCALED 0x40u
 
 struct gpt_field {
 	uint16_t id;
@@ -86,6 +96,16 @@ struct gpt_writer_opts {
 	int level;
 	/* Records per chunk of one kind, 1..GPT_MAX_CHUNK_RECORDS; 0 the default (8192). */
 	uint32_t chunk_records;
+	/*
+	 * Write a format 2.0 file (FORMAT.md section 12): scaled columns, and a
+	 * file whose chunk payloads total at most pack_bytes is written at
+	 * close as one packed chunk with no footer. Until the payloads pass
+	 * pack_bytes nothing but the header reaches the file (flush does not
+	 * make it readable), so the injected library never sets it.
+	 */
+	bool compact;
+	/* compact: packing threshold in raw payload bytes; 0 the default (1 MiB). */
+	uint32_t pack_bytes;
 };
 
 /*

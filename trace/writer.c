@@ -25,6 +25,7 @@
 /* Levels up to this one code random-looking columns with Huffman codes only. */
 #define HUFFMAN_COLUMNS_MAX_LEVEL 3
 #define HUFFMAN_COLUMN_MIN_BYTES 1024
+#define DEFAULT_PACK_BYTES (1u << 20)
 
 struct str_slot {
 	uint64_t hash;
@@ -60,6 +61,16 @@ struct gpt_writer {
 	uint64_t *tmp;
 	GP_VEC(struct gpt_index_entry) index;
 	struct gpt_writer_stats stats;
+
+	/*
+	 * Compact (format 2.0) writers: scaled columns, and while packing, the
+	 * chunks are kept in 'pack' as the inner chunks of one packed chunk
+	 * (FORMAT.md 12.3) until close, or until they pass pack_bytes: then
+	 * they are written out as ordinary chunks and the writer streams.
+	 */
+	bool compact, packing;
+	uint32_t pack_bytes, pack_chunks;
+	struct gp_strbuf pack;
 };
 
 static int set_err(struct gpt_writer *w, int err, const char *fmt, ...) GP_PRINTF(3, 4);
@@ -146,6 +157,53 @@ static bool looks_random(const uint8_t *p, size_t n)
 }
 
 /*
+ * A packed payload (FORMAT.md 12.3) as one deflate stream, ending a deflate
+ * block (Z_BLOCK: no padding, the window kept) around every inner chunk of
+ * PACK_BLOCK_MIN bytes or more, so that the strings and each large record
+ * chunk get code tables of their own, as they would as separate chunks;
+ * small inner chunks share blocks.
+ */
+#define PACK_BLOCK_MIN 4096
+static int deflate_packed(struct gpt_writer *w)
+{
+	const uint8_t *base = (const uint8_t *)w->raw.buf, *p = base, *end = base + w->raw.len;
+	const uint8_t *run = base;
+
+	for (uint32_t c = 0; c < w->pack_chunks && p < end; c++) {
+		const uint8_t *start = p;
+		uint64_t v, len = 0;
+		for (int i = 0; i < 5; i++) {
+			if (!gpt_get_varint(&p, end, i == 2 ? &len : &v)) {
+				p = end;
+			}
+		}
+		if (len > (uint64_t)(end - p)) {
+			break;
+		}
+		p += len;
+		if (len < PACK_BLOCK_MIN) {
+			continue;
+		}
+		/* Block boundaries before and after this chunk. */
+		const uint8_t *cuts[2] = {start, p};
+		for (int k = 0; k < 2; k++) {
+			if (cuts[k] == run) {
+				continue;
+			}
+			w->zs.next_in = (Bytef *)run;
+			w->zs.avail_in = (uInt)(cuts[k] - run);
+			if (deflate(&w->zs, Z_BLOCK) != Z_OK || w->zs.avail_in) {
+				return Z_BUF_ERROR;
+			}
+			run = cuts[k];
+		}
+	}
+	w->zs.next_in = (Bytef *)run;
+	w->zs.avail_in = (uInt)(end - run);
+	return deflate(&w->zs, Z_FINISH);
+}
+
+/*
  * Deflates w->raw into the space set up in w->zs. The columns of a record
  * payload that look random are coded with Z_HUFFMAN_ONLY and the others
  * with the default strategy, switching with deflateParams between runs of
@@ -166,6 +224,9 @@ static int deflate_payload(struct gpt_writer *w, uint16_t kind)
 			return Z_STREAM_ERROR;
 		}
 		w->zstrategy = Z_DEFAULT_STRATEGY;
+	}
+	if (kind == GPT_KIND_PACKED) {
+		return deflate_packed(w);
 	}
 	if (w->level > HUFFMAN_COLUMNS_MAX_LEVEL || !gpt_kind_info(kind) ||
 	    !gpt_get_varint(&p, end, &ncols)) {
@@ -220,9 +281,9 @@ static int deflate_payload(struct gpt_writer *w, uint16_t kind)
 	return deflate(&w->zs, Z_FINISH);
 }
 
-/* Writes one chunk of kind with the raw payload in w->raw. */
-static int write_chunk(struct gpt_writer *w, uint16_t kind, uint32_t count, uint64_t first_ts,
-		       uint64_t last_ts)
+/* Writes one chunk of kind with the raw payload in w->raw, to the file. */
+static int write_chunk_out(struct gpt_writer *w, uint16_t kind, uint32_t count, uint64_t first_ts,
+			   uint64_t last_ts)
 {
 	struct gpt_chunk_header h = {
 		.kind = kind,
@@ -291,10 +352,80 @@ static int write_chunk(struct gpt_writer *w, uint16_t kind, uint32_t count, uint
 	}
 	w->stats.chunks++;
 	w->stats.raw_bytes += w->raw.len;
-	if (kind != GPT_KIND_INDEX && gp_vec_push(&w->index, ie)) {
+	if (kind != GPT_KIND_INDEX && kind != GPT_KIND_PACKED && gp_vec_push(&w->index, ie)) {
 		return set_err(w, -GP_ERR_NOMEM, "out of memory growing the index");
 	}
 	return 0;
+}
+
+/*
+ * The chunks packed so far go out as ordinary chunks, in order, and the
+ * writer streams from now on. w->raw (the chunk being written) is kept.
+ */
+static int unpack_to_file(struct gpt_writer *w)
+{
+	struct gp_strbuf cur = w->raw, pk = w->pack;
+	const uint8_t *p = (const uint8_t *)pk.buf, *end = p + pk.len;
+	int ret = 0;
+
+	w->packing = false;
+	gp_strbuf_init(&w->raw);
+	gp_strbuf_init(&w->pack);
+	/* Our own bytes: they parse. */
+	for (uint32_t c = 0; c < w->pack_chunks && !ret; c++) {
+		uint64_t kind = 0, count = 0, len = 0, first = 0, span = 0;
+		gpt_get_varint(&p, end, &kind);
+		gpt_get_varint(&p, end, &count);
+		gpt_get_varint(&p, end, &len);
+		gpt_get_varint(&p, end, &first);
+		gpt_get_varint(&p, end, &span);
+		gp_strbuf_reset(&w->raw);
+		gp_strbuf_add(&w->raw, p, (size_t)len);
+		p += len;
+		ret = write_chunk_out(w, (uint16_t)kind, (uint32_t)count, first, first + span);
+	}
+	w->pack_chunks = 0;
+	gp_strbuf_release(&w->raw);
+	gp_strbuf_release(&pk);
+	w->raw = cur;
+	return ret;
+}
+
+/*
+ * Writes one chunk of kind with the raw payload in w->raw: while packing,
+ * into the packed chunk's payload (FORMAT.md 12.3), else to the file.
+ */
+static int write_chunk(struct gpt_writer *w, uint16_t kind, uint32_t count, uint64_t first_ts,
+		       uint64_t last_ts)
+{
+	if (w->packing) {
+		uint8_t ih[50];
+		size_t n = 0;
+
+		n += gpt_put_varint(ih + n, kind);
+		n += gpt_put_varint(ih + n, count);
+		n += gpt_put_varint(ih + n, w->raw.len);
+		n += gpt_put_varint(ih + n, first_ts);
+		n += gpt_put_varint(ih + n, last_ts - first_ts);
+		if (w->pack.len + n + w->raw.len <= w->pack_bytes &&
+		    w->pack_chunks < GPT_MAX_CHUNK_RECORDS) {
+			if (w->raw.failed) {
+				return set_err(w, -GP_ERR_NOMEM, "out of memory encoding a chunk");
+			}
+			gp_strbuf_add(&w->pack, ih, n);
+			gp_strbuf_add(&w->pack, w->raw.buf, w->raw.len);
+			if (w->pack.failed) {
+				return set_err(w, -GP_ERR_NOMEM, "out of memory packing a chunk");
+			}
+			w->pack_chunks++;
+			return 0;
+		}
+		int ret = unpack_to_file(w);
+		if (ret) {
+			return ret;
+		}
+	}
+	return write_chunk_out(w, kind, count, first_ts, last_ts);
 }
 
 static int flush_strings(struct gpt_writer *w)
@@ -360,7 +491,7 @@ static int flush_kind(struct gpt_writer *w, unsigned kind)
 		first = 0;
 	}
 	gp_strbuf_reset(&w->raw);
-	ret = gpt_encode_records(ki, w->pend[kind].rows, n, w->tmp, &w->raw);
+	ret = gpt_encode_records_ex(ki, w->pend[kind].rows, n, w->tmp, &w->raw, w->compact);
 	if (ret) {
 		return set_err(w, ret, "cannot encode %s records: %s", ki->name, gp_err_str(ret));
 	}
@@ -381,7 +512,8 @@ int gpt_writer_open_fd(int fd, const char *name, const struct gpt_writer_opts *o
 
 	*out = NULL;
 	if (opts && (opts->level > 9 || opts->level < -1 ||
-		     opts->chunk_records > GPT_MAX_CHUNK_RECORDS)) {
+		     opts->chunk_records > GPT_MAX_CHUNK_RECORDS ||
+		     opts->pack_bytes > GPT_MAX_CHUNK_BYTES)) {
 		close(fd);
 		return -GP_ERR_API;
 	}
@@ -398,6 +530,12 @@ int gpt_writer_open_fd(int fd, const char *name, const struct gpt_writer_opts *o
 	gp_strbuf_init(&w->text);
 	gp_strbuf_init(&w->raw);
 	gp_strbuf_init(&w->out);
+	gp_strbuf_init(&w->pack);
+	if (opts && opts->compact) {
+		w->compact = true;
+		w->packing = true;
+		w->pack_bytes = opts->pack_bytes ? opts->pack_bytes : DEFAULT_PACK_BYTES;
+	}
 	w->tmp = malloc(sizeof(uint64_t) * 3 * (w->chunk_records + 1));
 	if (!w->name || !w->tmp) {
 		gpt_writer_abandon(w);
@@ -412,8 +550,9 @@ int gpt_writer_open_fd(int fd, const char *name, const struct gpt_writer_opts *o
 		w->zinit = true;
 	}
 	memcpy(hdr, GPT_FILE_MAGIC, 8);
-	gp_put_le16(hdr + 8, GPT_FORMAT_MAJOR);
-	gp_put_le16(hdr + 10, GPT_FORMAT_MINOR);
+	/* The version needed to read the file: 2.0 only for what 1.x readers cannot read. */
+	gp_put_le16(hdr + 8, w->compact ? GPT_FORMAT_MAJOR : GPT_FORMAT_STREAM_MAJOR);
+	gp_put_le16(hdr + 10, w->compact ? GPT_FORMAT_MINOR : GPT_FORMAT_STREAM_MINOR);
 	gp_put_le32(hdr + 12, 0);
 	gp_put_le32(hdr + 16, GPT_FILE_HEADER_SIZE);
 	gp_put_le64(hdr + 20, gp_clock_realtime_ns());
@@ -600,7 +739,7 @@ static int write_footer(struct gpt_writer *w)
 		gp_strbuf_reset(&w->raw);
 		/* No chunks: index.v is NULL, and NULL + 0 is undefined in C. */
 		const struct gpt_index_entry *first = w->index.n ? w->index.v + done : NULL;
-		ret = gpt_encode_records(&gpt_index_info, first, n, w->tmp, &w->raw);
+		ret = gpt_encode_records_ex(&gpt_index_info, first, n, w->tmp, &w->raw, w->compact);
 		if (!ret) {
 			ret = write_chunk(w, GPT_KIND_INDEX, n, 0, 0);
 		}
@@ -627,6 +766,7 @@ static void writer_free(struct gpt_writer *w)
 	gp_strbuf_release(&w->text);
 	gp_strbuf_release(&w->raw);
 	gp_strbuf_release(&w->out);
+	gp_strbuf_release(&w->pack);
 	gp_vec_free(&w->str_off);
 	gp_vec_free(&w->index);
 	free(w->slots);
@@ -646,7 +786,13 @@ int gpt_writer_close(struct gpt_writer *w)
 	if (!ret) {
 		ret = gpt_writer_flush(w);
 	}
-	if (!ret) {
+	if (!ret && w->packing) {
+		/* The whole file in one packed chunk, which is its own proof of a clean close. */
+		struct gp_strbuf cur = w->raw;
+		w->raw = w->pack;
+		w->pack = cur;
+		ret = write_chunk_out(w, GPT_KIND_PACKED, w->pack_chunks, 0, 0);
+	} else if (!ret) {
 		ret = write_footer(w);
 	}
 	if (close(w->fd) && !ret) {

@@ -10,11 +10,18 @@
 #   gpz B      the converted file
 #   fixed B    what does not depend on the data: the 32-byte file header, the
 #              48-byte header of every chunk, the footer index chunk(s) and the
-#              24-byte trailer (walked from the file itself, trace/FORMAT.md)
+#              24-byte trailer (walked from the file itself, trace/FORMAT.md);
+#              a packed file (format 2.0) has header and one chunk header, the
+#              inner chunk headers being deflated with the payload
 #   payload B  gpz B - fixed B: the compressed strings and records
-#   verdict    PASS when gpz/src <= 1/3; else MISS, and "MISS (payload)" when
-#              even the payload alone is over 1/3 of src, i.e. the file would
-#              miss with no fixed overhead at all
+#   strings B  the strings-alone bound: the distinct strings of the converted
+#              file (its string chunks, packed or not), joined by NUL bytes and
+#              deflated at level 9 (raw deflate): no lossless layout that keeps
+#              the names as text gets below it
+#   verdict    PASS when gpz/src <= 1/3; else MISS, "MISS (strings)" when the
+#              strings-alone bound is over 1/3 of src, "MISS (payload)" when
+#              the payload alone is, i.e. the file would miss with no fixed
+#              overhead at all
 # Exits 1 if a conversion fails.
 set -u
 gpuprof=${1:?usage: bench-gpz-size.sh GPUPROF}
@@ -27,8 +34,8 @@ fi
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/bench-gpz-size-XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
-echo "| anchor | events | src B | gpz B | gpz/src | verdict | fixed B | payload B | payload/src |"
-echo "| --- | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: |"
+echo "| anchor | events | src B | gpz B | gpz/src | verdict | fixed B | payload B | payload/src | strings B | strings/src |"
+echo "| --- | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: |"
 failed=0
 for f in $(find "$anchors" -name '*.json' -o -name '*.json.gz' | xargs ls -S); do
 	name=${f#"$anchors"/}
@@ -45,21 +52,54 @@ for f in $(find "$anchors" -name '*.json' -o -name '*.json.gz' | xargs ls -S); d
 r=json.load(sys.stdin)["files"][0]["records"]
 print(sum(r.get(k,0) for k in ("kernel","memcpy","memset","api","nvtx","sync","nccl")))')
 	python3 - "$name" "$ev" "$src" "$tmp/o.gpz" <<'PY'
-import os, struct, sys
+import os, struct, sys, zlib
 name, ev, src, gpz = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
 s, g = os.path.getsize(src), os.path.getsize(gpz)
 data = open(gpz, "rb").read()
 hdr = struct.unpack_from("<I", data, 16)[0]
+major = struct.unpack_from("<H", data, 8)[0]
+
+def varint(b, i):
+    v = sh = 0
+    while True:
+        c = b[i]; i += 1
+        v |= (c & 0x7f) << sh; sh += 7
+        if c < 0x80:
+            return v, i
+
+strings = set()
+def take_strings(p, count):
+    i = varint(p, 0)[1]
+    for _ in range(count):
+        n, i = varint(p, i)
+        strings.add(bytes(p[i:i + n])); i += n
+
 off, fixed = hdr, hdr
 while off + 48 <= len(data) and data[off:off + 4] == b"GPZC":
-    kind = struct.unpack_from("<H", data, off + 4)[0]
-    stored = struct.unpack_from("<I", data, off + 16)[0]
+    kind, flags, count, raw, stored = struct.unpack_from("<HHIII", data, off + 4)
     fixed += 48 + (stored if kind == 127 else 0)
+    p = data[off + 48:off + 48 + stored]
+    if flags & 1:
+        p = zlib.decompress(p, -15)
+    if kind == 1:
+        take_strings(p, count)
+    elif kind == 126 and major >= 2:  # packed: inner kind, count, length, first ts, span
+        i = 0
+        for _ in range(count):
+            k, i = varint(p, i); c, i = varint(p, i); n, i = varint(p, i)
+            i = varint(p, varint(p, i)[1])[1]
+            if k == 1:
+                take_strings(p[i:i + n], c)
+            i += n
     off += 48 + stored
 fixed += len(data) - off  # the trailer
 pay = g - fixed
-v = "PASS" if g * 3 <= s else ("MISS (payload)" if pay * 3 > s else "MISS")
-print("| %s | %d | %d | %d | %.3f | %s | %d | %d | %.3f |" % (name, ev, s, g, g / s, v, fixed, pay, pay / s))
+co = zlib.compressobj(9, zlib.DEFLATED, -15)
+sb = len(co.compress(b"\0".join(sorted(strings))) + co.flush())
+v = "PASS" if g * 3 <= s else ("MISS (strings)" if sb * 3 > s else
+                               "MISS (payload)" if pay * 3 > s else "MISS")
+print("| %s | %d | %d | %d | %.3f | %s | %d | %d | %.3f | %d | %.3f |" %
+      (name, ev, s, g, g / s, v, fixed, pay, pay / s, sb, sb / s))
 PY
 done
 exit $failed

@@ -225,10 +225,11 @@ int main(int argc, char **argv)
 	f.p[1] = 'X';
 	emit("bad-magic", &f, "not a gpuprof trace (bad magic)");
 	f = copy(&base);
-	gp_put_le16(f.p + 8, 2);
+	gp_put_le16(f.p + 8, 3);
+	gp_put_le16(f.p + 10, 0);
 	gp_put_le32(f.p + 28, gp_crc32(0, f.p, 28));
 	emit("newer-major", &f,
-	     "written in trace format 2.0, newer than this gpuprof reads (1.x); upgrade gpuprof");
+	     "written in trace format 3.0, newer than this gpuprof reads (2.x); upgrade gpuprof");
 	f = copy(&base);
 	gp_put_le16(f.p + 8, 0);
 	gp_put_le32(f.p + 28, gp_crc32(0, f.p, 28));

@@ -10,7 +10,7 @@ O=${O:-build}
 make -s "$O/libgptrace.a" "$O/libgpbase.a"
 ${CC:-cc} -std=gnu11 -O2 -Wall -Wextra -Werror -I. -o "$O/make-corpus" \
 	tests/corpus/make-corpus.c tests/tools/gen.c "$O/libgptrace.a" "$O/libgpbase.a" \
-	$(pkg-config --libs zlib)
+	$(pkg-config --libs zlib) -lm
 rm -f tests/corpus/*.gpz tests/corpus/*.expect
 "$O/make-corpus" tests/corpus
 echo "make-corpus: $(ls tests/corpus/*.gpz | wc -l) files in tests/corpus"

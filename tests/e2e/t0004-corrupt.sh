@@ -38,7 +38,7 @@ grep -q "^gpuprof: error: empty.gpz: " err || fail "empty: $(cat err)"
 python3 - <<'PY'
 import struct, zlib
 d = bytearray(open("good.gpz", "rb").read())
-d[8:10] = struct.pack("<H", 2)
+d[8:10] = struct.pack("<H", 3)
 d[28:32] = struct.pack("<I", zlib.crc32(bytes(d[:28])))
 open("v2.gpz", "wb").write(d)
 PY

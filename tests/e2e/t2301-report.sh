@@ -55,12 +55,12 @@ grep -qx "gpuprof: error: junk.gpz: not a gpuprof trace (bad magic)" err || fail
 python3 - <<'PY'
 import struct, zlib
 d = bytearray(open("run.gpz", "rb").read())
-d[8:12] = struct.pack("<HH", 2, 0)
+d[8:12] = struct.pack("<HH", 3, 0)
 d[28:32] = struct.pack("<I", zlib.crc32(bytes(d[:28])))
 open("v2.gpz", "wb").write(d)
 PY
 expect_rc 1 "$GPUPROF" report run.gpz v2.gpz
-grep -q "v2.gpz: written in trace format 2.0, newer than this gpuprof reads" err || fail "$(cat err)"
+grep -q "v2.gpz: written in trace format 3.0, newer than this gpuprof reads" err || fail "$(cat err)"
 mkdir empty
 expect_rc 1 "$GPUPROF" report empty
 grep -q "no traces in the directory" err || fail "$(cat err)"

@@ -58,9 +58,15 @@ seed no-close --steps 2 --kernels 6 --no-close
 seed devices --steps 2 --kernels 4 --devices 2 --streams 3 --nvtx-depth 3 --seed 7
 seed flat --steps 4 --kernels 6 --nvtx-depth 0 --gap-ns 1000000 --seed 3
 seed medium --steps 20 --kernels 50 --all-kinds --seed 5
+# Format 2.0: packed files (one chunk), a compact file streamed past its
+# packing limit (scaled columns, index, trailer), and a stored packed file.
+seed packed --steps 2 --kernels 6 --all-kinds --compact 0
+seed packed-l0 --steps 1 --kernels 4 --copies 1 --level 0 --compact 0
+seed packed-l9 --steps 3 --kernels 8 --level 9 --chunk-records 7 --compact 0
+seed compact-streamed --steps 2 --kernels 6 --all-kinds --chunk-records 16 --compact 2048
 
 # Truncated and bit-flipped variants of a few seeds.
-for s in small all-kinds level0 chunk3; do
+for s in small all-kinds level0 chunk3 packed packed-l0 compact-streamed; do
 	f=$seeds/$s.gpz
 	size=$(wc -c < "$f")
 	for cut in 20 31 32 60 80 $((size / 3)) $((size / 2)) $((size - 30)) $((size - 1)); do

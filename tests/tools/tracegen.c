@@ -29,6 +29,8 @@ static void usage(FILE *f)
 	      "  --level N         deflate level, 0 stores chunks uncompressed (1)\n"
 	      "  --chunk-records N records per chunk (8192)\n"
 	      "  --no-close        leave the file without its footer, as a crash would\n"
+	      "  --compact N       write a format 2.0 compact file, packed when its chunks\n"
+	      "                    total at most N bytes (0: the writer's 1 MiB)\n"
 	      "  --same-kernels    every step launches the same kernels and copy sizes\n"
 	      "  --step-jitter SD  per-step noise: kernel durations times 1 + N(0, SD) (0)\n"
 	      "  --run-jitter SD   per-run noise: kernel durations times 1 + N(0, SD) (0)\n"
@@ -87,7 +89,8 @@ int main(int argc, char **argv)
 		{"same-kernels", 0, 0, 'K'}, {"step-jitter", 1, 0, 'J'}, {"run-jitter", 1, 0, 'R'},
 		{"slowdown", 1, 0, 'D'},    {"slow-kernel", 1, 0, 'X'},
 		{"nccl", 0, 0, 1000},       {"straggler", 1, 0, 1001},  {"nccl-late", 1, 0, 1002},
-		{"nccl-fill", 1, 0, 1003},  {"nccl-names", 0, 0, 1004}, {0, 0, 0, 0},
+		{"nccl-fill", 1, 0, 1003},  {"nccl-names", 0, 0, 1004}, {"compact", 1, 0, 1005},
+		{0, 0, 0, 0},
 	};
 	struct gen_nccl_opts no;
 	bool nccl = false;
@@ -186,6 +189,7 @@ int main(int argc, char **argv)
 		case 'W': go.sync_wake_ns = v; break;
 		case 'l': wo.level = (int)v; break;
 		case 'C': wo.chunk_records = (uint32_t)v; break;
+		case 1005: wo.compact = true; wo.pack_bytes = (uint32_t)v; break;
 		}
 	}
 	if (!out || optind != argc || !ranks || ranks > 4096 || !go.devices || !go.streams ||

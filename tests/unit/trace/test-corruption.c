@@ -670,20 +670,20 @@ TEST(corrupt_file_header)
 	 * a stale CRC are a damaged header (a flipped version bit), not a newer file.
 	 */
 	memcpy(p, fx->b.p, fx->b.len);
-	gp_put_le16(p + 8, 2);
+	gp_put_le16(p + 8, 3);
 	gp_put_le16(p + 10, 0);
 	open_expect(p, fx->b.len, -GP_ERR_CHECKSUM,
-		    "hdr.gpz: bad file header: crc mismatch (it claims trace format 2.0)");
+		    "hdr.gpz: bad file header: crc mismatch (it claims trace format 3.0)");
 	tt_fix_file_crc(p);
 	open_expect(p, fx->b.len, -GP_ERR_VERSION,
-		    "hdr.gpz: written in trace format 2.0, newer than this gpuprof reads (1.x); "
+		    "hdr.gpz: written in trace format 3.0, newer than this gpuprof reads (2.x); "
 		    "upgrade gpuprof");
 	gp_put_le16(p + 8, 65535);
 	gp_put_le16(p + 10, 7);
 	tt_fix_file_crc(p);
 	open_expect(
 		p, fx->b.len, -GP_ERR_VERSION,
-		"hdr.gpz: written in trace format 65535.7, newer than this gpuprof reads (1.x); "
+		"hdr.gpz: written in trace format 65535.7, newer than this gpuprof reads (2.x); "
 		"upgrade gpuprof");
 	memcpy(p, fx->b.p, fx->b.len);
 	gp_put_le16(p + 8, 0);
@@ -985,7 +985,7 @@ static void check_hostile(const struct hostile *h, bool deflated, const uint8_t 
 	size_t np;
 	int ret;
 
-	tt_put_file_header(&sb, GPT_FORMAT_MAJOR, GPT_FORMAT_MINOR);
+	tt_put_file_header(&sb, GPT_FORMAT_STREAM_MAJOR, GPT_FORMAT_STREAM_MINOR);
 	if (prefix_len) {
 		gp_strbuf_add(&sb, prefix, prefix_len);
 	}

@@ -861,8 +861,8 @@ static bool verify_case(struct rt_case *c)
 	gpt_reader_get_status(r, &st);
 	gpt_reader_problems(r, &nprob);
 	bool st_ok = st.has_footer && !st.truncated && st.problems == 0 && nprob == 0 &&
-		     st.bytes_skipped == 0 && st.major == GPT_FORMAT_MAJOR &&
-		     st.minor == GPT_FORMAT_MINOR && st.file_bytes == c->file.len &&
+		     st.bytes_skipped == 0 && st.major == GPT_FORMAT_STREAM_MAJOR &&
+		     st.minor == GPT_FORMAT_STREAM_MINOR && st.file_bytes == c->file.len &&
 		     st.strings == c->tab.n - 1 && st.chunks == record_chunks + string_chunks;
 	for (unsigned k = 0; k < GPT_KIND__MAX; k++) {
 		st_ok &= st.records[k] == c->want[k].n;
