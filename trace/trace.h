@@ -138,8 +138,32 @@ static inline int gpt_writer_intern_cstr(struct gpt_writer *w, const char *s, ui
  */
 int gpt_writer_add(struct gpt_writer *w, enum gpt_kind kind, const void *rec);
 
-/* Encodes and writes every pending record as whole chunks; the file is then readable to here. */
+/*
+ * Encodes and writes every pending record as whole chunks; the file is then
+ * readable to here. Records held (gpt_writer_hold) stay held.
+ */
 int gpt_writer_flush(struct gpt_writer *w);
+
+/*
+ * Holding: records added from now on are timed relative to an offset the
+ * caller learns later (a Kineto trace's "baseTimeNanoseconds" comes after
+ * its events). Records of kinds with a time field are kept unencoded, in
+ * full, until gpt_writer_release adds the offset to their time and end
+ * fields and writes them; the others are written as usual. The writer's
+ * memory grows by the held records meanwhile: gpt_writer_held_bytes says
+ * how much, and the caller bounds it. -GP_ERR_API when already holding or
+ * when records of a timed kind are pending (they would get the offset too).
+ */
+int gpt_writer_hold(struct gpt_writer *w);
+/* Bytes of held records beyond the writer's usual chunk buffers. */
+size_t gpt_writer_held_bytes(const struct gpt_writer *w);
+/*
+ * Adds offset to the time and end fields of every record added since
+ * gpt_writer_hold and writes the full chunks among them; the writer stops
+ * holding. -GP_ERR_RANGE (the writer then failed) when a time would wrap
+ * around 0 or 2^64. Closing a holding writer releases with offset 0.
+ */
+int gpt_writer_release(struct gpt_writer *w, int64_t offset);
 
 /*
  * Flushes, writes the footer index and closes the file. Frees w whatever

@@ -71,6 +71,15 @@ struct gpt_writer {
 	bool compact, packing;
 	uint32_t pack_bytes, pack_chunks;
 	struct gp_strbuf pack;
+
+	/* gpt_writer_hold: full row buffers of timed kinds, in the order they filled */
+	bool holding;
+	struct held {
+		uint8_t *rows;
+		uint32_t n;
+		uint16_t kind;
+	} *held;
+	size_t nheld, heldcap, held_bytes;
 };
 
 static int set_err(struct gpt_writer *w, int err, const char *fmt, ...) GP_PRINTF(3, 4);
@@ -455,16 +464,13 @@ static int flush_strings(struct gpt_writer *w)
 	return 0;
 }
 
-static int flush_kind(struct gpt_writer *w, unsigned kind)
+/* Encodes n records of kind from rows and writes them as one chunk. */
+static int write_rows(struct gpt_writer *w, unsigned kind, const uint8_t *rows, uint32_t n)
 {
 	const struct gpt_kind_info *ki = gpt_kind_info(kind);
-	uint32_t n = w->pend[kind].n;
 	uint64_t first = UINT64_MAX, last = 0;
 	int ret;
 
-	if (!n) {
-		return 0;
-	}
 	ret = flush_strings(w);
 	if (ret) {
 		return ret;
@@ -472,7 +478,7 @@ static int flush_kind(struct gpt_writer *w, unsigned kind)
 	if (ki->time_field) {
 		const struct gpt_field *tf = gpt_kind_field(ki, ki->time_field);
 		const struct gpt_field *ef = ki->end_field ? gpt_kind_field(ki, ki->end_field) : tf;
-		const uint8_t *rec = w->pend[kind].rows;
+		const uint8_t *rec = rows;
 		bool fast = tf->type == GPT_TY_u64 && ef->type == GPT_TY_u64; /* every kind's are */
 		for (uint32_t i = 0; i < n; i++, rec += ki->size) {
 			uint64_t s, e;
@@ -491,7 +497,7 @@ static int flush_kind(struct gpt_writer *w, unsigned kind)
 		first = 0;
 	}
 	gp_strbuf_reset(&w->raw);
-	ret = gpt_encode_records_ex(ki, w->pend[kind].rows, n, w->tmp, &w->raw, w->compact);
+	ret = gpt_encode_records_ex(ki, rows, n, w->tmp, &w->raw, w->compact);
 	if (ret) {
 		return set_err(w, ret, "cannot encode %s records: %s", ki->name, gp_err_str(ret));
 	}
@@ -500,7 +506,126 @@ static int flush_kind(struct gpt_writer *w, unsigned kind)
 		return ret;
 	}
 	w->stats.records[kind] += n;
+	return 0;
+}
+
+/* Keeps the pending rows of a timed kind aside while holding; the next add maps new ones. */
+static int hold_rows(struct gpt_writer *w, unsigned kind)
+{
+	if (w->nheld == w->heldcap) {
+		size_t cap = w->heldcap ? w->heldcap * 2 : 16;
+		struct held *h = realloc(w->held, cap * sizeof(*h));
+		if (!h) {
+			return set_err(w, -GP_ERR_NOMEM, "out of memory holding records");
+		}
+		w->held = h;
+		w->heldcap = cap;
+	}
+	w->held[w->nheld++] = (struct held){w->pend[kind].rows, w->pend[kind].n, (uint16_t)kind};
+	w->held_bytes += (size_t)w->pend[kind].n * gpt_kind_info(kind)->size;
+	w->pend[kind].rows = NULL;
 	w->pend[kind].n = 0;
+	w->pend[kind].mapped = 0;
+	return 0;
+}
+
+static int flush_kind(struct gpt_writer *w, unsigned kind)
+{
+	uint32_t n = w->pend[kind].n;
+	int ret;
+
+	if (!n) {
+		return 0;
+	}
+	if (w->holding && gpt_kind_info(kind)->time_field) {
+		return hold_rows(w, kind);
+	}
+	ret = write_rows(w, kind, w->pend[kind].rows, n);
+	if (!ret) {
+		w->pend[kind].n = 0;
+	}
+	return ret;
+}
+
+int gpt_writer_hold(struct gpt_writer *w)
+{
+	if (!w || w->holding) {
+		return -GP_ERR_API;
+	}
+	if (w->err) {
+		return w->err;
+	}
+	for (unsigned k = 0; k < GPT_KIND__MAX; k++) {
+		const struct gpt_kind_info *ki = gpt_kind_info(k);
+		if (w->pend[k].n && ki && ki->time_field) {
+			return -GP_ERR_API;
+		}
+	}
+	w->holding = true;
+	return 0;
+}
+
+size_t gpt_writer_held_bytes(const struct gpt_writer *w)
+{
+	return w ? w->held_bytes : 0;
+}
+
+/* Adds offset to the time and end fields of n records; false when one would wrap. */
+static bool shift_times(const struct gpt_kind_info *ki, uint8_t *rows, uint32_t n, int64_t offset)
+{
+	const struct gpt_field *f[2] = {gpt_kind_field(ki, ki->time_field),
+					ki->end_field ? gpt_kind_field(ki, ki->end_field) : NULL};
+	uint64_t d = (uint64_t)offset;
+
+	for (uint32_t i = 0; i < n; i++, rows += ki->size) {
+		for (int j = 0; j < 2 && f[j]; j++) {
+			uint64_t v;
+			memcpy(&v, rows + f[j]->offset, 8); /* time fields are u64 (schema.c) */
+			if (offset >= 0 ? v > UINT64_MAX - d : v < -d) {
+				return false;
+			}
+			v += d;
+			memcpy(rows + f[j]->offset, &v, 8);
+		}
+	}
+	return true;
+}
+
+int gpt_writer_release(struct gpt_writer *w, int64_t offset)
+{
+	int ret;
+
+	if (!w || !w->holding) {
+		return -GP_ERR_API;
+	}
+	w->holding = false;
+	if (w->err) {
+		return w->err;
+	}
+	for (size_t i = 0; i < w->nheld; i++) {
+		struct held *h = &w->held[i];
+		const struct gpt_kind_info *ki = gpt_kind_info(h->kind);
+		if (offset && !shift_times(ki, h->rows, h->n, offset)) {
+			return set_err(w, -GP_ERR_RANGE, "%s time out of range with offset %lld",
+				       ki->name, (long long)offset);
+		}
+		ret = write_rows(w, h->kind, h->rows, h->n);
+		if (ret) {
+			return ret;
+		}
+		free(h->rows);
+		h->rows = NULL;
+		w->held_bytes -= (size_t)h->n * ki->size;
+	}
+	w->nheld = 0;
+	for (unsigned k = 0; k < GPT_KIND__MAX && offset; k++) {
+		const struct gpt_kind_info *ki = gpt_kind_info(k);
+		if (w->pend[k].n && ki && ki->time_field &&
+		    !shift_times(ki, w->pend[k].rows, w->pend[k].n, offset)) {
+			return set_err(w, -GP_ERR_RANGE, "%s time out of range with offset %lld",
+				       ki->name, (long long)offset);
+		}
+	}
 	return 0;
 }
 
@@ -760,6 +885,10 @@ static void writer_free(struct gpt_writer *w)
 	for (unsigned k = 0; k < GPT_KIND__MAX; k++) {
 		free(w->pend[k].rows);
 	}
+	for (size_t i = 0; i < w->nheld; i++) {
+		free(w->held[i].rows);
+	}
+	free(w->held);
 	if (w->zinit) {
 		deflateEnd(&w->zs);
 	}
@@ -783,6 +912,9 @@ int gpt_writer_close(struct gpt_writer *w)
 		return -GP_ERR_API;
 	}
 	ret = w->err;
+	if (!ret && w->holding) {
+		ret = gpt_writer_release(w, 0);
+	}
 	if (!ret) {
 		ret = gpt_writer_flush(w);
 	}

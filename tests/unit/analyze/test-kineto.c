@@ -452,6 +452,96 @@ TEST(kineto_many_events)
 	gpt_writer_close(w);
 }
 
+/*
+ * Relative times with "baseTimeNanoseconds" after the events: n kernels
+ * (ts i us + 0.5 us, dur 1.25 us) and a CPU op, converted, every record's
+ * times read back exactly. With few records the writer holds them until the
+ * base comes; past the importer's 4 MiB bound (30,000 kernels: 200 bytes
+ * each) it reads ahead for the base instead. Both must give the same times.
+ */
+static void relative_base(int n, const char *tail)
+{
+	char json[600], gpz[600], err[512];
+	struct gpt_writer *w = NULL;
+	struct gpt_reader *r = NULL;
+	struct gpt_chunk ch;
+	const uint64_t base = 1711964646000000000ull;
+	FILE *f;
+	int rc, nk = 0, nn = 0;
+
+	snprintf(json, sizeof(json), "%s/rel.json", test_tmpdir());
+	snprintf(gpz, sizeof(gpz), "%s/rel.gpz", test_tmpdir());
+	f = fopen(json, "w");
+	REQUIRE(f != NULL);
+	fputs("{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"op\",\"pid\":1,"
+	      "\"tid\":2,\"ts\":3.001,\"dur\":4}", f);
+	for (int i = 0; i < n; i++) {
+		fprintf(f, ",\n{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k%d\",\"pid\":0,"
+			   "\"tid\":7,\"ts\":%d.5,\"dur\":1.25,\"args\":{\"correlation\":%d}}",
+			i % 10, 10 + i, i + 1);
+	}
+	fprintf(f, "]%s}", tail);
+	fclose(f);
+	REQUIRE(gpt_writer_open(gpz, NULL, &w) == 0);
+	CHECK_EQ_I(gpa_import_kineto(json, w, err, sizeof(err)), 0);
+	CHECK_STR(err, "");
+	CHECK_EQ_I(gpt_writer_close(w), 0);
+	REQUIRE(gpt_reader_open(gpz, &r) == 0);
+	while ((rc = gpt_reader_next(r, &ch)) == 1) {
+		for (uint32_t i = 0; i < ch.count; i++) {
+			if (ch.kind == GPT_KIND_KERNEL) {
+				const struct gpt_kernel *k = (const struct gpt_kernel *)ch.records + i;
+				uint64_t want = base + (uint64_t)(10 + nk) * 1000 + 500;
+				if (k->start != want || k->end != want + 1250 ||
+				    k->correlation != (uint32_t)nk + 1) {
+					CHECK_EQ_U(k->start, want);
+					CHECK_EQ_U(k->end, want + 1250);
+					CHECK_EQ_U(k->correlation, nk + 1);
+					break;
+				}
+				nk++;
+			} else if (ch.kind == GPT_KIND_NVTX) {
+				const struct gpt_nvtx *v = (const struct gpt_nvtx *)ch.records + i;
+				CHECK_EQ_U(v->start, base + 3001);
+				CHECK_EQ_U(v->end, base + 7001);
+				nn++;
+			} else if (ch.kind == GPT_KIND_CLOCK) {
+				const struct gpt_clock *c = (const struct gpt_clock *)ch.records + i;
+				CHECK_EQ_U(c->ts, base + 3001);
+			}
+		}
+	}
+	CHECK_EQ_I(rc, 0);
+	CHECK_EQ_I(nk, n);
+	CHECK_EQ_I(nn, 1);
+	gpt_reader_free(r);
+}
+
+TEST(kineto_relative_base_held)
+{
+	relative_base(3000, ",\"baseTimeNanoseconds\":1711964646000000000");
+}
+
+TEST(kineto_relative_base_read_ahead)
+{
+	relative_base(30000, ",\"baseTimeNanoseconds\":1711964646000000000");
+}
+
+/* A base that pushes a held time past INT64_MAX: the same error as without holding. */
+TEST(kineto_relative_base_out_of_range)
+{
+	bad("{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\","
+	    " \"ts\": 5, \"dur\": 1}], \"baseTimeNanoseconds\": 9223372036854775000}", false,
+	    -GP_ERR_RANGE, "timestamp out of range");
+	bad("{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\","
+	    " \"ts\": 5, \"dur\": 1}], \"baseTimeNanoseconds\": -5001}", false,
+	    -GP_ERR_RANGE, "timestamp out of range");
+	/* the same base before the events is checked per event */
+	bad("{\"baseTimeNanoseconds\": 9223372036854775000, \"traceEvents\": [{\"ph\": \"X\","
+	    " \"cat\": \"kernel\", \"name\": \"k\", \"ts\": 5, \"dur\": 1}]}", false,
+	    -GP_ERR_RANGE, "timestamp out of range");
+}
+
 /* Epoch microseconds (pre-2024 traces): the trace clock is the wall clock. */
 TEST(kineto_epoch_clock)
 {
