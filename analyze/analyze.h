@@ -449,6 +449,13 @@ int gpa_import_nsys_ex(const char *path, struct gpt_writer *w, struct gpa_nsys_i
  * Records written before an error stay in w.
  */
 int gpa_import_kineto(const char *path, struct gpt_writer *w, char *errbuf, size_t errlen);
+/*
+ * For tests: false makes gpa_import_kineto read every event through its
+ * token loop, the reference its fast path (whole events read straight from
+ * the buffer) must agree with byte for byte; true (the default) again.
+ * Process-wide, not thread-safe.
+ */
+void gpa_import_kineto_fast_path(bool on);
 
 /*
  * The process record's settings string the Kineto importer writes when the

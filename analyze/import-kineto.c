@@ -1805,8 +1805,13 @@ static int dispatch(struct imp *im, struct gpa_json_scan *sc, const struct gpa_j
  * on; 0, a handler failed; -1, the scanner did (as dispatch()).
  */
 
-/* The token loop alone when false (to compare the two paths by hand). */
-static const bool kineto_fast_path = true;
+/* The token loop alone when false: the fast path's reference, for the tests. */
+static bool kineto_fast_path = true;
+
+void gpa_import_kineto_fast_path(bool on)
+{
+	kineto_fast_path = on;
+}
 
 struct fast {
 	struct gpa_json_scan *sc;

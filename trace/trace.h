@@ -104,7 +104,7 @@ struct gpt_writer_opts {
 	 * make it readable), so the injected library never sets it.
 	 */
 	bool compact;
-	/* compact: packing threshold in raw payload bytes; 0 the default (1 MiB). */
+	/* compact: packing threshold in raw payload bytes; 0 the default (256 KiB). */
 	uint32_t pack_bytes;
 };
 

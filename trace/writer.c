@@ -25,7 +25,7 @@
 /* Levels up to this one code random-looking columns with Huffman codes only. */
 #define HUFFMAN_COLUMNS_MAX_LEVEL 3
 #define HUFFMAN_COLUMN_MIN_BYTES 1024
-#define DEFAULT_PACK_BYTES (1u << 20)
+#define DEFAULT_PACK_BYTES (256u << 10)
 
 struct str_slot {
 	uint64_t hash;

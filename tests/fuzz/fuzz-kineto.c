@@ -10,10 +10,13 @@
  * the importer detects them; a second pass gzips the input, so mutated JSON
  * also reaches the gzip path.
  *
- * The records go to a gpt_writer on /dev/null, handled as gpa_convert does:
- * abandoned when the import failed, closed (flush, index, trailer) when it
- * succeeded, and then the close must succeed too. The error text must be a
- * terminated string and say something whenever the import failed.
+ * The records go to a gpt_writer on another anonymous file, handled as
+ * gpa_convert does: abandoned when the import failed, closed (flush, index,
+ * trailer) when it succeeded, and then the close must succeed too. The
+ * error text must be a terminated string and say something whenever the
+ * import failed. Each input is imported twice, with the fast path and with
+ * the token loop alone (gpa_import_kineto_fast_path): result, message and
+ * written bytes must be the same.
  */
 #include "base/compat.h"
 #include "analyze/analyze.h"
@@ -41,34 +44,40 @@ static bool write_all(int fd, const uint8_t *p, size_t n)
 	return true;
 }
 
-static void import_bytes(const uint8_t *data, size_t size)
+/*
+ * One import of the file at path into a writer on an anonymous file, the
+ * fast path on or off. Returns the import's result; *out gets the written
+ * bytes (the header's "created" time and CRC zeroed) or NULL.
+ */
+static int import_once(const char *path, bool fast, char *err, size_t errlen, uint8_t **out,
+		       size_t *out_len)
 {
 	struct gpt_writer_opts opts = { .level = 0 };
 	struct gpt_writer *w = NULL;
-	char path[64], err[256];
-	int mfd, nfd, ret;
+	int wfd, keep, ret;
+	off_t len;
 
-	mfd = memfd_create("fuzz-kineto", MFD_CLOEXEC);
-	if (mfd < 0) {
-		return;
+	*out = NULL;
+	*out_len = 0;
+	wfd = memfd_create("fuzz-kineto-out", MFD_CLOEXEC);
+	if (wfd < 0) {
+		return 1;
 	}
-	if (!write_all(mfd, data, size)) {
-		goto out;
-	}
-	nfd = open("/dev/null", O_WRONLY | O_CLOEXEC);
-	if (nfd < 0) {
-		goto out;
-	}
-	if (gpt_writer_open_fd(nfd, "/dev/null", &opts, &w)) {
+	keep = dup(wfd);
+	if (keep < 0 || gpt_writer_open_fd(wfd, "out.gpz", &opts, &w)) {
 		if (w) {
 			gpt_writer_close(w);
 		}
-		goto out;
+		if (keep >= 0) {
+			close(keep);
+		}
+		return 1;
 	}
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", mfd);
-	memset(err, 'x', sizeof(err));
-	ret = gpa_import_kineto(path, w, err, sizeof(err));
-	if (!memchr(err, 0, sizeof(err)) || (ret && !err[0]) || ret > 0) {
+	memset(err, 'x', errlen);
+	gpa_import_kineto_fast_path(fast);
+	ret = gpa_import_kineto(path, w, err, errlen);
+	gpa_import_kineto_fast_path(true);
+	if (!memchr(err, 0, errlen) || (ret && !err[0]) || ret > 0) {
 		__builtin_trap();
 	}
 	sink += strlen(err) + (uint64_t)-ret;
@@ -78,7 +87,48 @@ static void import_bytes(const uint8_t *data, size_t size)
 	} else if (gpt_writer_close(w)) {
 		__builtin_trap();
 	}
-out:
+	len = lseek(keep, 0, SEEK_END);
+	if (len > 0 && (*out = malloc((size_t)len))) {
+		if (pread(keep, *out, (size_t)len, 0) == len) {
+			*out_len = (size_t)len;
+			if (*out_len >= 32) {
+				memset(*out + 20, 0, 12);
+			}
+		}
+	}
+	close(keep);
+	return ret;
+}
+
+/*
+ * Imports the bytes twice, with the fast path (whole events read from the
+ * buffer) and with the token loop alone: both must give the same result,
+ * the same message and the same file, or the target traps.
+ */
+static void import_bytes(const uint8_t *data, size_t size)
+{
+	char path[64], err_fast[256], err_slow[256];
+	uint8_t *a, *b;
+	size_t alen, blen;
+	int mfd, ra, rb;
+
+	mfd = memfd_create("fuzz-kineto", MFD_CLOEXEC);
+	if (mfd < 0) {
+		return;
+	}
+	if (!write_all(mfd, data, size)) {
+		close(mfd);
+		return;
+	}
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", mfd);
+	ra = import_once(path, true, err_fast, sizeof(err_fast), &a, &alen);
+	rb = import_once(path, false, err_slow, sizeof(err_slow), &b, &blen);
+	if (ra != rb || strcmp(err_fast, err_slow) != 0 || alen != blen ||
+	    (alen && memcmp(a, b, alen) != 0)) {
+		__builtin_trap();
+	}
+	free(a);
+	free(b);
 	close(mfd);
 }
 

@@ -7,9 +7,13 @@
 #include "analyze/analyze.h"
 #include "tests/unit/test.h"
 
+#include <dirent.h>
+#include <ftw.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <zlib.h>
 
 #define MAXR 16
@@ -654,4 +658,196 @@ TEST(kineto_epoch_decimals_mark)
 	REQUIRE(g.np == 1);
 	CHECK_STR(S(&g, g.p[0].settings), "pytorch-profiler");
 	done(&g);
+}
+
+/* ---- the fast path against the token loop */
+
+struct both {
+	int ret;
+	char err[512];
+	uint8_t *gpz; /* the written file, its "created" time and header CRC zeroed */
+	size_t len;
+};
+
+static void read_whole(const char *path, uint8_t **p, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	struct stat st;
+
+	*p = NULL;
+	*len = 0;
+	REQUIRE(f != NULL);
+	REQUIRE(fstat(fileno(f), &st) == 0);
+	*p = malloc((size_t)st.st_size + 1);
+	REQUIRE(*p != NULL);
+	*len = fread(*p, 1, (size_t)st.st_size, f);
+	fclose(f);
+}
+
+/* Imports path with the fast path on or off into a plain level-0 file. */
+static void import_with(const char *path, bool fast, struct both *b)
+{
+	struct gpt_writer_opts o = {.level = 0};
+	struct gpt_writer *w = NULL;
+	char gpz[600];
+
+	snprintf(gpz, sizeof(gpz), "%s/fast%d.gpz", test_tmpdir(), fast);
+	REQUIRE(gpt_writer_open(gpz, &o, &w) == 0);
+	gpa_import_kineto_fast_path(fast);
+	b->ret = gpa_import_kineto(path, w, b->err, sizeof(b->err));
+	gpa_import_kineto_fast_path(true);
+	gpt_writer_close(w); /* what was written before an error too */
+	read_whole(gpz, &b->gpz, &b->len);
+	if (b->len >= 32) {
+		memset(b->gpz + 20, 0, 12);
+	}
+}
+
+/* Both paths give the same result, message and bytes; returns whether they did. */
+static bool same_both_ways(const char *path)
+{
+	struct both a, b;
+	bool same;
+
+	import_with(path, true, &a);
+	import_with(path, false, &b);
+	same = a.ret == b.ret && strcmp(a.err, b.err) == 0 && a.len == b.len &&
+	       memcmp(a.gpz, b.gpz, a.len) == 0;
+	if (!same) {
+		printf("  %s: fast ret %d \"%s\" %zu bytes; token loop ret %d \"%s\" %zu bytes\n",
+		       path, a.ret, a.err, a.len, b.ret, b.err, b.len);
+	}
+	free(a.gpz);
+	free(b.gpz);
+	return same;
+}
+
+static int anchor_files, anchor_differ;
+
+static int each_anchor(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	size_t n = strlen(path);
+
+	(void)st;
+	(void)ftw;
+	if (type == FTW_F && ((n > 5 && strcmp(path + n - 5, ".json") == 0) ||
+			      (n > 8 && strcmp(path + n - 8, ".json.gz") == 0))) {
+		anchor_files++;
+		anchor_differ += !same_both_ways(path);
+	}
+	return 0;
+}
+
+/* Where ../shared/anchors/kineto is, or NULL. */
+static const char *kineto_anchors(void)
+{
+	static char dir[PATH_MAX];
+	const char *top = getenv("TOP");
+	const char *cands[] = {"../shared/anchors/kineto", "../../shared/anchors/kineto"};
+	DIR *d;
+
+	if (top) {
+		snprintf(dir, sizeof(dir), "%s/../shared/anchors/kineto", top);
+		if ((d = opendir(dir))) {
+			closedir(d);
+			return dir;
+		}
+	}
+	for (size_t i = 0; i < sizeof(cands) / sizeof(cands[0]); i++) {
+		if ((d = opendir(cands[i]))) {
+			closedir(d);
+			snprintf(dir, sizeof(dir), "%s", cands[i]);
+			return dir;
+		}
+	}
+	return NULL;
+}
+
+/* Every real Kineto trace: the fast path writes the very bytes the token loop does. */
+TEST(kineto_fast_path_equals_token_loop_on_anchors)
+{
+	const char *dir = kineto_anchors();
+
+	if (!dir) {
+		printf("  (no anchors directory: skipped)\n");
+		return;
+	}
+	anchor_files = anchor_differ = 0;
+	CHECK_EQ_I(nftw(dir, each_anchor, 16, FTW_PHYS), 0);
+	CHECK_EQ_I(anchor_files >= 20, 1);
+	CHECK_EQ_I(anchor_differ, 0);
+}
+
+/*
+ * Damaged JSON: the modern trace above and a real anchor (when there) cut
+ * at many places and with bytes overwritten by characters that matter to a
+ * JSON reader; each variant must give the same error, place and records
+ * both ways. Deterministic (a fixed xorshift seed).
+ */
+static void damaged_both_ways(const uint8_t *text, size_t len, uint64_t seed, int *variants,
+			      int *differ)
+{
+	static const uint8_t repl[] = {'"', '\\', '{', '}', '[', ']', ',', ':', '0', '-', '.',
+				       'e', 'x', ' ', '\n', 0x01, 0x80, 0xc3, 0xff, 't'};
+	char path[600];
+	uint8_t *v = malloc(len + 1);
+	uint64_t x = seed;
+
+	REQUIRE(v != NULL);
+	snprintf(path, sizeof(path), "%s/damaged.json", test_tmpdir());
+	for (int i = 0; i < 160; i++) {
+		size_t n = len;
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		memcpy(v, text, len);
+		if (i < 60) {
+			n = (size_t)(x % len); /* cut */
+		} else {
+			for (int j = 0; j < 1 + i % 3; j++) { /* one to three bytes replaced */
+				x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+				v[x % len] = repl[(x >> 32) % sizeof(repl)];
+			}
+		}
+		FILE *f = fopen(path, "wb");
+		REQUIRE(f != NULL);
+		CHECK_EQ_U(fwrite(v, 1, n, f), n);
+		fclose(f);
+		(*variants)++;
+		*differ += !same_both_ways(path);
+	}
+	free(v);
+}
+
+TEST(kineto_fast_path_equals_token_loop_on_damaged_json)
+{
+	int variants = 0, differ = 0;
+	const char *dir = kineto_anchors();
+
+	damaged_both_ways((const uint8_t *)modern, strlen(modern), 0x9e3779b97f4a7c15ull,
+			  &variants, &differ);
+	if (dir) {
+		/* a real trace of every event category, 2,245 events, decompressed here */
+		char path[PATH_MAX];
+		uint8_t *text = NULL;
+		size_t len = 0, cap = 0;
+		snprintf(path, sizeof(path),
+			 "%s/hta/cupti_profiler/benchmark_result_924719_1679055439_trace.json.gz", dir);
+		gzFile g = gzopen(path, "rb");
+		if (g) {
+			int got;
+			do {
+				if (cap - len < 65536) {
+					cap = cap ? cap * 2 : 1 << 20;
+					text = realloc(text, cap);
+					REQUIRE(text != NULL);
+				}
+				got = gzread(g, text + len, 65536);
+				len += got > 0 ? (size_t)got : 0;
+			} while (got > 0);
+			gzclose(g);
+			damaged_both_ways(text, len, 0x2545f4914f6cdd1dull, &variants, &differ);
+		}
+		free(text);
+	}
+	CHECK_EQ_I(variants >= 160, 1);
+	CHECK_EQ_I(differ, 0);
 }
