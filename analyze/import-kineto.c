@@ -774,6 +774,11 @@ static int decide_base(struct imp *im, int64_t first_ts)
 	}
 	if (!im->have_base && first_ts < REL_TS_LIMIT_US * 1000) {
 		int r = gpt_writer_hold(im->w);
+		if (r == -GP_ERR_API) {
+			/* the caller's writer has timed records pending: write them first */
+			r = gpt_writer_flush(im->w);
+			r = r ? r : gpt_writer_hold(im->w);
+		}
 		if (r) {
 			return fail(im, r, "writing the trace: %s", gpt_writer_last_error(im->w)), -1;
 		}
@@ -2127,6 +2132,14 @@ int gpa_import_kineto(const char *path, struct gpt_writer *w, char *errbuf, size
 		goto out;
 	}
 out:
+	if (im.base_pending) {
+		/*
+		 * An error while the writer held records: they stay in w as the
+		 * records before an error always did, timed with the base that a
+		 * read ahead finds (im.ret keeps the first error).
+		 */
+		settle_base(&im, false);
+	}
 	gpa_json_scan_free(sc);
 	gpa_json_file_close(f);
 	free(im.name);

@@ -546,6 +546,25 @@ TEST(kineto_relative_base_out_of_range)
 	    -GP_ERR_RANGE, "timestamp out of range");
 }
 
+/*
+ * An error while the writer holds relative-time records: the records before
+ * it stay in the writer with the base a read ahead finds, as before holding.
+ */
+TEST(kineto_relative_base_error_keeps_records)
+{
+	struct got g;
+
+	import(&g, "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\","
+		   " \"pid\": 0, \"tid\": 7, \"ts\": 5, \"dur\": 1},\n{\"ph\": \"X\", \"cat\": \"kernel\","
+		   " \"name\": [1]}], \"baseTimeNanoseconds\": 1000000000}", false);
+	CHECK_EQ_I(g.ret, -GP_ERR_FORMAT);
+	CHECK_CONTAINS(g.err, "line 2");
+	REQUIRE(g.nk == 1);
+	CHECK_EQ_U(g.k[0].start, 1000005000ull);
+	CHECK_EQ_U(g.k[0].end, 1000006000ull);
+	done(&g);
+}
+
 /* Epoch microseconds (pre-2024 traces): the trace clock is the wall clock. */
 TEST(kineto_epoch_clock)
 {
