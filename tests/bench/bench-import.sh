@@ -13,6 +13,10 @@
 #              gzipped at level 6 for the figure), or the .sqlite
 #   gpz B      the converted file's size
 #   gpz/src    their ratio; for Kineto, PASS when at most 1/3, else MISS
+#   sqlite B   the same events as an Nsight Systems SQLite export: for a
+#              Kineto anchor `GPUPROF export --sqlite` of the converted
+#              file (the nsys-compatible subset, docs/export.md), for an
+#              nsys anchor the .sqlite itself; and gpz/sqlite
 #   B/ev       bytes per event of the source and of the .gpz
 #   ev/s       events per second of the whole convert command (wall, median)
 #   peak       the convert's peak RSS (max of the runs) in MiB, and per event
@@ -120,11 +124,22 @@ def src_size(fmt, path):
 def per(n, ev):
     return "%.1f" % (n / ev) if ev else "-"
 
-print("| anchor | fmt | events | src B | gpz B | gpz/src | <=1/3 | src B/ev | gpz B/ev "
-      "| import ev/s | peak MiB | peak B/ev |")
-print("| --- | --- | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: |")
+def sqlite_size(fmt, path, gpz):
+    if fmt == "nsys":
+        return os.path.getsize(path)
+    out = os.path.join(tmp, "out.sqlite")
+    p = subprocess.run([gpuprof, "export", "--force", "--sqlite", out, gpz],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    if p.returncode != 0:
+        return None
+    return os.path.getsize(out)
+
+print("| anchor | fmt | events | src B | gpz B | gpz/src | <=1/3 | sqlite B | gpz/sqlite "
+      "| src B/ev | gpz B/ev | import ev/s | peak MiB | peak B/ev |")
+print("| --- | --- | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: "
+      "| ---: |")
 bad = misses = 0
-tot = {"kineto": [0, 0], "nsys": [0, 0]}
+tot = {"kineto": [0, 0, 0], "nsys": [0, 0, 0]}
 for fmt, path in inputs():
     name = os.path.relpath(path, anchors)
     dst = os.path.join(tmp, "out.gpz")
@@ -153,12 +168,19 @@ for fmt, path in inputs():
         tot["nsys"][0] += src
         tot["nsys"][1] += gpz
     med = statistics.median(walls)
-    print("| %s%s | %s | %d | %d | %d | %.3f | %s | %s | %s | %s | %.1f | %s |" % (
-        name, note, fmt, ev, src, gpz, ratio, verdict, per(src, ev), per(gpz, ev),
-        "%.0f" % (ev / med) if ev else "-", peak / 1024, per(peak * 1024, ev)))
-for fmt, (s, g) in tot.items():
+    sq = sqlite_size(fmt, path, dst)
+    if sq is None:
+        print("| %s | %s | export --sqlite failed |" % (name, fmt))
+        bad += 1
+        continue
+    tot[fmt][2] += sq
+    print("| %s%s | %s | %d | %d | %d | %.3f | %s | %d | %.3f | %s | %s | %s | %.1f | %s |" % (
+        name, note, fmt, ev, src, gpz, ratio, verdict, sq, gpz / sq, per(src, ev),
+        per(gpz, ev), "%.0f" % (ev / med) if ev else "-", peak / 1024, per(peak * 1024, ev)))
+for fmt, (s, g, q) in tot.items():
     if s:
-        print("\n%s total: source %d B, gpz %d B, gpz/src %.3f" % (fmt, s, g, g / s))
+        print("\n%s total: source %d B, gpz %d B, gpz/src %.3f; sqlite %d B, gpz/sqlite %.3f" % (
+            fmt, s, g, g / s, q, g / q))
 floor = convert(None, os.path.join(tmp, "none"), ["/bin/true"])[1]
 print("\nthe peak RSS method reads %.1f MiB for /bin/true: figures near it are that floor" % (
     floor / 1024))
