@@ -521,8 +521,15 @@ static int hold_rows(struct gpt_writer *w, unsigned kind)
 		w->held = h;
 		w->heldcap = cap;
 	}
-	w->held[w->nheld++] = (struct held){w->pend[kind].rows, w->pend[kind].n, (uint16_t)kind};
-	w->held_bytes += (size_t)w->pend[kind].n * gpt_kind_info(kind)->size;
+	size_t bytes = (size_t)w->pend[kind].n * gpt_kind_info(kind)->size;
+	uint8_t *rows = w->pend[kind].rows;
+	if (w->pend[kind].n < w->chunk_records) {
+		/* a flush while holding: keep no more than the records (realloc may fail: keep all) */
+		uint8_t *fit = realloc(rows, bytes);
+		rows = fit ? fit : rows;
+	}
+	w->held[w->nheld++] = (struct held){rows, w->pend[kind].n, (uint16_t)kind};
+	w->held_bytes += bytes;
 	w->pend[kind].rows = NULL;
 	w->pend[kind].n = 0;
 	w->pend[kind].mapped = 0;
@@ -580,12 +587,20 @@ static bool shift_times(const struct gpt_kind_info *ki, uint8_t *rows, uint32_t 
 	for (uint32_t i = 0; i < n; i++, rows += ki->size) {
 		for (int j = 0; j < 2 && f[j]; j++) {
 			uint64_t v;
-			memcpy(&v, rows + f[j]->offset, 8); /* time fields are u64 (schema.c) */
+			if (f[j]->type == GPT_TY_u64) { /* every kind's time fields (schema.c) */
+				memcpy(&v, rows + f[j]->offset, 8);
+			} else {
+				v = gpt_field_get(f[j], rows);
+			}
 			if (offset >= 0 ? v > UINT64_MAX - d : v < -d) {
 				return false;
 			}
 			v += d;
-			memcpy(rows + f[j]->offset, &v, 8);
+			if (f[j]->type == GPT_TY_u64) {
+				memcpy(rows + f[j]->offset, &v, 8);
+			} else if (gpt_field_set(f[j], rows, v)) {
+				return false;
+			}
 		}
 	}
 	return true;
