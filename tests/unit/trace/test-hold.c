@@ -100,35 +100,48 @@ TEST(writer_hold_release_compact)
 	hold_case(true);
 }
 
+/* A writer holding from its start, with kernels 0..n-1 added. */
+static void open_holding(struct tt_mem_writer *mw, const struct gpt_writer_opts *o, uint64_t n)
+{
+	REQUIRE(tt_writer_open(mw, o) == 0);
+	CHECK_EQ_I(gpt_writer_hold(mw->w), 0);
+	for (uint64_t i = 0; i < n; i++) {
+		struct gpt_kernel k = kern(i);
+		CHECK_EQ_I(gpt_writer_add(mw->w, GPT_KIND_KERNEL, &k), 0);
+	}
+}
+
+/* Closes the writer, reads the file back: n kernels, the last one's start in *start. */
+static void finish_last_start(struct tt_mem_writer *mw, size_t n, uint64_t *start)
+{
+	struct tt_buf b;
+	struct tt_read rd;
+
+	*start = 0;
+	REQUIRE(tt_writer_finish(mw, &b) == 0);
+	tt_read_all(b.p, b.len, "hold.gpz", &rd);
+	CHECK_EQ_I(rd.next_ret, 0);
+	CHECK_EQ_I(rd.st.has_footer, 1);
+	REQUIRE(rd.recs[GPT_KIND_KERNEL].n == n);
+	*start = ((const struct gpt_kernel *)rd.recs[GPT_KIND_KERNEL].v)[n - 1].start;
+	tt_read_release(&rd);
+	tt_buf_free(&b);
+}
+
 /* A negative offset, and offsets that would carry a time past 0 or 2^64. */
 TEST(writer_hold_offset_range)
 {
 	struct gpt_writer_opts o = {.level = 0, .chunk_records = 2};
 	struct tt_mem_writer mw;
-	struct tt_buf b;
-	struct tt_read rd;
+	uint64_t start;
 
-	REQUIRE(tt_writer_open(&mw, &o) == 0);
-	CHECK_EQ_I(gpt_writer_hold(mw.w), 0);
-	for (uint64_t i = 0; i < 3; i++) {
-		struct gpt_kernel k = kern(i);
-		CHECK_EQ_I(gpt_writer_add(mw.w, GPT_KIND_KERNEL, &k), 0);
-	}
+	open_holding(&mw, &o, 3);
 	CHECK_EQ_I(gpt_writer_release(mw.w, -1000), 0);
-	REQUIRE(tt_writer_finish(&mw, &b) == 0);
-	tt_read_all(b.p, b.len, "neg.gpz", &rd);
-	REQUIRE(rd.recs[GPT_KIND_KERNEL].n == 3);
-	CHECK_EQ_U(((const struct gpt_kernel *)rd.recs[GPT_KIND_KERNEL].v)[2].start, 20);
-	tt_read_release(&rd);
-	tt_buf_free(&b);
+	finish_last_start(&mw, 3, &start);
+	CHECK_EQ_U(start, 20);
 
 	for (int c = 0; c < 2; c++) {
-		REQUIRE(tt_writer_open(&mw, &o) == 0);
-		CHECK_EQ_I(gpt_writer_hold(mw.w), 0);
-		for (uint64_t i = 0; i < 3; i++) { /* the third stays pending: both paths */
-			struct gpt_kernel k = kern(i);
-			CHECK_EQ_I(gpt_writer_add(mw.w, GPT_KIND_KERNEL, &k), 0);
-		}
+		open_holding(&mw, &o, 3); /* the third stays pending: both paths */
 		CHECK_EQ_I(gpt_writer_release(mw.w, c ? -1001 : INT64_MAX), c ? -GP_ERR_RANGE : 0);
 		if (!c) {
 			/* INT64_MAX fits a u64 time of 1000; a second hold pushes it over */
@@ -151,21 +164,10 @@ TEST(writer_hold_close)
 {
 	struct gpt_writer_opts o = {.level = 1, .chunk_records = 2};
 	struct tt_mem_writer mw;
-	struct tt_buf b;
-	struct tt_read rd;
 
-	REQUIRE(tt_writer_open(&mw, &o) == 0);
-	CHECK_EQ_I(gpt_writer_hold(mw.w), 0);
-	for (uint64_t i = 0; i < 5; i++) {
-		struct gpt_kernel k = kern(i);
-		CHECK_EQ_I(gpt_writer_add(mw.w, GPT_KIND_KERNEL, &k), 0);
-	}
-	REQUIRE(tt_writer_finish(&mw, &b) == 0);
-	tt_read_all(b.p, b.len, "close.gpz", &rd);
-	CHECK_EQ_I(rd.next_ret, 0);
-	CHECK_EQ_I(rd.st.has_footer, 1);
-	REQUIRE(rd.recs[GPT_KIND_KERNEL].n == 5);
-	CHECK_EQ_U(((const struct gpt_kernel *)rd.recs[GPT_KIND_KERNEL].v)[4].start, 1040);
-	tt_read_release(&rd);
-	tt_buf_free(&b);
+	uint64_t start;
+
+	open_holding(&mw, &o, 5);
+	finish_last_start(&mw, 5, &start);
+	CHECK_EQ_U(start, 1040);
 }
