@@ -151,6 +151,7 @@ int gpa_json_scan_new(gpa_json_read_fn read, void *ctx, size_t max_token,
 		free(s);
 		return -GP_ERR_NOMEM;
 	}
+	gp_prefault(s->buf, s->cap + PAD); /* filled whole by the first read */
 	memset(s->buf, 0, PAD);
 	s->buf[0] = '"';
 	s->read = read;
@@ -951,6 +952,9 @@ int gpa_json_file_open(const char *path, struct gpa_json_file **out, char *err, 
 	f->gz = got == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
 	if (f->gz) {
 		f->in = malloc(IN_CAP);
+		if (f->in) {
+			gp_prefault(f->in, IN_CAP);
+		}
 		if (!f->in) {
 			snprintf(err, errlen, "%s: out of memory", path);
 			close(f->fd);

@@ -44,7 +44,7 @@ struct gpt_writer {
 	struct {
 		uint8_t *rows;
 		uint32_t n;
-		size_t mapped;	/* bytes of rows prefault() has mapped in */
+		size_t mapped;	/* bytes of rows gp_prefault() has mapped in */
 	} pend[GPT_KIND__MAX];
 
 	/* Interned strings: text in 'text', offsets by id, open-addressed table. */
@@ -677,6 +677,9 @@ int gpt_writer_open_fd(int fd, const char *name, const struct gpt_writer_opts *o
 		w->pack_bytes = opts->pack_bytes ? opts->pack_bytes : DEFAULT_PACK_BYTES;
 	}
 	w->tmp = malloc(sizeof(uint64_t) * 3 * (w->chunk_records + 1));
+	if (w->tmp) {
+		gp_prefault(w->tmp, sizeof(uint64_t) * 3 * (w->chunk_records + 1));
+	}
 	if (!w->name || !w->tmp) {
 		gpt_writer_abandon(w);
 		return -GP_ERR_NOMEM;
@@ -784,33 +787,6 @@ int gpt_writer_intern(struct gpt_writer *w, const char *s, size_t len, uint32_t 
 	return 0;
 }
 
-/*
- * Maps in the pages of [p, p + n) with one call instead of one page fault per
- * page as the rows fill them: where faults are dear (about 12 us each on the
- * virtual machine of docs/performance.md, against under 1 us per page this
- * way) they took a tenth of a Kineto import. Advice only: any failure (an
- * older kernel, pages already there) changes nothing.
- */
-static void prefault(uint8_t *p, size_t n)
-{
-#ifdef MADV_POPULATE_WRITE
-	int saved = errno;
-	long page = sysconf(_SC_PAGESIZE); /* once per step: cheap, and no shared state */
-
-	if (page > 0) {
-		uintptr_t a = ((uintptr_t)p + (uintptr_t)page - 1) & ~((uintptr_t)page - 1);
-		uintptr_t e = ((uintptr_t)p + n) & ~((uintptr_t)page - 1);
-		if (e > a) {
-			(void)madvise((void *)a, e - a, MADV_POPULATE_WRITE);
-		}
-	}
-	errno = saved;
-#else
-	(void)p;
-	(void)n;
-#endif
-}
-
 /* Rows are mapped this many bytes at a time (8 pages of 4 KiB): at most that much unused. */
 #define PREFAULT_STEP (32u << 10)
 
@@ -840,7 +816,7 @@ int gpt_writer_add(struct gpt_writer *w, enum gpt_kind kind, const void *rec)
 	if (((size_t)w->pend[kind].n + 1) * ki->size > w->pend[kind].mapped) {
 		size_t all = (size_t)ki->size * w->chunk_records, m = w->pend[kind].mapped;
 		size_t step = all - m < PREFAULT_STEP ? all - m : PREFAULT_STEP;
-		prefault(w->pend[kind].rows + m, step);
+		gp_prefault(w->pend[kind].rows + m, step);
 		w->pend[kind].mapped = m + step;
 	}
 	memcpy(w->pend[kind].rows + (size_t)w->pend[kind].n * ki->size, rec, ki->size);
