@@ -482,6 +482,17 @@ enum gpa_input_format {
  * GPA_INPUT_GPZ, so the trace reader's message says what it is not.
  */
 int gpa_input_detect(const char *path, enum gpa_input_format *fmt, char *errbuf, size_t errlen);
+/*
+ * Records per chunk of the temporary .gpz an analysis writes when it is given
+ * a Kineto or nsys file (and of bench-kineto, which times that import). Small
+ * chunks keep the writer's row buffers (one per record kind) in cache while
+ * the parser fills them: with the default 8192 they were megabytes, and the
+ * import of a Kineto trace ran 20-23 % slower (docs/import-figures.md,
+ * "Fifth pass"). `gpuprof convert` keeps 8192: its file is kept, and larger
+ * chunks compress better.
+ */
+#define GPA_IMPORT_CHUNK_RECORDS 2048
+
 /* Runs the importer for fmt (KINETO or NSYS), writing through w. */
 int gpa_import(const char *in, enum gpa_input_format fmt, struct gpt_writer *w, char *errbuf,
 	       size_t errlen);

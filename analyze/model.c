@@ -873,7 +873,8 @@ static int open_input(const char *path, struct gpt_reader **r, char *errbuf, siz
 		gp_strbuf_release(&tmp);
 		return -GP_ERR_IO;
 	}
-	ret = gpt_writer_open_fd(fd, tmp.buf, NULL, &w);
+	const struct gpt_writer_opts wo = {.chunk_records = GPA_IMPORT_CHUNK_RECORDS};
+	ret = gpt_writer_open_fd(fd, tmp.buf, &wo, &w);
 	if (!ret) {
 		ret = gpa_import(path, fmt, w, errbuf, errlen);
 		if (ret) {
