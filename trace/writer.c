@@ -59,6 +59,7 @@ struct gpt_writer {
 	int zstrategy; /* the strategy zs was last given */
 	struct gp_strbuf raw, out;
 	uint64_t *tmp;
+	size_t tmp_mapped; /* bytes of tmp gp_prefault() has mapped in (as chunks need them) */
 	GP_VEC(struct gpt_index_entry) index;
 	struct gpt_writer_stats stats;
 
@@ -497,6 +498,12 @@ static int write_rows(struct gpt_writer *w, unsigned kind, const uint8_t *rows, 
 		first = 0;
 	}
 	gp_strbuf_reset(&w->raw);
+	/* the encoder's arrays, 24 bytes a record: mapped in one call the first time a chunk needs them */
+	size_t need = sizeof(uint64_t) * 3 * ((size_t)n + 1);
+	if (need > w->tmp_mapped) {
+		gp_prefault((uint8_t *)w->tmp + w->tmp_mapped, need - w->tmp_mapped);
+		w->tmp_mapped = need;
+	}
 	ret = gpt_encode_records_ex(ki, rows, n, w->tmp, &w->raw, w->compact);
 	if (ret) {
 		return set_err(w, ret, "cannot encode %s records: %s", ki->name, gp_err_str(ret));
@@ -677,9 +684,6 @@ int gpt_writer_open_fd(int fd, const char *name, const struct gpt_writer_opts *o
 		w->pack_bytes = opts->pack_bytes ? opts->pack_bytes : DEFAULT_PACK_BYTES;
 	}
 	w->tmp = malloc(sizeof(uint64_t) * 3 * (w->chunk_records + 1));
-	if (w->tmp) {
-		gp_prefault(w->tmp, sizeof(uint64_t) * 3 * (w->chunk_records + 1));
-	}
 	if (!w->name || !w->tmp) {
 		gpt_writer_abandon(w);
 		return -GP_ERR_NOMEM;
