@@ -39,6 +39,7 @@ PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -liberty
 
 BASE_SRC := $(wildcard base/*.c)
 TRACE_SRC := $(wildcard trace/*.c)
+IMPORT_SRC := $(wildcard import/*.c)
 ANALYZE_SRC := $(wildcard analyze/*.c)
 REPORT_SRC := $(wildcard report/*.c)
 CLI_SRC := $(wildcard cli/*.c)
@@ -48,6 +49,7 @@ obj = $(patsubst %.c,$(O)/%.o,$(1))
 
 LIB_BASE := $(O)/libgpbase.a
 LIB_TRACE := $(O)/libgptrace.a
+LIB_IMPORT := $(O)/libgpimport.a
 LIB_ANALYZE := $(O)/libgpanalyze.a
 LIB_REPORT := $(O)/libgpreport.a
 GPUPROF := $(O)/gpuprof
@@ -55,9 +57,10 @@ TRACEGEN := $(O)/tracegen
 
 UNIT_BASE := $(O)/tests/unit-base
 UNIT_TRACE := $(O)/tests/unit-trace
+UNIT_IMPORT := $(O)/tests/unit-import
 UNIT_ANALYZE := $(O)/tests/unit-analyze
 UNIT_REPORT := $(O)/tests/unit-report
-UNIT_BINS := $(UNIT_BASE) $(UNIT_TRACE) $(UNIT_ANALYZE) $(UNIT_REPORT)
+UNIT_BINS := $(UNIT_BASE) $(UNIT_TRACE) $(UNIT_IMPORT) $(UNIT_ANALYZE) $(UNIT_REPORT)
 BENCH_TRACE := $(O)/bench-trace
 
 
@@ -86,6 +89,9 @@ $(LIB_BASE): $(call obj,$(BASE_SRC))
 $(LIB_TRACE): $(call obj,$(TRACE_SRC))
 	@rm -f $@
 	ar rcs $@ $^
+$(LIB_IMPORT): $(call obj,$(IMPORT_SRC))
+	@rm -f $@
+	ar rcs $@ $^
 $(LIB_ANALYZE): $(call obj,$(ANALYZE_SRC))
 	@rm -f $@
 	ar rcs $@ $^
@@ -103,7 +109,8 @@ $(LIB_REPORT): $(call obj,$(REPORT_SRC)) $(O)/gen/html-assets.o
 	ar rcs $@ $^
 
 # analyze/ and report/ join the link once they have sources.
-ALL_LIBS = $(if $(REPORT_SRC),$(LIB_REPORT)) $(if $(ANALYZE_SRC),$(LIB_ANALYZE)) $(LIB_TRACE) $(LIB_BASE)
+ALL_LIBS = $(if $(REPORT_SRC),$(LIB_REPORT)) $(if $(ANALYZE_SRC),$(LIB_ANALYZE)) $(LIB_IMPORT) \
+	$(LIB_TRACE) $(LIB_BASE)
 
 $(GPUPROF): $(call obj,$(CLI_SRC)) $(ALL_LIBS)
 	$(CC) $(LDFLAGS) -o $@ $(call obj,$(CLI_SRC)) $(ALL_LIBS) $(PKG_LIBS) -lm
@@ -122,12 +129,18 @@ $(UNIT_TRACE): $(call obj,$(wildcard tests/unit/trace/*.c) tests/tools/gen.c) $(
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
 
+# The importers' tests link no analysis: import/ uses only trace/ and base/.
+$(UNIT_IMPORT): $(call obj,$(wildcard tests/unit/import/*.c)) $(UNIT_MAIN) \
+		$(LIB_IMPORT) $(LIB_TRACE) $(LIB_BASE)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
+
 $(UNIT_ANALYZE): $(call obj,$(wildcard tests/unit/analyze/*.c) tests/tools/gen.c) $(UNIT_MAIN) \
-		$(LIB_ANALYZE) $(LIB_TRACE) $(LIB_BASE)
+		$(LIB_ANALYZE) $(LIB_IMPORT) $(LIB_TRACE) $(LIB_BASE)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
 $(UNIT_REPORT): $(call obj,$(wildcard tests/unit/report/*.c)) $(UNIT_MAIN) \
-		$(LIB_REPORT) $(LIB_ANALYZE) $(LIB_TRACE) $(LIB_BASE)
+		$(LIB_REPORT) $(LIB_ANALYZE) $(LIB_IMPORT) $(LIB_TRACE) $(LIB_BASE)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
 
@@ -147,7 +160,7 @@ check-layering:
 	@sh scripts/check-layering.sh
 
 check-headers: | $(DEPS_STAMP)
-	@for h in base/base.h trace/trace.h analyze/analyze.h report/report.h; do \
+	@for h in base/base.h trace/trace.h import/import.h analyze/analyze.h report/report.h; do \
 		printf '#include "%s"\n' $$h | $(CC) $(CFLAGS) -x c -fsyntax-only - || exit 1; \
 	done; echo "check-headers: ok"
 
@@ -165,13 +178,11 @@ fuzz: $(FUZZ_BIN) $(TRACEGEN)
 
 # The Kineto JSON importer, plain and gzipped inputs.
 FUZZ_KINETO_BIN := $(O)/fuzz/fuzz-kineto
-$(FUZZ_KINETO_BIN): tests/fuzz/fuzz-kineto.c analyze/import-kineto.c analyze/json-scan.c $(BASE_SRC) \
-		$(TRACE_SRC) \
-		| $(DEPS_STAMP)
+$(FUZZ_KINETO_BIN): tests/fuzz/fuzz-kineto.c $(IMPORT_SRC) $(BASE_SRC) $(TRACE_SRC) | $(DEPS_STAMP)
 	@sh scripts/deps.sh fuzz
 	@mkdir -p $(dir $@)
 	clang -std=gnu11 -g -O1 -I. -DGPT_HAVE_LIBDEFLATE -fsanitize=fuzzer,address,undefined $^ \
-		-o $@ $$(pkg-config --libs zlib libdeflate libisal)
+		-o $@ $$(pkg-config --libs zlib libdeflate libisal sqlite3)
 
 fuzz-kineto: $(FUZZ_KINETO_BIN)
 	@sh tests/fuzz/run-fuzz-kineto.sh $(FUZZ_KINETO_BIN) $(FUZZ_SECONDS)
@@ -187,7 +198,7 @@ $(BENCH_REPORT): $(call obj,tests/bench/bench-report.c tests/tools/gen.c) $(LIB_
 
 BENCH_FLAME := $(O)/bench-flame
 $(BENCH_FLAME): $(call obj,tests/bench/bench-flame.c tests/tools/gen.c) $(LIB_REPORT) $(LIB_ANALYZE) \
-		$(LIB_TRACE) $(LIB_BASE)
+		$(LIB_IMPORT) $(LIB_TRACE) $(LIB_BASE)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
 
 bench: $(BENCH_TRACE) $(BENCH_REPORT) $(BENCH_FLAME) $(GPUPROF) $(TRACEGEN)
@@ -201,7 +212,7 @@ bench: $(BENCH_TRACE) $(BENCH_REPORT) $(BENCH_FLAME) $(GPUPROF) $(TRACEGEN)
 
 # Kineto JSON import alone (in-process), per anchor: tests/bench/bench-kineto.sh.
 BENCH_KINETO := $(O)/bench-kineto
-$(BENCH_KINETO): $(call obj,tests/bench/bench-kineto.c) $(LIB_ANALYZE) $(LIB_TRACE) $(LIB_BASE)
+$(BENCH_KINETO): $(call obj,tests/bench/bench-kineto.c) $(LIB_IMPORT) $(LIB_TRACE) $(LIB_BASE)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
 bench-kineto: $(BENCH_KINETO) $(GPUPROF)
 	@sh tests/bench/bench-kineto.sh $(BENCH_KINETO) $(GPUPROF)
@@ -252,7 +263,7 @@ $(UNIT_OCC_ORACLE): $(call obj,tests/unit/occupancy/test-occ-oracle.c analyze/oc
 # Occupancy of every launch of a 10-million-kernel trace (docs/performance.md).
 BENCH_OCCUPANCY := $(O)/bench-occupancy
 $(BENCH_OCCUPANCY): $(call obj,tests/bench/bench-occupancy.c tests/tools/gen.c) $(LIB_ANALYZE) \
-		$(LIB_TRACE) $(LIB_BASE)
+		$(LIB_IMPORT) $(LIB_TRACE) $(LIB_BASE)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
 .PHONY: bench-occupancy
 bench-occupancy: $(BENCH_OCCUPANCY)

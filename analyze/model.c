@@ -11,6 +11,7 @@
  */
 #include "base/compat.h"
 #include "analyze/analyze.h"
+#include "import/import.h"
 
 #include <dirent.h>
 #include <stdio.h>

@@ -3,7 +3,7 @@
  * gpuprof convert - write a trace from another tool as a .gpz.
  */
 #include "base/compat.h"
-#include "analyze/analyze.h"
+#include "import/import.h"
 #include "cli/cli.h"
 
 #include <getopt.h>

@@ -116,7 +116,8 @@ $(O)/tests/bt-prog-fp $(O)/tests/bt-prog-nofp: $(O)/tests/bt-prog-%: $(O)/tests/
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -ldl -lpthread -lm
 
-$(O)/tests/stack-frames: $(call obj,tests/fakecuda/stack-frames.c) $(LIB_ANALYZE) $(LIB_TRACE) $(LIB_BASE)
+$(O)/tests/stack-frames: $(call obj,tests/fakecuda/stack-frames.c) $(LIB_ANALYZE) $(LIB_IMPORT) \
+		$(LIB_TRACE) $(LIB_BASE)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
 

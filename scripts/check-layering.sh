@@ -8,13 +8,14 @@ allowed() { # module -> modules it may include
 	base) echo "base" ;;
 	trace) echo "base trace" ;;
 	inject) echo "base trace inject" ;;
-	analyze) echo "base trace analyze" ;;
+	import) echo "base trace import" ;;
+	analyze) echo "base trace import analyze" ;;
 	report) echo "base analyze report" ;;
-	cli) echo "base trace analyze report cli" ;;
+	cli) echo "base trace import analyze report cli" ;;
 	*) echo "" ;;
 	esac
 }
-for mod in base trace inject analyze report cli; do
+for mod in base trace inject import analyze report cli; do
 	[ -d "$mod" ] || continue
 	ok=$(allowed "$mod")
 	for f in $(find "$mod" -name '*.[ch]'); do

@@ -16,8 +16,8 @@
  * tokenizer before the timed runs.
  */
 #include "base/compat.h"
-#include "analyze/analyze.h"
-#include "analyze/json-scan.h"
+#include "import/import.h"
+#include "import/json-scan.h"
 #include "trace/trace.h"
 
 #include <fcntl.h>

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Kineto JSON import (analyze/import-kineto.c) on every real anchor trace in
+# Kineto JSON import (import/kineto.c) on every real anchor trace in
 # ../shared/anchors/kineto/hta: each must import without error, and the
 # records per kind must equal the events counted with python3's json module.
 # The importer has no command yet, so a small driver is built here.
@@ -13,7 +13,7 @@ command -v gcc >/dev/null 2>&1 || exit 77
 
 cat >drv.c <<'C'
 #include "base/compat.h"
-#include "analyze/analyze.h"
+#include "import/import.h"
 #include <stdio.h>
 int main(int argc, char **argv)
 {
@@ -40,7 +40,7 @@ int main(int argc, char **argv)
 	return 0;
 }
 C
-gcc -std=gnu11 -O2 -I"$TOP" -DGP_VERSION='"e2e"' -o drv drv.c "$TOP/analyze/import-kineto.c" "$TOP/analyze/json-scan.c" \
+gcc -std=gnu11 -O2 -I"$TOP" -DGP_VERSION='"e2e"' -o drv drv.c "$TOP/import/kineto.c" "$TOP/import/json-scan.c" \
 	"$TOP"/trace/*.c "$TOP"/base/*.c -lisal -lz -lm 2>cc.err || fail "driver: $(cat cc.err)"
 
 n=0

@@ -14,7 +14,7 @@ command -v python3 >/dev/null 2>&1 || { echo "skip: no python3"; exit 77; }
 
 cat >imp.c <<'C'
 #include "base/compat.h"
-#include "analyze/analyze.h"
+#include "import/import.h"
 #include <stdio.h>
 int main(int argc, char **argv)
 {
@@ -37,7 +37,7 @@ int main(int argc, char **argv)
 }
 C
 # TEST_LDFLAGS: the sanitizer runtime when the suite runs under make check.
-cc -std=gnu11 -I"$TOP" imp.c "$BUILD/libgpanalyze.a" "$BUILD/libgptrace.a" \
+cc -std=gnu11 -I"$TOP" imp.c "$BUILD/libgpimport.a" "$BUILD/libgptrace.a" \
 	"$BUILD/libgpbase.a" ${TEST_LDFLAGS:-} $(pkg-config --libs zlib libdeflate sqlite3) -lm \
 	-o imp || fail "cannot build the import driver"
 

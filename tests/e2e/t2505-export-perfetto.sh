@@ -9,7 +9,7 @@ case $O in
 /*) lib=$O ;;
 *) lib=$BUILD ;;
 esac
-for a in libgpreport.a libgpanalyze.a libgptrace.a libgpbase.a; do
+for a in libgpreport.a libgpanalyze.a libgpimport.a libgptrace.a libgpbase.a; do
 	[ -f "$lib/$a" ] || fail "missing $lib/$a (build first)"
 done
 cat >prog.c <<'C'
@@ -49,7 +49,8 @@ int main(int argc, char **argv)
 C
 # TEST_LDFLAGS: the sanitizer runtime when the suite runs under make check.
 cc -std=gnu11 -I"$TOP" $(pkg-config --cflags libxml-2.0 libisal) prog.c "$lib/libgpreport.a" \
-	"$lib/libgpanalyze.a" "$lib/libgptrace.a" "$lib/libgpbase.a" ${TEST_LDFLAGS:-} \
+	"$lib/libgpanalyze.a" "$lib/libgpimport.a" "$lib/libgptrace.a" "$lib/libgpbase.a" \
+	${TEST_LDFLAGS:-} \
 	$(pkg-config --libs zlib libdeflate sqlite3 libxml-2.0 libpcre2-8 libisal) -liberty -lm -o prog ||
 	fail "cannot build the export program"
 

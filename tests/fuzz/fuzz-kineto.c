@@ -19,7 +19,8 @@
  * written bytes must be the same.
  */
 #include "base/compat.h"
-#include "analyze/analyze.h"
+#include "import/import.h"
+#include "import/import-test.h"
 
 #include <fcntl.h>
 #include <stdio.h>

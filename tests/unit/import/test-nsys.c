@@ -6,7 +6,7 @@
  * and inputs that are not exports or hold bad rows.
  */
 #include "base/compat.h"
-#include "analyze/analyze.h"
+#include "import/import.h"
 #include "tests/unit/test.h"
 
 #include <dirent.h>

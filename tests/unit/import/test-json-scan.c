@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
- * Tests of the pull JSON tokenizer (analyze/json-scan.c) and its gzip input:
+ * Tests of the pull JSON tokenizer (import/json-scan.c) and its gzip input:
  * token streams read in chunks of every size from 1 byte, escapes and UTF-8,
  * strict number and structure rules, error offsets and lines, nesting limit,
  * every truncation of a document, token size limits, skipping.
  */
 #include "base/compat.h"
-#include "analyze/analyze.h"
-#include "analyze/json-scan.h"
+#include "base/base.h"
+#include "import/json-scan.h"
 #include "tests/unit/test.h"
 
 #include <stdbool.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * import-kineto.c - converts a PyTorch profiler (Kineto) Chrome-trace JSON
+ * kineto.c - converts a PyTorch profiler (Kineto) Chrome-trace JSON
  * file, plain or gzip-compressed, into gpuprof records (docs/import.md).
  *
  * The JSON is read as a stream by the pull tokenizer in json-scan.c (gzip
@@ -16,7 +16,8 @@
  * record is written; the value the parser finally reads must match.
  */
 #include "base/compat.h"
-#include "analyze/analyze.h"
+#include "import/import.h"
+#include "import/import-test.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -25,8 +26,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "analyze/json-scan.h"
-#include "analyze/json-raw.h"
+#include "import/json-scan.h"
+#include "import/json-raw.h"
 
 #define CHUNK (256u << 10)
 #define MAX_DEPTH 64

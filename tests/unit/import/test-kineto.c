@@ -4,7 +4,8 @@
  * record it writes is read back from the .gpz and compared field by field.
  */
 #include "base/compat.h"
-#include "analyze/analyze.h"
+#include "import/import.h"
+#include "import/import-test.h"
 #include "tests/unit/test.h"
 
 #include <dirent.h>

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * import.c - inputs other than .gpz: detection by content, conversion to
- * .gpz through the importers, and loading them into the model by way of a
- * temporary .gpz (so every analysis reads every input the same way).
+ * import.c - inputs other than .gpz: detection by content, and conversion
+ * to .gpz through the importers. The model (analyze/model.c) loads such an
+ * input by way of a temporary .gpz written here, so every analysis reads
+ * every input the same way.
  */
 #include "base/compat.h"
-#include "analyze/analyze.h"
+#include "import/import.h"
 
 #include <fcntl.h>
 #include <stdio.h>

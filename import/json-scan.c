@@ -11,8 +11,8 @@
  */
 #include "base/compat.h"
 #include "base/base.h"
-#include "analyze/json-scan.h"
-#include "analyze/json-raw.h"
+#include "import/json-scan.h"
+#include "import/json-raw.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * json-scan.h - a pull tokenizer for large JSON documents (private to analyze/).
+ * json-scan.h - a pull tokenizer for large JSON documents (private to import/).
  *
  * The scanner reads through a caller-supplied read function into one sliding
  * buffer and hands out one token per call: no document tree, memory bounded by
@@ -17,8 +17,8 @@
  *
  * Errors carry the byte offset and line of the offending byte.
  */
-#ifndef GPUPROF_ANALYZE_JSON_SCAN_H
-#define GPUPROF_ANALYZE_JSON_SCAN_H
+#ifndef GPUPROF_IMPORT_JSON_SCAN_H
+#define GPUPROF_IMPORT_JSON_SCAN_H
 
 #include <stddef.h>
 #include <stdint.h>

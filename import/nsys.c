@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * import-nsys.c - converts an Nsight Systems SQLite export (nsys export
+ * nsys.c - converts an Nsight Systems SQLite export (nsys export
  * --type sqlite) into gpuprof records through a trace writer.
  *
  * Every table is read with one prepared statement, streamed row by row; the
@@ -13,7 +13,7 @@
  * docs/import-nsys.md has the mapping.
  */
 #include "base/compat.h"
-#include "analyze/analyze.h"
+#include "import/import.h"
 
 #include <sqlite3.h>
 #include <stdio.h>

@@ -2,7 +2,7 @@
 /*
  * json-raw.h - the JSON scanner's byte readers, inline, for its own hot
  * loops and for a caller's fast path over input already in its buffer (see
- * gpa_json_raw() in json-scan.h). Private to analyze/.
+ * gpa_json_raw() in json-scan.h). Private to import/.
  *
  * Every reader works on [p, e) where *e is the scanner's sentinel, a '"'
  * followed by padding: loops stop there at the latest, and a result at or
@@ -10,8 +10,8 @@
  * path (gpa_json_next) accepts and otherwise returns NULL, leaving the
  * token path to read more input or to report the error.
  */
-#ifndef GPUPROF_ANALYZE_JSON_RAW_H
-#define GPUPROF_ANALYZE_JSON_RAW_H
+#ifndef GPUPROF_IMPORT_JSON_RAW_H
+#define GPUPROF_IMPORT_JSON_RAW_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -21,7 +21,7 @@
 #include <emmintrin.h>
 #endif
 
-#include "analyze/json-scan.h"
+#include "import/json-scan.h"
 
 /* 1 for bytes that may appear in a number */
 static const unsigned char jr_numch[256] = {

@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * import.h - the public header of import/: readers of foreign traces (PyTorch
+ * profiler (Kineto) JSON, Nsight Systems SQLite exports) that write the same
+ * records as a recording, through a trace writer the caller opened.
+ * Nothing here reads the analysis model; docs/dev/design.md says why this is
+ * a module of its own.
+ */
+#ifndef GPA_IMPORT_H
+#define GPA_IMPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/base.h"
+#include "trace/trace.h"
+
+/* ----------------------------------------------------------- nsys import */
+
+/* What one import read and wrote (docs/import-nsys.md). */
+struct gpa_nsys_import_stats {
+	uint64_t rows;          /* activity rows read (kernel ... NVTX tables) */
+	uint64_t kernels, memcpys, memsets, api, syncs, nvtx; /* records written */
+	uint64_t devices, threads;
+	uint64_t skipped_api;   /* RUNTIME rows whose eventClass is not 0 or 1 (e.g. 67) */
+	uint64_t skipped_nvtx;  /* NVTX rows that are not ranges or marks (names, domains) */
+	uint64_t skipped_threads; /* ThreadNames rows of processes with no activity */
+	uint64_t processes;     /* processes with CUDA or NVTX activity */
+	uint32_t main_pid;      /* the one written as the PROCESS record */
+};
+
+/*
+ * Reads an Nsight Systems SQLite export (nsys export --type sqlite) and
+ * writes the equivalent records through w, which the caller opened and
+ * closes. Every CUDA and NVTX row of every process is written; one PROCESS
+ * record names the process with the most CUDA activity. Returns 0, or a
+ * negative gp_err with "FILE: table T: row N: what" in errbuf:
+ * -GP_ERR_IO (cannot open), -GP_ERR_FORMAT (not an nsys export, or a NULL or
+ * wrongly typed value where one is needed), -GP_ERR_RANGE (a value that does
+ * not fit our record), or the writer's error. The writer may then hold part
+ * of the records.
+ */
+int gpa_import_nsys(const char *path, struct gpt_writer *w, char *errbuf, size_t errlen);
+/* The same, also filling *stats (may be NULL). */
+int gpa_import_nsys_ex(const char *path, struct gpt_writer *w, struct gpa_nsys_import_stats *stats,
+		       char *errbuf, size_t errlen);
+
+/* ------------------------------------------------------- end nsys import */
+
+/* ------------------------------------------------------------ kineto import */
+
+/*
+ * Converts a PyTorch profiler (Kineto) Chrome-trace JSON file, plain or
+ * gzip-compressed (detected by its magic bytes), into records written
+ * through w, which the caller opened and closes (docs/import.md has the
+ * mapping). The file is parsed as a stream: memory stays bounded whatever
+ * its size. Timestamps become integer nanoseconds exactly from the decimal
+ * text, plus "baseTimeNanoseconds" when the trace gives it. Returns 0, or
+ * -GP_ERR_IO, -GP_ERR_FORMAT (malformed JSON, wrong types, missing fields),
+ * -GP_ERR_TRUNCATED, -GP_ERR_RANGE (absurd values), -GP_ERR_NOMEM or the
+ * writer's error, with "FILE: line L (byte B): what is wrong" in errbuf.
+ * Records written before an error stay in w.
+ */
+int gpa_import_kineto(const char *path, struct gpt_writer *w, char *errbuf, size_t errlen);
+/*
+ * The process record's settings string the Kineto importer writes when the
+ * file's times were epoch microseconds with decimals and no
+ * baseTimeNanoseconds (otherwise "pytorch-profiler"); the model marks such
+ * processes (gpa_proc.ts_epoch_decimals) for breakdown's HTA compatibility.
+ */
+#define GPA_KINETO_SETTINGS_EPOCH_DECIMALS "pytorch-profiler; ts: epoch us with decimals"
+
+/* ------------------------------------------------------------ end kineto import */
+
+/* ---------------------------------------------------------------- inputs */
+
+enum gpa_input_format {
+	GPA_INPUT_UNKNOWN = 0,
+	GPA_INPUT_GPZ = 1,    /* our own trace */
+	GPA_INPUT_KINETO = 2, /* PyTorch profiler Chrome-trace JSON, plain or gzip */
+	GPA_INPUT_NSYS = 3,   /* Nsight Systems SQLite export */
+};
+
+/*
+ * Tells an input's format from its first bytes: the .gpz magic, SQLite's
+ * header, gzip's magic or JSON's first character. Content nothing claims is
+ * GPA_INPUT_GPZ, so the trace reader's message says what it is not.
+ */
+int gpa_input_detect(const char *path, enum gpa_input_format *fmt, char *errbuf, size_t errlen);
+/*
+ * Records per chunk of the temporary .gpz an analysis writes when it is given
+ * a Kineto or nsys file (and of bench-kineto, which times that import). Small
+ * chunks keep the writer's row buffers (one per record kind) in cache while
+ * the parser fills them: with the default 8192 they were megabytes, and the
+ * import of a Kineto trace ran 20-23 % slower (docs/import-figures.md,
+ * "Fifth pass"). `gpuprof convert` keeps 8192: its file is kept, and larger
+ * chunks compress better.
+ */
+#define GPA_IMPORT_CHUNK_RECORDS 2048
+
+/* Runs the importer for fmt (KINETO or NSYS), writing through w. */
+int gpa_import(const char *in, enum gpa_input_format fmt, struct gpt_writer *w, char *errbuf,
+	       size_t errlen);
+/* Writes any importable input as a .gpz at out (removed again on error). */
+int gpa_convert(const char *in, const char *out, char *errbuf, size_t errlen);
+
+#endif
