@@ -1041,27 +1041,6 @@ const struct gpa_devrow *gpa_device_match(const char *name, unsigned cc_major, u
 double gpa_pcie_gbps(unsigned gen);
 
 /*
- * The next key=value pair of a user file's line at *s (device files,
- * roofline rules): blanks separate pairs, a value may be "quoted", '#'
- * starts a comment. Cuts the line in place and advances *s. Returns 1 with
- * *key and *val, 0 at the end of the line, -1 when a word has no '=' (*key
- * is that word), -2 for an unterminated quote; *why says which.
- */
-int gpa_kv_next(char **s, char **key, char **val, const char **why);
-
-#define GPA_KV_LINE_MAX 4096
-/* "PATH:LINE: WHAT 'VAL'" (VAL may be NULL) into errbuf; returns -GP_ERR_FORMAT. */
-int gpa_kv_error(char *errbuf, size_t errlen, const char *path, size_t line, const char *what,
-		 const char *val);
-/*
- * The next line of text[*pos, len) into line, a trailing CR cut; *ln counts
- * lines. Returns 1, 0 at the end, or -GP_ERR_FORMAT for a line over
- * GPA_KV_LINE_MAX bytes or with a NUL byte (errbuf names path and line).
- */
-int gpa_kv_line(const char *path, const char *text, size_t len, size_t *pos, size_t *ln,
-		char line[GPA_KV_LINE_MAX + 1], char *errbuf, size_t errlen);
-
-/*
  * Parses a device file (docs/mfu.md): one device per line of key=value
  * fields, '#' comments. Untrusted: errors name the file, line and problem.
  * Returns 0 with *rows (caller frees) or -GP_ERR_FORMAT / -GP_ERR_NOMEM.

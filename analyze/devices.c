@@ -314,9 +314,9 @@ static int parse_line(const char *path, size_t ln, char *s, struct gpa_devrow *r
 	for (;;) {
 		char *key, *val;
 		const char *why;
-		int kv = gpa_kv_next(&s, &key, &val, &why);
+		int kv = gp_kv_next(&s, &key, &val, &why);
 		if (kv < 0) {
-			return gpa_kv_error(errbuf, errlen, path, ln, why, kv == -1 ? key : NULL);
+			return gp_kv_error(errbuf, errlen, path, ln, why, kv == -1 ? key : NULL);
 		}
 		if (!kv) {
 			break;
@@ -328,7 +328,7 @@ static int parse_line(const char *path, size_t ln, char *s, struct gpa_devrow *r
 				     : !strcmp(key, "match") ? sizeof(r->patterns)
 							     : sizeof(r->key);
 			if (!*val || strlen(val) >= cap) {
-				return gpa_kv_error(errbuf, errlen, path, ln, "empty or too long", key);
+				return gp_kv_error(errbuf, errlen, path, ln, "empty or too long", key);
 			}
 			memcpy(!strcmp(key, "name")    ? r->name
 			       : !strcmp(key, "match") ? r->patterns
@@ -337,14 +337,14 @@ static int parse_line(const char *path, size_t ln, char *s, struct gpa_devrow *r
 			has_name |= !strcmp(key, "name");
 		} else if (dt >= 0) {
 			if (!parse_num(val, 0, 1e6, &x) || x == 0) {
-				return gpa_kv_error(errbuf, errlen, path, ln,
+				return gp_kv_error(errbuf, errlen, path, ln,
 					    "peak TFLOP/s must be a number in (0, 1e6], got", val);
 			}
 			r->tflops[dt] = x;
 			has_value = true;
 		} else if (!strcmp(key, "mem_bw") || !strcmp(key, "nvlink")) {
 			if (!parse_num(val, 0, 1e6, &x) || x == 0) {
-				return gpa_kv_error(errbuf, errlen, path, ln,
+				return gp_kv_error(errbuf, errlen, path, ln,
 					    "bandwidth GB/s must be a number in (0, 1e6], got", val);
 			}
 			*(!strcmp(key, "mem_bw") ? &r->mem_gbps : &r->nvlink_gbps) = x;
@@ -354,7 +354,7 @@ static int parse_line(const char *path, size_t ln, char *s, struct gpa_devrow *r
 			char c;
 			if (sscanf(val, "%u.%u%c", &maj, &min, &c) != 2 || !maj || maj > 99 ||
 			    min > 9) {
-				return gpa_kv_error(errbuf, errlen, path, ln, "bad compute capability", val);
+				return gp_kv_error(errbuf, errlen, path, ln, "bad compute capability", val);
 			}
 			r->cc_major = (uint8_t)maj;
 			r->cc_minor = (uint8_t)min;
@@ -363,7 +363,7 @@ static int parse_line(const char *path, size_t ln, char *s, struct gpa_devrow *r
 			   !strcmp(key, "disputed")) {
 			double hi = !strcmp(key, "pcie_gen") ? 7 : !strcmp(key, "disputed") ? 1 : 1e6;
 			if (!parse_num(val, 0, hi, &x) || x != floor(x)) {
-				return gpa_kv_error(errbuf, errlen, path, ln, "bad whole number for", key);
+				return gp_kv_error(errbuf, errlen, path, ln, "bad whole number for", key);
 			}
 			if (!strcmp(key, "sms")) {
 				r->sms = (uint32_t)x;
@@ -377,17 +377,17 @@ static int parse_line(const char *path, size_t ln, char *s, struct gpa_devrow *r
 				r->disputed = x != 0;
 			}
 		} else {
-			return gpa_kv_error(errbuf, errlen, path, ln, "unknown key", key);
+			return gp_kv_error(errbuf, errlen, path, ln, "unknown key", key);
 		}
 	}
 	if (!has_name && !has_value && !r->key[0] && !r->patterns[0]) {
 		return 1; /* blank or comment */
 	}
 	if (!has_name) {
-		return gpa_kv_error(errbuf, errlen, path, ln, "a device needs name=", NULL);
+		return gp_kv_error(errbuf, errlen, path, ln, "a device needs name=", NULL);
 	}
 	if (!has_value) {
-		return gpa_kv_error(errbuf, errlen, path, ln, "a device needs a peak or mem_bw", NULL);
+		return gp_kv_error(errbuf, errlen, path, ln, "a device needs a peak or mem_bw", NULL);
 	}
 	if (!r->patterns[0]) {
 		memcpy(r->patterns, r->name, sizeof(r->name));
@@ -402,13 +402,13 @@ int gpa_devices_parse(const char *path, const char *text, size_t len, struct gpa
 		      size_t *nrows, char *errbuf, size_t errlen)
 {
 	GP_VEC(struct gpa_devrow) v = {0};
-	char line[GPA_KV_LINE_MAX + 1];
+	char line[GP_KV_LINE_MAX + 1];
 	size_t ln = 0, pos = 0;
 	int ret = 0;
 
 	*rows = NULL;
 	*nrows = 0;
-	while (!ret && (ret = gpa_kv_line(path, text, len, &pos, &ln, line, errbuf, errlen)) > 0) {
+	while (!ret && (ret = gp_kv_line(path, text, len, &pos, &ln, line, errbuf, errlen)) > 0) {
 		ret = 0;
 		struct gpa_devrow r;
 		int pr = parse_line(path, ln, line, &r, errbuf, errlen);
@@ -420,7 +420,7 @@ int gpa_devices_parse(const char *path, const char *text, size_t len, struct gpa
 			continue;
 		}
 		if (v.n >= MAX_ROWS) {
-			ret = gpa_kv_error(errbuf, errlen, path, ln, "more than 1024 devices", NULL);
+			ret = gp_kv_error(errbuf, errlen, path, ln, "more than 1024 devices", NULL);
 			break;
 		}
 		if (gp_vec_push(&v, r)) {

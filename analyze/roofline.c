@@ -176,9 +176,9 @@ static int parse_rule(const char *path, size_t ln, char *s, struct rule *r, char
 	for (;;) {
 		char *key, *val;
 		const char *why;
-		int kv = gpa_kv_next(&s, &key, &val, &why);
+		int kv = gp_kv_next(&s, &key, &val, &why);
 		if (kv < 0) {
-			return gpa_kv_error(errbuf, errlen, path, ln, why, kv == -1 ? key : NULL);
+			return gp_kv_error(errbuf, errlen, path, ln, why, kv == -1 ? key : NULL);
 		}
 		if (!kv) {
 			break;
@@ -190,16 +190,16 @@ static int parse_rule(const char *path, size_t ln, char *s, struct rule *r, char
 		if (!strcmp(key, "dtype")) {
 			r->dtype = gpa_dtype_parse(val);
 			if (r->dtype < 0) {
-				return gpa_kv_error(errbuf, errlen, path, ln, "unknown datatype", val);
+				return gp_kv_error(errbuf, errlen, path, ln, "unknown datatype", val);
 			}
 			continue;
 		}
 		if (!dst) {
-			return gpa_kv_error(errbuf, errlen, path, ln, "unknown key", key);
+			return gp_kv_error(errbuf, errlen, path, ln, "unknown key", key);
 		}
 		size_t cap = dst == r->pattern ? sizeof(r->pattern) : MAX_EXPR;
 		if (!*val || strlen(val) >= cap) {
-			return gpa_kv_error(errbuf, errlen, path, ln, "empty or too long", key);
+			return gp_kv_error(errbuf, errlen, path, ln, "empty or too long", key);
 		}
 		memcpy(dst, val, strlen(val) + 1);
 	}
@@ -207,15 +207,15 @@ static int parse_rule(const char *path, size_t ln, char *s, struct rule *r, char
 		return 1;
 	}
 	if (!r->pattern[0] || !r->flops[0] || !r->bytes[0]) {
-		return gpa_kv_error(errbuf, errlen, path, ln, "a rule needs pattern=, flops= and bytes=", NULL);
+		return gp_kv_error(errbuf, errlen, path, ln, "a rule needs pattern=, flops= and bytes=", NULL);
 	}
 	struct vars one = {1, 1, 1, 1, 1, 1, 1, 1};
 	double x;
 	if (!eval(r->flops, &one, &x)) {
-		return gpa_kv_error(errbuf, errlen, path, ln, "bad flops formula", r->flops);
+		return gp_kv_error(errbuf, errlen, path, ln, "bad flops formula", r->flops);
 	}
 	if (!eval(r->bytes, &one, &x)) {
-		return gpa_kv_error(errbuf, errlen, path, ln, "bad bytes formula", r->bytes);
+		return gp_kv_error(errbuf, errlen, path, ln, "bad bytes formula", r->bytes);
 	}
 	int code;
 	PCRE2_SIZE off;
@@ -235,7 +235,7 @@ int gpa_roof_rules_parse(const char *path, const char *text, size_t len,
 			 struct gpa_roof_rules **out, char *errbuf, size_t errlen)
 {
 	struct gpa_roof_rules *rs = calloc(1, sizeof(*rs));
-	char line[GPA_KV_LINE_MAX + 1];
+	char line[GP_KV_LINE_MAX + 1];
 	size_t ln = 0, pos = 0;
 	int ret = 0;
 
@@ -245,10 +245,10 @@ int gpa_roof_rules_parse(const char *path, const char *text, size_t len,
 		snprintf(errbuf, errlen, "out of memory");
 		return -GP_ERR_NOMEM;
 	}
-	while (!ret && (ret = gpa_kv_line(path, text, len, &pos, &ln, line, errbuf, errlen)) > 0) {
+	while (!ret && (ret = gp_kv_line(path, text, len, &pos, &ln, line, errbuf, errlen)) > 0) {
 		ret = 0;
 		if (rs->n >= MAX_RULES) {
-			ret = gpa_kv_error(errbuf, errlen, path, ln, "more than 256 rules", NULL);
+			ret = gp_kv_error(errbuf, errlen, path, ln, "more than 256 rules", NULL);
 			break;
 		}
 		int pr = parse_rule(path, ln, line, &rs->v[rs->n], errbuf, errlen);
@@ -259,7 +259,7 @@ int gpa_roof_rules_parse(const char *path, const char *text, size_t len,
 		}
 	}
 	if (!ret && !rs->n) {
-		ret = gpa_kv_error(errbuf, errlen, path, ln, "no rule in the file", NULL);
+		ret = gp_kv_error(errbuf, errlen, path, ln, "no rule in the file", NULL);
 	}
 	if (!ret && !(rs->md = pcre2_match_data_create(4, NULL))) {
 		snprintf(errbuf, errlen, "out of memory");

@@ -235,15 +235,15 @@ TEST(roofline_rules_and_placement)
 	CHECK_EQ_I(gpa_roof_rules_parse("f", nul, sizeof(nul) - 1, &rs, err, sizeof(err)),
 		   -GP_ERR_FORMAT);
 	CHECK_CONTAINS(err, "f:2: NUL byte in line");
-	char *longl = malloc(GPA_KV_LINE_MAX + 2);
+	char *longl = malloc(GP_KV_LINE_MAX + 2);
 	REQUIRE(longl);
-	memset(longl, ' ', GPA_KV_LINE_MAX + 1);
-	longl[GPA_KV_LINE_MAX + 1] = '\n';
-	CHECK_EQ_I(gpa_roof_rules_parse("f", longl, GPA_KV_LINE_MAX + 2, &rs, err, sizeof(err)),
+	memset(longl, ' ', GP_KV_LINE_MAX + 1);
+	longl[GP_KV_LINE_MAX + 1] = '\n';
+	CHECK_EQ_I(gpa_roof_rules_parse("f", longl, GP_KV_LINE_MAX + 2, &rs, err, sizeof(err)),
 		   -GP_ERR_FORMAT);
 	CHECK_CONTAINS(err, "f:1: line longer than 4096 bytes");
 	/* Exactly the limit is a line (here a blank one): no rule, not a length error. */
-	CHECK_EQ_I(gpa_roof_rules_parse("f", longl + 1, GPA_KV_LINE_MAX + 1, &rs, err, sizeof(err)),
+	CHECK_EQ_I(gpa_roof_rules_parse("f", longl + 1, GP_KV_LINE_MAX + 1, &rs, err, sizeof(err)),
 		   -GP_ERR_FORMAT);
 	CHECK_CONTAINS(err, "no rule in the file");
 	free(longl);

@@ -4,9 +4,11 @@
  * rules): one tokenizer, so both read quoting and comments alike.
  */
 #include "base/compat.h"
-#include "analyze/analyze.h"
+#include "base/base.h"
 
-int gpa_kv_next(char **sp, char **key, char **val, const char **why)
+#include <string.h>
+
+int gp_kv_next(char **sp, char **key, char **val, const char **why)
 {
 	char *s = *sp;
 
@@ -52,16 +54,16 @@ int gpa_kv_next(char **sp, char **key, char **val, const char **why)
 	return 1;
 }
 
-int gpa_kv_error(char *errbuf, size_t errlen, const char *path, size_t line, const char *what,
-		 const char *val)
+int gp_kv_error(char *errbuf, size_t errlen, const char *path, size_t line, const char *what,
+		const char *val)
 {
 	snprintf(errbuf, errlen, "%s:%zu: %s%s%.60s%s", path, line, what, val ? " '" : "",
 		 val ? val : "", val ? "'" : "");
 	return -GP_ERR_FORMAT;
 }
 
-int gpa_kv_line(const char *path, const char *text, size_t len, size_t *pos, size_t *ln,
-		char line[GPA_KV_LINE_MAX + 1], char *errbuf, size_t errlen)
+int gp_kv_line(const char *path, const char *text, size_t len, size_t *pos, size_t *ln,
+	       char line[GP_KV_LINE_MAX + 1], char *errbuf, size_t errlen)
 {
 	size_t start = *pos, p = start;
 
@@ -74,11 +76,11 @@ int gpa_kv_line(const char *path, const char *text, size_t len, size_t *pos, siz
 	size_t n = p - start;
 	*pos = p + 1;
 	++*ln;
-	if (n > GPA_KV_LINE_MAX) {
-		return gpa_kv_error(errbuf, errlen, path, *ln, "line longer than 4096 bytes", NULL);
+	if (n > GP_KV_LINE_MAX) {
+		return gp_kv_error(errbuf, errlen, path, *ln, "line longer than 4096 bytes", NULL);
 	}
 	if (memchr(text + start, '\0', n)) {
-		return gpa_kv_error(errbuf, errlen, path, *ln, "NUL byte in line", NULL);
+		return gp_kv_error(errbuf, errlen, path, *ln, "NUL byte in line", NULL);
 	}
 	memcpy(line, text + start, n);
 	line[n] = '\0';
