@@ -160,7 +160,7 @@ check-layering:
 	@sh scripts/check-layering.sh
 
 check-headers: | $(DEPS_STAMP)
-	@for h in base/base.h trace/trace.h import/import.h analyze/analyze.h report/report.h; do \
+	@for h in base/base.h trace/trace.h import/import.h $(wildcard analyze/*.h) report/report.h; do \
 		printf '#include "%s"\n' $$h | $(CC) $(CFLAGS) -x c -fsyntax-only - || exit 1; \
 	done; echo "check-headers: ok"
 

@@ -17,7 +17,8 @@
  * on HTA's quirks one by one (docs/hta-parity.md has the numbers).
  */
 #include "base/compat.h"
-#include "analyze/analyze.h"
+#include "analyze/breakdown.h"
+#include "analyze/model.h"
 
 #include <math.h>
 #include <strings.h>

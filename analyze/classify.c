@@ -4,7 +4,7 @@
  * ordered list of PCRE2 rules, the user's first, then the built-in ones.
  */
 #include "base/compat.h"
-#include "analyze/analyze.h"
+#include "analyze/flame.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>

@@ -22,7 +22,10 @@
  *     that arrives last most often is the straggler.
  */
 #include "base/compat.h"
-#include "analyze/analyze.h"
+#include "analyze/comm.h"
+#include "analyze/model.h"
+#include "analyze/mfu.h"
+#include "analyze/steps.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>

@@ -5,7 +5,8 @@
  * (docs/mfu.md).
  */
 #include "base/compat.h"
-#include "analyze/analyze.h"
+#include "analyze/model.h"
+#include "analyze/mfu.h"
 
 #include <ctype.h>
 #include <math.h>

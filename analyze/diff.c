@@ -8,7 +8,12 @@
  * (diffstat.c), adjusts for multiple comparisons and gives verdicts.
  */
 #include "base/compat.h"
-#include "analyze/analyze.h"
+#include "analyze/diff.h"
+#include "analyze/model.h"
+#include "analyze/breakdown.h"
+#include "analyze/gaps.h"
+#include "analyze/stats.h"
+#include "analyze/steps.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <fnmatch.h>

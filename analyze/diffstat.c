@@ -7,7 +7,7 @@
  * from the reference's section 5.2; nothing here knows what a GPU is.
  */
 #include "base/compat.h"
-#include "analyze/analyze.h"
+#include "analyze/diff.h"
 
 #include <math.h>
 

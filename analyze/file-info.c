@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "base/compat.h"
-#include "analyze/analyze.h"
+#include "analyze/file-info.h"
 
 #include <stdio.h>
 

@@ -7,7 +7,11 @@
  * frame). Differential trees merge two trees by frame names.
  */
 #include "base/compat.h"
-#include "analyze/analyze.h"
+#include "analyze/flame.h"
+#include "analyze/model.h"
+#include "analyze/gaps.h"
+#include "analyze/stats.h"
+#include "analyze/steps.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>

@@ -16,7 +16,9 @@
  * two small sorts) and binary searches: O(n log n) in all.
  */
 #include "base/compat.h"
-#include "analyze/analyze.h"
+#include "analyze/gaps.h"
+#include "analyze/model.h"
+#include "analyze/steps.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>

@@ -4,7 +4,9 @@
  * utilization, copy bandwidth against the link, slow copies (docs/mfu.md).
  */
 #include "base/compat.h"
-#include "analyze/analyze.h"
+#include "analyze/mfu.h"
+#include "analyze/model.h"
+#include "analyze/steps.h"
 
 #include <math.h>
 #include <stdio.h>

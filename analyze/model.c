@@ -10,7 +10,8 @@
  * and a correlation hash; nothing is kept per record beyond the columns.
  */
 #include "base/compat.h"
-#include "analyze/analyze.h"
+#include "analyze/model.h"
+#include "analyze/file-info.h"
 #include "import/import.h"
 
 #include <dirent.h>

@@ -15,11 +15,18 @@
  * file's trace clock shifted by its first clock anchor onto CLOCK_REALTIME
  * when every file has one; a single file (or any file without an anchor)
  * keeps the clock it was recorded with. Nothing is rounded. Strings from
- * all files are interned into one table (gpa_model_str). Included through
- * analyze.h.
+ * all files are interned into one table (gpa_model_str). Every analysis
+ * header includes this one.
  */
 #ifndef GPA_MODEL_H
 #define GPA_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/base.h"
+#include "trace/trace.h"
 
 #define GPA_NONE UINT32_MAX /* "no row" in index columns */
 
@@ -265,6 +272,33 @@ int gpa_stacks_add_module(struct gpa_model *m, uint32_t proc, const struct gpt_m
 			  uint32_t path, uint32_t build_id);
 int gpa_stacks_link(struct gpa_model *m);
 void gpa_stacks_free(struct gpa_stacks *s);
+
+/*
+ * Frames of the CPU call stack captured at API call row `api`, outermost first;
+ * 0 when none was captured. Symbolized lazily (function name demangled, or
+ * "module+0xOFF" when unknown); the strings live as long as the model.
+ */
+uint32_t gpa_api_stack_depth(struct gpa_model *m, uint32_t api);
+const char *gpa_api_stack_frame(struct gpa_model *m, uint32_t api, uint32_t i);
+
+/* The raw pc of that frame (a return address); 0 when out of range. */
+uint64_t gpa_api_stack_pc(struct gpa_model *m, uint32_t api, uint32_t i);
+
+/* Frames one stack yields at most, whatever a file says. */
+#define GPA_STACK_MAX_FRAMES 256
+
+/* What the call-stack records of the model held, and what was skipped. */
+struct gpa_stack_info {
+	uint64_t nodes, stacks, modules; /* records kept (stacks: distinct calls) */
+	uint64_t api_rows;               /* API rows with a stack */
+	uint64_t bad_nodes;              /* id 0 or defined twice: ignored */
+	uint64_t bad_parents;            /* parent missing or not below the id: cut there */
+	uint64_t bad_stacks;             /* naming a node the file lacks: skipped */
+	uint64_t bad_modules;            /* empty address range: skipped */
+	uint64_t unreadable_modules;     /* module files missing or not ELF (so far) */
+	uint64_t build_id_mismatch;      /* module files of another build (so far) */
+};
+void gpa_stacks_get_info(const struct gpa_model *m, struct gpa_stack_info *out);
 
 /* ------------------------------------------------------- NCCL operations */
 

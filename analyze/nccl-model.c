@@ -17,7 +17,7 @@
  * to the records while linking.
  */
 #include "base/compat.h"
-#include "analyze/analyze.h"
+#include "analyze/model.h"
 
 #define EXT_KIND_CUSTOM2 5 /* CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2 */
 

@@ -5,12 +5,14 @@
  * capabilities 7.0 through 12.x. No CUDA header is needed; the arithmetic is
  * the one the driver's occupancy API uses (docs/occupancy.md), and a test
  * checks it configuration by configuration against the toolkit's
- * cuda_occupancy.h when that header is installed. Included through analyze.h.
+ * cuda_occupancy.h when that header is installed. Included through
+ * analyze/occupancy.h.
  */
 #ifndef GPA_OCCUPANCY_CALC_H
 #define GPA_OCCUPANCY_CALC_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* The device side. Sizes in bytes, counts per SM unless named otherwise. */

@@ -9,7 +9,10 @@
  * device) group and every launch is one hash lookup plus sums.
  */
 #include "base/compat.h"
-#include "analyze/analyze.h"
+#include "analyze/occupancy.h"
+#include "analyze/model.h"
+#include "analyze/occupancy-calc.h"
+#include "analyze/steps.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>

@@ -3,7 +3,9 @@
  * overview.c - what was traced, memory traffic, and warnings.
  */
 #include "base/compat.h"
-#include "analyze/analyze.h"
+#include "analyze/overview.h"
+#include "analyze/model.h"
+#include "analyze/steps.h"
 
 #include <stdio.h>
 

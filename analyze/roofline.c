@@ -6,7 +6,8 @@
  * placed: a trace has no FLOP or byte counters, and nothing is guessed.
  */
 #include "base/compat.h"
-#include "analyze/analyze.h"
+#include "analyze/model.h"
+#include "analyze/mfu.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <ctype.h>

@@ -21,7 +21,7 @@
  * strings, so they live as long as the model.
  */
 #include "base/compat.h"
-#include "analyze/analyze.h"
+#include "analyze/model.h"
 #include "analyze/symbolize.h"
 
 #include <stdio.h>

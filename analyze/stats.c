@@ -11,7 +11,8 @@
  * selection, so a report is linear in events plus n log n over names.
  */
 #include "base/compat.h"
-#include "analyze/analyze.h"
+#include "analyze/stats.h"
+#include "analyze/model.h"
 
 #include <math.h>
 

@@ -4,7 +4,8 @@
  * the whole trace; GPU work assigned to the step that launched it.
  */
 #include "base/compat.h"
-#include "analyze/analyze.h"
+#include "analyze/steps.h"
+#include "analyze/model.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>

@@ -6,7 +6,9 @@
 #define GP_CLI_H
 
 #include "base/base.h"
+#include "analyze/mfu.h" /* struct gpa_mfu_opts */
 
+#include <getopt.h>
 #include <stdio.h>
 
 enum cmd_exit {
@@ -86,8 +88,7 @@ bool cli_write_stdout(const void *buf, size_t len);
 bool cli_write_file(const char *path, const void *buf, size_t len);
 
 /* ---- MFU options shared by gpuprof mfu and gpuprof report (cli/cmd-mfu.c) */
-#include "analyze/analyze.h"
-#include <getopt.h>
+
 struct cli_mfu {
 	struct gpa_mfu_opts a;
 	const char *device_file;

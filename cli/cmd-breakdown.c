@@ -5,7 +5,8 @@
  * default or with HTA's numbers under --compat hta.
  */
 #include "base/compat.h"
-#include "analyze/analyze.h"
+#include "analyze/model.h"
+#include "analyze/breakdown.h"
 #include "cli/cli.h"
 #include "report/report.h"
 

@@ -5,7 +5,9 @@
  * operation matched across ranks (skew, straggler, waiting).
  */
 #include "base/compat.h"
-#include "analyze/analyze.h"
+#include "analyze/model.h"
+#include "analyze/comm.h"
+#include "analyze/steps.h"
 #include "cli/cli.h"
 #include "report/report.h"
 

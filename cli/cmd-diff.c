@@ -6,7 +6,8 @@
  * when a gated metric regressed.
  */
 #include "base/compat.h"
-#include "analyze/analyze.h"
+#include "analyze/model.h"
+#include "analyze/diff.h"
 #include "cli/cli.h"
 #include "report/report.h"
 

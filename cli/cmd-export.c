@@ -4,7 +4,7 @@
  * is one entry in 'formats': its option and its writer.
  */
 #include "base/compat.h"
-#include "analyze/analyze.h"
+#include "analyze/model.h"
 #include "cli/cli.h"
 #include "report/report.h"
 

@@ -5,7 +5,10 @@
  * traces.
  */
 #include "base/compat.h"
-#include "analyze/analyze.h"
+#include "analyze/model.h"
+#include "analyze/flame.h"
+#include "analyze/stats.h"
+#include "analyze/steps.h"
 #include "cli/cli.h"
 #include "report/report.h"
 

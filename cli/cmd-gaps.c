@@ -4,7 +4,9 @@
  * gap lengths, the longest gaps with their evidence, per-step stretches.
  */
 #include "base/compat.h"
-#include "analyze/analyze.h"
+#include "analyze/model.h"
+#include "analyze/gaps.h"
+#include "analyze/steps.h"
 #include "cli/cli.h"
 #include "report/report.h"
 

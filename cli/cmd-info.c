@@ -4,7 +4,7 @@
  * counts, time span, losses, truncation and corruption.
  */
 #include "base/compat.h"
-#include "analyze/analyze.h"
+#include "analyze/file-info.h"
 #include "cli/cli.h"
 #include "report/report.h"
 

@@ -5,7 +5,9 @@
  * shared with gpuprof report (cli_mfu_option).
  */
 #include "base/compat.h"
-#include "analyze/analyze.h"
+#include "analyze/model.h"
+#include "analyze/mfu.h"
+#include "analyze/steps.h"
 #include "cli/cli.h"
 #include "report/report.h"
 

@@ -5,7 +5,9 @@
  * next level, waves and tail; time-weighted per step.
  */
 #include "base/compat.h"
-#include "analyze/analyze.h"
+#include "analyze/model.h"
+#include "analyze/occupancy.h"
+#include "analyze/steps.h"
 #include "cli/cli.h"
 #include "report/report.h"
 

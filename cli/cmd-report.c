@@ -5,7 +5,15 @@
  * warnings.
  */
 #include "base/compat.h"
-#include "analyze/analyze.h"
+#include "analyze/model.h"
+#include "analyze/comm.h"
+#include "analyze/flame.h"
+#include "analyze/gaps.h"
+#include "analyze/mfu.h"
+#include "analyze/occupancy.h"
+#include "analyze/overview.h"
+#include "analyze/stats.h"
+#include "analyze/steps.h"
 #include "cli/cli.h"
 #include "report/report.h"
 

@@ -4,7 +4,8 @@
  * on one or more traces, with nsys's columns, in four formats.
  */
 #include "base/compat.h"
-#include "analyze/analyze.h"
+#include "analyze/model.h"
+#include "analyze/stats.h"
 #include "cli/cli.h"
 #include "report/report.h"
 

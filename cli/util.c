@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "base/compat.h"
-#include "analyze/analyze.h"
+#include "analyze/model.h"
+#include "analyze/steps.h"
 #include "cli/cli.h"
 
 #include <unistd.h>

@@ -5,6 +5,7 @@
  * HTA's column names so that its users can diff the CSVs.
  */
 #include "base/compat.h"
+#include "analyze/breakdown.h"
 #include "report/report.h"
 
 #include <math.h>

@@ -4,6 +4,9 @@
  * report's Communication sections). Formats only.
  */
 #include "base/compat.h"
+#include "analyze/model.h"
+#include "analyze/comm.h"
+#include "analyze/steps.h"
 #include "report/report.h"
 
 static const struct gpr_col coll_cols[] = {

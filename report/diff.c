@@ -4,6 +4,7 @@
  * CI step summaries), JSON and JUnit XML through libxml2. Formats only.
  */
 #include "base/compat.h"
+#include "analyze/diff.h"
 #include "report/report.h"
 
 #include <libxml/xmlwriter.h>

@@ -10,6 +10,9 @@
  * the buffer goes to the file every few megabytes.
  */
 #include "base/compat.h"
+#include "analyze/model.h"
+#include "analyze/file-info.h"
+#include "analyze/overview.h"
 #include "report/report.h"
 
 #include <errno.h>

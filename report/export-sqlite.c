@@ -9,6 +9,8 @@
  * column mapping and the columns we cannot fill.
  */
 #include "base/compat.h"
+#include "analyze/model.h"
+#include "analyze/stats.h"
 #include "report/report.h"
 
 #include <fcntl.h>

@@ -4,6 +4,8 @@
  * difffolded.pl), walked depth first in the tree's name order.
  */
 #include "base/compat.h"
+#include "analyze/model.h"
+#include "analyze/flame.h"
 #include "report/report.h"
 
 int gpr_flame_folded(struct gp_strbuf *out, const struct gpa_flame *f)

@@ -4,6 +4,8 @@
  * spec of speedscope: shared frames, "sampled" and "evented" profiles).
  */
 #include "base/compat.h"
+#include "analyze/model.h"
+#include "analyze/flame.h"
 #include "report/report.h"
 #include "report/flame.h"
 

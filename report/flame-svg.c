@@ -7,6 +7,8 @@
  * what a frame is; the script is flame-svg-js.c.
  */
 #include "base/compat.h"
+#include "analyze/model.h"
+#include "analyze/flame.h"
 #include "report/report.h"
 #include "report/flame.h"
 

@@ -6,6 +6,9 @@
  * result, times as exact integer nanoseconds.
  */
 #include "base/compat.h"
+#include "analyze/model.h"
+#include "analyze/gaps.h"
+#include "analyze/steps.h"
 #include "report/report.h"
 
 static const char *const cause_labels[GPA_GAP__COUNT] = {

@@ -10,6 +10,14 @@
  * number arrives computed, except which events the timeline embeds.
  */
 #include "base/compat.h"
+#include "analyze/model.h"
+#include "analyze/comm.h"
+#include "analyze/gaps.h"
+#include "analyze/mfu.h"
+#include "analyze/occupancy.h"
+#include "analyze/overview.h"
+#include "analyze/stats.h"
+#include "analyze/steps.h"
 #include "report/report.h"
 
 #include <libxml/HTMLtree.h>

@@ -4,6 +4,11 @@
  * (docs/mfu.md).
  */
 #include "base/compat.h"
+#include "analyze/model.h"
+#include "analyze/mfu.h"
+#include "analyze/overview.h"
+#include "analyze/stats.h"
+#include "analyze/steps.h"
 #include "report/report.h"
 
 #include <inttypes.h>

@@ -4,6 +4,10 @@
  * kernel group, per step, and the document `gpuprof occupancy` prints.
  */
 #include "base/compat.h"
+#include "analyze/model.h"
+#include "analyze/occupancy-calc.h"
+#include "analyze/occupancy.h"
+#include "analyze/steps.h"
 #include "report/report.h"
 
 #include <inttypes.h>

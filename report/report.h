@@ -1,15 +1,36 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * report.h - the public header of report/: renderers of analysis results.
- * Renderers format only and decide nothing. Each output format is a sink
- * whose first member is struct gpr_sink (the ops table); output accumulates
- * in a string buffer the caller writes out, so rendering never does I/O.
+ * Renderers format only and decide nothing. Most are plain functions, one or
+ * a few per analysis, that append to a string buffer the caller writes out:
+ * tabular results fill a struct gpr_table, which renders the same layout as
+ * aligned text, CSV, JSON or Markdown; the report, diff, flame graph and
+ * HTML renderers write their own formats. `gpuprof info` alone goes through
+ * a sink per output format (struct gpr_sink and its ops table). The two
+ * exports (Perfetto JSON, nsys-compatible SQLite) are the only renderers
+ * that write a file themselves, at a path the caller gives.
  */
 #ifndef GPR_REPORT_H
 #define GPR_REPORT_H
 
 #include "base/base.h"
-#include "analyze/analyze.h"
+#include "analyze/mfu.h" /* enum gpa_dtype */
+
+/* Analysis results, borrowed by the renderers (analyze/NAME.h). */
+struct gpa_breakdown;
+struct gpa_comm;
+struct gpa_devrow;
+struct gpa_diff_result;
+struct gpa_file_info;
+struct gpa_flame;
+struct gpa_gap;
+struct gpa_gaps;
+struct gpa_mfu;
+struct gpa_model;
+struct gpa_occupancy;
+struct gpa_overview;
+struct gpa_stats;
+struct gpa_steps;
 
 enum gpr_format {
 	GPR_FORMAT_TEXT = 0,

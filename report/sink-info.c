@@ -3,6 +3,7 @@
  * sink-info.c - the text and JSON sinks, and how they render file info.
  */
 #include "base/compat.h"
+#include "analyze/file-info.h"
 #include "report/report.h"
 
 struct text_sink {

@@ -10,6 +10,8 @@
  * NEEDSWORK: gpr_table could grow this streaming mode and share the code.
  */
 #include "base/compat.h"
+#include "analyze/model.h"
+#include "analyze/stats.h"
 #include "report/report.h"
 
 #define ROWS_PER_PART 4096

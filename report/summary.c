@@ -4,6 +4,13 @@
  * gaps and kernel summary. Formats only; every number comes computed.
  */
 #include "base/compat.h"
+#include "analyze/model.h"
+#include "analyze/comm.h"
+#include "analyze/gaps.h"
+#include "analyze/occupancy.h"
+#include "analyze/overview.h"
+#include "analyze/stats.h"
+#include "analyze/steps.h"
 #include "report/report.h"
 
 /* ---- the tables */

@@ -18,7 +18,8 @@
  *    default minimum width (0.1 px) and with none.
  */
 #include "base/compat.h"
-#include "analyze/analyze.h"
+#include "analyze/model.h"
+#include "analyze/flame.h"
 #include "report/report.h"
 #include "tests/tools/gen.h"
 #include "tests/bench/timing.h"

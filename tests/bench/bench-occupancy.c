@@ -15,7 +15,10 @@
  * the calculator alone on random configurations, per call.
  */
 #include "base/compat.h"
-#include "analyze/analyze.h"
+#include "analyze/model.h"
+#include "analyze/occupancy-calc.h"
+#include "analyze/occupancy.h"
+#include "analyze/steps.h"
 #include "tests/tools/gen.h"
 #include "tests/bench/timing.h"
 

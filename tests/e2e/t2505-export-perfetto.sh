@@ -14,6 +14,7 @@ for a in libgpreport.a libgpanalyze.a libgpimport.a libgptrace.a libgpbase.a; do
 done
 cat >prog.c <<'C'
 #include "base/compat.h"
+#include "analyze/model.h"
 #include "report/report.h"
 #include <stdio.h>
 #include <time.h>

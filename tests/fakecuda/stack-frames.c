@@ -12,7 +12,7 @@
  * usage: stack-frames TRACE...
  */
 #include "base/compat.h"
-#include "analyze/analyze.h"
+#include "analyze/model.h"
 
 #include <stdio.h>
 

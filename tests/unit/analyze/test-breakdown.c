@@ -4,7 +4,8 @@
  * traces, every number worked out by hand (times in microseconds, U()).
  */
 #include "base/compat.h"
-#include "analyze/analyze.h"
+#include "analyze/model.h"
+#include "analyze/breakdown.h"
 #include "tests/unit/test.h"
 
 #include <stdio.h>

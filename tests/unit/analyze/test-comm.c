@@ -5,7 +5,8 @@
  * worked out by hand (times in microseconds, U()).
  */
 #include "base/compat.h"
-#include "analyze/analyze.h"
+#include "analyze/model.h"
+#include "analyze/comm.h"
 #include "tests/unit/test.h"
 
 #include <stdio.h>

@@ -16,7 +16,8 @@
  * - Benjamini-Hochberg and Holm: worked by hand (R's p.adjust gives the same).
  */
 #include "base/compat.h"
-#include "analyze/analyze.h"
+#include "analyze/model.h"
+#include "analyze/diff.h"
 #include "tests/tools/gen.h"
 #include "tests/unit/test.h"
 

@@ -5,7 +5,9 @@
  * (times in microseconds, U()).
  */
 #include "base/compat.h"
-#include "analyze/analyze.h"
+#include "analyze/model.h"
+#include "analyze/flame.h"
+#include "analyze/steps.h"
 #include "tests/unit/test.h"
 
 #include <stdarg.h>

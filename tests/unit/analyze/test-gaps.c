@@ -4,7 +4,9 @@
  * with its cause and time worked out by hand (times in microseconds, U()).
  */
 #include "base/compat.h"
-#include "analyze/analyze.h"
+#include "analyze/model.h"
+#include "analyze/gaps.h"
+#include "analyze/steps.h"
 #include "tests/tools/gen.h"
 #include "tests/unit/test.h"
 

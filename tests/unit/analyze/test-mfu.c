@@ -5,7 +5,9 @@
  * analyze/devices.c).
  */
 #include "base/compat.h"
-#include "analyze/analyze.h"
+#include "analyze/model.h"
+#include "analyze/mfu.h"
+#include "analyze/steps.h"
 #include "tests/unit/test.h"
 
 #include <math.h>

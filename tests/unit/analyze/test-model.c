@@ -4,7 +4,8 @@
  * answers worked out by hand.
  */
 #include "base/compat.h"
-#include "analyze/analyze.h"
+#include "analyze/model.h"
+#include "analyze/steps.h"
 #include "tests/tools/gen.h"
 #include "tests/unit/test.h"
 

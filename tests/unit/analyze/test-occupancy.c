@@ -6,7 +6,7 @@
  * hand. The oracle test (tests/unit/occupancy) covers random configurations.
  */
 #include "base/compat.h"
-#include "analyze/analyze.h"
+#include "analyze/occupancy-calc.h"
 #include "tests/unit/test.h"
 
 struct golden {

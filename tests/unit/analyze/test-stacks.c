@@ -7,7 +7,7 @@
  * be skipped and counted, never crash or hang.
  */
 #include "base/compat.h"
-#include "analyze/analyze.h"
+#include "analyze/model.h"
 #include "tests/unit/test.h"
 
 #include <link.h>

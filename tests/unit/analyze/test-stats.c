@@ -7,7 +7,8 @@
  * projection, several processes and devices, empty traces.
  */
 #include "base/compat.h"
-#include "analyze/analyze.h"
+#include "analyze/model.h"
+#include "analyze/stats.h"
 #include "tests/tools/gen.h"
 #include "tests/unit/test.h"
 

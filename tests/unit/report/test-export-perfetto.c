@@ -5,6 +5,7 @@
  * larger than the write buffer.
  */
 #include "base/compat.h"
+#include "analyze/model.h"
 #include "report/report.h"
 #include "tests/unit/test.h"
 

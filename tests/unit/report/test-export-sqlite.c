@@ -5,6 +5,7 @@
  * refusing an existing file, no file left after an error.
  */
 #include "base/compat.h"
+#include "analyze/model.h"
 #include "report/report.h"
 #include "tests/unit/test.h"
 

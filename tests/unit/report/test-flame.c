@@ -5,7 +5,8 @@
  * quotes, non-ASCII, bytes that are not UTF-8), speedscope structure.
  */
 #include "base/compat.h"
-#include "analyze/analyze.h"
+#include "analyze/model.h"
+#include "analyze/flame.h"
 #include "report/report.h"
 #include "tests/unit/test.h"
 

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * steps.h - training steps (analyze/steps.c): NVTX ranges matching a pattern,
+ * else cudaProfilerStart/Stop ranges, else one step per process; every GPU op
+ * is assigned to the step it was launched in.
+ */
+#ifndef GPA_STEPS_H
+#define GPA_STEPS_H
+
+#include "analyze/model.h"
+
+enum gpa_step_source {
+	GPA_STEPS_NVTX = 1,     /* NVTX ranges matching the step pattern */
+	GPA_STEPS_PROFILER = 2, /* cudaProfilerStart/Stop ranges */
+	GPA_STEPS_WHOLE = 3,    /* no steps found: the whole trace of each process */
+};
+
+struct gpa_step {
+	uint32_t proc;
+	uint32_t nvtx;          /* the NVTX range, or GPA_NONE */
+	uint32_t name;          /* model string id; 0 for whole-trace steps */
+	int64_t number;         /* N of "...#N" when the name has one, else the ordinal */
+	uint64_t start, end;    /* the CPU range that defines the step */
+	uint32_t gpu_ops;       /* GPU ops launched inside it */
+	uint64_t gpu_start, gpu_end; /* first start and last end of those ops (0 when none) */
+	uint64_t gpu_busy;      /* their union, per device, summed over devices */
+};
+
+/* Order statistics of one per-step quantity, in ns. */
+struct gpa_dist {
+	uint64_t min, max, median, p90, sum;
+};
+
+struct gpa_steps {
+	enum gpa_step_source source;
+	char *pattern;                /* the regex used, for NVTX steps */
+	GP_VEC(struct gpa_step) v;    /* by process, then start */
+	uint32_t *gpu_step;           /* per gpa_model.gpu row: its step or GPA_NONE */
+	uint64_t unassigned_ops;      /* GPU ops launched outside every step */
+	uint64_t unlinked_ops;        /* GPU ops with no API call: placed by their own start */
+	struct gpa_dist wall, busy;   /* over all steps */
+};
+
+/* The default step pattern (PCRE2): ProfilerStep#N, else ranges named like steps. */
+#define GPA_STEP_PATTERN_PROFILER "^ProfilerStep#[0-9]+$"
+#define GPA_STEP_PATTERN_DEFAULT "(?i)(^|[^a-z])(step|iteration|iter)([^a-z]|$)"
+
+/*
+ * Finds the steps: NVTX ranges matching regex (NULL: ProfilerStep#N if any
+ * range is so named, else GPA_STEP_PATTERN_DEFAULT; only the outermost
+ * matching range of a nest counts), else cudaProfilerStart/Stop ranges,
+ * else one step per process spanning its records. Every GPU op is assigned
+ * to the step whose CPU range contains the start of the API call that
+ * launched it (ops without one: their own start). The last step is kept
+ * like any other. Returns 0, or -GP_ERR_API for a bad regex (message in
+ * errbuf), -GP_ERR_NOMEM.
+ */
+int gpa_steps_find(const struct gpa_model *m, const char *regex, struct gpa_steps *out,
+		   char *errbuf, size_t errlen);
+void gpa_steps_release(struct gpa_steps *s);
+
+/* Fills d from n values (sorted in place). Median and p90 interpolate linearly. */
+void gpa_dist_of(uint64_t *vals, size_t n, struct gpa_dist *d);
+
+#endif /* GPA_STEPS_H */
