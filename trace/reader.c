@@ -56,8 +56,6 @@ struct gpt_reader {
 	size_t raw_cap;
 	uint8_t *recs;
 	size_t recs_cap;
-	uint64_t *tmp;
-	size_t tmp_cap;
 	z_stream zs;
 	bool zinit;
 #ifdef GPT_HAVE_LIBDEFLATE
@@ -312,7 +310,6 @@ void gpt_reader_free(struct gpt_reader *r)
 	free(r->stored);
 	free(r->raw);
 	free(r->recs);
-	free(r->tmp);
 	for (size_t i = 0; i < r->blocks.n; i++) {
 		free(r->blocks.v[i]);
 	}
@@ -502,13 +499,12 @@ static int take_payload(struct gpt_reader *r, const struct gpt_chunk_header *h,
 		return TAKE_ABSORBED;
 	}
 	size_t rb = (size_t)h->count * ki->size;
-	if (ensure((void **)&r->recs, &r->recs_cap, rb + 1) ||
-	    ensure((void **)&r->tmp, &r->tmp_cap, sizeof(uint64_t) * 3 * (h->count + 1u))) {
+	if (ensure((void **)&r->recs, &r->recs_cap, rb + 1)) {
 		set_err(r, "out of memory reading chunk %u", idx);
 		return -GP_ERR_NOMEM;
 	}
 	/* The codec zeroes the records itself, a cache-sized block at a time. */
-	ret = gpt_decode_records_ex(ki, raw, h->raw_len, h->count, r->recs, r->tmp, &reason,
+	ret = gpt_decode_records_ex(ki, raw, h->raw_len, h->count, r->recs, &reason,
 				    r->st.major >= 2);
 	if (ret == -GP_ERR_NOMEM) {
 		set_err(r, "out of memory reading chunk %u", idx);
