@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * base.h - the public header of base/: errors, the logging sink, string
- * buffers, growable arrays, checked arithmetic, CRC32, clocks and hashing.
+ * buffers, growable arrays, checked arithmetic, CRC32, clocks, hashing and a
+ * u64 hash map.
  *
  * base/ knows nothing about GPUs and depends on nothing but libc. Functions
  * marked "Signal-safe." may be called from the injected library's hot paths
@@ -204,6 +205,143 @@ static inline uint64_t gp_hash_u64(uint64_t x)
 	x ^= x >> 33;
 	return x;
 }
+
+/* ------------------------------------------------------- u64 hash map */
+
+/*
+ * struct gp_u64map: a hash map from uint64_t keys to uint64_t values (a row
+ * index, a count, a string offset, or a pointer through uintptr_t). Open
+ * addressing with linear probing over one array of {key, value} slots,
+ * hashed with gp_hash_u64 and grown to keep at most half the slots used, so
+ * a lookup usually touches one cache line. Every key is allowed: key 0 marks
+ * an empty slot, so the key 0 itself is kept beside the array.
+ *
+ * Lifecycle: GP_U64MAP_INIT, gp_u64map_init or a zeroed struct is an empty
+ * map that has allocated nothing; gp_u64map_release frees it and leaves it
+ * empty again. Functions that may allocate return -GP_ERR_NOMEM on failure
+ * with the map unchanged. A value pointer (gp_u64map_find,
+ * gp_u64map_get_or_insert) is borrowed until the next call that adds a key.
+ * There is no removal of one key; gp_u64map_clear removes all. Not
+ * thread-safe, not signal-safe.
+ */
+struct gp_u64map_slot {
+	uint64_t key; /* 0: an empty slot */
+	uint64_t val;
+};
+
+struct gp_u64map {
+	struct gp_u64map_slot *slots;
+	size_t cap;        /* slots: 0 or a power of two >= 16 */
+	size_t n;          /* keys in slots (the key 0 is not among them) */
+	bool has_zero;     /* the key 0 is in the map, its value in zero_val */
+	uint64_t zero_val;
+};
+
+#define GP_U64MAP_INIT {.slots = NULL, .cap = 0, .n = 0, .has_zero = false, .zero_val = 0}
+
+void gp_u64map_init(struct gp_u64map *m);
+void gp_u64map_release(struct gp_u64map *m);
+/* Removes every key; keeps the slots for reuse. */
+void gp_u64map_clear(struct gp_u64map *m);
+/* Makes room for n keys in all, so that adding up to n never grows it. 0 or -GP_ERR_NOMEM. */
+int gp_u64map_reserve(struct gp_u64map *m, size_t n);
+/* Bytes allocated (for memory accounting). */
+size_t gp_u64map_bytes(const struct gp_u64map *m);
+
+static inline size_t gp_u64map_count(const struct gp_u64map *m)
+{
+	return m->n + m->has_zero;
+}
+
+/* Internal: the slot of key (not 0) in a map with slots: its own, or the empty one it would get. */
+static inline struct gp_u64map_slot *gp_u64map_slot_(const struct gp_u64map *m, uint64_t key)
+{
+	size_t mask = m->cap - 1;
+	size_t i = (size_t)gp_hash_u64(key) & mask;
+
+	while (m->slots[i].key != key && m->slots[i].key != 0) {
+		i = (i + 1) & mask;
+	}
+	return &m->slots[i];
+}
+
+/* The value of key, to read or change; NULL when key is absent. */
+static inline uint64_t *gp_u64map_find(struct gp_u64map *m, uint64_t key)
+{
+	struct gp_u64map_slot *s;
+
+	if (GP_UNLIKELY(key == 0)) {
+		return m->has_zero ? &m->zero_val : NULL;
+	}
+	if (!m->cap) {
+		return NULL;
+	}
+	s = gp_u64map_slot_(m, key);
+	return s->key ? &s->val : NULL;
+}
+
+/* The value of key, or missing when key is absent. */
+static inline uint64_t gp_u64map_get(const struct gp_u64map *m, uint64_t key, uint64_t missing)
+{
+	const struct gp_u64map_slot *s;
+
+	if (GP_UNLIKELY(key == 0)) {
+		return m->has_zero ? m->zero_val : missing;
+	}
+	if (!m->cap) {
+		return missing;
+	}
+	s = gp_u64map_slot_(m, key);
+	return s->key ? s->val : missing;
+}
+
+int gp_u64map_get_or_insert_slow_(struct gp_u64map *m, uint64_t key, uint64_t val,
+				  uint64_t **valp);
+
+/*
+ * Finds key, adding it with value val when absent (an existing value stays).
+ * Returns 1 when it was added, 0 when it was there, or -GP_ERR_NOMEM. When
+ * valp is not NULL and the result is not an error, *valp points at its value.
+ */
+static inline int gp_u64map_get_or_insert(struct gp_u64map *m, uint64_t key, uint64_t val,
+					  uint64_t **valp)
+{
+	if (GP_LIKELY(key != 0 && (m->n + 1) * 2 <= m->cap)) {
+		struct gp_u64map_slot *s = gp_u64map_slot_(m, key);
+		int added = s->key == 0;
+		if (added) {
+			s->key = key;
+			s->val = val;
+			m->n++;
+		}
+		if (valp) {
+			*valp = &s->val;
+		}
+		return added;
+	}
+	return gp_u64map_get_or_insert_slow_(m, key, val, valp);
+}
+
+/* Sets the value of key, adding it when absent: 1 when added, 0 when replaced, or -GP_ERR_NOMEM. */
+static inline int gp_u64map_put(struct gp_u64map *m, uint64_t key, uint64_t val)
+{
+	uint64_t *v;
+	int ret = gp_u64map_get_or_insert(m, key, val, &v);
+
+	if (ret >= 0) {
+		*v = val;
+	}
+	return ret;
+}
+
+/*
+ * Walks the map: start with *pos = 0; each call stores the next key and its
+ * value and returns true, then false once every key was seen. The order is
+ * the key 0 first, then slot order: the same for the same sequence of calls
+ * on the map, but otherwise arbitrary (sort where output depends on it).
+ * Values may be changed during a walk; keys may not be added.
+ */
+bool gp_u64map_next(const struct gp_u64map *m, size_t *pos, uint64_t *key, uint64_t *val);
 
 /* ---------------------------------------------------- little-endian bytes */
 

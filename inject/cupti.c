@@ -367,31 +367,14 @@ static void measure_offset(void)
 	atomic_store(&gpi_clock_offset, best);
 }
 
-void gpi_cupti_setup(void)
+/*
+ * Subscribes to CUPTI, which tells whether another tool holds it; false
+ * with the reason in why when that or the call fails.
+ */
+static bool subscribe(char *why, size_t whylen)
 {
-	const struct gpi_config *c = &gpi_s.cfg;
-	char why[512];
 	CUptiResult r;
-	unsigned kinds_ok = 0, kinds_wanted = 0;
 
-	if (atomic_exchange(&setup_once, 1)) {
-		return; /* the driver may call InitializeInjection more than once */
-	}
-	if (!(c->kinds & (GPI_K_ALL & ~GPI_K_NVTX))) {
-		gpi_dbg("cupti: no CUDA kinds requested");
-		return;
-	}
-	if (load_cupti(why, sizeof(why))) {
-		fail_open(why);
-		return;
-	}
-	if (fns.GetVersion && (r = fns.GetVersion(&gpi_cupti_version)) != CUPTI_SUCCESS) {
-		gpi_cupti_version = 0;
-		gpi_status_add("cuptiGetVersion failed: %s", result_str(r));
-	}
-	gpi_dbg("cupti: version %u", gpi_cupti_version);
-
-	/* 1. Subscribe first: it tells whether another tool holds CUPTI. */
 	if (fns.Subscribe_v2) {
 		char old[CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN + 64] = "";
 		CUpti_SubscriberParams p = {
@@ -402,11 +385,10 @@ void gpi_cupti_setup(void)
 		};
 		r = fns.Subscribe_v2(&subscriber, (CUpti_CallbackFunc)api_callback, NULL, &p);
 		if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
-			gpi_fmt(why, sizeof(why), "CUPTI is already in use by %s (%s)",
+			gpi_fmt(why, whylen, "CUPTI is already in use by %s (%s)",
 				old[0] ? old : "another profiler", result_str(r));
 			subscriber = NULL;
-			fail_open(why);
-			return;
+			return false;
 		}
 	} else {
 		r = fns.Subscribe(&subscriber, (CUpti_CallbackFunc)api_callback, NULL);
@@ -414,50 +396,68 @@ void gpi_cupti_setup(void)
 	if (r != CUPTI_SUCCESS) {
 		subscriber = NULL;
 		if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
-			gpi_fmt(why, sizeof(why),
-				"CUPTI is already in use by another profiler (%s)", result_str(r));
+			gpi_fmt(why, whylen, "CUPTI is already in use by another profiler (%s)",
+				result_str(r));
 		} else {
-			gpi_fmt(why, sizeof(why), "cuptiSubscribe failed (%s)", result_str(r));
+			gpi_fmt(why, whylen, "cuptiSubscribe failed (%s)", result_str(r));
 		}
-		fail_open(why);
-		return;
+		return false;
 	}
+	return true;
+}
 
-	/* 2. Our clock, before any kind is enabled. */
-	r = fns.ActivityRegisterTimestampCallback
-		    ? fns.ActivityRegisterTimestampCallback(timestamp_cb)
-		    : CUPTI_ERROR_NOT_SUPPORTED;
+/* Our clock in CUPTI's records, else the offset of CUPTI's own; before any kind is enabled. */
+static void use_our_clock(void)
+{
+	CUptiResult r = fns.ActivityRegisterTimestampCallback
+				? fns.ActivityRegisterTimestampCallback(timestamp_cb)
+				: CUPTI_ERROR_NOT_SUPPORTED;
+
 	if (r != CUPTI_SUCCESS) {
 		gpi_status_add(
 			"cuptiActivityRegisterTimestampCallback failed: %s; CUPTI's clock used",
 			result_str(r));
 		measure_offset();
 	}
+}
 
-	/* 3. Thread ids that match gettid() (NVTX, /proc). */
+/* Thread ids that match gettid() (NVTX, /proc). */
+static void use_system_thread_ids(void)
+{
+	CUptiResult r;
+
 	if (fns.SetThreadIdType) {
 		r = fns.SetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
 		if (r != CUPTI_SUCCESS) {
 			gpi_status_add("cuptiSetThreadIdType failed: %s", result_str(r));
 		}
 	}
+}
 
-	/* 4. Global (not per-thread) buffers from our pool, zeroed by the writer. */
+/*
+ * Global (not per-thread) buffers from our pool, zeroed by the writer;
+ * false with the reason in why when CUPTI refuses the buffer callbacks.
+ */
+static bool use_our_buffers(char *why, size_t whylen)
+{
 	uint8_t zero = 1, per_thread = 0;
+	CUptiResult r;
+
 	set_attr(CUPTI_ACTIVITY_ATTR_PER_THREAD_ACTIVITY_BUFFER, "PER_THREAD_ACTIVITY_BUFFER",
 		 sizeof(per_thread), &per_thread);
 	set_attr(CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER, "ZEROED_OUT_ACTIVITY_BUFFER",
 		 sizeof(zero), &zero);
 	r = fns.ActivityRegisterCallbacks(buffer_requested, buffer_completed);
 	if (r != CUPTI_SUCCESS) {
-		gpi_fmt(why, sizeof(why), "cuptiActivityRegisterCallbacks failed (%s)",
-			result_str(r));
-		undo();
-		fail_open(why);
-		return;
+		gpi_fmt(why, whylen, "cuptiActivityRegisterCallbacks failed (%s)", result_str(r));
+		return false;
 	}
+	return true;
+}
 
-	/* 5. Callbacks: capture control and flushing before contexts go away. */
+/* Callbacks: capture control and flushing before contexts go away. */
+static void enable_control_callbacks(const struct gpi_config *c)
+{
 	static const struct {
 		CUpti_CallbackDomain dom;
 		CUpti_CallbackId cbid;
@@ -472,6 +472,8 @@ void gpi_cupti_setup(void)
 		{CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuDevicePrimaryCtxRelease_v2},
 		{CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020},
 	};
+	CUptiResult r;
+
 	for (size_t i = 0; i < GP_ARRAY_SIZE(cbs); i++) {
 		r = fns.EnableCallback(1, subscriber, cbs[i].dom, cbs[i].cbid);
 		if (r != CUPTI_SUCCESS) {
@@ -483,34 +485,42 @@ void gpi_cupti_setup(void)
 			break;
 		}
 	}
+}
 
-	/* 5b. Call stacks at launch, memcpy and memset calls (GPUPROF_BACKTRACE). */
-	if (c->backtrace && fns.GetCallbackName && gpi_bt_init(c)) {
-		static const struct {
-			CUpti_CallbackDomain dom;
-			uint32_t n;
-		} doms[] = {{CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE},
-			    {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE}};
-		unsigned on = 0;
-		for (size_t d = 0; d < GP_ARRAY_SIZE(doms); d++) {
-			for (uint32_t cb = 1; cb < doms[d].n; cb++) {
-				const char *name = NULL;
-				if (fns.GetCallbackName(doms[d].dom, cb, &name) != CUPTI_SUCCESS ||
-				    !gpi_bt_wants((int)doms[d].dom, cb, name)) {
-					continue;
-				}
-				if (fns.EnableCallback(1, subscriber, doms[d].dom, cb) == CUPTI_SUCCESS) {
-					on++;
-				}
+/* Call stacks at launch, memcpy and memset calls (GPUPROF_BACKTRACE). */
+static void enable_backtrace_callbacks(void)
+{
+	static const struct {
+		CUpti_CallbackDomain dom;
+		uint32_t n;
+	} doms[] = {{CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE},
+		    {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE}};
+	unsigned on = 0;
+
+	for (size_t d = 0; d < GP_ARRAY_SIZE(doms); d++) {
+		for (uint32_t cb = 1; cb < doms[d].n; cb++) {
+			const char *name = NULL;
+			if (fns.GetCallbackName(doms[d].dom, cb, &name) != CUPTI_SUCCESS ||
+			    !gpi_bt_wants((int)doms[d].dom, cb, name)) {
+				continue;
+			}
+			if (fns.EnableCallback(1, subscriber, doms[d].dom, cb) == CUPTI_SUCCESS) {
+				on++;
 			}
 		}
-		gpi_dbg("backtrace: callbacks on %u API calls", on);
-		if (!on) {
-			gpi_status_add("backtrace: no launch API callback could be enabled");
-		}
 	}
+	gpi_dbg("backtrace: callbacks on %u API calls", on);
+	if (!on) {
+		gpi_status_add("backtrace: no launch API callback could be enabled");
+	}
+}
 
-	/* 6. The kinds; CONCURRENT_KERNEL first (reference/cupti.md 7.4). */
+/*
+ * The activity kinds asked for; CONCURRENT_KERNEL first (reference/cupti.md
+ * 7.4). False with the reason in why when CUPTI refuses every one.
+ */
+static bool enable_kinds(const struct gpi_config *c, char *why, size_t whylen)
+{
 	static const struct {
 		uint32_t bit;
 		CUpti_ActivityKind kind;
@@ -526,6 +536,8 @@ void gpi_cupti_setup(void)
 		{GPI_K_EXTCORR, CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION, "EXTERNAL_CORRELATION"},
 		{GPI_K_OVERHEAD, CUPTI_ACTIVITY_KIND_OVERHEAD, "OVERHEAD"},
 	};
+	unsigned kinds_ok = 0, kinds_wanted = 0;
+
 	for (size_t i = 0; i < GP_ARRAY_SIZE(K); i++) {
 		if (c->kinds & K[i].bit) {
 			kinds_wanted++;
@@ -533,13 +545,18 @@ void gpi_cupti_setup(void)
 		}
 	}
 	if (kinds_wanted && !kinds_ok) {
-		undo();
-		gpi_fmt(why, sizeof(why), "CUPTI refused every activity kind (%s)",
+		gpi_fmt(why, whylen, "CUPTI refused every activity kind (%s)",
 			result_str(refused_result));
-		fail_open(why);
-		return;
+		return false;
 	}
-	/* Enabling a whole API kind overrides earlier per-cbid settings: filter after. */
+	return true;
+}
+
+/* Enabling a whole API kind overrides earlier per-cbid settings: this filters after. */
+static void filter_noisy_calls(const struct gpi_config *c)
+{
+	CUptiResult r;
+
 	if ((c->kinds & GPI_K_RUNTIME) && fns.ActivityEnableRuntimeApi) {
 		for (size_t i = 0; i < GP_ARRAY_SIZE(noisy_runtime); i++) {
 			r = fns.ActivityEnableRuntimeApi(noisy_runtime[i], 0);
@@ -560,6 +577,13 @@ void gpi_cupti_setup(void)
 			}
 		}
 	}
+}
+
+/* Metadata kinds, the flush period; then tracing is on. */
+static void finish_setup(const struct gpi_config *c)
+{
+	CUptiResult r;
+
 	/* Metadata: records for what exists already, then for what comes. */
 	enable_kind(CUPTI_ACTIVITY_KIND_DEVICE, "DEVICE", true);
 	enable_kind(CUPTI_ACTIVITY_KIND_CONTEXT, "CONTEXT", true);
@@ -578,6 +602,54 @@ void gpi_cupti_setup(void)
 	atomic_store(&gpi_cupti_state, GPI_CUPTI_ACTIVE);
 	gpi_dbg("cupti: active, %u kinds", nenabled);
 	gpi_session_wake();
+}
+
+void gpi_cupti_setup(void)
+{
+	const struct gpi_config *c = &gpi_s.cfg;
+	char why[512];
+	CUptiResult r;
+
+	if (atomic_exchange(&setup_once, 1)) {
+		return; /* the driver may call InitializeInjection more than once */
+	}
+	if (!(c->kinds & (GPI_K_ALL & ~GPI_K_NVTX))) {
+		gpi_dbg("cupti: no CUDA kinds requested");
+		return;
+	}
+	if (load_cupti(why, sizeof(why))) {
+		fail_open(why);
+		return;
+	}
+	if (fns.GetVersion && (r = fns.GetVersion(&gpi_cupti_version)) != CUPTI_SUCCESS) {
+		gpi_cupti_version = 0;
+		gpi_status_add("cuptiGetVersion failed: %s", result_str(r));
+	}
+	gpi_dbg("cupti: version %u", gpi_cupti_version);
+
+	/* The order of reference/cupti.md: subscribe, clock, thread ids, buffers, callbacks, kinds. */
+	if (!subscribe(why, sizeof(why))) {
+		fail_open(why);
+		return;
+	}
+	use_our_clock();
+	use_system_thread_ids();
+	if (!use_our_buffers(why, sizeof(why))) {
+		undo();
+		fail_open(why);
+		return;
+	}
+	enable_control_callbacks(c);
+	if (c->backtrace && fns.GetCallbackName && gpi_bt_init(c)) {
+		enable_backtrace_callbacks();
+	}
+	if (!enable_kinds(c, why, sizeof(why))) {
+		undo();
+		fail_open(why);
+		return;
+	}
+	filter_noisy_calls(c);
+	finish_setup(c);
 }
 
 /* ---------------------------------------------------------------- writer */
@@ -652,16 +724,6 @@ const char *gpi_cupti_callback_name(int domain, uint32_t cbid, char *buf, size_t
 	memcpy(buf, name, len);
 	buf[len] = '\0';
 	return buf;
-}
-
-uint64_t gpi_cupti_timestamp(void)
-{
-	uint64_t t = 0;
-
-	if (atomic_load(&gpi_cupti_state) == GPI_CUPTI_ACTIVE && fns.GetTimestamp) {
-		fns.GetTimestamp(&t);
-	}
-	return t;
 }
 
 void gpi_cupti_forget(void)

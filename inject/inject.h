@@ -337,8 +337,6 @@ void gpi_cupti_flush(bool forced);
 uint64_t gpi_cupti_take_dropped(void);
 /* Writer: cuptiGetCallbackName with the _vNNNN suffix removed; NULL when unknown. */
 const char *gpi_cupti_callback_name(int domain, uint32_t cbid, char *buf, size_t size);
-/* Writer: cuptiGetTimestamp, or 0. */
-uint64_t gpi_cupti_timestamp(void);
 /* Fork child: forget CUPTI (never call it again in this process). */
 void gpi_cupti_forget(void);
 /* Tests and benchmarks: iterate records with this instead of CUPTI's. */
@@ -384,8 +382,6 @@ uint64_t gpi_nvtx_finish(struct gpi_conv *cv, uint64_t end_ts);
 uint64_t gpi_nvtx_take_dropped(void);
 /* Whether some thread buffer holds events. */
 bool gpi_nvtx_has_data(void);
-/* Whether some thread buffer is more than half full (the writer drains sooner). */
-bool gpi_nvtx_pressure(void);
 /* Fork child: keep only the calling thread's buffer, emptied. */
 void gpi_nvtx_atfork_child(void);
 /* Turns the hot paths into no-ops (fork with GPUPROF_FORK=off, or after the end). */

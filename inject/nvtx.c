@@ -1097,16 +1097,6 @@ bool gpi_nvtx_has_data(void)
 	return false;
 }
 
-bool gpi_nvtx_pressure(void)
-{
-	for (uint32_t i = 0; i < ntbufs; i++) {
-		if (atomic_load_explicit(&tbufs[i].pressure, memory_order_relaxed)) {
-			return true;
-		}
-	}
-	return false;
-}
-
 /* A fork child's copies of the parent writer's arrays: never used, kept reachable. */
 static void **fork_orphans;
 

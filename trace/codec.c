@@ -404,204 +404,283 @@ static uint64_t column_scale(uint8_t enc, const uint64_t *res, uint32_t count)
 	return g >= 2 ? g : 1;
 }
 
-int gpt_encode_records(const struct gpt_kind_info *ki, const void *recs, uint32_t count,
-		       uint64_t *tmp, struct gp_strbuf *out)
+/* The state of one encoding: its records, scratch columns and output. */
+struct encoder {
+	const struct gpt_kind_info *ki;
+	const uint8_t *rb;
+	uint32_t count;
+	bool scaled;
+	uint64_t *col;                    /* the values of the column being written */
+	uint64_t *ref;                    /* REL: its reference column; scaled: its residuals */
+	uint32_t *prev;                   /* KEYED: the record each record is predicted from */
+	const struct gpt_field *prev_key; /* prev[] holds the prediction keyed on this field */
+	struct gp_strbuf *out;
+};
+
+/*
+ * Finds whether each field has one value in every record (same[], by field
+ * index) and returns how many columns are written: all but those whose
+ * value is zero in every record, as the reader's zeroed structs say it.
+ */
+static unsigned find_same_columns(const struct encoder *e, bool *same)
 {
-	return gpt_encode_records_ex(ki, recs, count, tmp, out, false);
+	const struct gpt_kind_info *ki = e->ki;
+	uint8_t diff[MAX_FIELDS * 8];
+	unsigned ncols = 0;
+	/*
+	 * Constant columns from one pass over the records when they are small
+	 * enough for the diff buffer (all kinds are); else gather each column.
+	 */
+	bool have_diff = e->count > 0 && ki->size <= sizeof(diff);
+
+	if (have_diff) {
+		diff_records(e->rb, ki->size, e->count, diff);
+	}
+	for (size_t fi = 0; fi < ki->nfields; fi++) {
+		const struct gpt_field *f = &ki->fields[fi];
+		bool s = e->count == 0;
+		if (!s && have_diff) {
+			s = is_same(f, diff);
+		} else if (!s) {
+			gather(f, e->rb, ki->size, e->count, e->col);
+			s = true;
+			for (uint32_t i = 1; i < e->count && s; i++) {
+				s = e->col[i] == e->col[0];
+			}
+		}
+		same[fi] = s;
+		if (!(s && (e->count == 0 || load(e->rb + f->offset, f->type) == 0))) {
+			ncols++;
+		}
+	}
+	return ncols;
+}
+
+/* A column with one value in every record: CONST, or nothing when that value is zero. */
+static void write_same_column(struct encoder *e, const struct gpt_field *f)
+{
+	uint64_t v = e->count ? load(e->rb + f->offset, f->type) : 0;
+	uint8_t hdr[32];
+	size_t h = 0;
+
+	if (v == 0) {
+		return;
+	}
+	h += gpt_put_varint(hdr + h, f->id);
+	hdr[h++] = GPT_ENC_CONST;
+	h += gpt_put_varint(hdr + h, v);
+	gp_strbuf_add(e->out, hdr, h);
+}
+
+/* Gathers the column of f into col[] and what encoding enc predicts it from. */
+static int load_column(struct encoder *e, const struct gpt_field *f, const struct gpt_field *rf,
+		       uint8_t enc)
+{
+	size_t size = e->ki->size;
+
+	gather(f, e->rb, size, e->count, e->col);
+	if (enc == GPT_ENC_REL) {
+		gather(rf, e->rb, size, e->count, e->ref);
+	}
+	if (enc == GPT_ENC_KEYED && e->prev_key != rf) {
+		struct key_track kt;
+		bool nomem = false;
+		key_track_init(&kt, e->rb + rf->offset, size, rf->type, e->count);
+		key_prevs(&kt, 0, e->count, e->prev, false, &nomem);
+		key_track_release(&kt);
+		if (nomem) {
+			return -GP_ERR_NOMEM;
+		}
+		e->prev_key = rf;
+	}
+	return 0;
+}
+
+/* The residuals in ref[] divided by scale (exactly: it divides them all), as varints at q. */
+static uint8_t *put_scaled_values(const struct encoder *e, uint8_t enc, uint64_t scale, uint8_t *q)
+{
+	for (uint32_t i = 0; i < e->count; i++) {
+		uint64_t r = e->ref[i], x;
+		if (enc == GPT_ENC_VARINT) {
+			x = r / scale;
+		} else if (scale == 1) {
+			x = gpt_zigzag((int64_t)r);
+		} else {
+			uint64_t m = magnitude(r) / scale;
+			x = gpt_zigzag((int64_t)r < 0 ? -(int64_t)m : (int64_t)m);
+		}
+		q += gpt_put_varint(q, x);
+	}
+	return q;
+}
+
+/* The column in col[] encoded as enc, as varints at q; NULL for an unknown encoding. */
+static uint8_t *put_values(const struct encoder *e, uint8_t enc, uint8_t *q)
+{
+	const uint64_t *col = e->col, *ref = e->ref;
+	const uint32_t *prev = e->prev;
+	uint32_t count = e->count;
+
+	switch (enc) {
+	case GPT_ENC_VARINT:
+		for (uint32_t i = 0; i < count; i++) {
+			q += gpt_put_varint(q, col[i]);
+		}
+		return q;
+	case GPT_ENC_ZIGZAG:
+		for (uint32_t i = 0; i < count; i++) {
+			q += gpt_put_varint(q, gpt_zigzag((int64_t)col[i]));
+		}
+		return q;
+	case GPT_ENC_DELTA: {
+		uint64_t last = 0;
+		for (uint32_t i = 0; i < count; i++) {
+			q += gpt_put_varint(q, gpt_zigzag((int64_t)(col[i] - last)));
+			last = col[i];
+		}
+		return q;
+	}
+	case GPT_ENC_REL:
+		for (uint32_t i = 0; i < count; i++) {
+			q += gpt_put_varint(q, gpt_zigzag((int64_t)(col[i] - ref[i])));
+		}
+		return q;
+	case GPT_ENC_KEYED:
+		for (uint32_t i = 0; i < count; i++) {
+			uint64_t pred = prev[i] == NO_PREV ? 0 : col[prev[i]];
+			q += gpt_put_varint(q, gpt_zigzag((int64_t)(col[i] - pred)));
+		}
+		return q;
+	default:
+		return NULL;
+	}
+}
+
+/* Writes the column of field f, predicted from rf where its encoding says so. */
+static int write_column(struct encoder *e, const struct gpt_field *f, const struct gpt_field *rf)
+{
+	struct gp_strbuf *out = e->out;
+	uint8_t enc = f->enc;
+	uint64_t scale = 1;
+	uint8_t hdr[32];
+	size_t h = 0, enc_at;
+	int ret;
+
+	h += gpt_put_varint(hdr + h, f->id);
+	if (enc == GPT_ENC_ZIGZAG && !gpt_field_is_signed(f)) {
+		enc = GPT_ENC_VARINT;
+	}
+	enc_at = h;
+	hdr[h++] = enc;
+	ret = load_column(e, f, rf, enc);
+	if (ret) {
+		return ret;
+	}
+	if (e->scaled) {
+		/* Residuals go to ref[], which only REL uses, in place. */
+		residuals(enc, e->col, e->ref, e->prev, e->count, e->ref);
+		scale = column_scale(enc, e->ref, e->count);
+		if (scale > 1) {
+			hdr[enc_at] |= GPT_ENC_SCALED;
+			h += gpt_put_varint(hdr + h, scale);
+		}
+	}
+	if (has_dep(enc)) {
+		h += gpt_put_varint(hdr + h, f->ref);
+	}
+	/* Worst case 10 bytes a value, after room for the header and length. */
+	if (gp_strbuf_grow(out, h + 10 + (size_t)e->count * 10)) {
+		return -GP_ERR_NOMEM;
+	}
+	uint8_t *start = (uint8_t *)out->buf + out->len;
+	uint8_t *body = start + h + 10;
+	uint8_t *q = e->scaled ? put_scaled_values(e, enc, scale, body) : put_values(e, enc, body);
+	if (!q) {
+		return -GP_ERR_API;
+	}
+	size_t blen = (size_t)(q - body);
+	h += gpt_put_varint(hdr + h, blen);
+	memcpy(start, hdr, h);
+	memmove(start + h, body, blen);
+	out->len += h + blen;
+	out->buf[out->len] = '\0';
+	return 0;
+}
+
+/*
+ * One pass over the schema: writes, in schema order, each column not yet
+ * done (done[], by field index; *ndone of them) whose reference field is out.
+ */
+static int write_ready_columns(struct encoder *e, const bool *same, bool *done, unsigned *ndone)
+{
+	const struct gpt_kind_info *ki = e->ki;
+
+	for (size_t fi = 0; fi < ki->nfields; fi++) {
+		const struct gpt_field *f = &ki->fields[fi];
+		const struct gpt_field *rf = NULL;
+		int ret;
+
+		if (done[fi]) {
+			continue;
+		}
+		if (has_dep(f->enc)) {
+			rf = gpt_kind_field(ki, f->ref);
+			if (!rf || (rf != f && !done[rf - ki->fields])) {
+				continue;
+			}
+		}
+		done[fi] = true;
+		(*ndone)++;
+		if (same[fi]) {
+			write_same_column(e, f);
+			continue;
+		}
+		ret = write_column(e, f, rf);
+		if (ret) {
+			return ret;
+		}
+	}
+	return 0;
 }
 
 int gpt_encode_records_ex(const struct gpt_kind_info *ki, const void *recs, uint32_t count,
 			  uint64_t *tmp, struct gp_strbuf *out, bool scaled)
 {
-	const uint8_t *rb = recs;
-	uint64_t *col = tmp, *ref = tmp + count;
-	uint32_t *prev = (uint32_t *)(tmp + 2 * (size_t)count);
-	uint8_t diff[MAX_FIELDS * 8];
-	bool done[MAX_FIELDS] = {false}; /* by field index */
+	struct encoder e = {
+		.ki = ki,
+		.rb = recs,
+		.count = count,
+		.scaled = scaled,
+		.col = tmp,
+		.ref = tmp + count,
+		.prev = (uint32_t *)(tmp + 2 * (size_t)count),
+		.out = out,
+	};
+	bool done[MAX_FIELDS] = {false};
 	bool same[MAX_FIELDS];
-	unsigned ndone = 0, ncols = 0;
-	const struct gpt_field *prev_key = NULL; /* prev[] holds the prediction keyed on it */
+	unsigned ndone = 0;
 	size_t start_len = out->len;
-	uint8_t hdr[32];
+	uint8_t nb[10];
 	int ret = 0;
 
 	if (ki->nfields > MAX_FIELDS) {
 		return -GP_ERR_API;
 	}
-	/*
-	 * Constant columns from one pass over the records when they are small
-	 * enough for the diff buffer (all kinds are); else gather each column.
-	 */
-	bool have_diff = count > 0 && ki->size <= sizeof(diff);
-	if (have_diff) {
-		diff_records(rb, ki->size, count, diff);
-	}
-	for (size_t fi = 0; fi < ki->nfields; fi++) {
-		const struct gpt_field *f = &ki->fields[fi];
-		bool s = count == 0;
-		if (!s && have_diff) {
-			s = is_same(f, diff);
-		} else if (!s) {
-			gather(f, rb, ki->size, count, col);
-			s = true;
-			for (uint32_t i = 1; i < count && s; i++) {
-				s = col[i] == col[0];
-			}
-		}
-		same[fi] = s;
-		/* All zero (or no records): the reader's zeroed structs say it. */
-		if (!(s && (count == 0 || load(rb + f->offset, f->type) == 0))) {
-			ncols++;
-		}
-	}
-	{
-		uint8_t nb[10];
-		gp_strbuf_add(out, nb, gpt_put_varint(nb, ncols));
-	}
+	gp_strbuf_add(out, nb, gpt_put_varint(nb, find_same_columns(&e, same)));
 	/*
 	 * Columns go out in schema order, except that a column predicted from
 	 * another field waits until that field is out: passes until all are.
 	 */
-	while (ndone < ki->nfields) {
+	while (!ret && ndone < ki->nfields) {
 		unsigned before = ndone;
-		for (size_t fi = 0; fi < ki->nfields; fi++) {
-			const struct gpt_field *f = &ki->fields[fi];
-			const struct gpt_field *rf = NULL;
-			uint8_t enc = f->enc;
-			size_t h = 0;
-
-			if (done[fi]) {
-				continue;
-			}
-			if (has_dep(enc)) {
-				rf = gpt_kind_field(ki, f->ref);
-				if (!rf || (rf != f && !done[rf - ki->fields])) {
-					continue;
-				}
-			}
-			done[fi] = true;
-			ndone++;
-			if (same[fi]) {
-				uint64_t v = count ? load(rb + f->offset, f->type) : 0;
-				if (v == 0) {
-					continue;
-				}
-				h += gpt_put_varint(hdr + h, f->id);
-				hdr[h++] = GPT_ENC_CONST;
-				h += gpt_put_varint(hdr + h, v);
-				gp_strbuf_add(out, hdr, h);
-				continue;
-			}
-			h += gpt_put_varint(hdr + h, f->id);
-			if (enc == GPT_ENC_ZIGZAG && !gpt_field_is_signed(f)) {
-				enc = GPT_ENC_VARINT;
-			}
-			size_t enc_at = h;
-			hdr[h++] = enc;
-			gather(f, rb, ki->size, count, col);
-			if (enc == GPT_ENC_REL) {
-				gather(rf, rb, ki->size, count, ref);
-			}
-			if (enc == GPT_ENC_KEYED && prev_key != rf) {
-				struct key_track kt;
-				bool nomem = false;
-				key_track_init(&kt, rb + rf->offset, ki->size, rf->type, count);
-				key_prevs(&kt, 0, count, prev, false, &nomem);
-				key_track_release(&kt);
-				if (nomem) {
-					ret = -GP_ERR_NOMEM;
-					goto out;
-				}
-				prev_key = rf;
-			}
-			uint64_t scale = 1;
-			if (scaled) {
-				/* Residuals go to ref[], which only REL uses, in place. */
-				residuals(enc, col, ref, prev, count, ref);
-				scale = column_scale(enc, ref, count);
-				if (scale > 1) {
-					hdr[enc_at] |= GPT_ENC_SCALED;
-					h += gpt_put_varint(hdr + h, scale);
-				}
-			}
-			if (has_dep(enc)) {
-				h += gpt_put_varint(hdr + h, f->ref);
-			}
-			/* Worst case 10 bytes a value, after room for the header and length. */
-			if (gp_strbuf_grow(out, h + 10 + (size_t)count * 10)) {
-				ret = -GP_ERR_NOMEM;
-				goto out;
-			}
-			uint8_t *start = (uint8_t *)out->buf + out->len;
-			uint8_t *body = start + h + 10;
-			uint8_t *q = body;
-			if (scaled) {
-				/* Exact divisions: scale divides every residual. */
-				for (uint32_t i = 0; i < count; i++) {
-					uint64_t r = ref[i], x;
-					if (enc == GPT_ENC_VARINT) {
-						x = r / scale;
-					} else if (scale == 1) {
-						x = gpt_zigzag((int64_t)r);
-					} else {
-						uint64_t m = magnitude(r) / scale;
-						x = gpt_zigzag((int64_t)r < 0 ? -(int64_t)m : (int64_t)m);
-					}
-					q += gpt_put_varint(q, x);
-				}
-				goto emitted;
-			}
-			switch (enc) {
-			case GPT_ENC_VARINT:
-				for (uint32_t i = 0; i < count; i++) {
-					q += gpt_put_varint(q, col[i]);
-				}
-				break;
-			case GPT_ENC_ZIGZAG:
-				for (uint32_t i = 0; i < count; i++) {
-					q += gpt_put_varint(q, gpt_zigzag((int64_t)col[i]));
-				}
-				break;
-			case GPT_ENC_DELTA: {
-				uint64_t last = 0;
-				for (uint32_t i = 0; i < count; i++) {
-					q += gpt_put_varint(q, gpt_zigzag((int64_t)(col[i] - last)));
-					last = col[i];
-				}
-				break;
-			}
-			case GPT_ENC_REL:
-				for (uint32_t i = 0; i < count; i++) {
-					q += gpt_put_varint(q, gpt_zigzag((int64_t)(col[i] - ref[i])));
-				}
-				break;
-			case GPT_ENC_KEYED:
-				for (uint32_t i = 0; i < count; i++) {
-					uint64_t pred = prev[i] == NO_PREV ? 0 : col[prev[i]];
-					q += gpt_put_varint(q, gpt_zigzag((int64_t)(col[i] - pred)));
-				}
-				break;
-			default:
-				ret = -GP_ERR_API;
-				goto out;
-			}
-		emitted:;
-			size_t blen = (size_t)(q - body);
-			h += gpt_put_varint(hdr + h, blen);
-			memcpy(start, hdr, h);
-			memmove(start + h, body, blen);
-			out->len += h + blen;
-			out->buf[out->len] = '\0';
-		}
-		if (ndone == before) {
+		ret = write_ready_columns(&e, same, done, &ndone);
+		if (!ret && ndone == before) {
 			ret = -GP_ERR_API; /* a dependency cycle in the schema */
-			goto out;
 		}
 	}
-	if (out->failed) {
+	if (!ret && out->failed) {
 		ret = -GP_ERR_NOMEM;
 	}
-out:
 	if (ret && !out->failed) {
 		out->len = start_len;
 		out->buf[out->len] = '\0';
@@ -834,34 +913,371 @@ static enum dfail decode_block(struct dcol *c, struct dtrack *tr, uint8_t *recs,
 }
 
 int gpt_decode_records(const struct gpt_kind_info *ki, const uint8_t *p, size_t len,
-		       uint32_t count, void *recs, uint64_t *tmp, const char **why)
+		       uint32_t count, void *recs, const char **why)
 {
-	return gpt_decode_records_ex(ki, p, len, count, recs, tmp, why, false);
+	return gpt_decode_records_ex(ki, p, len, count, recs, why, false);
+}
+
+/*
+ * What went wrong, in the order of precedence at one column: memory, then
+ * a column without exactly one valid varint per record, then a value out
+ * of range, then a bad header (which is the next column's).
+ */
+enum derr_kind {
+	DERR_NOMEM = 0,
+	DERR_VALUES = 1,
+	DERR_RANGE = 2,
+	DERR_HEADER = 3,
+	DERR_NONE = 4,
+};
+
+/*
+ * The first error in the payload's order, as if each column were decoded
+ * whole before the next header is read: a header error stops the parse at
+ * the column it is in; decoding then may find value errors before it.
+ */
+struct derr {
+	unsigned col; /* the column, by index in cols[]; a bad header is at ncol */
+	enum derr_kind kind;
+	const char *why; /* static */
+};
+
+/* The state of one decoding. */
+struct decoder {
+	const struct gpt_kind_info *ki;
+	uint8_t *recs;
+	size_t size; /* ki->size */
+	uint32_t count;
+	bool scaled; /* scaled columns are allowed (format 2.x) */
+	/* 1: decoded; 2: another column already relied on it being all zero */
+	uint8_t state[MAX_FIELDS];
+	struct dcol cols[MAX_FIELDS]; /* the columns of known fields, in payload order */
+	unsigned ncol;
+	struct dtrack *tr; /* key trackers, one per reference field of KEYED columns */
+	unsigned ntrack;
+	uint32_t bsize; /* records per block */
+	/* CONST columns, when the records fit: every block's records start as copies */
+	uint8_t tmpl[1024];
+	bool use_tmpl;
+	struct derr err;
+};
+
+/* Notes an error at column col unless one comes before it in the payload's order. */
+static void note_error(struct decoder *d, unsigned col, enum derr_kind kind, const char *why)
+{
+	if (col < d->err.col || (col == d->err.col && kind < d->err.kind)) {
+		d->err = (struct derr){.col = col, .kind = kind, .why = why};
+	}
+}
+
+/*
+ * Whether column c is still decoded: it comes before the first error, or
+ * holds a value out of range, after which a cut value may still show up.
+ */
+static inline bool is_decoded(const struct decoder *d, unsigned c)
+{
+	return c < d->err.col || (c == d->err.col && d->err.kind == DERR_RANGE);
+}
+
+/* Reads a column's field id and encoding (and scale); returns an error or NULL. */
+static const char *parse_encoding(const struct decoder *d, const uint8_t **pp, const uint8_t *end,
+				  uint64_t *id, uint8_t *enc, uint64_t *scale)
+{
+	const uint8_t *p = *pp;
+
+	if (!gpt_get_varint(&p, end, id) || p >= end) {
+		return "cut column header";
+	}
+	*enc = *p++;
+	if (d->scaled && (*enc & GPT_ENC_SCALED)) {
+		/* Format 2.x (FORMAT.md 12.2): a scale varint follows. */
+		*enc &= (uint8_t)~GPT_ENC_SCALED;
+		if (*enc == GPT_ENC_CONST || *enc >= GPT_ENC__MAX) {
+			return "unknown column encoding";
+		}
+		if (!gpt_get_varint(&p, end, scale) || *scale < 2) {
+			return "bad column scale";
+		}
+	}
+	if (*enc >= GPT_ENC__MAX) {
+		return "unknown column encoding";
+	}
+	*pp = p;
+	return NULL;
+}
+
+/* The rest of a CONST column's header: its value, kept for a known field f. */
+static const char *parse_const(struct decoder *d, const uint8_t **pp, const uint8_t *end,
+			       const struct gpt_field *f)
+{
+	uint8_t scratch[8];
+	uint64_t v;
+
+	if (!gpt_get_varint(pp, end, &v)) {
+		return "cut constant column";
+	}
+	if (!f) {
+		return NULL; /* a newer minor's field */
+	}
+	if (d->count && store(scratch, f->type, v)) {
+		return "value out of range for its field";
+	}
+	d->cols[d->ncol++] = (struct dcol){.f = f, .enc = GPT_ENC_CONST, .v = v, .scale = 1};
+	return NULL;
+}
+
+/*
+ * The reference field refid of the column of f, whose values are [body,
+ * end): sets *rf or returns an error. Errors about the reference come
+ * after those about the values.
+ */
+static const char *check_reference(struct decoder *d, const struct gpt_field *f, uint8_t enc,
+				   uint64_t refid, const uint8_t *body, const uint8_t *end,
+				   const struct gpt_field **rf)
+{
+	const char *why = NULL;
+
+	*rf = gpt_kind_field(d->ki, (unsigned)refid);
+	if (!*rf || (*rf == f && enc == GPT_ENC_REL)) {
+		why = "reference to an unknown field";
+	} else if (*rf == f) {
+		why = "column keyed on itself";
+	}
+	if (why) {
+		return check_varints(body, end, d->count) ? why
+							   : "column does not hold one value per record";
+	}
+	size_t ri = (size_t)(*rf - d->ki->fields);
+	if (!d->state[ri]) {
+		d->state[ri] = 2; /* absent means zero: it may not come later */
+	}
+	return NULL;
+}
+
+/* The key tracker of a KEYED column on rf: the one of an earlier such column, or a new one. */
+static uint16_t track_of(struct decoder *d, const struct gpt_field *rf)
+{
+	for (unsigned t = 0; t < d->ncol; t++) {
+		if (d->cols[t].enc == GPT_ENC_KEYED && d->cols[t].rf == rf) {
+			return d->cols[t].track;
+		}
+	}
+	return (uint16_t)d->ntrack++;
+}
+
+/*
+ * The rest of the header of a column with values (not CONST), and skips
+ * its values; keeps it for a known field f.
+ */
+static const char *parse_values(struct decoder *d, const uint8_t **pp, const uint8_t *end,
+				const struct gpt_field *f, uint8_t enc, uint64_t scale)
+{
+	const struct gpt_field *rf = NULL;
+	uint64_t refid = 0, blen;
+	const uint8_t *body;
+	const char *why;
+
+	if (enc == GPT_ENC_REL || enc == GPT_ENC_KEYED) {
+		if (!gpt_get_varint(pp, end, &refid) || refid == 0 || refid > UINT16_MAX) {
+			return "bad reference field";
+		}
+	}
+	if (!gpt_get_varint(pp, end, &blen) || blen > (uint64_t)(end - *pp)) {
+		return "column longer than its chunk";
+	}
+	body = *pp;
+	*pp += blen;
+	if (!f) {
+		return NULL;
+	}
+	if (refid) {
+		why = check_reference(d, f, enc, refid, body, *pp, &rf);
+		if (why) {
+			return why;
+		}
+	}
+	struct dcol dc = {.p = body, .end = *pp, .f = f, .rf = rf, .enc = enc, .scale = scale};
+	if (enc == GPT_ENC_KEYED) {
+		dc.track = track_of(d, rf);
+	}
+	d->cols[d->ncol++] = dc;
+	return NULL;
+}
+
+/* Parses one column header into cols[] (known fields only); returns an error or NULL. */
+static const char *parse_column(struct decoder *d, const uint8_t **pp, const uint8_t *end)
+{
+	uint64_t id, scale = 1;
+	uint8_t enc;
+	const char *why = parse_encoding(d, pp, end, &id, &enc, &scale);
+
+	if (why) {
+		return why;
+	}
+	const struct gpt_field *f = id <= UINT16_MAX ? gpt_kind_field(d->ki, (unsigned)id) : NULL;
+	if (f) {
+		size_t fi = (size_t)(f - d->ki->fields);
+		if (d->state[fi]) {
+			return d->state[fi] == 1 ? "column repeated"
+						 : "column after a column predicted from it";
+		}
+		d->state[fi] = 1;
+	}
+	if (enc == GPT_ENC_CONST) {
+		return parse_const(d, pp, end, f);
+	}
+	return parse_values(d, pp, end, f, enc, scale);
+}
+
+/* Pass 1: every column header of [p, end), up to the first bad one. */
+static void parse_columns(struct decoder *d, const uint8_t *p, const uint8_t *end, uint64_t ncols)
+{
+	for (uint64_t c = 0; c < ncols; c++) {
+		const char *why = parse_column(d, &p, end);
+		if (why) {
+			note_error(d, d->ncol, DERR_HEADER, why);
+			return;
+		}
+	}
+	if (p != end) {
+		/* reported only if every value decodes */
+		note_error(d, d->ncol, DERR_HEADER, "bytes after the last column");
+	}
+}
+
+/* Records per block: the block's structs stay within a 32 KiB L1 cache. */
+static uint32_t block_records(size_t size)
+{
+	uint32_t bsize = BLOCK_BYTES / (uint32_t)(size ? size : 1);
+
+	if (bsize > BLOCK_MAX) {
+		bsize = BLOCK_MAX;
+	}
+	if (bsize < 16) {
+		bsize = 16;
+	}
+	return bsize;
+}
+
+/* One key tracker per reference field of KEYED columns, each with a block of predictions. */
+static int init_trackers(struct decoder *d)
+{
+	if (!d->ntrack) {
+		return 0;
+	}
+	d->tr = calloc(d->ntrack, sizeof(*d->tr) + d->bsize * sizeof(uint32_t));
+	if (!d->tr) {
+		return -GP_ERR_NOMEM;
+	}
+	for (unsigned c = 0; c < d->ncol; c++) {
+		struct dtrack *t = &d->tr[d->cols[c].track];
+		if (d->cols[c].enc != GPT_ENC_KEYED || t->rf) {
+			continue;
+		}
+		t->rf = d->cols[c].rf;
+		t->prev = (uint32_t *)(d->tr + d->ntrack) + (size_t)d->cols[c].track * d->bsize;
+		key_track_init(&t->kt, d->recs + t->rf->offset, d->size, t->rf->type, d->count);
+	}
+	return 0;
+}
+
+static void release_trackers(struct decoder *d)
+{
+	if (d->tr) {
+		for (unsigned t = 0; t < d->ntrack; t++) {
+			key_track_release(&d->tr[t].kt);
+		}
+	}
+	free(d->tr);
+	d->tr = NULL;
+}
+
+/*
+ * CONST columns go into a template record that starts every record of a
+ * block, instead of being stored one record at a time.
+ */
+static void init_template(struct decoder *d)
+{
+	d->use_tmpl = false;
+	if (d->size > sizeof(d->tmpl)) {
+		return;
+	}
+	memset(d->tmpl, 0, d->size);
+	for (unsigned c = 0; c < d->ncol; c++) {
+		if (d->cols[c].enc == GPT_ENC_CONST) {
+			store(d->tmpl + d->cols[c].f->offset, d->cols[c].f->type, d->cols[c].v);
+			d->use_tmpl = true;
+		}
+	}
+}
+
+/* Decodes records [b0, b1), block number 'block', column after column while still in L1. */
+static void decode_block_columns(struct decoder *d, uint32_t block, uint32_t b0, uint32_t b1,
+				 const uint8_t *pend)
+{
+	uint8_t *rb = d->recs;
+
+	if (d->use_tmpl) {
+		fill_records(rb + (size_t)b0 * d->size, d->tmpl, d->size, b1 - b0);
+	} else {
+		memset(rb + (size_t)b0 * d->size, 0, (size_t)(b1 - b0) * d->size);
+	}
+	for (unsigned c = 0; c < d->ncol && is_decoded(d, c); c++) {
+		struct dcol *dc = &d->cols[c];
+		if (d->use_tmpl && dc->enc == GPT_ENC_CONST) {
+			continue;
+		}
+		if (dc->enc == GPT_ENC_KEYED) {
+			struct dtrack *t = &d->tr[dc->track];
+			if (t->block != block + 1) {
+				bool nomem = false;
+				key_prevs(&t->kt, b0, b1, t->prev, true, &nomem);
+				if (nomem) {
+					note_error(d, 0, DERR_NOMEM, "out of memory");
+					return;
+				}
+				t->block = block + 1;
+			}
+		}
+		enum dfail fail = decode_block(dc, d->tr, rb, d->size, b0, b1, pend);
+		if (fail == DFAIL_VALUES) {
+			/* Final for this column; later ones no longer matter. */
+			note_error(d, c, DERR_VALUES, "column does not hold one value per record");
+		} else if (fail == DFAIL_RANGE) {
+			/* A later block may still show that its values are cut. */
+			note_error(d, c, DERR_RANGE, "value out of range for its field");
+		}
+	}
+}
+
+/* Pass 2: the values, a block of records at a time. */
+static void decode_values(struct decoder *d, const uint8_t *pend)
+{
+	uint32_t block = 0;
+
+	for (uint32_t b0 = 0; b0 < d->count; b0 += d->bsize, block++) {
+		if (d->err.col == 0 && d->err.kind <= DERR_VALUES) {
+			return; /* nothing left to decode or to find */
+		}
+		uint32_t b1 = d->count - b0 < d->bsize ? d->count : b0 + d->bsize;
+		decode_block_columns(d, block, b0, b1, pend);
+	}
+	/* Every column decoded must have used its bytes exactly. */
+	for (unsigned c = 0; c < d->ncol && is_decoded(d, c); c++) {
+		if (d->cols[c].enc != GPT_ENC_CONST && d->cols[c].p != d->cols[c].end) {
+			note_error(d, c, DERR_VALUES, "column does not hold one value per record");
+			break;
+		}
+	}
 }
 
 int gpt_decode_records_ex(const struct gpt_kind_info *ki, const uint8_t *p, size_t len,
-			  uint32_t count, void *recs, uint64_t *tmp, const char **why, bool scaled)
+			  uint32_t count, void *recs, const char **why, bool scaled)
 {
 	const uint8_t *end = p + len;
-	uint8_t *rb = recs;
-	size_t size = ki->size;
-	/* 1: decoded; 2: another column already relied on it being all zero */
-	uint8_t state[MAX_FIELDS] = {0};
-	struct dcol cols[MAX_FIELDS];
-	struct dtrack *tr = NULL;
-	unsigned ncol = 0, ntrack = 0;
+	struct decoder d;
 	uint64_t ncols;
-	/*
-	 * The first error in the payload's order wins, as if each column were
-	 * decoded whole before the next header is read: a header error stops the
-	 * parse at column 'stop'; decoding then finds value errors before it.
-	 */
-	const char *err = NULL;
-	unsigned stop;
-	uint32_t block;
-	int ret = -GP_ERR_FORMAT;
 
-	(void)tmp;
 	if (ki->nfields > MAX_FIELDS) {
 		*why = "schema too large";
 		return -GP_ERR_FORMAT;
@@ -870,215 +1286,28 @@ int gpt_decode_records_ex(const struct gpt_kind_info *ki, const uint8_t *p, size
 		*why = "bad column count";
 		return -GP_ERR_FORMAT;
 	}
+	d.ki = ki;
+	d.recs = recs;
+	d.size = ki->size;
+	d.count = count;
+	d.scaled = scaled;
+	memset(d.state, 0, sizeof(d.state));
+	d.ncol = 0;
+	d.tr = NULL;
+	d.ntrack = 0;
+	d.bsize = block_records(d.size);
+	d.err = (struct derr){.col = UINT_MAX, .kind = DERR_NONE, .why = NULL};
 
-	/* ---- pass 1: every column header */
-	for (uint64_t c = 0; c < ncols && !err; c++) {
-		uint64_t id, refid = 0, blen, scale = 1;
-		uint8_t enc;
-
-		if (!gpt_get_varint(&p, end, &id) || p >= end) {
-			err = "cut column header";
-			break;
-		}
-		enc = *p++;
-		if (scaled && (enc & GPT_ENC_SCALED)) {
-			/* Format 2.x (FORMAT.md 12.2): a scale varint follows. */
-			enc &= (uint8_t)~GPT_ENC_SCALED;
-			if (enc == GPT_ENC_CONST || enc >= GPT_ENC__MAX) {
-				err = "unknown column encoding";
-				break;
-			}
-			if (!gpt_get_varint(&p, end, &scale) || scale < 2) {
-				err = "bad column scale";
-				break;
-			}
-		}
-		if (enc >= GPT_ENC__MAX) {
-			err = "unknown column encoding";
-			break;
-		}
-		const struct gpt_field *f = id <= UINT16_MAX ? gpt_kind_field(ki, (unsigned)id) : NULL;
-		if (f) {
-			size_t fi = (size_t)(f - ki->fields);
-			if (state[fi]) {
-				err = state[fi] == 1 ? "column repeated"
-						     : "column after a column predicted from it";
-				break;
-			}
-			state[fi] = 1;
-		}
-		if (enc == GPT_ENC_CONST) {
-			uint64_t v;
-			if (!gpt_get_varint(&p, end, &v)) {
-				err = "cut constant column";
-				break;
-			}
-			if (!f) {
-				continue; /* a newer minor's field */
-			}
-			uint8_t scratch[8];
-			if (count && store(scratch, f->type, v)) {
-				err = "value out of range for its field";
-				break;
-			}
-			cols[ncol++] = (struct dcol){.f = f, .enc = enc, .v = v, .scale = 1};
-			continue;
-		}
-		if (enc == GPT_ENC_REL || enc == GPT_ENC_KEYED) {
-			if (!gpt_get_varint(&p, end, &refid) || refid == 0 || refid > UINT16_MAX) {
-				err = "bad reference field";
-				break;
-			}
-		}
-		if (!gpt_get_varint(&p, end, &blen) || blen > (uint64_t)(end - p)) {
-			err = "column longer than its chunk";
-			break;
-		}
-		const uint8_t *body = p;
-		p += blen;
-		if (!f) {
-			continue;
-		}
-		const struct gpt_field *rf = NULL;
-		if (refid) {
-			/* Errors about the reference come after those about the values. */
-			rf = gpt_kind_field(ki, (unsigned)refid);
-			if (!rf || (rf == f && enc == GPT_ENC_REL)) {
-				err = "reference to an unknown field";
-			} else if (rf == f) {
-				err = "column keyed on itself";
-			}
-			if (err) {
-				if (!check_varints(body, p, count)) {
-					err = "column does not hold one value per record";
-				}
-				break;
-			}
-			size_t ri = (size_t)(rf - ki->fields);
-			if (!state[ri]) {
-				state[ri] = 2; /* absent means zero: it may not come later */
-			}
-		}
-		struct dcol *dc = &cols[ncol++];
-		*dc = (struct dcol){.p = body, .end = p, .f = f, .rf = rf, .enc = enc, .scale = scale};
-		if (enc == GPT_ENC_KEYED) {
-			unsigned t;
-			for (t = 0; t < ncol - 1; t++) {
-				if (cols[t].enc == GPT_ENC_KEYED && cols[t].rf == rf) {
-					break;
-				}
-			}
-			dc->track = t < ncol - 1 ? cols[t].track : (uint16_t)ntrack++;
-		}
+	parse_columns(&d, p, end, ncols);
+	if (init_trackers(&d)) {
+		note_error(&d, 0, DERR_NOMEM, "out of memory");
 	}
-	if (!err && p != end) {
-		err = "bytes after the last column"; /* reported only if every value decodes */
+	init_template(&d);
+	decode_values(&d, end);
+	release_trackers(&d);
+	if (d.err.kind == DERR_NONE) {
+		return 0;
 	}
-	stop = ncol;
-
-	/* ---- key trackers, one per reference field of KEYED columns */
-	uint32_t bsize = BLOCK_BYTES / (uint32_t)(size ? size : 1);
-	if (bsize > BLOCK_MAX) {
-		bsize = BLOCK_MAX;
-	}
-	if (bsize < 16) {
-		bsize = 16;
-	}
-	if (ntrack) {
-		tr = calloc(ntrack, sizeof(*tr) + bsize * sizeof(uint32_t));
-		if (!tr) {
-			*why = "out of memory";
-			return -GP_ERR_NOMEM;
-		}
-		for (unsigned c = 0; c < ncol; c++) {
-			struct dtrack *t = &tr[cols[c].track];
-			if (cols[c].enc != GPT_ENC_KEYED || t->rf) {
-				continue;
-			}
-			t->rf = cols[c].rf;
-			t->prev = (uint32_t *)(tr + ntrack) + (size_t)cols[c].track * bsize;
-			key_track_init(&t->kt, rb + t->rf->offset, size, t->rf->type, count);
-		}
-	}
-
-	/*
-	 * CONST columns go into a template record that starts every record of
-	 * a block, instead of being stored one record at a time.
-	 */
-	uint8_t tmpl[1024];
-	bool use_tmpl = false;
-	if (size <= sizeof(tmpl)) {
-		memset(tmpl, 0, size);
-		for (unsigned c = 0; c < stop; c++) {
-			if (cols[c].enc == GPT_ENC_CONST) {
-				store(tmpl + cols[c].f->offset, cols[c].f->type, cols[c].v);
-				use_tmpl = true;
-			}
-		}
-	}
-
-	/* ---- pass 2: values, a block of records at a time */
-	const char *verr = NULL;
-	unsigned vcol = stop; /* the first column with a value error */
-	bool nomem = false;
-	block = 0;
-	for (uint32_t b0 = 0; b0 < count && !(verr && vcol == 0); b0 += bsize, block++) {
-		uint32_t b1 = count - b0 < bsize ? count : b0 + bsize;
-		if (use_tmpl) {
-			fill_records(rb + (size_t)b0 * size, tmpl, size, b1 - b0);
-		} else {
-			memset(rb + (size_t)b0 * size, 0, (size_t)(b1 - b0) * size);
-		}
-		for (unsigned c = 0; c < vcol && c < stop; c++) {
-			struct dcol *dc = &cols[c];
-			if (use_tmpl && dc->enc == GPT_ENC_CONST) {
-				continue;
-			}
-			if (dc->enc == GPT_ENC_KEYED) {
-				struct dtrack *t = &tr[dc->track];
-				if (t->block != block + 1) {
-					key_prevs(&t->kt, b0, b1, t->prev, true, &nomem);
-					t->block = block + 1;
-				}
-			}
-			enum dfail fail = decode_block(dc, tr, rb, size, b0, b1, end);
-			if (fail == DFAIL_VALUES) {
-				/* Final for this column; later ones no longer matter. */
-				verr = "column does not hold one value per record";
-				vcol = c;
-				break;
-			}
-			if (fail == DFAIL_RANGE) {
-				/* A later block may still show that its values are cut. */
-				verr = "value out of range for its field";
-				vcol = c + 1;
-			}
-		}
-		if (nomem) {
-			break;
-		}
-	}
-	/* Every column decoded so far must have used its bytes exactly. */
-	for (unsigned c = 0; c < stop && c < vcol && !nomem; c++) {
-		if (cols[c].enc != GPT_ENC_CONST && cols[c].p != cols[c].end) {
-			verr = "column does not hold one value per record";
-			vcol = c;
-			break;
-		}
-	}
-	if (nomem) {
-		*why = "out of memory";
-		ret = -GP_ERR_NOMEM;
-	} else if (verr) {
-		*why = verr;
-	} else if (err) {
-		*why = err;
-	} else {
-		ret = 0;
-	}
-	for (unsigned t = 0; t < ntrack; t++) {
-		key_track_release(&tr[t].kt);
-	}
-	free(tr);
-	return ret;
+	*why = d.err.why;
+	return d.err.kind == DERR_NOMEM ? -GP_ERR_NOMEM : -GP_ERR_FORMAT;
 }

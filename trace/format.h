@@ -100,22 +100,22 @@ static inline int64_t gpt_unzigzag(uint64_t v)
 /*
  * Encodes count records of kind ki (an array of structs) as the columnar
  * payload described in FORMAT.md, appending to out. tmp is scratch space of
- * at least 3 * count uint64_t values.
+ * at least 3 * count uint64_t values. With scaled, a column whose residuals
+ * share a factor >= 2 is scaled (format 2.x). On failure out is as it was.
  */
-int gpt_encode_records(const struct gpt_kind_info *ki, const void *recs, uint32_t count,
-		       uint64_t *tmp, struct gp_strbuf *out);
-/* Same; with scaled, a column whose residuals share a factor >= 2 is scaled (format 2.x). */
 int gpt_encode_records_ex(const struct gpt_kind_info *ki, const void *recs, uint32_t count,
 			  uint64_t *tmp, struct gp_strbuf *out, bool scaled);
 
 /*
- * Decodes a payload into count zeroed structs at recs. tmp as above. On a
- * format error returns -GP_ERR_FORMAT with a static reason in *why.
+ * Decodes a payload into the count structs at recs, writing every byte of
+ * them (fields without a column are zero); needs no scratch space. On a
+ * format error returns -GP_ERR_FORMAT, out of memory -GP_ERR_NOMEM, each
+ * with a static reason in *why; the structs are then unspecified.
  */
 int gpt_decode_records(const struct gpt_kind_info *ki, const uint8_t *p, size_t len,
-		       uint32_t count, void *recs, uint64_t *tmp, const char **why);
+		       uint32_t count, void *recs, const char **why);
 /* Same; scaled allows scaled columns (a 2.x file); without it they are unknown encodings. */
 int gpt_decode_records_ex(const struct gpt_kind_info *ki, const uint8_t *p, size_t len,
-			  uint32_t count, void *recs, uint64_t *tmp, const char **why, bool scaled);
+			  uint32_t count, void *recs, const char **why, bool scaled);
 
 #endif /* GPT_FORMAT_H */

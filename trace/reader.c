@@ -56,8 +56,6 @@ struct gpt_reader {
 	size_t raw_cap;
 	uint8_t *recs;
 	size_t recs_cap;
-	uint64_t *tmp;
-	size_t tmp_cap;
 	z_stream zs;
 	bool zinit;
 #ifdef GPT_HAVE_LIBDEFLATE
@@ -312,7 +310,6 @@ void gpt_reader_free(struct gpt_reader *r)
 	free(r->stored);
 	free(r->raw);
 	free(r->recs);
-	free(r->tmp);
 	for (size_t i = 0; i < r->blocks.n; i++) {
 		free(r->blocks.v[i]);
 	}
@@ -502,13 +499,12 @@ static int take_payload(struct gpt_reader *r, const struct gpt_chunk_header *h,
 		return TAKE_ABSORBED;
 	}
 	size_t rb = (size_t)h->count * ki->size;
-	if (ensure((void **)&r->recs, &r->recs_cap, rb + 1) ||
-	    ensure((void **)&r->tmp, &r->tmp_cap, sizeof(uint64_t) * 3 * (h->count + 1u))) {
+	if (ensure((void **)&r->recs, &r->recs_cap, rb + 1)) {
 		set_err(r, "out of memory reading chunk %u", idx);
 		return -GP_ERR_NOMEM;
 	}
 	/* The codec zeroes the records itself, a cache-sized block at a time. */
-	ret = gpt_decode_records_ex(ki, raw, h->raw_len, h->count, r->recs, r->tmp, &reason,
+	ret = gpt_decode_records_ex(ki, raw, h->raw_len, h->count, r->recs, &reason,
 				    r->st.major >= 2);
 	if (ret == -GP_ERR_NOMEM) {
 		set_err(r, "out of memory reading chunk %u", idx);
@@ -630,14 +626,291 @@ static int next_inner(struct gpt_reader *r, struct gpt_chunk *out)
 	return 0;
 }
 
+/* What a step of gpt_reader_next found, when not a negative error. */
+enum step {
+	STEP_END = 0,     /* no more chunks */
+	STEP_RECORDS = 1, /* *out is filled */
+	STEP_AGAIN = 2,   /* on to the next chunk */
+	STEP_READY = 3,   /* this chunk checks out so far: on with it */
+};
+
+/* Where the chunk being read is: its offset, the next chunk's, and its index. */
+struct chunk_at {
+	uint64_t off, next;
+	uint32_t idx;
+};
+
+/*
+ * A chunk that does not check out: a problem that names it (r->chunk_index
+ * is its index), its bytes skipped; returns STEP_AGAIN.
+ */
+static int bad_chunk(struct gpt_reader *r, const struct chunk_at *at, int err, const char *fmt, ...)
+	GP_PRINTF(4, 5);
+static int bad_chunk(struct gpt_reader *r, const struct chunk_at *at, int err, const char *fmt, ...)
+{
+	char reason[sizeof(((struct gpt_problem *)NULL)->reason)];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(reason, sizeof(reason), fmt, ap);
+	va_end(ap);
+	add_problem(r, at->off, err, "%s", reason);
+	r->st.bytes_skipped += at->next - at->off;
+	r->chunk_index = at->idx + 1;
+	return STEP_AGAIN;
+}
+
+/* The end of the file reached at off: a clean end only after the footer. */
+static int end_of_file(struct gpt_reader *r, uint64_t off)
+{
+	r->done = true;
+	if (!r->st.has_footer) {
+		r->st.truncated = true;
+		r->st.truncated_at = r->size;
+		add_problem(r, off, -GP_ERR_TRUNCATED, "no footer: the writer did not finish the file");
+	}
+	return STEP_END;
+}
+
+/* A chunk header that does not unpack: skips to the next one that does. */
+static int resync_after(struct gpt_reader *r, uint64_t off, int err, const char *why)
+{
+	uint64_t next = resync(r, off + 1);
+
+	add_problem(r, off, err, "%s; skipped %" PRIu64 " bytes", why, next - off);
+	r->st.bytes_skipped += next - off;
+	r->chunk_index++;
+	r->pos = next;
+	if (next >= r->size) {
+		/* Nothing valid after it: the end is lost, but say it as corruption. */
+		r->done = true;
+		if (!r->st.has_footer) {
+			r->st.truncated = true;
+			r->st.truncated_at = off;
+		}
+		return STEP_END;
+	}
+	return STEP_AGAIN;
+}
+
+/*
+ * Reads the header of the chunk at off into *h: STEP_READY when the file
+ * holds the whole chunk, else what comes next (the footer, the end of the
+ * file, a skipped header) or a negative error.
+ */
+static int read_chunk_header(struct gpt_reader *r, uint64_t off, struct gpt_chunk_header *h)
+{
+	uint8_t hb[GPT_CHUNK_HEADER_SIZE];
+	const char *why = NULL;
+	ssize_t n;
+	int ret;
+
+	if (off >= r->size) {
+		return end_of_file(r, off);
+	}
+	if (r->index_seen && is_trailer(r, off)) {
+		r->st.has_footer = true;
+		r->pos = r->size;
+		return STEP_AGAIN;
+	}
+	n = read_at(r, off, hb, sizeof(hb));
+	if (n < 0) {
+		return -GP_ERR_IO;
+	}
+	if ((size_t)n < sizeof(hb)) {
+		r->done = true;
+		r->st.truncated = true;
+		r->st.truncated_at = r->size;
+		add_problem(r, off, -GP_ERR_TRUNCATED,
+			    "truncated: the file ends inside a chunk header (%zd of %d bytes)", n,
+			    GPT_CHUNK_HEADER_SIZE);
+		return STEP_END;
+	}
+	ret = gpt_chunk_header_unpack(hb, h, &why);
+	if (ret) {
+		return resync_after(r, off, ret, why);
+	}
+	if (off + GPT_CHUNK_HEADER_SIZE + h->stored_len > r->size) {
+		r->done = true;
+		r->st.truncated = true;
+		r->st.truncated_at = r->size;
+		add_problem(r, off, -GP_ERR_TRUNCATED,
+			    "truncated: the chunk needs %" PRIu64 " bytes, the file has %" PRIu64,
+			    (uint64_t)GPT_CHUNK_HEADER_SIZE + h->stored_len, r->size - off);
+		return STEP_END;
+	}
+	return STEP_READY;
+}
+
+/* The limits a chunk header must keep (FORMAT.md 4): STEP_READY, or the chunk is skipped. */
+static int check_chunk(struct gpt_reader *r, const struct gpt_chunk_header *h, bool packed,
+		       const struct chunk_at *at)
+{
+	if (h->flags & ~GPT_CHUNK_FLAGS_KNOWN) {
+		return bad_chunk(r, at, -GP_ERR_FORMAT, "unknown chunk flags 0x%x", h->flags);
+	}
+	if (h->raw_len > GPT_MAX_CHUNK_BYTES || h->stored_len > GPT_MAX_CHUNK_BYTES) {
+		return bad_chunk(r, at, -GP_ERR_FORMAT, "chunk of %u bytes exceeds the format's limit",
+				 h->raw_len > h->stored_len ? h->raw_len : h->stored_len);
+	}
+	if (packed && at->off != r->header_len) {
+		return bad_chunk(r, at, -GP_ERR_FORMAT, "packed chunk after other chunks");
+	}
+	if (h->count > GPT_MAX_CHUNK_RECORDS) {
+		return bad_chunk(r, at, -GP_ERR_FORMAT,
+				 "%u records exceed the format's limit of %u per chunk", h->count,
+				 GPT_MAX_CHUNK_RECORDS);
+	}
+	if (!(h->flags & GPT_CHUNK_FLAG_DEFLATE) && h->stored_len != h->raw_len) {
+		return bad_chunk(r, at, -GP_ERR_FORMAT,
+				 "stored and raw lengths differ in an uncompressed chunk");
+	}
+	return STEP_READY;
+}
+
+/* Reads the stored bytes of the chunk into r->stored: STEP_READY, STEP_END or an error. */
+static int read_stored(struct gpt_reader *r, const struct gpt_chunk_header *h,
+		       const struct chunk_at *at)
+{
+	ssize_t n;
+
+	if (ensure((void **)&r->stored, &r->stored_cap, h->stored_len + 1u) ||
+	    ensure((void **)&r->raw, &r->raw_cap, h->raw_len + 1u)) {
+		set_err(r, "out of memory reading chunk %u", at->idx);
+		return -GP_ERR_NOMEM;
+	}
+	n = read_at(r, at->off + GPT_CHUNK_HEADER_SIZE, r->stored, h->stored_len);
+	if (n < 0) {
+		return -GP_ERR_IO;
+	}
+	if ((size_t)n < h->stored_len) {
+		r->done = true;
+		r->st.truncated = true;
+		r->st.truncated_at = at->off + GPT_CHUNK_HEADER_SIZE + (uint64_t)n;
+		add_problem(r, at->off, -GP_ERR_TRUNCATED, "truncated: the file shrank while read");
+		return STEP_END;
+	}
+	return STEP_READY;
+}
+
+/*
+ * The raw payload of the chunk in r->stored, inflated into r->raw when it
+ * is compressed, in *raw; checks its CRC. STEP_READY or the chunk is skipped.
+ */
+static int unpack_payload(struct gpt_reader *r, const struct gpt_chunk_header *h,
+			  const struct chunk_at *at, const uint8_t **raw)
+{
+	bool inflated = false;
+
+	*raw = r->stored;
+#ifdef GPT_HAVE_LIBDEFLATE
+	if (h->flags & GPT_CHUNK_FLAG_DEFLATE) {
+		size_t in_used = 0, out_got = 0;
+		inflated = libdeflate_deflate_decompress_ex(r->ld, r->stored, h->stored_len, r->raw,
+							    h->raw_len + 1, &in_used,
+							    &out_got) == LIBDEFLATE_SUCCESS &&
+			   in_used == h->stored_len && out_got == h->raw_len;
+		*raw = r->raw;
+	}
+#endif
+	if ((h->flags & GPT_CHUNK_FLAG_DEFLATE) && !inflated) {
+		inflateReset(&r->zs);
+		r->zs.next_in = r->stored;
+		r->zs.avail_in = h->stored_len;
+		r->zs.next_out = r->raw;
+		r->zs.avail_out = h->raw_len + 1; /* one spare byte detects a longer stream */
+		int zr = inflate(&r->zs, Z_FINISH);
+		if (zr != Z_STREAM_END || r->zs.avail_out != 1 || r->zs.avail_in != 0) {
+			return bad_chunk(r, at, -GP_ERR_FORMAT, "cannot inflate the chunk: %s",
+					 zr == Z_STREAM_END ? "wrong length"
+					 : r->zs.msg	    ? r->zs.msg
+							    : "stream ends early");
+		}
+		*raw = r->raw;
+	}
+	/* zlib's and libdeflate's crc32 are gp_crc32 (FORMAT.md 1), only faster. */
+#ifdef GPT_HAVE_LIBDEFLATE
+	uint32_t crc = libdeflate_crc32(0, *raw, h->raw_len);
+#else
+	uint32_t crc = (uint32_t)crc32(0, *raw, h->raw_len);
+#endif
+	if (crc != h->raw_crc) {
+		return bad_chunk(r, at, -GP_ERR_CHECKSUM, "bad chunk crc");
+	}
+	return STEP_READY;
+}
+
+/* A packed chunk checked out: its inner chunks come next, from raw (FORMAT.md 12.4). */
+static void start_pack(struct gpt_reader *r, const struct gpt_chunk_header *h, const uint8_t *raw,
+		       uint64_t off)
+{
+	if (raw != r->raw) {
+		memcpy(r->raw, raw, h->raw_len); /* stored: no inflate put it there */
+	}
+	r->in_pack = true;
+	r->pk_bad = false;
+	r->pk_pos = 0;
+	r->pk_len = h->raw_len;
+	r->pk_left = h->count;
+	r->pk_off = off;
+}
+
+/* Reads the chunk at r->pos; returns an enum step or a negative error. */
+static int next_chunk(struct gpt_reader *r, struct gpt_chunk *out)
+{
+	struct gpt_chunk_header h;
+	struct chunk_at at = {.off = r->pos};
+	const struct gpt_kind_info *ki = NULL;
+	const uint8_t *raw;
+	char why[160];
+	int err = 0;
+	int ret = read_chunk_header(r, at.off, &h);
+
+	if (ret != STEP_READY) {
+		return ret;
+	}
+	at.next = at.off + GPT_CHUNK_HEADER_SIZE + h.stored_len;
+	r->pos = at.next;
+	at.idx = r->chunk_index++;
+	bool packed = h.kind == GPT_KIND_PACKED && r->st.major >= 2;
+	if (h.kind == GPT_KIND_INDEX) {
+		ki = &gpt_index_info;
+	} else if (h.kind != GPT_KIND_STRING && !packed) {
+		ki = gpt_kind_info(h.kind);
+		if (!ki) {
+			return STEP_AGAIN; /* a kind from a newer minor version: skip it whole */
+		}
+	}
+	r->chunk_index = at.idx; /* problems below name this chunk */
+	ret = check_chunk(r, &h, packed, &at);
+	if (ret == STEP_READY) {
+		ret = read_stored(r, &h, &at);
+	}
+	if (ret == STEP_READY) {
+		ret = unpack_payload(r, &h, &at, &raw);
+	}
+	if (ret != STEP_READY) {
+		return ret;
+	}
+	if (packed) {
+		r->chunk_index = at.idx + 1;
+		start_pack(r, &h, raw, at.off);
+		return STEP_AGAIN;
+	}
+	ret = take_payload(r, &h, ki, raw, at.off, at.idx, out, why, sizeof(why), &err);
+	if (ret < 0) {
+		return ret;
+	}
+	if (ret == TAKE_BAD) {
+		return bad_chunk(r, &at, err, "%s", why);
+	}
+	r->chunk_index = at.idx + 1;
+	return ret == TAKE_RECORDS ? STEP_RECORDS : STEP_AGAIN;
+}
+
 int gpt_reader_next(struct gpt_reader *r, struct gpt_chunk *out)
 {
 	for (;;) {
-		uint8_t hb[GPT_CHUNK_HEADER_SIZE];
-		struct gpt_chunk_header h;
-		const char *why = NULL;
-		uint64_t off = r->pos;
-		ssize_t n;
 		int ret;
 
 		if (r->in_pack) {
@@ -645,188 +918,15 @@ int gpt_reader_next(struct gpt_reader *r, struct gpt_chunk *out)
 			if (ret) {
 				return ret;
 			}
-			continue;
+			continue; /* the packed chunk is used up */
 		}
 		if (r->done) {
 			return 0;
 		}
-		if (off >= r->size) {
-			r->done = true;
-			if (!r->st.has_footer) {
-				r->st.truncated = true;
-				r->st.truncated_at = r->size;
-				add_problem(r, off, -GP_ERR_TRUNCATED,
-					    "no footer: the writer did not finish the file");
-			}
-			return 0;
+		ret = next_chunk(r, out);
+		if (ret != STEP_AGAIN) {
+			return ret; /* STEP_END, STEP_RECORDS or an error */
 		}
-		if (r->index_seen && is_trailer(r, off)) {
-			r->st.has_footer = true;
-			r->pos = r->size;
-			continue;
-		}
-		n = read_at(r, off, hb, sizeof(hb));
-		if (n < 0) {
-			return -GP_ERR_IO;
-		}
-		if ((size_t)n < sizeof(hb)) {
-			r->done = true;
-			r->st.truncated = true;
-			r->st.truncated_at = r->size;
-			add_problem(r, off, -GP_ERR_TRUNCATED,
-				    "truncated: the file ends inside a chunk header (%zd of %d bytes)",
-				    n, GPT_CHUNK_HEADER_SIZE);
-			return 0;
-		}
-		ret = gpt_chunk_header_unpack(hb, &h, &why);
-		if (ret) {
-			uint64_t next = resync(r, off + 1);
-			add_problem(r, off, ret, "%s; skipped %" PRIu64 " bytes", why, next - off);
-			r->st.bytes_skipped += next - off;
-			r->chunk_index++;
-			r->pos = next;
-			if (next >= r->size) {
-				/* Nothing valid after it: the end is lost, but say it as corruption. */
-				r->done = true;
-				if (!r->st.has_footer) {
-					r->st.truncated = true;
-					r->st.truncated_at = off;
-				}
-				return 0;
-			}
-			continue;
-		}
-		uint64_t next = off + GPT_CHUNK_HEADER_SIZE + h.stored_len;
-		if (next > r->size) {
-			r->done = true;
-			r->st.truncated = true;
-			r->st.truncated_at = r->size;
-			add_problem(r, off, -GP_ERR_TRUNCATED,
-				    "truncated: the chunk needs %" PRIu64 " bytes, the file has %" PRIu64,
-				    (uint64_t)GPT_CHUNK_HEADER_SIZE + h.stored_len, r->size - off);
-			return 0;
-		}
-		r->pos = next;
-		uint32_t idx = r->chunk_index++;
-		const struct gpt_kind_info *ki = NULL;
-		bool packed = h.kind == GPT_KIND_PACKED && r->st.major >= 2;
-		if (h.kind == GPT_KIND_INDEX) {
-			ki = &gpt_index_info;
-		} else if (h.kind != GPT_KIND_STRING && !packed) {
-			ki = gpt_kind_info(h.kind);
-			if (!ki) {
-				/* A kind from a newer minor version: skip it whole. */
-				continue;
-			}
-		}
-		r->chunk_index = idx; /* problems below name this chunk */
-#define BAD(err, ...)                                                                              \
-	do {                                                                                       \
-		add_problem(r, off, err, __VA_ARGS__);                                             \
-		r->st.bytes_skipped += next - off;                                                 \
-		r->chunk_index = idx + 1;                                                          \
-		goto next_chunk;                                                                   \
-	} while (0)
-		if (h.flags & ~GPT_CHUNK_FLAGS_KNOWN) {
-			BAD(-GP_ERR_FORMAT, "unknown chunk flags 0x%x", h.flags);
-		}
-		if (h.raw_len > GPT_MAX_CHUNK_BYTES || h.stored_len > GPT_MAX_CHUNK_BYTES) {
-			BAD(-GP_ERR_FORMAT, "chunk of %u bytes exceeds the format's limit",
-			    h.raw_len > h.stored_len ? h.raw_len : h.stored_len);
-		}
-		if (packed && off != r->header_len) {
-			BAD(-GP_ERR_FORMAT, "packed chunk after other chunks");
-		}
-		if (h.count > GPT_MAX_CHUNK_RECORDS) {
-			BAD(-GP_ERR_FORMAT, "%u records exceed the format's limit of %u per chunk",
-			    h.count, GPT_MAX_CHUNK_RECORDS);
-		}
-		if (!(h.flags & GPT_CHUNK_FLAG_DEFLATE) && h.stored_len != h.raw_len) {
-			BAD(-GP_ERR_FORMAT, "stored and raw lengths differ in an uncompressed chunk");
-		}
-		if (ensure((void **)&r->stored, &r->stored_cap, h.stored_len + 1u) ||
-		    ensure((void **)&r->raw, &r->raw_cap, h.raw_len + 1u)) {
-			set_err(r, "out of memory reading chunk %u", idx);
-			return -GP_ERR_NOMEM;
-		}
-		n = read_at(r, off + GPT_CHUNK_HEADER_SIZE, r->stored, h.stored_len);
-		if (n < 0) {
-			return -GP_ERR_IO;
-		}
-		if ((size_t)n < h.stored_len) {
-			r->done = true;
-			r->st.truncated = true;
-			r->st.truncated_at = off + GPT_CHUNK_HEADER_SIZE + (uint64_t)n;
-			add_problem(r, off, -GP_ERR_TRUNCATED, "truncated: the file shrank while read");
-			return 0;
-		}
-		const uint8_t *raw = r->stored;
-		bool inflated = false;
-#ifdef GPT_HAVE_LIBDEFLATE
-		if (h.flags & GPT_CHUNK_FLAG_DEFLATE) {
-			size_t in_used = 0, out_got = 0;
-			inflated = libdeflate_deflate_decompress_ex(r->ld, r->stored, h.stored_len,
-								    r->raw, h.raw_len + 1, &in_used,
-								    &out_got) == LIBDEFLATE_SUCCESS &&
-				   in_used == h.stored_len && out_got == h.raw_len;
-			raw = r->raw;
-		}
-#endif
-		if ((h.flags & GPT_CHUNK_FLAG_DEFLATE) && !inflated) {
-			inflateReset(&r->zs);
-			r->zs.next_in = r->stored;
-			r->zs.avail_in = h.stored_len;
-			r->zs.next_out = r->raw;
-			r->zs.avail_out = h.raw_len + 1; /* one spare byte detects a longer stream */
-			int zr = inflate(&r->zs, Z_FINISH);
-			if (zr != Z_STREAM_END || r->zs.avail_out != 1 || r->zs.avail_in != 0) {
-				BAD(-GP_ERR_FORMAT, "cannot inflate the chunk: %s",
-				    zr == Z_STREAM_END ? "wrong length"
-				    : r->zs.msg	       ? r->zs.msg
-						       : "stream ends early");
-			}
-			raw = r->raw;
-		}
-		/* zlib's and libdeflate's crc32 are gp_crc32 (FORMAT.md 1), only faster. */
-#ifdef GPT_HAVE_LIBDEFLATE
-		uint32_t crc = libdeflate_crc32(0, raw, h.raw_len);
-#else
-		uint32_t crc = (uint32_t)crc32(0, raw, h.raw_len);
-#endif
-		if (crc != h.raw_crc) {
-			BAD(-GP_ERR_CHECKSUM, "bad chunk crc");
-		}
-		r->chunk_index = idx + 1;
-		if (packed) {
-			/* Its inner chunks come next, from raw (FORMAT.md 12.4). */
-			if (raw != r->raw) {
-				memcpy(r->raw, raw, h.raw_len); /* stored: no inflate put it there */
-			}
-			r->in_pack = true;
-			r->pk_bad = false;
-			r->pk_pos = 0;
-			r->pk_len = h.raw_len;
-			r->pk_left = h.count;
-			r->pk_off = off;
-			continue;
-		}
-		char whyb[160];
-		int err = 0;
-		r->chunk_index = idx; /* problems below name this chunk */
-		ret = take_payload(r, &h, ki, raw, off, idx, out, whyb, sizeof(whyb), &err);
-		if (ret < 0) {
-			return ret;
-		}
-		if (ret == TAKE_BAD) {
-			BAD(err, "%s", whyb);
-		}
-		r->chunk_index = idx + 1;
-		if (ret == TAKE_RECORDS) {
-			return 1;
-		}
-		continue;
-	next_chunk:;
-#undef BAD
 	}
 }
 

@@ -98,7 +98,7 @@ static bool sc_roundtrip(const struct sc_rec *in, uint32_t n, struct col_meta *m
 		TFAIL("cannot parse the payload");
 		goto out;
 	}
-	int ret = gpt_decode_records_ex(&sc_info, (const uint8_t *)sb.buf, sb.len, n, out, tmp,
+	int ret = gpt_decode_records_ex(&sc_info, (const uint8_t *)sb.buf, sb.len, n, out,
 					&why, true);
 	if (ret) {
 		TFAIL("decode: %s", why);
@@ -117,7 +117,7 @@ static bool sc_roundtrip(const struct sc_rec *in, uint32_t n, struct col_meta *m
 	}
 	if (any_scaled) {
 		why = NULL;
-		ret = gpt_decode_records_ex(&sc_info, (const uint8_t *)sb.buf, sb.len, n, out, tmp,
+		ret = gpt_decode_records_ex(&sc_info, (const uint8_t *)sb.buf, sb.len, n, out,
 					    &why, false);
 		if (ret != -GP_ERR_FORMAT || !why || strcmp(why, "unknown column encoding")) {
 			TFAIL("a scaled column read as 1.x: ret %d, %s", ret, why ? why : "-");
@@ -252,10 +252,9 @@ TEST(compact_codec_scale_wraps_mod_2_64)
 static const char *decode_one(const uint8_t *p, size_t len, uint32_t n, bool scaled)
 {
 	struct sc_rec out[8];
-	uint64_t tmp[32];
 	const char *why = NULL;
 
-	if (gpt_decode_records_ex(&sc_info, p, len, n, out, tmp, &why, scaled) == 0) {
+	if (gpt_decode_records_ex(&sc_info, p, len, n, out, &why, scaled) == 0) {
 		return NULL;
 	}
 	return why ? why : "?";
@@ -277,11 +276,10 @@ TEST(compact_codec_rejects_bad_scales)
 	static const uint8_t huge[] = {1, 6, 0x42, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
 				       0x80, 0x01, 2, 1, 2};
 	struct sc_rec out[2];
-	uint64_t tmp[16];
 	const char *why = NULL;
 
 	CHECK(decode_one(good, sizeof(good), 2, true) == NULL);
-	REQUIRE(gpt_decode_records_ex(&sc_info, good, sizeof(good), 2, out, tmp, &why, true) == 0);
+	REQUIRE(gpt_decode_records_ex(&sc_info, good, sizeof(good), 2, out, &why, true) == 0);
 	CHECK_EQ_U(out[0].v, 3);
 	CHECK_EQ_U(out[1].v, 6);
 	CHECK_STR(decode_one(good, sizeof(good), 2, false), "unknown column encoding");
@@ -292,7 +290,7 @@ TEST(compact_codec_rejects_bad_scales)
 	CHECK_STR(decode_one(hi, sizeof(hi), 2, true), "unknown column encoding");
 	CHECK_STR(decode_one(enc6, sizeof(enc6), 2, true), "unknown column encoding");
 	CHECK(decode_one(unknown, sizeof(unknown), 2, true) == NULL);
-	REQUIRE(gpt_decode_records_ex(&sc_info, huge, sizeof(huge), 2, out, tmp, &why, true) == 0);
+	REQUIRE(gpt_decode_records_ex(&sc_info, huge, sizeof(huge), 2, out, &why, true) == 0);
 	CHECK_EQ_U((uint64_t)out[0].z, 1ull << 63); /* -1 * 2^63 mod 2^64 */
 	CHECK_EQ_U((uint64_t)out[1].z, 1ull << 63); /* +1 * 2^63 */
 }
