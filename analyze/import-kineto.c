@@ -1138,7 +1138,7 @@ static int finish_event(struct imp *im)
 		c.bytes = HAS(K_BYTES) && ARG(K_BYTES) > 0 ? (uint64_t)ARG(K_BYTES) : 0;
 		c.copy_kind = copy_kind(im->name, ev->name_len);
 		mem_kinds(im->name, ev->name_len, &c.src_kind, &c.dst_kind);
-		c.is_p2p = c.copy_kind == 10;
+		c.is_p2p = c.copy_kind == GPT_COPY_KIND_PTOP;
 		if (add(im, GPT_KIND_MEMCPY, &c)) {
 			return -1;
 		}

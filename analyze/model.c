@@ -580,7 +580,7 @@ static int take_memcpy(struct file_ctx *f, const struct gpt_chunk *ch)
 		t->rcorr[r] = c->runtime_correlation;
 		t->api[r] = GPA_NONE;
 		t->dev[r] = (uint16_t)dev;
-		t->copy_kind[r] = c->is_p2p && !c->copy_kind ? 10 : c->copy_kind;
+		t->copy_kind[r] = c->is_p2p && !c->copy_kind ? GPT_COPY_KIND_PTOP : c->copy_kind;
 		t->src_kind[r] = c->src_kind;
 		t->dst_kind[r] = c->dst_kind;
 		t->flags[r] = c->flags;
