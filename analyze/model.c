@@ -72,7 +72,6 @@ static void huge_pages(void *p, size_t bytes)
 			t->col = p_;                                                               \
 		}                                                                                  \
 	}
-#define COL_BYTES_(type, col) +sizeof(type)
 
 #define DEFINE_TABLE_FNS_(tname, COLS)                                                             \
 	static int tname##_reserve(struct tname *t, size_t want)                                   \
@@ -107,10 +106,6 @@ static void huge_pages(void *p, size_t bytes)
 			COLS(COL_SHRINK_)                                                          \
 			t->cap = t->n;                                                             \
 		}                                                                                  \
-	}                                                                                          \
-	static size_t tname##_row_bytes(void)                                                      \
-	{                                                                                          \
-		return 0 COLS(COL_BYTES_);                                                         \
 	}
 
 DEFINE_TABLE_FNS_(gpa_kernels, GPA_KERNEL_COLS)
@@ -1580,18 +1575,6 @@ uint32_t gpa_gpu_stream(const struct gpa_model *m, size_t i)
 	default:
 		return m->set.stream[r];
 	}
-}
-
-size_t gpa_model_bytes(const struct gpa_model *m)
-{
-	return m->kern.cap * gpa_kernels_row_bytes() + m->copy.cap * gpa_memcpys_row_bytes() +
-	       m->set.cap * gpa_memsets_row_bytes() + m->api.cap * gpa_apis_row_bytes() +
-	       m->sync.cap * gpa_syncs_row_bytes() + m->nvtx.cap * gpa_nvtxs_row_bytes() +
-	       m->ovh.cap * gpa_overheads_row_bytes() + m->gpu.cap * gpa_gpus_row_bytes() +
-	       m->strs.text.alloc + m->strs.off.cap * sizeof(uint32_t) +
-	       m->strs.nslots * sizeof(uint32_t) + m->threads.cap * sizeof(struct gpa_thread) +
-	       m->devs.cap * sizeof(struct gpa_dev) + m->procs.cap * sizeof(struct gpa_proc) +
-	       m->funcs.cap * sizeof(struct gpa_func) + m->shapes.cap * sizeof(struct gpa_shape);
 }
 
 /* ------------------------------------------------------------ inputs */
