@@ -455,40 +455,38 @@ static void step_label(struct gp_strbuf *o, const struct gpa_model *m, const str
 	gp_strbuf_release(&sb);
 }
 
-/*
- * "timeline": {"steps": [...], "views": [...], "lanes": [...], "names": [...],
- * "full": [...]}; times relative to m->t0 (steps) or to the view start (events).
- */
-static int timeline_json(struct gp_strbuf *o, const struct gpr_report_parts *p,
-			 const struct gpr_html_opts *opts)
+/* The latest end in [w0, w1] keeping the window's event count within budget (past w0). */
+static uint64_t fit_window(const struct gpa_model *m, uint32_t proc, uint64_t w0, uint64_t w1,
+			   size_t budget)
 {
-	const struct gpa_model *m = p->m;
-	const struct gpa_steps *st = p->steps;
-	struct tl t = {.m = m};
-	int32_t *embedded = NULL;
-	uint32_t *order = NULL;
+	uint64_t lo = w0, hi = w1;
+
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo + 1) / 2;
+		if (count_window(m, proc, w0, mid) <= budget) {
+			lo = mid;
+		} else {
+			hi = mid - 1;
+		}
+	}
+	return lo > w0 ? lo : w0 + 1;
+}
+
+/*
+ * The "views" entries: steps in embedding order until max_events are spent,
+ * each a step's window of events; embedded[step] is its view's index, -1 none.
+ */
+static void views_json(struct tl *t, struct gp_strbuf *views, const struct gpa_steps *st,
+		       const uint32_t *order, const struct gpr_html_opts *opts, int32_t *embedded)
+{
+	const struct gpa_model *m = t->m;
 	size_t budget = opts->max_events;
-	struct gp_strbuf views = GP_STRBUF_INIT;
 	unsigned nviews = 0;
 
-	t.nstrs = m->strs.off.n + 1;
-	t.func_name = malloc((m->funcs.n + 1) * sizeof(uint32_t));
-	t.str_name = malloc(t.nstrs * sizeof(uint32_t));
-	embedded = malloc((st->v.n + 1) * sizeof(*embedded));
-	order = st->v.n ? embed_order(st) : NULL;
-	if (!t.func_name || !t.str_name || !embedded || (st->v.n && !order)) {
-		t.failed = true;
-		goto out;
-	}
-	memset(t.func_name, 0xFF, (m->funcs.n + 1) * sizeof(uint32_t));
-	memset(t.str_name, 0xFF, t.nstrs * sizeof(uint32_t));
-	memset(t.copy_name, 0xFF, sizeof(t.copy_name));
-	t.set_name = UINT32_MAX;
 	for (size_t i = 0; i < st->v.n; i++) {
 		embedded[i] = -1;
 	}
-
-	for (size_t k = 0; k < st->v.n && budget && !t.failed; k++) {
+	for (size_t k = 0; k < st->v.n && budget && !t->failed; k++) {
 		uint32_t si = order[k];
 		const struct gpa_step *s = &st->v.v[si];
 		uint64_t w0, w1, cut;
@@ -501,40 +499,32 @@ static int timeline_json(struct gp_strbuf *o, const struct gpr_report_parts *p,
 			if (nviews) {
 				continue; /* only the first view is cut to fit */
 			}
-			uint64_t lo = w0, hi = w1; /* the latest end keeping count <= budget */
-			while (lo < hi) {
-				uint64_t mid = lo + (hi - lo + 1) / 2;
-				if (count_window(m, s->proc, w0, mid) <= budget) {
-					lo = mid;
-				} else {
-					hi = mid - 1;
-				}
-			}
-			cut = lo > w0 ? lo : w0 + 1;
+			cut = fit_window(m, s->proc, w0, w1, budget);
 		}
 		struct view v = {0};
-		collect(&t, &v, s->proc, w0, cut, s->nvtx);
+		collect(t, &v, s->proc, w0, cut, s->nvtx);
 		budget = v.t.n < budget ? budget - v.t.n : 0;
-		gp_strbuf_addf(&views,
+		gp_strbuf_addf(views,
 			       "%s{\"step\":%u,\"start\":%" PRIu64 ",\"end\":%" PRIu64
 			       ",\"cut\":%s,\"window_end\":%" PRIu64,
 			       nviews ? "," : "", si, w0 - m->t0, cut - m->t0,
 			       cut < w1 ? "true" : "false", w1 - m->t0);
-		json_u32s(&views, "lane", v.lane.v, v.lane.n);
-		json_u64s(&views, "t", v.t.v, v.t.n);
-		json_u64s(&views, "d", v.d.v, v.d.n);
-		json_u32s(&views, "n", v.name.v, v.name.n);
-		json_u32s(&views, "x", v.extra.v, v.extra.n);
-		add_gaps(&views, m, opts->shade, s->proc, w0, cut);
-		gp_strbuf_addch(&views, '}');
+		json_u32s(views, "lane", v.lane.v, v.lane.n);
+		json_u64s(views, "t", v.t.v, v.t.n);
+		json_u64s(views, "d", v.d.v, v.d.n);
+		json_u32s(views, "n", v.name.v, v.name.n);
+		json_u32s(views, "x", v.extra.v, v.extra.n);
+		add_gaps(views, m, opts->shade, s->proc, w0, cut);
+		gp_strbuf_addch(views, '}');
 		view_release(&v);
 		embedded[si] = (int32_t)nviews++;
 	}
-	if (t.failed) {
-		goto out;
-	}
+}
 
-	gp_strbuf_addf(o, ",\"timeline\":{\"max_events\":%zu,\"steps\":[", opts->max_events);
+/* The "steps" entries: every step, with the index of its view (-1: none). */
+static void steps_json(struct gp_strbuf *o, const struct gpa_model *m, const struct gpa_steps *st,
+		       const int32_t *embedded)
+{
 	for (size_t i = 0; i < st->v.n; i++) {
 		const struct gpa_step *s = &st->v.v[i];
 		gp_strbuf_addf(o, "%s{\"label\":", i ? "," : "");
@@ -546,11 +536,15 @@ static int timeline_json(struct gp_strbuf *o, const struct gpr_report_parts *p,
 			       s->number, s->proc, s->start - m->t0, s->end - s->start, s->gpu_busy,
 			       s->gpu_ops, embedded[i]);
 	}
-	gp_strbuf_adds(o, "],\"views\":[");
-	gp_strbuf_add(o, views.buf, views.len);
-	gp_strbuf_adds(o, "],\"lanes\":[");
-	for (size_t i = 0; i < t.lanes.n; i++) {
-		const struct lane *l = &t.lanes.v[i];
+}
+
+/* The "lanes" entries: what each lane is, and its label. */
+static void lanes_json(struct gp_strbuf *o, const struct tl *t)
+{
+	const struct gpa_model *m = t->m;
+
+	for (size_t i = 0; i < t->lanes.n; i++) {
+		const struct lane *l = &t->lanes.v[i];
 		struct gp_strbuf lab = GP_STRBUF_INIT;
 		const struct gpa_proc *pr = &m->procs.v[l->proc];
 
@@ -576,24 +570,65 @@ static int timeline_json(struct gp_strbuf *o, const struct gpr_report_parts *p,
 		gp_strbuf_addch(o, '}');
 		gp_strbuf_release(&lab);
 	}
-	gp_strbuf_adds(o, "],\"names\":[");
-	for (size_t i = 0; i < t.names.n; i++) {
+}
+
+/* Array items: each string, null for NULL. */
+static void json_strs(struct gp_strbuf *o, const char *const *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
 		if (i) {
 			gp_strbuf_addch(o, ',');
 		}
-		json_str(o, t.names.v[i]);
-	}
-	gp_strbuf_adds(o, "],\"full\":[");
-	for (size_t i = 0; i < t.full.n; i++) {
-		if (i) {
-			gp_strbuf_addch(o, ',');
-		}
-		if (t.full.v[i]) {
-			json_str(o, t.full.v[i]);
+		if (v[i]) {
+			json_str(o, v[i]);
 		} else {
 			gp_strbuf_adds(o, "null");
 		}
 	}
+}
+
+/*
+ * "timeline": {"steps": [...], "views": [...], "lanes": [...], "names": [...],
+ * "full": [...]}; times relative to m->t0 (steps) or to the view start (events).
+ */
+static int timeline_json(struct gp_strbuf *o, const struct gpr_report_parts *p,
+			 const struct gpr_html_opts *opts)
+{
+	const struct gpa_model *m = p->m;
+	const struct gpa_steps *st = p->steps;
+	struct tl t = {.m = m};
+	int32_t *embedded = NULL;
+	uint32_t *order = NULL;
+	struct gp_strbuf views = GP_STRBUF_INIT;
+
+	t.nstrs = m->strs.off.n + 1;
+	t.func_name = malloc((m->funcs.n + 1) * sizeof(uint32_t));
+	t.str_name = malloc(t.nstrs * sizeof(uint32_t));
+	embedded = malloc((st->v.n + 1) * sizeof(*embedded));
+	order = st->v.n ? embed_order(st) : NULL;
+	if (!t.func_name || !t.str_name || !embedded || (st->v.n && !order)) {
+		t.failed = true;
+		goto out;
+	}
+	memset(t.func_name, 0xFF, (m->funcs.n + 1) * sizeof(uint32_t));
+	memset(t.str_name, 0xFF, t.nstrs * sizeof(uint32_t));
+	memset(t.copy_name, 0xFF, sizeof(t.copy_name));
+	t.set_name = UINT32_MAX;
+	views_json(&t, &views, st, order, opts, embedded);
+	if (t.failed) {
+		goto out;
+	}
+
+	gp_strbuf_addf(o, ",\"timeline\":{\"max_events\":%zu,\"steps\":[", opts->max_events);
+	steps_json(o, m, st, embedded);
+	gp_strbuf_adds(o, "],\"views\":[");
+	gp_strbuf_add(o, views.buf, views.len);
+	gp_strbuf_adds(o, "],\"lanes\":[");
+	lanes_json(o, &t);
+	gp_strbuf_adds(o, "],\"names\":["); /* short labels */
+	json_strs(o, t.names.v, t.names.n);
+	gp_strbuf_adds(o, "],\"full\":["); /* full names; null when the same */
+	json_strs(o, t.full.v, t.full.n);
 	gp_strbuf_adds(o, "]}");
 out:
 	for (size_t i = 0; i < t.owned.n; i++) {
