@@ -297,6 +297,18 @@ struct ptr_map {
 	size_t n, cap;
 };
 
+/*
+ * Leaf slots: where builder.leaf_name, leaf_ok and leaf_cat memoize a leaf.
+ * API time: one per model string (the call's name). GPU time: one per
+ * function (kernels), then one per copy kind (memcpys; copy_kind is a byte,
+ * so COPY_KINDS of them), then one for all memsets.
+ */
+#define COPY_KINDS 256
+#define LEAF_COPY(m, kind) ((m)->funcs.n + (kind))
+#define LEAF_MEMSET(m) ((m)->funcs.n + COPY_KINDS)
+#define GPU_LEAF_SLOTS(m) ((m)->funcs.n + COPY_KINDS + 1)
+_Static_assert(sizeof(*((struct gpa_memcpys *)0)->copy_kind) == 1, "COPY_KINDS: a byte's values");
+
 struct builder {
 	struct gpa_model *m;
 	const struct gpa_flame_opts *o;
@@ -311,7 +323,7 @@ struct builder {
 	uint8_t *step_range;  /* BY_STEP: per NVTX range, 1 when it is a step (its frame is the step's) */
 	uint8_t *range_ok;    /* nvtx filter: 0 unknown, 1 no, 2 yes (it or an ancestor matches) */
 	uint8_t *str_match;   /* per model string: 0 unknown, 1 no, 2 yes */
-	uint32_t *leaf_name;  /* per func (GPU) or model string (API): name offset + 1; 0 unknown */
+	uint32_t *leaf_name;  /* per leaf slot (below): name offset + 1; 0 unknown */
 	uint8_t *leaf_ok, *leaf_cat;
 	struct ptr_map cpu;
 	uint32_t *thread_node; /* per thread, without steps */
@@ -653,7 +665,7 @@ static void add_gpu_op(struct builder *b, size_t g, uint64_t w)
 		break;
 	case GPA_GPU_MEMCPY:
 		api = m->copy.api[row];
-		slot = m->funcs.n + m->copy.copy_kind[row];
+		slot = LEAF_COPY(m, m->copy.copy_kind[row]);
 		fkind = GPA_FRAME_MEMCPY;
 		if (!b->leaf_name[slot]) {
 			leaf_of(b, slot, gpa_stats_memcpy_name(m->copy.copy_kind[row]), GPA_CAT_COPY);
@@ -661,7 +673,7 @@ static void add_gpu_op(struct builder *b, size_t g, uint64_t w)
 		break;
 	default:
 		api = m->set.api[row];
-		slot = m->funcs.n + 256;
+		slot = LEAF_MEMSET(m);
 		fkind = GPA_FRAME_MEMSET;
 		if (!b->leaf_name[slot]) {
 			leaf_of(b, slot, GPA_STATS_MEMSET_NAME, GPA_CAT_COPY);
@@ -922,13 +934,152 @@ static int compile(const char *pat, const char *what, pcre2_code **re, char *err
 	return 0;
 }
 
+/* The builder's tables, nleaf leaf slots; builder_release frees them, also on failure. */
+static int builder_alloc(struct builder *b, size_t nleaf)
+{
+	const struct gpa_model *m = b->m;
+	size_t nstr = m->strs.off.n + 2;
+
+	b->md = pcre2_match_data_create(4, NULL);
+	b->chain = malloc(MAX_CHAIN * sizeof(*b->chain));
+	/* per process, thread and NVTX range (+ 1: never a zero-size allocation) */
+	b->proc_node = malloc((m->procs.n + 1) * sizeof(*b->proc_node));
+	b->proc_ok = calloc(m->procs.n + 1, 1);
+	b->thread_node = malloc((m->threads.n + 1) * sizeof(*b->thread_node));
+	b->range_node = malloc((m->nvtx.n + 1) * sizeof(*b->range_node));
+	b->range_base = malloc((m->nvtx.n + 1) * sizeof(*b->range_base));
+	b->range_ok = calloc(m->nvtx.n + 1, 1);
+	if (b->o->steps) {
+		b->step_range = calloc(m->nvtx.n + 1, 1);
+	}
+	/* per model string and leaf slot */
+	b->str_match = calloc(nstr, 1);
+	b->leaf_name = calloc(nleaf, sizeof(*b->leaf_name));
+	b->leaf_ok = calloc(nleaf, 1);
+	b->leaf_cat = calloc(nleaf, 1);
+	if (!b->md || !b->chain || !b->proc_node || !b->proc_ok || !b->thread_node ||
+	    !b->range_node || !b->range_base || !b->range_ok || (b->o->steps && !b->step_range) ||
+	    !b->str_match || !b->leaf_name || !b->leaf_ok || !b->leaf_cat) {
+		return -GP_ERR_NOMEM;
+	}
+	memset(b->proc_node, 0xff, (m->procs.n + 1) * sizeof(*b->proc_node));
+	memset(b->thread_node, 0xff, (m->threads.n + 1) * sizeof(*b->thread_node));
+	memset(b->range_base, 0xff, (m->nvtx.n + 1) * sizeof(*b->range_base));
+	if (b->o->steps) {
+		const struct gpa_steps *st = b->o->steps;
+		for (size_t i = 0; i < st->v.n; i++) {
+			if (st->v.v[i].nvtx < m->nvtx.n) {
+				b->step_range[st->v.v[i].nvtx] = 1;
+			}
+		}
+	}
+	return 0;
+}
+
+static void builder_release(struct builder *b)
+{
+	pcre2_code_free(b->leaf_re);
+	pcre2_code_free(b->nvtx_re);
+	pcre2_match_data_free(b->md);
+	free(b->proc_node);
+	free(b->proc_ok);
+	free(b->thread_node);
+	free(b->range_node);
+	free(b->range_base);
+	free(b->range_ok);
+	free(b->step_range);
+	free(b->chain);
+	free(b->str_match);
+	free(b->leaf_name);
+	free(b->leaf_ok);
+	free(b->leaf_cat);
+	free(b->cpu.keys);
+	free(b->cpu.vals);
+}
+
+/* The processes the rank filter keeps (proc_ok); an error when it keeps none. */
+static int pick_procs(struct builder *b, char *errbuf, size_t errlen)
+{
+	const struct gpa_model *m = b->m;
+	bool any_proc = false;
+
+	for (size_t p = 0; p < m->procs.n; p++) {
+		b->proc_ok[p] = b->o->rank < 0 || m->procs.v[p].rank == b->o->rank;
+		any_proc = any_proc || b->proc_ok[p];
+	}
+	if (!any_proc && b->o->rank >= 0) {
+		snprintf(errbuf, errlen, "no process has rank %" PRId64, b->o->rank);
+		return -GP_ERR_NOTFOUND;
+	}
+	return 0;
+}
+
+/* Every GPU op of the devices the options keep, weighted by GPU time or wall share. */
+static int add_gpu_ops(struct builder *b, char *errbuf, size_t errlen)
+{
+	const struct gpa_flame_opts *o = b->o;
+	struct gpa_model *m = b->m;
+	struct gpa_flame *out = b->f;
+	bool any_dev = o->device < 0;
+	uint64_t *share = NULL;
+	int ret = 0;
+
+	if (o->weight == GPA_FLAME_WALL_SHARE) {
+		size_t most = 1;
+		for (size_t d = 0; d < m->devs.n; d++) {
+			most = m->devs.v[d].gpu_count > most ? m->devs.v[d].gpu_count : most;
+		}
+		share = malloc(most * sizeof(*share));
+		if (!share) {
+			return -GP_ERR_NOMEM;
+		}
+	}
+	if (o->flags & GPA_FLAME_KEEP_OPS) {
+		out->op_node = malloc((m->gpu.n + 1) * sizeof(*out->op_node));
+		if (!out->op_node) {
+			free(share);
+			return -GP_ERR_NOMEM;
+		}
+		memset(out->op_node, 0xff, (m->gpu.n + 1) * sizeof(*out->op_node));
+	}
+	for (size_t d = 0; d < m->devs.n && !b->err && !ret; d++) {
+		const struct gpa_dev *dv = &m->devs.v[d];
+		if (o->device >= 0 && dv->id != (uint64_t)o->device) {
+			continue;
+		}
+		any_dev = true;
+		if (!b->proc_ok[dv->proc]) {
+			out->filtered += dv->gpu_count;
+			continue;
+		}
+		if (o->weight == GPA_FLAME_WALL_SHARE) {
+			ret = wall_shares(m, dv->gpu_first, dv->gpu_count, share);
+			if (ret) {
+				break;
+			}
+		}
+		for (size_t g = dv->gpu_first; g < dv->gpu_first + dv->gpu_count && !b->err; g++) {
+			uint64_t w = m->gpu.end[g] - m->gpu.start[g];
+			if (o->weight == GPA_FLAME_WALL_SHARE) {
+				w = share[g - dv->gpu_first];
+			}
+			add_gpu_op(b, g, w);
+		}
+	}
+	free(share);
+	if (!ret && !any_dev) {
+		snprintf(errbuf, errlen, "no device %" PRId64 " in the trace%s", o->device,
+			 m->procs.n == 1 ? "" : "s");
+		ret = -GP_ERR_NOTFOUND;
+	}
+	return ret;
+}
+
 int gpa_flame_build(struct gpa_model *m, const struct gpa_flame_opts *o, struct gpa_flame *out,
 		    char *errbuf, size_t errlen)
 {
 	struct builder b = {.m = m, .o = o, .f = out};
 	struct gpa_classifier *own_cls = NULL;
-	uint64_t *share = NULL;
-	size_t nstr = m->strs.off.n + 2, nleaf;
 	int ret;
 
 	if (errlen) {
@@ -959,49 +1110,12 @@ int gpa_flame_build(struct gpa_model *m, const struct gpa_flame_opts *o, struct 
 		}
 		b.cls = own_cls;
 	}
-	nleaf = o->weight == GPA_FLAME_API_TIME ? nstr : m->funcs.n + 257;
-	b.md = pcre2_match_data_create(4, NULL);
-	b.chain = malloc(MAX_CHAIN * sizeof(*b.chain));
-	b.proc_node = malloc((m->procs.n + 1) * sizeof(*b.proc_node));
-	b.proc_ok = calloc(m->procs.n + 1, 1);
-	b.thread_node = malloc((m->threads.n + 1) * sizeof(*b.thread_node));
-	b.range_node = malloc((m->nvtx.n + 1) * sizeof(*b.range_node));
-	b.range_base = malloc((m->nvtx.n + 1) * sizeof(*b.range_base));
-	b.range_ok = calloc(m->nvtx.n + 1, 1);
-	b.str_match = calloc(nstr, 1);
-	b.leaf_name = calloc(nleaf, sizeof(*b.leaf_name));
-	b.leaf_ok = calloc(nleaf, 1);
-	b.leaf_cat = calloc(nleaf, 1);
-	if (!b.md || !b.chain || !b.proc_node || !b.proc_ok || !b.thread_node || !b.range_node ||
-	    !b.range_base || !b.range_ok || !b.str_match || !b.leaf_name || !b.leaf_ok ||
-	    !b.leaf_cat) {
-		ret = -GP_ERR_NOMEM;
-		goto out;
+	ret = builder_alloc(&b, o->weight == GPA_FLAME_API_TIME ? m->strs.off.n + 2
+								: GPU_LEAF_SLOTS(m));
+	if (!ret) {
+		ret = pick_procs(&b, errbuf, errlen);
 	}
-	memset(b.proc_node, 0xff, (m->procs.n + 1) * sizeof(*b.proc_node));
-	memset(b.thread_node, 0xff, (m->threads.n + 1) * sizeof(*b.thread_node));
-	memset(b.range_base, 0xff, (m->nvtx.n + 1) * sizeof(*b.range_base));
-
-	if (o->steps) {
-		b.step_range = calloc(m->nvtx.n + 1, 1);
-		if (!b.step_range) {
-			ret = -GP_ERR_NOMEM;
-			goto out;
-		}
-		for (size_t i = 0; i < o->steps->v.n; i++) {
-			if (o->steps->v.v[i].nvtx < m->nvtx.n) {
-				b.step_range[o->steps->v.v[i].nvtx] = 1;
-			}
-		}
-	}
-	bool any_proc = false;
-	for (size_t p = 0; p < m->procs.n; p++) {
-		b.proc_ok[p] = o->rank < 0 || m->procs.v[p].rank == o->rank;
-		any_proc = any_proc || b.proc_ok[p];
-	}
-	if (!any_proc && o->rank >= 0) {
-		snprintf(errbuf, errlen, "no process has rank %" PRId64, o->rank);
-		ret = -GP_ERR_NOTFOUND;
+	if (ret) {
 		goto out;
 	}
 	if (o->weight == GPA_FLAME_API_TIME) {
@@ -1009,54 +1123,8 @@ int gpa_flame_build(struct gpa_model *m, const struct gpa_flame_opts *o, struct 
 			add_api_call(&b, (uint32_t)a);
 		}
 	} else {
-		bool any_dev = o->device < 0;
-		if (o->weight == GPA_FLAME_WALL_SHARE) {
-			size_t most = 1;
-			for (size_t d = 0; d < m->devs.n; d++) {
-				most = m->devs.v[d].gpu_count > most ? m->devs.v[d].gpu_count : most;
-			}
-			share = malloc(most * sizeof(*share));
-			if (!share) {
-				ret = -GP_ERR_NOMEM;
-				goto out;
-			}
-		}
-		if (o->flags & GPA_FLAME_KEEP_OPS) {
-			out->op_node = malloc((m->gpu.n + 1) * sizeof(*out->op_node));
-			if (!out->op_node) {
-				ret = -GP_ERR_NOMEM;
-				goto out;
-			}
-			memset(out->op_node, 0xff, (m->gpu.n + 1) * sizeof(*out->op_node));
-		}
-		for (size_t d = 0; d < m->devs.n && !b.err; d++) {
-			const struct gpa_dev *dv = &m->devs.v[d];
-			if (o->device >= 0 && dv->id != (uint64_t)o->device) {
-				continue;
-			}
-			any_dev = true;
-			if (!b.proc_ok[dv->proc]) {
-				out->filtered += dv->gpu_count;
-				continue;
-			}
-			if (o->weight == GPA_FLAME_WALL_SHARE) {
-				ret = wall_shares(m, dv->gpu_first, dv->gpu_count, share);
-				if (ret) {
-					goto out;
-				}
-			}
-			for (size_t g = dv->gpu_first; g < dv->gpu_first + dv->gpu_count && !b.err;
-			     g++) {
-				add_gpu_op(&b, g,
-					   o->weight == GPA_FLAME_WALL_SHARE
-						   ? share[g - dv->gpu_first]
-						   : m->gpu.end[g] - m->gpu.start[g]);
-			}
-		}
-		if (!any_dev) {
-			snprintf(errbuf, errlen, "no device %" PRId64 " in the trace%s", o->device,
-				 m->procs.n == 1 ? "" : "s");
-			ret = -GP_ERR_NOTFOUND;
+		ret = add_gpu_ops(&b, errbuf, errlen);
+		if (ret) {
 			goto out;
 		}
 	}
@@ -1072,24 +1140,7 @@ int gpa_flame_build(struct gpa_model *m, const struct gpa_flame_opts *o, struct 
 	}
 out:
 	gpa_classifier_free(own_cls);
-	free(share);
-	pcre2_code_free(b.leaf_re);
-	pcre2_code_free(b.nvtx_re);
-	pcre2_match_data_free(b.md);
-	free(b.proc_node);
-	free(b.proc_ok);
-	free(b.thread_node);
-	free(b.range_node);
-	free(b.range_base);
-	free(b.range_ok);
-	free(b.step_range);
-	free(b.chain);
-	free(b.str_match);
-	free(b.leaf_name);
-	free(b.leaf_ok);
-	free(b.leaf_cat);
-	free(b.cpu.keys);
-	free(b.cpu.vals);
+	builder_release(&b);
 	if (ret == -GP_ERR_NOMEM && errlen && !errbuf[0]) {
 		snprintf(errbuf, errlen, "out of memory building the flame graph");
 	}

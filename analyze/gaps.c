@@ -47,6 +47,24 @@ const char *gpa_gap_cause_name(unsigned cause)
 	return cause < GPA_GAP__COUNT ? cause_names[cause] : "unknown";
 }
 
+/*
+ * The causes intervals stand for (API calls, NVTX ranges, overhead records),
+ * highest precedence first: an instant of a gap's host side goes to the first
+ * of them with an interval there (docs/gaps.md's table order), so a sync
+ * inside a data-loader range is a sync while it lasts. Written out, so that
+ * the enum's order does not decide it.
+ */
+static const uint8_t span_precedence[] = {
+	GPA_GAP_PROFILER, GPA_GAP_SYNC, GPA_GAP_DATA, GPA_GAP_MEMORY, GPA_GAP_JIT, GPA_GAP_LAUNCH,
+};
+
+/* A gap goes to the cause with the most time; ties go to the one listed first here. */
+static const uint8_t tie_order[] = {
+	GPA_GAP_PROFILER, GPA_GAP_SYNC, GPA_GAP_DATA, GPA_GAP_MEMORY, GPA_GAP_JIT, GPA_GAP_LAUNCH,
+	GPA_GAP_CPU, GPA_GAP_COMM, GPA_GAP_DEPENDENCY, GPA_GAP_STRAGGLER, GPA_GAP_UNKNOWN,
+};
+_Static_assert(sizeof(tie_order) == GPA_GAP__COUNT, "tie_order lists every cause once");
+
 void gpa_gaps_opts_init(struct gpa_gaps_opts *o)
 {
 	*o = (struct gpa_gaps_opts){
@@ -167,7 +185,7 @@ enum span_kind {
 struct ev {
 	uint64_t t;
 	int8_t d;    /* +1 opens, -1 closes */
-	uint8_t cls; /* enum gpa_gap_cause, below GPA_GAP_CPU */
+	uint8_t cls; /* enum gpa_gap_cause, one of span_precedence[] */
 };
 
 struct best {
@@ -217,7 +235,7 @@ struct ctx {
 	size_t *wfirst;
 	/* per gap */
 	GP_VEC(struct ev) ev;
-	struct best best[GPA_GAP_CPU];
+	struct best best[GPA_GAP__COUNT]; /* by cause; only span_precedence[]'s are set */
 	bool nomem;
 	/* the result being built */
 	struct gpa_gaps *out;
@@ -810,7 +828,7 @@ static void classify(struct ctx *c, size_t op, size_t prev, uint64_t g0, uint64_
 	if (c->ev.n) {
 		gp_qsort(c->ev.v, c->ev.n, sizeof(*c->ev.v), cmp_ev);
 	}
-	int cnt[GPA_GAP_CPU] = {0};
+	int cnt[GPA_GAP__COUNT] = {0}; /* intervals open now, by cause */
 	size_t i = 0;
 	for (uint64_t t = g0; t < g1;) {
 		while (i < c->ev.n && c->ev.v[i].t <= t) {
@@ -825,25 +843,25 @@ static void classify(struct ctx *c, size_t op, size_t prev, uint64_t g0, uint64_
 			next = hq;
 		}
 		uint8_t cls = t < hq ? hbase : qbase;
-		for (uint8_t k = 0; k < GPA_GAP_CPU; k++) {
-			if (cnt[k] > 0) {
-				cls = k;
+		for (size_t k = 0; k < sizeof(span_precedence); k++) {
+			if (cnt[span_precedence[k]] > 0) {
+				cls = span_precedence[k];
 				break;
 			}
 		}
 		ns[cls] += next - t;
 		t = next;
 	}
-	uint8_t win = 0;
-	for (uint8_t k = 1; k < GPA_GAP__COUNT; k++) {
-		if (ns[k] > ns[win]) {
-			win = k;
+	uint8_t win = tie_order[0];
+	for (size_t k = 1; k < sizeof(tie_order); k++) {
+		if (ns[tie_order[k]] > ns[win]) {
+			win = tie_order[k];
 		}
 	}
 	gap->cause = win;
 	gap->cause_ns = ns[win];
 	/* Evidence for the winner. */
-	const struct best *b = win < GPA_GAP_CPU ? &c->best[win] : NULL;
+	const struct best *b = &c->best[win];
 	switch (win) {
 	case GPA_GAP_PROFILER:
 		gap->ev_ovh = b->src;

@@ -71,7 +71,7 @@ static double link_of(const struct gpa_peaks *p, uint8_t kind, const char **name
 	case 8: /* DtoD: every byte is read and written */
 		*name = p->mem_gbps > 0 ? "memory (read+write)" : "";
 		return p->mem_gbps / 2;
-	case 10: /* PtoP */
+	case GPT_COPY_KIND_PTOP:
 		*name = p->nvlink_gbps > 0 ? "NVLink" : "";
 		return p->nvlink_gbps / 2;
 	default:

@@ -74,7 +74,6 @@ static void huge_pages(void *p, size_t bytes)
 			t->col = p_;                                                               \
 		}                                                                                  \
 	}
-#define COL_BYTES_(type, col) +sizeof(type)
 
 #define DEFINE_TABLE_FNS_(tname, COLS)                                                             \
 	static int tname##_reserve(struct tname *t, size_t want)                                   \
@@ -109,10 +108,6 @@ static void huge_pages(void *p, size_t bytes)
 			COLS(COL_SHRINK_)                                                          \
 			t->cap = t->n;                                                             \
 		}                                                                                  \
-	}                                                                                          \
-	static size_t tname##_row_bytes(void)                                                      \
-	{                                                                                          \
-		return 0 COLS(COL_BYTES_);                                                         \
 	}
 
 DEFINE_TABLE_FNS_(gpa_kernels, GPA_KERNEL_COLS)
@@ -485,327 +480,462 @@ static uint32_t map_dev(struct file_ctx *f, uint32_t id)
 		}                                                                                  \
 	} while (0)
 
-static int take_chunk(struct file_ctx *f, const struct gpt_chunk *ch)
+/*
+ * One take_<kind> per record kind the model keeps, behind take_kind[]: each
+ * appends a chunk's count records (info->size bytes apart) to its table.
+ */
+typedef int (*take_fn)(struct file_ctx *f, const struct gpt_chunk *ch);
+
+/* A kernel's launch configuration as the shape table keeps it. */
+static void kernel_shape(const struct gpt_kernel *k, struct gpa_shape *sh)
 {
-	struct gpa_model *m = f->m;
-	struct gpa_proc *p = &m->procs.v[f->proc];
+	memset(sh, 0, sizeof(*sh)); /* padding too: shapes are hashed as bytes */
+	sh->grid_x = k->grid_x;
+	sh->grid_y = k->grid_y;
+	sh->grid_z = k->grid_z;
+	sh->block_x = k->block_x;
+	sh->block_y = k->block_y;
+	sh->block_z = k->block_z;
+	sh->static_smem = k->static_smem;
+	sh->dynamic_smem = k->dynamic_smem;
+	sh->regs = k->registers;
+	sh->carveout = k->smem_carveout_is_requested && k->smem_carveout_requested <= 100
+			       ? (int8_t)k->smem_carveout_requested
+			       : -1;
+	sh->cache_config = k->cache_config_requested;
+	sh->optin = k->shmem_limit_config == 1;
+	sh->cluster_x = k->cluster_x;
+	sh->cluster_y = k->cluster_y;
+	sh->cluster_z = k->cluster_z;
+	sh->src_occupancy_bp = k->src_occupancy_bp;
+	sh->src_blocks_per_sm_milli = k->src_blocks_per_sm_milli;
+	sh->src_warps_per_sm_milli = k->src_warps_per_sm_milli;
+}
+
+static int take_kernel(struct file_ctx *f, const struct gpt_chunk *ch)
+{
+	struct gpa_kernels *t = &f->m->kern;
 	const uint8_t *rec = ch->records;
 	size_t sz = ch->info->size;
 
-	switch (ch->kind) {
-	case GPT_KIND_KERNEL: {
-		struct gpa_kernels *t = &m->kern;
-		if (gpa_kernels_reserve(t, t->n + ch->count)) {
+	if (gpa_kernels_reserve(t, t->n + ch->count)) {
+		return -GP_ERR_NOMEM;
+	}
+	for (uint32_t i = 0; i < ch->count; i++, rec += sz) {
+		const struct gpt_kernel *k = (const void *)rec;
+		size_t r = t->n++;
+		uint32_t dev = map_dev(f, k->device);
+		CHECK_ID(dev);
+		t->start[r] = k->start;
+		t->end[r] = k->end < k->start ? k->start : k->end;
+		struct fcache *fc = func_cache(f, k->name);
+		if (!fc) {
 			return -GP_ERR_NOMEM;
 		}
-		for (uint32_t i = 0; i < ch->count; i++, rec += sz) {
-			const struct gpt_kernel *k = (const void *)rec;
-			size_t r = t->n++;
-			uint32_t dev = map_dev(f, k->device);
-			CHECK_ID(dev);
-			t->start[r] = k->start;
-			t->end[r] = k->end < k->start ? k->start : k->end;
-			struct fcache *fc = func_cache(f, k->name);
-			if (!fc) {
-				return -GP_ERR_NOMEM;
-			}
-			if (fc->fn == GPA_NONE || fc->demangled != k->demangled) {
-				fc->fn = map_func(f, k->name, k->demangled);
-				fc->demangled = k->demangled;
-				fc->shape = GPA_NONE;
-				CHECK_ID(fc->fn);
-			}
-			t->func[r] = fc->fn;
-			struct gpa_shape sh;
-			memset(&sh, 0, sizeof(sh)); /* padding too: shapes are hashed as bytes */
-			sh.grid_x = k->grid_x;
-			sh.grid_y = k->grid_y;
-			sh.grid_z = k->grid_z;
-			sh.block_x = k->block_x;
-			sh.block_y = k->block_y;
-			sh.block_z = k->block_z;
-			sh.static_smem = k->static_smem;
-			sh.dynamic_smem = k->dynamic_smem;
-			sh.regs = k->registers;
-			sh.carveout = k->smem_carveout_is_requested && k->smem_carveout_requested <= 100
-					      ? (int8_t)k->smem_carveout_requested
-					      : -1;
-			sh.cache_config = k->cache_config_requested;
-			sh.optin = k->shmem_limit_config == 1;
-			sh.cluster_x = k->cluster_x;
-			sh.cluster_y = k->cluster_y;
-			sh.cluster_z = k->cluster_z;
-			sh.src_occupancy_bp = k->src_occupancy_bp;
-			sh.src_blocks_per_sm_milli = k->src_blocks_per_sm_milli;
-			sh.src_warps_per_sm_milli = k->src_warps_per_sm_milli;
-			/* Launches of one kernel mostly repeat its last configuration. */
-			if (fc->shape == GPA_NONE ||
-			    memcmp(&f->m->shapes.v[fc->shape], &sh, sizeof(sh))) {
-				fc->shape = map_shape(f, &sh);
-				CHECK_ID(fc->shape);
-			}
-			t->shape[r] = fc->shape;
-			t->stream[r] = k->stream;
-			t->corr[r] = k->correlation;
-			t->api[r] = GPA_NONE;
-			t->dev[r] = (uint16_t)dev;
+		if (fc->fn == GPA_NONE || fc->demangled != k->demangled) {
+			fc->fn = map_func(f, k->name, k->demangled);
+			fc->demangled = k->demangled;
+			fc->shape = GPA_NONE;
+			CHECK_ID(fc->fn);
 		}
-		break;
+		t->func[r] = fc->fn;
+		struct gpa_shape sh;
+		kernel_shape(k, &sh);
+		/* Launches of one kernel mostly repeat its last configuration. */
+		if (fc->shape == GPA_NONE || memcmp(&f->m->shapes.v[fc->shape], &sh, sizeof(sh))) {
+			fc->shape = map_shape(f, &sh);
+			CHECK_ID(fc->shape);
+		}
+		t->shape[r] = fc->shape;
+		t->stream[r] = k->stream;
+		t->corr[r] = k->correlation;
+		t->api[r] = GPA_NONE;
+		t->dev[r] = (uint16_t)dev;
 	}
-	case GPT_KIND_MEMCPY: {
-		struct gpa_memcpys *t = &m->copy;
-		if (gpa_memcpys_reserve(t, t->n + ch->count)) {
+	return 0;
+}
+
+static int take_memcpy(struct file_ctx *f, const struct gpt_chunk *ch)
+{
+	struct gpa_memcpys *t = &f->m->copy;
+	const uint8_t *rec = ch->records;
+	size_t sz = ch->info->size;
+
+	if (gpa_memcpys_reserve(t, t->n + ch->count)) {
+		return -GP_ERR_NOMEM;
+	}
+	for (uint32_t i = 0; i < ch->count; i++, rec += sz) {
+		const struct gpt_memcpy *c = (const void *)rec;
+		size_t r = t->n++;
+		uint32_t dev = map_dev(f, c->device);
+		CHECK_ID(dev);
+		t->start[r] = c->start;
+		t->end[r] = c->end < c->start ? c->start : c->end;
+		t->bytes[r] = c->bytes;
+		t->stream[r] = c->stream;
+		t->corr[r] = c->correlation;
+		t->rcorr[r] = c->runtime_correlation;
+		t->api[r] = GPA_NONE;
+		t->dev[r] = (uint16_t)dev;
+		t->copy_kind[r] = c->is_p2p && !c->copy_kind ? GPT_COPY_KIND_PTOP : c->copy_kind;
+		t->src_kind[r] = c->src_kind;
+		t->dst_kind[r] = c->dst_kind;
+		t->flags[r] = c->flags;
+	}
+	return 0;
+}
+
+static int take_memset(struct file_ctx *f, const struct gpt_chunk *ch)
+{
+	struct gpa_memsets *t = &f->m->set;
+	const uint8_t *rec = ch->records;
+	size_t sz = ch->info->size;
+
+	if (gpa_memsets_reserve(t, t->n + ch->count)) {
+		return -GP_ERR_NOMEM;
+	}
+	for (uint32_t i = 0; i < ch->count; i++, rec += sz) {
+		const struct gpt_memset *s = (const void *)rec;
+		size_t r = t->n++;
+		uint32_t dev = map_dev(f, s->device);
+		CHECK_ID(dev);
+		t->start[r] = s->start;
+		t->end[r] = s->end < s->start ? s->start : s->end;
+		t->bytes[r] = s->bytes;
+		t->stream[r] = s->stream;
+		t->corr[r] = s->correlation;
+		t->api[r] = GPA_NONE;
+		t->dev[r] = (uint16_t)dev;
+		t->memory_kind[r] = s->memory_kind;
+	}
+	return 0;
+}
+
+static int take_api(struct file_ctx *f, const struct gpt_chunk *ch)
+{
+	struct gpa_apis *t = &f->m->api;
+	const uint8_t *rec = ch->records;
+	size_t sz = ch->info->size;
+
+	if (gpa_apis_reserve(t, t->n + ch->count)) {
+		return -GP_ERR_NOMEM;
+	}
+	for (uint32_t i = 0; i < ch->count; i++, rec += sz) {
+		const struct gpt_api *a = (const void *)rec;
+		size_t r = t->n++;
+		t->start[r] = a->start;
+		t->end[r] = a->end < a->start ? a->start : a->end;
+		t->name[r] = map_str(f, a->name);
+		CHECK_ID(t->name[r]);
+		t->cbid[r] = a->cbid;
+		t->corr[r] = a->correlation;
+		t->thread[r] = map_thread(f, a->tid);
+		CHECK_ID(t->thread[r]);
+		t->nvtx[r] = GPA_NONE;
+		t->ret[r] = a->return_value;
+		t->domain[r] = a->domain;
+	}
+	return 0;
+}
+
+static int take_sync(struct file_ctx *f, const struct gpt_chunk *ch)
+{
+	struct gpa_syncs *t = &f->m->sync;
+	const uint8_t *rec = ch->records;
+	size_t sz = ch->info->size;
+
+	if (gpa_syncs_reserve(t, t->n + ch->count)) {
+		return -GP_ERR_NOMEM;
+	}
+	for (uint32_t i = 0; i < ch->count; i++, rec += sz) {
+		const struct gpt_sync *s = (const void *)rec;
+		size_t r = t->n++;
+		t->start[r] = s->start;
+		t->end[r] = s->end < s->start ? s->start : s->end;
+		t->corr[r] = s->correlation;
+		t->stream[r] = s->stream;
+		t->api[r] = GPA_NONE;
+		t->proc[r] = f->proc;
+		t->type[r] = s->type;
+	}
+	return 0;
+}
+
+static int take_nvtx(struct file_ctx *f, const struct gpt_chunk *ch)
+{
+	struct gpa_nvtxs *t = &f->m->nvtx;
+	const uint8_t *rec = ch->records;
+	size_t sz = ch->info->size;
+
+	if (gpa_nvtxs_reserve(t, t->n + ch->count)) {
+		return -GP_ERR_NOMEM;
+	}
+	for (uint32_t i = 0; i < ch->count; i++, rec += sz) {
+		const struct gpt_nvtx *n = (const void *)rec;
+		size_t r = t->n++;
+		t->start[r] = n->start;
+		t->end[r] = n->end < n->start ? n->start : n->end;
+		t->name[r] = map_str(f, n->message);
+		t->domain[r] = map_str(f, n->domain);
+		CHECK_ID(t->name[r]);
+		CHECK_ID(t->domain[r]);
+		t->thread[r] = map_thread(f, n->start_tid);
+		CHECK_ID(t->thread[r]);
+		t->parent[r] = GPA_NONE;
+		t->color[r] = n->color;
+		t->depth[r] = 0;
+		t->type[r] = n->type;
+	}
+	return 0;
+}
+
+static int take_overhead(struct file_ctx *f, const struct gpt_chunk *ch)
+{
+	struct gpa_overheads *t = &f->m->ovh;
+	const uint8_t *rec = ch->records;
+	size_t sz = ch->info->size;
+
+	if (gpa_overheads_reserve(t, t->n + ch->count)) {
+		return -GP_ERR_NOMEM;
+	}
+	for (uint32_t i = 0; i < ch->count; i++, rec += sz) {
+		const struct gpt_overhead *o = (const void *)rec;
+		size_t r = t->n++;
+		t->start[r] = o->start;
+		t->end[r] = o->end < o->start ? o->start : o->end;
+		t->kind[r] = o->overhead_kind;
+		t->proc[r] = f->proc;
+	}
+	return 0;
+}
+
+static int take_process(struct file_ctx *f, const struct gpt_chunk *ch)
+{
+	struct gpa_proc *p = &f->m->procs.v[f->proc];
+	const uint8_t *rec = ch->records;
+	size_t sz = ch->info->size;
+
+	for (uint32_t i = 0; i < ch->count; i++, rec += sz) {
+		const struct gpt_process *pr = (const void *)rec;
+		if (pr->phase == 2 && p->pid) {
+			continue;
+		}
+		p->pid = pr->pid;
+		p->rank = pr->rank;
+		p->world_size = pr->world_size;
+		p->host = map_str(f, pr->host);
+		p->cmdline = map_str(f, pr->cmdline);
+		const char *st = pr->settings ? gpt_reader_string(f->r, pr->settings) : NULL;
+		p->ts_epoch_decimals = st && strcmp(st, GPA_KINETO_SETTINGS_EPOCH_DECIMALS) == 0;
+		CHECK_ID(p->host);
+		CHECK_ID(p->cmdline);
+	}
+	return 0;
+}
+
+static int take_device(struct file_ctx *f, const struct gpt_chunk *ch)
+{
+	const uint8_t *rec = ch->records;
+	size_t sz = ch->info->size;
+
+	for (uint32_t i = 0; i < ch->count; i++, rec += sz) {
+		const struct gpt_device *d = (const void *)rec;
+		uint32_t di = map_dev(f, d->id);
+		CHECK_ID(di);
+		struct gpa_dev *md = &f->m->devs.v[di];
+		md->name = map_str(f, d->name);
+		CHECK_ID(md->name);
+		md->cc_major = d->cc_major;
+		md->cc_minor = d->cc_minor;
+		md->num_sms = d->num_sms;
+		md->global_mem_bytes = d->global_mem_bytes;
+		md->global_mem_bw_kbps = d->global_mem_bw_kbps;
+		md->warp_size = d->warp_size;
+		md->max_warps_per_sm = d->max_warps_per_sm;
+		md->max_threads_per_sm = d->max_threads_per_sm;
+		md->max_blocks_per_sm = d->max_blocks_per_sm;
+		md->max_threads_per_block = d->max_threads_per_block;
+		md->max_regs_per_sm = d->max_regs_per_sm;
+		md->max_regs_per_block = d->max_regs_per_block;
+		md->max_smem_per_sm = d->max_smem_per_sm;
+		md->max_smem_per_block = d->max_smem_per_block;
+		md->max_smem_per_block_optin = d->max_smem_per_block_optin;
+		md->reserved_smem_per_block = d->reserved_smem_per_block;
+		md->core_clock_khz = d->core_clock_khz;
+		md->mem_clock_khz = d->mem_clock_khz;
+		md->mem_bus_width_bits = d->mem_bus_width_bits;
+		md->has_device_record = true;
+	}
+	return 0;
+}
+
+static int take_thread(struct file_ctx *f, const struct gpt_chunk *ch)
+{
+	const uint8_t *rec = ch->records;
+	size_t sz = ch->info->size;
+
+	for (uint32_t i = 0; i < ch->count; i++, rec += sz) {
+		const struct gpt_thread *th = (const void *)rec;
+		uint32_t ti = map_thread(f, th->tid);
+		CHECK_ID(ti);
+		uint32_t name = map_str(f, th->name);
+		CHECK_ID(name);
+		f->m->threads.v[ti].name = name;
+	}
+	return 0;
+}
+
+static int take_clock(struct file_ctx *f, const struct gpt_chunk *ch)
+{
+	const uint8_t *rec = ch->records;
+	size_t sz = ch->info->size;
+
+	for (uint32_t i = 0; i < ch->count; i++, rec += sz) {
+		const struct gpt_clock *c = (const void *)rec;
+		if (!f->have_anchor && c->realtime) {
+			f->have_anchor = true;
+			f->offset = (int64_t)(c->realtime - c->ts);
+		}
+	}
+	return 0;
+}
+
+static int take_loss(struct file_ctx *f, const struct gpt_chunk *ch)
+{
+	struct gpa_proc *p = &f->m->procs.v[f->proc];
+	const uint8_t *rec = ch->records;
+	size_t sz = ch->info->size;
+
+	for (uint32_t i = 0; i < ch->count; i++, rec += sz) {
+		const struct gpt_loss *l = (const void *)rec;
+		p->losses[l->cause < GPT_LOSS__MAX ? l->cause : 0] += l->count;
+	}
+	return 0;
+}
+
+static int take_stack_node(struct file_ctx *f, const struct gpt_chunk *ch)
+{
+	const uint8_t *rec = ch->records;
+	size_t sz = ch->info->size;
+
+	for (uint32_t i = 0; i < ch->count; i++, rec += sz) {
+		if (gpa_stacks_add_node(f->m, f->proc, (const void *)rec)) {
 			return -GP_ERR_NOMEM;
 		}
-		for (uint32_t i = 0; i < ch->count; i++, rec += sz) {
-			const struct gpt_memcpy *c = (const void *)rec;
-			size_t r = t->n++;
-			uint32_t dev = map_dev(f, c->device);
-			CHECK_ID(dev);
-			t->start[r] = c->start;
-			t->end[r] = c->end < c->start ? c->start : c->end;
-			t->bytes[r] = c->bytes;
-			t->stream[r] = c->stream;
-			t->corr[r] = c->correlation;
-			t->rcorr[r] = c->runtime_correlation;
-			t->api[r] = GPA_NONE;
-			t->dev[r] = (uint16_t)dev;
-			t->copy_kind[r] = c->is_p2p && !c->copy_kind ? 10 : c->copy_kind;
-			t->src_kind[r] = c->src_kind;
-			t->dst_kind[r] = c->dst_kind;
-			t->flags[r] = c->flags;
-		}
-		break;
 	}
-	case GPT_KIND_MEMSET: {
-		struct gpa_memsets *t = &m->set;
-		if (gpa_memsets_reserve(t, t->n + ch->count)) {
+	return 0;
+}
+
+static int take_stack(struct file_ctx *f, const struct gpt_chunk *ch)
+{
+	const uint8_t *rec = ch->records;
+	size_t sz = ch->info->size;
+
+	for (uint32_t i = 0; i < ch->count; i++, rec += sz) {
+		if (gpa_stacks_add_stack(f->m, f->proc, (const void *)rec)) {
 			return -GP_ERR_NOMEM;
 		}
-		for (uint32_t i = 0; i < ch->count; i++, rec += sz) {
-			const struct gpt_memset *s = (const void *)rec;
-			size_t r = t->n++;
-			uint32_t dev = map_dev(f, s->device);
-			CHECK_ID(dev);
-			t->start[r] = s->start;
-			t->end[r] = s->end < s->start ? s->start : s->end;
-			t->bytes[r] = s->bytes;
-			t->stream[r] = s->stream;
-			t->corr[r] = s->correlation;
-			t->api[r] = GPA_NONE;
-			t->dev[r] = (uint16_t)dev;
-			t->memory_kind[r] = s->memory_kind;
-		}
-		break;
 	}
-	case GPT_KIND_API: {
-		struct gpa_apis *t = &m->api;
-		if (gpa_apis_reserve(t, t->n + ch->count)) {
+	return 0;
+}
+
+static int take_module(struct file_ctx *f, const struct gpt_chunk *ch)
+{
+	const uint8_t *rec = ch->records;
+	size_t sz = ch->info->size;
+
+	for (uint32_t i = 0; i < ch->count; i++, rec += sz) {
+		const struct gpt_module *mo = (const void *)rec;
+		uint32_t path = map_str(f, mo->path), bid = map_str(f, mo->build_id);
+		CHECK_ID(path);
+		CHECK_ID(bid);
+		if (gpa_stacks_add_module(f->m, f->proc, mo, path, bid)) {
 			return -GP_ERR_NOMEM;
 		}
-		for (uint32_t i = 0; i < ch->count; i++, rec += sz) {
-			const struct gpt_api *a = (const void *)rec;
-			size_t r = t->n++;
-			t->start[r] = a->start;
-			t->end[r] = a->end < a->start ? a->start : a->end;
-			t->name[r] = map_str(f, a->name);
-			CHECK_ID(t->name[r]);
-			t->cbid[r] = a->cbid;
-			t->corr[r] = a->correlation;
-			t->thread[r] = map_thread(f, a->tid);
-			CHECK_ID(t->thread[r]);
-			t->nvtx[r] = GPA_NONE;
-			t->ret[r] = a->return_value;
-			t->domain[r] = a->domain;
-		}
-		break;
 	}
-	case GPT_KIND_SYNC: {
-		struct gpa_syncs *t = &m->sync;
-		if (gpa_syncs_reserve(t, t->n + ch->count)) {
+	return 0;
+}
+
+static int take_nccl(struct file_ctx *f, const struct gpt_chunk *ch)
+{
+	const uint8_t *rec = ch->records;
+	size_t sz = ch->info->size;
+
+	for (uint32_t i = 0; i < ch->count; i++, rec += sz) {
+		const struct gpt_nccl *r = (const void *)rec;
+		uint32_t fn = map_str(f, r->func), al = map_str(f, r->algorithm);
+		uint32_t pr = map_str(f, r->protocol), cn = map_str(f, r->comm_name);
+		CHECK_ID(fn);
+		CHECK_ID(al);
+		CHECK_ID(pr);
+		CHECK_ID(cn);
+		if (gpa_nccl_add_op(f->m, f->proc, r, fn, al, pr, cn)) {
 			return -GP_ERR_NOMEM;
 		}
-		for (uint32_t i = 0; i < ch->count; i++, rec += sz) {
-			const struct gpt_sync *s = (const void *)rec;
-			size_t r = t->n++;
-			t->start[r] = s->start;
-			t->end[r] = s->end < s->start ? s->start : s->end;
-			t->corr[r] = s->correlation;
-			t->stream[r] = s->stream;
-			t->api[r] = GPA_NONE;
-			t->proc[r] = f->proc;
-			t->type[r] = s->type;
-		}
-		break;
 	}
-	case GPT_KIND_NVTX: {
-		struct gpa_nvtxs *t = &m->nvtx;
-		if (gpa_nvtxs_reserve(t, t->n + ch->count)) {
+	return 0;
+}
+
+static int take_nccl_channel(struct file_ctx *f, const struct gpt_chunk *ch)
+{
+	const uint8_t *rec = ch->records;
+	size_t sz = ch->info->size;
+
+	for (uint32_t i = 0; i < ch->count; i++, rec += sz) {
+		if (gpa_nccl_add_channel(f->m, f->proc, (const void *)rec)) {
 			return -GP_ERR_NOMEM;
 		}
-		for (uint32_t i = 0; i < ch->count; i++, rec += sz) {
-			const struct gpt_nvtx *n = (const void *)rec;
-			size_t r = t->n++;
-			t->start[r] = n->start;
-			t->end[r] = n->end < n->start ? n->start : n->end;
-			t->name[r] = map_str(f, n->message);
-			t->domain[r] = map_str(f, n->domain);
-			CHECK_ID(t->name[r]);
-			CHECK_ID(t->domain[r]);
-			t->thread[r] = map_thread(f, n->start_tid);
-			CHECK_ID(t->thread[r]);
-			t->parent[r] = GPA_NONE;
-			t->color[r] = n->color;
-			t->depth[r] = 0;
-			t->type[r] = n->type;
-		}
-		break;
 	}
-	case GPT_KIND_OVERHEAD: {
-		struct gpa_overheads *t = &m->ovh;
-		if (gpa_overheads_reserve(t, t->n + ch->count)) {
+	return 0;
+}
+
+static int take_extcorr(struct file_ctx *f, const struct gpt_chunk *ch)
+{
+	const uint8_t *rec = ch->records;
+	size_t sz = ch->info->size;
+
+	for (uint32_t i = 0; i < ch->count; i++, rec += sz) {
+		if (gpa_nccl_add_extcorr(f->m, f->proc, (const void *)rec)) {
 			return -GP_ERR_NOMEM;
 		}
-		for (uint32_t i = 0; i < ch->count; i++, rec += sz) {
-			const struct gpt_overhead *o = (const void *)rec;
-			size_t r = t->n++;
-			t->start[r] = o->start;
-			t->end[r] = o->end < o->start ? o->start : o->end;
-			t->kind[r] = o->overhead_kind;
-			t->proc[r] = f->proc;
-		}
-		break;
 	}
-	case GPT_KIND_PROCESS:
-		for (uint32_t i = 0; i < ch->count; i++, rec += sz) {
-			const struct gpt_process *pr = (const void *)rec;
-			if (pr->phase == 2 && p->pid) {
-				continue;
-			}
-			p->pid = pr->pid;
-			p->rank = pr->rank;
-			p->world_size = pr->world_size;
-			p->host = map_str(f, pr->host);
-			p->cmdline = map_str(f, pr->cmdline);
-			const char *st = pr->settings ? gpt_reader_string(f->r, pr->settings) : NULL;
-			p->ts_epoch_decimals = st && strcmp(st, GPA_KINETO_SETTINGS_EPOCH_DECIMALS) == 0;
-			CHECK_ID(p->host);
-			CHECK_ID(p->cmdline);
+	return 0;
+}
+
+/* The kinds the model keeps; the others (contexts, streams, metrics...) are skipped. */
+static const take_fn take_kind[GPT_KIND__MAX] = {
+	[GPT_KIND_KERNEL] = take_kernel,
+	[GPT_KIND_MEMCPY] = take_memcpy,
+	[GPT_KIND_MEMSET] = take_memset,
+	[GPT_KIND_API] = take_api,
+	[GPT_KIND_SYNC] = take_sync,
+	[GPT_KIND_NVTX] = take_nvtx,
+	[GPT_KIND_OVERHEAD] = take_overhead,
+	[GPT_KIND_PROCESS] = take_process,
+	[GPT_KIND_DEVICE] = take_device,
+	[GPT_KIND_THREAD] = take_thread,
+	[GPT_KIND_CLOCK] = take_clock,
+	[GPT_KIND_LOSS] = take_loss,
+	[GPT_KIND_STACK_NODE] = take_stack_node,
+	[GPT_KIND_STACK] = take_stack,
+	[GPT_KIND_MODULE] = take_module,
+	[GPT_KIND_NCCL] = take_nccl,
+	[GPT_KIND_NCCL_CHANNEL] = take_nccl_channel,
+	[GPT_KIND_EXTCORR] = take_extcorr,
+};
+
+static int take_chunk(struct file_ctx *f, const struct gpt_chunk *ch)
+{
+	take_fn take = (unsigned)ch->kind < GPT_KIND__MAX ? take_kind[ch->kind] : NULL;
+
+	if (take) {
+		int ret = take(f, ch);
+		if (ret) {
+			return ret;
 		}
-		break;
-	case GPT_KIND_DEVICE:
-		for (uint32_t i = 0; i < ch->count; i++, rec += sz) {
-			const struct gpt_device *d = (const void *)rec;
-			uint32_t di = map_dev(f, d->id);
-			CHECK_ID(di);
-			struct gpa_dev *md = &m->devs.v[di];
-			md->name = map_str(f, d->name);
-			CHECK_ID(md->name);
-			md->cc_major = d->cc_major;
-			md->cc_minor = d->cc_minor;
-			md->num_sms = d->num_sms;
-			md->global_mem_bytes = d->global_mem_bytes;
-			md->global_mem_bw_kbps = d->global_mem_bw_kbps;
-			md->warp_size = d->warp_size;
-			md->max_warps_per_sm = d->max_warps_per_sm;
-			md->max_threads_per_sm = d->max_threads_per_sm;
-			md->max_blocks_per_sm = d->max_blocks_per_sm;
-			md->max_threads_per_block = d->max_threads_per_block;
-			md->max_regs_per_sm = d->max_regs_per_sm;
-			md->max_regs_per_block = d->max_regs_per_block;
-			md->max_smem_per_sm = d->max_smem_per_sm;
-			md->max_smem_per_block = d->max_smem_per_block;
-			md->max_smem_per_block_optin = d->max_smem_per_block_optin;
-			md->reserved_smem_per_block = d->reserved_smem_per_block;
-			md->core_clock_khz = d->core_clock_khz;
-			md->mem_clock_khz = d->mem_clock_khz;
-			md->mem_bus_width_bits = d->mem_bus_width_bits;
-			md->has_device_record = true;
-		}
-		break;
-	case GPT_KIND_THREAD:
-		for (uint32_t i = 0; i < ch->count; i++, rec += sz) {
-			const struct gpt_thread *th = (const void *)rec;
-			uint32_t ti = map_thread(f, th->tid);
-			CHECK_ID(ti);
-			uint32_t name = map_str(f, th->name);
-			CHECK_ID(name);
-			m->threads.v[ti].name = name;
-		}
-		break;
-	case GPT_KIND_CLOCK:
-		for (uint32_t i = 0; i < ch->count; i++, rec += sz) {
-			const struct gpt_clock *c = (const void *)rec;
-			if (!f->have_anchor && c->realtime) {
-				f->have_anchor = true;
-				f->offset = (int64_t)(c->realtime - c->ts);
-			}
-		}
-		break;
-	case GPT_KIND_LOSS:
-		for (uint32_t i = 0; i < ch->count; i++, rec += sz) {
-			const struct gpt_loss *l = (const void *)rec;
-			p->losses[l->cause < GPT_LOSS__MAX ? l->cause : 0] += l->count;
-		}
-		break;
-	case GPT_KIND_STACK_NODE:
-		for (uint32_t i = 0; i < ch->count; i++, rec += sz) {
-			if (gpa_stacks_add_node(m, f->proc, (const void *)rec)) {
-				return -GP_ERR_NOMEM;
-			}
-		}
-		break;
-	case GPT_KIND_STACK:
-		for (uint32_t i = 0; i < ch->count; i++, rec += sz) {
-			if (gpa_stacks_add_stack(m, f->proc, (const void *)rec)) {
-				return -GP_ERR_NOMEM;
-			}
-		}
-		break;
-	case GPT_KIND_MODULE:
-		for (uint32_t i = 0; i < ch->count; i++, rec += sz) {
-			const struct gpt_module *mo = (const void *)rec;
-			uint32_t path = map_str(f, mo->path), bid = map_str(f, mo->build_id);
-			CHECK_ID(path);
-			CHECK_ID(bid);
-			if (gpa_stacks_add_module(m, f->proc, mo, path, bid)) {
-				return -GP_ERR_NOMEM;
-			}
-		}
-		break;
-	case GPT_KIND_NCCL:
-		for (uint32_t i = 0; i < ch->count; i++, rec += sz) {
-			const struct gpt_nccl *r = (const void *)rec;
-			uint32_t fn = map_str(f, r->func), al = map_str(f, r->algorithm);
-			uint32_t pr = map_str(f, r->protocol), cn = map_str(f, r->comm_name);
-			CHECK_ID(fn);
-			CHECK_ID(al);
-			CHECK_ID(pr);
-			CHECK_ID(cn);
-			if (gpa_nccl_add_op(m, f->proc, r, fn, al, pr, cn)) {
-				return -GP_ERR_NOMEM;
-			}
-		}
-		break;
-	case GPT_KIND_NCCL_CHANNEL:
-		for (uint32_t i = 0; i < ch->count; i++, rec += sz) {
-			if (gpa_nccl_add_channel(m, f->proc, (const void *)rec)) {
-				return -GP_ERR_NOMEM;
-			}
-		}
-		break;
-	case GPT_KIND_EXTCORR:
-		for (uint32_t i = 0; i < ch->count; i++, rec += sz) {
-			if (gpa_nccl_add_extcorr(m, f->proc, (const void *)rec)) {
-				return -GP_ERR_NOMEM;
-			}
-		}
-		break;
-	default:
-		break;
 	}
 	if (gpa_kind_is_event(ch->kind)) {
-		p->events += ch->count;
+		f->m->procs.v[f->proc].events += ch->count;
 	}
 	return 0;
 }
@@ -1447,18 +1577,6 @@ uint32_t gpa_gpu_stream(const struct gpa_model *m, size_t i)
 	default:
 		return m->set.stream[r];
 	}
-}
-
-size_t gpa_model_bytes(const struct gpa_model *m)
-{
-	return m->kern.cap * gpa_kernels_row_bytes() + m->copy.cap * gpa_memcpys_row_bytes() +
-	       m->set.cap * gpa_memsets_row_bytes() + m->api.cap * gpa_apis_row_bytes() +
-	       m->sync.cap * gpa_syncs_row_bytes() + m->nvtx.cap * gpa_nvtxs_row_bytes() +
-	       m->ovh.cap * gpa_overheads_row_bytes() + m->gpu.cap * gpa_gpus_row_bytes() +
-	       m->strs.text.alloc + m->strs.off.cap * sizeof(uint32_t) +
-	       m->strs.nslots * sizeof(uint32_t) + m->threads.cap * sizeof(struct gpa_thread) +
-	       m->devs.cap * sizeof(struct gpa_dev) + m->procs.cap * sizeof(struct gpa_proc) +
-	       m->funcs.cap * sizeof(struct gpa_func) + m->shapes.cap * sizeof(struct gpa_shape);
 }
 
 /* ------------------------------------------------------------ inputs */

@@ -249,9 +249,6 @@ static inline uint32_t gpa_dev_proc(const struct gpa_model *m, uint16_t dev)
 /* The stream of GPU op row i of gpa_model.gpu. */
 uint32_t gpa_gpu_stream(const struct gpa_model *m, size_t i);
 
-/* Bytes the model's tables hold (for the memory-per-event figure). */
-size_t gpa_model_bytes(const struct gpa_model *m);
-
 /*
  * Expands directories (every *.gpz inside, sorted) into a list of files.
  * Caller frees each string and the array.

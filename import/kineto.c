@@ -1039,12 +1039,186 @@ static void kernel_args(const struct ev *ev, struct gpt_kernel *k)
 	k->src_warps_per_sm_milli = ev->warps_sm_milli;
 }
 
+/* What every record of a closed event takes from it. */
+struct ev_fields {
+	uint64_t start, end;
+	uint32_t name;
+	/* GPU rows: pid = device, tid = stream; args say it explicitly in modern traces. */
+	uint32_t device, stream, corr, context;
+};
+
+/* The closed event's start and end in ns on the trace's base, noting the first start. */
+static int event_times(struct imp *im, uint64_t *start, uint64_t *end)
+{
+	struct ev *ev = &im->ev;
+
+	if (decide_base(im, ev->ts)) {
+		return -1;
+	}
+	/* before this event's records are timed, so that they all get the same base */
+	if (im->base_pending && gpt_writer_held_bytes(im->w) > HOLD_MAX && settle_base(im, false)) {
+		return -1;
+	}
+	if (ev->ts > INT64_MAX - im->base_used || ev->ts + im->base_used < 0 ||
+	    (ev->dur > 0 && ev->ts + im->base_used > INT64_MAX - ev->dur)) {
+		return fail(im, -GP_ERR_RANGE, "timestamp out of range"), -1;
+	}
+	*start = (uint64_t)(ev->ts + im->base_used);
+	if (!im->base_used && ev->ts >= REL_TS_LIMIT_US * 1000 && ev->ts % 1000) {
+		*(im->base_pending ? &im->pending_decimals : &im->epoch_decimals) = true;
+	}
+	*end = *start + (uint64_t)(ev->dur > 0 ? ev->dur : 0);
+	if (im->base_pending && *end > im->pending_end) {
+		im->pending_end = *end;
+	}
+	if (!im->have_first_ts || *start < im->first_ts) {
+		im->first_ts = *start;
+		im->have_first_ts = true;
+	}
+	return 0;
+}
+
+static int add_kernel(struct imp *im, const struct ev_fields *f)
+{
+	struct ev *ev = &im->ev;
+	struct gpt_kernel k = {0};
+
+	k.start = f->start;
+	k.end = f->end;
+	k.device = f->device;
+	k.context = f->context;
+	k.stream = f->stream;
+	k.correlation = f->corr;
+	k.name = f->name;
+	k.grid_x = (int32_t)ev->grid[0];
+	k.grid_y = (int32_t)ev->grid[1];
+	k.grid_z = (int32_t)ev->grid[2];
+	k.block_x = (int32_t)ev->block[0];
+	k.block_y = (int32_t)ev->block[1];
+	k.block_z = (int32_t)ev->block[2];
+	kernel_args(ev, &k);
+	return add(im, GPT_KIND_KERNEL, &k);
+}
+
+static int add_memcpy(struct imp *im, const struct ev_fields *f)
+{
+	struct ev *ev = &im->ev;
+	struct gpt_memcpy c = {0};
+
+	c.start = f->start;
+	c.end = f->end;
+	c.device = f->device;
+	c.context = f->context;
+	c.stream = f->stream;
+	c.correlation = f->corr;
+	c.bytes = HAS(K_BYTES) && ARG(K_BYTES) > 0 ? (uint64_t)ARG(K_BYTES) : 0;
+	c.copy_kind = copy_kind(im->name, ev->name_len);
+	mem_kinds(im->name, ev->name_len, &c.src_kind, &c.dst_kind);
+	c.is_p2p = c.copy_kind == GPT_COPY_KIND_PTOP;
+	return add(im, GPT_KIND_MEMCPY, &c);
+}
+
+static int add_memset(struct imp *im, const struct ev_fields *f)
+{
+	struct ev *ev = &im->ev;
+	struct gpt_memset s = {0};
+	uint8_t dummy;
+
+	s.start = f->start;
+	s.end = f->end;
+	s.device = f->device;
+	s.context = f->context;
+	s.stream = f->stream;
+	s.correlation = f->corr;
+	s.bytes = HAS(K_BYTES) && ARG(K_BYTES) > 0 ? (uint64_t)ARG(K_BYTES) : 0;
+	mem_kinds(im->name, ev->name_len, &s.memory_kind, &dummy);
+	return add(im, GPT_KIND_MEMSET, &s);
+}
+
+static int add_api(struct imp *im, const struct ev_fields *f)
+{
+	struct ev *ev = &im->ev;
+	struct gpt_api a = {0};
+
+	a.start = f->start;
+	a.end = f->end;
+	a.tid = u32c(ev->tid);
+	a.domain = ev->cat == CAT_RUNTIME ? GPT_API_RUNTIME : GPT_API_DRIVER;
+	a.cbid = u32c(HAS(K_CBID) ? ARG(K_CBID) : 0);
+	a.name = f->name;
+	a.correlation = f->corr;
+	return add(im, GPT_KIND_API, &a);
+}
+
+static int add_sync(struct imp *im, const struct ev_fields *f)
+{
+	struct gpt_sync s = {0};
+
+	s.start = f->start;
+	s.end = f->end;
+	s.type = sync_type(im->name, im->ev.name_len);
+	s.correlation = f->corr;
+	s.context = f->context;
+	s.stream = f->stream;
+	return add(im, GPT_KIND_SYNC, &s);
+}
+
+/* CPU ops, annotations and Python functions: NVTX ranges in the category's domain. */
+static int add_range(struct imp *im, const struct ev_fields *f)
+{
+	struct ev *ev = &im->ev;
+	struct gpt_nvtx n = {0};
+
+	if (!im->dom[ev->cat] && intern(im, ev->cat_str, ev->cat_len, &im->dom[ev->cat])) {
+		return -1;
+	}
+	n.start = f->start;
+	n.end = f->end;
+	n.domain = im->dom[ev->cat];
+	n.message = f->name;
+	if (ev->cat == CAT_GPU_USER_ANNOTATION) {
+		/* A projection of a CPU range onto a stream: no CPU thread. */
+		n.type = GPT_NVTX_START_END;
+		n.payload_type = 1; /* unsigned 64-bit: the stream */
+		n.payload = f->stream;
+	} else {
+		n.type = GPT_NVTX_PUSH_POP;
+		n.start_tid = n.end_tid = u32c(ev->tid);
+	}
+	return add(im, GPT_KIND_NVTX, &n);
+}
+
+/* The record of the event's category: 0 written, 1 a category without one, -1 failed. */
+static int add_event_record(struct imp *im, const struct ev_fields *f)
+{
+	switch (im->ev.cat) {
+	case CAT_KERNEL:
+		return add_kernel(im, f) ? -1 : 0;
+	case CAT_MEMCPY:
+		return add_memcpy(im, f) ? -1 : 0;
+	case CAT_MEMSET:
+		return add_memset(im, f) ? -1 : 0;
+	case CAT_RUNTIME:
+	case CAT_DRIVER:
+		return add_api(im, f) ? -1 : 0;
+	case CAT_SYNC:
+		return add_sync(im, f) ? -1 : 0;
+	case CAT_CPU_OP:
+	case CAT_USER_ANNOTATION:
+	case CAT_PYTHON_FUNCTION:
+	case CAT_GPU_USER_ANNOTATION:
+		return add_range(im, f) ? -1 : 0;
+	default:
+		return 1;
+	}
+}
+
 /* Writes the record for the event just closed. */
 static int finish_event(struct imp *im)
 {
 	struct ev *ev = &im->ev;
-	uint32_t name = 0;
-	uint64_t start, end;
+	struct ev_fields f;
+	int ret;
 
 	if (ev->ph == 'M') {
 		if (ev->has_name && ev->name_len == 11 && memcmp(im->name, "thread_name", 11) == 0) {
@@ -1073,156 +1247,23 @@ static int finish_event(struct imp *im)
 	    memcmp(im->name, "ProfilerStep#", 13) == 0) {
 		return 0;
 	}
-	if (decide_base(im, ev->ts)) {
+	f.name = 0;
+	if (event_times(im, &f.start, &f.end) || intern(im, im->name, ev->name_len, &f.name)) {
 		return -1;
 	}
-	/* before this event's records are timed, so that they all get the same base */
-	if (im->base_pending && gpt_writer_held_bytes(im->w) > HOLD_MAX && settle_base(im, false)) {
-		return -1;
+	f.device = u32c(HAS(K_DEVICE) ? ARG(K_DEVICE) : ev->has_pid ? ev->pid : 0);
+	f.stream = u32c(HAS(K_STREAM) ? ARG(K_STREAM) : ev->has_tid ? ev->tid : 0);
+	f.corr = u32c(HAS(K_CORRELATION) ? ARG(K_CORRELATION) : 0);
+	f.context = u32c(HAS(K_CONTEXT) ? ARG(K_CONTEXT) : 0);
+	ret = add_event_record(im, &f);
+	if (ret) {
+		return ret < 0 ? -1 : 0;
 	}
-	if (ev->ts > INT64_MAX - im->base_used || ev->ts + im->base_used < 0 ||
-	    (ev->dur > 0 && ev->ts + im->base_used > INT64_MAX - ev->dur)) {
-		return fail(im, -GP_ERR_RANGE, "timestamp out of range"), -1;
-	}
-	start = (uint64_t)(ev->ts + im->base_used);
-	if (!im->base_used && ev->ts >= REL_TS_LIMIT_US * 1000 && ev->ts % 1000) {
-		*(im->base_pending ? &im->pending_decimals : &im->epoch_decimals) = true;
-	}
-	end = start + (uint64_t)(ev->dur > 0 ? ev->dur : 0);
-	if (im->base_pending && end > im->pending_end) {
-		im->pending_end = end;
-	}
-	if (!im->have_first_ts || start < im->first_ts) {
-		im->first_ts = start;
-		im->have_first_ts = true;
-	}
-	if (intern(im, im->name, ev->name_len, &name)) {
-		return -1;
-	}
-
-	/* GPU rows: pid = device, tid = stream; args say it explicitly in modern traces. */
-	uint32_t device = u32c(HAS(K_DEVICE) ? ARG(K_DEVICE) : ev->has_pid ? ev->pid : 0);
-	uint32_t stream = u32c(HAS(K_STREAM) ? ARG(K_STREAM) : ev->has_tid ? ev->tid : 0);
-	uint32_t corr = u32c(HAS(K_CORRELATION) ? ARG(K_CORRELATION) : 0);
-	uint32_t context = u32c(HAS(K_CONTEXT) ? ARG(K_CONTEXT) : 0);
-
-	switch (ev->cat) {
-	case CAT_KERNEL: {
-		struct gpt_kernel k = {0};
-		k.start = start;
-		k.end = end;
-		k.device = device;
-		k.context = context;
-		k.stream = stream;
-		k.correlation = corr;
-		k.name = name;
-		k.grid_x = (int32_t)ev->grid[0];
-		k.grid_y = (int32_t)ev->grid[1];
-		k.grid_z = (int32_t)ev->grid[2];
-		k.block_x = (int32_t)ev->block[0];
-		k.block_y = (int32_t)ev->block[1];
-		k.block_z = (int32_t)ev->block[2];
-		kernel_args(ev, &k);
-		if (add(im, GPT_KIND_KERNEL, &k)) {
-			return -1;
-		}
-		break;
-	}
-	case CAT_MEMCPY: {
-		struct gpt_memcpy c = {0};
-		c.start = start;
-		c.end = end;
-		c.device = device;
-		c.context = context;
-		c.stream = stream;
-		c.correlation = corr;
-		c.bytes = HAS(K_BYTES) && ARG(K_BYTES) > 0 ? (uint64_t)ARG(K_BYTES) : 0;
-		c.copy_kind = copy_kind(im->name, ev->name_len);
-		mem_kinds(im->name, ev->name_len, &c.src_kind, &c.dst_kind);
-		c.is_p2p = c.copy_kind == 10;
-		if (add(im, GPT_KIND_MEMCPY, &c)) {
-			return -1;
-		}
-		break;
-	}
-	case CAT_MEMSET: {
-		struct gpt_memset s = {0};
-		uint8_t dummy;
-		s.start = start;
-		s.end = end;
-		s.device = device;
-		s.context = context;
-		s.stream = stream;
-		s.correlation = corr;
-		s.bytes = HAS(K_BYTES) && ARG(K_BYTES) > 0 ? (uint64_t)ARG(K_BYTES) : 0;
-		mem_kinds(im->name, ev->name_len, &s.memory_kind, &dummy);
-		if (add(im, GPT_KIND_MEMSET, &s)) {
-			return -1;
-		}
-		break;
-	}
-	case CAT_RUNTIME:
-	case CAT_DRIVER: {
-		struct gpt_api a = {0};
-		a.start = start;
-		a.end = end;
-		a.tid = u32c(ev->tid);
-		a.domain = ev->cat == CAT_RUNTIME ? GPT_API_RUNTIME : GPT_API_DRIVER;
-		a.cbid = u32c(HAS(K_CBID) ? ARG(K_CBID) : 0);
-		a.name = name;
-		a.correlation = corr;
-		if (add(im, GPT_KIND_API, &a)) {
-			return -1;
-		}
-		break;
-	}
-	case CAT_SYNC: {
-		struct gpt_sync s = {0};
-		s.start = start;
-		s.end = end;
-		s.type = sync_type(im->name, ev->name_len);
-		s.correlation = corr;
-		s.context = context;
-		s.stream = stream;
-		if (add(im, GPT_KIND_SYNC, &s)) {
-			return -1;
-		}
-		break;
-	}
-	case CAT_CPU_OP:
-	case CAT_USER_ANNOTATION:
-	case CAT_PYTHON_FUNCTION:
-	case CAT_GPU_USER_ANNOTATION: {
-		struct gpt_nvtx n = {0};
-		if (!im->dom[ev->cat] && intern(im, ev->cat_str, ev->cat_len, &im->dom[ev->cat])) {
-			return -1;
-		}
-		n.start = start;
-		n.end = end;
-		n.domain = im->dom[ev->cat];
-		n.message = name;
-		if (ev->cat == CAT_GPU_USER_ANNOTATION) {
-			/* A projection of a CPU range onto a stream: no CPU thread. */
-			n.type = GPT_NVTX_START_END;
-			n.payload_type = 1; /* unsigned 64-bit: the stream */
-			n.payload = stream;
-		} else {
-			n.type = GPT_NVTX_PUSH_POP;
-			n.start_tid = n.end_tid = u32c(ev->tid);
-		}
-		if (add(im, GPT_KIND_NVTX, &n)) {
-			return -1;
-		}
-		break;
-	}
-	default:
-		return 0;
-	}
-	if (ev->coll_len && ev->cat == CAT_KERNEL && nccl_kernel_link(im, corr)) {
+	if (ev->coll_len && ev->cat == CAT_KERNEL && nccl_kernel_link(im, f.corr)) {
 		return -1;
 	}
 	if (ev->coll_len && ev->cat != CAT_KERNEL && ev->cat != CAT_GPU_USER_ANNOTATION &&
-	    add_nccl(im, start, end)) {
+	    add_nccl(im, f.start, f.end)) {
 		return -1;
 	}
 	if (!im->have_pid && ev->has_pid && (ev->cat == CAT_RUNTIME || ev->cat == CAT_DRIVER ||

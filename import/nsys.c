@@ -879,7 +879,7 @@ static int memcpy_row(struct imp *im, struct tab *t)
 	GET_U(t, M_DSTCTX, UINT32_MAX, m.dst_context);
 	GET_BITS(t, M_NODE, m.graph_node_id);
 	GET_U(t, M_COUNT, UINT32_MAX, m.copy_count);
-	m.is_p2p = m.copy_kind == 10; /* CUDA_MEMCPY_KIND_PTOP */
+	m.is_p2p = m.copy_kind == GPT_COPY_KIND_PTOP;
 	im->st->memcpys++;
 	return add(im, GPT_KIND_MEMCPY, &m);
 }

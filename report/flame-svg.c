@@ -32,6 +32,13 @@ struct svg {
 	const struct gpr_flame_svg_opts *o;
 	struct gp_strbuf tmp; /* scratch: cleaned names, titles */
 	int err;
+	/* the layout (see layout()) */
+	double *x;	  /* per node: left edge */
+	uint8_t *drawn;	  /* per node: wide enough to draw (and its parent drawn) */
+	double per_unit;  /* px per unit of weight */
+	unsigned maxdepth; /* of the frames drawn */
+	uint64_t maxd;	  /* differential: largest |after - before| of the frames drawn */
+	unsigned height, ypad1, ypad2;
 };
 
 void gpr_flame_add_utf8_(struct gp_strbuf *sb, const char *s, size_t len)
@@ -281,17 +288,202 @@ static const char css[] =
 	".parent { opacity: 0.5; }\n"
 	".legend { font-size: 11px; }\n";
 
+/* Positions (children left to right in name order), which frames are wide enough, the height. */
+static void layout(struct svg *s)
+{
+	const struct gpa_flame *f = s->f;
+	const struct gpa_flame_node *v = f->nodes.v;
+	unsigned font = s->o->font_size;
+	uint64_t total = f->nodes.n ? v[0].total : 0;
+
+	s->per_unit = total ? ((double)s->o->width - 2 * XPAD) / (double)total : 0;
+	if (f->nodes.n) {
+		s->x[0] = XPAD;
+		s->drawn[0] = total > 0;
+	}
+	for (size_t i = 0; i < f->nodes.n; i++) {
+		double cx = s->x[i];
+		for (uint32_t c = v[i].child; c != GPA_NONE; c = v[c].next) {
+			s->x[c] = cx;
+			cx += (double)v[c].total * s->per_unit;
+			s->drawn[c] = s->drawn[i] &&
+				      (double)v[c].total * s->per_unit >= s->o->min_width &&
+				      v[c].total > 0;
+			if (s->drawn[c]) {
+				s->maxdepth = v[c].depth > s->maxdepth ? v[c].depth : s->maxdepth;
+				if (f->diff) {
+					int64_t d = (int64_t)(v[c].total - v[c].total0);
+					uint64_t a = d < 0 ? (uint64_t)-d : (uint64_t)d;
+					s->maxd = a > s->maxd ? a : s->maxd;
+				}
+			}
+		}
+	}
+	s->ypad1 = font * 3;
+	s->ypad2 = font * 2 + 10;
+	s->height = (s->maxdepth + 1) * s->o->frame_height + s->ypad1 + s->ypad2 +
+		    (f->diff ? 0 : font + 6);
+}
+
+/* The document up to the frames: <svg>, gradient, style, scripts, background, title, controls. */
+static void write_head(struct svg *s)
+{
+	const struct gpa_flame *f = s->f;
+	const struct gpr_flame_svg_opts *o = s->o;
+	unsigned font = o->font_size, height = s->height;
+	char buf[256];
+
+	check(s, xmlTextWriterStartDocument(s->w, "1.0", "UTF-8", "no"));
+	start(s, "svg");
+	attr(s, "version", "1.1");
+	attrf(s, "width", "%u", o->width);
+	attrf(s, "height", "%u", height);
+	attrf(s, "viewBox", "0 0 %u %u", o->width, height);
+	attr(s, "onload", "init(evt)");
+	attrf(s, "font-size", "%u", font);
+	attr(s, "xmlns", "http://www.w3.org/2000/svg");
+	attr(s, "xmlns:xlink", "http://www.w3.org/1999/xlink");
+
+	start(s, "defs");
+	start(s, "linearGradient");
+	attr(s, "id", "background");
+	attr(s, "y1", "0");
+	attr(s, "y2", "1");
+	attr(s, "x1", "0");
+	attr(s, "x2", "0");
+	start(s, "stop");
+	attr(s, "stop-color", f->diff ? "#eeeeee" : "#eeeeee");
+	attr(s, "offset", "5%");
+	end(s);
+	start(s, "stop");
+	attr(s, "stop-color", f->diff ? "#e0e0ff" : "#eeeeb0");
+	attr(s, "offset", "95%");
+	end(s);
+	end(s);
+	end(s);
+	start(s, "style");
+	attr(s, "type", "text/css");
+	check(s, xmlTextWriterWriteString(s->w, BAD_CAST css));
+	end(s);
+	start(s, "script");
+	attr(s, "type", "text/ecmascript");
+	snprintf(buf, sizeof(buf), "\nvar WIDTH = %u, XPAD = %d, FONTSIZE = %u, FONTW = %.2f, "
+				   "INVERTED = %d;\n",
+		 o->width, XPAD, font, FONT_W, o->inverted ? 1 : 0);
+	check(s, xmlTextWriterWriteCDATA(s->w, BAD_CAST buf));
+	end(s);
+	start(s, "script");
+	attr(s, "type", "text/ecmascript");
+	check(s, xmlTextWriterWriteCDATA(s->w, BAD_CAST gpr_flame_svg_js_));
+	end(s);
+
+	start(s, "rect");
+	attr(s, "x", "0");
+	attr(s, "y", "0");
+	attrf(s, "width", "%u", o->width);
+	attrf(s, "height", "%u", height);
+	attr(s, "fill", "url(#background)");
+	end(s);
+	const char *title = o->title ? o->title
+			    : f->diff ? "Differential GPU Time Flame Graph"
+			    : f->weight == GPA_FLAME_API_TIME ? "CUDA API Time Flame Graph"
+			    : f->weight == GPA_FLAME_WALL_SHARE ? "GPU Wall-Time Share Flame Graph"
+							       : "GPU Time Flame Graph";
+	text_el(s, "title", o->width / 2.0, font * 2, NULL, NULL, title);
+	if (o->subtitle) {
+		text_el(s, "subtitle", o->width / 2.0, font * 3, NULL, NULL, o->subtitle);
+	}
+	text_el(s, "details", XPAD, height - s->ypad2 / 2.0 + 4, NULL, NULL, " ");
+	text_el(s, "unzoom", XPAD, font * 2, NULL, "hide", "Reset Zoom");
+	text_el(s, "search", o->width - XPAD - 100, font * 2, NULL, NULL, "Search");
+	text_el(s, "ignorecase", o->width - XPAD - 16, font * 2, NULL, NULL, "ic");
+	text_el(s, "matched", o->width - XPAD - 100, height - s->ypad2 / 2.0 + 4, NULL, "hide",
+		" ");
+}
+
+/* A legend of the leaf categories (not for differential graphs: there colour is change). */
+static void write_legend(struct svg *s)
+{
+	unsigned font = s->o->font_size;
+	double lx = XPAD;
+	double ly = s->height - s->ypad2 - (s->maxdepth + 1) * s->o->frame_height - font - 4;
+	char buf[256];
+
+	if (s->o->inverted) {
+		ly = s->ypad1 + (s->maxdepth + 1) * s->o->frame_height + 4;
+	}
+	for (unsigned c = 1; c <= GPA_CAT__COUNT; c++) {
+		unsigned cat = c % GPA_CAT__COUNT; /* other last */
+		struct gpa_flame_node n = {.kind = GPA_FRAME_KERNEL, .category = (uint8_t)cat};
+		frame_colour(&n, "", buf, sizeof(buf));
+		start(s, "rect");
+		attrf(s, "x", "%.2f", lx);
+		attrf(s, "y", "%.2f", ly);
+		attrf(s, "width", "%u", font);
+		attrf(s, "height", "%u", font);
+		attr(s, "fill", buf);
+		end(s);
+		text_el(s, NULL, lx + font + 4, ly + font - 2, NULL, "legend",
+			gpa_category_name(cat));
+		lx += font + 4 + 11 * 0.6 * (strlen(gpa_category_name(cat)) + 2);
+	}
+}
+
+/* <g id="frames">: each frame drawn, with its title (tooltip), rectangle and label. */
+static void write_frames(struct svg *s)
+{
+	const struct gpa_flame *f = s->f;
+	unsigned fh = s->o->frame_height, font = s->o->font_size;
+	char buf[256];
+
+	start(s, "g");
+	attr(s, "id", "frames");
+	for (size_t i = 0; i < f->nodes.n && !s->err; i++) {
+		if (!s->drawn[i]) {
+			continue;
+		}
+		const struct gpa_flame_node *n = &f->nodes.v[i];
+		double w = (double)n->total * s->per_unit;
+		double y = s->o->inverted
+				   ? s->ypad1 + (double)n->depth * fh
+				   : (double)s->height - s->ypad2 - (double)(n->depth + 1) * fh;
+		const char *name = gpa_flame_name(f, (uint32_t)i);
+		start(s, "g");
+		start(s, "title");
+		title_of(s, (uint32_t)i, &s->tmp);
+		check(s, xmlTextWriterWriteString(s->w, BAD_CAST s->tmp.buf));
+		end(s);
+		start(s, "rect");
+		attrf(s, "x", "%.2f", s->x[i]);
+		attrf(s, "y", "%.1f", y);
+		attrf(s, "width", "%.2f", w);
+		attrf(s, "height", "%.1f", fh - 1.0);
+		if (f->diff) {
+			diff_colour((int64_t)(n->total - n->total0), s->maxd, buf, sizeof(buf));
+		} else {
+			frame_colour(n, name, buf, sizeof(buf));
+		}
+		attr(s, "fill", buf);
+		attr(s, "rx", "2");
+		attr(s, "ry", "2");
+		end(s);
+		start(s, "text");
+		attrf(s, "x", "%.2f", s->x[i] + 3);
+		attrf(s, "y", "%.1f", y + fh / 2.0 + font / 3.0 + 0.5);
+		label_of(name, w, font, &s->tmp);
+		check(s, xmlTextWriterWriteString(s->w, BAD_CAST s->tmp.buf));
+		end(s);
+		end(s);
+	}
+	end(s); /* frames */
+}
+
 int gpr_flame_svg(struct gp_strbuf *out, const struct gpa_flame *f,
 		  const struct gpr_flame_svg_opts *o, char *errbuf, size_t errlen)
 {
-	const struct gpa_flame_node *v = f->nodes.v;
 	struct svg s = {.f = f, .o = o};
 	xmlBufferPtr xb = NULL;
-	double *x = NULL, full, per_unit;
-	uint8_t *drawn = NULL;
-	unsigned maxdepth = 0, fh = o->frame_height, font = o->font_size;
-	uint64_t total, maxd = 0;
-	char buf[256];
+	unsigned fh = o->frame_height, font = o->font_size;
 	int ret = 0;
 
 	if (o->width < 2 * XPAD + 10 || o->width > 1000000 || fh < 4 || fh > 1000 || font < 4 ||
@@ -300,175 +492,24 @@ int gpr_flame_svg(struct gp_strbuf *out, const struct gpa_flame *f,
 		return -GP_ERR_API;
 	}
 	gp_strbuf_init(&s.tmp);
-	total = f->nodes.n ? v[0].total : 0;
-	full = (double)o->width - 2 * XPAD;
-	per_unit = total ? full / (double)total : 0;
-	x = calloc(f->nodes.n + 1, sizeof(*x));
-	drawn = calloc(f->nodes.n + 1, 1);
+	s.x = calloc(f->nodes.n + 1, sizeof(*s.x));
+	s.drawn = calloc(f->nodes.n + 1, 1);
 	xb = xmlBufferCreate();
-	if (!x || !drawn || !xb) {
+	if (!s.x || !s.drawn || !xb) {
 		ret = -GP_ERR_NOMEM;
 		goto out;
 	}
-	/* Positions (children left to right in name order) and which frames are wide enough. */
-	if (f->nodes.n) {
-		x[0] = XPAD;
-		drawn[0] = total > 0;
-	}
-	for (size_t i = 0; i < f->nodes.n; i++) {
-		double cx = x[i];
-		for (uint32_t c = v[i].child; c != GPA_NONE; c = v[c].next) {
-			x[c] = cx;
-			cx += (double)v[c].total * per_unit;
-			drawn[c] = drawn[i] && (double)v[c].total * per_unit >= o->min_width &&
-				   v[c].total > 0;
-			if (drawn[c]) {
-				maxdepth = v[c].depth > maxdepth ? v[c].depth : maxdepth;
-				if (f->diff) {
-					int64_t d = (int64_t)(v[c].total - v[c].total0);
-					uint64_t a = d < 0 ? (uint64_t)-d : (uint64_t)d;
-					maxd = a > maxd ? a : maxd;
-				}
-			}
-		}
-	}
-	unsigned ypad1 = font * 3, ypad2 = font * 2 + 10;
-	unsigned height = (maxdepth + 1) * fh + ypad1 + ypad2 + (f->diff ? 0 : font + 6);
-
+	layout(&s);
 	s.w = xmlNewTextWriterMemory(xb, 0);
 	if (!s.w) {
 		ret = -GP_ERR_NOMEM;
 		goto out;
 	}
-	check(&s, xmlTextWriterStartDocument(s.w, "1.0", "UTF-8", "no"));
-	start(&s, "svg");
-	attr(&s, "version", "1.1");
-	attrf(&s, "width", "%u", o->width);
-	attrf(&s, "height", "%u", height);
-	attrf(&s, "viewBox", "0 0 %u %u", o->width, height);
-	attr(&s, "onload", "init(evt)");
-	attrf(&s, "font-size", "%u", font);
-	attr(&s, "xmlns", "http://www.w3.org/2000/svg");
-	attr(&s, "xmlns:xlink", "http://www.w3.org/1999/xlink");
-
-	start(&s, "defs");
-	start(&s, "linearGradient");
-	attr(&s, "id", "background");
-	attr(&s, "y1", "0");
-	attr(&s, "y2", "1");
-	attr(&s, "x1", "0");
-	attr(&s, "x2", "0");
-	start(&s, "stop");
-	attr(&s, "stop-color", f->diff ? "#eeeeee" : "#eeeeee");
-	attr(&s, "offset", "5%");
-	end(&s);
-	start(&s, "stop");
-	attr(&s, "stop-color", f->diff ? "#e0e0ff" : "#eeeeb0");
-	attr(&s, "offset", "95%");
-	end(&s);
-	end(&s);
-	end(&s);
-	start(&s, "style");
-	attr(&s, "type", "text/css");
-	check(&s, xmlTextWriterWriteString(s.w, BAD_CAST css));
-	end(&s);
-	start(&s, "script");
-	attr(&s, "type", "text/ecmascript");
-	snprintf(buf, sizeof(buf), "\nvar WIDTH = %u, XPAD = %d, FONTSIZE = %u, FONTW = %.2f, "
-				   "INVERTED = %d;\n",
-		 o->width, XPAD, font, FONT_W, o->inverted ? 1 : 0);
-	check(&s, xmlTextWriterWriteCDATA(s.w, BAD_CAST buf));
-	end(&s);
-	start(&s, "script");
-	attr(&s, "type", "text/ecmascript");
-	check(&s, xmlTextWriterWriteCDATA(s.w, BAD_CAST gpr_flame_svg_js_));
-	end(&s);
-
-	start(&s, "rect");
-	attr(&s, "x", "0");
-	attr(&s, "y", "0");
-	attrf(&s, "width", "%u", o->width);
-	attrf(&s, "height", "%u", height);
-	attr(&s, "fill", "url(#background)");
-	end(&s);
-	const char *title = o->title ? o->title
-			    : f->diff ? "Differential GPU Time Flame Graph"
-			    : f->weight == GPA_FLAME_API_TIME ? "CUDA API Time Flame Graph"
-			    : f->weight == GPA_FLAME_WALL_SHARE ? "GPU Wall-Time Share Flame Graph"
-							       : "GPU Time Flame Graph";
-	text_el(&s, "title", o->width / 2.0, font * 2, NULL, NULL, title);
-	if (o->subtitle) {
-		text_el(&s, "subtitle", o->width / 2.0, font * 3, NULL, NULL, o->subtitle);
-	}
-	text_el(&s, "details", XPAD, height - ypad2 / 2.0 + 4, NULL, NULL, " ");
-	text_el(&s, "unzoom", XPAD, font * 2, NULL, "hide", "Reset Zoom");
-	text_el(&s, "search", o->width - XPAD - 100, font * 2, NULL, NULL, "Search");
-	text_el(&s, "ignorecase", o->width - XPAD - 16, font * 2, NULL, NULL, "ic");
-	text_el(&s, "matched", o->width - XPAD - 100, height - ypad2 / 2.0 + 4, NULL, "hide", " ");
-
-	/* A legend of the leaf categories (not for differential graphs: there colour is change). */
+	write_head(&s);
 	if (!f->diff) {
-		double lx = XPAD, ly = height - ypad2 - (maxdepth + 1) * fh - font - 4;
-		if (o->inverted) {
-			ly = ypad1 + (maxdepth + 1) * fh + 4;
-		}
-		for (unsigned c = 1; c <= GPA_CAT__COUNT; c++) {
-			unsigned cat = c % GPA_CAT__COUNT; /* other last */
-			struct gpa_flame_node n = {.kind = GPA_FRAME_KERNEL, .category = (uint8_t)cat};
-			frame_colour(&n, "", buf, sizeof(buf));
-			start(&s, "rect");
-			attrf(&s, "x", "%.2f", lx);
-			attrf(&s, "y", "%.2f", ly);
-			attrf(&s, "width", "%u", font);
-			attrf(&s, "height", "%u", font);
-			attr(&s, "fill", buf);
-			end(&s);
-			text_el(&s, NULL, lx + font + 4, ly + font - 2, NULL, "legend",
-				gpa_category_name(cat));
-			lx += font + 4 + 11 * 0.6 * (strlen(gpa_category_name(cat)) + 2);
-		}
+		write_legend(&s);
 	}
-
-	start(&s, "g");
-	attr(&s, "id", "frames");
-	for (size_t i = 0; i < f->nodes.n && !s.err; i++) {
-		if (!drawn[i]) {
-			continue;
-		}
-		const struct gpa_flame_node *n = &v[i];
-		double w = (double)n->total * per_unit;
-		double y = o->inverted ? ypad1 + (double)n->depth * fh
-				       : (double)height - ypad2 - (double)(n->depth + 1) * fh -
-						 (f->diff ? 0 : 0);
-		const char *name = gpa_flame_name(f, (uint32_t)i);
-		start(&s, "g");
-		start(&s, "title");
-		title_of(&s, (uint32_t)i, &s.tmp);
-		check(&s, xmlTextWriterWriteString(s.w, BAD_CAST s.tmp.buf));
-		end(&s);
-		start(&s, "rect");
-		attrf(&s, "x", "%.2f", x[i]);
-		attrf(&s, "y", "%.1f", y);
-		attrf(&s, "width", "%.2f", w);
-		attrf(&s, "height", "%.1f", fh - 1.0);
-		if (f->diff) {
-			diff_colour((int64_t)(n->total - n->total0), maxd, buf, sizeof(buf));
-		} else {
-			frame_colour(n, name, buf, sizeof(buf));
-		}
-		attr(&s, "fill", buf);
-		attr(&s, "rx", "2");
-		attr(&s, "ry", "2");
-		end(&s);
-		start(&s, "text");
-		attrf(&s, "x", "%.2f", x[i] + 3);
-		attrf(&s, "y", "%.1f", y + fh / 2.0 + font / 3.0 + 0.5);
-		label_of(name, w, font, &s.tmp);
-		check(&s, xmlTextWriterWriteString(s.w, BAD_CAST s.tmp.buf));
-		end(&s);
-		end(&s);
-	}
-	end(&s); /* frames */
+	write_frames(&s);
 	end(&s); /* svg */
 	check(&s, xmlTextWriterEndDocument(s.w));
 	xmlFreeTextWriter(s.w);
@@ -488,8 +529,8 @@ out:
 		xmlBufferFree(xb);
 	}
 	gp_strbuf_release(&s.tmp);
-	free(x);
-	free(drawn);
+	free(s.x);
+	free(s.drawn);
 	if (ret == -GP_ERR_NOMEM) {
 		snprintf(errbuf, errlen, "out of memory writing the SVG");
 	}

@@ -463,40 +463,38 @@ static void step_label(struct gp_strbuf *o, const struct gpa_model *m, const str
 	gp_strbuf_release(&sb);
 }
 
-/*
- * "timeline": {"steps": [...], "views": [...], "lanes": [...], "names": [...],
- * "full": [...]}; times relative to m->t0 (steps) or to the view start (events).
- */
-static int timeline_json(struct gp_strbuf *o, const struct gpr_report_parts *p,
-			 const struct gpr_html_opts *opts)
+/* The latest end in [w0, w1] keeping the window's event count within budget (past w0). */
+static uint64_t fit_window(const struct gpa_model *m, uint32_t proc, uint64_t w0, uint64_t w1,
+			   size_t budget)
 {
-	const struct gpa_model *m = p->m;
-	const struct gpa_steps *st = p->steps;
-	struct tl t = {.m = m};
-	int32_t *embedded = NULL;
-	uint32_t *order = NULL;
+	uint64_t lo = w0, hi = w1;
+
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo + 1) / 2;
+		if (count_window(m, proc, w0, mid) <= budget) {
+			lo = mid;
+		} else {
+			hi = mid - 1;
+		}
+	}
+	return lo > w0 ? lo : w0 + 1;
+}
+
+/*
+ * The "views" entries: steps in embedding order until max_events are spent,
+ * each a step's window of events; embedded[step] is its view's index, -1 none.
+ */
+static void views_json(struct tl *t, struct gp_strbuf *views, const struct gpa_steps *st,
+		       const uint32_t *order, const struct gpr_html_opts *opts, int32_t *embedded)
+{
+	const struct gpa_model *m = t->m;
 	size_t budget = opts->max_events;
-	struct gp_strbuf views = GP_STRBUF_INIT;
 	unsigned nviews = 0;
 
-	t.nstrs = m->strs.off.n + 1;
-	t.func_name = malloc((m->funcs.n + 1) * sizeof(uint32_t));
-	t.str_name = malloc(t.nstrs * sizeof(uint32_t));
-	embedded = malloc((st->v.n + 1) * sizeof(*embedded));
-	order = st->v.n ? embed_order(st) : NULL;
-	if (!t.func_name || !t.str_name || !embedded || (st->v.n && !order)) {
-		t.failed = true;
-		goto out;
-	}
-	memset(t.func_name, 0xFF, (m->funcs.n + 1) * sizeof(uint32_t));
-	memset(t.str_name, 0xFF, t.nstrs * sizeof(uint32_t));
-	memset(t.copy_name, 0xFF, sizeof(t.copy_name));
-	t.set_name = UINT32_MAX;
 	for (size_t i = 0; i < st->v.n; i++) {
 		embedded[i] = -1;
 	}
-
-	for (size_t k = 0; k < st->v.n && budget && !t.failed; k++) {
+	for (size_t k = 0; k < st->v.n && budget && !t->failed; k++) {
 		uint32_t si = order[k];
 		const struct gpa_step *s = &st->v.v[si];
 		uint64_t w0, w1, cut;
@@ -509,40 +507,32 @@ static int timeline_json(struct gp_strbuf *o, const struct gpr_report_parts *p,
 			if (nviews) {
 				continue; /* only the first view is cut to fit */
 			}
-			uint64_t lo = w0, hi = w1; /* the latest end keeping count <= budget */
-			while (lo < hi) {
-				uint64_t mid = lo + (hi - lo + 1) / 2;
-				if (count_window(m, s->proc, w0, mid) <= budget) {
-					lo = mid;
-				} else {
-					hi = mid - 1;
-				}
-			}
-			cut = lo > w0 ? lo : w0 + 1;
+			cut = fit_window(m, s->proc, w0, w1, budget);
 		}
 		struct view v = {0};
-		collect(&t, &v, s->proc, w0, cut, s->nvtx);
+		collect(t, &v, s->proc, w0, cut, s->nvtx);
 		budget = v.t.n < budget ? budget - v.t.n : 0;
-		gp_strbuf_addf(&views,
+		gp_strbuf_addf(views,
 			       "%s{\"step\":%u,\"start\":%" PRIu64 ",\"end\":%" PRIu64
 			       ",\"cut\":%s,\"window_end\":%" PRIu64,
 			       nviews ? "," : "", si, w0 - m->t0, cut - m->t0,
 			       cut < w1 ? "true" : "false", w1 - m->t0);
-		json_u32s(&views, "lane", v.lane.v, v.lane.n);
-		json_u64s(&views, "t", v.t.v, v.t.n);
-		json_u64s(&views, "d", v.d.v, v.d.n);
-		json_u32s(&views, "n", v.name.v, v.name.n);
-		json_u32s(&views, "x", v.extra.v, v.extra.n);
-		add_gaps(&views, m, opts->shade, s->proc, w0, cut);
-		gp_strbuf_addch(&views, '}');
+		json_u32s(views, "lane", v.lane.v, v.lane.n);
+		json_u64s(views, "t", v.t.v, v.t.n);
+		json_u64s(views, "d", v.d.v, v.d.n);
+		json_u32s(views, "n", v.name.v, v.name.n);
+		json_u32s(views, "x", v.extra.v, v.extra.n);
+		add_gaps(views, m, opts->shade, s->proc, w0, cut);
+		gp_strbuf_addch(views, '}');
 		view_release(&v);
 		embedded[si] = (int32_t)nviews++;
 	}
-	if (t.failed) {
-		goto out;
-	}
+}
 
-	gp_strbuf_addf(o, ",\"timeline\":{\"max_events\":%zu,\"steps\":[", opts->max_events);
+/* The "steps" entries: every step, with the index of its view (-1: none). */
+static void steps_json(struct gp_strbuf *o, const struct gpa_model *m, const struct gpa_steps *st,
+		       const int32_t *embedded)
+{
 	for (size_t i = 0; i < st->v.n; i++) {
 		const struct gpa_step *s = &st->v.v[i];
 		gp_strbuf_addf(o, "%s{\"label\":", i ? "," : "");
@@ -554,11 +544,15 @@ static int timeline_json(struct gp_strbuf *o, const struct gpr_report_parts *p,
 			       s->number, s->proc, s->start - m->t0, s->end - s->start, s->gpu_busy,
 			       s->gpu_ops, embedded[i]);
 	}
-	gp_strbuf_adds(o, "],\"views\":[");
-	gp_strbuf_add(o, views.buf, views.len);
-	gp_strbuf_adds(o, "],\"lanes\":[");
-	for (size_t i = 0; i < t.lanes.n; i++) {
-		const struct lane *l = &t.lanes.v[i];
+}
+
+/* The "lanes" entries: what each lane is, and its label. */
+static void lanes_json(struct gp_strbuf *o, const struct tl *t)
+{
+	const struct gpa_model *m = t->m;
+
+	for (size_t i = 0; i < t->lanes.n; i++) {
+		const struct lane *l = &t->lanes.v[i];
 		struct gp_strbuf lab = GP_STRBUF_INIT;
 		const struct gpa_proc *pr = &m->procs.v[l->proc];
 
@@ -584,24 +578,65 @@ static int timeline_json(struct gp_strbuf *o, const struct gpr_report_parts *p,
 		gp_strbuf_addch(o, '}');
 		gp_strbuf_release(&lab);
 	}
-	gp_strbuf_adds(o, "],\"names\":[");
-	for (size_t i = 0; i < t.names.n; i++) {
+}
+
+/* Array items: each string, null for NULL. */
+static void json_strs(struct gp_strbuf *o, const char *const *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
 		if (i) {
 			gp_strbuf_addch(o, ',');
 		}
-		json_str(o, t.names.v[i]);
-	}
-	gp_strbuf_adds(o, "],\"full\":[");
-	for (size_t i = 0; i < t.full.n; i++) {
-		if (i) {
-			gp_strbuf_addch(o, ',');
-		}
-		if (t.full.v[i]) {
-			json_str(o, t.full.v[i]);
+		if (v[i]) {
+			json_str(o, v[i]);
 		} else {
 			gp_strbuf_adds(o, "null");
 		}
 	}
+}
+
+/*
+ * "timeline": {"steps": [...], "views": [...], "lanes": [...], "names": [...],
+ * "full": [...]}; times relative to m->t0 (steps) or to the view start (events).
+ */
+static int timeline_json(struct gp_strbuf *o, const struct gpr_report_parts *p,
+			 const struct gpr_html_opts *opts)
+{
+	const struct gpa_model *m = p->m;
+	const struct gpa_steps *st = p->steps;
+	struct tl t = {.m = m};
+	int32_t *embedded = NULL;
+	uint32_t *order = NULL;
+	struct gp_strbuf views = GP_STRBUF_INIT;
+
+	t.nstrs = m->strs.off.n + 1;
+	t.func_name = malloc((m->funcs.n + 1) * sizeof(uint32_t));
+	t.str_name = malloc(t.nstrs * sizeof(uint32_t));
+	embedded = malloc((st->v.n + 1) * sizeof(*embedded));
+	order = st->v.n ? embed_order(st) : NULL;
+	if (!t.func_name || !t.str_name || !embedded || (st->v.n && !order)) {
+		t.failed = true;
+		goto out;
+	}
+	memset(t.func_name, 0xFF, (m->funcs.n + 1) * sizeof(uint32_t));
+	memset(t.str_name, 0xFF, t.nstrs * sizeof(uint32_t));
+	memset(t.copy_name, 0xFF, sizeof(t.copy_name));
+	t.set_name = UINT32_MAX;
+	views_json(&t, &views, st, order, opts, embedded);
+	if (t.failed) {
+		goto out;
+	}
+
+	gp_strbuf_addf(o, ",\"timeline\":{\"max_events\":%zu,\"steps\":[", opts->max_events);
+	steps_json(o, m, st, embedded);
+	gp_strbuf_adds(o, "],\"views\":[");
+	gp_strbuf_add(o, views.buf, views.len);
+	gp_strbuf_adds(o, "],\"lanes\":[");
+	lanes_json(o, &t);
+	gp_strbuf_adds(o, "],\"names\":["); /* short labels */
+	json_strs(o, t.names.v, t.names.n);
+	gp_strbuf_adds(o, "],\"full\":["); /* full names; null when the same */
+	json_strs(o, t.full.v, t.full.n);
 	gp_strbuf_adds(o, "]}");
 out:
 	for (size_t i = 0; i < t.owned.n; i++) {
@@ -843,38 +878,176 @@ static size_t estimates(const struct gpr_report_parts *p, char est[4][256])
 	return n;
 }
 
-int gpr_html_render(struct gp_strbuf *out, const struct gpr_report_parts *p,
-		    const struct gpr_html_opts *o, char *errbuf, size_t errlen)
+/*
+ * The page's data blob into clean (escaped for a <script>): the report's
+ * JSON, idle totals, the timeline. rep is scratch.
+ */
+static int data_blob(struct gp_strbuf *clean, struct gp_strbuf *rep,
+		     const struct gpr_report_parts *p, const struct gpr_html_opts *o)
 {
-	struct doc d = {.tmp = GP_STRBUF_INIT};
-	struct gp_strbuf data = GP_STRBUF_INIT, rep = GP_STRBUF_INIT, clean = GP_STRBUF_INIT;
-	xmlChar *mem = NULL;
-	int size = 0, ret = 0;
-	const char *title = o->title ? o->title : "gpuprof report";
+	struct gp_strbuf data = GP_STRBUF_INIT;
+	int ret;
 
-	/* The data blob: the report's JSON, idle totals, the timeline. */
-	ret = gpr_report_render(&rep, GPR_FORMAT_JSON, p);
+	ret = gpr_report_render(rep, GPR_FORMAT_JSON, p);
 	if (ret) {
 		goto out;
 	}
-	while (rep.len && (rep.buf[rep.len - 1] == '\n')) {
-		rep.buf[--rep.len] = 0;
+	while (rep->len && (rep->buf[rep->len - 1] == '\n')) {
+		rep->buf[--rep->len] = 0;
 	}
 	gp_strbuf_adds(&data, "{\"schema\":\"gpuprof-html/1\",\"report\":");
-	gp_strbuf_add(&data, rep.buf, rep.len);
+	gp_strbuf_add(&data, rep->buf, rep->len);
 	gaps_json(&data, p->gaps);
 	ret = timeline_json(&data, p, o);
 	if (ret) {
 		goto out;
 	}
 	gp_strbuf_addch(&data, '}');
-	add_clean(&clean, data.buf, data.len, true);
-	if (data.failed || clean.failed) {
+	add_clean(clean, data.buf, data.len, true);
+	if (data.failed || clean->failed) {
 		ret = -GP_ERR_NOMEM;
+	}
+out:
+	gp_strbuf_release(&data);
+	return ret;
+}
+
+/* <head>: encoding, viewport, generator, title and the style sheet. */
+static int head_el(struct doc *d, xmlNodePtr html, const char *title)
+{
+	xmlNodePtr head = el(d, html, "head", NULL);
+
+	/*
+	 * The writer takes its output encoding from this http-equiv meta (it adds
+	 * one); with none it turns non-ASCII into entities, inside scripts too.
+	 */
+	if (htmlSetMetaEncoding(d->doc, BAD_CAST "UTF-8")) {
+		return -GP_ERR_NOMEM;
+	}
+	xmlNodePtr meta = el(d, head, "meta", NULL);
+	attr(d, meta, "name", "viewport");
+	attr(d, meta, "content", "width=device-width, initial-scale=1");
+	meta = el(d, head, "meta", NULL);
+	attr(d, meta, "name", "generator");
+	attr(d, meta, "content", "gpuprof " GP_VERSION);
+	el(d, head, "title", title);
+	raw(d, head, "style", gpr_html_css, strlen(gpr_html_css));
+	return 0;
+}
+
+/* <header>: the title and the headline's sentences; rep is scratch. */
+static void header_el(struct doc *d, xmlNodePtr body, const char *title, struct gp_strbuf *rep,
+		      const struct gpr_report_parts *p)
+{
+	xmlNodePtr hdr = el(d, body, "header", NULL);
+
+	el(d, hdr, "h1", title);
+	gp_strbuf_reset(rep);
+	gpr_report_headline(rep, p);
+	/* Skip the title line; one paragraph per sentence line. */
+	char *line = rep->buf ? strchr(rep->buf, '\n') : NULL;
+	while (line) {
+		char *next = strchr(++line, '\n');
+		if (next) {
+			*next = 0;
+		}
+		if (*line) {
+			xmlNodePtr para = el(d, hdr, "p", line);
+			attr(d, para, "class", "headline");
+		}
+		line = next;
+	}
+}
+
+static void warnings_section(struct doc *d, const struct gpr_report_parts *p)
+{
+	xmlNodePtr w = section(d, "sec-warnings", "Warnings");
+	char est[4][256];
+	size_t nest = estimates(p, est);
+
+	if (!p->ov->warnings.n && !nest) {
+		el(d, w, "p", "none");
+		return;
+	}
+	xmlNodePtr ul = el(d, w, "ul", NULL);
+	attr(d, ul, "class", "gp-warnings");
+	for (size_t i = 0; i < p->ov->warnings.n; i++) {
+		el(d, ul, "li", p->ov->warnings.v[i]);
+	}
+	for (size_t i = 0; i < nest; i++) {
+		el(d, ul, "li", est[i]);
+	}
+}
+
+/* The timeline's controls and box; the script draws it from the data blob. */
+static void timeline_section(struct doc *d)
+{
+	xmlNodePtr tl = section(d, "sec-timeline", "Timeline");
+	xmlNodePtr ctl = el(d, tl, "div", NULL);
+	attr(d, ctl, "class", "gp-tools");
+	xmlNodePtr lab = el(d, ctl, "label", "Step ");
+	xmlNodePtr sel = el(d, lab, "select", NULL);
+	attr(d, sel, "id", "gp-step");
+	xmlNodePtr btn = el(d, ctl, "button", "Reset zoom");
+	attr(d, btn, "id", "gp-reset");
+	attr(d, btn, "type", "button");
+	xmlNodePtr info = el(d, ctl, "span", NULL);
+	attr(d, info, "id", "gp-tl-info");
+	xmlNodePtr tlbox = el(d, tl, "div", NULL);
+	attr(d, tlbox, "id", "gp-timeline");
+	xmlNodePtr tip = el(d, tl, "div", NULL);
+	attr(d, tip, "id", "gp-tip");
+	attr(d, tip, "hidden", "hidden");
+	el(d, tl, "p",
+	   "Wheel or +/- to zoom, drag to pan, hover for details; GPU lanes are shaded where the "
+	   "device was idle, coloured by cause.");
+}
+
+/*
+ * The SVG keeps its own script and globals: it goes in a frame of its own,
+ * as a data: URL, so nothing is fetched and nothing clashes.
+ */
+static void flame_section(struct doc *d, const char *svg_doc, size_t len)
+{
+	struct gp_strbuf url = GP_STRBUF_INIT;
+	xmlNodePtr fl = section(d, "sec-flame", "GPU-time flame graph");
+
+	gp_strbuf_adds(&url, "data:image/svg+xml;base64,");
+	add_base64(&url, svg_doc, len);
+	xmlNodePtr fr = el(d, fl, "iframe", NULL);
+	attr(d, fr, "class", "gp-flame");
+	attr(d, fr, "title", "GPU-time flame graph");
+	attr(d, fr, "src", url.failed ? "" : url.buf);
+	/* As tall as the drawing: its height attribute, within reason. */
+	const char *svg = memmem(svg_doc, len, "<svg ", 5);
+	const char *h = svg ? memmem(svg, len - (size_t)(svg - svg_doc), " height=\"", 9) : NULL;
+	long px = h ? strtol(h + 9, NULL, 10) : 0;
+	char style[48];
+	snprintf(style, sizeof(style), "height: %ldpx", px >= 60 && px <= 20000 ? px + 8 : 420);
+	attr(d, fr, "style", style);
+	el(d, fl, "p",
+	   "Process, thread, NVTX ranges open at the launch call, then the kernel, copy or "
+	   "memset; width is GPU time. Click a frame to zoom, Ctrl-F to search "
+	   "(gpuprof flame writes it on its own, also as folded stacks or speedscope).");
+	if (url.failed) {
+		d->failed = true;
+	}
+	gp_strbuf_release(&url);
+}
+
+int gpr_html_render(struct gp_strbuf *out, const struct gpr_report_parts *p,
+		    const struct gpr_html_opts *o, char *errbuf, size_t errlen)
+{
+	struct doc d = {.tmp = GP_STRBUF_INIT};
+	struct gp_strbuf rep = GP_STRBUF_INIT, clean = GP_STRBUF_INIT;
+	xmlChar *mem = NULL;
+	int size = 0, ret = 0;
+	const char *title = o->title ? o->title : "gpuprof report";
+
+	ret = data_blob(&clean, &rep, p, o);
+	if (ret) {
 		goto out;
 	}
-	gp_strbuf_release(&data);
-
 	d.doc = htmlNewDocNoDtD(NULL, NULL);
 	if (!d.doc || !xmlCreateIntSubset(d.doc, BAD_CAST "html", NULL, NULL)) {
 		ret = -GP_ERR_NOMEM;
@@ -887,120 +1060,24 @@ int gpr_html_render(struct gp_strbuf *out, const struct gpr_report_parts *p,
 	}
 	xmlDocSetRootElement(d.doc, html);
 	attr(&d, html, "lang", "en");
-	xmlNodePtr head = el(&d, html, "head", NULL);
-	/*
-	 * The writer takes its output encoding from this http-equiv meta (it adds
-	 * one); with none it turns non-ASCII into entities, inside scripts too.
-	 */
-	if (htmlSetMetaEncoding(d.doc, BAD_CAST "UTF-8")) {
-		ret = -GP_ERR_NOMEM;
+	ret = head_el(&d, html, title);
+	if (ret) {
 		goto out;
 	}
-	xmlNodePtr meta = el(&d, head, "meta", NULL);
-	attr(&d, meta, "name", "viewport");
-	attr(&d, meta, "content", "width=device-width, initial-scale=1");
-	meta = el(&d, head, "meta", NULL);
-	attr(&d, meta, "name", "generator");
-	attr(&d, meta, "content", "gpuprof " GP_VERSION);
-	el(&d, head, "title", title);
-	raw(&d, head, "style", gpr_html_css, strlen(gpr_html_css));
-
 	xmlNodePtr body = el(&d, html, "body", NULL);
-	xmlNodePtr hdr = el(&d, body, "header", NULL);
-	el(&d, hdr, "h1", title);
-	gp_strbuf_reset(&rep);
-	gpr_report_headline(&rep, p);
-	{
-		/* Skip the title line; one paragraph per sentence line. */
-		char *line = rep.buf ? strchr(rep.buf, '\n') : NULL;
-		while (line) {
-			char *next = strchr(++line, '\n');
-			if (next) {
-				*next = 0;
-			}
-			if (*line) {
-				xmlNodePtr para = el(&d, hdr, "p", line);
-				attr(&d, para, "class", "headline");
-			}
-			line = next;
-		}
-	}
+	header_el(&d, body, title, &rep, p);
 	d.nav = el(&d, el(&d, body, "nav", NULL), "ol", NULL);
 	d.main = el(&d, body, "main", NULL);
-
-	xmlNodePtr w = section(&d, "sec-warnings", "Warnings");
-	char est[4][256];
-	size_t nest = estimates(p, est);
-	if (!p->ov->warnings.n && !nest) {
-		el(&d, w, "p", "none");
-	} else {
-		xmlNodePtr ul = el(&d, w, "ul", NULL);
-		attr(&d, ul, "class", "gp-warnings");
-		for (size_t i = 0; i < p->ov->warnings.n; i++) {
-			el(&d, ul, "li", p->ov->warnings.v[i]);
-		}
-		for (size_t i = 0; i < nest; i++) {
-			el(&d, ul, "li", est[i]);
-		}
-	}
-
-	xmlNodePtr tl = section(&d, "sec-timeline", "Timeline");
-	xmlNodePtr ctl = el(&d, tl, "div", NULL);
-	attr(&d, ctl, "class", "gp-tools");
-	xmlNodePtr lab = el(&d, ctl, "label", "Step ");
-	xmlNodePtr sel = el(&d, lab, "select", NULL);
-	attr(&d, sel, "id", "gp-step");
-	xmlNodePtr btn = el(&d, ctl, "button", "Reset zoom");
-	attr(&d, btn, "id", "gp-reset");
-	attr(&d, btn, "type", "button");
-	xmlNodePtr info = el(&d, ctl, "span", NULL);
-	attr(&d, info, "id", "gp-tl-info");
-	xmlNodePtr tlbox = el(&d, tl, "div", NULL);
-	attr(&d, tlbox, "id", "gp-timeline");
-	xmlNodePtr tip = el(&d, tl, "div", NULL);
-	attr(&d, tip, "id", "gp-tip");
-	attr(&d, tip, "hidden", "hidden");
-	el(&d, tl, "p",
-	   "Wheel or +/- to zoom, drag to pan, hover for details; GPU lanes are shaded where the "
-	   "device was idle, coloured by cause.");
-
+	warnings_section(&d, p);
+	timeline_section(&d);
 	xmlNodePtr ch = section(&d, "sec-charts", "Steps and idle time");
 	attr(&d, ch, "class", "gp-charts");
 	chart(&d, ch, "gp-chart-steps", "Step wall time and GPU busy time, per step");
 	chart(&d, ch, "gp-chart-idle", "GPU idle time by cause");
 	chart(&d, ch, "gp-chart-hist", "Idle gaps by length");
-
 	if (o->flame_svg && o->flame_svg_len) {
-		/*
-		 * The SVG keeps its own script and globals: it goes in a frame of its
-		 * own, as a data: URL, so nothing is fetched and nothing clashes.
-		 */
-		struct gp_strbuf url = GP_STRBUF_INIT;
-		xmlNodePtr fl = section(&d, "sec-flame", "GPU-time flame graph");
-		gp_strbuf_adds(&url, "data:image/svg+xml;base64,");
-		add_base64(&url, o->flame_svg, o->flame_svg_len);
-		xmlNodePtr fr = el(&d, fl, "iframe", NULL);
-		attr(&d, fr, "class", "gp-flame");
-		attr(&d, fr, "title", "GPU-time flame graph");
-		attr(&d, fr, "src", url.failed ? "" : url.buf);
-		/* As tall as the drawing: its height attribute, within reason. */
-		const char *svg = memmem(o->flame_svg, o->flame_svg_len, "<svg ", 5);
-		const char *h = svg ? memmem(svg, o->flame_svg_len - (size_t)(svg - o->flame_svg),
-					     " height=\"", 9) : NULL;
-		long px = h ? strtol(h + 9, NULL, 10) : 0;
-		char style[48];
-		snprintf(style, sizeof(style), "height: %ldpx", px >= 60 && px <= 20000 ? px + 8 : 420);
-		attr(&d, fr, "style", style);
-		el(&d, fl, "p",
-		   "Process, thread, NVTX ranges open at the launch call, then the kernel, copy or "
-		   "memset; width is GPU time. Click a frame to zoom, Ctrl-F to search "
-		   "(gpuprof flame writes it on its own, also as folded stacks or speedscope).");
-		if (url.failed) {
-			d.failed = true;
-		}
-		gp_strbuf_release(&url);
+		flame_section(&d, o->flame_svg, o->flame_svg_len);
 	}
-
 	ret = gpr_report_each_table(p, GPR_FORMAT_JSON, table_section, &d);
 	if (ret) {
 		goto out;
@@ -1035,7 +1112,6 @@ out:
 		xmlFreeDoc(d.doc);
 	}
 	gp_strbuf_release(&d.tmp);
-	gp_strbuf_release(&data);
 	gp_strbuf_release(&rep);
 	gp_strbuf_release(&clean);
 	return ret;

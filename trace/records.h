@@ -470,6 +470,11 @@ enum gpt_nvtx_type {
 	GPT_NVTX_MARK = 3,
 };
 
+/* MEMCPY copy_kind values named in code (the field holds CUpti_ActivityMemcpyKind). */
+enum gpt_copy_kind {
+	GPT_COPY_KIND_PTOP = 10, /* peer-to-peer: CUPTI_ACTIVITY_MEMCPY_KIND_PTOP */
+};
+
 enum gpt_loss_cause {
 	GPT_LOSS_CUPTI_DROPPED = 1,   /* CUPTI's own dropped-record count */
 	GPT_LOSS_POOL_EXHAUSTED = 2,  /* our bounded buffer pool was empty */
