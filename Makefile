@@ -57,7 +57,8 @@ UNIT_BASE := $(O)/tests/unit-base
 UNIT_TRACE := $(O)/tests/unit-trace
 UNIT_ANALYZE := $(O)/tests/unit-analyze
 UNIT_REPORT := $(O)/tests/unit-report
-UNIT_BINS := $(UNIT_BASE) $(UNIT_TRACE) $(UNIT_ANALYZE) $(UNIT_REPORT)
+UNIT_CLI := $(O)/tests/unit-cli
+UNIT_BINS := $(UNIT_BASE) $(UNIT_TRACE) $(UNIT_ANALYZE) $(UNIT_REPORT) $(UNIT_CLI)
 BENCH_TRACE := $(O)/bench-trace
 
 
@@ -128,6 +129,12 @@ $(UNIT_ANALYZE): $(call obj,$(wildcard tests/unit/analyze/*.c) tests/tools/gen.c
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
 $(UNIT_REPORT): $(call obj,$(wildcard tests/unit/report/*.c)) $(UNIT_MAIN) \
 		$(LIB_REPORT) $(LIB_ANALYZE) $(LIB_TRACE) $(LIB_BASE)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
+
+# The option parser of cli/, with base/ and PCRE2 alone.
+$(UNIT_CLI): $(call obj,$(wildcard tests/unit/cli/*.c) cli/parse-options.c cli/message.c) \
+		$(UNIT_MAIN) $(LIB_BASE)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
 

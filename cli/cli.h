@@ -6,6 +6,7 @@
 #define GP_CLI_H
 
 #include "base/base.h"
+#include "cli/parse-options.h"
 
 #include <stdio.h>
 
@@ -63,6 +64,18 @@ GP_PRINTF(1, 2) void cli_error(const char *fmt, ...);
 GP_PRINTF(1, 2) void cli_warn(const char *fmt, ...);
 /* Prints the usage line of help to stderr with the error; returns CMD_USAGE. */
 GP_PRINTF(2, 3) int cli_usage_error(const char *help, const char *fmt, ...);
+/* The usage error of a command (its usage line after the error); returns CMD_USAGE. */
+#define cli_cmd_usage_error(cmd, ...) cli_usage_error((cmd)->usage, __VA_ARGS__)
+
+enum cli_exit_flags {
+	CLI_NOTFOUND_IS_USAGE = 1u << 0, /* -GP_ERR_NOTFOUND: a name the user gave (a device) */
+};
+/*
+ * The exit status for 0 or a negative enum gp_err: CMD_OK; CMD_USAGE for
+ * -GP_ERR_API (a pattern or value the user gave), and for -GP_ERR_NOTFOUND
+ * with CLI_NOTFOUND_IS_USAGE; CMD_ERROR otherwise.
+ */
+int cli_exit_code(int err, unsigned flags);
 /* "10us", "1.5ms", "250" (ns), "2s" -> ns; false when malformed or too large. */
 bool cli_parse_duration(const char *s, uint64_t *out);
 struct gpa_model;
