@@ -21,7 +21,7 @@ struct cmd {
 	const char *name;
 	int (*fn)(int argc, char **argv);
 	const char *summary;
-	const char *help; /* the full --help text: usage line first */
+	const struct cli_command *opts; /* its options and help text */
 };
 
 /* The command table (gpuprof.c). */
@@ -43,21 +43,21 @@ int cmd_flame(int argc, char **argv);
 int cmd_occupancy(int argc, char **argv);
 int cmd_mfu(int argc, char **argv);
 int cmd_devices(int argc, char **argv);
-extern const char cmd_info_help[];
-extern const char cmd_dump_help[];
-extern const char cmd_gaps_help[];
-extern const char cmd_comm_help[];
-extern const char cmd_convert_help[];
-extern const char cmd_record_help[];
-extern const char cmd_report_help[];
-extern const char cmd_stats_help[];
-extern const char cmd_breakdown_help[];
-extern const char cmd_export_help[];
-extern const char cmd_diff_help[];
-extern const char cmd_flame_help[];
-extern const char cmd_occupancy_help[];
-extern const char cmd_mfu_help[];
-extern const char cmd_devices_help[];
+extern const struct cli_command cmd_info_opts;
+extern const struct cli_command cmd_dump_opts;
+extern const struct cli_command cmd_gaps_opts;
+extern const struct cli_command cmd_comm_opts;
+extern const struct cli_command cmd_convert_opts;
+extern const struct cli_command cmd_record_opts;
+extern const struct cli_command cmd_report_opts;
+extern const struct cli_command cmd_stats_opts;
+extern const struct cli_command cmd_breakdown_opts;
+extern const struct cli_command cmd_export_opts;
+extern const struct cli_command cmd_diff_opts;
+extern const struct cli_command cmd_flame_opts;
+extern const struct cli_command cmd_occupancy_opts;
+extern const struct cli_command cmd_mfu_opts;
+extern const struct cli_command cmd_devices_opts;
 
 /* "gpuprof: error: ..." on stderr. */
 GP_PRINTF(1, 2) void cli_error(const char *fmt, ...);
@@ -100,7 +100,6 @@ bool cli_write_file(const char *path, const void *buf, size_t len);
 
 /* ---- MFU options shared by gpuprof mfu and gpuprof report (cli/cmd-mfu.c) */
 #include "analyze/analyze.h"
-#include <getopt.h>
 struct cli_mfu {
 	struct gpa_mfu_opts a;
 	const char *device_file;
@@ -108,14 +107,11 @@ struct cli_mfu {
 	size_t nrows;
 	const char *roofline_file;
 	struct gpa_roof_rules *roof; /* from roofline_file */
-	bool given;              /* FLOPs, a model or bytes were given */
 };
-extern const struct option cli_mfu_longopts[];
-extern const size_t cli_mfu_nlongopts;
+/* The MFU options, a subtable (CLI_OPT_SUB) over a struct cli_mfu. */
+extern const struct cli_option cli_mfu_options[];
 void cli_mfu_init(struct cli_mfu *o);
 void cli_mfu_release(struct cli_mfu *o);
-/* Handles one getopt value of cli_mfu_longopts: 0 taken, -1 not an MFU option, else an exit code. */
-int cli_mfu_option(int c, const char *arg, const char *help, struct cli_mfu *o);
 /* Reads --device-file (at most 1 MiB, untrusted); -1 after saying why. */
 int cli_mfu_load_file(struct cli_mfu *o);
 
