@@ -31,7 +31,8 @@ static const struct cli_option breakdown_options[] = {
 		      "unknown table '%s'",
 		      "print one table only: temporal, idle, types,\n"
 		      "overlap"),
-	CLI_OPT_DUR(0, "kernel-wait", "DURATION", struct breakdown_opts, a.kernel_wait_ns, INT64_MAX,
+	CLI_OPT_DUR(0, "kernel-wait", "DURATION", struct breakdown_opts, a.kernel_wait_ns,
+		    INT64_MAX,
 		    "idle gaps shorter than this are kernel wait\n"
 		    "(30us); units ns, us, ms, s"),
 	CLI_OPT_BOOL(0, "epoch-doubles", struct breakdown_opts, epoch_doubles,

@@ -37,7 +37,8 @@ int cmd_convert(int argc, char **argv)
 		return status;
 	}
 	if (nargs != 2) {
-		return cli_cmd_usage_error(&cmd_convert_opts, "convert takes an input and an output");
+		return cli_cmd_usage_error(&cmd_convert_opts,
+					   "convert takes an input and an output");
 	}
 	if (gpa_convert(argv[0], argv[1], err, sizeof(err))) {
 		cli_error("%s", err);

@@ -56,8 +56,8 @@ static bool render(const struct devices_opts *o, struct gp_strbuf *out)
 		gp_strbuf_adds(out, "{\"schema\":\"gpuprof-devices/1\"");
 	}
 	if (!gpr_devices_table(&t, all, nb + o->mfu.nrows) &&
-	    !gpr_table_section(&t, o->format, "GPU peak table (dense TFLOP/s; INT8 TOPS)", "devices",
-			       true, out)) {
+	    !gpr_table_section(&t, o->format, "GPU peak table (dense TFLOP/s; INT8 TOPS)",
+			       "devices", true, out)) {
 		if (o->format == GPR_FORMAT_JSON) {
 			gp_strbuf_adds(out, "}\n");
 		}

@@ -540,7 +540,8 @@ static const struct cli_option diff_options[] = {
 		    "write Markdown for a CI step summary or comment"),
 	CLI_OPT_STR(0, "json", "FILE", struct diff_cfg, json, "write the full result as JSON"),
 	CLI_OPT_UINTV(0, "markdown-max", "BYTES", struct diff_cfg, markdown_max, 1000, SIZE_MAX / 2,
-		      "bad --markdown-max '%s' (at least 1000)", "cap the Markdown output (1000000)"),
+		      "bad --markdown-max '%s' (at least 1000)",
+		      "cap the Markdown output (1000000)"),
 	CLI_OPT_CB(0, "fail-on", "LIST", opt_setting,
 		   "comma-separated metric patterns that gate the exit\n"
 		   "status (step.wall); 'all' for every metric"),
@@ -561,7 +562,8 @@ static const struct cli_option diff_options[] = {
 	 "else names like step/iteration)",
 	 .err = "step pattern", .cb = opt_setting},
 	CLI_OPT_CB(0, "rules", "FILE", opt_rules, "more kernel-name normalization rules"),
-	CLI_OPT_CB(0, "flops-per-step", "F", opt_setting, "model FLOPs per step (whole job), for mfu"),
+	CLI_OPT_CB(0, "flops-per-step", "F", opt_setting,
+		   "model FLOPs per step (whole job), for mfu"),
 	CLI_OPT_CB(0, "peak-tflops", "T", opt_setting, "peak dense TFLOP/s of one GPU, for mfu"),
 	CLI_OPT_CB(0, "config", "FILE", opt_config,
 		   "thresholds and options from a file (docs/diff.md);\n"
@@ -611,7 +613,8 @@ static int split_runs(char **args, int n, int *first, int *sep)
 		}
 	}
 	if (*sep < 0 && !ended) {
-		return cli_cmd_usage_error(cmd, "separate the baseline and candidate runs with '--'");
+		return cli_cmd_usage_error(cmd,
+					   "separate the baseline and candidate runs with '--'");
 	}
 	if (*sep < 0) {
 		/* "--" came before any run: nothing on the baseline side */

@@ -80,8 +80,8 @@ int cmd_export(int argc, char **argv)
 		any |= o.out[i] != NULL;
 	}
 	if (!any) {
-		return cli_cmd_usage_error(&cmd_export_opts,
-					   "export needs an output format (--sqlite or --perfetto)");
+		return cli_cmd_usage_error(
+			&cmd_export_opts, "export needs an output format (--sqlite or --perfetto)");
 	}
 	if (!nargs) {
 		return cli_cmd_usage_error(&cmd_export_opts, "export needs at least one trace");

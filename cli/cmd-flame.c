@@ -57,10 +57,12 @@ static const struct cli_option flame_options[] = {
 		     "weigh GPU ops by their share of busy time (each\n"
 		     "instant split among the ops running) and add idle\n"
 		     "time by cause: each device sums to its window"),
-	CLI_OPT_BITV(0, "no-nvtx", FO, a.flags, GPA_FLAME_NO_NVTX, "leave NVTX ranges out of the stacks"),
+	CLI_OPT_BITV(0, "no-nvtx", FO, a.flags, GPA_FLAME_NO_NVTX,
+		     "leave NVTX ranges out of the stacks"),
 	CLI_OPT_BITV(0, "cpu-stacks", FO, a.flags, GPA_FLAME_CPU_STACKS,
 		     "add the CPU call stack captured at each launch"),
-	CLI_OPT_BITV(0, "by-step", FO, a.flags, GPA_FLAME_BY_STEP, "a frame per step under the process"),
+	CLI_OPT_BITV(0, "by-step", FO, a.flags, GPA_FLAME_BY_STEP,
+		     "a frame per step under the process"),
 	/* Not checked here: the steps are only looked for with --by-step or --diff. */
 	CLI_OPT_STR(0, "step", "REGEX", FO, step_regex,
 		    "NVTX ranges that are steps (default: ProfilerStep#N,\n"
@@ -349,12 +351,12 @@ static int check(struct flame_opts *o, char **args, size_t nargs, size_t *split)
 	}
 	if (o->diff) {
 		if (*split == 0 || *split >= nargs - 1) {
-			return cli_cmd_usage_error(cmd, "--diff needs traces on both sides: BEFORE... -- "
-							"AFTER...");
+			return cli_cmd_usage_error(cmd, "--diff needs traces on both sides: "
+							"BEFORE... -- AFTER...");
 		}
 		if (o->format == FLAME_SPEEDSCOPE) {
-			return cli_cmd_usage_error(cmd, "speedscope cannot show a differential graph; use "
-							"folded or svg");
+			return cli_cmd_usage_error(cmd, "speedscope cannot show a differential "
+							"graph; use folded or svg");
 		}
 	} else if (*split != nargs) {
 		return cli_cmd_usage_error(cmd, "'--' separates the two sides of --diff");

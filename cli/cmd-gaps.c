@@ -29,8 +29,8 @@ static const struct cli_option gaps_options[] = {
 	CLI_OPT_RE(0, "step", "REGEX", struct gaps_opts, step_regex, "step pattern",
 		   "NVTX ranges that are steps (default: ProfilerStep#N,\n"
 		   "else names like step/iteration)"),
-	CLI_OPT_UINTV('d', "device", "N", struct gaps_opts, a.device, 0, INT32_MAX, "bad device '%s'",
-		      "only CUDA device N (in every process)"),
+	CLI_OPT_UINTV('d', "device", "N", struct gaps_opts, a.device, 0, INT32_MAX,
+		      "bad device '%s'", "only CUDA device N (in every process)"),
 	CLI_OPT_BOOL(0, "per-step", struct gaps_opts, per_step, "add the per-step table"),
 	CLI_OPT_ENUMP(0, "table", "NAME", struct gaps_opts, tables, gpr_gaps_table_parse,
 		      "unknown table '%s'",

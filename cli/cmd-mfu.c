@@ -18,7 +18,7 @@ static int mfu_dtype(struct cli_ctx *ctx, const struct cli_option *opt, const ch
 
 /* A number > 0, finite, at most max ("1e12", "6.7e9"; "1_000" not accepted). */
 #define MFU_NUM(l, a, f, hi, e, h)                                                                 \
-	{.type = CLI_OPT_DOUBLE, 0, (l), (a), (h), CLI_FIELD_(struct cli_mfu, f),                   \
+	{.type = CLI_OPT_DOUBLE, 0, (l), (a), (h), CLI_FIELD_(struct cli_mfu, f),                  \
 	 .flags = CLI_OPTF_MIN_OPEN, .min = 0, .max = (hi), .err = (e)}
 
 const struct cli_option cli_mfu_options[] = {
@@ -26,7 +26,8 @@ const struct cli_option cli_mfu_options[] = {
 	MFU_NUM("flops-per-step", "F", a.flops_per_step, 1e24,
 		"--flops-per-step must be a number > 0 and <= 1e+24, got '%s'",
 		"model FLOPs of one step, all GPUs together"),
-	MFU_NUM("params", "N", a.params, 1e14, "--params must be a number > 0 and <= 1e+14, got '%s'",
+	MFU_NUM("params", "N", a.params, 1e14,
+		"--params must be a number > 0 and <= 1e+14, got '%s'",
 		"non-embedding (active) parameters; with"),
 	MFU_NUM("tokens-per-step", "T", a.tokens_per_step, 1e13,
 		"--tokens-per-step must be a number > 0 and <= 1e+13, got '%s'",

@@ -94,7 +94,8 @@ out:
 
 int cmd_occupancy(int argc, char **argv)
 {
-	struct occ_cli o = {.format = GPR_FORMAT_TEXT, .top = 20, .a = {.device = -1, .whatif = true}};
+	struct occ_cli o = {.format = GPR_FORMAT_TEXT, .top = 20,
+			    .a = {.device = -1, .whatif = true}};
 	int nargs, status;
 
 	status = cli_parse_options(&cmd_occupancy_opts, &o, argc, argv, &nargs);

@@ -42,14 +42,10 @@ int cli_opt_usage_error(const struct cli_ctx *ctx, const char *fmt, ...)
 	return CMD_USAGE;
 }
 
-/* Says a message of the command's style; fmt is one of cmd->msgs. */
+/* Says a message of the command's style: fmt is one of its cli_msgs, with one %s. */
 static int say(const struct cli_ctx *ctx, const char *fmt, const char *what)
 {
-	char buf[1024];
-
-	/* The formats are the fixed cli_msgs strings, each with one %s. */
-	snprintf(buf, sizeof(buf), "%s", what);
-	return cli_opt_usage_error(ctx, fmt, buf);
+	return cli_opt_usage_error(ctx, fmt, what);
 }
 
 /* ------------------------------------------------------------ values */
@@ -62,7 +58,8 @@ bool cli_parse_uint(const char *s, uint64_t max, uint64_t *out)
 		return false;
 	}
 	for (; *s >= '0' && *s <= '9'; s++) {
-		if (gp_mul_overflow_u64(v, 10, &v) || gp_add_overflow_u64(v, (uint64_t)(*s - '0'), &v)) {
+		if (gp_mul_overflow_u64(v, 10, &v) ||
+		    gp_add_overflow_u64(v, (uint64_t)(*s - '0'), &v)) {
 			return false;
 		}
 	}

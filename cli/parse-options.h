@@ -71,7 +71,7 @@ struct cli_option {
 	const char *err;
 	const struct cli_enum_value *values; /* ENUM, ending with {NULL, 0} */
 	int (*parse)(const char *s);         /* ENUM without values: -1 when unknown */
-	cli_opt_cb cb;                       /* CALLBACK; REGEX and STRING: called instead of storing */
+	cli_opt_cb cb;                       /* CALLBACK; REGEX, STRING: called, not stored */
 	const struct cli_option *sub;        /* SUBTABLE */
 	int col, indent;                     /* GROUP: help column, indent of long-only options */
 };
@@ -81,7 +81,7 @@ struct cli_msgs {
 	const char *unknown;       /* the argument as given ("--bogus", "--json=1") */
 	const char *unknown_short; /* "-x"; NULL: as unknown */
 	const char *missing;       /* the option as given; NULL: as unknown */
-	bool missing_short;        /* a missing value names the short form ("-f") when there is one */
+	bool missing_short;        /* a missing value names the short form ("-f") if any */
 };
 
 extern const struct cli_msgs cli_msgs_plain;   /* unknown option '%s' */
@@ -164,7 +164,8 @@ bool cli_parse_uint(const char *s, uint64_t max, uint64_t *out);
 	{.type = CLI_OPT_SET, (s), (l), NULL, (h), CLI_FIELD_(st, f), .value = (v)}
 #define CLI_OPT_BITV(s, l, st, f, v, h)                                                            \
 	{.type = CLI_OPT_BIT, (s), (l), NULL, (h), CLI_FIELD_(st, f), .value = (v)}
-#define CLI_OPT_STR(s, l, a, st, f, h) {.type = CLI_OPT_STRING, (s), (l), (a), (h), CLI_FIELD_(st, f)}
+#define CLI_OPT_STR(s, l, a, st, f, h)                                                             \
+	{.type = CLI_OPT_STRING, (s), (l), (a), (h), CLI_FIELD_(st, f)}
 #define CLI_OPT_UINTV(s, l, a, st, f, lo, hi, e, h)                                                \
 	{.type = CLI_OPT_UINT, (s), (l), (a), (h), CLI_FIELD_(st, f), .umin = (lo), .umax = (hi),  \
 	 .err = (e)}

@@ -70,7 +70,8 @@ static const struct cli_option t_options[] = {
 	 .flags = CLI_OPTF_ALL, .umax = 1000, .err = "bad --top '%s'"},
 	CLI_OPT_UINTV('d', "device", "N", struct t_opts, device, 0, INT32_MAX, NULL, "a device"),
 	CLI_OPT_DUR(0, "wait", "DURATION", struct t_opts, wait_ns, 0, "a duration"),
-	CLI_OPT_ENUMV(0, "mode", "MODE", struct t_opts, mode, modes, "unknown mode '%s'", "one, two"),
+	CLI_OPT_ENUMV(0, "mode", "MODE", struct t_opts, mode, modes, "unknown mode '%s'",
+		      "one, two"),
 	CLI_OPT_RE(0, "pattern", "REGEX", struct t_opts, pattern, "test pattern", "a regex"),
 	CLI_OPT_CB(0, "count", "X", count_cb, "counted"),
 	{.type = CLI_OPT_CALLBACK, 0, "opt", "V", "an optional value", .flags = CLI_OPTF_OPTARG,
@@ -202,7 +203,8 @@ TEST(missing_and_unknown)
 	int nargs;
 
 	CHECK_EQ_I(P("-o"), CMD_USAGE);
-	CHECK_STR(err_text, "gpuprof: error: option '-o' needs a value\nusage: t [options] ARGS...\n");
+	CHECK_STR(err_text,
+		  "gpuprof: error: option '-o' needs a value\nusage: t [options] ARGS...\n");
 	CHECK_EQ_I(P("--name"), CMD_USAGE);
 	CHECK_CONTAINS(err_text, "option '-o' needs a value"); /* the short form: as getopt said */
 	CHECK_EQ_I(P("--wait"), CMD_USAGE);
@@ -307,7 +309,8 @@ TEST(enums_regexes_callbacks)
 TEST(prescan)
 {
 	struct t_opts o = {0};
-	char *args[] = {"t", "--bogus", "--count", "x", "-q", "--count=y", "a", "--count", "z", NULL};
+	char *args[] = {"t", "--bogus", "--count", "x", "-q", "--count=y",
+			"a", "--count", "z", NULL};
 
 	/* Only callbacks run, past what does not parse, up to the first argument. */
 	CHECK_EQ_I(cli_prescan_options(&t_cmd, &o, 9, args), 0);
