@@ -60,7 +60,8 @@ UNIT_TRACE := $(O)/tests/unit-trace
 UNIT_IMPORT := $(O)/tests/unit-import
 UNIT_ANALYZE := $(O)/tests/unit-analyze
 UNIT_REPORT := $(O)/tests/unit-report
-UNIT_BINS := $(UNIT_BASE) $(UNIT_TRACE) $(UNIT_IMPORT) $(UNIT_ANALYZE) $(UNIT_REPORT)
+UNIT_CLI := $(O)/tests/unit-cli
+UNIT_BINS := $(UNIT_BASE) $(UNIT_TRACE) $(UNIT_IMPORT) $(UNIT_ANALYZE) $(UNIT_REPORT) $(UNIT_CLI)
 BENCH_TRACE := $(O)/bench-trace
 
 
@@ -141,6 +142,12 @@ $(UNIT_ANALYZE): $(call obj,$(wildcard tests/unit/analyze/*.c) tests/tools/gen.c
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
 $(UNIT_REPORT): $(call obj,$(wildcard tests/unit/report/*.c)) $(UNIT_MAIN) \
 		$(LIB_REPORT) $(LIB_ANALYZE) $(LIB_IMPORT) $(LIB_TRACE) $(LIB_BASE)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
+
+# The option parser of cli/, with base/ and PCRE2 alone.
+$(UNIT_CLI): $(call obj,$(wildcard tests/unit/cli/*.c) cli/parse-options.c cli/message.c) \
+		$(UNIT_MAIN) $(LIB_BASE)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
 

@@ -7,8 +7,8 @@
 
 #include "base/base.h"
 #include "analyze/mfu.h" /* struct gpa_mfu_opts */
+#include "cli/parse-options.h"
 
-#include <getopt.h>
 #include <stdio.h>
 
 enum cmd_exit {
@@ -22,7 +22,7 @@ struct cmd {
 	const char *name;
 	int (*fn)(int argc, char **argv);
 	const char *summary;
-	const char *help; /* the full --help text: usage line first */
+	const struct cli_command *opts; /* its options and help text */
 };
 
 /* The command table (gpuprof.c). */
@@ -44,27 +44,39 @@ int cmd_flame(int argc, char **argv);
 int cmd_occupancy(int argc, char **argv);
 int cmd_mfu(int argc, char **argv);
 int cmd_devices(int argc, char **argv);
-extern const char cmd_info_help[];
-extern const char cmd_dump_help[];
-extern const char cmd_gaps_help[];
-extern const char cmd_comm_help[];
-extern const char cmd_convert_help[];
-extern const char cmd_record_help[];
-extern const char cmd_report_help[];
-extern const char cmd_stats_help[];
-extern const char cmd_breakdown_help[];
-extern const char cmd_export_help[];
-extern const char cmd_diff_help[];
-extern const char cmd_flame_help[];
-extern const char cmd_occupancy_help[];
-extern const char cmd_mfu_help[];
-extern const char cmd_devices_help[];
+extern const struct cli_command cmd_info_opts;
+extern const struct cli_command cmd_dump_opts;
+extern const struct cli_command cmd_gaps_opts;
+extern const struct cli_command cmd_comm_opts;
+extern const struct cli_command cmd_convert_opts;
+extern const struct cli_command cmd_record_opts;
+extern const struct cli_command cmd_report_opts;
+extern const struct cli_command cmd_stats_opts;
+extern const struct cli_command cmd_breakdown_opts;
+extern const struct cli_command cmd_export_opts;
+extern const struct cli_command cmd_diff_opts;
+extern const struct cli_command cmd_flame_opts;
+extern const struct cli_command cmd_occupancy_opts;
+extern const struct cli_command cmd_mfu_opts;
+extern const struct cli_command cmd_devices_opts;
 
 /* "gpuprof: error: ..." on stderr. */
 GP_PRINTF(1, 2) void cli_error(const char *fmt, ...);
 GP_PRINTF(1, 2) void cli_warn(const char *fmt, ...);
 /* Prints the usage line of help to stderr with the error; returns CMD_USAGE. */
 GP_PRINTF(2, 3) int cli_usage_error(const char *help, const char *fmt, ...);
+/* The usage error of a command (its usage line after the error); returns CMD_USAGE. */
+#define cli_cmd_usage_error(cmd, ...) cli_usage_error((cmd)->usage, __VA_ARGS__)
+
+enum cli_exit_flags {
+	CLI_NOTFOUND_IS_USAGE = 1u << 0, /* -GP_ERR_NOTFOUND: a name the user gave (a device) */
+};
+/*
+ * The exit status for 0 or a negative enum gp_err: CMD_OK; CMD_USAGE for
+ * -GP_ERR_API (a pattern or value the user gave), and for -GP_ERR_NOTFOUND
+ * with CLI_NOTFOUND_IS_USAGE; CMD_ERROR otherwise.
+ */
+int cli_exit_code(int err, unsigned flags);
 /* "10us", "1.5ms", "250" (ns), "2s" -> ns; false when malformed or too large. */
 bool cli_parse_duration(const char *s, uint64_t *out);
 struct gpa_model;
@@ -96,14 +108,11 @@ struct cli_mfu {
 	size_t nrows;
 	const char *roofline_file;
 	struct gpa_roof_rules *roof; /* from roofline_file */
-	bool given;              /* FLOPs, a model or bytes were given */
 };
-extern const struct option cli_mfu_longopts[];
-extern const size_t cli_mfu_nlongopts;
+/* The MFU options, a subtable (CLI_OPT_SUB) over a struct cli_mfu. */
+extern const struct cli_option cli_mfu_options[];
 void cli_mfu_init(struct cli_mfu *o);
 void cli_mfu_release(struct cli_mfu *o);
-/* Handles one getopt value of cli_mfu_longopts: 0 taken, -1 not an MFU option, else an exit code. */
-int cli_mfu_option(int c, const char *arg, const char *help, struct cli_mfu *o);
 /* Reads --device-file (at most 1 MiB, untrusted); -1 after saying why. */
 int cli_mfu_load_file(struct cli_mfu *o);
 

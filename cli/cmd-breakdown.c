@@ -10,9 +10,43 @@
 #include "cli/cli.h"
 #include "report/report.h"
 
-#include <getopt.h>
+struct breakdown_opts {
+	enum gpr_format format;
+	unsigned tables;
+	bool epoch_doubles;
+	struct gpa_breakdown_opts a;
+};
 
-const char cmd_breakdown_help[] =
+static int parse_compat(struct cli_ctx *ctx, const struct cli_option *opt, const char *arg);
+
+static const struct cli_option breakdown_options[] = {
+	CLI_OPT_GROUP("options:\n", 28, 6),
+	CLI_OPT_CB(0, "compat", "MODE", parse_compat,
+		   "none (default), hta, hta-noround (HTA run with\n"
+		   "HTA_DISABLE_NS_ROUNDING=1), or single quirks,\n"
+		   "comma-separated: round, last-step, sync-busy,\n"
+		   "name-only, int-dur"),
+	CLI_OPT_ENUMP('f', "format", "FORMAT", struct breakdown_opts, format, gpr_format_parse,
+		      "unknown format '%s'", "text (default), json, csv, markdown"),
+	CLI_OPT_ENUMP(0, "table", "NAME", struct breakdown_opts, tables, gpr_bd_table_parse,
+		      "unknown table '%s'",
+		      "print one table only: temporal, idle, types,\n"
+		      "overlap"),
+	CLI_OPT_DUR(0, "kernel-wait", "DURATION", struct breakdown_opts, a.kernel_wait_ns,
+		    INT64_MAX,
+		    "idle gaps shorter than this are kernel wait\n"
+		    "(30us); units ns, us, ms, s"),
+	CLI_OPT_BOOL(0, "epoch-doubles", struct breakdown_opts, epoch_doubles,
+		     "with --compat hta, round every trace's times as HTA's\n"
+		     "doubles hold them (automatic for Kineto traces of\n"
+		     "epoch microseconds with decimals and no\n"
+		     "baseTimeNanoseconds, early 2024)"),
+	CLI_OPT_HELP(0),
+	CLI_OPT_END(),
+};
+
+const struct cli_command cmd_breakdown_opts = {
+	.usage =
 	"usage: gpuprof breakdown [--compat MODE] [--format FORMAT] [--table NAME]\n"
 	"                         [--kernel-wait DURATION] [--epoch-doubles] TRACE...\n"
 	"\n"
@@ -31,29 +65,10 @@ const char cmd_breakdown_help[] =
 	"numbers: times shrunk to whole us, the last ProfilerStep and unlaunched ops\n"
 	"dropped, cuda_sync records counted as busy, classes from names alone.\n"
 	"See docs/hta-parity.md.\n"
-	"\n"
-	"options:\n"
-	"      --compat MODE         none (default), hta, hta-noround (HTA run with\n"
-	"                            HTA_DISABLE_NS_ROUNDING=1), or single quirks,\n"
-	"                            comma-separated: round, last-step, sync-busy,\n"
-	"                            name-only, int-dur\n"
-	"  -f, --format FORMAT       text (default), json, csv, markdown\n"
-	"      --table NAME          print one table only: temporal, idle, types,\n"
-	"                            overlap\n"
-	"      --kernel-wait DURATION  idle gaps shorter than this are kernel wait\n"
-	"                            (30us); units ns, us, ms, s\n"
-	"      --epoch-doubles       with --compat hta, round every trace's times as HTA's\n"
-	"                            doubles hold them (automatic for Kineto traces of\n"
-	"                            epoch microseconds with decimals and no\n"
-	"                            baseTimeNanoseconds, early 2024)\n"
-	"  -h, --help                this text\n"
-	"\n"
-	"Exit status: 0 ok, 1 a trace could not be read, 2 usage.\n";
-
-struct breakdown_opts {
-	enum gpr_format format;
-	unsigned tables;
-	struct gpa_breakdown_opts a;
+	"\n",
+	.options = breakdown_options,
+	.footer = "\nExit status: 0 ok, 1 a trace could not be read, 2 usage.\n",
+	.msgs = &cli_msgs_letter,
 };
 
 static int run(const struct breakdown_opts *o, char **args, size_t nargs)
@@ -86,8 +101,10 @@ out:
 }
 
 /* "hta", "hta-noround", "none", or a comma-separated list of single quirks. */
-static int parse_compat(const char *arg, unsigned *flags)
+static int parse_compat(struct cli_ctx *ctx, const struct cli_option *opt, const char *arg)
 {
+	unsigned *flags = &((struct breakdown_opts *)ctx->base)->a.flags;
+
 	static const struct {
 		const char *name;
 		unsigned flags;
@@ -103,6 +120,7 @@ static int parse_compat(const char *arg, unsigned *flags)
 	};
 	const char *p = arg;
 
+	(void)opt;
 	*flags = 0;
 	while (*p) {
 		size_t n = strcspn(p, ","), i;
@@ -113,7 +131,7 @@ static int parse_compat(const char *arg, unsigned *flags)
 			}
 		}
 		if (i == GP_ARRAY_SIZE(modes)) {
-			return -1;
+			return cli_opt_usage_error(ctx, "unknown compat mode '%s'", arg);
 		}
 		p += n + (p[n] == ',');
 	}
@@ -122,83 +140,23 @@ static int parse_compat(const char *arg, unsigned *flags)
 
 int cmd_breakdown(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{"compat", required_argument, NULL, 'c'},
-		{"format", required_argument, NULL, 'f'},
-		{"table", required_argument, NULL, 't'},
-		{"kernel-wait", required_argument, NULL, 'k'},
-		{"epoch-doubles", no_argument, NULL, 'e'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
 	struct breakdown_opts opts = {.format = GPR_FORMAT_TEXT, .tables = GPR_BD_ALL};
-	uint64_t ns;
-	int c, v;
-	bool epoch_doubles = false;
+	int nargs, status;
 
 	gpa_breakdown_opts_init(&opts.a);
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+f:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'c':
-			if (parse_compat(optarg, &opts.a.flags)) {
-				return cli_usage_error(cmd_breakdown_help,
-						       "unknown compat mode '%s'", optarg);
-			}
-			break;
-		case 'f':
-			v = gpr_format_parse(optarg);
-			if (v < 0) {
-				return cli_usage_error(cmd_breakdown_help, "unknown format '%s'",
-						       optarg);
-			}
-			opts.format = (enum gpr_format)v;
-			break;
-		case 't':
-			v = gpr_bd_table_parse(optarg);
-			if (v < 0) {
-				return cli_usage_error(cmd_breakdown_help, "unknown table '%s'",
-						       optarg);
-			}
-			opts.tables = (unsigned)v;
-			break;
-		case 'k':
-			if (!cli_parse_duration(optarg, &ns) || ns > INT64_MAX) {
-				return cli_usage_error(cmd_breakdown_help, "bad duration '%s'",
-						       optarg);
-			}
-			opts.a.kernel_wait_ns = (int64_t)ns;
-			break;
-		case 'e':
-			epoch_doubles = true;
-			break;
-		case 'h':
-			fputs(cmd_breakdown_help, stdout);
-			return CMD_OK;
-		default:
-			if (optopt == 'f') {
-				return cli_usage_error(cmd_breakdown_help,
-						       "option '-%c' needs a value", optopt);
-			}
-			if (optopt) {
-				return cli_usage_error(cmd_breakdown_help,
-						       "unknown option '-%c'", optopt);
-			}
-			return cli_usage_error(cmd_breakdown_help,
-					       "unknown option or missing value: '%s'",
-					       argv[optind - 1]);
-		}
+	status = cli_parse_options(&cmd_breakdown_opts, &opts, argc, argv, &nargs);
+	if (status != CLI_PARSE_CONTINUE) {
+		return status;
 	}
-	if (optind >= argc) {
-		return cli_usage_error(cmd_breakdown_help, "no trace file given");
+	if (!nargs) {
+		return cli_cmd_usage_error(&cmd_breakdown_opts, "no trace file given");
 	}
-	if (epoch_doubles) {
+	if (opts.epoch_doubles) {
 		if (!(opts.a.flags & GPA_BD_ROUND_US)) {
-			return cli_usage_error(cmd_breakdown_help,
-					       "--epoch-doubles needs --compat hta");
+			return cli_cmd_usage_error(&cmd_breakdown_opts,
+						   "--epoch-doubles needs --compat hta");
 		}
 		opts.a.flags |= GPA_BD_F64_TS;
 	}
-	return run(&opts, argv + optind, (size_t)(argc - optind));
+	return run(&opts, argv, (size_t)nargs);
 }

@@ -11,9 +11,44 @@
 #include "cli/cli.h"
 #include "report/report.h"
 
-#include <getopt.h>
+#define MAX_RULES 32
 
-const char cmd_comm_help[] =
+struct comm_opts {
+	enum gpr_format format;
+	unsigned tables;
+	const char *step_regex;
+	const char *rules[MAX_RULES];
+	size_t nrules;
+};
+
+static int add_rule(struct cli_ctx *ctx, const struct cli_option *opt, const char *arg);
+
+static const struct cli_enum_value tables[] = {
+	{"collectives", GPR_COMM_COLLS},
+	{"exposed", GPR_COMM_EXPOSED},
+	{"ranks", GPR_COMM_RANKS},
+	{NULL, 0},
+};
+
+static const struct cli_option comm_options[] = {
+	CLI_OPT_GROUP("options:\n", 26, 6),
+	CLI_OPT_ENUMP('f', "format", "FORMAT", struct comm_opts, format, gpr_format_parse,
+		      "unknown format '%s'", "text (default), json, csv, markdown"),
+	CLI_OPT_ENUMV(0, "table", "NAME", struct comm_opts, tables, tables, "unknown table '%s'",
+		      "one table only: collectives, exposed, ranks"),
+	CLI_OPT_RE(0, "step", "REGEX", struct comm_opts, step_regex, "step pattern",
+		   "NVTX ranges that are steps (default: ProfilerStep#N,\n"
+		   "else names like step/iteration)"),
+	{.type = CLI_OPT_REGEX, 0, "comm-kernel", "REGEX",
+	 "kernels matching this PCRE2 pattern communicate\n"
+	 "(repeatable; checked before the built-in rules)",
+	 .flags = CLI_OPTF_REASON_FIRST, .err = "kernel rule", .cb = add_rule},
+	CLI_OPT_HELP(0),
+	CLI_OPT_END(),
+};
+
+const struct cli_command cmd_comm_opts = {
+	.usage =
 	"usage: gpuprof comm [--format FORMAT] [--table NAME] [--step REGEX]\n"
 	"                    [--comm-kernel REGEX]... TRACE...\n"
 	"\n"
@@ -36,25 +71,22 @@ const char cmd_comm_help[] =
 	"and --comm-kernel) name the rest, but in a process whose kernels link to\n"
 	"NCCL records an NCCL-named kernel counts only when linked. Times are exact\n"
 	"nanoseconds; bandwidths GB/s (1e9 bytes per second). See docs/comm.md.\n"
-	"\n"
-	"options:\n"
-	"  -f, --format FORMAT     text (default), json, csv, markdown\n"
-	"      --table NAME        one table only: collectives, exposed, ranks\n"
-	"      --step REGEX        NVTX ranges that are steps (default: ProfilerStep#N,\n"
-	"                          else names like step/iteration)\n"
-	"      --comm-kernel REGEX kernels matching this PCRE2 pattern communicate\n"
-	"                          (repeatable; checked before the built-in rules)\n"
-	"  -h, --help              this text\n";
-
-#define MAX_RULES 32
-
-struct comm_opts {
-	enum gpr_format format;
-	unsigned tables;
-	const char *step_regex;
-	const char *rules[MAX_RULES];
-	size_t nrules;
+	"\n",
+	.options = comm_options,
+	.msgs = &cli_msgs_letter,
 };
+
+static int add_rule(struct cli_ctx *ctx, const struct cli_option *opt, const char *arg)
+{
+	struct comm_opts *o = ctx->base;
+
+	(void)opt;
+	if (o->nrules == MAX_RULES) {
+		return cli_opt_usage_error(ctx, "more than %d --comm-kernel rules", MAX_RULES);
+	}
+	o->rules[o->nrules++] = arg;
+	return 0;
+}
 
 static int run(const struct comm_opts *o, char **args, size_t nargs)
 {
@@ -78,7 +110,7 @@ static int run(const struct comm_opts *o, char **args, size_t nargs)
 	ret = gpa_comm_analyze(&m, &co, &c, err, sizeof(err));
 	if (ret) {
 		cli_error("%s", err);
-		status = ret == -GP_ERR_API ? CMD_USAGE : CMD_ERROR;
+		status = cli_exit_code(ret, 0);
 		goto out_steps;
 	}
 	if (!gpr_comm_has_data(&c) && o->format == GPR_FORMAT_TEXT) {
@@ -100,65 +132,15 @@ out_steps:
 
 int cmd_comm(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{"format", required_argument, NULL, 'f'},
-		{"table", required_argument, NULL, 't'},
-		{"step", required_argument, NULL, 's'},
-		{"comm-kernel", required_argument, NULL, 'k'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
 	struct comm_opts o = {.format = GPR_FORMAT_TEXT, .tables = GPR_COMM_ALL};
-	int c, v;
+	int nargs, status;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+f:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'f':
-			v = gpr_format_parse(optarg);
-			if (v < 0) {
-				return cli_usage_error(cmd_comm_help, "unknown format '%s'", optarg);
-			}
-			o.format = (enum gpr_format)v;
-			break;
-		case 't':
-			if (!strcmp(optarg, "collectives")) {
-				o.tables = GPR_COMM_COLLS;
-			} else if (!strcmp(optarg, "exposed")) {
-				o.tables = GPR_COMM_EXPOSED;
-			} else if (!strcmp(optarg, "ranks")) {
-				o.tables = GPR_COMM_RANKS;
-			} else {
-				return cli_usage_error(cmd_comm_help, "unknown table '%s'", optarg);
-			}
-			break;
-		case 's':
-			o.step_regex = optarg;
-			break;
-		case 'k':
-			if (o.nrules == MAX_RULES) {
-				return cli_usage_error(cmd_comm_help, "more than %d --comm-kernel rules",
-						       MAX_RULES);
-			}
-			o.rules[o.nrules++] = optarg;
-			break;
-		case 'h':
-			fputs(cmd_comm_help, stdout);
-			return CMD_OK;
-		default:
-			if (optopt == 'f') {
-				return cli_usage_error(cmd_comm_help, "option '-f' needs a value");
-			}
-			if (optopt) {
-				return cli_usage_error(cmd_comm_help, "unknown option '-%c'", optopt);
-			}
-			return cli_usage_error(cmd_comm_help, "unknown option or missing value: '%s'",
-					       argv[optind - 1]);
-		}
+	status = cli_parse_options(&cmd_comm_opts, &o, argc, argv, &nargs);
+	if (status != CLI_PARSE_CONTINUE) {
+		return status;
 	}
-	if (optind >= argc) {
-		return cli_usage_error(cmd_comm_help, "no trace file given");
+	if (!nargs) {
+		return cli_cmd_usage_error(&cmd_comm_opts, "no trace file given");
 	}
-	return run(&o, argv + optind, (size_t)(argc - optind));
+	return run(&o, argv, (size_t)nargs);
 }

@@ -6,9 +6,13 @@
 #include "import/import.h"
 #include "cli/cli.h"
 
-#include <getopt.h>
+static const struct cli_option convert_options[] = {
+	CLI_OPT_HELP(CLI_OPTF_HIDDEN),
+	CLI_OPT_END(),
+};
 
-const char cmd_convert_help[] =
+const struct cli_command cmd_convert_opts = {
+	.usage =
 	"usage: gpuprof convert INPUT OUTPUT.gpz\n"
 	"\n"
 	"Reads a PyTorch profiler (Kineto) Chrome-trace JSON file (.json or .json.gz)\n"
@@ -18,30 +22,25 @@ const char cmd_convert_help[] =
 	"the space (docs/import.md).\n"
 	"\n"
 	"Exit status: 0 ok, 1 the input could not be read or the output written,\n"
-	"2 usage.\n";
+	"2 usage.\n",
+	.options = convert_options,
+	.msgs = &cli_msgs_plain,
+};
 
 int cmd_convert(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
 	char err[512];
-	int c;
+	int nargs, status;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
-		if (c == 'h') {
-			fputs(cmd_convert_help, stdout);
-			return CMD_OK;
-		}
-		return cli_usage_error(cmd_convert_help, "unknown option '%s'", argv[optind - 1]);
+	status = cli_parse_options(&cmd_convert_opts, NULL, argc, argv, &nargs);
+	if (status != CLI_PARSE_CONTINUE) {
+		return status;
 	}
-	if (argc - optind != 2) {
-		return cli_usage_error(cmd_convert_help, "convert takes an input and an output");
+	if (nargs != 2) {
+		return cli_cmd_usage_error(&cmd_convert_opts,
+					   "convert takes an input and an output");
 	}
-	if (gpa_convert(argv[optind], argv[optind + 1], err, sizeof(err))) {
+	if (gpa_convert(argv[0], argv[1], err, sizeof(err))) {
 		cli_error("%s", err);
 		return CMD_ERROR;
 	}

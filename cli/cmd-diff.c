@@ -11,53 +11,11 @@
 #include "cli/cli.h"
 #include "report/report.h"
 
-#include <getopt.h>
 #include <malloc.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <unistd.h>
-
-const char cmd_diff_help[] =
-	"usage: gpuprof diff [OPTIONS] BASELINE... -- CANDIDATE...\n"
-	"\n"
-	"Compares two sets of runs metric by metric and says which regressed beyond\n"
-	"noise. A run is one trace or a directory of rank traces (.gpz, Kineto JSON,\n"
-	"nsys SQLite). Metrics, per step: step.wall, gpu.busy, idle.total and\n"
-	"idle.<cause>, kernel.<family> (names normalized so a recompiled kernel\n"
-	"matches itself), copy.time, copy.bytes, comm.time, comm.exposed,\n"
-	"and mfu with --flops-per-step and --peak-tflops. Each gets a two-sided\n"
-	"Mann-Whitney U test (p adjusted across metrics), a bootstrap interval of\n"
-	"the change of medians and a verdict: regressed, improved, unchanged or\n"
-	"inconclusive (with the runs still needed). See docs/diff.md.\n"
-	"\n"
-	"options:\n"
-	"      --junit FILE          write JUnit XML (one test case per gated metric)\n"
-	"      --markdown FILE       write Markdown for a CI step summary or comment\n"
-	"      --json FILE           write the full result as JSON\n"
-	"      --markdown-max BYTES  cap the Markdown output (1000000)\n"
-	"      --fail-on LIST        comma-separated metric patterns that gate the exit\n"
-	"                            status (step.wall); 'all' for every metric\n"
-	"      --min-effect PCT      smallest relevant change, in percent (2)\n"
-	"      --threshold PAT=PCT   minimum effect for metrics matching PAT (repeatable)\n"
-	"      --alpha A             significance level (0.05)\n"
-	"      --correction NAME     bh (Benjamini-Hochberg, default), holm, none\n"
-	"      --resamples N         bootstrap resamples (10000)\n"
-	"      --seed N              bootstrap seed (1): same seed, same intervals\n"
-	"      --min-samples N       fewer samples per side is inconclusive (4)\n"
-	"      --skip-steps N        drop the first N steps of every process (warm-up)\n"
-	"      --step REGEX          NVTX ranges that are steps (default: ProfilerStep#N,\n"
-	"                            else names like step/iteration)\n"
-	"      --rules FILE          more kernel-name normalization rules\n"
-	"      --flops-per-step F    model FLOPs per step (whole job), for mfu\n"
-	"      --peak-tflops T       peak dense TFLOP/s of one GPU, for mfu\n"
-	"      --config FILE         thresholds and options from a file (docs/diff.md);\n"
-	"                            command-line options override it\n"
-	"  -q, --quiet               no table on standard output\n"
-	"  -h, --help                this text\n"
-	"\n"
-	"Exit status: 0 no gated regression, 3 a gated metric regressed, 1 error,\n"
-	"2 usage.\n";
 
 struct diff_cfg {
 	struct gpa_diff_opts a;
@@ -116,23 +74,6 @@ static bool parse_num(const char *s, double lo, double hi, double *out)
 	errno = 0;
 	v = strtod(s, &end);
 	if (errno || end == s || *end || !isfinite(v) || v < lo || v > hi) {
-		return false;
-	}
-	*out = v;
-	return true;
-}
-
-static bool parse_uint(const char *s, uint64_t max, uint64_t *out)
-{
-	char *end;
-	unsigned long long v;
-
-	if (*s < '0' || *s > '9') {
-		return false;
-	}
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || *end || v > max) {
 		return false;
 	}
 	*out = v;
@@ -244,22 +185,22 @@ static int setting(struct diff_cfg *c, const char *key, const char *val, bool ru
 			goto bad;
 		}
 	} else if (!strcmp(key, "resamples")) {
-		if (!parse_uint(val, 10000000, &u) || u < 100) {
+		if (!cli_parse_uint(val, 10000000, &u) || u < 100) {
 			goto bad;
 		}
 		c->a.boot.reps = (unsigned)u;
 	} else if (!strcmp(key, "seed")) {
-		if (!parse_uint(val, UINT64_MAX, &u)) {
+		if (!cli_parse_uint(val, UINT64_MAX, &u)) {
 			goto bad;
 		}
 		c->a.boot.seed = u;
 	} else if (!strcmp(key, "min-samples")) {
-		if (!parse_uint(val, 1000000, &u) || u < 2) {
+		if (!cli_parse_uint(val, 1000000, &u) || u < 2) {
 			goto bad;
 		}
 		c->a.min_samples = (size_t)u;
 	} else if (!strcmp(key, "skip-steps")) {
-		if (!parse_uint(val, UINT32_MAX, &u)) {
+		if (!cli_parse_uint(val, UINT32_MAX, &u)) {
 			goto bad;
 		}
 		c->a.skip_steps = (uint32_t)u;
@@ -454,7 +395,7 @@ static int load_runs(struct gpa_diff *d, char **args, size_t n, size_t nbase)
 		l.slots[i].state = 4;
 		if (ret) {
 			cli_error("%s", err);
-			status = ret == -GP_ERR_API ? CMD_USAGE : CMD_ERROR;
+			status = cli_exit_code(ret, 0);
 		}
 		pthread_mutex_lock(&l.mu);
 		l.consumed = i + 1;
@@ -556,114 +497,132 @@ out:
 	return status;
 }
 
-enum {
-	OPT_JUNIT = 256, OPT_MD, OPT_JSON, OPT_MDMAX, OPT_FAILON, OPT_MINEFF, OPT_THR, OPT_ALPHA,
-	OPT_CORR, OPT_RESAMPLES, OPT_SEED, OPT_MINS, OPT_SKIP, OPT_STEP, OPT_RULES, OPT_FLOPS,
-	OPT_PEAK, OPT_CONFIG,
+/* A setting named as its option; not in the first pass (cli_prescan_options). */
+static int opt_setting(struct cli_ctx *ctx, const struct cli_option *opt, const char *arg)
+{
+	char err[512];
+	int ret;
+
+	if (ctx->prescan) {
+		return 0;
+	}
+	ret = setting(ctx->base, opt->long_name, arg, false, err, sizeof(err));
+	if (ret == -GP_ERR_NOMEM) {
+		cli_error("out of memory");
+		return CMD_ERROR;
+	}
+	return ret ? cli_opt_usage_error(ctx, "%s", err) : 0;
+}
+
+static int opt_rules(struct cli_ctx *ctx, const struct cli_option *opt, const char *arg)
+{
+	(void)opt;
+	if (ctx->prescan) {
+		return 0;
+	}
+	return read_config(ctx->base, arg, true) ? CMD_ERROR : 0;
+}
+
+/* The file is read in the first pass, so that the other options override it. */
+static int opt_config(struct cli_ctx *ctx, const struct cli_option *opt, const char *arg)
+{
+	(void)opt;
+	if (!ctx->prescan) {
+		return 0;
+	}
+	return read_config(ctx->base, arg, false) ? CMD_ERROR : 0;
+}
+
+static const struct cli_option diff_options[] = {
+	CLI_OPT_GROUP("options:\n", 28, 6),
+	CLI_OPT_STR(0, "junit", "FILE", struct diff_cfg, junit,
+		    "write JUnit XML (one test case per gated metric)"),
+	CLI_OPT_STR(0, "markdown", "FILE", struct diff_cfg, markdown,
+		    "write Markdown for a CI step summary or comment"),
+	CLI_OPT_STR(0, "json", "FILE", struct diff_cfg, json, "write the full result as JSON"),
+	CLI_OPT_UINTV(0, "markdown-max", "BYTES", struct diff_cfg, markdown_max, 1000, SIZE_MAX / 2,
+		      "bad --markdown-max '%s' (at least 1000)",
+		      "cap the Markdown output (1000000)"),
+	CLI_OPT_CB(0, "fail-on", "LIST", opt_setting,
+		   "comma-separated metric patterns that gate the exit\n"
+		   "status (step.wall); 'all' for every metric"),
+	CLI_OPT_CB(0, "min-effect", "PCT", opt_setting, "smallest relevant change, in percent (2)"),
+	CLI_OPT_CB(0, "threshold", "PAT=PCT", opt_setting,
+		   "minimum effect for metrics matching PAT (repeatable)"),
+	CLI_OPT_CB(0, "alpha", "A", opt_setting, "significance level (0.05)"),
+	CLI_OPT_CB(0, "correction", "NAME", opt_setting,
+		   "bh (Benjamini-Hochberg, default), holm, none"),
+	CLI_OPT_CB(0, "resamples", "N", opt_setting, "bootstrap resamples (10000)"),
+	CLI_OPT_CB(0, "seed", "N", opt_setting, "bootstrap seed (1): same seed, same intervals"),
+	CLI_OPT_CB(0, "min-samples", "N", opt_setting,
+		   "fewer samples per side is inconclusive (4)"),
+	CLI_OPT_CB(0, "skip-steps", "N", opt_setting,
+		   "drop the first N steps of every process (warm-up)"),
+	{.type = CLI_OPT_REGEX, 0, "step", "REGEX",
+	 "NVTX ranges that are steps (default: ProfilerStep#N,\n"
+	 "else names like step/iteration)",
+	 .err = "step pattern", .cb = opt_setting},
+	CLI_OPT_CB(0, "rules", "FILE", opt_rules, "more kernel-name normalization rules"),
+	CLI_OPT_CB(0, "flops-per-step", "F", opt_setting,
+		   "model FLOPs per step (whole job), for mfu"),
+	CLI_OPT_CB(0, "peak-tflops", "T", opt_setting, "peak dense TFLOP/s of one GPU, for mfu"),
+	CLI_OPT_CB(0, "config", "FILE", opt_config,
+		   "thresholds and options from a file (docs/diff.md);\n"
+		   "command-line options override it"),
+	CLI_OPT_BOOL('q', "quiet", struct diff_cfg, quiet, "no table on standard output"),
+	CLI_OPT_HELP(0),
+	CLI_OPT_END(),
 };
 
-static int parse(struct diff_cfg *c, int argc, char **argv)
-{
-	static const struct option longopts[] = {
-		{"junit", required_argument, NULL, OPT_JUNIT},
-		{"markdown", required_argument, NULL, OPT_MD},
-		{"json", required_argument, NULL, OPT_JSON},
-		{"markdown-max", required_argument, NULL, OPT_MDMAX},
-		{"fail-on", required_argument, NULL, OPT_FAILON},
-		{"min-effect", required_argument, NULL, OPT_MINEFF},
-		{"threshold", required_argument, NULL, OPT_THR},
-		{"alpha", required_argument, NULL, OPT_ALPHA},
-		{"correction", required_argument, NULL, OPT_CORR},
-		{"resamples", required_argument, NULL, OPT_RESAMPLES},
-		{"seed", required_argument, NULL, OPT_SEED},
-		{"min-samples", required_argument, NULL, OPT_MINS},
-		{"skip-steps", required_argument, NULL, OPT_SKIP},
-		{"step", required_argument, NULL, OPT_STEP},
-		{"rules", required_argument, NULL, OPT_RULES},
-		{"flops-per-step", required_argument, NULL, OPT_FLOPS},
-		{"peak-tflops", required_argument, NULL, OPT_PEAK},
-		{"config", required_argument, NULL, OPT_CONFIG},
-		{"quiet", no_argument, NULL, 'q'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
-	static const char *const keys[] = {
-		[OPT_FAILON - OPT_JUNIT] = "fail-on",	  [OPT_MINEFF - OPT_JUNIT] = "min-effect",
-		[OPT_THR - OPT_JUNIT] = "threshold",	  [OPT_ALPHA - OPT_JUNIT] = "alpha",
-		[OPT_CORR - OPT_JUNIT] = "correction",	  [OPT_RESAMPLES - OPT_JUNIT] = "resamples",
-		[OPT_SEED - OPT_JUNIT] = "seed",	  [OPT_MINS - OPT_JUNIT] = "min-samples",
-		[OPT_SKIP - OPT_JUNIT] = "skip-steps",	  [OPT_STEP - OPT_JUNIT] = "step",
-		[OPT_FLOPS - OPT_JUNIT] = "flops-per-step", [OPT_PEAK - OPT_JUNIT] = "peak-tflops",
-	};
-	char err[512];
-	uint64_t u;
-	int opt, ret;
+const struct cli_command cmd_diff_opts = {
+	.usage =
+	"usage: gpuprof diff [OPTIONS] BASELINE... -- CANDIDATE...\n"
+	"\n"
+	"Compares two sets of runs metric by metric and says which regressed beyond\n"
+	"noise. A run is one trace or a directory of rank traces (.gpz, Kineto JSON,\n"
+	"nsys SQLite). Metrics, per step: step.wall, gpu.busy, idle.total and\n"
+	"idle.<cause>, kernel.<family> (names normalized so a recompiled kernel\n"
+	"matches itself), copy.time, copy.bytes, comm.time, comm.exposed,\n"
+	"and mfu with --flops-per-step and --peak-tflops. Each gets a two-sided\n"
+	"Mann-Whitney U test (p adjusted across metrics), a bootstrap interval of\n"
+	"the change of medians and a verdict: regressed, improved, unchanged or\n"
+	"inconclusive (with the runs still needed). See docs/diff.md.\n"
+	"\n",
+	.options = diff_options,
+	.footer = "\n"
+		  "Exit status: 0 no gated regression, 3 a gated metric regressed, 1 error,\n"
+		  "2 usage.\n",
+	.msgs = &cli_msgs_either2,
+	.flags = CLI_KEEP_DASHDASH,
+};
 
-	/* First the config file, so that options given on the command line override it. */
-	for (int pass = 0; pass < 2; pass++) {
-		optind = 1;
-		opterr = 0;
-		while ((opt = getopt_long(argc, argv, "+qh", longopts, NULL)) != -1) {
-			if (pass == 0) {
-				if (opt == OPT_CONFIG && read_config(c, optarg, false)) {
-					return CMD_ERROR;
-				}
-				continue;
-			}
-			switch (opt) {
-			case OPT_CONFIG:
-				break;
-			case OPT_JUNIT:
-				c->junit = optarg;
-				break;
-			case OPT_MD:
-				c->markdown = optarg;
-				break;
-			case OPT_JSON:
-				c->json = optarg;
-				break;
-			case OPT_MDMAX:
-				if (!parse_uint(optarg, SIZE_MAX / 2, &u) || u < 1000) {
-					return cli_usage_error(cmd_diff_help,
-							       "bad --markdown-max '%s' (at "
-							       "least 1000)",
-							       optarg);
-				}
-				c->markdown_max = (size_t)u;
-				break;
-			case OPT_RULES:
-				if (read_config(c, optarg, true)) {
-					return CMD_ERROR;
-				}
-				break;
-			case 'q':
-				c->quiet = true;
-				break;
-			case 'h':
-				fputs(cmd_diff_help, stdout);
-				return -1;
-			case '?':
-				if (optopt) {
-					return cli_usage_error(cmd_diff_help,
-							       "unknown option or missing value: "
-							       "'%s'",
-							       argv[optind - 1]);
-				}
-				return cli_usage_error(cmd_diff_help,
-						       "unknown option or missing value: '%s'",
-						       argv[optind - 1]);
-			default:
-				ret = setting(c, keys[opt - OPT_JUNIT], optarg, false, err,
-					      sizeof(err));
-				if (ret == -GP_ERR_NOMEM) {
-					cli_error("out of memory");
-					return CMD_ERROR;
-				}
-				if (ret) {
-					return cli_usage_error(cmd_diff_help, "%s", err);
-				}
-			}
+/*
+ * BASELINE... -- CANDIDATE... in args[0..n): *sep is the index of the "--".
+ * A "--" first ended the options; a later one separates the runs.
+ */
+static int split_runs(char **args, int n, int *first, int *sep)
+{
+	const struct cli_command *cmd = &cmd_diff_opts;
+	bool ended = n && !strcmp(args[0], "--");
+
+	*first = ended ? 1 : 0;
+	*sep = -1;
+	for (int i = *first; i < n; i++) {
+		if (!strcmp(args[i], "--")) {
+			*sep = i;
+			break;
 		}
+	}
+	if (*sep < 0 && !ended) {
+		return cli_cmd_usage_error(cmd,
+					   "separate the baseline and candidate runs with '--'");
+	}
+	if (*sep < 0) {
+		/* "--" came before any run: nothing on the baseline side */
+		return cli_cmd_usage_error(cmd, "no baseline run before '--'");
+	}
+	if (*sep == *first || *sep + 1 >= n) {
+		return cli_cmd_usage_error(cmd, "need at least one run on each side of '--'");
 	}
 	return CMD_OK;
 }
@@ -671,48 +630,27 @@ static int parse(struct diff_cfg *c, int argc, char **argv)
 int cmd_diff(int argc, char **argv)
 {
 	struct diff_cfg c = {.markdown_max = GPR_DIFF_MARKDOWN_MAX};
-	int status, sep = -1;
+	int nargs, first, sep, status;
 
 	gpa_diff_opts_init(&c.a);
 	if (set_fail_on(&c, "step.wall", ",")) {
 		cli_error("out of memory");
 		return CMD_ERROR;
 	}
-	status = parse(&c, argc, argv);
-	if (status < 0) {
-		status = CMD_OK; /* --help */
+	status = cli_prescan_options(&cmd_diff_opts, &c, argc, argv);
+	if (status) {
 		goto out;
 	}
+	status = cli_parse_options(&cmd_diff_opts, &c, argc, argv, &nargs);
+	if (status != CLI_PARSE_CONTINUE) {
+		goto out;
+	}
+	status = split_runs(argv, nargs, &first, &sep);
 	if (status != CMD_OK) {
 		goto out;
 	}
-	for (int i = optind; i < argc; i++) {
-		if (!strcmp(argv[i], "--")) {
-			sep = i;
-			break;
-		}
-	}
-	/* getopt stops at "--" and skips it: find it just before optind too */
-	if (sep < 0 && optind > 1 && !strcmp(argv[optind - 1], "--")) {
-		sep = optind - 1;
-	}
-	if (sep < 0) {
-		status = cli_usage_error(cmd_diff_help,
-					 "separate the baseline and candidate runs with '--'");
-		goto out;
-	}
-	int first = sep < optind ? sep + 1 : optind;
-	if (sep < optind) {
-		/* "--" came before any run: nothing on the baseline side */
-		status = cli_usage_error(cmd_diff_help, "no baseline run before '--'");
-		goto out;
-	}
-	if (sep == first || sep + 1 >= argc) {
-		status = cli_usage_error(cmd_diff_help, "need at least one run on each side of '--'");
-		goto out;
-	}
 	status = run(&c, argv + first, (size_t)(sep - first), argv + sep + 1,
-		     (size_t)(argc - sep - 1));
+		     (size_t)(nargs - sep - 1));
 out:
 	cfg_release(&c);
 	return status;

@@ -7,9 +7,26 @@
 #include "cli/cli.h"
 #include "trace/trace.h"
 
-#include <getopt.h>
+struct dump_opts {
+	bool json;
+	bool all_fields;
+	bool kinds[GPT_KIND__MAX]; /* all false: every kind */
+	bool filter;
+};
 
-const char cmd_dump_help[] =
+static int parse_kinds(struct cli_ctx *ctx, const struct cli_option *opt, const char *list);
+
+static const struct cli_option dump_options[] = {
+	CLI_OPT_GROUP("options:\n", 21, 2),
+	CLI_OPT_BOOL(0, "json", struct dump_opts, json, "JSON Lines"),
+	CLI_OPT_CB(0, "kind", "LIST", parse_kinds, "only these record kinds (comma-separated)"),
+	CLI_OPT_BOOL(0, "all-fields", struct dump_opts, all_fields, "text: print zero fields too"),
+	CLI_OPT_HELP(0),
+	CLI_OPT_END(),
+};
+
+const struct cli_command cmd_dump_opts = {
+	.usage =
 	"usage: gpuprof dump [--json] [--kind KIND[,KIND...]] [--all-fields] FILE\n"
 	"\n"
 	"Prints every record of the trace, in file order, one per line. Text lines\n"
@@ -25,33 +42,26 @@ const char cmd_dump_help[] =
 	"\n"
 	"Exit status 1 when the file cannot be read or has corrupt chunks; a file\n"
 	"cut short is dumped to its last whole chunk with a warning.\n"
-	"\n"
-	"options:\n"
-	"  --json             JSON Lines\n"
-	"  --kind LIST        only these record kinds (comma-separated)\n"
-	"  --all-fields       text: print zero fields too\n"
-	"  -h, --help         this text\n";
-
-struct dump_opts {
-	bool json;
-	bool all_fields;
-	bool kinds[GPT_KIND__MAX]; /* all false: every kind */
-	bool filter;
+	"\n",
+	.options = dump_options,
+	.msgs = &cli_msgs_either,
 };
 
-static int parse_kinds(struct dump_opts *o, const char *list)
+static int parse_kinds(struct cli_ctx *ctx, const struct cli_option *opt, const char *list)
 {
+	struct dump_opts *o = ctx->base;
 	char *copy = strdup(list), *save = NULL;
 
+	(void)opt;
 	if (!copy) {
-		return -1;
+		return CMD_USAGE;
 	}
 	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
 		const struct gpt_kind_info *ki = gpt_kind_by_name(t);
 		if (!ki) {
-			cli_usage_error(cmd_dump_help, "unknown record kind '%s'", t);
+			cli_opt_usage_error(ctx, "unknown record kind '%s'", t);
 			free(copy);
-			return -1;
+			return CMD_USAGE;
 		}
 		o->kinds[ki->kind] = true;
 		o->filter = true;
@@ -105,48 +115,23 @@ static void dump_record(struct gp_strbuf *sb, const struct gpt_reader *r,
 
 int cmd_dump(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{"json", no_argument, NULL, 'j'},
-		{"kind", required_argument, NULL, 'k'},
-		{"all-fields", no_argument, NULL, 'a'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
 	struct dump_opts opts = {0};
 	struct gp_strbuf sb = GP_STRBUF_INIT;
 	struct gpt_reader *r = NULL;
 	struct gpt_reader_status st;
 	struct gpt_chunk ch;
-	int c, ret, status = CMD_OK;
+	int nargs, ret, status;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'j':
-			opts.json = true;
-			break;
-		case 'a':
-			opts.all_fields = true;
-			break;
-		case 'k':
-			if (parse_kinds(&opts, optarg)) {
-				return CMD_USAGE;
-			}
-			break;
-		case 'h':
-			fputs(cmd_dump_help, stdout);
-			return CMD_OK;
-		default:
-			return cli_usage_error(cmd_dump_help, "unknown option or missing value '%s'",
-					       argv[optind - 1]);
-		}
+	status = cli_parse_options(&cmd_dump_opts, &opts, argc, argv, &nargs);
+	if (status != CLI_PARSE_CONTINUE) {
+		return status;
 	}
-	if (optind != argc - 1) {
-		return cli_usage_error(cmd_dump_help, optind >= argc ? "no trace file given"
-								   : "dump takes one file");
+	status = CMD_OK;
+	if (nargs != 1) {
+		return cli_cmd_usage_error(&cmd_dump_opts,
+					   nargs ? "dump takes one file" : "no trace file given");
 	}
-	ret = gpt_reader_open(argv[optind], &r);
+	ret = gpt_reader_open(argv[0], &r);
 	if (ret) {
 		cli_error("%s", r ? gpt_reader_last_error(r) : gp_err_str(ret));
 		gpt_reader_free(r);
@@ -190,16 +175,16 @@ int cmd_dump(int argc, char **argv)
 	const struct gpt_problem *p = gpt_reader_problems(r, &np);
 	for (size_t i = 0; i < np; i++) {
 		if (p[i].err == -GP_ERR_TRUNCATED) {
-			cli_warn("%s: chunk %" PRIu32 " at offset %" PRIu64 ": %s", argv[optind],
+			cli_warn("%s: chunk %" PRIu32 " at offset %" PRIu64 ": %s", argv[0],
 				 p[i].chunk_index, p[i].offset, p[i].reason);
 		} else {
-			cli_error("%s: chunk %" PRIu32 " at offset %" PRIu64 ": %s", argv[optind],
+			cli_error("%s: chunk %" PRIu32 " at offset %" PRIu64 ": %s", argv[0],
 				  p[i].chunk_index, p[i].offset, p[i].reason);
 			status = CMD_ERROR;
 		}
 	}
 	if (st.problems > np) {
-		cli_error("%s: %" PRIu64 " corrupt chunks in all", argv[optind], st.problems);
+		cli_error("%s: %" PRIu64 " corrupt chunks in all", argv[0], st.problems);
 		status = CMD_ERROR;
 	}
 	gpt_reader_free(r);

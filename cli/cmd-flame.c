@@ -12,58 +12,7 @@
 #include "cli/cli.h"
 #include "report/report.h"
 
-#include <getopt.h>
 #include <stdio.h>
-
-const char cmd_flame_help[] =
-	"usage: gpuprof flame [--format folded|svg|speedscope] [-o FILE] [options] TRACE...\n"
-	"       gpuprof flame --diff [options] BEFORE... -- AFTER...\n"
-	"\n"
-	"Draws where GPU time goes as a flame graph: each kernel, memcpy and memset\n"
-	"adds its duration (ns) to the stack process -> thread -> NVTX ranges open\n"
-	"when it was launched (through its launch call's correlation) -> CPU call\n"
-	"stack (--cpu-stacks) -> kernel. With --api the weight is CUDA API time\n"
-	"instead: thread -> NVTX ranges -> API call name. Folded stacks (the input of\n"
-	"flamegraph.pl and inferno) go to standard output unless -o is given; the\n"
-	"format follows -o's extension (.svg, .json) unless --format says. With\n"
-	"--diff the two sets of traces are compared per step: folded output has two\n"
-	"counts (before after), the SVG is sized by after and red where GPU time grew,\n"
-	"blue where it shrank. See docs/flame.md.\n"
-	"\n"
-	"options:\n"
-	"  -f, --format FORMAT       folded (default), svg, speedscope\n"
-	"  -o, --output FILE         write there instead of standard output\n"
-	"      --api                 weigh CUDA API calls by their duration instead\n"
-	"      --wall                weigh GPU ops by their share of busy time (each\n"
-	"                            instant split among the ops running) and add idle\n"
-	"                            time by cause: each device sums to its window\n"
-	"      --no-nvtx             leave NVTX ranges out of the stacks\n"
-	"      --cpu-stacks          add the CPU call stack captured at each launch\n"
-	"      --by-step             a frame per step under the process\n"
-	"      --step REGEX          NVTX ranges that are steps (default: ProfilerStep#N,\n"
-	"                            else names like step/iteration)\n"
-	"      --names MODE          kernel names: demangled (default), short, mangled\n"
-	"  -k, --kernel REGEX        only kernels (API calls with --api) matching (PCRE2)\n"
-	"      --nvtx REGEX          only ops launched inside a matching NVTX range\n"
-	"  -d, --device N            only CUDA device N (in every process)\n"
-	"      --rank N              only the process of rank N\n"
-	"      --no-ids              name processes and threads without pid and tid\n"
-	"                            (implied by --diff, so runs compare)\n"
-	"      --diff                differential: BEFORE... -- AFTER...\n"
-	"      --rules FILE          colour rules, 'CATEGORY REGEX' a line, before the\n"
-	"                            built-in ones (gemm, attention, communication,\n"
-	"                            elementwise, copy, other)\n"
-	"      --title TEXT          SVG title\n"
-	"      --subtitle TEXT       SVG subtitle\n"
-	"      --width PX            SVG width (1200)\n"
-	"      --height PX           SVG frame height (16)\n"
-	"      --min-width PX|N%     leave out frames narrower than this (0.1 px)\n"
-	"      --inverted            SVG icicle graph: root on top\n"
-	"      --speedscope TYPE     sampled (default: one weighted profile) or evented\n"
-	"                            (a timeline per device and stream)\n"
-	"  -h, --help                this text\n"
-	"\n"
-	"Exit status: 0 ok, 1 a trace could not be read or written, 2 usage.\n";
 
 enum flame_format {
 	FLAME_FOLDED = 0,
@@ -83,6 +32,119 @@ struct flame_opts {
 	struct gpa_flame_opts a;
 	struct gpr_flame_svg_opts svg;
 };
+
+static int parse_min_width(struct cli_ctx *ctx, const struct cli_option *opt, const char *arg);
+
+static const struct cli_enum_value formats[] = {
+	{"folded", FLAME_FOLDED}, {"svg", FLAME_SVG}, {"speedscope", FLAME_SPEEDSCOPE}, {NULL, 0},
+};
+static const struct cli_enum_value names[] = {
+	{"demangled", GPA_KNAME_DEMANGLED},
+	{"short", GPA_KNAME_SHORT},
+	{"mangled", GPA_KNAME_MANGLED},
+	{NULL, 0},
+};
+static const struct cli_enum_value sstypes[] = {
+	{"sampled", GPR_SPEEDSCOPE_SAMPLED}, {"evented", GPR_SPEEDSCOPE_EVENTED}, {NULL, 0},
+};
+
+#define FO struct flame_opts
+static const struct cli_option flame_options[] = {
+	CLI_OPT_GROUP("options:\n", 28, 6),
+	CLI_OPT_ENUMV('f', "format", "FORMAT", FO, format, formats, "unknown format '%s'",
+		      "folded (default), svg, speedscope"),
+	CLI_OPT_STR('o', "output", "FILE", FO, output, "write there instead of standard output"),
+	CLI_OPT_SETV(0, "api", FO, a.weight, GPA_FLAME_API_TIME,
+		     "weigh CUDA API calls by their duration instead"),
+	CLI_OPT_SETV(0, "wall", FO, a.weight, GPA_FLAME_WALL_SHARE,
+		     "weigh GPU ops by their share of busy time (each\n"
+		     "instant split among the ops running) and add idle\n"
+		     "time by cause: each device sums to its window"),
+	CLI_OPT_BITV(0, "no-nvtx", FO, a.flags, GPA_FLAME_NO_NVTX,
+		     "leave NVTX ranges out of the stacks"),
+	CLI_OPT_BITV(0, "cpu-stacks", FO, a.flags, GPA_FLAME_CPU_STACKS,
+		     "add the CPU call stack captured at each launch"),
+	CLI_OPT_BITV(0, "by-step", FO, a.flags, GPA_FLAME_BY_STEP,
+		     "a frame per step under the process"),
+	/* Not checked here: the steps are only looked for with --by-step or --diff. */
+	CLI_OPT_STR(0, "step", "REGEX", FO, step_regex,
+		    "NVTX ranges that are steps (default: ProfilerStep#N,\n"
+		    "else names like step/iteration)"),
+	CLI_OPT_ENUMV(0, "names", "MODE", FO, a.kname, names, "unknown name mode '%s'",
+		      "kernel names: demangled (default), short, mangled"),
+	/* Checked once the options are read: "kernel" or "API" pattern, after --api. */
+	CLI_OPT_STR('k', "kernel", "REGEX", FO, a.leaf_regex,
+		    "only kernels (API calls with --api) matching (PCRE2)"),
+	CLI_OPT_RE(0, "nvtx", "REGEX", FO, a.nvtx_regex, "NVTX pattern",
+		   "only ops launched inside a matching NVTX range"),
+	CLI_OPT_UINTV('d', "device", "N", FO, a.device, 0, INT32_MAX, "bad device '%s'",
+		      "only CUDA device N (in every process)"),
+	CLI_OPT_UINTV(0, "rank", "N", FO, a.rank, 0, INT32_MAX, "bad rank '%s'",
+		      "only the process of rank N"),
+	CLI_OPT_BITV(0, "no-ids", FO, a.flags, GPA_FLAME_NO_IDS,
+		     "name processes and threads without pid and tid\n"
+		     "(implied by --diff, so runs compare)"),
+	CLI_OPT_BOOL(0, "diff", FO, diff, "differential: BEFORE... -- AFTER..."),
+	CLI_OPT_STR(0, "rules", "FILE", FO, rules,
+		    "colour rules, 'CATEGORY REGEX' a line, before the\n"
+		    "built-in ones (gemm, attention, communication,\n"
+		    "elementwise, copy, other)"),
+	CLI_OPT_STR(0, "title", "TEXT", FO, svg.title, "SVG title"),
+	CLI_OPT_STR(0, "subtitle", "TEXT", FO, svg.subtitle, "SVG subtitle"),
+	CLI_OPT_UINTV(0, "width", "PX", FO, svg.width, 100, 1000000, "bad width '%s'",
+		      "SVG width (1200)"),
+	CLI_OPT_UINTV(0, "height", "PX", FO, svg.frame_height, 4, 1000, "bad height '%s'",
+		      "SVG frame height (16)"),
+	CLI_OPT_CB(0, "min-width", "PX|N%", parse_min_width,
+		   "leave out frames narrower than this (0.1 px)"),
+	{.type = CLI_OPT_CALLBACK, 0, "minwidth", "PX|N%", .cb = parse_min_width,
+	 .flags = CLI_OPTF_HIDDEN},
+	CLI_OPT_BOOL(0, "inverted", FO, svg.inverted, "SVG icicle graph: root on top"),
+	CLI_OPT_ENUMV(0, "speedscope", "TYPE", FO, sstype, sstypes, "unknown speedscope type '%s'",
+		      "sampled (default: one weighted profile) or evented\n"
+		      "(a timeline per device and stream)"),
+	CLI_OPT_HELP(0),
+	CLI_OPT_END(),
+};
+#undef FO
+
+const struct cli_command cmd_flame_opts = {
+	.usage =
+	"usage: gpuprof flame [--format folded|svg|speedscope] [-o FILE] [options] TRACE...\n"
+	"       gpuprof flame --diff [options] BEFORE... -- AFTER...\n"
+	"\n"
+	"Draws where GPU time goes as a flame graph: each kernel, memcpy and memset\n"
+	"adds its duration (ns) to the stack process -> thread -> NVTX ranges open\n"
+	"when it was launched (through its launch call's correlation) -> CPU call\n"
+	"stack (--cpu-stacks) -> kernel. With --api the weight is CUDA API time\n"
+	"instead: thread -> NVTX ranges -> API call name. Folded stacks (the input of\n"
+	"flamegraph.pl and inferno) go to standard output unless -o is given; the\n"
+	"format follows -o's extension (.svg, .json) unless --format says. With\n"
+	"--diff the two sets of traces are compared per step: folded output has two\n"
+	"counts (before after), the SVG is sized by after and red where GPU time grew,\n"
+	"blue where it shrank. See docs/flame.md.\n"
+	"\n",
+	.options = flame_options,
+	.footer = "\nExit status: 0 ok, 1 a trace could not be read or written, 2 usage.\n",
+	.msgs = &cli_msgs_letter,
+};
+
+/* "0.5" px or "1%" of the drawing's width. */
+static int parse_min_width(struct cli_ctx *ctx, const struct cli_option *opt, const char *arg)
+{
+	struct flame_opts *o = ctx->base;
+	char *end;
+
+	(void)opt;
+	errno = 0;
+	o->min_width = strtod(arg, &end);
+	o->min_width_pct = *end == '%';
+	if (errno || end == arg || (*end && strcmp(end, "%")) || !(o->min_width >= 0) ||
+	    o->min_width > 1e6 || (o->min_width_pct && o->min_width > 100)) {
+		return cli_opt_usage_error(ctx, "bad --min-width '%s'", arg);
+	}
+	return 0;
+}
 
 /* Reads a small text file whole (rules). Caller frees. */
 static char *read_text(const char *path)
@@ -128,7 +190,7 @@ static int build(struct flame_opts *o, char **args, size_t nargs, struct gpa_mod
 		if (ret) {
 			cli_error("%s", err);
 			gpa_model_release(m);
-			return ret == -GP_ERR_API ? CMD_USAGE : CMD_ERROR;
+			return cli_exit_code(ret, 0);
 		}
 		o->a.steps = &steps;
 		if (nsteps) {
@@ -142,7 +204,7 @@ static int build(struct flame_opts *o, char **args, size_t nargs, struct gpa_mod
 		cli_error("%s", err);
 		gpa_flame_release(f);
 		gpa_model_release(m);
-		return ret == -GP_ERR_API ? CMD_USAGE : CMD_ERROR;
+		return cli_exit_code(ret, 0);
 	}
 	return CMD_OK;
 }
@@ -202,7 +264,7 @@ static int render(struct flame_opts *o, const struct gpa_flame *f, const struct 
 	if (ret) {
 		cli_error("%s", err[0] ? err : "out of memory");
 		gp_strbuf_release(&out);
-		return ret == -GP_ERR_API ? CMD_USAGE : CMD_ERROR;
+		return cli_exit_code(ret, 0);
 	}
 	ret = write_out(o->output, &out) ? CMD_OK : CMD_ERROR;
 	gp_strbuf_release(&out);
@@ -260,15 +322,6 @@ static int run_diff(struct flame_opts *o, char **a, size_t na, char **b, size_t 
 	return status;
 }
 
-static bool parse_uint(const char *s, unsigned long long max, unsigned long long *out)
-{
-	char *end;
-
-	errno = 0;
-	*out = strtoull(s, &end, 10);
-	return !errno && !*end && s[0] >= '0' && s[0] <= '9' && *out <= max;
-}
-
 static bool ends_with(const char *s, const char *suffix)
 {
 	size_t a = strlen(s), b = strlen(suffix);
@@ -276,237 +329,101 @@ static bool ends_with(const char *s, const char *suffix)
 	return a >= b && !strcmp(s + a - b, suffix);
 }
 
+/* The checks that need all the options; args split at "--" into *split. */
+static int check(struct flame_opts *o, char **args, size_t nargs, size_t *split)
+{
+	const struct cli_command *cmd = &cmd_flame_opts;
+
+	if (o->format < 0) {
+		o->format = FLAME_FOLDED;
+		if (o->output && ends_with(o->output, ".svg")) {
+			o->format = FLAME_SVG;
+		} else if (o->output && ends_with(o->output, ".json")) {
+			o->format = FLAME_SPEEDSCOPE;
+		}
+	}
+	if (!nargs) {
+		return cli_cmd_usage_error(cmd, "no trace file given");
+	}
+	*split = nargs;
+	for (size_t i = 0; i < nargs; i++) {
+		if (!strcmp(args[i], "--")) {
+			*split = i;
+			break;
+		}
+	}
+	if (o->diff) {
+		if (*split == 0 || *split >= nargs - 1) {
+			return cli_cmd_usage_error(cmd, "--diff needs traces on both sides: "
+							"BEFORE... -- AFTER...");
+		}
+		if (o->format == FLAME_SPEEDSCOPE) {
+			return cli_cmd_usage_error(cmd, "speedscope cannot show a differential "
+							"graph; use folded or svg");
+		}
+	} else if (*split != nargs) {
+		return cli_cmd_usage_error(cmd, "'--' separates the two sides of --diff");
+	}
+	if (o->sstype == GPR_SPEEDSCOPE_EVENTED && o->a.weight == GPA_FLAME_API_TIME) {
+		return cli_cmd_usage_error(cmd, "evented speedscope output is for GPU time");
+	}
+	return CMD_OK;
+}
+
+/* The colour rules of --rules, into *cls. */
+static int load_rules(const char *path, struct gpa_classifier **cls)
+{
+	char err[512], *text = read_text(path);
+	int ret;
+
+	if (!text) {
+		return CMD_ERROR;
+	}
+	ret = gpa_classifier_new(text, path, cls, err, sizeof(err));
+	free(text);
+	if (ret) {
+		cli_error("%s", ret == -GP_ERR_NOMEM ? "out of memory" : err);
+		return CMD_ERROR;
+	}
+	return CMD_OK;
+}
+
 int cmd_flame(int argc, char **argv)
 {
-	enum {
-		OPT_API = 256, OPT_WALL, OPT_NO_NVTX, OPT_CPU, OPT_BY_STEP, OPT_STEP, OPT_NAMES, OPT_NVTX,
-		OPT_RANK, OPT_NO_IDS, OPT_DIFF, OPT_RULES, OPT_TITLE, OPT_SUBTITLE, OPT_WIDTH,
-		OPT_HEIGHT, OPT_MIN_WIDTH, OPT_INVERTED, OPT_SPEEDSCOPE,
-	};
-	static const struct option longopts[] = {
-		{"format", required_argument, NULL, 'f'},
-		{"output", required_argument, NULL, 'o'},
-		{"api", no_argument, NULL, OPT_API},
-		{"wall", no_argument, NULL, OPT_WALL},
-		{"no-nvtx", no_argument, NULL, OPT_NO_NVTX},
-		{"cpu-stacks", no_argument, NULL, OPT_CPU},
-		{"by-step", no_argument, NULL, OPT_BY_STEP},
-		{"step", required_argument, NULL, OPT_STEP},
-		{"names", required_argument, NULL, OPT_NAMES},
-		{"kernel", required_argument, NULL, 'k'},
-		{"nvtx", required_argument, NULL, OPT_NVTX},
-		{"device", required_argument, NULL, 'd'},
-		{"rank", required_argument, NULL, OPT_RANK},
-		{"no-ids", no_argument, NULL, OPT_NO_IDS},
-		{"diff", no_argument, NULL, OPT_DIFF},
-		{"rules", required_argument, NULL, OPT_RULES},
-		{"title", required_argument, NULL, OPT_TITLE},
-		{"subtitle", required_argument, NULL, OPT_SUBTITLE},
-		{"width", required_argument, NULL, OPT_WIDTH},
-		{"height", required_argument, NULL, OPT_HEIGHT},
-		{"min-width", required_argument, NULL, OPT_MIN_WIDTH},
-		{"minwidth", required_argument, NULL, OPT_MIN_WIDTH},
-		{"inverted", no_argument, NULL, OPT_INVERTED},
-		{"speedscope", required_argument, NULL, OPT_SPEEDSCOPE},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
 	struct flame_opts opts = {.format = -1, .min_width = 0.1};
 	struct gpa_classifier *cls = NULL;
-	unsigned long long n;
-	char *end, err[512];
-	int c, status;
+	size_t split = 0;
+	int nargs, status;
 
 	gpa_flame_opts_init(&opts.a);
 	gpr_flame_svg_opts_init(&opts.svg);
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+f:o:k:d:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'f':
-			if (!strcmp(optarg, "folded")) {
-				opts.format = FLAME_FOLDED;
-			} else if (!strcmp(optarg, "svg")) {
-				opts.format = FLAME_SVG;
-			} else if (!strcmp(optarg, "speedscope")) {
-				opts.format = FLAME_SPEEDSCOPE;
-			} else {
-				return cli_usage_error(cmd_flame_help, "unknown format '%s'", optarg);
-			}
-			break;
-		case 'o':
-			opts.output = optarg;
-			break;
-		case OPT_API:
-			opts.a.weight = GPA_FLAME_API_TIME;
-			break;
-		case OPT_WALL:
-			opts.a.weight = GPA_FLAME_WALL_SHARE;
-			break;
-		case OPT_NO_NVTX:
-			opts.a.flags |= GPA_FLAME_NO_NVTX;
-			break;
-		case OPT_CPU:
-			opts.a.flags |= GPA_FLAME_CPU_STACKS;
-			break;
-		case OPT_BY_STEP:
-			opts.a.flags |= GPA_FLAME_BY_STEP;
-			break;
-		case OPT_STEP:
-			opts.step_regex = optarg;
-			break;
-		case OPT_NAMES:
-			if (!strcmp(optarg, "demangled")) {
-				opts.a.kname = GPA_KNAME_DEMANGLED;
-			} else if (!strcmp(optarg, "short")) {
-				opts.a.kname = GPA_KNAME_SHORT;
-			} else if (!strcmp(optarg, "mangled")) {
-				opts.a.kname = GPA_KNAME_MANGLED;
-			} else {
-				return cli_usage_error(cmd_flame_help, "unknown name mode '%s'",
-						       optarg);
-			}
-			break;
-		case 'k':
-			opts.a.leaf_regex = optarg;
-			break;
-		case OPT_NVTX:
-			opts.a.nvtx_regex = optarg;
-			break;
-		case 'd':
-			if (!parse_uint(optarg, INT32_MAX, &n)) {
-				return cli_usage_error(cmd_flame_help, "bad device '%s'", optarg);
-			}
-			opts.a.device = (int64_t)n;
-			break;
-		case OPT_RANK:
-			if (!parse_uint(optarg, INT32_MAX, &n)) {
-				return cli_usage_error(cmd_flame_help, "bad rank '%s'", optarg);
-			}
-			opts.a.rank = (int64_t)n;
-			break;
-		case OPT_NO_IDS:
-			opts.a.flags |= GPA_FLAME_NO_IDS;
-			break;
-		case OPT_DIFF:
-			opts.diff = true;
-			break;
-		case OPT_RULES:
-			opts.rules = optarg;
-			break;
-		case OPT_TITLE:
-			opts.svg.title = optarg;
-			break;
-		case OPT_SUBTITLE:
-			opts.svg.subtitle = optarg;
-			break;
-		case OPT_WIDTH:
-		case OPT_HEIGHT:
-			if (!parse_uint(optarg, c == OPT_WIDTH ? 1000000 : 1000, &n) ||
-			    n < (c == OPT_WIDTH ? 100u : 4u)) {
-				return cli_usage_error(cmd_flame_help, "bad %s '%s'",
-						       c == OPT_WIDTH ? "width" : "height", optarg);
-			}
-			if (c == OPT_WIDTH) {
-				opts.svg.width = (unsigned)n;
-			} else {
-				opts.svg.frame_height = (unsigned)n;
-			}
-			break;
-		case OPT_MIN_WIDTH:
-			errno = 0;
-			opts.min_width = strtod(optarg, &end);
-			opts.min_width_pct = *end == '%';
-			if (errno || end == optarg || (*end && strcmp(end, "%")) ||
-			    !(opts.min_width >= 0) || opts.min_width > 1e6 ||
-			    (opts.min_width_pct && opts.min_width > 100)) {
-				return cli_usage_error(cmd_flame_help, "bad --min-width '%s'",
-						       optarg);
-			}
-			break;
-		case OPT_INVERTED:
-			opts.svg.inverted = true;
-			break;
-		case OPT_SPEEDSCOPE:
-			if (!strcmp(optarg, "sampled")) {
-				opts.sstype = GPR_SPEEDSCOPE_SAMPLED;
-			} else if (!strcmp(optarg, "evented")) {
-				opts.sstype = GPR_SPEEDSCOPE_EVENTED;
-			} else {
-				return cli_usage_error(cmd_flame_help, "unknown speedscope type '%s'",
-						       optarg);
-			}
-			break;
-		case 'h':
-			fputs(cmd_flame_help, stdout);
-			return CMD_OK;
-		default:
-			if (optopt && strchr("fokd", optopt)) {
-				return cli_usage_error(cmd_flame_help, "option '-%c' needs a value",
-						       optopt);
-			}
-			if (optopt) {
-				return cli_usage_error(cmd_flame_help, "unknown option '-%c'",
-						       optopt);
-			}
-			return cli_usage_error(cmd_flame_help,
-					       "unknown option or missing value: '%s'",
-					       argv[optind - 1]);
-		}
+	status = cli_parse_options(&cmd_flame_opts, &opts, argc, argv, &nargs);
+	if (status != CLI_PARSE_CONTINUE) {
+		return status;
 	}
-	if (opts.format < 0) {
-		opts.format = FLAME_FOLDED;
-		if (opts.output && ends_with(opts.output, ".svg")) {
-			opts.format = FLAME_SVG;
-		} else if (opts.output && ends_with(opts.output, ".json")) {
-			opts.format = FLAME_SPEEDSCOPE;
-		}
-	}
-	if (optind >= argc) {
-		return cli_usage_error(cmd_flame_help, "no trace file given");
-	}
-	char **args = argv + optind;
-	size_t nargs = (size_t)(argc - optind), split = nargs;
-	for (size_t i = 0; i < nargs; i++) {
-		if (!strcmp(args[i], "--")) {
-			split = i;
-			break;
-		}
-	}
-	if (opts.diff) {
-		if (split == 0 || split >= nargs - 1) {
-			return cli_usage_error(cmd_flame_help,
-					       "--diff needs traces on both sides: BEFORE... -- "
-					       "AFTER...");
-		}
-		if (opts.format == FLAME_SPEEDSCOPE) {
-			return cli_usage_error(cmd_flame_help,
-					       "speedscope cannot show a differential graph; use "
-					       "folded or svg");
-		}
-	} else if (split != nargs) {
-		return cli_usage_error(cmd_flame_help, "'--' separates the two sides of --diff");
-	}
-	if (opts.sstype == GPR_SPEEDSCOPE_EVENTED && opts.a.weight == GPA_FLAME_API_TIME) {
-		return cli_usage_error(cmd_flame_help, "evented speedscope output is for GPU time");
+	status = check(&opts, argv, (size_t)nargs, &split);
+	if (status != CMD_OK) {
+		return status;
 	}
 	if (opts.rules) {
-		char *text = read_text(opts.rules);
-		if (!text) {
-			return CMD_ERROR;
-		}
-		int ret = gpa_classifier_new(text, opts.rules, &cls, err, sizeof(err));
-		free(text);
-		if (ret) {
-			cli_error("%s", ret == -GP_ERR_NOMEM ? "out of memory" : err);
-			return CMD_ERROR;
+		status = load_rules(opts.rules, &cls);
+		if (status != CMD_OK) {
+			return status;
 		}
 		opts.a.classifier = cls;
 	}
-	if (opts.diff) {
-		status = run_diff(&opts, args, split, args + split + 1, nargs - split - 1);
+	if (opts.a.leaf_regex) {
+		status = cli_check_regex(opts.a.leaf_regex,
+					 opts.a.weight == GPA_FLAME_API_TIME ? "API pattern"
+									     : "kernel pattern",
+					 0);
+	}
+	if (status != CMD_OK) {
+		/* said */
+	} else if (opts.diff) {
+		status = run_diff(&opts, argv, split, argv + split + 1, (size_t)nargs - split - 1);
 	} else {
-		status = run(&opts, args, nargs);
+		status = run(&opts, argv, (size_t)nargs);
 	}
 	gpa_classifier_free(cls);
 	return status;

@@ -10,9 +10,47 @@
 #include "cli/cli.h"
 #include "report/report.h"
 
-#include <getopt.h>
+struct gaps_opts {
+	enum gpr_format format;
+	unsigned tables;
+	const char *step_regex;
+	bool per_step;
+	struct gpa_gaps_opts a;
+};
 
-const char cmd_gaps_help[] =
+static const struct cli_option gaps_options[] = {
+	CLI_OPT_GROUP("options:\n", 28, 6),
+	CLI_OPT_ENUMP('f', "format", "FORMAT", struct gaps_opts, format, gpr_format_parse,
+		      "unknown format '%s'", "text (default), json, csv, markdown"),
+	{.type = CLI_OPT_UINT, 'n', "top", "N|all", "list the N longest gaps (10); 0 lists none",
+	 CLI_FIELD_(struct gaps_opts, a.top), .flags = CLI_OPTF_ALL,
+	 .err = "bad --top '%s'"},
+	CLI_OPT_DUR(0, "min-gap", "DURATION", struct gaps_opts, a.min_gap_ns, 0,
+		    "list gaps at least this long (10us); units ns, us,\n"
+		    "ms, s; a bare number is nanoseconds"),
+	CLI_OPT_RE(0, "step", "REGEX", struct gaps_opts, step_regex, "step pattern",
+		   "NVTX ranges that are steps (default: ProfilerStep#N,\n"
+		   "else names like step/iteration)"),
+	CLI_OPT_UINTV('d', "device", "N", struct gaps_opts, a.device, 0, INT32_MAX,
+		      "bad device '%s'", "only CUDA device N (in every process)"),
+	CLI_OPT_BOOL(0, "per-step", struct gaps_opts, per_step, "add the per-step table"),
+	CLI_OPT_ENUMP(0, "table", "NAME", struct gaps_opts, tables, gpr_gaps_table_parse,
+		      "unknown table '%s'",
+		      "print one table only: devices, causes, histogram,\n"
+		      "gaps, steps"),
+	CLI_OPT_RE(0, "data-loader", "REGEX", struct gaps_opts, a.data_regex, "data-loader pattern",
+		   "NVTX names that are data loading (PCRE2; default\n"
+		   "data.?loader, __next__, fetch, collate, prefetch,\n"
+		   "input, case-insensitive)"),
+	CLI_OPT_DUR(0, "latency", "DURATION", struct gaps_opts, a.latency_ns, 0,
+		    "queued gaps shorter than this are launch latency,\n"
+		    "longer ones a dependency (30us)"),
+	CLI_OPT_HELP(0),
+	CLI_OPT_END(),
+};
+
+const struct cli_command cmd_gaps_opts = {
+	.usage =
 	"usage: gpuprof gaps [--format FORMAT] [--top N|all] [--min-gap DURATION] [--step REGEX]\n"
 	"                    [--device N] [--per-step] [--table NAME] [--data-loader REGEX]\n"
 	"                    [--latency DURATION] TRACE...\n"
@@ -29,32 +67,10 @@ const char cmd_gaps_help[] =
 	"with their step and NVTX context. Totals count every gap, however short;\n"
 	"the list shows gaps of at least --min-gap. Times are exact nanoseconds,\n"
 	"starts counted from the first event. See docs/gaps.md.\n"
-	"\n"
-	"options:\n"
-	"  -f, --format FORMAT       text (default), json, csv, markdown\n"
-	"  -n, --top N|all           list the N longest gaps (10); 0 lists none\n"
-	"      --min-gap DURATION    list gaps at least this long (10us); units ns, us,\n"
-	"                            ms, s; a bare number is nanoseconds\n"
-	"      --step REGEX          NVTX ranges that are steps (default: ProfilerStep#N,\n"
-	"                            else names like step/iteration)\n"
-	"  -d, --device N            only CUDA device N (in every process)\n"
-	"      --per-step            add the per-step table\n"
-	"      --table NAME          print one table only: devices, causes, histogram,\n"
-	"                            gaps, steps\n"
-	"      --data-loader REGEX   NVTX names that are data loading (PCRE2; default\n"
-	"                            data.?loader, __next__, fetch, collate, prefetch,\n"
-	"                            input, case-insensitive)\n"
-	"      --latency DURATION    queued gaps shorter than this are launch latency,\n"
-	"                            longer ones a dependency (30us)\n"
-	"  -h, --help                this text\n"
-	"\n"
-	"Exit status: 0 ok, 1 a trace could not be read, 2 usage.\n";
-
-struct gaps_opts {
-	enum gpr_format format;
-	unsigned tables;
-	const char *step_regex;
-	struct gpa_gaps_opts a;
+	"\n",
+	.options = gaps_options,
+	.footer = "\nExit status: 0 ok, 1 a trace could not be read, 2 usage.\n",
+	.msgs = &cli_msgs_letter,
 };
 
 static int run(const struct gaps_opts *o, char **args, size_t nargs)
@@ -74,7 +90,7 @@ static int run(const struct gaps_opts *o, char **args, size_t nargs)
 	ret = gpa_gaps_analyze(&m, &steps, &o->a, &g, err, sizeof(err));
 	if (ret) {
 		cli_error("%s", err);
-		status = ret == -GP_ERR_API ? CMD_USAGE : CMD_ERROR;
+		status = cli_exit_code(ret, 0);
 		goto out;
 	}
 	if (!g.devs.n && o->format == GPR_FORMAT_TEXT) {
@@ -95,106 +111,19 @@ out:
 
 int cmd_gaps(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{"format", required_argument, NULL, 'f'},
-		{"top", required_argument, NULL, 'n'},
-		{"min-gap", required_argument, NULL, 'm'},
-		{"step", required_argument, NULL, 's'},
-		{"device", required_argument, NULL, 'd'},
-		{"per-step", no_argument, NULL, 'p'},
-		{"table", required_argument, NULL, 't'},
-		{"data-loader", required_argument, NULL, 'l'},
-		{"latency", required_argument, NULL, 'L'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
 	struct gaps_opts opts = {.format = GPR_FORMAT_TEXT, .tables = GPR_GAPS_DEFAULT};
-	char *end;
-	int c, v;
-	bool per_step = false;
-	unsigned long long n;
+	int nargs, status;
 
 	gpa_gaps_opts_init(&opts.a);
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+f:n:d:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'f':
-			v = gpr_format_parse(optarg);
-			if (v < 0) {
-				return cli_usage_error(cmd_gaps_help, "unknown format '%s'",
-						       optarg);
-			}
-			opts.format = (enum gpr_format)v;
-			break;
-		case 'n':
-			if (!strcmp(optarg, "all")) {
-				opts.a.top = SIZE_MAX;
-				break;
-			}
-			errno = 0;
-			n = strtoull(optarg, &end, 10);
-			if (errno || *end || optarg[0] < '0' || optarg[0] > '9' || n >= SIZE_MAX) {
-				return cli_usage_error(cmd_gaps_help, "bad --top '%s'", optarg);
-			}
-			opts.a.top = (size_t)n;
-			break;
-		case 'm':
-			if (!cli_parse_duration(optarg, &opts.a.min_gap_ns)) {
-				return cli_usage_error(cmd_gaps_help, "bad duration '%s'", optarg);
-			}
-			break;
-		case 'L':
-			if (!cli_parse_duration(optarg, &opts.a.latency_ns)) {
-				return cli_usage_error(cmd_gaps_help, "bad duration '%s'", optarg);
-			}
-			break;
-		case 's':
-			opts.step_regex = optarg;
-			break;
-		case 'd':
-			errno = 0;
-			n = strtoull(optarg, &end, 10);
-			if (errno || *end || optarg[0] < '0' || optarg[0] > '9' || n > INT32_MAX) {
-				return cli_usage_error(cmd_gaps_help, "bad device '%s'", optarg);
-			}
-			opts.a.device = (int64_t)n;
-			break;
-		case 'p':
-			per_step = true;
-			break;
-		case 't':
-			v = gpr_gaps_table_parse(optarg);
-			if (v < 0) {
-				return cli_usage_error(cmd_gaps_help, "unknown table '%s'", optarg);
-			}
-			opts.tables = (unsigned)v;
-			break;
-		case 'l':
-			opts.a.data_regex = optarg;
-			break;
-		case 'h':
-			fputs(cmd_gaps_help, stdout);
-			return CMD_OK;
-		default:
-			if (optopt && strchr("fnd", optopt)) {
-				return cli_usage_error(cmd_gaps_help, "option '-%c' needs a value",
-						       optopt);
-			}
-			if (optopt) {
-				return cli_usage_error(cmd_gaps_help, "unknown option '-%c'",
-						       optopt);
-			}
-			return cli_usage_error(cmd_gaps_help,
-					       "unknown option or missing value: '%s'",
-					       argv[optind - 1]);
-		}
+	status = cli_parse_options(&cmd_gaps_opts, &opts, argc, argv, &nargs);
+	if (status != CLI_PARSE_CONTINUE) {
+		return status;
 	}
-	if (optind >= argc) {
-		return cli_usage_error(cmd_gaps_help, "no trace file given");
+	if (!nargs) {
+		return cli_cmd_usage_error(&cmd_gaps_opts, "no trace file given");
 	}
-	if (per_step && opts.tables == GPR_GAPS_DEFAULT) {
+	if (opts.per_step && opts.tables == GPR_GAPS_DEFAULT) {
 		opts.tables |= GPR_GAPS_STEPS;
 	}
-	return run(&opts, argv + optind, (size_t)(argc - optind));
+	return run(&opts, argv, (size_t)nargs);
 }

@@ -8,9 +8,20 @@
 #include "cli/cli.h"
 #include "report/report.h"
 
-#include <getopt.h>
+struct info_opts {
+	bool json;
+};
 
-const char cmd_info_help[] =
+static const struct cli_option info_options[] = {
+	CLI_OPT_GROUP("options:\n", 14, 2),
+	CLI_OPT_BOOL(0, "json", struct info_opts, json,
+		     "one JSON document {\"files\": [...]} instead of text"),
+	CLI_OPT_HELP(0),
+	CLI_OPT_END(),
+};
+
+const struct cli_command cmd_info_opts = {
+	.usage =
 	"usage: gpuprof info [--json] FILE...\n"
 	"\n"
 	"Shows what each trace file holds: format version, the traced process (pid,\n"
@@ -20,51 +31,32 @@ const char cmd_info_help[] =
 	"A file cut short (a killed process) is read up to its last whole chunk and\n"
 	"reported with a warning. Corrupt chunks are skipped, listed, and make the\n"
 	"exit status 1, as does a file that cannot be read at all.\n"
-	"\n"
-	"options:\n"
-	"  --json      one JSON document {\"files\": [...]} instead of text\n"
-	"  -h, --help  this text\n";
-
-struct info_opts {
-	bool json;
+	"\n",
+	.options = info_options,
+	.msgs = &cli_msgs_plain,
 };
 
 int cmd_info(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{"json", no_argument, NULL, 'j'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
 	struct info_opts opts = {0};
 	struct gp_strbuf out = GP_STRBUF_INIT;
 	struct gpr_sink *sink = NULL;
-	int c, status = CMD_OK;
+	int nargs, status;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'j':
-			opts.json = true;
-			break;
-		case 'h':
-			fputs(cmd_info_help, stdout);
-			return CMD_OK;
-		default:
-			return cli_usage_error(cmd_info_help, "unknown option '%s'",
-					       argv[optind - 1]);
-		}
+	status = cli_parse_options(&cmd_info_opts, &opts, argc, argv, &nargs);
+	if (status != CLI_PARSE_CONTINUE) {
+		return status;
 	}
-	if (optind >= argc) {
-		return cli_usage_error(cmd_info_help, "no trace file given");
+	status = CMD_OK;
+	if (!nargs) {
+		return cli_cmd_usage_error(&cmd_info_opts, "no trace file given");
 	}
 	if (gpr_sink_new(opts.json ? GPR_FORMAT_JSON : GPR_FORMAT_TEXT, &out, &sink)) {
 		cli_error("out of memory");
 		return CMD_ERROR;
 	}
 	sink->ops->begin(sink);
-	for (int i = optind; i < argc; i++) {
+	for (int i = 0; i < nargs; i++) {
 		struct gpa_file_info fi;
 		char err[512];
 		int ret = gpa_file_info_read(argv[i], &fi, err, sizeof(err));

@@ -11,9 +11,32 @@
 #include "cli/cli.h"
 #include "report/report.h"
 
-#include <getopt.h>
+struct occ_cli {
+	enum gpr_format format;
+	size_t top;
+	const char *step_regex;
+	struct gpa_occ_opts a;
+};
 
-const char cmd_occupancy_help[] =
+static const struct cli_option occupancy_options[] = {
+	CLI_OPT_GROUP("options:\n", 24, 6),
+	CLI_OPT_ENUMP('f', "format", "FORMAT", struct occ_cli, format, gpr_format_parse,
+		      "unknown format '%s'", "text (default), json, csv, markdown"),
+	CLI_OPT_RE('k', "kernel", "REGEX", struct occ_cli, a.kernel_regex, "kernel pattern",
+		   "only kernels whose (demangled) name matches (PCRE2)"),
+	CLI_OPT_UINTV('d', "device", "N", struct occ_cli, a.device, 0, INT32_MAX, "bad device '%s'",
+		      "only CUDA device N (in every process)"),
+	{.type = CLI_OPT_UINT, 'n', "top", "N|all", "kernel groups shown (20)",
+	 CLI_FIELD_(struct occ_cli, top), .flags = CLI_OPTF_ALL, .err = "bad --top '%s'"},
+	CLI_OPT_RE(0, "step", "REGEX", struct occ_cli, step_regex, "step pattern",
+		   "NVTX ranges that are steps"),
+	CLI_OPT_SETV(0, "no-whatif", struct occ_cli, a.whatif, 0, "skip the what-if column"),
+	CLI_OPT_HELP(0),
+	CLI_OPT_END(),
+};
+
+const struct cli_command cmd_occupancy_opts = {
+	.usage =
 	"usage: gpuprof occupancy [--format FORMAT] [--kernel REGEX] [--device N] [--top N|all]\n"
 	"                         [--step REGEX] [--no-whatif] TRACE...\n"
 	"\n"
@@ -29,23 +52,10 @@ const char cmd_occupancy_help[] =
 	"(PyTorch profiler), and what would add a block: the register count or shared\n"
 	"memory per block, or the block size with the best occupancy. Per step: the\n"
 	"occupancy of its kernels weighted by their GPU time. See docs/occupancy.md.\n"
-	"\n"
-	"options:\n"
-	"  -f, --format FORMAT   text (default), json, csv, markdown\n"
-	"  -k, --kernel REGEX    only kernels whose (demangled) name matches (PCRE2)\n"
-	"  -d, --device N        only CUDA device N (in every process)\n"
-	"  -n, --top N|all       kernel groups shown (20)\n"
-	"      --step REGEX      NVTX ranges that are steps\n"
-	"      --no-whatif       skip the what-if column\n"
-	"  -h, --help            this text\n"
-	"\n"
-	"Exit status: 0 ok, 1 a trace could not be read, 2 usage.\n";
-
-struct occ_cli {
-	enum gpr_format format;
-	size_t top;
-	const char *step_regex;
-	struct gpa_occ_opts a;
+	"\n",
+	.options = occupancy_options,
+	.footer = "\nExit status: 0 ok, 1 a trace could not be read, 2 usage.\n",
+	.msgs = &cli_msgs_letter2,
 };
 
 static int run(const struct occ_cli *o, char **args, size_t nargs)
@@ -65,7 +75,7 @@ static int run(const struct occ_cli *o, char **args, size_t nargs)
 	ret = gpa_occupancy_analyze(&m, &steps, &o->a, &occ, err, sizeof(err));
 	if (ret) {
 		cli_error("%s", err);
-		status = ret == -GP_ERR_API ? CMD_USAGE : CMD_ERROR;
+		status = cli_exit_code(ret, 0);
 		goto out;
 	}
 	if (!occ.launches && o->format == GPR_FORMAT_TEXT) {
@@ -86,73 +96,16 @@ out:
 
 int cmd_occupancy(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{"format", required_argument, NULL, 'f'}, {"kernel", required_argument, NULL, 'k'},
-		{"device", required_argument, NULL, 'd'}, {"top", required_argument, NULL, 'n'},
-		{"step", required_argument, NULL, 's'},   {"no-whatif", no_argument, NULL, 'W'},
-		{"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
-	};
-	struct occ_cli o = {.format = GPR_FORMAT_TEXT, .top = 20, .a = {.device = -1, .whatif = true}};
-	char *end;
-	int c, v;
-	unsigned long long n;
+	struct occ_cli o = {.format = GPR_FORMAT_TEXT, .top = 20,
+			    .a = {.device = -1, .whatif = true}};
+	int nargs, status;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+f:k:d:n:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'f':
-			v = gpr_format_parse(optarg);
-			if (v < 0) {
-				return cli_usage_error(cmd_occupancy_help, "unknown format '%s'",
-						       optarg);
-			}
-			o.format = (enum gpr_format)v;
-			break;
-		case 'k':
-			o.a.kernel_regex = optarg;
-			break;
-		case 'd':
-			errno = 0;
-			n = strtoull(optarg, &end, 10);
-			if (errno || *end || optarg[0] < '0' || optarg[0] > '9' || n > INT32_MAX) {
-				return cli_usage_error(cmd_occupancy_help, "bad device '%s'", optarg);
-			}
-			o.a.device = (int64_t)n;
-			break;
-		case 'n':
-			if (!strcmp(optarg, "all")) {
-				o.top = SIZE_MAX;
-				break;
-			}
-			errno = 0;
-			n = strtoull(optarg, &end, 10);
-			if (errno || *end || optarg[0] < '0' || optarg[0] > '9' || n >= SIZE_MAX) {
-				return cli_usage_error(cmd_occupancy_help, "bad --top '%s'", optarg);
-			}
-			o.top = (size_t)n;
-			break;
-		case 's':
-			o.step_regex = optarg;
-			break;
-		case 'W':
-			o.a.whatif = false;
-			break;
-		case 'h':
-			fputs(cmd_occupancy_help, stdout);
-			return CMD_OK;
-		default:
-			if (optopt) {
-				return cli_usage_error(cmd_occupancy_help,
-						       "unknown option or missing value: '-%c'", optopt);
-			}
-			return cli_usage_error(cmd_occupancy_help,
-					       "unknown option or missing value: '%s'",
-					       argv[optind - 1]);
-		}
+	status = cli_parse_options(&cmd_occupancy_opts, &o, argc, argv, &nargs);
+	if (status != CLI_PARSE_CONTINUE) {
+		return status;
 	}
-	if (optind >= argc) {
-		return cli_usage_error(cmd_occupancy_help, "no trace file given");
+	if (!nargs) {
+		return cli_cmd_usage_error(&cmd_occupancy_opts, "no trace file given");
 	}
-	return run(&o, argv + optind, (size_t)(argc - optind));
+	return run(&o, argv, (size_t)nargs);
 }

@@ -16,56 +16,11 @@
 #include "trace/trace.h"
 
 #include <dlfcn.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-const char cmd_record_help[] =
-	"usage: gpuprof record [-o PATTERN] [--kinds LIST] [--capture SPEC] [--flush-ms N]\n"
-	"                      [--buffer-mb N] [--fork child|off] [--backtrace[=N]]\n"
-	"                      [--backtrace-method auto|fp|unwind] [--preload] -- CMD [ARGS...]\n"
-	"\n"
-	"Runs CMD with gpuprof's recording library injected and writes one trace file\n"
-	"per traced process: kernels, memory copies and sets, CUDA runtime and driver\n"
-	"calls, synchronizations, NVTX ranges, and what was lost, if anything. The\n"
-	"exit status is CMD's (128 + the signal number if it died). Without a CUDA\n"
-	"driver CMD runs untraced after one warning.\n"
-	"\n"
-	"options:\n"
-	"  -o, --output PATTERN  trace file names; %p pid, %h host, %r rank,\n"
-	"                        %q{VAR} an environment variable, %% a percent sign.\n"
-	"                        A name without '%' that does not end in .gpz is a\n"
-	"                        directory for gpuprof-%h-%p.gpz files\n"
-	"                        (default: gpuprof-%h-%p.gpz)\n"
-	"  --kinds LIST          what to record: all (default), or a list of kernel,\n"
-	"                        memcpy, memset, runtime, driver, api, sync, overhead,\n"
-	"                        extcorr, nvtx; '-kind' removes one (all,-driver)\n"
-	"  --capture SPEC        all (default), cudaProfilerApi (between\n"
-	"                        cudaProfilerStart and Stop), nvtx:NAME[@DOMAIN]\n"
-	"                        (the first NVTX range named NAME), delay:SECONDS,\n"
-	"                        duration:SECONDS; comma-separated\n"
-	"  --flush-ms N          write to disk at least every N ms (default 200): a\n"
-	"                        killed program loses at most that much\n"
-	"  --buffer-mb N         memory for event buffers per process (default 64);\n"
-	"                        when full, events are dropped and counted\n"
-	"  --fork child|off      a forked child writes its own trace (default) or none\n"
-	"  --backtrace[=N]       also capture the CPU call stack, N frames (default 16,\n"
-	"                        at most 64), at each kernel launch, memcpy and memset\n"
-	"                        call (docs/backtrace.md)\n"
-	"  --backtrace-method M  auto (libunwind if it loads, else fp; default), fp\n"
-	"                        (frame pointers), unwind (libunwind)\n"
-	"  --preload             also set LD_PRELOAD: NCCL calls are then interposed\n"
-	"                        when NCCL does not load the profiler plugin (NCCL\n"
-	"                        older than 2.27)\n"
-	"  -h, --help            this text\n"
-	"\n"
-	"Environment: GPUPROF_INJECT_LIB names the library when it is not next to\n"
-	"the gpuprof executable; GPUPROF_DEBUG=1 makes the library log to stderr.\n"
-	"NCCL_PROFILER_PLUGIN is set to the library (NCCL operations, docs/comm.md)\n"
-	"unless it is already set; NCCL_PROFILER_PLUGIN=none turns that capture off.\n";
 
 struct record_opts {
 	const char *output;
@@ -77,6 +32,79 @@ struct record_opts {
 	const char *backtrace;
 	const char *backtrace_method;
 	bool preload;
+};
+
+/* --backtrace alone is 16 frames. */
+static int opt_backtrace(struct cli_ctx *ctx, const struct cli_option *opt, const char *arg)
+{
+	(void)opt;
+	((struct record_opts *)ctx->base)->backtrace = arg ? arg : "16";
+	return 0;
+}
+
+#define RO struct record_opts
+static const struct cli_option record_options[] = {
+	CLI_OPT_GROUP("options:\n", 24, 2),
+	CLI_OPT_STR('o', "output", "PATTERN", RO, output,
+		    "trace file names; %p pid, %h host, %r rank,\n"
+		    "%q{VAR} an environment variable, %% a percent sign.\n"
+		    "A name without '%' that does not end in .gpz is a\n"
+		    "directory for gpuprof-%h-%p.gpz files\n"
+		    "(default: gpuprof-%h-%p.gpz)"),
+	CLI_OPT_STR(0, "kinds", "LIST", RO, kinds,
+		    "what to record: all (default), or a list of kernel,\n"
+		    "memcpy, memset, runtime, driver, api, sync, overhead,\n"
+		    "extcorr, nvtx; '-kind' removes one (all,-driver)"),
+	CLI_OPT_STR(0, "capture", "SPEC", RO, capture,
+		    "all (default), cudaProfilerApi (between\n"
+		    "cudaProfilerStart and Stop), nvtx:NAME[@DOMAIN]\n"
+		    "(the first NVTX range named NAME), delay:SECONDS,\n"
+		    "duration:SECONDS; comma-separated"),
+	CLI_OPT_STR(0, "flush-ms", "N", RO, flush_ms,
+		    "write to disk at least every N ms (default 200): a\n"
+		    "killed program loses at most that much"),
+	CLI_OPT_STR(0, "buffer-mb", "N", RO, buffer_mb,
+		    "memory for event buffers per process (default 64);\n"
+		    "when full, events are dropped and counted"),
+	CLI_OPT_STR(0, "fork", "child|off", RO, fork_mode,
+		    "a forked child writes its own trace (default) or none"),
+	{.type = CLI_OPT_CALLBACK, 0, "backtrace", "N",
+	 "also capture the CPU call stack, N frames (default 16,\n"
+	 "at most 64), at each kernel launch, memcpy and memset\n"
+	 "call (docs/backtrace.md)",
+	 .flags = CLI_OPTF_OPTARG, .cb = opt_backtrace},
+	CLI_OPT_STR(0, "backtrace-method", "M", RO, backtrace_method,
+		    "auto (libunwind if it loads, else fp; default), fp\n"
+		    "(frame pointers), unwind (libunwind)"),
+	CLI_OPT_BOOL(0, "preload", RO, preload,
+		     "also set LD_PRELOAD: NCCL calls are then interposed\n"
+		     "when NCCL does not load the profiler plugin (NCCL\n"
+		     "older than 2.27)"),
+	CLI_OPT_HELP(0),
+	CLI_OPT_END(),
+};
+#undef RO
+
+const struct cli_command cmd_record_opts = {
+	.usage =
+	"usage: gpuprof record [-o PATTERN] [--kinds LIST] [--capture SPEC] [--flush-ms N]\n"
+	"                      [--buffer-mb N] [--fork child|off] [--backtrace[=N]]\n"
+	"                      [--backtrace-method auto|fp|unwind] [--preload] -- CMD [ARGS...]\n"
+	"\n"
+	"Runs CMD with gpuprof's recording library injected and writes one trace file\n"
+	"per traced process: kernels, memory copies and sets, CUDA runtime and driver\n"
+	"calls, synchronizations, NVTX ranges, and what was lost, if anything. The\n"
+	"exit status is CMD's (128 + the signal number if it died). Without a CUDA\n"
+	"driver CMD runs untraced after one warning.\n"
+	"\n",
+	.options = record_options,
+	.footer =
+	"\n"
+	"Environment: GPUPROF_INJECT_LIB names the library when it is not next to\n"
+	"the gpuprof executable; GPUPROF_DEBUG=1 makes the library log to stderr.\n"
+	"NCCL_PROFILER_PLUGIN is set to the library (NCCL operations, docs/comm.md)\n"
+	"unless it is already set; NCCL_PROFILER_PLUGIN=none turns that capture off.\n",
+	.msgs = &cli_msgs_plain,
 };
 
 static volatile sig_atomic_t got_signal;
@@ -428,105 +456,115 @@ static void set_env(const char *name, const char *value)
 	}
 }
 
-int cmd_record(int argc, char **argv)
+/* The values the library would refuse, refused here: CMD_OK or CMD_USAGE (said). */
+static int check_opts(const struct record_opts *o)
 {
-	static const struct option longopts[] = {
-		{"output", required_argument, NULL, 'o'},
-		{"kinds", required_argument, NULL, 'k'},
-		{"capture", required_argument, NULL, 'c'},
-		{"flush-ms", required_argument, NULL, 'f'},
-		{"buffer-mb", required_argument, NULL, 'b'},
-		{"fork", required_argument, NULL, 'F'},
-		{"preload", no_argument, NULL, 'P'},
-		{"backtrace", optional_argument, NULL, 'B'},
-		{"backtrace-method", required_argument, NULL, 'M'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
 	static const char *const kind_words[] = {
 		"all",	"kernel",   "memcpy",  "memset", "runtime", "driver", "api",
 		"sync", "overhead", "extcorr", "nvtx",	 "cuda",    "none",   NULL};
+	const struct cli_command *cmd = &cmd_record_opts;
+
+	if (!*o->output) {
+		return cli_cmd_usage_error(cmd, "empty output pattern");
+	}
+	if (o->kinds && !valid_words(o->kinds, kind_words)) {
+		return cli_cmd_usage_error(cmd, "bad --kinds '%s'", o->kinds);
+	}
+	if (o->capture && !valid_capture(o->capture)) {
+		return cli_cmd_usage_error(cmd, "bad --capture '%s'", o->capture);
+	}
+	if (o->flush_ms && !valid_number(o->flush_ms, 1, 3600000)) {
+		return cli_cmd_usage_error(cmd, "bad --flush-ms '%s' (1 to 3600000)", o->flush_ms);
+	}
+	if (o->buffer_mb && !valid_number(o->buffer_mb, 0.0625, 1048576)) {
+		return cli_cmd_usage_error(cmd, "bad --buffer-mb '%s'", o->buffer_mb);
+	}
+	if (o->fork_mode && strcmp(o->fork_mode, "child") && strcmp(o->fork_mode, "off")) {
+		return cli_cmd_usage_error(cmd, "bad --fork '%s' (child or off)", o->fork_mode);
+	}
+	if (o->backtrace && (strspn(o->backtrace, "0123456789") != strlen(o->backtrace) ||
+			     !valid_number(o->backtrace, 1, 64))) {
+		return cli_cmd_usage_error(cmd, "bad --backtrace '%s' (1 to 64 frames)",
+					   o->backtrace);
+	}
+	if (o->backtrace_method && strcmp(o->backtrace_method, "auto") &&
+	    strcmp(o->backtrace_method, "fp") && strcmp(o->backtrace_method, "unwind")) {
+		return cli_cmd_usage_error(cmd, "bad --backtrace-method '%s' (auto, fp or unwind)",
+					   o->backtrace_method);
+	}
+	return CMD_OK;
+}
+
+/* The variables that inject lib into the program and carry the settings to it. */
+static void set_environment(const struct record_opts *o, const char *lib, const char *pattern,
+			    const char *manifest)
+{
+	setenv("CUDA_INJECTION64_PATH", lib, 1);
+	if (!o->kinds || strstr(o->kinds, "nvtx") || strstr(o->kinds, "all")) {
+		setenv("NVTX_INJECTION64_PATH", lib, 1);
+	}
+	/* NCCL loads the library as its profiler plugin; a user's choice stands */
+	setenv("NCCL_PROFILER_PLUGIN", lib, 0);
+	setenv("GPUPROF_OUTPUT", pattern, 1);
+	setenv("GPUPROF_MANIFEST", manifest, 1);
+	set_env("GPUPROF_KINDS", o->kinds);
+	set_env("GPUPROF_CAPTURE", o->capture);
+	set_env("GPUPROF_FLUSH_MS", o->flush_ms);
+	set_env("GPUPROF_BUFFER_MB", o->buffer_mb);
+	set_env("GPUPROF_FORK", o->fork_mode);
+	set_env("GPUPROF_BACKTRACE", o->backtrace);
+	set_env("GPUPROF_BACKTRACE_METHOD", o->backtrace_method);
+	/* a fresh chain for exec naming: the program is not an exec of gpuprof */
+	unsetenv("GPUPROF_EXEC_CHAIN");
+	if (o->preload) {
+		const char *pre = getenv("LD_PRELOAD");
+		char buf[2 * PATH_MAX];
+		snprintf(buf, sizeof(buf), "%s%s%s", lib, pre && *pre ? ":" : "", pre ? pre : "");
+		setenv("LD_PRELOAD", buf, 1);
+	}
+}
+
+/* Says what each trace in the manifest holds, then removes the manifest. */
+static void summarize_manifest(const char *manifest, const char *cmd)
+{
+	FILE *f = fopen(manifest, "r");
+	char line[PATH_MAX + 2];
+	int n = 0;
+
+	while (f && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		if (line[0]) {
+			summarize(line);
+			n++;
+		}
+	}
+	if (f) {
+		fclose(f);
+	}
+	unlink(manifest);
+	if (!n) {
+		cli_warn("no trace written: '%s' never initialized CUDA or used NVTX", cmd);
+	}
+}
+
+int cmd_record(int argc, char **argv)
+{
 	struct record_opts o = {.output = "gpuprof-%h-%p.gpz"};
 	char lib[PATH_MAX], pattern[PATH_MAX], why[512];
 	char manifest[] = "/tmp/gpuprof-manifest-XXXXXX";
-	int c, mfd, status;
+	int nargs, mfd, status;
 	bool traced;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+o:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			o.output = optarg;
-			break;
-		case 'k':
-			o.kinds = optarg;
-			break;
-		case 'c':
-			o.capture = optarg;
-			break;
-		case 'f':
-			o.flush_ms = optarg;
-			break;
-		case 'b':
-			o.buffer_mb = optarg;
-			break;
-		case 'F':
-			o.fork_mode = optarg;
-			break;
-		case 'P':
-			o.preload = true;
-			break;
-		case 'B':
-			o.backtrace = optarg ? optarg : "16";
-			break;
-		case 'M':
-			o.backtrace_method = optarg;
-			break;
-		case 'h':
-			fputs(cmd_record_help, stdout);
-			return CMD_OK;
-		case ':':
-			return cli_usage_error(cmd_record_help, "option '%s' needs a value",
-					       argv[optind - 1]);
-		default:
-			return cli_usage_error(cmd_record_help, "unknown option '%s'",
-					       argv[optind - 1]);
-		}
+	status = cli_parse_options(&cmd_record_opts, &o, argc, argv, &nargs);
+	if (status != CLI_PARSE_CONTINUE) {
+		return status;
 	}
-	if (optind >= argc) {
-		return cli_usage_error(cmd_record_help, "no command to run");
+	if (!nargs) {
+		return cli_cmd_usage_error(&cmd_record_opts, "no command to run");
 	}
-	if (!*o.output) {
-		return cli_usage_error(cmd_record_help, "empty output pattern");
-	}
-	if (o.kinds && !valid_words(o.kinds, kind_words)) {
-		return cli_usage_error(cmd_record_help, "bad --kinds '%s'", o.kinds);
-	}
-	if (o.capture && !valid_capture(o.capture)) {
-		return cli_usage_error(cmd_record_help, "bad --capture '%s'", o.capture);
-	}
-	if (o.flush_ms && !valid_number(o.flush_ms, 1, 3600000)) {
-		return cli_usage_error(cmd_record_help, "bad --flush-ms '%s' (1 to 3600000)",
-				       o.flush_ms);
-	}
-	if (o.buffer_mb && !valid_number(o.buffer_mb, 0.0625, 1048576)) {
-		return cli_usage_error(cmd_record_help, "bad --buffer-mb '%s'", o.buffer_mb);
-	}
-	if (o.fork_mode && strcmp(o.fork_mode, "child") && strcmp(o.fork_mode, "off")) {
-		return cli_usage_error(cmd_record_help, "bad --fork '%s' (child or off)",
-				       o.fork_mode);
-	}
-	if (o.backtrace && (strspn(o.backtrace, "0123456789") != strlen(o.backtrace) ||
-			    !valid_number(o.backtrace, 1, 64))) {
-		return cli_usage_error(cmd_record_help, "bad --backtrace '%s' (1 to 64 frames)",
-				       o.backtrace);
-	}
-	if (o.backtrace_method && strcmp(o.backtrace_method, "auto") &&
-	    strcmp(o.backtrace_method, "fp") && strcmp(o.backtrace_method, "unwind")) {
-		return cli_usage_error(cmd_record_help,
-				       "bad --backtrace-method '%s' (auto, fp or unwind)",
-				       o.backtrace_method);
+	status = check_opts(&o);
+	if (status != CMD_OK) {
+		return status;
 	}
 	if (!find_library(lib, sizeof(lib))) {
 		cli_error("cannot find libgpuprof-inject.so next to gpuprof or in ../lib; "
@@ -537,11 +575,9 @@ int cmd_record(int argc, char **argv)
 		cli_error("output pattern too long: %s", o.output);
 		return CMD_ERROR;
 	}
-
 	traced = have_driver(why, sizeof(why));
 	if (!traced) {
-		cli_warn("no usable CUDA driver (%s): running '%s' untraced", why, argv[optind]);
-		mfd = -1;
+		cli_warn("no usable CUDA driver (%s): running '%s' untraced", why, argv[0]);
 	} else {
 		const char *other = getenv("CUDA_INJECTION64_PATH");
 		if (other && *other && strcmp(other, lib)) {
@@ -553,55 +589,15 @@ int cmd_record(int argc, char **argv)
 			return CMD_ERROR;
 		}
 		close(mfd);
-		setenv("CUDA_INJECTION64_PATH", lib, 1);
-		if (!o.kinds || strstr(o.kinds, "nvtx") || strstr(o.kinds, "all")) {
-			setenv("NVTX_INJECTION64_PATH", lib, 1);
-		}
-		/* NCCL loads the library as its profiler plugin; a user's choice stands */
-		setenv("NCCL_PROFILER_PLUGIN", lib, 0);
-		setenv("GPUPROF_OUTPUT", pattern, 1);
-		setenv("GPUPROF_MANIFEST", manifest, 1);
-		set_env("GPUPROF_KINDS", o.kinds);
-		set_env("GPUPROF_CAPTURE", o.capture);
-		set_env("GPUPROF_FLUSH_MS", o.flush_ms);
-		set_env("GPUPROF_BUFFER_MB", o.buffer_mb);
-		set_env("GPUPROF_FORK", o.fork_mode);
-		set_env("GPUPROF_BACKTRACE", o.backtrace);
-		set_env("GPUPROF_BACKTRACE_METHOD", o.backtrace_method);
-		/* a fresh chain for exec naming: the program is not an exec of gpuprof */
-		unsetenv("GPUPROF_EXEC_CHAIN");
-		if (o.preload) {
-			const char *pre = getenv("LD_PRELOAD");
-			char buf[2 * PATH_MAX];
-			snprintf(buf, sizeof(buf), "%s%s%s", lib, pre && *pre ? ":" : "",
-				 pre ? pre : "");
-			setenv("LD_PRELOAD", buf, 1);
-		}
+		set_environment(&o, lib, pattern, manifest);
 	}
-
-	status = run_child(argv + optind);
+	argv[nargs] = NULL; /* execvp's end */
+	status = run_child(argv);
 	if (status < 0) {
 		status = CMD_ERROR;
 	}
 	if (traced) {
-		FILE *f = fopen(manifest, "r");
-		char line[PATH_MAX + 2];
-		int n = 0;
-		while (f && fgets(line, sizeof(line), f)) {
-			line[strcspn(line, "\n")] = '\0';
-			if (line[0]) {
-				summarize(line);
-				n++;
-			}
-		}
-		if (f) {
-			fclose(f);
-		}
-		unlink(manifest);
-		if (!n) {
-			cli_warn("no trace written: '%s' never initialized CUDA or used NVTX",
-				 argv[optind]);
-		}
+		summarize_manifest(manifest, argv[0]);
 	}
 	fflush(stderr);
 	return status;

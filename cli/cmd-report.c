@@ -17,44 +17,6 @@
 #include "cli/cli.h"
 #include "report/report.h"
 
-#include <getopt.h>
-
-const char cmd_report_help[] =
-	"usage: gpuprof report [--format text|json|markdown|html] [-o FILE] [--step REGEX]\n"
-	"                      [--top N] [--max-steps N] [--min-gap DURATION] TRACE...\n"
-	"\n"
-	"Reads traces (files, or directories of .gpz files: many processes and ranks\n"
-	"go on one timeline) and prints, in order: what was traced (processes,\n"
-	"devices, span, losses); the step table with its distribution (median, p90,\n"
-	"min, max); GPU busy and idle by cause; the top kernels by GPU time with\n"
-	"their share; memory traffic; the longest idle gaps with their cause, step\n"
-	"and NVTX context; warnings (records lost, files cut short, steps missing).\n"
-	"Times are exact nanoseconds. The JSON schema is in docs/report.md.\n"
-	"\n"
-	"options:\n"
-	"  -f, --format FORMAT     text (default), json, markdown, or html: one\n"
-	"                          self-contained page (docs/html-report.md)\n"
-	"  -o, --output FILE       write there instead of standard output\n"
-	"      --html-events N     timeline events the HTML page embeds (200000)\n"
-	"      --step REGEX        NVTX ranges that are steps (PCRE2; default\n"
-	"                          ProfilerStep#N, else names like step/iteration)\n"
-	"  -n, --top N             kernels and gaps listed (10)\n"
-	"      --max-steps N       step rows in text and Markdown (50); JSON has all\n"
-	"      --min-gap DURATION  gaps listed are at least this long (10us)\n"
-	"      --kernel-name MODE  short, demangled (default) or mangled\n"
-	"  -h, --help              this text\n"
-	"\n"
-	"Kernel efficiency: a \"Theoretical occupancy\" section (docs/occupancy.md)\n"
-	"and copy bandwidth against the link always; a \"Utilization\" section (MFU,\n"
-	"HFU, MBU) when FLOPs, a model or bytes per step are given with the options\n"
-	"of 'gpuprof mfu' (--flops-per-step, --params, --tokens-per-step, --attention,\n"
-	"--layers, --hidden, --seq-len, --inference, --recompute, --bytes-per-step,\n"
-	"--gpus, --dtype, --device, --device-file, --peak-tflops, --peak-bw), and a\n"
-	"\"Roofline\" section with --roofline FILE (FLOP and byte formulas per kernel;\n"
-	"docs/mfu.md).\n"
-	"\n"
-	"Exit status: 0 ok, 1 a trace could not be read, 2 usage.\n";
-
 struct report_opts {
 	enum gpr_format format;
 	bool html;
@@ -66,6 +28,90 @@ struct report_opts {
 	struct gpa_gaps_opts gaps;
 	struct cli_mfu mfu;
 };
+
+static int parse_format(struct cli_ctx *ctx, const struct cli_option *opt, const char *arg);
+
+static const struct cli_enum_value knames[] = {
+	{"short", GPA_KNAME_SHORT},
+	{"demangled", GPA_KNAME_DEMANGLED},
+	{"mangled", GPA_KNAME_MANGLED},
+	{NULL, 0},
+};
+
+static const struct cli_option report_options[] = {
+	CLI_OPT_GROUP("options:\n", 26, 6),
+	CLI_OPT_CB('f', "format", "FORMAT", parse_format,
+		   "text (default), json, markdown, or html: one\n"
+		   "self-contained page (docs/html-report.md)"),
+	CLI_OPT_STR('o', "output", "FILE", struct report_opts, output,
+		    "write there instead of standard output"),
+	CLI_OPT_UINTV(0, "html-events", "N", struct report_opts, html_events, 1, 1000000000,
+		      "bad count '%s'", "timeline events the HTML page embeds (200000)"),
+	CLI_OPT_RE(0, "step", "REGEX", struct report_opts, step_regex, "step pattern",
+		   "NVTX ranges that are steps (PCRE2; default\n"
+		   "ProfilerStep#N, else names like step/iteration)"),
+	CLI_OPT_UINTV('n', "top", "N", struct report_opts, top, 0, 1000000000, "bad count '%s'",
+		      "kernels and gaps listed (10)"),
+	CLI_OPT_UINTV(0, "max-steps", "N", struct report_opts, max_steps, 0, 1000000000,
+		      "bad count '%s'", "step rows in text and Markdown (50); JSON has all"),
+	CLI_OPT_DUR(0, "min-gap", "DURATION", struct report_opts, gaps.min_gap_ns, 0,
+		    "gaps listed are at least this long (10us)"),
+	CLI_OPT_ENUMV(0, "kernel-name", "MODE", struct report_opts, kname, knames,
+		      "unknown kernel-name mode '%s'", "short, demangled (default) or mangled"),
+	CLI_OPT_HELP(0),
+	/* The MFU options of gpuprof mfu (cli/cmd-mfu.c), named in the text below. */
+	CLI_OPT_SUB(cli_mfu_options, struct report_opts, mfu, CLI_OPTF_HIDDEN),
+	CLI_OPT_END(),
+};
+
+const struct cli_command cmd_report_opts = {
+	.usage =
+	"usage: gpuprof report [--format text|json|markdown|html] [-o FILE] [--step REGEX]\n"
+	"                      [--top N] [--max-steps N] [--min-gap DURATION] TRACE...\n"
+	"\n"
+	"Reads traces (files, or directories of .gpz files: many processes and ranks\n"
+	"go on one timeline) and prints, in order: what was traced (processes,\n"
+	"devices, span, losses); the step table with its distribution (median, p90,\n"
+	"min, max); GPU busy and idle by cause; the top kernels by GPU time with\n"
+	"their share; memory traffic; the longest idle gaps with their cause, step\n"
+	"and NVTX context; warnings (records lost, files cut short, steps missing).\n"
+	"Times are exact nanoseconds. The JSON schema is in docs/report.md.\n"
+	"\n",
+	.options = report_options,
+	.footer =
+	"\n"
+	"Kernel efficiency: a \"Theoretical occupancy\" section (docs/occupancy.md)\n"
+	"and copy bandwidth against the link always; a \"Utilization\" section (MFU,\n"
+	"HFU, MBU) when FLOPs, a model or bytes per step are given with the options\n"
+	"of 'gpuprof mfu' (--flops-per-step, --params, --tokens-per-step, --attention,\n"
+	"--layers, --hidden, --seq-len, --inference, --recompute, --bytes-per-step,\n"
+	"--gpus, --dtype, --device, --device-file, --peak-tflops, --peak-bw), and a\n"
+	"\"Roofline\" section with --roofline FILE (FLOP and byte formulas per kernel;\n"
+	"docs/mfu.md).\n"
+	"\n"
+	"Exit status: 0 ok, 1 a trace could not be read, 2 usage.\n",
+	.msgs = &cli_msgs_either,
+};
+
+/* text, json, markdown, or html: a JSON report inside one page. */
+static int parse_format(struct cli_ctx *ctx, const struct cli_option *opt, const char *arg)
+{
+	struct report_opts *o = ctx->base;
+	int v;
+
+	(void)opt;
+	o->html = !strcmp(arg, "html");
+	if (o->html) {
+		o->format = GPR_FORMAT_JSON;
+		return 0;
+	}
+	v = gpr_format_parse(arg);
+	if (v != GPR_FORMAT_TEXT && v != GPR_FORMAT_JSON && v != GPR_FORMAT_MARKDOWN) {
+		return cli_opt_usage_error(ctx, "unknown format '%s'", arg);
+	}
+	o->format = (enum gpr_format)v;
+	return 0;
+}
 
 static int run(const struct report_opts *o, char **args, size_t nargs)
 {
@@ -94,7 +140,7 @@ static int run(const struct report_opts *o, char **args, size_t nargs)
 	}
 	if (ret) {
 		cli_error("%s", err);
-		status = ret == -GP_ERR_API ? CMD_USAGE : CMD_ERROR;
+		status = cli_exit_code(ret, 0);
 		goto out;
 	}
 	if (gpa_overview_build(&m, &steps, &ov) ||
@@ -108,7 +154,7 @@ static int run(const struct report_opts *o, char **args, size_t nargs)
 	}
 	if (ret) {
 		cli_error("%s", err);
-		status = ret == -GP_ERR_API || ret == -GP_ERR_NOTFOUND ? CMD_USAGE : CMD_ERROR;
+		status = cli_exit_code(ret, CLI_NOTFOUND_IS_USAGE);
 		goto out;
 	}
 	gpa_comm_opts_init(&comm_opts);
@@ -181,118 +227,26 @@ out:
 	return status;
 }
 
-static bool parse_count(const char *s, size_t *out)
-{
-	char *end;
-
-	errno = 0;
-	unsigned long long v = strtoull(s, &end, 10);
-	if (errno || end == s || *end || s[0] == '-' || v > 1000000000ULL) {
-		return false;
-	}
-	*out = (size_t)v;
-	return true;
-}
-
 int cmd_report(int argc, char **argv)
 {
-	struct option longopts[40] = {
-		{"format", required_argument, NULL, 'f'},
-		{"output", required_argument, NULL, 'o'},
-		{"html-events", required_argument, NULL, 'E'},
-		{"step", required_argument, NULL, 's'},
-		{"top", required_argument, NULL, 'n'},
-		{"max-steps", required_argument, NULL, 'S'},
-		{"min-gap", required_argument, NULL, 'm'},
-		{"kernel-name", required_argument, NULL, 'k'},
-		{"help", no_argument, NULL, 'h'},
-	};
 	struct report_opts o = {.format = GPR_FORMAT_TEXT, .top = 10, .max_steps = 50,
 				.kname = GPA_KNAME_DEMANGLED, .html_events = 200000};
-	int c, v, status;
+	int nargs, status;
 
-	/* The MFU options of gpuprof mfu (cli/cmd-mfu.c) follow the report's own. */
-	memcpy(longopts + 9, cli_mfu_longopts, cli_mfu_nlongopts * sizeof(*longopts));
 	cli_mfu_init(&o.mfu);
-
 	gpa_gaps_opts_init(&o.gaps);
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+f:o:n:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'f':
-			o.html = !strcmp(optarg, "html");
-			if (o.html) {
-				o.format = GPR_FORMAT_JSON;
-				break;
-			}
-			v = gpr_format_parse(optarg);
-			if (v != GPR_FORMAT_TEXT && v != GPR_FORMAT_JSON && v != GPR_FORMAT_MARKDOWN) {
-				return cli_usage_error(cmd_report_help, "unknown format '%s'", optarg);
-			}
-			o.format = (enum gpr_format)v;
-			break;
-		case 'o':
-			o.output = optarg;
-			break;
-		case 'E':
-			if (!parse_count(optarg, &o.html_events) || !o.html_events) {
-				return cli_usage_error(cmd_report_help, "bad count '%s'", optarg);
-			}
-			break;
-		case 's':
-			o.step_regex = optarg;
-			break;
-		case 'n':
-			if (!parse_count(optarg, &o.top)) {
-				return cli_usage_error(cmd_report_help, "bad count '%s'", optarg);
-			}
-			o.gaps.top = o.top;
-			break;
-		case 'S':
-			if (!parse_count(optarg, &o.max_steps)) {
-				return cli_usage_error(cmd_report_help, "bad count '%s'", optarg);
-			}
-			break;
-		case 'm':
-			if (!cli_parse_duration(optarg, &o.gaps.min_gap_ns)) {
-				return cli_usage_error(cmd_report_help, "bad duration '%s'", optarg);
-			}
-			break;
-		case 'k':
-			if (!strcmp(optarg, "short")) {
-				o.kname = GPA_KNAME_SHORT;
-			} else if (!strcmp(optarg, "demangled")) {
-				o.kname = GPA_KNAME_DEMANGLED;
-			} else if (!strcmp(optarg, "mangled")) {
-				o.kname = GPA_KNAME_MANGLED;
-			} else {
-				return cli_usage_error(cmd_report_help, "unknown kernel-name mode '%s'",
-						       optarg);
-			}
-			break;
-		case 'h':
-			fputs(cmd_report_help, stdout);
-			return CMD_OK;
-		default:
-			v = c == '?' ? -1 : cli_mfu_option(c, optarg, cmd_report_help, &o.mfu);
-			if (v > 0) {
-				return v;
-			}
-			if (v < 0) {
-				return cli_usage_error(cmd_report_help,
-						       "unknown option or missing value '%s'",
-						       argv[optind - 1]);
-			}
-		}
+	status = cli_parse_options(&cmd_report_opts, &o, argc, argv, &nargs);
+	if (status != CLI_PARSE_CONTINUE) {
+		return status;
 	}
-	if (optind >= argc) {
-		return cli_usage_error(cmd_report_help, "no trace given");
+	o.gaps.top = o.top;
+	if (!nargs) {
+		return cli_cmd_usage_error(&cmd_report_opts, "no trace given");
 	}
 	if (cli_mfu_load_file(&o.mfu)) {
 		return CMD_ERROR;
 	}
-	status = run(&o, argv + optind, (size_t)(argc - optind));
+	status = run(&o, argv, (size_t)nargs);
 	cli_mfu_release(&o.mfu);
 	return status;
 }

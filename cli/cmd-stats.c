@@ -9,9 +9,42 @@
 #include "cli/cli.h"
 #include "report/report.h"
 
-#include <getopt.h>
+struct stats_opts {
+	GP_VEC(enum gpa_stats_report) reports;
+	enum gpr_format format;
+	enum gpr_time_unit unit;
+	enum gpa_kernel_name kname;
+};
 
-const char cmd_stats_help[] =
+static int add_reports(struct cli_ctx *ctx, const struct cli_option *opt, const char *list);
+
+/* "base" is nsys's word for short. */
+static const struct cli_enum_value knames[] = {
+	{"demangled", GPA_KNAME_DEMANGLED}, {"short", GPA_KNAME_SHORT},
+	{"base", GPA_KNAME_SHORT},          {"mangled", GPA_KNAME_MANGLED},
+	{NULL, 0},
+};
+
+static const struct cli_option stats_options[] = {
+	CLI_OPT_GROUP("options:\n", 27, 6),
+	CLI_OPT_CB('r', "report", "NAMES", add_reports,
+		   "reports to print, comma-separated; may repeat"),
+	CLI_OPT_ENUMP('f', "format", "FORMAT", struct stats_opts, format, gpr_format_parse,
+		      "unknown format '%s'",
+		      "table (aligned text, the default), csv, json, markdown"),
+	CLI_OPT_ENUMP(0, "timeunit", "UNIT", struct stats_opts, unit, gpr_time_unit_parse,
+		      "unknown time unit '%s'; use nsec, usec, msec or sec",
+		      "nsec (default), usec, msec or sec"),
+	CLI_OPT_ENUMV(0, "kernel-name", "MODE", struct stats_opts, kname, knames,
+		      "unknown kernel-name mode '%s'; use demangled, short or mangled",
+		      "demangled (default; the recorded name if none),\n"
+		      "short (the function name alone; also: base), mangled"),
+	CLI_OPT_HELP(0),
+	CLI_OPT_END(),
+};
+
+const struct cli_command cmd_stats_opts = {
+	.usage =
 	"usage: gpuprof stats [--report NAME[,NAME...]] [--format FORMAT] [--timeunit UNIT]\n"
 	"                     [--kernel-name MODE] TRACE...\n"
 	"\n"
@@ -31,49 +64,39 @@ const char cmd_stats_help[] =
 	"cuda_gpu_mem_time_sum, cuda_gpu_mem_size_sum (nsys's --stats=true set).\n"
 	"Summaries are sorted by total time (size), largest first; \"Time (%)\" is the\n"
 	"share of the rows listed. Values are exact: see docs/stats.md.\n"
-	"\n"
-	"options:\n"
-	"  -r, --report NAMES       reports to print, comma-separated; may repeat\n"
-	"  -f, --format FORMAT      table (aligned text, the default), csv, json, markdown\n"
-	"      --timeunit UNIT      nsec (default), usec, msec or sec\n"
-	"      --kernel-name MODE   demangled (default; the recorded name if none),\n"
-	"                           short (the function name alone; also: base), mangled\n"
-	"  -h, --help               this text\n"
-	"\n"
-	"Exit status: 0 ok, 1 a trace could not be read, 2 usage.\n";
-
-struct stats_opts {
-	GP_VEC(enum gpa_stats_report) reports;
-	enum gpr_format format;
-	enum gpr_time_unit unit;
-	enum gpa_kernel_name kname;
+	"\n",
+	.options = stats_options,
+	.footer = "\nExit status: 0 ok, 1 a trace could not be read, 2 usage.\n",
+	.msgs = &cli_msgs_needs,
+	.flags = CLI_PERMUTE,
 };
 
-/* Appends the reports named in a comma-separated list; false on an unknown one. */
-static bool add_reports(struct stats_opts *o, const char *list, bool *nomem)
+/* Appends the reports named in a comma-separated list. */
+static int add_reports(struct cli_ctx *ctx, const struct cli_option *opt, const char *list)
 {
+	struct stats_opts *o = ctx->base;
 	char *copy = strdup(list), *save = NULL;
-	bool ok = true;
+	int status = 0;
 
+	(void)opt;
 	if (!copy) {
-		*nomem = true;
-		return false;
+		cli_error("out of memory");
+		return CMD_ERROR;
 	}
 	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		int r = gpa_stats_report_parse(tok);
 		if (r < 0) {
-			cli_usage_error(cmd_stats_help, "unknown report '%s'", tok);
-			ok = false;
+			status = cli_opt_usage_error(ctx, "unknown report '%s'", tok);
 			break;
 		}
 		if (gp_vec_push(&o->reports, (enum gpa_stats_report)r)) {
-			*nomem = true;
-			ok = false;
+			cli_error("out of memory");
+			status = CMD_ERROR;
 			break;
 		}
 	}
 	free(copy);
-	return ok;
+	return status;
 }
 
 /* Computes and prints each report, writing output as it comes. */
@@ -127,20 +150,6 @@ static int run(const struct stats_opts *o, const struct gpa_model *m)
 
 int cmd_stats(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{"report", required_argument, NULL, 'r'},
-		{"format", required_argument, NULL, 'f'},
-		{"timeunit", required_argument, NULL, 'u'},
-		{"kernel-name", required_argument, NULL, 'k'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
-	/* "base" is nsys's word for short. */
-	static const struct {
-		const char *name;
-		enum gpa_kernel_name mode;
-	} knames[] = {{"demangled", GPA_KNAME_DEMANGLED}, {"short", GPA_KNAME_SHORT},
-		      {"base", GPA_KNAME_SHORT}, {"mangled", GPA_KNAME_MANGLED}};
 	static const enum gpa_stats_report defaults[] = {
 		GPA_STATS_NVTX_SUM, GPA_STATS_API_SUM, GPA_STATS_KERN_SUM,
 		GPA_STATS_MEM_TIME_SUM, GPA_STATS_MEM_SIZE_SUM,
@@ -148,93 +157,32 @@ int cmd_stats(int argc, char **argv)
 	struct stats_opts opts = {.format = GPR_FORMAT_TEXT, .unit = GPR_TIME_NS,
 				  .kname = GPA_KNAME_DEMANGLED};
 	struct gpa_model m;
-	bool nomem = false;
-	int c, v, status = CMD_USAGE;
+	int nargs, status;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "r:f:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'r':
-			if (!add_reports(&opts, optarg, &nomem)) {
-				goto out;
-			}
-			break;
-		case 'f':
-			v = gpr_format_parse(optarg);
-			if (v < 0) {
-				status = cli_usage_error(cmd_stats_help, "unknown format '%s'",
-							 optarg);
-				goto out;
-			}
-			opts.format = (enum gpr_format)v;
-			break;
-		case 'u':
-			v = gpr_time_unit_parse(optarg);
-			if (v < 0) {
-				status = cli_usage_error(cmd_stats_help,
-							 "unknown time unit '%s'; use nsec, usec, "
-							 "msec or sec",
-							 optarg);
-				goto out;
-			}
-			opts.unit = (enum gpr_time_unit)v;
-			break;
-		case 'k':
-			v = -1;
-			for (size_t i = 0; i < GP_ARRAY_SIZE(knames); i++) {
-				if (!strcmp(optarg, knames[i].name)) {
-					v = (int)knames[i].mode;
-				}
-			}
-			if (v < 0) {
-				status = cli_usage_error(cmd_stats_help,
-							 "unknown kernel-name mode '%s'; use "
-							 "demangled, short or mangled",
-							 optarg);
-				goto out;
-			}
-			opts.kname = (enum gpa_kernel_name)v;
-			break;
-		case 'h':
-			fputs(cmd_stats_help, stdout);
-			status = CMD_OK;
-			goto out;
-		default:
-			if (optopt && strchr("rfuk", optopt)) {
-				status = cli_usage_error(cmd_stats_help,
-							 "option '%s' needs a value",
-							 argv[optind - 1]);
-			} else {
-				status = cli_usage_error(cmd_stats_help, "unknown option '%s'",
-							 argv[optind - 1]);
-			}
-			goto out;
-		}
+	status = cli_parse_options(&cmd_stats_opts, &opts, argc, argv, &nargs);
+	if (status != CLI_PARSE_CONTINUE) {
+		goto out;
 	}
-	if (optind >= argc) {
-		status = cli_usage_error(cmd_stats_help, "no trace file given");
+	if (!nargs) {
+		status = cli_cmd_usage_error(&cmd_stats_opts, "no trace file given");
 		goto out;
 	}
 	if (!opts.reports.n) {
 		for (size_t i = 0; i < GP_ARRAY_SIZE(defaults); i++) {
 			if (gp_vec_push(&opts.reports, defaults[i])) {
-				nomem = true;
+				cli_error("out of memory");
+				status = CMD_ERROR;
 				goto out;
 			}
 		}
 	}
 	status = CMD_ERROR;
-	if (cli_load_model(&m, argv + optind, (size_t)(argc - optind))) {
+	if (cli_load_model(&m, argv, (size_t)nargs)) {
 		goto out;
 	}
 	status = run(&opts, &m);
 	gpa_model_release(&m);
 out:
-	if (nomem) {
-		cli_error("out of memory");
-		status = CMD_ERROR;
-	}
 	gp_vec_free(&opts.reports);
 	return status;
 }

@@ -16,43 +16,60 @@
 
 static int cmd_help(int argc, char **argv);
 
-static const char cmd_help_help[] =
-	"usage: gpuprof help [COMMAND | --man]\n"
-	"\n"
-	"Lists the commands, shows one command's help, or prints the manual page\n"
-	"(troff, for man(1)) with --man.\n";
+struct help_opts {
+	bool man;
+};
+
+static const struct cli_option help_options[] = {
+	{.type = CLI_OPT_SET, 0, "man", NULL, NULL, CLI_FIELD_(struct help_opts, man), .value = 1,
+	 .flags = CLI_OPTF_HIDDEN},
+	CLI_OPT_HELP(CLI_OPTF_HIDDEN),
+	CLI_OPT_END(),
+};
+
+/* The help lists no options; an argument that is not one is a command's name. */
+static const struct cli_command cmd_help_opts = {
+	.usage = "usage: gpuprof help [COMMAND | --man]\n"
+		 "\n"
+		 "Lists the commands, shows one command's help, or prints the manual page\n"
+		 "(troff, for man(1)) with --man.\n",
+	.options = help_options,
+	.msgs = &cli_msgs_plain,
+	.flags = CLI_KEEP_DASHDASH | CLI_KEEP_UNKNOWN,
+};
 
 const struct cmd cmd_table[] = {
-	{"record", cmd_record, "run a program and record its GPU activity", cmd_record_help},
+	{"record", cmd_record, "run a program and record its GPU activity", &cmd_record_opts},
 	{"report", cmd_report,
 	 "the one-stop answer: steps, GPU busy and idle by cause, top kernels, gaps",
-	 cmd_report_help},
+	 &cmd_report_opts},
 	{"convert", cmd_convert, "write a Kineto JSON or nsys SQLite trace as a .gpz",
-	 cmd_convert_help},
+	 &cmd_convert_opts},
 	{"info", cmd_info, "what a trace file holds: process, devices, counts, span, losses",
-	 cmd_info_help},
-	{"dump", cmd_dump, "every record of a trace as text or JSON Lines", cmd_dump_help},
+	 &cmd_info_opts},
+	{"dump", cmd_dump, "every record of a trace as text or JSON Lines", &cmd_dump_opts},
 	{"stats", cmd_stats, "nsys-style summaries and the GPU trace: kernels, memory, API, NVTX",
-	 cmd_stats_help},
+	 &cmd_stats_opts},
 	{"gaps", cmd_gaps, "when each GPU was idle and why: busy %, idle by cause, longest gaps",
-	 cmd_gaps_help},
+	 &cmd_gaps_opts},
 	{"breakdown", cmd_breakdown, "HTA's time breakdowns: idle/compute, idle causes, overlap",
-	 cmd_breakdown_help},
+	 &cmd_breakdown_opts},
 	{"diff", cmd_diff, "did the candidate runs regress against the baseline, beyond noise",
-	 cmd_diff_help},
+	 &cmd_diff_opts},
 	{"flame", cmd_flame, "GPU-time flame graphs: folded, SVG, speedscope; differential",
-	 cmd_flame_help},
-	{"export", cmd_export, "write traces as an nsys-compatible SQLite export", cmd_export_help},
+	 &cmd_flame_opts},
+	{"export", cmd_export, "write traces as an nsys-compatible SQLite export",
+	 &cmd_export_opts},
 	{"occupancy", cmd_occupancy,
 	 "theoretical occupancy per kernel launch: limiter, what-if, waves, per step",
-	 cmd_occupancy_help},
+	 &cmd_occupancy_opts},
 	{"mfu", cmd_mfu, "step MFU/HFU/MBU against the device peak; copy bandwidth vs the link",
-	 cmd_mfu_help},
+	 &cmd_mfu_opts},
 	{"devices", cmd_devices, "the GPU peak table: dense TFLOP/s per datatype, bandwidths",
-	 cmd_devices_help},
+	 &cmd_devices_opts},
 	{"comm", cmd_comm, "communication: NCCL bandwidth, exposed communication, stragglers",
-	 cmd_comm_help},
-	{"help", cmd_help, "this list, a command's help, or the manual page", cmd_help_help},
+	 &cmd_comm_opts},
+	{"help", cmd_help, "this list, a command's help, or the manual page", &cmd_help_opts},
 };
 const size_t cmd_count = GP_ARRAY_SIZE(cmd_table);
 
@@ -110,9 +127,12 @@ static void print_man(void)
 	man_text(intro);
 	puts(".SH COMMANDS");
 	for (size_t i = 0; i < cmd_count; i++) {
+		struct gp_strbuf help = GP_STRBUF_INIT;
+		cli_options_help(cmd_table[i].opts, &help);
 		printf(".SS %s\n.nf\n", cmd_table[i].name);
-		man_text(cmd_table[i].help);
+		man_text(help.failed ? "" : help.buf);
 		puts(".fi");
+		gp_strbuf_release(&help);
 	}
 	puts(".SH EXIT STATUS\n0 ok, 1 error, 2 usage, 3 regression found by diff.");
 	puts(".SH FILES\nTraces are .gpz files; their format is described in FORMAT.md.");
@@ -120,24 +140,27 @@ static void print_man(void)
 
 static int cmd_help(int argc, char **argv)
 {
+	struct help_opts o = {0};
+	int nargs, status;
+
 	if (argc > 2) {
-		return cli_usage_error(cmd_help_help, "help takes at most one argument");
+		return cli_cmd_usage_error(&cmd_help_opts, "help takes at most one argument");
 	}
-	if (argc == 2 && !strcmp(argv[1], "--man")) {
+	status = cli_parse_options(&cmd_help_opts, &o, argc, argv, &nargs);
+	if (status != CLI_PARSE_CONTINUE) {
+		return status;
+	}
+	if (o.man) {
 		print_man();
 		return CMD_OK;
 	}
-	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		fputs(cmd_help_help, stdout);
-		return CMD_OK;
-	}
-	if (argc == 2) {
-		const struct cmd *c = find_cmd(argv[1]);
+	if (nargs) {
+		const struct cmd *c = find_cmd(argv[0]);
 		if (!c) {
-			cli_error("no such command: '%s'", argv[1]);
+			cli_error("no such command: '%s'", argv[0]);
 			return CMD_USAGE;
 		}
-		fputs(c->help, stdout);
+		cli_print_help(c->opts);
 		return CMD_OK;
 	}
 	list_commands(stdout);

@@ -6,43 +6,6 @@
 
 #include <unistd.h>
 
-static void vmsg(const char *level, const char *fmt, va_list ap)
-{
-	fprintf(stderr, "gpuprof: %s: ", level);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-}
-
-void cli_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vmsg("error", fmt, ap);
-	va_end(ap);
-}
-
-void cli_warn(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vmsg("warning", fmt, ap);
-	va_end(ap);
-}
-
-int cli_usage_error(const char *help, const char *fmt, ...)
-{
-	va_list ap;
-	const char *nl = strchr(help, '\n');
-
-	va_start(ap, fmt);
-	vmsg("error", fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "%.*s\n", nl ? (int)(nl - help) : (int)strlen(help), help);
-	return CMD_USAGE;
-}
-
 bool cli_write_stdout(const void *buf, size_t len)
 {
 	if (len && fwrite(buf, 1, len, stdout) != len) {
@@ -89,53 +52,6 @@ bool cli_write_file(const char *path, const void *buf, size_t len)
 out:
 	gp_strbuf_release(&tmp);
 	return ok;
-}
-
-/* "10us", "1.5ms", "250" (ns), "2s" -> ns; false when malformed or too large. */
-bool cli_parse_duration(const char *s, uint64_t *out)
-{
-	static const struct {
-		const char *unit;
-		uint64_t ns;
-		unsigned digits; /* decimals a value may have */
-	} units[] = {{"ns", 1, 0}, {"us", 1000, 3}, {"ms", 1000000, 6}, {"s", 1000000000, 9},
-		     {"", 1, 0}};
-	uint64_t whole = 0, frac = 0;
-	unsigned nfrac = 0;
-	const char *p = s;
-
-	if (*p < '0' || *p > '9') {
-		return false;
-	}
-	for (; *p >= '0' && *p <= '9'; p++) {
-		if (gp_mul_overflow_u64(whole, 10, &whole) ||
-		    gp_add_overflow_u64(whole, (uint64_t)(*p - '0'), &whole)) {
-			return false;
-		}
-	}
-	if (*p == '.') {
-		for (p++; *p >= '0' && *p <= '9'; p++) {
-			if (nfrac == 9) {
-				return false;
-			}
-			frac = frac * 10 + (uint64_t)(*p - '0');
-			nfrac++;
-		}
-	}
-	for (size_t i = 0; i < GP_ARRAY_SIZE(units); i++) {
-		if (strcmp(p, units[i].unit)) {
-			continue;
-		}
-		if (nfrac > units[i].digits) {
-			return false;
-		}
-		for (unsigned k = nfrac; k < units[i].digits; k++) {
-			frac *= 10;
-		}
-		return !gp_mul_overflow_u64(whole, units[i].ns, out) &&
-		       !gp_add_overflow_u64(*out, frac, out);
-	}
-	return false;
 }
 
 /* ---- loading traces, with progress on a terminal */
@@ -216,7 +132,7 @@ int cli_load_steps(struct gpa_model *m, char **args, size_t nargs, const char *s
 	if (ret) {
 		cli_error("%s", err);
 		gpa_model_release(m);
-		return ret == -GP_ERR_API ? CMD_USAGE : CMD_ERROR;
+		return cli_exit_code(ret, 0);
 	}
 	return CMD_OK;
 }

@@ -133,10 +133,6 @@ enum gpr_time_unit {
 
 /* "nsec", "usec", "msec", "sec" or "seconds" (nsys's spellings); -1 when unknown. */
 int gpr_time_unit_parse(const char *name);
-/* The unit as headers show it: "ns", "us", "ms", "s". */
-const char *gpr_time_unit_name(enum gpr_time_unit unit);
-/* nsys's display name of a report ("CUDA GPU Kernel Summary"); NULL when out of range. */
-const char *gpr_stats_title(unsigned report);
 
 /*
  * Renders computed stats reports, one after another, as one document: text

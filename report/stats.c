@@ -176,11 +176,6 @@ static const struct {
 #undef R_
 };
 
-const char *gpr_stats_title(unsigned report)
-{
-	return report < GPA_STATS__COUNT ? reports[report].title : NULL;
-}
-
 static const char *const unit_names[] = {"ns", "us", "ms", "s"};
 static const unsigned unit_decimals[] = {0, 3, 6, 9}; /* of ns */
 
@@ -194,11 +189,6 @@ int gpr_time_unit_parse(const char *name)
 		}
 	}
 	return !strcmp(name, "seconds") ? GPR_TIME_S : -1;
-}
-
-const char *gpr_time_unit_name(enum gpr_time_unit unit)
-{
-	return (unsigned)unit < GP_ARRAY_SIZE(unit_names) ? unit_names[unit] : "ns";
 }
 
 /* ------------------------------------------------------------- numbers */

@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gpuprof devices - the GPU peak table the MFU figures use, with the rows
+ * of a device file first.
+ */
+#include "base/compat.h"
+#include "analyze/mfu.h"
+#include "cli/cli.h"
+#include "report/report.h"
+
+#include <stdlib.h>
+
+struct devices_opts {
+	enum gpr_format format;
+	struct cli_mfu mfu; /* its device file */
+};
+
+/* The help lists no options: the usage line names them. */
+static const struct cli_option devices_options[] = {
+	{.type = CLI_OPT_ENUM, 'f', "format", "FORMAT", NULL,
+	 CLI_FIELD_(struct devices_opts, format), .flags = CLI_OPTF_HIDDEN,
+	 .parse = gpr_format_parse, .err = "unknown format '%s'"},
+	{.type = CLI_OPT_STRING, 0, "device-file", "FILE", NULL,
+	 CLI_FIELD_(struct devices_opts, mfu.device_file), .flags = CLI_OPTF_HIDDEN},
+	CLI_OPT_HELP(CLI_OPTF_HIDDEN),
+	CLI_OPT_END(),
+};
+
+const struct cli_command cmd_devices_opts = {
+	.usage = "usage: gpuprof devices [--format FORMAT] [--device-file FILE]\n"
+		 "\n"
+		 "Lists the GPU peak table: SMs, dense TFLOP/s per datatype, memory, NVLink and\n"
+		 "PCIe; rows marked 'verify' have figures whose sources disagree. With\n"
+		 "--device-file, the file's rows come first. See docs/mfu.md.\n",
+	.options = devices_options,
+	.msgs = &cli_msgs_either2,
+};
+
+/* The table, the device file's rows first, into out; false when out of memory. */
+static bool render(const struct devices_opts *o, struct gp_strbuf *out)
+{
+	size_t nb;
+	const struct gpa_devrow *b = gpa_devices_builtin(&nb);
+	struct gpa_devrow *all = calloc(nb + o->mfu.nrows, sizeof(*all));
+	struct gpr_table t;
+	bool ok = false;
+
+	if (!all) {
+		return false;
+	}
+	if (o->mfu.nrows) {
+		memcpy(all, o->mfu.rows, o->mfu.nrows * sizeof(*all));
+	}
+	memcpy(all + o->mfu.nrows, b, nb * sizeof(*all));
+	if (o->format == GPR_FORMAT_JSON) {
+		gp_strbuf_adds(out, "{\"schema\":\"gpuprof-devices/1\"");
+	}
+	if (!gpr_devices_table(&t, all, nb + o->mfu.nrows) &&
+	    !gpr_table_section(&t, o->format, "GPU peak table (dense TFLOP/s; INT8 TOPS)",
+			       "devices", true, out)) {
+		if (o->format == GPR_FORMAT_JSON) {
+			gp_strbuf_adds(out, "}\n");
+		}
+		ok = !out->failed;
+	}
+	free(all);
+	return ok;
+}
+
+int cmd_devices(int argc, char **argv)
+{
+	struct devices_opts o = {.format = GPR_FORMAT_TEXT};
+	struct gp_strbuf out = GP_STRBUF_INIT;
+	int nargs, status;
+
+	cli_mfu_init(&o.mfu);
+	status = cli_parse_options(&cmd_devices_opts, &o, argc, argv, &nargs);
+	if (status != CLI_PARSE_CONTINUE) {
+		return status;
+	}
+	if (nargs) {
+		return cli_cmd_usage_error(&cmd_devices_opts, "unexpected argument '%s'", argv[0]);
+	}
+	if (cli_mfu_load_file(&o.mfu)) {
+		return CMD_ERROR;
+	}
+	status = CMD_ERROR;
+	if (!render(&o, &out)) {
+		cli_error("out of memory");
+	} else if (cli_write_stdout(out.buf, out.len)) {
+		status = CMD_OK;
+	}
+	gp_strbuf_release(&out);
+	cli_mfu_release(&o.mfu);
+	return status;
+}
