@@ -21,6 +21,9 @@
 #ifndef GPA_MODEL_H
 #define GPA_MODEL_H
 
+#include "base/base.h"
+#include "trace/trace.h"
+
 #define GPA_NONE UINT32_MAX /* "no row" in index columns */
 
 /* X(type, column): the columns of each table. */

@@ -11,6 +11,7 @@
 #define GPA_OCCUPANCY_CALC_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* The device side. Sizes in bytes, counts per SM unless named otherwise. */
