@@ -4,7 +4,6 @@
 # known by name) and HTA's Kineto traces. Counts are checked against the
 # files themselves; the exposed table must add up.
 . "$TOP/tests/e2e/lib.sh"
-"$GPUPROF" help comm >/dev/null 2>&1 || exit 77
 A=$TOP/../shared/anchors
 [ -d "$A" ] || { echo "no ../shared/anchors: skipped"; exit 77; }
 command -v python3 >/dev/null || exit 77
