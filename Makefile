@@ -133,7 +133,28 @@ $(UNIT_REPORT): $(call obj,$(wildcard tests/unit/report/*.c)) $(UNIT_MAIN) \
 
 unit-bins: $(UNIT_BINS)
 
-test: all $(UNIT_BINS)
+# Small programs the e2e tests run from $(BUILD)/tests/ (tests/tools/*-drive.c): they call
+# the libraries directly, where no command does the same.
+E2E_PROGS := $(O)/tests/kineto-drive $(O)/tests/nsys-drive $(O)/tests/perfetto-drive
+$(O)/tests/kineto-drive $(O)/tests/nsys-drive: $(O)/tests/%: $(O)/tests/tools/%.o $(LIB_ANALYZE) \
+		$(LIB_TRACE) $(LIB_BASE)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
+$(O)/tests/perfetto-drive: $(call obj,tests/tools/perfetto-drive.c) $(LIB_REPORT) $(LIB_ANALYZE) \
+		$(LIB_TRACE) $(LIB_BASE)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
+
+# tests/e2e/t0006-install.sh: a program built as a user would, against the headers and
+# libraries installed under PREFIX alone. TEST_LDFLAGS: the sanitizer runtime under make check.
+.PHONY: install-prog
+install-prog:
+	@mkdir -p $(O)/tests
+	$(CC) -std=gnu11 -I$(PREFIX)/include/gpuprof tests/tools/install-prog.c \
+		$(PREFIX)/lib/libgptrace.a $(PREFIX)/lib/libgpbase.a $(TEST_LDFLAGS) \
+		$$(pkg-config --libs zlib libdeflate) -o $(O)/tests/install-prog
+
+test: all $(UNIT_BINS) $(E2E_PROGS)
 	@sh scripts/deps.sh test
 	@O=$(O) TEST_LDFLAGS='$(LDFLAGS)' sh tests/run-tests.sh $(UNIT_BINS)
 
