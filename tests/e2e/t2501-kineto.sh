@@ -5,8 +5,8 @@
 # tests/tools/kineto-drive.c calls the importer and counts what it wrote.
 . "$TOP/tests/e2e/lib.sh"
 
-anchors=$TOP/../shared/anchors/kineto/hta
-[ -d "$anchors" ] || exit 77
+need_anchors kineto/hta
+anchors=$ANCHORS/kineto/hta
 command -v python3 >/dev/null 2>&1 || exit 77
 
 drv=$BUILD/tests/kineto-drive

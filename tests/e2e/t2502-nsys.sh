@@ -5,11 +5,8 @@
 # export's own SELECT count(*). Skips when the anchors or python3 are absent.
 . "$TOP/tests/e2e/lib.sh"
 
-anchors=$TOP/../shared/anchors/nsys
-if [ ! -d "$anchors" ] || ! ls "$anchors"/*.sqlite >/dev/null 2>&1; then
-	echo "skip: no $anchors"
-	exit 77
-fi
+need_anchors 'nsys/*.sqlite'
+anchors=$ANCHORS/nsys
 command -v python3 >/dev/null 2>&1 || { echo "skip: no python3"; exit 77; }
 
 imp=$BUILD/tests/nsys-drive # tests/tools/nsys-drive.c
