@@ -175,8 +175,8 @@ check-headers: | $(DEPS_STAMP)
 	for h in $$(find $(wildcard $(HEADER_DIRS)) -name '*.h' | LC_ALL=C sort); do \
 		n=$$((n + 1)); \
 		printf '#include "%s"\n#include "%s"\n' $$h $$h | \
-			$(CC) $(CFLAGS) $(PKG_CFLAGS) -isystem $(CUDA_HOME)/include -fmax-errors=3 -x c \
-				-fsyntax-only - || \
+			$(CC) $(CFLAGS) $(PKG_CFLAGS) -isystem $(CUDA_HOME)/include -fmax-errors=3 \
+				-x c -fsyntax-only - || \
 			{ echo "check-headers: $$h does not compile on its own"; bad=1; }; \
 	done; \
 	[ $$bad = 0 ] && echo "check-headers: ok ($$n headers)"
