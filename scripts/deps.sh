@@ -8,8 +8,8 @@
 # usage: scripts/deps.sh [fuzz|test]
 #   fuzz: also clang and its libFuzzer runtime
 #   test: also what some tests use: Chromium (headless browser checks of the
-#         HTML outputs) and xmllint. Optional: without root they are only
-#         suggested, and the tests that need them skip.
+#         HTML outputs), xmllint, python3 and sqlite3. Optional: without root
+#         they are only suggested, and the tests that need them skip.
 set -u
 
 missing=""
@@ -54,6 +54,9 @@ if [ "${1:-}" = test ]; then
 	optional=1
 	need_cmd chromium chromium
 	need_cmd xmllint libxml2-utils
+	# many e2e tests check outputs with Python; one reads an nsys export with sqlite3
+	need_cmd python3 python3
+	need_cmd sqlite3 sqlite3
 fi
 
 [ -z "$missing" ] && exit 0

@@ -20,6 +20,8 @@
 #ifndef GPT_RECORDS_H
 #define GPT_RECORDS_H
 
+#include <stdint.h>
+
 /* The process that wrote the trace; one at start, optionally one more at close. */
 #define GPT_PROCESS_FIELDS(X)                                                                      \
 	X(1, u64, ts, DELTA, 0)                                                                    \

@@ -7,6 +7,40 @@ fail() {
 	exit 1
 }
 
+# The real traces beside the checkout (../shared/anchors; GPUPROF_ANCHORS names
+# another place). Without them the tests that read them skip, except in CI
+# (CI=true), which has them: there a missing anchor fails the test.
+ANCHORS=${GPUPROF_ANCHORS:-$TOP/../shared/anchors}
+
+# no_anchors WHAT: skip the test for want of WHAT (under $ANCHORS), or fail in CI.
+no_anchors() {
+	if [ "${CI:-}" = true ]; then
+		fail "no $ANCHORS/$1: in CI (CI=true) ../shared/anchors must be beside the checkout"
+	fi
+	echo "skip: no $ANCHORS/$1"
+	exit 77
+}
+
+# have_anchors PATH...: whether every PATH (a glob) under $ANCHORS exists, for a
+# test's optional part; in CI a missing one fails the test.
+have_anchors() {
+	for anchor_ in "$@"; do
+		for match_ in "$ANCHORS"/$anchor_; do
+			[ -e "$match_" ] && continue 2
+		done
+		[ "${CI:-}" = true ] && no_anchors "$anchor_"
+		return 1
+	done
+	return 0
+}
+
+# need_anchors PATH...: skip the test (fail in CI) unless every PATH exists.
+need_anchors() {
+	for anchor_ in "$@"; do
+		have_anchors "$anchor_" || no_anchors "$anchor_"
+	done
+}
+
 # expect_rc WANT CMD...: run CMD, check its exit status; output in out/err.
 expect_rc() {
 	want=$1

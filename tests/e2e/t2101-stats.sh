@@ -4,10 +4,6 @@
 # cuda_gpu_trace rows by an independent implementation (Python).
 . "$TOP/tests/e2e/lib.sh"
 
-if ! "$GPUPROF" help stats >/dev/null 2>&1; then
-	echo "skip: 'stats' is not in the command table"
-	exit 77
-fi
 "$TRACEGEN" --seed 21 --steps 2 --kernels 5 --copies 2 --devices 2 --nvtx-depth 1 --all-kinds \
 	-o a.gpz >/dev/null || fail "tracegen"
 all=cuda_gpu_kern_sum,cuda_gpu_mem_time_sum,cuda_gpu_mem_size_sum,cuda_api_sum,nvtx_sum

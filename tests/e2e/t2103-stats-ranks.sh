@@ -4,10 +4,6 @@
 # processes and devices, and the GPU trace interleaves them by start.
 . "$TOP/tests/e2e/lib.sh"
 
-if ! "$GPUPROF" help stats >/dev/null 2>&1; then
-	echo "skip: 'stats' is not in the command table"
-	exit 77
-fi
 mkdir run
 "$TRACEGEN" --seed 5 --steps 2 --kernels 4 --copies 1 --devices 2 --ranks 2 -o run/rank%r.gpz \
 	>/dev/null || fail "tracegen"

@@ -5,45 +5,16 @@
 # export's own SELECT count(*). Skips when the anchors or python3 are absent.
 . "$TOP/tests/e2e/lib.sh"
 
-anchors=$TOP/../shared/anchors/nsys
-if [ ! -d "$anchors" ] || ! ls "$anchors"/*.sqlite >/dev/null 2>&1; then
-	echo "skip: no $anchors"
-	exit 77
-fi
+need_anchors 'nsys/*.sqlite'
+anchors=$ANCHORS/nsys
 command -v python3 >/dev/null 2>&1 || { echo "skip: no python3"; exit 77; }
 
-cat >imp.c <<'C'
-#include "base/compat.h"
-#include "import/import.h"
-#include <stdio.h>
-int main(int argc, char **argv)
-{
-	struct gpt_writer *w;
-	char err[512];
-	int ret;
-
-	if (argc != 3 || gpt_writer_open(argv[2], NULL, &w)) {
-		return 2;
-	}
-	ret = gpa_import_nsys(argv[1], w, err, sizeof(err));
-	if (gpt_writer_close(w) && !ret) {
-		return 1;
-	}
-	if (ret) {
-		fprintf(stderr, "%s\n", err);
-		return 1;
-	}
-	return 0;
-}
-C
-# TEST_LDFLAGS: the sanitizer runtime when the suite runs under make check.
-cc -std=gnu11 -I"$TOP" imp.c "$BUILD/libgpimport.a" "$BUILD/libgptrace.a" \
-	"$BUILD/libgpbase.a" ${TEST_LDFLAGS:-} $(pkg-config --libs zlib libdeflate sqlite3) -lm \
-	-o imp || fail "cannot build the import driver"
+imp=$BUILD/tests/nsys-drive # tests/tools/nsys-drive.c
+[ -x "$imp" ] || fail "missing $imp (build first)"
 
 for db in "$anchors"/*.sqlite; do
 	name=$(basename "$db" .sqlite)
-	./imp "$db" "$name.gpz" 2>err || fail "$name: import failed: $(cat err)"
+	"$imp" "$db" "$name.gpz" 2>err || fail "$name: import failed: $(cat err)"
 	"$GPUPROF" info "$name.gpz" >info 2>&1 || fail "$name: info failed: $(cat info)"
 	grep -q 'integrity   ok' info || fail "$name: $(cat info)"
 	want=$(python3 - "$db" <<'PY'
@@ -70,10 +41,10 @@ done
 
 # Not an export: one clear line, no crash.
 echo "not a database" >text.sqlite
-./imp text.sqlite t.gpz 2>err && fail "a text file imported"
+"$imp" text.sqlite t.gpz 2>err && fail "a text file imported"
 grep -q "text.sqlite: not a readable SQLite database" err || fail "text: $(cat err)"
 python3 -c 'import sqlite3; sqlite3.connect("other.sqlite").execute("CREATE TABLE t (a)")'
-./imp other.sqlite o.gpz 2>err && fail "a non-nsys database imported"
+"$imp" other.sqlite o.gpz 2>err && fail "a non-nsys database imported"
 grep -q "other.sqlite: not an Nsight Systems export (no CUPTI_ACTIVITY_KIND_KERNEL or StringIds table)" err ||
 	fail "other: $(cat err)"
 exit 0

@@ -54,8 +54,8 @@ expect_rc 1 "$GPUPROF" convert nosuch.json o.gpz
 expect_rc 2 "$GPUPROF" convert k.json
 
 # A real nsys export, when the shared anchors are beside the checkout.
-nsys="$TOP/../shared/anchors/nsys/mfu_2gpu_before.sqlite"
-if [ -f "$nsys" ]; then
+nsys=$ANCHORS/nsys/mfu_2gpu_before.sqlite
+if have_anchors nsys/mfu_2gpu_before.sqlite; then
 	expect_rc 0 "$GPUPROF" convert "$nsys" n.gpz
 	expect_rc 0 "$GPUPROF" info --json n.gpz
 	want=$(python3 -c "import sqlite3; print(sqlite3.connect('file:$nsys?mode=ro', uri=True).execute('select count(*) from CUPTI_ACTIVITY_KIND_KERNEL').fetchone()[0])")

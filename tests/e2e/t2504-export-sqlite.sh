@@ -70,8 +70,8 @@ expect_rc 2 "$GPUPROF" export t.gpz
 expect_rc 2 "$GPUPROF" export --sqlite y.sqlite
 
 # Real nsys exports: the same SQL gives the same rows after the round trip.
-anchors=$TOP/../shared/anchors/nsys
-if [ ! -d "$TOP/../shared" ] || ! ls "$anchors"/*.sqlite >/dev/null 2>&1; then
+anchors=$ANCHORS/nsys
+if ! have_anchors 'nsys/*.sqlite'; then
 	echo "skip: no $anchors (generated trace checked)"
 	exit 0
 fi

@@ -5,55 +5,8 @@
 # for every process and thread, the kernel count, exact timestamps.
 . "$TOP/tests/e2e/lib.sh"
 
-case $O in
-/*) lib=$O ;;
-*) lib=$BUILD ;;
-esac
-for a in libgpreport.a libgpanalyze.a libgpimport.a libgptrace.a libgpbase.a; do
-	[ -f "$lib/$a" ] || fail "missing $lib/$a (build first)"
-done
-cat >prog.c <<'C'
-#include "base/compat.h"
-#include "analyze/model.h"
-#include "report/report.h"
-#include <stdio.h>
-#include <time.h>
-int main(int argc, char **argv)
-{
-	struct gpa_model m;
-	char err[512] = "";
-	struct timespec a, b, c;
-
-	if (argc < 3) {
-		fprintf(stderr, "usage: prog OUT TRACE...\n");
-		return 2;
-	}
-	clock_gettime(CLOCK_MONOTONIC, &a);
-	if (gpa_model_load(&m, (const char *const *)argv + 2, (size_t)argc - 2, NULL, err,
-			   sizeof(err))) {
-		fprintf(stderr, "load: %s\n", err);
-		return 1;
-	}
-	clock_gettime(CLOCK_MONOTONIC, &b);
-	if (gpr_export_perfetto(&m, argv[1], err, sizeof(err))) {
-		fprintf(stderr, "export: %s\n", err);
-		gpa_model_release(&m);
-		return 1;
-	}
-	clock_gettime(CLOCK_MONOTONIC, &c);
-	fprintf(stderr, "load %.3f s, export %.3f s\n",
-		(double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9,
-		(double)(c.tv_sec - b.tv_sec) + (double)(c.tv_nsec - b.tv_nsec) / 1e9);
-	gpa_model_release(&m);
-	return 0;
-}
-C
-# TEST_LDFLAGS: the sanitizer runtime when the suite runs under make check.
-cc -std=gnu11 -I"$TOP" $(pkg-config --cflags libxml-2.0 libisal) prog.c "$lib/libgpreport.a" \
-	"$lib/libgpanalyze.a" "$lib/libgpimport.a" "$lib/libgptrace.a" "$lib/libgpbase.a" \
-	${TEST_LDFLAGS:-} \
-	$(pkg-config --libs zlib libdeflate sqlite3 libxml-2.0 libpcre2-8 libisal) -liberty -lm -o prog ||
-	fail "cannot build the export program"
+prog=$BUILD/tests/perfetto-drive # tests/tools/perfetto-drive.c
+[ -x "$prog" ] || fail "missing $prog (build first)"
 
 cat >check.py <<'PY'
 import json, re, sys
@@ -155,7 +108,7 @@ PY
 # One process, two devices, every record kind.
 "$TRACEGEN" --seed 7 --steps 3 --kernels 20 --copies 3 --devices 2 --streams 3 --nvtx-depth 2 \
 	--all-kinds -o a.gpz >/dev/null || fail "tracegen"
-expect_rc 0 ./prog a.json a.gpz
+expect_rc 0 "$prog" a.json a.gpz
 expect_rc 0 "$GPUPROF" info --json a.gpz
 mv out info.json
 expect_rc 0 "$GPUPROF" dump --json a.gpz
@@ -165,14 +118,14 @@ grep -q '"GPU 1: ' a.json || fail "no second device"
 
 # Two ranks: two processes, their GPUs named with the rank.
 "$TRACEGEN" --seed 8 --steps 2 --kernels 10 --ranks 2 -o r%r.gpz >/dev/null || fail "tracegen ranks"
-expect_rc 0 ./prog r.json r0.gpz r1.gpz
+expect_rc 0 "$prog" r.json r0.gpz r1.gpz
 expect_rc 0 "$GPUPROF" info --json r0.gpz r1.gpz
 mv out rinfo.json
 python3 check.py r.json rinfo.json - >out 2>&1 || { cat out; fail "r.json is not valid"; }
 grep -q '(rank 1)"' r.json || fail "GPU of rank 1 not labeled"
 
 # An unwritable path fails with the reason and leaves nothing behind.
-expect_rc 1 ./prog nodir/x.json a.gpz
+expect_rc 1 "$prog" nodir/x.json a.gpz
 grep -q "cannot open 'nodir/x.json'" err || fail "error: $(cat err)"
 
 # The command: gpuprof export --perfetto, to a file and to standard output.

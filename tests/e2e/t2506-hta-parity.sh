@@ -13,9 +13,9 @@
 #     hta-noround mode gives the same as our default) - "where HTA is right".
 . "$TOP/tests/e2e/lib.sh"
 
-anchors=$TOP/../shared/anchors/kineto/hta
-refs=$TOP/../shared/anchors/kineto/hta_reference
-[ -d "$anchors" ] && [ -d "$refs" ] || exit 77
+need_anchors kineto/hta kineto/hta_reference
+anchors=$ANCHORS/kineto/hta
+refs=$ANCHORS/kineto/hta_reference
 command -v python3 >/dev/null 2>&1 || exit 77
 
 python3 - "$anchors" "$refs" "$GPUPROF" <<'PY' || fail "HTA parity"

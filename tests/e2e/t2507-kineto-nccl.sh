@@ -6,8 +6,8 @@
 # each collective once, timed on the GPU by its kernel.
 . "$TOP/tests/e2e/lib.sh"
 
-a=$TOP/../shared/anchors/kineto/hta/nccl_parser_config/nccl_data.json.gz
-[ -f "$a" ] || exit 77
+need_anchors kineto/hta/nccl_parser_config/nccl_data.json.gz
+a=$ANCHORS/kineto/hta/nccl_parser_config/nccl_data.json.gz
 expect_rc 0 "$GPUPROF" convert "$a" n.gpz
 expect_rc 0 "$GPUPROF" dump --json --kind nccl n.gpz
 cp out nccl.jsonl

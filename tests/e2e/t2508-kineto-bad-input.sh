@@ -43,8 +43,8 @@ bad junk.json.gz "garbage after gzip member"
 expect_rc 1 "$GPUPROF" convert two.json.gz o.gpz # two members: two top-level values
 grep -q "expected the end of the JSON" err || fail "two members: $(cat err)"
 
-a=$TOP/../shared/anchors/kineto/hta/nccl_parser_config/nccl_data.json.gz
-[ -f "$a" ] || exit 0
+have_anchors kineto/hta/nccl_parser_config/nccl_data.json.gz || exit 0
+a=$ANCHORS/kineto/hta/nccl_parser_config/nccl_data.json.gz
 size=$(wc -c <"$a")
 for k in 1 2 3 5 8 13 21 34 55 89; do
 	cut=$((size * k / 100))

@@ -5,13 +5,13 @@
 # the estimate the PyTorch profiler wrote into the trace, group by group.
 . "$TOP/tests/e2e/lib.sh"
 
-anchors=$TOP/../shared/anchors
-[ -d "$anchors/kineto/hta" ] || exit 77
+need_anchors kineto/hta
+anchors=$ANCHORS
 n=0
 for f in "$anchors/kineto/hta/negative_queue_length_values_check/rank0.json.gz" \
 	"$anchors/kineto/hta/nccl_parser_config/nccl_data.json.gz" \
 	"$anchors/kineto/hta/trace_diff/test/test.json.gz"; do
-	[ -f "$f" ] || continue
+	have_anchors "${f#"$anchors"/}" || continue
 	n=$((n + 1))
 	expect_rc 0 "$GPUPROF" stats --report cuda_gpu_kern_sum --format json "$f"
 	cp out kern.json
@@ -41,7 +41,7 @@ done
 # An nsys export with GPU information (TARGET_INFO_GPU): an A100-SXM4-40GB running saxpy
 # with 512-thread blocks of 26 registers: 4 blocks (64 warps), warps and registers tie.
 db=$anchors/nsys/saxpy-mpi-cuda_nsys_perlmutter0.sqlite
-if [ -f "$db" ]; then
+if have_anchors nsys/saxpy-mpi-cuda_nsys_perlmutter0.sqlite; then
 	n=$((n + 1))
 	expect_rc 0 "$GPUPROF" occupancy --format csv --no-whatif "$db"
 	grep -qF '"saxpy(double *, double *, double *, double, int)",0,5,88573480,2x1x1,512x1x1,26,0,4,64,100.00,warps+registers,recorded,0.46,' out ||
@@ -50,5 +50,5 @@ if [ -f "$db" ]; then
 	grep -q '^device,A100 SXM4 40GB (table)$' out || fail "A100 not matched: $(head -3 out)"
 	grep -q '^peak bf16 (TFLOP/s per GPU),312$' out || fail "A100 peak"
 fi
-[ "$n" -gt 0 ] || exit 77
+[ "$n" -gt 0 ] || no_anchors "kineto/hta and nsys traces"
 exit 0

@@ -4,9 +4,9 @@
 # 1 = pageable. Import and the SQLite export must translate both ways.
 . "$TOP/tests/e2e/lib.sh"
 
-anchors=$TOP/../shared/anchors
+need_anchors nsys/mock.sqlite
+anchors=$ANCHORS
 db=$anchors/nsys/mock.sqlite
-[ -f "$db" ] || exit 77
 command -v sqlite3 >/dev/null 2>&1 || exit 77
 
 # The anchor's own enum table says what its numbers mean.

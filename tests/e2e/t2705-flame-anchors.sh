@@ -5,12 +5,12 @@
 # and a speedscope file; the two MFU exports give a differential graph.
 . "$TOP/tests/e2e/lib.sh"
 
-anchors=$TOP/../shared/anchors
-[ -d "$anchors/kineto/hta" ] || [ -d "$anchors/nsys" ] || exit 77
+anchors=$ANCHORS
+have_anchors kineto/hta || have_anchors nsys || no_anchors "kineto/hta and nsys"
 
 find "$anchors/kineto/hta" "$anchors/nsys" \( -name '*.json' -o -name '*.json.gz' -o \
 	-name '*.sqlite' \) 2>/dev/null | sort >list
-[ -s list ] || exit 77
+[ -s list ] || no_anchors "kineto/hta and nsys traces"
 n=0
 while read -r f; do
 	n=$((n + 1))
@@ -46,7 +46,7 @@ PY
 done <list
 echo "$n anchors" >&2
 
-if [ -f "$anchors/nsys/mfu_2gpu_before.sqlite" ] && [ -f "$anchors/nsys/mfu_2gpu_after.sqlite" ]; then
+if have_anchors nsys/mfu_2gpu_before.sqlite nsys/mfu_2gpu_after.sqlite; then
 	expect_rc 0 "$GPUPROF" flame --diff "$anchors/nsys/mfu_2gpu_before.sqlite" -- \
 		"$anchors/nsys/mfu_2gpu_after.sqlite"
 	[ -s out ] || fail "empty differential graph"

@@ -3,7 +3,6 @@
 # 400 us late at every AllReduce) and known overlap (tests/tools/gen-nccl.c):
 # golden text, JSON, CSV and Markdown, and the known answers checked exactly.
 . "$TOP/tests/e2e/lib.sh"
-"$GPUPROF" help comm >/dev/null 2>&1 || exit 77
 
 mkdir g
 "$TRACEGEN" --nccl --ranks 4 --straggler 2 --steps 4 -o 'g/r%r.gpz' >/dev/null || fail tracegen

@@ -3,7 +3,6 @@
 # the skew is exactly (n-1) * 10 us; without NCCL records (kernels known by
 # name only) the exposed times are the same and no operation is matched.
 . "$TOP/tests/e2e/lib.sh"
-"$GPUPROF" help comm >/dev/null 2>&1 || exit 77
 
 mkdir a b
 "$TRACEGEN" --nccl --ranks 3 --steps 2 -o 'a/r%r.gpz' >/dev/null || fail tracegen

@@ -4,7 +4,6 @@
 # it; the NCCL name rule does not apply to unlinked kernels of a process
 # whose kernels link to NCCL records; bad input is one line and exit 1.
 . "$TOP/tests/e2e/lib.sh"
-"$GPUPROF" help comm >/dev/null 2>&1 || exit 77
 
 mkdir g
 "$TRACEGEN" --nccl --ranks 2 --steps 2 -o 'g/r%r.gpz' >/dev/null || fail tracegen

@@ -4,13 +4,12 @@
 # known by name) and HTA's Kineto traces. Counts are checked against the
 # files themselves; the exposed table must add up.
 . "$TOP/tests/e2e/lib.sh"
-"$GPUPROF" help comm >/dev/null 2>&1 || exit 77
-A=$TOP/../shared/anchors
-[ -d "$A" ] || { echo "no ../shared/anchors: skipped"; exit 77; }
+need_anchors nsys kineto/hta
+A=$ANCHORS
 command -v python3 >/dev/null || exit 77
 
 for db in "$A"/nsys/mfu_2gpu_before.sqlite "$A"/nsys/mfu_2gpu_after.sqlite; do
-	[ -f "$db" ] || continue
+	have_anchors "${db#"$A"/}" || continue
 	expect_rc 0 "$GPUPROF" comm --format json "$db"
 	python3 - "$db" <<'PY' || fail "$db"
 import json, sqlite3, sys
@@ -35,7 +34,7 @@ done
 
 for j in "$A"/kineto/hta/nccl_parser_config/nccl_data.json.gz "$A"/kineto/hta/trace_diff/control/control.json.gz \
 	"$A"/kineto/hta/trace_diff/test/test.json.gz; do
-	[ -f "$j" ] || continue
+	have_anchors "${j#"$A"/}" || continue
 	expect_rc 0 "$GPUPROF" comm --format json "$j"
 	python3 - "$j" <<'PY' || fail "$j"
 import gzip, json, sys

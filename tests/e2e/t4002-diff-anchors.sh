@@ -5,8 +5,9 @@
 # both verdicts.
 . "$TOP/tests/e2e/lib.sh"
 
-A="$TOP/../shared/anchors"
-[ -f "$A/nsys/mfu_2gpu_before.sqlite" ] && [ -d "$A/kineto/hta/trace_diff/control" ] || exit 77
+need_anchors nsys/mfu_2gpu_before.sqlite nsys/mfu_2gpu_after.sqlite kineto/hta/trace_diff/control \
+	kineto/hta/trace_diff/test
+A=$ANCHORS
 
 cp "$A/nsys/mfu_2gpu_before.sqlite" before.sqlite
 cp "$A/nsys/mfu_2gpu_after.sqlite" after.sqlite

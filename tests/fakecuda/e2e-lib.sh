@@ -40,8 +40,3 @@ fail() {
 stat_val() {
 	"$CHECK" stat "$1" | sed -n "s/^$2 //p" | head -n 1
 }
-
-# Whether `gpuprof record` is wired into the command.
-have_record() {
-	[ -x "$GPUPROF" ] && "$GPUPROF" record --help 2>/dev/null | grep -q 'usage: gpuprof record'
-}

@@ -2,6 +2,8 @@
 #include "base/compat.h"
 #include "tests/unit/test.h"
 
+#include <dirent.h>
+#include <limits.h>
 #include <stdio.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -34,6 +36,49 @@ const char *test_tmpdir(void)
 		}
 	}
 	return tmpdir;
+}
+
+static bool is_dir(const char *path)
+{
+	DIR *d = opendir(path);
+
+	if (d) {
+		closedir(d);
+	}
+	return d != NULL;
+}
+
+const char *test_anchors(const char *sub)
+{
+	static char dir[PATH_MAX];
+	const char *env = getenv("GPUPROF_ANCHORS");
+	const char *top = getenv("TOP");
+	const char *ci = getenv("CI");
+
+	if (env && *env) {
+		snprintf(dir, sizeof(dir), "%s/%s", env, sub);
+		if (is_dir(dir)) {
+			return dir;
+		}
+	} else {
+		const char *bases[] = {top, ".", ".."};
+
+		for (size_t i = 0; i < GP_ARRAY_SIZE(bases); i++) {
+			if (!bases[i]) {
+				continue;
+			}
+			snprintf(dir, sizeof(dir), "%s/../shared/anchors/%s", bases[i], sub);
+			if (is_dir(dir)) {
+				return dir;
+			}
+		}
+		snprintf(dir, sizeof(dir), "../shared/anchors/%s", sub);
+	}
+	if (ci && !strcmp(ci, "true")) {
+		TFAIL("no %s: in CI (CI=true) ../shared/anchors must be beside the checkout",
+		      dir);
+	}
+	return NULL;
 }
 
 static void rm_tmpdir(void)

@@ -87,4 +87,12 @@ extern int test_failures; /* in the current case */
 /* A scratch directory for the case, removed by the harness afterwards. */
 const char *test_tmpdir(void);
 
+/*
+ * The real traces beside the checkout: SUB under $GPUPROF_ANCHORS, else under
+ * ../shared/anchors (from $TOP, or from the working directory or its parent);
+ * NULL when it is not there, and the case skips what needs it. In CI (CI=true)
+ * the anchors are expected: a missing SUB also fails the case.
+ */
+const char *test_anchors(const char *sub);
+
 #endif /* GP_TEST_H */

@@ -8,7 +8,6 @@
 #include "import/import-test.h"
 #include "tests/unit/test.h"
 
-#include <dirent.h>
 #include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
@@ -758,35 +757,10 @@ static int each_anchor(const char *path, const struct stat *st, int type, struct
 	return 0;
 }
 
-/* Where ../shared/anchors/kineto is, or NULL. */
-static const char *kineto_anchors(void)
-{
-	static char dir[PATH_MAX];
-	const char *top = getenv("TOP");
-	const char *cands[] = {"../shared/anchors/kineto", "../../shared/anchors/kineto"};
-	DIR *d;
-
-	if (top) {
-		snprintf(dir, sizeof(dir), "%s/../shared/anchors/kineto", top);
-		if ((d = opendir(dir))) {
-			closedir(d);
-			return dir;
-		}
-	}
-	for (size_t i = 0; i < sizeof(cands) / sizeof(cands[0]); i++) {
-		if ((d = opendir(cands[i]))) {
-			closedir(d);
-			snprintf(dir, sizeof(dir), "%s", cands[i]);
-			return dir;
-		}
-	}
-	return NULL;
-}
-
 /* Every real Kineto trace: the fast path writes the very bytes the token loop does. */
 TEST(kineto_fast_path_equals_token_loop_on_anchors)
 {
-	const char *dir = kineto_anchors();
+	const char *dir = test_anchors("kineto");
 
 	if (!dir) {
 		printf("  (no anchors directory: skipped)\n");
@@ -840,7 +814,7 @@ static void damaged_both_ways(const uint8_t *text, size_t len, uint64_t seed, in
 TEST(kineto_fast_path_equals_token_loop_on_damaged_json)
 {
 	int variants = 0, differ = 0;
-	const char *dir = kineto_anchors();
+	const char *dir = test_anchors("kineto");
 
 	damaged_both_ways((const uint8_t *)modern, strlen(modern), 0x9e3779b97f4a7c15ull,
 			  &variants, &differ);

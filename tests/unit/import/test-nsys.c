@@ -536,35 +536,6 @@ TEST(nsys_bad_rows)
 	CHECK_CONTAINS(err, "table CUPTI_ACTIVITY_KIND_MEMCPY: no column bytes");
 }
 
-/* Where ../shared/anchors/nsys is, or NULL. */
-static const char *anchors_dir(void)
-{
-	static char dir[PATH_MAX];
-	const char *top = getenv("TOP");
-	const char *cands[] = {"../shared/anchors/nsys", "../../shared/anchors/nsys"};
-
-	if (top) {
-		DIR *d;
-
-		snprintf(dir, sizeof(dir), "%s/../shared/anchors/nsys", top);
-		d = opendir(dir);
-		if (d) {
-			closedir(d);
-			return dir;
-		}
-	}
-	for (size_t i = 0; i < GP_ARRAY_SIZE(cands); i++) {
-		DIR *d = opendir(cands[i]);
-
-		if (d) {
-			closedir(d);
-			snprintf(dir, sizeof(dir), "%s", cands[i]);
-			return dir;
-		}
-	}
-	return NULL;
-}
-
 static uint64_t count_rows(const char *path, const char *sql)
 {
 	sqlite3 *db = NULL;
@@ -582,7 +553,7 @@ static uint64_t count_rows(const char *path, const char *sql)
 
 TEST(nsys_anchors)
 {
-	const char *dir = anchors_dir();
+	const char *dir = test_anchors("nsys");
 	struct dirent *e;
 	int files = 0;
 	DIR *d;
@@ -641,7 +612,7 @@ TEST(nsys_anchors)
 
 TEST(nsys_truncated)
 {
-	const char *dir = anchors_dir();
+	const char *dir = test_anchors("nsys");
 	char src[PATH_MAX], cut[PATH_MAX], err[512];
 	struct gpt_writer *w = NULL;
 	char *buf;
