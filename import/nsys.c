@@ -760,10 +760,10 @@ enum {
 };
 
 static const char *const kernel_cols[K__N] = {
-	"*start", "*end", "*deviceId", "*contextId", "*streamId", "correlationId", "*demangledName",
-	"shortName", "mangledName", "launchType", "cacheConfig", "*registersPerThread", "*gridX",
-	"*gridY", "*gridZ", "*blockX", "*blockY", "*blockZ", "*staticSharedMemory",
-	"*dynamicSharedMemory", "localMemoryPerThread", "localMemoryTotal", "gridId",
+	"*start", "*end", "*deviceId", "contextId", "*streamId", "correlationId", "*demangledName",
+	"shortName", "mangledName", "launchType", "cacheConfig", "registersPerThread", "*gridX",
+	"*gridY", "*gridZ", "*blockX", "*blockY", "*blockZ", "staticSharedMemory",
+	"dynamicSharedMemory", "localMemoryPerThread", "localMemoryTotal", "gridId",
 	"sharedMemoryExecuted", "graphNodeId", "sharedMemoryLimitConfig", "graphId", "clusterX",
 	"clusterY", "clusterZ", "clusterSchedulingPolicy", "maxPotentialClusterSize",
 	"maxActiveClusters", "sharedMemoryRequestedPercentage",
@@ -850,7 +850,7 @@ enum {
 };
 
 static const char *const memcpy_cols[M__N] = {
-	"*start", "*end", "*deviceId", "*contextId", "*streamId", "correlationId", "*bytes",
+	"*start", "*end", "*deviceId", "contextId", "*streamId", "correlationId", "*bytes",
 	"*copyKind", "srcKind", "dstKind", "srcDeviceId", "srcContextId", "dstDeviceId",
 	"dstContextId", "graphNodeId", "copyCount",
 };
@@ -936,10 +936,22 @@ static int api_row(struct imp *im, struct tab *t, bool driver)
 		return 0;
 	}
 	a.domain = cls == 1 ? GPT_API_DRIVER : GPT_API_RUNTIME;
-	ret = get_span(t, A_START, A_END, &a.start, &a.end);
+	/* Synthetic exports hold calls before the session's time zero: skip those that ended
+	 * before it, start the others at zero. */
+	int64_t s, e;
+	ret = get_int(t, A_START, INT64_MIN, INT64_MAX, 0, &s);
+	if (!ret) {
+		ret = get_int(t, A_END, INT64_MIN, INT64_MAX, s, &e);
+	}
 	if (ret) {
 		return ret;
 	}
+	if (e < 0) {
+		im->st->skipped_api++;
+		return 0;
+	}
+	a.start = s < 0 ? 0 : (uint64_t)s;
+	a.end = (uint64_t)e;
 	GET_BITS(t, A_TID, gtid);
 	a.tid = tid_of(gtid);
 	GET_U(t, A_CORR, UINT32_MAX, a.correlation);
