@@ -7,6 +7,7 @@
 #include "base/compat.h"
 #include "analyze/model.h"
 #include "analyze/comm.h"
+#include "analyze/findings.h"
 #include "analyze/flame.h"
 #include "analyze/gaps.h"
 #include "analyze/mfu.h"
@@ -113,6 +114,9 @@ static int parse_format(struct cli_ctx *ctx, const struct cli_option *opt, const
 	return 0;
 }
 
+/* Longest gaps the gap analysis keeps for the findings' evidence (the report lists --top). */
+#define FINDING_GAPS 100
+
 static int run(const struct report_opts *o, char **args, size_t nargs)
 {
 	struct gpa_model m;
@@ -126,6 +130,9 @@ static int run(const struct report_opts *o, char **args, size_t nargs)
 	struct gpa_mfu mfu = {0};
 	struct gpa_occ_opts occ_opts = {.device = -1};
 	struct gpa_comm comm = {0};
+	struct gpa_findings fnd = {0};
+	struct gpa_gaps_opts gaps_opts = o->gaps;
+	struct gpa_gaps shown;
 	struct gpa_comm_opts comm_opts;
 	struct gp_strbuf out = GP_STRBUF_INIT;
 	char err[512];
@@ -134,9 +141,13 @@ static int run(const struct report_opts *o, char **args, size_t nargs)
 	if (cli_load_model(&m, args, nargs)) {
 		return CMD_ERROR;
 	}
+	/* The findings' evidence draws on more of the longest gaps than the report lists. */
+	if (gaps_opts.top < FINDING_GAPS) {
+		gaps_opts.top = FINDING_GAPS;
+	}
 	ret = gpa_steps_find(&m, o->step_regex, &steps, err, sizeof(err));
 	if (!ret) {
-		ret = gpa_gaps_analyze(&m, &steps, &o->gaps, &gaps, err, sizeof(err));
+		ret = gpa_gaps_analyze(&m, &steps, &gaps_opts, &gaps, err, sizeof(err));
 	}
 	if (ret) {
 		cli_error("%s", err);
@@ -163,11 +174,22 @@ static int run(const struct report_opts *o, char **args, size_t nargs)
 		cli_error("%s", err);
 		goto out;
 	}
+	struct gpa_findings_in fin = {.m = &m, .steps = &steps, .gaps = &gaps, .comm = &comm,
+				      .occ = &occ, .mfu = &mfu};
+	if (gpa_findings_build(&fin, &fnd)) {
+		cli_error("out of memory");
+		goto out;
+	}
+	shown = gaps;
+	shown.top_n = o->gaps.top;
+	if (shown.top.n > o->gaps.top) {
+		shown.top.n = o->gaps.top;
+	}
 	struct gpr_report_parts parts = {
 		.m = &m,
 		.steps = &steps,
 		.ov = &ov,
-		.gaps = &gaps,
+		.gaps = &shown,
 		.kernels = &kern,
 		.top_kernels = o->top,
 		.max_steps = o->max_steps,
@@ -175,6 +197,7 @@ static int run(const struct report_opts *o, char **args, size_t nargs)
 		.mfu = &mfu,
 		.mfu_dtype = o->mfu.a.dtype,
 		.comm = &comm,
+		.findings = &fnd,
 	};
 	if (o->html) {
 		struct gpr_html_opts ho;
@@ -212,6 +235,7 @@ static int run(const struct report_opts *o, char **args, size_t nargs)
 		status = CMD_OK;
 	}
 out:
+	gpa_findings_release(&fnd);
 	gpa_mfu_release(&mfu);
 	gpa_occupancy_release(&occ);
 	gpa_gaps_release(&shade);

@@ -714,6 +714,7 @@ static void add_base64(struct gp_strbuf *sb, const char *data, size_t n)
 struct doc {
 	xmlDocPtr doc;
 	xmlNodePtr nav, main;
+	xmlNodePtr tmp_parent; /* where finding_item adds */
 	struct gp_strbuf tmp;
 	bool failed;
 };
@@ -959,6 +960,36 @@ static void header_el(struct doc *d, xmlNodePtr body, const char *title, struct 
 	}
 }
 
+static int finding_item(void *data, const char *head, const char *const *lines, size_t n)
+{
+	struct doc *d = data;
+	xmlNodePtr li = el(d, d->tmp_parent, "li", NULL);
+
+	el(d, li, "strong", head);
+	xmlNodePtr ul = el(d, li, "ul", NULL);
+	for (size_t i = 0; i < n; i++) {
+		el(d, ul, "li", lines[i]);
+	}
+	return d->failed ? -GP_ERR_NOMEM : 0;
+}
+
+/* Findings first: the verdict, then each material finding with its evidence. */
+static int findings_section(struct doc *d, const struct gpr_report_parts *p,
+			    struct gp_strbuf *rep)
+{
+	if (!p->findings) {
+		return 0;
+	}
+	xmlNodePtr s = section(d, "sec-findings", "Findings");
+	gp_strbuf_reset(rep);
+	gpr_findings_verdict(rep, p);
+	xmlNodePtr v = el(d, s, "p", rep->buf);
+	attr(d, v, "class", "gp-verdict");
+	d->tmp_parent = el(d, s, "ol", NULL);
+	attr(d, d->tmp_parent, "class", "gp-findings");
+	return gpr_findings_each(p, finding_item, d);
+}
+
 static void warnings_section(struct doc *d, const struct gpr_report_parts *p)
 {
 	xmlNodePtr w = section(d, "sec-warnings", "Warnings");
@@ -1068,6 +1099,10 @@ int gpr_html_render(struct gp_strbuf *out, const struct gpr_report_parts *p,
 	header_el(&d, body, title, &rep, p);
 	d.nav = el(&d, el(&d, body, "nav", NULL), "ol", NULL);
 	d.main = el(&d, body, "main", NULL);
+	ret = findings_section(&d, p, &rep);
+	if (ret) {
+		goto out;
+	}
 	warnings_section(&d, p);
 	timeline_section(&d);
 	xmlNodePtr ch = section(&d, "sec-charts", "Steps and idle time");

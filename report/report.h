@@ -22,6 +22,7 @@ struct gpa_comm;
 struct gpa_devrow;
 struct gpa_diff_result;
 struct gpa_file_info;
+struct gpa_findings;
 struct gpa_flame;
 struct gpa_gap;
 struct gpa_gaps;
@@ -258,6 +259,7 @@ struct gpr_report_parts {
 	const struct gpa_mfu *mfu;       /* "Utilization" (with FLOPs or bytes), "Copy bandwidth" */
 	enum gpa_dtype mfu_dtype;
 	const struct gpa_comm *comm;     /* Communication sections when it has data; NULL: none */
+	const struct gpa_findings *findings; /* the Findings section; NULL: none */
 };
 
 /*
@@ -281,6 +283,26 @@ int gpr_report_each_table(const struct gpr_report_parts *p, enum gpr_format fmt,
 			  void *data);
 /* Appends the report's headline as plain text (its title line first). */
 void gpr_report_headline(struct gp_strbuf *out, const struct gpr_report_parts *p);
+
+/*
+ * The Findings section (report/findings.c): text or Markdown (a title, the
+ * verdict, then each finding with its bound, evidence, confidence and next
+ * command); JSON (the "findings_summary" object and the "findings" array,
+ * each after a comma, for the report's object). Nothing without p->findings.
+ */
+int gpr_findings_text(struct gp_strbuf *out, bool md, const struct gpr_report_parts *p);
+int gpr_findings_json(struct gp_strbuf *out, const struct gpr_report_parts *p);
+/* The verdict sentence: no GPU work, no material bottleneck, or the recoverable total. */
+void gpr_findings_verdict(struct gp_strbuf *out, const struct gpr_report_parts *p);
+/*
+ * Calls fn for each material finding, largest first: head (title, bound,
+ * severity, confidence) and its lines (counts, evidence events, confidence
+ * reason and next command). Stops at the first non-zero return.
+ */
+int gpr_findings_each(const struct gpr_report_parts *p,
+		      int (*fn)(void *data, const char *head, const char *const *lines,
+				size_t nlines),
+		      void *data);
 
 /* ---- perfetto export: Chrome trace event JSON (report/export-perfetto.c, docs/perfetto.md) */
 

@@ -330,6 +330,7 @@ static int render_text_md(struct gp_strbuf *o, enum gpr_format fmt,
 	int ret = 0;
 
 	headline(o, p, md);
+	ret = gpr_findings_text(o, md, p);
 	for (unsigned s = 0; s < SEC__COUNT && !ret; s++) {
 		struct gpr_table t;
 		if (!present((enum section_id)s, p)) {
@@ -370,7 +371,9 @@ static int render_json(struct gp_strbuf *o, const struct gpr_report_parts *p)
 	const struct gpa_overview *ov = p->ov;
 	int ret = 0;
 
-	gp_strbuf_addf(o, "{\"schema\":\"gpuprof-report/1\",\"traced\":{\"first_ns\":%" PRIu64
+	gp_strbuf_adds(o, "{\"schema\":\"gpuprof-report/1.1\"");
+	ret = gpr_findings_json(o, p);
+	gp_strbuf_addf(o, ",\"traced\":{\"first_ns\":%" PRIu64
 			  ",\"last_ns\":%" PRIu64 ",\"span_ns\":%" PRIu64 ",\"events\":%" PRIu64
 			  ",\"kernels\":%" PRIu64 ",\"copies\":%" PRIu64 ",\"memsets\":%" PRIu64
 			  ",\"api_calls\":%" PRIu64 ",\"nvtx_ranges\":%" PRIu64

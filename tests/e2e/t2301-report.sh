@@ -17,10 +17,16 @@ golden t2301-json out
 python3 - <<'PY' || fail "report JSON does not hold what it should"
 import json
 r = json.load(open("out"))
-assert r["schema"] == "gpuprof-report/1"
+assert r["schema"] == "gpuprof-report/1.1"
 causes = r["idle_by_cause"]
 top = max(causes, key=lambda c: c["Idle (ns)"])
 assert top["Cause"] == "data-loading", top
+# The findings open with the data-loading idle, its bound that cause's idle time.
+f = r["findings"][0]
+assert (f["category"], f["cause"]) == ("idle", "data-loading"), f
+assert f["recoverable_ns"] == top["Idle (ns)"], f
+assert r["findings_summary"]["verdict"] == "material"
+assert r["findings_summary"]["basis_ns"] == r["gpu"]["window_ns"]
 # Four steps, none dropped, and their GPU ops add up to every op in the trace.
 assert [s["Step"] for s in r["steps"]] == [0, 1, 2, 3], r["steps"]
 ops = sum(s["GPU ops"] for s in r["steps"])

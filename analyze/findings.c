@@ -1,0 +1,467 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * findings.c - ranked findings from the other analyses' results
+ * (docs/report.md, "Findings").
+ *
+ *   The basis is the GPU window summed over the devices with work (the
+ *   stretches of every step partition it, so a share of it is a share of
+ *   step time). Each finding's cost is an upper bound of the device time
+ *   that fixing it could give back:
+ *     idle by cause        the idle time the gap analysis gives that cause
+ *     profiler overhead    idle caused by profiler records
+ *     launch-bound         idle of cause launch overhead, less the idle
+ *                          between kernels of one graph launch (a replay
+ *                          is not launch-bound per kernel)
+ *     exposed comm.        communication kernel time not under compute
+ *     straggler            the time the other ranks waited for the rank
+ *                          that arrived last most often
+ *     low occupancy        hot kernels' time x (1 - occupancy / 25 %)
+ *     copies               the time of pageable and small host copies
+ *     memory-bound         roofline kernels' time x (1 - efficiency)
+ *   A finding is material from 5 % of the basis, major from 20 %.
+ */
+#include "base/compat.h"
+#include "analyze/findings.h"
+#include "analyze/comm.h"
+#include "analyze/gaps.h"
+#include "analyze/mfu.h"
+#include "analyze/model.h"
+#include "analyze/occupancy.h"
+#include "analyze/steps.h"
+
+#include <string.h>
+
+const char *gpa_finding_cat_name(unsigned cat)
+{
+	static const char *const names[GPA_FIND__COUNT] = {
+		[GPA_FIND_IDLE] = "idle",
+		[GPA_FIND_COMM] = "exposed-communication",
+		[GPA_FIND_STRAGGLER] = "straggler",
+		[GPA_FIND_LAUNCH] = "launch-bound",
+		[GPA_FIND_OCCUPANCY] = "low-occupancy",
+		[GPA_FIND_COPIES] = "copies",
+		[GPA_FIND_MEMORY] = "memory-bound",
+		[GPA_FIND_PROFILER] = "profiler-overhead",
+	};
+
+	return cat < GPA_FIND__COUNT ? names[cat] : "unknown";
+}
+
+const char *gpa_confidence_name(unsigned c)
+{
+	return c == GPA_CONF_HIGH ? "high" : c == GPA_CONF_MEDIUM ? "medium" : "low";
+}
+
+/*
+ * A kernel run by a graph launch: its launching call is cudaGraphLaunch,
+ * hipGraphLaunch or cuGraphLaunch (any version suffix). NEEDSWORK: use the
+ * model's graph ids once it keeps them.
+ */
+bool gpa_kernel_graph_launched(const struct gpa_model *m, uint32_t k)
+{
+	uint32_t a = m->kern.api[k];
+
+	return a != GPA_NONE && strstr(gpa_model_str(m, m->api.name[a]), "GraphLaunch");
+}
+
+static bool is_material(uint64_t cost, uint64_t basis, uint32_t bp)
+{
+	return basis && (double)cost * 10000.0 >= (double)basis * bp;
+}
+
+/* ---- idle by cause, profiler overhead */
+
+static const struct {
+	uint8_t conf;
+	const char *reason;
+} idle_conf[GPA_GAP__COUNT] = {
+	[GPA_GAP_PROFILER] = {GPA_CONF_HIGH, "profiler overhead records cover the gaps"},
+	[GPA_GAP_SYNC] = {GPA_CONF_HIGH, "recorded synchronizing calls cover the gaps"},
+	[GPA_GAP_DATA] = {GPA_CONF_MEDIUM, "ranges named as data loading cover the gaps"},
+	[GPA_GAP_MEMORY] = {GPA_CONF_HIGH, "recorded memory-management calls cover the gaps"},
+	[GPA_GAP_JIT] = {GPA_CONF_HIGH, "recorded module-load or JIT calls cover the gaps"},
+	[GPA_GAP_LAUNCH] = {GPA_CONF_MEDIUM,
+			    "launch calls or queue latency cover the gaps; graph replays excluded"},
+	[GPA_GAP_CPU] = {GPA_CONF_MEDIUM,
+			 "the launching thread was outside CUDA calls; what it ran is not recorded"},
+	[GPA_GAP_COMM] = {GPA_CONF_MEDIUM, "queued work waited on a communication kernel"},
+	[GPA_GAP_DEPENDENCY] = {GPA_CONF_HIGH, "recorded stream waits or events order the work"},
+	[GPA_GAP_STRAGGLER] = {GPA_CONF_MEDIUM, "work waited on a slower rank"},
+	[GPA_GAP_UNKNOWN] = {GPA_CONF_LOW, "the work after the gaps has no recorded launch call"},
+};
+
+/* The longest listed gaps of a cause as evidence. */
+static void gap_events(struct gpa_finding *f, const struct gpa_gaps *g, unsigned cause)
+{
+	for (size_t i = 0; i < g->top.n && f->nev < GPA_FINDING_EVENTS; i++) {
+		const struct gpa_gap *gp = &g->top.v[i];
+		if (gp->cause != cause) {
+			continue;
+		}
+		f->ev[f->nev++] = (struct gpa_finding_event){
+			.kind = GPA_FEV_GAP, .dev = gp->dev, .row = (uint32_t)i, .step = gp->step,
+			.start = gp->start, .ns = gp->end - gp->start};
+	}
+}
+
+static void idle_finding(struct gpa_finding *f, const struct gpa_gaps *g, unsigned c)
+{
+	*f = (struct gpa_finding){
+		.cat = c == GPA_GAP_PROFILER ? GPA_FIND_PROFILER
+		       : c == GPA_GAP_LAUNCH ? GPA_FIND_LAUNCH : GPA_FIND_IDLE,
+		.cause = (uint8_t)c,
+		.conf = idle_conf[c].conf,
+		.conf_reason = idle_conf[c].reason,
+		.cost_ns = g->all.cause_ns[c],
+		.count = g->all.cause_n[c],
+		.count_ns = g->all.cause_ns[c],
+		.next = "gpuprof gaps --top 20 TRACE",
+	};
+	gap_events(f, g, c);
+}
+
+/* ---- launch-bound */
+
+struct launch_scan {
+	uint64_t single, single_ns, small, graph, graph_idle;
+};
+
+/*
+ * Kernels launched one by one (how many, their time, how many are small)
+ * and graph-launched, and the idle between two ops of the same graph launch.
+ */
+static void scan_launches(const struct gpa_model *m, struct launch_scan *s)
+{
+	uint64_t busy_end = 0;
+	uint32_t prev_api = GPA_NONE;
+	uint16_t dev = UINT16_MAX;
+
+	for (size_t i = 0; i < m->gpu.n; i++) {
+		uint32_t api = GPA_NONE;
+		bool graph = false;
+		if (m->gpu.dev[i] != dev) {
+			dev = m->gpu.dev[i];
+			busy_end = m->gpu.start[i];
+			prev_api = GPA_NONE;
+		}
+		if (m->gpu.kind[i] == GPA_GPU_KERNEL) {
+			uint32_t k = m->gpu.row[i];
+			api = m->kern.api[k];
+			graph = gpa_kernel_graph_launched(m, k);
+			uint64_t d = m->kern.end[k] - m->kern.start[k];
+			if (graph) {
+				s->graph++;
+			} else {
+				s->single++;
+				s->single_ns += d;
+				s->small += d < GPA_FINDING_SMALL_KERNEL_NS;
+			}
+		}
+		if (graph && api == prev_api && m->gpu.start[i] > busy_end) {
+			s->graph_idle += m->gpu.start[i] - busy_end;
+		}
+		if (m->gpu.end[i] > busy_end) {
+			busy_end = m->gpu.end[i];
+		}
+		prev_api = api;
+	}
+}
+
+static void launch_finding(struct gpa_finding *f, const struct gpa_model *m,
+			   const struct gpa_gaps *g)
+{
+	struct launch_scan s = {0};
+
+	idle_finding(f, g, GPA_GAP_LAUNCH);
+	/*
+	 * Launch-bound means many short gaps, each about one launch; a few long
+	 * launch calls (first launches, lazy loading) are idle of that cause.
+	 */
+	if (f->count < GPA_FINDING_LAUNCH_GAPS ||
+	    f->cost_ns / f->count > GPA_FINDING_LAUNCH_GAP_NS) {
+		f->cat = GPA_FIND_IDLE;
+		f->conf_reason = "launch calls cover the gaps, but too few or too long for a "
+				 "launch-bound loop";
+		return;
+	}
+	scan_launches(m, &s);
+	f->cost_ns = f->cost_ns > s.graph_idle ? f->cost_ns - s.graph_idle : 0;
+	f->count = s.single;
+	f->count_ns = s.single_ns;
+	f->aux = s.small;
+	f->aux2 = s.graph;
+	f->next = "gpuprof stats --report cuda_gpu_kern_sum TRACE";
+	if (s.graph > s.single) {
+		f->conf = GPA_CONF_LOW;
+		f->conf_reason = "most kernels run from graph launches; the rest may be device "
+				 "latency";
+	}
+}
+
+/* ---- communication */
+
+/* Keeps e among the GPA_FINDING_EVENTS events with the most time, most first. */
+static void insert_event(struct gpa_finding *f, const struct gpa_finding_event *e)
+{
+	size_t j = f->nev < GPA_FINDING_EVENTS ? f->nev++ : GPA_FINDING_EVENTS;
+
+	while (j > 0 && f->ev[j - 1].ns < e->ns) {
+		if (j < GPA_FINDING_EVENTS) {
+			f->ev[j] = f->ev[j - 1];
+		}
+		j--;
+	}
+	if (j < GPA_FINDING_EVENTS) {
+		f->ev[j] = *e;
+	}
+}
+
+static void comm_finding(struct gpa_finding *f, const struct gpa_comm *c)
+{
+	*f = (struct gpa_finding){
+		.cat = GPA_FIND_COMM,
+		.conf = c->ident == GPA_COMM_BY_NAMES ? GPA_CONF_MEDIUM : GPA_CONF_HIGH,
+		.conf_reason = c->ident == GPA_COMM_BY_NAMES
+				       ? "communication kernels told apart by name rules only"
+				       : "communication kernels linked to NCCL records",
+		.next = "gpuprof comm --table exposed TRACE",
+	};
+	for (size_t i = 0; i < c->devs.n; i++) {
+		const struct gpa_comm_dev *d = &c->devs.v[i];
+		if (d->step != GPA_NONE) {
+			continue;
+		}
+		f->cost_ns += d->exposed;
+		f->count += d->kernels;
+		f->count_ns += d->comm;
+		f->aux += d->overlap;
+		struct gpa_finding_event e = {.kind = GPA_FEV_DEVICE, .dev = (uint16_t)d->dev,
+					      .row = d->dev, .step = GPA_NONE, .ns = d->exposed,
+					      .count = d->kernels};
+		insert_event(f, &e);
+	}
+}
+
+static void straggler_finding(struct gpa_finding *f, const struct gpa_comm *c)
+{
+	const struct gpa_comm_rank *r = &c->ranks.v[c->straggler];
+
+	*f = (struct gpa_finding){
+		.cat = GPA_FIND_STRAGGLER,
+		.conf = c->groups >= 10 ? GPA_CONF_MEDIUM : GPA_CONF_LOW,
+		.conf_reason = c->groups >= 10
+				       ? "host arrival times of operations matched across ranks"
+				       : "fewer than 10 operations matched across ranks",
+		.cost_ns = r->caused,
+		.count = r->last,
+		.count_ns = r->caused,
+		.aux = r->matched,
+		.aux2 = c->groups,
+		.next = "gpuprof comm --table ranks TRACE",
+	};
+	f->ev[f->nev++] = (struct gpa_finding_event){
+		.kind = GPA_FEV_RANK, .row = c->straggler, .step = GPA_NONE, .ns = r->caused,
+		.count = r->last};
+}
+
+/* ---- kernels */
+
+static void occupancy_finding(struct gpa_finding *f, const struct gpa_occupancy *occ)
+{
+	*f = (struct gpa_finding){
+		.cat = GPA_FIND_OCCUPANCY,
+		.conf = GPA_CONF_LOW,
+		.conf_reason = "theoretical occupancy only; many fast kernels run at low occupancy "
+			       "by design",
+		.next = "gpuprof occupancy TRACE",
+	};
+	for (size_t i = 0; i < occ->groups.n; i++) {
+		const struct gpa_occ_group *gr = &occ->groups.v[i];
+		if (gr->status || gr->bp >= GPA_FINDING_LOW_OCC_BP ||
+		    (double)gr->gpu_ns * 10000.0 < (double)occ->gpu_ns * GPA_FINDING_HOT_BP) {
+			continue;
+		}
+		uint64_t cost = (uint64_t)((double)gr->gpu_ns *
+					   (1.0 - (double)gr->bp / GPA_FINDING_LOW_OCC_BP));
+		f->cost_ns += cost;
+		f->count += gr->launches;
+		f->count_ns += gr->gpu_ns;
+		if (f->nev < GPA_FINDING_EVENTS) {
+			f->ev[f->nev++] = (struct gpa_finding_event){
+				.kind = GPA_FEV_KERNEL, .dev = gr->dev, .row = (uint32_t)i,
+				.step = GPA_NONE, .ns = gr->gpu_ns, .count = gr->launches,
+				.value_bp = gr->bp};
+		}
+	}
+}
+
+static void memory_finding(struct gpa_finding *f, const struct gpa_roofline *r)
+{
+	*f = (struct gpa_finding){
+		.cat = GPA_FIND_MEMORY,
+		.conf = GPA_CONF_MEDIUM,
+		.conf_reason = "bytes and FLOPs from the roofline file's formulas",
+		.next = "gpuprof mfu --roofline FILE TRACE",
+	};
+	for (size_t i = 0; i < r->rows.n; i++) {
+		const struct gpa_roof_row *row = &r->rows.v[i];
+		if (row->bound != GPA_ROOF_MEMORY) {
+			continue;
+		}
+		double eff = row->efficiency < 0 ? 0 : row->efficiency > 1 ? 1 : row->efficiency;
+		f->cost_ns += (uint64_t)((double)row->gpu_ns * (1.0 - eff));
+		f->count += row->launches;
+		f->count_ns += row->gpu_ns;
+		if (f->nev < GPA_FINDING_EVENTS) {
+			f->ev[f->nev++] = (struct gpa_finding_event){
+				.kind = GPA_FEV_KERNEL, .func_only = true, .row = row->func,
+				.step = GPA_NONE, .ns = row->gpu_ns, .count = row->launches,
+				.value_bp = (uint32_t)(eff * 10000.0 + 0.5)};
+		}
+	}
+}
+
+/* ---- copies */
+
+enum { MEM_PAGEABLE = 1 }; /* CUpti_ActivityMemoryKind */
+
+static void copy_finding(struct gpa_finding *f, const struct gpa_model *m)
+{
+	*f = (struct gpa_finding){
+		.cat = GPA_FIND_COPIES,
+		.conf = GPA_CONF_MEDIUM,
+		.conf_reason = "copy durations; a copy costs step time only when nothing overlaps it",
+		.next = "gpuprof mfu TRACE",
+	};
+	for (size_t i = 0; i < m->copy.n; i++) {
+		uint8_t kind = m->copy.copy_kind[i];
+		bool host = kind == 1 || kind == 2;
+		bool pageable = m->copy.src_kind[i] == MEM_PAGEABLE ||
+				m->copy.dst_kind[i] == MEM_PAGEABLE;
+		bool small = host && m->copy.bytes[i] < GPA_FINDING_SMALL_COPY_BYTES;
+		if (!pageable && !small) {
+			continue;
+		}
+		uint64_t d = m->copy.end[i] - m->copy.start[i];
+		f->cost_ns += d;
+		f->count++;
+		f->aux += pageable;
+		f->aux2 += small;
+		struct gpa_finding_event e = {.kind = GPA_FEV_COPY, .dev = m->copy.dev[i],
+					      .row = (uint32_t)i, .step = GPA_NONE,
+					      .start = m->copy.start[i], .ns = d, .count = 0};
+		insert_event(f, &e);
+	}
+	f->count_ns = f->cost_ns;
+	if (f->aux && f->aux == f->count) {
+		f->conf = GPA_CONF_HIGH;
+		f->conf_reason = "the copies' host memory is recorded as pageable";
+	}
+}
+
+/* ---- ranking */
+
+static int cmp_cost(const void *x, const void *y)
+{
+	const struct gpa_finding *a = x, *b = y;
+
+	if (a->cost_ns != b->cost_ns) {
+		return a->cost_ns > b->cost_ns ? -1 : 1;
+	}
+	return (int)a->cat - (int)b->cat;
+}
+
+static int keep(struct gpa_findings *out, struct gpa_finding *f)
+{
+	if (!f->cost_ns) {
+		return 0;
+	}
+	f->material = is_material(f->cost_ns, out->basis_ns, GPA_FINDING_MATERIAL_BP);
+	f->major = is_material(f->cost_ns, out->basis_ns, GPA_FINDING_MAJOR_BP);
+	return f->material ? gp_vec_push(&out->v, *f) : gp_vec_push(&out->minor, *f);
+}
+
+static int collect(const struct gpa_findings_in *in, struct gpa_findings *out)
+{
+	struct gpa_finding f;
+	int ret = 0;
+
+	if (in->gaps) {
+		for (unsigned c = 0; c < GPA_GAP__COUNT && !ret; c++) {
+			if (c == GPA_GAP_LAUNCH) {
+				launch_finding(&f, in->m, in->gaps);
+			} else {
+				idle_finding(&f, in->gaps, c);
+			}
+			ret = keep(out, &f);
+		}
+	}
+	if (!ret && in->comm) {
+		comm_finding(&f, in->comm);
+		ret = keep(out, &f);
+		if (!ret && in->comm->straggler != GPA_NONE &&
+		    in->comm->straggler < in->comm->ranks.n) {
+			straggler_finding(&f, in->comm);
+			ret = keep(out, &f);
+		}
+	}
+	if (!ret && in->occ) {
+		occupancy_finding(&f, in->occ);
+		ret = keep(out, &f);
+	}
+	if (!ret && in->mfu && in->mfu->roof.rows.n) {
+		memory_finding(&f, &in->mfu->roof);
+		ret = keep(out, &f);
+	}
+	if (!ret) {
+		copy_finding(&f, in->m);
+		ret = keep(out, &f);
+	}
+	return ret;
+}
+
+int gpa_findings_build(const struct gpa_findings_in *in, struct gpa_findings *out)
+{
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	out->threshold_bp = GPA_FINDING_MATERIAL_BP;
+	out->gaps = in->gaps;
+	out->basis_ns = in->gaps ? in->gaps->all.window : 0;
+	if (!out->basis_ns) {
+		out->verdict = GPA_VERDICT_NO_GPU;
+		return 0;
+	}
+	ret = collect(in, out);
+	if (ret) {
+		return ret;
+	}
+	gp_qsort(out->v.v, out->v.n, sizeof(*out->v.v), cmp_cost);
+	gp_qsort(out->minor.v, out->minor.n, sizeof(*out->minor.v), cmp_cost);
+	for (size_t i = 0; i < out->v.n; i++) {
+		out->total_ns += out->v.v[i].cost_ns;
+	}
+	for (size_t i = 0; i < out->minor.n; i++) {
+		out->minor_ns += out->minor.v[i].cost_ns;
+	}
+	if (out->total_ns > out->basis_ns) {
+		out->total_ns = out->basis_ns;
+	}
+	out->verdict = out->v.n ? GPA_VERDICT_MATERIAL : GPA_VERDICT_NONE;
+	if (in->m->gpu.n < GPA_FINDING_FEW_OPS) {
+		for (size_t i = 0; i < out->v.n; i++) {
+			out->v.v[i].conf = GPA_CONF_LOW;
+			out->v.v[i].conf_reason = "too few GPU operations in the trace to judge";
+		}
+	}
+	return 0;
+}
+
+void gpa_findings_release(struct gpa_findings *f)
+{
+	if (!f) {
+		return;
+	}
+	gp_vec_free(&f->v);
+	gp_vec_free(&f->minor);
+}

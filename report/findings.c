@@ -1,0 +1,422 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * findings.c - the report's Findings section (docs/report.md): text,
+ * Markdown, JSON, and one sentence per line for the HTML page.
+ */
+#include "base/compat.h"
+#include "analyze/comm.h"
+#include "analyze/findings.h"
+#include "analyze/gaps.h"
+#include "analyze/model.h"
+#include "analyze/occupancy.h"
+#include "analyze/overview.h"
+#include "analyze/steps.h"
+#include "report/report.h"
+
+#include <string.h>
+
+/* Kernel names in sentences: at most this many bytes, then "...". */
+#define NAME_MAX_TEXT 96
+
+static void add_name(struct gp_strbuf *sb, const char *s, bool full)
+{
+	size_t n = strlen(s);
+
+	if (full || n <= NAME_MAX_TEXT) {
+		gp_strbuf_add(sb, s, n);
+		return;
+	}
+	n = NAME_MAX_TEXT;
+	while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80) {
+		n--; /* not inside a UTF-8 sequence */
+	}
+	gp_strbuf_add(sb, s, n);
+	gp_strbuf_adds(sb, "...");
+}
+
+static void add_func(struct gp_strbuf *sb, const struct gpa_model *m, uint32_t func, bool full)
+{
+	const struct gpa_func *f = &m->funcs.v[func];
+
+	add_name(sb, gpa_model_str(m, f->demangled ? f->demangled : f->name), full);
+}
+
+static void add_step(struct gp_strbuf *sb, const struct gpa_model *m, const struct gpa_steps *s,
+		     uint32_t step)
+{
+	if (!s || step == GPA_NONE || step >= s->v.n) {
+		return;
+	}
+	if (s->v.v[step].name) {
+		gp_strbuf_addf(sb, " (step %s)", gpa_model_str(m, s->v.v[step].name));
+	} else {
+		gp_strbuf_addf(sb, " (step #%" PRId64 ")", s->v.v[step].number);
+	}
+}
+
+/* "idle: CPU-bound", "exposed communication", ... */
+static void add_title(struct gp_strbuf *sb, const struct gpr_report_parts *p,
+		      const struct gpa_finding *f)
+{
+	switch (f->cat) {
+	case GPA_FIND_IDLE:
+		gp_strbuf_addf(sb, "GPU idle: %s", gpr_gap_cause_label(f->cause));
+		break;
+	case GPA_FIND_COMM:
+		gp_strbuf_adds(sb, "Exposed communication");
+		break;
+	case GPA_FIND_STRAGGLER: {
+		const struct gpa_comm_rank *r = &p->comm->ranks.v[f->ev[0].row];
+		gp_strbuf_addf(sb, "Straggler: rank %" PRId32, r->rank);
+		break;
+	}
+	case GPA_FIND_LAUNCH:
+		gp_strbuf_adds(sb, "Launch-bound: idle between kernels launched one by one");
+		break;
+	case GPA_FIND_OCCUPANCY:
+		gp_strbuf_adds(sb, "Low theoretical occupancy on hot kernels");
+		break;
+	case GPA_FIND_COPIES:
+		gp_strbuf_adds(sb, "Pageable or small host copies");
+		break;
+	case GPA_FIND_MEMORY:
+		gp_strbuf_adds(sb, "Memory-bound kernels below the roofline");
+		break;
+	case GPA_FIND_PROFILER:
+		gp_strbuf_adds(sb, "Profiler overhead");
+		break;
+	default:
+		gp_strbuf_adds(sb, "unknown");
+	}
+}
+
+/* The counts behind a finding, one sentence without a full stop. */
+static void add_counts(struct gp_strbuf *sb, const struct gpa_finding *f)
+{
+	switch (f->cat) {
+	case GPA_FIND_IDLE:
+	case GPA_FIND_PROFILER:
+		gp_strbuf_addf(sb, "%" PRIu64 " gap%s", f->count, f->count == 1 ? "" : "s");
+		break;
+	case GPA_FIND_LAUNCH:
+		gp_strbuf_addf(sb, "%" PRIu64 " kernels launched one by one (%" PRIu64
+			       " shorter than %u us), %" PRIu64 " run by graph launches",
+			       f->count, f->aux, GPA_FINDING_SMALL_KERNEL_NS / 1000, f->aux2);
+		break;
+	case GPA_FIND_COMM:
+		gp_strbuf_addf(sb, "%" PRIu64 " communication kernels, ", f->count);
+		gpr_fmt_ns(sb, f->count_ns);
+		gp_strbuf_adds(sb, " of communication, ");
+		gpr_fmt_ns(sb, f->aux);
+		gp_strbuf_adds(sb, " of it under compute");
+		break;
+	case GPA_FIND_STRAGGLER:
+		gp_strbuf_addf(sb, "last to arrive in %" PRIu64 " of %" PRIu64
+			       " operations matched across ranks", f->count, f->aux2);
+		break;
+	case GPA_FIND_OCCUPANCY:
+	case GPA_FIND_MEMORY:
+		gp_strbuf_addf(sb, "%" PRIu64 " launches, ", f->count);
+		gpr_fmt_ns(sb, f->count_ns);
+		gp_strbuf_adds(sb, " of kernel time");
+		break;
+	case GPA_FIND_COPIES:
+		gp_strbuf_addf(sb, "%" PRIu64 " copies (%" PRIu64 " from or to pageable memory, %" PRIu64
+			       " under %u KiB)", f->count, f->aux, f->aux2,
+			       GPA_FINDING_SMALL_COPY_BYTES / 1024);
+		break;
+	default:
+		break;
+	}
+}
+
+/* One evidence event in words; full: kernel names untruncated (JSON). */
+static void add_event(struct gp_strbuf *sb, const struct gpr_report_parts *p,
+		      const struct gpa_finding_event *e, bool full)
+{
+	const struct gpa_model *m = p->m;
+
+	switch (e->kind) {
+	case GPA_FEV_GAP: {
+		const struct gpa_gap *g = &p->findings->gaps->top.v[e->row];
+		gpr_fmt_ns(sb, e->ns);
+		gp_strbuf_adds(sb, " idle on device ");
+		gpr_gap_device_label(sb, m, e->dev);
+		gp_strbuf_addf(sb, " at +%" PRIu64 " ns", e->start - m->t0);
+		add_step(sb, m, p->steps, e->step);
+		gp_strbuf_adds(sb, ": ");
+		gpr_gap_evidence(sb, m, g);
+		break;
+	}
+	case GPA_FEV_DEVICE:
+		gp_strbuf_adds(sb, "device ");
+		gpr_gap_device_label(sb, m, e->dev);
+		gp_strbuf_adds(sb, ": ");
+		gpr_fmt_ns(sb, e->ns);
+		gp_strbuf_addf(sb, " exposed over %" PRIu64 " kernels", e->count);
+		break;
+	case GPA_FEV_RANK: {
+		const struct gpa_comm_rank *r = &p->comm->ranks.v[e->row];
+		gp_strbuf_addf(sb, "rank %" PRId32 ": the others waited ", r->rank);
+		gpr_fmt_ns(sb, r->caused);
+		gp_strbuf_adds(sb, " for it; mean lateness ");
+		gpr_fmt_ns(sb, r->matched ? r->late_sum / r->matched : 0);
+		break;
+	}
+	case GPA_FEV_KERNEL:
+		if (e->func_only) {
+			add_func(sb, m, e->row, full);
+			gp_strbuf_adds(sb, ": ");
+			gpr_fmt_ns(sb, e->ns);
+			gp_strbuf_addf(sb, " over %" PRIu64 " launches at ", e->count);
+			gpr_fmt_pct(sb, e->value_bp, 10000);
+			gp_strbuf_adds(sb, "% of the roofline");
+		} else {
+			add_func(sb, m, p->occ->groups.v[e->row].func, full);
+			gp_strbuf_adds(sb, " on device ");
+			gpr_gap_device_label(sb, m, e->dev);
+			gp_strbuf_adds(sb, ": ");
+			gpr_fmt_ns(sb, e->ns);
+			gp_strbuf_addf(sb, " over %" PRIu64 " launches, occupancy ", e->count);
+			gpr_fmt_pct(sb, e->value_bp, 10000);
+			gp_strbuf_adds(sb, "%");
+		}
+		break;
+	case GPA_FEV_COPY:
+		gpr_fmt_ns(sb, e->ns);
+		gp_strbuf_addf(sb, " %s copy of %" PRIu64 " bytes on device ",
+			       gpa_copy_kind_name(m->copy.copy_kind[e->row]), m->copy.bytes[e->row]);
+		gpr_gap_device_label(sb, m, e->dev);
+		gp_strbuf_addf(sb, " at +%" PRIu64 " ns", e->start - m->t0);
+		break;
+	default:
+		break;
+	}
+}
+
+static void add_cost(struct gp_strbuf *sb, const struct gpa_findings *fs,
+		     const struct gpa_finding *f)
+{
+	gp_strbuf_adds(sb, "up to ");
+	gpr_fmt_ns(sb, f->cost_ns);
+	gp_strbuf_adds(sb, " (");
+	gpr_fmt_pct(sb, f->cost_ns, fs->basis_ns);
+	gp_strbuf_adds(sb, "% of GPU time)");
+}
+
+/* The verdict line when nothing is material. */
+static void add_verdict(struct gp_strbuf *sb, const struct gpa_findings *fs)
+{
+	if (fs->verdict == GPA_VERDICT_NO_GPU) {
+		gp_strbuf_adds(sb, "No GPU work in the trace: nothing to judge.");
+		return;
+	}
+	if (fs->verdict == GPA_VERDICT_MATERIAL) {
+		gp_strbuf_adds(sb, "Recoverable: up to ");
+		gpr_fmt_ns(sb, fs->total_ns);
+		gp_strbuf_adds(sb, " (");
+		gpr_fmt_pct(sb, fs->total_ns, fs->basis_ns);
+		gp_strbuf_adds(sb, "% of GPU time; bounds may overlap).");
+		return;
+	}
+	gp_strbuf_adds(sb, "No material bottleneck: every finding's bound is under ");
+	gpr_fmt_pct(sb, fs->threshold_bp, 10000);
+	gp_strbuf_adds(sb, "% of GPU time (together ");
+	gpr_fmt_ns(sb, fs->minor_ns);
+	gp_strbuf_adds(sb, ", ");
+	gpr_fmt_pct(sb, fs->minor_ns, fs->basis_ns);
+	gp_strbuf_adds(sb, "%).");
+}
+
+void gpr_findings_verdict(struct gp_strbuf *sb, const struct gpr_report_parts *p)
+{
+	if (p->findings) {
+		add_verdict(sb, p->findings);
+	}
+}
+
+int gpr_findings_text(struct gp_strbuf *o, bool md, const struct gpr_report_parts *p)
+{
+	const struct gpa_findings *fs = p->findings;
+
+	if (!fs) {
+		return 0;
+	}
+	gp_strbuf_adds(o, md ? "## Findings\n\n" : "Findings\n\n");
+	if (!md) {
+		gp_strbuf_adds(o, "  ");
+	}
+	add_verdict(o, fs);
+	gp_strbuf_adds(o, "\n\n");
+	for (size_t i = 0; i < fs->v.n; i++) {
+		const struct gpa_finding *f = &fs->v.v[i];
+		const char *ind = md ? "   - " : "     ";
+		gp_strbuf_addf(o, md ? "%zu. **" : "  %zu. ", i + 1);
+		add_title(o, p, f);
+		gp_strbuf_adds(o, md ? "**: " : ": ");
+		add_cost(o, fs, f);
+		gp_strbuf_addf(o, "; %s; confidence %s\n", f->major ? "major" : "material",
+			       gpa_confidence_name(f->conf));
+		gp_strbuf_addf(o, "%sevidence: ", ind);
+		add_counts(o, f);
+		gp_strbuf_addch(o, '\n');
+		for (size_t e = 0; e < f->nev; e++) {
+			gp_strbuf_addf(o, "%s%s", ind, md ? "" : "  ");
+			add_event(o, p, &f->ev[e], false);
+			gp_strbuf_addch(o, '\n');
+		}
+		gp_strbuf_addf(o, "%sconfidence %s: %s\n", ind, gpa_confidence_name(f->conf),
+			       f->conf_reason);
+		gp_strbuf_addf(o, md ? "%snext: `%s`\n" : "%snext: %s\n", ind, f->next);
+	}
+	if (fs->v.n) {
+		gp_strbuf_addch(o, '\n');
+	}
+	return o->failed ? -GP_ERR_NOMEM : 0;
+}
+
+static void json_sb(struct gp_strbuf *o, struct gp_strbuf *tmp)
+{
+	gp_strbuf_add_json_str(o, tmp->buf ? tmp->buf : "", tmp->len);
+	gp_strbuf_reset(tmp);
+}
+
+static void json_pct(struct gp_strbuf *o, uint64_t num, uint64_t den)
+{
+	if (den) {
+		gpr_fmt_pct(o, num, den);
+	} else {
+		gp_strbuf_adds(o, "null");
+	}
+}
+
+static void json_finding(struct gp_strbuf *o, struct gp_strbuf *tmp,
+			 const struct gpr_report_parts *p, const struct gpa_finding *f, size_t rank)
+{
+	const struct gpa_findings *fs = p->findings;
+
+	gp_strbuf_addf(o, "{\"rank\":%zu,\"category\":\"%s\",\"cause\":", rank,
+		       gpa_finding_cat_name(f->cat));
+	if (f->cat == GPA_FIND_IDLE || f->cat == GPA_FIND_LAUNCH || f->cat == GPA_FIND_PROFILER) {
+		gp_strbuf_addf(o, "\"%s\"", gpa_gap_cause_name(f->cause));
+	} else {
+		gp_strbuf_adds(o, "null");
+	}
+	gp_strbuf_adds(o, ",\"title\":");
+	add_title(tmp, p, f);
+	json_sb(o, tmp);
+	gp_strbuf_addf(o, ",\"severity\":\"%s\",\"recoverable_ns\":%" PRIu64 ",\"share_pct\":",
+		       f->major ? "major" : f->material ? "material" : "minor", f->cost_ns);
+	json_pct(o, f->cost_ns, fs->basis_ns);
+	gp_strbuf_addf(o, ",\"confidence\":\"%s\",\"confidence_reason\":",
+		       gpa_confidence_name(f->conf));
+	gp_strbuf_add_json_str(o, f->conf_reason, strlen(f->conf_reason));
+	gp_strbuf_addf(o, ",\"count\":%" PRIu64 ",\"count_ns\":%" PRIu64 ",\"summary\":", f->count,
+		       f->count_ns);
+	add_counts(tmp, f);
+	json_sb(o, tmp);
+	gp_strbuf_adds(o, ",\"evidence\":[");
+	for (size_t e = 0; e < f->nev; e++) {
+		const struct gpa_finding_event *ev = &f->ev[e];
+		gp_strbuf_addf(o, "%s{\"ns\":%" PRIu64 ",\"start_ns\":", e ? "," : "", ev->ns);
+		if (ev->start) {
+			gp_strbuf_addf(o, "%" PRIu64, ev->start - p->m->t0);
+		} else {
+			gp_strbuf_adds(o, "null");
+		}
+		gp_strbuf_adds(o, ",\"what\":");
+		add_event(tmp, p, ev, true);
+		json_sb(o, tmp);
+		gp_strbuf_addch(o, '}');
+	}
+	gp_strbuf_adds(o, "],\"next\":");
+	gp_strbuf_add_json_str(o, f->next, strlen(f->next));
+	gp_strbuf_addch(o, '}');
+}
+
+int gpr_findings_json(struct gp_strbuf *o, const struct gpr_report_parts *p)
+{
+	const struct gpa_findings *fs = p->findings;
+	struct gp_strbuf tmp = GP_STRBUF_INIT;
+	static const char *const verdicts[] = {"no-gpu-work", "none-material", "material"};
+
+	if (!fs) {
+		return 0;
+	}
+	gp_strbuf_addf(o, ",\"findings_summary\":{\"verdict\":\"%s\",\"basis_ns\":%" PRIu64
+			  ",\"recoverable_ns\":%" PRIu64 ",\"recoverable_pct\":",
+		       verdicts[fs->verdict < 3 ? fs->verdict : 0], fs->basis_ns, fs->total_ns);
+	json_pct(o, fs->total_ns, fs->basis_ns);
+	gp_strbuf_adds(o, ",\"threshold_pct\":");
+	gpr_fmt_pct(o, fs->threshold_bp, 10000);
+	gp_strbuf_adds(o, ",\"text\":");
+	add_verdict(&tmp, fs);
+	json_sb(o, &tmp);
+	gp_strbuf_adds(o, ",\"minor\":[");
+	for (size_t i = 0; i < fs->minor.n; i++) {
+		json_finding(o, &tmp, p, &fs->minor.v[i], 0);
+		if (i + 1 < fs->minor.n) {
+			gp_strbuf_addch(o, ',');
+		}
+	}
+	gp_strbuf_adds(o, "]},\"findings\":[");
+	for (size_t i = 0; i < fs->v.n; i++) {
+		json_finding(o, &tmp, p, &fs->v.v[i], i + 1);
+		if (i + 1 < fs->v.n) {
+			gp_strbuf_addch(o, ',');
+		}
+	}
+	gp_strbuf_addch(o, ']');
+	gp_strbuf_release(&tmp);
+	return o->failed || tmp.failed ? -GP_ERR_NOMEM : 0;
+}
+
+int gpr_findings_each(const struct gpr_report_parts *p,
+		      int (*fn)(void *data, const char *head, const char *const *lines,
+				size_t nlines),
+		      void *data)
+{
+	const struct gpa_findings *fs = p->findings;
+	struct gp_strbuf sb[GPA_FINDING_EVENTS + 4];
+	int ret = 0;
+
+	if (!fs) {
+		return 0;
+	}
+	for (size_t i = 0; i < GP_ARRAY_SIZE(sb); i++) {
+		gp_strbuf_init(&sb[i]);
+	}
+	for (size_t i = 0; i < fs->v.n && !ret; i++) {
+		const struct gpa_finding *f = &fs->v.v[i];
+		const char *lines[GP_ARRAY_SIZE(sb) - 1];
+		size_t n = 0;
+		for (size_t j = 0; j < GP_ARRAY_SIZE(sb); j++) {
+			gp_strbuf_reset(&sb[j]);
+		}
+		add_title(&sb[0], p, f);
+		gp_strbuf_adds(&sb[0], ": ");
+		add_cost(&sb[0], fs, f);
+		gp_strbuf_addf(&sb[0], "; %s; confidence %s", f->major ? "major" : "material",
+			       gpa_confidence_name(f->conf));
+		gp_strbuf_adds(&sb[1], "evidence: ");
+		add_counts(&sb[1], f);
+		lines[n++] = sb[1].buf;
+		for (size_t e = 0; e < f->nev; e++) {
+			add_event(&sb[2 + e], p, &f->ev[e], false);
+			lines[n++] = sb[2 + e].buf;
+		}
+		gp_strbuf_addf(&sb[2 + f->nev], "confidence %s: %s; next: %s",
+			       gpa_confidence_name(f->conf), f->conf_reason, f->next);
+		lines[n++] = sb[2 + f->nev].buf;
+		for (size_t j = 0; j < GP_ARRAY_SIZE(sb); j++) {
+			ret = sb[j].failed ? -GP_ERR_NOMEM : ret;
+		}
+		if (!ret) {
+			ret = fn(data, sb[0].buf, lines, n);
+		}
+	}
+	for (size_t i = 0; i < GP_ARRAY_SIZE(sb); i++) {
+		gp_strbuf_release(&sb[i]);
+	}
+	return ret;
+}
