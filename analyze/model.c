@@ -994,10 +994,9 @@ static int open_input(const char *path, struct gpt_reader **r, char *errbuf, siz
 		}
 		return ret;
 	}
-	const char *dir = getenv("TMPDIR");
 	struct gp_strbuf tmp = GP_STRBUF_INIT;
 	struct gpt_writer *w = NULL;
-	gp_strbuf_addf(&tmp, "%s/gpuprof-import-XXXXXX", dir && *dir ? dir : "/tmp");
+	gp_strbuf_addf(&tmp, "%s/gpuprof-import-XXXXXX", gp_tmpdir());
 	int fd = tmp.failed ? -1 : mkstemp(tmp.buf);
 	if (fd < 0) {
 		snprintf(errbuf, errlen, "%s: cannot create a temporary file: %s", path,

@@ -173,6 +173,15 @@ static inline bool gp_mul_overflow_size(size_t a, size_t b, size_t *out)
 /* CRC-32 (IEEE 802.3, as zlib and gzip). Start with crc = 0. Signal-safe. */
 uint32_t gp_crc32(uint32_t crc, const void *data, size_t len);
 
+/* -------------------------------------------------------- temporary files */
+
+/*
+ * The directory for temporary files: $TMPDIR when set and non-empty, else
+ * "/tmp". The one place any gpuprof code reads TMPDIR; every temporary file
+ * is created under it. Borrowed from the environment, not to be freed.
+ */
+const char *gp_tmpdir(void);
+
 /* --------------------------------------------------------------- clocks */
 
 /* Signal-safe. Nanoseconds of the named clock; 0 if the clock fails. */

@@ -551,7 +551,7 @@ int cmd_record(int argc, char **argv)
 {
 	struct record_opts o = {.output = "gpuprof-%h-%p.gpz"};
 	char lib[PATH_MAX], pattern[PATH_MAX], why[512];
-	char manifest[] = "/tmp/gpuprof-manifest-XXXXXX";
+	char manifest[PATH_MAX];
 	int nargs, mfd, status;
 	bool traced;
 
@@ -583,6 +583,7 @@ int cmd_record(int argc, char **argv)
 		if (other && *other && strcmp(other, lib)) {
 			cli_warn("CUDA_INJECTION64_PATH named %s; gpuprof replaces it", other);
 		}
+		snprintf(manifest, sizeof(manifest), "%s/gpuprof-manifest-XXXXXX", gp_tmpdir());
 		mfd = mkstemp(manifest);
 		if (mfd < 0) {
 			cli_error("cannot create %s: %s", manifest, strerror(errno));
