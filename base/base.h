@@ -403,10 +403,11 @@ double gp_rng_double(struct gp_rng *r);
  * The next key=value pair of a user file's line at *s (device files,
  * roofline rules): blanks separate pairs, a value may be "quoted", '#'
  * starts a comment. Cuts the line in place and advances *s. Returns 1 with
- * *key and *val, 0 at the end of the line, -1 when a word has no '=' (*key
- * is that word), -2 for an unterminated quote; *why says which.
+ * *key and *val, 0 at the end of the line, or -GP_ERR_FORMAT when a word has
+ * no '=' or a quote is not closed, with "PATH:LINE: what" in errbuf.
  */
-int gp_kv_next(char **s, char **key, char **val, const char **why);
+int gp_kv_next(char **s, char **key, char **val, const char *path, size_t line, char *errbuf,
+	       size_t errlen);
 
 #define GP_KV_LINE_MAX 4096
 /* "PATH:LINE: WHAT 'VAL'" (VAL may be NULL) into errbuf; returns -GP_ERR_FORMAT. */

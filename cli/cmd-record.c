@@ -436,13 +436,13 @@ static int run_child(char **cmd)
 	return 1;
 }
 
-static bool have_driver(char *why, size_t size)
+static bool have_driver(char *errbuf, size_t errlen)
 {
 	void *h = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
 
 	if (!h) {
 		const char *e = dlerror();
-		snprintf(why, size, "%s", e ? e : "libcuda.so.1 not found");
+		snprintf(errbuf, errlen, "%s", e ? e : "libcuda.so.1 not found");
 		return false;
 	}
 	dlclose(h);

@@ -321,14 +321,14 @@ void gpt_reader_free(struct gpt_reader *r)
 }
 
 int gpt_chunk_header_unpack(const uint8_t in[GPT_CHUNK_HEADER_SIZE], struct gpt_chunk_header *h,
-			    const char **why)
+			    char *errbuf, size_t errlen)
 {
 	if (gp_get_le32(in) != GPT_CHUNK_MAGIC) {
-		*why = "bad chunk magic";
+		snprintf(errbuf, errlen, "bad chunk magic");
 		return -GP_ERR_FORMAT;
 	}
 	if (gp_get_le32(in + 44) != gp_crc32(0, in, 44)) {
-		*why = "bad chunk header crc";
+		snprintf(errbuf, errlen, "bad chunk header crc");
 		return -GP_ERR_CHECKSUM;
 	}
 	h->kind = gp_get_le16(in + 4);
@@ -378,13 +378,12 @@ static uint64_t resync(struct gpt_reader *r, uint64_t from)
 			}
 			uint8_t hb[GPT_CHUNK_HEADER_SIZE];
 			struct gpt_chunk_header h;
-			const char *why;
 			if (i + GPT_CHUNK_HEADER_SIZE <= lim) {
 				memcpy(hb, buf + i, sizeof(hb));
 			} else if (read_at(r, off + i, hb, sizeof(hb)) != (ssize_t)sizeof(hb)) {
 				continue;
 			}
-			if (!gpt_chunk_header_unpack(hb, &h, &why)) {
+			if (!gpt_chunk_header_unpack(hb, &h, NULL, 0)) {
 				return off + i;
 			}
 		}
@@ -394,22 +393,22 @@ static uint64_t resync(struct gpt_reader *r, uint64_t from)
 }
 
 static int absorb_strings(struct gpt_reader *r, const uint8_t *p, size_t len, uint32_t count,
-			  const char **why)
+			  char *errbuf, size_t errlen)
 {
 	const uint8_t *end = p + len;
 	uint64_t first;
 
 	if (!gpt_get_varint(&p, end, &first) || first == 0 || first > UINT32_MAX) {
-		*why = "bad first string id";
+		snprintf(errbuf, errlen, "bad first string id");
 		return -GP_ERR_FORMAT;
 	}
 	if (first <= r->strs.n) {
-		*why = "string ids defined twice";
+		snprintf(errbuf, errlen, "string ids defined twice");
 		return -GP_ERR_FORMAT;
 	}
 	if (first - 1 - r->strs.n > MAX_STRING_ID_GAP ||
 	    first - 1 + count > MAX_STRING_IDS) {
-		*why = "string ids out of range";
+		snprintf(errbuf, errlen, "string ids out of range");
 		return -GP_ERR_FORMAT;
 	}
 	/* Validate the whole chunk before changing the table. */
@@ -419,18 +418,18 @@ static int absorb_strings(struct gpt_reader *r, const uint8_t *p, size_t len, ui
 		uint64_t sl;
 		if (!gpt_get_varint(&q, end, &sl) || sl > GPT_MAX_STRING_BYTES ||
 		    sl > (uint64_t)(end - q)) {
-			*why = "string longer than its chunk";
+			snprintf(errbuf, errlen, "string longer than its chunk");
 			return -GP_ERR_FORMAT;
 		}
 		q += sl;
 		total += sl + 1;
 	}
 	if (q != end) {
-		*why = "bytes after the last string";
+		snprintf(errbuf, errlen, "bytes after the last string");
 		return -GP_ERR_FORMAT;
 	}
 	if (r->string_bytes + total > GPT_MAX_STRINGS_BYTES) {
-		*why = "strings exceed the reader's limit";
+		snprintf(errbuf, errlen, "strings exceed the reader's limit");
 		return -GP_ERR_RANGE;
 	}
 	/* Ids skipped by a lost chunk stay undefined. */
@@ -469,7 +468,7 @@ static int absorb_strings(struct gpt_reader *r, const uint8_t *p, size_t len, ui
 enum take {
 	TAKE_ABSORBED = 0, /* strings or index: nothing to return */
 	TAKE_RECORDS = 1,  /* *out is filled */
-	TAKE_BAD = 2,      /* a problem: reason in why, error in *err */
+	TAKE_BAD = 2,      /* a problem: reason in errbuf, error in *err */
 };
 
 /*
@@ -479,19 +478,19 @@ enum take {
  */
 static int take_payload(struct gpt_reader *r, const struct gpt_chunk_header *h,
 			const struct gpt_kind_info *ki, const uint8_t *raw, uint64_t off,
-			uint32_t idx, struct gpt_chunk *out, char *why, size_t whylen, int *err)
+			uint32_t idx, struct gpt_chunk *out, char *errbuf, size_t errlen, int *err)
 {
-	const char *reason = NULL;
+	char reason[128];
 	int ret;
 
 	if (h->kind == GPT_KIND_STRING) {
-		ret = absorb_strings(r, raw, h->raw_len, h->count, &reason);
+		ret = absorb_strings(r, raw, h->raw_len, h->count, reason, sizeof(reason));
 		if (ret == -GP_ERR_NOMEM) {
 			set_err(r, "out of memory reading strings");
 			return ret;
 		}
 		if (ret) {
-			snprintf(why, whylen, "bad string chunk: %s", reason);
+			snprintf(errbuf, errlen, "bad string chunk: %s", reason);
 			*err = ret;
 			return TAKE_BAD;
 		}
@@ -504,14 +503,14 @@ static int take_payload(struct gpt_reader *r, const struct gpt_chunk_header *h,
 		return -GP_ERR_NOMEM;
 	}
 	/* The codec zeroes the records itself, a cache-sized block at a time. */
-	ret = gpt_decode_records_ex(ki, raw, h->raw_len, h->count, r->recs, &reason,
+	ret = gpt_decode_records_ex(ki, raw, h->raw_len, h->count, r->recs, reason, sizeof(reason),
 				    r->st.major >= 2);
 	if (ret == -GP_ERR_NOMEM) {
 		set_err(r, "out of memory reading chunk %u", idx);
 		return ret;
 	}
 	if (ret) {
-		snprintf(why, whylen, "bad %s chunk: %s", ki->name, reason);
+		snprintf(errbuf, errlen, "bad %s chunk: %s", ki->name, reason);
 		*err = ret;
 		return TAKE_BAD;
 	}
@@ -701,7 +700,7 @@ static int resync_after(struct gpt_reader *r, uint64_t off, int err, const char 
 static int read_chunk_header(struct gpt_reader *r, uint64_t off, struct gpt_chunk_header *h)
 {
 	uint8_t hb[GPT_CHUNK_HEADER_SIZE];
-	const char *why = NULL;
+	char why[64];
 	ssize_t n;
 	int ret;
 
@@ -726,7 +725,7 @@ static int read_chunk_header(struct gpt_reader *r, uint64_t off, struct gpt_chun
 			    GPT_CHUNK_HEADER_SIZE);
 		return STEP_END;
 	}
-	ret = gpt_chunk_header_unpack(hb, h, &why);
+	ret = gpt_chunk_header_unpack(hb, h, why, sizeof(why));
 	if (ret) {
 		return resync_after(r, off, ret, why);
 	}
@@ -939,13 +938,12 @@ int gpt_reader_count_records(struct gpt_reader *r, uint64_t counts[GPT_KIND__MAX
 	while (off + GPT_CHUNK_HEADER_SIZE <= r->size) {
 		uint8_t hb[GPT_CHUNK_HEADER_SIZE];
 		struct gpt_chunk_header h;
-		const char *why;
 		ssize_t n = read_at(r, off, hb, sizeof(hb));
 
 		if (n < 0) {
 			return -GP_ERR_IO;
 		}
-		if ((size_t)n < sizeof(hb) || gpt_chunk_header_unpack(hb, &h, &why) ||
+		if ((size_t)n < sizeof(hb) || gpt_chunk_header_unpack(hb, &h, NULL, 0) ||
 		    h.count > GPT_MAX_CHUNK_RECORDS) {
 			break;
 		}
