@@ -9,6 +9,7 @@
  * Memory is the tables plus, while building, one index array per table
  * and a correlation hash; nothing is kept per record beyond the columns.
  */
+#define GP_LOG_TAG "analyze/model"
 #include "base/compat.h"
 #include "analyze/model.h"
 #include "analyze/file-info.h"
@@ -1004,6 +1005,8 @@ static int open_input(const char *path, struct gpt_reader **r, char *errbuf, siz
 		gp_strbuf_release(&tmp);
 		return -GP_ERR_IO;
 	}
+	gp_debug("%s: %s, converted through the temporary file %s", path,
+		 fmt == GPA_INPUT_NSYS ? "an Nsight Systems export" : "a Kineto trace", tmp.buf);
 	const struct gpt_writer_opts wo = {.chunk_records = GPA_IMPORT_CHUNK_RECORDS};
 	ret = gpt_writer_open_fd(fd, tmp.buf, &wo, &w);
 	if (!ret) {
@@ -1532,6 +1535,10 @@ int gpa_model_load(struct gpa_model *m, const char *const *paths, size_t npaths,
 		goto fail;
 	}
 	span(m);
+	gp_debug("model of %zu files: %" PRIu64 " events; %zu kernels, %zu copies, %zu memsets, "
+		 "%zu API calls, %zu syncs, %zu NVTX ranges; %s", m->procs.n, m->events, m->kern.n,
+		 m->copy.n, m->set.n, m->api.n, m->sync.n, m->nvtx.n,
+		 m->aligned ? "aligned on CLOCK_REALTIME" : "one clock per file");
 	return 0;
 fail:
 	gpa_model_release(m);

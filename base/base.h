@@ -54,8 +54,17 @@ enum gp_log_level {
 };
 
 /*
- * The logging sink. Libraries call gp_log(); the host (the CLI, a test)
- * installs where the text goes. Without a sink nothing is printed.
+ * The logging sink. Libraries call gp_log() through the macros below; the
+ * host (the CLI, a test) installs where the text goes and the most verbose
+ * level it wants. Without a sink nothing is printed. Library code logs at
+ * DEBUG (what happened to a file: chunks skipped, records counted, a
+ * conversion's temporary file) and TRACE (per chunk or hand-over); never
+ * ERROR or WARN, since what a user must see goes back through return values
+ * and result structs (docs/dev/rules.md, "Logging").
+ *
+ * Each .c file that logs defines GP_LOG_TAG ("module/file") before its first
+ * #include. The macros test the level first, so arguments cost nothing when
+ * the level is off. Not signal-safe: inject/ has its own logger.
  */
 typedef void (*gp_log_sink_fn)(enum gp_log_level level, const char *tag, const char *msg,
 			       void *data);
@@ -67,10 +76,17 @@ GP_PRINTF(3, 4) void gp_log(enum gp_log_level level, const char *tag, const char
 #ifndef GP_LOG_TAG
 #define GP_LOG_TAG "gpuprof"
 #endif
-#define gp_error(...) gp_log(GP_LOG_ERROR, GP_LOG_TAG, __VA_ARGS__)
-#define gp_warn(...) gp_log(GP_LOG_WARN, GP_LOG_TAG, __VA_ARGS__)
-#define gp_info(...) gp_log(GP_LOG_INFO, GP_LOG_TAG, __VA_ARGS__)
-#define gp_debug(...) gp_log(GP_LOG_DEBUG, GP_LOG_TAG, __VA_ARGS__)
+#define gp_log_at_(level, ...)                                                                     \
+	do {                                                                                       \
+		if (gp_log_enabled(level)) {                                                       \
+			gp_log(level, GP_LOG_TAG, __VA_ARGS__);                                    \
+		}                                                                                  \
+	} while (0)
+#define gp_error(...) gp_log_at_(GP_LOG_ERROR, __VA_ARGS__)
+#define gp_warn(...) gp_log_at_(GP_LOG_WARN, __VA_ARGS__)
+#define gp_info(...) gp_log_at_(GP_LOG_INFO, __VA_ARGS__)
+#define gp_debug(...) gp_log_at_(GP_LOG_DEBUG, __VA_ARGS__)
+#define gp_trace(...) gp_log_at_(GP_LOG_TRACE, __VA_ARGS__)
 #define gp_warn_once(...)                                                                          \
 	do {                                                                                       \
 		static bool gp_once_;                                                              \
@@ -80,8 +96,13 @@ GP_PRINTF(3, 4) void gp_log(enum gp_log_level level, const char *tag, const char
 		}                                                                                  \
 	} while (0)
 
-/* The sink the CLI uses: "gpuprof: error: MSG" on stderr. */
+/*
+ * The sink the CLI uses: "gpuprof: warning: MSG" on stderr, and for DEBUG
+ * and TRACE "gpuprof: debug: [TAG] MSG".
+ */
 void gp_log_stderr_sink(enum gp_log_level level, const char *tag, const char *msg, void *data);
+/* "error", "warn", "info", "debug" or "trace" into *level; false for anything else. */
+bool gp_log_level_parse(const char *name, enum gp_log_level *level);
 
 /* -------------------------------------------------------------- strbuf */
 

@@ -6,6 +6,7 @@
  * header can be trusted, else the reader scans for the next valid header;
  * either way it is reported with its index, offset and reason.
  */
+#define GP_LOG_TAG "trace/reader"
 #include "base/compat.h"
 #include "trace/format.h"
 
@@ -35,6 +36,7 @@ struct gpt_reader {
 	uint64_t size, pos;
 	uint32_t chunk_index;
 	bool index_seen, done;
+	bool end_logged; /* the debug line at the end of the file is out */
 	uint32_t header_len;
 
 	/*
@@ -103,6 +105,8 @@ static void add_problem(struct gpt_reader *r, uint64_t offset, int err, const ch
 	if (err != -GP_ERR_TRUNCATED) {
 		r->st.problems++;
 	}
+	gp_debug("%s: chunk %u at offset %" PRIu64 " skipped (%s): %s", r->name, p.chunk_index,
+		 offset, gp_err_str(err), p.reason);
 }
 
 /* Reads up to len bytes at off; returns the count (short at end) or -1 on error. */
@@ -250,6 +254,20 @@ static int reader_new(const char *name, struct gpt_reader **out)
 	return 0;
 }
 
+/* Checks the header of a file just opened. */
+static int opened(struct gpt_reader *r)
+{
+	int ret = check_header(r);
+
+	if (ret) {
+		gp_debug("not opened: %s", r->errbuf);
+		return ret;
+	}
+	gp_debug("%s: trace format %u.%u, %" PRIu64 " bytes, header %u bytes", r->name,
+		 r->st.major, r->st.minor, r->size, r->header_len);
+	return 0;
+}
+
 int gpt_reader_open(const char *path, struct gpt_reader **out)
 {
 	struct gpt_reader *r;
@@ -275,7 +293,7 @@ int gpt_reader_open(const char *path, struct gpt_reader **out)
 	}
 	r->size = (uint64_t)sb.st_size;
 	r->st.file_bytes = r->size;
-	return check_header(r);
+	return opened(r);
 }
 
 int gpt_reader_open_mem(const void *data, size_t len, const char *name, struct gpt_reader **out)
@@ -290,7 +308,7 @@ int gpt_reader_open_mem(const void *data, size_t len, const char *name, struct g
 	r->mem = data;
 	r->size = len;
 	r->st.file_bytes = len;
-	return check_header(r);
+	return opened(r);
 }
 
 void gpt_reader_free(struct gpt_reader *r)
@@ -877,7 +895,10 @@ static int next_chunk(struct gpt_reader *r, struct gpt_chunk *out)
 	} else if (h.kind != GPT_KIND_STRING && !packed) {
 		ki = gpt_kind_info(h.kind);
 		if (!ki) {
-			return STEP_AGAIN; /* a kind from a newer minor version: skip it whole */
+			/* a kind from a newer minor version: skip it whole */
+			gp_debug("%s: chunk %u at offset %" PRIu64 " skipped: kind %u is unknown to "
+				 "this reader", r->name, at.idx, at.off, h.kind);
+			return STEP_AGAIN;
 		}
 	}
 	r->chunk_index = at.idx; /* problems below name this chunk */
@@ -904,7 +925,30 @@ static int next_chunk(struct gpt_reader *r, struct gpt_chunk *out)
 		return bad_chunk(r, &at, err, "%s", why);
 	}
 	r->chunk_index = at.idx + 1;
-	return ret == TAKE_RECORDS ? STEP_RECORDS : STEP_AGAIN;
+	if (ret == TAKE_RECORDS) {
+		gp_trace("%s: chunk %u at offset %" PRIu64 ": %u %s records", r->name, at.idx, at.off,
+			 h.count, ki->name);
+		return STEP_RECORDS;
+	}
+	return STEP_AGAIN;
+}
+
+/* Says once, at debug level, what the file held. */
+static void log_end(struct gpt_reader *r)
+{
+	uint64_t records = 0;
+
+	if (r->end_logged || !gp_log_enabled(GP_LOG_DEBUG)) {
+		return;
+	}
+	r->end_logged = true;
+	for (size_t k = 0; k < GPT_KIND__MAX; k++) {
+		records += r->st.records[k];
+	}
+	gp_debug("%s: read %" PRIu64 " chunks, %" PRIu64 " records, %" PRIu64 " strings; %" PRIu64
+		 " chunks skipped (%" PRIu64 " bytes)%s%s", r->name, r->st.chunks, records,
+		 r->st.strings, r->st.problems, r->st.bytes_skipped,
+		 r->st.has_footer ? "" : "; no footer", r->st.truncated ? "; truncated" : "");
 }
 
 int gpt_reader_next(struct gpt_reader *r, struct gpt_chunk *out)
@@ -920,9 +964,13 @@ int gpt_reader_next(struct gpt_reader *r, struct gpt_chunk *out)
 			continue; /* the packed chunk is used up */
 		}
 		if (r->done) {
+			log_end(r);
 			return 0;
 		}
 		ret = next_chunk(r, out);
+		if (ret == STEP_END) {
+			log_end(r);
+		}
 		if (ret != STEP_AGAIN) {
 			return ret; /* STEP_END, STEP_RECORDS or an error */
 		}
@@ -951,6 +999,16 @@ int gpt_reader_count_records(struct gpt_reader *r, uint64_t counts[GPT_KIND__MAX
 			counts[h.kind] += h.count;
 		}
 		off += GPT_CHUNK_HEADER_SIZE + (uint64_t)h.stored_len;
+	}
+	if (gp_log_enabled(GP_LOG_DEBUG)) {
+		uint64_t total = 0;
+		unsigned kinds = 0;
+		for (size_t k = 0; k < GPT_KIND__MAX; k++) {
+			total += counts[k];
+			kinds += counts[k] != 0;
+		}
+		gp_debug("%s: chunk headers announce %" PRIu64 " records of %u kinds", r->name,
+			 total, kinds);
 	}
 	return 0;
 }
