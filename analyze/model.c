@@ -1580,8 +1580,10 @@ uint32_t gpa_gpu_stream(const struct gpa_model *m, size_t i)
 		return m->kern.stream[r];
 	case GPA_GPU_MEMCPY:
 		return m->copy.stream[r];
-	default:
+	case GPA_GPU_MEMSET:
 		return m->set.stream[r];
+	default:
+		GP_BUG("GPU operation %zu has kind %u", i, m->gpu.kind[i]);
 	}
 }
 
