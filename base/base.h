@@ -213,7 +213,7 @@ uint64_t gp_clock_monotonic_raw_ns(void);
 /*
  * Maps in the pages of [p, p + n) (whole pages around it) with one call
  * instead of one page fault per page as they are first written: where faults
- * are dear (about 12 us each on the virtual machine of docs/performance.md,
+ * are dear (about 12 us each on the virtual machine of docs/dev/performance-history.md,
  * against under 1 us per page this way) they took a tenth of a Kineto
  * import. p must lie in a heap or mmap'd allocation (its pages, whole,
  * belong to the same mapping); populating changes no byte. Advice only:
