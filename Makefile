@@ -66,7 +66,7 @@ BENCH_TRACE := $(O)/bench-trace
 
 
 .PHONY: all deps test check bench fuzz fuzz-kineto demo install clean check-layering check-headers \
-	cuda-parts unit-bins
+	check-rules cuda-parts unit-bins
 .DEFAULT_GOAL := all
 
 all: $(GPUPROF) $(TRACEGEN) cuda-parts
@@ -178,7 +178,7 @@ test: all $(UNIT_BINS) $(E2E_PROGS)
 	@sh scripts/deps.sh test
 	@O=$(O) TEST_LDFLAGS='$(LDFLAGS)' sh tests/run-tests.sh $(UNIT_BINS)
 
-check: check-layering check-headers
+check: check-layering check-headers check-rules
 	$(MAKE) O=build-san SAN=1 test
 	$(MAKE) fuzz FUZZ_SECONDS=$(or $(CHECK_FUZZ_SECONDS),30)
 	$(MAKE) fuzz-kineto FUZZ_SECONDS=$(or $(CHECK_FUZZ_SECONDS),30)
@@ -186,6 +186,11 @@ check: check-layering check-headers
 # Includes may only point down the table in STYLE.md section 1.
 check-layering:
 	@sh scripts/check-layering.sh
+
+# The contributor rules a script can check (docs/dev/rules.md): function and header length,
+# errbuf/errlen, log tags and levels, GP_BUG's place, TMPDIR through gp_tmpdir().
+check-rules:
+	@sh scripts/check-rules.sh
 
 # Every header of every module compiles on its own, and twice (its include guard): found by
 # name, so a new header is checked without being listed here.

@@ -314,10 +314,9 @@ static int parse_line(const char *path, size_t ln, char *s, struct gpa_devrow *r
 	memset(r, 0, sizeof(*r));
 	for (;;) {
 		char *key, *val;
-		const char *why;
-		int kv = gp_kv_next(&s, &key, &val, &why);
+		int kv = gp_kv_next(&s, &key, &val, path, ln, errbuf, errlen);
 		if (kv < 0) {
-			return gp_kv_error(errbuf, errlen, path, ln, why, kv == -1 ? key : NULL);
+			return kv;
 		}
 		if (!kv) {
 			break;

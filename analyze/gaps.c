@@ -582,8 +582,10 @@ static uint32_t op_api(const struct gpa_model *m, size_t g)
 		return m->kern.api[r];
 	case GPA_GPU_MEMCPY:
 		return m->copy.api[r];
-	default:
+	case GPA_GPU_MEMSET:
 		return m->set.api[r];
+	default:
+		GP_BUG("GPU operation %zu has kind %u", g, m->gpu.kind[g]);
 	}
 }
 

@@ -9,6 +9,7 @@
  * Memory is the tables plus, while building, one index array per table
  * and a correlation hash; nothing is kept per record beyond the columns.
  */
+#define GP_LOG_TAG "analyze/model"
 #include "base/compat.h"
 #include "analyze/model.h"
 #include "analyze/file-info.h"
@@ -994,10 +995,9 @@ static int open_input(const char *path, struct gpt_reader **r, char *errbuf, siz
 		}
 		return ret;
 	}
-	const char *dir = getenv("TMPDIR");
 	struct gp_strbuf tmp = GP_STRBUF_INIT;
 	struct gpt_writer *w = NULL;
-	gp_strbuf_addf(&tmp, "%s/gpuprof-import-XXXXXX", dir && *dir ? dir : "/tmp");
+	gp_strbuf_addf(&tmp, "%s/gpuprof-import-XXXXXX", gp_tmpdir());
 	int fd = tmp.failed ? -1 : mkstemp(tmp.buf);
 	if (fd < 0) {
 		snprintf(errbuf, errlen, "%s: cannot create a temporary file: %s", path,
@@ -1005,6 +1005,8 @@ static int open_input(const char *path, struct gpt_reader **r, char *errbuf, siz
 		gp_strbuf_release(&tmp);
 		return -GP_ERR_IO;
 	}
+	gp_debug("%s: %s, converted through the temporary file %s", path,
+		 fmt == GPA_INPUT_NSYS ? "an Nsight Systems export" : "a Kineto trace", tmp.buf);
 	const struct gpt_writer_opts wo = {.chunk_records = GPA_IMPORT_CHUNK_RECORDS};
 	ret = gpt_writer_open_fd(fd, tmp.buf, &wo, &w);
 	if (!ret) {
@@ -1533,6 +1535,10 @@ int gpa_model_load(struct gpa_model *m, const char *const *paths, size_t npaths,
 		goto fail;
 	}
 	span(m);
+	gp_debug("model of %zu files: %" PRIu64 " events; %zu kernels, %zu copies, %zu memsets, "
+		 "%zu API calls, %zu syncs, %zu NVTX ranges; %s", m->procs.n, m->events, m->kern.n,
+		 m->copy.n, m->set.n, m->api.n, m->sync.n, m->nvtx.n,
+		 m->aligned ? "aligned on CLOCK_REALTIME" : "one clock per file");
 	return 0;
 fail:
 	gpa_model_release(m);
@@ -1574,8 +1580,10 @@ uint32_t gpa_gpu_stream(const struct gpa_model *m, size_t i)
 		return m->kern.stream[r];
 	case GPA_GPU_MEMCPY:
 		return m->copy.stream[r];
-	default:
+	case GPA_GPU_MEMSET:
 		return m->set.stream[r];
+	default:
+		GP_BUG("GPU operation %zu has kind %u", i, m->gpu.kind[i]);
 	}
 }
 

@@ -176,10 +176,9 @@ static int parse_rule(const char *path, size_t ln, char *s, struct rule *r, char
 	r->dtype = -1;
 	for (;;) {
 		char *key, *val;
-		const char *why;
-		int kv = gp_kv_next(&s, &key, &val, &why);
+		int kv = gp_kv_next(&s, &key, &val, path, ln, errbuf, errlen);
 		if (kv < 0) {
-			return gp_kv_error(errbuf, errlen, path, ln, why, kv == -1 ? key : NULL);
+			return kv;
 		}
 		if (!kv) {
 			break;

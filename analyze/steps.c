@@ -3,6 +3,7 @@
  * steps.c - training steps: from NVTX ranges, profiler start/stop ranges or
  * the whole trace; GPU work assigned to the step that launched it.
  */
+#define GP_LOG_TAG "analyze/steps"
 #include "base/compat.h"
 #include "analyze/steps.h"
 #include "analyze/model.h"
@@ -382,6 +383,14 @@ int gpa_steps_find(const struct gpa_model *m, const char *regex, struct gpa_step
 	}
 	gpa_dist_of(vals, out->v.n, &out->busy);
 	free(vals);
+	if (out->source == GPA_STEPS_NVTX) {
+		gp_debug("%zu steps from NVTX ranges matching %s%s", out->v.n, out->pattern,
+			 regex ? "" : " (a default pattern)");
+	} else {
+		gp_debug("%zu steps from %s", out->v.n,
+			 out->source == GPA_STEPS_PROFILER ? "profiler start/stop ranges"
+							   : "the whole trace of each process");
+	}
 out:
 	if (ret == -GP_ERR_NOMEM) {
 		snprintf(errbuf, errlen, "out of memory finding steps");

@@ -54,8 +54,17 @@ enum gp_log_level {
 };
 
 /*
- * The logging sink. Libraries call gp_log(); the host (the CLI, a test)
- * installs where the text goes. Without a sink nothing is printed.
+ * The logging sink. Libraries call gp_log() through the macros below; the
+ * host (the CLI, a test) installs where the text goes and the most verbose
+ * level it wants. Without a sink nothing is printed. Library code logs at
+ * DEBUG (what happened to a file: chunks skipped, records counted, a
+ * conversion's temporary file) and TRACE (per chunk or hand-over); never
+ * ERROR or WARN, since what a user must see goes back through return values
+ * and result structs (docs/dev/rules.md, "Logging").
+ *
+ * Each .c file that logs defines GP_LOG_TAG ("module/file") before its first
+ * #include. The macros test the level first, so arguments cost nothing when
+ * the level is off. Not signal-safe: inject/ has its own logger.
  */
 typedef void (*gp_log_sink_fn)(enum gp_log_level level, const char *tag, const char *msg,
 			       void *data);
@@ -67,10 +76,17 @@ GP_PRINTF(3, 4) void gp_log(enum gp_log_level level, const char *tag, const char
 #ifndef GP_LOG_TAG
 #define GP_LOG_TAG "gpuprof"
 #endif
-#define gp_error(...) gp_log(GP_LOG_ERROR, GP_LOG_TAG, __VA_ARGS__)
-#define gp_warn(...) gp_log(GP_LOG_WARN, GP_LOG_TAG, __VA_ARGS__)
-#define gp_info(...) gp_log(GP_LOG_INFO, GP_LOG_TAG, __VA_ARGS__)
-#define gp_debug(...) gp_log(GP_LOG_DEBUG, GP_LOG_TAG, __VA_ARGS__)
+#define gp_log_at_(level, ...)                                                                     \
+	do {                                                                                       \
+		if (gp_log_enabled(level)) {                                                       \
+			gp_log(level, GP_LOG_TAG, __VA_ARGS__);                                    \
+		}                                                                                  \
+	} while (0)
+#define gp_error(...) gp_log_at_(GP_LOG_ERROR, __VA_ARGS__)
+#define gp_warn(...) gp_log_at_(GP_LOG_WARN, __VA_ARGS__)
+#define gp_info(...) gp_log_at_(GP_LOG_INFO, __VA_ARGS__)
+#define gp_debug(...) gp_log_at_(GP_LOG_DEBUG, __VA_ARGS__)
+#define gp_trace(...) gp_log_at_(GP_LOG_TRACE, __VA_ARGS__)
 #define gp_warn_once(...)                                                                          \
 	do {                                                                                       \
 		static bool gp_once_;                                                              \
@@ -80,8 +96,13 @@ GP_PRINTF(3, 4) void gp_log(enum gp_log_level level, const char *tag, const char
 		}                                                                                  \
 	} while (0)
 
-/* The sink the CLI uses: "gpuprof: error: MSG" on stderr. */
+/*
+ * The sink the CLI uses: "gpuprof: warning: MSG" on stderr, and for DEBUG
+ * and TRACE "gpuprof: debug: [TAG] MSG".
+ */
 void gp_log_stderr_sink(enum gp_log_level level, const char *tag, const char *msg, void *data);
+/* "error", "warn", "info", "debug" or "trace" into *level; false for anything else. */
+bool gp_log_level_parse(const char *name, enum gp_log_level *level);
 
 /* -------------------------------------------------------------- strbuf */
 
@@ -173,6 +194,15 @@ static inline bool gp_mul_overflow_size(size_t a, size_t b, size_t *out)
 /* CRC-32 (IEEE 802.3, as zlib and gzip). Start with crc = 0. Signal-safe. */
 uint32_t gp_crc32(uint32_t crc, const void *data, size_t len);
 
+/* -------------------------------------------------------- temporary files */
+
+/*
+ * The directory for temporary files: $TMPDIR when set and non-empty, else
+ * "/tmp". The one place any gpuprof code reads TMPDIR; every temporary file
+ * is created under it. Borrowed from the environment, not to be freed.
+ */
+const char *gp_tmpdir(void);
+
 /* --------------------------------------------------------------- clocks */
 
 /* Signal-safe. Nanoseconds of the named clock; 0 if the clock fails. */
@@ -183,7 +213,7 @@ uint64_t gp_clock_monotonic_raw_ns(void);
 /*
  * Maps in the pages of [p, p + n) (whole pages around it) with one call
  * instead of one page fault per page as they are first written: where faults
- * are dear (about 12 us each on the virtual machine of docs/performance.md,
+ * are dear (about 12 us each on the virtual machine of docs/dev/performance-history.md,
  * against under 1 us per page this way) they took a tenth of a Kineto
  * import. p must lie in a heap or mmap'd allocation (its pages, whole,
  * belong to the same mapping); populating changes no byte. Advice only:
@@ -394,10 +424,11 @@ double gp_rng_double(struct gp_rng *r);
  * The next key=value pair of a user file's line at *s (device files,
  * roofline rules): blanks separate pairs, a value may be "quoted", '#'
  * starts a comment. Cuts the line in place and advances *s. Returns 1 with
- * *key and *val, 0 at the end of the line, -1 when a word has no '=' (*key
- * is that word), -2 for an unterminated quote; *why says which.
+ * *key and *val, 0 at the end of the line, or -GP_ERR_FORMAT when a word has
+ * no '=' or a quote is not closed, with "PATH:LINE: what" in errbuf.
  */
-int gp_kv_next(char **s, char **key, char **val, const char **why);
+int gp_kv_next(char **s, char **key, char **val, const char *path, size_t line, char *errbuf,
+	       size_t errlen);
 
 #define GP_KV_LINE_MAX 4096
 /* "PATH:LINE: WHAT 'VAL'" (VAL may be NULL) into errbuf; returns -GP_ERR_FORMAT. */

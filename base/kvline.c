@@ -8,12 +8,12 @@
 
 #include <string.h>
 
-int gp_kv_next(char **sp, char **key, char **val, const char **why)
+int gp_kv_next(char **sp, char **key, char **val, const char *path, size_t line, char *errbuf,
+	       size_t errlen)
 {
 	char *s = *sp;
 
 	*key = *val = NULL;
-	*why = NULL;
 	while (*s == ' ' || *s == '\t') {
 		s++;
 	}
@@ -27,8 +27,7 @@ int gp_kv_next(char **sp, char **key, char **val, const char **why)
 	}
 	if (*s != '=') {
 		*s = '\0';
-		*why = "expected key=value, got";
-		return -1;
+		return gp_kv_error(errbuf, errlen, path, line, "expected key=value, got", *key);
 	}
 	*s++ = '\0';
 	*val = s;
@@ -38,8 +37,7 @@ int gp_kv_next(char **sp, char **key, char **val, const char **why)
 			s++;
 		}
 		if (*s != '"') {
-			*why = "unterminated quote";
-			return -2;
+			return gp_kv_error(errbuf, errlen, path, line, "unterminated quote", NULL);
 		}
 		*s++ = '\0';
 	} else {

@@ -3,6 +3,7 @@
 #include "base/base.h"
 
 #include <stdio.h>
+#include <string.h>
 
 /*
  * The sink is set once by the host before any other thread runs; it is read
@@ -36,6 +37,19 @@ void gp_log(enum gp_log_level level, const char *tag, const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	log_sink(level, tag, msg, log_sink_data);
+}
+
+bool gp_log_level_parse(const char *name, enum gp_log_level *level)
+{
+	static const char *const names[] = {"error", "warn", "info", "debug", "trace"};
+
+	for (size_t i = 0; i < GP_ARRAY_SIZE(names); i++) {
+		if (!strcmp(name, names[i])) {
+			*level = (enum gp_log_level)i;
+			return true;
+		}
+	}
+	return false;
 }
 
 void gp_log_stderr_sink(enum gp_log_level level, const char *tag, const char *msg, void *data)

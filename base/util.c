@@ -198,3 +198,10 @@ void gp_prefault(void *p, size_t n)
 	(void)n;
 #endif
 }
+
+const char *gp_tmpdir(void)
+{
+	const char *dir = getenv("TMPDIR");
+
+	return dir && *dir ? dir : "/tmp";
+}

@@ -109,7 +109,7 @@ static int add_threshold(struct diff_cfg *c, const char *pat, size_t n, double e
 }
 
 /* "rule /REGEX/ REPLACEMENT": the first character after "rule " delimits the regex. */
-static int add_rule(struct diff_cfg *c, const char *arg, char *err, size_t errlen)
+static int add_rule(struct diff_cfg *c, const char *arg, char *errbuf, size_t errlen)
 {
 	char delim = arg[0];
 	const char *close;
@@ -117,7 +117,7 @@ static int add_rule(struct diff_cfg *c, const char *arg, char *err, size_t errle
 	int ret;
 
 	if (!delim || delim == ' ' || !(close = strchr(arg + 1, delim))) {
-		snprintf(err, errlen, "a rule is /REGEX/ REPLACEMENT");
+		snprintf(errbuf, errlen, "a rule is /REGEX/ REPLACEMENT");
 		return -GP_ERR_FORMAT;
 	}
 	re = strndup(arg + 1, (size_t)(close - arg - 1));
@@ -130,23 +130,24 @@ static int add_rule(struct diff_cfg *c, const char *arg, char *err, size_t errle
 		free(re);
 		return ret;
 	}
-	ret = gpa_kname_rules_add(c->rules, re, repl, err, errlen);
+	ret = gpa_kname_rules_add(c->rules, re, repl, errbuf, errlen);
 	free(re);
 	return ret == -GP_ERR_API ? -GP_ERR_FORMAT : ret;
 }
 
-/* One "key value" setting (from a file or an option); the reason in err. */
+/* One "key value" setting (from a file or an option); the reason in errbuf. */
 static int setting(struct diff_cfg *c, const char *key, const char *val, bool rules_only,
-		   char *err, size_t errlen)
+		   char *errbuf, size_t errlen)
 {
 	uint64_t u;
 	double d;
 
 	if (!strcmp(key, "rule")) {
-		return add_rule(c, val, err, errlen);
+		return add_rule(c, val, errbuf, errlen);
 	}
 	if (rules_only) {
-		snprintf(err, errlen, "only 'rule /REGEX/ REPLACEMENT' lines belong in a rules file");
+		snprintf(errbuf, errlen,
+			 "only 'rule /REGEX/ REPLACEMENT' lines belong in a rules file");
 		return -GP_ERR_FORMAT;
 	}
 	if (!strcmp(key, "alpha")) {
@@ -164,7 +165,7 @@ static int setting(struct diff_cfg *c, const char *key, const char *val, bool ru
 			sp = strrchr(val, ' ');
 		}
 		if (!sp || sp == val || !parse_pct(sp + 1 + strspn(sp + 1, " \t"), &d)) {
-			snprintf(err, errlen, "a threshold is PATTERN PERCENT: '%s'", val);
+			snprintf(errbuf, errlen, "a threshold is PATTERN PERCENT: '%s'", val);
 			return -GP_ERR_FORMAT;
 		}
 		size_t n = (size_t)(sp - val);
@@ -218,12 +219,12 @@ static int setting(struct diff_cfg *c, const char *key, const char *val, bool ru
 			goto bad;
 		}
 	} else {
-		snprintf(err, errlen, "unknown setting '%s'", key);
+		snprintf(errbuf, errlen, "unknown setting '%s'", key);
 		return -GP_ERR_FORMAT;
 	}
 	return 0;
 bad:
-	snprintf(err, errlen, "bad value for %s: '%s'", key, val);
+	snprintf(errbuf, errlen, "bad value for %s: '%s'", key, val);
 	return -GP_ERR_FORMAT;
 }
 

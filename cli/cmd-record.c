@@ -436,13 +436,13 @@ static int run_child(char **cmd)
 	return 1;
 }
 
-static bool have_driver(char *why, size_t size)
+static bool have_driver(char *errbuf, size_t errlen)
 {
 	void *h = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
 
 	if (!h) {
 		const char *e = dlerror();
-		snprintf(why, size, "%s", e ? e : "libcuda.so.1 not found");
+		snprintf(errbuf, errlen, "%s", e ? e : "libcuda.so.1 not found");
 		return false;
 	}
 	dlclose(h);
@@ -551,7 +551,7 @@ int cmd_record(int argc, char **argv)
 {
 	struct record_opts o = {.output = "gpuprof-%h-%p.gpz"};
 	char lib[PATH_MAX], pattern[PATH_MAX], why[512];
-	char manifest[] = "/tmp/gpuprof-manifest-XXXXXX";
+	char manifest[PATH_MAX];
 	int nargs, mfd, status;
 	bool traced;
 
@@ -583,6 +583,7 @@ int cmd_record(int argc, char **argv)
 		if (other && *other && strcmp(other, lib)) {
 			cli_warn("CUDA_INJECTION64_PATH named %s; gpuprof replaces it", other);
 		}
+		snprintf(manifest, sizeof(manifest), "%s/gpuprof-manifest-XXXXXX", gp_tmpdir());
 		mfd = mkstemp(manifest);
 		if (mfd < 0) {
 			cli_error("cannot create %s: %s", manifest, strerror(errno));

@@ -187,6 +187,23 @@ static int finish(int status)
 	return status;
 }
 
+/*
+ * How much the libraries log on stderr: GPUPROF_LOG=error|warn|info|debug|
+ * trace, warn by default. Library code logs only at debug and trace, so the
+ * default output is what the commands print themselves.
+ */
+static enum gp_log_level log_level(void)
+{
+	const char *v = getenv("GPUPROF_LOG");
+	enum gp_log_level level = GP_LOG_WARN;
+
+	if (v && *v && !gp_log_level_parse(v, &level)) {
+		cli_warn("GPUPROF_LOG=%s is not one of error, warn, info, debug, trace; using warn",
+			 v);
+	}
+	return level;
+}
+
 int main(int argc, char **argv)
 {
 	const struct cmd *c;
@@ -197,8 +214,7 @@ int main(int argc, char **argv)
 	 * threshold would otherwise move them to the heap after the first free).
 	 */
 	mallopt(M_MMAP_THRESHOLD, 1 << 20);
-	gp_log_set_sink(gp_log_stderr_sink, NULL,
-			getenv("GPUPROF_DEBUG") ? GP_LOG_DEBUG : GP_LOG_WARN);
+	gp_log_set_sink(gp_log_stderr_sink, NULL, log_level());
 	if (argc < 2) {
 		list_commands(stderr);
 		return CMD_USAGE;

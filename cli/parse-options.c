@@ -232,7 +232,7 @@ static int take_number(struct cli_ctx *ctx, const struct cli_option *o, const ch
 		}
 		store_u(base, o, u);
 		return 0;
-	default: /* CLI_OPT_DOUBLE */
+	case CLI_OPT_DOUBLE:
 		errno = 0;
 		d = strtod(arg, &end);
 		if (errno || end == arg || *end || !isfinite(d) || d < o->min || d > o->max ||
@@ -241,6 +241,9 @@ static int take_number(struct cli_ctx *ctx, const struct cli_option *o, const ch
 		}
 		memcpy((char *)base + o->off, &d, sizeof(d));
 		return 0;
+	default:
+		GP_BUG("option '%s' of type %d is not a number", o->long_name ? o->long_name : "",
+		       (int)o->type);
 	}
 }
 
@@ -315,7 +318,9 @@ static int take(struct cli_ctx *ctx, const struct cli_option *o, const char *arg
 	case CLI_OPT_CALLBACK:
 		return call(ctx, o, arg, base);
 	default:
-		return 0;
+		/* find_long() and find_short() return only options that take part in parsing */
+		GP_BUG("option '%s' of type %d reached take()", o->long_name ? o->long_name : "",
+		       (int)o->type);
 	}
 }
 

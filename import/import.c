@@ -5,12 +5,28 @@
  * input by way of a temporary .gpz written here, so every analysis reads
  * every input the same way.
  */
+#define GP_LOG_TAG "import/import"
 #include "base/compat.h"
 #include "import/import.h"
 
 #include <fcntl.h>
 #include <stdio.h>
 #include <unistd.h>
+
+static const char *format_name(enum gpa_input_format fmt)
+{
+	switch (fmt) {
+	case GPA_INPUT_GPZ:
+		return "gpz";
+	case GPA_INPUT_KINETO:
+		return "kineto";
+	case GPA_INPUT_NSYS:
+		return "nsys";
+	case GPA_INPUT_UNKNOWN:
+		break;
+	}
+	return "unknown";
+}
 
 int gpa_input_detect(const char *path, enum gpa_input_format *fmt, char *errbuf, size_t errlen)
 {
@@ -52,23 +68,31 @@ int gpa_input_detect(const char *path, enum gpa_input_format *fmt, char *errbuf,
 	}
 	/* Unknown content is left to the .gpz reader, whose message says what it is not. */
 	if (*fmt == GPA_INPUT_UNKNOWN) {
+		gp_debug("%s: content not recognized; read as a .gpz", path);
 		*fmt = GPA_INPUT_GPZ;
 	}
+	gp_debug("%s: format %s", path, format_name(*fmt));
 	return 0;
 }
 
 int gpa_import(const char *in, enum gpa_input_format fmt, struct gpt_writer *w, char *errbuf,
 	       size_t errlen)
 {
+	int ret;
+
 	switch (fmt) {
 	case GPA_INPUT_KINETO:
-		return gpa_import_kineto(in, w, errbuf, errlen);
+		ret = gpa_import_kineto(in, w, errbuf, errlen);
+		break;
 	case GPA_INPUT_NSYS:
-		return gpa_import_nsys(in, w, errbuf, errlen);
+		ret = gpa_import_nsys(in, w, errbuf, errlen);
+		break;
 	default:
 		snprintf(errbuf, errlen, "%s: not an importable trace", in);
 		return -GP_ERR_API;
 	}
+	gp_debug("%s: %s import %s", in, format_name(fmt), ret ? gp_err_str(ret) : "done");
+	return ret;
 }
 
 int gpa_convert(const char *in, const char *out, char *errbuf, size_t errlen)

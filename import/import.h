@@ -93,7 +93,7 @@ int gpa_input_detect(const char *path, enum gpa_input_format *fmt, char *errbuf,
  * a Kineto or nsys file (and of bench-kineto, which times that import). Small
  * chunks keep the writer's row buffers (one per record kind) in cache while
  * the parser fills them: with the default 8192 they were megabytes, and the
- * import of a Kineto trace ran 20-23 % slower (docs/import-figures.md,
+ * import of a Kineto trace ran 20-23 % slower (docs/dev/import-figures.md,
  * "Fifth pass"). `gpuprof convert` keeps 8192: its file is kept, and larger
  * chunks compress better.
  */

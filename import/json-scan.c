@@ -930,7 +930,7 @@ struct gpa_json_file {
 	char msg[160];
 };
 
-int gpa_json_file_open(const char *path, struct gpa_json_file **out, char *err, size_t errlen)
+int gpa_json_file_open(const char *path, struct gpa_json_file **out, char *errbuf, size_t errlen)
 {
 	struct gpa_json_file *f;
 	unsigned char magic[2];
@@ -939,12 +939,12 @@ int gpa_json_file_open(const char *path, struct gpa_json_file **out, char *err, 
 	*out = NULL;
 	f = calloc(1, sizeof(*f));
 	if (!f) {
-		snprintf(err, errlen, "%s: out of memory", path);
+		snprintf(errbuf, errlen, "%s: out of memory", path);
 		return -GP_ERR_NOMEM;
 	}
 	f->fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (f->fd < 0) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		snprintf(errbuf, errlen, "%s: %s", path, strerror(errno));
 		free(f);
 		return -GP_ERR_IO;
 	}
@@ -956,7 +956,7 @@ int gpa_json_file_open(const char *path, struct gpa_json_file **out, char *err, 
 			gp_prefault(f->in, IN_CAP);
 		}
 		if (!f->in) {
-			snprintf(err, errlen, "%s: out of memory", path);
+			snprintf(errbuf, errlen, "%s: out of memory", path);
 			close(f->fd);
 			free(f);
 			return -GP_ERR_NOMEM;

@@ -148,9 +148,10 @@ struct gpa_json_file;
 
 /*
  * gpa_json_file_open - opens path. 0 or -GP_ERR_IO / -GP_ERR_NOMEM with
- * "PATH: why" in err. Caller frees with gpa_json_file_close().
+ * "PATH: why" in errbuf. Caller frees with gpa_json_file_close().
  */
-int gpa_json_file_open(const char *path, struct gpa_json_file **out, char *err, size_t errlen);
+int gpa_json_file_open(const char *path, struct gpa_json_file **out, char *errbuf,
+		       size_t errlen);
 
 /* A gpa_json_read_fn: ctx is the struct gpa_json_file. */
 ssize_t gpa_json_file_read(void *ctx, void *buf, size_t n);

@@ -15,6 +15,7 @@
  * base has been seen yet, the file is scanned once for the key before any
  * record is written; the value the parser finally reads must match.
  */
+#define GP_LOG_TAG "import/kineto"
 #include "base/compat.h"
 #include "import/import.h"
 #include "import/import-test.h"
@@ -132,6 +133,8 @@ struct imp {
 	int dim_idx[MAX_DEPTH];
 	int depth;             /* stack[depth - 1] is the innermost container */
 	bool seen_events;
+	uint64_t fast_taken;   /* events the fast path read */
+	uint64_t fast_resumes; /* times it handed the scan to the token loop */
 
 	struct ev ev;
 	char *name, *argname;  /* MAX_STR + 1 bytes each */
@@ -1862,6 +1865,7 @@ void gpa_import_kineto_fast_path(bool on)
 
 struct fast {
 	struct gpa_json_scan *sc;
+	uint64_t *resumes;	/* counts the hand-overs (struct imp) */
 	const unsigned char *e;	/* end of the data in the buffer */
 	size_t max;		/* the scanner's token limit */
 	int depth;		/* the scanner's open containers at the first event */
@@ -1871,6 +1875,7 @@ struct fast {
 /* Hands the scan to the token loop at p, st due there. */
 static void fast_resume(struct fast *f, const unsigned char *p, enum gpa_json_raw_state st)
 {
+	++*f->resumes;
 	gpa_json_raw_resume(f->sc, p, f->nopen, st);
 }
 
@@ -2045,7 +2050,8 @@ static int fast_object(struct imp *im, struct fast *f, const unsigned char **pp,
 /* The events at the scan position while traceEvents is open. */
 static int fast_events(struct imp *im, struct gpa_json_scan *sc)
 {
-	struct fast f = {.sc = sc, .max = gpa_json_max_token(sc), .depth = gpa_json_depth(sc)};
+	struct fast f = {.sc = sc, .resumes = &im->fast_resumes, .max = gpa_json_max_token(sc),
+			 .depth = gpa_json_depth(sc)};
 	const unsigned char *p;
 	enum gpa_json_raw_state st = gpa_json_raw(sc, &p, &f.e);
 	bool taken = false, comma;
@@ -2075,6 +2081,7 @@ static int fast_events(struct imp *im, struct gpa_json_scan *sc)
 		if (r != 2) {
 			return r;
 		}
+		im->fast_taken++;
 		taken = true;
 		if (!comma) {
 			fast_resume(&f, p, GPA_JSON_RAW_AFTER);
@@ -2125,7 +2132,12 @@ int gpa_import_kineto(const char *path, struct gpt_writer *w, char *errbuf, size
 		r = 0;
 		ok = 1;
 		if (im.depth && im.stack[im.depth - 1] == C_EVENTS && kineto_fast_path) {
+			uint64_t resumes = im.fast_resumes;
 			ok = fast_events(&im, sc);
+			if (im.fast_resumes != resumes) {
+				gp_trace("%s: the token loop goes on from byte %" PRIu64, path,
+					 gpa_json_offset(sc));
+			}
 		}
 		if (ok == 1) {
 			r = gpa_json_next(sc, &t);
@@ -2173,6 +2185,9 @@ int gpa_import_kineto(const char *path, struct gpt_writer *w, char *errbuf, size
 	if (write_tail(&im)) {
 		goto out;
 	}
+	gp_debug("%s: the fast path read %" PRIu64 " events and handed the scan to the token loop "
+		 "%" PRIu64 " times%s", path, im.fast_taken, im.fast_resumes,
+		 kineto_fast_path ? "" : " (fast path off)");
 out:
 	if (im.base_pending) {
 		/*

@@ -12,6 +12,7 @@
  * gpuprof record are skipped and counted (struct gpa_nsys_import_stats).
  * docs/import-nsys.md has the mapping.
  */
+#define GP_LOG_TAG "import/nsys"
 #include "base/compat.h"
 #include "import/import.h"
 
@@ -1257,7 +1258,10 @@ static int import_table(struct imp *im, const char *table, const char *const *co
 	struct tab t;
 	int ret;
 
+	uint64_t rows0 = im->st->rows;
+
 	if (!has_table(im, table)) {
+		gp_debug("%s: no table %s", im->path, table);
 		return 0;
 	}
 	ret = tab_open(im, &t, table, cols, ncols, NULL);
@@ -1266,6 +1270,7 @@ static int import_table(struct imp *im, const char *table, const char *const *co
 		im->st->rows++;
 	}
 	tab_close(&t);
+	gp_debug("%s: table %s: %" PRIu64 " rows", im->path, table, im->st->rows - rows0);
 	return ret < 0 ? ret : 0;
 }
 
@@ -1345,6 +1350,10 @@ int gpa_import_nsys_ex(const char *path, struct gpt_writer *w, struct gpa_nsys_i
 		ret = import_table(&im, "NVTX_EVENTS", nvtx_cols, N__N, nvtx_row);
 	}
 	im.st->main_pid = im.main_pid;
+	gp_debug("%s: %" PRIu64 " processes (pid %u written), %" PRIu64 " devices, %" PRIu64
+		 " threads; skipped %" PRIu64 " API rows, %" PRIu64 " NVTX rows, %" PRIu64
+		 " threads", path, im.st->processes, im.main_pid, im.st->devices, im.st->threads,
+		 im.st->skipped_api, im.st->skipped_nvtx, im.st->skipped_threads);
 out:
 	sqlite3_finalize(im.str_stmt);
 	sqlite3_close(im.db);

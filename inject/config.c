@@ -184,12 +184,12 @@ static bool parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 	return true;
 }
 
-static void add_err(char *err, size_t errlen, const char *var, const char *val)
+static void add_err(char *errbuf, size_t errlen, const char *var, const char *val)
 {
-	size_t n = strlen(err);
+	size_t n = strlen(errbuf);
 
 	if (n + 1 < errlen) {
-		gpi_fmt(err + n, errlen - n, "%sbad %s=\"%s\" (default used)", n ? "; " : "", var,
+		gpi_fmt(errbuf + n, errlen - n, "%sbad %s=\"%s\" (default used)", n ? "; " : "", var,
 			val);
 	}
 }
@@ -205,14 +205,14 @@ static void copy_str(char *dst, size_t size, const char *src)
 	dst[n] = '\0';
 }
 
-void gpi_config_load(struct gpi_config *c, gpi_getenv_fn env, char *err, size_t errlen)
+void gpi_config_load(struct gpi_config *c, gpi_getenv_fn env, char *errbuf, size_t errlen)
 {
 	const char *v;
 	uint64_t u;
 
 	memset(c, 0, sizeof(*c));
 	if (errlen) {
-		err[0] = '\0';
+		errbuf[0] = '\0';
 	}
 	copy_str(c->output, sizeof(c->output), GPI_DEFAULT_PATTERN);
 	c->kinds = GPI_K_ALL;
@@ -224,18 +224,18 @@ void gpi_config_load(struct gpi_config *c, gpi_getenv_fn env, char *err, size_t 
 		if (strlen(v) < sizeof(c->output)) {
 			copy_str(c->output, sizeof(c->output), v);
 		} else {
-			add_err(err, errlen, "GPUPROF_OUTPUT", "(too long)");
+			add_err(errbuf, errlen, "GPUPROF_OUTPUT", "(too long)");
 		}
 	}
 	if ((v = env("GPUPROF_KINDS")) && *v && gpi_parse_kinds(v, &c->kinds)) {
 		c->kinds = GPI_K_ALL;
-		add_err(err, errlen, "GPUPROF_KINDS", v);
+		add_err(errbuf, errlen, "GPUPROF_KINDS", v);
 	}
 	if ((v = env("GPUPROF_FLUSH_MS")) && *v) {
 		if (parse_u64(v, 1, 3600000, &u)) {
 			c->flush_ms = (uint32_t)u;
 		} else {
-			add_err(err, errlen, "GPUPROF_FLUSH_MS", v);
+			add_err(errbuf, errlen, "GPUPROF_FLUSH_MS", v);
 		}
 	}
 	if ((v = env("GPUPROF_BUFFER_MB")) && *v) {
@@ -244,7 +244,7 @@ void gpi_config_load(struct gpi_config *c, gpi_getenv_fn env, char *err, size_t 
 		errno = 0;
 		double mb = strtod(v, &end);
 		if (errno || *end || !(mb >= 0.0625 && mb <= 1048576)) {
-			add_err(err, errlen, "GPUPROF_BUFFER_MB", v);
+			add_err(errbuf, errlen, "GPUPROF_BUFFER_MB", v);
 		} else {
 			c->buffer_bytes = (uint64_t)(mb * 1048576.0);
 		}
@@ -255,18 +255,18 @@ void gpi_config_load(struct gpi_config *c, gpi_getenv_fn env, char *err, size_t 
 		} else if (!strcmp(v, "off") || !strcmp(v, "none")) {
 			c->fork_mode = GPI_FORK_OFF;
 		} else {
-			add_err(err, errlen, "GPUPROF_FORK", v);
+			add_err(errbuf, errlen, "GPUPROF_FORK", v);
 		}
 	}
 	if ((v = env("GPUPROF_CAPTURE")) && *v && gpi_parse_capture(v, c)) {
 		gpi_parse_capture("all", c);
-		add_err(err, errlen, "GPUPROF_CAPTURE", v);
+		add_err(errbuf, errlen, "GPUPROF_CAPTURE", v);
 	}
 	if ((v = env("GPUPROF_EXIT_TIMEOUT_MS")) && *v) {
 		if (parse_u64(v, 0, 600000, &u)) {
 			c->exit_timeout_ms = (uint32_t)u;
 		} else {
-			add_err(err, errlen, "GPUPROF_EXIT_TIMEOUT_MS", v);
+			add_err(errbuf, errlen, "GPUPROF_EXIT_TIMEOUT_MS", v);
 		}
 	}
 	if ((v = env("GPUPROF_NVTX_CLOCK")) && *v) {
@@ -275,7 +275,7 @@ void gpi_config_load(struct gpi_config *c, gpi_getenv_fn env, char *err, size_t 
 		} else if (!strcmp(v, "monotonic")) {
 			c->clock = GPI_CLOCK_MONOTONIC;
 		} else if (strcmp(v, "auto")) {
-			add_err(err, errlen, "GPUPROF_NVTX_CLOCK", v);
+			add_err(errbuf, errlen, "GPUPROF_NVTX_CLOCK", v);
 		}
 	}
 	if ((v = env("GPUPROF_DEBUG")) && *v && strcmp(v, "0")) {
@@ -291,7 +291,7 @@ void gpi_config_load(struct gpi_config *c, gpi_getenv_fn env, char *err, size_t 
 		if (parse_u64(v, 0, GPI_BT_MAX_DEPTH, &u)) {
 			c->backtrace = (uint32_t)u;
 		} else {
-			add_err(err, errlen, "GPUPROF_BACKTRACE", v);
+			add_err(errbuf, errlen, "GPUPROF_BACKTRACE", v);
 		}
 	}
 	if ((v = env("GPUPROF_BACKTRACE_METHOD")) && *v) {
@@ -300,7 +300,7 @@ void gpi_config_load(struct gpi_config *c, gpi_getenv_fn env, char *err, size_t 
 		} else if (!strcmp(v, "unwind")) {
 			c->backtrace_method = GPI_BT_UNWIND;
 		} else if (strcmp(v, "auto")) {
-			add_err(err, errlen, "GPUPROF_BACKTRACE_METHOD", v);
+			add_err(errbuf, errlen, "GPUPROF_BACKTRACE_METHOD", v);
 		}
 	}
 }

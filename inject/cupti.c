@@ -81,7 +81,7 @@ static const char *result_str(CUptiResult r)
 		}                                                                                  \
 	} while (0)
 
-static int load_cupti(char *why, size_t whylen)
+static int load_cupti(char *errbuf, size_t errlen)
 {
 	const char *cands[8];
 	unsigned n = 0;
@@ -105,7 +105,7 @@ static int load_cupti(char *why, size_t whylen)
 		}
 	}
 	if (!fns.lib) {
-		gpi_fmt(why, whylen, "cannot load libcupti.so.13 (%s)", err);
+		gpi_fmt(errbuf, errlen, "cannot load libcupti.so.13 (%s)", err);
 		return -1;
 	}
 	SYM(GetVersion, false);
@@ -132,7 +132,7 @@ static int load_cupti(char *why, size_t whylen)
 	SYM(ActivityPushExternalCorrelationId, false);
 	SYM(ActivityPopExternalCorrelationId, false);
 	if (missing) {
-		gpi_fmt(why, whylen, "libcupti lacks %s", missing);
+		gpi_fmt(errbuf, errlen, "libcupti lacks %s", missing);
 		return -1;
 	}
 	return 0;
@@ -369,9 +369,9 @@ static void measure_offset(void)
 
 /*
  * Subscribes to CUPTI, which tells whether another tool holds it; false
- * with the reason in why when that or the call fails.
+ * with the reason in errbuf when that or the call fails.
  */
-static bool subscribe(char *why, size_t whylen)
+static bool subscribe(char *errbuf, size_t errlen)
 {
 	CUptiResult r;
 
@@ -385,7 +385,7 @@ static bool subscribe(char *why, size_t whylen)
 		};
 		r = fns.Subscribe_v2(&subscriber, (CUpti_CallbackFunc)api_callback, NULL, &p);
 		if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
-			gpi_fmt(why, whylen, "CUPTI is already in use by %s (%s)",
+			gpi_fmt(errbuf, errlen, "CUPTI is already in use by %s (%s)",
 				old[0] ? old : "another profiler", result_str(r));
 			subscriber = NULL;
 			return false;
@@ -396,10 +396,10 @@ static bool subscribe(char *why, size_t whylen)
 	if (r != CUPTI_SUCCESS) {
 		subscriber = NULL;
 		if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
-			gpi_fmt(why, whylen, "CUPTI is already in use by another profiler (%s)",
+			gpi_fmt(errbuf, errlen, "CUPTI is already in use by another profiler (%s)",
 				result_str(r));
 		} else {
-			gpi_fmt(why, whylen, "cuptiSubscribe failed (%s)", result_str(r));
+			gpi_fmt(errbuf, errlen, "cuptiSubscribe failed (%s)", result_str(r));
 		}
 		return false;
 	}
@@ -436,9 +436,9 @@ static void use_system_thread_ids(void)
 
 /*
  * Global (not per-thread) buffers from our pool, zeroed by the writer;
- * false with the reason in why when CUPTI refuses the buffer callbacks.
+ * false with the reason in errbuf when CUPTI refuses the buffer callbacks.
  */
-static bool use_our_buffers(char *why, size_t whylen)
+static bool use_our_buffers(char *errbuf, size_t errlen)
 {
 	uint8_t zero = 1, per_thread = 0;
 	CUptiResult r;
@@ -449,7 +449,7 @@ static bool use_our_buffers(char *why, size_t whylen)
 		 sizeof(zero), &zero);
 	r = fns.ActivityRegisterCallbacks(buffer_requested, buffer_completed);
 	if (r != CUPTI_SUCCESS) {
-		gpi_fmt(why, whylen, "cuptiActivityRegisterCallbacks failed (%s)", result_str(r));
+		gpi_fmt(errbuf, errlen, "cuptiActivityRegisterCallbacks failed (%s)", result_str(r));
 		return false;
 	}
 	return true;
@@ -517,9 +517,9 @@ static void enable_backtrace_callbacks(void)
 
 /*
  * The activity kinds asked for; CONCURRENT_KERNEL first (reference/cupti.md
- * 7.4). False with the reason in why when CUPTI refuses every one.
+ * 7.4). False with the reason in errbuf when CUPTI refuses every one.
  */
-static bool enable_kinds(const struct gpi_config *c, char *why, size_t whylen)
+static bool enable_kinds(const struct gpi_config *c, char *errbuf, size_t errlen)
 {
 	static const struct {
 		uint32_t bit;
@@ -545,7 +545,7 @@ static bool enable_kinds(const struct gpi_config *c, char *why, size_t whylen)
 		}
 	}
 	if (kinds_wanted && !kinds_ok) {
-		gpi_fmt(why, whylen, "CUPTI refused every activity kind (%s)",
+		gpi_fmt(errbuf, errlen, "CUPTI refused every activity kind (%s)",
 			result_str(refused_result));
 		return false;
 	}

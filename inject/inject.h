@@ -136,10 +136,11 @@ typedef const char *(*gpi_getenv_fn)(const char *name);
 
 /*
  * Reads the GPUPROF_* variables through getenv_fn into c (defaults for the
- * unset ones). A bad value is replaced by its default and described in err
+ * unset ones). A bad value is replaced by its default and described in errbuf
  * (which stays "" when all is well). Never fails.
  */
-void gpi_config_load(struct gpi_config *c, gpi_getenv_fn getenv_fn, char *err, size_t errlen);
+void gpi_config_load(struct gpi_config *c, gpi_getenv_fn getenv_fn, char *errbuf,
+		     size_t errlen);
 
 /* The settings in effect as "k=v k=v". */
 void gpi_config_describe(const struct gpi_config *c, char *buf, size_t size);

@@ -149,9 +149,10 @@ static const char *ident_name(enum gpa_comm_ident i)
 		return "name rules";
 	case GPA_COMM_BY_BOTH:
 		return "NCCL records, then name rules";
-	default:
+	case GPA_COMM_BY_NONE:
 		return "none found";
 	}
+	GP_BUG("communication found by %d", (int)i);
 }
 
 static void summary_text(struct gp_strbuf *o, const struct gpa_model *m, const struct gpa_comm *c)

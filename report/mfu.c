@@ -31,9 +31,10 @@ static const char *source_name(enum gpa_peak_source s)
 		return "device file";
 	case GPA_PEAK_ESTIMATE:
 		return "estimate from SMs x clock";
-	default:
+	case GPA_PEAK_NONE:
 		return "unknown";
 	}
+	GP_BUG("peak source %d", (int)s);
 }
 
 static const struct gpr_col util_cols[] = {
@@ -69,9 +70,10 @@ static const char *bound_name(enum gpa_roof_bound b)
 		return "latency (< 5 us a launch: not placed)";
 	case GPA_ROOF_NO_VALUE:
 		return "formula gave no positive value";
-	default:
+	case GPA_ROOF_NO_PEAK:
 		return "no peak for the datatype";
 	}
+	GP_BUG("roofline bound %d", (int)b);
 }
 
 static const struct gpr_col dev_cols[] = {

@@ -64,10 +64,11 @@ fi
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
 	echo "deps: installing:$missing" >&2
 	export DEBIAN_FRONTEND=noninteractive
-	if ! apt-get install -y --no-install-recommends $missing >/tmp/gpuprof-deps.log 2>&1; then
+	log="${TMPDIR:-/tmp}/gpuprof-deps.log"
+	if ! apt-get install -y --no-install-recommends $missing >"$log" 2>&1; then
 		apt-get update >/dev/null 2>&1
-		if ! apt-get install -y --no-install-recommends $missing >/tmp/gpuprof-deps.log 2>&1; then
-			echo "deps: apt-get install failed; see /tmp/gpuprof-deps.log" >&2
+		if ! apt-get install -y --no-install-recommends $missing >"$log" 2>&1; then
+			echo "deps: apt-get install failed; see $log" >&2
 			[ "$optional" = 1 ] && exit 0
 			exit 1
 		fi

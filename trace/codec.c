@@ -913,9 +913,9 @@ static enum dfail decode_block(struct dcol *c, struct dtrack *tr, uint8_t *recs,
 }
 
 int gpt_decode_records(const struct gpt_kind_info *ki, const uint8_t *p, size_t len,
-		       uint32_t count, void *recs, const char **why)
+		       uint32_t count, void *recs, char *errbuf, size_t errlen)
 {
-	return gpt_decode_records_ex(ki, p, len, count, recs, why, false);
+	return gpt_decode_records_ex(ki, p, len, count, recs, errbuf, errlen, false);
 }
 
 /*
@@ -1272,18 +1272,18 @@ static void decode_values(struct decoder *d, const uint8_t *pend)
 }
 
 int gpt_decode_records_ex(const struct gpt_kind_info *ki, const uint8_t *p, size_t len,
-			  uint32_t count, void *recs, const char **why, bool scaled)
+			  uint32_t count, void *recs, char *errbuf, size_t errlen, bool scaled)
 {
 	const uint8_t *end = p + len;
 	struct decoder d;
 	uint64_t ncols;
 
 	if (ki->nfields > MAX_FIELDS) {
-		*why = "schema too large";
+		snprintf(errbuf, errlen, "schema too large");
 		return -GP_ERR_FORMAT;
 	}
 	if (!gpt_get_varint(&p, end, &ncols)) {
-		*why = "bad column count";
+		snprintf(errbuf, errlen, "bad column count");
 		return -GP_ERR_FORMAT;
 	}
 	d.ki = ki;
@@ -1308,6 +1308,6 @@ int gpt_decode_records_ex(const struct gpt_kind_info *ki, const uint8_t *p, size
 	if (d.err.kind == DERR_NONE) {
 		return 0;
 	}
-	*why = d.err.why;
+	snprintf(errbuf, errlen, "%s", d.err.why);
 	return d.err.kind == DERR_NOMEM ? -GP_ERR_NOMEM : -GP_ERR_FORMAT;
 }

@@ -32,9 +32,12 @@ struct gpt_chunk_header {
 };
 
 void gpt_chunk_header_pack(const struct gpt_chunk_header *h, uint8_t out[GPT_CHUNK_HEADER_SIZE]);
-/* Returns 0, or a negative error with a reason in why (header crc, magic). */
+/*
+ * Returns 0, or a negative error with the reason (bad magic, bad header crc)
+ * in errbuf; errbuf may be NULL when errlen is 0.
+ */
 int gpt_chunk_header_unpack(const uint8_t in[GPT_CHUNK_HEADER_SIZE], struct gpt_chunk_header *h,
-			    const char **why);
+			    char *errbuf, size_t errlen);
 
 /* The footer index: one entry per chunk written. */
 #define GPT_INDEX_FIELDS(X)                                                                        \
@@ -110,12 +113,12 @@ int gpt_encode_records_ex(const struct gpt_kind_info *ki, const void *recs, uint
  * Decodes a payload into the count structs at recs, writing every byte of
  * them (fields without a column are zero); needs no scratch space. On a
  * format error returns -GP_ERR_FORMAT, out of memory -GP_ERR_NOMEM, each
- * with a static reason in *why; the structs are then unspecified.
+ * with the reason in errbuf; the structs are then unspecified.
  */
 int gpt_decode_records(const struct gpt_kind_info *ki, const uint8_t *p, size_t len,
-		       uint32_t count, void *recs, const char **why);
+		       uint32_t count, void *recs, char *errbuf, size_t errlen);
 /* Same; scaled allows scaled columns (a 2.x file); without it they are unknown encodings. */
 int gpt_decode_records_ex(const struct gpt_kind_info *ki, const uint8_t *p, size_t len,
-			  uint32_t count, void *recs, const char **why, bool scaled);
+			  uint32_t count, void *recs, char *errbuf, size_t errlen, bool scaled);
 
 #endif /* GPT_FORMAT_H */

@@ -6,6 +6,7 @@
  * header can be trusted, else the reader scans for the next valid header;
  * either way it is reported with its index, offset and reason.
  */
+#define GP_LOG_TAG "trace/reader"
 #include "base/compat.h"
 #include "trace/format.h"
 
@@ -35,6 +36,7 @@ struct gpt_reader {
 	uint64_t size, pos;
 	uint32_t chunk_index;
 	bool index_seen, done;
+	bool end_logged; /* the debug line at the end of the file is out */
 	uint32_t header_len;
 
 	/*
@@ -103,6 +105,8 @@ static void add_problem(struct gpt_reader *r, uint64_t offset, int err, const ch
 	if (err != -GP_ERR_TRUNCATED) {
 		r->st.problems++;
 	}
+	gp_debug("%s: chunk %u at offset %" PRIu64 " skipped (%s): %s", r->name, p.chunk_index,
+		 offset, gp_err_str(err), p.reason);
 }
 
 /* Reads up to len bytes at off; returns the count (short at end) or -1 on error. */
@@ -250,6 +254,20 @@ static int reader_new(const char *name, struct gpt_reader **out)
 	return 0;
 }
 
+/* Checks the header of a file just opened. */
+static int opened(struct gpt_reader *r)
+{
+	int ret = check_header(r);
+
+	if (ret) {
+		gp_debug("not opened: %s", r->errbuf);
+		return ret;
+	}
+	gp_debug("%s: trace format %u.%u, %" PRIu64 " bytes, header %u bytes", r->name,
+		 r->st.major, r->st.minor, r->size, r->header_len);
+	return 0;
+}
+
 int gpt_reader_open(const char *path, struct gpt_reader **out)
 {
 	struct gpt_reader *r;
@@ -275,7 +293,7 @@ int gpt_reader_open(const char *path, struct gpt_reader **out)
 	}
 	r->size = (uint64_t)sb.st_size;
 	r->st.file_bytes = r->size;
-	return check_header(r);
+	return opened(r);
 }
 
 int gpt_reader_open_mem(const void *data, size_t len, const char *name, struct gpt_reader **out)
@@ -290,7 +308,7 @@ int gpt_reader_open_mem(const void *data, size_t len, const char *name, struct g
 	r->mem = data;
 	r->size = len;
 	r->st.file_bytes = len;
-	return check_header(r);
+	return opened(r);
 }
 
 void gpt_reader_free(struct gpt_reader *r)
@@ -321,14 +339,14 @@ void gpt_reader_free(struct gpt_reader *r)
 }
 
 int gpt_chunk_header_unpack(const uint8_t in[GPT_CHUNK_HEADER_SIZE], struct gpt_chunk_header *h,
-			    const char **why)
+			    char *errbuf, size_t errlen)
 {
 	if (gp_get_le32(in) != GPT_CHUNK_MAGIC) {
-		*why = "bad chunk magic";
+		snprintf(errbuf, errlen, "bad chunk magic");
 		return -GP_ERR_FORMAT;
 	}
 	if (gp_get_le32(in + 44) != gp_crc32(0, in, 44)) {
-		*why = "bad chunk header crc";
+		snprintf(errbuf, errlen, "bad chunk header crc");
 		return -GP_ERR_CHECKSUM;
 	}
 	h->kind = gp_get_le16(in + 4);
@@ -378,13 +396,12 @@ static uint64_t resync(struct gpt_reader *r, uint64_t from)
 			}
 			uint8_t hb[GPT_CHUNK_HEADER_SIZE];
 			struct gpt_chunk_header h;
-			const char *why;
 			if (i + GPT_CHUNK_HEADER_SIZE <= lim) {
 				memcpy(hb, buf + i, sizeof(hb));
 			} else if (read_at(r, off + i, hb, sizeof(hb)) != (ssize_t)sizeof(hb)) {
 				continue;
 			}
-			if (!gpt_chunk_header_unpack(hb, &h, &why)) {
+			if (!gpt_chunk_header_unpack(hb, &h, NULL, 0)) {
 				return off + i;
 			}
 		}
@@ -394,22 +411,22 @@ static uint64_t resync(struct gpt_reader *r, uint64_t from)
 }
 
 static int absorb_strings(struct gpt_reader *r, const uint8_t *p, size_t len, uint32_t count,
-			  const char **why)
+			  char *errbuf, size_t errlen)
 {
 	const uint8_t *end = p + len;
 	uint64_t first;
 
 	if (!gpt_get_varint(&p, end, &first) || first == 0 || first > UINT32_MAX) {
-		*why = "bad first string id";
+		snprintf(errbuf, errlen, "bad first string id");
 		return -GP_ERR_FORMAT;
 	}
 	if (first <= r->strs.n) {
-		*why = "string ids defined twice";
+		snprintf(errbuf, errlen, "string ids defined twice");
 		return -GP_ERR_FORMAT;
 	}
 	if (first - 1 - r->strs.n > MAX_STRING_ID_GAP ||
 	    first - 1 + count > MAX_STRING_IDS) {
-		*why = "string ids out of range";
+		snprintf(errbuf, errlen, "string ids out of range");
 		return -GP_ERR_FORMAT;
 	}
 	/* Validate the whole chunk before changing the table. */
@@ -419,18 +436,18 @@ static int absorb_strings(struct gpt_reader *r, const uint8_t *p, size_t len, ui
 		uint64_t sl;
 		if (!gpt_get_varint(&q, end, &sl) || sl > GPT_MAX_STRING_BYTES ||
 		    sl > (uint64_t)(end - q)) {
-			*why = "string longer than its chunk";
+			snprintf(errbuf, errlen, "string longer than its chunk");
 			return -GP_ERR_FORMAT;
 		}
 		q += sl;
 		total += sl + 1;
 	}
 	if (q != end) {
-		*why = "bytes after the last string";
+		snprintf(errbuf, errlen, "bytes after the last string");
 		return -GP_ERR_FORMAT;
 	}
 	if (r->string_bytes + total > GPT_MAX_STRINGS_BYTES) {
-		*why = "strings exceed the reader's limit";
+		snprintf(errbuf, errlen, "strings exceed the reader's limit");
 		return -GP_ERR_RANGE;
 	}
 	/* Ids skipped by a lost chunk stay undefined. */
@@ -469,7 +486,7 @@ static int absorb_strings(struct gpt_reader *r, const uint8_t *p, size_t len, ui
 enum take {
 	TAKE_ABSORBED = 0, /* strings or index: nothing to return */
 	TAKE_RECORDS = 1,  /* *out is filled */
-	TAKE_BAD = 2,      /* a problem: reason in why, error in *err */
+	TAKE_BAD = 2,      /* a problem: reason in errbuf, error in *err */
 };
 
 /*
@@ -479,19 +496,19 @@ enum take {
  */
 static int take_payload(struct gpt_reader *r, const struct gpt_chunk_header *h,
 			const struct gpt_kind_info *ki, const uint8_t *raw, uint64_t off,
-			uint32_t idx, struct gpt_chunk *out, char *why, size_t whylen, int *err)
+			uint32_t idx, struct gpt_chunk *out, char *errbuf, size_t errlen, int *err)
 {
-	const char *reason = NULL;
+	char reason[128];
 	int ret;
 
 	if (h->kind == GPT_KIND_STRING) {
-		ret = absorb_strings(r, raw, h->raw_len, h->count, &reason);
+		ret = absorb_strings(r, raw, h->raw_len, h->count, reason, sizeof(reason));
 		if (ret == -GP_ERR_NOMEM) {
 			set_err(r, "out of memory reading strings");
 			return ret;
 		}
 		if (ret) {
-			snprintf(why, whylen, "bad string chunk: %s", reason);
+			snprintf(errbuf, errlen, "bad string chunk: %s", reason);
 			*err = ret;
 			return TAKE_BAD;
 		}
@@ -504,14 +521,14 @@ static int take_payload(struct gpt_reader *r, const struct gpt_chunk_header *h,
 		return -GP_ERR_NOMEM;
 	}
 	/* The codec zeroes the records itself, a cache-sized block at a time. */
-	ret = gpt_decode_records_ex(ki, raw, h->raw_len, h->count, r->recs, &reason,
+	ret = gpt_decode_records_ex(ki, raw, h->raw_len, h->count, r->recs, reason, sizeof(reason),
 				    r->st.major >= 2);
 	if (ret == -GP_ERR_NOMEM) {
 		set_err(r, "out of memory reading chunk %u", idx);
 		return ret;
 	}
 	if (ret) {
-		snprintf(why, whylen, "bad %s chunk: %s", ki->name, reason);
+		snprintf(errbuf, errlen, "bad %s chunk: %s", ki->name, reason);
 		*err = ret;
 		return TAKE_BAD;
 	}
@@ -701,7 +718,7 @@ static int resync_after(struct gpt_reader *r, uint64_t off, int err, const char 
 static int read_chunk_header(struct gpt_reader *r, uint64_t off, struct gpt_chunk_header *h)
 {
 	uint8_t hb[GPT_CHUNK_HEADER_SIZE];
-	const char *why = NULL;
+	char why[64];
 	ssize_t n;
 	int ret;
 
@@ -726,7 +743,7 @@ static int read_chunk_header(struct gpt_reader *r, uint64_t off, struct gpt_chun
 			    GPT_CHUNK_HEADER_SIZE);
 		return STEP_END;
 	}
-	ret = gpt_chunk_header_unpack(hb, h, &why);
+	ret = gpt_chunk_header_unpack(hb, h, why, sizeof(why));
 	if (ret) {
 		return resync_after(r, off, ret, why);
 	}
@@ -878,7 +895,10 @@ static int next_chunk(struct gpt_reader *r, struct gpt_chunk *out)
 	} else if (h.kind != GPT_KIND_STRING && !packed) {
 		ki = gpt_kind_info(h.kind);
 		if (!ki) {
-			return STEP_AGAIN; /* a kind from a newer minor version: skip it whole */
+			/* a kind from a newer minor version: skip it whole */
+			gp_debug("%s: chunk %u at offset %" PRIu64 " skipped: kind %u is unknown to "
+				 "this reader", r->name, at.idx, at.off, h.kind);
+			return STEP_AGAIN;
 		}
 	}
 	r->chunk_index = at.idx; /* problems below name this chunk */
@@ -905,7 +925,30 @@ static int next_chunk(struct gpt_reader *r, struct gpt_chunk *out)
 		return bad_chunk(r, &at, err, "%s", why);
 	}
 	r->chunk_index = at.idx + 1;
-	return ret == TAKE_RECORDS ? STEP_RECORDS : STEP_AGAIN;
+	if (ret == TAKE_RECORDS) {
+		gp_trace("%s: chunk %u at offset %" PRIu64 ": %u %s records", r->name, at.idx, at.off,
+			 h.count, ki->name);
+		return STEP_RECORDS;
+	}
+	return STEP_AGAIN;
+}
+
+/* Says once, at debug level, what the file held. */
+static void log_end(struct gpt_reader *r)
+{
+	uint64_t records = 0;
+
+	if (r->end_logged || !gp_log_enabled(GP_LOG_DEBUG)) {
+		return;
+	}
+	r->end_logged = true;
+	for (size_t k = 0; k < GPT_KIND__MAX; k++) {
+		records += r->st.records[k];
+	}
+	gp_debug("%s: read %" PRIu64 " chunks, %" PRIu64 " records, %" PRIu64 " strings; %" PRIu64
+		 " chunks skipped (%" PRIu64 " bytes)%s%s", r->name, r->st.chunks, records,
+		 r->st.strings, r->st.problems, r->st.bytes_skipped,
+		 r->st.has_footer ? "" : "; no footer", r->st.truncated ? "; truncated" : "");
 }
 
 int gpt_reader_next(struct gpt_reader *r, struct gpt_chunk *out)
@@ -921,9 +964,13 @@ int gpt_reader_next(struct gpt_reader *r, struct gpt_chunk *out)
 			continue; /* the packed chunk is used up */
 		}
 		if (r->done) {
+			log_end(r);
 			return 0;
 		}
 		ret = next_chunk(r, out);
+		if (ret == STEP_END) {
+			log_end(r);
+		}
 		if (ret != STEP_AGAIN) {
 			return ret; /* STEP_END, STEP_RECORDS or an error */
 		}
@@ -939,13 +986,12 @@ int gpt_reader_count_records(struct gpt_reader *r, uint64_t counts[GPT_KIND__MAX
 	while (off + GPT_CHUNK_HEADER_SIZE <= r->size) {
 		uint8_t hb[GPT_CHUNK_HEADER_SIZE];
 		struct gpt_chunk_header h;
-		const char *why;
 		ssize_t n = read_at(r, off, hb, sizeof(hb));
 
 		if (n < 0) {
 			return -GP_ERR_IO;
 		}
-		if ((size_t)n < sizeof(hb) || gpt_chunk_header_unpack(hb, &h, &why) ||
+		if ((size_t)n < sizeof(hb) || gpt_chunk_header_unpack(hb, &h, NULL, 0) ||
 		    h.count > GPT_MAX_CHUNK_RECORDS) {
 			break;
 		}
@@ -953,6 +999,16 @@ int gpt_reader_count_records(struct gpt_reader *r, uint64_t counts[GPT_KIND__MAX
 			counts[h.kind] += h.count;
 		}
 		off += GPT_CHUNK_HEADER_SIZE + (uint64_t)h.stored_len;
+	}
+	if (gp_log_enabled(GP_LOG_DEBUG)) {
+		uint64_t total = 0;
+		unsigned kinds = 0;
+		for (size_t k = 0; k < GPT_KIND__MAX; k++) {
+			total += counts[k];
+			kinds += counts[k] != 0;
+		}
+		gp_debug("%s: chunk headers announce %" PRIu64 " records of %u kinds", r->name,
+			 total, kinds);
 	}
 	return 0;
 }

@@ -72,9 +72,12 @@ __attribute__((noinline)) static void recurse(int n, int what, int method, doubl
 int main(int argc, char **argv)
 {
 	static const unsigned depths[] = {8, 16, 32};
-	char path[] = "/tmp/bench-backtrace-XXXXXX";
+	char path[PATH_MAX];
 	struct gpi_config c = {.backtrace = GPI_BT_MAX_DEPTH, .backtrace_method = GPI_BT_AUTO};
-	int fd = mkstemp(path);
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/bench-backtrace-XXXXXX", gp_tmpdir());
+	fd = mkstemp(path);
 
 	if (argc > 1 && !strcmp(argv[1], "fp")) {
 		c.backtrace_method = GPI_BT_FP;

@@ -128,7 +128,7 @@ static int wide_trace(void)
 	const uint32_t n = 200000;
 
 	snprintf(path, sizeof(path), "%s/gpuprof-bench-flame-wide.gpz",
-		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+		 gp_tmpdir());
 	gp_rng_seed(&rng, 42);
 	if (gpt_writer_open(path, NULL, &w)) {
 		return -1;

@@ -1,5 +1,5 @@
 #!/bin/sh
-# bench-import.sh - import figures on the real anchors (docs/import-figures.md).
+# bench-import.sh - import figures on the real anchors (docs/dev/import-figures.md).
 #
 # usage: tests/bench/bench-import.sh GPUPROF [RUNS]
 #

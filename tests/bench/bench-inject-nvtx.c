@@ -116,7 +116,7 @@ int main(int argc, char **argv)
 {
 	long pairs = argc > 2 ? atol(argv[2]) : 2000000;
 	/* one fixed file, rewritten by every run */
-	char path[64];
+	char path[512];
 
 	if (argc < 2) {
 		fprintf(stderr, "usage: bench-inject-nvtx LIBRARY [PAIRS]\n");
@@ -141,7 +141,7 @@ int main(int argc, char **argv)
 	}
 
 	snprintf(path, sizeof(path), "%s/bench-inject-nvtx.gpz",
-		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+		 gp_tmpdir());
 	setenv("NVTX_INJECTION64_PATH", argv[1], 1);
 	setenv("GPUPROF_OUTPUT", path, 1);
 	dom = nvtxDomainCreateA("bench");

@@ -148,13 +148,16 @@ static size_t fill(uint8_t *buf, uint64_t *clock, uint32_t *corr, uint64_t *n)
 int main(int argc, char **argv)
 {
 	uint64_t want = argc > 1 ? strtoull(argv[1], NULL, 10) : 20000000;
-	char path[] = "/tmp/bench-writer-XXXXXX.gpz";
+	char path[PATH_MAX];
 	struct gpt_writer *w;
 	struct gpi_conv cv;
 	uint64_t clock = 1700000000000000000ULL, done = 0, n;
 	uint32_t corr = 0;
 	uint64_t fill_ns = 0;
-	int fd = mkstemps(path, 4);
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/bench-writer-XXXXXX.gpz", gp_tmpdir());
+	fd = mkstemps(path, 4);
 
 	if (fd < 0 || gpt_writer_open_fd(fd, path, NULL, &w)) {
 		fprintf(stderr, "bench-inject-writer: cannot open %s\n", path);

@@ -53,7 +53,7 @@ int main(int argc, char **argv)
 {
 	double millions = argc > 2 ? atof(argv[2]) : 10.0;
 	int reps = argc > 3 ? atoi(argv[3]) : 3;
-	char path[] = "/tmp/gpuprof-bench-report-XXXXXX";
+	char path[PATH_MAX];
 	struct gen_opts o;
 	struct gen_stats st;
 	struct gpt_writer *w;
@@ -62,6 +62,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: bench-report GPUPROF [EVENTS_MILLIONS] [REPEATS]\n");
 		return 2;
 	}
+	snprintf(path, sizeof(path), "%s/gpuprof-bench-report-XXXXXX", gp_tmpdir());
 	int fd = mkstemp(path);
 	if (fd < 0) {
 		perror("mkstemp");

@@ -444,8 +444,7 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	const char *td = getenv("TMPDIR");
-	snprintf(tmpdir, sizeof(tmpdir), "%s/gpuprof-bench-XXXXXX", td && *td ? td : "/tmp");
+	snprintf(tmpdir, sizeof(tmpdir), "%s/gpuprof-bench-XXXXXX", gp_tmpdir());
 	if (!mkdtemp(tmpdir)) {
 		die("mkdtemp", 0);
 	}

@@ -63,7 +63,7 @@ static inline int bench_trace(const char *name, uint64_t kernels, char *path, si
 	struct stat sb;
 
 	snprintf(path, size, "%s/gpuprof-bench-%s-%" PRIu64 ".gpz",
-		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", name, kernels);
+		 gp_tmpdir(), name, kernels);
 	if (!stat(path, &sb)) {
 		return 0;
 	}

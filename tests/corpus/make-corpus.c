@@ -49,10 +49,13 @@ static struct file gen_base(int level)
 	struct gen_opts go;
 	struct gen_stats gs;
 	struct gpt_writer *w;
-	char path[] = "/tmp/make-corpus-XXXXXX";
+	char path[PATH_MAX];
 	struct file f;
 	FILE *fp;
-	int fd = mkstemp(path);
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/make-corpus-XXXXXX", gp_tmpdir());
+	fd = mkstemp(path);
 
 	if (fd < 0) {
 		die("cannot create a temporary file");

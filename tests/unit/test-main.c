@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "base/compat.h"
+#include "base/base.h"
 #include "tests/unit/test.h"
 
 #include <dirent.h>
@@ -28,8 +29,7 @@ void test_register(const char *name, test_fn fn)
 const char *test_tmpdir(void)
 {
 	if (!tmpdir[0]) {
-		const char *base = getenv("TMPDIR");
-		snprintf(tmpdir, sizeof(tmpdir), "%s/gpuprof-test-XXXXXX", base ? base : "/tmp");
+		snprintf(tmpdir, sizeof(tmpdir), "%s/gpuprof-test-XXXXXX", gp_tmpdir());
 		if (!mkdtemp(tmpdir)) {
 			perror("mkdtemp");
 			exit(1);

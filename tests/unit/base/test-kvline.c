@@ -9,35 +9,33 @@
 TEST(kv_next_pairs_quotes_comments)
 {
 	char line[] = "  name=\"NVIDIA H100\" sms=132\tbw=3350 # a comment";
-	char *s = line, *key, *val;
-	const char *why;
+	char *s = line, *key, *val, why[128];
 
-	CHECK_EQ_I(gp_kv_next(&s, &key, &val, &why), 1);
+	CHECK_EQ_I(gp_kv_next(&s, &key, &val, "f", 1, why, sizeof(why)), 1);
 	CHECK_STR(key, "name");
 	CHECK_STR(val, "NVIDIA H100");
-	CHECK_EQ_I(gp_kv_next(&s, &key, &val, &why), 1);
+	CHECK_EQ_I(gp_kv_next(&s, &key, &val, "f", 1, why, sizeof(why)), 1);
 	CHECK_STR(key, "sms");
 	CHECK_STR(val, "132");
-	CHECK_EQ_I(gp_kv_next(&s, &key, &val, &why), 1);
+	CHECK_EQ_I(gp_kv_next(&s, &key, &val, "f", 1, why, sizeof(why)), 1);
 	CHECK_STR(key, "bw");
 	CHECK_STR(val, "3350");
-	CHECK_EQ_I(gp_kv_next(&s, &key, &val, &why), 0);
+	CHECK_EQ_I(gp_kv_next(&s, &key, &val, "f", 1, why, sizeof(why)), 0);
 }
 
 TEST(kv_next_errors)
 {
 	char bare[] = "key=1 word";
 	char quote[] = "name=\"open";
-	char *s = bare, *key, *val;
-	const char *why;
+	char *s = bare, *key, *val, why[128];
 
-	CHECK_EQ_I(gp_kv_next(&s, &key, &val, &why), 1);
-	CHECK_EQ_I(gp_kv_next(&s, &key, &val, &why), -1);
+	CHECK_EQ_I(gp_kv_next(&s, &key, &val, "f", 1, why, sizeof(why)), 1);
+	CHECK_EQ_I(gp_kv_next(&s, &key, &val, "f", 1, why, sizeof(why)), -GP_ERR_FORMAT);
 	CHECK_STR(key, "word");
-	CHECK(why != NULL);
+	CHECK_STR(why, "f:1: expected key=value, got 'word'");
 	s = quote;
-	CHECK_EQ_I(gp_kv_next(&s, &key, &val, &why), -2);
-	CHECK_STR(why, "unterminated quote");
+	CHECK_EQ_I(gp_kv_next(&s, &key, &val, "f", 2, why, sizeof(why)), -GP_ERR_FORMAT);
+	CHECK_STR(why, "f:2: unterminated quote");
 }
 
 TEST(kv_line_splits_and_checks)

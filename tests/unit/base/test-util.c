@@ -378,3 +378,20 @@ TEST(hash_values)
 	}
 	CHECK(gp_hash_bytes("ab", 2) != gp_hash_bytes("ba", 2));
 }
+
+TEST(tmpdir_from_environment)
+{
+	const char *was = getenv("TMPDIR");
+	char *saved = was ? strdup(was) : NULL;
+
+	CHECK(setenv("TMPDIR", "/var/scratch", 1) == 0);
+	CHECK_STR(gp_tmpdir(), "/var/scratch");
+	CHECK(setenv("TMPDIR", "", 1) == 0);
+	CHECK_STR(gp_tmpdir(), "/tmp");
+	CHECK(unsetenv("TMPDIR") == 0);
+	CHECK_STR(gp_tmpdir(), "/tmp");
+	if (saved) {
+		setenv("TMPDIR", saved, 1);
+		free(saved);
+	}
+}

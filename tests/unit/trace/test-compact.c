@@ -84,7 +84,7 @@ static bool sc_roundtrip(const struct sc_rec *in, uint32_t n, struct col_meta *m
 	struct gp_strbuf sb = GP_STRBUF_INIT;
 	uint64_t *tmp = calloc(3 * (size_t)n + 3, sizeof(uint64_t));
 	struct sc_rec *out = calloc(n, sizeof(*out));
-	const char *why = NULL;
+	char why[128] = "";
 	bool ok = false;
 
 	if (!tmp || !out) {
@@ -99,7 +99,7 @@ static bool sc_roundtrip(const struct sc_rec *in, uint32_t n, struct col_meta *m
 		goto out;
 	}
 	int ret = gpt_decode_records_ex(&sc_info, (const uint8_t *)sb.buf, sb.len, n, out,
-					&why, true);
+					why, sizeof(why), true);
 	if (ret) {
 		TFAIL("decode: %s", why);
 		goto out;
@@ -116,11 +116,11 @@ static bool sc_roundtrip(const struct sc_rec *in, uint32_t n, struct col_meta *m
 		any_scaled |= m->enc[i] != 0xff && (m->enc[i] & GPT_ENC_SCALED);
 	}
 	if (any_scaled) {
-		why = NULL;
+		why[0] = '\0';
 		ret = gpt_decode_records_ex(&sc_info, (const uint8_t *)sb.buf, sb.len, n, out,
-					    &why, false);
-		if (ret != -GP_ERR_FORMAT || !why || strcmp(why, "unknown column encoding")) {
-			TFAIL("a scaled column read as 1.x: ret %d, %s", ret, why ? why : "-");
+					    why, sizeof(why), false);
+		if (ret != -GP_ERR_FORMAT || strcmp(why, "unknown column encoding")) {
+			TFAIL("a scaled column read as 1.x: ret %d, %s", ret, why[0] ? why : "-");
 			goto out;
 		}
 	}
@@ -251,13 +251,14 @@ TEST(compact_codec_scale_wraps_mod_2_64)
 /* Decodes a hand-made payload of one column; returns the reason or NULL. */
 static const char *decode_one(const uint8_t *p, size_t len, uint32_t n, bool scaled)
 {
+	static char why[128];
 	struct sc_rec out[8];
-	const char *why = NULL;
 
-	if (gpt_decode_records_ex(&sc_info, p, len, n, out, &why, scaled) == 0) {
+	why[0] = '\0';
+	if (gpt_decode_records_ex(&sc_info, p, len, n, out, why, sizeof(why), scaled) == 0) {
 		return NULL;
 	}
-	return why ? why : "?";
+	return why[0] ? why : "?";
 }
 
 TEST(compact_codec_rejects_bad_scales)
@@ -276,10 +277,11 @@ TEST(compact_codec_rejects_bad_scales)
 	static const uint8_t huge[] = {1, 6, 0x42, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
 				       0x80, 0x01, 2, 1, 2};
 	struct sc_rec out[2];
-	const char *why = NULL;
+	char why[128] = "";
 
 	CHECK(decode_one(good, sizeof(good), 2, true) == NULL);
-	REQUIRE(gpt_decode_records_ex(&sc_info, good, sizeof(good), 2, out, &why, true) == 0);
+	REQUIRE(gpt_decode_records_ex(&sc_info, good, sizeof(good), 2, out, why, sizeof(why),
+				      true) == 0);
 	CHECK_EQ_U(out[0].v, 3);
 	CHECK_EQ_U(out[1].v, 6);
 	CHECK_STR(decode_one(good, sizeof(good), 2, false), "unknown column encoding");
@@ -290,7 +292,8 @@ TEST(compact_codec_rejects_bad_scales)
 	CHECK_STR(decode_one(hi, sizeof(hi), 2, true), "unknown column encoding");
 	CHECK_STR(decode_one(enc6, sizeof(enc6), 2, true), "unknown column encoding");
 	CHECK(decode_one(unknown, sizeof(unknown), 2, true) == NULL);
-	REQUIRE(gpt_decode_records_ex(&sc_info, huge, sizeof(huge), 2, out, &why, true) == 0);
+	REQUIRE(gpt_decode_records_ex(&sc_info, huge, sizeof(huge), 2, out, why, sizeof(why),
+				      true) == 0);
 	CHECK_EQ_U((uint64_t)out[0].z, 1ull << 63); /* -1 * 2^63 mod 2^64 */
 	CHECK_EQ_U((uint64_t)out[1].z, 1ull << 63); /* +1 * 2^63 */
 }

@@ -697,9 +697,10 @@ static bool check_structure(struct rt_case *c, struct tt_chunk *chunks, size_t *
 		const struct tt_chunk *ch = &chunks[i];
 		uint8_t *raw = chunk_payload(p, ch);
 		struct gpt_index_entry *ents = calloc(ch->count + 1, sizeof(*ents));
-		const char *why = "inflate";
+		char why[128] = "inflate";
 		if (!raw || !ents ||
-		    gpt_decode_records(&gpt_index_info, raw, ch->raw_len, ch->count, ents, &why)) {
+		    gpt_decode_records(&gpt_index_info, raw, ch->raw_len, ch->count, ents, why,
+				       sizeof(why))) {
 			TFAIL("%s: index chunk %zu: %s", case_name(c), i, why);
 			free(raw);
 			free(ents);
