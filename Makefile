@@ -66,7 +66,7 @@ BENCH_TRACE := $(O)/bench-trace
 
 
 .PHONY: all deps test check bench fuzz fuzz-kineto demo install clean check-layering check-headers \
-	cuda-parts unit-bins
+	check-length cuda-parts unit-bins
 .DEFAULT_GOAL := all
 
 all: $(GPUPROF) $(TRACEGEN) cuda-parts
@@ -178,7 +178,7 @@ test: all $(UNIT_BINS) $(E2E_PROGS)
 	@sh scripts/deps.sh test
 	@O=$(O) TEST_LDFLAGS='$(LDFLAGS)' sh tests/run-tests.sh $(UNIT_BINS)
 
-check: check-layering check-headers
+check: check-layering check-headers check-length
 	$(MAKE) O=build-san SAN=1 test
 	$(MAKE) fuzz FUZZ_SECONDS=$(or $(CHECK_FUZZ_SECONDS),30)
 	$(MAKE) fuzz-kineto FUZZ_SECONDS=$(or $(CHECK_FUZZ_SECONDS),30)
@@ -186,6 +186,14 @@ check: check-layering check-headers
 # Includes may only point down the table in STYLE.md section 1.
 check-layering:
 	@sh scripts/check-layering.sh
+
+# No function over 150 lines and no header over 700, in the code and its tests.
+LENGTH_DIRS := base trace import inject analyze report cli tests
+check-length:
+	@bad=0; \
+	sh scripts/check-function-length.sh -n 150 $(LENGTH_DIRS) || bad=1; \
+	sh scripts/check-header-length.sh -n 700 $(LENGTH_DIRS) || bad=1; \
+	[ $$bad = 0 ] && echo "check-length: ok (no function over 150 lines, no header over 700)"
 
 # Every header of every module compiles on its own, and twice (its include guard): found by
 # name, so a new header is checked without being listed here.
