@@ -129,55 +129,22 @@ static uint32_t intern(struct gpa_flame *f, const char *s)
 
 /* ---------------------------------------------------------------- nodes */
 
-static uint64_t node_key(uint32_t parent, uint32_t name)
-{
-	return gp_hash_u64(((uint64_t)parent << 32) | name);
-}
-
-static int node_rehash(struct gpa_flame *f)
-{
-	size_t n = f->nslots ? f->nslots * 2 : 1024;
-	uint32_t *s = calloc(n, sizeof(*s));
-
-	if (!s) {
-		return -GP_ERR_NOMEM;
-	}
-	for (size_t i = 1; i < f->nodes.n; i++) {
-		const struct gpa_flame_node *d = &f->nodes.v[i];
-		size_t h = node_key(d->parent, d->name) & (n - 1);
-		while (s[h]) {
-			h = (h + 1) & (n - 1);
-		}
-		s[h] = (uint32_t)i;
-	}
-	free(f->slots);
-	f->slots = s;
-	f->nslots = n;
-	return 0;
-}
-
-/* The child of parent named name (an offset), created with kind and cat if new. */
+/*
+ * The child of parent named name (an offset), created with kind and cat if
+ * new. On failure neither the tree nor the node map changes.
+ */
 static uint32_t child(struct gpa_flame *f, uint32_t parent, uint32_t name, uint8_t kind,
 		      uint8_t cat)
 {
-	size_t h;
+	uint64_t key = ((uint64_t)parent << 32) | name;
+	const uint64_t *found;
 
 	if (name == UINT32_MAX || parent == GPA_NONE) {
 		return GPA_NONE;
 	}
-	if ((f->nodes.n + 1) * 2 > f->nslots && node_rehash(f)) {
-		return GPA_NONE;
-	}
-	h = node_key(parent, name) & (f->nslots - 1);
-	for (;;) {
-		uint32_t v = f->slots[h];
-		if (!v) {
-			break;
-		}
-		if (f->nodes.v[v].parent == parent && f->nodes.v[v].name == name) {
-			return v;
-		}
-		h = (h + 1) & (f->nslots - 1);
+	found = gp_u64map_find(&f->node_ids, key);
+	if (found) {
+		return (uint32_t)*found;
 	}
 	if (f->nodes.n >= GPA_NONE - 1 || f->nodes.v[parent].depth >= MAX_DEPTH) {
 		return GPA_NONE;
@@ -185,20 +152,21 @@ static uint32_t child(struct gpa_flame *f, uint32_t parent, uint32_t name, uint8
 	struct gpa_flame_node d = {
 		.name = name,
 		.parent = parent,
-		.child = f->nodes.v[parent].child,
-		.next = GPA_NONE,
+		.child = GPA_NONE,
+		.next = f->nodes.v[parent].child,
 		.depth = (uint16_t)(f->nodes.v[parent].depth + 1),
 		.kind = kind,
 		.category = cat,
 	};
-	d.next = d.child;
-	d.child = GPA_NONE;
 	if (gp_vec_push(&f->nodes, d)) {
 		return GPA_NONE;
 	}
 	uint32_t id = (uint32_t)(f->nodes.n - 1);
+	if (gp_u64map_put(&f->node_ids, key, id) < 0) {
+		f->nodes.n--;
+		return GPA_NONE;
+	}
 	f->nodes.v[parent].child = id;
-	f->slots[h] = id;
 	return id;
 }
 
@@ -210,7 +178,7 @@ static int tree_init(struct gpa_flame *f)
 		return -GP_ERR_NOMEM;
 	}
 	struct gpa_flame_node root = {.parent = GPA_NONE, .child = GPA_NONE, .next = GPA_NONE};
-	if (gp_vec_push(&f->nodes, root) || node_rehash(f)) {
+	if (gp_vec_push(&f->nodes, root) || gp_u64map_reserve(&f->node_ids, 512)) {
 		return -GP_ERR_NOMEM;
 	}
 	return 0;
@@ -278,24 +246,13 @@ void gpa_flame_release(struct gpa_flame *f)
 	}
 	gp_strbuf_release(&f->names);
 	gp_vec_free(&f->nodes);
-	free(f->slots);
+	gp_u64map_release(&f->node_ids);
 	free(f->name_slots);
 	free(f->op_node);
 	memset(f, 0, sizeof(*f));
 }
 
 /* -------------------------------------------------------------- building */
-
-/*
- * CPU frame names -> tree names, keyed by the string's offset in the
- * model's string table (frames are model strings, interned as they are
- * symbolized: the table may move, offsets stay). 0 is an empty slot.
- */
-struct ptr_map {
-	uintptr_t *keys;
-	uint32_t *vals;
-	size_t n, cap;
-};
 
 /*
  * Leaf slots: where builder.leaf_name, leaf_ok and leaf_cat memoize a leaf.
@@ -325,7 +282,12 @@ struct builder {
 	uint8_t *str_match;   /* per model string: 0 unknown, 1 no, 2 yes */
 	uint32_t *leaf_name;  /* per leaf slot (below): name offset + 1; 0 unknown */
 	uint8_t *leaf_ok, *leaf_cat;
-	struct ptr_map cpu;
+	/*
+	 * CPU frame names -> tree names, keyed by the string's offset in the
+	 * model's string table (frames are model strings, interned as they are
+	 * symbolized: the table may move, offsets stay).
+	 */
+	struct gp_u64map cpu;
 	uint32_t *thread_node; /* per thread, without steps */
 	uint32_t *chain;      /* MAX_CHAIN: an NVTX range's ancestors */
 	int err;
@@ -338,9 +300,9 @@ static bool re_match(struct builder *b, pcre2_code *re, const char *s)
 
 static uint32_t cpu_name(struct builder *b, const char *s)
 {
-	struct ptr_map *p = &b->cpu;
 	const struct gp_strbuf *text = &b->m->strs.text;
-	uintptr_t key;
+	const uint64_t *found;
+	uint64_t key;
 
 	if (!s) {
 		return intern(b->f, "[unknown]");
@@ -348,44 +310,14 @@ static uint32_t cpu_name(struct builder *b, const char *s)
 	if (s < text->buf || s >= text->buf + text->len) {
 		return intern(b->f, s); /* not in the table: by content */
 	}
-	key = (uintptr_t)(s - text->buf) + 1;
-	if ((p->n + 1) * 2 > p->cap) {
-		size_t ncap = p->cap ? p->cap * 2 : 1024;
-		uintptr_t *k = calloc(ncap, sizeof(*k));
-		uint32_t *v = calloc(ncap, sizeof(*v));
-		if (!k || !v) {
-			free(k);
-			free(v);
-			return UINT32_MAX;
-		}
-		for (size_t i = 0; i < p->cap; i++) {
-			if (p->keys[i]) {
-				size_t h = gp_hash_u64(p->keys[i]) & (ncap - 1);
-				while (k[h]) {
-					h = (h + 1) & (ncap - 1);
-				}
-				k[h] = p->keys[i];
-				v[h] = p->vals[i];
-			}
-		}
-		free(p->keys);
-		free(p->vals);
-		p->keys = k;
-		p->vals = v;
-		p->cap = ncap;
-	}
-	size_t h = gp_hash_u64(key) & (p->cap - 1);
-	while (p->keys[h]) {
-		if (p->keys[h] == key) {
-			return p->vals[h];
-		}
-		h = (h + 1) & (p->cap - 1);
+	key = (uint64_t)(s - text->buf);
+	found = gp_u64map_find(&b->cpu, key);
+	if (found) {
+		return (uint32_t)*found;
 	}
 	uint32_t off = intern(b->f, s);
-	if (off != UINT32_MAX) {
-		p->keys[h] = key;
-		p->vals[h] = off;
-		p->n++;
+	if (off != UINT32_MAX && gp_u64map_put(&b->cpu, key, off) < 0) {
+		return UINT32_MAX;
 	}
 	return off;
 }
@@ -993,8 +925,7 @@ static void builder_release(struct builder *b)
 	free(b->leaf_name);
 	free(b->leaf_ok);
 	free(b->leaf_cat);
-	free(b->cpu.keys);
-	free(b->cpu.vals);
+	gp_u64map_release(&b->cpu);
 }
 
 /* The processes the rank filter keeps (proc_ok); an error when it keeps none. */

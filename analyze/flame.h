@@ -121,8 +121,7 @@ struct gpa_flame_node {
 struct gpa_flame {
 	struct gp_strbuf names;   /* NUL-terminated names; offset 0 is "all" (the root) */
 	GP_VEC(struct gpa_flame_node) nodes; /* 0 is the root; parents before children */
-	uint32_t *slots;          /* private: (parent, name) -> node hash */
-	size_t nslots;
+	struct gp_u64map node_ids; /* private: parent << 32 | name -> node */
 	uint32_t *name_slots;     /* private: name -> offset hash */
 	size_t nname_slots, nnames;
 	enum gpa_flame_weight weight;

@@ -190,82 +190,12 @@ uint32_t gpa_model_intern(struct gpa_model *m, const char *s)
 	return st->slots[j];
 }
 
-/* -------------------------------------------------- u64 -> u32 hash map */
+/* ------------------------------------------------ u64 -> row hash maps */
 
-struct u64map {
-	uint64_t *keys;
-	uint32_t *vals; /* GPA_NONE: empty */
-	size_t cap, n;
-};
-
-static int u64map_init(struct u64map *h, size_t expect)
+/* The row stored under key, or GPA_NONE (rows are below GPA_NONE). */
+static uint32_t map_row(const struct gp_u64map *h, uint64_t key)
 {
-	size_t cap = 64;
-
-	while (cap < expect * 2) {
-		cap *= 2;
-	}
-	h->keys = malloc(cap * sizeof(*h->keys));
-	h->vals = malloc(cap * sizeof(*h->vals));
-	h->cap = cap;
-	h->n = 0;
-	if (!h->keys || !h->vals) {
-		free(h->keys);
-		free(h->vals);
-		return -GP_ERR_NOMEM;
-	}
-	memset(h->vals, 0xff, cap * sizeof(*h->vals));
-	return 0;
-}
-
-static void u64map_free(struct u64map *h)
-{
-	free(h->keys);
-	free(h->vals);
-	memset(h, 0, sizeof(*h));
-}
-
-/* Slot of key: its own, or the empty one where it would go. */
-static size_t u64map_slot(const struct u64map *h, uint64_t key)
-{
-	size_t j = gp_hash_u64(key) & (h->cap - 1);
-
-	while (h->vals[j] != GPA_NONE && h->keys[j] != key) {
-		j = (j + 1) & (h->cap - 1);
-	}
-	return j;
-}
-
-static uint32_t u64map_get(const struct u64map *h, uint64_t key)
-{
-	return h->cap ? h->vals[u64map_slot(h, key)] : GPA_NONE;
-}
-
-static int u64map_put(struct u64map *h, uint64_t key, uint32_t val)
-{
-	if ((h->n + 1) * 2 > h->cap) {
-		struct u64map nh;
-		if (u64map_init(&nh, h->cap)) {
-			return -GP_ERR_NOMEM;
-		}
-		for (size_t i = 0; i < h->cap; i++) {
-			if (h->vals[i] != GPA_NONE) {
-				size_t j = u64map_slot(&nh, h->keys[i]);
-				nh.keys[j] = h->keys[i];
-				nh.vals[j] = h->vals[i];
-				nh.n++;
-			}
-		}
-		u64map_free(h);
-		*h = nh;
-	}
-	size_t j = u64map_slot(h, key);
-	if (h->vals[j] == GPA_NONE) {
-		h->n++;
-		h->keys[j] = key;
-	}
-	h->vals[j] = val;
-	return 0;
+	return (uint32_t)gp_u64map_get(h, key, GPA_NONE);
 }
 
 /* ------------------------------------------------------------ sorting */
@@ -338,10 +268,10 @@ struct file_ctx {
 	uint32_t proc;
 	GP_VEC(uint32_t) remap; /* file string id -> model id; GPA_NONE not yet */
 	GP_VEC(struct fcache) fcache; /* by file string id of the kernel name */
-	struct u64map threads;   /* tid -> model thread */
-	struct u64map funcs;     /* (file name id, file demangled id) -> func */
-	struct u64map *m_funcs;  /* (model name, model demangled) -> func, across files */
-	struct u64map *m_shapes; /* shape hash -> shape, across files */
+	struct gp_u64map threads;   /* tid -> model thread */
+	struct gp_u64map funcs;     /* (file name id, file demangled id) -> func */
+	struct gp_u64map *m_funcs;  /* (model name, model demangled) -> func, across files */
+	struct gp_u64map *m_shapes; /* shape hash -> shape, across files */
 	int64_t offset;
 	bool have_anchor;
 	/* first rows of this file in each table, to shift times once the anchor is known */
@@ -395,7 +325,7 @@ static struct fcache *func_cache(struct file_ctx *f, uint32_t name)
 static uint32_t map_func(struct file_ctx *f, uint32_t name, uint32_t demangled)
 {
 	uint64_t key = ((uint64_t)name << 32) | demangled;
-	uint32_t fn = u64map_get(&f->funcs, key);
+	uint32_t fn = map_row(&f->funcs, key);
 
 	if (fn != GPA_NONE) {
 		return fn;
@@ -406,21 +336,21 @@ static uint32_t map_func(struct file_ctx *f, uint32_t name, uint32_t demangled)
 	}
 	/* The same pair from another file is the same function. */
 	uint64_t mkey = ((uint64_t)gf.name << 32) | gf.demangled;
-	fn = u64map_get(&f->m_funcs[0], mkey);
+	fn = map_row(&f->m_funcs[0], mkey);
 	if (fn == GPA_NONE) {
 		if (gp_vec_push(&f->m->funcs, gf) ||
-		    u64map_put(&f->m_funcs[0], mkey, (uint32_t)(f->m->funcs.n - 1))) {
+		    gp_u64map_put(&f->m_funcs[0], mkey, (uint32_t)(f->m->funcs.n - 1)) < 0) {
 			return GPA_NONE;
 		}
 		fn = (uint32_t)(f->m->funcs.n - 1);
 	}
-	return u64map_put(&f->funcs, key, fn) ? GPA_NONE : fn;
+	return gp_u64map_put(&f->funcs, key, fn) < 0 ? GPA_NONE : fn;
 }
 
 static uint32_t map_shape(struct file_ctx *f, const struct gpa_shape *sh)
 {
 	uint64_t h = gp_hash_bytes(sh, sizeof(*sh));
-	uint32_t i = u64map_get(f->m_shapes, h);
+	uint32_t i = map_row(f->m_shapes, h);
 
 	if (i != GPA_NONE && !memcmp(&f->m->shapes.v[i], sh, sizeof(*sh))) {
 		return i;
@@ -430,7 +360,7 @@ static uint32_t map_shape(struct file_ctx *f, const struct gpa_shape *sh)
 	}
 	i = (uint32_t)(f->m->shapes.n - 1);
 	/* On a (rare) hash collision the newer shape just is not found again. */
-	if (u64map_get(f->m_shapes, h) == GPA_NONE && u64map_put(f->m_shapes, h, i)) {
+	if (gp_u64map_get_or_insert(f->m_shapes, h, i, NULL) < 0) {
 		return GPA_NONE;
 	}
 	return i;
@@ -438,14 +368,14 @@ static uint32_t map_shape(struct file_ctx *f, const struct gpa_shape *sh)
 
 static uint32_t map_thread(struct file_ctx *f, uint32_t tid)
 {
-	uint32_t t = u64map_get(&f->threads, tid);
+	uint32_t t = map_row(&f->threads, tid);
 
 	if (t != GPA_NONE) {
 		return t;
 	}
 	struct gpa_thread th = {.proc = f->proc, .tid = tid};
 	if (gp_vec_push(&f->m->threads, th) ||
-	    u64map_put(&f->threads, tid, (uint32_t)(f->m->threads.n - 1))) {
+	    gp_u64map_put(&f->threads, tid, (uint32_t)(f->m->threads.n - 1)) < 0) {
 		return GPA_NONE;
 	}
 	return (uint32_t)(f->m->threads.n - 1);
@@ -1036,7 +966,7 @@ static int open_input(const char *path, struct gpt_reader **r, char *errbuf, siz
 }
 
 static int load_file(struct gpa_model *m, const char *path, const struct gpa_load_opts *opts,
-		     struct u64map *maps, uint64_t *done, uint64_t total, char *errbuf, size_t errlen)
+		     struct gp_u64map *maps, uint64_t *done, uint64_t total, char *errbuf, size_t errlen)
 {
 	struct file_ctx f = {.m = m, .m_funcs = &maps[0], .m_shapes = &maps[1]};
 	struct gpt_reader_status st;
@@ -1050,11 +980,8 @@ static int load_file(struct gpa_model *m, const char *path, const struct gpa_loa
 		return -GP_ERR_NOMEM;
 	}
 	f.proc = (uint32_t)(m->procs.n - 1);
-	if (u64map_init(&f.threads, 64)) {
-		return -GP_ERR_NOMEM;
-	}
-	if (u64map_init(&f.funcs, 256)) {
-		u64map_free(&f.threads);
+	if (gp_u64map_reserve(&f.threads, 64) || gp_u64map_reserve(&f.funcs, 256)) {
+		gp_u64map_release(&f.threads);
 		return -GP_ERR_NOMEM;
 	}
 	ret = open_input(path, &f.r, errbuf, errlen);
@@ -1100,8 +1027,8 @@ static int load_file(struct gpa_model *m, const char *path, const struct gpa_loa
 	ret = 0;
 out:
 	gpt_reader_free(f.r);
-	u64map_free(&f.threads);
-	u64map_free(&f.funcs);
+	gp_u64map_release(&f.threads);
+	gp_u64map_release(&f.funcs);
 	gp_vec_free(&f.remap);
 	gp_vec_free(&f.fcache);
 	return ret;
@@ -1198,7 +1125,7 @@ out:
 struct corr_index {
 	uint32_t lo, hi;  /* ids covered by dense */
 	uint32_t *dense;  /* api row by id - lo, GPA_NONE */
-	struct u64map map; /* when the ids are too sparse */
+	struct gp_u64map map; /* when the ids are too sparse */
 };
 
 static uint32_t corr_find(const struct corr_index *ci, uint32_t corr)
@@ -1206,7 +1133,7 @@ static uint32_t corr_find(const struct corr_index *ci, uint32_t corr)
 	if (ci->dense) {
 		return corr >= ci->lo && corr <= ci->hi ? ci->dense[corr - ci->lo] : GPA_NONE;
 	}
-	return u64map_get(&ci->map, corr);
+	return map_row(&ci->map, corr);
 }
 
 static int link_correlation(struct gpa_model *m)
@@ -1241,7 +1168,7 @@ static int link_correlation(struct gpa_model *m)
 				goto out;
 			}
 			memset(ci[p].dense, 0xff, range * sizeof(uint32_t));
-		} else if (u64map_init(&ci[p].map, cnt[p])) {
+		} else if (gp_u64map_reserve(&ci[p].map, cnt[p])) {
 			goto out;
 		}
 	}
@@ -1252,7 +1179,7 @@ static int link_correlation(struct gpa_model *m)
 		}
 		if (ci[p].dense) {
 			ci[p].dense[c - ci[p].lo] = (uint32_t)i;
-		} else if (u64map_put(&ci[p].map, c, (uint32_t)i)) {
+		} else if (gp_u64map_put(&ci[p].map, c, (uint32_t)i) < 0) {
 			goto out;
 		}
 	}
@@ -1274,7 +1201,7 @@ static int link_correlation(struct gpa_model *m)
 out:
 	for (size_t p = 0; ci && p < np; p++) {
 		free(ci[p].dense);
-		u64map_free(&ci[p].map);
+		gp_u64map_release(&ci[p].map);
 	}
 	free(ci);
 	free(cnt);
@@ -1467,13 +1394,14 @@ int gpa_model_load(struct gpa_model *m, const char *const *paths, size_t npaths,
 {
 	uint64_t total = 0, done = 0;
 	GP_VEC(struct file_rows) rows = {0};
-	struct u64map maps[2] = {{0}}; /* functions and shapes, while loading */
+	/* functions and shapes, while loading */
+	struct gp_u64map maps[2] = {GP_U64MAP_INIT, GP_U64MAP_INIT};
 	int ret = 0;
 
 	memset(m, 0, sizeof(*m));
 	gp_strbuf_init(&m->strs.text);
-	if (u64map_init(&maps[0], 1024) || u64map_init(&maps[1], 1024)) {
-		u64map_free(&maps[0]);
+	if (gp_u64map_reserve(&maps[0], 1024) || gp_u64map_reserve(&maps[1], 1024)) {
+		gp_u64map_release(&maps[0]);
 		snprintf(errbuf, errlen, "out of memory");
 		return -GP_ERR_NOMEM;
 	}
@@ -1493,8 +1421,8 @@ int gpa_model_load(struct gpa_model *m, const char *const *paths, size_t npaths,
 			snprintf(errbuf, errlen, "out of memory");
 		}
 	}
-	u64map_free(&maps[0]);
-	u64map_free(&maps[1]);
+	gp_u64map_release(&maps[0]);
+	gp_u64map_release(&maps[1]);
 	if (ret) {
 		gp_vec_free(&rows);
 		goto fail;

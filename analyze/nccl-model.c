@@ -13,8 +13,8 @@
  *     launches) maps the launch's correlation id to the operation's
  *     external id, per process. Several operations of one group may share
  *     a launch; the kernel goes to the one whose id was pushed.
- * Memory: the operations, one index per kernel row, and hash tables sized
- * to the records while linking.
+ * Memory: the operations, one index per kernel row, and hash maps of the
+ * records while linking.
  */
 #include "base/compat.h"
 #include "analyze/model.h"
@@ -94,63 +94,51 @@ int gpa_nccl_add_extcorr(struct gpa_model *m, uint32_t proc, const struct gpt_ex
 	return n ? gp_vec_push(&n->ext, e) : -GP_ERR_NOMEM;
 }
 
-/* ---- a small open-addressing map: (proc, 64-bit key) -> row */
-
-struct map {
-	uint64_t *key;
-	uint32_t *proc, *val;
-	size_t mask;
+/*
+ * Rows by (process, 64-bit id): one map per process, as a process index and
+ * a 64-bit id do not fit one 64-bit key. The first row put under an id stays.
+ */
+struct proc_maps {
+	struct gp_u64map *by_proc;
+	size_t nprocs;
 };
 
-static int map_init(struct map *h, size_t n)
+static int maps_init(struct proc_maps *pm, size_t nprocs)
 {
-	size_t cap = 16;
-
-	while (cap < 2 * n) {
-		cap *= 2;
-	}
-	h->key = calloc(cap, sizeof(*h->key));
-	h->proc = calloc(cap, sizeof(*h->proc));
-	h->val = malloc(cap * sizeof(*h->val));
-	h->mask = cap - 1;
-	if (!h->key || !h->proc || !h->val) {
-		return -GP_ERR_NOMEM;
-	}
-	memset(h->val, 0xff, cap * sizeof(*h->val));
-	return 0;
+	pm->by_proc = calloc(nprocs ? nprocs : 1, sizeof(*pm->by_proc));
+	pm->nprocs = nprocs;
+	return pm->by_proc ? 0 : -GP_ERR_NOMEM;
 }
 
-static void map_free(struct map *h)
+static void maps_release(struct proc_maps *pm)
 {
-	free(h->key);
-	free(h->proc);
-	free(h->val);
-}
-
-static size_t map_slot(const struct map *h, uint32_t proc, uint64_t key)
-{
-	size_t i = gp_hash_u64(key ^ ((uint64_t)proc << 48) ^ proc) & h->mask;
-
-	while (h->val[i] != GPA_NONE && (h->key[i] != key || h->proc[i] != proc)) {
-		i = (i + 1) & h->mask;
+	for (size_t p = 0; pm->by_proc && p < pm->nprocs; p++) {
+		gp_u64map_release(&pm->by_proc[p]);
 	}
-	return i;
+	free(pm->by_proc);
+	*pm = (struct proc_maps){0};
 }
 
-static void map_put(struct map *h, uint32_t proc, uint64_t key, uint32_t val)
+static int maps_put(struct proc_maps *pm, uint32_t proc, uint64_t id, uint32_t row)
 {
-	size_t i = map_slot(h, proc, key);
-
-	if (h->val[i] == GPA_NONE) { /* the first one stays */
-		h->key[i] = key;
-		h->proc[i] = proc;
-		h->val[i] = val;
-	}
+	return gp_u64map_get_or_insert(&pm->by_proc[proc], id, row, NULL) < 0 ? -GP_ERR_NOMEM : 0;
 }
 
-static uint32_t map_get(const struct map *h, uint32_t proc, uint64_t key)
+static uint32_t maps_get(const struct proc_maps *pm, uint32_t proc, uint64_t id)
 {
-	return h->val[map_slot(h, proc, key)];
+	return (uint32_t)gp_u64map_get(&pm->by_proc[proc], id, GPA_NONE);
+}
+
+/* (process, correlation id) as one key: both are 32 bits. */
+static uint64_t corr_key(uint32_t proc, uint32_t corr)
+{
+	return ((uint64_t)proc << 32) | corr;
+}
+
+/* The op of a kernel's correlation id in process proc, or GPA_NONE. */
+static uint32_t corr_op(const struct gp_u64map *corr, uint32_t proc, uint32_t c)
+{
+	return c ? (uint32_t)gp_u64map_get(corr, corr_key(proc, c), GPA_NONE) : GPA_NONE;
 }
 
 static int cmp_op_start(const void *a, const void *b)
@@ -182,7 +170,8 @@ static void widen(struct gpa_nccl_op *op, uint64_t s, uint64_t e, uint8_t from)
 int gpa_nccl_link(struct gpa_model *m)
 {
 	struct gpa_nccl *n = m->nccl;
-	struct map ops = {0}, corr = {0};
+	struct proc_maps ops = {0};
+	struct gp_u64map corr = GP_U64MAP_INIT;
 	int ret = -GP_ERR_NOMEM;
 
 	if (!n) {
@@ -201,17 +190,18 @@ int gpa_nccl_link(struct gpa_model *m)
 	gp_qsort(n->ops.v, n->ops.n, sizeof(*n->ops.v), cmp_op_start);
 
 	/* channels: by (process, op id) */
-	if (map_init(&ops, n->ops.n)) {
+	if (maps_init(&ops, m->procs.n)) {
 		goto out;
 	}
 	for (size_t i = 0; i < n->ops.n; i++) {
-		if (n->ops.v[i].op_id) {
-			map_put(&ops, n->ops.v[i].proc, n->ops.v[i].op_id, (uint32_t)i);
+		if (n->ops.v[i].op_id &&
+		    maps_put(&ops, n->ops.v[i].proc, n->ops.v[i].op_id, (uint32_t)i)) {
+			goto out;
 		}
 	}
 	for (size_t i = 0; i < n->ch.n; i++) {
 		const struct gpa_nccl_chan *c = &n->ch.v[i];
-		uint32_t o = map_get(&ops, c->proc, c->op_id);
+		uint32_t o = maps_get(&ops, c->proc, c->op_id);
 		if (o != GPA_NONE) {
 			uint64_t d = (uint64_t)m->procs.v[c->proc].clock_offset;
 			widen(&n->ops.v[o], c->start + d, c->end + d, GPA_NCCL_GPU_CHANNELS);
@@ -220,21 +210,23 @@ int gpa_nccl_link(struct gpa_model *m)
 
 	/* kernels: correlation id -> external id -> op, per process */
 	if (n->ext.n && n->ops.n && m->kern.n) {
-		map_free(&ops);
-		memset(&ops, 0, sizeof(ops));
-		if (map_init(&ops, n->ops.n) || map_init(&corr, n->ext.n)) {
+		maps_release(&ops);
+		if (maps_init(&ops, m->procs.n) || gp_u64map_reserve(&corr, n->ext.n)) {
 			goto out;
 		}
 		for (size_t i = 0; i < n->ops.n; i++) {
-			if (n->ops.v[i].ext_id) {
-				map_put(&ops, n->ops.v[i].proc, n->ops.v[i].ext_id, (uint32_t)i);
+			if (n->ops.v[i].ext_id &&
+			    maps_put(&ops, n->ops.v[i].proc, n->ops.v[i].ext_id, (uint32_t)i)) {
+				goto out;
 			}
 		}
 		for (size_t i = 0; i < n->ext.n; i++) {
 			const struct gpa_nccl_ext *e = &n->ext.v[i];
-			uint32_t o = map_get(&ops, e->proc, e->ext);
-			if (o != GPA_NONE) {
-				map_put(&corr, e->proc, e->corr, o);
+			uint32_t o = maps_get(&ops, e->proc, e->ext);
+			uint64_t key = corr_key(e->proc, e->corr);
+			/* the first op of a correlation id stays */
+			if (o != GPA_NONE && gp_u64map_get_or_insert(&corr, key, o, NULL) < 0) {
+				goto out;
 			}
 		}
 		n->kern_op = malloc(m->kern.n * sizeof(*n->kern_op));
@@ -243,7 +235,7 @@ int gpa_nccl_link(struct gpa_model *m)
 		}
 		for (size_t k = 0; k < m->kern.n; k++) {
 			uint32_t proc = m->devs.v[m->kern.dev[k]].proc;
-			uint32_t o = m->kern.corr[k] ? map_get(&corr, proc, m->kern.corr[k]) : GPA_NONE;
+			uint32_t o = corr_op(&corr, proc, m->kern.corr[k]);
 			n->kern_op[k] = o;
 			if (o != GPA_NONE) {
 				struct gpa_nccl_op *op = &n->ops.v[o];
@@ -256,8 +248,8 @@ int gpa_nccl_link(struct gpa_model *m)
 	}
 	ret = 0;
 out:
-	map_free(&ops);
-	map_free(&corr);
+	maps_release(&ops);
+	gp_u64map_release(&corr);
 	gp_vec_free(&n->ext);
 	gp_vec_free(&n->ch);
 	return ret;

@@ -130,66 +130,10 @@ void gpa_stacks_free(struct gpa_stacks *s)
 
 /* ------------------------------------------------------------- link */
 
-/* An open-addressing map from a 64-bit key to a row (keys are never ~0). */
-struct kmap {
-	uint64_t *keys;
-	uint32_t *vals;
-	size_t mask;
-};
-
-static int kmap_init(struct kmap *h, size_t n)
+/* The row stored under key, or GPA_NONE. */
+static uint32_t row_of(const struct gp_u64map *h, uint64_t key)
 {
-	size_t cap = 16;
-
-	while (cap < 2 * n + 16) {
-		cap *= 2;
-	}
-	h->keys = malloc(cap * sizeof(*h->keys));
-	h->vals = malloc(cap * sizeof(*h->vals));
-	if (!h->keys || !h->vals) {
-		free(h->keys);
-		free(h->vals);
-		return -GP_ERR_NOMEM;
-	}
-	memset(h->keys, 0xff, cap * sizeof(*h->keys));
-	h->mask = cap - 1;
-	return 0;
-}
-
-static void kmap_free(struct kmap *h)
-{
-	free(h->keys);
-	free(h->vals);
-}
-
-static size_t kmap_slot(const struct kmap *h, uint64_t key)
-{
-	size_t i = (size_t)((key * 0x9e3779b97f4a7c15ull) >> 20) & h->mask;
-
-	while (h->keys[i] != UINT64_MAX && h->keys[i] != key) {
-		i = (i + 1) & h->mask;
-	}
-	return i;
-}
-
-static uint32_t kmap_get(const struct kmap *h, uint64_t key)
-{
-	size_t i = kmap_slot(h, key);
-
-	return h->keys[i] == key ? h->vals[i] : GPA_NONE;
-}
-
-/* false when the key was there already (the first value stays) */
-static bool kmap_put(struct kmap *h, uint64_t key, uint32_t val)
-{
-	size_t i = kmap_slot(h, key);
-
-	if (h->keys[i] == key) {
-		return false;
-	}
-	h->keys[i] = key;
-	h->vals[i] = val;
-	return true;
+	return (uint32_t)gp_u64map_get(h, key, GPA_NONE);
 }
 
 static uint64_t key2(uint32_t a, uint32_t b)
@@ -210,7 +154,7 @@ static int cmp_mod(const void *a, const void *b)
 int gpa_stacks_link(struct gpa_model *m)
 {
 	struct gpa_stacks *s = m->stacks;
-	struct kmap ids = {0}, corrs = {0};
+	struct gp_u64map ids = GP_U64MAP_INIT, corrs = GP_U64MAP_INIT;
 	int ret = -GP_ERR_NOMEM;
 
 	if (!s) {
@@ -222,16 +166,21 @@ int gpa_stacks_link(struct gpa_model *m)
 	s->nodes = malloc((s->raw.n ? s->raw.n : 1) * sizeof(*s->nodes));
 	s->napi = m->api.n;
 	s->api_node = malloc((s->napi ? s->napi : 1) * sizeof(*s->api_node));
-	if (!s->nodes || !s->api_node || kmap_init(&ids, s->raw.n) ||
-	    kmap_init(&corrs, s->rstk.n)) {
+	if (!s->nodes || !s->api_node || gp_u64map_reserve(&ids, s->raw.n) ||
+	    gp_u64map_reserve(&corrs, s->rstk.n)) {
 		goto out;
 	}
 	/* nodes by (process, id) */
 	for (size_t i = 0; i < s->raw.n; i++) {
 		const struct rawnode *r = &s->raw.v[i];
 		s->nodes[i] = (struct snode){.pc = r->pc, .proc = r->proc, .parent = GPA_NONE};
-		if (!r->id || !kmap_put(&ids, key2(r->proc, r->id), (uint32_t)i)) {
-			s->info.bad_nodes++; /* id 0 or a duplicate */
+		uint64_t key = key2(r->proc, r->id);
+		int added = r->id ? gp_u64map_get_or_insert(&ids, key, i, NULL) : 0;
+		if (added < 0) {
+			goto out;
+		}
+		if (!added) {
+			s->info.bad_nodes++; /* id 0 or a duplicate: the first one stays */
 		}
 	}
 	s->info.nodes = s->raw.n;
@@ -240,7 +189,7 @@ int gpa_stacks_link(struct gpa_model *m)
 		if (!r->parent) {
 			continue;
 		}
-		uint32_t p = r->parent < r->id ? kmap_get(&ids, key2(r->proc, r->parent)) : GPA_NONE;
+		uint32_t p = r->parent < r->id ? row_of(&ids, key2(r->proc, r->parent)) : GPA_NONE;
 		if (p == GPA_NONE) {
 			s->info.bad_parents++; /* missing, or not below the node's id */
 		} else {
@@ -253,18 +202,22 @@ int gpa_stacks_link(struct gpa_model *m)
 		if (!k->node) {
 			continue; /* nothing captured */
 		}
-		uint32_t n = kmap_get(&ids, key2(k->proc, k->node));
+		uint32_t n = row_of(&ids, key2(k->proc, k->node));
 		if (n == GPA_NONE) {
 			s->info.bad_stacks++;
 			continue;
 		}
-		if (kmap_put(&corrs, key2(k->proc, k->corr), n)) {
-			s->info.stacks++;
+		int added = gp_u64map_get_or_insert(&corrs, key2(k->proc, k->corr), n, NULL);
+		if (added < 0) {
+			goto out;
+		}
+		if (added) {
+			s->info.stacks++; /* else the first stack of the correlation id stays */
 		}
 	}
 	for (size_t i = 0; i < s->napi; i++) {
 		uint32_t proc = m->threads.v[m->api.thread[i]].proc;
-		s->api_node[i] = m->api.corr[i] ? kmap_get(&corrs, key2(proc, m->api.corr[i]))
+		s->api_node[i] = m->api.corr[i] ? row_of(&corrs, key2(proc, m->api.corr[i]))
 						: GPA_NONE;
 		s->info.api_rows += s->api_node[i] != GPA_NONE;
 	}
@@ -274,8 +227,8 @@ int gpa_stacks_link(struct gpa_model *m)
 	gp_vec_free(&s->rstk);
 	ret = 0;
 out:
-	kmap_free(&ids);
-	kmap_free(&corrs);
+	gp_u64map_release(&ids);
+	gp_u64map_release(&corrs);
 	return ret;
 }
 

@@ -2,7 +2,7 @@
 # check-rules.sh - the contributor rules of docs/dev/rules.md that a grep can
 # check. Prints one line per breach and exits 1 when there is any.
 #
-#   1. no function over 150 lines in the modules (check-function-length.sh)
+#   1. no function over 150 lines in the modules and tests (check-function-length.sh)
 #   2. no header over 700 lines
 #   3. error detail goes into errbuf/errlen: no "const char **why" out-parameters
 #   4. logging: a .c file that logs defines GP_LOG_TAG before its first
@@ -22,13 +22,13 @@ modules="base trace import inject analyze report cli"
 libs="base trace import analyze report"
 
 # 1, 2
-long=$(sh scripts/check-function-length.sh $modules)
+# The tests' programs follow the same limits as the modules.
+long=$(sh scripts/check-function-length.sh -n 150 $modules tests)
 [ -z "$long" ] || say "functions over 150 lines:
 $long"
-for h in $(find $modules -name '*.h' | LC_ALL=C sort); do
-	n=$(wc -l <"$h")
-	[ "$n" -le 700 ] || say "$h: $n lines, over the 700-line header limit"
-done
+big=$(sh scripts/check-header-length.sh -n 700 $modules tests)
+[ -z "$big" ] || say "headers over 700 lines:
+$big"
 
 # 3
 why=$(grep -nE 'const char \*\*(why|reason|err|errmsg|msg)\b' $(find $modules -name '*.[ch]'))

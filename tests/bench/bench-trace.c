@@ -393,7 +393,16 @@ static void usage(FILE *f)
 	      f);
 }
 
-int main(int argc, char **argv)
+static const char *const op_names[] = {"write-file", "write-null", "read-mem", "read-file"};
+
+struct args {
+	unsigned steps, reps;
+	bool levels;
+	int only; /* an enum op, or -1 for all */
+};
+
+/* Parses the command line: -1 to go on, else the exit status. */
+static int parse_args(int argc, char **argv, struct args *a)
 {
 	static const struct option opts[] = {
 		{"steps", 1, 0, 's'},
@@ -403,32 +412,23 @@ int main(int argc, char **argv)
 		{"help", 0, 0, 'h'},
 		{0, 0, 0, 0},
 	};
-	static const char *const op_names[] = {"write-file", "write-null", "read-mem", "read-file"};
-	static struct bench b;
-	unsigned steps = 1000, reps = 9;
-	bool levels = true;
-	int only = -1;
-	struct gen_opts go;
-	struct gen_stats gs;
-	struct timing wf, wn, rm, rf;
-	uint64_t bytes;
-	double ev;
 	int c;
 
+	*a = (struct args){.steps = 1000, .reps = 9, .levels = true, .only = -1};
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		if (c == 's') {
-			steps = (unsigned)strtoul(optarg, NULL, 10);
+			a->steps = (unsigned)strtoul(optarg, NULL, 10);
 		} else if (c == 'r') {
-			reps = (unsigned)strtoul(optarg, NULL, 10);
+			a->reps = (unsigned)strtoul(optarg, NULL, 10);
 		} else if (c == 'L') {
-			levels = false;
+			a->levels = false;
 		} else if (c == 'o') {
 			for (size_t i = 0; i < GP_ARRAY_SIZE(op_names); i++) {
 				if (!strcmp(optarg, op_names[i])) {
-					only = (int)i;
+					a->only = (int)i;
 				}
 			}
-			if (only < 0) {
+			if (a->only < 0) {
 				usage(stderr);
 				return 2;
 			}
@@ -440,53 +440,25 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (optind != argc || !steps || !reps || reps > 64) {
+	if (optind != argc || !a->steps || !a->reps || a->reps > 64) {
 		usage(stderr);
 		return 2;
 	}
-	snprintf(tmpdir, sizeof(tmpdir), "%s/gpuprof-bench-XXXXXX", gp_tmpdir());
-	if (!mkdtemp(tmpdir)) {
-		die("mkdtemp", 0);
-	}
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	printf("bench-trace: .gpz writer and reader, one thread\n");
-	pin_cpu();
+	return -1;
+}
 
-	gen_opts_default(&go);
-	go.steps = steps;
-	tmp_path(b.path, sizeof(b.path), "gen.gpz");
-	tmp_path(b.rpath, sizeof(b.rpath), "replay.gpz");
-	bytes = gen_file(b.path, &go, -1, &gs);
-	ev = (double)gs.events;
-	printf("input:    generator default mix, %u steps x %u kernels, seed %" PRIu64 ": "
-	       "%" PRIu64 " events\n          (%" PRIu64 " kernel, %" PRIu64 " api, %" PRIu64
-	       " memcpy, %" PRIu64 " nvtx, %" PRIu64 " sync)\n",
-	       go.steps, go.kernels_per_step, go.seed, gs.events, gs.records[GPT_KIND_KERNEL],
-	       gs.records[GPT_KIND_API], gs.records[GPT_KIND_MEMCPY], gs.records[GPT_KIND_NVTX],
-	       gs.records[GPT_KIND_SYNC]);
-	printf("timing:   CLOCK_MONOTONIC, median of %u repetitions after one warm-up\n", reps);
-#ifdef GPT_HAVE_LIBDEFLATE
-	printf("inflate:  libdeflate (built with GPT_HAVE_LIBDEFLATE); deflate: zlib\n\n");
-#else
-	printf("inflate:  zlib; deflate: zlib\n\n");
-#endif
-	capture_file(b.path, &b.cap);
-	b.mem = slurp(b.path, &b.len);
-
-	if (only >= 0) {
-		struct timing tm;
-		time_op(&b, (enum op)only, -1, reps, ev, &tm);
-		double target = only <= OP_WRITE_NULL ? TARGET_WRITE_EPS : TARGET_READ_EPS;
-		row(op_names[only], &tm, target);
-		goto out;
-	}
+/* The default level's table: size, write and read rates against their targets. */
+static void default_level(struct bench *b, unsigned reps, double ev, uint64_t bytes,
+			  const struct gen_stats *gs)
+{
+	struct timing wf, wn, rm, rf;
 
 	/* Writer: captured records, so the generator's own cost is not timed. */
-	time_op(&b, OP_WRITE_FILE, -1, reps, ev, &wf);
-	time_op(&b, OP_WRITE_NULL, -1, reps, ev, &wn);
+	time_op(b, OP_WRITE_FILE, -1, reps, ev, &wf);
+	time_op(b, OP_WRITE_NULL, -1, reps, ev, &wn);
 	/* Reader: the generator's file, from memory and from the (cached) file. */
-	time_op(&b, OP_READ_MEM, -1, reps, ev, &rm);
-	time_op(&b, OP_READ_FILE, -1, reps, ev, &rf);
+	time_op(b, OP_READ_MEM, -1, reps, ev, &rm);
+	time_op(b, OP_READ_FILE, -1, reps, ev, &rf);
 
 	double bpe = (double)bytes / ev;
 	printf("%-30s %8s %12s %8s %11s  %-4s  %s\n", "default level (1)", "wall", "wall",
@@ -500,7 +472,7 @@ int main(int argc, char **argv)
 	row("read from file, Mevents/s", &rf, TARGET_READ_EPS);
 	printf("\n(file: %" PRIu64 " bytes for %" PRIu64 " events; %" PRIu64
 	       " records with metadata; %u strings)\n",
-	       bytes, gs.events, b.cap.records, b.cap.nstrings);
+	       bytes, gs->events, b->cap.records, b->cap.nstrings);
 	if (wf.med < 0.85 * wf.cpu || rm.med < 0.85 * rm.cpu) {
 		printf("note: wall-clock rates are well below CPU-time rates: the machine was\n"
 		       "      busy and this thread waited for a CPU; the cpu column is the\n"
@@ -511,31 +483,87 @@ int main(int argc, char **argv)
 	printf("%-40s %12.2f\n", "this format, default level (measured)", bpe);
 	printf("%-40s %12s\n", "gzipped PyTorch profiler JSON (quoted)", "14-18");
 	printf("%-40s %12s\n", "Nsight Systems SQLite export (quoted)", "~83");
+}
 
-	if (levels) {
-		unsigned lreps = reps < 3 ? reps : 3;
+/* Size and CPU-time rates at every deflate level. */
+static void all_levels(const struct bench *b, const struct gen_opts *go, unsigned reps, double ev)
+{
+	unsigned lreps = reps < 3 ? reps : 3;
 
-		printf("\n%-6s %10s %12s %13s %13s   (CPU-time medians of %u)\n", "level",
-		       "bytes", "bytes/event", "write Mev/s", "read Mev/s", lreps);
-		for (int level = 0; level <= 9; level++) {
-			struct bench lb = b;
-			struct gen_stats ls;
-			struct timing lw, lr;
-			uint64_t lbytes;
+	printf("\n%-6s %10s %12s %13s %13s   (CPU-time medians of %u)\n", "level", "bytes",
+	       "bytes/event", "write Mev/s", "read Mev/s", lreps);
+	for (int level = 0; level <= 9; level++) {
+		struct bench lb = *b;
+		struct gen_stats ls;
+		struct timing lw, lr;
+		uint64_t lbytes;
 
-			tmp_path(lb.path, sizeof(lb.path), "level.gpz");
-			lbytes = gen_file(lb.path, &go, level, &ls);
-			lb.mem = slurp(lb.path, &lb.len);
-			time_op(&lb, OP_WRITE_NULL, level, lreps, ev, &lw);
-			time_op(&lb, OP_READ_MEM, level, lreps, ev, &lr);
-			free(lb.mem);
-			unlink(lb.path);
-			printf("%-6d %10" PRIu64 " %12.2f %13.2f %13.2f%s\n", level, lbytes,
-			       (double)lbytes / (double)ls.events, lw.cpu / 1e6, lr.cpu / 1e6,
-			       level == 1 ? "   (default)" : "");
+		tmp_path(lb.path, sizeof(lb.path), "level.gpz");
+		lbytes = gen_file(lb.path, go, level, &ls);
+		lb.mem = slurp(lb.path, &lb.len);
+		time_op(&lb, OP_WRITE_NULL, level, lreps, ev, &lw);
+		time_op(&lb, OP_READ_MEM, level, lreps, ev, &lr);
+		free(lb.mem);
+		unlink(lb.path);
+		printf("%-6d %10" PRIu64 " %12.2f %13.2f %13.2f%s\n", level, lbytes,
+		       (double)lbytes / (double)ls.events, lw.cpu / 1e6, lr.cpu / 1e6,
+		       level == 1 ? "   (default)" : "");
+	}
+}
+
+int main(int argc, char **argv)
+{
+	static struct bench b;
+	struct args a;
+	struct gen_opts go;
+	struct gen_stats gs;
+	uint64_t bytes;
+	double ev;
+	int ret = parse_args(argc, argv, &a);
+
+	if (ret >= 0) {
+		return ret;
+	}
+	snprintf(tmpdir, sizeof(tmpdir), "%s/gpuprof-bench-XXXXXX", gp_tmpdir());
+	if (!mkdtemp(tmpdir)) {
+		die("mkdtemp", 0);
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	printf("bench-trace: .gpz writer and reader, one thread\n");
+	pin_cpu();
+
+	gen_opts_default(&go);
+	go.steps = a.steps;
+	tmp_path(b.path, sizeof(b.path), "gen.gpz");
+	tmp_path(b.rpath, sizeof(b.rpath), "replay.gpz");
+	bytes = gen_file(b.path, &go, -1, &gs);
+	ev = (double)gs.events;
+	printf("input:    generator default mix, %u steps x %u kernels, seed %" PRIu64 ": "
+	       "%" PRIu64 " events\n          (%" PRIu64 " kernel, %" PRIu64 " api, %" PRIu64
+	       " memcpy, %" PRIu64 " nvtx, %" PRIu64 " sync)\n",
+	       go.steps, go.kernels_per_step, go.seed, gs.events, gs.records[GPT_KIND_KERNEL],
+	       gs.records[GPT_KIND_API], gs.records[GPT_KIND_MEMCPY], gs.records[GPT_KIND_NVTX],
+	       gs.records[GPT_KIND_SYNC]);
+	printf("timing:   CLOCK_MONOTONIC, median of %u repetitions after one warm-up\n", a.reps);
+#ifdef GPT_HAVE_LIBDEFLATE
+	printf("inflate:  libdeflate (built with GPT_HAVE_LIBDEFLATE); deflate: zlib\n\n");
+#else
+	printf("inflate:  zlib; deflate: zlib\n\n");
+#endif
+	capture_file(b.path, &b.cap);
+	b.mem = slurp(b.path, &b.len);
+
+	if (a.only >= 0) {
+		struct timing tm;
+		time_op(&b, (enum op)a.only, -1, a.reps, ev, &tm);
+		double target = a.only <= OP_WRITE_NULL ? TARGET_WRITE_EPS : TARGET_READ_EPS;
+		row(op_names[a.only], &tm, target);
+	} else {
+		default_level(&b, a.reps, ev, bytes, &gs);
+		if (a.levels) {
+			all_levels(&b, &go, a.reps, ev);
 		}
 	}
-out:
 	free(b.mem);
 	capture_release(&b.cap);
 	unlink(b.path);

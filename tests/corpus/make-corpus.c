@@ -180,152 +180,171 @@ static void emit(const char *name, const struct file *f, const char *fmt, ...)
 	}
 }
 
-int main(int argc, char **argv)
-{
+/* The two base traces, their chunks, and the chunks the cases damage. */
+struct corpus {
+	struct file base, stored; /* deflate level 6; level 0 (stored chunks) */
 	struct chunk cc[MAX_CHUNKS], cu[MAX_CHUNKS];
-	uint64_t tc, tu;
-	struct file base, stored, f;
-
-	if (argc != 2) {
-		fprintf(stderr, "usage: make-corpus DIR\n");
-		return 2;
-	}
-	outdir = argv[1];
-	base = gen_base(6);
-	stored = gen_base(0);
-	size_t nc = walk(&base, cc, &tc), nu = walk(&stored, cu, &tu);
-	if (tc + GPT_TRAILER_SIZE != base.len || tu + GPT_TRAILER_SIZE != stored.len) {
-		die("the base traces do not end with a trailer");
-	}
+	uint64_t tc, tu; /* the trailers' offsets */
+	size_t nc, nu;
 	/* Victims: the first compressed kernel chunk; the stored trace's second string chunk. */
-	size_t k = SIZE_MAX, s2 = SIZE_MAX, ku = SIZE_MAX;
-	for (size_t i = 0; i < nc && k == SIZE_MAX; i++) {
-		if (cc[i].kind == GPT_KIND_KERNEL && (cc[i].flags & GPT_CHUNK_FLAG_DEFLATE)) {
-			k = i;
+	size_t k, s2, ku;
+};
+
+static void find_victims(struct corpus *c)
+{
+	c->k = c->s2 = c->ku = SIZE_MAX;
+	for (size_t i = 0; i < c->nc && c->k == SIZE_MAX; i++) {
+		if (c->cc[i].kind == GPT_KIND_KERNEL && (c->cc[i].flags & GPT_CHUNK_FLAG_DEFLATE)) {
+			c->k = i;
 		}
 	}
-	for (size_t i = 0, seen = 0; i < nu && s2 == SIZE_MAX; i++) {
-		if (cu[i].kind == GPT_KIND_STRING && ++seen == 2) {
-			s2 = i;
+	for (size_t i = 0, seen = 0; i < c->nu && c->s2 == SIZE_MAX; i++) {
+		if (c->cu[i].kind == GPT_KIND_STRING && ++seen == 2) {
+			c->s2 = i;
 		}
 	}
-	for (size_t i = 0; i < nu && ku == SIZE_MAX; i++) {
-		if (cu[i].kind == GPT_KIND_KERNEL) {
-			ku = i;
+	for (size_t i = 0; i < c->nu && c->ku == SIZE_MAX; i++) {
+		if (c->cu[i].kind == GPT_KIND_KERNEL) {
+			c->ku = i;
 		}
 	}
-	if (k == SIZE_MAX || s2 == SIZE_MAX || ku == SIZE_MAX || k + 2 >= nc) {
+	if (c->k == SIZE_MAX || c->s2 == SIZE_MAX || c->ku == SIZE_MAX || c->k + 2 >= c->nc) {
 		die("the base traces lack the chunks the corpus needs");
 	}
-	const struct chunk *v = &cc[k];
+}
+
+static void header_cases(const struct corpus *c)
+{
+	struct file f;
 
 	/* ---- the file header */
-	f = (struct file){base.p, 0};
+	f = (struct file){c->base.p, 0};
 	emit("empty", &f, "truncated: 0 bytes, shorter than the 32-byte file header");
-	f = (struct file){base.p, 20};
+	f = (struct file){c->base.p, 20};
 	emit("cut-header", &f, "truncated: 20 bytes, shorter than the 32-byte file header");
-	f = copy(&base);
+	f = copy(&c->base);
 	f.p[1] = 'X';
 	emit("bad-magic", &f, "not a gpuprof trace (bad magic)");
-	f = copy(&base);
+	f = copy(&c->base);
 	gp_put_le16(f.p + 8, 3);
 	gp_put_le16(f.p + 10, 0);
 	gp_put_le32(f.p + 28, gp_crc32(0, f.p, 28));
 	emit("newer-major", &f,
 	     "written in trace format 3.0, newer than this gpuprof reads (2.x); upgrade gpuprof");
-	f = copy(&base);
+	f = copy(&c->base);
 	gp_put_le16(f.p + 8, 0);
 	gp_put_le32(f.p + 28, gp_crc32(0, f.p, 28));
 	emit("major-zero", &f, "bad file header: format version 0");
-	f = copy(&base);
+	f = copy(&c->base);
 	f.p[22] ^= 0x20; /* creation time */
 	emit("bad-header-crc", &f, "bad file header: crc mismatch");
-	f = copy(&base);
+	f = copy(&c->base);
 	gp_put_le32(f.p + 16, 8);
 	gp_put_le32(f.p + 28, gp_crc32(0, f.p, 28));
 	emit("bad-header-length", &f, "bad file header: header length 8");
-	f = copy(&base);
+	f = copy(&c->base);
 	gp_put_le32(f.p + 16, 64);
 	gp_put_le32(f.p + 28, gp_crc32(0, f.p, 28));
 	f.len = 40;
 	emit("cut-long-header", &f, "truncated inside the file header");
+}
+
+static void cut_cases(const struct corpus *c)
+{
+	const struct chunk *v = &c->cc[c->k];
+	size_t k = c->k;
+	struct file f;
 
 	/* ---- cuts */
-	f = (struct file){base.p, v->off + 20};
+	f = (struct file){c->base.p, v->off + 20};
 	emit("cut-chunk-header", &f,
 	     "chunk %zu at offset %" PRIu64
 	     ": truncated: the file ends inside a chunk header (20 of 48 bytes)",
 	     k, v->off);
-	f = (struct file){base.p, v->off + GPT_CHUNK_HEADER_SIZE + v->stored_len / 2};
+	f = (struct file){c->base.p, v->off + GPT_CHUNK_HEADER_SIZE + v->stored_len / 2};
 	emit("cut-payload", &f,
 	     "chunk %zu at offset %" PRIu64 ": truncated: the chunk needs %" PRIu64
 	     " bytes, the file has %" PRIu64,
 	     k, v->off, v->end - v->off, (uint64_t)GPT_CHUNK_HEADER_SIZE + v->stored_len / 2);
-	f = (struct file){base.p, cc[k + 1].off};
+	f = (struct file){c->base.p, c->cc[k + 1].off};
 	emit("no-footer", &f,
 	     "chunk %zu at offset %" PRIu64 ": no footer: the writer did not finish the file",
-	     k + 1, cc[k + 1].off);
-	f = (struct file){base.p, tc + 10};
+	     k + 1, c->cc[k + 1].off);
+	f = (struct file){c->base.p, c->tc + 10};
 	emit("cut-trailer", &f,
 	     "chunk %zu at offset %" PRIu64
 	     ": truncated: the file ends inside a chunk header (10 of 48 bytes)",
-	     nc, tc);
+	     c->nc, c->tc);
+}
+
+static void damaged_chunk_cases(const struct corpus *c)
+{
+	const struct chunk *v = &c->cc[c->k];
+	size_t k = c->k, ku = c->ku;
+	struct file f;
 
 	/* ---- damaged chunks: skipped, reading goes on to the footer */
-	f = copy(&base);
+	f = copy(&c->base);
 	f.p[v->off + 20] ^= 0x01; /* raw_crc, header crc made valid again */
 	fix_chunk_crc(&f, v->off);
 	emit("bad-chunk-crc", &f, "chunk %zu at offset %" PRIu64 ": bad chunk crc", k, v->off);
-	f = copy(&stored);
-	f.p[cu[ku].off + GPT_CHUNK_HEADER_SIZE + cu[ku].stored_len / 2] ^= 0x08;
+	f = copy(&c->stored);
+	f.p[c->cu[ku].off + GPT_CHUNK_HEADER_SIZE + c->cu[ku].stored_len / 2] ^= 0x08;
 	emit("bad-chunk-crc-stored", &f, "chunk %zu at offset %" PRIu64 ": bad chunk crc", ku,
-	     cu[ku].off);
-	f = copy(&base);
+	     c->cu[ku].off);
+	f = copy(&c->base);
 	f.p[v->off + 9] ^= 0x04; /* count */
 	emit("bad-chunk-header-crc", &f,
 	     "chunk %zu at offset %" PRIu64 ": bad chunk header crc; skipped %" PRIu64 " bytes", k,
 	     v->off, v->end - v->off);
-	f = copy(&base);
+	f = copy(&c->base);
 	f.p[v->off + 2] = 'X';
 	emit("bad-chunk-magic", &f,
 	     "chunk %zu at offset %" PRIu64 ": bad chunk magic; skipped %" PRIu64 " bytes", k,
 	     v->off, v->end - v->off);
-	f = copy(&base);
+	f = copy(&c->base);
 	f.p[v->off + GPT_CHUNK_HEADER_SIZE] = 0x07; /* final block of the invalid type 3 */
 	emit("inflate-failure", &f,
 	     "chunk %zu at offset %" PRIu64 ": cannot inflate the chunk: invalid block type", k,
 	     v->off);
-	f = copy(&base);
+	f = copy(&c->base);
 	gp_put_le16(f.p + v->off + 6, GPT_CHUNK_FLAG_DEFLATE | 0x4);
 	fix_chunk_crc(&f, v->off);
 	emit("unknown-flags", &f, "chunk %zu at offset %" PRIu64 ": unknown chunk flags 0x5", k,
 	     v->off);
-	f = copy(&base);
+	f = copy(&c->base);
 	gp_put_le32(f.p + v->off + 8, 1u << 21);
 	fix_chunk_crc(&f, v->off);
 	emit("oversized-count", &f,
 	     "chunk %zu at offset %" PRIu64
 	     ": 2097152 records exceed the format's limit of 131072 per chunk",
 	     k, v->off);
-	f = copy(&base);
+	f = copy(&c->base);
 	gp_put_le32(f.p + v->off + 12, 100u << 20);
 	fix_chunk_crc(&f, v->off);
 	emit("oversized-chunk", &f,
 	     "chunk %zu at offset %" PRIu64 ": chunk of 104857600 bytes exceeds the format's limit",
 	     k, v->off);
-	f = copy(&base);
-	gp_put_le32(f.p + v->off + 16, (uint32_t)base.len);
+	f = copy(&c->base);
+	gp_put_le32(f.p + v->off + 16, (uint32_t)c->base.len);
 	fix_chunk_crc(&f, v->off);
 	emit("stored-len-past-end", &f,
 	     "chunk %zu at offset %" PRIu64 ": truncated: the chunk needs %" PRIu64
 	     " bytes, the file has %" PRIu64,
-	     k, v->off, (uint64_t)GPT_CHUNK_HEADER_SIZE + base.len, base.len - v->off);
+	     k, v->off, (uint64_t)GPT_CHUNK_HEADER_SIZE + c->base.len, c->base.len - v->off);
+}
+
+static void hostile_content_cases(const struct corpus *c)
+{
+	const struct chunk *v = &c->cc[c->k];
+	size_t k = c->k, s2 = c->s2;
+	struct file f;
 
 	/* ---- valid CRCs, hostile content */
 	{
 		/* The second string chunk says it starts at id 1 again. */
-		const struct chunk *sc = &cu[s2];
-		const uint8_t *raw = stored.p + sc->off + GPT_CHUNK_HEADER_SIZE;
+		const struct chunk *sc = &c->cu[s2];
+		const uint8_t *raw = c->stored.p + sc->off + GPT_CHUNK_HEADER_SIZE;
 		const uint8_t *q = raw;
 		uint64_t first;
 		if (!gpt_get_varint(&q, raw + sc->raw_len, &first) || first < 2) {
@@ -338,7 +357,7 @@ int main(int argc, char **argv)
 		nr[0] = 1;
 		size_t rest = sc->raw_len - (size_t)(q - raw);
 		memcpy(nr + 1, q, rest);
-		f = replace_chunk(&stored, sc, GPT_KIND_STRING, sc->count, nr, 1 + rest);
+		f = replace_chunk(&c->stored, sc, GPT_KIND_STRING, sc->count, nr, 1 + rest);
 		emit("bad-string-chunk", &f,
 		     "chunk %zu at offset %" PRIu64 ": bad string chunk: string ids defined twice",
 		     s2, sc->off);
@@ -346,35 +365,65 @@ int main(int argc, char **argv)
 	}
 	{
 		static const uint8_t repeated[] = {2, 6, GPT_ENC_CONST, 3, 6, GPT_ENC_CONST, 4};
-		f = replace_chunk(&base, v, GPT_KIND_KERNEL, 1, repeated, sizeof(repeated));
+		f = replace_chunk(&c->base, v, GPT_KIND_KERNEL, 1, repeated, sizeof(repeated));
 		emit("repeated-column", &f,
 		     "chunk %zu at offset %" PRIu64 ": bad kernel chunk: column repeated", k,
 		     v->off);
 		static const uint8_t unknown_enc[] = {1, 6, 9, 3};
-		f = replace_chunk(&base, v, GPT_KIND_KERNEL, 1, unknown_enc, sizeof(unknown_enc));
+		f = replace_chunk(&c->base, v, GPT_KIND_KERNEL, 1, unknown_enc,
+				  sizeof(unknown_enc));
 		emit("unknown-encoding", &f,
 		     "chunk %zu at offset %" PRIu64 ": bad kernel chunk: unknown column encoding",
 		     k, v->off);
 		static const uint8_t long_col[] = {1, 6, GPT_ENC_VARINT, 50, 1, 2, 3};
-		f = replace_chunk(&base, v, GPT_KIND_KERNEL, 3, long_col, sizeof(long_col));
+		f = replace_chunk(&c->base, v, GPT_KIND_KERNEL, 3, long_col, sizeof(long_col));
 		emit("column-longer-than-chunk", &f,
 		     "chunk %zu at offset %" PRIu64
 		     ": bad kernel chunk: column longer than its chunk",
 		     k, v->off);
 		static const uint8_t u8_range[] = {1, 9, GPT_ENC_CONST, 0x80, 0x02};
-		f = replace_chunk(&base, v, GPT_KIND_MEMSET, 1, u8_range, sizeof(u8_range));
+		f = replace_chunk(&c->base, v, GPT_KIND_MEMSET, 1, u8_range, sizeof(u8_range));
 		emit("value-out-of-range", &f,
 		     "chunk %zu at offset %" PRIu64
 		     ": bad memset chunk: value out of range for its field",
 		     k, v->off);
 	}
+}
+
+static void after_footer_case(const struct corpus *c)
+{
+	struct file f;
 
 	/* ---- after the footer */
-	f = copy(&base);
+	f = copy(&c->base);
 	memset(f.p + f.len, 'x', 64);
 	f.len += 64;
 	emit("garbage-after-footer", &f,
-	     "chunk %zu at offset %" PRIu64 ": bad chunk magic; skipped %u bytes", nc, tc,
+	     "chunk %zu at offset %" PRIu64 ": bad chunk magic; skipped %u bytes", c->nc, c->tc,
 	     GPT_TRAILER_SIZE + 64);
+}
+
+int main(int argc, char **argv)
+{
+	static struct corpus c;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: make-corpus DIR\n");
+		return 2;
+	}
+	outdir = argv[1];
+	c.base = gen_base(6);
+	c.stored = gen_base(0);
+	c.nc = walk(&c.base, c.cc, &c.tc);
+	c.nu = walk(&c.stored, c.cu, &c.tu);
+	if (c.tc + GPT_TRAILER_SIZE != c.base.len || c.tu + GPT_TRAILER_SIZE != c.stored.len) {
+		die("the base traces do not end with a trailer");
+	}
+	find_victims(&c);
+	header_cases(&c);
+	cut_cases(&c);
+	damaged_chunk_cases(&c);
+	hostile_content_cases(&c);
+	after_footer_case(&c);
 	return failures ? 1 : 0;
 }

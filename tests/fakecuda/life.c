@@ -66,6 +66,14 @@ int main(int argc, char **argv)
 	const char *exp = NULL;
 	int opt;
 
+	/*
+	 * The signal mode needs SIGINT's default action, which the tests expect
+	 * the injection library to find in place: a shell without job control
+	 * starts a background command with SIGINT ignored, and its children
+	 * inherit that. So the program sets it itself, before CUDA or NVTX load
+	 * the library.
+	 */
+	signal(SIGINT, SIG_DFL);
 	while ((opt = getopt(argc, argv, "e:")) != -1) {
 		if (opt == 'e') {
 			exp = optarg;

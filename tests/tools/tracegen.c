@@ -78,161 +78,201 @@ static int expand(const char *pat, uint32_t rank, char *out, size_t n)
 	return 0;
 }
 
-int main(int argc, char **argv)
+struct args {
+	struct gen_opts go;
+	struct gen_nccl_opts no;
+	struct gpt_writer_opts wo;
+	const char *out;
+	uint64_t ranks;
+	bool nccl, no_close;
+};
+
+/* --straggler, --nccl-late, --nccl-fill: false on a bad value. */
+static bool take_nccl_number(struct args *a, int c, const char *arg)
+{
+	uint64_t v;
+
+	if (!parse_u64(arg, &v) || v > UINT32_MAX * 1000ull) {
+		return false;
+	}
+	if (c == 1001) {
+		a->no.straggler = (int64_t)v;
+	} else if (c == 1002) {
+		a->no.late_ns = v;
+	} else {
+		a->no.fill = (uint32_t)v;
+	}
+	return true;
+}
+
+/* --step-jitter, --run-jitter, --slowdown, --slow-kernel: false on a bad value. */
+static bool take_factor(struct args *a, int c, char *arg)
+{
+	char *eq = c == 'X' ? strrchr(arg, '=') : NULL, *end;
+	const char *num = c == 'X' ? (eq ? eq + 1 : "") : arg;
+	double f;
+
+	errno = 0;
+	f = strtod(num, &end);
+	if (errno || end == num || *end || !(f >= 0) || f > 1000 ||
+	    (c == 'X' && (!eq || eq == arg))) {
+		return false;
+	}
+	if (c == 'J') {
+		a->go.step_jitter = f;
+	} else if (c == 'R') {
+		a->go.run_jitter = f;
+	} else if (c == 'D') {
+		a->go.slowdown = f;
+	} else {
+		*eq = '\0';
+		a->go.slow_regex = arg;
+		a->go.slow_factor = f;
+	}
+	return true;
+}
+
+/* The options with a whole number: false on a bad value. */
+static bool take_number(struct args *a, int c, const char *arg)
+{
+	uint64_t v;
+
+	if (!parse_u64(arg, &v) || (c != 's' && c != 'g' && c != 'W' && v > UINT32_MAX)) {
+		return false;
+	}
+	switch (c) {
+	case 's': a->go.seed = v; break;
+	case 'S': a->go.steps = (uint32_t)v; break;
+	case 'k': a->go.kernels_per_step = (uint32_t)v; break;
+	case 'c': a->go.copies_per_step = (uint32_t)v; break;
+	case 't': a->go.streams = (uint32_t)v; break;
+	case 'd': a->go.devices = (uint32_t)v; break;
+	case 'n': a->go.nvtx_depth = (uint32_t)v; break;
+	case 'r': a->ranks = v; break;
+	case 'g': a->go.gap_ns = v; break;
+	case 'W': a->go.sync_wake_ns = v; break;
+	case 'l': a->wo.level = (int)v; break;
+	case 'C': a->wo.chunk_records = (uint32_t)v; break;
+	case 1005: a->wo.compact = true; a->wo.pack_bytes = (uint32_t)v; break;
+	}
+	return true;
+}
+
+/* Parses the command line into a: -1 to go on, else the exit status. */
+static int parse_args(int argc, char **argv, struct args *a)
 {
 	static const struct option opts[] = {
 		{"seed", 1, 0, 's'},        {"steps", 1, 0, 'S'},     {"kernels", 1, 0, 'k'},
 		{"copies", 1, 0, 'c'},      {"streams", 1, 0, 't'},   {"devices", 1, 0, 'd'},
 		{"nvtx-depth", 1, 0, 'n'},  {"ranks", 1, 0, 'r'},     {"gap-ns", 1, 0, 'g'},
 		{"all-kinds", 0, 0, 'a'},   {"level", 1, 0, 'l'},     {"chunk-records", 1, 0, 'C'},
-		{"no-close", 0, 0, 'N'},    {"sync-wake-ns", 1, 0, 'W'}, {"item-sync", 0, 0, 'I'},    {"help", 0, 0, 'h'},
+		{"no-close", 0, 0, 'N'},    {"sync-wake-ns", 1, 0, 'W'}, {"item-sync", 0, 0, 'I'},
+		{"help", 0, 0, 'h'},
 		{"same-kernels", 0, 0, 'K'}, {"step-jitter", 1, 0, 'J'}, {"run-jitter", 1, 0, 'R'},
 		{"slowdown", 1, 0, 'D'},    {"slow-kernel", 1, 0, 'X'},
 		{"nccl", 0, 0, 1000},       {"straggler", 1, 0, 1001},  {"nccl-late", 1, 0, 1002},
 		{"nccl-fill", 1, 0, 1003},  {"nccl-names", 0, 0, 1004}, {"compact", 1, 0, 1005},
 		{0, 0, 0, 0},
 	};
-	struct gen_nccl_opts no;
-	bool nccl = false;
-	struct gen_opts go;
-	struct gpt_writer_opts wo = {.level = -1};
-	const char *out = NULL;
-	uint64_t ranks = 1, v;
-	bool no_close = false;
 	int c;
 
-	gen_opts_default(&go);
-	gen_nccl_opts_default(&no);
 	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
 		if (c == 'o') {
-			out = optarg;
-			continue;
-		}
-		if (c == 1000 || c == 1004) {
-			nccl = true;
-			no.names_only |= c == 1004;
-			continue;
-		}
-		if (c >= 1001 && c <= 1003) {
-			if (!parse_u64(optarg, &v) || v > UINT32_MAX * 1000ull) {
+			a->out = optarg;
+		} else if (c == 1000 || c == 1004) {
+			a->nccl = true;
+			a->no.names_only |= c == 1004;
+		} else if (c >= 1001 && c <= 1003) {
+			if (!take_nccl_number(a, c, optarg)) {
 				fprintf(stderr, "tracegen: bad value '%s'\n", optarg);
 				return 2;
 			}
-			if (c == 1001) {
-				no.straggler = (int64_t)v;
-			} else if (c == 1002) {
-				no.late_ns = v;
-			} else {
-				no.fill = (uint32_t)v;
-			}
-			continue;
-		}
-		if (c == 'h') {
+		} else if (c == 'h') {
 			usage(stdout);
 			return 0;
-		}
-		if (c == 'a') {
-			go.all_kinds = true;
-			continue;
-		}
-		if (c == 'I') {
-			go.item_sync = true;
-			continue;
-		}
-		if (c == 'N') {
-			no_close = true;
-			continue;
-		}
-		if (c == 'K') {
-			go.same_kernels = true;
-			continue;
-		}
-		if (c == 'J' || c == 'R' || c == 'D' || c == 'X') {
-			char *eq = c == 'X' ? strrchr(optarg, '=') : NULL, *end;
-			const char *num = c == 'X' ? (eq ? eq + 1 : "") : optarg;
-			double f;
-			errno = 0;
-			f = strtod(num, &end);
-			if (errno || end == num || *end || !(f >= 0) || f > 1000 ||
-			    (c == 'X' && (!eq || eq == optarg))) {
+		} else if (c == 'a') {
+			a->go.all_kinds = true;
+		} else if (c == 'I') {
+			a->go.item_sync = true;
+		} else if (c == 'N') {
+			a->no_close = true;
+		} else if (c == 'K') {
+			a->go.same_kernels = true;
+		} else if (c == 'J' || c == 'R' || c == 'D' || c == 'X') {
+			if (!take_factor(a, c, optarg)) {
 				fprintf(stderr, "tracegen: bad value '%s'\n", optarg);
 				return 2;
 			}
-			if (c == 'J') {
-				go.step_jitter = f;
-			} else if (c == 'R') {
-				go.run_jitter = f;
-			} else if (c == 'D') {
-				go.slowdown = f;
-			} else {
-				*eq = '\0';
-				go.slow_regex = optarg;
-				go.slow_factor = f;
-			}
-			continue;
-		}
-		if (c == '?' || !parse_u64(optarg, &v) || (c != 's' && c != 'g' && c != 'W' && v > UINT32_MAX)) {
+		} else if (c == '?' || !take_number(a, c, optarg)) {
 			fprintf(stderr, "tracegen: bad option or value\n");
 			usage(stderr);
 			return 2;
 		}
-		switch (c) {
-		case 's': go.seed = v; break;
-		case 'S': go.steps = (uint32_t)v; break;
-		case 'k': go.kernels_per_step = (uint32_t)v; break;
-		case 'c': go.copies_per_step = (uint32_t)v; break;
-		case 't': go.streams = (uint32_t)v; break;
-		case 'd': go.devices = (uint32_t)v; break;
-		case 'n': go.nvtx_depth = (uint32_t)v; break;
-		case 'r': ranks = v; break;
-		case 'g': go.gap_ns = v; break;
-		case 'W': go.sync_wake_ns = v; break;
-		case 'l': wo.level = (int)v; break;
-		case 'C': wo.chunk_records = (uint32_t)v; break;
-		case 1005: wo.compact = true; wo.pack_bytes = (uint32_t)v; break;
-		}
 	}
-	if (!out || optind != argc || !ranks || ranks > 4096 || !go.devices || !go.streams ||
-	    (ranks > 1 && !strstr(out, "%r"))) {
+	if (!a->out || optind != argc || !a->ranks || a->ranks > 4096 || !a->go.devices ||
+	    !a->go.streams || (a->ranks > 1 && !strstr(a->out, "%r"))) {
 		fprintf(stderr, "tracegen: need -o PATH (with %%r when --ranks > 1), devices and "
 				"streams >= 1\n");
 		return 2;
 	}
-	go.world_size = (uint32_t)ranks;
-	for (uint32_t r = 0; r < ranks; r++) {
-		char path[4096];
-		struct gpt_writer *w;
-		struct gen_stats st;
-		int ret;
+	return -1;
+}
 
-		if (expand(out, r, path, sizeof(path))) {
-			fprintf(stderr, "tracegen: path too long\n");
+/* Writes rank r's file: 0, or 1 after saying why not. */
+static int write_rank(struct args *a, uint32_t r)
+{
+	char path[4096];
+	struct gpt_writer *w;
+	struct gen_stats st;
+	int ret;
+
+	if (expand(a->out, r, path, sizeof(path))) {
+		fprintf(stderr, "tracegen: path too long\n");
+		return 1;
+	}
+	a->go.rank = r;
+	a->no.rank = r;
+	a->no.world_size = (uint32_t)a->ranks;
+	a->no.steps = a->go.steps;
+	ret = gpt_writer_open(path, &a->wo, &w);
+	if (ret) {
+		fprintf(stderr, "tracegen: %s: %s\n", path, gp_err_str(ret));
+		return 1;
+	}
+	ret = a->nccl ? gen_nccl_write(w, &a->no, &st) : gen_write(w, &a->go, &st);
+	if (!ret && a->no_close) {
+		ret = gpt_writer_flush(w);
+		gpt_writer_abandon(w);
+	} else if (ret) {
+		fprintf(stderr, "tracegen: %s\n", gpt_writer_last_error(w));
+		gpt_writer_abandon(w);
+	} else {
+		ret = gpt_writer_close(w);
+	}
+	if (ret) {
+		fprintf(stderr, "tracegen: %s: %s\n", path, gp_err_str(ret));
+		return 1;
+	}
+	printf("%s: %" PRIu64 " events\n", path, st.events);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct args a = {.wo = {.level = -1}, .ranks = 1};
+	int ret;
+
+	gen_opts_default(&a.go);
+	gen_nccl_opts_default(&a.no);
+	ret = parse_args(argc, argv, &a);
+	if (ret >= 0) {
+		return ret;
+	}
+	a.go.world_size = (uint32_t)a.ranks;
+	for (uint32_t r = 0; r < a.ranks; r++) {
+		if (write_rank(&a, r)) {
 			return 1;
 		}
-		go.rank = r;
-		no.rank = r;
-		no.world_size = (uint32_t)ranks;
-		no.steps = go.steps;
-		ret = gpt_writer_open(path, &wo, &w);
-		if (ret) {
-			fprintf(stderr, "tracegen: %s: %s\n", path, gp_err_str(ret));
-			return 1;
-		}
-		ret = nccl ? gen_nccl_write(w, &no, &st) : gen_write(w, &go, &st);
-		if (!ret && no_close) {
-			ret = gpt_writer_flush(w);
-			gpt_writer_abandon(w);
-		} else if (ret) {
-			fprintf(stderr, "tracegen: %s\n", gpt_writer_last_error(w));
-			gpt_writer_abandon(w);
-		} else {
-			ret = gpt_writer_close(w);
-		}
-		if (ret) {
-			fprintf(stderr, "tracegen: %s: %s\n", path, gp_err_str(ret));
-			return 1;
-		}
-		printf("%s: %" PRIu64 " events\n", path, st.events);
 	}
 	return 0;
 }

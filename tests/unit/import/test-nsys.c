@@ -203,33 +203,28 @@ static struct gpt_reader *reopen(struct gpt_reader *r)
 
 #define STR(r, id) gpt_reader_string_or((r), (id), "(missing)")
 
-TEST(nsys_fields)
+/* The import's counts of the tiny export. */
+static void check_stats(const struct gpa_nsys_import_stats *st)
 {
-	char src[512], err[512];
-	struct gpa_nsys_import_stats st;
-	struct gpt_reader *r;
-	int ret;
+	CHECK_EQ_U(st->kernels, 2);
+	CHECK_EQ_U(st->memcpys, 1);
+	CHECK_EQ_U(st->memsets, 1);
+	CHECK_EQ_U(st->api, 2);
+	CHECK_EQ_U(st->skipped_api, 1);
+	CHECK_EQ_U(st->syncs, 1);
+	CHECK_EQ_U(st->nvtx, 3);
+	CHECK_EQ_U(st->skipped_nvtx, 1);
+	CHECK_EQ_U(st->threads, 1);
+	CHECK_EQ_U(st->skipped_threads, 1);
+	CHECK_EQ_U(st->main_pid, 4242);
+	CHECK_EQ_U(st->processes, 2);
+}
 
-	snprintf(src, sizeof(src), "%s/tiny.sqlite", test_tmpdir());
-	make_export(src);
-	r = import(src, "tiny", &ret, &st, err, sizeof(err));
-	CHECK_EQ_I(ret, 0);
-	CHECK_STR(err, "");
-	REQUIRE(r);
-	CHECK_EQ_U(st.kernels, 2);
-	CHECK_EQ_U(st.memcpys, 1);
-	CHECK_EQ_U(st.memsets, 1);
-	CHECK_EQ_U(st.api, 2);
-	CHECK_EQ_U(st.skipped_api, 1);
-	CHECK_EQ_U(st.syncs, 1);
-	CHECK_EQ_U(st.nvtx, 3);
-	CHECK_EQ_U(st.skipped_nvtx, 1);
-	CHECK_EQ_U(st.threads, 1);
-	CHECK_EQ_U(st.skipped_threads, 1);
-	CHECK_EQ_U(st.main_pid, 4242);
-	CHECK_EQ_U(st.processes, 2);
-
+/* The process record. */
+static struct gpt_reader *check_process(struct gpt_reader *r)
+{
 	struct gpt_process p = {0};
+
 	CHECK_EQ_U(first_of(r, GPT_KIND_PROCESS, &p, sizeof(p), 0), 1);
 	CHECK_EQ_U(p.pid, 4242);
 	CHECK_STR(STR(r, p.exe), "./train");
@@ -237,8 +232,14 @@ TEST(nsys_fields)
 	CHECK_STR(STR(r, p.settings), "import=nsys schema=3.25.0 nsys=2026.2.1.210");
 	CHECK_EQ_I(p.rank, -1);
 	CHECK_EQ_U(p.phase, 1);
+	return r;
+}
 
+/* The device record, from TARGET_INFO_GPU. */
+static struct gpt_reader *check_device(struct gpt_reader *r)
+{
 	struct gpt_device d = {0};
+
 	r = reopen(r);
 	CHECK_EQ_U(first_of(r, GPT_KIND_DEVICE, &d, sizeof(d), 0), 1);
 	CHECK_EQ_U(d.id, 3); /* cuDevice */
@@ -273,14 +274,26 @@ TEST(nsys_fields)
 	CHECK_EQ_U(d.pci_bus, 0x1a);
 	CHECK_EQ_U(d.pci_device, 3);
 	CHECK_EQ_I(d.numa_id, -1);
+	return r;
+}
 
+/* The named thread. */
+static struct gpt_reader *check_thread(struct gpt_reader *r)
+{
 	struct gpt_thread th = {0};
+
 	r = reopen(r);
 	CHECK_EQ_U(first_of(r, GPT_KIND_THREAD, &th, sizeof(th), 0), 1);
 	CHECK_EQ_U(th.tid, 4243);
 	CHECK_STR(STR(r, th.name), "main-thread");
+	return r;
+}
 
+/* Both kernels: every field of the first; the second has no mangled name. */
+static struct gpt_reader *check_kernels(struct gpt_reader *r)
+{
 	struct gpt_kernel k = {0};
+
 	r = reopen(r);
 	CHECK_EQ_U(first_of(r, GPT_KIND_KERNEL, &k, sizeof(k), 0), 2);
 	CHECK_EQ_U(k.start, 1000000000123ull);
@@ -315,8 +328,14 @@ TEST(nsys_fields)
 	CHECK_EQ_U(k.correlation, 22);
 	CHECK_EQ_U(k.registers, 8);
 	CHECK_EQ_U(k.smem_executed, 0);
+	return r;
+}
 
+/* The copy, with nsys memory kinds mapped to CUPTI's. */
+static struct gpt_reader *check_memcpy(struct gpt_reader *r)
+{
 	struct gpt_memcpy m = {0};
+
 	r = reopen(r);
 	CHECK_EQ_U(first_of(r, GPT_KIND_MEMCPY, &m, sizeof(m), 0), 1);
 	CHECK_EQ_U(m.start, 2000);
@@ -337,8 +356,14 @@ TEST(nsys_fields)
 	CHECK_EQ_U(m.graph_node_id, 5);
 	CHECK_EQ_U(m.copy_count, 2);
 	CHECK_EQ_U(m.is_p2p, 1);
+	return r;
+}
 
+/* The memset. */
+static struct gpt_reader *check_memset(struct gpt_reader *r)
+{
 	struct gpt_memset ms = {0};
+
 	r = reopen(r);
 	CHECK_EQ_U(first_of(r, GPT_KIND_MEMSET, &ms, sizeof(ms), 0), 1);
 	CHECK_EQ_U(ms.start, 4000);
@@ -348,8 +373,14 @@ TEST(nsys_fields)
 	CHECK_EQ_U(ms.value, 255);
 	CHECK_EQ_U(ms.bytes, 4096);
 	CHECK_EQ_U(ms.memory_kind, 3);
+	return r;
+}
 
+/* The runtime and driver calls. */
+static struct gpt_reader *check_api(struct gpt_reader *r)
+{
 	struct gpt_api a = {0};
+
 	r = reopen(r);
 	CHECK_EQ_U(first_of(r, GPT_KIND_API, &a, sizeof(a), 0), 2);
 	CHECK_EQ_U(a.start, 100);
@@ -365,8 +396,14 @@ TEST(nsys_fields)
 	CHECK_EQ_U(a.domain, GPT_API_DRIVER);
 	CHECK_STR(STR(r, a.name), "cuMemAlloc_v2");
 	CHECK_EQ_U(a.return_value, 2);
+	return r;
+}
 
+/* The synchronization. */
+static struct gpt_reader *check_sync(struct gpt_reader *r)
+{
 	struct gpt_sync sy = {0};
+
 	r = reopen(r);
 	CHECK_EQ_U(first_of(r, GPT_KIND_SYNC, &sy, sizeof(sy), 0), 1);
 	CHECK_EQ_U(sy.start, 5000);
@@ -377,8 +414,14 @@ TEST(nsys_fields)
 	CHECK_EQ_U(sy.stream, 13);
 	CHECK_EQ_U(sy.event_id, 17);
 	CHECK_EQ_U(sy.event_sync_id, 123456789012ull);
+	return r;
+}
 
+/* The push/pop range, the registered start/end range and the mark. */
+static struct gpt_reader *check_nvtx(struct gpt_reader *r)
+{
 	struct gpt_nvtx n = {0};
+
 	r = reopen(r);
 	CHECK_EQ_U(first_of(r, GPT_KIND_NVTX, &n, sizeof(n), 0), 3);
 	CHECK_EQ_U(n.start, 50);
@@ -414,13 +457,46 @@ TEST(nsys_fields)
 	CHECK_EQ_U(n.end, 70);
 	CHECK_STR(STR(r, n.domain), "9"); /* no create event: named by number */
 	CHECK_EQ_U(n.color_type, 0);
+	return r;
+}
 
+/* The domain name. */
+static struct gpt_reader *check_names(struct gpt_reader *r)
+{
 	struct gpt_name nm = {0};
+
 	r = reopen(r);
 	CHECK_EQ_U(first_of(r, GPT_KIND_NAME, &nm, sizeof(nm), 0), 1);
 	CHECK_EQ_U(nm.type, GPT_NAME_DOMAIN);
 	CHECK_EQ_U(nm.id, 5);
 	CHECK_STR(STR(r, nm.name), "MyDomain");
+	return r;
+}
+
+TEST(nsys_fields)
+{
+	char src[512], err[512];
+	struct gpa_nsys_import_stats st;
+	struct gpt_reader *r;
+	int ret;
+
+	snprintf(src, sizeof(src), "%s/tiny.sqlite", test_tmpdir());
+	make_export(src);
+	r = import(src, "tiny", &ret, &st, err, sizeof(err));
+	CHECK_EQ_I(ret, 0);
+	CHECK_STR(err, "");
+	REQUIRE(r);
+	check_stats(&st);
+	r = check_process(r);
+	r = check_device(r);
+	r = check_thread(r);
+	r = check_kernels(r);
+	r = check_memcpy(r);
+	r = check_memset(r);
+	r = check_api(r);
+	r = check_sync(r);
+	r = check_nvtx(r);
+	r = check_names(r);
 	gpt_reader_free(r);
 }
 

@@ -414,6 +414,70 @@ static void fill_order(const struct gpt_kind_info *ki, size_t *order)
 	}
 }
 
+/*
+ * One random record of kind ki in rec, its fields in fill order, each from
+ * its column's pattern; false (after saying why) when a value does not fit.
+ */
+static bool fill_record(struct rt_case *c, const struct gpt_kind_info *ki, struct colgen *cols,
+			const size_t *order, uint8_t *rec)
+{
+	/* Padding filled with junk: the writer must not depend on it. */
+	memset(rec, (int)gp_rng_below(&c->rng, 256), ki->size);
+	for (size_t oi = 0; oi < ki->nfields; oi++) {
+		size_t i = order[oi];
+		const struct gpt_field *f = &ki->fields[i];
+		struct colgen *cg = &cols[i];
+		uint64_t refv = 0, v;
+		if (f->enc == GPT_ENC_REL || f->enc == GPT_ENC_KEYED) {
+			refv = gpt_field_get(gpt_kind_field(ki, f->ref), rec);
+		}
+		if (!gp_rng_below(&c->rng, 60)) {
+			col_pick_mode(&c->rng, f, cg);
+		}
+		if (f->type == GPT_TY_str) {
+			/* String fields hold ids the writer gave out, same patterns. */
+			uint64_t x = col_next(&c->rng, f, cg, refv);
+			v = cg->mode == M_ZERO ? 0 : c->tab.pool[x % c->tab.npool];
+		} else {
+			v = col_next(&c->rng, f, cg, refv);
+		}
+		if (gpt_field_set(f, rec, v)) {
+			TFAIL("%s: value %" PRIx64 " does not fit %s.%s", case_name(c), v, ki->name,
+			      f->name);
+			return false;
+		}
+	}
+	return true;
+}
+
+/* Closes the writer and keeps the file's bytes in c->file: 0 or an error. */
+static int finish_file(struct rt_case *c, struct tt_mem_writer *mw, const char *path)
+{
+	int ret;
+
+	if (!c->o.use_file) {
+		return tt_writer_finish(mw, &c->file);
+	}
+	ret = gpt_writer_close(mw->w);
+	mw->w = NULL;
+	if (!ret) {
+		FILE *fp = fopen(path, "rb");
+		if (!fp) {
+			ret = -GP_ERR_IO;
+		} else {
+			fseek(fp, 0, SEEK_END);
+			c->file.len = (size_t)ftell(fp);
+			fseek(fp, 0, SEEK_SET);
+			c->file.p = malloc(c->file.len + 1);
+			if (!c->file.p || fread(c->file.p, 1, c->file.len, fp) != c->file.len) {
+				ret = -GP_ERR_IO;
+			}
+			fclose(fp);
+		}
+	}
+	return ret;
+}
+
 static bool write_case(struct rt_case *c)
 {
 	struct gpt_writer_opts wo = {.level = c->o.level, .chunk_records = c->o.chunk_records};
@@ -478,31 +542,8 @@ static bool write_case(struct rt_case *c)
 			TFAIL("record of kind %s is larger than the test's buffer", ki->name);
 			goto out_abandon;
 		}
-		/* Padding filled with junk: the writer must not depend on it. */
-		memset(rec, (int)gp_rng_below(&c->rng, 256), ki->size);
-		for (size_t oi = 0; oi < ki->nfields; oi++) {
-			size_t i = orders[k][oi];
-			const struct gpt_field *f = &ki->fields[i];
-			struct colgen *cg = &cols[k][i];
-			uint64_t refv = 0, v;
-			if (f->enc == GPT_ENC_REL || f->enc == GPT_ENC_KEYED) {
-				refv = gpt_field_get(gpt_kind_field(ki, f->ref), rec);
-			}
-			if (!gp_rng_below(&c->rng, 60)) {
-				col_pick_mode(&c->rng, f, cg);
-			}
-			if (f->type == GPT_TY_str) {
-				/* String fields hold ids the writer gave out, same patterns. */
-				uint64_t x = col_next(&c->rng, f, cg, refv);
-				v = cg->mode == M_ZERO ? 0 : c->tab.pool[x % c->tab.npool];
-			} else {
-				v = col_next(&c->rng, f, cg, refv);
-			}
-			if (gpt_field_set(f, rec, v)) {
-				TFAIL("%s: value %" PRIx64 " does not fit %s.%s", case_name(c), v,
-				      ki->name, f->name);
-				goto out_abandon;
-			}
+		if (!fill_record(c, ki, cols[k], orders[k], rec)) {
+			goto out_abandon;
 		}
 		ret = gpt_writer_add(mw.w, (enum gpt_kind)k, rec);
 		if (ret) {
@@ -526,28 +567,7 @@ static bool write_case(struct rt_case *c)
 			goto out_abandon;
 		}
 	}
-	if (c->o.use_file) {
-		ret = gpt_writer_close(mw.w);
-		mw.w = NULL;
-		if (!ret) {
-			FILE *fp = fopen(path, "rb");
-			if (!fp) {
-				ret = -GP_ERR_IO;
-			} else {
-				fseek(fp, 0, SEEK_END);
-				c->file.len = (size_t)ftell(fp);
-				fseek(fp, 0, SEEK_SET);
-				c->file.p = malloc(c->file.len + 1);
-				if (!c->file.p ||
-				    fread(c->file.p, 1, c->file.len, fp) != c->file.len) {
-					ret = -GP_ERR_IO;
-				}
-				fclose(fp);
-			}
-		}
-	} else {
-		ret = tt_writer_finish(&mw, &c->file);
-	}
+	ret = finish_file(c, &mw, path);
 	if (ret) {
 		TFAIL("%s: closing the writer failed: %d", case_name(c), ret);
 		goto out;
@@ -728,6 +748,102 @@ static bool check_structure(struct rt_case *c, struct tt_chunk *chunks, size_t *
 	return true;
 }
 
+/*
+ * The records of chunk ch are the ones written, from the kind's row pos on,
+ * and the chunk's times span theirs.
+ */
+static bool check_records(const struct rt_case *c, const struct gpt_chunk *ch, size_t pos)
+{
+	const struct gpt_kind_info *ki = ch->info;
+	unsigned k = ch->kind;
+	uint64_t first = UINT64_MAX, last = 0;
+
+	for (uint32_t i = 0; i < ch->count; i++) {
+		const uint8_t *got = (const uint8_t *)ch->records + (size_t)i * ki->size;
+		const uint8_t *want = c->want[k].v + (pos + i) * ki->size;
+		const struct gpt_field *bad = tt_rec_diff(ki, want, got);
+		if (bad) {
+			TFAIL("%s: %s record %zu field %s: got %" PRIx64 ", wrote %" PRIx64,
+			      case_name(c), ki->name, pos + i, bad->name, gpt_field_get(bad, got),
+			      gpt_field_get(bad, want));
+			return false;
+		}
+		if (ki->time_field) {
+			const struct gpt_field *tf = gpt_kind_field(ki, ki->time_field);
+			const struct gpt_field *ef =
+				ki->end_field ? gpt_kind_field(ki, ki->end_field) : tf;
+			uint64_t s = gpt_field_get(tf, want), e = gpt_field_get(ef, want);
+			first = s < first ? s : first;
+			last = e > last ? e : last;
+			last = s > last ? s : last;
+		}
+	}
+	if (!ki->time_field) {
+		first = 0;
+	}
+	if (ch->first_ts != first || ch->last_ts != last) {
+		TFAIL("%s: %s chunk times %" PRIu64 "..%" PRIu64 ", records span %" PRIu64
+		      "..%" PRIu64,
+		      case_name(c), ki->name, ch->first_ts, ch->last_ts, first, last);
+		return false;
+	}
+	return true;
+}
+
+/* Every string id resolves to its text, whether or not a record used it; no other id does. */
+static bool check_strings(const struct rt_case *c, struct gpt_reader *r)
+{
+	for (size_t id = 0; id < c->tab.n; id++) {
+		const char *s = gpt_reader_string(r, (uint32_t)id);
+		if (!s || strlen(s) != c->tab.len_by_id[id] || strcmp(s, c->tab.by_id[id])) {
+			TFAIL("%s: string %zu reads back as \"%.40s\" (%zu bytes), wrote \"%.40s\" "
+			      "(%zu bytes)",
+			      case_name(c), id, s ? s : "(null)", s ? strlen(s) : 0,
+			      c->tab.by_id[id], c->tab.len_by_id[id]);
+			return false;
+		}
+	}
+	if (gpt_reader_string(r, (uint32_t)c->tab.n) != NULL ||
+	    gpt_reader_string(r, UINT32_MAX) != NULL) {
+		TFAIL("%s: an id never interned resolves", case_name(c));
+		return false;
+	}
+	if (strcmp(gpt_reader_string_or(r, (uint32_t)c->tab.n + 5, "<?>"), "<?>")) {
+		TFAIL("%s: gpt_reader_string_or ignores its placeholder", case_name(c));
+		return false;
+	}
+	return true;
+}
+
+/* The reader's status after a clean file read to the end, and no error. */
+static bool check_status(const struct rt_case *c, struct gpt_reader *r, uint64_t chunks)
+{
+	struct gpt_reader_status st;
+	size_t nprob;
+
+	gpt_reader_get_status(r, &st);
+	gpt_reader_problems(r, &nprob);
+	bool st_ok = st.has_footer && !st.truncated && st.problems == 0 && nprob == 0 &&
+		     st.bytes_skipped == 0 && st.major == GPT_FORMAT_STREAM_MAJOR &&
+		     st.minor == GPT_FORMAT_STREAM_MINOR && st.file_bytes == c->file.len &&
+		     st.strings == c->tab.n - 1 && st.chunks == chunks;
+	for (unsigned k = 0; k < GPT_KIND__MAX; k++) {
+		st_ok &= st.records[k] == c->want[k].n;
+	}
+	if (!st_ok) {
+		TFAIL("%s: status: footer %d truncated %d problems %" PRIu64 "/%zu strings %" PRIu64
+		      " of %zu chunks %" PRIu64 " of %" PRIu64 " (last error: %s)",
+		      case_name(c), st.has_footer, st.truncated, st.problems, nprob, st.strings,
+		      c->tab.n - 1, st.chunks, chunks, gpt_reader_last_error(r));
+		return false;
+	}
+	if (strcmp(gpt_reader_last_error(r), "no error")) {
+		TFAIL("%s: last error on a clean file: %s", case_name(c), gpt_reader_last_error(r));
+		return false;
+	}
+	return true;
+}
+
 static bool verify_case(struct rt_case *c)
 {
 	struct tt_chunk *chunks = malloc(TT_MAX_CHUNKS * sizeof(*chunks));
@@ -784,34 +900,7 @@ static bool verify_case(struct rt_case *c)
 			TFAIL("%s: more %s records than written", case_name(c), ki->name);
 			goto out;
 		}
-		uint64_t first = UINT64_MAX, last = 0;
-		for (uint32_t i = 0; i < ch.count; i++) {
-			const uint8_t *got = (const uint8_t *)ch.records + (size_t)i * ki->size;
-			const uint8_t *want = c->want[k].v + (pos[k] + i) * ki->size;
-			const struct gpt_field *bad = tt_rec_diff(ki, want, got);
-			if (bad) {
-				TFAIL("%s: %s record %zu field %s: got %" PRIx64 ", wrote %" PRIx64,
-				      case_name(c), ki->name, pos[k] + i, bad->name,
-				      gpt_field_get(bad, got), gpt_field_get(bad, want));
-				goto out;
-			}
-			if (ki->time_field) {
-				const struct gpt_field *tf = gpt_kind_field(ki, ki->time_field);
-				const struct gpt_field *ef =
-					ki->end_field ? gpt_kind_field(ki, ki->end_field) : tf;
-				uint64_t s = gpt_field_get(tf, want), e = gpt_field_get(ef, want);
-				first = s < first ? s : first;
-				last = e > last ? e : last;
-				last = s > last ? s : last;
-			}
-		}
-		if (!ki->time_field) {
-			first = 0;
-		}
-		if (ch.first_ts != first || ch.last_ts != last) {
-			TFAIL("%s: %s chunk times %" PRIu64 "..%" PRIu64 ", records span %" PRIu64
-			      "..%" PRIu64,
-			      case_name(c), ki->name, ch.first_ts, ch.last_ts, first, last);
+		if (!check_records(c, &ch, pos[k])) {
 			goto out;
 		}
 		pos[k] += ch.count;
@@ -831,48 +920,11 @@ static bool verify_case(struct rt_case *c)
 			goto out;
 		}
 	}
-	/* Every string id resolves to its text, whether or not a record used it. */
-	for (size_t id = 0; id < c->tab.n; id++) {
-		const char *s = gpt_reader_string(r, (uint32_t)id);
-		if (!s || strlen(s) != c->tab.len_by_id[id] || strcmp(s, c->tab.by_id[id])) {
-			TFAIL("%s: string %zu reads back as \"%.40s\" (%zu bytes), wrote \"%.40s\" "
-			      "(%zu bytes)",
-			      case_name(c), id, s ? s : "(null)", s ? strlen(s) : 0,
-			      c->tab.by_id[id], c->tab.len_by_id[id]);
-			goto out;
-		}
-	}
-	if (gpt_reader_string(r, (uint32_t)c->tab.n) != NULL ||
-	    gpt_reader_string(r, UINT32_MAX) != NULL) {
-		TFAIL("%s: an id never interned resolves", case_name(c));
-		goto out;
-	}
-	if (strcmp(gpt_reader_string_or(r, (uint32_t)c->tab.n + 5, "<?>"), "<?>")) {
-		TFAIL("%s: gpt_reader_string_or ignores its placeholder", case_name(c));
+	if (!check_strings(c, r)) {
 		goto out;
 	}
 
-	struct gpt_reader_status st;
-	size_t nprob;
-	gpt_reader_get_status(r, &st);
-	gpt_reader_problems(r, &nprob);
-	bool st_ok = st.has_footer && !st.truncated && st.problems == 0 && nprob == 0 &&
-		     st.bytes_skipped == 0 && st.major == GPT_FORMAT_STREAM_MAJOR &&
-		     st.minor == GPT_FORMAT_STREAM_MINOR && st.file_bytes == c->file.len &&
-		     st.strings == c->tab.n - 1 && st.chunks == record_chunks + string_chunks;
-	for (unsigned k = 0; k < GPT_KIND__MAX; k++) {
-		st_ok &= st.records[k] == c->want[k].n;
-	}
-	if (!st_ok) {
-		TFAIL("%s: status: footer %d truncated %d problems %" PRIu64 "/%zu strings %" PRIu64
-		      " of %zu chunks %" PRIu64 " of %" PRIu64 " (last error: %s)",
-		      case_name(c), st.has_footer, st.truncated, st.problems, nprob, st.strings,
-		      c->tab.n - 1, st.chunks, record_chunks + string_chunks,
-		      gpt_reader_last_error(r));
-		goto out;
-	}
-	if (strcmp(gpt_reader_last_error(r), "no error")) {
-		TFAIL("%s: last error on a clean file: %s", case_name(c), gpt_reader_last_error(r));
+	if (!check_status(c, r, record_chunks + string_chunks)) {
 		goto out;
 	}
 	/* At the end, more calls keep returning 0. */
