@@ -18,6 +18,7 @@
  */
 #include "base/compat.h"
 #include "analyze/breakdown.h"
+#include "analyze/commclass.h"
 #include "analyze/model.h"
 
 #include <math.h>
@@ -55,6 +56,7 @@ void gpa_breakdown_opts_init(struct gpa_breakdown_opts *o)
 {
 	o->flags = 0;
 	o->kernel_wait_ns = 30000;
+	o->comm = NULL;
 }
 
 const char *gpa_bd_class_name(unsigned cls)
@@ -293,8 +295,29 @@ static int add_op(const struct gpa_model *m, unsigned flags, const int64_t *last
 	return gp_vec_push(out, v);
 }
 
-static int collect(const struct gpa_model *m, unsigned flags, const int64_t *last,
-		   struct ev_vec *out)
+/*
+ * The classes of kernel row `row`: HTA's name regexes with NAME_ONLY; else
+ * communication exactly when the shared classification says so
+ * (analyze/commclass.h), and every other kernel work (compute, or memory
+ * for a kernel named like a copy).
+ */
+static uint8_t kernel_class(const struct gpa_model *m, unsigned flags,
+			    const struct gpa_commclass *cc, uint32_t row)
+{
+	uint8_t cls = (uint8_t)gpa_bd_classify(
+		gpa_model_str(m, m->funcs.v[m->kern.func[row]].name), flags);
+
+	if (flags & GPA_BD_NAME_ONLY) {
+		return cls;
+	}
+	if (cc->kern[row] != GPA_COMM_NOT) {
+		return GPA_BD_COMM;
+	}
+	return cls == GPA_BD_MEM ? GPA_BD_MEM : GPA_BD_COMP;
+}
+
+static int collect(const struct gpa_model *m, unsigned flags, const struct gpa_commclass *cc,
+		   const int64_t *last, struct ev_vec *out)
 {
 	int ret = 0;
 
@@ -307,16 +330,13 @@ static int collect(const struct gpa_model *m, unsigned flags, const int64_t *las
 		case GPA_GPU_KERNEL:
 			api = m->kern.api[row];
 			stream = m->kern.stream[row];
-			cls = (uint8_t)gpa_bd_classify(
-				gpa_model_str(m, m->funcs.v[m->kern.func[row]].name), flags);
-			if (!(flags & GPA_BD_NAME_ONLY) && !cls) {
-				cls = GPA_BD_COMP; /* a kernel is work whatever its name says */
-			}
+			cls = kernel_class(m, flags, cc, row);
 			break;
 		case GPA_GPU_MEMCPY:
 			api = m->copy.api[row];
 			stream = m->copy.stream[row];
-			cls = GPA_BD_MEM;
+			/* A peer copy between GPUs is communication (not under HTA's names). */
+			cls = !(flags & GPA_BD_NAME_ONLY) && cc->copy[row] ? GPA_BD_COMM : GPA_BD_MEM;
 			break;
 		case GPA_GPU_MEMSET:
 			api = m->set.api[row];
@@ -479,6 +499,8 @@ int gpa_breakdown_compute(const struct gpa_model *m, const struct gpa_breakdown_
 {
 	struct ev_vec evs = {0}, tmp = {0};
 	int64_t *last = calloc(m->procs.n ? m->procs.n : 1, sizeof(*last));
+	struct gpa_commclass own = {0};
+	const struct gpa_commclass *cc = o->comm;
 	int ret = -GP_ERR_NOMEM;
 
 	memset(out, 0, sizeof(*out));
@@ -486,7 +508,14 @@ int gpa_breakdown_compute(const struct gpa_model *m, const struct gpa_breakdown_
 	if (!last || last_steps(m, last)) {
 		goto out;
 	}
-	ret = collect(m, o->flags, last, &evs);
+	if (!cc) {
+		ret = gpa_commclass_compute(m, NULL, &own, NULL, 0);
+		if (ret) {
+			goto out;
+		}
+		cc = &own;
+	}
+	ret = collect(m, o->flags, cc, last, &evs);
 	if (ret) {
 		goto out;
 	}
@@ -523,6 +552,7 @@ int gpa_breakdown_compute(const struct gpa_model *m, const struct gpa_breakdown_
 out:
 	gp_vec_free(&evs);
 	gp_vec_free(&tmp);
+	gpa_commclass_release(&own);
 	free(last);
 	return ret;
 }

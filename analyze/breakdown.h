@@ -14,7 +14,7 @@
 /* Kernel classes, as bits: a set of them labels each instant of busy time. */
 enum gpa_bd_class {
 	GPA_BD_COMP = 1 << 0, /* computation */
-	GPA_BD_COMM = 1 << 1, /* communication (NCCL, RCCL, HCCL, NVSHMEM) */
+	GPA_BD_COMM = 1 << 1, /* communication (analyze/commclass.h; HTA's names with NAME_ONLY) */
 	GPA_BD_MEM = 1 << 2,  /* memcpy, memset, DMA */
 	GPA_BD_CLASSES = 8,   /* sets 0..7; 0 is "other" (sync records) */
 };
@@ -34,12 +34,19 @@ enum gpa_bd_flags {
 	GPA_BD_COMPAT_HTA_NOROUND = GPA_BD_COMPAT_HTA & ~GPA_BD_ROUND_US,
 };
 
+struct gpa_commclass;
+
 struct gpa_breakdown_opts {
 	unsigned flags;          /* enum gpa_bd_flags */
 	int64_t kernel_wait_ns;  /* idle intervals shorter than this are kernel wait (30 us) */
+	/*
+	 * Which ops are communication (analyze/commclass.h), borrowed; NULL:
+	 * computed with the defaults. Unused with GPA_BD_NAME_ONLY (HTA's names).
+	 */
+	const struct gpa_commclass *comm;
 };
 
-/* Defaults: exact (no flags), kernel wait below 30 us. */
+/* Defaults: exact (no flags), kernel wait below 30 us, the shared comm classification. */
 void gpa_breakdown_opts_init(struct gpa_breakdown_opts *o);
 
 /* Idle categories of one stream's gaps (HTA's idle_time_breakdown). */

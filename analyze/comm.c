@@ -11,10 +11,8 @@
  *     fastest rank's (the rest of each rank's time is waiting).
  *   Exposed communication: per device and step, C = union of communication
  *     kernel intervals, K = union of the other kernels; overlap = |C & K|,
- *     exposed = |C \ K|. Communication kernels are those linked to NCCL
- *     records first; name rules (NCCL, NVSHMEM, DeepEP-style, custom
- *     all-reduce, and the user's) name the rest, except that in a process
- *     whose kernels link to NCCL records an NCCL-named kernel must link too.
+ *     exposed = |C \ K|. Communication kernels and peer copies are those of
+ *     the one classification every command uses (analyze/commclass.h).
  *   Across ranks: the same operation on every rank is (communicator hash,
  *     collective, sequence number); its arrivals are the host start times
  *     on the common timeline; skew = last - first; the last arrival makes
@@ -23,6 +21,7 @@
  */
 #include "base/compat.h"
 #include "analyze/comm.h"
+#include "analyze/commclass.h"
 #include "analyze/model.h"
 #include "analyze/mfu.h"
 #include "analyze/steps.h"
@@ -129,80 +128,6 @@ void gpa_comm_opts_init(struct gpa_comm_opts *o)
 	memset(o, 0, sizeof(*o));
 }
 
-/* ---- communication kernels by name */
-
-static const struct {
-	const char *family, *re;
-} builtin[] = {
-	{"nccl", "(?i)(^|[^a-z])(nccl|rccl)"},
-	{"nvshmem", "(?i)nvshmem"},
-	{"deepep", "(?i)deep_?ep|(intra|inter)node::(dispatch|combine|notify)"},
-	{"custom-allreduce",
-	 "(?i)cross_device_reduce|custom_?all_?reduce|(one|two)_?shot_?all_?reduce|allreduce_fusion|lamport"},
-};
-
-struct rules {
-	pcre2_code **re;
-	bool *is_nccl;
-	size_t n;
-	pcre2_match_data *md;
-};
-
-static void rules_free(struct rules *r)
-{
-	for (size_t i = 0; i < r->n; i++) {
-		pcre2_code_free(r->re[i]);
-	}
-	free(r->re);
-	free(r->is_nccl);
-	pcre2_match_data_free(r->md);
-}
-
-static int rules_init(struct rules *r, const struct gpa_comm_opts *o, char *errbuf, size_t errlen)
-{
-	size_t total = o->nkernel_rules + GP_ARRAY_SIZE(builtin);
-
-	memset(r, 0, sizeof(*r));
-	r->re = calloc(total, sizeof(*r->re));
-	r->is_nccl = calloc(total, sizeof(*r->is_nccl));
-	r->md = pcre2_match_data_create(4, NULL);
-	if (!r->re || !r->is_nccl || !r->md) {
-		return -GP_ERR_NOMEM;
-	}
-	for (size_t i = 0; i < total; i++) {
-		bool user = i < o->nkernel_rules;
-		const char *pat = user ? o->kernel_rules[i] : builtin[i - o->nkernel_rules].re;
-		int code;
-		PCRE2_SIZE off;
-		r->re[i] = pcre2_compile((PCRE2_SPTR)pat, PCRE2_ZERO_TERMINATED, PCRE2_UTF, &code, &off,
-					 NULL);
-		if (!r->re[i]) {
-			PCRE2_UCHAR msg[128];
-			pcre2_get_error_message(code, msg, sizeof(msg));
-			snprintf(errbuf, errlen, "bad kernel rule '%s': %s at offset %zu", pat,
-				 (const char *)msg, (size_t)off);
-			return -GP_ERR_API;
-		}
-		r->is_nccl[i] = !user && i - o->nkernel_rules == 0;
-		r->n++;
-	}
-	return 0;
-}
-
-/* 0 no rule; 1 an NCCL-family rule; 2 another rule. */
-static int rules_match(const struct rules *r, const char *s)
-{
-	if (!s || !*s) {
-		return 0;
-	}
-	for (size_t i = 0; i < r->n; i++) {
-		if (pcre2_match(r->re[i], (PCRE2_SPTR)s, strlen(s), 0, 0, r->md, NULL) >= 0) {
-			return r->is_nccl[i] ? 1 : 2;
-		}
-	}
-	return 0;
-}
-
 /* ---- interval unions */
 
 struct iv {
@@ -255,20 +180,23 @@ static uint64_t iv_inter(const iv_vec *a, const iv_vec *b)
 	return t;
 }
 
-/* One device's (or one step's) kernels, in start order: rows of gpa_model.gpu. */
-static int measure(const struct gpa_model *m, const uint8_t *is_comm, const uint32_t *rows,
+/*
+ * One device's (or one step's) kernels and peer copies, in start order: rows of
+ * gpa_model.gpu.
+ */
+static int measure(const struct gpa_model *m, const struct gpa_commclass *cc, const uint32_t *rows,
 		   size_t n, iv_vec *c, iv_vec *k, struct gpa_comm_dev *out)
 {
 	c->n = k->n = 0;
 	for (size_t i = 0; i < n; i++) {
 		uint32_t g = rows[i];
-		uint32_t kr = m->gpu.row[g];
-		int ret = is_comm[kr] ? iv_add(c, m->gpu.start[g], m->gpu.end[g])
-				      : iv_add(k, m->gpu.start[g], m->gpu.end[g]);
+		bool is_comm = gpa_commclass_gpu(cc, m, g);
+		int ret = is_comm ? iv_add(c, m->gpu.start[g], m->gpu.end[g])
+				  : iv_add(k, m->gpu.start[g], m->gpu.end[g]);
 		if (ret) {
 			return ret;
 		}
-		out->kernels += is_comm[kr];
+		out->kernels += is_comm;
 	}
 	out->comm = iv_len(c);
 	out->compute = iv_len(k);
@@ -278,7 +206,7 @@ static int measure(const struct gpa_model *m, const uint8_t *is_comm, const uint
 }
 
 static int exposure(const struct gpa_model *m, const struct gpa_comm_opts *o,
-		    const uint8_t *is_comm, struct gpa_comm *out)
+		    const struct gpa_commclass *cc, struct gpa_comm *out)
 {
 	GP_VEC(uint32_t) rows = {0};
 	uint32_t *order = NULL, *cnt = NULL;
@@ -296,11 +224,12 @@ static int exposure(const struct gpa_model *m, const struct gpa_comm_opts *o,
 		rows.n = 0;
 		bool any = false;
 		for (uint32_t g = dv->gpu_first; g < dv->gpu_first + dv->gpu_count; g++) {
-			if (m->gpu.kind[g] == GPA_GPU_KERNEL) {
+			bool is_comm = gpa_commclass_gpu(cc, m, g);
+			if (m->gpu.kind[g] == GPA_GPU_KERNEL || is_comm) {
 				if (gp_vec_push(&rows, g)) {
 					goto out;
 				}
-				any |= is_comm[m->gpu.row[g]] != 0;
+				any |= is_comm;
 			}
 		}
 		if (!any) {
@@ -330,7 +259,7 @@ static int exposure(const struct gpa_model *m, const struct gpa_comm_opts *o,
 				size_t end = cnt[s];
 				if (end > at) {
 					struct gpa_comm_dev r = {.dev = d, .step = (uint32_t)s};
-					if (measure(m, is_comm, order + at, end - at, &c, &k, &r)) {
+					if (measure(m, cc, order + at, end - at, &c, &k, &r)) {
 						goto out;
 					}
 					if (r.kernels && gp_vec_push(&out->devs, r)) {
@@ -341,7 +270,7 @@ static int exposure(const struct gpa_model *m, const struct gpa_comm_opts *o,
 			}
 		}
 		struct gpa_comm_dev tot = {.dev = d, .step = GPA_NONE};
-		if (measure(m, is_comm, rows.v, rows.n, &c, &k, &tot) ||
+		if (measure(m, cc, rows.v, rows.n, &c, &k, &tot) ||
 		    gp_vec_push(&out->devs, tot)) {
 			goto out;
 		}
@@ -358,58 +287,15 @@ out:
 
 /* ---- which kernels communicate */
 
-static int classify(const struct gpa_model *m, const struct gpa_comm_opts *o, uint8_t **out_comm,
-		    struct gpa_comm *out, char *errbuf, size_t errlen)
+static void count_classes(const struct gpa_commclass *cc, struct gpa_comm *out)
 {
-	struct rules r;
-	uint8_t *fam = NULL, *linked_proc = NULL, *is_comm = NULL;
-	const uint32_t *kop = m->nccl ? m->nccl->kern_op : NULL;
-	int ret = rules_init(&r, o, errbuf, errlen);
-
-	if (ret) {
-		goto out;
-	}
-	ret = -GP_ERR_NOMEM;
-	fam = calloc(m->funcs.n ? m->funcs.n : 1, 1);
-	linked_proc = calloc(m->procs.n ? m->procs.n : 1, 1);
-	is_comm = calloc(m->kern.n ? m->kern.n : 1, 1);
-	if (!fam || !linked_proc || !is_comm) {
-		goto out;
-	}
-	for (size_t f = 0; f < m->funcs.n; f++) {
-		int a = rules_match(&r, gpa_model_str(m, m->funcs.v[f].name));
-		int b = m->funcs.v[f].demangled ? rules_match(&r, gpa_model_str(m, m->funcs.v[f].demangled)) : 0;
-		fam[f] = (uint8_t)(a ? a : b);
-	}
-	for (size_t k = 0; kop && k < m->kern.n; k++) {
-		if (kop[k] != GPA_NONE) {
-			linked_proc[m->devs.v[m->kern.dev[k]].proc] = 1;
-		}
-	}
-	for (size_t k = 0; k < m->kern.n; k++) {
-		if (kop && kop[k] != GPA_NONE) {
-			is_comm[k] = 1;
-			out->by_record++;
-		} else {
-			uint8_t f = fam[m->kern.func[k]];
-			bool linked = linked_proc[m->devs.v[m->kern.dev[k]].proc];
-			if (f == 2 || (f == 1 && !linked)) {
-				is_comm[k] = 1;
-				out->by_name++;
-			}
-		}
-	}
+	out->by_record = cc->n[GPA_COMM_RECORD];
+	/* Named by rules: the launching CPU op, a built-in or a user kernel-name rule. */
+	out->by_name = cc->n[GPA_COMM_CPU_OP] + cc->n[GPA_COMM_NAME] + cc->n[GPA_COMM_USER];
+	out->by_cpu_op = cc->n[GPA_COMM_CPU_OP];
+	out->peer_copies = cc->n[GPA_COMM_PEER];
 	out->comm_kernels = out->by_record + out->by_name;
 	out->ident = (out->by_record ? GPA_COMM_BY_RECORDS : 0) | (out->by_name ? GPA_COMM_BY_NAMES : 0);
-	*out_comm = is_comm;
-	is_comm = NULL;
-	ret = 0;
-out:
-	rules_free(&r);
-	free(fam);
-	free(linked_proc);
-	free(is_comm);
-	return ret;
 }
 
 /* ---- collectives and ranks */
@@ -629,8 +515,9 @@ int gpa_comm_analyze(const struct gpa_model *m, const struct gpa_comm_opts *o,
 		     struct gpa_comm *out, char *errbuf, size_t errlen)
 {
 	struct gpa_comm_opts def;
-	uint8_t *is_comm = NULL;
-	int ret;
+	struct gpa_commclass own = {0};
+	const struct gpa_commclass *cc;
+	int ret = 0;
 
 	memset(out, 0, sizeof(*out));
 	out->straggler = GPA_NONE;
@@ -638,14 +525,20 @@ int gpa_comm_analyze(const struct gpa_model *m, const struct gpa_comm_opts *o,
 		gpa_comm_opts_init(&def);
 		o = &def;
 	}
-	ret = classify(m, o, &is_comm, out, errbuf, errlen);
+	cc = o->comm;
+	if (!cc) {
+		struct gpa_commclass_opts co = {o->kernel_rules, o->nkernel_rules};
+		ret = gpa_commclass_compute(m, &co, &own, errbuf, errlen);
+		cc = &own;
+	}
 	if (!ret) {
-		ret = exposure(m, o, is_comm, out);
+		count_classes(cc, out);
+		ret = exposure(m, o, cc, out);
 	}
 	if (!ret) {
 		ret = collectives(m, out);
 	}
-	free(is_comm);
+	gpa_commclass_release(&own);
 	if (ret) {
 		if (ret == -GP_ERR_NOMEM) {
 			snprintf(errbuf, errlen, "out of memory");

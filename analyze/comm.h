@@ -40,10 +40,14 @@ enum gpa_comm_ident {
 	GPA_COMM_BY_BOTH = 3,	 /* records where linked, names for the rest */
 };
 
+struct gpa_commclass;
+
 struct gpa_comm_opts {
 	const struct gpa_steps *steps;	  /* borrowed; NULL: whole trace per device */
 	const char *const *kernel_rules; /* extra PCRE2 patterns naming comm kernels */
 	size_t nkernel_rules;
+	/* borrowed; NULL: computed here (with kernel_rules, which are then unused) */
+	const struct gpa_commclass *comm;
 };
 
 /* One collective type and size bucket. */
@@ -67,8 +71,8 @@ struct gpa_comm_dev {
 	uint64_t comm;	  /* |C|: union of communication kernel time */
 	uint64_t overlap; /* |C intersect K|: with compute kernels running */
 	uint64_t exposed; /* |C \ K| */
-	uint64_t compute; /* |K| */
-	uint64_t kernels; /* communication kernels */
+	uint64_t compute; /* |K|: union of the other kernels */
+	uint64_t kernels; /* communication kernels and peer copies */
 };
 
 /* One rank's part in operations matched across ranks. */
@@ -88,7 +92,9 @@ struct gpa_comm {
 	GP_VEC(struct gpa_comm_rank) ranks; /* by rank */
 	uint64_t ops, p2p_ops;		    /* NCCL operations (and point-to-point among them) */
 	uint64_t ops_gpu;		    /* with a GPU interval */
-	uint64_t comm_kernels, by_record, by_name;
+	uint64_t comm_kernels, by_record, by_name; /* by_name: CPU-op and kernel-name rules */
+	uint64_t by_cpu_op;                         /* of by_name: by the launching CPU op */
+	uint64_t peer_copies;                       /* peer-to-peer copies between GPUs */
 	enum gpa_comm_ident ident;
 	uint64_t groups;	 /* operations matched across 2+ ranks */
 	uint64_t unmatched;	 /* collectives with comm and seq found on one rank only */

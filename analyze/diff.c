@@ -8,6 +8,7 @@
  * (diffstat.c), adjusts for multiple comparisons and gives verdicts.
  */
 #include "base/compat.h"
+#include "analyze/commclass.h"
 #include "analyze/diff.h"
 #include "analyze/model.h"
 #include "analyze/breakdown.h"
@@ -420,6 +421,7 @@ static double *acc_row(struct gpa_diff *d, struct acc *a, const char *name,
 struct run_ctx {
 	const struct gpa_model *m;
 	struct gpa_steps steps;
+	struct gpa_commclass comm; /* which ops are communication (analyze/commclass.h) */
 	uint32_t *ord;    /* per steps.v row: the run's step ordinal, or GPA_NONE */
 	size_t n;         /* steps in the run */
 };
@@ -508,7 +510,7 @@ static void ivals_add(struct ivals *v, uint64_t s, uint64_t e, uint32_t k)
  * one GPU can hide under another GPU's compute there), each merged
  * communication interval counted in the step of its first kernel.
  */
-static int exposed_comm(struct run_ctx *c, const uint8_t *fam_comm, double *row)
+static int exposed_comm(struct run_ctx *c, double *row)
 {
 	const struct gpa_model *m = c->m;
 	size_t most = 0;
@@ -531,12 +533,13 @@ static int exposed_comm(struct run_ctx *c, const uint8_t *fam_comm, double *row)
 		size_t first = m->devs.v[dv].gpu_first, end = first + m->devs.v[dv].gpu_count;
 		comp.n = comm.n = 0;
 		for (size_t i = first; i < end; i++) {
-			if (m->gpu.kind[i] != GPA_GPU_KERNEL) {
+			bool is_comm = gpa_commclass_gpu(&c->comm, m, i);
+			if (m->gpu.kind[i] != GPA_GPU_KERNEL && !is_comm) {
 				continue;
 			}
 			uint32_t st = c->steps.gpu_step[i];
 			uint32_t k = st == GPA_NONE ? GPA_NONE : c->ord[st];
-			if (fam_comm[m->kern.func[m->gpu.row[i]]]) {
+			if (is_comm) {
 				ivals_add(&comm, m->gpu.start[i], m->gpu.end[i], k);
 			} else {
 				ivals_add(&comp, m->gpu.start[i], m->gpu.end[i], k);
@@ -582,6 +585,11 @@ static int kernels_and_copies(struct gpa_diff *d, struct run_ctx *c, int side, s
 	    !acc_row(d, a, "copy.bytes", GPA_DIFF_BYTES, &row_cb)) {
 		goto out;
 	}
+	/* comm[f]: some kernel of function f is communication (analyze/commclass.h). */
+	memset(comm, 0, m->funcs.n ? m->funcs.n : 1);
+	for (size_t k = 0; k < m->kern.n; k++) {
+		comm[m->kern.func[k]] |= c->comm.kern[k] != GPA_COMM_NOT;
+	}
 	for (size_t f = 0; f < m->funcs.n; f++) {
 		const struct gpa_func *fn = &m->funcs.v[f];
 		const char *raw = gpa_model_str(m, fn->name);
@@ -600,7 +608,6 @@ static int kernels_and_copies(struct gpa_diff *d, struct run_ctx *c, int side, s
 		}
 		fam[f] = row;
 		d->s.v[a->idx[row]].kernel = true;
-		comm[f] = (gpa_bd_classify(raw, 0) & GPA_BD_COMM) != 0;
 		if (comm[f] && !acc_row(d, a, "comm.time", GPA_DIFF_NS, &row_comm)) {
 			goto out;
 		}
@@ -620,12 +627,19 @@ static int kernels_and_copies(struct gpa_diff *d, struct run_ctx *c, int side, s
 			uint32_t f = m->kern.func[row];
 			a->v[fam[f] * a->n + k] += dur;
 			d->s.v[a->idx[fam[f]]].present[side] = true;
-			if (comm[f]) {
+			if (c->comm.kern[row] != GPA_COMM_NOT) {
 				a->v[row_comm * a->n + k] += dur;
 			}
 			break;
 		}
 		case GPA_GPU_MEMCPY:
+			if (c->comm.copy[row] != GPA_COMM_NOT) {
+				if (row_comm == GPA_NONE &&
+				    !acc_row(d, a, "comm.time", GPA_DIFF_NS, &row_comm)) {
+					goto out;
+				}
+				a->v[row_comm * a->n + k] += dur;
+			}
 			a->v[row_ct * a->n + k] += dur;
 			a->v[row_cb * a->n + k] += (double)m->copy.bytes[row];
 			break;
@@ -640,7 +654,7 @@ static int kernels_and_copies(struct gpa_diff *d, struct run_ctx *c, int side, s
 			ret = -GP_ERR_NOMEM;
 			goto out;
 		}
-		ret = exposed_comm(c, comm, a->v + row_exp * a->n);
+		ret = exposed_comm(c, a->v + row_exp * a->n);
 	}
 out:
 	gp_strbuf_release(&name);
@@ -659,6 +673,8 @@ static int idle_by_cause(struct gpa_diff *d, struct run_ctx *c, struct acc *a, c
 
 	gpa_gaps_opts_init(&go);
 	go.top = 0;
+	go.data_regex = d->o->data_regex;
+	go.comm = &c->comm;
 	ret = gpa_gaps_analyze(c->m, &c->steps, &go, &g, errbuf, errlen);
 	if (ret) {
 		gpa_gaps_release(&g);
@@ -708,6 +724,9 @@ int gpa_diff_add_run(struct gpa_diff *d, int side, const struct gpa_model *m, co
 		return ret;
 	}
 	ret = run_steps(d, &c, label, errbuf, errlen);
+	if (!ret) {
+		ret = gpa_commclass_compute(m, NULL, &c.comm, errbuf, errlen);
+	}
 	if (ret) {
 		goto out;
 	}
@@ -772,6 +791,7 @@ out:
 	free(a.v);
 	free(a.row_of);
 	free(c.ord);
+	gpa_commclass_release(&c.comm);
 	gpa_steps_release(&c.steps);
 	return ret;
 }

@@ -152,6 +152,7 @@ char *gpa_kname_normalize(const struct gpa_kname_rules *r, const char *name);
 
 struct gpa_diff_opts {
 	const char *step_regex;      /* NULL: the default step pattern */
+	const char *data_regex;      /* data-loader names for idle causes; NULL: the default */
 	uint32_t skip_steps;         /* warm-up steps dropped at the start of every process */
 	double alpha;                /* 0.05 */
 	double min_effect;           /* 0.02 */

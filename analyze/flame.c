@@ -7,6 +7,7 @@
  * frame). Differential trees merge two trees by frame names.
  */
 #include "base/compat.h"
+#include "analyze/commclass.h"
 #include "analyze/flame.h"
 #include "analyze/model.h"
 #include "analyze/gaps.h"
@@ -282,6 +283,7 @@ struct builder {
 	uint8_t *str_match;   /* per model string: 0 unknown, 1 no, 2 yes */
 	uint32_t *leaf_name;  /* per leaf slot (below): name offset + 1; 0 unknown */
 	uint8_t *leaf_ok, *leaf_cat;
+	uint8_t *func_comm;   /* per function: some kernel of it is communication (commclass.h) */
 	/*
 	 * CPU frame names -> tree names, keyed by the string's offset in the
 	 * model's string table (frames are model strings, interned as they are
@@ -592,7 +594,7 @@ static void add_gpu_op(struct builder *b, size_t g, uint64_t w)
 		fkind = GPA_FRAME_KERNEL;
 		if (!b->leaf_name[slot]) {
 			leaf_of(b, slot, kernel_name(m, (uint32_t)slot, b->o->kname, buf, sizeof(buf)),
-				GPA_CAT_OTHER);
+				b->func_comm && b->func_comm[slot] ? GPA_CAT_COMM : GPA_CAT_OTHER);
 		}
 		break;
 	case GPA_GPU_MEMCPY:
@@ -813,6 +815,8 @@ static int add_idle(struct builder *b, char *errbuf, size_t errlen)
 	gpa_gaps_opts_init(&go);
 	go.device = b->o->device;
 	go.top = 0;
+	go.data_regex = b->o->data_regex;
+	go.comm = b->o->comm;
 	ret = gpa_gaps_analyze(b->m, NULL, &go, &g, errbuf, errlen);
 	if (ret == -GP_ERR_NOTFOUND) {
 		ret = 0; /* the device has no GPU ops: no idle time either */
@@ -910,6 +914,7 @@ static int builder_alloc(struct builder *b, size_t nleaf)
 
 static void builder_release(struct builder *b)
 {
+	free(b->func_comm);
 	pcre2_code_free(b->leaf_re);
 	pcre2_code_free(b->nvtx_re);
 	pcre2_match_data_free(b->md);
@@ -1006,6 +1011,29 @@ static int add_gpu_ops(struct builder *b, char *errbuf, size_t errlen)
 	return ret;
 }
 
+/* Functions with a communication kernel: their frames are coloured as communication. */
+static int comm_funcs(struct builder *b, char *errbuf, size_t errlen)
+{
+	const struct gpa_model *m = b->m;
+	struct gpa_commclass own = {0};
+	const struct gpa_commclass *cc = b->o->comm;
+	int ret = 0;
+
+	if (!cc) {
+		ret = gpa_commclass_compute(m, NULL, &own, errbuf, errlen);
+		cc = &own;
+	}
+	b->func_comm = ret ? NULL : calloc(m->funcs.n ? m->funcs.n : 1, 1);
+	if (!ret && !b->func_comm) {
+		ret = -GP_ERR_NOMEM;
+	}
+	for (size_t k = 0; !ret && k < m->kern.n; k++) {
+		b->func_comm[m->kern.func[k]] |= cc->kern[k] != GPA_COMM_NOT;
+	}
+	gpa_commclass_release(&own);
+	return ret;
+}
+
 int gpa_flame_build(struct gpa_model *m, const struct gpa_flame_opts *o, struct gpa_flame *out,
 		    char *errbuf, size_t errlen)
 {
@@ -1040,6 +1068,12 @@ int gpa_flame_build(struct gpa_model *m, const struct gpa_flame_opts *o, struct 
 			goto out;
 		}
 		b.cls = own_cls;
+	}
+	if (o->weight != GPA_FLAME_API_TIME) {
+		ret = comm_funcs(&b, errbuf, errlen);
+		if (ret) {
+			goto out;
+		}
 	}
 	ret = builder_alloc(&b, o->weight == GPA_FLAME_API_TIME ? m->strs.off.n + 2
 								: GPU_LEAF_SLOTS(m));

@@ -87,6 +87,8 @@ enum gpa_flame_flags {
 	GPA_FLAME_KEEP_OPS = 1 << 4,   /* fill gpa_flame.op_node (timelines) */
 };
 
+struct gpa_commclass;
+
 struct gpa_flame_opts {
 	enum gpa_flame_weight weight;
 	unsigned flags;               /* enum gpa_flame_flags */
@@ -97,6 +99,8 @@ struct gpa_flame_opts {
 	int64_t rank;                 /* process rank to keep; -1 all */
 	const struct gpa_steps *steps; /* borrowed; needed by GPA_FLAME_BY_STEP */
 	const struct gpa_classifier *classifier; /* NULL: built-in rules */
+	const char *data_regex;       /* idle causes: data-loader names; NULL the default */
+	const struct gpa_commclass *comm; /* borrowed; NULL: computed with the defaults */
 };
 
 /* Defaults: GPU time, NVTX on, demangled names, no filter, every device and rank. */

@@ -16,6 +16,7 @@
  * two small sorts) and binary searches: O(n log n) in all.
  */
 #include "base/compat.h"
+#include "analyze/commclass.h"
 #include "analyze/gaps.h"
 #include "analyze/model.h"
 #include "analyze/steps.h"
@@ -73,6 +74,7 @@ void gpa_gaps_opts_init(struct gpa_gaps_opts *o)
 		.top = 10,
 		.latency_ns = 30000,
 		.data_regex = NULL,
+		.comm = NULL,
 	};
 }
 
@@ -157,23 +159,6 @@ static uint8_t classify_overhead(uint32_t kind)
 	}
 }
 
-/* "nccl..." (any case), also after "void " or inside an Itanium-mangled name. */
-static bool is_nccl_name(const char *s)
-{
-	if (has_prefix(s, "void ")) {
-		s += 5;
-	} else if (s[0] == '_' && s[1] == 'Z') {
-		s += 2;
-		while (*s == 'N' || *s == 'L') {
-			s++;
-		}
-		while (*s >= '0' && *s <= '9') {
-			s++;
-		}
-	}
-	return !strncasecmp(s, "nccl", 4);
-}
-
 /* ----------------------------------------------------------------- state */
 
 enum span_kind {
@@ -224,10 +209,11 @@ struct ctx {
 	uint32_t *orows;
 	size_t *ofirst;
 	uint64_t *omax;
-	/* NCCL kernels (gpa_model.kern rows) by process, by end */
+	/* communication kernels (gpa_model.kern rows) by process, by end */
 	uint32_t *nrows;
 	size_t *nfirst;
-	uint8_t *fnccl; /* per function */
+	const struct gpa_commclass *cc;
+	struct gpa_commclass own_cc; /* when the caller gave none */
 	/* search cursors for the device being swept: per thread, per process */
 	size_t *acur, *pcur, *scur, *ocur, *ncur;
 	/* stream-wait-event SYNC records by process, then stream and start */
@@ -355,9 +341,8 @@ static int build_index(struct ctx *c, pcre2_code *re)
 	keys = malloc((m->nvtx.n ? m->nvtx.n : 1) * sizeof(*keys));
 	c->scls = malloc(nstr);
 	c->dl = calloc(nstr, 1);
-	c->fnccl = calloc(m->funcs.n ? m->funcs.n : 1, 1);
 	c->blocking = malloc((m->sync.n ? m->sync.n : 1) * sizeof(*c->blocking));
-	if (!keys || !c->scls || !c->dl || !c->fnccl || !c->blocking) {
+	if (!keys || !c->scls || !c->dl || !c->blocking) {
 		goto out;
 	}
 	memset(c->scls, CLS_UNSET, nstr);
@@ -447,22 +432,18 @@ static int build_index(struct ctx *c, pcre2_code *re)
 	if (!c->acur || !c->pcur || !c->scur || !c->ocur || !c->ncur) {
 		goto out;
 	}
-	/* NCCL kernels by process and end; stream-wait-event records by process, stream, start. */
-	for (size_t f = 0; f < m->funcs.n; f++) {
-		const struct gpa_func *fn = &m->funcs.v[f];
-		c->fnccl[f] = is_nccl_name(gpa_model_str(m, fn->name)) ||
-			      (fn->demangled && is_nccl_name(gpa_model_str(m, fn->demangled)));
-	}
+	/* Communication kernels by process and end; stream-wait-event records by process,
+	 * stream, start. */
 	GP_VEC(struct kv) kvs = {0};
 	size_t want = m->sync.n;
 	for (size_t i = 0; i < m->kern.n; i++) {
-		want += c->fnccl[m->kern.func[i]];
+		want += c->cc->kern[i] != GPA_COMM_NOT;
 	}
 	if (gp_vec_reserve(&kvs, want ? want : 1)) {
 		goto out;
 	}
 	for (size_t i = 0; i < m->kern.n; i++) {
-		if (c->fnccl[m->kern.func[i]]) {
+		if (c->cc->kern[i] != GPA_COMM_NOT) {
 			uint32_t p = gpa_dev_proc(m, m->kern.dev[i]);
 			struct kv e = {p, m->kern.end[i], (uint32_t)i};
 			if (gp_vec_push(&kvs, e)) {
@@ -510,7 +491,7 @@ static void ctx_release(struct ctx *c)
 	free(c->omax);
 	free(c->nrows);
 	free(c->nfirst);
-	free(c->fnccl);
+	gpa_commclass_release(&c->own_cc);
 	free(c->wrows);
 	free(c->wfirst);
 	free(c->acur);
@@ -727,7 +708,7 @@ static uint32_t nccl_waited(const struct ctx *c, size_t op, size_t prev, uint64_
 	uint16_t dev = m->gpu.dev[op];
 	uint32_t p = gpa_dev_proc(m, dev);
 
-	if (m->gpu.kind[prev] == GPA_GPU_KERNEL && c->fnccl[m->kern.func[m->gpu.row[prev]]] &&
+	if (m->gpu.kind[prev] == GPA_GPU_KERNEL && c->cc->kern[m->gpu.row[prev]] != GPA_COMM_NOT &&
 	    gpa_gpu_stream(m, prev) != gpa_gpu_stream(m, op)) {
 		return m->gpu.row[prev];
 	}
@@ -901,6 +882,109 @@ static void classify(struct ctx *c, size_t op, size_t prev, uint64_t g0, uint64_
 	if (win != GPA_GAP_SYNC && ns[GPA_GAP_SYNC]) {
 		gap->drain = c->best[GPA_GAP_SYNC].src;
 	}
+}
+
+/* ------------------------------------------------ conflicting evidence */
+
+struct span3 {
+	uint64_t p, s, e;
+};
+
+static int cmp_span3(const void *x, const void *y)
+{
+	const struct span3 *a = x, *b = y;
+
+	if (a->p != b->p) {
+		return a->p < b->p ? -1 : 1;
+	}
+	return a->s < b->s ? -1 : a->s > b->s;
+}
+
+/* Sorts v and merges overlapping spans of one process; returns the new count. */
+static size_t merge_spans(struct span3 *v, size_t n)
+{
+	size_t k = 0;
+
+	gp_qsort(v, n, sizeof(*v), cmp_span3);
+	for (size_t i = 0; i < n; i++) {
+		if (k && v[k - 1].p == v[i].p && v[i].s <= v[k - 1].e) {
+			v[k - 1].e = v[i].e > v[k - 1].e ? v[i].e : v[k - 1].e;
+		} else {
+			v[k++] = v[i];
+		}
+	}
+	return k;
+}
+
+/*
+ * The data-loader ranges' time, and how much of it a GPU of the same process
+ * was busy (gpa_gaps.data_*): both as unions per process, intersected.
+ */
+static int data_conflict(struct ctx *c)
+{
+	const struct gpa_model *m = c->m;
+	struct gpa_gaps *out = c->out;
+	struct span3 *r = NULL, *g = NULL;
+	size_t nr = 0, ng = 0;
+	uint8_t *want = NULL;
+	int ret = -GP_ERR_NOMEM;
+
+	for (size_t i = 0; i < m->nvtx.n; i++) {
+		nr += m->nvtx.type[i] != GPT_NVTX_MARK && c->dl[m->nvtx.name[i]] == 2;
+	}
+	out->data_ranges = nr;
+	if (!nr) {
+		return 0;
+	}
+	r = malloc(nr * sizeof(*r));
+	want = calloc(m->procs.n ? m->procs.n : 1, 1);
+	if (!r || !want) {
+		goto out;
+	}
+	nr = 0;
+	for (size_t i = 0; i < m->nvtx.n; i++) {
+		if (m->nvtx.type[i] != GPT_NVTX_MARK && c->dl[m->nvtx.name[i]] == 2) {
+			uint32_t p = m->threads.v[m->nvtx.thread[i]].proc;
+			r[nr++] = (struct span3){p, m->nvtx.start[i], m->nvtx.end[i]};
+			want[p] = 1;
+		}
+	}
+	for (size_t i = 0; i < m->gpu.n; i++) {
+		ng += want[gpa_dev_proc(m, m->gpu.dev[i])];
+	}
+	g = malloc((ng ? ng : 1) * sizeof(*g));
+	if (!g) {
+		goto out;
+	}
+	ng = 0;
+	for (size_t i = 0; i < m->gpu.n; i++) {
+		uint32_t p = gpa_dev_proc(m, m->gpu.dev[i]);
+		if (want[p]) {
+			g[ng++] = (struct span3){p, m->gpu.start[i], m->gpu.end[i]};
+		}
+	}
+	nr = merge_spans(r, nr);
+	ng = merge_spans(g, ng);
+	for (size_t i = 0, j = 0; i < nr; i++) {
+		out->data_range_ns += r[i].e - r[i].s;
+		while (j < ng && (g[j].p < r[i].p || (g[j].p == r[i].p && g[j].e <= r[i].s))) {
+			j++;
+		}
+		for (size_t k = j; k < ng && g[k].p == r[i].p && g[k].s < r[i].e; k++) {
+			uint64_t s = g[k].s > r[i].s ? g[k].s : r[i].s;
+			uint64_t e = g[k].e < r[i].e ? g[k].e : r[i].e;
+			out->data_gpu_busy_ns += e > s ? e - s : 0;
+		}
+	}
+	out->data_conflict = out->data_range_ns &&
+			     out->data_gpu_busy_ns * 100 >=
+				     out->data_range_ns * (uint64_t)GPA_GAP_DATA_CONFLICT_PCT;
+	ret = 0;
+out:
+	free(r);
+	free(g);
+	free(want);
+	return ret;
 }
 
 /* ------------------------------------------------------------ totals */
@@ -1143,7 +1227,18 @@ int gpa_gaps_analyze(const struct gpa_model *m, const struct gpa_steps *steps,
 	if (ret) {
 		goto out;
 	}
+	c.cc = opts->comm;
+	if (!c.cc) {
+		ret = gpa_commclass_compute(m, NULL, &c.own_cc, errbuf, errlen);
+		if (ret) {
+			goto out;
+		}
+		c.cc = &c.own_cc;
+	}
 	ret = build_index(&c, re);
+	if (!ret) {
+		ret = data_conflict(&c);
+	}
 	for (size_t d = 0; !ret && d < m->devs.n; d++) {
 		if (m->devs.v[d].gpu_count &&
 		    (opts->device < 0 || m->devs.v[d].id == opts->device)) {

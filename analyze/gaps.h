@@ -9,6 +9,7 @@
 #include "analyze/model.h"
 
 struct gpa_steps;
+struct gpa_commclass;
 
 /*
  * Why a device was idle. Each gap gets exactly one: the cause that accounts
@@ -20,13 +21,13 @@ enum gpa_gap_cause {
 	GPA_GAP_PROFILER = 0,   /* a CUPTI overhead record: buffer flush, instrumentation */
 	GPA_GAP_SYNC = 1,       /* blocked in a host synchronization (stream/event/device sync,
 				 * synchronous memcpy, CUPTI SYNC records of those) */
-	GPA_GAP_DATA = 2,       /* inside a data-loader NVTX range (opts.data_regex) */
+	GPA_GAP_DATA = 2,       /* inside a data-loader range (opts.data_regex) */
 	GPA_GAP_MEMORY = 3,     /* inside memory management: cudaMalloc, cudaFree, host
 				 * registration */
 	GPA_GAP_JIT = 4,        /* module load, JIT, graph instantiation, lazy function loading */
 	GPA_GAP_LAUNCH = 5,     /* inside launch calls, or the device's latency for queued work */
 	GPA_GAP_CPU = 6,        /* busy outside CUDA calls (Python, framework) */
-	GPA_GAP_COMM = 7,       /* queued work waiting on NCCL (a kernel named nccl*) */
+	GPA_GAP_COMM = 7,       /* queued work waiting on communication (analyze/commclass.h) */
 	GPA_GAP_DEPENDENCY = 8, /* queued work waiting on another stream or an event */
 	GPA_GAP_STRAGGLER = 9,  /* waiting on a slower rank; NEEDSWORK: never assigned yet */
 	GPA_GAP_UNKNOWN = 10,   /* the op ending the gap has no recorded launch call */
@@ -44,16 +45,29 @@ const char *gpa_gap_cause_name(unsigned cause);
 #define GPA_GAP_BUCKETS 7
 extern const uint64_t gpa_gap_bucket_lo[GPA_GAP_BUCKETS];
 
-/* Default data-loader pattern (PCRE2) for NVTX range names. */
-#define GPA_GAP_DATA_PATTERN                                                                       \
-	"(?i)data.?loader|__next__|fetch|collate|prefetch|(^|[^a-z0-9])inputs?($|[^a-z0-9_])"
+/*
+ * Default data-loader pattern (PCRE2) for range names: the PyTorch DataLoader
+ * iterator's annotation ("enumerate(DataLoader)#_...Iter.__next__"), Python
+ * frames of torch/utils/data/, and ranges a user named as loading
+ * ("data_loading", "DataLoader", "load_batch", "fetch_batch", "next_batch").
+ * Never a bare word such as "input" or "fetch": inference harnesses name
+ * their model calls so.
+ */
+#define GPA_GAP_DATA_PATTERN "(?i)enumerate\\(DataLoader\\)|torch/utils/data/|data.?load|(load|fetch|next|get).?batch"
+
+/*
+ * Data-loader ranges during which a GPU of the same process was busy for at
+ * least this share of their time are conflicting evidence (gpa_gaps.data_conflict).
+ */
+#define GPA_GAP_DATA_CONFLICT_PCT 50
 
 struct gpa_gaps_opts {
 	int64_t device;        /* CUDA device ordinal (in every process) to analyze; -1 all */
 	uint64_t min_gap_ns;   /* gaps this long or longer are listed (totals count every gap) */
 	size_t top;            /* longest gaps kept in gpa_gaps.top; 0 none, SIZE_MAX all */
 	uint64_t latency_ns;   /* queued gaps shorter than this are launch latency */
-	const char *data_regex; /* data-loader NVTX names; NULL: GPA_GAP_DATA_PATTERN */
+	const char *data_regex; /* data-loader range names; NULL: GPA_GAP_DATA_PATTERN */
+	const struct gpa_commclass *comm; /* borrowed; NULL: computed with the defaults */
 };
 
 /* Defaults: every device, min_gap 10 us, top 10, latency 30 us, the default pattern. */
@@ -90,7 +104,7 @@ struct gpa_gap {
 			     * LAUNCH when queued, DEPENDENCY without ev_sync: the launch call */
 	uint32_t ev_nvtx;   /* DATA: the range; CPU: innermost range on the thread mid-gap */
 	uint32_t ev_ovh;    /* PROFILER, JIT: the overhead record (gpa_model.ovh row) */
-	uint32_t ev_kernel; /* COMM: the NCCL kernel waited on (gpa_model.kern row) */
+	uint32_t ev_kernel; /* COMM: the communication kernel waited on (gpa_model.kern row) */
 	uint32_t ev_sync;   /* DEPENDENCY: the stream-wait-event record (gpa_model.sync row) */
 	uint32_t drain;     /* api row of a host sync on the thread inside the gap, when the
 			     * cause is another one (the sync let the queue run dry) */
@@ -123,6 +137,16 @@ struct gpa_gaps {
 	GP_VEC(struct gpa_gaps_dev) devs;   /* devices with GPU ops, model order */
 	GP_VEC(struct gpa_gaps_step) steps; /* by device, then time; empty without steps */
 	GP_VEC(struct gpa_gap) top;         /* the longest listed gaps, longest first */
+	/*
+	 * The data-loader ranges (every device of their process, whatever
+	 * opts.device): how many, the time they cover (their union per
+	 * process, summed), and of that the time a GPU of the same process was
+	 * busy. Loading while the GPU works is not what kept it idle: with
+	 * data_conflict set (busy >= GPA_GAP_DATA_CONFLICT_PCT % of the
+	 * ranges' time), idle blamed on data loading is to be trusted less.
+	 */
+	uint64_t data_ranges, data_range_ns, data_gpu_busy_ns;
+	bool data_conflict;
 };
 
 /*

@@ -616,8 +616,31 @@ static int take_nvtx(struct file_ctx *f, const struct gpt_chunk *ch)
 		t->color[r] = n->color;
 		t->depth[r] = 0;
 		t->type[r] = n->type;
+		/* Domains repeat: decide once per run of the same one. */
+		if (r == 0 || t->domain[r] != t->domain[r - 1]) {
+			t->origin[r] = (uint8_t)gpa_range_origin_of(gpa_model_str(f->m, t->domain[r]));
+		} else {
+			t->origin[r] = t->origin[r - 1];
+		}
 	}
 	return 0;
+}
+
+enum gpa_range_origin gpa_range_origin_of(const char *domain)
+{
+	if (!strcmp(domain, "cpu_op") || !strcmp(domain, "Operator")) {
+		return GPA_RANGE_CPU_OP;
+	}
+	if (!strcmp(domain, "user_annotation")) {
+		return GPA_RANGE_ANNOTATION;
+	}
+	if (!strcmp(domain, "python_function")) {
+		return GPA_RANGE_PYTHON;
+	}
+	if (!strcmp(domain, "gpu_user_annotation")) {
+		return GPA_RANGE_GPU_ANNOTATION;
+	}
+	return GPA_RANGE_NVTX;
 }
 
 static int take_overhead(struct file_ctx *f, const struct gpt_chunk *ch)

@@ -94,13 +94,33 @@
 	X(uint32_t, parent)  /* enclosing push/pop range on the same thread, or GPA_NONE */        \
 	X(uint32_t, color)                                                                         \
 	X(uint16_t, depth)   /* nesting level from the parent links, 0 outermost */                \
-	X(uint8_t, type)     /* enum gpt_nvtx_type */
+	X(uint8_t, type)     /* enum gpt_nvtx_type */                                              \
+	X(uint8_t, origin)   /* enum gpa_range_origin */
 
 #define GPA_OVERHEAD_COLS(X)                                                                       \
 	X(uint64_t, start)                                                                         \
 	X(uint64_t, end)                                                                           \
 	X(uint32_t, kind)                                                                          \
 	X(uint32_t, proc)
+
+/*
+ * What made a range. NVTX ranges of any domain are the user's; the Kineto
+ * importer (import/kineto.c) writes each PyTorch profiler event category as
+ * an NVTX domain of the same name, and the model reads those back: CPU ops
+ * ("cpu_op", older "Operator"), record_function annotations
+ * ("user_annotation"), Python frames ("python_function") and annotations
+ * projected onto a stream ("gpu_user_annotation").
+ */
+enum gpa_range_origin {
+	GPA_RANGE_NVTX = 0,           /* an NVTX range (gpuprof record, nsys) */
+	GPA_RANGE_ANNOTATION = 1,     /* a PyTorch record_function / user annotation */
+	GPA_RANGE_CPU_OP = 2,         /* a PyTorch CPU operator */
+	GPA_RANGE_PYTHON = 3,         /* a Python function frame */
+	GPA_RANGE_GPU_ANNOTATION = 4, /* an annotation projected onto a GPU stream */
+};
+
+/* The origin a range of NVTX domain name `domain` has ("" for the default domain). */
+enum gpa_range_origin gpa_range_origin_of(const char *domain);
 
 /* One GPU operation of any kind, sorted by (device, start): the device timelines. */
 #define GPA_GPU_COLS(X)                                                                            \

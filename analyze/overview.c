@@ -127,8 +127,10 @@ int gpa_overview_build(const struct gpa_model *m, const struct gpa_steps *steps,
 	}
 	if (!ret && steps) {
 		if (steps->source == GPA_STEPS_WHOLE) {
-			ret = warnf(o, "no steps found (no NVTX range matched the step pattern and no "
-				       "cudaProfilerStart/Stop): the whole trace is one step");
+			ret = warnf(o, "no steps found (no ProfilerStep#N or range matching the step "
+				       "pattern, no annotation that repeats and holds most GPU work, "
+				       "no cudaProfilerStart/Stop): the whole trace is one step; "
+				       "try --step REGEX");
 		}
 		if (!ret && steps->unassigned_ops) {
 			ret = warnf(o, "%" PRIu64 " GPU operations were launched outside every step",

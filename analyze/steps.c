@@ -121,6 +121,243 @@ static int nvtx_steps(const struct gpa_model *m, pcre2_code *re, const uint8_t *
 	return 0;
 }
 
+/* ------------------------------------------------ steps from repeating ranges */
+
+/* GPU time by process and placement time (each op at its launch call's start). */
+struct work {
+	uint64_t *t, *cum; /* by process, then t; cum[i]: time of the ops before i */
+	size_t *first;     /* per process */
+	uint64_t total;
+};
+
+struct tkv {
+	uint64_t a, b, c;
+	uint32_t row;
+};
+
+static int cmp_tkv(const void *x, const void *y)
+{
+	const struct tkv *p = x, *q = y;
+
+	if (p->a != q->a) {
+		return p->a < q->a ? -1 : 1;
+	}
+	if (p->b != q->b) {
+		return p->b < q->b ? -1 : 1;
+	}
+	if (p->c != q->c) {
+		return p->c < q->c ? -1 : 1;
+	}
+	return p->row < q->row ? -1 : p->row > q->row;
+}
+
+static uint64_t op_api_start(const struct gpa_model *m, size_t g, bool *linked);
+
+static int work_build(const struct gpa_model *m, struct work *w)
+{
+	size_t n = m->gpu.n, np = m->procs.n;
+	struct tkv *kv = malloc((n ? n : 1) * sizeof(*kv));
+
+	memset(w, 0, sizeof(*w));
+	w->t = malloc((n ? n : 1) * sizeof(*w->t));
+	w->cum = malloc((n + 1) * sizeof(*w->cum));
+	w->first = calloc(np + 1, sizeof(*w->first));
+	if (!kv || !w->t || !w->cum || !w->first) {
+		free(kv);
+		return -GP_ERR_NOMEM;
+	}
+	for (size_t g = 0; g < n; g++) {
+		bool linked;
+		kv[g] = (struct tkv){gpa_dev_proc(m, m->gpu.dev[g]), op_api_start(m, g, &linked),
+				     m->gpu.end[g] - m->gpu.start[g], (uint32_t)g};
+	}
+	gp_qsort(kv, n, sizeof(*kv), cmp_tkv);
+	w->cum[0] = 0;
+	for (size_t i = 0; i < n; i++) {
+		w->t[i] = kv[i].b;
+		w->cum[i + 1] = w->cum[i] + kv[i].c;
+		w->first[kv[i].a + 1]++;
+	}
+	for (size_t p = 0; p < np; p++) {
+		w->first[p + 1] += w->first[p];
+	}
+	w->total = w->cum[n];
+	free(kv);
+	return 0;
+}
+
+static void work_release(struct work *w)
+{
+	free(w->t);
+	free(w->cum);
+	free(w->first);
+}
+
+/* First index of process p's ops placed at or after t. */
+static size_t work_seek(const struct work *w, uint32_t p, uint64_t t)
+{
+	size_t lo = w->first[p], hi = w->first[p + 1];
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (w->t[mid] < t) {
+			lo = mid + 1;
+		} else {
+			hi = mid;
+		}
+	}
+	return lo;
+}
+
+/* GPU time of process p's ops placed in [a, b). */
+static uint64_t work_in(const struct work *w, uint32_t p, uint64_t a, uint64_t b)
+{
+	return w->cum[work_seek(w, p, b)] - w->cum[work_seek(w, p, a)];
+}
+
+/* Ops of process p placed in [a, b) (their count, not time). */
+static size_t ops_in(const struct work *w, uint32_t p, uint64_t a, uint64_t b)
+{
+	return work_seek(w, p, b) - work_seek(w, p, a);
+}
+
+static bool is_candidate(const struct gpa_model *m, size_t i)
+{
+	uint8_t o = m->nvtx.origin[i];
+
+	if (o != GPA_RANGE_NVTX && o != GPA_RANGE_ANNOTATION) {
+		return false;
+	}
+	if (m->nvtx.type[i] == GPT_NVTX_MARK || m->nvtx.end[i] <= m->nvtx.start[i] ||
+	    !m->nvtx.name[i]) {
+		return false;
+	}
+	/* Only the outermost range of a name: none of its enclosing ranges has it. */
+	for (uint32_t p = m->nvtx.parent[i]; p != GPA_NONE; p = m->nvtx.parent[p]) {
+		if (m->nvtx.name[p] == m->nvtx.name[i]) {
+			return false;
+		}
+	}
+	return true;
+}
+
+/* One name's ranges: how many hold GPU work, and the GPU time their union holds. */
+struct name_score {
+	size_t first, n; /* its candidates in the sorted array */
+	size_t with_work;
+	uint64_t covered;
+	bool steplike;
+};
+
+static void score_name(const struct gpa_model *m, const struct work *w, const struct tkv *kv,
+		       struct name_score *sc)
+{
+	uint64_t us = 0, ue = 0;
+	uint32_t up = GPA_NONE;
+
+	sc->with_work = 0;
+	sc->covered = 0;
+	for (size_t k = sc->first; k < sc->first + sc->n; k++) {
+		uint32_t r = kv[k].row, p = (uint32_t)kv[k].b;
+		uint64_t s = m->nvtx.start[r], e = m->nvtx.end[r];
+		sc->with_work += ops_in(w, p, s, e) > 0;
+		/* Ranges of one name can overlap across threads: count their union once. */
+		if (p == up && s <= ue) {
+			ue = e > ue ? e : ue;
+			continue;
+		}
+		if (up != GPA_NONE) {
+			sc->covered += work_in(w, up, us, ue);
+		}
+		up = p;
+		us = s;
+		ue = e;
+	}
+	if (up != GPA_NONE) {
+		sc->covered += work_in(w, up, us, ue);
+	}
+}
+
+static bool better(const struct name_score *a, const struct name_score *b)
+{
+	if (a->steplike != b->steplike) {
+		return a->steplike;
+	}
+	if (a->covered != b->covered) {
+		return a->covered > b->covered;
+	}
+	return a->with_work > b->with_work;
+}
+
+/* Steps from the best repeating annotation, if one qualifies (steps.h). */
+static int repeat_steps(const struct gpa_model *m, pcre2_code *steplike, struct gpa_steps *out)
+{
+	struct work w;
+	struct tkv *kv = NULL;
+	pcre2_match_data *md = NULL;
+	size_t n = 0;
+	int ret = work_build(m, &w);
+
+	if (ret || !w.total) {
+		goto out;
+	}
+	ret = -GP_ERR_NOMEM;
+	kv = malloc((m->nvtx.n ? m->nvtx.n : 1) * sizeof(*kv));
+	md = pcre2_match_data_create_from_pattern(steplike, NULL);
+	if (!kv || !md) {
+		goto out;
+	}
+	for (size_t i = 0; i < m->nvtx.n; i++) {
+		if (is_candidate(m, i)) {
+			kv[n++] = (struct tkv){m->nvtx.name[i], m->threads.v[m->nvtx.thread[i]].proc,
+					       m->nvtx.start[i], (uint32_t)i};
+		}
+	}
+	gp_qsort(kv, n, sizeof(*kv), cmp_tkv);
+	struct name_score best = {0}, sc;
+	bool found = false;
+	for (size_t i = 0; i < n; i = sc.first + sc.n) {
+		sc = (struct name_score){.first = i};
+		while (i + sc.n < n && kv[i + sc.n].a == kv[i].a) {
+			sc.n++;
+		}
+		if (sc.n < GPA_STEP_MIN_REPEAT) {
+			continue;
+		}
+		score_name(m, &w, kv, &sc);
+		if (sc.with_work < GPA_STEP_MIN_REPEAT ||
+		    sc.covered * 100 < w.total * (uint64_t)GPA_STEP_MIN_COVER_PCT) {
+			continue;
+		}
+		const char *t = gpa_model_str(m, (uint32_t)kv[i].a);
+		sc.steplike = pcre2_match(steplike, (PCRE2_SPTR)t, strlen(t), 0, 0, md, NULL) >= 0;
+		if (!found || better(&sc, &best)) {
+			best = sc;
+			found = true;
+		}
+	}
+	ret = 0;
+	int64_t ordinal = 0;
+	for (size_t k = best.first; found && k < best.first + best.n; k++) {
+		uint32_t r = kv[k].row, p = (uint32_t)kv[k].b;
+		if (!ops_in(&w, p, m->nvtx.start[r], m->nvtx.end[r])) {
+			continue; /* never a step without GPU work */
+		}
+		struct gpa_step st = {.proc = p, .nvtx = r, .name = m->nvtx.name[r],
+				      .start = m->nvtx.start[r], .end = m->nvtx.end[r]};
+		st.number = number_of(gpa_model_str(m, st.name), ordinal++);
+		if (gp_vec_push(&out->v, st)) {
+			ret = -GP_ERR_NOMEM;
+			break;
+		}
+	}
+out:
+	pcre2_match_data_free(md);
+	free(kv);
+	work_release(&w);
+	return ret;
+}
+
 static int profiler_steps(const struct gpa_model *m, struct gpa_steps *out)
 {
 	int64_t ordinal = 0;
@@ -338,18 +575,22 @@ int gpa_steps_find(const struct gpa_model *m, const char *regex, struct gpa_step
 			ret = -GP_ERR_API;
 			goto out;
 		}
+		if (attempt) {
+			/* No ProfilerStep#N: annotations that repeat and hold most GPU work. */
+			ret = repeat_steps(m, re, out);
+			out->source = GPA_STEPS_REPEAT;
+			break;
+		}
 		memset(yes, 0, m->strs.off.n + 2);
 		if (match_names(m, re, yes) || regex) {
+			out->pattern = strdup(pat);
+			ret = out->pattern ? nvtx_steps(m, re, yes, out) : -GP_ERR_NOMEM;
+			out->source = GPA_STEPS_NVTX;
 			break;
 		}
 		pcre2_code_free(re);
 		re = NULL;
 		pat = GPA_STEP_PATTERN_DEFAULT;
-	}
-	if (re) {
-		out->pattern = strdup(pat);
-		ret = out->pattern ? nvtx_steps(m, re, yes, out) : -GP_ERR_NOMEM;
-		out->source = GPA_STEPS_NVTX;
 	}
 	if (!ret && !out->v.n) {
 		free(out->pattern);

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * steps.h - training steps (analyze/steps.c): NVTX ranges matching a pattern,
- * else cudaProfilerStart/Stop ranges, else one step per process; every GPU op
- * is assigned to the step it was launched in.
+ * steps.h - training steps (analyze/steps.c): ProfilerStep#N ranges (or the
+ * ranges a user's pattern names), else annotations that repeat and hold most
+ * of the GPU work, else cudaProfilerStart/Stop ranges, else one step per
+ * process; every GPU op is assigned to the step it was launched in.
  */
 #ifndef GPA_STEPS_H
 #define GPA_STEPS_H
@@ -13,6 +14,7 @@ enum gpa_step_source {
 	GPA_STEPS_NVTX = 1,     /* NVTX ranges matching the step pattern */
 	GPA_STEPS_PROFILER = 2, /* cudaProfilerStart/Stop ranges */
 	GPA_STEPS_WHOLE = 3,    /* no steps found: the whole trace of each process */
+	GPA_STEPS_REPEAT = 4,   /* an annotation that repeats and holds most GPU work */
 };
 
 struct gpa_step {
@@ -41,15 +43,28 @@ struct gpa_steps {
 	struct gpa_dist wall, busy;   /* over all steps */
 };
 
-/* The default step pattern (PCRE2): ProfilerStep#N, else ranges named like steps. */
+/* The default step pattern (PCRE2): ProfilerStep#N. */
 #define GPA_STEP_PATTERN_PROFILER "^ProfilerStep#[0-9]+$"
+/* Among repeating annotations that qualify as steps, names like these are preferred. */
 #define GPA_STEP_PATTERN_DEFAULT "(?i)(^|[^a-z])(step|iteration|iter)([^a-z]|$)"
 
 /*
- * Finds the steps: NVTX ranges matching regex (NULL: ProfilerStep#N if any
- * range is so named, else GPA_STEP_PATTERN_DEFAULT; only the outermost
- * matching range of a nest counts), else cudaProfilerStart/Stop ranges,
- * else one step per process spanning its records. Every GPU op is assigned
+ * Without ProfilerStep#N, an annotation name gives the steps when its
+ * outermost ranges (user annotations or NVTX ranges; never CPU-op or Python
+ * frames) repeat: at least GPA_STEP_MIN_REPEAT of them hold GPU work launched
+ * inside them, and together they hold at least GPA_STEP_MIN_COVER_PCT % of
+ * the GPU time of all ops (each op placed at its launch call). Only its
+ * ranges that hold GPU work are steps. Of several such names: one like
+ * GPA_STEP_PATTERN_DEFAULT first, then the most GPU time, then the most ranges.
+ */
+#define GPA_STEP_MIN_REPEAT 2
+#define GPA_STEP_MIN_COVER_PCT 50
+
+/*
+ * Finds the steps: NVTX ranges matching regex (only the outermost matching
+ * range of a nest counts); regex NULL: ProfilerStep#N ranges if any, else
+ * repeating annotations as above; then cudaProfilerStart/Stop ranges, else
+ * one step per process spanning its records. Every GPU op is assigned
  * to the step whose CPU range contains the start of the API call that
  * launched it (ops without one: their own start). The last step is kept
  * like any other. Returns 0, or -GP_ERR_API for a bad regex (message in

@@ -38,7 +38,7 @@ static const struct cli_option comm_options[] = {
 		      "one table only: collectives, exposed, ranks"),
 	CLI_OPT_RE(0, "step", "REGEX", struct comm_opts, step_regex, "step pattern",
 		   "NVTX ranges that are steps (default: ProfilerStep#N,\n"
-		   "else names like step/iteration)"),
+		   "else annotations that repeat around GPU work)"),
 	{.type = CLI_OPT_REGEX, 0, "comm-kernel", "REGEX",
 	 "kernels matching this PCRE2 pattern communicate\n"
 	 "(repeatable; checked before the built-in rules)",

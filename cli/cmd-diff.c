@@ -210,6 +210,11 @@ static int setting(struct diff_cfg *c, const char *key, const char *val, bool ru
 		if (!c->a.step_regex) {
 			return -GP_ERR_NOMEM;
 		}
+	} else if (!strcmp(key, "data-loader")) {
+		c->a.data_regex = own(c, val, strlen(val));
+		if (!c->a.data_regex) {
+			return -GP_ERR_NOMEM;
+		}
 	} else if (!strcmp(key, "flops-per-step")) {
 		if (!parse_num(val, 0, 1e30, &c->a.flops_per_step)) {
 			goto bad;
@@ -561,8 +566,12 @@ static const struct cli_option diff_options[] = {
 		   "drop the first N steps of every process (warm-up)"),
 	{.type = CLI_OPT_REGEX, 0, "step", "REGEX",
 	 "NVTX ranges that are steps (default: ProfilerStep#N,\n"
-	 "else names like step/iteration)",
+	 "else annotations that repeat around GPU work)",
 	 .err = "step pattern", .cb = opt_setting},
+	{.type = CLI_OPT_REGEX, 0, "data-loader", "REGEX",
+	 "range names that are data loading, for idle causes\n"
+	 "(PCRE2; default in docs/gaps.md)",
+	 .err = "data-loader pattern", .cb = opt_setting},
 	CLI_OPT_CB(0, "rules", "FILE", opt_rules, "more kernel-name normalization rules"),
 	CLI_OPT_CB(0, "flops-per-step", "F", opt_setting,
 		   "model FLOPs per step (whole job), for mfu"),

@@ -69,7 +69,7 @@ static const struct cli_option flame_options[] = {
 	/* Not checked here: the steps are only looked for with --by-step or --diff. */
 	CLI_OPT_STR(0, "step", "REGEX", FO, step_regex,
 		    "NVTX ranges that are steps (default: ProfilerStep#N,\n"
-		    "else names like step/iteration)"),
+		    "else annotations that repeat around GPU work)"),
 	CLI_OPT_ENUMV(0, "names", "MODE", FO, a.kname, names, "unknown name mode '%s'",
 		      "kernel names: demangled (default), short, mangled"),
 	/* Checked once the options are read: "kernel" or "API" pattern, after --api. */
@@ -77,6 +77,9 @@ static const struct cli_option flame_options[] = {
 		    "only kernels (API calls with --api) matching (PCRE2)"),
 	CLI_OPT_RE(0, "nvtx", "REGEX", FO, a.nvtx_regex, "NVTX pattern",
 		   "only ops launched inside a matching NVTX range"),
+	CLI_OPT_RE(0, "data-loader", "REGEX", FO, a.data_regex, "data-loader pattern",
+		   "with --busy-share: range names that are data\n"
+		   "loading (PCRE2; default in docs/gaps.md)"),
 	CLI_OPT_UINTV('d', "device", "N", FO, a.device, 0, INT32_MAX, "bad device '%s'",
 		      "only CUDA device N (in every process)"),
 	CLI_OPT_UINTV(0, "rank", "N", FO, a.rank, 0, INT32_MAX, "bad rank '%s'",

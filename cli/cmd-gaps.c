@@ -30,7 +30,7 @@ static const struct cli_option gaps_options[] = {
 		    "ms, s; a bare number is nanoseconds"),
 	CLI_OPT_RE(0, "step", "REGEX", struct gaps_opts, step_regex, "step pattern",
 		   "NVTX ranges that are steps (default: ProfilerStep#N,\n"
-		   "else names like step/iteration)"),
+		   "else annotations that repeat around GPU work)"),
 	CLI_OPT_UINTV('d', "device", "N", struct gaps_opts, a.device, 0, INT32_MAX,
 		      "bad device '%s'", "only CUDA device N (in every process)"),
 	CLI_OPT_BOOL(0, "per-step", struct gaps_opts, per_step, "add the per-step table"),
@@ -40,8 +40,9 @@ static const struct cli_option gaps_options[] = {
 		      "gaps, steps"),
 	CLI_OPT_RE(0, "data-loader", "REGEX", struct gaps_opts, a.data_regex, "data-loader pattern",
 		   "NVTX names that are data loading (PCRE2; default\n"
-		   "data.?loader, __next__, fetch, collate, prefetch,\n"
-		   "input, case-insensitive)"),
+		   "enumerate(DataLoader), torch/utils/data/,\n"
+		   "data.?load, load/fetch/next/get.?batch;\n"
+		   "case-insensitive)"),
 	CLI_OPT_DUR(0, "latency", "DURATION", struct gaps_opts, a.latency_ns, 0,
 		    "queued gaps shorter than this are launch latency,\n"
 		    "longer ones a dependency (30us)"),

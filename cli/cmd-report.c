@@ -7,6 +7,7 @@
 #include "base/compat.h"
 #include "analyze/model.h"
 #include "analyze/comm.h"
+#include "analyze/commclass.h"
 #include "analyze/findings.h"
 #include "analyze/flame.h"
 #include "analyze/gaps.h"
@@ -50,7 +51,14 @@ static const struct cli_option report_options[] = {
 		      "bad count '%s'", "timeline events the HTML page embeds (200000)"),
 	CLI_OPT_RE(0, "step", "REGEX", struct report_opts, step_regex, "step pattern",
 		   "NVTX ranges that are steps (PCRE2; default\n"
-		   "ProfilerStep#N, else names like step/iteration)"),
+		   "ProfilerStep#N, else annotations that repeat\n"
+		   "around most GPU work; docs/report.md)"),
+	CLI_OPT_RE(0, "data-loader", "REGEX", struct report_opts, gaps.data_regex,
+		   "data-loader pattern",
+		   "range names that are data loading (PCRE2; default\n"
+		   "the DataLoader iterator, torch/utils/data/ frames,\n"
+		   "data.?load, load/fetch/next/get.?batch;\n"
+		   "docs/gaps.md)"),
 	CLI_OPT_UINTV('n', "top", "N", struct report_opts, top, 0, 1000000000, "bad count '%s'",
 		      "kernels and gaps listed (10)"),
 	CLI_OPT_UINTV(0, "max-steps", "N", struct report_opts, max_steps, 0, 1000000000,
@@ -68,7 +76,8 @@ static const struct cli_option report_options[] = {
 const struct cli_command cmd_report_opts = {
 	.usage =
 	"usage: gpuprof report [--format text|json|markdown|html] [-o FILE] [--step REGEX]\n"
-	"                      [--top N] [--max-steps N] [--min-gap DURATION] TRACE...\n"
+	"                      [--data-loader REGEX] [--top N] [--max-steps N]\n"
+	"                      [--min-gap DURATION] TRACE...\n"
 	"\n"
 	"Reads traces (files, or directories of .gpz files: many processes and ranks\n"
 	"go on one timeline) and prints, in order: what was traced (processes,\n"
@@ -134,6 +143,7 @@ static int run(const struct report_opts *o, char **args, size_t nargs)
 	struct gpa_gaps_opts gaps_opts = o->gaps;
 	struct gpa_gaps shown;
 	struct gpa_comm_opts comm_opts;
+	struct gpa_commclass cc = {0};
 	struct gp_strbuf out = GP_STRBUF_INIT;
 	char err[512];
 	int ret, status = CMD_ERROR;
@@ -145,7 +155,12 @@ static int run(const struct report_opts *o, char **args, size_t nargs)
 	if (gaps_opts.top < FINDING_GAPS) {
 		gaps_opts.top = FINDING_GAPS;
 	}
-	ret = gpa_steps_find(&m, o->step_regex, &steps, err, sizeof(err));
+	/* One communication classification for every part of the report. */
+	ret = gpa_commclass_compute(&m, NULL, &cc, err, sizeof(err));
+	gaps_opts.comm = &cc;
+	if (!ret) {
+		ret = gpa_steps_find(&m, o->step_regex, &steps, err, sizeof(err));
+	}
 	if (!ret) {
 		ret = gpa_gaps_analyze(&m, &steps, &gaps_opts, &gaps, err, sizeof(err));
 	}
@@ -170,6 +185,7 @@ static int run(const struct report_opts *o, char **args, size_t nargs)
 	}
 	gpa_comm_opts_init(&comm_opts);
 	comm_opts.steps = &steps;
+	comm_opts.comm = &cc;
 	if (gpa_comm_analyze(&m, &comm_opts, &comm, err, sizeof(err))) {
 		cli_error("%s", err);
 		goto out;
@@ -201,7 +217,7 @@ static int run(const struct report_opts *o, char **args, size_t nargs)
 	};
 	if (o->html) {
 		struct gpr_html_opts ho;
-		struct gpa_gaps_opts so = o->gaps;
+		struct gpa_gaps_opts so = gaps_opts;
 
 		/* The gaps the timeline shades: every one of at least 1 us, up to a bound. */
 		so.min_gap_ns = 1000;
@@ -213,6 +229,8 @@ static int run(const struct report_opts *o, char **args, size_t nargs)
 		ho.max_events = o->html_events;
 		ho.shade = &shade;
 		gpa_flame_opts_init(&fo);
+		fo.comm = &cc;
+		fo.data_regex = o->gaps.data_regex;
 		gpr_flame_svg_opts_init(&svo);
 		if (gpa_gaps_analyze(&m, &steps, &so, &shade, err, sizeof(err)) ||
 		    gpa_flame_build(&m, &fo, &flame, err, sizeof(err)) ||
@@ -244,6 +262,7 @@ out:
 	gp_strbuf_release(&out);
 	gpa_stats_release(&kern);
 	gpa_comm_release(&comm);
+	gpa_commclass_release(&cc);
 	gpa_overview_release(&ov);
 	gpa_gaps_release(&gaps);
 	gpa_steps_release(&steps);

@@ -1166,7 +1166,12 @@ static int add_sync(struct imp *im, const struct ev_fields *f)
 	return add(im, GPT_KIND_SYNC, &s);
 }
 
-/* CPU ops, annotations and Python functions: NVTX ranges in the category's domain. */
+/*
+ * CPU ops, annotations and Python functions: NVTX ranges in the category's
+ * domain, named as the file spells it ("cpu_op", "user_annotation",
+ * "python_function", ...). The model tells the origins apart by these names
+ * (gpa_range_origin_of, analyze/model.h): keep them as they are.
+ */
 static int add_range(struct imp *im, const struct ev_fields *f)
 {
 	struct ev *ev = &im->ev;

@@ -399,11 +399,19 @@ static uint32_t *embed_order(const struct gpa_steps *s)
 		free(used);
 		return NULL;
 	}
+	/* Picked among the steps that hold GPU work, when some do: never an empty first view. */
+	size_t nw = 0;
 	for (size_t i = 0; i < n; i++) {
+		if (s->v.v[i].gpu_ops) {
+			byw[nw++] = (struct wall_idx){s->v.v[i].end - s->v.v[i].start, (uint32_t)i};
+		}
+	}
+	for (size_t i = 0; !nw && i < n; i++) {
 		byw[i] = (struct wall_idx){s->v.v[i].end - s->v.v[i].start, (uint32_t)i};
 	}
-	gp_qsort(byw, n, sizeof(*byw), cmp_wall);
-	uint32_t first[3] = {byw[(n - 1) / 2].i, byw[n - 1].i, byw[0].i};
+	nw = nw ? nw : n;
+	gp_qsort(byw, nw, sizeof(*byw), cmp_wall);
+	uint32_t first[3] = {byw[(nw - 1) / 2].i, byw[nw - 1].i, byw[0].i};
 	for (unsigned j = 0; j < 3; j++) {
 		if (!used[first[j]]) {
 			used[first[j]] = 1;

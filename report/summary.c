@@ -273,6 +273,8 @@ static const char *source_name(enum gpa_step_source s)
 		return "nvtx";
 	case GPA_STEPS_PROFILER:
 		return "profiler-range";
+	case GPA_STEPS_REPEAT:
+		return "repeating-range";
 	default:
 		return "whole-trace";
 	}
@@ -305,12 +307,24 @@ static void headline(struct gp_strbuf *o, const struct gpr_report_parts *p, bool
 			gp_strbuf_addf(o, ", mostly %s (", gpr_gap_cause_label(top));
 			gpr_fmt_pct(o, g->all.cause_ns[top], g->all.idle);
 			gp_strbuf_adds(o, "% of idle)");
+			if (top == GPA_GAP_DATA && g->data_conflict) {
+				gp_strbuf_adds(o, ", but a GPU was busy ");
+				gpr_fmt_pct(o, g->data_gpu_busy_ns, g->data_range_ns);
+				gp_strbuf_adds(o, "% of the data-loading time: low confidence");
+			}
 		}
 		gp_strbuf_adds(o, ".\n");
 	}
-	if (p->steps->v.n) {
+	if (p->steps->source == GPA_STEPS_WHOLE) {
+		gp_strbuf_adds(o, "No steps were found (no ProfilerStep#N, no annotation that repeats "
+				  "and holds most GPU work): the whole trace is analyzed as one; "
+				  "name the step ranges with --step REGEX.\n");
+	} else if (p->steps->v.n) {
 		gp_strbuf_addf(o, "%zu step%s (%s", p->steps->v.n, p->steps->v.n == 1 ? "" : "s",
 			       source_name(p->steps->source));
+		if (p->steps->source == GPA_STEPS_REPEAT) {
+			gp_strbuf_addf(o, " '%s'", gpa_model_str(p->m, p->steps->v.v[0].name));
+		}
 		if (p->steps->pattern) {
 			gp_strbuf_addf(o, " /%s/", p->steps->pattern);
 		}

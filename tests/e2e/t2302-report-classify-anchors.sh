@@ -1,0 +1,51 @@
+#!/bin/sh
+# gpuprof report on every Kineto anchor: steps are ProfilerStep#N ranges or
+# annotations that repeat around GPU work, never Python frames or CPU ops,
+# and every step found without ProfilerStep#N holds GPU work; without steps
+# the headline says so and suggests --step. Checked against the files
+# themselves (their categories), never against their names.
+. "$TOP/tests/e2e/lib.sh"
+need_anchors kineto/hta kineto/tracelens
+command -v python3 >/dev/null || exit 77
+
+for f in "$ANCHORS"/kineto/hta/*/*.json* "$ANCHORS"/kineto/hta/*/*/*.json* \
+	"$ANCHORS"/kineto/tracelens/*/*.json*; do
+	[ -e "$f" ] || continue
+	expect_rc 0 "$GPUPROF" report --format json "$f"
+	mv out json
+	expect_rc 0 "$GPUPROF" report "$f"
+	python3 - "$f" <<'PY' || fail "$f"
+import gzip, json, sys
+path = sys.argv[1]
+raw = (gzip.open if path.endswith(".gz") else open)(path, "rt").read()
+d = json.loads(raw)
+ev = d["traceEvents"] if isinstance(d, dict) else d
+cats = {}
+for e in ev:
+    if e.get("ph") == "X" and "name" in e:
+        cats.setdefault(e["name"], set()).add(e.get("cat"))
+r = json.load(open("json"))
+text = open("out").read()
+src = r["step_source"]
+steps = r.get("steps", [])
+if src == "whole-trace":
+    assert "No steps were found" in text and "--step REGEX" in text, text[:400]
+else:
+    assert steps, src
+for s in steps:
+    name = s["Name"]
+    if src == "repeating-range":
+        assert s["GPU ops"] > 0, s
+        c = cats.get(name, set())
+        assert c and c <= {"user_annotation"}, (name, c)
+    if src == "nvtx":
+        assert name.startswith("ProfilerStep#"), name
+PY
+done
+
+# A bad data-loader pattern is an error naming the option and the reason.
+f=$(ls "$ANCHORS"/kineto/hta/trace_diff/test/*.json* | head -n 1)
+expect_rc 2 "$GPUPROF" report --data-loader '(' "$f"
+grep -q "data-loader pattern '('" err || fail "bad --data-loader: $(cat err)"
+grep -q "missing closing parenthesis" err || fail "no reason: $(cat err)"
+exit 0

@@ -1,0 +1,287 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Tests of the shared classification on small written traces: steps from
+ * repeating annotations (never Python frames or CPU ops, never a step
+ * without GPU work), data-loader ranges and their conflicting evidence, and
+ * communication kernels (records, launching CPU op, kernel names, peer
+ * copies) as gaps, comm and breakdown all see them. Times in us (U()).
+ */
+#include "base/compat.h"
+#include "analyze/breakdown.h"
+#include "analyze/comm.h"
+#include "analyze/commclass.h"
+#include "analyze/gaps.h"
+#include "analyze/model.h"
+#include "analyze/steps.h"
+#include "tests/unit/test.h"
+
+#include <stdio.h>
+
+#define U(x) ((uint64_t)(x) * 1000u)
+#define TID 100
+
+struct tw {
+	struct gpt_writer *w;
+	char path[512];
+	uint32_t corr;
+};
+
+static void tw_open(struct tw *t, const char *name)
+{
+	snprintf(t->path, sizeof(t->path), "%s/%s", test_tmpdir(), name);
+	CHECK_EQ_I(gpt_writer_open(t->path, NULL, &t->w), 0);
+	struct gpt_process p = {.pid = 7, .rank = -1, .phase = 1};
+	CHECK_EQ_I(gpt_writer_add(t->w, GPT_KIND_PROCESS, &p), 0);
+	t->corr = 1;
+}
+
+static uint32_t S(struct tw *t, const char *s)
+{
+	uint32_t id = 0;
+	CHECK_EQ_I(gpt_writer_intern_cstr(t->w, s, &id), 0);
+	return id;
+}
+
+/* A push/pop range [a, b) us on TID in domain dom ("" NVTX, "cpu_op", "python_function"...). */
+static void range(struct tw *t, uint64_t a, uint64_t b, const char *dom, const char *name)
+{
+	struct gpt_nvtx n = {.start = U(a), .end = U(b), .type = GPT_NVTX_PUSH_POP,
+			     .domain = *dom ? S(t, dom) : 0, .message = S(t, name),
+			     .start_tid = TID, .end_tid = TID};
+	CHECK_EQ_I(gpt_writer_add(t->w, GPT_KIND_NVTX, &n), 0);
+}
+
+/* A launch call at a us (1 us long) and its kernel [s, e) on stream st. */
+static void launch(struct tw *t, uint64_t a, uint64_t s, uint64_t e, uint32_t st, const char *k)
+{
+	uint32_t c = t->corr++;
+	struct gpt_api api = {.start = U(a), .end = U(a + 1), .tid = TID,
+			      .domain = GPT_API_RUNTIME, .name = S(t, "cudaLaunchKernel"),
+			      .correlation = c};
+	struct gpt_kernel kr = {.start = U(s), .end = U(e), .device = 0, .stream = st,
+				.correlation = c, .name = S(t, k), .grid_x = 1, .grid_y = 1,
+				.grid_z = 1, .block_x = 32, .block_y = 1, .block_z = 1};
+	CHECK_EQ_I(gpt_writer_add(t->w, GPT_KIND_API, &api), 0);
+	CHECK_EQ_I(gpt_writer_add(t->w, GPT_KIND_KERNEL, &kr), 0);
+}
+
+static void load(struct tw *t, struct gpa_model *m)
+{
+	char err[256] = "";
+	const char *paths[] = {t->path};
+
+	CHECK_EQ_I(gpt_writer_close(t->w), 0);
+	if (gpa_model_load(m, paths, 1, NULL, err, sizeof(err))) {
+		TFAIL("load: %s", err);
+	}
+}
+
+/* ------------------------------------------------------------------ steps */
+
+/*
+ * Three "decode" annotations hold all GPU work; four Python frames named like
+ * iterations (the fallback pattern of old) and two CPU ops hold none or
+ * little. Steps: the three decode ranges.
+ */
+TEST(steps_from_repeating_annotation)
+{
+	struct tw t;
+	struct gpa_model m;
+	struct gpa_steps s;
+	char err[256];
+
+	tw_open(&t, "steps-repeat.gpz");
+	for (int i = 0; i < 4; i++) {
+		range(&t, 5 + i * 2, 6 + i * 2, "python_function", "torch/utils/_pytree.py(1): tree_iter");
+	}
+	for (int i = 0; i < 3; i++) {
+		uint64_t b = 100 + (uint64_t)i * 100;
+		range(&t, b, b + 50, "user_annotation", "decode");
+		range(&t, b + 10, b + 20, "cpu_op", "aten::mm");
+		launch(&t, b + 11, b + 12, b + 60, 1, "gemm");
+	}
+	/* A fourth decode with no GPU work is no step. */
+	range(&t, 500, 550, "user_annotation", "decode");
+	load(&t, &m);
+	CHECK(m.nvtx.n == 11);
+	for (size_t i = 0; i < m.nvtx.n; i++) {
+		const char *d = gpa_model_str(&m, m.nvtx.domain[i]);
+		uint8_t want = !strcmp(d, "python_function") ? GPA_RANGE_PYTHON
+			       : !strcmp(d, "cpu_op")       ? GPA_RANGE_CPU_OP
+							    : GPA_RANGE_ANNOTATION;
+		CHECK_EQ_U(m.nvtx.origin[i], want);
+	}
+	REQUIRE(!gpa_steps_find(&m, NULL, &s, err, sizeof(err)));
+	CHECK_EQ_U(s.source, GPA_STEPS_REPEAT);
+	CHECK_EQ_U(s.v.n, 3);
+	for (size_t i = 0; i < s.v.n; i++) {
+		CHECK_STR(gpa_model_str(&m, s.v.v[i].name), "decode");
+		CHECK_EQ_U(s.v.v[i].gpu_ops, 1);
+	}
+	CHECK_EQ_U(s.unassigned_ops, 0);
+	gpa_steps_release(&s);
+	/* A named pattern still takes any range, Python frames included. */
+	REQUIRE(!gpa_steps_find(&m, "tree_iter", &s, err, sizeof(err)));
+	CHECK_EQ_U(s.source, GPA_STEPS_NVTX);
+	CHECK_EQ_U(s.v.n, 4);
+	gpa_steps_release(&s);
+	gpa_model_release(&m);
+}
+
+/* Repeating annotations that hold under half the GPU time, or only Python frames: none. */
+TEST(steps_whole_trace_without_evidence)
+{
+	struct tw t;
+	struct gpa_model m;
+	struct gpa_steps s;
+	char err[256];
+
+	tw_open(&t, "steps-none.gpz");
+	for (int i = 0; i < 3; i++) {
+		uint64_t b = 100 + (uint64_t)i * 100;
+		range(&t, b, b + 10, "user_annotation", "zero_grad");
+		launch(&t, b + 1, b + 2, b + 5, 1, "fill");          /* 3 us inside */
+		launch(&t, b + 20, b + 21, b + 60, 1, "gemm");       /* 39 us outside */
+		range(&t, b + 19, b + 70, "python_function", "train.py(3): step");
+	}
+	load(&t, &m);
+	REQUIRE(!gpa_steps_find(&m, NULL, &s, err, sizeof(err)));
+	CHECK_EQ_U(s.source, GPA_STEPS_WHOLE);
+	CHECK_EQ_U(s.v.n, 1);
+	gpa_steps_release(&s);
+	gpa_model_release(&m);
+}
+
+/* ------------------------------------------------------------ data loading */
+
+/*
+ * An idle gap while the thread is inside the DataLoader iterator is data
+ * loading; one inside a frame named run_on_input is not. The iterator range
+ * also overlaps GPU work for longer than its idle part: conflicting evidence.
+ */
+TEST(data_loading_needs_a_loader)
+{
+	struct tw t;
+	struct gpa_model m;
+	struct gpa_gaps g;
+	struct gpa_gaps_opts o;
+	char err[256];
+
+	tw_open(&t, "data.gpz");
+	launch(&t, 0, 1, 100, 1, "k0");
+	/* loader [50, 160): GPU busy [50, 100) and [150, 160) */
+	range(&t, 50, 160, "user_annotation", "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__");
+	launch(&t, 149, 150, 200, 1, "k1");
+	range(&t, 200, 400, "python_function", "harness.py(9): run_on_input");
+	launch(&t, 399, 400, 500, 1, "k2");
+	load(&t, &m);
+	gpa_gaps_opts_init(&o);
+	o.min_gap_ns = 0;
+	o.top = SIZE_MAX;
+	REQUIRE(!gpa_gaps_analyze(&m, NULL, &o, &g, err, sizeof(err)));
+	CHECK_EQ_U(g.all.cause_ns[GPA_GAP_DATA], U(50));
+	CHECK_EQ_U(g.all.cause_ns[GPA_GAP_CPU], U(200)); /* whole gaps by cause */
+	CHECK_EQ_U(g.data_ranges, 1);
+	CHECK_EQ_U(g.data_range_ns, U(110));
+	CHECK_EQ_U(g.data_gpu_busy_ns, U(60));
+	CHECK(g.data_conflict);
+	gpa_gaps_release(&g);
+	/* The user's pattern replaces the default; a bad one names the reason. */
+	o.data_regex = "run_on_input";
+	REQUIRE(!gpa_gaps_analyze(&m, NULL, &o, &g, err, sizeof(err)));
+	CHECK_EQ_U(g.all.cause_ns[GPA_GAP_DATA], U(200));
+	CHECK(!g.data_conflict);
+	gpa_gaps_release(&g);
+	o.data_regex = "(";
+	CHECK_EQ_I(gpa_gaps_analyze(&m, NULL, &o, &g, err, sizeof(err)), -GP_ERR_API);
+	CHECK_CONTAINS(err, "bad data-loader pattern");
+	gpa_gaps_release(&g);
+	gpa_model_release(&m);
+}
+
+/* ----------------------------------------------------------- communication */
+
+/*
+ * Stream 2: a symmetric-memory all-reduce launched by a symm_mem:: CPU op
+ * under a generic name, a DeepEP internode kernel, a vLLM custom all-reduce;
+ * a kernel launched in aten::add inside c10d is not communication; stream 1
+ * runs GEMMs. A peer copy counts too.
+ */
+TEST(commclass_every_source)
+{
+	struct tw t;
+	struct gpa_model m;
+	struct gpa_commclass cc;
+	char err[256];
+
+	tw_open(&t, "comm.gpz");
+	range(&t, 0, 10, "python_function", "symm_mem.py(1): all_reduce");
+	range(&t, 1, 9, "cpu_op", "symm_mem::one_shot_all_reduce");
+	launch(&t, 2, 10, 50, 2, "triton_poi_generic_0");
+	launch(&t, 20, 30, 40, 1, "sm90_xmma_gemm");
+	launch(&t, 41, 60, 90, 2, "void deep_ep::internode::cached_notify<8>(int*)");
+	launch(&t, 42, 90, 100, 2, "void vllm::cross_device_reduce_1stage<float, 8>(float*)");
+	range(&t, 43, 50, "cpu_op", "c10d::allreduce_");
+	range(&t, 44, 49, "cpu_op", "aten::add");
+	launch(&t, 45, 100, 110, 2, "elementwise_add");
+	launch(&t, 55, 120, 125, 1, "triton_poi_generic_0");
+	struct gpt_memcpy cp = {.start = U(130), .end = U(140), .device = 0, .stream = 3,
+				.correlation = 999, .bytes = 4096,
+				.copy_kind = GPT_COPY_KIND_PTOP};
+	CHECK_EQ_I(gpt_writer_add(t.w, GPT_KIND_MEMCPY, &cp), 0);
+	load(&t, &m);
+	REQUIRE(!gpa_commclass_compute(&m, NULL, &cc, err, sizeof(err)));
+	for (size_t k = 0; k < m.kern.n; k++) {
+		const char *n = gpa_model_str(&m, m.funcs.v[m.kern.func[k]].name);
+		uint8_t want = GPA_COMM_NOT;
+		if (m.kern.start[k] == U(10)) {
+			want = GPA_COMM_CPU_OP;
+		} else if (strstr(n, "deep_ep") || strstr(n, "cross_device")) {
+			want = GPA_COMM_NAME;
+		}
+		CHECK_EQ_U(cc.kern[k], want);
+	}
+	CHECK_EQ_U(cc.n[GPA_COMM_CPU_OP], 1);
+	CHECK_EQ_U(cc.n[GPA_COMM_NAME], 2);
+	CHECK_EQ_U(cc.n[GPA_COMM_PEER], 1);
+	CHECK_EQ_U(cc.copy[0], GPA_COMM_PEER);
+
+	/* comm and breakdown agree: C = [10, 50) + [60, 100) + [130, 140) = 90 us. */
+	struct gpa_comm c;
+	REQUIRE(!gpa_comm_analyze(&m, NULL, &c, err, sizeof(err)));
+	CHECK_EQ_U(c.comm_kernels, 3);
+	CHECK_EQ_U(c.by_cpu_op, 1);
+	CHECK_EQ_U(c.peer_copies, 1);
+	CHECK_EQ_U(c.devs.n, 1);
+	CHECK_EQ_U(c.devs.v[0].comm, U(90));
+	CHECK_EQ_U(c.devs.v[0].overlap, U(10));
+	struct gpa_breakdown b;
+	struct gpa_breakdown_opts bo;
+	gpa_breakdown_opts_init(&bo);
+	bo.comm = &cc;
+	REQUIRE(!gpa_breakdown_compute(&m, &bo, &b));
+	REQUIRE(b.ranks.n == 1);
+	CHECK_EQ_I(b.ranks.v[0].comm, (int64_t)c.devs.v[0].comm);
+	CHECK_EQ_I(b.ranks.v[0].overlap, (int64_t)c.devs.v[0].overlap);
+	gpa_breakdown_release(&b);
+	gpa_comm_release(&c);
+
+	/* The gap [50, 60) before the DeepEP kernel follows communication on its stream. */
+	struct gpa_gaps g;
+	struct gpa_gaps_opts go;
+	gpa_gaps_opts_init(&go);
+	go.comm = &cc;
+	go.min_gap_ns = 0;
+	REQUIRE(!gpa_gaps_analyze(&m, NULL, &go, &g, err, sizeof(err)));
+	CHECK(g.all.gaps > 0);
+	gpa_gaps_release(&g);
+	gpa_commclass_release(&cc);
+
+	/* A bad user rule is an error with the reason. */
+	const char *bad[] = {"(("};
+	struct gpa_commclass_opts co = {bad, 1};
+	CHECK_EQ_I(gpa_commclass_compute(&m, &co, &cc, err, sizeof(err)), -GP_ERR_API);
+	CHECK_CONTAINS(err, "bad kernel rule");
+	gpa_commclass_release(&cc);
+	gpa_model_release(&m);
+}
