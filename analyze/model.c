@@ -978,7 +978,8 @@ static bool has_suffix(const char *s, const char *suffix)
  * through its importer into an unlinked temporary .gpz (every analysis then
  * reads every input the same way).
  */
-static int open_input(const char *path, struct gpt_reader **r, char *errbuf, size_t errlen)
+static int open_input(const char *path, const struct gpa_nsys_import_opts *nsys,
+		      struct gpt_reader **r, char *errbuf, size_t errlen)
 {
 	enum gpa_input_format fmt;
 	int ret = gpa_input_detect(path, &fmt, errbuf, errlen);
@@ -1008,7 +1009,9 @@ static int open_input(const char *path, struct gpt_reader **r, char *errbuf, siz
 	const struct gpt_writer_opts wo = {.chunk_records = GPA_IMPORT_CHUNK_RECORDS};
 	ret = gpt_writer_open_fd(fd, tmp.buf, &wo, &w);
 	if (!ret) {
-		ret = gpa_import(path, fmt, w, errbuf, errlen);
+		ret = fmt == GPA_INPUT_NSYS && nsys
+			      ? gpa_import_nsys_opts(path, w, nsys, NULL, errbuf, errlen)
+			      : gpa_import(path, fmt, w, errbuf, errlen);
 		if (ret) {
 			gpt_writer_abandon(w);
 		} else {
@@ -1033,8 +1036,10 @@ static int open_input(const char *path, struct gpt_reader **r, char *errbuf, siz
 	return ret;
 }
 
-static int load_file(struct gpa_model *m, const char *path, const struct gpa_load_opts *opts,
-		     struct u64map *maps, uint64_t *done, uint64_t total, char *errbuf, size_t errlen)
+/* nsys: one process of an export (NULL: the whole input as one process). */
+static int load_file(struct gpa_model *m, const char *path, const struct gpa_nsys_import_opts *nsys,
+		     const struct gpa_load_opts *opts, struct u64map *maps, uint64_t *done,
+		     uint64_t total, char *errbuf, size_t errlen)
 {
 	struct file_ctx f = {.m = m, .m_funcs = &maps[0], .m_shapes = &maps[1]};
 	struct gpt_reader_status st;
@@ -1055,7 +1060,7 @@ static int load_file(struct gpa_model *m, const char *path, const struct gpa_loa
 		u64map_free(&f.threads);
 		return -GP_ERR_NOMEM;
 	}
-	ret = open_input(path, &f.r, errbuf, errlen);
+	ret = open_input(path, nsys, &f.r, errbuf, errlen);
 	if (ret) {
 		goto out;
 	}
@@ -1482,14 +1487,29 @@ int gpa_model_load(struct gpa_model *m, const char *const *paths, size_t npaths,
 		}
 	}
 	for (size_t i = 0; i < npaths && !ret; i++) {
-		struct file_rows fr = {m->kern.n, m->copy.n, m->set.n, m->api.n,
-				       m->sync.n, m->nvtx.n, m->ovh.n};
-		ret = gp_vec_push(&rows, fr);
-		if (!ret) {
-			ret = load_file(m, paths[i], opts, maps, &done, total, errbuf, errlen);
-		} else {
-			snprintf(errbuf, errlen, "out of memory");
+		struct gpa_nsys_process *procs = NULL;
+		size_t nprocs = 0, main = 0;
+		enum gpa_input_format fmt = GPA_INPUT_UNKNOWN;
+
+		/* An nsys export of several processes: each is a process of the model. */
+		if (!gpa_input_detect(paths[i], &fmt, errbuf, errlen) && fmt == GPA_INPUT_NSYS &&
+		    gpa_nsys_processes(paths[i], &procs, &nprocs, &main, errbuf, errlen)) {
+			nprocs = 0; /* the import proper says what is wrong */
 		}
+		for (size_t k = 0; k < (nprocs > 1 ? nprocs : 1) && !ret; k++) {
+			struct gpa_nsys_import_opts one = {.one_process = true};
+			struct file_rows fr = {m->kern.n, m->copy.n, m->set.n, m->api.n,
+					       m->sync.n, m->nvtx.n, m->ovh.n};
+			ret = gp_vec_push(&rows, fr);
+			if (ret) {
+				snprintf(errbuf, errlen, "out of memory");
+				break;
+			}
+			one.process = nprocs > 1 ? procs[k].key : 0;
+			ret = load_file(m, paths[i], nprocs > 1 ? &one : NULL, opts, maps, &done,
+					total, errbuf, errlen);
+		}
+		free(procs);
 	}
 	u64map_free(&maps[0]);
 	u64map_free(&maps[1]);
