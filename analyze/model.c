@@ -550,6 +550,7 @@ static int take_kernel(struct file_ctx *f, const struct gpt_chunk *ch)
 		t->stream[r] = k->stream;
 		t->corr[r] = k->correlation;
 		t->api[r] = GPA_NONE;
+		t->graph[r] = k->graph_id;
 		t->dev[r] = (uint16_t)dev;
 	}
 	return 0;
@@ -576,6 +577,7 @@ static int take_memcpy(struct file_ctx *f, const struct gpt_chunk *ch)
 		t->corr[r] = c->correlation;
 		t->rcorr[r] = c->runtime_correlation;
 		t->api[r] = GPA_NONE;
+		t->graph[r] = c->graph_id;
 		t->dev[r] = (uint16_t)dev;
 		t->copy_kind[r] = c->is_p2p && !c->copy_kind ? GPT_COPY_KIND_PTOP : c->copy_kind;
 		t->src_kind[r] = c->src_kind;
@@ -605,6 +607,7 @@ static int take_memset(struct file_ctx *f, const struct gpt_chunk *ch)
 		t->stream[r] = s->stream;
 		t->corr[r] = s->correlation;
 		t->api[r] = GPA_NONE;
+		t->graph[r] = s->graph_id;
 		t->dev[r] = (uint16_t)dev;
 		t->memory_kind[r] = s->memory_kind;
 	}
@@ -634,6 +637,7 @@ static int take_api(struct file_ctx *f, const struct gpt_chunk *ch)
 		t->nvtx[r] = GPA_NONE;
 		t->ret[r] = a->return_value;
 		t->domain[r] = a->domain;
+		t->flags[r] = 0;
 	}
 	return 0;
 }
@@ -1548,7 +1552,7 @@ int gpa_model_load(struct gpa_model *m, const char *const *paths, size_t npaths,
 		m->events += m->procs.v[i].events;
 	}
 	if (sort_tables(m) || link_correlation(m) || link_nvtx(m) || build_gpu(m) ||
-	    gpa_stacks_link(m) || gpa_nccl_link(m)) {
+	    gpa_graphs_link(m) || gpa_stacks_link(m) || gpa_nccl_link(m)) {
 		snprintf(errbuf, errlen, "out of memory building the model");
 		goto fail;
 	}
@@ -1583,6 +1587,25 @@ void gpa_model_release(struct gpa_model *m)
 	gpa_stacks_free(m->stacks);
 	gpa_nccl_free(m->nccl);
 	memset(m, 0, sizeof(*m));
+}
+
+uint32_t gpa_model_work_devices(const struct gpa_model *m, uint32_t *first)
+{
+	uint32_t n = 0;
+
+	if (first) {
+		*first = GPA_NONE;
+	}
+	for (size_t d = 0; d < m->devs.n; d++) {
+		if (!m->devs.v[d].gpu_count) {
+			continue;
+		}
+		if (first && *first == GPA_NONE) {
+			*first = (uint32_t)d;
+		}
+		n++;
+	}
+	return n;
 }
 
 uint32_t gpa_gpu_stream(const struct gpa_model *m, size_t i)

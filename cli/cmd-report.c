@@ -134,6 +134,16 @@ static int run(const struct report_opts *o, char **args, size_t nargs)
 	if (cli_load_model(&m, args, nargs)) {
 		return CMD_ERROR;
 	}
+	/* --device NAME also stands for devices the trace does not describe (occupancy). */
+	const struct gpa_devrow *gpu =
+		o->mfu.a.peaks.device ? gpa_device_find(o->mfu.a.peaks.device, o->mfu.a.peaks.user,
+							o->mfu.a.peaks.nuser)
+				      : NULL;
+	if (gpu) {
+		occ_opts.gpu_cc_major = gpu->cc_major;
+		occ_opts.gpu_cc_minor = gpu->cc_minor;
+		occ_opts.gpu_sms = gpu->sms;
+	}
 	ret = gpa_steps_find(&m, o->step_regex, &steps, err, sizeof(err));
 	if (!ret) {
 		ret = gpa_gaps_analyze(&m, &steps, &o->gaps, &gaps, err, sizeof(err));

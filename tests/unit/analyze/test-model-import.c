@@ -146,3 +146,133 @@ TEST(model_nsys_synthetic)
 	}
 	gpa_model_release(&m);
 }
+
+/* ------------------------------------------------------------- graphs */
+
+static uint32_t str_of(struct gpt_writer *w, const char *s)
+{
+	uint32_t id = 0;
+	CHECK_EQ_I(gpt_writer_intern_cstr(w, s, &id), 0);
+	return id;
+}
+
+static void api_at(struct gpt_writer *w, uint64_t t, uint32_t tid, const char *name, uint32_t c)
+{
+	struct gpt_api a = {.start = t, .end = t + 10, .tid = tid, .domain = GPT_API_RUNTIME,
+			    .name = str_of(w, name), .correlation = c};
+	CHECK_EQ_I(gpt_writer_add(w, GPT_KIND_API, &a), 0);
+}
+
+static void kernel_at(struct gpt_writer *w, uint64_t t, uint32_t c, uint32_t graph)
+{
+	struct gpt_kernel k = {.start = t, .end = t + 50, .stream = 7, .correlation = c,
+			       .name = str_of(w, "k"), .grid_x = 1, .grid_y = 1, .grid_z = 1,
+			       .block_x = 32, .block_y = 1, .block_z = 1, .graph_id = graph};
+	CHECK_EQ_I(gpt_writer_add(w, GPT_KIND_KERNEL, &k), 0);
+}
+
+/*
+ * Thread 1: a plain launch (corr 1, one kernel); a capture (begin, a launch
+ * that runs nothing, end); a graph launch (corr 5) whose three kernels and
+ * one copy share its correlation id, one kernel with graph id 9; thread 2:
+ * a second graph launch (corr 8, one kernel), not captured, though thread 1
+ * was capturing at that time.
+ */
+TEST(model_graphs)
+{
+	char path[512], err[256];
+	const char *p = path;
+	struct gpt_writer *w = NULL;
+	struct gpa_model m;
+
+	snprintf(path, sizeof(path), "%s/graphs.gpz", test_tmpdir());
+	REQUIRE(gpt_writer_open(path, NULL, &w) == 0);
+	api_at(w, 100, 1, "cudaLaunchKernel_v7000", 1);
+	api_at(w, 200, 1, "cudaStreamBeginCapture_v10000", 2);
+	api_at(w, 250, 2, "cudaGraphLaunch_v10000", 8);
+	api_at(w, 300, 1, "cudaLaunchKernel_v7000", 3);
+	api_at(w, 400, 1, "cudaStreamEndCapture_v10000", 4);
+	api_at(w, 500, 1, "cudaGraphLaunch_v10000", 5);
+	kernel_at(w, 150, 1, 0);
+	kernel_at(w, 600, 5, 0);
+	kernel_at(w, 700, 5, 9);
+	kernel_at(w, 800, 5, 0);
+	kernel_at(w, 900, 8, 0);
+	struct gpt_memcpy c = {.start = 1000, .end = 1100, .stream = 7, .correlation = 5,
+			       .bytes = 64, .copy_kind = 8};
+	CHECK_EQ_I(gpt_writer_add(w, GPT_KIND_MEMCPY, &c), 0);
+	REQUIRE(gpt_writer_close(w) == 0);
+	REQUIRE(gpa_model_load(&m, &p, 1, NULL, err, sizeof(err)) == 0);
+
+	CHECK_EQ_U(m.graph_launches, 2);
+	CHECK_EQ_U(m.captures, 1);
+	CHECK_EQ_U(m.captured_apis, 1);
+	CHECK_EQ_U(m.graph_ops, 5); /* 3 + 1 kernels and the copy */
+	for (size_t i = 0; i < m.api.n; i++) {
+		const char *name = gpa_model_str(&m, m.api.name[i]);
+		bool captured = m.api.start[i] == 300;
+		CHECK_EQ_I(!!(m.api.flags[i] & GPA_API_CAPTURED), captured);
+		CHECK_EQ_I(!!(m.api.flags[i] & GPA_API_GRAPH_LAUNCH),
+			   strstr(name, "GraphLaunch") != NULL);
+		CHECK_EQ_I(!!(m.api.flags[i] & GPA_API_CAPTURE), strstr(name, "Capture") != NULL);
+	}
+	for (size_t i = 0; i < m.gpu.n; i++) {
+		uint32_t g = gpa_gpu_graph(&m, i), api = gpa_gpu_api(&m, i);
+		REQUIRE(api != GPA_NONE);
+		uint64_t launch = m.api.start[api];
+		if (m.gpu.start[i] == 150) {
+			CHECK_EQ_U(g, GPA_GRAPH_NONE);
+		} else if (m.gpu.start[i] == 700) {
+			CHECK_EQ_U(g, 9);
+		} else {
+			CHECK_EQ_U(g, 0); /* by a graph launch, no id in the record */
+		}
+		/* the graph's work belongs to its launch and that launch's thread */
+		if (m.gpu.start[i] == 900) {
+			CHECK_EQ_U(launch, 250);
+			CHECK_EQ_U(m.threads.v[m.api.thread[api]].tid, 2);
+		} else if (m.gpu.start[i] >= 600) {
+			CHECK_EQ_U(launch, 500);
+		}
+	}
+	gpa_model_release(&m);
+}
+
+/*
+ * Real inference traces (AMD, HIP graphs): a replay runs its kernels under
+ * the hipGraphLaunch's correlation id; a capture's launches run nothing.
+ */
+TEST(model_graphs_tracelens)
+{
+	struct gpa_model m;
+
+	if (!load_anchor(&m, "kineto/tracelens", "vllm_decode_full/graph_execution.json.gz")) {
+		return;
+	}
+	CHECK(m.graph_launches >= 1);
+	CHECK_EQ_U(m.captures, 0);
+	CHECK(m.graph_ops > m.gpu.n / 2); /* most of a decode step is the graph */
+	for (size_t i = 0; i < m.gpu.n; i++) {
+		uint32_t api = gpa_gpu_api(&m, i);
+		bool by_launch = api != GPA_NONE && (m.api.flags[api] & GPA_API_GRAPH_LAUNCH);
+		CHECK_EQ_I(gpa_gpu_graph(&m, i) != GPA_GRAPH_NONE, by_launch);
+		if (by_launch) {
+			CHECK(m.api.start[api] <= m.gpu.start[i]);
+		}
+	}
+	gpa_model_release(&m);
+
+	if (!load_anchor(&m, "kineto/tracelens", "vllm_decode_full/"
+			 "graph_capture_rank_0.pt.trace.json.gz")) {
+		return;
+	}
+	CHECK_EQ_U(m.captures, 1);
+	CHECK(m.captured_apis > 100); /* hundreds of launches recorded into the graph */
+	CHECK_EQ_U(m.graph_launches, 0);
+	for (size_t i = 0; i < m.gpu.n; i++) {
+		uint32_t api = gpa_gpu_api(&m, i);
+		/* nothing launched under capture ran */
+		CHECK(api == GPA_NONE || !(m.api.flags[api] & GPA_API_CAPTURED));
+	}
+	gpa_model_release(&m);
+}
