@@ -108,10 +108,14 @@ static const struct gpa_devrow *match_rows(const struct gpa_devrow *rows, size_t
 			best = r;
 		}
 	}
-	if (best || !maj || !sms) {
+	if (best || !maj || !sms || (name && *name)) {
 		return best;
 	}
-	/* No name: the same architecture and SM count, the closest memory size. */
+	/*
+	 * No name: the same architecture and SM count, the closest memory size.
+	 * A named device that matches no row is not guessed from its numbers: an
+	 * H800 has the H100's architecture, SMs and memory but not its peaks.
+	 */
 	double best_d = INFINITY;
 	for (size_t i = 0; i < n; i++) {
 		const struct gpa_devrow *r = &rows[i];
@@ -143,8 +147,8 @@ const struct gpa_devrow *gpa_device_match(const char *name, unsigned cc_major, u
 }
 
 /* A row chosen by --device: its key, or a name/pattern fragment. */
-static const struct gpa_devrow *by_name(const char *want, const struct gpa_devrow *user,
-					size_t nuser)
+const struct gpa_devrow *gpa_device_find(const char *want, const struct gpa_devrow *user,
+					 size_t nuser)
 {
 	for (int pass = 0; pass < 2; pass++) {
 		const struct gpa_devrow *rows = pass ? builtin : user;
@@ -230,7 +234,7 @@ int gpa_device_peaks_opts(const struct gpa_model *m, uint32_t dev, const struct 
 	const struct gpa_dev *d = dev < m->devs.n ? &m->devs.v[dev] : NULL;
 	const struct gpa_devrow *r = NULL;
 	if (o->device) {
-		r = by_name(o->device, o->user, o->nuser);
+		r = gpa_device_find(o->device, o->user, o->nuser);
 		if (!r) {
 			snprintf(errbuf, errlen,
 				 "unknown device '%s' ('gpuprof devices' lists the known ones)",
@@ -264,6 +268,9 @@ int gpa_device_peaks_opts(const struct gpa_model *m, uint32_t dev, const struct 
 		if (d->cc_major >= 10) {
 			out->tflops[GPA_DT_FP4] = bf16 * 4;
 		}
+	}
+	if (out->source == GPA_PEAK_NONE && d && *gpa_model_str(m, d->name)) {
+		out->name = gpa_model_str(m, d->name); /* unknown peaks, but the trace names it */
 	}
 	if (d && !out->mem_gbps && d->global_mem_bw_kbps) {
 		out->mem_gbps = (double)d->global_mem_bw_kbps * 1e3 / 1e9;

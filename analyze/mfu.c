@@ -157,6 +157,59 @@ static int copies(const struct gpa_model *m, struct gpa_mfu *u)
 	return 0;
 }
 
+/*
+ * A utilization over 100 % is impossible: the FLOPs or bytes per step, the GPU
+ * count or the peak is wrong. Refused, naming the likely cause.
+ */
+static int refuse_over_100(const struct gpa_mfu *u, const struct gpa_mfu_opts *o,
+			   uint32_t working, char *errbuf, size_t errlen)
+{
+	double worst = -1;
+	const char *what = "MFU";
+
+	for (size_t i = 0; i < u->steps.n; i++) {
+		const struct gpa_mfu_step *s = &u->steps.v[i];
+		if (s->mfu > worst) {
+			worst = s->mfu;
+			what = "MFU";
+		}
+		if (s->hfu > worst) {
+			worst = s->hfu;
+			what = "HFU";
+		}
+		if (s->mbu > worst) {
+			worst = s->mbu;
+			what = "MBU";
+		}
+	}
+	if (!(worst > 1)) {
+		return 0;
+	}
+	int n = snprintf(errbuf, errlen, "%s of %.1f %% is over 100 %%: ", what, worst * 100);
+	if (n < 0 || (size_t)n >= errlen) {
+		return -GP_ERR_API;
+	}
+	if (o->gpus && working && o->gpus < working) {
+		snprintf(errbuf + n, errlen - n,
+			 "--gpus %u is fewer than the %u GPUs that did work in the traces", o->gpus,
+			 working);
+	} else if (!o->gpus) {
+		snprintf(errbuf + n, errlen - n,
+			 "the %s per step are likely for more GPUs than the %u that did work in the "
+			 "traces (give --gpus N for the job's GPU count), or the peak of %s is too "
+			 "low (give --device or %s)",
+			 what[1] == 'B' ? "bytes" : "FLOPs", working ? working : 1, u->peaks.name,
+			 what[1] == 'B' ? "--peak-bw" : "--peak-tflops");
+	} else {
+		snprintf(errbuf + n, errlen - n,
+			 "the %s per step are likely for more than %u GPUs, or the peak of %s is too "
+			 "low (give --device or %s)",
+			 what[1] == 'B' ? "bytes" : "FLOPs", o->gpus, u->peaks.name,
+			 what[1] == 'B' ? "--peak-bw" : "--peak-tflops");
+	}
+	return -GP_ERR_API;
+}
+
 int gpa_mfu_analyze(const struct gpa_model *m, const struct gpa_steps *steps,
 		    const struct gpa_mfu_opts *o, struct gpa_mfu *out, char *errbuf, size_t errlen)
 {
@@ -194,11 +247,14 @@ int gpa_mfu_analyze(const struct gpa_model *m, const struct gpa_steps *steps,
 		snprintf(errbuf, errlen, "the attention term needs --layers, --hidden and --seq-len");
 		return -GP_ERR_API;
 	}
-	ret = gpa_device_peaks_opts(m, 0, &o->peaks, &out->peaks, errbuf, errlen);
+	/* The GPUs that did work: their count is the default, the first one's peaks are used. */
+	uint32_t first, working = gpa_model_work_devices(m, &first);
+	ret = gpa_device_peaks_opts(m, first != GPA_NONE ? first : 0, &o->peaks, &out->peaks,
+				    errbuf, errlen);
 	if (ret) {
 		return ret;
 	}
-	out->gpus = o->gpus ? o->gpus : (uint32_t)(m->devs.n ? m->devs.n : 1);
+	out->gpus = o->gpus ? o->gpus : working ? working : 1;
 	if (o->flops_per_step > 0) {
 		out->flops_per_step = o->flops_per_step;
 		out->hw_flops_per_step = o->recompute ? o->flops_per_step * 4 / 3 : o->flops_per_step;
@@ -254,6 +310,11 @@ int gpa_mfu_analyze(const struct gpa_model *m, const struct gpa_steps *steps,
 	out->hfu_median = median(tmp + ns, nh);
 	out->mbu_median = median(tmp + 2 * ns, nb);
 	free(tmp);
+	ret = refuse_over_100(out, o, working, errbuf, errlen);
+	if (ret) {
+		gpa_mfu_release(out);
+		return ret;
+	}
 	if (copies(m, out)) {
 		gpa_mfu_release(out);
 		snprintf(errbuf, errlen, "out of memory");

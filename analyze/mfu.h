@@ -84,7 +84,14 @@ struct gpa_peak_opts {
 int gpa_device_peaks_opts(const struct gpa_model *m, uint32_t dev, const struct gpa_peak_opts *o,
 			  struct gpa_peaks *out, char *errbuf, size_t errlen);
 int gpa_device_peaks(const struct gpa_model *m, uint32_t dev, struct gpa_peaks *out);
-/* Matches a device description against rows (user first, then built-in); NULL none. */
+/* The row --device NAME names: a key, a name or a name fragment (user rows first); NULL none. */
+const struct gpa_devrow *gpa_device_find(const char *want, const struct gpa_devrow *user,
+					 size_t nuser);
+/*
+ * Matches a device description against rows (user first, then built-in); NULL
+ * none. A device with a name matches by name only; cc, SMs and memory pick a
+ * row only for a device the trace does not name.
+ */
 const struct gpa_devrow *gpa_device_match(const char *name, unsigned cc_major, unsigned cc_minor,
 					  uint32_t sms, uint64_t mem_bytes,
 					  const struct gpa_devrow *user, size_t nuser);

@@ -481,6 +481,7 @@ static int take_kernel(struct file_ctx *f, const struct gpt_chunk *ch)
 		t->stream[r] = k->stream;
 		t->corr[r] = k->correlation;
 		t->api[r] = GPA_NONE;
+		t->graph[r] = k->graph_id;
 		t->dev[r] = (uint16_t)dev;
 	}
 	return 0;
@@ -507,6 +508,7 @@ static int take_memcpy(struct file_ctx *f, const struct gpt_chunk *ch)
 		t->corr[r] = c->correlation;
 		t->rcorr[r] = c->runtime_correlation;
 		t->api[r] = GPA_NONE;
+		t->graph[r] = c->graph_id;
 		t->dev[r] = (uint16_t)dev;
 		t->copy_kind[r] = c->is_p2p && !c->copy_kind ? GPT_COPY_KIND_PTOP : c->copy_kind;
 		t->src_kind[r] = c->src_kind;
@@ -536,6 +538,7 @@ static int take_memset(struct file_ctx *f, const struct gpt_chunk *ch)
 		t->stream[r] = s->stream;
 		t->corr[r] = s->correlation;
 		t->api[r] = GPA_NONE;
+		t->graph[r] = s->graph_id;
 		t->dev[r] = (uint16_t)dev;
 		t->memory_kind[r] = s->memory_kind;
 	}
@@ -565,6 +568,7 @@ static int take_api(struct file_ctx *f, const struct gpt_chunk *ch)
 		t->nvtx[r] = GPA_NONE;
 		t->ret[r] = a->return_value;
 		t->domain[r] = a->domain;
+		t->flags[r] = 0;
 	}
 	return 0;
 }
@@ -932,7 +936,8 @@ static bool has_suffix(const char *s, const char *suffix)
  * through its importer into an unlinked temporary .gpz (every analysis then
  * reads every input the same way).
  */
-static int open_input(const char *path, struct gpt_reader **r, char *errbuf, size_t errlen)
+static int open_input(const char *path, const struct gpa_nsys_import_opts *nsys,
+		      struct gpt_reader **r, char *errbuf, size_t errlen)
 {
 	enum gpa_input_format fmt;
 	int ret = gpa_input_detect(path, &fmt, errbuf, errlen);
@@ -963,7 +968,9 @@ static int open_input(const char *path, struct gpt_reader **r, char *errbuf, siz
 	const struct gpt_writer_opts wo = {.chunk_records = GPA_IMPORT_CHUNK_RECORDS};
 	ret = gpt_writer_open_fd(fd, tmp.buf, &wo, &w);
 	if (!ret) {
-		ret = gpa_import(path, fmt, w, errbuf, errlen);
+		ret = fmt == GPA_INPUT_NSYS && nsys
+			      ? gpa_import_nsys_opts(path, w, nsys, NULL, errbuf, errlen)
+			      : gpa_import(path, fmt, w, errbuf, errlen);
 		if (ret) {
 			gpt_writer_abandon(w);
 		} else {
@@ -988,8 +995,10 @@ static int open_input(const char *path, struct gpt_reader **r, char *errbuf, siz
 	return ret;
 }
 
-static int load_file(struct gpa_model *m, const char *path, const struct gpa_load_opts *opts,
-		     struct gp_u64map *maps, uint64_t *done, uint64_t total, char *errbuf, size_t errlen)
+/* nsys: one process of an export (NULL: the whole input as one process). */
+static int load_file(struct gpa_model *m, const char *path, const struct gpa_nsys_import_opts *nsys,
+		     const struct gpa_load_opts *opts, struct gp_u64map *maps, uint64_t *done,
+		     uint64_t total, char *errbuf, size_t errlen)
 {
 	struct file_ctx f = {.m = m, .m_funcs = &maps[0], .m_shapes = &maps[1]};
 	struct gpt_reader_status st;
@@ -1007,7 +1016,7 @@ static int load_file(struct gpa_model *m, const char *path, const struct gpa_loa
 		gp_u64map_release(&f.threads);
 		return -GP_ERR_NOMEM;
 	}
-	ret = open_input(path, &f.r, errbuf, errlen);
+	ret = open_input(path, nsys, &f.r, errbuf, errlen);
 	if (ret) {
 		goto out;
 	}
@@ -1435,14 +1444,29 @@ int gpa_model_load(struct gpa_model *m, const char *const *paths, size_t npaths,
 		}
 	}
 	for (size_t i = 0; i < npaths && !ret; i++) {
-		struct file_rows fr = {m->kern.n, m->copy.n, m->set.n, m->api.n,
-				       m->sync.n, m->nvtx.n, m->ovh.n};
-		ret = gp_vec_push(&rows, fr);
-		if (!ret) {
-			ret = load_file(m, paths[i], opts, maps, &done, total, errbuf, errlen);
-		} else {
-			snprintf(errbuf, errlen, "out of memory");
+		struct gpa_nsys_process *procs = NULL;
+		size_t nprocs = 0, main = 0;
+		enum gpa_input_format fmt = GPA_INPUT_UNKNOWN;
+
+		/* An nsys export of several processes: each is a process of the model. */
+		if (!gpa_input_detect(paths[i], &fmt, errbuf, errlen) && fmt == GPA_INPUT_NSYS &&
+		    gpa_nsys_processes(paths[i], &procs, &nprocs, &main, errbuf, errlen)) {
+			nprocs = 0; /* the import proper says what is wrong */
 		}
+		for (size_t k = 0; k < (nprocs > 1 ? nprocs : 1) && !ret; k++) {
+			struct gpa_nsys_import_opts one = {.one_process = true};
+			struct file_rows fr = {m->kern.n, m->copy.n, m->set.n, m->api.n,
+					       m->sync.n, m->nvtx.n, m->ovh.n};
+			ret = gp_vec_push(&rows, fr);
+			if (ret) {
+				snprintf(errbuf, errlen, "out of memory");
+				break;
+			}
+			one.process = nprocs > 1 ? procs[k].key : 0;
+			ret = load_file(m, paths[i], nprocs > 1 ? &one : NULL, opts, maps, &done,
+					total, errbuf, errlen);
+		}
+		free(procs);
 	}
 	gp_u64map_release(&maps[0]);
 	gp_u64map_release(&maps[1]);
@@ -1481,7 +1505,7 @@ int gpa_model_load(struct gpa_model *m, const char *const *paths, size_t npaths,
 		m->events += m->procs.v[i].events;
 	}
 	if (sort_tables(m) || link_correlation(m) || link_nvtx(m) || build_gpu(m) ||
-	    gpa_stacks_link(m) || gpa_nccl_link(m)) {
+	    gpa_graphs_link(m) || gpa_stacks_link(m) || gpa_nccl_link(m)) {
 		snprintf(errbuf, errlen, "out of memory building the model");
 		goto fail;
 	}
@@ -1520,6 +1544,25 @@ void gpa_model_release(struct gpa_model *m)
 	gpa_stacks_free(m->stacks);
 	gpa_nccl_free(m->nccl);
 	memset(m, 0, sizeof(*m));
+}
+
+uint32_t gpa_model_work_devices(const struct gpa_model *m, uint32_t *first)
+{
+	uint32_t n = 0;
+
+	if (first) {
+		*first = GPA_NONE;
+	}
+	for (size_t d = 0; d < m->devs.n; d++) {
+		if (!m->devs.v[d].gpu_count) {
+			continue;
+		}
+		if (first && *first == GPA_NONE) {
+			*first = (uint32_t)d;
+		}
+		n++;
+	}
+	return n;
 }
 
 uint32_t gpa_gpu_stream(const struct gpa_model *m, size_t i)

@@ -39,6 +39,7 @@
 	X(uint32_t, stream)                                                                        \
 	X(uint32_t, corr)                                                                          \
 	X(uint32_t, api)       /* launching API row or GPA_NONE */                                 \
+	X(uint32_t, graph)     /* CUDA/HIP graph id the record carries; 0 none (gpa_gpu_graph) */  \
 	X(uint16_t, dev)       /* model device index */
 
 #define GPA_MEMCPY_COLS(X)                                                                         \
@@ -49,6 +50,7 @@
 	X(uint32_t, corr)                                                                          \
 	X(uint32_t, rcorr)     /* runtime API correlation id, 0 when none */                       \
 	X(uint32_t, api)                                                                           \
+	X(uint32_t, graph)     /* graph id, 0 none */                                              \
 	X(uint16_t, dev)                                                                           \
 	X(uint8_t, copy_kind)  /* CUpti_ActivityMemcpyKind: 1 HtoD, 2 DtoH, 8 DtoD, 10 PtoP... */  \
 	X(uint8_t, src_kind)                                                                       \
@@ -62,6 +64,7 @@
 	X(uint32_t, stream)                                                                        \
 	X(uint32_t, corr)                                                                          \
 	X(uint32_t, api)                                                                           \
+	X(uint32_t, graph)     /* graph id, 0 none */                                              \
 	X(uint16_t, dev)                                                                           \
 	X(uint8_t, memory_kind)
 
@@ -74,7 +77,8 @@
 	X(uint32_t, thread)   /* model thread index */                                             \
 	X(uint32_t, nvtx)     /* innermost enclosing NVTX push/pop range or GPA_NONE */            \
 	X(uint32_t, ret)                                                                           \
-	X(uint8_t, domain)    /* enum gpt_api_domain */
+	X(uint8_t, domain)    /* enum gpt_api_domain */                                            \
+	X(uint8_t, flags)     /* enum gpa_api_flags */
 
 #define GPA_SYNC_COLS(X)                                                                           \
 	X(uint64_t, start)                                                                         \
@@ -129,6 +133,13 @@ enum gpa_range_origin gpa_range_origin_of(const char *domain);
 	X(uint32_t, row)   /* row in the kind's table */                                           \
 	X(uint16_t, dev)                                                                           \
 	X(uint8_t, kind)   /* GPA_GPU_KERNEL, _MEMCPY, _MEMSET */
+
+/* What an API call is to CUDA/HIP graphs (analyze/graphs.c). */
+enum gpa_api_flags {
+	GPA_API_GRAPH_LAUNCH = 1, /* cudaGraphLaunch, cuGraphLaunch, hipGraphLaunch (any variant) */
+	GPA_API_CAPTURED = 2,     /* made on a thread inside a stream capture: launches nothing */
+	GPA_API_CAPTURE = 4,      /* begins or ends a stream capture */
+};
 
 enum gpa_gpu_kind {
 	GPA_GPU_KERNEL = 1,
@@ -236,6 +247,11 @@ struct gpa_model {
 	struct gpa_nccl *nccl;     /* NCCL operations (nccl-model.c); NULL when no file has any */
 	uint64_t t0, t1;     /* earliest start and latest end of any timed record */
 	uint64_t events;     /* activity records loaded */
+	/* CUDA/HIP graphs (analyze/graphs.c) */
+	uint64_t graph_launches; /* graph-launch API calls outside a capture: replays */
+	uint64_t graph_ops;      /* GPU ops a graph ran (gpa_gpu_graph != GPA_GRAPH_NONE) */
+	uint64_t captures;       /* stream captures begun */
+	uint64_t captured_apis;  /* API calls made inside a capture (they ran nothing) */
 	bool aligned;        /* all processes placed by clock anchors */
 };
 
@@ -265,6 +281,29 @@ static inline uint32_t gpa_dev_proc(const struct gpa_model *m, uint16_t dev)
 {
 	return m->devs.v[dev].proc;
 }
+
+/*
+ * Devices that ran work (a kernel, copy or set): the devices counts, names and
+ * per-GPU figures come from; a device the trace only describes is not one.
+ * *first (may be NULL): the first such device index, GPA_NONE when none.
+ */
+uint32_t gpa_model_work_devices(const struct gpa_model *m, uint32_t *first);
+
+/*
+ * CUDA/HIP graphs. A GPU op belongs to a graph when its record carries a graph
+ * id, or when the API call that launched it (by correlation, within its
+ * process) is a graph launch: every kernel of a cudaGraphLaunch shares the
+ * launch's correlation id, so it belongs to that launch and the launch's CPU
+ * thread. API calls between a stream capture's begin and end on a thread are
+ * flagged GPA_API_CAPTURED: under capture nothing runs, the replays do.
+ * gpa_graphs_link (model.c calls it) sets the flags and the counts.
+ */
+#define GPA_GRAPH_NONE UINT32_MAX
+/* GPU op row i of gpa_model.gpu: its graph id; 0 for a graph launch whose id the trace lacks. */
+uint32_t gpa_gpu_graph(const struct gpa_model *m, size_t i);
+/* The launching API row of GPU op row i of gpa_model.gpu, GPA_NONE when unknown. */
+uint32_t gpa_gpu_api(const struct gpa_model *m, size_t i);
+int gpa_graphs_link(struct gpa_model *m);
 
 /* The stream of GPU op row i of gpa_model.gpu. */
 uint32_t gpa_gpu_stream(const struct gpa_model *m, size_t i);

@@ -142,6 +142,13 @@ static void fill_group(struct builder *b, struct gpa_occ_group *g)
 	if (!*st) {
 		bool defaults;
 		*st = gpa_occ_dev_from_model(b->m, g->dev, d, &defaults) ? (defaults ? 2 : 1) : -1;
+		/* No compute capability in the trace: the GPU the user named, if any. */
+		if (*st < 0 && b->o->gpu_cc_major &&
+		    !gpa_occ_dev_defaults(d, b->o->gpu_cc_major, b->o->gpu_cc_minor)) {
+			d->num_sms = b->m->devs.v[g->dev].num_sms ? b->m->devs.v[g->dev].num_sms
+								  : b->o->gpu_sms;
+			*st = 2;
+		}
 	}
 	if (*st < 0) {
 		g->status = -GPA_OCC_EUNKNOWN;

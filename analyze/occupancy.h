@@ -16,6 +16,13 @@ struct gpa_occ_opts {
 	const char *kernel_regex; /* PCRE2 on the demangled (else mangled) name; NULL all */
 	int64_t device;           /* CUDA device ordinal; -1 every device */
 	bool whatif;              /* fill gpa_occ_group.whatif (slower: per group) */
+	/*
+	 * The GPU to assume for devices whose compute capability the trace lacks
+	 * (an export without its device table): cc_major 0 none. Recorded
+	 * values always win.
+	 */
+	uint8_t gpu_cc_major, gpu_cc_minor;
+	uint32_t gpu_sms;
 };
 
 /* Launches of one kernel with one configuration on one device. */

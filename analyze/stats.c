@@ -612,18 +612,25 @@ static int mem_sum(const struct gpa_model *m, struct gpa_stats *st)
 	return summarize_groups(&c, groups, MEM_GROUPS, st);
 }
 
-/* Runtime API names carry a version suffix ("cudaLaunchKernel_v7000"): nsys drops it. */
+/*
+ * Runtime API names carry a version suffix ("cudaLaunchKernel_v7000"). nsys's
+ * cuda_api_sum drops it only when the name's last six characters are "_v"
+ * and four digits, so "cudaLaunchKernelExC_v11060" and
+ * "cudaStreamGetCaptureInfo_v2_v11030" keep theirs; so do we.
+ */
 static size_t api_name_len(const char *s)
 {
-	size_t n = strlen(s), i = n;
+	size_t n = strlen(s);
 
-	while (i && s[i - 1] >= '0' && s[i - 1] <= '9') {
-		i--;
+	if (n <= 6 || s[n - 6] != '_' || s[n - 5] != 'v') {
+		return n;
 	}
-	if (i < n && i >= 3 && s[i - 1] == 'v' && s[i - 2] == '_') {
-		return i - 2;
+	for (size_t i = n - 4; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9') {
+			return n;
+		}
 	}
-	return n;
+	return n - 6;
 }
 
 static int api_sum(const struct gpa_model *m, struct gpa_stats *st)

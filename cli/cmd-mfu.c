@@ -53,7 +53,7 @@ const struct cli_option cli_mfu_options[] = {
 	MFU_NUM("bytes-per-step", "B", a.bytes_per_step, 1e18,
 		"--bytes-per-step must be a number > 0 and <= 1e+18, got '%s'",
 		"bytes moved per step (MBU), all GPUs together"),
-	CLI_OPT_CB(0, "gpus", "N", mfu_gpus, "GPUs the step runs on (default: traced devices)"),
+	CLI_OPT_CB(0, "gpus", "N", mfu_gpus, "GPUs the step runs on (default: GPUs that did work)"),
 	CLI_OPT_CB(0, "dtype", "T", mfu_dtype,
 		   "fp64, fp64-tc, tf32, bf16 (default), fp16, fp8, int8, fp4"),
 	CLI_OPT_STR(0, "device", "NAME", struct cli_mfu, a.peaks.device,

@@ -6,6 +6,7 @@
  */
 #include "base/compat.h"
 #include "analyze/model.h"
+#include "analyze/mfu.h"
 #include "analyze/occupancy.h"
 #include "analyze/steps.h"
 #include "cli/cli.h"
@@ -15,6 +16,7 @@ struct occ_cli {
 	enum gpr_format format;
 	size_t top;
 	const char *step_regex;
+	const char *gpu;
 	struct gpa_occ_opts a;
 };
 
@@ -26,6 +28,8 @@ static const struct cli_option occupancy_options[] = {
 		   "only kernels whose (demangled) name matches (PCRE2)"),
 	CLI_OPT_UINTV('d', "device", "N", struct occ_cli, a.device, 0, INT32_MAX, "bad device '%s'",
 		      "only CUDA device N (in every process)"),
+	CLI_OPT_STR(0, "gpu", "NAME", struct occ_cli, gpu,
+		    "the GPU (a row of 'gpuprof devices') for devices the trace does not describe"),
 	{.type = CLI_OPT_UINT, 'n', "top", "N|all", "kernel groups shown (20)",
 	 CLI_FIELD_(struct occ_cli, top), .flags = CLI_OPTF_ALL, .err = "bad --top '%s'"},
 	CLI_OPT_RE(0, "step", "REGEX", struct occ_cli, step_regex, "step pattern",
@@ -67,12 +71,24 @@ static int run(const struct occ_cli *o, char **args, size_t nargs)
 	char err[512];
 	int status = CMD_ERROR, ret;
 
+	struct gpa_occ_opts a = o->a;
+	if (o->gpu) {
+		const struct gpa_devrow *r = gpa_device_find(o->gpu, NULL, 0);
+		if (!r) {
+			return cli_cmd_usage_error(&cmd_occupancy_opts,
+						   "unknown GPU '%s' ('gpuprof devices' lists them)",
+						   o->gpu);
+		}
+		a.gpu_cc_major = r->cc_major;
+		a.gpu_cc_minor = r->cc_minor;
+		a.gpu_sms = r->sms;
+	}
 	status = cli_load_steps(&m, args, nargs, o->step_regex, &steps);
 	if (status != CMD_OK) {
 		return status;
 	}
 	status = CMD_ERROR;
-	ret = gpa_occupancy_analyze(&m, &steps, &o->a, &occ, err, sizeof(err));
+	ret = gpa_occupancy_analyze(&m, &steps, &a, &occ, err, sizeof(err));
 	if (ret) {
 		cli_error("%s", err);
 		status = cli_exit_code(ret, 0);

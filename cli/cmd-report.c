@@ -126,6 +126,20 @@ static int parse_format(struct cli_ctx *ctx, const struct cli_option *opt, const
 /* Longest gaps the gap analysis keeps for the findings' evidence (the report lists --top). */
 #define FINDING_GAPS 100
 
+/* --device NAME also stands for devices the trace does not describe (occupancy). */
+static void occ_gpu(const struct report_opts *o, struct gpa_occ_opts *occ_opts)
+{
+	const struct gpa_devrow *gpu =
+		o->mfu.a.peaks.device ? gpa_device_find(o->mfu.a.peaks.device, o->mfu.a.peaks.user,
+							o->mfu.a.peaks.nuser)
+				      : NULL;
+	if (gpu) {
+		occ_opts->gpu_cc_major = gpu->cc_major;
+		occ_opts->gpu_cc_minor = gpu->cc_minor;
+		occ_opts->gpu_sms = gpu->sms;
+	}
+}
+
 static int run(const struct report_opts *o, char **args, size_t nargs)
 {
 	struct gpa_model m;
@@ -151,6 +165,7 @@ static int run(const struct report_opts *o, char **args, size_t nargs)
 	if (cli_load_model(&m, args, nargs)) {
 		return CMD_ERROR;
 	}
+	occ_gpu(o, &occ_opts);
 	/* The findings' evidence draws on more of the longest gaps than the report lists. */
 	if (gaps_opts.top < FINDING_GAPS) {
 		gaps_opts.top = FINDING_GAPS;

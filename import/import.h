@@ -28,6 +28,26 @@ struct gpa_nsys_import_stats {
 	uint64_t skipped_threads; /* ThreadNames rows of processes with no activity */
 	uint64_t processes;     /* processes with CUDA or NVTX activity */
 	uint32_t main_pid;      /* the one written as the PROCESS record */
+	uint64_t overheads;     /* OVERHEAD records (CUPTI_ACTIVITY_KIND_OVERHEAD, PROFILER_OVERHEAD) */
+	uint64_t skipped_rows;  /* rows of other processes (one-process import) */
+	uint64_t time_shift;    /* ns added to every time: the export had times before 0 */
+};
+
+/*
+ * One process of an export: its globalPid with the thread bits cleared,
+ * shifted down (globalPid >> 24: pid in the low 24 bits, then VM and
+ * hardware ids, docs/import-nsys.md).
+ */
+struct gpa_nsys_process {
+	uint64_t key;
+	uint32_t pid;
+	uint64_t rows; /* CUDA rows (kernel, copy, set, sync, API); NVTX rows when none */
+};
+
+/* What an import reads (NULL: everything, as gpa_import_nsys). */
+struct gpa_nsys_import_opts {
+	bool one_process;  /* only the rows of the process whose key is `process` */
+	uint64_t process;  /* a gpa_nsys_process key */
 };
 
 /*
@@ -44,6 +64,22 @@ struct gpa_nsys_import_stats {
 int gpa_import_nsys(const char *path, struct gpt_writer *w, char *errbuf, size_t errlen);
 /* The same, also filling *stats (may be NULL). */
 int gpa_import_nsys_ex(const char *path, struct gpt_writer *w, struct gpa_nsys_import_stats *stats,
+		       char *errbuf, size_t errlen);
+/*
+ * The same with options: with one_process, only that process's rows (and,
+ * for the main process, the rows that name no process) and a PROCESS record
+ * for it, so the processes of one export can be loaded apart.
+ */
+int gpa_import_nsys_opts(const char *path, struct gpt_writer *w,
+			 const struct gpa_nsys_import_opts *opts,
+			 struct gpa_nsys_import_stats *stats, char *errbuf, size_t errlen);
+/*
+ * The processes of an export that have CUDA or NVTX rows, by key (caller
+ * frees *out). Rows whose globalPid / globalTid is NULL or whose table lacks
+ * it belong to the main process (the most CUDA rows); *main is its index.
+ * Returns 0 (*n may be 0: no activity at all) or a negative gp_err.
+ */
+int gpa_nsys_processes(const char *path, struct gpa_nsys_process **out, size_t *n, size_t *main,
 		       char *errbuf, size_t errlen);
 
 /* ------------------------------------------------------- end nsys import */

@@ -67,6 +67,7 @@ enum key {
 	K_CORRELATION, K_DEVICE, K_STREAM, K_CONTEXT, K_REGISTERS, K_SMEM, K_GRID, K_BLOCK,
 	K_BYTES, K_CBID, K_ARG_NAME,
 	K_IN_NELEMS, K_OUT_NELEMS, K_GROUP_SIZE, K_SEQ, /* NCCL collective args (numbers) */
+	K_GRAPH_ID, K_GRAPH_NODE_ID, /* a kernel run by a CUDA graph (newer PyTorch) */
 	K_EXTERNAL_ID,
 	K_COLL_NAME, K_DTYPE, K_PG_NAME, /* NCCL collective args (strings) */
 	/* args: the source's occupancy estimate (kept apart from a[]) */
@@ -508,6 +509,8 @@ static enum key args_key_base(const unsigned char *s, size_t n)
 		return K_NONE;
 	case 7:
 		return KEYIS("context") ? K_CONTEXT : K_NONE;
+	case 8:
+		return KEYIS("graph id") ? K_GRAPH_ID : K_NONE;
 	case 11:
 		if (KEYIS("correlation")) {
 			return K_CORRELATION;
@@ -521,6 +524,9 @@ static enum key args_key_base(const unsigned char *s, size_t n)
 	case 13:
 		if (KEYIS("blocks per SM")) {
 			return K_BLOCKS_SM;
+		}
+		if (KEYIS("graph node id")) {
+			return K_GRAPH_NODE_ID;
 		}
 		return KEYIS("shared memory") ? K_SMEM : K_NONE;
 	case 20:
@@ -1031,6 +1037,12 @@ static void kernel_args(const struct ev *ev, struct gpt_kernel *k)
 			break;
 		case K_SMEM: /* Kineto's static + dynamic sum */
 			k->static_smem = (int32_t)(v < 0 ? 0 : v > INT32_MAX ? INT32_MAX : v);
+			break;
+		case K_GRAPH_ID:
+			k->graph_id = (uint32_t)(v < 0 ? 0 : v > UINT32_MAX ? UINT32_MAX : v);
+			break;
+		case K_GRAPH_NODE_ID:
+			k->graph_node_id = (uint64_t)(v < 0 ? 0 : v);
 			break;
 		default:
 			break;

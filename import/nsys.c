@@ -32,9 +32,14 @@ struct imp {
 	sqlite3_stmt *str_stmt;        /* SELECT value FROM StringIds WHERE id = ? */
 	uint32_t *smap;                /* nsys string id -> our id + 1; 0 unknown */
 	size_t smap_n;
-	GP_VEC(struct pidcount { uint32_t pid; uint64_t n; }) pids;
+	GP_VEC(struct pidcount { uint64_t key; uint64_t n; }) pids; /* key: globalPid >> 24 */
 	GP_VEC(struct domain { int64_t id; uint32_t name; }) domains;
 	uint32_t main_pid;
+	uint64_t main_key;
+	bool one_process;  /* only the rows of process `key` */
+	bool is_main;      /* that process also gets the rows that name none */
+	uint64_t key;
+	int64_t shift;     /* added to every time: 0, or minus the earliest negative time */
 };
 
 /* One table being read: its statement and the columns asked for. */
@@ -270,6 +275,12 @@ static inline uint32_t pid_of(uint64_t gtid)
 	return (uint32_t)(gtid / 0x1000000u % 0x1000000u);
 }
 
+/* The process key of a globalPid or globalTid: the pid, VM and hardware ids. */
+static inline uint64_t key_of(uint64_t gid)
+{
+	return gid >> 24;
+}
+
 static int intern(struct imp *im, const char *s, size_t len, uint32_t *id)
 {
 	int ret = gpt_writer_intern(im->w, s, len, id);
@@ -372,15 +383,15 @@ static int get_text(struct tab *t, int i, uint32_t *out)
 
 /* ------------------------------------------------------------ processes */
 
-static int count_pid(struct imp *im, uint32_t pid, uint64_t n)
+static int count_pid(struct imp *im, uint64_t key, uint64_t n)
 {
 	for (size_t i = 0; i < im->pids.n; i++) {
-		if (im->pids.v[i].pid == pid) {
+		if (im->pids.v[i].key == key) {
 			im->pids.v[i].n += n;
 			return 0;
 		}
 	}
-	if (gp_vec_push(&im->pids, ((struct pidcount){pid, n}))) {
+	if (gp_vec_push(&im->pids, ((struct pidcount){key, n}))) {
 		return fail(im, GP_ERR_NOMEM, "out of memory");
 	}
 	return 0;
@@ -401,15 +412,16 @@ static int scan_pids(struct imp *im, const char *table, const char *col, uint64_
 	if (ret || !present) {
 		return ret;
 	}
+	/* SQLite's >> is arithmetic, as key_of on the value read back as int64 and cast. */
 	snprintf(sql, sizeof(sql),
-		 "SELECT (\"%s\" / 16777216) %% 16777216, count(*) FROM \"%s\" "
+		 "SELECT \"%s\" >> 24, count(*) FROM \"%s\" "
 		 "WHERE typeof(\"%s\") = 'integer' GROUP BY 1",
 		 col, table, col);
 	if (sqlite3_prepare_v2(im->db, sql, -1, &s, NULL) != SQLITE_OK) {
 		return db_fail(im, table);
 	}
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		ret = count_pid(im, (uint32_t)sqlite3_column_int64(s, 0),
+		ret = count_pid(im, (uint64_t)sqlite3_column_int64(s, 0) & (UINT64_MAX >> 24),
 				(uint64_t)sqlite3_column_int64(s, 1) * weight);
 		if (ret) {
 			break;
@@ -422,14 +434,80 @@ static int scan_pids(struct imp *im, const char *table, const char *col, uint64_
 	return ret;
 }
 
-static bool pid_seen(const struct imp *im, uint32_t pid)
+static bool key_seen(const struct imp *im, uint64_t key)
 {
+	if (im->one_process) {
+		return key == im->key;
+	}
 	for (size_t i = 0; i < im->pids.n; i++) {
-		if (im->pids.v[i].pid == pid) {
+		if (im->pids.v[i].key == key) {
 			return true;
 		}
 	}
 	return false;
+}
+
+/*
+ * Counts the rows of every process (im->pids) and picks the main one: CUDA
+ * activity decides; NVTX (weight 1 of 1e9) only breaks a tie of nothing;
+ * ties go to the lower pid.
+ */
+static int scan_processes(struct imp *im)
+{
+	static const char *const cuda_pid[] = {
+		"CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY",
+		"CUPTI_ACTIVITY_KIND_MEMSET", "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION",
+	};
+	uint64_t best = 0;
+	int ret = 0;
+
+	for (size_t i = 0; i < GP_ARRAY_SIZE(cuda_pid) && !ret; i++) {
+		ret = scan_pids(im, cuda_pid[i], "globalPid", 1000000000);
+	}
+	if (!ret) {
+		ret = scan_pids(im, "CUPTI_ACTIVITY_KIND_RUNTIME", "globalTid", 1000000000);
+	}
+	if (!ret) {
+		ret = scan_pids(im, "CUPTI_ACTIVITY_KIND_DRIVER", "globalTid", 1000000000);
+	}
+	if (!ret) {
+		ret = scan_pids(im, "NVTX_EVENTS", "globalTid", 1);
+	}
+	if (ret) {
+		return ret;
+	}
+	for (size_t i = 0; i < im->pids.n; i++) {
+		uint32_t pid = (uint32_t)(im->pids.v[i].key & 0xffffff);
+		if (im->pids.v[i].n > best ||
+		    (im->pids.v[i].n == best && pid < im->main_pid)) {
+			best = im->pids.v[i].n;
+			im->main_pid = pid;
+			im->main_key = im->pids.v[i].key;
+		}
+	}
+	return 0;
+}
+
+/*
+ * The WHERE clause that keeps one process's rows of a table whose process
+ * column is col (globalPid or globalTid), into buf; NULL: every row.
+ */
+static const char *process_where(struct imp *im, const char *table, const char *col, char *buf,
+				 size_t len)
+{
+	bool present = false;
+
+	if (!im->one_process || !col) {
+		return NULL;
+	}
+	if (has_column(im, table, col, &present) || !present) {
+		return im->is_main ? NULL : "0";
+	}
+	snprintf(buf, len, "((\"%s\" >> 24) & %" PRIu64 ") = %" PRIu64 "%s%s%s", col,
+		 UINT64_MAX >> 24, im->key,
+		 im->is_main ? " OR \"" : "", im->is_main ? col : "",
+		 im->is_main ? "\" IS NULL" : "");
+	return buf;
 }
 
 /* A one-value query; returns the text or NULL (the caller frees). */
@@ -455,41 +533,20 @@ static char *query_text(struct imp *im, const char *sql, const char *arg)
 
 static int write_process(struct imp *im)
 {
-	/* CUDA activity decides; NVTX (weight 1 of 1e9) only breaks a tie of nothing. */
-	static const char *const cuda_pid[] = {
-		"CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY",
-		"CUPTI_ACTIVITY_KIND_MEMSET", "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION",
-	};
 	struct gpt_process p = {.rank = -1, .local_rank = -1, .world_size = -1,
 				.local_world_size = -1, .exit_status = -1, .phase = 1};
 	struct gp_strbuf sb = GP_STRBUF_INIT;
 	char *s, pidbuf[32];
-	uint64_t best = 0;
-	int ret = 0;
+	int ret = scan_processes(im);
 
-	for (size_t i = 0; i < GP_ARRAY_SIZE(cuda_pid) && !ret; i++) {
-		ret = scan_pids(im, cuda_pid[i], "globalPid", 1000000000);
-	}
-	if (!ret) {
-		ret = scan_pids(im, "CUPTI_ACTIVITY_KIND_RUNTIME", "globalTid", 1000000000);
-	}
-	if (!ret) {
-		ret = scan_pids(im, "CUPTI_ACTIVITY_KIND_DRIVER", "globalTid", 1000000000);
-	}
-	if (!ret) {
-		ret = scan_pids(im, "NVTX_EVENTS", "globalTid", 1);
-	}
 	if (ret) {
 		return ret;
 	}
-	for (size_t i = 0; i < im->pids.n; i++) {
-		if (im->pids.v[i].n > best ||
-		    (im->pids.v[i].n == best && im->pids.v[i].pid < im->main_pid)) {
-			best = im->pids.v[i].n;
-			im->main_pid = im->pids.v[i].pid;
-		}
-	}
 	im->st->processes = im->pids.n;
+	if (im->one_process) {
+		im->is_main = im->key == im->main_key;
+		im->main_pid = (uint32_t)(im->key & 0xffffff);
+	}
 	p.pid = im->main_pid;
 	snprintf(pidbuf, sizeof(pidbuf), "%" PRIu32, im->main_pid);
 	if (has_table(im, "PROCESSES")) {
@@ -534,6 +591,9 @@ static int write_process(struct imp *im)
 		}
 		free(s);
 	}
+	if (im->shift) {
+		gp_strbuf_addf(&sb, " time-shift=%" PRId64, im->shift);
+	}
 	if (sb.failed) {
 		ret = fail(im, GP_ERR_NOMEM, "out of memory");
 	} else {
@@ -564,7 +624,7 @@ static int write_threads(struct imp *im)
 		if (ret) {
 			break;
 		}
-		if (!pid_seen(im, pid_of(gtid))) {
+		if (!key_seen(im, key_of(gtid))) {
 			im->st->skipped_threads++;
 			continue;
 		}
@@ -738,18 +798,18 @@ static int write_devices(struct imp *im)
 /* start and end, both required and >= 0 (end only if iend >= 0). */
 static int get_span(struct tab *t, int istart, int iend, uint64_t *start, uint64_t *end)
 {
-	int64_t s, e;
-	int ret = get_int(t, istart, 0, INT64_MAX, 0, &s);
+	int64_t s, e, lo = -t->im->shift, hi = INT64_MAX - t->im->shift;
+	int ret = get_int(t, istart, lo, hi, 0, &s);
 
 	if (ret) {
 		return ret;
 	}
-	ret = get_int(t, iend, 0, INT64_MAX, s, &e);
+	ret = get_int(t, iend, lo, hi, s, &e);
 	if (ret) {
 		return ret;
 	}
-	*start = (uint64_t)s;
-	*end = (uint64_t)e;
+	*start = (uint64_t)(s + t->im->shift);
+	*end = (uint64_t)(e + t->im->shift);
 	return 0;
 }
 
@@ -760,10 +820,15 @@ enum {
 	K_CPOLICY, K_MAXPOT, K_MAXACT, K_SMEM_PCT, K__N
 };
 
+/*
+ * Required ('*'): the times. Every other column may be missing (synthetic
+ * exports lack contextId, registersPerThread ...) and reads as 0; the name
+ * is demangledName, else shortName, else mangledName (kernel_row).
+ */
 static const char *const kernel_cols[K__N] = {
-	"*start", "*end", "*deviceId", "contextId", "*streamId", "correlationId", "*demangledName",
-	"shortName", "mangledName", "launchType", "cacheConfig", "registersPerThread", "*gridX",
-	"*gridY", "*gridZ", "*blockX", "*blockY", "*blockZ", "staticSharedMemory",
+	"*start", "*end", "deviceId", "contextId", "streamId", "correlationId", "demangledName",
+	"shortName", "mangledName", "launchType", "cacheConfig", "registersPerThread", "gridX",
+	"gridY", "gridZ", "blockX", "blockY", "blockZ", "staticSharedMemory",
 	"dynamicSharedMemory", "localMemoryPerThread", "localMemoryTotal", "gridId",
 	"sharedMemoryExecuted", "graphNodeId", "sharedMemoryLimitConfig", "graphId", "clusterX",
 	"clusterY", "clusterZ", "clusterSchedulingPolicy", "maxPotentialClusterSize",
@@ -789,8 +854,16 @@ static int kernel_row(struct imp *im, struct tab *t)
 	if (!ret) {
 		ret = get_str(t, K_MANGLED, &mangled);
 	}
+	if (!ret && !demangled && !mangled) {
+		ret = get_str(t, K_SHORT, &demangled);
+	}
 	if (ret) {
 		return ret;
+	}
+	if (!demangled && !mangled) {
+		return fail(im, GP_ERR_FORMAT, "table %s: row %" PRId64 ": no kernel name "
+			    "(demangledName, shortName and mangledName are NULL or missing)",
+			    t->name, t->rowid);
 	}
 	if (mangled) {
 		k.name = mangled;
@@ -850,9 +923,10 @@ enum {
 	M_SRCDEV, M_SRCCTX, M_DSTDEV, M_DSTCTX, M_NODE, M_COUNT, M__N
 };
 
+/* Required: the times and bytes; a missing copyKind is 0, unknown. */
 static const char *const memcpy_cols[M__N] = {
-	"*start", "*end", "*deviceId", "contextId", "*streamId", "correlationId", "*bytes",
-	"*copyKind", "srcKind", "dstKind", "srcDeviceId", "srcContextId", "dstDeviceId",
+	"*start", "*end", "deviceId", "contextId", "streamId", "correlationId", "*bytes",
+	"copyKind", "srcKind", "dstKind", "srcDeviceId", "srcContextId", "dstDeviceId",
 	"dstContextId", "graphNodeId", "copyCount",
 };
 
@@ -888,7 +962,7 @@ static int memcpy_row(struct imp *im, struct tab *t)
 enum { S_START, S_END, S_DEV, S_CTX, S_STREAM, S_CORR, S_VALUE, S_BYTES, S_NODE, S_KIND, S__N };
 
 static const char *const memset_cols[S__N] = {
-	"*start", "*end", "*deviceId", "*contextId", "*streamId", "correlationId", "*value",
+	"*start", "*end", "deviceId", "contextId", "streamId", "correlationId", "value",
 	"*bytes", "graphNodeId", "memKind",
 };
 
@@ -937,22 +1011,10 @@ static int api_row(struct imp *im, struct tab *t, bool driver)
 		return 0;
 	}
 	a.domain = cls == 1 ? GPT_API_DRIVER : GPT_API_RUNTIME;
-	/* Synthetic exports hold calls before the session's time zero: skip those that ended
-	 * before it, start the others at zero. */
-	int64_t s, e;
-	ret = get_int(t, A_START, INT64_MIN, INT64_MAX, 0, &s);
-	if (!ret) {
-		ret = get_int(t, A_END, INT64_MIN, INT64_MAX, s, &e);
-	}
+	ret = get_span(t, A_START, A_END, &a.start, &a.end);
 	if (ret) {
 		return ret;
 	}
-	if (e < 0) {
-		im->st->skipped_api++;
-		return 0;
-	}
-	a.start = s < 0 ? 0 : (uint64_t)s;
-	a.end = (uint64_t)e;
 	GET_BITS(t, A_TID, gtid);
 	a.tid = tid_of(gtid);
 	GET_U(t, A_CORR, UINT32_MAX, a.correlation);
@@ -969,7 +1031,7 @@ static int api_row(struct imp *im, struct tab *t, bool driver)
 enum { Y_START, Y_END, Y_CTX, Y_STREAM, Y_CORR, Y_TYPE, Y_EVENT, Y_EVSYNC, Y__N };
 
 static const char *const sync_cols[Y__N] = {
-	"*start", "*end", "*contextId", "*streamId", "correlationId", "*syncType", "eventId",
+	"*start", "*end", "contextId", "streamId", "correlationId", "syncType", "eventId",
 	"eventSyncId",
 };
 
@@ -1240,6 +1302,116 @@ static int nvtx_names(struct imp *im)
 	return 0;
 }
 
+/* ------------------------------------------------------------ overhead */
+
+/*
+ * CUPTI_ACTIVITY_KIND_OVERHEAD (CUPTI's own overhead records) and
+ * PROFILER_OVERHEAD (nsys's) become OVERHEAD records, so profiler overhead
+ * can explain GPU idle time on nsys input as on a recording. overheadType
+ * names ENUM_CUPTI_OVERHEAD_TYPE; the record keeps CUPTI's
+ * CUpti_ActivityOverheadKind.
+ */
+static uint32_t overhead_kind_by_name(const char *name)
+{
+	static const struct { const char *name; uint32_t kind; } kinds[] = {
+		{"OVERHEAD_DRIVER_COMPILER", 1},
+		{"OVERHEAD_CUPTI_BUFFER_FLUSH", 1u << 16},
+		{"OVERHEAD_CUPTI_INSTRUMENTATION", 2u << 16},
+		{"OVERHEAD_CUPTI_RESOURCE", 3u << 16},
+		{"OVERHEAD_RUNTIME_TRIGGERED_MODULE_LOADING", 4u << 16},
+		{"OVERHEAD_LAZY_FUNCTION_LOADING", 5u << 16},
+		{"OVERHEAD_COMMAND_BUFFER_FULL", 6u << 16},
+		{"OVERHEAD_ACTIVITY_BUFFER_REQUEST", 7u << 16},
+		{"OVERHEAD_UVM_ACTIVITY_INIT", 8u << 16},
+		/* PROFILER_OVERHEAD names its rows in StringIds */
+		{"CUPTI Buffer flush", 1u << 16},
+		{"CUPTI Instrumentation", 2u << 16},
+		{"CUPTI Resource", 3u << 16},
+	};
+
+	for (size_t i = 0; name && i < GP_ARRAY_SIZE(kinds); i++) {
+		if (!strcasecmp(name, kinds[i].name)) {
+			return kinds[i].kind;
+		}
+	}
+	return 0; /* unknown: still profiler overhead */
+}
+
+/* ENUM_CUPTI_OVERHEAD_TYPE id -> kind; without the table, the ids every export so far used. */
+static uint32_t overhead_kind(struct imp *im, int64_t type)
+{
+	static const char *const by_id[] = {
+		"", "", "OVERHEAD_DRIVER_COMPILER", "OVERHEAD_CUPTI_BUFFER_FLUSH",
+		"OVERHEAD_CUPTI_INSTRUMENTATION", "OVERHEAD_CUPTI_RESOURCE",
+		"OVERHEAD_RUNTIME_TRIGGERED_MODULE_LOADING", "OVERHEAD_LAZY_FUNCTION_LOADING",
+		"OVERHEAD_COMMAND_BUFFER_FULL",
+	};
+	char num[32];
+	char *name;
+	uint32_t kind;
+
+	if (has_table(im, "ENUM_CUPTI_OVERHEAD_TYPE")) {
+		snprintf(num, sizeof(num), "%" PRId64, type);
+		name = query_text(im, "SELECT name FROM ENUM_CUPTI_OVERHEAD_TYPE "
+				      "WHERE id = CAST(?1 AS INTEGER)", num);
+		if (name) {
+			kind = overhead_kind_by_name(name);
+			free(name);
+			return kind;
+		}
+	}
+	return type >= 0 && (size_t)type < GP_ARRAY_SIZE(by_id) ? overhead_kind_by_name(by_id[type])
+								 : 0;
+}
+
+enum { O_START, O_END, O_TID, O_CORR, O_TYPE, O_NAME, O__N };
+
+static const char *const overhead_cols[O__N] = {
+	"*start", "*end", "globalTid", "correlationId", "overheadType", "nameId",
+};
+
+static int overhead_row(struct imp *im, struct tab *t, bool cupti)
+{
+	struct gpt_overhead o = {.object_kind = 2}; /* CUPTI_ACTIVITY_OBJECT_THREAD */
+	uint64_t gtid;
+	int64_t type;
+	int ret = get_span(t, O_START, O_END, &o.start, &o.end);
+
+	if (ret) {
+		return ret;
+	}
+	GET_BITS(t, O_TID, gtid);
+	o.object_id0 = pid_of(gtid);
+	o.object_id1 = tid_of(gtid);
+	GET_U(t, O_CORR, UINT32_MAX, o.correlation);
+	if (cupti) {
+		ret = get_int(t, O_TYPE, INT64_MIN, INT64_MAX, 0, &type);
+		if (ret) {
+			return ret;
+		}
+		o.overhead_kind = overhead_kind(im, type);
+	} else if (!is_null(t, O_NAME)) {
+		sqlite3_reset(im->str_stmt);
+		sqlite3_bind_int64(im->str_stmt, 1, sqlite3_column_int64(t->stmt, O_NAME + 1));
+		if (sqlite3_step(im->str_stmt) == SQLITE_ROW) {
+			o.overhead_kind = overhead_kind_by_name(
+				(const char *)sqlite3_column_text(im->str_stmt, 0));
+		}
+	}
+	im->st->overheads++;
+	return add(im, GPT_KIND_OVERHEAD, &o);
+}
+
+static int overhead_cupti_row(struct imp *im, struct tab *t)
+{
+	return overhead_row(im, t, true);
+}
+
+static int overhead_profiler_row(struct imp *im, struct tab *t)
+{
+	return overhead_row(im, t, false);
+}
+
 typedef int (*row_fn)(struct imp *im, struct tab *t);
 
 static int api_runtime_row(struct imp *im, struct tab *t)
@@ -1252,9 +1424,11 @@ static int api_driver_row(struct imp *im, struct tab *t)
 	return api_row(im, t, true);
 }
 
-static int import_table(struct imp *im, const char *table, const char *const *cols, int ncols,
-			row_fn fn)
+/* pcol: the table's process column (globalPid or globalTid) for one-process imports. */
+static int import_table(struct imp *im, const char *table, const char *pcol,
+			const char *const *cols, int ncols, row_fn fn)
 {
+	char where[160];
 	struct tab t;
 	int ret;
 
@@ -1264,7 +1438,8 @@ static int import_table(struct imp *im, const char *table, const char *const *co
 		gp_debug("%s: no table %s", im->path, table);
 		return 0;
 	}
-	ret = tab_open(im, &t, table, cols, ncols, NULL);
+	ret = tab_open(im, &t, table, cols, ncols,
+		       process_where(im, table, pcol, where, sizeof(where)));
 	while (!ret && (ret = tab_step(&t)) == 1) {
 		ret = fn(im, &t);
 		im->st->rows++;
@@ -1276,8 +1451,120 @@ static int import_table(struct imp *im, const char *table, const char *const *co
 
 /* ---------------------------------------------------------------- entry */
 
-int gpa_import_nsys_ex(const char *path, struct gpt_writer *w, struct gpa_nsys_import_stats *stats,
-		       char *errbuf, size_t errlen)
+/*
+ * Times before the session's 0 (a synthetic export has API calls at -3000)
+ * do not fit our unsigned times: every time is then shifted by the earliest
+ * one, the same for every table and process, and the shift is written into
+ * the process settings ("time-shift=3000").
+ */
+static int find_shift(struct imp *im)
+{
+	static const char *const tables[] = {
+		"CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY",
+		"CUPTI_ACTIVITY_KIND_MEMSET", "CUPTI_ACTIVITY_KIND_RUNTIME",
+		"CUPTI_ACTIVITY_KIND_DRIVER", "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION",
+		"NVTX_EVENTS", "CUPTI_ACTIVITY_KIND_OVERHEAD", "PROFILER_OVERHEAD",
+	};
+	char sql[200];
+
+	for (size_t i = 0; i < GP_ARRAY_SIZE(tables); i++) {
+		bool present = false;
+		char *v;
+
+		if (!has_table(im, tables[i])) {
+			continue;
+		}
+		int ret = has_column(im, tables[i], "start", &present);
+		if (ret) {
+			return ret;
+		}
+		if (!present) {
+			continue;
+		}
+		snprintf(sql, sizeof(sql), "SELECT min(start) FROM \"%s\" "
+			 "WHERE typeof(start) = 'integer'", tables[i]);
+		v = query_text(im, sql, NULL);
+		if (v) {
+			long long lo = strtoll(v, NULL, 10);
+
+			if (lo < 0 && lo > INT64_MIN && -lo > im->shift) {
+				im->shift = -lo;
+			}
+			free(v);
+		}
+	}
+	im->st->time_shift = (uint64_t)im->shift;
+	return 0;
+}
+
+/* Opens and checks the export; 0 or a negative gp_err with the message. */
+static int open_export(struct imp *im)
+{
+	if (sqlite3_open_v2(im->path, &im->db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+		return fail(im, GP_ERR_IO, "cannot open: %s",
+			    im->db ? sqlite3_errmsg(im->db) : "out of memory");
+	}
+	/* Reading the schema is the first access: it fails on text files and cut databases. */
+	if (sqlite3_exec(im->db, "SELECT count(*) FROM sqlite_master", NULL, NULL, NULL) !=
+	    SQLITE_OK) {
+		return fail(im, GP_ERR_FORMAT, "not a readable SQLite database (%s)",
+			    sqlite3_errmsg(im->db));
+	}
+	if (!has_table(im, "StringIds") || !has_table(im, "CUPTI_ACTIVITY_KIND_KERNEL")) {
+		if (!has_table(im, "StringIds") ||
+		    (!has_table(im, "CUPTI_ACTIVITY_KIND_RUNTIME") &&
+		     !has_table(im, "NVTX_EVENTS"))) {
+			return fail(im, GP_ERR_FORMAT, "not an Nsight Systems export (no "
+				    "CUPTI_ACTIVITY_KIND_KERNEL or StringIds table)");
+		}
+	}
+	if (sqlite3_prepare_v2(im->db, "SELECT value FROM StringIds WHERE id = ?", -1,
+			       &im->str_stmt, NULL) != SQLITE_OK) {
+		return db_fail(im, "table StringIds");
+	}
+	return 0;
+}
+
+static void close_export(struct imp *im)
+{
+	sqlite3_finalize(im->str_stmt);
+	sqlite3_close(im->db);
+	free(im->smap);
+	gp_vec_free(&im->pids);
+	gp_vec_free(&im->domains);
+}
+
+static int import_activity(struct imp *im)
+{
+	static const struct {
+		const char *table, *pcol;
+		const char *const *cols;
+		int ncols;
+		row_fn fn;
+	} tables[] = {
+		{"CUPTI_ACTIVITY_KIND_KERNEL", "globalPid", kernel_cols, K__N, kernel_row},
+		{"CUPTI_ACTIVITY_KIND_MEMCPY", "globalPid", memcpy_cols, M__N, memcpy_row},
+		{"CUPTI_ACTIVITY_KIND_MEMSET", "globalPid", memset_cols, S__N, memset_row},
+		{"CUPTI_ACTIVITY_KIND_RUNTIME", "globalTid", api_cols, A__N, api_runtime_row},
+		{"CUPTI_ACTIVITY_KIND_DRIVER", "globalTid", api_cols, A__N, api_driver_row},
+		{"CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", "globalPid", sync_cols, Y__N, sync_row},
+		{"NVTX_EVENTS", "globalTid", nvtx_cols, N__N, nvtx_row},
+		{"CUPTI_ACTIVITY_KIND_OVERHEAD", "globalTid", overhead_cols, O__N,
+		 overhead_cupti_row},
+		{"PROFILER_OVERHEAD", "globalTid", overhead_cols, O__N, overhead_profiler_row},
+	};
+	int ret = 0;
+
+	for (size_t i = 0; i < GP_ARRAY_SIZE(tables) && !ret; i++) {
+		ret = import_table(im, tables[i].table, tables[i].pcol, tables[i].cols,
+				   tables[i].ncols, tables[i].fn);
+	}
+	return ret;
+}
+
+int gpa_import_nsys_opts(const char *path, struct gpt_writer *w,
+			 const struct gpa_nsys_import_opts *opts,
+			 struct gpa_nsys_import_stats *stats, char *errbuf, size_t errlen)
 {
 	struct gpa_nsys_import_stats dummy;
 	struct imp im = {.w = w, .path = path ? path : "(null)", .errbuf = errbuf,
@@ -1291,32 +1578,17 @@ int gpa_import_nsys_ex(const char *path, struct gpt_writer *w, struct gpa_nsys_i
 	if (!path || !w) {
 		return fail(&im, GP_ERR_API, "no input file or no writer");
 	}
-	if (sqlite3_open_v2(path, &im.db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-		ret = fail(&im, GP_ERR_IO, "cannot open: %s",
-			   im.db ? sqlite3_errmsg(im.db) : "out of memory");
-		goto out;
+	if (opts && opts->one_process) {
+		im.one_process = true;
+		im.key = opts->process;
 	}
-	/* Reading the schema is the first access: it fails on text files and cut databases. */
-	if (sqlite3_exec(im.db, "SELECT count(*) FROM sqlite_master", NULL, NULL, NULL) != SQLITE_OK) {
-		ret = fail(&im, GP_ERR_FORMAT, "not a readable SQLite database (%s)",
-			   sqlite3_errmsg(im.db));
-		goto out;
+	ret = open_export(&im);
+	if (!ret) {
+		ret = find_shift(&im);
 	}
-	if (!has_table(&im, "StringIds") || !has_table(&im, "CUPTI_ACTIVITY_KIND_KERNEL")) {
-		if (!has_table(&im, "StringIds") ||
-		    (!has_table(&im, "CUPTI_ACTIVITY_KIND_RUNTIME") &&
-		     !has_table(&im, "NVTX_EVENTS"))) {
-			ret = fail(&im, GP_ERR_FORMAT, "not an Nsight Systems export (no "
-				   "CUPTI_ACTIVITY_KIND_KERNEL or StringIds table)");
-			goto out;
-		}
+	if (!ret) {
+		ret = write_process(&im);
 	}
-	if (sqlite3_prepare_v2(im.db, "SELECT value FROM StringIds WHERE id = ?", -1, &im.str_stmt,
-			       NULL) != SQLITE_OK) {
-		ret = db_fail(&im, "table StringIds");
-		goto out;
-	}
-	ret = write_process(&im);
 	if (!ret) {
 		ret = write_devices(&im);
 	}
@@ -1327,43 +1599,75 @@ int gpa_import_nsys_ex(const char *path, struct gpt_writer *w, struct gpa_nsys_i
 		ret = nvtx_names(&im);
 	}
 	if (!ret) {
-		ret = import_table(&im, "CUPTI_ACTIVITY_KIND_KERNEL", kernel_cols, K__N, kernel_row);
-	}
-	if (!ret) {
-		ret = import_table(&im, "CUPTI_ACTIVITY_KIND_MEMCPY", memcpy_cols, M__N, memcpy_row);
-	}
-	if (!ret) {
-		ret = import_table(&im, "CUPTI_ACTIVITY_KIND_MEMSET", memset_cols, S__N, memset_row);
-	}
-	if (!ret) {
-		ret = import_table(&im, "CUPTI_ACTIVITY_KIND_RUNTIME", api_cols, A__N,
-				   api_runtime_row);
-	}
-	if (!ret) {
-		ret = import_table(&im, "CUPTI_ACTIVITY_KIND_DRIVER", api_cols, A__N, api_driver_row);
-	}
-	if (!ret) {
-		ret = import_table(&im, "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", sync_cols, Y__N,
-				   sync_row);
-	}
-	if (!ret) {
-		ret = import_table(&im, "NVTX_EVENTS", nvtx_cols, N__N, nvtx_row);
+		ret = import_activity(&im);
 	}
 	im.st->main_pid = im.main_pid;
 	gp_debug("%s: %" PRIu64 " processes (pid %u written), %" PRIu64 " devices, %" PRIu64
 		 " threads; skipped %" PRIu64 " API rows, %" PRIu64 " NVTX rows, %" PRIu64
 		 " threads", path, im.st->processes, im.main_pid, im.st->devices, im.st->threads,
 		 im.st->skipped_api, im.st->skipped_nvtx, im.st->skipped_threads);
-out:
-	sqlite3_finalize(im.str_stmt);
-	sqlite3_close(im.db);
-	free(im.smap);
-	gp_vec_free(&im.pids);
-	gp_vec_free(&im.domains);
+	close_export(&im);
 	return ret;
+}
+
+int gpa_import_nsys_ex(const char *path, struct gpt_writer *w, struct gpa_nsys_import_stats *stats,
+		       char *errbuf, size_t errlen)
+{
+	return gpa_import_nsys_opts(path, w, NULL, stats, errbuf, errlen);
 }
 
 int gpa_import_nsys(const char *path, struct gpt_writer *w, char *errbuf, size_t errlen)
 {
 	return gpa_import_nsys_ex(path, w, NULL, errbuf, errlen);
+}
+
+int gpa_nsys_processes(const char *path, struct gpa_nsys_process **out, size_t *n, size_t *main,
+		       char *errbuf, size_t errlen)
+{
+	struct gpa_nsys_import_stats st;
+	struct imp im = {.path = path ? path : "(null)", .errbuf = errbuf, .errlen = errlen,
+			 .st = &st};
+	int ret;
+
+	*out = NULL;
+	*n = 0;
+	*main = 0;
+	if (errbuf && errlen) {
+		errbuf[0] = '\0';
+	}
+	ret = open_export(&im);
+	if (!ret) {
+		ret = scan_processes(&im);
+	}
+	if (!ret && im.pids.n) {
+		*out = calloc(im.pids.n, sizeof(**out));
+		if (!*out) {
+			ret = fail(&im, GP_ERR_NOMEM, "out of memory");
+		}
+	}
+	for (size_t i = 0; !ret && i < im.pids.n; i++) {
+		/* insertion by key: processes in pid order */
+		size_t j = i;
+		struct gpa_nsys_process p = {.key = im.pids.v[i].key,
+					     .pid = (uint32_t)(im.pids.v[i].key & 0xffffff),
+					     .rows = im.pids.v[i].n};
+		p.rows = p.rows >= 1000000000 ? p.rows / 1000000000 : p.rows;
+		for (; j > 0 && (*out)[j - 1].key > p.key; j--) {
+			(*out)[j] = (*out)[j - 1];
+		}
+		(*out)[j] = p;
+	}
+	if (!ret) {
+		*n = im.pids.n;
+		for (size_t i = 0; i < *n; i++) {
+			if ((*out)[i].key == im.main_key) {
+				*main = i;
+			}
+		}
+	} else {
+		free(*out);
+		*out = NULL;
+	}
+	close_export(&im);
+	return ret;
 }

@@ -32,8 +32,9 @@ static void fill_procs(struct gpr_table *t, const struct gpa_model *m)
 		for (unsigned c = 0; c < GPT_LOSS__MAX; c++) {
 			lost += p->losses[c];
 		}
+		/* The devices that did work: a device the trace only describes is not listed. */
 		for (size_t d = 0; d < m->devs.n; d++) {
-			if (m->devs.v[d].proc != i) {
+			if (m->devs.v[d].proc != i || !m->devs.v[d].gpu_count) {
 				continue;
 			}
 			const char *name = gpa_model_str(m, m->devs.v[d].name);
@@ -286,8 +287,9 @@ static void headline(struct gp_strbuf *o, const struct gpr_report_parts *p, bool
 	const struct gpa_gaps *g = p->gaps;
 
 	gp_strbuf_adds(o, md ? "# gpuprof report\n\n" : "gpuprof report\n\n");
-	gp_strbuf_addf(o, "%zu process%s, %zu device%s, %" PRIu64 " events over ", p->m->procs.n,
-		       p->m->procs.n == 1 ? "" : "es", p->m->devs.n, p->m->devs.n == 1 ? "" : "s",
+	uint32_t ndev = gpa_model_work_devices(p->m, NULL);
+	gp_strbuf_addf(o, "%zu process%s, %" PRIu32 " device%s, %" PRIu64 " events over ",
+		       p->m->procs.n, p->m->procs.n == 1 ? "" : "es", ndev, ndev == 1 ? "" : "s",
 		       ov->events);
 	gpr_fmt_ns(o, ov->last_ns - ov->first_ns);
 	gp_strbuf_addf(o, "; %" PRIu64 " kernels, %" PRIu64 " copies, %" PRIu64 " memsets.\n",

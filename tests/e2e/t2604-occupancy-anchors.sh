@@ -50,5 +50,27 @@ if have_anchors nsys/saxpy-mpi-cuda_nsys_perlmutter0.sqlite; then
 	grep -q '^device,A100 SXM4 40GB (table)$' out || fail "A100 not matched: $(head -3 out)"
 	grep -q '^peak bf16 (TFLOP/s per GPU),312$' out || fail "A100 peak"
 fi
+
+# An export without its device table (TARGET_INFO_GPU): occupancy unknown, until the GPU is
+# named with --gpu (occupancy) or --device (report); an unknown name is a usage error.
+db=$anchors/nsys/mfu_2gpu_before.sqlite
+if have_anchors nsys/mfu_2gpu_before.sqlite; then
+	n=$((n + 1))
+	expect_rc 0 "$GPUPROF" occupancy --no-whatif "$db"
+	grep -q 'theoretical occupancy unknown weighted' out || fail "no table: $(head -1 out)"
+	expect_rc 0 "$GPUPROF" occupancy --no-whatif --gpu h100_sxm "$db"
+	grep -q 'theoretical occupancy [0-9.]*% weighted by GPU time\.$' out ||
+		fail "--gpu: $(head -1 out)"
+	grep -q 'without a known occupancy' out && fail "--gpu left launches unknown: $(head -1 out)"
+	expect_rc 2 "$GPUPROF" occupancy --gpu no-such-gpu "$db"
+	grep -q "unknown GPU 'no-such-gpu'" err || fail "bad --gpu: $(cat err)"
+	expect_rc 0 "$GPUPROF" report --format json --device h100_sxm "$db"
+	python3 -c '
+import json, sys
+d = json.load(open("out"))
+s = json.dumps(d)
+assert "unknown device" not in s, "report --device left the occupancy unknown"
+' || fail "report --device"
+fi
 [ "$n" -gt 0 ] || no_anchors "kineto/hta and nsys traces"
 exit 0

@@ -17,7 +17,7 @@ grep -q '^Theoretical occupancy$' out || fail "no occupancy section"
 grep -q '^Copy bandwidth$' out || fail "no copy bandwidth section"
 grep -q '^Utilization$' out && fail "utilization without MFU options"
 
-opts="--flops-per-step 5e13 --bytes-per-step 2e10 --roofline roof.rules"
+opts="--flops-per-step 5e11 --bytes-per-step 2e8 --roofline roof.rules"
 # shellcheck disable=SC2086
 expect_rc 0 "$GPUPROF" report $opts a.gpz
 for s in 'Theoretical occupancy' 'Utilization' 'Copy bandwidth' 'Roofline'; do

@@ -28,9 +28,9 @@ expect_rc 0 "$GPUPROF" report -f html -o names.html k.json
 # (occupancy). The sections are the report's own tables.
 "$TRACEGEN" --nccl --ranks 2 --straggler 1 --seed 3 -o "r%r.gpz" >/dev/null || fail "tracegen --nccl"
 printf 'pattern="." flops="threads * 1000" bytes="threads * 12"\n' >roof.rules
-expect_rc 0 "$GPUPROF" report --format html --flops-per-step 5e13 --bytes-per-step 2e10 \
+expect_rc 0 "$GPUPROF" report --format html --flops-per-step 5e12 --bytes-per-step 2e9 \
 	--roofline roof.rules -o rich.html r0.gpz r1.gpz
-expect_rc 0 "$GPUPROF" report --format json --flops-per-step 5e13 --bytes-per-step 2e10 \
+expect_rc 0 "$GPUPROF" report --format json --flops-per-step 5e12 --bytes-per-step 2e9 \
 	--roofline roof.rules r0.gpz r1.gpz
 mv out rich.json
 python3 - <<'PY' || fail "rich page"

@@ -305,3 +305,84 @@ TEST(roofline_rules_and_placement)
 	gpa_roof_rules_free(rs);
 	gpa_model_release(&m);
 }
+
+/*
+ * A device the trace names but the table lacks is not guessed from its
+ * numbers (an H800 has the H100's CC, SMs and memory, not its peaks); a
+ * device without a name is. Peaks unknown: the trace's own name, not "unknown".
+ */
+TEST(peaks_named_device_not_guessed)
+{
+	struct gpa_model m;
+	struct gpa_peaks p;
+
+	model_with(&m, "NVIDIA H800", 9, 0, 132, 80ull << 30, 1980000);
+	CHECK_EQ_I(gpa_device_peaks(&m, 0, &p), 0);
+	CHECK_EQ_I(p.source, GPA_PEAK_ESTIMATE);
+	CHECK_STR(p.name, "NVIDIA H800");
+	gpa_model_release(&m);
+	model_with(&m, "", 9, 0, 132, 80ull << 30, 1980000);
+	CHECK_EQ_I(gpa_device_peaks(&m, 0, &p), 0);
+	CHECK_EQ_I(p.source, GPA_PEAK_TABLE);
+	CHECK_STR(p.name, "H100 SXM 80GB");
+	gpa_model_release(&m);
+	/* A V100 (not in the table, no clock in the trace): no peaks, but its name. */
+	model_with(&m, "Tesla V100-SXM2-32GB", 7, 0, 80, 32ull << 30, 0);
+	CHECK_EQ_I(gpa_device_peaks(&m, 0, &p), 0);
+	CHECK_EQ_I(p.source, GPA_PEAK_NONE);
+	CHECK_STR(p.name, "Tesla V100-SXM2-32GB");
+	gpa_model_release(&m);
+	CHECK(gpa_device_find("h100_sxm", NULL, 0) != NULL);
+	CHECK(gpa_device_find("H800", NULL, 0) == NULL);
+}
+
+/*
+ * Eight devices described, one (the second) did work: MFU counts one GPU and
+ * takes that GPU's peaks; a value over 100 % is refused with the likely cause.
+ */
+TEST(mfu_gpus_that_did_work)
+{
+	struct gpa_model m;
+	struct gpa_steps st = {0};
+	struct gpa_mfu u;
+	char err[512];
+
+	model_with(&m, "NVIDIA A100-SXM4-80GB", 8, 0, 108, 80ull << 30, 1410000);
+	for (int i = 1; i < 8; i++) {
+		struct gpa_dev d = m.devs.v[0];
+		d.id = (uint32_t)i;
+		REQUIRE(!gp_vec_push(&m.devs, d));
+	}
+	m.devs.v[0].name = gpa_model_intern(&m, "NVIDIA A100-SXM4-40GB"); /* no work: not used */
+	m.devs.v[1].gpu_count = 10;
+	uint32_t first;
+	CHECK_EQ_U(gpa_model_work_devices(&m, &first), 1);
+	CHECK_EQ_U(first, 1);
+	struct gpa_step s0 = {.start = 0, .end = 1000000000};
+	REQUIRE(!gp_vec_push(&st.v, s0));
+	/* 156e12 FLOPs in 1 s on one A100 80GB (312 TF): 50 % */
+	struct gpa_mfu_opts o = {.flops_per_step = 156e12, .dtype = GPA_DT_BF16};
+	CHECK_EQ_I(gpa_mfu_analyze(&m, &st, &o, &u, err, sizeof(err)), 0);
+	CHECK_EQ_U(u.gpus, 1);
+	CHECK_STR(u.peaks.name, "A100 SXM4 80GB");
+	CHECK(NEAR(u.steps.v[0].mfu, 0.5));
+	gpa_mfu_release(&u);
+	/* the FLOPs of 8 GPUs over one GPU: 400 %, refused */
+	o.flops_per_step = 8 * 156e12;
+	CHECK_EQ_I(gpa_mfu_analyze(&m, &st, &o, &u, err, sizeof(err)), -GP_ERR_API);
+	CHECK_CONTAINS(err, "MFU of 400.0 % is over 100 %");
+	CHECK_CONTAINS(err, "more GPUs than the 1 that did work");
+	CHECK_CONTAINS(err, "--gpus");
+	/* the job's GPU count given: 50 % again */
+	o.gpus = 8;
+	CHECK_EQ_I(gpa_mfu_analyze(&m, &st, &o, &u, err, sizeof(err)), 0);
+	CHECK(NEAR(u.steps.v[0].mfu, 0.5));
+	gpa_mfu_release(&u);
+	/* bytes over the bandwidth: MBU refused, naming --peak-bw */
+	o = (struct gpa_mfu_opts){.bytes_per_step = 3 * 2039e9, .dtype = GPA_DT_BF16};
+	CHECK_EQ_I(gpa_mfu_analyze(&m, &st, &o, &u, err, sizeof(err)), -GP_ERR_API);
+	CHECK_CONTAINS(err, "MBU of 300.0 % is over 100 %");
+	CHECK_CONTAINS(err, "--peak-bw");
+	gp_vec_free(&st.v);
+	gpa_model_release(&m);
+}

@@ -479,19 +479,22 @@ TEST(stats_api_sum_version_suffixes)
 	tb_api(&t, 100, 5, 90, 95, "cuLaunchKernel");
 	tb_api(&t, 100, 6, 100, 107, "cudaLaunchKernelExC_v11060");
 	tb_api(&t, 100, 7, 110, 111, "_v1"); /* nothing before the suffix: kept */
+	tb_api(&t, 100, 8, 120, 122, "cudaStreamGetCaptureInfo_v2_v11030");
 	REQUIRE(tb_close(&t) == 0);
 	REQUIRE(load(&m, t.path, NULL) == 0);
 	REQUIRE(gpa_stats_compute(&m, GPA_STATS_API_SUM, GPA_KNAME_DEMANGLED, &st) == 0);
-	REQUIRE(st.rows.n == 4);
+	REQUIRE(st.rows.n == 5);
 	/* 10 + 20 + 30 + 40 */
 	CHECK_STR(st.rows.v[0].name, "cudaLaunchKernel");
 	CHECK_EQ_U(st.rows.v[0].s.count, 4);
 	CHECK_EQ_U(st.rows.v[0].s.total, 100);
 	CHECK_EQ_U(st.rows.v[0].s.median2, 50);
-	CHECK_STR(st.rows.v[1].name, "cudaLaunchKernelExC");
+	/* nsys strips "_v" and four digits only: a five-digit suffix stays, as in its report */
+	CHECK_STR(st.rows.v[1].name, "cudaLaunchKernelExC_v11060");
 	CHECK_STR(st.rows.v[2].name, "cuLaunchKernel");
-	CHECK_STR(st.rows.v[3].name, "_v1");
-	CHECK_EQ_U(st.grand_total, 113);
+	CHECK_STR(st.rows.v[3].name, "cudaStreamGetCaptureInfo_v2_v11030");
+	CHECK_STR(st.rows.v[4].name, "_v1");
+	CHECK_EQ_U(st.grand_total, 115);
 	gpa_stats_release(&st);
 	gpa_model_release(&m);
 }

@@ -845,3 +845,29 @@ TEST(kineto_fast_path_equals_token_loop_on_damaged_json)
 	CHECK_EQ_I(variants >= 160, 1);
 	CHECK_EQ_I(differ, 0);
 }
+
+/* A kernel run by a CUDA graph carries "graph id" and "graph node id" in newer traces. */
+TEST(kineto_graph_ids)
+{
+	struct got g;
+
+	import(&g,
+	       "{\"traceEvents\": [\n"
+	       "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaGraphLaunch\", \"pid\": 5,"
+	       " \"tid\": 6, \"ts\": 100, \"dur\": 10, \"args\": {\"correlation\": 9}},\n"
+	       "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 0, \"tid\": 7,"
+	       " \"ts\": 120, \"dur\": 5, \"args\": {\"device\": 0, \"stream\": 7,"
+	       " \"correlation\": 9, \"graph id\": 3, \"graph node id\": 4294967301}},\n"
+	       "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 0, \"tid\": 7,"
+	       " \"ts\": 130, \"dur\": 5, \"args\": {\"device\": 0, \"stream\": 7,"
+	       " \"correlation\": 10}}\n"
+	       "]}",
+	       false);
+	CHECK_EQ_I(g.ret, 0);
+	REQUIRE(g.nk == 2);
+	CHECK_EQ_U(g.k[0].graph_id, 3);
+	CHECK_EQ_U(g.k[0].graph_node_id, 4294967301ull);
+	CHECK_EQ_U(g.k[1].graph_id, 0);
+	CHECK_EQ_U(g.k[1].graph_node_id, 0);
+	done(&g);
+}

@@ -730,3 +730,216 @@ TEST(nsys_truncated)
 	}
 	free(buf);
 }
+
+/* The processes of the tiny export: 4242 (main) and 77; one-process imports keep them apart. */
+TEST(nsys_processes_apart)
+{
+	char src[512], err[512];
+	struct gpa_nsys_process *ps = NULL;
+	struct gpa_nsys_import_stats st;
+	size_t n = 0, main = 9;
+
+	snprintf(src, sizeof(src), "%s/procs.sqlite", test_tmpdir());
+	make_export(src);
+	CHECK_EQ_I(gpa_nsys_processes(src, &ps, &n, &main, err, sizeof(err)), 0);
+	REQUIRE(n == 2);
+	CHECK_EQ_U(ps[0].pid, 77); /* in pid order */
+	CHECK_EQ_U(ps[1].pid, 4242);
+	CHECK_EQ_U(ps[1].key, GPID(4242) >> 24);
+	CHECK_EQ_U(main, 1);
+
+	for (size_t i = 0; i < n; i++) {
+		struct gpa_nsys_import_opts o = {.one_process = true, .process = ps[i].key};
+		struct gpt_writer *w = NULL;
+		struct gpt_reader *r = NULL;
+		struct gpt_reader_status rs;
+		struct gpt_process p = {0};
+		char out[512];
+
+		snprintf(out, sizeof(out), "%s/procs-%zu.gpz", test_tmpdir(), i);
+		CHECK_EQ_I(gpt_writer_open(out, NULL, &w), 0);
+		CHECK_EQ_I(gpa_import_nsys_opts(src, w, &o, &st, err, sizeof(err)), 0);
+		CHECK_EQ_I(gpt_writer_close(w), 0);
+		CHECK_EQ_I(gpt_reader_open(out, &r), 0);
+		CHECK_EQ_U(first_of(r, GPT_KIND_PROCESS, &p, sizeof(p), 0), 1);
+		CHECK_EQ_U(p.pid, ps[i].pid);
+		r = reopen(r);
+		while (gpt_reader_next(r, &(struct gpt_chunk){0}) == 1) {
+		}
+		gpt_reader_get_status(r, &rs);
+		/* 77 has one kernel and nothing else; 4242 has the rest. */
+		CHECK_EQ_U(rs.records[GPT_KIND_KERNEL], 1);
+		CHECK_EQ_U(rs.records[GPT_KIND_MEMCPY], i ? 1 : 0);
+		CHECK_EQ_U(rs.records[GPT_KIND_API], i ? 2 : 0);
+		CHECK_EQ_U(rs.records[GPT_KIND_NVTX], i ? 3 : 0);
+		CHECK_EQ_U(rs.records[GPT_KIND_THREAD], i ? 1 : 0);
+		gpt_reader_free(r);
+	}
+	free(ps);
+}
+
+/* Rows that name no process (NULL globalPid) go to the main process only. */
+TEST(nsys_unowned_rows_to_main)
+{
+	char err[512];
+	int ret;
+
+	ret = import_bad("unowned.sqlite", "UPDATE CUPTI_ACTIVITY_KIND_MEMSET SET globalPid = NULL",
+			 NULL, 0, err, sizeof(err));
+	CHECK_EQ_I(ret, 0);
+	char src[512];
+	snprintf(src, sizeof(src), "%s/unowned.sqlite", test_tmpdir());
+	for (int k = 0; k < 2; k++) {
+		struct gpa_nsys_import_opts o = {.one_process = true,
+						 .process = (k ? GPID(4242) : GPID(77)) >> 24};
+		struct gpa_nsys_import_stats st;
+		struct gpt_writer *w = NULL;
+		char out[512];
+
+		snprintf(out, sizeof(out), "%s/unowned-%d.gpz", test_tmpdir(), k);
+		CHECK_EQ_I(gpt_writer_open(out, NULL, &w), 0);
+		CHECK_EQ_I(gpa_import_nsys_opts(src, w, &o, &st, err, sizeof(err)), 0);
+		gpt_writer_close(w);
+		CHECK_EQ_U(st.memsets, k ? 1 : 0);
+	}
+}
+
+/* CUPTI_ACTIVITY_KIND_OVERHEAD and PROFILER_OVERHEAD rows become OVERHEAD records. */
+TEST(nsys_overhead)
+{
+	char src[512], err[512], sql[1024];
+	struct gpa_nsys_import_stats st;
+	struct gpt_reader *r;
+	sqlite3 *db;
+	int ret;
+
+	snprintf(src, sizeof(src), "%s/ovh.sqlite", test_tmpdir());
+	make_export(src);
+	CHECK_EQ_I(sqlite3_open(src, &db), SQLITE_OK);
+	exec(db, "CREATE TABLE CUPTI_ACTIVITY_KIND_OVERHEAD (start INTEGER NOT NULL,"
+		 " end INTEGER NOT NULL, eventClass INTEGER NOT NULL, globalTid INTEGER,"
+		 " correlationId INTEGER, nameId INTEGER, overheadType INTEGER NOT NULL);"
+		 "CREATE TABLE ENUM_CUPTI_OVERHEAD_TYPE (id INTEGER PRIMARY KEY, name TEXT,"
+		 " label TEXT);"
+		 "INSERT INTO ENUM_CUPTI_OVERHEAD_TYPE VALUES (2, 'OVERHEAD_DRIVER_COMPILER', ''),"
+		 " (8, 'OVERHEAD_COMMAND_BUFFER_FULL', '');"
+		 "CREATE TABLE PROFILER_OVERHEAD (start INTEGER NOT NULL, end INTEGER NOT NULL,"
+		 " globalTid INTEGER, nameId INTEGER NOT NULL, returnValue INTEGER);"
+		 "INSERT INTO StringIds VALUES (40, 'CUPTI Buffer flush')");
+	snprintf(sql, sizeof(sql),
+		 "INSERT INTO CUPTI_ACTIVITY_KIND_OVERHEAD VALUES (7000, 7500, 103, %" PRIu64
+		 ", 31, NULL, 8), (7600, 7700, 103, %" PRIu64 ", 32, NULL, 2);"
+		 "INSERT INTO PROFILER_OVERHEAD VALUES (8000, 9000, %" PRIu64 ", 40, 0)",
+		 GTID(4242, 4243), GTID(4242, 4243), GTID(4242, 4244));
+	exec(db, sql);
+	sqlite3_close(db);
+	r = import(src, "ovh", &ret, &st, err, sizeof(err));
+	CHECK_EQ_I(ret, 0);
+	REQUIRE(r);
+	CHECK_EQ_U(st.overheads, 3);
+	struct gpt_overhead o = {0};
+	CHECK_EQ_U(first_of(r, GPT_KIND_OVERHEAD, &o, sizeof(o), 0), 3);
+	CHECK_EQ_U(o.start, 7000);
+	CHECK_EQ_U(o.end, 7500);
+	CHECK_EQ_U(o.overhead_kind, 6u << 16); /* CUPTI's COMMAND_BUFFER_FULL */
+	CHECK_EQ_U(o.object_id0, 4242);
+	CHECK_EQ_U(o.object_id1, 4243);
+	CHECK_EQ_U(o.correlation, 31);
+	r = reopen(r);
+	first_of(r, GPT_KIND_OVERHEAD, &o, sizeof(o), 1);
+	CHECK_EQ_U(o.overhead_kind, 1); /* DRIVER_COMPILER */
+	r = reopen(r);
+	first_of(r, GPT_KIND_OVERHEAD, &o, sizeof(o), 2);
+	CHECK_EQ_U(o.overhead_kind, 1u << 16); /* CUPTI buffer flush */
+	CHECK_EQ_U(o.object_id1, 4244);
+	gpt_reader_free(r);
+}
+
+/*
+ * A synthetic export: no contextId, registersPerThread, shared memory,
+ * globalPid or eventClass columns, no demangledName (shortName only), an API
+ * call before 0. It imports; times are shifted by the earliest one.
+ */
+TEST(nsys_missing_columns)
+{
+	char src[512], err[512];
+	struct gpa_nsys_import_stats st;
+	struct gpt_reader *r;
+	sqlite3 *db;
+	int ret;
+
+	snprintf(src, sizeof(src), "%s/synthetic.sqlite", test_tmpdir());
+	db = db_create(src);
+	exec(db, "CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT);"
+		 "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, \"end\" INTEGER,"
+		 " deviceId INTEGER, streamId INTEGER, correlationId INTEGER, shortName INTEGER,"
+		 " gridX INTEGER);"
+		 "CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER, \"end\" INTEGER,"
+		 " correlationId INTEGER, globalTid INTEGER, nameId INTEGER);"
+		 "CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY (start INTEGER, \"end\" INTEGER,"
+		 " deviceId INTEGER, bytes INTEGER);"
+		 "INSERT INTO StringIds VALUES (1, 'gemm'), (2, 'cudaLaunchKernel');"
+		 "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (0, 1000, 0, 7, 100, 1, 128);"
+		 "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (-3000, -500, 100, 1, 2);"
+		 "INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES (2000, 2500, 0, 64);");
+	sqlite3_close(db);
+	r = import(src, "synthetic", &ret, &st, err, sizeof(err));
+	CHECK_EQ_I(ret, 0);
+	CHECK_STR(err, "");
+	REQUIRE(r);
+	CHECK_EQ_U(st.time_shift, 3000);
+	struct gpt_kernel k = {0};
+	CHECK_EQ_U(first_of(r, GPT_KIND_KERNEL, &k, sizeof(k), 0), 1);
+	CHECK_EQ_U(k.start, 3000);
+	CHECK_EQ_U(k.end, 4000);
+	CHECK_EQ_U(k.context, 0);
+	CHECK_EQ_U(k.stream, 7);
+	CHECK_EQ_I(k.grid_x, 128);
+	CHECK_STR(STR(r, k.name), "gemm");
+	struct gpt_api a = {0};
+	r = reopen(r);
+	CHECK_EQ_U(first_of(r, GPT_KIND_API, &a, sizeof(a), 0), 1);
+	CHECK_EQ_U(a.start, 0);
+	CHECK_EQ_U(a.end, 2500);
+	CHECK_EQ_U(a.correlation, 100);
+	struct gpt_process p = {0};
+	r = reopen(r);
+	first_of(r, GPT_KIND_PROCESS, &p, sizeof(p), 0);
+	CHECK_STR(STR(r, p.settings), "import=nsys time-shift=3000");
+	gpt_reader_free(r);
+
+	/* A kernel with no name column at all is an error naming the row. */
+	db = NULL;
+	CHECK_EQ_I(sqlite3_open(src, &db), SQLITE_OK);
+	exec(db, "ALTER TABLE CUPTI_ACTIVITY_KIND_KERNEL DROP COLUMN shortName");
+	sqlite3_close(db);
+	r = import(src, "noname-kernel", &ret, &st, err, sizeof(err));
+	CHECK_EQ_I(ret, -GP_ERR_FORMAT);
+	CHECK_CONTAINS(err, "table CUPTI_ACTIVITY_KIND_KERNEL: row 1: no kernel name");
+	gpt_reader_free(r);
+}
+
+/* The synthetic anchor (no contextId, an API call before 0) imports with every row. */
+TEST(nsys_synthetic_anchor)
+{
+	const char *dir = test_anchors("nsys-synthetic");
+	struct gpa_nsys_import_stats st;
+	char path[PATH_MAX], err[512];
+	struct gpt_reader *r;
+	int ret;
+
+	if (!dir) {
+		printf("  (no anchors directory: skipped)\n");
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/healthy_1pct.sqlite", dir);
+	r = import(path, "healthy", &ret, &st, err, sizeof(err));
+	CHECK_EQ_I(ret, 0);
+	CHECK_STR(err, "");
+	CHECK_EQ_U(st.kernels, count_rows(path, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL"));
+	CHECK_EQ_U(st.api, count_rows(path, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME"));
+	CHECK_EQ_U(st.time_shift,
+		   (uint64_t)-(int64_t)count_rows(path, "SELECT min(start) FROM"
+						  " CUPTI_ACTIVITY_KIND_RUNTIME"));
+	gpt_reader_free(r);
+}
