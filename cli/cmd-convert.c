@@ -40,6 +40,10 @@ int cmd_convert(int argc, char **argv)
 		return cli_cmd_usage_error(&cmd_convert_opts,
 					   "convert takes an input and an output");
 	}
+	status = cli_check_outputs(&cmd_convert_opts, (const char *const *)&argv[1], 1, argv, 1);
+	if (status != CMD_OK) {
+		return status;
+	}
 	if (gpa_convert(argv[0], argv[1], err, sizeof(err))) {
 		cli_error("%s", err);
 		return CMD_ERROR;

@@ -4,6 +4,7 @@
  * is one entry in 'formats': its option and its writer.
  */
 #include "base/compat.h"
+#include "base/outfile.h"
 #include "analyze/model.h"
 #include "cli/cli.h"
 #include "report/report.h"
@@ -17,7 +18,8 @@ typedef int (*export_fn)(const struct gpa_model *m, const char *path, unsigned f
 static int export_perfetto(const struct gpa_model *m, const char *path, unsigned flags,
 			   char *errbuf, size_t errlen)
 {
-	(void)flags; /* --force is checked before loading; the writer always replaces */
+	/* --force is checked before loading; the writer replaces a regular file at the end. */
+	(void)flags;
 	return gpr_export_perfetto(m, path, errbuf, errlen);
 }
 
@@ -86,9 +88,17 @@ int cmd_export(int argc, char **argv)
 	if (!nargs) {
 		return cli_cmd_usage_error(&cmd_export_opts, "export needs at least one trace");
 	}
-	/* Refuse before the (maybe long) load; the writer checks again without a race. */
+	status = cli_check_outputs(&cmd_export_opts, o.out, GP_ARRAY_SIZE(o.out), argv,
+				   (size_t)nargs);
+	if (status != CMD_OK) {
+		return status;
+	}
+	/*
+	 * Refuse before the (maybe long) load; the writer checks again without a
+	 * race. Only a regular file is replaced: a device or FIFO is written to.
+	 */
 	for (size_t i = 0; i < GP_ARRAY_SIZE(formats); i++) {
-		if (o.out[i] && !(o.flags & GPR_EXPORT_FORCE) && access(o.out[i], F_OK) == 0) {
+		if (o.out[i] && !(o.flags & GPR_EXPORT_FORCE) && gp_out_is_regular(o.out[i])) {
 			cli_error("'%s' already exists (use --force to replace it)", o.out[i]);
 			return CMD_ERROR;
 		}

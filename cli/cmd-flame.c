@@ -214,28 +214,7 @@ static int build(struct flame_opts *o, char **args, size_t nargs, struct gpa_mod
 
 static bool write_out(const char *path, const struct gp_strbuf *sb)
 {
-	FILE *fp;
-
-	if (!path || !strcmp(path, "-")) {
-		return cli_write_stdout(sb->buf, sb->len);
-	}
-	fp = fopen(path, "wb");
-	if (!fp) {
-		cli_error("cannot create '%s': %s", path, strerror(errno));
-		return false;
-	}
-	if (fwrite(sb->buf, 1, sb->len, fp) != sb->len || fflush(fp)) {
-		cli_error("cannot write '%s': %s", path, strerror(errno));
-		fclose(fp);
-		remove(path);
-		return false;
-	}
-	if (fclose(fp)) {
-		cli_error("cannot write '%s': %s", path, strerror(errno));
-		remove(path);
-		return false;
-	}
-	return true;
+	return path ? cli_write_file(path, sb->buf, sb->len) : cli_write_stdout(sb->buf, sb->len);
 }
 
 static int render(struct flame_opts *o, const struct gpa_flame *f, const struct gpa_model *m)
@@ -405,6 +384,9 @@ int cmd_flame(int argc, char **argv)
 		return status;
 	}
 	status = check(&opts, argv, (size_t)nargs, &split);
+	if (status == CMD_OK) {
+		status = cli_check_outputs(&cmd_flame_opts, &opts.output, 1, argv, (size_t)nargs);
+	}
 	if (status != CMD_OK) {
 		return status;
 	}

@@ -301,6 +301,10 @@ int cmd_report(int argc, char **argv)
 	if (!nargs) {
 		return cli_cmd_usage_error(&cmd_report_opts, "no trace given");
 	}
+	status = cli_check_outputs(&cmd_report_opts, &o.output, 1, argv, (size_t)nargs);
+	if (status != CMD_OK) {
+		return status;
+	}
 	if (cli_mfu_load_file(&o.mfu)) {
 		return CMD_ERROR;
 	}
