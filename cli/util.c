@@ -106,11 +106,13 @@ int cli_load_model(struct gpa_model *m, char **args, size_t nargs)
 	for (size_t i = 0; i < m->procs.n; i++) {
 		const struct gpa_proc *p = &m->procs.v[i];
 		if (p->truncated) {
-			cli_warn("%s: truncated; read up to the last whole chunk", p->path);
+			cli_warn("%s: truncated at offset %" PRIu64 "; kept the %" PRIu64
+				 " records before the cut", p->path, p->truncated_at, p->records);
 		}
 		if (p->corrupt_chunks) {
-			cli_warn("%s: %" PRIu64 " corrupt chunk%s skipped", p->path,
-				 p->corrupt_chunks, p->corrupt_chunks == 1 ? "" : "s");
+			cli_warn("%s: corrupt at offset %" PRIu64 ": %" PRIu64 " chunk%s skipped",
+				 p->path, p->corrupt_at, p->corrupt_chunks,
+				 p->corrupt_chunks == 1 ? "" : "s");
 		}
 	}
 	return 0;
