@@ -202,7 +202,7 @@ static int open_in_place(struct gp_out *o, struct target *t, char *errbuf, size_
 
 int gp_out_open(struct gp_out *o, const char *path, unsigned flags, char *errbuf, size_t errlen)
 {
-	struct target t;
+	struct target t = {.fd = -1};
 	int ret;
 
 	memset(o, 0, sizeof(*o));

@@ -594,6 +594,9 @@ const struct cli_command cmd_diff_opts = {
 	"\n",
 	.options = diff_options,
 	.footer = "\n"
+		  "FILE '-' is standard output (with --quiet, the table's place); two outputs\n"
+		  "may not name one file (docs/reliability.md).\n"
+		  "\n"
 		  "Exit status: 0 no gated regression, 3 a gated metric regressed, 1 error,\n"
 		  "2 usage.\n",
 	.msgs = &cli_msgs_either2,

@@ -41,14 +41,16 @@ static const struct cli_option export_options[] = {
 	CLI_OPT_STR(0, "sqlite", "OUT", struct export_opts, out[0],
 		    "an Nsight Systems-compatible SQLite export: the tables and\n"
 		    "columns user SQL and nsys-style reports read, times in ns\n"
-		    "from the first event (docs/export.md)"),
+		    "from the first event (docs/export.md); OUT '-' is\n"
+		    "standard output"),
 	CLI_OPT_STR(0, "perfetto", "OUT", struct export_opts, out[1],
 		    "Chrome trace event JSON for ui.perfetto.dev and\n"
 		    "chrome://tracing: threads, streams as tracks, NVTX ranges,\n"
 		    "arrows from launches to kernels, records lost (docs/perfetto.md);\n"
 		    "OUT '-' is standard output"),
 	CLI_OPT_BITV(0, "force", struct export_opts, flags, GPR_EXPORT_FORCE,
-		     "replace OUT if it exists"),
+		     "replace OUT if it is an existing file (a device or\n"
+		     "FIFO is written without it; docs/reliability.md)"),
 	CLI_OPT_HELP(CLI_OPTF_HIDDEN),
 	CLI_OPT_END(),
 };

@@ -53,7 +53,10 @@ static const struct cli_option flame_options[] = {
 	CLI_OPT_GROUP("options:\n", 28, 6),
 	CLI_OPT_ENUMV('f', "format", "FORMAT", FO, format, formats, "unknown format '%s'",
 		      "folded (default), svg, speedscope"),
-	CLI_OPT_STR('o', "output", "FILE", FO, output, "write there instead of standard output"),
+	CLI_OPT_STR('o', "output", "FILE", FO, output,
+		    "write there instead of standard output ('-' is standard\n"
+		    "output; a link's target, a device or FIFO in place:\n"
+		    "docs/reliability.md)"),
 	CLI_OPT_SETV(0, "api", FO, a.weight, GPA_FLAME_API_TIME,
 		     "weigh CUDA API calls by their duration instead"),
 	CLI_OPT_SETV(0, "wall", FO, a.weight, GPA_FLAME_WALL_SHARE,
