@@ -995,6 +995,46 @@ static int open_input(const char *path, const struct gpa_nsys_import_opts *nsys,
 	return ret;
 }
 
+/*
+ * What a damaged file kept: where it was cut, where the first corrupt chunk
+ * was. A file that was damaged and gave no record at all is an error: the
+ * analyses would report an empty run as if it were one.
+ */
+static int damage(struct gpt_reader *r, const struct gpt_reader_status *st, struct gpa_proc *p,
+		  char *errbuf, size_t errlen)
+{
+	size_t np;
+	const struct gpt_problem *pr = gpt_reader_problems(r, &np);
+
+	p->truncated = st->truncated;
+	p->truncated_at = st->truncated_at;
+	p->has_footer = st->has_footer;
+	p->corrupt_chunks = st->problems;
+	p->records = 0;
+	for (size_t k = 0; k < GPT_KIND__MAX; k++) {
+		p->records += st->records[k];
+	}
+	for (size_t i = 0; i < np; i++) {
+		if (pr[i].err != -GP_ERR_TRUNCATED) {
+			p->corrupt_at = pr[i].offset;
+			break;
+		}
+	}
+	if (p->records || (!st->truncated && !st->problems)) {
+		return 0;
+	}
+	if (np) {
+		snprintf(errbuf, errlen, "%s: no records could be read: chunk %" PRIu32
+			 " at offset %" PRIu64 ": %s", p->path, pr[0].chunk_index, pr[0].offset,
+			 pr[0].reason);
+	} else {
+		snprintf(errbuf, errlen, "%s: no records could be read: %s at offset %" PRIu64,
+			 p->path, st->truncated ? "truncated" : "corrupt",
+			 st->truncated ? st->truncated_at : p->corrupt_at);
+	}
+	return st->truncated ? -GP_ERR_TRUNCATED : -GP_ERR_FORMAT;
+}
+
 /* nsys: one process of an export (NULL: the whole input as one process). */
 static int load_file(struct gpa_model *m, const char *path, const struct gpa_nsys_import_opts *nsys,
 		     const struct gpa_load_opts *opts, struct gp_u64map *maps, uint64_t *done,
@@ -1050,10 +1090,11 @@ static int load_file(struct gpa_model *m, const char *path, const struct gpa_nsy
 	}
 	gpt_reader_get_status(f.r, &st);
 	*done += st.file_bytes;
+	ret = damage(f.r, &st, &m->procs.v[f.proc], errbuf, errlen);
+	if (ret) {
+		goto out;
+	}
 	struct gpa_proc *p = &m->procs.v[f.proc];
-	p->truncated = st.truncated;
-	p->has_footer = st.has_footer;
-	p->corrupt_chunks = st.problems;
 	p->aligned = f.have_anchor;
 	p->clock_offset = f.have_anchor ? f.offset : 0;
 	ret = 0;

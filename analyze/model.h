@@ -172,7 +172,10 @@ struct gpa_proc {
 	bool ts_epoch_decimals; /* Kineto file of epoch us with decimals, no base (HTA doubles) */
 	bool aligned;           /* had a clock anchor */
 	bool truncated, has_footer;
+	uint64_t truncated_at;  /* truncated: the first byte missing */
 	uint64_t corrupt_chunks;
+	uint64_t corrupt_at;    /* corrupt_chunks: the offset of the first */
+	uint64_t records;       /* records read from the file, of every kind */
 	uint64_t losses[GPT_LOSS__MAX];
 	uint64_t events;
 };

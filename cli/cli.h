@@ -96,8 +96,18 @@ int cli_load_steps(struct gpa_model *m, char **args, size_t nargs, const char *s
 		   struct gpa_steps *steps);
 /* Writes all of buf to stdout; false on error (reported). */
 bool cli_write_stdout(const void *buf, size_t len);
-/* Writes buf to path through a temporary file renamed over it; false (said) on error. */
+/*
+ * Writes buf to path as base/outfile.h says ("-" standard output; a device or
+ * FIFO in place; else a temporary renamed over it); false (said) on error.
+ */
 bool cli_write_file(const char *path, const void *buf, size_t len);
+/*
+ * Refuses two outputs naming the same file (through links, "-" and
+ * /dev/stdout alike) and an output that is one of the inputs: a usage error
+ * said, CMD_USAGE; else CMD_OK. NULL outputs are skipped.
+ */
+int cli_check_outputs(const struct cli_command *cmd, const char *const *outs, size_t nouts,
+		      char *const *ins, size_t nins);
 
 /* ---- MFU options shared by gpuprof mfu and gpuprof report (cli/cmd-mfu.c) */
 

@@ -19,7 +19,8 @@ const struct cli_command cmd_convert_opts = {
 	"or an Nsight Systems SQLite export and writes the same events as a .gpz\n"
 	"trace, keeping nanosecond times. The format is told from the content. Every\n"
 	"analysis also reads these inputs directly; converting saves the parse and\n"
-	"the space (docs/import.md).\n"
+	"the space (docs/import.md). OUTPUT '-' is standard output; a failed\n"
+	"conversion leaves OUTPUT as it was (docs/reliability.md).\n"
 	"\n"
 	"Exit status: 0 ok, 1 the input could not be read or the output written,\n"
 	"2 usage.\n",
@@ -39,6 +40,10 @@ int cmd_convert(int argc, char **argv)
 	if (nargs != 2) {
 		return cli_cmd_usage_error(&cmd_convert_opts,
 					   "convert takes an input and an output");
+	}
+	status = cli_check_outputs(&cmd_convert_opts, (const char *const *)&argv[1], 1, argv, 1);
+	if (status != CMD_OK) {
+		return status;
 	}
 	if (gpa_convert(argv[0], argv[1], err, sizeof(err))) {
 		cli_error("%s", err);

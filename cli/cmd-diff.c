@@ -6,6 +6,7 @@
  * when a gated metric regressed.
  */
 #include "base/compat.h"
+#include "base/outfile.h"
 #include "analyze/model.h"
 #include "analyze/diff.h"
 #include "cli/cli.h"
@@ -298,17 +299,7 @@ static int read_config(struct diff_cfg *c, const char *path, bool rules_only)
 
 static int write_file(const char *path, const struct gp_strbuf *sb)
 {
-	FILE *f = fopen(path, "w");
-
-	if (!f) {
-		cli_error("cannot write '%s': %s", path, strerror(errno));
-		return -1;
-	}
-	if ((sb->len && fwrite(sb->buf, 1, sb->len, f) != sb->len) | (fclose(f) != 0)) {
-		cli_error("cannot write '%s': %s", path, strerror(errno));
-		return -1;
-	}
-	return 0;
+	return cli_write_file(path, sb->buf, sb->len) ? 0 : -1;
 }
 
 /*
@@ -489,8 +480,11 @@ static int run(struct diff_cfg *c, char **base, size_t nbase, char **cand, size_
 	}
 	if (c->junit) {
 		gp_strbuf_reset(&sb);
-		if (gpr_diff_junit(&sb, &r) || write_file(c->junit, &sb)) {
+		if (gpr_diff_junit(&sb, &r)) {
 			cli_error("cannot write the JUnit output");
+			goto out;
+		}
+		if (write_file(c->junit, &sb)) {
 			goto out;
 		}
 	}
@@ -600,6 +594,9 @@ const struct cli_command cmd_diff_opts = {
 	"\n",
 	.options = diff_options,
 	.footer = "\n"
+		  "FILE '-' is standard output (with --quiet, the table's place); two outputs\n"
+		  "may not name one file (docs/reliability.md).\n"
+		  "\n"
 		  "Exit status: 0 no gated regression, 3 a gated metric regressed, 1 error,\n"
 		  "2 usage.\n",
 	.msgs = &cli_msgs_either2,
@@ -656,6 +653,20 @@ int cmd_diff(int argc, char **argv)
 		goto out;
 	}
 	status = split_runs(argv, nargs, &first, &sep);
+	if (status == CMD_OK) {
+		const char *outs[] = {c.json, c.markdown, c.junit};
+		status = cli_check_outputs(&cmd_diff_opts, outs, GP_ARRAY_SIZE(outs), argv + first,
+					   (size_t)(nargs - first));
+		/* The table goes to standard output unless --quiet: "-" would mix with it. */
+		for (size_t i = 0; i < GP_ARRAY_SIZE(outs) && status == CMD_OK && !c.quiet; i++) {
+			if (outs[i] && gp_out_same(outs[i], "-")) {
+				status = cli_cmd_usage_error(&cmd_diff_opts,
+							     "'%s' is standard output, where the "
+							     "table goes: add --quiet",
+							     outs[i]);
+			}
+		}
+	}
 	if (status != CMD_OK) {
 		goto out;
 	}

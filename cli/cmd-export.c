@@ -4,6 +4,7 @@
  * is one entry in 'formats': its option and its writer.
  */
 #include "base/compat.h"
+#include "base/outfile.h"
 #include "analyze/model.h"
 #include "cli/cli.h"
 #include "report/report.h"
@@ -17,7 +18,8 @@ typedef int (*export_fn)(const struct gpa_model *m, const char *path, unsigned f
 static int export_perfetto(const struct gpa_model *m, const char *path, unsigned flags,
 			   char *errbuf, size_t errlen)
 {
-	(void)flags; /* --force is checked before loading; the writer always replaces */
+	/* --force is checked before loading; the writer replaces a regular file at the end. */
+	(void)flags;
 	return gpr_export_perfetto(m, path, errbuf, errlen);
 }
 
@@ -39,14 +41,16 @@ static const struct cli_option export_options[] = {
 	CLI_OPT_STR(0, "sqlite", "OUT", struct export_opts, out[0],
 		    "an Nsight Systems-compatible SQLite export: the tables and\n"
 		    "columns user SQL and nsys-style reports read, times in ns\n"
-		    "from the first event (docs/export.md)"),
+		    "from the first event (docs/export.md); OUT '-' is\n"
+		    "standard output"),
 	CLI_OPT_STR(0, "perfetto", "OUT", struct export_opts, out[1],
 		    "Chrome trace event JSON for ui.perfetto.dev and\n"
 		    "chrome://tracing: threads, streams as tracks, NVTX ranges,\n"
 		    "arrows from launches to kernels, records lost (docs/perfetto.md);\n"
 		    "OUT '-' is standard output"),
 	CLI_OPT_BITV(0, "force", struct export_opts, flags, GPR_EXPORT_FORCE,
-		     "replace OUT if it exists"),
+		     "replace OUT if it is an existing file (a device or\n"
+		     "FIFO is written without it; docs/reliability.md)"),
 	CLI_OPT_HELP(CLI_OPTF_HIDDEN),
 	CLI_OPT_END(),
 };
@@ -86,9 +90,17 @@ int cmd_export(int argc, char **argv)
 	if (!nargs) {
 		return cli_cmd_usage_error(&cmd_export_opts, "export needs at least one trace");
 	}
-	/* Refuse before the (maybe long) load; the writer checks again without a race. */
+	status = cli_check_outputs(&cmd_export_opts, o.out, GP_ARRAY_SIZE(o.out), argv,
+				   (size_t)nargs);
+	if (status != CMD_OK) {
+		return status;
+	}
+	/*
+	 * Refuse before the (maybe long) load; the writer checks again without a
+	 * race. Only a regular file is replaced: a device or FIFO is written to.
+	 */
 	for (size_t i = 0; i < GP_ARRAY_SIZE(formats); i++) {
-		if (o.out[i] && !(o.flags & GPR_EXPORT_FORCE) && access(o.out[i], F_OK) == 0) {
+		if (o.out[i] && !(o.flags & GPR_EXPORT_FORCE) && gp_out_is_regular(o.out[i])) {
 			cli_error("'%s' already exists (use --force to replace it)", o.out[i]);
 			return CMD_ERROR;
 		}

@@ -53,7 +53,10 @@ static const struct cli_option flame_options[] = {
 	CLI_OPT_GROUP("options:\n", 28, 6),
 	CLI_OPT_ENUMV('f', "format", "FORMAT", FO, format, formats, "unknown format '%s'",
 		      "folded (default), svg, speedscope"),
-	CLI_OPT_STR('o', "output", "FILE", FO, output, "write there instead of standard output"),
+	CLI_OPT_STR('o', "output", "FILE", FO, output,
+		    "write there instead of standard output ('-' is standard\n"
+		    "output; a link's target, a device or FIFO in place:\n"
+		    "docs/reliability.md)"),
 	CLI_OPT_SETV(0, "api", FO, a.weight, GPA_FLAME_API_TIME,
 		     "weigh CUDA API calls by their duration instead"),
 	CLI_OPT_SETV(0, "wall", FO, a.weight, GPA_FLAME_WALL_SHARE,
@@ -214,28 +217,7 @@ static int build(struct flame_opts *o, char **args, size_t nargs, struct gpa_mod
 
 static bool write_out(const char *path, const struct gp_strbuf *sb)
 {
-	FILE *fp;
-
-	if (!path || !strcmp(path, "-")) {
-		return cli_write_stdout(sb->buf, sb->len);
-	}
-	fp = fopen(path, "wb");
-	if (!fp) {
-		cli_error("cannot create '%s': %s", path, strerror(errno));
-		return false;
-	}
-	if (fwrite(sb->buf, 1, sb->len, fp) != sb->len || fflush(fp)) {
-		cli_error("cannot write '%s': %s", path, strerror(errno));
-		fclose(fp);
-		remove(path);
-		return false;
-	}
-	if (fclose(fp)) {
-		cli_error("cannot write '%s': %s", path, strerror(errno));
-		remove(path);
-		return false;
-	}
-	return true;
+	return path ? cli_write_file(path, sb->buf, sb->len) : cli_write_stdout(sb->buf, sb->len);
 }
 
 static int render(struct flame_opts *o, const struct gpa_flame *f, const struct gpa_model *m)
@@ -405,6 +387,9 @@ int cmd_flame(int argc, char **argv)
 		return status;
 	}
 	status = check(&opts, argv, (size_t)nargs, &split);
+	if (status == CMD_OK) {
+		status = cli_check_outputs(&cmd_flame_opts, &opts.output, 1, argv, (size_t)nargs);
+	}
 	if (status != CMD_OK) {
 		return status;
 	}

@@ -86,7 +86,16 @@ int cmd_info(int argc, char **argv)
 			}
 			status = CMD_ERROR;
 		}
-		if (fi.truncated) {
+		uint64_t nrec = 0;
+		for (size_t k = 0; k < GP_ARRAY_SIZE(fi.records); k++) {
+			nrec += fi.records[k];
+		}
+		if (fi.truncated && !nrec) {
+			/* Damaged and nothing kept: an error, as for every other command. */
+			cli_error("%s: truncated at offset %" PRIu64 "; no records could be read",
+				  fi.path, fi.truncated_at);
+			status = CMD_ERROR;
+		} else if (fi.truncated) {
 			cli_warn("%s: truncated at offset %" PRIu64
 				 "; read up to the last whole chunk",
 				 fi.path, fi.truncated_at);

@@ -46,7 +46,9 @@ static const struct cli_option report_options[] = {
 		   "text (default), json, markdown, or html: one\n"
 		   "self-contained page (docs/html-report.md)"),
 	CLI_OPT_STR('o', "output", "FILE", struct report_opts, output,
-		    "write there instead of standard output"),
+		    "write there instead of standard output ('-' is standard\n"
+		    "output; a link's target, a device or FIFO in place:\n"
+		    "docs/reliability.md)"),
 	CLI_OPT_UINTV(0, "html-events", "N", struct report_opts, html_events, 1, 1000000000,
 		      "bad count '%s'", "timeline events the HTML page embeds (200000)"),
 	CLI_OPT_RE(0, "step", "REGEX", struct report_opts, step_regex, "step pattern",
@@ -99,7 +101,7 @@ const struct cli_command cmd_report_opts = {
 	"\"Roofline\" section with --roofline FILE (FLOP and byte formulas per kernel;\n"
 	"docs/mfu.md).\n"
 	"\n"
-	"Exit status: 0 ok, 1 a trace could not be read, 2 usage.\n",
+	"Exit status: 0 ok, 1 a trace could not be read or FILE written, 2 usage.\n",
 	.msgs = &cli_msgs_either,
 };
 
@@ -300,6 +302,10 @@ int cmd_report(int argc, char **argv)
 	o.gaps.top = o.top;
 	if (!nargs) {
 		return cli_cmd_usage_error(&cmd_report_opts, "no trace given");
+	}
+	status = cli_check_outputs(&cmd_report_opts, &o.output, 1, argv, (size_t)nargs);
+	if (status != CMD_OK) {
+		return status;
 	}
 	if (cli_mfu_load_file(&o.mfu)) {
 		return CMD_ERROR;

@@ -2,6 +2,7 @@
 #include "base/compat.h"
 #include "analyze/model.h"
 #include "analyze/steps.h"
+#include "base/outfile.h"
 #include "cli/cli.h"
 
 #include <unistd.h>
@@ -17,41 +18,37 @@ bool cli_write_stdout(const void *buf, size_t len)
 
 bool cli_write_file(const char *path, const void *buf, size_t len)
 {
-	struct gp_strbuf tmp = GP_STRBUF_INIT;
-	bool ok = false;
-	FILE *f;
+	char err[PATH_MAX + 128];
 
-	/* Written beside the target and renamed over it: a failed write leaves no half file. */
-	gp_strbuf_addf(&tmp, "%s.tmp-%ld", path, (long)getpid());
-	if (tmp.failed) {
-		cli_error("out of memory");
+	if (gp_out_write_file(path, 0, buf, len, err, sizeof(err))) {
+		cli_error("%s", err);
 		return false;
 	}
-	f = fopen(tmp.buf, "wb");
-	if (!f) {
-		cli_error("cannot create %s: %s", path, strerror(errno));
-		goto out;
+	return true;
+}
+
+int cli_check_outputs(const struct cli_command *cmd, const char *const *outs, size_t nouts,
+		      char *const *ins, size_t nins)
+{
+	for (size_t i = 0; i < nouts; i++) {
+		if (!outs[i]) {
+			continue;
+		}
+		for (size_t j = i + 1; j < nouts; j++) {
+			if (outs[j] && gp_out_same(outs[i], outs[j])) {
+				return cli_cmd_usage_error(cmd, "'%s' and '%s' are the same file: "
+							   "give each output its own",
+							   outs[i], outs[j]);
+			}
+		}
+		for (size_t j = 0; j < nins; j++) {
+			if (gp_out_same(outs[i], ins[j])) {
+				return cli_cmd_usage_error(cmd, "output '%s' is the input '%s'",
+							   outs[i], ins[j]);
+			}
+		}
 	}
-	if ((len && fwrite(buf, 1, len, f) != len) || fflush(f) || ferror(f)) {
-		cli_error("cannot write %s: %s", path, strerror(errno));
-		fclose(f);
-		remove(tmp.buf);
-		goto out;
-	}
-	if (fclose(f)) {
-		cli_error("cannot write %s: %s", path, strerror(errno));
-		remove(tmp.buf);
-		goto out;
-	}
-	if (rename(tmp.buf, path)) {
-		cli_error("cannot write %s: %s", path, strerror(errno));
-		remove(tmp.buf);
-		goto out;
-	}
-	ok = true;
-out:
-	gp_strbuf_release(&tmp);
-	return ok;
+	return CMD_OK;
 }
 
 /* ---- loading traces, with progress on a terminal */
@@ -109,11 +106,13 @@ int cli_load_model(struct gpa_model *m, char **args, size_t nargs)
 	for (size_t i = 0; i < m->procs.n; i++) {
 		const struct gpa_proc *p = &m->procs.v[i];
 		if (p->truncated) {
-			cli_warn("%s: truncated; read up to the last whole chunk", p->path);
+			cli_warn("%s: truncated at offset %" PRIu64 "; kept the %" PRIu64
+				 " records before the cut", p->path, p->truncated_at, p->records);
 		}
 		if (p->corrupt_chunks) {
-			cli_warn("%s: %" PRIu64 " corrupt chunk%s skipped", p->path,
-				 p->corrupt_chunks, p->corrupt_chunks == 1 ? "" : "s");
+			cli_warn("%s: corrupt at offset %" PRIu64 ": %" PRIu64 " chunk%s skipped",
+				 p->path, p->corrupt_at, p->corrupt_chunks,
+				 p->corrupt_chunks == 1 ? "" : "s");
 		}
 	}
 	return 0;

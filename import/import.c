@@ -7,6 +7,7 @@
  */
 #define GP_LOG_TAG "import/import"
 #include "base/compat.h"
+#include "base/outfile.h"
 #include "import/import.h"
 
 #include <fcntl.h>
@@ -95,6 +96,35 @@ int gpa_import(const char *in, enum gpa_input_format fmt, struct gpt_writer *w, 
 	return ret;
 }
 
+/* Says why in, not a Kineto or nsys input, cannot be converted. */
+static int not_importable(const char *in, char *errbuf, size_t errlen)
+{
+	static const char gpz_magic[] = "\x89GPZ\r\n\x1a\n";
+	unsigned char b[8];
+	int fd = open(in, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, b, sizeof(b));
+
+	if (fd >= 0) {
+		close(fd);
+	}
+	if (n < 0) {
+		snprintf(errbuf, errlen, "%s: cannot read: %s", in, strerror(errno));
+		return -GP_ERR_IO;
+	}
+	if (n == 0) {
+		snprintf(errbuf, errlen, "%s: empty file", in);
+		return -GP_ERR_FORMAT;
+	}
+	if (n == (ssize_t)sizeof(b) && !memcmp(b, gpz_magic, sizeof(b))) {
+		snprintf(errbuf, errlen, "%s: already a gpuprof trace", in);
+		return -GP_ERR_API;
+	}
+	snprintf(errbuf, errlen,
+		 "%s: not a trace: unrecognised format (neither Kineto JSON nor an Nsight Systems "
+		 "SQLite export)", in);
+	return -GP_ERR_FORMAT;
+}
+
 int gpa_convert(const char *in, const char *out, char *errbuf, size_t errlen)
 {
 	enum gpa_input_format fmt;
@@ -105,8 +135,7 @@ int gpa_convert(const char *in, const char *out, char *errbuf, size_t errlen)
 		return ret;
 	}
 	if (fmt == GPA_INPUT_GPZ) {
-		snprintf(errbuf, errlen, "%s: already a gpuprof trace", in);
-		return -GP_ERR_API;
+		return not_importable(in, errbuf, errlen);
 	}
 	/*
 	 * Offline, so the strongest deflate level: the file is written once and
@@ -116,21 +145,35 @@ int gpa_convert(const char *in, const char *out, char *errbuf, size_t errlen)
 	 * streamed chunks does not matter for a file made in one go.
 	 */
 	struct gpt_writer_opts wo = {.level = 9, .compact = true};
-	ret = gpt_writer_open(out, &wo, &w);
+	struct gp_out o;
+	/* Written as base/outfile.h says: a failed conversion leaves out as it was. */
+	ret = gp_out_open(&o, out, 0, errbuf, errlen);
 	if (ret) {
-		snprintf(errbuf, errlen, "%s: cannot create: %s", out, strerror(errno));
+		return ret;
+	}
+	int fd = fcntl(o.fd, F_DUPFD_CLOEXEC, 3); /* the writer closes its copy */
+	ret = fd < 0 ? -GP_ERR_IO : gpt_writer_open_fd(fd, out, &wo, &w);
+	if (ret) {
+		if (w) {
+			snprintf(errbuf, errlen, "%s", gpt_writer_last_error(w));
+		} else {
+			snprintf(errbuf, errlen, "%s: cannot write: %s", out,
+				 fd < 0 ? strerror(errno) : gp_err_str(ret));
+		}
+		gpt_writer_abandon(w); /* the writer closed fd if it failed before taking it */
+		gp_out_abandon(&o);
 		return ret;
 	}
 	ret = gpa_import(in, fmt, w, errbuf, errlen);
 	if (ret) {
 		gpt_writer_abandon(w);
-		unlink(out);
+		gp_out_abandon(&o);
 		return ret;
 	}
-	ret = gpt_writer_close(w);
+	ret = gpt_writer_close_err(w, errbuf, errlen);
 	if (ret) {
-		snprintf(errbuf, errlen, "%s: cannot write: %s", out, gp_err_str(ret));
-		unlink(out);
+		gp_out_abandon(&o);
+		return ret;
 	}
-	return ret;
+	return gp_out_close(&o, errbuf, errlen);
 }

@@ -138,7 +138,11 @@ int gpa_input_detect(const char *path, enum gpa_input_format *fmt, char *errbuf,
 /* Runs the importer for fmt (KINETO or NSYS), writing through w. */
 int gpa_import(const char *in, enum gpa_input_format fmt, struct gpt_writer *w, char *errbuf,
 	       size_t errlen);
-/* Writes any importable input as a .gpz at out (removed again on error). */
+/*
+ * Writes any importable input as a .gpz at out, as base/outfile.h says ("-"
+ * standard output; on error out is as it was). An input that is empty, a
+ * .gpz already or of no known format is refused with a line saying which.
+ */
 int gpa_convert(const char *in, const char *out, char *errbuf, size_t errlen);
 
 #endif

@@ -10,6 +10,7 @@
  * the buffer goes to the file every few megabytes.
  */
 #include "base/compat.h"
+#include "base/outfile.h"
 #include "analyze/model.h"
 #include "analyze/file-info.h"
 #include "analyze/overview.h"
@@ -27,12 +28,13 @@
 
 struct pw {
 	const struct gpa_model *m;
-	FILE *f;
+	struct gp_out out;
 	struct gp_strbuf sb;
 	uint64_t t0;
 	uint32_t *cpu_pid; /* by model process */
 	bool first;        /* no event written yet */
-	int io_errno;      /* first write error, 0 none */
+	bool io_failed;    /* a write failed: the reason is in io_err */
+	char io_err[PATH_MAX + 128];
 	bool nomem;        /* an append failed */
 	uint64_t flow_id;  /* last flow id used */
 };
@@ -42,8 +44,9 @@ static void flush(struct pw *w)
 	if (w->sb.failed) {
 		w->nomem = true;
 	}
-	if (w->sb.len && !w->io_errno && fwrite(w->sb.buf, 1, w->sb.len, w->f) != w->sb.len) {
-		w->io_errno = errno ? errno : EIO;
+	if (w->sb.len && !w->io_failed &&
+	    gp_out_write(&w->out, w->sb.buf, w->sb.len, w->io_err, sizeof(w->io_err))) {
+		w->io_failed = true;
 	}
 	gp_strbuf_reset(&w->sb);
 }
@@ -500,64 +503,64 @@ static int assign_pids(struct pw *w)
 
 int gpr_export_perfetto(const struct gpa_model *m, const char *path, char *errbuf, size_t errlen)
 {
-	struct pw w = {.m = m, .first = true};
+	struct pw *w = calloc(1, sizeof(*w));
 	struct gp_strbuf tmp = GP_STRBUF_INIT;
-	bool to_stdout;
 	int ret;
 
 	if (errlen) {
 		errbuf[0] = '\0';
 	}
+	if (!w) {
+		snprintf(errbuf, errlen, "out of memory");
+		return -GP_ERR_NOMEM;
+	}
 	if (!m || !path || !*path) {
 		snprintf(errbuf, errlen, "no model or no output path");
+		free(w);
 		return -GP_ERR_API;
 	}
-	to_stdout = !strcmp(path, "-");
-	gp_strbuf_init(&w.sb);
-	w.t0 = m->t0;
-	ret = assign_pids(&w);
+	w->m = m;
+	w->first = true;
+	gp_strbuf_init(&w->sb);
+	w->t0 = m->t0;
+	ret = assign_pids(w);
 	if (ret) {
 		snprintf(errbuf, errlen, "%s", gp_err_str(ret));
 		goto out;
 	}
-	w.f = to_stdout ? stdout : fopen(path, "w");
-	if (!w.f) {
-		snprintf(errbuf, errlen, "cannot open '%s': %s", path, strerror(errno));
-		ret = -GP_ERR_IO;
+	ret = gp_out_open(&w->out, path, 0, errbuf, errlen);
+	if (ret) {
 		goto out;
 	}
 
-	gp_strbuf_adds(&w.sb, "{\"traceEvents\":[");
-	write_processes(&w, &tmp);
-	write_losses(&w);
-	write_apis(&w);
-	write_nvtx(&w);
-	ret = write_devices(&w, &tmp);
-	gp_strbuf_adds(&w.sb, "\n],\"displayTimeUnit\":\"ns\"}\n");
-	if (!ret && (w.nomem || w.sb.failed || tmp.failed)) {
+	gp_strbuf_adds(&w->sb, "{\"traceEvents\":[");
+	write_processes(w, &tmp);
+	write_losses(w);
+	write_apis(w);
+	write_nvtx(w);
+	ret = write_devices(w, &tmp);
+	gp_strbuf_adds(&w->sb, "\n],\"displayTimeUnit\":\"ns\"}\n");
+	if (!ret && (w->nomem || w->sb.failed || tmp.failed)) {
 		ret = -GP_ERR_NOMEM;
 	}
 	if (ret) {
 		snprintf(errbuf, errlen, "%s: %s", path, gp_err_str(ret));
 	} else {
-		flush(&w);
+		flush(w);
 	}
-	if (!w.io_errno && fflush(w.f)) {
-		w.io_errno = errno ? errno : EIO;
-	}
-	if (!to_stdout && fclose(w.f) && !w.io_errno) {
-		w.io_errno = errno ? errno : EIO;
-	}
-	if (!ret && w.io_errno) {
-		snprintf(errbuf, errlen, "cannot write '%s': %s", path, strerror(w.io_errno));
+	if (!ret && w->io_failed) {
+		snprintf(errbuf, errlen, "%s", w->io_err);
 		ret = -GP_ERR_IO;
 	}
-	if (ret && !to_stdout) {
-		unlink(path);
+	if (ret) {
+		gp_out_abandon(&w->out); /* removes only its own temporary */
+	} else {
+		ret = gp_out_close(&w->out, errbuf, errlen);
 	}
 out:
-	free(w.cpu_pid);
+	free(w->cpu_pid);
 	gp_strbuf_release(&tmp);
-	gp_strbuf_release(&w.sb);
+	gp_strbuf_release(&w->sb);
+	free(w);
 	return ret;
 }

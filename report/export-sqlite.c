@@ -9,6 +9,7 @@
  * column mapping and the columns we cannot fill.
  */
 #include "base/compat.h"
+#include "base/outfile.h"
 #include "analyze/model.h"
 #include "analyze/stats.h"
 #include "report/report.h"
@@ -815,8 +816,8 @@ int gpr_export_sqlite(const struct gpa_model *m, const char *path, unsigned flag
 {
 	struct exp e = {.m = m, .path = path ? path : "(null)", .errbuf = errbuf,
 			.errlen = errlen, .next_sid = 1};
-	bool created = false;
-	int fd, ret;
+	struct gp_out out;
+	int ret;
 
 	if (errbuf && errlen) {
 		errbuf[0] = '\0';
@@ -825,25 +826,23 @@ int gpr_export_sqlite(const struct gpa_model *m, const char *path, unsigned flag
 		return fail(&e, GP_ERR_API, "no model or no output path");
 	}
 	e.t0 = m->t0;
-	/* Create the file ourselves: O_EXCL refuses an existing one without racing. */
-	if (flags & GPR_EXPORT_FORCE) {
-		if (unlink(path) && errno != ENOENT) {
-			return fail(&e, GP_ERR_IO, "cannot replace: %s", strerror(errno));
-		}
+	/*
+	 * SQLite writes a file of ours (base/outfile.h): a temporary beside path
+	 * renamed over it at the end, or copied to a device, FIFO or standard
+	 * output. Without --force an existing file is refused, also one made
+	 * meanwhile (the rename does not replace it).
+	 */
+	ret = gp_out_open(&out, path, GP_OUT_BY_NAME | (flags & GPR_EXPORT_FORCE ? 0 : GP_OUT_NOCLOBBER),
+			  errbuf, errlen);
+	if (ret) {
+		return ret;
 	}
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-	if (fd < 0) {
-		return fail(&e, GP_ERR_IO, errno == EEXIST ? "already exists" : "cannot create: %s",
-			    strerror(errno));
-	}
-	close(fd);
-	created = true;
 	e.smap = calloc(m->strs.off.n + 1, sizeof(*e.smap));
 	if (!e.smap) {
 		ret = fail(&e, GP_ERR_NOMEM, "out of memory");
 		goto out;
 	}
-	if (sqlite3_open_v2(path, &e.db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
+	if (sqlite3_open_v2(gp_out_name(&out), &e.db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
 		ret = fail(&e, GP_ERR_IO, "cannot open: %s",
 			   e.db ? sqlite3_errmsg(e.db) : "out of memory");
 		goto out;
@@ -857,8 +856,10 @@ out:
 	free(e.smap);
 	free(e.proc_gpid);
 	free(e.func_short);
-	if (ret && created) {
-		unlink(path);
+	if (ret) {
+		gp_out_abandon(&out); /* removes only its own temporary */
+	} else {
+		ret = gp_out_close(&out, errbuf, errlen);
 	}
 	return ret;
 }

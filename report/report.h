@@ -316,7 +316,8 @@ int gpr_findings_each(const struct gpr_report_parts *p,
  * exactly three decimals from integer nanoseconds, relative to m->t0. The
  * output is streamed (a few MB buffered at a time). Returns 0, or
  * -GP_ERR_API (no model or path), -GP_ERR_IO, -GP_ERR_NOMEM with the reason
- * in errbuf; on error a partly written file is removed.
+ * in errbuf. path is written as base/outfile.h says ("-" standard output):
+ * on error it is as it was, but for what a device or FIFO already took.
  */
 int gpr_export_perfetto(const struct gpa_model *m, const char *path, char *errbuf, size_t errlen);
 
@@ -332,9 +333,10 @@ enum gpr_export_flags {
  * Writes m to a new SQLite file at path with the tables, columns, StringIds
  * indirection, packed globalPid/globalTid and enum tables of an nsys export
  * (schema 3.24.14 column sets; docs/export.md). Times are nanoseconds from
- * the model's first event. Refuses an existing file unless GPR_EXPORT_FORCE.
- * Returns 0, or a negative error with "PATH: reason" in errbuf; on error no
- * file is left behind.
+ * the model's first event. Refuses an existing regular file unless
+ * GPR_EXPORT_FORCE. path is written as base/outfile.h says: "-", a device or
+ * a FIFO get a copy of a temporary file. Returns 0, or a negative error with
+ * "PATH: reason" in errbuf; on error path is as it was.
  */
 int gpr_export_sqlite(const struct gpa_model *m, const char *path, unsigned flags, char *errbuf,
 		      size_t errlen);

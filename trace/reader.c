@@ -48,6 +48,19 @@ struct gpt_reader {
 	size_t pk_pos, pk_len;
 	uint32_t pk_left;
 	uint64_t pk_off;
+	/*
+	 * The packed chunk is cut by the end of the file (pk_cut): pk_len is what
+	 * inflated from the bytes there, pk_need the chunk's length, pk_count its
+	 * inner chunks; those read whole are kept.
+	 */
+	bool pk_cut;
+	uint32_t pk_count, pk_idx;
+	uint64_t pk_need;
+	/*
+	 * The file is full length: it ends with a valid trailer, or is a header
+	 * and one packed chunk that ends it. Damage in it is corruption, not a cut.
+	 */
+	bool trailer_at_end, pack_spans_file;
 
 	struct gpt_reader_status st;
 	char errbuf[320];
@@ -254,6 +267,8 @@ static int reader_new(const char *name, struct gpt_reader **out)
 	return 0;
 }
 
+static bool is_trailer(struct gpt_reader *r, uint64_t off);
+
 /* Checks the header of a file just opened. */
 static int opened(struct gpt_reader *r)
 {
@@ -263,6 +278,8 @@ static int opened(struct gpt_reader *r)
 		gp_debug("not opened: %s", r->errbuf);
 		return ret;
 	}
+	r->trailer_at_end = r->size >= (uint64_t)r->header_len + GPT_TRAILER_SIZE &&
+			    is_trailer(r, r->size - GPT_TRAILER_SIZE);
 	gp_debug("%s: trace format %u.%u, %" PRIu64 " bytes, header %u bytes", r->name,
 		 r->st.major, r->st.minor, r->size, r->header_len);
 	return 0;
@@ -369,6 +386,15 @@ static bool is_trailer(struct gpt_reader *r, uint64_t off)
 		return false;
 	}
 	return !memcmp(t, GPT_TRAILER_MAGIC, 8) && gp_get_le32(t + 20) == gp_crc32(0, t, 20);
+}
+
+/* Do the bytes at off start as the trailer does (whatever its CRC)? */
+static bool has_trailer_magic(struct gpt_reader *r, uint64_t off)
+{
+	uint8_t t[8];
+
+	return read_at(r, off, t, sizeof(t)) == (ssize_t)sizeof(t) &&
+	       !memcmp(t, GPT_TRAILER_MAGIC, sizeof(t));
 }
 
 /*
@@ -549,6 +575,21 @@ static int take_payload(struct gpt_reader *r, const struct gpt_chunk_header *h,
 	return TAKE_RECORDS;
 }
 
+/* The end of the file cuts the packed chunk: said once, with what was kept. */
+static void pack_cut_said(struct gpt_reader *r)
+{
+	uint32_t whole = r->pk_count - r->pk_left, next = r->chunk_index;
+
+	r->in_pack = false;
+	r->pk_cut = false;
+	r->chunk_index = r->pk_idx; /* the problem names the packed chunk */
+	add_problem(r, r->pk_off, -GP_ERR_TRUNCATED,
+		    "truncated: the packed chunk needs %" PRIu64 " bytes, the file has %" PRIu64
+		    "; kept the %u of its %u inner chunks before the cut",
+		    r->pk_need, r->size - r->pk_off, whole, r->pk_count);
+	r->chunk_index = next;
+}
+
 /* The rest of a packed chunk is lost: one problem, counted as skipped bytes. */
 static void pack_lost(struct gpt_reader *r, const char *why)
 {
@@ -572,6 +613,10 @@ static int next_inner(struct gpt_reader *r, struct gpt_chunk *out)
 		char why[160];
 		int err = 0;
 
+		if (!r->pk_left && r->pk_cut) {
+			pack_cut_said(r);
+			break;
+		}
 		if (!r->pk_left) {
 			r->in_pack = false;
 			if (p != end) {
@@ -581,7 +626,11 @@ static int next_inner(struct gpt_reader *r, struct gpt_chunk *out)
 		}
 		if (!gpt_get_varint(&p, end, &kind) || !gpt_get_varint(&p, end, &count) ||
 		    !gpt_get_varint(&p, end, &len) || !gpt_get_varint(&p, end, &first) ||
-		    !gpt_get_varint(&p, end, &span)) {
+		    !gpt_get_varint(&p, end, &span) || (r->pk_cut && len > (uint64_t)(end - p))) {
+			if (r->pk_cut) {
+				pack_cut_said(r); /* the inner chunks from here on are past the cut */
+				break;
+			}
 			pack_lost(r, "cut inner chunk header");
 			break;
 		}
@@ -632,7 +681,9 @@ static int next_inner(struct gpt_reader *r, struct gpt_chunk *out)
 		r->pk_bad = true;
 	}
 	/* Used up: a packed chunk read whole, ending the file, is its clean close (12.5). */
-	if (!r->pk_bad && r->pos == r->size) {
+	if (r->st.truncated) {
+		/* cut: said by pack_cut_said */
+	} else if (!r->pk_bad && r->pos == r->size) {
 		r->st.has_footer = true;
 	} else if (!r->pk_bad && r->pos < r->size) {
 		add_problem(r, r->pos, -GP_ERR_FORMAT,
@@ -649,6 +700,7 @@ enum step {
 	STEP_RECORDS = 1, /* *out is filled */
 	STEP_AGAIN = 2,   /* on to the next chunk */
 	STEP_READY = 3,   /* this chunk checks out so far: on with it */
+	STEP_CUT_PACK = 4, /* a packed chunk cut by the end of the file: what precedes the cut */
 };
 
 /* Where the chunk being read is: its offset, the next chunk's, and its index. */
@@ -681,12 +733,29 @@ static int bad_chunk(struct gpt_reader *r, const struct chunk_at *at, int err, c
 static int end_of_file(struct gpt_reader *r, uint64_t off)
 {
 	r->done = true;
-	if (!r->st.has_footer) {
+	/* A packed file whose one chunk was damaged is whole: the damage is its problem. */
+	if (!r->st.has_footer && !r->pack_spans_file) {
 		r->st.truncated = true;
 		r->st.truncated_at = r->size;
 		add_problem(r, off, -GP_ERR_TRUNCATED, "no footer: the writer did not finish the file");
 	}
 	return STEP_END;
+}
+
+/*
+ * Is the damaged header at off the first chunk of a 2.x file whose stored
+ * length, if it is right, ends the file? Then the file is a packed file of
+ * full length whose chunk header is corrupt, not a cut one.
+ */
+static bool full_length_pack(struct gpt_reader *r, uint64_t off)
+{
+	uint8_t hb[GPT_CHUNK_HEADER_SIZE];
+
+	if (r->st.major < 2 || off != r->header_len ||
+	    read_at(r, off, hb, sizeof(hb)) != (ssize_t)sizeof(hb)) {
+		return false;
+	}
+	return off + GPT_CHUNK_HEADER_SIZE + gp_get_le32(hb + 16) == r->size;
 }
 
 /* A chunk header that does not unpack: skips to the next one that does. */
@@ -701,7 +770,7 @@ static int resync_after(struct gpt_reader *r, uint64_t off, int err, const char 
 	if (next >= r->size) {
 		/* Nothing valid after it: the end is lost, but say it as corruption. */
 		r->done = true;
-		if (!r->st.has_footer) {
+		if (!r->st.has_footer && !full_length_pack(r, off)) {
 			r->st.truncated = true;
 			r->st.truncated_at = off;
 		}
@@ -730,6 +799,15 @@ static int read_chunk_header(struct gpt_reader *r, uint64_t off, struct gpt_chun
 		r->pos = r->size;
 		return STEP_AGAIN;
 	}
+	if (r->size - off == GPT_TRAILER_SIZE && (r->trailer_at_end || has_trailer_magic(r, off))) {
+		/* Full length, but the trailer or the index before it is damaged. */
+		r->done = true;
+		if (!r->trailer_at_end) {
+			add_problem(r, off, -GP_ERR_CHECKSUM, "bad trailer");
+			r->st.bytes_skipped += GPT_TRAILER_SIZE;
+		}
+		return STEP_END;
+	}
 	n = read_at(r, off, hb, sizeof(hb));
 	if (n < 0) {
 		return -GP_ERR_IO;
@@ -748,6 +826,15 @@ static int read_chunk_header(struct gpt_reader *r, uint64_t off, struct gpt_chun
 		return resync_after(r, off, ret, why);
 	}
 	if (off + GPT_CHUNK_HEADER_SIZE + h->stored_len > r->size) {
+		if (r->trailer_at_end) {
+			/* The file is whole: the length is wrong, not the file short. */
+			snprintf(why, sizeof(why), "bad chunk length: %u bytes past the end of the file",
+				 (unsigned)(off + GPT_CHUNK_HEADER_SIZE + h->stored_len - r->size));
+			return resync_after(r, off, -GP_ERR_FORMAT, why);
+		}
+		if (h->kind == GPT_KIND_PACKED && r->st.major >= 2 && off == r->header_len) {
+			return STEP_CUT_PACK;
+		}
 		r->done = true;
 		r->st.truncated = true;
 		r->st.truncated_at = r->size;
@@ -872,6 +959,64 @@ static void start_pack(struct gpt_reader *r, const struct gpt_chunk_header *h, c
 	r->pk_off = off;
 }
 
+/*
+ * A packed chunk the end of the file cuts (format 2.x, FORMAT.md 12.5): its
+ * bytes up to the cut are inflated as far as they go, and the inner chunks
+ * they hold whole are read as from any packed chunk. Its CRC cannot be
+ * checked; each inner chunk's own checks still apply.
+ */
+static int read_cut_pack(struct gpt_reader *r, const struct gpt_chunk_header *h, uint64_t off)
+{
+	size_t have = (size_t)(r->size - off - GPT_CHUNK_HEADER_SIZE), got;
+	ssize_t n;
+
+	r->done = true;
+	r->st.truncated = true;
+	r->st.truncated_at = r->size;
+	r->pos = r->size;
+	r->pk_idx = r->chunk_index++;
+	r->pk_need = (uint64_t)GPT_CHUNK_HEADER_SIZE + h->stored_len;
+	if ((h->flags & ~GPT_CHUNK_FLAGS_KNOWN) || h->raw_len > GPT_MAX_CHUNK_BYTES ||
+	    h->stored_len > GPT_MAX_CHUNK_BYTES || h->count > GPT_MAX_CHUNK_RECORDS) {
+		add_problem(r, off, -GP_ERR_TRUNCATED,
+			    "truncated: the chunk needs %" PRIu64 " bytes, the file has %" PRIu64,
+			    r->pk_need, r->size - off);
+		return STEP_END;
+	}
+	if (ensure((void **)&r->stored, &r->stored_cap, h->stored_len + 1u) ||
+	    ensure((void **)&r->raw, &r->raw_cap, h->raw_len + 1u)) {
+		set_err(r, "out of memory reading the packed chunk");
+		return -GP_ERR_NOMEM;
+	}
+	n = read_at(r, off + GPT_CHUNK_HEADER_SIZE, r->stored, have);
+	if (n < 0) {
+		return -GP_ERR_IO;
+	}
+	if (h->flags & GPT_CHUNK_FLAG_DEFLATE) {
+		inflateReset(&r->zs);
+		r->zs.next_in = r->stored;
+		r->zs.avail_in = (uInt)n;
+		r->zs.next_out = r->raw;
+		r->zs.avail_out = h->raw_len;
+		(void)inflate(&r->zs, Z_SYNC_FLUSH); /* what the bytes there give, up to the cut */
+		got = h->raw_len - r->zs.avail_out;
+	} else {
+		got = (size_t)n < h->raw_len ? (size_t)n : h->raw_len;
+		memcpy(r->raw, r->stored, got);
+	}
+	r->in_pack = true;
+	r->pk_bad = false;
+	r->pk_cut = true;
+	r->pk_pos = 0;
+	r->pk_len = got;
+	r->pk_left = h->count;
+	r->pk_count = h->count;
+	r->pk_off = off;
+	gp_debug("%s: packed chunk cut at %" PRIu64 " of %" PRIu64 " bytes; %zu of %u raw bytes "
+		 "inflated", r->name, r->size - off, r->pk_need, got, h->raw_len);
+	return STEP_AGAIN;
+}
+
 /* Reads the chunk at r->pos; returns an enum step or a negative error. */
 static int next_chunk(struct gpt_reader *r, struct gpt_chunk *out)
 {
@@ -883,6 +1028,9 @@ static int next_chunk(struct gpt_reader *r, struct gpt_chunk *out)
 	int err = 0;
 	int ret = read_chunk_header(r, at.off, &h);
 
+	if (ret == STEP_CUT_PACK) {
+		return read_cut_pack(r, &h, at.off);
+	}
 	if (ret != STEP_READY) {
 		return ret;
 	}
@@ -890,6 +1038,7 @@ static int next_chunk(struct gpt_reader *r, struct gpt_chunk *out)
 	r->pos = at.next;
 	at.idx = r->chunk_index++;
 	bool packed = h.kind == GPT_KIND_PACKED && r->st.major >= 2;
+	r->pack_spans_file = packed && at.off == r->header_len && at.next == r->size;
 	if (h.kind == GPT_KIND_INDEX) {
 		ki = &gpt_index_info;
 	} else if (h.kind != GPT_KIND_STRING && !packed) {

@@ -170,6 +170,8 @@ int gpt_writer_release(struct gpt_writer *w, int64_t offset);
  * the result; returns the first error the writer saw, if any.
  */
 int gpt_writer_close(struct gpt_writer *w);
+/* gpt_writer_close, and on error its last error line ("NAME: reason") in errbuf. */
+int gpt_writer_close_err(struct gpt_writer *w, char *errbuf, size_t errlen);
 
 /* Closes the file without flushing or writing a footer (as a crash would); frees w. */
 void gpt_writer_abandon(struct gpt_writer *w);

@@ -899,7 +899,7 @@ static void writer_free(struct gpt_writer *w)
 	free(w);
 }
 
-int gpt_writer_close(struct gpt_writer *w)
+int gpt_writer_close_err(struct gpt_writer *w, char *errbuf, size_t errlen)
 {
 	int ret;
 
@@ -923,10 +923,18 @@ int gpt_writer_close(struct gpt_writer *w)
 		ret = write_footer(w);
 	}
 	if (close(w->fd) && !ret) {
-		ret = -GP_ERR_IO;
+		ret = set_err(w, -GP_ERR_IO, "close failed: %s", strerror(errno));
+	}
+	if (ret && errlen) {
+		snprintf(errbuf, errlen, "%s", gpt_writer_last_error(w));
 	}
 	writer_free(w);
 	return ret;
+}
+
+int gpt_writer_close(struct gpt_writer *w)
+{
+	return gpt_writer_close_err(w, NULL, 0);
 }
 
 void gpt_writer_abandon(struct gpt_writer *w)

@@ -328,10 +328,11 @@ static void damaged_chunk_cases(const struct corpus *c)
 	f = copy(&c->base);
 	gp_put_le32(f.p + v->off + 16, (uint32_t)c->base.len);
 	fix_chunk_crc(&f, v->off);
+	/* The file ends with its trailer: whole, so the length is corrupt, not the file cut. */
 	emit("stored-len-past-end", &f,
-	     "chunk %zu at offset %" PRIu64 ": truncated: the chunk needs %" PRIu64
-	     " bytes, the file has %" PRIu64,
-	     k, v->off, (uint64_t)GPT_CHUNK_HEADER_SIZE + c->base.len, c->base.len - v->off);
+	     "chunk %zu at offset %" PRIu64 ": bad chunk length: %" PRIu64
+	     " bytes past the end of the file; skipped %" PRIu64 " bytes",
+	     k, v->off, v->off + GPT_CHUNK_HEADER_SIZE, v->end - v->off);
 }
 
 static void hostile_content_cases(const struct corpus *c)

@@ -13,11 +13,23 @@ grep -q "no footer" out || fail "no footer reason"
 grep -q "^gpuprof: warning: open.gpz: truncated at offset" err || fail "warning text: $(cat err)"
 
 size=$(wc -c <full.gpz)
-for cut in 40 100 1000 5000 $((size / 2)) $((size - 30)) $((size - 1)); do
+for cut in 5000 $((size / 2)) $((size - 30)) $((size - 1)); do
 	head -c "$cut" full.gpz >cut.gpz
 	expect_rc 0 "$GPUPROF" info cut.gpz
 	grep -q "truncated at offset" out || fail "cut at $cut: not reported truncated"
 	"$GPUPROF" dump --json cut.gpz >d.jsonl 2>/dev/null || fail "dump of cut at $cut failed"
+done
+# Cut before the first whole chunk: nothing was read, an error (exit 1).
+for cut in 40 100; do
+	head -c "$cut" full.gpz >cut.gpz
+	expect_rc 1 "$GPUPROF" info cut.gpz
+	grep -q "truncated at offset" out || fail "cut at $cut: not reported truncated"
+	grep -qx "gpuprof: error: cut.gpz: truncated at offset $cut; no records could be read" err ||
+		fail "cut at $cut: $(cat err)"
+	expect_rc 1 "$GPUPROF" report -o r.txt cut.gpz
+	grep -q "^gpuprof: error: cut.gpz: no records could be read: chunk 0 at offset 32: truncated" err ||
+		fail "report of cut at $cut: $(cat err)"
+	[ ! -e r.txt ] || fail "report wrote an output for nothing read"
 done
 # The full file holds every record the cut ones do, and more.
 "$GPUPROF" dump --json full.gpz >full.jsonl || fail dump

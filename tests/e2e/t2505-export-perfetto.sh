@@ -126,7 +126,7 @@ grep -q '(rank 1)"' r.json || fail "GPU of rank 1 not labeled"
 
 # An unwritable path fails with the reason and leaves nothing behind.
 expect_rc 1 "$prog" nodir/x.json a.gpz
-grep -q "cannot open 'nodir/x.json'" err || fail "error: $(cat err)"
+grep -q "nodir/x.json: cannot create: No such file" err || fail "error: $(cat err)"
 
 # The command: gpuprof export --perfetto, to a file and to standard output.
 expect_rc 0 "$GPUPROF" export --perfetto cli.json a.gpz
