@@ -1,13 +1,13 @@
 #!/bin/sh
 # SIGKILL at 100 random moments: every kernel launched more than one flush
-# period (50 ms) plus a 100 ms margin for the writer to be scheduled before
+# period (50 ms) plus a 250 ms margin for the writer to be scheduled before
 # the kill is in the trace, and the trace reads without a corrupt chunk.
 # Prints the worst lag seen (docs/reliability.md).
 . "$TOP/tests/fakecuda/e2e-lib.sh"
 
 RUNS=${GPUPROF_KILL_RUNS:-100}
 FLUSH_MS=50
-MARGIN_MS=100
+MARGIN_MS=250
 i=0
 worst=0
 total_need=0
@@ -15,9 +15,9 @@ while [ $i -lt $RUNS ]; do
 	env LD_LIBRARY_PATH="$FAKE" CUDA_INJECTION64_PATH="$LIB" NVTX_INJECTION64_PATH="$LIB" \
 		GPUPROF_FLUSH_MS=$FLUSH_MS GPUPROF_OUTPUT="$PWD/k.gpz" "$LIFE" stream >k.txt 2>err.txt &
 	pid=$!
-	# 20 to 340 ms after the start
+	# 100 to 600 ms after the start
 	r=$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')
-	ms=$((20 + r % 320))
+	ms=$((100 + r % 500))
 	sleep "$(printf '0.%03d' $ms)"
 	kill -KILL $pid
 	wait $pid 2>/dev/null
