@@ -67,10 +67,22 @@ static void take_process(struct gpa_file_info *fi, const struct gpt_reader *r,
 			 const struct gpt_process *p)
 {
 	if (p->phase == 2) {
-		/* The record written at close adds the exit status. */
+		/*
+		 * The record written at close adds the exit status, and its status
+		 * holds the start's and what happened later (CUPTI refused after
+		 * the start record was written): it wins when it says more.
+		 */
 		fi->process.has_exit = true;
 		fi->process.exit_status = p->exit_status;
 		if (fi->has_process) {
+			const char *st = gpt_reader_string(r, p->status);
+			if (st && *st && (!fi->process.status || strcmp(st, fi->process.status))) {
+				char *dup = strdup(st);
+				if (dup) {
+					free(fi->process.status);
+					fi->process.status = dup;
+				}
+			}
 			return;
 		}
 	}

@@ -232,26 +232,43 @@ static bool find_library(char *out, size_t size)
 	return false;
 }
 
-static void mkdirs(const char *dir)
+/*
+ * The folder -o names, created if missing, but only below a folder that
+ * exists: a mistyped path never builds a tree (as root, up from /).
+ */
+static int make_output_dir(const char *dir)
 {
-	char buf[PATH_MAX];
-	size_t n = strlen(dir);
+	char parent[PATH_MAX];
+	struct stat sb;
+	char *slash;
 
-	if (n >= sizeof(buf)) {
-		return;
+	if (!stat(dir, &sb)) {
+		if (S_ISDIR(sb.st_mode)) {
+			return 0;
+		}
+		cli_error("%s: not a directory", dir);
+		return -1;
 	}
-	memcpy(buf, dir, n + 1);
-	for (char *p = buf + 1; *p; p++) {
-		if (*p == '/') {
-			*p = '\0';
-			mkdir(buf, 0755);
-			*p = '/';
+	snprintf(parent, sizeof(parent), "%s", dir);
+	slash = strrchr(parent, '/');
+	if (slash && slash != parent) {
+		*slash = '\0';
+		if (stat(parent, &sb) || !S_ISDIR(sb.st_mode)) {
+			cli_error("cannot create directory %s: %s does not exist", dir, parent);
+			return -1;
 		}
 	}
-	mkdir(buf, 0755);
+	if (mkdir(dir, 0755) && errno != EEXIST) {
+		cli_error("cannot create directory %s: %s", dir, strerror(errno));
+		return -1;
+	}
+	return 0;
 }
 
-/* The absolute pattern the library gets; a plain name without .gpz is a directory. */
+/*
+ * The absolute pattern the library gets; a plain name without .gpz is a
+ * directory. -1 when too long, -2 when the directory cannot be made (said).
+ */
 static int output_pattern(const char *o, char *out, size_t size)
 {
 	char cwd[PATH_MAX];
@@ -282,7 +299,12 @@ static int output_pattern(const char *o, char *out, size_t size)
 		char *slash = strrchr(dir, '/');
 		if (slash) {
 			*slash = '\0';
-			mkdirs(dir);
+			while (slash > dir + 1 && slash[-1] == '/') {
+				*--slash = '\0';
+			}
+			if (make_output_dir(dir)) {
+				return -2;
+			}
 		}
 	}
 	return 0;
@@ -304,11 +326,19 @@ static void human_count(char *buf, size_t size, uint64_t v)
 	buf[o] = '\0';
 }
 
-static void summarize(const char *path)
+/* What the library said of one trace through the manifest ("!TAG\tPATH\t..."). */
+struct trace_note {
+	bool write_failed;    /* "lost" or "cut": writes failed */
+	bool cut;	      /* the end (footer) could not be written */
+	uint64_t lost;	      /* records lost to failed writes */
+	char why[256];	      /* the error */
+};
+
+static void summarize(const char *path, const struct trace_note *note)
 {
 	static const char *const cause[GPT_LOSS__MAX] = {
 		"",	"CUPTI",  "buffer pool",       "NVTX buffers",
-		"NCCL", "writer", "unfinished ranges", "flush deadline",
+		"NCCL", "write errors", "unfinished ranges", "flush deadline",
 		"call-stack queue", "call-stack table"};
 	struct gpt_reader *r = NULL;
 	struct gpt_chunk c;
@@ -353,9 +383,18 @@ static void summarize(const char *path)
 		}
 	}
 	gpt_reader_get_status(r, &st);
+	if (note->write_failed) {
+		/* the library's own count: the file may not hold it */
+		lost = lost - loss[GPT_LOSS_WRITER] + note->lost;
+		loss[GPT_LOSS_WRITER] = note->lost;
+	}
 
 	char ev[40], drops[256] = "no drops";
 	human_count(ev, sizeof(ev), events);
+	if (!st.has_footer) {
+		/* what followed the last whole chunk is not known */
+		snprintf(drops, sizeof(drops), "losses unknown");
+	}
 	if (lost) {
 		size_t n = (size_t)snprintf(drops, sizeof(drops), "%" PRIu64 " dropped (", lost);
 		bool any = false;
@@ -371,8 +410,15 @@ static void summarize(const char *path)
 		}
 	}
 	double span = last > first ? (double)(last - first) / 1e9 : 0;
-	fprintf(stderr, "gpuprof: %s: %s events over %.3f s, %s%s%s%s\n", path, ev, span, drops,
-		st.has_footer ? "" : ", cut short (no footer)", status[0] ? "; " : "", status);
+	char failed[320] = "";
+	if (note->write_failed) {
+		snprintf(failed, sizeof(failed), "; writing the trace failed: %s", note->why);
+	}
+	fprintf(stderr, "gpuprof: %s: %s events over %.3f s, %s%s%s%s%s\n", path, ev, span, drops,
+		st.has_footer ? ""
+		: lost	      ? ", cut short (no footer): more may be lost"
+			      : ", cut short (no footer)",
+		failed, status[0] ? "; " : "", status);
 	gpt_reader_free(r);
 }
 
@@ -524,25 +570,74 @@ static void set_environment(const struct record_opts *o, const char *lib, const 
 	}
 }
 
+/* The note on path among the manifest's lines, if any. */
+static void find_note(char **lines, size_t n, const char *path, struct trace_note *note)
+{
+	size_t pl = strlen(path);
+
+	memset(note, 0, sizeof(*note));
+	for (size_t i = 0; i < n; i++) {
+		const char *l = lines[i];
+		bool lost = !strncmp(l, "!lost\t", 6), cut = !strncmp(l, "!cut\t", 5);
+		if (!lost && !cut) {
+			continue;
+		}
+		l += lost ? 6 : 5;
+		if (strncmp(l, path, pl) || l[pl] != '\t') {
+			continue;
+		}
+		char *end;
+		note->write_failed = true;
+		note->cut = cut;
+		note->lost = strtoull(l + pl + 1, &end, 10);
+		const char *why = strchr(end + 1, '\t');
+		snprintf(note->why, sizeof(note->why), "%s", why ? why + 1 : "");
+	}
+}
+
 /* Says what each trace in the manifest holds, then removes the manifest. */
 static void summarize_manifest(const char *manifest, const char *cmd)
 {
 	FILE *f = fopen(manifest, "r");
-	char line[PATH_MAX + 2];
-	int n = 0;
+	char line[PATH_MAX + 600];
+	char **lines = NULL;
+	size_t n = 0;
+	int traces = 0, failed = 0;
 
 	while (f && fgets(line, sizeof(line), f)) {
 		line[strcspn(line, "\n")] = '\0';
-		if (line[0]) {
-			summarize(line);
-			n++;
+		char **nl = line[0] ? realloc(lines, (n + 1) * sizeof(*lines)) : NULL;
+		if (nl) {
+			lines = nl;
+			lines[n] = strdup(line);
+			n += lines[n] != NULL;
 		}
 	}
 	if (f) {
 		fclose(f);
 	}
 	unlink(manifest);
-	if (!n) {
+	for (size_t i = 0; i < n; i++) {
+		if (!strncmp(lines[i], "!create\t", 8)) {
+			/* "!create\tPATH\tWHY": the file could not be made */
+			char *path = lines[i] + 8, *why = strrchr(path, '\t');
+			if (why) {
+				*why++ = '\0';
+			}
+			cli_error("cannot create trace file %s: %s", path, why ? why : "unknown error");
+			failed++;
+		} else if (lines[i][0] != '!') {
+			struct trace_note note;
+			find_note(lines, n, lines[i], &note);
+			summarize(lines[i], &note);
+			traces++;
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		free(lines[i]);
+	}
+	free(lines);
+	if (!traces && !failed) {
 		cli_warn("no trace written: '%s' never initialized CUDA or used NVTX", cmd);
 	}
 }
@@ -571,8 +666,11 @@ int cmd_record(int argc, char **argv)
 			  "set GPUPROF_INJECT_LIB");
 		return CMD_ERROR;
 	}
-	if (output_pattern(o.output, pattern, sizeof(pattern))) {
-		cli_error("output pattern too long: %s", o.output);
+	status = output_pattern(o.output, pattern, sizeof(pattern));
+	if (status) {
+		if (status == -1) {
+			cli_error("output pattern too long: %s", o.output);
+		}
 		return CMD_ERROR;
 	}
 	traced = have_driver(why, sizeof(why));

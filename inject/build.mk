@@ -29,7 +29,7 @@ FAKE_CUPTI := $(FAKE_DIR)/libcupti.so.13
 FAKE_CUDA := $(FAKE_DIR)/libcuda.so.1
 FAKE_TOOLS := $(O)/tests/fakecuda-run $(O)/tests/check-trace $(O)/tests/nvtx-threads \
 	$(O)/tests/life $(O)/tests/demo-train $(O)/tests/bt-prog-fp $(O)/tests/bt-prog-nofp \
-	$(O)/tests/stack-frames
+	$(O)/tests/stack-frames $(O)/tests/libfailwrite.so
 UNIT_INJECT := $(O)/tests/unit-inject
 BENCH_INJECT := $(O)/bench-inject-nvtx $(O)/bench-inject-writer $(O)/bench-backtrace \
 	$(O)/bench-nccl
@@ -87,6 +87,11 @@ $(FAKE_CUDA): $(call obj,tests/fakecuda/fake-cuda.c)
 	$(CC) -shared $(LDFLAGS) -Wl,-soname,libcuda.so.1 -o $@ $^ -ldl -lpthread
 
 FAKE_SIM_OBJ := $(call obj,tests/fakecuda/sim.c tests/fakecuda/rectext.c)
+
+# Writes that fail on a full disk or a bad device, for the fault-injection tests.
+$(O)/tests/libfailwrite.so: $(call obj,tests/fakecuda/failwrite.c)
+	@mkdir -p $(dir $@)
+	$(CC) -shared $(LDFLAGS) -o $@ $^ -ldl
 
 $(O)/tests/fakecuda-run: $(call obj,tests/fakecuda/fakecuda-run.c) $(FAKE_SIM_OBJ) $(LIB_TRACE) $(LIB_BASE)
 	@mkdir -p $(dir $@)

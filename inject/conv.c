@@ -51,12 +51,17 @@ void gpi_conv_add(struct gpi_conv *cv, enum gpt_kind kind, const void *rec)
 {
 	int ret;
 
-	if (!cv->w || cv->err) {
+	if (!cv->w) {
+		return;
+	}
+	if (cv->err) {
+		cv->refused++;
 		return;
 	}
 	ret = gpt_writer_add(cv->w, kind, rec);
 	if (ret) {
 		cv->err = ret;
+		cv->refused++;
 		gpi_dbg("writer: %s", gpt_writer_last_error(cv->w));
 		return;
 	}

@@ -57,6 +57,12 @@ GP_PRINTF(1, 2) void gpi_dbg_(const char *fmt, ...);
  * warning: ..." on stderr, at most once per process. Signal-safe.
  */
 GP_PRINTF(1, 2) void gpi_warn_once(const char *fmt, ...);
+/*
+ * The same line every time it is called, for the few events that happen at
+ * most once per trace whatever else was said (the name of the trace changed
+ * because another program has it; writes failed). Signal-safe.
+ */
+GP_PRINTF(1, 2) void gpi_warn(const char *fmt, ...);
 
 /*
  * dlsym/dlopen that clear the thread's dlerror() state afterwards: glibc
@@ -278,6 +284,7 @@ struct gpi_conv {
 	uint64_t filtered; /* records outside the capture window */
 	uint64_t first_ts, last_ts;
 	uint64_t unknown_kinds;
+	uint64_t refused; /* records not added: the writer had failed for good */
 	/* API names by domain and cbid */
 	uint32_t *api_names[3];
 	uint32_t api_names_n[3];
@@ -411,6 +418,8 @@ struct gpi_session {
 	bool lazy_open; /* forked child: open the file at the first event */
 	bool is_fork_child;
 	_Atomic int exit_signal; /* a fatal signal is being handled */
+	_Atomic int crashing;	 /* ... and it is a crash: write what is held first */
+	_Atomic int writer_tid;	 /* the writer thread's id, for the crash handler */
 	_Atomic int stop_requested;
 	uint64_t start_ts;
 	/* Why tracing is partial or off, for the PROCESS record ("" when fine). */

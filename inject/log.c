@@ -181,23 +181,38 @@ void gpi_dbg_(const char *fmt, ...)
 	errno = saved;
 }
 
+static void vwarn(const char *fmt, va_list ap)
+{
+	char buf[1024];
+	size_t n;
+	int saved = errno;
+
+	n = gpi_fmt(buf, sizeof(buf), "gpuprof: warning: ");
+	n += gpi_vfmt(buf + n, sizeof(buf) - n - 1, fmt, ap);
+	buf[n++] = '\n';
+	gpi_write_all(2, buf, n);
+	errno = saved;
+}
+
 void gpi_warn_once(const char *fmt, ...)
 {
-	char buf[512];
-	size_t n;
 	va_list ap;
-	int saved = errno;
 
 	if (atomic_exchange(&warned, 1)) {
 		return;
 	}
-	n = gpi_fmt(buf, sizeof(buf), "gpuprof: warning: ");
 	va_start(ap, fmt);
-	n += gpi_vfmt(buf + n, sizeof(buf) - n - 1, fmt, ap);
+	vwarn(fmt, ap);
 	va_end(ap);
-	buf[n++] = '\n';
-	gpi_write_all(2, buf, n);
-	errno = saved;
+}
+
+void gpi_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vwarn(fmt, ap);
+	va_end(ap);
 }
 
 void *gpi_dlsym(void *handle, const char *name)

@@ -105,22 +105,53 @@ const char *gpi_self_path(void)
 
 /* ------------------------------------------------------------ the file */
 
-static void mkdirs_for(const char *path)
+/*
+ * The trace's folder, when missing, is created only if its parent exists:
+ * one level at most, so a mistyped pattern never builds a tree of folders
+ * (as root, up from /). Otherwise creating the file fails and says why.
+ */
+static void mkdir_last(const char *path)
 {
 	char dir[GPI_PATH_MAX];
 	size_t n = strlen(path);
+	char *slash;
 
 	if (n >= sizeof(dir)) {
 		return;
 	}
 	memcpy(dir, path, n + 1);
-	for (char *p = dir + 1; *p; p++) {
-		if (*p == '/') {
-			*p = '\0';
-			mkdir(dir, 0755);
-			*p = '/';
-		}
+	slash = strrchr(dir, '/');
+	if (!slash || slash == dir) {
+		return;
 	}
+	*slash = '\0';
+	mkdir(dir, 0755); /* fails harmlessly when it exists or its parent does not */
+}
+
+/*
+ * A line for `gpuprof record` in the manifest: "!TAG\tPATH\tTEXT". Paths
+ * the library lists are absolute, so a line starting with '!' is a note.
+ * true when written: `gpuprof record` then says it, and the library need not.
+ */
+static bool manifest_note(const char *tag, const char *path, const char *text)
+{
+	char line[GPI_PATH_MAX + 600];
+	int fd;
+
+	if (!gpi_s.cfg.manifest[0]) {
+		return false;
+	}
+	fd = open(gpi_s.cfg.manifest, O_WRONLY | O_APPEND | O_CLOEXEC);
+	if (fd < 0) {
+		return false;
+	}
+	while (flock(fd, LOCK_EX) && errno == EINTR) {
+	}
+	size_t n = gpi_fmt(line, sizeof(line), "!%s\t%s\t%s\n", tag, path, text);
+	gpi_write_all(fd, line, n);
+	flock(fd, LOCK_UN);
+	close(fd);
+	return true;
 }
 
 static bool manifest_has(const char *text, const char *path)
@@ -217,16 +248,62 @@ static int choose_path(char *path, size_t size)
 	return 0;
 }
 
+/* The path with ".PID" (then ".PID-K") added, for a name another process has. */
+static void add_pid(char *path, size_t size, const char *base, unsigned k)
+{
+	char suf[32];
+
+	memcpy(path, base, size);
+	if (k < 2) {
+		gpi_fmt(suf, sizeof(suf), "%u", gpi_s.pid);
+	} else {
+		gpi_fmt(suf, sizeof(suf), "%u-%u", gpi_s.pid, k);
+	}
+	gpi_path_add_suffix(path, size, suf);
+}
+
+/*
+ * Creates the file, never over an existing one: a name that exists (another
+ * program writing the same name, a trace of an earlier run) gets the pid
+ * added, and the program says so once. listed: names taken in this run.
+ */
+static int create_exclusive(char *path, size_t size, const char *listed)
+{
+	char base[GPI_PATH_MAX];
+	int fd;
+
+	memcpy(base, path, sizeof(base));
+	/* Another process of this run (a fork child, an exec) has it: add the pid, quietly. */
+	bool quiet = listed && manifest_has(listed, path);
+	for (unsigned k = quiet ? 1 : 0; k < 1000; k++) {
+		if (k) {
+			add_pid(path, size, base, k);
+			if (listed && manifest_has(listed, path)) {
+				continue;
+			}
+		}
+		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		if (fd >= 0 || errno != EEXIST) {
+			break;
+		}
+	}
+	if (fd >= 0 && !quiet && strcmp(path, base)) {
+		gpi_warn("%s exists; this trace is %s", base, path);
+	}
+	return fd;
+}
+
 static int open_trace(void)
 {
 	char path[GPI_PATH_MAX];
 	int fd = -1, mfd = -1;
 	char *listed = NULL;
 	struct gpt_writer *w = NULL;
+	struct gpt_writer_opts wo = {.level = -1, .keep_going = true};
 	int ret;
 
 	choose_path(path, sizeof(path));
-	mkdirs_for(path);
+	mkdir_last(path);
 	if (gpi_s.cfg.manifest[0]) {
 		mfd = open(gpi_s.cfg.manifest, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 		if (mfd >= 0) {
@@ -235,19 +312,7 @@ static int open_trace(void)
 			listed = slurp_fd(mfd);
 		}
 	}
-	/* Another process of this run (a fork child, an exec, a fixed name) has it: add the pid. */
-	if (listed && manifest_has(listed, path)) {
-		char suf[32], base[GPI_PATH_MAX];
-		memcpy(base, path, sizeof(base));
-		gpi_fmt(suf, sizeof(suf), "%u", gpi_s.pid);
-		gpi_path_add_suffix(path, sizeof(path), suf);
-		for (unsigned k = 2; manifest_has(listed, path) && k < 1000; k++) {
-			memcpy(path, base, sizeof(path));
-			gpi_fmt(suf, sizeof(suf), "%u-%u", gpi_s.pid, k);
-			gpi_path_add_suffix(path, sizeof(path), suf);
-		}
-	}
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	fd = create_exclusive(path, sizeof(path), listed);
 	if (fd < 0) {
 		int e = errno;
 		if (mfd >= 0) {
@@ -255,7 +320,10 @@ static int open_trace(void)
 			close(mfd);
 		}
 		free(listed);
-		gpi_warn_once("cannot create trace file %s: %s; not tracing", path, strerror(e));
+		if (!manifest_note("create", path, strerror(e))) {
+			gpi_warn_once("cannot create trace file %s: %s; not tracing", path,
+				      strerror(e));
+		}
 		return -1;
 	}
 	if (mfd >= 0) {
@@ -267,12 +335,20 @@ static int open_trace(void)
 	}
 	free(listed);
 	trace_fd = fd;
-	ret = gpt_writer_open_fd(fd, path, NULL, &w);
+	ret = gpt_writer_open_fd(fd, path, &wo, &w);
 	if (ret) {
-		gpi_warn_once("cannot write trace file %s: %s; not tracing", path, gp_err_str(ret));
+		const char *why = w ? gpt_writer_last_error(w) : gp_err_str(ret);
+		size_t pl = strlen(path);
+		if (!strncmp(why, path, pl) && !strncmp(why + pl, ": ", 2)) {
+			why += pl + 2;
+		}
+		if (!manifest_note("create", path, why)) {
+			gpi_warn_once("cannot write trace file %s: %s; not tracing", path, why);
+		}
 		if (w) {
 			gpt_writer_abandon(w);
 		}
+		unlink(path); /* ours (created just now), and holds no trace */
 		trace_fd = -1;
 		return -1;
 	}
@@ -286,6 +362,112 @@ static int open_trace(void)
 /* ------------------------------------------------------- the writer */
 
 static uint64_t deadline_losses;
+
+/* Records given to the writer that are not in the file (after a flush: none pending). */
+static uint64_t writer_lost(struct gpt_writer_stats *st)
+{
+	uint64_t written = 0;
+
+	gpt_writer_get_stats(writer, st);
+	for (unsigned k = 0; k < GPT_KIND__MAX; k++) {
+		written += st->records[k];
+	}
+	return conv.records + conv.refused > written ? conv.records + conv.refused - written : 0;
+}
+
+/*
+ * Before the closing records: what writes lost so far goes into the trace
+ * as one LOSS record (cause writer), in case the file takes writes again.
+ */
+static void note_writer_losses(void)
+{
+	struct gpt_writer_stats st;
+	uint64_t lost;
+
+	if (!writer || conv.err) {
+		return;
+	}
+	gpt_writer_flush(writer);
+	lost = writer_lost(&st);
+	if (lost) {
+		struct gpt_loss l = {
+			.ts = gpi_now(), .cause = GPT_LOSS_WRITER, .count = lost,
+			.bytes = st.lost_bytes};
+		gpi_conv_add(&conv, GPT_KIND_LOSS, &l);
+	}
+}
+
+/*
+ * At the end: says once on stderr, and to `gpuprof record` through the
+ * manifest, what failed writes cost. The program's exit status is its own.
+ */
+static void report_writer_losses(const struct gpt_writer_stats *st, uint64_t lost, int close_ret,
+				 const char *why)
+{
+	char text[512];
+
+	if (!lost && !close_ret) {
+		return;
+	}
+	gpi_fmt(text, sizeof(text), "%llu\t%llu\t%s", (unsigned long long)lost,
+		(unsigned long long)st->lost_bytes, why);
+	if (manifest_note(close_ret ? "cut" : "lost", gpi_s.path, text)) {
+		return;
+	}
+	if (lost) {
+		gpi_warn("%s: %llu records lost: writing the trace failed (%s)%s", gpi_s.path,
+			 (unsigned long long)lost, why,
+			 close_ret ? "; the file ends at its last whole chunk" : "");
+	} else {
+		gpi_warn("%s: the end of the trace could not be written (%s); the file ends at "
+			 "its last whole chunk",
+			 gpi_s.path, why);
+	}
+}
+
+/* Why the writer failed, without the file name its messages start with. */
+static void writer_why(int ret, int e, char *buf, size_t size)
+{
+	const char *why = gpt_writer_last_error(writer);
+	size_t pl = strlen(gpi_s.path);
+
+	if (e) {
+		why = strerror(e);
+	} else if (!ret) {
+		why = "no error";
+	} else if (!strncmp(why, gpi_s.path, pl) && !strncmp(why + pl, ": ", 2)) {
+		why += pl + 2;
+	}
+	gpi_fmt(buf, size, "%s", why);
+}
+
+/* The end of the file: pending records, the footer; what failed is said. */
+static void close_trace(void)
+{
+	struct gpt_writer_stats st;
+	char why[256];
+	int ret = conv.err ? conv.err : gpt_writer_flush(writer);
+	uint64_t lost = writer_lost(&st);
+
+	writer_why(ret, st.lost_errno, why, sizeof(why));
+	if (!ret) {
+		errno = 0;
+		ret = gpt_writer_close(writer);
+		if (ret && !st.lost_errno) {
+			int e = errno;
+			gpi_fmt(why, sizeof(why), "%s",
+				ret == -GP_ERR_IO && e ? strerror(e) : gp_err_str(ret));
+		}
+	} else {
+		gpt_writer_abandon(writer);
+	}
+	writer = NULL;
+	trace_fd = -1;
+	report_writer_losses(&st, lost, ret, why);
+	if (ret) {
+		gpi_dbg("close: %s", why);
+	}
+}
 
 static void process_cupti(void)
 {
@@ -346,6 +528,7 @@ static void *writer_main(void *arg)
 
 	(void)arg;
 	prctl(PR_SET_NAME, "gpuprof-writer", 0, 0, 0);
+	atomic_store(&gpi_s.writer_tid, (int)gettid());
 	gpi_tickconv_init(&tconv);
 	if (!gpi_s.lazy_open) {
 		header_records();
@@ -410,6 +593,14 @@ static void *writer_main(void *arg)
 		}
 		header_records();
 	}
+	if (atomic_load(&gpi_s.crashing) && writer) {
+		/* A crash: first what is in hand, before any call into CUPTI, which may hang */
+		process_cupti();
+		gpi_nvtx_drain(&conv, &tconv);
+		if (!conv.err) {
+			gpt_writer_flush(writer);
+		}
+	}
 	gpi_cupti_flush(true);
 	/* Buffers CUPTI still holds after a forced flush will never come. */
 	uint64_t until = gpi_now() + 200000000ULL;
@@ -440,15 +631,11 @@ static void *writer_main(void *arg)
 		}
 	}
 	gpi_meta_threads(&conv);
+	note_writer_losses();
 	gpi_meta_clock(&conv, 2);
 	gpi_meta_process(&conv, 2, gpi_s.exit_signal ? 128 + gpi_s.exit_signal : -1);
 	if (writer) {
-		int ret = gpt_writer_close(writer);
-		if (ret) {
-			gpi_dbg("close: %s", gp_err_str(ret));
-		}
-		writer = NULL;
-		trace_fd = -1;
+		close_trace();
 	}
 	gpi_dbg("trace done: %llu records, %llu events, %llu outside the capture window",
 		(unsigned long long)conv.records, (unsigned long long)conv.events,
@@ -564,6 +751,97 @@ static void install_signal(int sig, struct sigaction *old, bool *own)
 	*own = sigaction(sig, &sa, NULL) == 0;
 }
 
+/* ------------------------------------------------------------ crashes */
+
+static const int crash_sigs[] = {SIGABRT, SIGSEGV, SIGBUS, SIGFPE, SIGILL};
+static struct sigaction old_crash[GP_ARRAY_SIZE(crash_sigs)];
+
+/* Whether the action is a function of the program's (not the default, not ignored). */
+static bool is_handler(const struct sigaction *sa)
+{
+	return (sa->sa_flags & SA_SIGINFO) ||
+	       (sa->sa_handler != SIG_DFL && sa->sa_handler != SIG_IGN);
+}
+
+/* The crash is fatal: the writer writes what it holds; the wait has its deadline. */
+static void crash_finish(int sig)
+{
+	int expect = 0;
+
+	if (atomic_load(&gpi_s.writer_tid) == (int)gettid()) {
+		return; /* the writer itself: nobody to wait for */
+	}
+	atomic_compare_exchange_strong(&gpi_s.exit_signal, &expect, sig);
+	atomic_store(&gpi_s.crashing, 1);
+	gpi_session_finish();
+}
+
+/*
+ * SIGABRT, SIGSEGV, SIGBUS, SIGFPE, SIGILL. Signal-safe: atomics, an
+ * eventfd write, poll, sigaction, raise. The writer thread (all signals
+ * blocked, so never the faulting one) does the writing.
+ */
+static void on_crash(int sig, siginfo_t *si, void *uc)
+{
+	int saved = errno;
+	size_t i = 0;
+
+	while (i < GP_ARRAY_SIZE(crash_sigs) && crash_sigs[i] != sig) {
+		i++;
+	}
+	if (i == GP_ARRAY_SIZE(crash_sigs)) {
+		return;
+	}
+	struct sigaction *old = &old_crash[i];
+	if (is_handler(old)) {
+		/* The program's own handler decides: it may recover (a runtime's SIGSEGV). */
+		if (old->sa_flags & SA_SIGINFO) {
+			old->sa_sigaction(sig, si, uc);
+		} else {
+			old->sa_handler(sig);
+		}
+		/* It gave up (the default restored, the signal pending or the fault to repeat). */
+		struct sigaction cur;
+		sigset_t pend;
+		if (!sigaction(sig, NULL, &cur) && !is_handler(&cur) && cur.sa_handler == SIG_DFL &&
+		    ((!sigpending(&pend) && sigismember(&pend, sig)) || (si && si->si_code > 0))) {
+			crash_finish(sig);
+		}
+		errno = saved;
+		return;
+	}
+	if (old->sa_handler == SIG_DFL) {
+		crash_finish(sig);
+	}
+	/* As the program had it; a default action kills when this handler returns. */
+	sigaction(sig, old, NULL);
+	if (old->sa_handler == SIG_DFL) {
+		raise(sig);
+	}
+	errno = saved;
+}
+
+/*
+ * Installed once, when the session starts, over whatever the program had
+ * (kept and called first). A handler the program installs later replaces
+ * this one and stands.
+ */
+static void install_crash_handlers(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_crash;
+	sigfillset(&sa.sa_mask);
+	sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART;
+	for (size_t i = 0; i < GP_ARRAY_SIZE(crash_sigs); i++) {
+		if (sigaction(crash_sigs[i], NULL, &old_crash[i])) {
+			continue;
+		}
+		sigaction(crash_sigs[i], &sa, NULL);
+	}
+}
+
 /* -------------------------------------------------------------- fork */
 
 static void atfork_child(void)
@@ -673,6 +951,7 @@ bool gpi_session_start(void)
 		pthread_atfork(NULL, NULL, atfork_child);
 		install_signal(SIGINT, &old_int, &own_int);
 		install_signal(SIGTERM, &old_term, &own_term);
+		install_crash_handlers();
 	}
 	atomic_store(&gpi_s.state, GPI_RUNNING);
 	ok = true;

@@ -106,6 +106,15 @@ struct gpt_writer_opts {
 	bool compact;
 	/* compact: packing threshold in raw payload bytes; 0 the default (256 KiB). */
 	uint32_t pack_bytes;
+	/*
+	 * A chunk that cannot be written (a full disk, an I/O error) is cut
+	 * back off the file (ftruncate to where it began), its records are
+	 * counted as lost in the stats, and the writer goes on with the next
+	 * chunk, so a passing error costs only the chunks it hit. Without it
+	 * (the default) the first write error is sticky. A regular file only;
+	 * the injected library sets it.
+	 */
+	bool keep_going;
 };
 
 /*
@@ -184,6 +193,11 @@ struct gpt_writer_stats {
 	uint64_t strings;
 	uint64_t raw_bytes;    /* chunk payloads before compression */
 	uint64_t file_bytes;   /* bytes written to the file, headers included */
+	/* keep_going: chunks that could not be written, and what they held */
+	uint64_t lost_chunks;
+	uint64_t lost_records; /* records (not strings) in those chunks */
+	uint64_t lost_bytes;   /* their bytes as they would have been written */
+	int lost_errno;        /* the errno of the last failed write, 0 none */
 };
 void gpt_writer_get_stats(const struct gpt_writer *w, struct gpt_writer_stats *st);
 

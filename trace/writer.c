@@ -27,6 +27,9 @@
 #define HUFFMAN_COLUMN_MIN_BYTES 1024
 #define DEFAULT_PACK_BYTES (256u << 10)
 
+/* keep_going: a chunk could not be written and was cut off; not an error (positive). */
+#define CHUNK_LOST 1
+
 struct str_slot {
 	uint64_t hash;
 	uint32_t id; /* 0: empty slot */
@@ -40,6 +43,9 @@ struct gpt_writer {
 	int err;
 	char errbuf[256];
 	uint64_t offset;
+	bool keep_going;
+	bool in_chunk;	 /* write_all is writing a chunk (keep_going applies) */
+	int write_errno; /* keep_going: the errno of a failed chunk write, until it is handled */
 
 	struct {
 		uint8_t *rows;
@@ -115,6 +121,10 @@ static int write_all(struct gpt_writer *w, const void *data, size_t len)
 		if (n < 0) {
 			if (errno == EINTR) {
 				continue;
+			}
+			if (w->keep_going && w->in_chunk) {
+				w->write_errno = errno;
+				return -GP_ERR_IO;
 			}
 			return set_err(w, -GP_ERR_IO, "write failed: %s", strerror(errno));
 		}
@@ -291,6 +301,32 @@ static int deflate_payload(struct gpt_writer *w, uint16_t kind)
 	return deflate(&w->zs, Z_FINISH);
 }
 
+/*
+ * keep_going: a chunk that began at offset could not be written. Cuts the
+ * file back to where it began and counts it; If the file cannot be cut back,
+ * the error is sticky as without keep_going. CHUNK_LOST tells the caller
+ * that the chunk is gone and the writer goes on.
+ */
+static int lose_chunk(struct gpt_writer *w, uint16_t kind, uint32_t count, uint64_t offset,
+		      size_t bytes)
+{
+	int e = w->write_errno;
+
+	w->write_errno = 0;
+	w->stats.lost_chunks++;
+	w->stats.lost_bytes += bytes;
+	w->stats.lost_errno = e;
+	if (kind != GPT_KIND_STRING && kind != GPT_KIND_INDEX) {
+		w->stats.lost_records += count;
+	}
+	w->stats.file_bytes -= w->offset - offset;
+	w->offset = offset;
+	if (ftruncate(w->fd, (off_t)offset) || lseek(w->fd, (off_t)offset, SEEK_SET) < 0) {
+		return set_err(w, -GP_ERR_IO, "write failed: %s", strerror(e));
+	}
+	return CHUNK_LOST;
+}
+
 /* Writes one chunk of kind with the raw payload in w->raw, to the file. */
 static int write_chunk_out(struct gpt_writer *w, uint16_t kind, uint32_t count, uint64_t first_ts,
 			   uint64_t last_ts)
@@ -356,7 +392,12 @@ static int write_chunk_out(struct gpt_writer *w, uint16_t kind, uint32_t count, 
 		.first_ts = first_ts,
 		.last_ts = last_ts,
 	};
+	w->in_chunk = true;
 	ret = write_all(w, w->out.buf, GPT_CHUNK_HEADER_SIZE + plen);
+	w->in_chunk = false;
+	if (ret && w->write_errno) {
+		return lose_chunk(w, kind, count, ie.offset, GPT_CHUNK_HEADER_SIZE + plen);
+	}
 	if (ret) {
 		return ret;
 	}
@@ -473,6 +514,11 @@ static int write_rows(struct gpt_writer *w, unsigned kind, const uint8_t *rows, 
 	int ret;
 
 	ret = flush_strings(w);
+	if (ret == CHUNK_LOST) {
+		/* their strings are not in the file: the records go too, and the strings wait */
+		w->stats.lost_records += n;
+		return ret;
+	}
 	if (ret) {
 		return ret;
 	}
@@ -555,6 +601,9 @@ static int flush_kind(struct gpt_writer *w, unsigned kind)
 		return hold_rows(w, kind);
 	}
 	ret = write_rows(w, kind, w->pend[kind].rows, n);
+	if (ret == CHUNK_LOST) {
+		ret = 0; /* counted: the rows are dropped */
+	}
 	if (!ret) {
 		w->pend[kind].n = 0;
 	}
@@ -632,7 +681,7 @@ int gpt_writer_release(struct gpt_writer *w, int64_t offset)
 				       ki->name, (long long)offset);
 		}
 		ret = write_rows(w, h->kind, h->rows, h->n);
-		if (ret) {
+		if (ret && ret != CHUNK_LOST) {
 			return ret;
 		}
 		free(h->rows);
@@ -670,6 +719,7 @@ int gpt_writer_open_fd(int fd, const char *name, const struct gpt_writer_opts *o
 		return -GP_ERR_NOMEM;
 	}
 	w->fd = fd;
+	w->keep_going = opts && opts->keep_going && !opts->compact;
 	w->name = strdup(name ? name : "trace");
 	w->level = (opts && opts->level >= 0) ? opts->level : DEFAULT_LEVEL;
 	w->chunk_records =
@@ -837,6 +887,10 @@ int gpt_writer_flush(struct gpt_writer *w)
 	}
 	int ret = flush_strings(w);
 
+	if (ret == CHUNK_LOST) {
+		ret = 0; /* the strings are written with the next chunk that needs them */
+	}
+
 	for (unsigned k = 0; k < GPT_KIND__MAX && !ret; k++) {
 		ret = flush_kind(w, k);
 	}
@@ -865,6 +919,9 @@ static int write_footer(struct gpt_writer *w)
 		}
 		done += n;
 	} while (!ret && done < w->index.n);
+	if (ret == CHUNK_LOST) {
+		return set_err(w, -GP_ERR_IO, "write failed: %s", strerror(w->stats.lost_errno));
+	}
 	if (ret) {
 		return ret;
 	}

@@ -4,6 +4,7 @@
 . "$TOP/tests/fakecuda/e2e-lib.sh"
 
 for cap in cudaProfilerApi nvtx:train; do
+	rm -f c.gpz # a trace is never written over
 	inject env GPUPROF_CAPTURE=$cap GPUPROF_OUTPUT="$PWD/c.gpz" "$RUN" "$SCEN/capture.txt" \
 		>/dev/null 2>err.txt || fail "$cap: exit $?"
 	[ -s err.txt ] && fail "$cap: stderr: $(cat err.txt)"

@@ -12,6 +12,7 @@ copy='main;ns::Worker::copy(int);sim_memcpy'
 
 # record PROGRAM METHOD DEPTH: trace in $1-$2.gpz, frames in $1-$2.txt
 record() {
+	rm -f "$1-$2.gpz" # a trace is never written over
 	plain "$GPUPROF" record -o "$1-$2.gpz" --backtrace="$3" --backtrace-method="$2" \
 		-- "$B/tests/bt-prog-$1" 3 >"$1-$2.out" 2>"$1-$2.err" || fail "$1 $2: $(cat "$1-$2.err")"
 	"$FRAMES" "$1-$2.gpz" >"$1-$2.txt" || fail "$1 $2: stack-frames failed"

@@ -11,6 +11,13 @@
  *                     waits and works on
  *   exec              work, then exec of "life exec-child", which works too
  *   output            prints to stdout and stderr, works, exits with 3
+ *   many N            N iterations of work, then exits 0
+ *   crash SIG         work, then dies by SIG (SEGV a null write, ABRT abort(),
+ *                     BUS, FPE, ILL raised) within the first flush period;
+ *                     with -H the program first installs its own handler,
+ *                     which says so and re-raises with the default action
+ *   stream            works for ever; every 5 ms prints "N T": kernels
+ *                     launched so far and the CLOCK_MONOTONIC time in ns
  */
 #include "base/compat.h"
 #include "tests/fakecuda/sim.h"
@@ -42,6 +49,67 @@ static void work(const char *name, int n)
 
 static volatile int keep_going = 1;
 
+static void own_handler(int sig)
+{
+	static const char msg[] = "life: own handler\n";
+	ssize_t r = write(2, msg, sizeof(msg) - 1);
+
+	(void)r;
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static int sig_by_name(const char *name)
+{
+	static const struct {
+		const char *name;
+		int sig;
+	} sigs[] = {{"SEGV", SIGSEGV}, {"ABRT", SIGABRT}, {"BUS", SIGBUS},
+		    {"FPE", SIGFPE},   {"ILL", SIGILL}};
+
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		if (!strcmp(name, sigs[i].name)) {
+			return sigs[i].sig;
+		}
+	}
+	return 0;
+}
+
+static void crash(int sig)
+{
+	if (sig == SIGSEGV) {
+		static int *volatile nowhere;
+		*nowhere = 1;
+	}
+	if (sig == SIGABRT) {
+		abort();
+	}
+	raise(sig);
+}
+
+/* Kernels launched so far and when, every 5 ms, for ever (the SIGKILL test). */
+static void stream(void)
+{
+	uint64_t n = 0, next = 0;
+	char line[64];
+
+	for (;;) {
+		work("s", 1);
+		n++;
+		struct timespec ts;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		uint64_t now = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+		if (now >= next) {
+			int len = snprintf(line, sizeof(line), "%llu %llu\n", (unsigned long long)n,
+					   (unsigned long long)now);
+			ssize_t r = write(1, line, (size_t)len);
+			(void)r;
+			next = now + 5000000;
+		}
+		sleep_ms(1);
+	}
+}
+
 static void *spinner(void *arg)
 {
 	(void)arg;
@@ -64,6 +132,7 @@ static void *exiter(void *arg)
 int main(int argc, char **argv)
 {
 	const char *exp = NULL;
+	bool own = false;
 	int opt;
 
 	/*
@@ -74,9 +143,11 @@ int main(int argc, char **argv)
 	 * the library.
 	 */
 	signal(SIGINT, SIG_DFL);
-	while ((opt = getopt(argc, argv, "e:")) != -1) {
+	while ((opt = getopt(argc, argv, "e:H")) != -1) {
 		if (opt == 'e') {
 			exp = optarg;
+		} else if (opt == 'H') {
+			own = true;
 		} else {
 			return 2;
 		}
@@ -96,8 +167,32 @@ int main(int argc, char **argv)
 		printf("exec child done\n");
 		return 0;
 	}
+	if (!strcmp(mode, "crash") && own) {
+		/* before CUDA loads the library, as a program's start-up would */
+		signal(sig_by_name(arg), own_handler);
+	}
 	sim_init(exp, 5);
 	sim_cuinit();
+
+	if (!strcmp(mode, "crash")) {
+		int sig = sig_by_name(arg);
+		if (!sig) {
+			fprintf(stderr, "life: unknown signal %s\n", arg);
+			return 2;
+		}
+		work("before_crash", 50);
+		sim_finish();
+		crash(sig);
+		return 0; /* not reached */
+	}
+	if (!strcmp(mode, "many")) {
+		work("many", atoi(arg));
+		sim_finish();
+		return 0;
+	}
+	if (!strcmp(mode, "stream")) {
+		stream();
+	}
 
 	if (!strcmp(mode, "signal")) {
 		pthread_t t;

@@ -120,3 +120,58 @@ TEST(writer_disk_full)
 	tt_read_release(&rd);
 	tt_buf_free(&b);
 }
+
+TEST(writer_keep_going)
+{
+	/*
+	 * keep_going: chunks that cannot be written are cut off and counted;
+	 * once the disk has room again the writer goes on and closes cleanly.
+	 */
+	struct gpt_writer_opts o = {.level = 0, .chunk_records = 5, .keep_going = true};
+	struct gpt_kernel k = {.start = 100, .end = 200, .device = 1};
+	struct gpt_writer_stats st;
+	struct rlimit old, rl;
+	struct gpt_writer *w;
+	char path[300];
+	int ret = 0;
+
+	signal(SIGXFSZ, SIG_IGN);
+	REQUIRE(getrlimit(RLIMIT_FSIZE, &old) == 0);
+	snprintf(path, sizeof(path), "%s/again.gpz", test_tmpdir());
+	REQUIRE(gpt_writer_open(path, &o, &w) == 0);
+	for (int i = 0; i < 20; i++, k.start += 10, k.end += 10) {
+		ret |= gpt_writer_add(w, GPT_KIND_KERNEL, &k);
+	}
+	gpt_writer_get_stats(w, &st);
+	rl = old;
+	rl.rlim_cur = st.file_bytes + 100; /* room for a chunk or so */
+	REQUIRE(setrlimit(RLIMIT_FSIZE, &rl) == 0);
+	for (int i = 0; i < 40; i++, k.start += 10, k.end += 10) {
+		ret |= gpt_writer_add(w, GPT_KIND_KERNEL, &k);
+	}
+	REQUIRE(setrlimit(RLIMIT_FSIZE, &old) == 0);
+	for (int i = 0; i < 20; i++, k.start += 10, k.end += 10) {
+		ret |= gpt_writer_add(w, GPT_KIND_KERNEL, &k);
+	}
+	CHECK_EQ_I(ret, 0);
+	gpt_writer_get_stats(w, &st);
+	CHECK(st.lost_records > 0 && st.lost_records < 40);
+	CHECK_EQ_I(st.lost_errno, EFBIG);
+	CHECK_EQ_U(st.records[GPT_KIND_KERNEL] + st.lost_records, 80);
+	CHECK_EQ_I(gpt_writer_close(w), 0);
+
+	FILE *f = fopen(path, "rb");
+	REQUIRE(f != NULL);
+	struct tt_buf b = {malloc(1 << 16), 0};
+	REQUIRE(b.p != NULL);
+	b.len = fread(b.p, 1, 1 << 16, f);
+	fclose(f);
+	struct tt_read rd;
+	tt_read_all(b.p, b.len, "again.gpz", &rd);
+	CHECK_EQ_I(rd.open_ret, 0);
+	CHECK(rd.st.has_footer && !rd.st.truncated);
+	CHECK_EQ_U(rd.st.problems, 0);
+	CHECK_EQ_U(rd.recs[GPT_KIND_KERNEL].n + st.lost_records, 80);
+	tt_read_release(&rd);
+	tt_buf_free(&b);
+}
