@@ -53,9 +53,9 @@ const char *gpa_confidence_name(unsigned c)
 }
 
 /*
- * A kernel run by a graph launch: its launching call is cudaGraphLaunch,
- * hipGraphLaunch or cuGraphLaunch (any version suffix). NEEDSWORK: use the
- * model's graph ids once it keeps them.
+ * A kernel run by a graph: its record carries a graph id, or its launching
+ * call is a graph launch (cudaGraphLaunch, hipGraphLaunch, cuGraphLaunch, any
+ * version suffix: the model's GPA_API_GRAPH_LAUNCH flag, analyze/graphs.c).
  */
 bool gpa_kernel_graph_launched(const struct gpa_model *m, uint32_t k)
 {

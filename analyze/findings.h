@@ -144,7 +144,7 @@ struct gpa_findings {
 int gpa_findings_build(const struct gpa_findings_in *in, struct gpa_findings *out);
 void gpa_findings_release(struct gpa_findings *f);
 
-/* Whether kernel row k of m was run by a CUDA or HIP graph launch. */
+/* Whether kernel row k of m was run by a CUDA or HIP graph (a graph id or a graph launch). */
 bool gpa_kernel_graph_launched(const struct gpa_model *m, uint32_t k);
 
 #endif /* GPA_FINDINGS_H */
