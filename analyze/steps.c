@@ -622,6 +622,11 @@ int gpa_steps_find(const struct gpa_model *m, const char *regex, struct gpa_step
 	if (ret) {
 		goto out;
 	}
+	/* A repeating range's iteration lasts until the GPU work launched inside it ends. */
+	for (size_t i = 0; out->source == GPA_STEPS_REPEAT && i < out->v.n; i++) {
+		struct gpa_step *st = &out->v.v[i];
+		st->end = st->gpu_ops && st->gpu_end > st->end ? st->gpu_end : st->end;
+	}
 	uint64_t *vals = malloc((out->v.n ? out->v.n : 1) * sizeof(*vals));
 	if (!vals) {
 		ret = -GP_ERR_NOMEM;
