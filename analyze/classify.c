@@ -25,12 +25,12 @@ static const char *const cat_names[GPA_CAT__COUNT] = {
 };
 
 /*
- * The built-in rules, in order: communication before the others (NCCL
- * kernel names hold "AllReduce_Sum"), attention before GEMM (fused
- * attention kernels mention their MMA tiles).
+ * The built-in rules, in order: attention before GEMM (fused attention
+ * kernels mention their MMA tiles). No communication rule: which kernels
+ * communicate is the shared classification's answer (analyze/commclass.h),
+ * which the flame graph asks before these rules.
  */
 static const char builtin_rules[] =
-	"communication (?i)nccl|rccl|hccl|nvshmem|all_?reduce|all_?gather|reduce_?scatter|all_?to_?all|sendrecv\n"
 	"attention (?i)flash|attention|attn|fmha|sdpa|xformers|(^|[^a-z])mha\n"
 	"gemm (?i)gemm|matmul|cutlass|cublas|xmma|wgmma|hmma|(^|[^a-z])mma|sm[0-9]+_xmma|ampere_|volta_|turing_|hopper_\n"
 	"copy (?i)^\\[CUDA mem|memcpy|memset\n"

@@ -295,6 +295,8 @@ static void count_classes(const struct gpa_commclass *cc, struct gpa_comm *out)
 	out->by_cpu_op = cc->n[GPA_COMM_CPU_OP];
 	out->peer_copies = cc->n[GPA_COMM_PEER];
 	out->comm_kernels = out->by_record + out->by_name;
+	out->host_colls = cc->host_colls;
+	out->host_name = cc->host_name;
 	out->ident = (out->by_record ? GPA_COMM_BY_RECORDS : 0) | (out->by_name ? GPA_COMM_BY_NAMES : 0);
 }
 

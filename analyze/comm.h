@@ -95,6 +95,8 @@ struct gpa_comm {
 	uint64_t comm_kernels, by_record, by_name; /* by_name: CPU-op and kernel-name rules */
 	uint64_t by_cpu_op;                         /* of by_name: by the launching CPU op */
 	uint64_t peer_copies;                       /* peer-to-peer copies between GPUs */
+	uint64_t host_colls;  /* a collective library's CPU ops / annotations (commclass.h) */
+	uint32_t host_name;   /* model string id of the first one's name; 0 when none */
 	enum gpa_comm_ident ident;
 	uint64_t groups;	 /* operations matched across 2+ ranks */
 	uint64_t unmatched;	 /* collectives with comm and seq found on one rank only */
@@ -104,6 +106,16 @@ struct gpa_comm {
 };
 
 void gpa_comm_opts_init(struct gpa_comm_opts *o);
+
+/*
+ * Whether the traces hold communication: NCCL/RCCL operations,
+ * communication kernels or peer copies, or collectives a library recorded
+ * only on the host (these add no GPU communication time).
+ */
+static inline bool gpa_comm_present(const struct gpa_comm *c)
+{
+	return c && (c->ops || c->comm_kernels || c->peer_copies || c->host_colls);
+}
 /*
  * Analyses the model's NCCL operations and communication kernels. Returns
  * 0, -GP_ERR_API for a bad kernel rule (reason in errbuf), -GP_ERR_NOMEM.

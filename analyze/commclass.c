@@ -37,7 +37,7 @@ struct rules {
 	pcre2_code *re[NBUILTIN];
 	pcre2_code **user;
 	size_t nuser;
-	pcre2_code *cpu_op;
+	pcre2_code *cpu_op, *host_op;
 	pcre2_match_data *md;
 };
 
@@ -67,6 +67,7 @@ static void rules_free(struct rules *r)
 	}
 	free(r->user);
 	pcre2_code_free(r->cpu_op);
+	pcre2_code_free(r->host_op);
 	pcre2_match_data_free(r->md);
 }
 
@@ -95,7 +96,8 @@ static int rules_init(struct rules *r, const struct gpa_commclass_opts *o, char 
 		}
 	}
 	r->cpu_op = compile(GPA_COMM_CPU_OP_PATTERN, NULL, 0);
-	return r->cpu_op ? 0 : -GP_ERR_NOMEM;
+	r->host_op = compile(GPA_COMM_HOST_OP_PATTERN, NULL, 0);
+	return r->cpu_op && r->host_op ? 0 : -GP_ERR_NOMEM;
 }
 
 static bool match(const struct rules *r, pcre2_code *re, const char *s)
@@ -167,6 +169,40 @@ static uint8_t func_rules(const struct gpa_model *m, const struct rules *r, uint
 	return k;
 }
 
+/* Whether range n is a collective library's CPU op or annotation; by_str caches per name. */
+static bool is_host_coll(const struct gpa_model *m, const struct rules *r, uint32_t n,
+			 uint8_t *by_str)
+{
+	uint8_t o = m->nvtx.origin[n];
+	uint32_t s = m->nvtx.name[n];
+
+	if (o != GPA_RANGE_CPU_OP && o != GPA_RANGE_ANNOTATION) {
+		return false;
+	}
+	if (!by_str[s]) {
+		by_str[s] = match(r, r->host_op, gpa_model_str(m, s)) ? 2 : 1;
+	}
+	return by_str[s] == 2;
+}
+
+/* Collectives a library recorded on the host: the outermost matching range of a nest. */
+static void host_collectives(const struct gpa_model *m, const struct rules *r, uint8_t *by_str,
+			     struct gpa_commclass *out)
+{
+	for (size_t i = 0; i < m->nvtx.n; i++) {
+		if (!is_host_coll(m, r, (uint32_t)i, by_str)) {
+			continue;
+		}
+		bool nested = false;
+		for (uint32_t p = m->nvtx.parent[i]; p != GPA_NONE && !nested; p = m->nvtx.parent[p]) {
+			nested = is_host_coll(m, r, p, by_str);
+		}
+		if (!nested) {
+			out->host_name = out->host_colls++ ? out->host_name : m->nvtx.name[i];
+		}
+	}
+}
+
 int gpa_commclass_compute(const struct gpa_model *m, const struct gpa_commclass_opts *o,
 			  struct gpa_commclass *out, char *errbuf, size_t errlen)
 {
@@ -222,6 +258,8 @@ int gpa_commclass_compute(const struct gpa_model *m, const struct gpa_commclass_
 		out->copy[c] = m->copy.copy_kind[c] == GPT_COPY_KIND_PTOP ? GPA_COMM_PEER : 0;
 		out->n[out->copy[c]] += out->copy[c] != 0;
 	}
+	memset(by_str, 0, m->strs.off.n + 2);
+	host_collectives(m, &r, by_str, out);
 	ret = 0;
 out:
 	rules_free(&r);

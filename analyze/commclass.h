@@ -19,6 +19,13 @@
  *      must be linked itself;
  *   4. its name matches one of the user's rules (--comm-kernel).
  * A peer-to-peer copy between GPUs (memcpy kind PtoP) is communication too.
+ *
+ * Communication is also present without any GPU work when a collective
+ * library recorded its calls on the host: PyTorch CPU ops and annotations
+ * of NCCL, RCCL, Gloo, c10d, ProcessGroup, symm_mem or record_param_comms
+ * (GPA_COMM_HOST_OP_PATTERN). They are counted (gpa_commclass.host_colls),
+ * never turned into GPU communication time: a Gloo collective on CPU
+ * tensors moves no GPU data.
  */
 #ifndef GPA_COMMCLASS_H
 #define GPA_COMMCLASS_H
@@ -42,6 +49,14 @@ enum gpa_comm_why {
 	"ProcessGroup|deep_?ep|nvshmem|mscclpp|_C_custom_ar::|custom_ar::)"                        \
 	"|(^|::)_?(all_?reduce|all_?gather|reduce_?scatter|all_?to_?all)"
 
+/*
+ * CPU ops and annotations that are a collective library's own record of a
+ * call (communication present even when no GPU work is recorded).
+ */
+#define GPA_COMM_HOST_OP_PATTERN                                                                   \
+	"(?i)^((nccl|rccl|gloo|mpi|ucc|xccl|hccl):|c10d::|_?c10d_functional::|symm_mem::|"         \
+	"record_param_comms$|ProcessGroup)"
+
 struct gpa_commclass_opts {
 	const char *const *kernel_rules; /* the user's PCRE2 patterns of kernel names */
 	size_t nkernel_rules;
@@ -51,6 +66,9 @@ struct gpa_commclass {
 	uint8_t *kern;                   /* per gpa_model.kern row: enum gpa_comm_why */
 	uint8_t *copy;                   /* per gpa_model.copy row: GPA_COMM_PEER or 0 */
 	uint64_t n[GPA_COMM_WHY__COUNT]; /* ops by reason ([0]: the others) */
+	/* CPU ops and annotations matching GPA_COMM_HOST_OP_PATTERN, outermost of a nest */
+	uint64_t host_colls;
+	uint32_t host_name; /* model string id of the first one's name; 0 when none */
 };
 
 /*

@@ -725,7 +725,8 @@ int gpa_diff_add_run(struct gpa_diff *d, int side, const struct gpa_model *m, co
 	}
 	ret = run_steps(d, &c, label, errbuf, errlen);
 	if (!ret) {
-		ret = gpa_commclass_compute(m, NULL, &c.comm, errbuf, errlen);
+		struct gpa_commclass_opts co = {d->o->comm_rules, d->o->ncomm_rules};
+		ret = gpa_commclass_compute(m, &co, &c.comm, errbuf, errlen);
 	}
 	if (ret) {
 		goto out;

@@ -166,6 +166,9 @@ struct gpa_diff_opts {
 	const char *const *fail_on;  /* fnmatch patterns of gating metrics; borrowed */
 	size_t nfail_on;
 	const struct gpa_kname_rules *rules; /* borrowed; NULL: the built-in rules */
+	/* extra PCRE2 patterns of communication kernels (analyze/commclass.h); borrowed */
+	const char *const *comm_rules;
+	size_t ncomm_rules;
 };
 
 /* alpha 0.05, min effect 2 %, 4 samples, 10000 resamples at 95 %, seed 1, BH, gate step.wall. */

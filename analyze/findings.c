@@ -53,15 +53,16 @@ const char *gpa_confidence_name(unsigned c)
 }
 
 /*
- * A kernel run by a graph launch: its launching call is cudaGraphLaunch,
- * hipGraphLaunch or cuGraphLaunch (any version suffix). NEEDSWORK: use the
- * model's graph ids once it keeps them.
+ * A kernel run by a graph: its record carries a graph id, or its launching
+ * call is a graph launch (cudaGraphLaunch, hipGraphLaunch, cuGraphLaunch, any
+ * version suffix: the model's GPA_API_GRAPH_LAUNCH flag, analyze/graphs.c).
  */
 bool gpa_kernel_graph_launched(const struct gpa_model *m, uint32_t k)
 {
 	uint32_t a = m->kern.api[k];
 
-	return a != GPA_NONE && strstr(gpa_model_str(m, m->api.name[a]), "GraphLaunch");
+	return gpa_col_opt(m->kern.graph, k) ||
+	       (a != GPA_NONE && (m->api.flags[a] & GPA_API_GRAPH_LAUNCH));
 }
 
 static bool is_material(uint64_t cost, uint64_t basis, uint32_t bp)
@@ -381,6 +382,38 @@ static int keep(struct gpa_findings *out, struct gpa_finding *f)
 	return f->material ? gp_vec_push(&out->v, *f) : gp_vec_push(&out->minor, *f);
 }
 
+/* Keeps f among the minor findings whatever its size (f->material stays false). */
+static int keep_minor(struct gpa_findings *out, struct gpa_finding *f)
+{
+	if (!f->cost_ns) {
+		return 0;
+	}
+	f->material = f->major = false;
+	return gp_vec_push(&out->minor, *f);
+}
+
+/*
+ * A trace that mostly recorded a graph: at least GPA_FINDING_CAPTURE_PCT % of
+ * the GPU idle time lies inside stream captures (launches under capture run
+ * nothing), and the idle outside them is not material. Sets
+ * out->capture_idle_ns then.
+ */
+static int capture_rule(const struct gpa_findings_in *in, struct gpa_findings *out)
+{
+	uint64_t ns, idle = in->gaps ? in->gaps->all.idle : 0;
+	int ret = gpa_capture_idle(in->m, &ns);
+
+	if (ret || !idle || !ns) {
+		return ret;
+	}
+	ns = ns < idle ? ns : idle;
+	if (ns * 100 >= idle * (uint64_t)GPA_FINDING_CAPTURE_PCT &&
+	    !is_material(idle - ns, out->basis_ns, GPA_FINDING_MATERIAL_BP)) {
+		out->capture_idle_ns = ns;
+	}
+	return 0;
+}
+
 static int collect(const struct gpa_findings_in *in, struct gpa_findings *out)
 {
 	struct gpa_finding f;
@@ -393,7 +426,8 @@ static int collect(const struct gpa_findings_in *in, struct gpa_findings *out)
 			} else {
 				idle_finding(&f, in->gaps, c);
 			}
-			ret = keep(out, &f);
+			/* Idle that is mostly capture time is set-up, not a bottleneck. */
+			ret = out->capture_idle_ns ? keep_minor(out, &f) : keep(out, &f);
 		}
 	}
 	if (!ret && in->comm) {
@@ -432,7 +466,10 @@ int gpa_findings_build(const struct gpa_findings_in *in, struct gpa_findings *ou
 		out->verdict = GPA_VERDICT_NO_GPU;
 		return 0;
 	}
-	ret = collect(in, out);
+	ret = capture_rule(in, out);
+	if (!ret) {
+		ret = collect(in, out);
+	}
 	if (ret) {
 		return ret;
 	}

@@ -39,6 +39,8 @@ struct gpa_steps;
 #define GPA_FINDING_SMALL_COPY_BYTES 65536
 /* Events kept as evidence per finding. */
 #define GPA_FINDING_EVENTS 3
+/* Idle mostly inside stream captures: at least this share of it (and the rest not material). */
+#define GPA_FINDING_CAPTURE_PCT 50
 
 enum gpa_finding_cat {
 	GPA_FIND_IDLE = 0,        /* idle by one cause (gpa_finding.cause) */
@@ -123,6 +125,12 @@ struct gpa_findings {
 	uint64_t total_ns;              /* material bounds summed, at most basis_ns */
 	uint64_t minor_ns;              /* the bounds of findings below the threshold, summed */
 	uint32_t threshold_bp;          /* GPA_FINDING_MATERIAL_BP */
+	/*
+	 * GPU idle inside stream captures when it is at least
+	 * GPA_FINDING_CAPTURE_PCT % of all idle (the idle findings are then all
+	 * minor: a capture is set-up, its replays run the work); 0 otherwise.
+	 */
+	uint64_t capture_idle_ns;
 	uint8_t verdict;                /* enum gpa_findings_verdict */
 	GP_VEC(struct gpa_finding) v;   /* material findings, largest bound first */
 	GP_VEC(struct gpa_finding) minor; /* the others, largest first */
@@ -136,7 +144,7 @@ struct gpa_findings {
 int gpa_findings_build(const struct gpa_findings_in *in, struct gpa_findings *out);
 void gpa_findings_release(struct gpa_findings *f);
 
-/* Whether kernel row k of m was run by a CUDA or HIP graph launch. */
+/* Whether kernel row k of m was run by a CUDA or HIP graph (a graph id or a graph launch). */
 bool gpa_kernel_graph_launched(const struct gpa_model *m, uint32_t k);
 
 #endif /* GPA_FINDINGS_H */

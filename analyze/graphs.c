@@ -65,13 +65,13 @@ uint32_t gpa_gpu_graph(const struct gpa_model *m, size_t i)
 
 	switch (m->gpu.kind[i]) {
 	case GPA_GPU_KERNEL:
-		g = m->kern.graph[r];
+		g = gpa_col_opt(m->kern.graph, r);
 		break;
 	case GPA_GPU_MEMCPY:
-		g = m->copy.graph[r];
+		g = gpa_col_opt(m->copy.graph, r);
 		break;
 	default:
-		g = m->set.graph[r];
+		g = gpa_col_opt(m->set.graph, r);
 		break;
 	}
 	if (g) {
@@ -99,7 +99,7 @@ int gpa_graphs_link(struct gpa_model *m)
 			kind[name] = (uint8_t)(api_kind(gpa_model_str(m, name)) + 1);
 		}
 		uint8_t k = (uint8_t)(kind[name] - 1);
-		m->api.flags[i] = (uint8_t)(k & ~0x80);
+		m->api.flags[i] = (uint8_t)((k & ~0x80) | ((k & 0x80) ? GPA_API_CAPTURE_BEGIN : 0));
 		if (k & GPA_API_CAPTURE) {
 			capturing[t] = (k & 0x80) != 0;
 			m->captures += (k & 0x80) != 0;
@@ -117,5 +117,145 @@ int gpa_graphs_link(struct gpa_model *m)
 	}
 	free(kind);
 	free(capturing);
+	return 0;
+}
+
+/* ---- GPU idle inside stream captures */
+
+struct win {
+	uint32_t proc;
+	uint64_t a, b;
+};
+
+static int cmp_win(const void *x, const void *y)
+{
+	const struct win *p = x, *q = y;
+
+	if (p->proc != q->proc) {
+		return p->proc < q->proc ? -1 : 1;
+	}
+	return p->a < q->a ? -1 : p->a > q->a;
+}
+
+/* Each thread's captures, begin call's start to end call's end (an open one: to the end). */
+static int capture_windows(const struct gpa_model *m, struct win **out, size_t *n)
+{
+	uint64_t *open = calloc(m->threads.n + 1, sizeof(*open)); /* begin + 1, 0 none */
+	GP_VEC(struct win) w = {0};
+	int ret = open ? 0 : -GP_ERR_NOMEM;
+
+	for (size_t i = 0; !ret && i < m->api.n; i++) {
+		uint32_t t = m->api.thread[i];
+		if (!(m->api.flags[i] & GPA_API_CAPTURE)) {
+			continue;
+		}
+		if (m->api.flags[i] & GPA_API_CAPTURE_BEGIN) {
+			open[t] = m->api.start[i] + 1;
+		} else if (open[t]) {
+			struct win x = {m->threads.v[t].proc, open[t] - 1, m->api.end[i]};
+			ret = gp_vec_push(&w, x);
+			open[t] = 0;
+		}
+	}
+	for (size_t t = 0; !ret && t < m->threads.n; t++) {
+		if (open[t]) {
+			struct win x = {m->threads.v[t].proc, open[t] - 1, m->t1};
+			ret = gp_vec_push(&w, x);
+		}
+	}
+	free(open);
+	if (ret) {
+		gp_vec_free(&w);
+		return ret;
+	}
+	gp_qsort(w.v, w.n, sizeof(*w.v), cmp_win);
+	*out = w.v;
+	*n = w.n;
+	return 0;
+}
+
+/* Overlap of [a, b) with the sorted, disjoint windows from *k on (moved past those ending by a). */
+static uint64_t overlap(const struct win *w, size_t n, size_t *k, uint64_t a, uint64_t b)
+{
+	uint64_t sum = 0;
+
+	while (*k < n && w[*k].b <= a) {
+		(*k)++;
+	}
+	for (size_t j = *k; j < n && w[j].a < b; j++) {
+		uint64_t lo = w[j].a > a ? w[j].a : a, hi = w[j].b < b ? w[j].b : b;
+		sum += hi > lo ? hi - lo : 0;
+	}
+	return sum;
+}
+
+/* Idle of device d inside the disjoint sorted windows w (its process's), within its window. */
+static uint64_t dev_capture_idle(const struct gpa_model *m, const struct gpa_dev *d,
+				 const struct win *w, size_t n)
+{
+	size_t g0 = d->gpu_first, g1 = d->gpu_first + d->gpu_count, k = 0;
+	uint64_t first = m->gpu.start[g0], last = 0, inside = 0, busy = 0, cs = 0, ce = 0;
+
+	for (size_t g = g0; g < g1; g++) {
+		last = m->gpu.end[g] > last ? m->gpu.end[g] : last;
+	}
+	for (size_t j = 0; j < n; j++) {
+		uint64_t lo = w[j].a > first ? w[j].a : first, hi = w[j].b < last ? w[j].b : last;
+		inside += hi > lo ? hi - lo : 0;
+	}
+	for (size_t g = g0; g <= g1; g++) {
+		if (g < g1 && g > g0 && m->gpu.start[g] <= ce) {
+			ce = m->gpu.end[g] > ce ? m->gpu.end[g] : ce;
+			continue;
+		}
+		if (g > g0) {
+			busy += overlap(w, n, &k, cs, ce);
+		}
+		if (g < g1) {
+			cs = m->gpu.start[g];
+			ce = m->gpu.end[g];
+		}
+	}
+	return inside > busy ? inside - busy : 0;
+}
+
+int gpa_capture_idle(const struct gpa_model *m, uint64_t *out)
+{
+	struct win *w = NULL;
+	size_t n = 0;
+	int ret;
+
+	*out = 0;
+	if (!m->captures) {
+		return 0;
+	}
+	ret = capture_windows(m, &w, &n);
+	if (ret) {
+		return ret;
+	}
+	/* Merge each process's windows: disjoint and sorted. */
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (k && w[k - 1].proc == w[i].proc && w[i].a <= w[k - 1].b) {
+			w[k - 1].b = w[i].b > w[k - 1].b ? w[i].b : w[k - 1].b;
+		} else {
+			w[k++] = w[i];
+		}
+	}
+	for (size_t d = 0; d < m->devs.n; d++) {
+		const struct gpa_dev *dv = &m->devs.v[d];
+		size_t lo = 0;
+		while (lo < k && w[lo].proc != dv->proc) {
+			lo++;
+		}
+		size_t hi = lo;
+		while (hi < k && w[hi].proc == dv->proc) {
+			hi++;
+		}
+		if (dv->gpu_count && hi > lo) {
+			*out += dev_capture_idle(m, dv, w + lo, hi - lo);
+		}
+	}
+	free(w);
 	return 0;
 }

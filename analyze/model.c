@@ -47,6 +47,15 @@ static void huge_pages(void *p, size_t bytes)
 		t->col = p_;                                                                       \
 		huge_pages(p_, ncap * sizeof(type));                                               \
 	}
+/* An optional column grows with its table once it exists. */
+#define COL_RESERVE_OPT_(type, col)                                                                \
+	if (t->col) {                                                                              \
+		void *p_ = realloc(t->col, ncap * sizeof(type));                                   \
+		if (!p_) {                                                                         \
+			return -GP_ERR_NOMEM;                                                      \
+		}                                                                                  \
+		t->col = p_;                                                                       \
+	}
 #define COL_FREE_(type, col)                                                                       \
 	free(t->col);                                                                              \
 	t->col = NULL;
@@ -68,6 +77,14 @@ static void huge_pages(void *p, size_t bytes)
 			memcpy(t->col, p_, t->n * sizeof(type));                                   \
 		}                                                                                  \
 	}
+#define COL_PERMUTE_OPT_(type, col)                                                                \
+	if (t->col) {                                                                              \
+		COL_PERMUTE_(type, col)                                                            \
+	}
+#define COL_SHRINK_OPT_(type, col)                                                                 \
+	if (t->col) {                                                                              \
+		COL_SHRINK_(type, col)                                                             \
+	}
 #define COL_SHRINK_(type, col)                                                                     \
 	{                                                                                          \
 		void *p_ = realloc(t->col, (t->n ? t->n : 1) * sizeof(type));                      \
@@ -76,7 +93,7 @@ static void huge_pages(void *p, size_t bytes)
 		}                                                                                  \
 	}
 
-#define DEFINE_TABLE_FNS_(tname, COLS)                                                             \
+#define DEFINE_TABLE_FNS_(tname, COLS, OPT)                                                        \
 	static int tname##_reserve(struct tname *t, size_t want)                                   \
 	{                                                                                          \
 		size_t ncap;                                                                       \
@@ -88,12 +105,14 @@ static void huge_pages(void *p, size_t bytes)
 			ncap = want > 1024 ? want : 1024;                                          \
 		}                                                                                  \
 		COLS(COL_RESERVE_)                                                                 \
+		OPT(COL_RESERVE_OPT_)                                                              \
 		t->cap = ncap;                                                                     \
 		return 0;                                                                          \
 	}                                                                                          \
 	static void tname##_free(struct tname *t)                                                  \
 	{                                                                                          \
 		COLS(COL_FREE_)                                                                    \
+		OPT(COL_FREE_)                                                                     \
 		t->n = t->cap = 0;                                                                 \
 	}                                                                                          \
 	/* *scratch: room for *scratch_n >= n 8-byte values; may come back as another such. */ \
@@ -101,24 +120,40 @@ static void huge_pages(void *p, size_t bytes)
 				    size_t *scratch_n)                                             \
 	{                                                                                          \
 		COLS(COL_PERMUTE_)                                                                 \
+		OPT(COL_PERMUTE_OPT_)                                                              \
 	}                                                                                          \
 	/* Gives back the capacity beyond n (mremap for large columns: no copy). */              \
 	GP_UNUSED static void tname##_shrink(struct tname *t)                                             \
 	{                                                                                          \
 		if (t->cap > t->n) {                                                               \
 			COLS(COL_SHRINK_)                                                          \
+			OPT(COL_SHRINK_OPT_)                                                       \
 			t->cap = t->n;                                                             \
 		}                                                                                  \
 	}
 
-DEFINE_TABLE_FNS_(gpa_kernels, GPA_KERNEL_COLS)
-DEFINE_TABLE_FNS_(gpa_memcpys, GPA_MEMCPY_COLS)
-DEFINE_TABLE_FNS_(gpa_memsets, GPA_MEMSET_COLS)
-DEFINE_TABLE_FNS_(gpa_apis, GPA_API_COLS)
-DEFINE_TABLE_FNS_(gpa_syncs, GPA_SYNC_COLS)
-DEFINE_TABLE_FNS_(gpa_nvtxs, GPA_NVTX_COLS)
-DEFINE_TABLE_FNS_(gpa_overheads, GPA_OVERHEAD_COLS)
-DEFINE_TABLE_FNS_(gpa_gpus, GPA_GPU_COLS)
+DEFINE_TABLE_FNS_(gpa_kernels, GPA_KERNEL_COLS, GPA_GRAPH_COLS_)
+DEFINE_TABLE_FNS_(gpa_memcpys, GPA_MEMCPY_COLS, GPA_GRAPH_COLS_)
+DEFINE_TABLE_FNS_(gpa_memsets, GPA_MEMSET_COLS, GPA_GRAPH_COLS_)
+DEFINE_TABLE_FNS_(gpa_apis, GPA_API_COLS, GPA_NO_COLS_)
+DEFINE_TABLE_FNS_(gpa_syncs, GPA_SYNC_COLS, GPA_NO_COLS_)
+DEFINE_TABLE_FNS_(gpa_nvtxs, GPA_NVTX_COLS, GPA_NO_COLS_)
+DEFINE_TABLE_FNS_(gpa_overheads, GPA_OVERHEAD_COLS, GPA_NO_COLS_)
+DEFINE_TABLE_FNS_(gpa_gpus, GPA_GPU_COLS, GPA_NO_COLS_)
+
+/* Row r of optional column col of table t: allocated (rows so far 0) with the first nonzero v. */
+#define SET_OPT_(t, col, r, v)                                                                     \
+	do {                                                                                       \
+		if (!(t)->col && (v)) {                                                            \
+			(t)->col = calloc((t)->cap, sizeof(*(t)->col));                            \
+			if (!(t)->col) {                                                           \
+				return -GP_ERR_NOMEM;                                              \
+			}                                                                          \
+		}                                                                                  \
+		if ((t)->col) {                                                                    \
+			(t)->col[r] = (v);                                                         \
+		}                                                                                  \
+	} while (0)
 
 /* ------------------------------------------------------------ strings */
 
@@ -481,7 +516,7 @@ static int take_kernel(struct file_ctx *f, const struct gpt_chunk *ch)
 		t->stream[r] = k->stream;
 		t->corr[r] = k->correlation;
 		t->api[r] = GPA_NONE;
-		t->graph[r] = k->graph_id;
+		SET_OPT_(t, graph, r, k->graph_id);
 		t->dev[r] = (uint16_t)dev;
 	}
 	return 0;
@@ -508,7 +543,7 @@ static int take_memcpy(struct file_ctx *f, const struct gpt_chunk *ch)
 		t->corr[r] = c->correlation;
 		t->rcorr[r] = c->runtime_correlation;
 		t->api[r] = GPA_NONE;
-		t->graph[r] = c->graph_id;
+		SET_OPT_(t, graph, r, c->graph_id);
 		t->dev[r] = (uint16_t)dev;
 		t->copy_kind[r] = c->is_p2p && !c->copy_kind ? GPT_COPY_KIND_PTOP : c->copy_kind;
 		t->src_kind[r] = c->src_kind;
@@ -538,7 +573,7 @@ static int take_memset(struct file_ctx *f, const struct gpt_chunk *ch)
 		t->stream[r] = s->stream;
 		t->corr[r] = s->correlation;
 		t->api[r] = GPA_NONE;
-		t->graph[r] = s->graph_id;
+		SET_OPT_(t, graph, r, s->graph_id);
 		t->dev[r] = (uint16_t)dev;
 		t->memory_kind[r] = s->memory_kind;
 	}

@@ -39,7 +39,6 @@
 	X(uint32_t, stream)                                                                        \
 	X(uint32_t, corr)                                                                          \
 	X(uint32_t, api)       /* launching API row or GPA_NONE */                                 \
-	X(uint32_t, graph)     /* CUDA/HIP graph id the record carries; 0 none (gpa_gpu_graph) */  \
 	X(uint16_t, dev)       /* model device index */
 
 #define GPA_MEMCPY_COLS(X)                                                                         \
@@ -50,7 +49,6 @@
 	X(uint32_t, corr)                                                                          \
 	X(uint32_t, rcorr)     /* runtime API correlation id, 0 when none */                       \
 	X(uint32_t, api)                                                                           \
-	X(uint32_t, graph)     /* graph id, 0 none */                                              \
 	X(uint16_t, dev)                                                                           \
 	X(uint8_t, copy_kind)  /* CUpti_ActivityMemcpyKind: 1 HtoD, 2 DtoH, 8 DtoD, 10 PtoP... */  \
 	X(uint8_t, src_kind)                                                                       \
@@ -64,7 +62,6 @@
 	X(uint32_t, stream)                                                                        \
 	X(uint32_t, corr)                                                                          \
 	X(uint32_t, api)                                                                           \
-	X(uint32_t, graph)     /* graph id, 0 none */                                              \
 	X(uint16_t, dev)                                                                           \
 	X(uint8_t, memory_kind)
 
@@ -139,6 +136,7 @@ enum gpa_api_flags {
 	GPA_API_GRAPH_LAUNCH = 1, /* cudaGraphLaunch, cuGraphLaunch, hipGraphLaunch (any variant) */
 	GPA_API_CAPTURED = 2,     /* made on a thread inside a stream capture: launches nothing */
 	GPA_API_CAPTURE = 4,      /* begins or ends a stream capture */
+	GPA_API_CAPTURE_BEGIN = 8, /* with GPA_API_CAPTURE: begins one */
 };
 
 enum gpa_gpu_kind {
@@ -147,20 +145,36 @@ enum gpa_gpu_kind {
 	GPA_GPU_MEMSET = 3,
 };
 
+/*
+ * Optional columns: NULL until a row has a nonzero value (then allocated
+ * with the table's capacity, earlier rows 0), so traces without them pay
+ * nothing. Read them through gpa_col_opt.
+ */
+#define GPA_NO_COLS_(X)
+/* The CUDA/HIP graph id a kernel, copy or memset record carries; 0 none (gpa_gpu_graph). */
+#define GPA_GRAPH_COLS_(X) X(uint32_t, graph)
+
 #define GPA_COL_PTR_(type, col) type *col;
-#define GPA_DECLARE_TABLE_(tname, COLS)                                                            \
+#define GPA_DECLARE_TABLE_(tname, COLS, OPT)                                                       \
 	struct tname {                                                                             \
 		size_t n, cap;                                                                     \
 		COLS(GPA_COL_PTR_)                                                                 \
+		OPT(GPA_COL_PTR_)                                                                  \
 	};
-GPA_DECLARE_TABLE_(gpa_kernels, GPA_KERNEL_COLS)
-GPA_DECLARE_TABLE_(gpa_memcpys, GPA_MEMCPY_COLS)
-GPA_DECLARE_TABLE_(gpa_memsets, GPA_MEMSET_COLS)
-GPA_DECLARE_TABLE_(gpa_apis, GPA_API_COLS)
-GPA_DECLARE_TABLE_(gpa_syncs, GPA_SYNC_COLS)
-GPA_DECLARE_TABLE_(gpa_nvtxs, GPA_NVTX_COLS)
-GPA_DECLARE_TABLE_(gpa_overheads, GPA_OVERHEAD_COLS)
-GPA_DECLARE_TABLE_(gpa_gpus, GPA_GPU_COLS)
+GPA_DECLARE_TABLE_(gpa_kernels, GPA_KERNEL_COLS, GPA_GRAPH_COLS_)
+GPA_DECLARE_TABLE_(gpa_memcpys, GPA_MEMCPY_COLS, GPA_GRAPH_COLS_)
+GPA_DECLARE_TABLE_(gpa_memsets, GPA_MEMSET_COLS, GPA_GRAPH_COLS_)
+GPA_DECLARE_TABLE_(gpa_apis, GPA_API_COLS, GPA_NO_COLS_)
+GPA_DECLARE_TABLE_(gpa_syncs, GPA_SYNC_COLS, GPA_NO_COLS_)
+GPA_DECLARE_TABLE_(gpa_nvtxs, GPA_NVTX_COLS, GPA_NO_COLS_)
+GPA_DECLARE_TABLE_(gpa_overheads, GPA_OVERHEAD_COLS, GPA_NO_COLS_)
+GPA_DECLARE_TABLE_(gpa_gpus, GPA_GPU_COLS, GPA_NO_COLS_)
+
+/* Row r of an optional uint32_t column (NULL: every row 0). */
+static inline uint32_t gpa_col_opt(const uint32_t *col, size_t r)
+{
+	return col ? col[r] : 0;
+}
 
 /* One input file: one traced process. */
 struct gpa_proc {
@@ -307,6 +321,13 @@ uint32_t gpa_gpu_graph(const struct gpa_model *m, size_t i);
 /* The launching API row of GPU op row i of gpa_model.gpu, GPA_NONE when unknown. */
 uint32_t gpa_gpu_api(const struct gpa_model *m, size_t i);
 int gpa_graphs_link(struct gpa_model *m);
+/*
+ * GPU idle inside stream captures: per device with work, the time within its
+ * window (first op start to last op end) while a thread of its process was
+ * capturing (begin call's start to end call's end), less the device's busy
+ * time then; summed over devices. Returns 0 or -GP_ERR_NOMEM.
+ */
+int gpa_capture_idle(const struct gpa_model *m, uint64_t *out);
 
 /* The stream of GPU op row i of gpa_model.gpu. */
 uint32_t gpa_gpu_stream(const struct gpa_model *m, size_t i);

@@ -126,8 +126,9 @@ static int nvtx_steps(const struct gpa_model *m, pcre2_code *re, const uint8_t *
 /* GPU time by process and placement time (each op at its launch call's start). */
 struct work {
 	uint64_t *t, *cum; /* by process, then t; cum[i]: time of the ops before i */
+	uint64_t *kcum;    /* the same over kernels only */
 	size_t *first;     /* per process */
-	uint64_t total;
+	uint64_t total, ktotal;
 };
 
 struct tkv {
@@ -161,8 +162,9 @@ static int work_build(const struct gpa_model *m, struct work *w)
 	memset(w, 0, sizeof(*w));
 	w->t = malloc((n ? n : 1) * sizeof(*w->t));
 	w->cum = malloc((n + 1) * sizeof(*w->cum));
+	w->kcum = malloc((n + 1) * sizeof(*w->kcum));
 	w->first = calloc(np + 1, sizeof(*w->first));
-	if (!kv || !w->t || !w->cum || !w->first) {
+	if (!kv || !w->t || !w->cum || !w->kcum || !w->first) {
 		free(kv);
 		return -GP_ERR_NOMEM;
 	}
@@ -173,15 +175,18 @@ static int work_build(const struct gpa_model *m, struct work *w)
 	}
 	gp_qsort(kv, n, sizeof(*kv), cmp_tkv);
 	w->cum[0] = 0;
+	w->kcum[0] = 0;
 	for (size_t i = 0; i < n; i++) {
 		w->t[i] = kv[i].b;
 		w->cum[i + 1] = w->cum[i] + kv[i].c;
+		w->kcum[i + 1] = w->kcum[i] + (m->gpu.kind[kv[i].row] == GPA_GPU_KERNEL ? kv[i].c : 0);
 		w->first[kv[i].a + 1]++;
 	}
 	for (size_t p = 0; p < np; p++) {
 		w->first[p + 1] += w->first[p];
 	}
 	w->total = w->cum[n];
+	w->ktotal = w->kcum[n];
 	free(kv);
 	return 0;
 }
@@ -190,6 +195,7 @@ static void work_release(struct work *w)
 {
 	free(w->t);
 	free(w->cum);
+	free(w->kcum);
 	free(w->first);
 }
 
@@ -209,10 +215,13 @@ static size_t work_seek(const struct work *w, uint32_t p, uint64_t t)
 	return lo;
 }
 
-/* GPU time of process p's ops placed in [a, b). */
-static uint64_t work_in(const struct work *w, uint32_t p, uint64_t a, uint64_t b)
+/* GPU time of process p's ops placed in [a, b); *kern: of its kernels. */
+static uint64_t work_in(const struct work *w, uint32_t p, uint64_t a, uint64_t b, uint64_t *kern)
 {
-	return w->cum[work_seek(w, p, b)] - w->cum[work_seek(w, p, a)];
+	size_t lo = work_seek(w, p, a), hi = work_seek(w, p, b);
+
+	*kern += w->kcum[hi] - w->kcum[lo];
+	return w->cum[hi] - w->cum[lo];
 }
 
 /* Ops of process p placed in [a, b) (their count, not time). */
@@ -245,7 +254,7 @@ static bool is_candidate(const struct gpa_model *m, size_t i)
 struct name_score {
 	size_t first, n; /* its candidates in the sorted array */
 	size_t with_work;
-	uint64_t covered;
+	uint64_t covered, kcovered; /* GPU time and kernel time held */
 	bool steplike;
 };
 
@@ -257,6 +266,7 @@ static void score_name(const struct gpa_model *m, const struct work *w, const st
 
 	sc->with_work = 0;
 	sc->covered = 0;
+	sc->kcovered = 0;
 	for (size_t k = sc->first; k < sc->first + sc->n; k++) {
 		uint32_t r = kv[k].row, p = (uint32_t)kv[k].b;
 		uint64_t s = m->nvtx.start[r], e = m->nvtx.end[r];
@@ -267,14 +277,14 @@ static void score_name(const struct gpa_model *m, const struct work *w, const st
 			continue;
 		}
 		if (up != GPA_NONE) {
-			sc->covered += work_in(w, up, us, ue);
+			sc->covered += work_in(w, up, us, ue, &sc->kcovered);
 		}
 		up = p;
 		us = s;
 		ue = e;
 	}
 	if (up != GPA_NONE) {
-		sc->covered += work_in(w, up, us, ue);
+		sc->covered += work_in(w, up, us, ue, &sc->kcovered);
 	}
 }
 
@@ -325,8 +335,10 @@ static int repeat_steps(const struct gpa_model *m, pcre2_code *steplike, struct 
 			continue;
 		}
 		score_name(m, &w, kv, &sc);
+		/* Most GPU time, or most kernel time (input copies often sit between steps). */
 		if (sc.with_work < GPA_STEP_MIN_REPEAT ||
-		    sc.covered * 100 < w.total * (uint64_t)GPA_STEP_MIN_COVER_PCT) {
+		    (sc.covered * 100 < w.total * (uint64_t)GPA_STEP_MIN_COVER_PCT &&
+		     (!w.ktotal || sc.kcovered * 100 < w.ktotal * (uint64_t)GPA_STEP_MIN_COVER_PCT))) {
 			continue;
 		}
 		const char *t = gpa_model_str(m, (uint32_t)kv[i].a);
@@ -609,6 +621,11 @@ int gpa_steps_find(const struct gpa_model *m, const char *regex, struct gpa_step
 	ret = assign(m, out);
 	if (ret) {
 		goto out;
+	}
+	/* A repeating range's iteration lasts until the GPU work launched inside it ends. */
+	for (size_t i = 0; out->source == GPA_STEPS_REPEAT && i < out->v.n; i++) {
+		struct gpa_step *st = &out->v.v[i];
+		st->end = st->gpu_ops && st->gpu_end > st->end ? st->gpu_end : st->end;
 	}
 	uint64_t *vals = malloc((out->v.n ? out->v.n : 1) * sizeof(*vals));
 	if (!vals) {

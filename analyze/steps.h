@@ -53,8 +53,11 @@ struct gpa_steps {
  * outermost ranges (user annotations or NVTX ranges; never CPU-op or Python
  * frames) repeat: at least GPA_STEP_MIN_REPEAT of them hold GPU work launched
  * inside them, and together they hold at least GPA_STEP_MIN_COVER_PCT % of
- * the GPU time of all ops (each op placed at its launch call). Only its
- * ranges that hold GPU work are steps. Of several such names: one like
+ * the GPU time of all ops, or of the kernel time (each op placed at its
+ * launch call). Only its ranges that hold GPU work are steps; each lasts
+ * from its range's start to the later of its end and the end of the GPU
+ * work launched inside it (a range around a launch is an iteration that
+ * ends when its work does). Of several such names: one like
  * GPA_STEP_PATTERN_DEFAULT first, then the most GPU time, then the most ranges.
  */
 #define GPA_STEP_MIN_REPEAT 2

@@ -126,4 +126,24 @@ void cli_mfu_release(struct cli_mfu *o);
 /* Reads --device-file (at most 1 MiB, untrusted); -1 after saying why. */
 int cli_mfu_load_file(struct cli_mfu *o);
 
+/* ---- --comm-kernel, shared by the commands that tell communication apart (comm-rules.c) */
+
+struct gpa_commclass;
+struct gpa_model;
+
+#define CLI_COMM_RULES_MAX 32
+struct cli_comm_rules {
+	const char *rules[CLI_COMM_RULES_MAX]; /* borrowed from argv */
+	size_t n;
+};
+/* The --comm-kernel option, a subtable (CLI_OPT_SUB) over a struct cli_comm_rules. */
+extern const struct cli_option cli_comm_options[];
+/*
+ * The communication classification of m with the user's rules into *out
+ * (release with gpa_commclass_release, also after an error). Returns
+ * CMD_OK, or an exit status after saying why.
+ */
+int cli_commclass(const struct gpa_model *m, const struct cli_comm_rules *r,
+		  struct gpa_commclass *out);
+
 #endif

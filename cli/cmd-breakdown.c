@@ -7,6 +7,7 @@
 #include "base/compat.h"
 #include "analyze/model.h"
 #include "analyze/breakdown.h"
+#include "analyze/commclass.h"
 #include "cli/cli.h"
 #include "report/report.h"
 
@@ -15,6 +16,7 @@ struct breakdown_opts {
 	unsigned tables;
 	bool epoch_doubles;
 	struct gpa_breakdown_opts a;
+	struct cli_comm_rules comm;
 };
 
 static int parse_compat(struct cli_ctx *ctx, const struct cli_option *opt, const char *arg);
@@ -41,6 +43,7 @@ static const struct cli_option breakdown_options[] = {
 		     "doubles hold them (automatic for Kineto traces of\n"
 		     "epoch microseconds with decimals and no\n"
 		     "baseTimeNanoseconds, early 2024)"),
+	CLI_OPT_SUB(cli_comm_options, struct breakdown_opts, comm, 0),
 	CLI_OPT_HELP(0),
 	CLI_OPT_END(),
 };
@@ -74,14 +77,22 @@ const struct cli_command cmd_breakdown_opts = {
 static int run(const struct breakdown_opts *o, char **args, size_t nargs)
 {
 	struct gpa_model m;
-	struct gpa_breakdown b;
+	struct gpa_breakdown b = {0};
+	struct gpa_breakdown_opts bo = o->a;
+	struct gpa_commclass cc = {0};
 	struct gp_strbuf out = GP_STRBUF_INIT;
 	int status = CMD_ERROR;
 
 	if (cli_load_model(&m, args, nargs)) {
 		return CMD_ERROR;
 	}
-	if (gpa_breakdown_compute(&m, &o->a, &b)) {
+	status = cli_commclass(&m, &o->comm, &cc);
+	if (status != CMD_OK) {
+		goto out;
+	}
+	status = CMD_ERROR;
+	bo.comm = &cc;
+	if (gpa_breakdown_compute(&m, &bo, &b)) {
 		cli_error("out of memory");
 		goto out;
 	}
@@ -95,6 +106,7 @@ static int run(const struct breakdown_opts *o, char **args, size_t nargs)
 	}
 out:
 	gp_strbuf_release(&out);
+	gpa_commclass_release(&cc);
 	gpa_breakdown_release(&b);
 	gpa_model_release(&m);
 	return status;

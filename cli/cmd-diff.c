@@ -28,6 +28,7 @@ struct diff_cfg {
 	size_t markdown_max;
 	double peak_tflops;
 	bool quiet;
+	struct cli_comm_rules comm;
 };
 
 static void cfg_release(struct diff_cfg *c)
@@ -430,6 +431,8 @@ static int run(struct diff_cfg *c, char **base, size_t nbase, char **cand, size_
 	c->a.fail_on = (const char *const *)c->fail_on.v;
 	c->a.nfail_on = c->fail_on.n;
 	c->a.rules = c->rules;
+	c->a.comm_rules = c->comm.rules;
+	c->a.ncomm_rules = c->comm.n;
 	c->a.peak_flops = c->peak_tflops * 1e12;
 	if ((c->a.flops_per_step > 0) != (c->peak_tflops > 0)) {
 		cli_warn("mfu needs both --flops-per-step and --peak-tflops; not computed");
@@ -574,6 +577,7 @@ static const struct cli_option diff_options[] = {
 		   "thresholds and options from a file (docs/diff.md);\n"
 		   "command-line options override it"),
 	CLI_OPT_BOOL('q', "quiet", struct diff_cfg, quiet, "no table on standard output"),
+	CLI_OPT_SUB(cli_comm_options, struct diff_cfg, comm, 0),
 	CLI_OPT_HELP(0),
 	CLI_OPT_END(),
 };

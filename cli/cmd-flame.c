@@ -6,6 +6,7 @@
  */
 #include "base/compat.h"
 #include "analyze/model.h"
+#include "analyze/commclass.h"
 #include "analyze/flame.h"
 #include "analyze/stats.h"
 #include "analyze/steps.h"
@@ -31,6 +32,7 @@ struct flame_opts {
 	enum gpr_speedscope_type sstype;
 	struct gpa_flame_opts a;
 	struct gpr_flame_svg_opts svg;
+	struct cli_comm_rules comm;
 };
 
 static int parse_min_width(struct cli_ctx *ctx, const struct cli_option *opt, const char *arg);
@@ -109,6 +111,7 @@ static const struct cli_option flame_options[] = {
 	CLI_OPT_ENUMV(0, "speedscope", "TYPE", FO, sstype, sstypes, "unknown speedscope type '%s'",
 		      "sampled (default: one weighted profile) or evented\n"
 		      "(a timeline per device and stream)"),
+	CLI_OPT_SUB(cli_comm_options, struct flame_opts, comm, 0),
 	CLI_OPT_HELP(0),
 	CLI_OPT_END(),
 };
@@ -203,9 +206,21 @@ static int build(struct flame_opts *o, char **args, size_t nargs, struct gpa_mod
 			*nsteps = steps.v.n ? steps.v.n : 1;
 		}
 	}
+	struct gpa_commclass cc = {0};
+	ret = cli_commclass(m, &o->comm, &cc);
+	if (ret != CMD_OK) {
+		o->a.steps = NULL;
+		gpa_steps_release(&steps);
+		gpa_commclass_release(&cc);
+		gpa_model_release(m);
+		return ret;
+	}
+	o->a.comm = &cc;
 	ret = gpa_flame_build(m, &o->a, f, err, sizeof(err));
 	o->a.steps = NULL;
+	o->a.comm = NULL;
 	gpa_steps_release(&steps);
+	gpa_commclass_release(&cc);
 	if (ret) {
 		cli_error("%s", err);
 		gpa_flame_release(f);

@@ -5,6 +5,7 @@
  */
 #include "base/compat.h"
 #include "analyze/model.h"
+#include "analyze/commclass.h"
 #include "analyze/gaps.h"
 #include "analyze/steps.h"
 #include "cli/cli.h"
@@ -16,6 +17,7 @@ struct gaps_opts {
 	const char *step_regex;
 	bool per_step;
 	struct gpa_gaps_opts a;
+	struct cli_comm_rules comm;
 };
 
 static const struct cli_option gaps_options[] = {
@@ -46,6 +48,7 @@ static const struct cli_option gaps_options[] = {
 	CLI_OPT_DUR(0, "latency", "DURATION", struct gaps_opts, a.latency_ns, 0,
 		    "queued gaps shorter than this are launch latency,\n"
 		    "longer ones a dependency (30us)"),
+	CLI_OPT_SUB(cli_comm_options, struct gaps_opts, comm, 0),
 	CLI_OPT_HELP(0),
 	CLI_OPT_END(),
 };
@@ -87,8 +90,16 @@ static int run(const struct gaps_opts *o, char **args, size_t nargs)
 	if (status != CMD_OK) {
 		return status;
 	}
+	struct gpa_commclass cc = {0};
+	struct gpa_gaps_opts go = o->a;
+	memset(&g, 0, sizeof(g));
+	status = cli_commclass(&m, &o->comm, &cc);
+	if (status != CMD_OK) {
+		goto out;
+	}
 	status = CMD_ERROR;
-	ret = gpa_gaps_analyze(&m, &steps, &o->a, &g, err, sizeof(err));
+	go.comm = &cc;
+	ret = gpa_gaps_analyze(&m, &steps, &go, &g, err, sizeof(err));
 	if (ret) {
 		cli_error("%s", err);
 		status = cli_exit_code(ret, 0);
@@ -104,6 +115,7 @@ static int run(const struct gaps_opts *o, char **args, size_t nargs)
 	}
 out:
 	gp_strbuf_release(&out);
+	gpa_commclass_release(&cc);
 	gpa_gaps_release(&g);
 	gpa_steps_release(&steps);
 	gpa_model_release(&m);

@@ -29,6 +29,7 @@ struct report_opts {
 	enum gpa_kernel_name kname;
 	struct gpa_gaps_opts gaps;
 	struct cli_mfu mfu;
+	struct cli_comm_rules comm;
 };
 
 static int parse_format(struct cli_ctx *ctx, const struct cli_option *opt, const char *arg);
@@ -69,6 +70,7 @@ static const struct cli_option report_options[] = {
 		    "gaps listed are at least this long (10us)"),
 	CLI_OPT_ENUMV(0, "kernel-name", "MODE", struct report_opts, kname, knames,
 		      "unknown kernel-name mode '%s'", "short, demangled (default) or mangled"),
+	CLI_OPT_SUB(cli_comm_options, struct report_opts, comm, 0),
 	CLI_OPT_HELP(0),
 	/* The MFU options of gpuprof mfu (cli/cmd-mfu.c), named in the text below. */
 	CLI_OPT_SUB(cli_mfu_options, struct report_opts, mfu, CLI_OPTF_HIDDEN),
@@ -79,7 +81,7 @@ const struct cli_command cmd_report_opts = {
 	.usage =
 	"usage: gpuprof report [--format text|json|markdown|html] [-o FILE] [--step REGEX]\n"
 	"                      [--data-loader REGEX] [--top N] [--max-steps N]\n"
-	"                      [--min-gap DURATION] TRACE...\n"
+	"                      [--min-gap DURATION] [--comm-kernel REGEX]... TRACE...\n"
 	"\n"
 	"Reads traces (files, or directories of .gpz files: many processes and ranks\n"
 	"go on one timeline) and prints, in order: what was traced (processes,\n"
@@ -173,11 +175,13 @@ static int run(const struct report_opts *o, char **args, size_t nargs)
 		gaps_opts.top = FINDING_GAPS;
 	}
 	/* One communication classification for every part of the report. */
-	ret = gpa_commclass_compute(&m, NULL, &cc, err, sizeof(err));
-	gaps_opts.comm = &cc;
-	if (!ret) {
-		ret = gpa_steps_find(&m, o->step_regex, &steps, err, sizeof(err));
+	status = cli_commclass(&m, &o->comm, &cc);
+	if (status != CMD_OK) {
+		goto out;
 	}
+	status = CMD_ERROR;
+	gaps_opts.comm = &cc;
+	ret = gpa_steps_find(&m, o->step_regex, &steps, err, sizeof(err));
 	if (!ret) {
 		ret = gpa_gaps_analyze(&m, &steps, &gaps_opts, &gaps, err, sizeof(err));
 	}

@@ -137,7 +137,7 @@ int gpr_comm_table(struct gpr_table *t, unsigned table, const struct gpa_model *
 
 bool gpr_comm_has_data(const struct gpa_comm *c)
 {
-	return c && (c->ops || c->comm_kernels);
+	return gpa_comm_present(c);
 }
 
 static const char *ident_name(enum gpa_comm_ident i)
@@ -165,6 +165,12 @@ static void summary_text(struct gp_strbuf *o, const struct gpa_model *m, const s
 		gp_strbuf_addf(o, " (found by %s)", ident_name(c->ident));
 	}
 	gp_strbuf_adds(o, ".\n");
+	if (c->host_colls) {
+		gp_strbuf_addf(o, "%" PRIu64 " collective call%s recorded on the host ('%s'%s): no GPU "
+				  "communication time of their own.\n",
+			       c->host_colls, c->host_colls == 1 ? "" : "s",
+			       gpa_model_str(m, c->host_name), c->host_colls == 1 ? "" : ", ...");
+	}
 	if (c->ops && !c->peak_known) {
 		gp_strbuf_adds(o, "Link peak unknown: busbw is not compared with it.\n");
 	}

@@ -219,6 +219,14 @@ static void add_verdict(struct gp_strbuf *sb, const struct gpa_findings *fs)
 		gp_strbuf_adds(sb, "% of GPU time; bounds may overlap).");
 		return;
 	}
+	if (fs->capture_idle_ns) {
+		gp_strbuf_adds(sb, "No material bottleneck: ");
+		gpr_fmt_pct(sb, fs->capture_idle_ns, fs->gaps->all.idle);
+		gp_strbuf_adds(sb, "% of the GPU idle time lies inside stream captures, where launches "
+				   "are recorded into a graph and run nothing: set-up, not run time "
+				   "(profile the replays).");
+		return;
+	}
 	gp_strbuf_adds(sb, "No material bottleneck: every finding's bound is under ");
 	gpr_fmt_pct(sb, fs->threshold_bp, 10000);
 	gp_strbuf_adds(sb, "% of GPU time (together ");

@@ -6,6 +6,7 @@
 #include "base/compat.h"
 #include "analyze/model.h"
 #include "analyze/comm.h"
+#include "analyze/findings.h"
 #include "analyze/gaps.h"
 #include "analyze/occupancy.h"
 #include "analyze/overview.h"
@@ -281,6 +282,122 @@ static const char *source_name(enum gpa_step_source s)
 	}
 }
 
+/* One clause per kind of communication evidence, for the headline; false when none. */
+static bool comm_line(struct gp_strbuf *o, const struct gpa_model *m, const struct gpa_comm *c)
+{
+	const char *sep = "Communication: ";
+
+	if (!gpa_comm_present(c)) {
+		return false;
+	}
+	if (c->ops) {
+		gp_strbuf_addf(o, "%s%" PRIu64 " NCCL/RCCL operation%s", sep, c->ops,
+			       c->ops == 1 ? "" : "s");
+		sep = ", ";
+	}
+	if (c->comm_kernels) {
+		gp_strbuf_addf(o, "%s%" PRIu64 " communication kernel%s", sep, c->comm_kernels,
+			       c->comm_kernels == 1 ? "" : "s");
+		sep = ", ";
+	}
+	if (c->peer_copies) {
+		gp_strbuf_addf(o, "%s%" PRIu64 " peer cop%s", sep, c->peer_copies,
+			       c->peer_copies == 1 ? "y" : "ies");
+		sep = ", ";
+	}
+	if (c->host_colls) {
+		gp_strbuf_addf(o, "%s%" PRIu64 " collective call%s recorded on the host ('%s'%s)", sep,
+			       c->host_colls, c->host_colls == 1 ? "" : "s",
+			       gpa_model_str(m, c->host_name), c->host_colls == 1 ? "" : ", ...");
+	}
+	if (!c->comm_kernels && !c->peer_copies) {
+		gp_strbuf_adds(o, "; no GPU communication time");
+	}
+	gp_strbuf_adds(o, ".\n");
+	return true;
+}
+
+/* Whether a material finding is about idle time (idle by cause, launch-bound, profiler). */
+static bool idle_material(const struct gpa_findings *fs)
+{
+	for (size_t i = 0; fs && i < fs->v.n; i++) {
+		uint8_t c = fs->v.v[i].cat;
+		if (c == GPA_FIND_IDLE || c == GPA_FIND_LAUNCH || c == GPA_FIND_PROFILER) {
+			return true;
+		}
+	}
+	return !fs;
+}
+
+/* The idle clause: the main cause when idle is material, else plainly nothing material. */
+static void idle_clause(struct gp_strbuf *o, const struct gpr_report_parts *p)
+{
+	const struct gpa_gaps *g = p->gaps;
+	const struct gpa_findings *fs = p->findings;
+	unsigned top = 0;
+
+	gp_strbuf_adds(o, "GPU busy ");
+	gpr_fmt_pct(o, g->all.busy, g->all.window);
+	gp_strbuf_adds(o, "% of its window; idle ");
+	gpr_fmt_ns(o, g->all.idle);
+	if (!g->all.idle) {
+		gp_strbuf_adds(o, ".\n");
+		return;
+	}
+	if (fs && fs->capture_idle_ns) {
+		gp_strbuf_adds(o, ", mostly while the host recorded a graph (stream capture, ");
+		gpr_fmt_pct(o, fs->capture_idle_ns, g->all.idle);
+		gp_strbuf_adds(o, "% of idle): set-up, not run time.\n");
+		return;
+	}
+	if (!idle_material(fs)) {
+		gp_strbuf_adds(o, " (");
+		gpr_fmt_pct(o, g->all.idle, g->all.window);
+		gp_strbuf_adds(o, "% of GPU time): nothing material.\n");
+		return;
+	}
+	for (unsigned c = 1; c < GPA_GAP__COUNT; c++) {
+		if (g->all.cause_ns[c] > g->all.cause_ns[top]) {
+			top = c;
+		}
+	}
+	if (g->all.cause_ns[top]) {
+		gp_strbuf_addf(o, ", mostly %s (", gpr_gap_cause_label(top));
+		gpr_fmt_pct(o, g->all.cause_ns[top], g->all.idle);
+		gp_strbuf_adds(o, "% of idle)");
+		if (top == GPA_GAP_DATA && g->data_conflict) {
+			gp_strbuf_adds(o, ", but a GPU was busy ");
+			gpr_fmt_pct(o, g->data_gpu_busy_ns, g->data_range_ns);
+			gp_strbuf_adds(o, "% of the data-loading time: low confidence");
+		}
+	}
+	gp_strbuf_adds(o, ".\n");
+}
+
+/* Before the idle-by-cause table when idle is not a bottleneck: what the findings concluded. */
+static void idle_note(struct gp_strbuf *o, const struct gpr_report_parts *p, bool md)
+{
+	const struct gpa_gaps *g = p->gaps;
+	const struct gpa_findings *fs = p->findings;
+
+	if (!g->all.idle || idle_material(fs)) {
+		return;
+	}
+	gp_strbuf_adds(o, md ? "" : "  ");
+	if (fs->capture_idle_ns) {
+		gp_strbuf_adds(o, "Nothing material: ");
+		gpr_fmt_pct(o, fs->capture_idle_ns, g->all.idle);
+		gp_strbuf_adds(o, "% of the idle time lies inside stream captures, where launches are "
+				  "recorded into a graph and run nothing; the replays run the work.\n\n");
+		return;
+	}
+	gp_strbuf_adds(o, "Nothing material: idle is ");
+	gpr_fmt_pct(o, g->all.idle, g->all.window);
+	gp_strbuf_adds(o, "% of GPU time, under the ");
+	gpr_fmt_pct(o, fs->threshold_bp, 10000);
+	gp_strbuf_adds(o, "% threshold; the causes are shown for detail.\n\n");
+}
+
 static void headline(struct gp_strbuf *o, const struct gpr_report_parts *p, bool md)
 {
 	const struct gpa_overview *ov = p->ov;
@@ -295,28 +412,9 @@ static void headline(struct gp_strbuf *o, const struct gpr_report_parts *p, bool
 	gp_strbuf_addf(o, "; %" PRIu64 " kernels, %" PRIu64 " copies, %" PRIu64 " memsets.\n",
 		       ov->kernels, ov->copies, ov->sets);
 	if (g->all.window) {
-		gp_strbuf_adds(o, "GPU busy ");
-		gpr_fmt_pct(o, g->all.busy, g->all.window);
-		gp_strbuf_adds(o, "% of its window; idle ");
-		gpr_fmt_ns(o, g->all.idle);
-		unsigned top = 0;
-		for (unsigned c = 1; c < GPA_GAP__COUNT; c++) {
-			if (g->all.cause_ns[c] > g->all.cause_ns[top]) {
-				top = c;
-			}
-		}
-		if (g->all.idle && g->all.cause_ns[top]) {
-			gp_strbuf_addf(o, ", mostly %s (", gpr_gap_cause_label(top));
-			gpr_fmt_pct(o, g->all.cause_ns[top], g->all.idle);
-			gp_strbuf_adds(o, "% of idle)");
-			if (top == GPA_GAP_DATA && g->data_conflict) {
-				gp_strbuf_adds(o, ", but a GPU was busy ");
-				gpr_fmt_pct(o, g->data_gpu_busy_ns, g->data_range_ns);
-				gp_strbuf_adds(o, "% of the data-loading time: low confidence");
-			}
-		}
-		gp_strbuf_adds(o, ".\n");
+		idle_clause(o, p);
 	}
+	comm_line(o, p->m, p->comm);
 	if (p->steps->source == GPA_STEPS_WHOLE) {
 		gp_strbuf_adds(o, "No steps were found (no ProfilerStep#N, no annotation that repeats "
 				  "and holds most GPU work): the whole trace is analyzed as one; "
@@ -359,6 +457,9 @@ static int render_text_md(struct gp_strbuf *o, enum gpr_format fmt,
 			} else {
 				gp_strbuf_addf(o, "%s\n\n", sections[s].title);
 			}
+			if (s == SEC_CAUSES) {
+				idle_note(o, p, md);
+			}
 			if (!gpr_table_rows(&t)) {
 				gp_strbuf_adds(o, md ? "_none_\n\n" : "  none\n\n");
 			} else {
@@ -387,7 +488,7 @@ static int render_json(struct gp_strbuf *o, const struct gpr_report_parts *p)
 	const struct gpa_overview *ov = p->ov;
 	int ret = 0;
 
-	gp_strbuf_adds(o, "{\"schema\":\"gpuprof-report/1.1\"");
+	gp_strbuf_adds(o, "{\"schema\":\"gpuprof-report/1.2\"");
 	ret = gpr_findings_json(o, p);
 	gp_strbuf_addf(o, ",\"traced\":{\"first_ns\":%" PRIu64
 			  ",\"last_ns\":%" PRIu64 ",\"span_ns\":%" PRIu64 ",\"events\":%" PRIu64
@@ -405,8 +506,17 @@ static int render_json(struct gp_strbuf *o, const struct gpr_report_parts *p)
 		gp_strbuf_adds(o, "null");
 	}
 	gp_strbuf_addf(o, ",\"gpu\":{\"window_ns\":%" PRIu64 ",\"busy_ns\":%" PRIu64
-			  ",\"idle_ns\":%" PRIu64 ",\"gaps\":%" PRIu64 "}",
-		       p->gaps->all.window, p->gaps->all.busy, p->gaps->all.idle, p->gaps->all.gaps);
+			  ",\"idle_ns\":%" PRIu64 ",\"gaps\":%" PRIu64 ",\"idle_material\":%s"
+			  ",\"capture_idle_ns\":%" PRIu64 "}",
+		       p->gaps->all.window, p->gaps->all.busy, p->gaps->all.idle, p->gaps->all.gaps,
+		       idle_material(p->findings) && p->gaps->all.idle ? "true" : "false",
+		       p->findings ? p->findings->capture_idle_ns : 0);
+	const struct gpa_comm *c = p->comm;
+	gp_strbuf_addf(o, ",\"communication_summary\":{\"present\":%s,\"nccl_ops\":%" PRIu64
+			  ",\"kernels\":%" PRIu64 ",\"peer_copies\":%" PRIu64
+			  ",\"host_collectives\":%" PRIu64 "}",
+		       gpa_comm_present(c) ? "true" : "false", c ? c->ops : 0,
+		       c ? c->comm_kernels : 0, c ? c->peer_copies : 0, c ? c->host_colls : 0);
 	for (unsigned s = 0; s < SEC__COUNT && !ret; s++) {
 		struct gpr_table t;
 		if (!present((enum section_id)s, p)) {

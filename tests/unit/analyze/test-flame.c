@@ -359,7 +359,8 @@ TEST(flame_classify_rules)
 	char err[256] = "";
 
 	REQUIRE(!gpa_classifier_new(NULL, NULL, &c, err, sizeof(err)));
-	CHECK_EQ_I(gpa_classify(c, "ncclDevKernel_AllReduce_Sum_bf16_RING_LL"), GPA_CAT_COMM);
+	/* No built-in name rule says communication: the shared classification does. */
+	CHECK_EQ_I(gpa_classify(c, "ncclDevKernel_AllReduce_Sum_bf16_RING_LL"), GPA_CAT_OTHER);
 	CHECK_EQ_I(gpa_classify(c, "void flash::flash_fwd_kernel<4>(Flash_fwd_params)"),
 		   GPA_CAT_ATTENTION);
 	CHECK_EQ_I(gpa_classify(c, "ampere_sgemm_128x64_tn"), GPA_CAT_GEMM);
@@ -372,11 +373,16 @@ TEST(flame_classify_rules)
 	gpa_classifier_free(c);
 
 	/* User rules come first and override the built-in ones. */
-	REQUIRE(!gpa_classifier_new("# mine\n\nattention ^my_\n  gemm   (?i)SGEMM\n", "r.txt", &c,
-				    err, sizeof(err)));
+	REQUIRE(!gpa_classifier_new("# mine\n\nattention ^my_\n  gemm   (?i)SGEMM\n"
+				    "communication ^my_ar\n", "r.txt", &c, err, sizeof(err)));
 	CHECK_EQ_I(gpa_classify(c, "my_kernel"), GPA_CAT_ATTENTION);
 	CHECK_EQ_I(gpa_classify(c, "ampere_sgemm"), GPA_CAT_GEMM);
-	CHECK_EQ_I(gpa_classify(c, "ncclKernel"), GPA_CAT_COMM);
+	CHECK_EQ_I(gpa_classify(c, "xmy_ar"), GPA_CAT_OTHER);
+	CHECK_EQ_I(gpa_classify(c, "ncclKernel"), GPA_CAT_OTHER);
+	gpa_classifier_free(c);
+	/* A user's communication rule still colours (the first rule wins). */
+	REQUIRE(!gpa_classifier_new("communication ^my_ar\n", "r.txt", &c, err, sizeof(err)));
+	CHECK_EQ_I(gpa_classify(c, "my_ar_kernel"), GPA_CAT_COMM);
 	gpa_classifier_free(c);
 
 	CHECK_EQ_I(gpa_classifier_new("gemm x\nfoo bar\n", "r.txt", &c, err, sizeof(err)),
