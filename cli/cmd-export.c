@@ -9,15 +9,22 @@
 #include "report/report.h"
 
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 typedef int (*export_fn)(const struct gpa_model *m, const char *path, unsigned flags,
 			 char *errbuf, size_t errlen);
 
+/* Flags of this file beside enum gpr_export_flags. */
+#define EXPORT_PROTO (1u << 16) /* --perfetto writes Perfetto's protobuf format */
+
 static int export_perfetto(const struct gpa_model *m, const char *path, unsigned flags,
 			   char *errbuf, size_t errlen)
 {
-	(void)flags; /* --force is checked before loading; the writer always replaces */
+	/* --force is checked before loading; the writers always replace. */
+	if (flags & EXPORT_PROTO) {
+		return gpr_export_pftrace(m, path, NULL, errbuf, errlen);
+	}
 	return gpr_export_perfetto(m, path, errbuf, errlen);
 }
 
@@ -31,6 +38,7 @@ static const struct {
 
 struct export_opts {
 	const char *out[GP_ARRAY_SIZE(formats)]; /* per format: where, or NULL */
+	const char *perfetto_format;             /* "proto", "json" or NULL: by extension */
 	unsigned flags;
 };
 
@@ -41,10 +49,13 @@ static const struct cli_option export_options[] = {
 		    "columns user SQL and nsys-style reports read, times in ns\n"
 		    "from the first event (docs/export.md)"),
 	CLI_OPT_STR(0, "perfetto", "OUT", struct export_opts, out[1],
-		    "Chrome trace event JSON for ui.perfetto.dev and\n"
-		    "chrome://tracing: threads, streams as tracks, NVTX ranges,\n"
-		    "arrows from launches to kernels, records lost (docs/perfetto.md);\n"
-		    "OUT '-' is standard output"),
+		    "a trace for ui.perfetto.dev: threads, streams as tracks,\n"
+		    "NVTX ranges, arrows from launches to kernels, records lost;\n"
+		    "Perfetto's protobuf format when OUT ends in .pftrace or\n"
+		    ".perfetto-trace, else Chrome trace event JSON (also read by\n"
+		    "chrome://tracing; docs/perfetto.md); OUT '-' is standard output"),
+	CLI_OPT_STR(0, "perfetto-format", "FMT", struct export_opts, perfetto_format,
+		    "proto or json: the format of --perfetto whatever OUT's name"),
 	CLI_OPT_BITV(0, "force", struct export_opts, flags, GPR_EXPORT_FORCE,
 		     "replace OUT if it exists"),
 	CLI_OPT_HELP(CLI_OPTF_HIDDEN),
@@ -53,7 +64,8 @@ static const struct cli_option export_options[] = {
 
 const struct cli_command cmd_export_opts = {
 	.usage =
-	"usage: gpuprof export [--sqlite OUT.sqlite] [--perfetto OUT.json] [--force] TRACE...\n"
+	"usage: gpuprof export [--sqlite OUT.sqlite] [--perfetto OUT.pftrace|OUT.json]\n"
+	"                      [--perfetto-format proto|json] [--force] TRACE...\n"
 	"\n"
 	"Writes the traces (.gpz files, directories of them, Kineto JSON or nsys\n"
 	"SQLite exports) in another tool's format.\n"
@@ -62,6 +74,22 @@ const struct cli_command cmd_export_opts = {
 	.footer = "\nExit status: 0 ok, 1 a trace could not be read or OUT written, 2 usage.\n",
 	.msgs = &cli_msgs_needs,
 };
+
+/* Whether an output name asks for Perfetto's protobuf format. */
+static bool is_pftrace_name(const char *path)
+{
+	static const char *const ext[] = {".pftrace", ".perfetto-trace"};
+	size_t n = path ? strlen(path) : 0;
+
+	for (size_t i = 0; i < GP_ARRAY_SIZE(ext); i++) {
+		size_t k = strlen(ext[i]);
+
+		if (n > k && !strcmp(path + n - k, ext[i])) {
+			return true;
+		}
+	}
+	return false;
+}
 
 int cmd_export(int argc, char **argv)
 {
@@ -85,6 +113,15 @@ int cmd_export(int argc, char **argv)
 	}
 	if (!nargs) {
 		return cli_cmd_usage_error(&cmd_export_opts, "export needs at least one trace");
+	}
+	if (o.perfetto_format && strcmp(o.perfetto_format, "proto") &&
+	    strcmp(o.perfetto_format, "json")) {
+		return cli_cmd_usage_error(&cmd_export_opts,
+					   "--perfetto-format must be proto or json, not '%s'",
+					   o.perfetto_format);
+	}
+	if (o.perfetto_format ? !strcmp(o.perfetto_format, "proto") : is_pftrace_name(o.out[1])) {
+		o.flags |= EXPORT_PROTO;
 	}
 	/* Refuse before the (maybe long) load; the writer checks again without a race. */
 	for (size_t i = 0; i < GP_ARRAY_SIZE(formats); i++) {
