@@ -995,6 +995,25 @@ static int open_input(const char *path, const struct gpa_nsys_import_opts *nsys,
 	return ret;
 }
 
+int gpa_input_open(const char *path, struct gpt_reader **r, int *format, char *errbuf,
+		   size_t errlen)
+{
+	enum gpa_input_format fmt = GPA_INPUT_UNKNOWN;
+	int ret = gpa_input_detect(path, &fmt, errbuf, errlen);
+
+	*r = NULL;
+	if (format) {
+		*format = ret ? GPA_INPUT_GPZ : (int)fmt;
+	}
+	if (ret) {
+		/* Unreadable: the trace reader says why, as it did before imports were read. */
+		ret = gpt_reader_open(path, r);
+		snprintf(errbuf, errlen, "%s", *r ? gpt_reader_last_error(*r) : gp_err_str(ret));
+		return ret ? ret : -GP_ERR_IO;
+	}
+	return open_input(path, NULL, r, errbuf, errlen);
+}
+
 /* nsys: one process of an export (NULL: the whole input as one process). */
 static int load_file(struct gpa_model *m, const char *path, const struct gpa_nsys_import_opts *nsys,
 		     const struct gpa_load_opts *opts, struct gp_u64map *maps, uint64_t *done,
