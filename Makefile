@@ -157,7 +157,8 @@ $(UNIT_REPORT): $(call obj,$(wildcard tests/unit/report/*.c)) $(UNIT_MAIN) \
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
 
 # The option parser of cli/, with base/ and PCRE2 alone.
-$(UNIT_CLI): $(call obj,$(wildcard tests/unit/cli/*.c) cli/parse-options.c cli/message.c) \
+$(UNIT_CLI): $(call obj,$(wildcard tests/unit/cli/*.c) cli/parse-options.c cli/message.c \
+		cli/progress.c) \
 		$(UNIT_MAIN) $(LIB_BASE)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm

@@ -23,7 +23,14 @@ static int export_perfetto(const struct gpa_model *m, const char *path, unsigned
 {
 	/* --force is checked before loading; the writers always replace. */
 	if (flags & EXPORT_PROTO) {
-		return gpr_export_pftrace(m, path, NULL, errbuf, errlen);
+		struct cli_progress pr;
+		struct gp_progress_cb cb = {cli_progress_fn, &pr};
+		int ret;
+
+		cli_progress_start(&pr);
+		ret = gpr_export_pftrace(m, path, &cb, errbuf, errlen);
+		cli_progress_end(&pr);
+		return ret;
 	}
 	return gpr_export_perfetto(m, path, errbuf, errlen);
 }
@@ -65,10 +72,11 @@ static const struct cli_option export_options[] = {
 const struct cli_command cmd_export_opts = {
 	.usage =
 	"usage: gpuprof export [--sqlite OUT.sqlite] [--perfetto OUT.pftrace|OUT.json]\n"
-	"                      [--perfetto-format proto|json] [--force] TRACE...\n"
+	"                      [--perfetto-format proto|json] [--force] [--quiet] TRACE...\n"
 	"\n"
 	"Writes the traces (.gpz files, directories of them, Kineto JSON or nsys\n"
-	"SQLite exports) in another tool's format.\n"
+	"SQLite exports) in another tool's format. Long loads and exports show their\n"
+	"progress on stderr when that is a terminal; --quiet turns it off.\n"
 	"\n",
 	.options = export_options,
 	.footer = "\nExit status: 0 ok, 1 a trace could not be read or OUT written, 2 usage.\n",

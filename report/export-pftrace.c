@@ -60,7 +60,7 @@ enum { FIXED_MEMSET = 1, FIXED_LOST, FIXED__N };
 
 struct pf {
 	const struct gpa_model *m;
-	const struct gpr_pftrace_opts *opts;
+	const struct gp_progress_cb *progress;
 	FILE *f;
 	struct gp_strbuf sb;
 	int io_errno;
@@ -139,8 +139,11 @@ static void put_packet(struct pf *w, Perfetto__TracePacket *p)
 
 static void progress(struct pf *w)
 {
-	if (w->opts && w->opts->progress && (++w->events & 0xffff) == 0) {
-		w->opts->progress(w->events, w->total, w->opts->progress_data);
+	if ((++w->events & 0xffff) == 0) {
+		struct gp_progress pg = {.what = "exporting", .unit = "events", .done = w->events,
+					 .total = w->total};
+
+		gp_progress_call(w->progress, &pg);
 	}
 }
 
@@ -919,9 +922,9 @@ static int prepare(struct pf *w)
 }
 
 int gpr_export_pftrace(const struct gpa_model *m, const char *path,
-		       const struct gpr_pftrace_opts *opts, char *errbuf, size_t errlen)
+		       const struct gp_progress_cb *progress, char *errbuf, size_t errlen)
 {
-	struct pf w = {.m = m, .opts = opts};
+	struct pf w = {.m = m, .progress = progress};
 	bool to_stdout;
 	int ret;
 

@@ -320,23 +320,18 @@ int gpr_findings_each(const struct gpr_report_parts *p,
  */
 int gpr_export_perfetto(const struct gpa_model *m, const char *path, char *errbuf, size_t errlen);
 
-/* Progress of a long export: events written so far of about total. */
-struct gpr_pftrace_opts {
-	void (*progress)(uint64_t done, uint64_t total, void *data); /* NULL: none */
-	void *progress_data;
-};
-
 /*
  * Writes m to path ("-": stdout) as a Perfetto protobuf trace (a Trace of
  * TracePackets, report/proto/perfetto-trace.proto): the same tracks, slices,
  * arguments, flows and loss counters as gpr_export_perfetto, with interned
  * names, timestamps in integer nanoseconds relative to m->t0. Streamed
- * packet by packet. opts may be NULL. Returns 0, or -GP_ERR_API (no model or
+ * packet by packet. progress (may be NULL): "exporting", events written of
+ * all. Returns 0, or -GP_ERR_API (no model or
  * path), -GP_ERR_IO, -GP_ERR_NOMEM with the reason in errbuf; on error a
  * partly written file is removed.
  */
 int gpr_export_pftrace(const struct gpa_model *m, const char *path,
-		       const struct gpr_pftrace_opts *opts, char *errbuf, size_t errlen);
+		       const struct gp_progress_cb *progress, char *errbuf, size_t errlen);
 
 /* ---- end perfetto export */
 
