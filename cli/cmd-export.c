@@ -21,18 +21,16 @@ typedef int (*export_fn)(const struct gpa_model *m, const char *path, unsigned f
 static int export_perfetto(const struct gpa_model *m, const char *path, unsigned flags,
 			   char *errbuf, size_t errlen)
 {
-	/* --force is checked before loading; the writers always replace. */
-	if (flags & EXPORT_PROTO) {
-		struct cli_progress pr;
-		struct gp_progress_cb cb = {cli_progress_fn, &pr};
-		int ret;
+	struct cli_progress pr;
+	struct gp_progress_cb cb = {cli_progress_fn, &pr};
+	int ret;
 
-		cli_progress_start(&pr);
-		ret = gpr_export_pftrace(m, path, &cb, errbuf, errlen);
-		cli_progress_end(&pr);
-		return ret;
-	}
-	return gpr_export_perfetto(m, path, errbuf, errlen);
+	/* --force is checked before loading; the writers always replace. */
+	cli_progress_start(&pr);
+	ret = flags & EXPORT_PROTO ? gpr_export_pftrace(m, path, &cb, errbuf, errlen)
+				   : gpr_export_perfetto_opts(m, path, &cb, errbuf, errlen);
+	cli_progress_end(&pr);
+	return ret;
 }
 
 static const struct {

@@ -319,6 +319,9 @@ int gpr_findings_each(const struct gpr_report_parts *p,
  * in errbuf; on error a partly written file is removed.
  */
 int gpr_export_perfetto(const struct gpa_model *m, const char *path, char *errbuf, size_t errlen);
+/* The same, with progress (may be NULL): "exporting", API calls, NVTX ranges and GPU ops. */
+int gpr_export_perfetto_opts(const struct gpa_model *m, const char *path,
+			     const struct gp_progress_cb *progress, char *errbuf, size_t errlen);
 
 /*
  * Writes m to path ("-": stdout) as a Perfetto protobuf trace (a Trace of

@@ -30,6 +30,10 @@ grep -q '^gpuprof: exporting .* events' tty.lines || fail "no exporting line: $(
 tail -c 4 tty.txt | od -An -c | tr -d ' \n' | grep -q '\\r033\[K' ||
 	fail "the line is not erased at the end: $(tail -c 20 tty.txt | od -c)"
 
+GPUPROF_PROGRESS_AFTER=0 script -q -c "'$GPUPROF' export --perfetto tty.json a.gpz" \
+	/dev/null >tty.txt </dev/null || fail "JSON export in a pseudo-terminal"
+tr '\r' '\n' <tty.txt | grep -q '^gpuprof: exporting .* events' || fail "no JSON exporting line"
+
 # --quiet, on a terminal: nothing.
 GPUPROF_PROGRESS_AFTER=0 script -q -c "'$GPUPROF' export --quiet --perfetto q.pftrace a.gpz" \
 	/dev/null >q.txt </dev/null || fail "export --quiet in a pseudo-terminal"
