@@ -31,7 +31,7 @@ CFLAGS ?=
 CFLAGS += $(CFLAGS_BASE)
 
 # libdeflate inflates chunks faster than zlib (docs/performance.md); the format is the same.
-PKGS := zlib libdeflate sqlite3 libxml-2.0 libpcre2-8 libisal
+PKGS := zlib libdeflate sqlite3 libxml-2.0 libpcre2-8 libisal libprotobuf-c
 DEPS_STAMP := $(O)/.deps-ok
 # pkg-config is asked only once the dependency step has run.
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
@@ -105,7 +105,18 @@ $(O)/gen/html-assets.c: $(HTML_ASSETS) scripts/embed.sh
 $(O)/gen/html-assets.o: $(O)/gen/html-assets.c
 	$(CC) $(CFLAGS) -c $< -o $@
 
-$(LIB_REPORT): $(call obj,$(REPORT_SRC)) $(O)/gen/html-assets.o
+# The Perfetto protobuf subset (report/proto/perfetto-trace.proto), compiled by protoc-c into
+# $(O)/gen/report/proto/; sources include it as "report/proto/perfetto-trace.pb-c.h".
+PROTO_GEN := $(O)/gen/report/proto/perfetto-trace.pb-c
+$(PROTO_GEN).c $(PROTO_GEN).h: report/proto/perfetto-trace.proto | $(DEPS_STAMP)
+	@mkdir -p $(O)/gen
+	protoc-c --c_out=$(O)/gen report/proto/perfetto-trace.proto
+$(PROTO_GEN).o: $(PROTO_GEN).c $(PROTO_GEN).h
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) -I$(O)/gen -c $< -o $@
+$(O)/report/export-pftrace.o $(O)/tests/tools/pftrace-dump.o: $(PROTO_GEN).h
+$(O)/report/export-pftrace.o $(O)/tests/tools/pftrace-dump.o: CFLAGS += -I$(O)/gen
+
+$(LIB_REPORT): $(call obj,$(REPORT_SRC)) $(O)/gen/html-assets.o $(PROTO_GEN).o
 	@rm -f $@
 	ar rcs $@ $^
 
@@ -146,7 +157,8 @@ $(UNIT_REPORT): $(call obj,$(wildcard tests/unit/report/*.c)) $(UNIT_MAIN) \
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
 
 # The option parser of cli/, with base/ and PCRE2 alone.
-$(UNIT_CLI): $(call obj,$(wildcard tests/unit/cli/*.c) cli/parse-options.c cli/message.c) \
+$(UNIT_CLI): $(call obj,$(wildcard tests/unit/cli/*.c) cli/parse-options.c cli/message.c \
+		cli/progress.c) \
 		$(UNIT_MAIN) $(LIB_BASE)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
@@ -155,7 +167,11 @@ unit-bins: $(UNIT_BINS)
 
 # Small programs the e2e tests run from $(BUILD)/tests/ (tests/tools/*-drive.c): they call
 # the libraries directly, where no command does the same.
-E2E_PROGS := $(O)/tests/kineto-drive $(O)/tests/nsys-drive $(O)/tests/perfetto-drive
+E2E_PROGS := $(O)/tests/kineto-drive $(O)/tests/nsys-drive $(O)/tests/perfetto-drive \
+	$(O)/tests/pftrace-dump
+$(O)/tests/pftrace-dump: $(O)/tests/tools/pftrace-dump.o $(PROTO_GEN).o $(LIB_BASE)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
 $(O)/tests/kineto-drive $(O)/tests/nsys-drive: $(O)/tests/%: $(O)/tests/tools/%.o $(LIB_IMPORT) \
 		$(LIB_TRACE) $(LIB_BASE)
 	@mkdir -p $(dir $@)

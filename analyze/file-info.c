@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "base/compat.h"
 #include "analyze/file-info.h"
+#include "import/import.h"
 
 #include <stdio.h>
 
@@ -109,6 +110,20 @@ static void take_process(struct gpa_file_info *fi, const struct gpt_reader *r,
 	fi->process.nccl_version = p->nccl_version;
 }
 
+const char *gpa_input_format_name(int format)
+{
+	switch (format) {
+	case GPA_INPUT_GPZ:
+		return "gpz";
+	case GPA_INPUT_KINETO:
+		return "kineto";
+	case GPA_INPUT_NSYS:
+		return "nsys";
+	default:
+		return "unknown";
+	}
+}
+
 int gpa_file_info_read(const char *path, struct gpa_file_info *fi, char *errbuf, size_t errlen)
 {
 	struct gpt_reader *r = NULL;
@@ -120,9 +135,8 @@ int gpa_file_info_read(const char *path, struct gpa_file_info *fi, char *errbuf,
 
 	memset(fi, 0, sizeof(*fi));
 	fi->path = strdup(path);
-	ret = gpt_reader_open(path, &r);
+	ret = gpa_input_open(path, &r, &fi->source, errbuf, errlen);
 	if (ret) {
-		snprintf(errbuf, errlen, "%s", r ? gpt_reader_last_error(r) : gp_err_str(ret));
 		goto out;
 	}
 	while ((ret = gpt_reader_next(r, &ch)) > 0) {

@@ -34,6 +34,7 @@ struct gpa_problem {
 /* What `gpuprof info` shows about one trace file. */
 struct gpa_file_info {
 	char *path;
+	int source; /* enum gpa_input_format: GPZ, or the format imported (the rest is of the result) */
 	uint16_t major, minor;
 	uint64_t file_bytes;
 	uint64_t chunks, strings;
@@ -75,6 +76,18 @@ bool gpa_kind_is_event(enum gpt_kind kind);
 int gpa_file_info_read(const char *path, struct gpa_file_info *out, char *errbuf,
 		       size_t errlen);
 void gpa_file_info_release(struct gpa_file_info *fi);
+
+/*
+ * Opens any input the analyses read as a trace reader: a .gpz directly; a
+ * Kineto JSON or nsys SQLite export through its importer into an unlinked
+ * temporary .gpz, as the model loads them (analyze/model.c). *format (may be
+ * NULL) is set to its enum gpa_input_format. Returns 0 (caller frees *r with
+ * gpt_reader_free), or a negative error with "FILE: problem" in errbuf.
+ */
+int gpa_input_open(const char *path, struct gpt_reader **r, int *format, char *errbuf,
+		   size_t errlen);
+/* "gpz", "kineto" or "nsys" for an enum gpa_input_format; "unknown" otherwise. */
+const char *gpa_input_format_name(int format);
 
 /* Name of a record kind ("kernel"); NULL for numbers that are not record kinds. */
 const char *gpa_kind_name(unsigned kind);

@@ -972,7 +972,8 @@ static bool has_suffix(const char *s, const char *suffix)
  * reads every input the same way).
  */
 static int open_input(const char *path, const struct gpa_nsys_import_opts *nsys,
-		      struct gpt_reader **r, char *errbuf, size_t errlen)
+		      const struct gp_progress_cb *progress, struct gpt_reader **r, char *errbuf,
+		      size_t errlen)
 {
 	enum gpa_input_format fmt;
 	int ret = gpa_input_detect(path, &fmt, errbuf, errlen);
@@ -1003,9 +1004,14 @@ static int open_input(const char *path, const struct gpa_nsys_import_opts *nsys,
 	const struct gpt_writer_opts wo = {.chunk_records = GPA_IMPORT_CHUNK_RECORDS};
 	ret = gpt_writer_open_fd(fd, tmp.buf, &wo, &w);
 	if (!ret) {
-		ret = fmt == GPA_INPUT_NSYS && nsys
-			      ? gpa_import_nsys_opts(path, w, nsys, NULL, errbuf, errlen)
-			      : gpa_import(path, fmt, w, errbuf, errlen);
+		struct gpa_nsys_import_opts no = {.progress = progress};
+		if (nsys) {
+			no.one_process = nsys->one_process;
+			no.process = nsys->process;
+		}
+		ret = fmt == GPA_INPUT_NSYS
+			      ? gpa_import_nsys_opts(path, w, &no, NULL, errbuf, errlen)
+			      : gpa_import_kineto_opts(path, w, progress, errbuf, errlen);
 		if (ret) {
 			gpt_writer_abandon(w);
 		} else {
@@ -1070,10 +1076,29 @@ static int damage(struct gpt_reader *r, const struct gpt_reader_status *st, stru
 	return st->truncated ? -GP_ERR_TRUNCATED : -GP_ERR_FORMAT;
 }
 
+int gpa_input_open(const char *path, struct gpt_reader **r, int *format, char *errbuf,
+		   size_t errlen)
+{
+	enum gpa_input_format fmt = GPA_INPUT_UNKNOWN;
+	int ret = gpa_input_detect(path, &fmt, errbuf, errlen);
+
+	*r = NULL;
+	if (format) {
+		*format = ret ? GPA_INPUT_GPZ : (int)fmt;
+	}
+	if (ret) {
+		/* Unreadable: the trace reader says why, as it did before imports were read. */
+		ret = gpt_reader_open(path, r);
+		snprintf(errbuf, errlen, "%s", *r ? gpt_reader_last_error(*r) : gp_err_str(ret));
+		return ret ? ret : -GP_ERR_IO;
+	}
+	return open_input(path, NULL, NULL, r, errbuf, errlen);
+}
+
 /* nsys: one process of an export (NULL: the whole input as one process). */
 static int load_file(struct gpa_model *m, const char *path, const struct gpa_nsys_import_opts *nsys,
 		     const struct gpa_load_opts *opts, struct gp_u64map *maps, uint64_t *done,
-		     uint64_t total, char *errbuf, size_t errlen)
+		     uint64_t total, uint64_t *records, char *errbuf, size_t errlen)
 {
 	struct file_ctx f = {.m = m, .m_funcs = &maps[0], .m_shapes = &maps[1]};
 	struct gpt_reader_status st;
@@ -1091,7 +1116,7 @@ static int load_file(struct gpa_model *m, const char *path, const struct gpa_nsy
 		gp_u64map_release(&f.threads);
 		return -GP_ERR_NOMEM;
 	}
-	ret = open_input(path, nsys, &f.r, errbuf, errlen);
+	ret = open_input(path, nsys, opts ? &opts->progress : NULL, &f.r, errbuf, errlen);
 	if (ret) {
 		goto out;
 	}
@@ -1115,8 +1140,12 @@ static int load_file(struct gpa_model *m, const char *path, const struct gpa_nsy
 			snprintf(errbuf, errlen, "%s: out of memory loading the trace", path);
 			goto out;
 		}
-		if (opts && opts->progress) {
-			opts->progress(*done + ch.offset, total, opts->progress_data);
+		*records += ch.count;
+		if (opts && opts->progress.fn) {
+			struct gp_progress pg = {.what = "reading", .unit = "bytes",
+						 .done = *done + ch.offset, .total = total,
+						 .records = *records};
+			gp_progress_call(&opts->progress, &pg);
 		}
 	}
 	if (ret < 0) {
@@ -1500,7 +1529,7 @@ static void span(struct gpa_model *m)
 int gpa_model_load(struct gpa_model *m, const char *const *paths, size_t npaths,
 		   const struct gpa_load_opts *opts, char *errbuf, size_t errlen)
 {
-	uint64_t total = 0, done = 0;
+	uint64_t total = 0, done = 0, records = 0;
 	GP_VEC(struct file_rows) rows = {0};
 	/* functions and shapes, while loading */
 	struct gp_u64map maps[2] = {GP_U64MAP_INIT, GP_U64MAP_INIT};
@@ -1540,7 +1569,7 @@ int gpa_model_load(struct gpa_model *m, const char *const *paths, size_t npaths,
 			}
 			one.process = nprocs > 1 ? procs[k].key : 0;
 			ret = load_file(m, paths[i], nprocs > 1 ? &one : NULL, opts, maps, &done,
-					total, errbuf, errlen);
+					total, &records, errbuf, errlen);
 		}
 		free(procs);
 	}

@@ -273,9 +273,12 @@ struct gpa_model {
 };
 
 struct gpa_load_opts {
-	/* Called now and then while loading: bytes read so far and in all. NULL: silent. */
-	void (*progress)(uint64_t done, uint64_t total, void *data);
-	void *progress_data;
+	/*
+	 * Called now and then while loading: "importing" a Kineto or nsys file
+	 * (its bytes or rows), then "reading" the traces (bytes of all files,
+	 * records read). fn NULL: silent.
+	 */
+	struct gp_progress_cb progress;
 };
 
 /*

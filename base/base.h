@@ -208,6 +208,29 @@ const char *gp_tmpdir(void);
 /* Signal-safe. Nanoseconds of the named clock; 0 if the clock fails. */
 uint64_t gp_clock_realtime_ns(void);
 uint64_t gp_clock_monotonic_ns(void);
+
+/*
+ * Progress of a long job (loading, importing, exporting), passed to a callback
+ * now and then; libraries never print it, the command line draws it.
+ */
+struct gp_progress {
+	const char *what; /* "reading", "importing", "exporting" */
+	const char *unit; /* what done and total count: "bytes", "events", "rows" */
+	uint64_t done;    /* so far */
+	uint64_t total;   /* in all; 0 when not known */
+	uint64_t records; /* records written or read so far; 0 when not counted */
+};
+struct gp_progress_cb {
+	void (*fn)(const struct gp_progress *p, void *data); /* NULL: no progress */
+	void *data;
+};
+
+static inline void gp_progress_call(const struct gp_progress_cb *cb, const struct gp_progress *p)
+{
+	if (cb && cb->fn) {
+		cb->fn(p, cb->data);
+	}
+}
 uint64_t gp_clock_monotonic_raw_ns(void);
 
 /*

@@ -94,6 +94,25 @@ int cli_load_model(struct gpa_model *m, char **args, size_t nargs);
  */
 int cli_load_steps(struct gpa_model *m, char **args, size_t nargs, const char *step_regex,
 		   struct gpa_steps *steps);
+/* ---- progress on stderr (cli/progress.c) */
+
+/* --quiet, which every command takes (cli/parse-options.c): no progress line. */
+extern bool cli_quiet;
+
+struct cli_progress {
+	uint64_t t0, last, delay_ns;
+	bool on;    /* stderr is a terminal and not --quiet */
+	bool shown; /* a line is on the screen */
+};
+/* Starts timing a job; the line shows only once it has run past the delay. */
+void cli_progress_start(struct cli_progress *pr);
+/* A gp_progress_cb function; data is the struct cli_progress. */
+void cli_progress_fn(const struct gp_progress *p, void *data);
+/* Erases the line, if one was drawn. */
+void cli_progress_end(struct cli_progress *pr);
+/* The text of the line (no \r), for p after elapsed_ns: what, percent, amounts, rate, time left. */
+void cli_progress_line(struct gp_strbuf *sb, const struct gp_progress *p, uint64_t elapsed_ns);
+
 /* Writes all of buf to stdout; false on error (reported). */
 bool cli_write_stdout(const void *buf, size_t len);
 /*

@@ -13,14 +13,16 @@ static const struct cli_option convert_options[] = {
 
 const struct cli_command cmd_convert_opts = {
 	.usage =
-	"usage: gpuprof convert INPUT OUTPUT.gpz\n"
+	"usage: gpuprof convert [--quiet] INPUT OUTPUT.gpz\n"
 	"\n"
 	"Reads a PyTorch profiler (Kineto) Chrome-trace JSON file (.json or .json.gz)\n"
 	"or an Nsight Systems SQLite export and writes the same events as a .gpz\n"
 	"trace, keeping nanosecond times. The format is told from the content. Every\n"
 	"analysis also reads these inputs directly; converting saves the parse and\n"
 	"the space (docs/import.md). OUTPUT '-' is standard output; a failed\n"
-	"conversion leaves OUTPUT as it was (docs/reliability.md).\n"
+	"conversion leaves OUTPUT as it was (docs/reliability.md). A long conversion\n"
+	"shows its progress on stderr when that is a terminal; --quiet (which every\n"
+	"command takes) turns it off.\n"
 	"\n"
 	"Exit status: 0 ok, 1 the input could not be read or the output written,\n"
 	"2 usage.\n",
@@ -31,7 +33,9 @@ const struct cli_command cmd_convert_opts = {
 int cmd_convert(int argc, char **argv)
 {
 	char err[512];
-	int nargs, status;
+	int nargs, status, ret;
+	struct cli_progress pr;
+	struct gp_progress_cb cb = {cli_progress_fn, &pr};
 
 	status = cli_parse_options(&cmd_convert_opts, NULL, argc, argv, &nargs);
 	if (status != CLI_PARSE_CONTINUE) {
@@ -45,7 +49,10 @@ int cmd_convert(int argc, char **argv)
 	if (status != CMD_OK) {
 		return status;
 	}
-	if (gpa_convert(argv[0], argv[1], err, sizeof(err))) {
+	cli_progress_start(&pr);
+	ret = gpa_convert_opts(argv[0], argv[1], &cb, err, sizeof(err));
+	cli_progress_end(&pr);
+	if (ret) {
 		cli_error("%s", err);
 		return CMD_ERROR;
 	}

@@ -4,6 +4,7 @@
  * developers and scripts. It shows the file as stored: chunk by chunk.
  */
 #include "base/compat.h"
+#include "analyze/file-info.h"
 #include "cli/cli.h"
 #include "trace/trace.h"
 
@@ -29,7 +30,9 @@ const struct cli_command cmd_dump_opts = {
 	.usage =
 	"usage: gpuprof dump [--json] [--kind KIND[,KIND...]] [--all-fields] FILE\n"
 	"\n"
-	"Prints every record of the trace, in file order, one per line. Text lines\n"
+	"Prints every record of the trace, in file order, one per line. A PyTorch\n"
+	"profiler (Kineto) JSON or Nsight Systems SQLite file is imported first and\n"
+	"its converted records are shown, as every analysis reads them. Text lines\n"
 	"are '<kind> field=value ...' with the fields that are not zero (all of them\n"
 	"with --all-fields), preceded by a '# chunk' line per chunk; strings are\n"
 	"resolved and quoted as JSON strings. --json prints JSON Lines instead:\n"
@@ -131,9 +134,11 @@ int cmd_dump(int argc, char **argv)
 		return cli_cmd_usage_error(&cmd_dump_opts,
 					   nargs ? "dump takes one file" : "no trace file given");
 	}
-	ret = gpt_reader_open(argv[0], &r);
+	/* A Kineto or nsys file is imported first, as every analysis reads it. */
+	char err[512];
+	ret = gpa_input_open(argv[0], &r, NULL, err, sizeof(err));
 	if (ret) {
-		cli_error("%s", r ? gpt_reader_last_error(r) : gp_err_str(ret));
+		cli_error("%s", err);
 		gpt_reader_free(r);
 		return CMD_ERROR;
 	}

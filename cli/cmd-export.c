@@ -10,17 +10,28 @@
 #include "report/report.h"
 
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 typedef int (*export_fn)(const struct gpa_model *m, const char *path, unsigned flags,
 			 char *errbuf, size_t errlen);
 
+/* Flags of this file beside enum gpr_export_flags. */
+#define EXPORT_PROTO (1u << 16) /* --perfetto writes Perfetto's protobuf format */
+
 static int export_perfetto(const struct gpa_model *m, const char *path, unsigned flags,
 			   char *errbuf, size_t errlen)
 {
-	/* --force is checked before loading; the writer replaces a regular file at the end. */
-	(void)flags;
-	return gpr_export_perfetto(m, path, errbuf, errlen);
+	struct cli_progress pr;
+	struct gp_progress_cb cb = {cli_progress_fn, &pr};
+	int ret;
+
+	/* --force is checked before loading; the writers replace a regular file at the end. */
+	cli_progress_start(&pr);
+	ret = flags & EXPORT_PROTO ? gpr_export_pftrace(m, path, &cb, errbuf, errlen)
+				   : gpr_export_perfetto_opts(m, path, &cb, errbuf, errlen);
+	cli_progress_end(&pr);
+	return ret;
 }
 
 static const struct {
@@ -33,6 +44,7 @@ static const struct {
 
 struct export_opts {
 	const char *out[GP_ARRAY_SIZE(formats)]; /* per format: where, or NULL */
+	const char *perfetto_format;             /* "proto", "json" or NULL: by extension */
 	unsigned flags;
 };
 
@@ -44,10 +56,13 @@ static const struct cli_option export_options[] = {
 		    "from the first event (docs/export.md); OUT '-' is\n"
 		    "standard output"),
 	CLI_OPT_STR(0, "perfetto", "OUT", struct export_opts, out[1],
-		    "Chrome trace event JSON for ui.perfetto.dev and\n"
-		    "chrome://tracing: threads, streams as tracks, NVTX ranges,\n"
-		    "arrows from launches to kernels, records lost (docs/perfetto.md);\n"
-		    "OUT '-' is standard output"),
+		    "a trace for ui.perfetto.dev: threads, streams as tracks,\n"
+		    "NVTX ranges, arrows from launches to kernels, records lost;\n"
+		    "Perfetto's protobuf format when OUT ends in .pftrace or\n"
+		    ".perfetto-trace, else Chrome trace event JSON (also read by\n"
+		    "chrome://tracing; docs/perfetto.md); OUT '-' is standard output"),
+	CLI_OPT_STR(0, "perfetto-format", "FMT", struct export_opts, perfetto_format,
+		    "proto or json: the format of --perfetto whatever OUT's name"),
 	CLI_OPT_BITV(0, "force", struct export_opts, flags, GPR_EXPORT_FORCE,
 		     "replace OUT if it is an existing file (a device or\n"
 		     "FIFO is written without it; docs/reliability.md)"),
@@ -57,15 +72,33 @@ static const struct cli_option export_options[] = {
 
 const struct cli_command cmd_export_opts = {
 	.usage =
-	"usage: gpuprof export [--sqlite OUT.sqlite] [--perfetto OUT.json] [--force] TRACE...\n"
+	"usage: gpuprof export [--sqlite OUT.sqlite] [--perfetto OUT.pftrace|OUT.json]\n"
+	"                      [--perfetto-format proto|json] [--force] [--quiet] TRACE...\n"
 	"\n"
 	"Writes the traces (.gpz files, directories of them, Kineto JSON or nsys\n"
-	"SQLite exports) in another tool's format.\n"
+	"SQLite exports) in another tool's format. Long loads and exports show their\n"
+	"progress on stderr when that is a terminal; --quiet turns it off.\n"
 	"\n",
 	.options = export_options,
 	.footer = "\nExit status: 0 ok, 1 a trace could not be read or OUT written, 2 usage.\n",
 	.msgs = &cli_msgs_needs,
 };
+
+/* Whether an output name asks for Perfetto's protobuf format. */
+static bool is_pftrace_name(const char *path)
+{
+	static const char *const ext[] = {".pftrace", ".perfetto-trace"};
+	size_t n = path ? strlen(path) : 0;
+
+	for (size_t i = 0; i < GP_ARRAY_SIZE(ext); i++) {
+		size_t k = strlen(ext[i]);
+
+		if (n > k && !strcmp(path + n - k, ext[i])) {
+			return true;
+		}
+	}
+	return false;
+}
 
 int cmd_export(int argc, char **argv)
 {
@@ -89,6 +122,15 @@ int cmd_export(int argc, char **argv)
 	}
 	if (!nargs) {
 		return cli_cmd_usage_error(&cmd_export_opts, "export needs at least one trace");
+	}
+	if (o.perfetto_format && strcmp(o.perfetto_format, "proto") &&
+	    strcmp(o.perfetto_format, "json")) {
+		return cli_cmd_usage_error(&cmd_export_opts,
+					   "--perfetto-format must be proto or json, not '%s'",
+					   o.perfetto_format);
+	}
+	if (o.perfetto_format ? !strcmp(o.perfetto_format, "proto") : is_pftrace_name(o.out[1])) {
+		o.flags |= EXPORT_PROTO;
 	}
 	status = cli_check_outputs(&cmd_export_opts, o.out, GP_ARRAY_SIZE(o.out), argv,
 				   (size_t)nargs);

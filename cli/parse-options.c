@@ -431,6 +431,13 @@ static int parse_long(struct parser *p, const char *arg)
 
 	find_long(p->ctx.cmd->options, p->ctx.base, name, len, &f);
 	p->i++;
+	/* --quiet: every command's, beside what a command's own --quiet does. */
+	if (!eq && len == 5 && !strncmp(name, "quiet", 5)) {
+		cli_quiet = true;
+		if (!f.o || !f.exact) {
+			return 0;
+		}
+	}
 	if (!f.o || f.n > 1) {
 		return unknown(p, arg);
 	}

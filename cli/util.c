@@ -51,32 +51,12 @@ int cli_check_outputs(const struct cli_command *cmd, const char *const *outs, si
 	return CMD_OK;
 }
 
-/* ---- loading traces, with progress on a terminal */
-
-struct progress {
-	uint64_t t0, last;
-	bool shown;
-};
-
-static void progress_cb(uint64_t done, uint64_t total, void *data)
-{
-	struct progress *p = data;
-	uint64_t now = gp_clock_monotonic_ns();
-
-	/* Only when loading takes more than a second, ten updates a second at most. */
-	if (now - p->t0 < 1000000000u || now - p->last < 100000000u || !total) {
-		return;
-	}
-	p->last = now;
-	p->shown = true;
-	fprintf(stderr, "\rgpuprof: loading %3u%% (%" PRIu64 " of %" PRIu64 " MB)",
-		(unsigned)(done * 100 / total), done / 1000000, total / 1000000);
-}
+/* ---- loading traces, with progress on a terminal (cli/progress.c) */
 
 int cli_load_model(struct gpa_model *m, char **args, size_t nargs)
 {
-	struct progress pr = {.t0 = gp_clock_monotonic_ns()};
-	struct gpa_load_opts lo = {0};
+	struct cli_progress pr;
+	struct gpa_load_opts lo = {.progress = {cli_progress_fn, &pr}};
 	char err[512], **paths = NULL;
 	size_t npaths = 0;
 	int ret;
@@ -87,14 +67,9 @@ int cli_load_model(struct gpa_model *m, char **args, size_t nargs)
 		cli_error("%s", err);
 		return ret;
 	}
-	if (isatty(STDERR_FILENO)) {
-		lo.progress = progress_cb;
-		lo.progress_data = &pr;
-	}
+	cli_progress_start(&pr);
 	ret = gpa_model_load(m, (const char *const *)paths, npaths, &lo, err, sizeof(err));
-	if (pr.shown) {
-		fputs("\r\033[K", stderr);
-	}
+	cli_progress_end(&pr);
 	for (size_t i = 0; i < npaths; i++) {
 		free(paths[i]);
 	}

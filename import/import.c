@@ -127,6 +127,12 @@ static int not_importable(const char *in, char *errbuf, size_t errlen)
 
 int gpa_convert(const char *in, const char *out, char *errbuf, size_t errlen)
 {
+	return gpa_convert_opts(in, out, NULL, errbuf, errlen);
+}
+
+int gpa_convert_opts(const char *in, const char *out, const struct gp_progress_cb *progress,
+		     char *errbuf, size_t errlen)
+{
 	enum gpa_input_format fmt;
 	struct gpt_writer *w = NULL;
 	int ret = gpa_input_detect(in, &fmt, errbuf, errlen);
@@ -164,7 +170,14 @@ int gpa_convert(const char *in, const char *out, char *errbuf, size_t errlen)
 		gp_out_abandon(&o);
 		return ret;
 	}
-	ret = gpa_import(in, fmt, w, errbuf, errlen);
+	if (fmt == GPA_INPUT_NSYS) {
+		struct gpa_nsys_import_opts no = {.progress = progress};
+		ret = gpa_import_nsys_opts(in, w, &no, NULL, errbuf, errlen);
+	} else if (fmt == GPA_INPUT_KINETO) {
+		ret = gpa_import_kineto_opts(in, w, progress, errbuf, errlen);
+	} else {
+		ret = gpa_import(in, fmt, w, errbuf, errlen);
+	}
 	if (ret) {
 		gpt_writer_abandon(w);
 		gp_out_abandon(&o);

@@ -48,6 +48,7 @@ struct gpa_nsys_process {
 struct gpa_nsys_import_opts {
 	bool one_process;  /* only the rows of the process whose key is `process` */
 	uint64_t process;  /* a gpa_nsys_process key */
+	const struct gp_progress_cb *progress; /* NULL: none; "importing", rows read */
 };
 
 /*
@@ -99,6 +100,9 @@ int gpa_nsys_processes(const char *path, struct gpa_nsys_process **out, size_t *
  * Records written before an error stay in w.
  */
 int gpa_import_kineto(const char *path, struct gpt_writer *w, char *errbuf, size_t errlen);
+/* The same, calling progress (may be NULL) now and then: "importing", bytes of the file read. */
+int gpa_import_kineto_opts(const char *path, struct gpt_writer *w,
+			   const struct gp_progress_cb *progress, char *errbuf, size_t errlen);
 /*
  * The process record's settings string the Kineto importer writes when the
  * file's times were epoch microseconds with decimals and no
@@ -144,5 +148,8 @@ int gpa_import(const char *in, enum gpa_input_format fmt, struct gpt_writer *w, 
  * .gpz already or of no known format is refused with a line saying which.
  */
 int gpa_convert(const char *in, const char *out, char *errbuf, size_t errlen);
+/* The same, with progress (may be NULL) as the importers report it. */
+int gpa_convert_opts(const char *in, const char *out, const struct gp_progress_cb *progress,
+		     char *errbuf, size_t errlen);
 
 #endif

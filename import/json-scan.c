@@ -923,6 +923,7 @@ struct gpa_json_file {
 	int fd;
 	bool gz;
 	bool in_eof;
+	uint64_t consumed;	/* bytes read from the file */
 	bool member_done;	/* between gzip members */
 	uint64_t members;
 	struct inflate_state st;
@@ -996,7 +997,13 @@ static ssize_t raw_read(struct gpa_json_file *f, void *buf, size_t n)
 		snprintf(f->msg, sizeof(f->msg), "read: %s", strerror(errno));
 		return -GP_ERR_IO;
 	}
+	f->consumed += (uint64_t)got;
 	return got;
+}
+
+uint64_t gpa_json_file_consumed(const struct gpa_json_file *f)
+{
+	return f->consumed;
 }
 
 static const char *isal_msg(int r)

@@ -155,6 +155,8 @@ int gpa_json_file_open(const char *path, struct gpa_json_file **out, char *errbu
 
 /* A gpa_json_read_fn: ctx is the struct gpa_json_file. */
 ssize_t gpa_json_file_read(void *ctx, void *buf, size_t n);
+/* Bytes read from the file so far (compressed ones for a gzip file), for progress. */
+uint64_t gpa_json_file_consumed(const struct gpa_json_file *f);
 
 /* What the last failed read says ("bad gzip data: ..."), without the path. */
 const char *gpa_json_file_error(const struct gpa_json_file *f);

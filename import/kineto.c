@@ -29,6 +29,7 @@
 #include <unistd.h>
 #include "import/json-scan.h"
 #include "import/json-raw.h"
+#include <sys/stat.h>
 
 #define CHUNK (256u << 10)
 #define MAX_DEPTH 64
@@ -2107,9 +2108,46 @@ static int fast_events(struct imp *im, struct gpa_json_scan *sc)
 	}
 }
 
+/* The file read under the scanner, reporting progress every few megabytes. */
+struct progress_read {
+	struct gpa_json_file *f;
+	struct gpt_writer *w;
+	const struct gp_progress_cb *cb;
+	uint64_t size, next;
+};
+
+static ssize_t read_with_progress(void *ctx, void *buf, size_t n)
+{
+	struct progress_read *pr = ctx;
+	ssize_t got = gpa_json_file_read(pr->f, buf, n);
+	uint64_t done = gpa_json_file_consumed(pr->f);
+
+	if (got > 0 && done >= pr->next) {
+		struct gpt_writer_stats ws;
+		struct gp_progress pg = {.what = "importing", .unit = "bytes", .done = done,
+					 .total = pr->size};
+
+		gpt_writer_get_stats(pr->w, &ws);
+		for (size_t k = 0; k < GPT_KIND__MAX; k++) {
+			pg.records += ws.records[k];
+		}
+		gp_progress_call(pr->cb, &pg);
+		pr->next = done + (4u << 20);
+	}
+	return got;
+}
+
 int gpa_import_kineto(const char *path, struct gpt_writer *w, char *errbuf, size_t errlen)
 {
+	return gpa_import_kineto_opts(path, w, NULL, errbuf, errlen);
+}
+
+int gpa_import_kineto_opts(const char *path, struct gpt_writer *w,
+			   const struct gp_progress_cb *progress, char *errbuf, size_t errlen)
+{
 	char dummy[1];
+	struct progress_read pr = {.w = w, .cb = progress};
+	struct stat sb;
 	struct imp im = {0};
 	struct gpa_json_file *f = NULL;
 	struct gpa_json_scan *sc = NULL;
@@ -2135,7 +2173,11 @@ int gpa_import_kineto(const char *path, struct gpt_writer *w, char *errbuf, size
 	}
 	im.name = malloc(MAX_STR + 1);
 	im.argname = malloc(MAX_STR + 1);
-	if (!im.name || !im.argname || gpa_json_scan_new(gpa_json_file_read, f, MAX_STR, &sc)) {
+	pr.f = f;
+	pr.size = !stat(path, &sb) ? (uint64_t)sb.st_size : 0;
+	if (!im.name || !im.argname ||
+	    gpa_json_scan_new(progress && progress->fn ? read_with_progress : gpa_json_file_read,
+			      progress && progress->fn ? (void *)&pr : (void *)f, MAX_STR, &sc)) {
 		fail(&im, -GP_ERR_NOMEM, "out of memory");
 		snprintf(errbuf, errlen, "%s: out of memory", path);
 		goto out;

@@ -25,6 +25,7 @@
 struct imp {
 	sqlite3 *db;
 	struct gpt_writer *w;
+	const struct gp_progress_cb *progress; /* NULL: none */
 	const char *path;
 	char *errbuf;
 	size_t errlen;
@@ -1442,7 +1443,11 @@ static int import_table(struct imp *im, const char *table, const char *pcol,
 		       process_where(im, table, pcol, where, sizeof(where)));
 	while (!ret && (ret = tab_step(&t)) == 1) {
 		ret = fn(im, &t);
-		im->st->rows++;
+		if ((++im->st->rows & 0x3fff) == 0 && im->progress) {
+			struct gp_progress pg = {.what = "importing", .unit = "rows",
+						 .done = im->st->rows};
+			gp_progress_call(im->progress, &pg);
+		}
 	}
 	tab_close(&t);
 	gp_debug("%s: table %s: %" PRIu64 " rows", im->path, table, im->st->rows - rows0);
@@ -1578,6 +1583,7 @@ int gpa_import_nsys_opts(const char *path, struct gpt_writer *w,
 	if (!path || !w) {
 		return fail(&im, GP_ERR_API, "no input file or no writer");
 	}
+	im.progress = opts ? opts->progress : NULL;
 	if (opts && opts->one_process) {
 		im.one_process = true;
 		im.key = opts->process;

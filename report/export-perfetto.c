@@ -37,7 +37,20 @@ struct pw {
 	char io_err[PATH_MAX + 128];
 	bool nomem;        /* an append failed */
 	uint64_t flow_id;  /* last flow id used */
+	const struct gp_progress_cb *progress;
+	uint64_t events, total; /* API calls, NVTX ranges and GPU ops written, and in all */
 };
+
+/* Counts an API call, NVTX range or GPU op written; reports every 65536. */
+static void tick(struct pw *w)
+{
+	if ((++w->events & 0xffff) == 0) {
+		struct gp_progress pg = {.what = "exporting", .unit = "events", .done = w->events,
+					 .total = w->total};
+
+		gp_progress_call(w->progress, &pg);
+	}
+}
 
 static void flush(struct pw *w)
 {
@@ -240,6 +253,7 @@ static void write_apis(struct pw *w)
 		if (a->thread[i] == GPA_NONE) {
 			continue;
 		}
+		tick(w);
 		ev_begin(w, "X", thread_pid(w, a->thread[i]));
 		ev_tid(w, w->m->threads.v[a->thread[i]].tid);
 		ev_span(w, a->start[i], a->end[i]);
@@ -264,6 +278,7 @@ static void write_nvtx(struct pw *w)
 		if (n->thread[i] == GPA_NONE) {
 			continue;
 		}
+		tick(w);
 		pid = thread_pid(w, n->thread[i]);
 		tid = w->m->threads.v[n->thread[i]].tid;
 		name = gpa_model_str(w->m, n->name[i]);
@@ -459,6 +474,7 @@ static int write_devices(struct pw *w, struct gp_strbuf *tmp)
 		for (size_t i = dev->gpu_first; i < dev->gpu_first + dev->gpu_count; i++) {
 			uint32_t row = m->gpu.row[i];
 
+			tick(w);
 			switch (m->gpu.kind[i]) {
 			case GPA_GPU_KERNEL:
 				write_kernel(w, row, pid);
@@ -503,6 +519,12 @@ static int assign_pids(struct pw *w)
 
 int gpr_export_perfetto(const struct gpa_model *m, const char *path, char *errbuf, size_t errlen)
 {
+	return gpr_export_perfetto_opts(m, path, NULL, errbuf, errlen);
+}
+
+int gpr_export_perfetto_opts(const struct gpa_model *m, const char *path,
+			     const struct gp_progress_cb *progress, char *errbuf, size_t errlen)
+{
 	struct pw *w = calloc(1, sizeof(*w));
 	struct gp_strbuf tmp = GP_STRBUF_INIT;
 	int ret;
@@ -521,8 +543,10 @@ int gpr_export_perfetto(const struct gpa_model *m, const char *path, char *errbu
 	}
 	w->m = m;
 	w->first = true;
+	w->progress = progress;
 	gp_strbuf_init(&w->sb);
 	w->t0 = m->t0;
+	w->total = m->api.n + m->nvtx.n + m->gpu.n;
 	ret = assign_pids(w);
 	if (ret) {
 		snprintf(errbuf, errlen, "%s", gp_err_str(ret));

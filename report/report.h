@@ -320,6 +320,22 @@ int gpr_findings_each(const struct gpr_report_parts *p,
  * on error it is as it was, but for what a device or FIFO already took.
  */
 int gpr_export_perfetto(const struct gpa_model *m, const char *path, char *errbuf, size_t errlen);
+/* The same, with progress (may be NULL): "exporting", API calls, NVTX ranges and GPU ops. */
+int gpr_export_perfetto_opts(const struct gpa_model *m, const char *path,
+			     const struct gp_progress_cb *progress, char *errbuf, size_t errlen);
+
+/*
+ * Writes m to path ("-": stdout) as a Perfetto protobuf trace (a Trace of
+ * TracePackets, report/proto/perfetto-trace.proto): the same tracks, slices,
+ * arguments, flows and loss counters as gpr_export_perfetto, with interned
+ * names, timestamps in integer nanoseconds relative to m->t0. Streamed
+ * packet by packet. progress (may be NULL): "exporting", events written of
+ * all. Returns 0, or -GP_ERR_API (no model or
+ * path), -GP_ERR_IO, -GP_ERR_NOMEM with the reason in errbuf; on error a
+ * partly written file is removed.
+ */
+int gpr_export_pftrace(const struct gpa_model *m, const char *path,
+		       const struct gp_progress_cb *progress, char *errbuf, size_t errlen);
 
 /* ---- end perfetto export */
 

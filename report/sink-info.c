@@ -34,6 +34,14 @@ static void text_file_info(struct gpr_sink *s, const struct gpa_file_info *fi)
 		gp_strbuf_addch(o, '\n');
 	}
 	gp_strbuf_addf(o, "%s\n", fi->path);
+	const char *src = gpa_input_format_name(fi->source);
+	if (strcmp(src, "gpz")) {
+		row(o, "source");
+		gp_strbuf_addf(o, "%s, imported: what follows is of the converted trace\n",
+			       !strcmp(src, "kineto") ? "PyTorch profiler (Kineto) JSON"
+			       : !strcmp(src, "nsys") ? "Nsight Systems SQLite export"
+						      : src);
+	}
 	row(o, "format");
 	gp_strbuf_addf(o, "%u.%u, ", fi->major, fi->minor);
 	gpr_fmt_bytes(o, fi->file_bytes);
@@ -201,6 +209,8 @@ static void json_file_info(struct gpr_sink *s, const struct gpa_file_info *fi)
 	}
 	gp_strbuf_addch(o, '{');
 	jstr(o, "path", fi->path);
+	gp_strbuf_addch(o, ',');
+	jstr(o, "source", gpa_input_format_name(fi->source));
 	gp_strbuf_addf(o, ",\"format\":\"%u.%u\",", fi->major, fi->minor);
 	ju64(o, "file_bytes", fi->file_bytes);
 	gp_strbuf_addch(o, ',');

@@ -25,6 +25,8 @@ need_cmd cc gcc
 need_cmd make make
 # xmllint validates gpuprof diff's JUnit output against tests/junit.xsd
 need_cmd xmllint libxml2-utils
+# protoc-c generates the C of the Perfetto protobuf subset at build time
+need_cmd protoc-c protobuf-c-compiler
 if command -v pkg-config >/dev/null 2>&1; then
 	need_pc zlib zlib1g-dev
 	need_pc libdeflate libdeflate-dev
@@ -32,8 +34,11 @@ if command -v pkg-config >/dev/null 2>&1; then
 	need_pc libxml-2.0 libxml2-dev
 	need_pc libpcre2-8 libpcre2-dev
 	need_pc libisal libisal-dev
+	# protobuf-c packs the Perfetto protobuf export (report/proto/perfetto-trace.proto)
+	need_pc libprotobuf-c libprotobuf-c-dev
 else
 	missing="$missing zlib1g-dev libdeflate-dev libsqlite3-dev libxml2-dev libpcre2-dev libisal-dev"
+	missing="$missing libprotobuf-c-dev"
 fi
 # libiberty's C++ demangler names the frames of captured call stacks (no .pc file)
 [ -f /usr/include/libiberty/demangle.h ] || missing="$missing libiberty-dev"

@@ -1,15 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * perfetto-drive - load traces into the model and export them with
- * gpr_export_perfetto; prints the load and export times on stderr.
+ * gpr_export_perfetto (gpr_export_pftrace when OUT ends in .pftrace); prints
+ * the load and export times on stderr (docs/export.md has figures).
  *
  *   perfetto-drive OUT.json TRACE...     (tests/e2e/t2505-export-perfetto.sh)
+ *   perfetto-drive OUT.pftrace TRACE...
  */
 #include "base/compat.h"
 #include "analyze/model.h"
 #include "report/report.h"
 
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 
 int main(int argc, char **argv)
@@ -29,7 +32,10 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &b);
-	if (gpr_export_perfetto(&m, argv[1], err, sizeof(err))) {
+	size_t n = strlen(argv[1]);
+	bool proto = n > 8 && !strcmp(argv[1] + n - 8, ".pftrace");
+	if (proto ? gpr_export_pftrace(&m, argv[1], NULL, err, sizeof(err))
+		  : gpr_export_perfetto(&m, argv[1], err, sizeof(err))) {
 		fprintf(stderr, "export: %s\n", err);
 		gpa_model_release(&m);
 		return 1;
