@@ -591,6 +591,9 @@ static int take_sync(struct file_ctx *f, const struct gpt_chunk *ch)
 		t->stream[r] = s->stream;
 		t->api[r] = GPA_NONE;
 		t->proc[r] = f->proc;
+		t->context[r] = s->context;
+		t->event_id[r] = s->event_id;
+		t->dev_id[r] = s->device_plus1 ? s->device_plus1 - 1 : GPA_NONE;
 		t->type[r] = s->type;
 	}
 	return 0;

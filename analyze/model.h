@@ -87,6 +87,9 @@
 	X(uint32_t, stream)                                                                        \
 	X(uint32_t, api)                                                                           \
 	X(uint32_t, proc)                                                                          \
+	X(uint32_t, context)                                                                       \
+	X(uint32_t, event_id)                                                                      \
+	X(uint32_t, dev_id)  /* CUDA device ordinal the source named, GPA_NONE when it did not */  \
 	X(uint8_t, type) /* 1 event, 2 stream-wait-event, 3 stream, 4 context */
 
 #define GPA_NVTX_COLS(X)                                                                           \
