@@ -174,6 +174,43 @@ char *gpa_kname_normalize(const struct gpa_kname_rules *r, const char *name)
 
 /* ---- options */
 
+static const char *const fixed_metrics[] = {
+	"step.wall", "gpu.busy", "idle.total", "copy.time", "copy.bytes", "comm.time",
+	"comm.exposed", "mfu",
+};
+
+bool gpa_diff_metric_pattern_ok(const char *pattern)
+{
+	char name[64];
+
+	if (!strncmp(pattern, "kernel.", 7) || !fnmatch(pattern, "kernel.any_family", 0)) {
+		return true;
+	}
+	for (size_t i = 0; i < GP_ARRAY_SIZE(fixed_metrics); i++) {
+		if (!fnmatch(pattern, fixed_metrics[i], 0)) {
+			return true;
+		}
+	}
+	for (unsigned c = 0; c < GPA_GAP__COUNT; c++) {
+		snprintf(name, sizeof(name), "idle.%s", gpa_gap_cause_name(c));
+		if (!fnmatch(pattern, name, 0)) {
+			return true;
+		}
+	}
+	return false;
+}
+
+void gpa_diff_metric_names(struct gp_strbuf *sb)
+{
+	for (size_t i = 0; i < GP_ARRAY_SIZE(fixed_metrics); i++) {
+		gp_strbuf_addf(sb, "%s%s", i ? ", " : "", fixed_metrics[i]);
+	}
+	for (unsigned c = 0; c < GPA_GAP__COUNT; c++) {
+		gp_strbuf_addf(sb, ", idle.%s", gpa_gap_cause_name(c));
+	}
+	gp_strbuf_adds(sb, ", kernel.FAMILY");
+}
+
 void gpa_diff_opts_init(struct gpa_diff_opts *o)
 {
 	static const char *const fail_on[] = {"step.wall"};
