@@ -175,6 +175,7 @@ struct gpa_proc {
 	bool ts_epoch_decimals; /* Kineto file of epoch us with decimals, no base (HTA doubles) */
 	bool aligned;           /* had a clock anchor */
 	bool truncated, has_footer;
+	uint64_t negative_durations; /* GPU ops, API and sync calls that ended before they began */
 	uint64_t corrupt_chunks;
 	uint64_t losses[GPT_LOSS__MAX];
 	uint64_t events;

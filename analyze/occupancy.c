@@ -192,7 +192,8 @@ static void fill_group(struct builder *b, struct gpa_occ_group *g)
 		uint64_t resident = g->grid_blocks < per_wave ? g->grid_blocks : per_wave;
 		/* rounded to the nearest unit shown, not truncated: 29.6296 % is 29.63 */
 		uint64_t den = (uint64_t)d->num_sms * g->res.max_warps;
-		g->grid_bp = (uint32_t)((resident * g->res.warps_per_block * 10000 + den / 2) / den);
+		g->grid_bp =
+			(uint32_t)((resident * g->res.warps_per_block * 10000 + den / 2) / den);
 		uint64_t waves = (g->grid_blocks + per_wave - 1) / per_wave;
 		uint64_t wm = (g->grid_blocks * 1000 + per_wave / 2) / per_wave;
 		g->waves_milli = wm > UINT32_MAX ? UINT32_MAX : (uint32_t)wm;

@@ -284,8 +284,8 @@ static bool conflict(const struct cli_option *a, const void *abase, const struct
 	if (a == b) {
 		return false;
 	}
-	if (a->type == CLI_OPT_SET && b->type == CLI_OPT_SET && abase == bbase && a->off == b->off &&
-	    a->value != b->value) {
+	if (a->type == CLI_OPT_SET && b->type == CLI_OPT_SET && abase == bbase &&
+	    a->off == b->off && a->value != b->value) {
 		return true; /* two choices of one setting */
 	}
 	return names(a->conflicts, b->long_name) || names(b->conflicts, a->long_name);
@@ -296,9 +296,10 @@ static int check_conflicts(struct cli_ctx *ctx, const struct cli_option *o, cons
 {
 	for (unsigned i = 0; i < ctx->nseen; i++) {
 		if (conflict(ctx->seen[i], ctx->seen_base[i], o, base)) {
-			return cli_opt_usage_error(ctx, "options '--%s' and '--%s' cannot be used "
-						   "together", ctx->seen[i]->long_name,
-						   o->long_name);
+			return cli_opt_usage_error(ctx,
+						   "options '--%s' and '--%s' cannot be used "
+						   "together",
+						   ctx->seen[i]->long_name, o->long_name);
 		}
 	}
 	if (ctx->nseen < GP_ARRAY_SIZE(ctx->seen)) {

@@ -428,11 +428,11 @@ static int write_gpus(struct exp *e)
 	const struct gpa_model *m = e->m;
 	sqlite3_stmt *s = NULL;
 	int ret = prepare(e, "INSERT INTO TARGET_INFO_GPU (vmId, id, name, totalMemory, "
-			  "memoryBandwidth, smCount, cuDevice, computeMajor, computeMinor, clockRate, threadsPerWarp, maxWarpsPerSm, "
-			  "maxBlocksPerSm, maxThreadsPerBlock, maxRegistersPerSm, "
-			  "maxRegistersPerBlock, maxShmemPerSm, maxShmemPerBlock, "
-			  "maxShmemPerBlockOptin) VALUES (281474976710656, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-			  "?, ?, ?, ?, ?, ?, ?, ?, ?)", &s, "TARGET_INFO_GPU");
+			  "memoryBandwidth, smCount, cuDevice, computeMajor, computeMinor, clockRate, "
+			  "threadsPerWarp, maxWarpsPerSm, maxBlocksPerSm, maxThreadsPerBlock, "
+			  "maxRegistersPerSm, maxRegistersPerBlock, maxShmemPerSm, maxShmemPerBlock, "
+			  "maxShmemPerBlockOptin) VALUES (281474976710656, ?, ?, ?, ?, ?, ?, ?, ?, "
+			  "?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", &s, "TARGET_INFO_GPU");
 
 	for (size_t i = 0; i < m->devs.n && !ret; i++) {
 		const struct gpa_dev *d = &m->devs.v[i];
@@ -547,8 +547,8 @@ static int write_kernels(struct exp *e)
 			  "mangledName, registersPerThread, gridX, gridY, gridZ, blockX, blockY, "
 			  "blockZ, staticSharedMemory, dynamicSharedMemory, localMemoryPerThread, "
 			  "localMemoryTotal, gridId, sharedMemoryLimitConfig, clusterX, clusterY, "
-			  "clusterZ) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-			  "0, 0, 0, ?, ?, ?, ?)", &s, "CUPTI_ACTIVITY_KIND_KERNEL");
+			  "clusterZ) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+			  "?, ?, 0, 0, 0, ?, ?, ?, ?)", &s, "CUPTI_ACTIVITY_KIND_KERNEL");
 
 	for (size_t i = 0; i < k->n && !ret; i++) {
 		const struct gpa_func *fn = &e->m->funcs.v[k->func[i]];
