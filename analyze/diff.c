@@ -13,6 +13,7 @@
 #include "analyze/model.h"
 #include "analyze/breakdown.h"
 #include "analyze/gaps.h"
+#include "analyze/sanity.h"
 #include "analyze/stats.h"
 #include "analyze/steps.h"
 
@@ -174,6 +175,43 @@ char *gpa_kname_normalize(const struct gpa_kname_rules *r, const char *name)
 
 /* ---- options */
 
+static const char *const fixed_metrics[] = {
+	"step.wall",  "gpu.busy",  "idle.total",   "copy.time",
+	"copy.bytes", "comm.time", "comm.exposed", "mfu",
+};
+
+bool gpa_diff_metric_pattern_ok(const char *pattern)
+{
+	char name[64];
+
+	if (!strncmp(pattern, "kernel.", 7) || !fnmatch(pattern, "kernel.any_family", 0)) {
+		return true;
+	}
+	for (size_t i = 0; i < GP_ARRAY_SIZE(fixed_metrics); i++) {
+		if (!fnmatch(pattern, fixed_metrics[i], 0)) {
+			return true;
+		}
+	}
+	for (unsigned c = 0; c < GPA_GAP__COUNT; c++) {
+		snprintf(name, sizeof(name), "idle.%s", gpa_gap_cause_name(c));
+		if (!fnmatch(pattern, name, 0)) {
+			return true;
+		}
+	}
+	return false;
+}
+
+void gpa_diff_metric_names(struct gp_strbuf *sb)
+{
+	for (size_t i = 0; i < GP_ARRAY_SIZE(fixed_metrics); i++) {
+		gp_strbuf_addf(sb, "%s%s", i ? ", " : "", fixed_metrics[i]);
+	}
+	for (unsigned c = 0; c < GPA_GAP__COUNT; c++) {
+		gp_strbuf_addf(sb, ", idle.%s", gpa_gap_cause_name(c));
+	}
+	gp_strbuf_adds(sb, ", kernel.FAMILY");
+}
+
 void gpa_diff_opts_init(struct gpa_diff_opts *o)
 {
 	static const char *const fail_on[] = {"step.wall"};
@@ -202,6 +240,12 @@ struct series {
 	size_t runs_filled[2];
 };
 
+/* What tells two runs apart; equal prints are the same trace given twice. */
+struct run_print {
+	uint64_t t0, t1, events, kernels, apis, procs_hash;
+	char *label;
+};
+
 struct gpa_diff {
 	const struct gpa_diff_opts *o;
 	struct gpa_kname_rules *own_rules;
@@ -211,6 +255,7 @@ struct gpa_diff {
 	enum gpa_step_source source[2];
 	bool whole[2];             /* every run of the side without steps */
 	GP_VEC(char *) warnings;
+	GP_VEC(struct run_print) prints; /* per run added, to find a run given twice */
 	uint32_t *slots;           /* series by name: index + 1, 0 empty */
 	size_t nslots;
 };
@@ -258,6 +303,10 @@ void gpa_diff_free(struct gpa_diff *d)
 		free(d->warnings.v[i]);
 	}
 	gp_vec_free(&d->warnings);
+	for (size_t i = 0; i < d->prints.n; i++) {
+		free(d->prints.v[i].label);
+	}
+	gp_vec_free(&d->prints);
 	free(d->slots);
 	gpa_kname_rules_free(d->own_rules);
 	free(d);
@@ -709,6 +758,64 @@ static int idle_by_cause(struct gpa_diff *d, struct run_ctx *c, struct acc *a, c
 	return idle ? 0 : -GP_ERR_NOMEM;
 }
 
+/*
+ * The run's implausible data (analyze/sanity.h) and whether it is a run added
+ * before (same processes, times and counts): warnings, since each would
+ * skew the comparison. Out of memory loses a warning, nothing else.
+ */
+static void sanity_warnings(struct gpa_diff *d, const struct gpa_model *m, const char *label)
+{
+	struct gpa_sanity s;
+	struct run_print rp = {.t0 = m->t0,
+			       .t1 = m->t1,
+			       .events = m->events,
+			       .kernels = m->kern.n,
+			       .apis = m->api.n,
+			       .procs_hash = 1469598103934665603ull /* FNV-1a basis */};
+
+	gpa_sanity_check(m, &s);
+	if (s.negative) {
+		warn(d, "%s: %" PRIu64 " GPU operations or API calls end before they start", label,
+		     s.negative);
+	}
+	if (s.absurd) {
+		warn(d, "%s: %" PRIu64 " GPU operations or API calls last longer than a day", label,
+		     s.absurd);
+	}
+	if (s.launches_without_kernels) {
+		warn(d,
+		     "%s: %" PRIu64 " kernel launch calls but no kernel record: the kernel "
+		     "table is missing",
+		     label, s.launches_without_kernels);
+	}
+	if (s.duplicates) {
+		warn(d, "%s: %u of its traces are given twice", label, s.duplicates);
+	}
+	for (size_t p = 0; p < m->procs.n; p++) {
+		const char *host = gpa_model_str(m, m->procs.v[p].host);
+		rp.procs_hash = (rp.procs_hash ^ m->procs.v[p].pid) * 1099511628211ull;
+		for (; *host; host++) {
+			rp.procs_hash = (rp.procs_hash ^ (unsigned char)*host) * 1099511628211ull;
+		}
+	}
+	for (size_t i = 0; i < d->prints.n; i++) {
+		const struct run_print *o = &d->prints.v[i];
+		if (o->t0 == rp.t0 && o->t1 == rp.t1 && o->events == rp.events &&
+		    o->kernels == rp.kernels && o->apis == rp.apis &&
+		    o->procs_hash == rp.procs_hash) {
+			warn(d,
+			     "%s is the same run as %s (same processes, times and record counts): "
+			     "it is counted twice",
+			     label, o->label);
+			break;
+		}
+	}
+	rp.label = strdup(label);
+	if (rp.label && gp_vec_push(&d->prints, rp)) {
+		free(rp.label);
+	}
+}
+
 int gpa_diff_add_run(struct gpa_diff *d, int side, const struct gpa_model *m, const char *label,
 		     char *errbuf, size_t errlen)
 {
@@ -723,6 +830,7 @@ int gpa_diff_add_run(struct gpa_diff *d, int side, const struct gpa_model *m, co
 	if (ret) {
 		return ret;
 	}
+	sanity_warnings(d, m, label);
 	ret = run_steps(d, &c, label, errbuf, errlen);
 	if (!ret) {
 		struct gpa_commclass_opts co = {d->o->comm_rules, d->o->ncomm_rules};

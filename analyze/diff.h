@@ -174,6 +174,16 @@ struct gpa_diff_opts {
 /* alpha 0.05, min effect 2 %, 4 samples, 10000 resamples at 95 %, seed 1, BH, gate step.wall. */
 void gpa_diff_opts_init(struct gpa_diff_opts *o);
 
+/*
+ * Whether the fnmatch pattern can match a metric diff computes: one of the
+ * fixed names (step.wall, gpu.busy, idle.total, idle.<cause>, copy.time,
+ * copy.bytes, comm.time, comm.exposed, mfu) or a kernel family (kernel.*).
+ * A pattern that cannot ("step.wal") would gate nothing.
+ */
+bool gpa_diff_metric_pattern_ok(const char *pattern);
+/* The names gpa_diff_metric_pattern_ok accepts, for a message: "step.wall, gpu.busy, ...". */
+void gpa_diff_metric_names(struct gp_strbuf *sb);
+
 struct gpa_diff_metric {
 	char *name;             /* "step.wall", "kernel.gemm_kernel", "idle.cpu-bound" */
 	enum gpa_diff_unit unit;

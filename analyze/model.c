@@ -478,6 +478,16 @@ static void kernel_shape(const struct gpt_kernel *k, struct gpa_shape *sh)
 	sh->src_warps_per_sm_milli = k->src_warps_per_sm_milli;
 }
 
+/* An end before its start is counted (analyze/sanity.c) and cut to the start. */
+static uint64_t end_of(struct file_ctx *f, uint64_t start, uint64_t end)
+{
+	if (end >= start) {
+		return end;
+	}
+	f->m->procs.v[f->proc].negative_durations++;
+	return start;
+}
+
 static int take_kernel(struct file_ctx *f, const struct gpt_chunk *ch)
 {
 	struct gpa_kernels *t = &f->m->kern;
@@ -493,7 +503,7 @@ static int take_kernel(struct file_ctx *f, const struct gpt_chunk *ch)
 		uint32_t dev = map_dev(f, k->device);
 		CHECK_ID(dev);
 		t->start[r] = k->start;
-		t->end[r] = k->end < k->start ? k->start : k->end;
+		t->end[r] = end_of(f, k->start, k->end);
 		struct fcache *fc = func_cache(f, k->name);
 		if (!fc) {
 			return -GP_ERR_NOMEM;
@@ -537,7 +547,7 @@ static int take_memcpy(struct file_ctx *f, const struct gpt_chunk *ch)
 		uint32_t dev = map_dev(f, c->device);
 		CHECK_ID(dev);
 		t->start[r] = c->start;
-		t->end[r] = c->end < c->start ? c->start : c->end;
+		t->end[r] = end_of(f, c->start, c->end);
 		t->bytes[r] = c->bytes;
 		t->stream[r] = c->stream;
 		t->corr[r] = c->correlation;
@@ -568,7 +578,7 @@ static int take_memset(struct file_ctx *f, const struct gpt_chunk *ch)
 		uint32_t dev = map_dev(f, s->device);
 		CHECK_ID(dev);
 		t->start[r] = s->start;
-		t->end[r] = s->end < s->start ? s->start : s->end;
+		t->end[r] = end_of(f, s->start, s->end);
 		t->bytes[r] = s->bytes;
 		t->stream[r] = s->stream;
 		t->corr[r] = s->correlation;
@@ -593,7 +603,7 @@ static int take_api(struct file_ctx *f, const struct gpt_chunk *ch)
 		const struct gpt_api *a = (const void *)rec;
 		size_t r = t->n++;
 		t->start[r] = a->start;
-		t->end[r] = a->end < a->start ? a->start : a->end;
+		t->end[r] = end_of(f, a->start, a->end);
 		t->name[r] = map_str(f, a->name);
 		CHECK_ID(t->name[r]);
 		t->cbid[r] = a->cbid;
@@ -621,11 +631,14 @@ static int take_sync(struct file_ctx *f, const struct gpt_chunk *ch)
 		const struct gpt_sync *s = (const void *)rec;
 		size_t r = t->n++;
 		t->start[r] = s->start;
-		t->end[r] = s->end < s->start ? s->start : s->end;
+		t->end[r] = end_of(f, s->start, s->end);
 		t->corr[r] = s->correlation;
 		t->stream[r] = s->stream;
 		t->api[r] = GPA_NONE;
 		t->proc[r] = f->proc;
+		t->context[r] = s->context;
+		t->event_id[r] = s->event_id;
+		t->dev_id[r] = s->device_plus1 ? s->device_plus1 - 1 : GPA_NONE;
 		t->type[r] = s->type;
 	}
 	return 0;

@@ -84,6 +84,9 @@
 	X(uint32_t, stream)                                                                        \
 	X(uint32_t, api)                                                                           \
 	X(uint32_t, proc)                                                                          \
+	X(uint32_t, context)                                                                       \
+	X(uint32_t, event_id)                                                                      \
+	X(uint32_t, dev_id)  /* CUDA device ordinal the source named, GPA_NONE when it did not */  \
 	X(uint8_t, type) /* 1 event, 2 stream-wait-event, 3 stream, 4 context */
 
 #define GPA_NVTX_COLS(X)                                                                           \
@@ -187,6 +190,7 @@ struct gpa_proc {
 	bool aligned;           /* had a clock anchor */
 	bool truncated, has_footer;
 	uint64_t truncated_at;  /* truncated: the first byte missing */
+	uint64_t negative_durations; /* GPU ops, API and sync calls that ended before they began */
 	uint64_t corrupt_chunks;
 	uint64_t corrupt_at;    /* corrupt_chunks: the offset of the first */
 	uint64_t records;       /* records read from the file, of every kind */

@@ -312,7 +312,8 @@ uint32_t gpa_occ_bp(const struct gpa_occ_result *r)
 	if (!r->max_warps) {
 		return 0;
 	}
-	return (uint32_t)((uint64_t)r->active_warps * 10000 / r->max_warps);
+	/* to the nearest basis point: 2/3 is 66.67 %, not 66.66 % */
+	return (uint32_t)(((uint64_t)r->active_warps * 10000 + r->max_warps / 2) / r->max_warps);
 }
 
 int gpa_occ_whatif(const struct gpa_occ_dev *d, const struct gpa_occ_func *f,

@@ -93,7 +93,7 @@ int gpa_occ_compute(const struct gpa_occ_dev *d, const struct gpa_occ_func *f,
 		    const struct gpa_occ_state *s, uint32_t block_size, uint32_t dyn_smem,
 		    struct gpa_occ_result *r);
 
-/* Occupancy in basis points (10000 = 100 %), rounded down; 0 when max_warps is 0. */
+/* Occupancy in basis points (10000 = 100 %), rounded to the nearest; 0 when max_warps is 0. */
 uint32_t gpa_occ_bp(const struct gpa_occ_result *r);
 
 /* What would reach the next occupancy level. */

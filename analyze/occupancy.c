@@ -190,12 +190,15 @@ static void fill_group(struct builder *b, struct gpa_occ_group *g)
 	uint64_t per_wave = (uint64_t)g->res.blocks * d->num_sms;
 	if (per_wave && g->grid_blocks && g->res.max_warps) {
 		uint64_t resident = g->grid_blocks < per_wave ? g->grid_blocks : per_wave;
-		g->grid_bp = (uint32_t)(resident * g->res.warps_per_block * 10000 /
-					((uint64_t)d->num_sms * g->res.max_warps));
+		/* rounded to the nearest unit shown, not truncated: 29.6296 % is 29.63 */
+		uint64_t den = (uint64_t)d->num_sms * g->res.max_warps;
+		g->grid_bp =
+			(uint32_t)((resident * g->res.warps_per_block * 10000 + den / 2) / den);
 		uint64_t waves = (g->grid_blocks + per_wave - 1) / per_wave;
-		uint64_t wm = g->grid_blocks * 1000 / per_wave;
+		uint64_t wm = (g->grid_blocks * 1000 + per_wave / 2) / per_wave;
 		g->waves_milli = wm > UINT32_MAX ? UINT32_MAX : (uint32_t)wm;
-		g->tail_bp = (uint32_t)(g->grid_blocks * 10000 / (waves * per_wave));
+		den = waves * per_wave;
+		g->tail_bp = (uint32_t)((g->grid_blocks * 10000 + den / 2) / den);
 	}
 	if (b->o->whatif) {
 		gpa_occ_whatif(d, &f, &s, (uint32_t)threads, dyn, &g->whatif);

@@ -55,6 +55,46 @@ static int cmp_traffic(const void *a, const void *b)
 	return x->copy_kind < y->copy_kind ? -1 : x->copy_kind > y->copy_kind;
 }
 
+/* The warnings of gpa_sanity_check, with their counts. */
+static int sanity_warnings(struct gpa_overview *o, const struct gpa_model *m)
+{
+	const struct gpa_sanity *s = &o->sanity;
+	int ret = 0;
+
+	gpa_sanity_check(m, &o->sanity);
+	if (s->negative) {
+		ret = warnf(o,
+			    "%" PRIu64 " GPU operations or API calls end before they start; "
+			    "they count as 0 ns",
+			    s->negative);
+	}
+	if (!ret && s->absurd) {
+		ret = warnf(o,
+			    "%" PRIu64 " GPU operations or API calls last longer than a day "
+			    "(the longest %.0f s): implausible times; totals and the trace "
+			    "span include them",
+			    s->absurd, (double)s->absurd_max_ns / 1e9);
+	}
+	if (!ret && s->launches_without_kernels) {
+		ret = warnf(o,
+			    "%" PRIu64 " kernel launch calls but no kernel record in %u "
+			    "process%s: the trace's kernel table is missing; GPU time is "
+			    "understated",
+			    s->launches_without_kernels, s->procs_without_kernels,
+			    s->procs_without_kernels == 1 ? "" : "es");
+	}
+	if (!ret && s->duplicates) {
+		ret = warnf(o,
+			    "%s is the same trace as %s (same process, times and record "
+			    "count)%s: %u input%s counted twice",
+			    m->procs.v[s->first_duplicate].path,
+			    m->procs.v[s->first_duplicate_of].path,
+			    s->duplicates > 1 ? ", and others" : "", s->duplicates,
+			    s->duplicates == 1 ? " is" : "s are");
+	}
+	return ret;
+}
+
 int gpa_overview_build(const struct gpa_model *m, const struct gpa_steps *steps,
 		       struct gpa_overview *o)
 {
@@ -117,6 +157,9 @@ int gpa_overview_build(const struct gpa_model *m, const struct gpa_steps *steps,
 				       "writing it); read up to its last whole chunk",
 				    pr->path);
 		}
+	}
+	if (!ret) {
+		ret = sanity_warnings(o, m);
 	}
 	if (!ret && m->procs.n > 1 && !m->aligned) {
 		ret = warnf(o, "some traces have no clock anchor: processes are compared on "

@@ -7,6 +7,7 @@
 #define GPA_OVERVIEW_H
 
 #include "analyze/model.h"
+#include "analyze/sanity.h"
 
 struct gpa_steps;
 
@@ -24,6 +25,7 @@ struct gpa_overview {
 	uint64_t kernel_time_ns;    /* sum of kernel durations (not a union) */
 	GP_VEC(struct gpa_traffic) traffic; /* by total time, descending */
 	GP_VEC(char *) warnings;    /* sentences, in a stable order */
+	struct gpa_sanity sanity;   /* implausible data; each count > 0 is also a warning */
 };
 
 /*

@@ -82,8 +82,23 @@ static bool parse_num(const char *s, double lo, double hi, double *out)
 	return true;
 }
 
+/* -GP_ERR_FORMAT with "unknown metric 'P' (metrics: ...)" when p can match no metric. */
+static int check_metric(const char *p, char *errbuf, size_t errlen)
+{
+	struct gp_strbuf sb = GP_STRBUF_INIT;
+
+	if (gpa_diff_metric_pattern_ok(p)) {
+		return 0;
+	}
+	gpa_diff_metric_names(&sb);
+	snprintf(errbuf, errlen, "unknown metric '%s' (metrics: %s)", p, sb.buf ? sb.buf : "");
+	gp_strbuf_release(&sb);
+	return -GP_ERR_FORMAT;
+}
+
 /* Replaces the gating list with the comma-separated patterns of s. */
-static int set_fail_on(struct diff_cfg *c, const char *s, const char *sep)
+static int set_fail_on(struct diff_cfg *c, const char *s, const char *sep, char *errbuf,
+		       size_t errlen)
 {
 	c->fail_on.n = 0;
 	while (*s) {
@@ -92,6 +107,10 @@ static int set_fail_on(struct diff_cfg *c, const char *s, const char *sep)
 			char *p = n == 3 && !strncmp(s, "all", 3) ? own(c, "*", 1) : own(c, s, n);
 			if (!p || gp_vec_push(&c->fail_on, p)) {
 				return -GP_ERR_NOMEM;
+			}
+			int ret = check_metric(p, errbuf, errlen);
+			if (ret) {
+				return ret;
 			}
 		}
 		s += n;
@@ -174,9 +193,10 @@ static int setting(struct diff_cfg *c, const char *key, const char *val, bool ru
 		while (n && (val[n - 1] == ' ' || val[n - 1] == '\t')) {
 			n--;
 		}
-		return add_threshold(c, val, n, d);
+		int ret = add_threshold(c, val, n, d);
+		return ret ? ret : check_metric(c->thr.v[c->thr.n - 1].pattern, errbuf, errlen);
 	} else if (!strcmp(key, "fail-on")) {
-		return set_fail_on(c, val, ", \t");
+		return set_fail_on(c, val, ", \t", errbuf, errlen);
 	} else if (!strcmp(key, "correction")) {
 		if (!strcmp(val, "bh")) {
 			c->a.correction = GPA_DIFF_BH;
@@ -644,7 +664,9 @@ int cmd_diff(int argc, char **argv)
 	int nargs, first, sep, status;
 
 	gpa_diff_opts_init(&c.a);
-	if (set_fail_on(&c, "step.wall", ",")) {
+	char err[64];
+
+	if (set_fail_on(&c, "step.wall", ",", err, sizeof(err))) {
 		cli_error("out of memory");
 		return CMD_ERROR;
 	}

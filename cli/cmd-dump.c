@@ -21,7 +21,9 @@ static const struct cli_option dump_options[] = {
 	CLI_OPT_GROUP("options:\n", 21, 2),
 	CLI_OPT_BOOL(0, "json", struct dump_opts, json, "JSON Lines"),
 	CLI_OPT_CB(0, "kind", "LIST", parse_kinds, "only these record kinds (comma-separated)"),
-	CLI_OPT_BOOL(0, "all-fields", struct dump_opts, all_fields, "text: print zero fields too"),
+	/* JSON Lines always print every field */
+	{.type = CLI_OPT_SET, 0, "all-fields", NULL, "text: print zero fields too",
+	 CLI_FIELD_(struct dump_opts, all_fields), .value = 1, .conflicts = "json"},
 	CLI_OPT_HELP(0),
 	CLI_OPT_END(),
 };

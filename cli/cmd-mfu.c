@@ -48,8 +48,10 @@ const struct cli_option cli_mfu_options[] = {
 	 .err = "--seq-len must be a number > 0 and <= 1e+08, got '%s'"},
 	CLI_OPT_BOOL(0, "inference", struct cli_mfu, a.inference,
 		     "forward only (2N + 4LhS per token)"),
-	CLI_OPT_BOOL(0, "recompute", struct cli_mfu, a.recompute,
-		     "full activation recomputation (HFU adds a forward)"),
+	/* recomputation is of the backward pass, which inference does not have */
+	{.type = CLI_OPT_SET, 0, "recompute", NULL,
+	 "full activation recomputation (HFU adds a forward)",
+	 CLI_FIELD_(struct cli_mfu, a.recompute), .value = 1, .conflicts = "inference"},
 	MFU_NUM("bytes-per-step", "B", a.bytes_per_step, 1e18,
 		"--bytes-per-step must be a number > 0 and <= 1e+18, got '%s'",
 		"bytes moved per step (MBU), all GPUs together"),

@@ -262,6 +262,53 @@ static int call(struct cli_ctx *ctx, const struct cli_option *o, const char *arg
 	return ret;
 }
 
+/* Whether the comma-separated list names (long option name). */
+static bool names(const char *list, const char *name)
+{
+	size_t n = name ? strlen(name) : 0;
+
+	while (list && n && *list) {
+		size_t len = strcspn(list, ",");
+		if (len == n && !strncmp(list, name, n)) {
+			return true;
+		}
+		list += len;
+		list += strspn(list, ",");
+	}
+	return false;
+}
+
+static bool conflict(const struct cli_option *a, const void *abase, const struct cli_option *b,
+		     const void *bbase)
+{
+	if (a == b) {
+		return false;
+	}
+	if (a->type == CLI_OPT_SET && b->type == CLI_OPT_SET && abase == bbase &&
+	    a->off == b->off && a->value != b->value) {
+		return true; /* two choices of one setting */
+	}
+	return names(a->conflicts, b->long_name) || names(b->conflicts, a->long_name);
+}
+
+/* Says and returns CMD_USAGE when o conflicts with an option given before; records o. */
+static int check_conflicts(struct cli_ctx *ctx, const struct cli_option *o, const void *base)
+{
+	for (unsigned i = 0; i < ctx->nseen; i++) {
+		if (conflict(ctx->seen[i], ctx->seen_base[i], o, base)) {
+			return cli_opt_usage_error(ctx,
+						   "options '--%s' and '--%s' cannot be used "
+						   "together",
+						   ctx->seen[i]->long_name, o->long_name);
+		}
+	}
+	if (ctx->nseen < GP_ARRAY_SIZE(ctx->seen)) {
+		ctx->seen[ctx->nseen] = o;
+		ctx->seen_base[ctx->nseen++] = base;
+	}
+	return 0;
+}
+
 /* Applies one option with its value (NULL when it has none). */
 static int take(struct cli_ctx *ctx, const struct cli_option *o, const char *arg, void *base)
 {
@@ -273,6 +320,9 @@ static int take(struct cli_ctx *ctx, const struct cli_option *o, const char *arg
 			ctx->status = call(ctx, o, arg, base);
 		}
 		return ctx->status;
+	}
+	if (o->long_name && o->type != CLI_OPT_HELP && (ret = check_conflicts(ctx, o, base))) {
+		return ret;
 	}
 	switch (o->type) {
 	case CLI_OPT_HELP:

@@ -74,6 +74,12 @@ struct cli_option {
 	cli_opt_cb cb;                       /* CALLBACK; REGEX, STRING: called, not stored */
 	const struct cli_option *sub;        /* SUBTABLE */
 	int col, indent;                     /* GROUP: help column, indent of long-only options */
+	/*
+	 * Long names of options this one cannot be given with, comma-separated
+	 * ("recompute"); either side may name the other. Two SET options storing
+	 * different values into one field (--api, --wall) conflict without it.
+	 */
+	const char *conflicts;
 };
 
 /* How a command says an unknown option or a missing value (each a format with one %s). */
@@ -111,6 +117,10 @@ struct cli_ctx {
 	void *base;
 	bool prescan; /* cli_prescan_options: only callbacks run, nothing is said */
 	int status;   /* prescan: the first failing callback's status */
+	/* The options given so far (the first 32), for conflicts. */
+	const struct cli_option *seen[32];
+	const void *seen_base[32];
+	unsigned nseen;
 };
 
 #define CLI_PARSE_CONTINUE (-1)
@@ -171,7 +181,7 @@ bool cli_parse_uint(const char *s, uint64_t max, uint64_t *out);
 	 .err = (e)}
 #define CLI_OPT_DUR(s, l, a, st, f, hi, h)                                                         \
 	{.type = CLI_OPT_DURATION, (s), (l), (a), (h), CLI_FIELD_(st, f), .umax = (hi),            \
-	 .err = "bad duration '%s'"}
+	 .err = "bad duration '%s' (a number of ns, or with a unit: ns, us, ms, s)"}
 #define CLI_OPT_ENUMV(s, l, a, st, f, vals, e, h)                                                  \
 	{.type = CLI_OPT_ENUM, (s), (l), (a), (h), CLI_FIELD_(st, f), .values = (vals), .err = (e)}
 #define CLI_OPT_ENUMP(s, l, a, st, f, fn, e, h)                                                    \

@@ -1083,7 +1083,12 @@ static int event_times(struct imp *im, uint64_t *start, uint64_t *end)
 	if (!im->base_used && ev->ts >= REL_TS_LIMIT_US * 1000 && ev->ts % 1000) {
 		*(im->base_pending ? &im->pending_decimals : &im->epoch_decimals) = true;
 	}
-	*end = *start + (uint64_t)(ev->dur > 0 ? ev->dur : 0);
+	/* a negative duration is kept as written: the model counts it (analyze/sanity.c) */
+	if (ev->dur < 0 && ev->dur != INT64_MIN && (uint64_t)-ev->dur <= *start) {
+		*end = *start - (uint64_t)-ev->dur;
+	} else {
+		*end = *start + (uint64_t)(ev->dur > 0 ? ev->dur : 0);
+	}
 	if (im->base_pending && *end > im->pending_end) {
 		im->pending_end = *end;
 	}

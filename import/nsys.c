@@ -1029,16 +1029,17 @@ static int api_row(struct imp *im, struct tab *t, bool driver)
 	return add(im, GPT_KIND_API, &a);
 }
 
-enum { Y_START, Y_END, Y_CTX, Y_STREAM, Y_CORR, Y_TYPE, Y_EVENT, Y_EVSYNC, Y__N };
+enum { Y_START, Y_END, Y_CTX, Y_STREAM, Y_CORR, Y_TYPE, Y_EVENT, Y_EVSYNC, Y_DEV, Y__N };
 
 static const char *const sync_cols[Y__N] = {
 	"*start", "*end", "contextId", "streamId", "correlationId", "syncType", "eventId",
-	"eventSyncId",
+	"eventSyncId", "deviceId",
 };
 
 static int sync_row(struct imp *im, struct tab *t)
 {
 	struct gpt_sync s = {0};
+	int64_t dev;
 	int ret = get_span(t, Y_START, Y_END, &s.start, &s.end);
 
 	if (ret) {
@@ -1050,6 +1051,12 @@ static int sync_row(struct imp *im, struct tab *t)
 	GET_U(t, Y_TYPE, UINT8_MAX, s.type);
 	GET_U32_ANY(t, Y_EVENT, s.event_id);
 	GET_BITS(t, Y_EVSYNC, s.event_sync_id);
+	/* kept as written: nsys may name another device than the process's kernels ran on */
+	ret = get_int(t, Y_DEV, -1, UINT32_MAX - 1, -1, &dev);
+	if (ret) {
+		return ret;
+	}
+	s.device_plus1 = (uint32_t)(dev + 1);
 	im->st->syncs++;
 	return add(im, GPT_KIND_SYNC, &s);
 }

@@ -412,14 +412,28 @@ static int write_threads(struct exp *e)
 	return ret;
 }
 
-/* One row per CUDA device ordinal (several processes may share one). */
+/* Binds v at column i when it was recorded (not 0); NULL otherwise. */
+static void bind_known(sqlite3_stmt *s, int i, uint64_t v)
+{
+	if (v) {
+		sqlite3_bind_int64(s, i, (int64_t)v);
+	}
+}
+
+/*
+ * One row per CUDA device ordinal (several processes may share one). vmId is
+ * the VM part of globalPid (1 << 48), as nsys writes it.
+ */
 static int write_gpus(struct exp *e)
 {
 	const struct gpa_model *m = e->m;
 	sqlite3_stmt *s = NULL;
 	int ret = prepare(e, "INSERT INTO TARGET_INFO_GPU (vmId, id, name, totalMemory, "
-			  "memoryBandwidth, smCount, cuDevice, computeMajor, computeMinor) "
-			  "VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?)", &s, "TARGET_INFO_GPU");
+			  "memoryBandwidth, smCount, cuDevice, computeMajor, computeMinor, clockRate, "
+			  "threadsPerWarp, maxWarpsPerSm, maxBlocksPerSm, maxThreadsPerBlock, "
+			  "maxRegistersPerSm, maxRegistersPerBlock, maxShmemPerSm, maxShmemPerBlock, "
+			  "maxShmemPerBlockOptin) VALUES (281474976710656, ?, ?, ?, ?, ?, ?, ?, ?, "
+			  "?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", &s, "TARGET_INFO_GPU");
 
 	for (size_t i = 0; i < m->devs.n && !ret; i++) {
 		const struct gpa_dev *d = &m->devs.v[i];
@@ -435,20 +449,24 @@ static int write_gpus(struct exp *e)
 		if (d->name) {
 			sqlite3_bind_text(s, 2, gpa_model_str(m, d->name), -1, SQLITE_STATIC);
 		}
-		if (d->global_mem_bytes) {
-			sqlite3_bind_int64(s, 3, (int64_t)d->global_mem_bytes);
-		}
-		if (d->global_mem_bw_kbps) {
-			sqlite3_bind_int64(s, 4, (int64_t)(d->global_mem_bw_kbps * 1000));
-		}
-		if (d->num_sms) {
-			sqlite3_bind_int64(s, 5, d->num_sms);
-		}
+		bind_known(s, 3, d->global_mem_bytes);
+		bind_known(s, 4, d->global_mem_bw_kbps * 1000);
+		bind_known(s, 5, d->num_sms);
 		sqlite3_bind_int64(s, 6, d->id);
 		if (d->cc_major) {
 			sqlite3_bind_int(s, 7, d->cc_major);
 			sqlite3_bind_int(s, 8, d->cc_minor);
 		}
+		bind_known(s, 9, (uint64_t)d->core_clock_khz * 1000);
+		bind_known(s, 10, d->warp_size);
+		bind_known(s, 11, d->max_warps_per_sm);
+		bind_known(s, 12, d->max_blocks_per_sm);
+		bind_known(s, 13, d->max_threads_per_block);
+		bind_known(s, 14, d->max_regs_per_sm);
+		bind_known(s, 15, d->max_regs_per_block);
+		bind_known(s, 16, d->max_smem_per_sm);
+		bind_known(s, 17, d->max_smem_per_block);
+		bind_known(s, 18, d->max_smem_per_block_optin);
 		ret = step(e, s, "TARGET_INFO_GPU");
 	}
 	sqlite3_finalize(s);
@@ -529,8 +547,9 @@ static int write_kernels(struct exp *e)
 			  "contextId, streamId, correlationId, globalPid, demangledName, shortName, "
 			  "mangledName, registersPerThread, gridX, gridY, gridZ, blockX, blockY, "
 			  "blockZ, staticSharedMemory, dynamicSharedMemory, localMemoryPerThread, "
-			  "localMemoryTotal, gridId) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-			  "?, ?, ?, ?, ?, ?, 0, 0, 0)", &s, "CUPTI_ACTIVITY_KIND_KERNEL");
+			  "localMemoryTotal, gridId, sharedMemoryLimitConfig, clusterX, clusterY, "
+			  "clusterZ) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+			  "?, ?, 0, 0, 0, ?, ?, ?, ?)", &s, "CUPTI_ACTIVITY_KIND_KERNEL");
 
 	for (size_t i = 0; i < k->n && !ret; i++) {
 		const struct gpa_func *fn = &e->m->funcs.v[k->func[i]];
@@ -547,9 +566,8 @@ static int write_kernels(struct exp *e)
 		bind_gpu_op(e, s, k->start[i], k->end[i], k->dev[i], k->stream[i], k->corr[i]);
 		sqlite3_bind_int64(s, 8, dem);
 		sqlite3_bind_int64(s, 9, e->func_short[k->func[i]]);
-		if (fn->demangled) {
-			sqlite3_bind_int64(s, 10, mangled);
-		}
+		/* nsys stores the name of an unmangled kernel here too, never NULL */
+		sqlite3_bind_int64(s, 10, mangled);
 		sqlite3_bind_int64(s, 11, sh->regs);
 		sqlite3_bind_int64(s, 12, sh->grid_x);
 		sqlite3_bind_int64(s, 13, sh->grid_y);
@@ -559,6 +577,10 @@ static int write_kernels(struct exp *e)
 		sqlite3_bind_int64(s, 17, sh->block_z);
 		sqlite3_bind_int64(s, 18, sh->static_smem);
 		sqlite3_bind_int64(s, 19, sh->dynamic_smem);
+		sqlite3_bind_int64(s, 20, sh->optin); /* CUfunc_shmem_limit_config: 1 opt-in */
+		sqlite3_bind_int64(s, 21, sh->cluster_x);
+		sqlite3_bind_int64(s, 22, sh->cluster_y);
+		sqlite3_bind_int64(s, 23, sh->cluster_z);
 		ret = step(e, s, "CUPTI_ACTIVITY_KIND_KERNEL");
 	}
 	sqlite3_finalize(s);
@@ -635,15 +657,31 @@ static int write_apis(struct exp *e)
 	return ret;
 }
 
-/* The first device of a process: sync records do not say which device they were on. */
-static uint32_t proc_dev_id(const struct gpa_model *m, uint32_t proc)
+/*
+ * The device of a sync row: the one its source named (nsys); else the first
+ * device of the process that ran work (CUPTI's sync records name only a
+ * context), else its first device, else 0.
+ */
+static uint32_t sync_dev_id(const struct gpa_model *m, const struct gpa_syncs *y, size_t i,
+			    uint32_t proc)
 {
-	for (size_t i = 0; i < m->devs.n; i++) {
-		if (m->devs.v[i].proc == proc) {
-			return m->devs.v[i].id;
+	uint32_t described = GPA_NONE;
+
+	if (y->dev_id[i] != GPA_NONE) {
+		return y->dev_id[i];
+	}
+	for (size_t d = 0; d < m->devs.n; d++) {
+		if (m->devs.v[d].proc != proc) {
+			continue;
+		}
+		if (m->devs.v[d].gpu_count) {
+			return m->devs.v[d].id;
+		}
+		if (described == GPA_NONE) {
+			described = m->devs.v[d].id;
 		}
 	}
-	return 0;
+	return described == GPA_NONE ? 0 : described;
 }
 
 static int write_syncs(struct exp *e)
@@ -652,7 +690,7 @@ static int write_syncs(struct exp *e)
 	sqlite3_stmt *s = NULL;
 	int ret = prepare(e, "INSERT INTO CUPTI_ACTIVITY_KIND_SYNCHRONIZATION (start, end, deviceId, "
 			  "contextId, streamId, correlationId, globalPid, syncType, eventId) "
-			  "VALUES (?, ?, ?, 0, ?, ?, ?, ?, 0)", &s,
+			  "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", &s,
 			  "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION");
 
 	for (size_t i = 0; i < y->n && !ret; i++) {
@@ -660,11 +698,13 @@ static int write_syncs(struct exp *e)
 
 		sqlite3_bind_int64(s, 1, rel(e, y->start[i]));
 		sqlite3_bind_int64(s, 2, rel(e, y->end[i]));
-		sqlite3_bind_int64(s, 3, proc_dev_id(e->m, proc));
-		sqlite3_bind_int64(s, 4, y->stream[i]);
-		sqlite3_bind_int64(s, 5, y->corr[i]);
-		sqlite3_bind_int64(s, 6, e->m->procs.n ? (int64_t)e->proc_gpid[proc] : 0);
-		sqlite3_bind_int64(s, 7, y->type[i]);
+		sqlite3_bind_int64(s, 3, sync_dev_id(e->m, y, i, proc));
+		sqlite3_bind_int64(s, 4, y->context[i]);
+		sqlite3_bind_int64(s, 5, y->stream[i]);
+		sqlite3_bind_int64(s, 6, y->corr[i]);
+		sqlite3_bind_int64(s, 7, e->m->procs.n ? (int64_t)e->proc_gpid[proc] : 0);
+		sqlite3_bind_int64(s, 8, y->type[i]);
+		sqlite3_bind_int64(s, 9, y->event_id[i]);
 		ret = step(e, s, "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION");
 	}
 	sqlite3_finalize(s);

@@ -249,7 +249,8 @@
 	X(6, u32, stream, VARINT, 0)                                                               \
 	X(7, u32, event_id, VARINT, 0)                                                             \
 	X(8, u64, event_sync_id, VARINT, 0)                                                        \
-	X(9, u32, return_value, VARINT, 0)
+	X(9, u32, return_value, VARINT, 0)                                                         \
+	X(10, u32, device_plus1, VARINT, 0) /* device ordinal + 1; 0 unknown (CUPTI has none) */
 
 /* An NVTX range (push/pop or start/end) or mark. */
 #define GPT_NVTX_FIELDS(X)                                                                         \

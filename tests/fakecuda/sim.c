@@ -789,6 +789,7 @@ void sim_sync(unsigned type, uint32_t ctx, uint32_t stream, uint64_t wait_ns)
 	r.correlation = c.corr;
 	r.context = ctx;
 	r.stream = stream;
+	r.device_plus1 = 0; /* CUPTI's record names no device */
 	memset(&s, 0, sizeof(s));
 	s.kind = CUPTI_ACTIVITY_KIND_SYNCHRONIZATION;
 	s.type = (CUpti_ActivitySynchronizationType)r.type;
