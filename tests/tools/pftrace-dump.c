@@ -2,7 +2,7 @@
 /*
  * pftrace-dump - reads a Perfetto protobuf trace packet by packet with
  * protobuf-c's decoder (report/proto/perfetto-trace.proto) and prints what
- * it holds, one line each, for tests/e2e/t2506-export-pftrace.sh:
+ * it holds, one line each, for tests/e2e/t2510-export-pftrace.sh:
  *
  *   track UUID parent=UUID pid=P tid=T counter=0|1 name="..."
  *   slice TRACK TS DUR cat=CAT name="..." flows=N,... ends=N,... {"arg":value,...}
