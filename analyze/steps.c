@@ -496,13 +496,25 @@ static uint64_t op_api_start(const struct gpa_model *m, size_t g, bool *linked)
 	return *linked ? m->api.start[a] : m->gpu.start[g];
 }
 
+uint64_t gpa_step_busy_basis(const struct gpa_step *s)
+{
+	uint64_t a, e;
+
+	if (!s->gpu_ops) {
+		return 0;
+	}
+	a = s->gpu_start < s->start ? s->gpu_start : s->start;
+	e = s->gpu_end > s->end ? s->gpu_end : s->end;
+	return (e - a) * s->gpu_devices;
+}
+
 static int assign(const struct gpa_model *m, struct gpa_steps *s)
 {
 	size_t np = m->procs.n, ns = s->v.n;
 	size_t *pfirst = calloc(np + 1, sizeof(*pfirst));
 	struct cur {
 		uint64_t start, end;
-		uint16_t dev;
+		uint16_t dev, last_dev; /* last_dev: the device of the step's last op */
 		bool open;
 	} *cur = calloc(ns ? ns : 1, sizeof(*cur));
 
@@ -540,8 +552,12 @@ static int assign(const struct gpa_model *m, struct gpa_steps *s)
 		if (!st->gpu_ops || e > st->gpu_end) {
 			st->gpu_end = e;
 		}
-		st->gpu_ops++;
 		struct cur *c = &cur[k];
+		if (!st->gpu_ops || c->last_dev != m->gpu.dev[g]) {
+			st->gpu_devices++; /* rows come by device: each device once */
+		}
+		c->last_dev = m->gpu.dev[g];
+		st->gpu_ops++;
 		if (c->open && c->dev == m->gpu.dev[g] && a <= c->end) {
 			c->end = e > c->end ? e : c->end;
 			continue;
@@ -549,7 +565,7 @@ static int assign(const struct gpa_model *m, struct gpa_steps *s)
 		if (c->open) {
 			st->gpu_busy += c->end - c->start;
 		}
-		*c = (struct cur){a, e, m->gpu.dev[g], true};
+		*c = (struct cur){a, e, m->gpu.dev[g], m->gpu.dev[g], true};
 	}
 	for (size_t k = 0; k < ns; k++) {
 		if (cur[k].open) {

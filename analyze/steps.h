@@ -26,6 +26,7 @@ struct gpa_step {
 	uint32_t gpu_ops;       /* GPU ops launched inside it */
 	uint64_t gpu_start, gpu_end; /* first start and last end of those ops (0 when none) */
 	uint64_t gpu_busy;      /* their union, per device, summed over devices */
+	uint32_t gpu_devices;   /* the devices that ran them */
 };
 
 /* Order statistics of one per-step quantity, in ns. */
@@ -42,6 +43,14 @@ struct gpa_steps {
 	uint64_t unlinked_ops;        /* GPU ops with no API call: placed by their own start */
 	struct gpa_dist wall, busy;   /* over all steps */
 };
+
+/*
+ * What a step's busy % divides gpu_busy by: its window (from the earlier of
+ * its CPU start and its first GPU op to the later of its CPU end and its last
+ * GPU op) times the devices that ran its work, so the share is per device and
+ * never over 100 %. 0 for a step without GPU work.
+ */
+uint64_t gpa_step_busy_basis(const struct gpa_step *s);
 
 /* The default step pattern (PCRE2): ProfilerStep#N. */
 #define GPA_STEP_PATTERN_PROFILER "^ProfilerStep#[0-9]+$"

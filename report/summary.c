@@ -88,7 +88,7 @@ static void fill_steps(struct gpr_table *t, const struct gpa_model *m, const str
 		}
 		gpr_table_cellf(t, "%" PRIu64, wall);
 		gpr_table_cellf(t, "%" PRIu64, st->gpu_busy);
-		gpr_table_cell_pct(t, st->gpu_busy, wall);
+		gpr_table_cell_pct(t, st->gpu_busy, gpa_step_busy_basis(st));
 		gpr_table_cellf(t, "%" PRIu32, st->gpu_ops);
 	}
 }

@@ -3,7 +3,8 @@
 # annotations that repeat around GPU work, never Python frames or CPU ops,
 # and every step found without ProfilerStep#N holds GPU work; without steps
 # the headline says so and suggests --step. Checked against the files
-# themselves (their categories), never against their names.
+# themselves (their categories), never against their names. A step's busy %
+# is per device and never over 100 %.
 . "$TOP/tests/e2e/lib.sh"
 need_anchors kineto/hta kineto/tracelens
 command -v python3 >/dev/null || exit 77
@@ -34,6 +35,9 @@ else:
     assert steps, src
 for s in steps:
     name = s["Name"]
+    # Busy % is per device and never over 100 % (GPU work that runs past the
+    # step's CPU range, or on several devices, widens the basis instead).
+    assert s["Busy (%)"] is None or s["Busy (%)"] <= 100.0, s
     if src == "repeating-range":
         assert s["GPU ops"] > 0, s
         c = cats.get(name, set())
@@ -41,6 +45,17 @@ for s in steps:
     if src == "nvtx":
         assert name.startswith("ProfilerStep#"), name
 PY
+done
+
+# nsys exports too: no step is busier than 100 % per device.
+for f in "$ANCHORS"/nsys/*.sqlite "$ANCHORS"/nsys-synthetic/*.sqlite; do
+	[ -e "$f" ] || continue
+	expect_rc 0 "$GPUPROF" report --format json "$f"
+	python3 -c '
+import json, sys
+for s in json.load(open(sys.argv[1])).get("steps", []):
+    assert s["Busy (%)"] is None or s["Busy (%)"] <= 100.0, s
+' out || fail "$f: a step over 100 % busy"
 done
 
 # A bad data-loader pattern is an error naming the option and the reason.
