@@ -580,6 +580,7 @@ static const struct cli_option diff_options[] = {
 		   "thresholds and options from a file (docs/diff.md);\n"
 		   "command-line options override it"),
 	CLI_OPT_BOOL('q', "quiet", struct diff_cfg, quiet, "no table on standard output"),
+	CLI_OPT_DISPLAY(),
 	CLI_OPT_HELP(0),
 	CLI_OPT_END(),
 };

@@ -29,11 +29,13 @@ static void row(struct gp_strbuf *o, const char *label)
 static void text_file_info(struct gpr_sink *s, const struct gpa_file_info *fi)
 {
 	struct gp_strbuf *o = s->out;
+	size_t from;
 
 	if (s->items++) {
 		gp_strbuf_addch(o, '\n');
 	}
 	gp_strbuf_addf(o, "%s\n", fi->path);
+	from = o->len;
 	row(o, "format");
 	gp_strbuf_addf(o, "%u.%u, ", fi->major, fi->minor);
 	gpr_fmt_bytes(o, fi->file_bytes);
@@ -146,6 +148,8 @@ static void text_file_info(struct gpr_sink *s, const struct gpa_file_info *fi)
 				       fi->problems.v[i].reason);
 		}
 	}
+	/* Long lines (records, command lines) wrap under their value column. */
+	gpr_text_wrap_lines(o, from, 14);
 }
 
 static void text_end(struct gpr_sink *s)
