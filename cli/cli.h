@@ -128,6 +128,16 @@ bool cli_write_file(const char *path, const void *buf, size_t len);
 int cli_check_outputs(const struct cli_command *cmd, const char *const *outs, size_t nouts,
 		      char *const *ins, size_t nins);
 
+/* ---- how text reads (cli/display.c, docs/units.md) */
+
+/* The width text fits: COLUMNS, else the terminal's, else 120. */
+void cli_display_init(void);
+/* --timeunit auto|ns and --wide: a subtable (CLI_OPT_DISPLAY) any command adds. */
+extern const struct cli_option cli_display_options[];
+/* --wide alone, for a command with a --timeunit of its own (stats). */
+extern const struct cli_option cli_wide_options[];
+#define CLI_OPT_DISPLAY() {.type = CLI_OPT_SUBTABLE, .sub = cli_display_options}
+
 /* ---- MFU options shared by gpuprof mfu and gpuprof report (cli/cmd-mfu.c) */
 
 struct cli_mfu {

@@ -43,6 +43,7 @@ static const struct cli_option comm_options[] = {
 	 "kernels matching this PCRE2 pattern communicate\n"
 	 "(repeatable; checked before the built-in rules)",
 	 .flags = CLI_OPTF_REASON_FIRST, .err = "kernel rule", .cb = add_rule},
+	CLI_OPT_DISPLAY(),
 	CLI_OPT_HELP(0),
 	CLI_OPT_END(),
 };

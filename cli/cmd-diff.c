@@ -598,6 +598,7 @@ static const struct cli_option diff_options[] = {
 		   "command-line options override it"),
 	CLI_OPT_BOOL('q', "quiet", struct diff_cfg, quiet, "no table on standard output"),
 	CLI_OPT_SUB(cli_comm_options, struct diff_cfg, comm, 0),
+	CLI_OPT_DISPLAY(),
 	CLI_OPT_HELP(0),
 	CLI_OPT_END(),
 };

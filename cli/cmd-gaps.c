@@ -49,6 +49,7 @@ static const struct cli_option gaps_options[] = {
 		    "queued gaps shorter than this are launch latency,\n"
 		    "longer ones a dependency (30us)"),
 	CLI_OPT_SUB(cli_comm_options, struct gaps_opts, comm, 0),
+	CLI_OPT_DISPLAY(),
 	CLI_OPT_HELP(0),
 	CLI_OPT_END(),
 };
@@ -69,8 +70,9 @@ const struct cli_command cmd_gaps_opts = {
 	"\n"
 	"Prints busy %, idle by cause, a gap-length histogram and the longest gaps\n"
 	"with their step and NVTX context. Totals count every gap, however short;\n"
-	"the list shows gaps of at least --min-gap. Times are exact nanoseconds,\n"
-	"starts counted from the first event. See docs/gaps.md.\n"
+	"the list shows gaps of at least --min-gap. Starts count from the first\n"
+	"event; text shows times in 3-4 digits (exact ns with --timeunit ns, in CSV\n"
+	"and JSON; docs/units.md). See docs/gaps.md.\n"
 	"\n",
 	.options = gaps_options,
 	.footer = "\nExit status: 0 ok, 1 a trace could not be read, 2 usage.\n",

@@ -16,6 +16,7 @@ static const struct cli_option info_options[] = {
 	CLI_OPT_GROUP("options:\n", 14, 2),
 	CLI_OPT_BOOL(0, "json", struct info_opts, json,
 		     "one JSON document {\"files\": [...]} instead of text"),
+	CLI_OPT_DISPLAY(),
 	CLI_OPT_HELP(0),
 	CLI_OPT_END(),
 };

@@ -85,6 +85,7 @@ static const struct cli_option mfu_options[] = {
 		      "unknown format '%s'", "text (default), json, csv, markdown"),
 	CLI_OPT_RE(0, "step", "REGEX", struct mfu_opts, step_regex, "step pattern",
 		   "NVTX ranges that are steps"),
+	CLI_OPT_DISPLAY(),
 	CLI_OPT_HELP(0),
 	CLI_OPT_SUB(cli_mfu_options, struct mfu_opts, mfu, 0),
 	CLI_OPT_END(),

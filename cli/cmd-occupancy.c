@@ -35,6 +35,7 @@ static const struct cli_option occupancy_options[] = {
 	CLI_OPT_RE(0, "step", "REGEX", struct occ_cli, step_regex, "step pattern",
 		   "NVTX ranges that are steps"),
 	CLI_OPT_SETV(0, "no-whatif", struct occ_cli, a.whatif, 0, "skip the what-if column"),
+	CLI_OPT_DISPLAY(),
 	CLI_OPT_HELP(0),
 	CLI_OPT_END(),
 };

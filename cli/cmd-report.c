@@ -71,6 +71,7 @@ static const struct cli_option report_options[] = {
 	CLI_OPT_ENUMV(0, "kernel-name", "MODE", struct report_opts, kname, knames,
 		      "unknown kernel-name mode '%s'", "short, demangled (default) or mangled"),
 	CLI_OPT_SUB(cli_comm_options, struct report_opts, comm, 0),
+	CLI_OPT_DISPLAY(),
 	CLI_OPT_HELP(0),
 	/* The MFU options of gpuprof mfu (cli/cmd-mfu.c), named in the text below. */
 	CLI_OPT_SUB(cli_mfu_options, struct report_opts, mfu, CLI_OPTF_HIDDEN),
@@ -89,7 +90,9 @@ const struct cli_command cmd_report_opts = {
 	"min, max); GPU busy and idle by cause; the top kernels by GPU time with\n"
 	"their share; memory traffic; the longest idle gaps with their cause, step\n"
 	"and NVTX context; warnings (records lost, files cut short, steps missing).\n"
-	"Times are exact nanoseconds. The JSON schema is in docs/report.md.\n"
+	"Text shows times in 3-4 digits and names that fit the terminal\n"
+	"(--timeunit ns, --wide; docs/units.md); JSON keeps exact nanoseconds and\n"
+	"whole names. The JSON schema is in docs/report.md.\n"
 	"\n",
 	.options = report_options,
 	.footer =

@@ -33,12 +33,15 @@ static const struct cli_option stats_options[] = {
 		      "unknown format '%s'",
 		      "table (aligned text, the default), csv, json, markdown"),
 	CLI_OPT_ENUMP(0, "timeunit", "UNIT", struct stats_opts, unit, gpr_time_unit_parse,
-		      "unknown time unit '%s'; use nsec, usec, msec or sec",
-		      "nsec (default), usec, msec or sec"),
+		      "unknown time unit '%s'; use auto, nsec, usec, msec or sec",
+		      "auto (default: text and Markdown in 3-4 digits\n"
+		      "of ns, us, ms or s; CSV and JSON in nsec),\n"
+		      "nsec (also: ns), usec, msec or sec"),
 	CLI_OPT_ENUMV(0, "kernel-name", "MODE", struct stats_opts, kname, knames,
 		      "unknown kernel-name mode '%s'; use demangled, short or mangled",
 		      "demangled (default; the recorded name if none),\n"
 		      "short (the function name alone; also: base), mangled"),
+	{.type = CLI_OPT_SUBTABLE, .sub = cli_wide_options},
 	CLI_OPT_HELP(0),
 	CLI_OPT_END(),
 };
@@ -154,7 +157,7 @@ int cmd_stats(int argc, char **argv)
 		GPA_STATS_NVTX_SUM, GPA_STATS_API_SUM, GPA_STATS_KERN_SUM,
 		GPA_STATS_MEM_TIME_SUM, GPA_STATS_MEM_SIZE_SUM,
 	};
-	struct stats_opts opts = {.format = GPR_FORMAT_TEXT, .unit = GPR_TIME_NS,
+	struct stats_opts opts = {.format = GPR_FORMAT_TEXT, .unit = GPR_TIME_AUTO,
 				  .kname = GPA_KNAME_DEMANGLED};
 	struct gpa_model m;
 	int nargs, status;

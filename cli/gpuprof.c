@@ -215,6 +215,7 @@ int main(int argc, char **argv)
 	 */
 	mallopt(M_MMAP_THRESHOLD, 1 << 20);
 	gp_log_set_sink(gp_log_stderr_sink, NULL, log_level());
+	cli_display_init();
 	if (argc < 2) {
 		list_commands(stderr);
 		return CMD_USAGE;

@@ -11,19 +11,19 @@
 
 static const struct gpr_col coll_cols[] = {
 	{"Collective", GPR_COL_LEFT}, {"Size", GPR_COL_LEFT},	    {"Ranks", GPR_COL_NUM},
-	{"Count", GPR_COL_NUM},	      {"Time (ns)", GPR_COL_NUM},   {"Avg (ns)", GPR_COL_NUM},
-	{"Bytes", GPR_COL_NUM},	      {"algbw (GB/s)", GPR_COL_NUM}, {"busbw (GB/s)", GPR_COL_NUM},
+	{"Count", GPR_COL_NUM | GPR_COL_COUNT},	      {"Time (ns)", GPR_COL_NUM},   {"Avg (ns)", GPR_COL_NUM},
+	{"Bytes", GPR_COL_NUM | GPR_COL_BYTES},	      {"algbw (GB/s)", GPR_COL_NUM}, {"busbw (GB/s)", GPR_COL_NUM},
 	{"Peak (GB/s)", GPR_COL_NUM}, {"busbw/peak (%)", GPR_COL_NUM}, {"GPU timed (%)", GPR_COL_NUM},
 };
 
 static const struct gpr_col dev_cols[] = {
 	{"Process", GPR_COL_LEFT},     {"Device", GPR_COL_NUM},	      {"Step", GPR_COL_LEFT},
-	{"Comm kernels", GPR_COL_NUM}, {"Comm (ns)", GPR_COL_NUM},    {"Overlapped (ns)", GPR_COL_NUM},
+	{"Comm kernels", GPR_COL_NUM | GPR_COL_COUNT}, {"Comm (ns)", GPR_COL_NUM},    {"Overlapped (ns)", GPR_COL_NUM},
 	{"Exposed (ns)", GPR_COL_NUM}, {"Overlap (%)", GPR_COL_NUM}, {"Compute (ns)", GPR_COL_NUM},
 };
 
 static const struct gpr_col rank_cols[] = {
-	{"Rank", GPR_COL_NUM},		 {"Process", GPR_COL_LEFT},	  {"Matched", GPR_COL_NUM},
+	{"Rank", GPR_COL_NUM},		 {"Process", GPR_COL_LEFT},	  {"Matched", GPR_COL_NUM | GPR_COL_COUNT},
 	{"Last", GPR_COL_NUM},		 {"Wait caused (ns)", GPR_COL_NUM}, {"Waited (ns)", GPR_COL_NUM},
 	{"Mean lateness (ns)", GPR_COL_NUM},
 };

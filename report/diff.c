@@ -44,7 +44,7 @@ static void fmt_value(struct gp_strbuf *sb, const struct gpa_diff_metric *m, dou
 	}
 	switch (m->unit) {
 	case GPA_DIFF_NS:
-		gpr_fmt_dur_human(sb, (uint64_t)llround(v));
+		gpr_fmt_ns(sb, (uint64_t)llround(v));
 		break;
 	case GPA_DIFF_BYTES:
 		gpr_fmt_bytes(sb, (uint64_t)llround(v));
@@ -112,7 +112,7 @@ static void row_cells(const struct gpa_diff_metric *m, struct gp_strbuf cell[C__
 }
 
 static const struct gpr_col cols[C__N] = {
-	{"Metric", 0},	     {"Baseline", GPR_COL_NUM | GPR_COL_LEFT},
+	{"Metric", GPR_COL_ELIDE}, {"Baseline", GPR_COL_NUM | GPR_COL_LEFT},
 	{"Candidate", 0},    {"Change", 0},
 	{"95% CI", 0},	     {"p (adj)", 0},
 	{"Verdict", 0},	     {"Gate", 0},
@@ -185,7 +185,9 @@ int gpr_diff_text(struct gp_strbuf *out, const struct gpa_diff_result *r)
 	for (int i = 0; i < C__N; i++) {
 		gp_strbuf_init(&cell[i]);
 	}
+	size_t from = out->len;
 	headline(out, r, false);
+	gpr_text_wrap_lines(out, from, 2);
 	gp_strbuf_adds(out, "\n");
 	gpr_table_init(&t, cols, C__N);
 	for (size_t i = 0; i < r->metrics.n; i++) {

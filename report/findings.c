@@ -15,23 +15,16 @@
 
 #include <string.h>
 
-/* Kernel names in sentences: at most this many bytes, then "...". */
-#define NAME_MAX_TEXT 96
+/* Kernel names in sentences: at most this many columns (gpr_fmt_name_fit). */
+#define NAME_MAX_TEXT 56
 
 static void add_name(struct gp_strbuf *sb, const char *s, bool full)
 {
-	size_t n = strlen(s);
-
-	if (full || n <= NAME_MAX_TEXT) {
-		gp_strbuf_add(sb, s, n);
+	if (full) {
+		gp_strbuf_adds(sb, s);
 		return;
 	}
-	n = NAME_MAX_TEXT;
-	while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80) {
-		n--; /* not inside a UTF-8 sequence */
-	}
-	gp_strbuf_add(sb, s, n);
-	gp_strbuf_adds(sb, "...");
+	gpr_fmt_name_fit(sb, s, NAME_MAX_TEXT);
 }
 
 static void add_func(struct gp_strbuf *sb, const struct gpa_model *m, uint32_t func, bool full)
@@ -90,8 +83,29 @@ static void add_title(struct gp_strbuf *sb, const struct gpr_report_parts *p,
 	}
 }
 
+/* A duration: exact seconds for JSON (full), as the display wants for people. */
+static void dur(struct gp_strbuf *sb, uint64_t ns, bool full)
+{
+	if (full) {
+		gpr_fmt_secs(sb, ns);
+	} else {
+		gpr_fmt_ns(sb, ns);
+	}
+}
+
+/* An offset from the trace's start: "+123 ns" for JSON (full), else "+1.234 ms". */
+static void offset(struct gp_strbuf *sb, uint64_t ns, bool full)
+{
+	gp_strbuf_addch(sb, '+');
+	if (full) {
+		gp_strbuf_addf(sb, "%" PRIu64 " ns", ns);
+	} else {
+		gpr_fmt_ns(sb, ns);
+	}
+}
+
 /* The counts behind a finding, one sentence without a full stop. */
-static void add_counts(struct gp_strbuf *sb, const struct gpa_finding *f)
+static void add_counts(struct gp_strbuf *sb, const struct gpa_finding *f, bool full)
 {
 	switch (f->cat) {
 	case GPA_FIND_IDLE:
@@ -105,9 +119,9 @@ static void add_counts(struct gp_strbuf *sb, const struct gpa_finding *f)
 		break;
 	case GPA_FIND_COMM:
 		gp_strbuf_addf(sb, "%" PRIu64 " communication kernels, ", f->count);
-		gpr_fmt_ns(sb, f->count_ns);
+		dur(sb, f->count_ns, full);
 		gp_strbuf_adds(sb, " of communication, ");
-		gpr_fmt_ns(sb, f->aux);
+		dur(sb, f->aux, full);
 		gp_strbuf_adds(sb, " of it under compute");
 		break;
 	case GPA_FIND_STRAGGLER:
@@ -117,7 +131,7 @@ static void add_counts(struct gp_strbuf *sb, const struct gpa_finding *f)
 	case GPA_FIND_OCCUPANCY:
 	case GPA_FIND_MEMORY:
 		gp_strbuf_addf(sb, "%" PRIu64 " launches, ", f->count);
-		gpr_fmt_ns(sb, f->count_ns);
+		dur(sb, f->count_ns, full);
 		gp_strbuf_adds(sb, " of kernel time");
 		break;
 	case GPA_FIND_COPIES:
@@ -139,10 +153,11 @@ static void add_event(struct gp_strbuf *sb, const struct gpr_report_parts *p,
 	switch (e->kind) {
 	case GPA_FEV_GAP: {
 		const struct gpa_gap *g = &p->findings->gaps->top.v[e->row];
-		gpr_fmt_ns(sb, e->ns);
+		dur(sb, e->ns, full);
 		gp_strbuf_adds(sb, " idle on device ");
 		gpr_gap_device_label(sb, m, e->dev);
-		gp_strbuf_addf(sb, " at +%" PRIu64 " ns", e->start - m->t0);
+		gp_strbuf_adds(sb, " at ");
+		offset(sb, e->start - m->t0, full);
 		add_step(sb, m, p->steps, e->step);
 		gp_strbuf_adds(sb, ": ");
 		gpr_gap_evidence(sb, m, g);
@@ -152,22 +167,22 @@ static void add_event(struct gp_strbuf *sb, const struct gpr_report_parts *p,
 		gp_strbuf_adds(sb, "device ");
 		gpr_gap_device_label(sb, m, e->dev);
 		gp_strbuf_adds(sb, ": ");
-		gpr_fmt_ns(sb, e->ns);
+		dur(sb, e->ns, full);
 		gp_strbuf_addf(sb, " exposed over %" PRIu64 " kernels", e->count);
 		break;
 	case GPA_FEV_RANK: {
 		const struct gpa_comm_rank *r = &p->comm->ranks.v[e->row];
 		gp_strbuf_addf(sb, "rank %" PRId32 ": the others waited ", r->rank);
-		gpr_fmt_ns(sb, r->caused);
+		dur(sb, r->caused, full);
 		gp_strbuf_adds(sb, " for it; mean lateness ");
-		gpr_fmt_ns(sb, r->matched ? r->late_sum / r->matched : 0);
+		dur(sb, r->matched ? r->late_sum / r->matched : 0, full);
 		break;
 	}
 	case GPA_FEV_KERNEL:
 		if (e->func_only) {
 			add_func(sb, m, e->row, full);
 			gp_strbuf_adds(sb, ": ");
-			gpr_fmt_ns(sb, e->ns);
+			dur(sb, e->ns, full);
 			gp_strbuf_addf(sb, " over %" PRIu64 " launches at ", e->count);
 			gpr_fmt_pct(sb, e->value_bp, 10000);
 			gp_strbuf_adds(sb, "% of the roofline");
@@ -176,18 +191,19 @@ static void add_event(struct gp_strbuf *sb, const struct gpr_report_parts *p,
 			gp_strbuf_adds(sb, " on device ");
 			gpr_gap_device_label(sb, m, e->dev);
 			gp_strbuf_adds(sb, ": ");
-			gpr_fmt_ns(sb, e->ns);
+			dur(sb, e->ns, full);
 			gp_strbuf_addf(sb, " over %" PRIu64 " launches, occupancy ", e->count);
 			gpr_fmt_pct(sb, e->value_bp, 10000);
 			gp_strbuf_adds(sb, "%");
 		}
 		break;
 	case GPA_FEV_COPY:
-		gpr_fmt_ns(sb, e->ns);
+		dur(sb, e->ns, full);
 		gp_strbuf_addf(sb, " %s copy of %" PRIu64 " bytes on device ",
 			       gpa_copy_kind_name(m->copy.copy_kind[e->row]), m->copy.bytes[e->row]);
 		gpr_gap_device_label(sb, m, e->dev);
-		gp_strbuf_addf(sb, " at +%" PRIu64 " ns", e->start - m->t0);
+		gp_strbuf_adds(sb, " at ");
+		offset(sb, e->start - m->t0, full);
 		break;
 	default:
 		break;
@@ -205,7 +221,7 @@ static void add_cost(struct gp_strbuf *sb, const struct gpa_findings *fs,
 }
 
 /* The verdict line when nothing is material. */
-static void add_verdict(struct gp_strbuf *sb, const struct gpa_findings *fs)
+static void add_verdict(struct gp_strbuf *sb, const struct gpa_findings *fs, bool full)
 {
 	if (fs->verdict == GPA_VERDICT_NO_GPU) {
 		gp_strbuf_adds(sb, "No GPU work in the trace: nothing to judge.");
@@ -213,7 +229,7 @@ static void add_verdict(struct gp_strbuf *sb, const struct gpa_findings *fs)
 	}
 	if (fs->verdict == GPA_VERDICT_MATERIAL) {
 		gp_strbuf_adds(sb, "Recoverable: up to ");
-		gpr_fmt_ns(sb, fs->total_ns);
+		dur(sb, fs->total_ns, full);
 		gp_strbuf_adds(sb, " (");
 		gpr_fmt_pct(sb, fs->total_ns, fs->basis_ns);
 		gp_strbuf_adds(sb, "% of GPU time; bounds may overlap).");
@@ -230,7 +246,7 @@ static void add_verdict(struct gp_strbuf *sb, const struct gpa_findings *fs)
 	gp_strbuf_adds(sb, "No material bottleneck: every finding's bound is under ");
 	gpr_fmt_pct(sb, fs->threshold_bp, 10000);
 	gp_strbuf_adds(sb, "% of GPU time (together ");
-	gpr_fmt_ns(sb, fs->minor_ns);
+	dur(sb, fs->minor_ns, full);
 	gp_strbuf_adds(sb, ", ");
 	gpr_fmt_pct(sb, fs->minor_ns, fs->basis_ns);
 	gp_strbuf_adds(sb, "%).");
@@ -239,7 +255,7 @@ static void add_verdict(struct gp_strbuf *sb, const struct gpa_findings *fs)
 void gpr_findings_verdict(struct gp_strbuf *sb, const struct gpr_report_parts *p)
 {
 	if (p->findings) {
-		add_verdict(sb, p->findings);
+		add_verdict(sb, p->findings, false);
 	}
 }
 
@@ -254,7 +270,7 @@ int gpr_findings_text(struct gp_strbuf *o, bool md, const struct gpr_report_part
 	if (!md) {
 		gp_strbuf_adds(o, "  ");
 	}
-	add_verdict(o, fs);
+	add_verdict(o, fs, false);
 	gp_strbuf_adds(o, "\n\n");
 	for (size_t i = 0; i < fs->v.n; i++) {
 		const struct gpa_finding *f = &fs->v.v[i];
@@ -266,11 +282,15 @@ int gpr_findings_text(struct gp_strbuf *o, bool md, const struct gpr_report_part
 		gp_strbuf_addf(o, "; %s; confidence %s\n", f->major ? "major" : "material",
 			       gpa_confidence_name(f->conf));
 		gp_strbuf_addf(o, "%sevidence: ", ind);
-		add_counts(o, f);
+		add_counts(o, f, false);
 		gp_strbuf_addch(o, '\n');
 		for (size_t e = 0; e < f->nev; e++) {
+			size_t from = o->len;
 			gp_strbuf_addf(o, "%s%s", ind, md ? "" : "  ");
 			add_event(o, p, &f->ev[e], false);
+			if (!md) {
+				gpr_text_wrap(o, from, strlen(ind) + 4);
+			}
 			gp_strbuf_addch(o, '\n');
 		}
 		gp_strbuf_addf(o, "%sconfidence %s: %s\n", ind, gpa_confidence_name(f->conf),
@@ -321,7 +341,7 @@ static void json_finding(struct gp_strbuf *o, struct gp_strbuf *tmp,
 	gp_strbuf_add_json_str(o, f->conf_reason, strlen(f->conf_reason));
 	gp_strbuf_addf(o, ",\"count\":%" PRIu64 ",\"count_ns\":%" PRIu64 ",\"summary\":", f->count,
 		       f->count_ns);
-	add_counts(tmp, f);
+	add_counts(tmp, f, true);
 	json_sb(o, tmp);
 	gp_strbuf_adds(o, ",\"evidence\":[");
 	for (size_t e = 0; e < f->nev; e++) {
@@ -358,7 +378,7 @@ int gpr_findings_json(struct gp_strbuf *o, const struct gpr_report_parts *p)
 	gp_strbuf_adds(o, ",\"threshold_pct\":");
 	gpr_fmt_pct(o, fs->threshold_bp, 10000);
 	gp_strbuf_adds(o, ",\"text\":");
-	add_verdict(&tmp, fs);
+	add_verdict(&tmp, fs, true);
 	json_sb(o, &tmp);
 	gp_strbuf_adds(o, ",\"minor\":[");
 	for (size_t i = 0; i < fs->minor.n; i++) {
@@ -407,7 +427,7 @@ int gpr_findings_each(const struct gpr_report_parts *p,
 		gp_strbuf_addf(&sb[0], "; %s; confidence %s", f->major ? "major" : "material",
 			       gpa_confidence_name(f->conf));
 		gp_strbuf_adds(&sb[1], "evidence: ");
-		add_counts(&sb[1], f);
+		add_counts(&sb[1], f, false);
 		lines[n++] = sb[1].buf;
 		for (size_t e = 0; e < f->nev; e++) {
 			add_event(&sb[2 + e], p, &f->ev[e], false);

@@ -1,23 +1,89 @@
 /* SPDX-License-Identifier: MIT */
+/*
+ * format.c - how numbers and names read in text and Markdown: the one place
+ * that decides units, separators and how a long kernel name is shortened.
+ * CSV and JSON never come here: they keep exact integers and whole names.
+ */
 #include "base/compat.h"
 #include "report/report.h"
 
-void gpr_fmt_ns(struct gp_strbuf *sb, uint64_t ns)
+#include <ctype.h>
+#include <math.h>
+
+static struct gpr_display display;
+
+void gpr_display_set(const struct gpr_display *d)
 {
-	gp_strbuf_addf(sb, "%" PRIu64 ".%09" PRIu64 " s", ns / 1000000000u, ns % 1000000000u);
+	display = *d;
 }
 
-void gpr_fmt_dur_human(struct gp_strbuf *sb, uint64_t ns)
+const struct gpr_display *gpr_display_get(void)
 {
-	if (ns < 1000) {
-		gp_strbuf_addf(sb, "%" PRIu64 " ns", ns);
-	} else if (ns < 1000000) {
-		gp_strbuf_addf(sb, "%.3g us", (double)ns / 1e3);
-	} else if (ns < 1000000000) {
-		gp_strbuf_addf(sb, "%.3g ms", (double)ns / 1e6);
-	} else {
-		gp_strbuf_addf(sb, "%.3f s", (double)ns / 1e9);
+	return &display;
+}
+
+/* v (>= 0) in unit u of names[]: 4 significant digits under 10, else one decimal. */
+static void scaled(struct gp_strbuf *sb, double v, const char *const *names, const double *div,
+		   size_t nunits)
+{
+	size_t u = 0;
+
+	while (u + 1 < nunits && v >= div[u + 1]) {
+		u++;
 	}
+	for (;;) {
+		double x = v / div[u];
+		double r3 = round(x * 1000) / 1000, r1 = round(x * 10) / 10;
+		if (r3 < 10) {
+			gp_strbuf_addf(sb, "%.3f %s", r3, names[u]);
+			return;
+		}
+		if (r1 < 1000 || u + 1 == nunits) {
+			gp_strbuf_addf(sb, "%.1f %s", r1, names[u]);
+			return;
+		}
+		u++; /* 999.96 rounds up into the next unit */
+	}
+}
+
+void gpr_fmt_time_human(struct gp_strbuf *sb, double ns)
+{
+	static const char *const names[] = {"ns", "\xc2\xb5s", "ms", "s"};
+	static const double div[] = {1, 1e3, 1e6, 1e9};
+
+	if (ns < 0) {
+		gp_strbuf_addch(sb, '-');
+		ns = -ns;
+	}
+	if (ns < 999.5) {
+		gp_strbuf_addf(sb, "%.0f ns", ns);
+		return;
+	}
+	scaled(sb, ns, names + 1, div + 1, 3);
+}
+
+void gpr_fmt_ns(struct gp_strbuf *sb, uint64_t ns)
+{
+	static const char *const names[] = {"\xc2\xb5s", "ms", "s"};
+	static const uint64_t div[] = {1000, 1000000, 1000000000};
+
+	if (display.exact) {
+		gp_strbuf_addf(sb, "%" PRIu64 " ns", ns);
+		return;
+	}
+	for (size_t u = GP_ARRAY_SIZE(div); u-- > 0;) {
+		if (ns >= div[u] && ns < 1000 * div[u] && ns % div[u] == 0) {
+			/* A round figure in a sentence: "5 µs", not "5.000 µs". */
+			gp_strbuf_addf(sb, "%" PRIu64 " %s", ns / div[u], names[u]);
+			return;
+		}
+	}
+	gpr_fmt_time_human(sb, (double)ns);
+}
+
+void gpr_fmt_secs(struct gp_strbuf *sb, uint64_t ns)
+{
+	gp_strbuf_addf(sb, "%" PRIu64 ".%09" PRIu64 " s", ns / 1000000000u, ns % 1000000000u);
 }
 
 void gpr_fmt_bytes(struct gp_strbuf *sb, uint64_t b)
@@ -66,4 +132,255 @@ void gpr_fmt_pct(struct gp_strbuf *sb, uint64_t num, uint64_t den)
 	}
 	unsigned __int128 x = ((unsigned __int128)num * 20000 + den) / ((unsigned __int128)den * 2);
 	gp_strbuf_addf(sb, "%" PRIu64 ".%02" PRIu64, (uint64_t)(x / 100), (uint64_t)(x % 100));
+}
+
+/* ---- a table cell for people */
+
+/* A number cell: digits with an optional sign and fraction; false for anything else. */
+static bool number_cell(const char *s, double *v, bool *integer)
+{
+	const char *p = s + (*s == '-');
+	char *end;
+
+	if (!isdigit((unsigned char)*p)) {
+		return false;
+	}
+	*integer = !strchr(p, '.');
+	*v = strtod(s, &end);
+	return !*end;
+}
+
+bool gpr_fmt_cell(struct gp_strbuf *sb, const char *cell, unsigned flags)
+{
+	double v;
+	bool integer;
+
+	if (!(flags & (GPR_COL_NS | GPR_COL_COUNT | GPR_COL_BYTES)) ||
+	    !number_cell(cell, &v, &integer)) {
+		return false;
+	}
+	if (flags & GPR_COL_NS) {
+		if (display.exact) {
+			return false;
+		}
+		gpr_fmt_time_human(sb, v);
+		return true;
+	}
+	if (!integer || v < 0) {
+		return false;
+	}
+	if (flags & GPR_COL_BYTES) {
+		gpr_fmt_bytes(sb, (uint64_t)strtoull(cell, NULL, 10));
+	} else {
+		gpr_fmt_count(sb, (uint64_t)strtoull(cell, NULL, 10));
+	}
+	return true;
+}
+
+bool gpr_fmt_header(struct gp_strbuf *sb, const char *name, unsigned flags)
+{
+	size_t n = strlen(name);
+
+	if (!(flags & GPR_COL_NS) || display.exact || n < 5 || strcmp(name + n - 5, " (ns)")) {
+		return false;
+	}
+	gp_strbuf_add(sb, name, n - 5);
+	return true;
+}
+
+/* ---- names that fit */
+
+size_t gpr_text_width(const char *s)
+{
+	size_t w = 0;
+
+	for (; *s; s++) {
+		w += ((unsigned char)*s & 0xc0) != 0x80;
+	}
+	return w;
+}
+
+/* Bytes of s that hold its first n code points. */
+static size_t prefix_bytes(const char *s, size_t n)
+{
+	size_t i = 0;
+
+	while (s[i] && n) {
+		i++;
+		while (((unsigned char)s[i] & 0xc0) == 0x80) {
+			i++;
+		}
+		n--;
+	}
+	return i;
+}
+
+#define ANON "(anonymous namespace)"
+
+/*
+ * The identifying part of a demangled name: scope and function without the
+ * return type, template arguments and parameters ("void ns::k<int>(float*)"
+ * -> "ns::k"). Mangled and unparsable names come back whole.
+ */
+static void ident_part(struct gp_strbuf *sb, const char *name)
+{
+	size_t depth = 0, begin = sb->len, start = sb->len;
+	const char *p = name;
+
+	if (name[0] == '_' && name[1] == 'Z') {
+		gp_strbuf_adds(sb, name);
+		return;
+	}
+	for (; *p; p++) {
+		if (!depth && !strncmp(p, ANON, sizeof(ANON) - 1)) {
+			gp_strbuf_adds(sb, ANON);
+			p += sizeof(ANON) - 2;
+			continue;
+		}
+		if (*p == '(' && !depth && sb->len > begin) {
+			break; /* the parameter list */
+		}
+		if (*p == '<' || *p == '(' || *p == '[') {
+			depth++;
+		} else if ((*p == '>' || *p == ')' || *p == ']') && depth) {
+			depth--;
+		} else if (!depth && *p == ' ') {
+			begin = sb->len + 1; /* after a return type */
+			gp_strbuf_addch(sb, ' ');
+		} else if (!depth) {
+			gp_strbuf_addch(sb, *p);
+		}
+	}
+	if (begin > start && begin < sb->len && sb->buf) {
+		memmove(sb->buf + start, sb->buf + begin, sb->len - begin + 1);
+		sb->len -= begin - start;
+	}
+	if (sb->len == start) {
+		gp_strbuf_adds(sb, name);
+	}
+}
+
+void gpr_fmt_name_fit(struct gp_strbuf *sb, const char *name, size_t maxw)
+{
+	struct gp_strbuf id = GP_STRBUF_INIT;
+
+	if (!maxw || display.wide || gpr_text_width(name) <= maxw) {
+		gp_strbuf_adds(sb, name);
+		return;
+	}
+	ident_part(&id, name);
+	/* The middle gives way: the scope's start and the function's end stay. */
+	gpr_fmt_elide(sb, id.failed ? name : id.buf, maxw);
+	gp_strbuf_release(&id);
+}
+
+void gpr_fmt_elide(struct gp_strbuf *sb, const char *s, size_t maxw)
+{
+	size_t w = gpr_text_width(s), head, tail;
+
+	if (!maxw || w <= maxw) {
+		gp_strbuf_adds(sb, s);
+		return;
+	}
+	head = maxw > 1 ? (maxw - 1) / 2 : 0;
+	tail = maxw > 1 ? maxw - 1 - head : 0;
+	/* The last "::" component (the function) stays whole while a little head stays too. */
+	const char *last = NULL;
+	for (const char *q = strstr(s, "::"); q; q = strstr(q + 2, "::")) {
+		last = q + 2;
+	}
+	if (last && maxw > 8) {
+		size_t lw = gpr_text_width(last);
+		tail = lw > tail ? (lw < maxw - 5 ? lw : maxw - 5) : tail;
+		head = maxw - 1 - tail;
+	}
+	gp_strbuf_add(sb, s, prefix_bytes(s, head));
+	gp_strbuf_adds(sb, "\xe2\x80\xa6");
+	gp_strbuf_adds(sb, s + prefix_bytes(s, w - tail));
+}
+
+/* Shortens sb to its first len bytes (len <= sb->len). */
+static void cut(struct gp_strbuf *sb, size_t len)
+{
+	if (len < sb->len) {
+		sb->len = len;
+		sb->buf[len] = '\0';
+	}
+}
+
+void gpr_text_wrap(struct gp_strbuf *sb, size_t from, size_t indent)
+{
+	size_t width = display.width, col = 0, last_space = 0;
+	struct gp_strbuf out = GP_STRBUF_INIT;
+	char *line;
+
+	if (!width || sb->failed || !sb->buf || from >= sb->len ||
+	    gpr_text_width(sb->buf + from) <= width) {
+		return;
+	}
+	line = strdup(sb->buf + from);
+	if (!line) {
+		sb->failed = true;
+		return;
+	}
+	for (const char *p = line; *p; p++) {
+		bool lead = ((unsigned char)*p & 0xc0) != 0x80;
+		if (*p == ' ' && col >= width) {
+			gp_strbuf_addf(&out, "\n%*s", (int)indent, ""); /* a break at this space */
+			col = indent;
+			last_space = 0;
+			continue;
+		}
+		if (lead && col >= width && last_space) {
+			/* Break at the last space: the rest moves to a new, indented line. */
+			size_t rest = out.len - last_space - 1;
+			char *tail = strndup(out.buf + last_space + 1, rest);
+			if (!tail) {
+				out.failed = true;
+				break;
+			}
+			cut(&out, last_space);
+			gp_strbuf_addf(&out, "\n%*s%s", (int)indent, "", tail);
+			col = indent + gpr_text_width(tail);
+			last_space = 0;
+			free(tail);
+		}
+		if (*p == ' ' && col > indent) {
+			last_space = out.len;
+		}
+		gp_strbuf_addch(&out, *p);
+		col += lead;
+	}
+	free(line);
+	cut(sb, from);
+	gp_strbuf_add(sb, out.buf ? out.buf : "", out.len);
+	sb->failed |= out.failed;
+	gp_strbuf_release(&out);
+}
+
+void gpr_text_wrap_lines(struct gp_strbuf *sb, size_t from, size_t indent)
+{
+	struct gp_strbuf out = GP_STRBUF_INIT, line = GP_STRBUF_INIT;
+	const char *p, *end;
+
+	if (!display.width || sb->failed || from >= sb->len) {
+		return;
+	}
+	for (p = sb->buf + from; *p; p = *end ? end + 1 : end) {
+		end = strchr(p, '\n');
+		end = end ? end : p + strlen(p);
+		gp_strbuf_reset(&line);
+		gp_strbuf_add(&line, p, (size_t)(end - p));
+		gpr_text_wrap(&line, 0, indent);
+		gp_strbuf_add(&out, line.buf, line.len);
+		if (*end) {
+			gp_strbuf_addch(&out, '\n');
+		}
+		out.failed |= line.failed;
+	}
+	cut(sb, from);
+	gp_strbuf_add(sb, out.buf, out.len);
+	sb->failed |= out.failed;
+	gp_strbuf_release(&out);
+	gp_strbuf_release(&line);
 }

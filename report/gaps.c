@@ -259,9 +259,9 @@ static const struct gpr_col dev_cols[] = {
 	{"Busy (ns)", GPR_COL_NUM},
 	{"Idle (ns)", GPR_COL_NUM},
 	{"Busy (%)", GPR_COL_NUM},
-	{"GPU ops", GPR_COL_NUM},
-	{"Gaps", GPR_COL_NUM},
-	{"Listed gaps", GPR_COL_NUM},
+	{"GPU ops", GPR_COL_NUM | GPR_COL_COUNT},
+	{"Gaps", GPR_COL_NUM | GPR_COL_COUNT},
+	{"Listed gaps", GPR_COL_NUM | GPR_COL_COUNT},
 	{"Listed idle (ns)", GPR_COL_NUM},
 	{"Longest (ns)", GPR_COL_NUM},
 };
@@ -272,12 +272,12 @@ static const struct gpr_col cause_cols[] = {
 	{"Idle (ns)", GPR_COL_NUM},
 	{"Idle share (%)", GPR_COL_NUM},
 	{"Window share (%)", GPR_COL_NUM},
-	{"Gaps", GPR_COL_NUM},
+	{"Gaps", GPR_COL_NUM | GPR_COL_COUNT},
 };
 
 static const struct gpr_col hist_cols[] = {
 	{"Gap length", 0},
-	{"Gaps", GPR_COL_NUM},
+	{"Gaps", GPR_COL_NUM | GPR_COL_COUNT},
 	{"Idle (ns)", GPR_COL_NUM},
 	{"Idle share (%)", GPR_COL_NUM},
 };
@@ -288,9 +288,9 @@ static const struct gpr_col gap_cols[] = {
 	{"Length (ns)", GPR_COL_NUM},
 	{"Cause", 0},
 	{"Cause time (ns)", GPR_COL_NUM},
-	{"Evidence", 0},
+	{"Evidence", GPR_COL_ELIDE},
 	{"Step", 0},
-	{"NVTX context", 0},
+	{"NVTX context", GPR_COL_ELIDE},
 };
 
 static const struct gpr_col step_cols[] = {
@@ -301,7 +301,7 @@ static const struct gpr_col step_cols[] = {
 	{"Busy (ns)", GPR_COL_NUM},
 	{"Idle (ns)", GPR_COL_NUM},
 	{"Busy (%)", GPR_COL_NUM},
-	{"Gaps", GPR_COL_NUM},
+	{"Gaps", GPR_COL_NUM | GPR_COL_COUNT},
 	{"Main cause", 0},
 	{"Main cause idle (ns)", GPR_COL_NUM},
 };
@@ -451,7 +451,7 @@ int gpr_gaps_table(struct gpr_table *t, unsigned table, const struct gpa_model *
 
 static void add_dur(struct gp_strbuf *sb, uint64_t ns)
 {
-	gpr_fmt_dur_human(sb, ns);
+	gpr_fmt_ns(sb, ns);
 }
 
 /* The summary line of text and Markdown output. */
@@ -550,13 +550,13 @@ int gpr_gaps_render(struct gp_strbuf *out, enum gpr_format fmt, unsigned mask,
 		gp_strbuf_adds(out, "GPU idle gaps: ");
 		summary(out, g);
 		gp_strbuf_adds(out, "\nbusy = union of kernels, memcpys and memsets per device; "
-				    "times in ns from the first event\n");
+				    "start times from the first event\n");
 		break;
 	case GPR_FORMAT_MARKDOWN:
 		gp_strbuf_adds(out, "## GPU idle gaps\n\n");
 		summary(out, g);
 		gp_strbuf_adds(out, ". Busy is the union of kernels, memcpys and memsets per "
-				    "device; times in ns from the first event.\n");
+				    "device; start times from the first event.\n");
 		break;
 	case GPR_FORMAT_JSON:
 		json_options(out, steps, g);

@@ -45,15 +45,15 @@ static const struct gpr_col step_cols[] = {
 	{"TFLOP/s per GPU", GPR_COL_NUM}};
 static const struct gpr_col copy_cols[] = {
 	{"Kind", GPR_COL_LEFT},        {"From", GPR_COL_LEFT},      {"To", GPR_COL_LEFT},
-	{"Count", GPR_COL_NUM},        {"Bytes", GPR_COL_NUM},      {"Time (ns)", GPR_COL_NUM},
+	{"Count", GPR_COL_NUM | GPR_COL_COUNT}, {"Bytes", GPR_COL_NUM | GPR_COL_BYTES},      {"Time (ns)", GPR_COL_NUM},
 	{"Achieved (GB/s)", GPR_COL_NUM}, {"Link", GPR_COL_LEFT},
 	{"Link peak (GB/s)", GPR_COL_NUM}, {"Of link (%)", GPR_COL_NUM}};
 static const struct gpr_col slow_cols[] = {
-	{"Start (ns)", GPR_COL_NUM}, {"Kind", GPR_COL_LEFT}, {"Bytes", GPR_COL_NUM},
+	{"Start (ns)", GPR_COL_NUM}, {"Kind", GPR_COL_LEFT}, {"Bytes", GPR_COL_NUM | GPR_COL_BYTES},
 	{"Time (ns)", GPR_COL_NUM},  {"GB/s", GPR_COL_NUM}, {"Why", GPR_COL_LEFT}};
 static const struct gpr_col roof_cols[] = {
-	{"Kernel", GPR_COL_LEFT},        {"Grid", GPR_COL_LEFT},
-	{"Launches", GPR_COL_NUM},       {"GPU Time (ns)", GPR_COL_NUM},
+	{"Kernel", GPR_COL_LEFT | GPR_COL_NAME}, {"Grid", GPR_COL_LEFT},
+	{"Launches", GPR_COL_NUM | GPR_COL_COUNT},       {"GPU Time (ns)", GPR_COL_NUM},
 	{"FLOPs/launch", GPR_COL_NUM},   {"Bytes/launch", GPR_COL_NUM},
 	{"FLOP/byte", GPR_COL_NUM},      {"Ridge (FLOP/byte)", GPR_COL_NUM},
 	{"Bound", GPR_COL_LEFT},         {"Attainable (TFLOP/s)", GPR_COL_NUM},

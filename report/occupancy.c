@@ -13,9 +13,9 @@
 #include <inttypes.h>
 
 static const struct gpr_col group_cols[] = {
-	{"Kernel", GPR_COL_LEFT},
+	{"Kernel", GPR_COL_LEFT | GPR_COL_NAME},
 	{"Device", GPR_COL_NUM},
-	{"Launches", GPR_COL_NUM},
+	{"Launches", GPR_COL_NUM | GPR_COL_COUNT},
 	{"GPU Time (ns)", GPR_COL_NUM},
 	{"Grid", GPR_COL_LEFT},
 	{"Block", GPR_COL_LEFT},
@@ -35,7 +35,7 @@ static const struct gpr_col group_cols[] = {
 
 static const struct gpr_col step_cols[] = {
 	{"Step", GPR_COL_LEFT},
-	{"Kernels", GPR_COL_NUM},
+	{"Kernels", GPR_COL_NUM | GPR_COL_COUNT},
 	{"GPU Time (ns)", GPR_COL_NUM},
 	{"Occupancy, time-weighted (%)", GPR_COL_NUM},
 };
@@ -173,10 +173,13 @@ int gpr_occupancy_render(struct gp_strbuf *out, enum gpr_format fmt, const struc
 	bool first = true;
 
 	switch (fmt) {
-	case GPR_FORMAT_TEXT:
+	case GPR_FORMAT_TEXT: {
+		size_t from = out->len;
 		gp_strbuf_adds(out, "Theoretical occupancy: ");
 		gpr_occupancy_headline(out, occ);
+		gpr_text_wrap_lines(out, from, 2);
 		break;
+	}
 	case GPR_FORMAT_MARKDOWN:
 		gp_strbuf_adds(out, "## Theoretical occupancy\n\n");
 		gpr_occupancy_headline(out, occ);

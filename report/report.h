@@ -68,6 +68,19 @@ void gpr_sink_free(struct gpr_sink *s);
 enum gpr_col_flags {
 	GPR_COL_NUM = 1 << 0,   /* right-aligned; a JSON number (cells must be valid numbers) */
 	GPR_COL_LEFT = 1 << 1,  /* left-aligned even if numeric */
+	/*
+	 * What the cells hold, for text and Markdown (CSV and JSON print cells as
+	 * they are): NS nanoseconds, shown in scaled units ("15.2 µs") unless the
+	 * display is exact, the header's " (ns)" dropped then (a header ending in
+	 * " (ns)" sets it by itself); COUNT integers with thousands separators;
+	 * BYTES bytes in KiB, MiB, GiB; NAME a kernel or range name that text
+	 * shortens to fit the display width (gpr_fmt_name_fit).
+	 */
+	GPR_COL_NS = 1 << 2,
+	GPR_COL_COUNT = 1 << 3,
+	GPR_COL_BYTES = 1 << 4,
+	GPR_COL_NAME = 1 << 5,
+	GPR_COL_ELIDE = 1 << 6, /* free text whose middle text elides to fit (gpr_fmt_elide) */
 };
 
 struct gpr_col {
@@ -108,12 +121,59 @@ int gpr_table_section(struct gpr_table *t, enum gpr_format fmt, const char *titl
 /* Renders into out; for JSON the array alone. Returns -GP_ERR_NOMEM or 0. */
 int gpr_table_render(const struct gpr_table *t, enum gpr_format fmt, struct gp_strbuf *out);
 
-/* ---- formatting helpers shared by renderers */
+/* ---- formatting helpers shared by renderers (report/format.c, docs/units.md) */
 
-/* Exact seconds with nine decimals: 1234567890 -> "1.234567890 s". */
+/*
+ * How text and Markdown show numbers and names, for the whole process: the
+ * command line sets it once (--timeunit ns, --wide, the terminal's width).
+ * The default (all zero) is scaled units and names never shortened.
+ */
+struct gpr_display {
+	bool exact;     /* times as exact integer nanoseconds */
+	bool wide;      /* names whole, whatever the width */
+	unsigned width; /* columns text tables fit into; 0: no limit */
+};
+
+void gpr_display_set(const struct gpr_display *d);
+const struct gpr_display *gpr_display_get(void);
+
+/*
+ * A duration for people, 3 or 4 significant digits in the unit that keeps it
+ * under 1000: "850 ns", "15.2 µs", "431.8 ms", "1.234 s"; "N ns" exactly when
+ * the display is exact.
+ */
 void gpr_fmt_ns(struct gp_strbuf *sb, uint64_t ns);
-/* A duration for people: "12.3 ms", "850 ns", "4.20 s" (for summaries, not data). */
-void gpr_fmt_dur_human(struct gp_strbuf *sb, uint64_t ns);
+/* Exact seconds with nine decimals, for text inside JSON: 1234567890 -> "1.234567890 s". */
+void gpr_fmt_secs(struct gp_strbuf *sb, uint64_t ns);
+/* The scaled form alone, whatever the display (a fraction of a ns rounds; negative: "-"). */
+void gpr_fmt_time_human(struct gp_strbuf *sb, double ns);
+/*
+ * A table cell of a column with GPR_COL_NS, _COUNT or _BYTES in flags, as
+ * text shows it: appends it and returns true, or false when the cell stays
+ * as it is (not a number, or an exact display of times).
+ */
+bool gpr_fmt_cell(struct gp_strbuf *sb, const char *cell, unsigned flags);
+/* A header as text shows it ("Time (ns)" -> "Time" for scaled times); false: unchanged. */
+bool gpr_fmt_header(struct gp_strbuf *sb, const char *name, unsigned flags);
+/* Display width of UTF-8 text in code points. */
+size_t gpr_text_width(const char *s);
+/*
+ * Wraps the text sb holds from offset from on (one line, no newline) at spaces
+ * so that no line is wider than the display (nothing without a width); new
+ * lines start with indent spaces.
+ */
+void gpr_text_wrap(struct gp_strbuf *sb, size_t from, size_t indent);
+/* gpr_text_wrap for every line from offset from on. */
+void gpr_text_wrap_lines(struct gp_strbuf *sb, size_t from, size_t indent);
+/*
+ * name in at most maxw columns (0: no limit; the display's wide: whole): whole
+ * when it fits, else its identifying part (scope and function, without return
+ * type, template arguments and parameters), else that with its middle elided
+ * by "…".
+ */
+void gpr_fmt_name_fit(struct gp_strbuf *sb, const char *name, size_t maxw);
+/* s in at most maxw columns (0: no limit), its middle elided by "…" when longer. */
+void gpr_fmt_elide(struct gp_strbuf *sb, const char *s, size_t maxw);
 /* Bytes in binary units: "1.50 GiB", "512 B". */
 void gpr_fmt_bytes(struct gp_strbuf *sb, uint64_t bytes);
 /* A count with thousands separators: 1234567 -> "1,234,567". */
@@ -130,9 +190,10 @@ enum gpr_time_unit {
 	GPR_TIME_US = 1,
 	GPR_TIME_MS = 2,
 	GPR_TIME_S = 3,
+	GPR_TIME_AUTO = 4, /* text and Markdown in scaled units (gpr_fmt_cell); else as NS */
 };
 
-/* "nsec", "usec", "msec", "sec" or "seconds" (nsys's spellings); -1 when unknown. */
+/* "nsec" or "ns", "usec", "msec", "sec" or "seconds" (nsys's spellings), "auto"; -1 unknown. */
 int gpr_time_unit_parse(const char *name);
 
 /*

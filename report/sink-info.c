@@ -29,11 +29,13 @@ static void row(struct gp_strbuf *o, const char *label)
 static void text_file_info(struct gpr_sink *s, const struct gpa_file_info *fi)
 {
 	struct gp_strbuf *o = s->out;
+	size_t from;
 
 	if (s->items++) {
 		gp_strbuf_addch(o, '\n');
 	}
 	gp_strbuf_addf(o, "%s\n", fi->path);
+	from = o->len;
 	const char *src = gpa_input_format_name(fi->source);
 	if (strcmp(src, "gpz")) {
 		row(o, "source");
@@ -154,6 +156,8 @@ static void text_file_info(struct gpr_sink *s, const struct gpa_file_info *fi)
 				       fi->problems.v[i].reason);
 		}
 	}
+	/* Long lines (records, command lines) wrap under their value column. */
+	gpr_text_wrap_lines(o, from, 14);
 }
 
 static void text_end(struct gpr_sink *s)

@@ -188,6 +188,12 @@ int gpr_time_unit_parse(const char *name)
 			return (int)i;
 		}
 	}
+	if (!strcmp(name, "auto")) {
+		return GPR_TIME_AUTO;
+	}
+	if (!strcmp(name, "ns")) {
+		return GPR_TIME_NS;
+	}
 	return !strcmp(name, "seconds") ? GPR_TIME_S : -1;
 }
 
@@ -273,6 +279,8 @@ struct gpr_stats_writer {
 	struct gp_strbuf cell;         /* the cells of one row, each NUL-terminated */
 	size_t *off;                   /* ncols: where each cell of that row starts */
 	size_t cached;                 /* the row in cell, SIZE_MAX none */
+	size_t fit;                    /* text: the last column's names fit this width; 0 whole */
+	bool human;                    /* text, Markdown: times scaled (GPR_TIME_AUTO) */
 };
 
 int gpr_stats_writer_new(enum gpr_format fmt, enum gpr_time_unit unit,
@@ -281,7 +289,7 @@ int gpr_stats_writer_new(enum gpr_format fmt, enum gpr_time_unit unit,
 	struct gpr_stats_writer *w;
 
 	*out = NULL;
-	if ((unsigned)fmt > GPR_FORMAT_MARKDOWN || (unsigned)unit > GPR_TIME_S) {
+	if ((unsigned)fmt > GPR_FORMAT_MARKDOWN || (unsigned)unit > GPR_TIME_AUTO) {
 		return -GP_ERR_API;
 	}
 	w = calloc(1, sizeof(*w));
@@ -289,7 +297,9 @@ int gpr_stats_writer_new(enum gpr_format fmt, enum gpr_time_unit unit,
 		return -GP_ERR_NOMEM;
 	}
 	w->fmt = fmt;
-	w->unit = unit;
+	w->unit = unit == GPR_TIME_AUTO ? GPR_TIME_NS : unit;
+	w->human = unit == GPR_TIME_AUTO && !gpr_display_get()->exact &&
+		   (fmt == GPR_FORMAT_TEXT || fmt == GPR_FORMAT_MARKDOWN);
 	w->cached = SIZE_MAX;
 	gp_strbuf_init(&w->cell);
 	*out = w;
@@ -516,6 +526,15 @@ static void format_row(struct gpr_stats_writer *w, size_t r)
 		} else {
 			sum_cell(w, &w->cols[c], &w->st->rows.v[r], &w->cell);
 		}
+		if (w->human && w->cols[c].unit == U_TIME) {
+			/* Text for people: the nanoseconds just written, in scaled units. */
+			struct gp_strbuf h = GP_STRBUF_INIT;
+			if (gpr_fmt_cell(&h, w->cell.buf + w->off[c], GPR_COL_NS) && !h.failed) {
+				w->cell.len = w->off[c];
+				gp_strbuf_adds(&w->cell, h.buf);
+			}
+			gp_strbuf_release(&h);
+		}
 		gp_strbuf_addch(&w->cell, '\0');
 	}
 	w->cached = w->cell.failed ? SIZE_MAX : r;
@@ -539,6 +558,34 @@ static size_t width(const char *s)
 		n += ((unsigned char)*s & 0xc0) != 0x80;
 	}
 	return n;
+}
+
+/* The narrowest a shortened name gets: stats tables do not fold, so narrower than gpr_table. */
+#define NAME_MIN_WIDTH 24
+
+/*
+ * A text column of names last in the row (kernels, operations, ranges)
+ * narrows to what the display width leaves (w->fit; 0: whole).
+ */
+static void fit_last(struct gpr_stats_writer *w)
+{
+	const struct gpr_display *d = gpr_display_get();
+	size_t last = w->ncols - 1, others = 0, hw = width(w->headers[last]);
+
+	w->fit = 0;
+	if (!d->width || d->wide || !w->ncols || (w->cols[last].flags & GPR_COL_NUM)) {
+		return;
+	}
+	for (size_t c = 0; c < last; c++) {
+		others += w->width[c] + 2;
+	}
+	w->fit = d->width > others + NAME_MIN_WIDTH ? d->width - others : NAME_MIN_WIDTH;
+	w->fit = w->fit > hw ? w->fit : hw;
+	if (w->width[last] <= w->fit) {
+		w->fit = 0;
+		return;
+	}
+	w->width[last] = w->fit;
 }
 
 int gpr_stats_writer_start(struct gpr_stats_writer *w, const struct gpa_model *m,
@@ -565,7 +612,8 @@ int gpr_stats_writer_start(struct gpr_stats_writer *w, const struct gpa_model *m
 		const struct colspec *col = &w->cols[c];
 		static const char *const fixed_units[] = {[U_PCT] = "%", [U_MB] = "MB",
 							  [U_MBPS] = "MB/s"};
-		const char *u = col->unit == U_TIME ? unit_names[w->unit] : fixed_units[col->unit];
+		const char *u = col->unit == U_TIME ? (w->human ? NULL : unit_names[w->unit])
+						     : fixed_units[col->unit];
 		struct gp_strbuf h = GP_STRBUF_INIT;
 		if (u) {
 			gp_strbuf_addf(&h, "%s (%s)", col->name, u);
@@ -585,6 +633,7 @@ int gpr_stats_writer_start(struct gpr_stats_writer *w, const struct gpa_model *m
 				w->width[c] = x > w->width[c] ? x : w->width[c];
 			}
 		}
+		fit_last(w);
 	}
 	w->started++;
 	return w->cell.failed ? -GP_ERR_NOMEM : 0;
@@ -604,6 +653,10 @@ static void text_line(struct gpr_stats_writer *w, size_t r, struct gp_strbuf *o)
 		bool last = c + 1 == w->ncols;
 		bool right = (w->cols[c].flags & GPR_COL_NUM) && !(w->cols[c].flags & GPR_COL_LEFT);
 		const char *s = r == SIZE_MAX ? w->headers[c] : cell(w, r, c);
+		if (last && w->fit && r != SIZE_MAX) {
+			gpr_fmt_name_fit(o, s, w->fit);
+			break;
+		}
 		size_t x = width(s);
 		if (right) {
 			pad(o, w->width[c] - x);

@@ -18,8 +18,8 @@
 
 static const struct gpr_col proc_cols[] = {
 	{"File", 0},       {"PID", GPR_COL_NUM},    {"Host", 0},
-	{"Rank", GPR_COL_NUM}, {"Devices", 0},      {"Events", GPR_COL_NUM},
-	{"Lost", GPR_COL_NUM}, {"Status", 0},
+	{"Rank", GPR_COL_NUM}, {"Devices", 0},      {"Events", GPR_COL_NUM | GPR_COL_COUNT},
+	{"Lost", GPR_COL_NUM | GPR_COL_COUNT}, {"Status", 0},
 };
 
 static void fill_procs(struct gpr_table *t, const struct gpa_model *m)
@@ -67,7 +67,7 @@ static void fill_procs(struct gpr_table *t, const struct gpa_model *m)
 static const struct gpr_col step_cols[] = {
 	{"Step", GPR_COL_NUM},     {"Name", 0},  {"Rank", GPR_COL_NUM},
 	{"Wall (ns)", GPR_COL_NUM}, {"GPU busy (ns)", GPR_COL_NUM},
-	{"Busy (%)", GPR_COL_NUM}, {"GPU ops", GPR_COL_NUM},
+	{"Busy (%)", GPR_COL_NUM}, {"GPU ops", GPR_COL_NUM | GPR_COL_COUNT},
 };
 
 static void fill_steps(struct gpr_table *t, const struct gpa_model *m, const struct gpa_steps *s,
@@ -119,8 +119,8 @@ static void fill_dist(struct gpr_table *t, const struct gpa_steps *s)
 }
 
 static const struct gpr_col kern_cols[] = {
-	{"Time (%)", GPR_COL_NUM}, {"Total Time (ns)", GPR_COL_NUM}, {"Instances", GPR_COL_NUM},
-	{"Avg (ns)", GPR_COL_NUM}, {"Max (ns)", GPR_COL_NUM},         {"Name", 0},
+	{"Time (%)", GPR_COL_NUM}, {"Total Time (ns)", GPR_COL_NUM}, {"Instances", GPR_COL_NUM | GPR_COL_COUNT},
+	{"Avg (ns)", GPR_COL_NUM}, {"Max (ns)", GPR_COL_NUM},         {"Name", GPR_COL_NAME},
 };
 
 static void fill_kernels(struct gpr_table *t, const struct gpa_stats *k, size_t top)
@@ -140,7 +140,7 @@ static void fill_kernels(struct gpr_table *t, const struct gpa_stats *k, size_t 
 }
 
 static const struct gpr_col mem_cols[] = {
-	{"Operation", 0},        {"Count", GPR_COL_NUM},           {"Bytes", GPR_COL_NUM},
+	{"Operation", 0},        {"Count", GPR_COL_NUM | GPR_COL_COUNT},           {"Bytes", GPR_COL_NUM | GPR_COL_BYTES},
 	{"Time (ns)", GPR_COL_NUM}, {"Throughput (GB/s)", GPR_COL_NUM},
 };
 
@@ -405,20 +405,31 @@ static void headline(struct gp_strbuf *o, const struct gpr_report_parts *p, bool
 
 	gp_strbuf_adds(o, md ? "# gpuprof report\n\n" : "gpuprof report\n\n");
 	uint32_t ndev = gpa_model_work_devices(p->m, NULL);
-	gp_strbuf_addf(o, "%zu process%s, %" PRIu32 " device%s, %" PRIu64 " events over ",
-		       p->m->procs.n, p->m->procs.n == 1 ? "" : "es", ndev, ndev == 1 ? "" : "s",
-		       ov->events);
+	gp_strbuf_addf(o, "%zu process%s, %" PRIu32 " device%s, ", p->m->procs.n,
+		       p->m->procs.n == 1 ? "" : "es", ndev, ndev == 1 ? "" : "s");
+	gpr_fmt_count(o, ov->events);
+	gp_strbuf_adds(o, ov->events == 1 ? " event over " : " events over ");
 	gpr_fmt_ns(o, ov->last_ns - ov->first_ns);
-	gp_strbuf_addf(o, "; %" PRIu64 " kernels, %" PRIu64 " copies, %" PRIu64 " memsets.\n",
-		       ov->kernels, ov->copies, ov->sets);
+	gp_strbuf_adds(o, "; ");
+	gpr_fmt_count(o, ov->kernels);
+	gp_strbuf_adds(o, ov->kernels == 1 ? " kernel, " : " kernels, ");
+	gpr_fmt_count(o, ov->copies);
+	gp_strbuf_adds(o, ov->copies == 1 ? " copy, " : " copies, ");
+	gpr_fmt_count(o, ov->sets);
+	gp_strbuf_adds(o, ov->sets == 1 ? " memset.\n" : " memsets.\n");
 	if (g->all.window) {
 		idle_clause(o, p);
 	}
 	comm_line(o, p->m, p->comm);
 	if (p->steps->source == GPA_STEPS_WHOLE) {
+		size_t from = o->len;
 		gp_strbuf_adds(o, "No steps were found (no ProfilerStep#N, no annotation that repeats "
 				  "and holds most GPU work): the whole trace is analyzed as one; "
-				  "name the step ranges with --step REGEX.\n");
+				  "name the step ranges with --step REGEX.");
+		if (!md) {
+			gpr_text_wrap(o, from, 0);
+		}
+		gp_strbuf_addch(o, '\n');
 	} else if (p->steps->v.n) {
 		gp_strbuf_addf(o, "%zu step%s (%s", p->steps->v.n, p->steps->v.n == 1 ? "" : "s",
 			       source_name(p->steps->source));
@@ -478,7 +489,12 @@ static int render_text_md(struct gp_strbuf *o, enum gpr_format fmt,
 		gp_strbuf_adds(o, md ? "_none_\n" : "  none\n");
 	}
 	for (size_t i = 0; i < p->ov->warnings.n; i++) {
-		gp_strbuf_addf(o, md ? "- %s\n" : "  - %s\n", p->ov->warnings.v[i]);
+		size_t from = o->len;
+		gp_strbuf_addf(o, md ? "- %s" : "  - %s", p->ov->warnings.v[i]);
+		if (!md) {
+			gpr_text_wrap(o, from, 4);
+		}
+		gp_strbuf_addch(o, '\n');
 	}
 	return ret ? ret : (o->failed ? -GP_ERR_NOMEM : 0);
 }

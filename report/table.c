@@ -81,17 +81,6 @@ size_t gpr_table_rows(const struct gpr_table *t)
 	return t->ncols ? t->cells.n / t->ncols : 0;
 }
 
-/* Display width of UTF-8 text: code points (good enough for names). */
-static size_t width(const char *s)
-{
-	size_t w = 0;
-
-	for (; *s; s++) {
-		w += ((unsigned char)*s & 0xc0) != 0x80;
-	}
-	return w;
-}
-
 static void pad(struct gp_strbuf *o, size_t n)
 {
 	while (n--) {
@@ -99,28 +88,125 @@ static void pad(struct gp_strbuf *o, size_t n)
 	}
 }
 
-static void render_text(const struct gpr_table *t, struct gp_strbuf *o)
-{
-	size_t rows = gpr_table_rows(t);
-	size_t *w = calloc(t->ncols, sizeof(*w));
+/* The narrowest a shortened name gets, whatever the other columns take. */
+#define NAME_MIN_WIDTH 40
 
-	if (!w) {
-		o->failed = true;
-		return;
+/* The table as text or Markdown shows it: headers and cells (owned copies). */
+struct view {
+	size_t ncols, rows;
+	char **head; /* ncols */
+	char **cell; /* rows * ncols */
+	size_t *w;   /* ncols: widest of header and cells */
+};
+
+static unsigned col_flags(const struct gpr_col *c)
+{
+	size_t n = strlen(c->name);
+
+	return c->flags | (n >= 5 && !strcmp(c->name + n - 5, " (ns)") ? GPR_COL_NS : 0);
+}
+
+static void view_release(struct view *v)
+{
+	for (size_t i = 0; v->cell && i < v->rows * v->ncols; i++) {
+		free(v->cell[i]);
 	}
-	for (size_t c = 0; c < t->ncols; c++) {
-		w[c] = width(t->cols[c].name);
-		for (size_t r = 0; r < rows; r++) {
-			size_t x = width(t->cells.v[r * t->ncols + c]);
-			w[c] = x > w[c] ? x : w[c];
+	for (size_t i = 0; v->head && i < v->ncols; i++) {
+		free(v->head[i]);
+	}
+	free(v->cell);
+	free(v->head);
+	free(v->w);
+}
+
+static char *take(struct gp_strbuf *sb, bool changed, const char *orig)
+{
+	char *r = changed && !sb->failed ? strdup(sb->buf ? sb->buf : "") : strdup(orig);
+
+	gp_strbuf_release(sb);
+	return r;
+}
+
+/* Cells of a NAME or ELIDE column shortened so that the line fits the display width. */
+static int fit_names(struct view *v, const struct gpr_table *t, size_t c)
+{
+	size_t width = gpr_display_get()->width, others = 2 * (v->ncols - 1), budget;
+
+	for (size_t k = 0; k < v->ncols; k++) {
+		others += k == c ? 0 : v->w[k];
+	}
+	budget = width > others + NAME_MIN_WIDTH ? width - others : NAME_MIN_WIDTH;
+	if (v->w[c] <= budget) {
+		return 0;
+	}
+	v->w[c] = gpr_text_width(v->head[c]);
+	for (size_t r = 0; r < v->rows; r++) {
+		struct gp_strbuf sb = GP_STRBUF_INIT;
+		char **cell = &v->cell[r * v->ncols + c];
+		if (t->cols[c].flags & GPR_COL_NAME) {
+			gpr_fmt_name_fit(&sb, t->cells.v[r * t->ncols + c], budget);
+		} else {
+			gpr_fmt_elide(&sb, t->cells.v[r * t->ncols + c], budget);
+		}
+		free(*cell);
+		if (!(*cell = take(&sb, true, ""))) {
+			return -1;
+		}
+		size_t x = gpr_text_width(*cell);
+		v->w[c] = x > v->w[c] ? x : v->w[c];
+	}
+	return 0;
+}
+
+static int view_init(struct view *v, const struct gpr_table *t, bool text)
+{
+	memset(v, 0, sizeof(*v));
+	v->ncols = t->ncols;
+	v->rows = gpr_table_rows(t);
+	v->head = calloc(v->ncols ? v->ncols : 1, sizeof(*v->head));
+	v->cell = calloc(v->rows * v->ncols + 1, sizeof(*v->cell));
+	v->w = calloc(v->ncols ? v->ncols : 1, sizeof(*v->w));
+	if (!v->head || !v->cell || !v->w) {
+		return -1;
+	}
+	for (size_t c = 0; c < v->ncols; c++) {
+		unsigned fl = col_flags(&t->cols[c]);
+		struct gp_strbuf sb = GP_STRBUF_INIT;
+		bool ch = gpr_fmt_header(&sb, t->cols[c].name, fl);
+		if (!(v->head[c] = take(&sb, ch, t->cols[c].name))) {
+			return -1;
+		}
+		v->w[c] = gpr_text_width(v->head[c]);
+		for (size_t r = 0; r < v->rows; r++) {
+			const char *orig = t->cells.v[r * t->ncols + c];
+			ch = gpr_fmt_cell(&sb, orig, fl);
+			if (!(v->cell[r * v->ncols + c] = take(&sb, ch, orig))) {
+				return -1;
+			}
+			size_t x = gpr_text_width(v->cell[r * v->ncols + c]);
+			v->w[c] = x > v->w[c] ? x : v->w[c];
 		}
 	}
-	for (size_t r = 0; r <= rows + 1; r++) {
-		for (size_t c = 0; c < t->ncols; c++) {
-			bool last = c + 1 == t->ncols;
+	for (size_t c = 0; text && gpr_display_get()->width && c < v->ncols; c++) {
+		bool wide = gpr_display_get()->wide;
+		if ((t->cols[c].flags & (GPR_COL_NAME | GPR_COL_ELIDE)) && !wide && fit_names(v, t, c)) {
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Rows of the columns in idx[0..n) as aligned text. */
+static void text_block(const struct gpr_table *t, const struct view *v, const size_t *idx,
+		       size_t n, struct gp_strbuf *o)
+{
+	for (size_t r = 0; r <= v->rows + 1; r++) {
+		for (size_t k = 0; k < n; k++) {
+			size_t c = idx[k], w = v->w[c];
+			bool last = k + 1 == n;
 			bool right = (t->cols[c].flags & GPR_COL_NUM) && !(t->cols[c].flags & GPR_COL_LEFT);
 			if (r == 1) {
-				for (size_t k = 0; k < w[c]; k++) {
+				for (size_t i = 0; i < w; i++) {
 					gp_strbuf_addch(o, '-');
 				}
 				if (!last) {
@@ -128,22 +214,60 @@ static void render_text(const struct gpr_table *t, struct gp_strbuf *o)
 				}
 				continue;
 			}
-			const char *s = r == 0 ? t->cols[c].name : t->cells.v[(r - 2) * t->ncols + c];
-			size_t x = width(s);
+			const char *s = r == 0 ? v->head[c] : v->cell[(r - 2) * v->ncols + c];
+			size_t x = gpr_text_width(s);
 			if (right) {
-				pad(o, w[c] - x);
+				pad(o, w - x);
 			}
 			gp_strbuf_adds(o, s);
 			if (!last) {
 				if (!right) {
-					pad(o, w[c] - x);
+					pad(o, w - x);
 				}
 				gp_strbuf_adds(o, "  ");
 			}
 		}
 		gp_strbuf_addch(o, '\n');
 	}
-	free(w);
+}
+
+/*
+ * Aligned text. A table wider than the display folds: its columns go into
+ * blocks that fit, one under the other, each led by the first column (the
+ * row's key) so that every line can be read on its own.
+ */
+static void render_text(const struct gpr_table *t, struct gp_strbuf *o)
+{
+	const struct gpr_display *d = gpr_display_get();
+	size_t *idx = NULL, total = 0;
+	struct view v;
+
+	if (view_init(&v, t, true) || !(idx = calloc(t->ncols + 1, sizeof(*idx)))) {
+		view_release(&v);
+		o->failed = true;
+		return;
+	}
+	for (size_t c = 0; c < t->ncols; c++) {
+		total += v.w[c] + (c ? 2 : 0);
+		idx[c] = c;
+	}
+	if (!d->width || d->wide || total <= d->width || t->ncols < 3) {
+		text_block(t, &v, idx, t->ncols, o);
+	} else {
+		for (size_t c = 1; c < t->ncols;) {
+			size_t n = 1, used = v.w[0];
+			while (c < t->ncols && (n == 1 || used + 2 + v.w[c] <= d->width)) {
+				used += 2 + v.w[c];
+				idx[n++] = c++;
+			}
+			if (idx[1] != 1) {
+				gp_strbuf_addch(o, '\n');
+			}
+			text_block(t, &v, idx, n, o);
+		}
+	}
+	free(idx);
+	view_release(&v);
 }
 
 static void csv_cell(struct gp_strbuf *o, const char *s)
@@ -214,8 +338,14 @@ static void md_cell(struct gp_strbuf *o, const char *s)
 
 static void render_md(const struct gpr_table *t, struct gp_strbuf *o)
 {
+	struct view v;
 	size_t rows = gpr_table_rows(t);
 
+	if (view_init(&v, t, false)) {
+		view_release(&v);
+		o->failed = true;
+		return;
+	}
 	for (size_t r = 0; r <= rows + 1; r++) {
 		gp_strbuf_addch(o, '|');
 		for (size_t c = 0; c < t->ncols; c++) {
@@ -224,11 +354,12 @@ static void render_md(const struct gpr_table *t, struct gp_strbuf *o)
 				continue;
 			}
 			gp_strbuf_addch(o, ' ');
-			md_cell(o, r == 0 ? t->cols[c].name : t->cells.v[(r - 2) * t->ncols + c]);
+			md_cell(o, r == 0 ? v.head[c] : v.cell[(r - 2) * v.ncols + c]);
 			gp_strbuf_adds(o, " |");
 		}
 		gp_strbuf_addch(o, '\n');
 	}
+	view_release(&v);
 }
 
 int gpr_table_render(const struct gpr_table *t, enum gpr_format fmt, struct gp_strbuf *out)

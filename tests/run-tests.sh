@@ -35,6 +35,8 @@ esac
 # BUILD: the build folder as an absolute path, for tests that link against its libraries.
 # The libraries' log level is the tests' own business (t0007): none from the caller.
 unset GPUPROF_LOG
+# Text fits 120 columns when not on a terminal; a width from the caller would change it.
+unset COLUMNS
 export GPUPROF="$out/gpuprof" TRACEGEN="$out/tracegen" TOP="$top" BUILD="$out" O
 for t in "$top"/tests/e2e/t[0-9][0-9][0-9][0-9]-*.sh; do
 	[ -f "$t" ] || continue

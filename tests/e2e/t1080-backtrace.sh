@@ -70,7 +70,7 @@ api=$(grep -c '^api ' fp-fp.dump)
 info=$(sed -n 's/^info //p' fp-fp.txt)
 case "$info" in *"stacks=5 "*"api_rows=5 "*"bad_nodes=0 bad_parents=0 bad_stacks=0 bad_modules=0 unreadable=0 mismatch=0") ;;
 *) fail "info: $info" ;; esac
-"$GPUPROF" info fp-fp.gpz | grep -q 'stack_node [0-9]*, stack 5, module' || fail "info records"
+"$GPUPROF" info fp-fp.gpz | tr -s ' \n' ' ' | grep -q 'stack_node [0-9]*, stack 5, module' || fail "info records"
 
 # the depth limit travels: 4 frames
 record fp fp 4

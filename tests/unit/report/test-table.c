@@ -34,12 +34,108 @@ static char *render(enum gpr_format f)
 
 TEST(table_text_aligns)
 {
+	struct gpr_display d = {.exact = true};
 	char *s = render(GPR_FORMAT_TEXT);
-	/* Numbers right-aligned under their headers, text left-aligned. */
+	/* Times in scaled units, the header without its unit; text left-aligned. */
+	CHECK_CONTAINS(s, "Time (%)  Total Time  Name\n");
+	CHECK_CONTAINS(s, "--------  ----------  ");
+	CHECK_CONTAINS(s, "    75.0      300 ns  void k<int, 2>(float*)\n");
+	free(s);
+	/* Exact: integer nanoseconds under the header that says so. */
+	gpr_display_set(&d);
+	s = render(GPR_FORMAT_TEXT);
 	CHECK_CONTAINS(s, "Time (%)  Total Time (ns)  Name\n");
 	CHECK_CONTAINS(s, "--------  ---------------  ");
 	CHECK_CONTAINS(s, "    75.0              300  void k<int, 2>(float*)\n");
 	free(s);
+}
+
+static const struct gpr_col wide_cols[] = {
+	{"Key", 0},
+	{"Count", GPR_COL_NUM | GPR_COL_COUNT},
+	{"Bytes", GPR_COL_NUM | GPR_COL_BYTES},
+	{"Name", GPR_COL_NAME},
+	{"Note", GPR_COL_ELIDE},
+};
+
+/* The longest line of s in code points. */
+static size_t longest_line(const char *s)
+{
+	size_t best = 0, w = 0;
+
+	for (; *s; s++) {
+		if (*s == '\n') {
+			best = w > best ? w : best;
+			w = 0;
+		} else {
+			w += ((unsigned char)*s & 0xc0) != 0x80;
+		}
+	}
+	return w > best ? w : best;
+}
+
+TEST(table_text_fits_width)
+{
+	struct gpr_display d = {.width = 80};
+	struct gp_strbuf sb = GP_STRBUF_INIT;
+	struct gpr_table t;
+	char note[200];
+
+	memset(note, 'n', sizeof(note) - 1);
+	note[sizeof(note) - 1] = '\0';
+	gpr_display_set(&d);
+	gpr_table_init(&t, wide_cols, GP_ARRAY_SIZE(wide_cols));
+	gpr_table_cell(&t, "a");
+	gpr_table_cell(&t, "1234567");
+	gpr_table_cell(&t, "3221225472");
+	gpr_table_cell(&t, "void ns::very_long_kernel_name_that_goes_on<int, 4, "
+			   "ns::Policy<float>>(ns::Params const*, int, int)");
+	gpr_table_cell(&t, note);
+	CHECK_EQ_I(gpr_table_render(&t, GPR_FORMAT_TEXT, &sb), 0);
+	CHECK_CONTAINS(sb.buf, "1,234,567");
+	CHECK_CONTAINS(sb.buf, "3.00 GiB");
+	/* The identifying part of the name: scope and function, nothing else. */
+	CHECK_CONTAINS(sb.buf, "ns::very_long_kernel_name_that_goes_on\n");
+	CHECK_CONTAINS(sb.buf, "n\xe2\x80\xa6n");
+	CHECK(longest_line(sb.buf) <= 80);
+	/* CSV keeps every cell whole. */
+	gp_strbuf_reset(&sb);
+	CHECK_EQ_I(gpr_table_render(&t, GPR_FORMAT_CSV, &sb), 0);
+	CHECK_CONTAINS(sb.buf, note);
+	CHECK_CONTAINS(sb.buf, ",1234567,3221225472,");
+	/* --wide: whole, however long the line. */
+	d.wide = true;
+	gpr_display_set(&d);
+	gp_strbuf_reset(&sb);
+	CHECK_EQ_I(gpr_table_render(&t, GPR_FORMAT_TEXT, &sb), 0);
+	CHECK_CONTAINS(sb.buf, note);
+	CHECK(longest_line(sb.buf) > 200);
+	gpr_table_release(&t);
+	gp_strbuf_release(&sb);
+}
+
+TEST(table_text_folds_many_columns)
+{
+	static const struct gpr_col many[] = {
+		{"Row", 0},	      {"Column one", 0},   {"Column two", 0},
+		{"Column three", 0}, {"Column four", 0}, {"Column five", 0},
+	};
+	struct gpr_display d = {.width = 40};
+	struct gp_strbuf sb = GP_STRBUF_INIT;
+	struct gpr_table t;
+
+	gpr_display_set(&d);
+	gpr_table_init(&t, many, GP_ARRAY_SIZE(many));
+	for (size_t i = 0; i < GP_ARRAY_SIZE(many); i++) {
+		gpr_table_cellf(&t, "v%zu", i);
+	}
+	CHECK_EQ_I(gpr_table_render(&t, GPR_FORMAT_TEXT, &sb), 0);
+	CHECK(longest_line(sb.buf) <= 40);
+	/* Every block repeats the key column. */
+	CHECK_CONTAINS(sb.buf, "Row  Column one  Column two\n");
+	CHECK_CONTAINS(sb.buf, "\nRow  Column five\n");
+	gpr_table_release(&t);
+	gp_strbuf_release(&sb);
 }
 
 TEST(table_csv_quotes)
@@ -62,8 +158,8 @@ TEST(table_json_types)
 TEST(table_markdown_escapes)
 {
 	char *s = render(GPR_FORMAT_MARKDOWN);
-	CHECK_CONTAINS(s, "| Time (%) | Total Time (ns) | Name |\n| ---: | ---: | --- |\n");
-	CHECK_CONTAINS(s, "| 25.0 | 100 | say \"hi\", \\|x\\| next |\n");
+	CHECK_CONTAINS(s, "| Time (%) | Total Time | Name |\n| ---: | ---: | --- |\n");
+	CHECK_CONTAINS(s, "| 25.0 | 100 ns | say \"hi\", \\|x\\| next |\n");
 	CHECK_CONTAINS(s, "void k\\<int, 2>(float\\*)");
 	free(s);
 }
@@ -84,8 +180,35 @@ TEST(format_helpers)
 {
 	struct gp_strbuf sb = GP_STRBUF_INIT;
 
+	static const struct {
+		double ns;
+		const char *s;
+	} times[] = {
+		{0, "0 ns"},	       {850, "850 ns"},		{999, "999 ns"},
+		{1000, "1.000 \xc2\xb5s"},   {15199, "15.2 \xc2\xb5s"},	{999960, "1.000 ms"},
+		{5000, "5.000 \xc2\xb5s"},   {431751801, "431.8 ms"}, {1234000001, "1.234 s"},
+		{-2500, "-2.500 \xc2\xb5s"}, {508512.5, "508.5 \xc2\xb5s"}, {3e12, "3000.0 s"},
+	};
+	struct gpr_display exact = {.exact = true};
+
+	for (size_t i = 0; i < GP_ARRAY_SIZE(times); i++) {
+		gp_strbuf_reset(&sb);
+		gpr_fmt_time_human(&sb, times[i].ns);
+		CHECK_STR(sb.buf, times[i].s);
+	}
+	gp_strbuf_reset(&sb);
 	gpr_fmt_ns(&sb, 1234567890123ULL);
+	CHECK_STR(sb.buf, "1234.6 s");
+	gp_strbuf_reset(&sb);
+	gpr_fmt_ns(&sb, 5000);
+	CHECK_STR(sb.buf, "5 \xc2\xb5s"); /* a round figure in a sentence */
+	gp_strbuf_reset(&sb);
+	gpr_fmt_secs(&sb, 1234567890123ULL);
 	CHECK_STR(sb.buf, "1234.567890123 s");
+	gpr_display_set(&exact);
+	gp_strbuf_reset(&sb);
+	gpr_fmt_ns(&sb, 1234567890123ULL);
+	CHECK_STR(sb.buf, "1234567890123 ns");
 	gp_strbuf_reset(&sb);
 	gpr_fmt_count(&sb, 1234567);
 	CHECK_STR(sb.buf, "1,234,567");
@@ -95,7 +218,26 @@ TEST(format_helpers)
 	gp_strbuf_reset(&sb);
 	gpr_fmt_cuda_version(&sb, 12040);
 	CHECK_STR(sb.buf, "12.4");
+	gp_strbuf_reset(&sb);
+	gpr_fmt_name_fit(&sb, "void at::native::(anonymous namespace)::softmax<float, 4>(float*, int)", 60);
+	CHECK_STR(sb.buf, "at::native::(anonymous namespace)::softmax");
+	gp_strbuf_reset(&sb);
+	gpr_fmt_name_fit(&sb, "_ZN5flash16flash_bwd_kernelEv", 11);
+	CHECK_STR(sb.buf, "_ZN5f\xe2\x80\xa6nelEv");
 	CHECK_EQ_I(gpr_format_parse("md"), GPR_FORMAT_MARKDOWN);
 	CHECK_EQ_I(gpr_format_parse("xml"), -1);
+	gp_strbuf_release(&sb);
+}
+
+TEST(text_wrap_at_spaces)
+{
+	struct gpr_display d = {.width = 20};
+	struct gp_strbuf sb = GP_STRBUF_INIT;
+
+	gpr_display_set(&d);
+	gp_strbuf_adds(&sb, "keep\n");
+	gp_strbuf_adds(&sb, "  one two three four five six");
+	gpr_text_wrap(&sb, 5, 4);
+	CHECK_STR(sb.buf, "keep\n  one two three four\n    five six");
 	gp_strbuf_release(&sb);
 }
