@@ -19,9 +19,10 @@
  * and take reg_mu. Handles are never freed, so the writer may read them at
  * any time. Lock order: reg_mu is a leaf; it is never held with start_mu.
  *
- * The writer drains every chain (gpi_nvtx_drain), returns read blocks, pairs pushes with pops per
- * thread and domain and starts with ends by id (ends may come from another
- * thread, and may be drained first), and converts ticks to the trace clock.
+ * The writer drains every chain (gpi_nvtx_drain), returns read blocks,
+ * pairs pushes with pops per thread and domain and starts with ends by id
+ * (ends may come from another thread, and may be drained first), and
+ * converts ticks to the trace clock.
  */
 #include "base/compat.h"
 #include "inject/inject.h"
