@@ -47,6 +47,8 @@ enum ev_type {
 	EV_END = 4,
 	EV_MARK = 5,
 	EV_NAME = 6, /* id names a thread, category, device, context or stream */
+	EV_PUSH_SHORT = 7, /* nvtxRangePushA/W: struct ev_short, no domain, no attributes */
+	EV_POP_SHORT = 8,  /* nvtxRangePop: struct ev_short without a message */
 };
 
 enum name_kind {
@@ -76,6 +78,20 @@ struct ev {
 	const struct domain *domain;
 	uint64_t id;	 /* range id (start/end), category, thread, device... */
 	uint64_t handle; /* registered string; second id for names */
+};
+
+/*
+ * The short form of the commonest pair, nvtxRangePushA + nvtxRangePop:
+ * 16 bytes and the message (a pop 16), against 64 and 24 in the full form,
+ * so a block holds twice the ranges and the writer reads half the bytes.
+ */
+struct ev_short {
+	uint32_t size;
+	uint8_t type;
+	uint8_t flags;
+	uint16_t msglen;
+	uint64_t tick;
+	char msg[];
 };
 
 struct ev_attr {
@@ -480,6 +496,23 @@ static inline bool msg_matches_capture(const struct msg *m, const struct domain 
 
 /* ------------------------------------------------------------- events */
 
+/* Fills and commits a short push (EV_PUSH_SHORT) at e. */
+static inline void emit_short(struct tbuf *b, uint64_t head, uint32_t size, uint8_t flags,
+			      const struct msg *m, struct ev_short *e)
+{
+	e->size = size;
+	e->type = EV_PUSH_SHORT;
+	e->flags = flags;
+	e->msglen = (uint16_t)(m->type == MSG_INLINE ? m->len : 0);
+	e->tick = gpi_tick();
+	if (m->a) {
+		memcpy(e->msg, m->a, m->len);
+	} else if (m->w) {
+		wide_to_utf8(m->w, e->msg, m->len);
+	}
+	ring_commit(b, head, size);
+}
+
 /*
  * Writes one range or mark event. Returns the push depth for EV_PUSH, 0
  * otherwise, or -1 when the event was dropped.
@@ -519,7 +552,10 @@ static inline int emit_attr(uint8_t type, const struct domain *dom, const nvtxEv
 			}
 		}
 	}
-	size = (uint32_t)((sizeof(*e) + (m->type == MSG_INLINE ? m->len : 0) + 7) & ~(size_t)7);
+	const bool brief = !at && !dom && type == EV_PUSH && m->type != MSG_REGISTERED;
+	size = (uint32_t)(((brief ? sizeof(struct ev_short) : sizeof(*e)) +
+			   (m->type == MSG_INLINE ? m->len : 0) + 7) &
+			  ~(size_t)7);
 	e = ring_reserve(b, size, &head);
 	if (GP_UNLIKELY(!e)) {
 		drop();
@@ -528,6 +564,12 @@ static inline int emit_attr(uint8_t type, const struct domain *dom, const nvtxEv
 		}
 		tls_guard = 0;
 		return type == EV_PUSH ? depth : -1;
+	}
+	if (brief) {
+		emit_short(b, head, size, flags, m, (struct ev_short *)e);
+		depth = (int)b->depth++;
+		tls_guard = 0;
+		return depth;
 	}
 	e->h.size = size;
 	e->h.type = type;
@@ -584,10 +626,21 @@ static inline int emit_end(uint8_t type, const struct domain *dom, uint64_t id)
 		tls_guard = 0;
 		return -1;
 	}
-	/* a pop needs no id: its event stops before that field */
-	const uint32_t size = type == EV_POP ? offsetof(struct ev, id) : sizeof(*e);
+	/* a pop needs no id: its event stops before that field; nor a domain, if none */
+	const bool brief = type == EV_POP && !dom;
+	const uint32_t size = brief		? sizeof(struct ev_short)
+			      : type == EV_POP ? offsetof(struct ev, id)
+						: sizeof(*e);
 	e = ring_reserve(b, size, &head);
-	if (GP_LIKELY(e != NULL)) {
+	if (GP_LIKELY(e != NULL) && brief) {
+		struct ev_short *sh = (struct ev_short *)e;
+		sh->size = size;
+		sh->type = EV_POP_SHORT;
+		sh->flags = 0;
+		sh->msglen = 0;
+		sh->tick = gpi_tick();
+		ring_commit(b, head, size);
+	} else if (GP_LIKELY(e != NULL)) {
 		e->size = size;
 		e->type = type;
 		e->mtype = MSG_NONE;
@@ -1414,6 +1467,36 @@ static void emit_pushed(struct gpi_conv *cv, struct tbuf *b, const struct open_r
 	emit_range(cv, &r, o->flags & EVF_TRIGGER);
 }
 
+/* A push on b's open stack. */
+static void open_push(struct tbuf *b, const struct open_range *o)
+{
+	if (b->nopen == b->capopen) {
+		size_t nc = b->capopen ? b->capopen * 2 : 16;
+		struct open_range *n = realloc(b->open, nc * sizeof(*n));
+		if (!n) {
+			return;
+		}
+		b->open = n;
+		b->capopen = nc;
+	}
+	b->open[b->nopen++] = *o;
+}
+
+/* A pop: ends the innermost open push of the same domain. */
+static void pop_range(struct gpi_conv *cv, struct tbuf *b, const struct domain *dom, uint64_t ts)
+{
+	for (size_t i = b->nopen; i-- > 0;) {
+		if (b->open[i].domain != dom) {
+			continue;
+		}
+		struct open_range o = b->open[i];
+		memmove(&b->open[i], &b->open[i + 1], (b->nopen - i - 1) * sizeof(*b->open));
+		b->nopen--;
+		emit_pushed(cv, b, &o, ts, b->tid);
+		break;
+	}
+}
+
 static void handle_event(struct gpi_conv *cv, struct tbuf *b, const struct ev *e,
 			 const struct gpi_tickconv *tc)
 {
@@ -1421,46 +1504,36 @@ static void handle_event(struct gpi_conv *cv, struct tbuf *b, const struct ev *e
 
 	switch (e->type) {
 	case EV_PUSH: {
-		const struct ev_attr *a = (const struct ev_attr *)e;
 		struct gpt_nvtx tmp = {0};
-		if (b->nopen == b->capopen) {
-			size_t nc = b->capopen ? b->capopen * 2 : 16;
-			struct open_range *n = realloc(b->open, nc * sizeof(*n));
-			if (!n) {
-				return;
-			}
-			b->open = n;
-			b->capopen = nc;
-		}
-		fill_attr(cv, &tmp, a);
-		b->open[b->nopen++] = (struct open_range){
-			.domain = e->domain,
-			.start = ts,
-			.message = tmp.message,
-			.category = tmp.category,
-			.color = tmp.color,
-			.color_type = tmp.color_type,
-			.payload_type = tmp.payload_type,
-			.payload = tmp.payload,
-			.flags = e->flags,
-		};
+		fill_attr(cv, &tmp, (const struct ev_attr *)e);
+		open_push(b, &(struct open_range){
+				     .domain = e->domain,
+				     .start = ts,
+				     .message = tmp.message,
+				     .category = tmp.category,
+				     .color = tmp.color,
+				     .color_type = tmp.color_type,
+				     .payload_type = tmp.payload_type,
+				     .payload = tmp.payload,
+				     .flags = e->flags,
+			     });
 		break;
 	}
-	case EV_POP: {
-		/* the innermost open push of the same domain */
-		for (size_t i = b->nopen; i-- > 0;) {
-			if (b->open[i].domain != e->domain) {
-				continue;
-			}
-			struct open_range o = b->open[i];
-			memmove(&b->open[i], &b->open[i + 1],
-				(b->nopen - i - 1) * sizeof(*b->open));
-			b->nopen--;
-			emit_pushed(cv, b, &o, ts, b->tid);
-			break;
-		}
+	case EV_PUSH_SHORT: {
+		const struct ev_short *sh = (const struct ev_short *)e;
+		open_push(b, &(struct open_range){
+				     .start = ts,
+				     .message = gpi_conv_intern_len(cv, sh->msg, sh->msglen),
+				     .flags = sh->flags,
+			     });
 		break;
 	}
+	case EV_POP:
+		pop_range(cv, b, e->domain, ts);
+		break;
+	case EV_POP_SHORT:
+		pop_range(cv, b, NULL, ts);
+		break;
 	case EV_START: {
 		struct pending *p = pending_find(e->id, true);
 		if (!p) {
