@@ -196,6 +196,7 @@ static _Atomic bool pressure; /* the writer was woken because blocks run short *
 static void pending_reset_after_fork(void);
 struct pending;
 static struct pending *pend; /* start/end ranges waiting for their other half (writer) */
+static const void *mcache_w;  /* the trace writer the message cache is for (writer) */
 
 static __thread struct tbuf *tls_buf __attribute__((tls_model("initial-exec")));
 static __thread uint32_t tls_gen __attribute__((tls_model("initial-exec")));
@@ -1300,6 +1301,7 @@ void gpi_nvtx_atfork_child(void)
 	}
 	atomic_fetch_add(&tb_generation, 1);
 	pending_reset_after_fork();
+	mcache_w = NULL; /* the child writes a file of its own */
 }
 
 /* ---------------------------------------------------- the writer side */
@@ -1414,11 +1416,52 @@ static uint32_t depth_in_domain(const struct tbuf *b, const struct domain *d)
 	return n;
 }
 
+/*
+ * The writer's cache of short messages and their string ids: a loop's
+ * ranges repeat a few names, and a hit costs a compare of the bytes
+ * instead of the string table's hash and probe. Direct-mapped, writer only;
+ * cleared when the trace writer changes (a fork child's new file).
+ */
+#define MC_SLOTS 512
+#define MC_BYTES 48
+struct mc_ent {
+	uint32_t id;
+	uint16_t len;
+	char s[MC_BYTES];
+};
+static struct mc_ent mcache[MC_SLOTS];
+
+static uint32_t intern_msg(struct gpi_conv *cv, const char *s, uint16_t len)
+{
+	if (!len || len > MC_BYTES || !cv->w) {
+		return gpi_conv_intern_len(cv, s, len);
+	}
+	if (mcache_w != cv->w) {
+		memset(mcache, 0, sizeof(mcache));
+		mcache_w = cv->w;
+	}
+	uint64_t a = 0, z = 0;
+	size_t k = len < 8 ? len : 8;
+	memcpy(&a, s, k);
+	memcpy(&z, s + len - k, k);
+	struct mc_ent *e = &mcache[gp_hash_u64(a ^ (z * 0x9e3779b97f4a7c15ULL) ^ len) % MC_SLOTS];
+	if (e->id && e->len == len && !memcmp(e->s, s, len)) {
+		return e->id;
+	}
+	uint32_t id = gpi_conv_intern_len(cv, s, len);
+	if (id && !cv->err) {
+		e->id = id;
+		e->len = len;
+		memcpy(e->s, s, len);
+	}
+	return id;
+}
+
 static void fill_attr(struct gpi_conv *cv, struct gpt_nvtx *r, const struct ev_attr *e)
 {
 	r->domain = domain_id(cv, e->h.domain);
 	if (e->h.mtype == MSG_INLINE) {
-		r->message = gpi_conv_intern_len(cv, e->msg, e->msglen);
+		r->message = intern_msg(cv, e->msg, e->msglen);
 	} else if (e->h.mtype == MSG_REGISTERED) {
 		const struct rstr *rs = (const struct rstr *)(uintptr_t)e->h.handle;
 		r->message = gpi_conv_intern(cv, rs->text);
@@ -1523,7 +1566,7 @@ static void handle_event(struct gpi_conv *cv, struct tbuf *b, const struct ev *e
 		const struct ev_short *sh = (const struct ev_short *)e;
 		open_push(b, &(struct open_range){
 				     .start = ts,
-				     .message = gpi_conv_intern_len(cv, sh->msg, sh->msglen),
+				     .message = intern_msg(cv, sh->msg, sh->msglen),
 				     .flags = sh->flags,
 			     });
 		break;
