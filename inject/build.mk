@@ -32,7 +32,7 @@ FAKE_TOOLS := $(O)/tests/fakecuda-run $(O)/tests/check-trace $(O)/tests/nvtx-thr
 	$(O)/tests/stack-frames $(O)/tests/libfailwrite.so
 UNIT_INJECT := $(O)/tests/unit-inject
 BENCH_INJECT := $(O)/bench-inject-nvtx $(O)/bench-inject-writer $(O)/bench-backtrace \
-	$(O)/bench-nccl
+	$(O)/bench-nccl $(O)/bench-nvtx-rate
 
 # nodelete: NVTX dlcloses an injection that declines, and CUDA may too; our
 # exit handler and writer thread must never find their code unmapped.
@@ -156,6 +156,9 @@ $(UNIT_INJECT): $(call obj,$(wildcard tests/unit/inject/*.c)) $(UNIT_MAIN) $(INJ
 
 $(O)/bench-inject-nvtx: $(call obj,tests/bench/bench-inject-nvtx.c) $(LIB_BASE)
 	$(CC) $(LDFLAGS) -o $@ $^ -ldl -lpthread -lm
+$(O)/tests/bench/bench-nvtx-rate.o: CFLAGS += $(INJ_CFLAGS)
+$(O)/bench-nvtx-rate: $(call obj,tests/bench/bench-nvtx-rate.c) $(LIB_TRACE) $(LIB_BASE)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -ldl -lpthread -lm
 $(O)/bench-inject-writer: $(call obj,tests/bench/bench-inject-writer.c) $(INJ_AR)
 	$(CC) $(LDFLAGS) -o $@ $^ $(INJ_LIBS)
 
@@ -170,6 +173,7 @@ $(O)/bench-nccl: $(call obj,tests/bench/bench-nccl.c) $(LIB_BASE) $(FAKE_NCCL)
 bench-inject: $(BENCH_INJECT) $(INJ_LIB)
 	$(O)/bench-inject-nvtx $(INJ_LIB)
 	$(O)/bench-inject-writer
+	$(O)/bench-nvtx-rate $(INJ_LIB)
 	$(O)/bench-backtrace
 	$(O)/bench-backtrace fp
 	sh tests/bench/bench-backtrace.sh $(O)

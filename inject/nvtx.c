@@ -4,22 +4,25 @@
  * paths, and the writer's side that turns per-thread events into ranges.
  *
  * Hot paths (push, pop, start, end, mark): one thread-local pointer to the
- * thread's buffer (a single-producer, single-consumer ring carved from the
- * pool), a tick from the CPU counter, the event copied into the ring and the
- * head published with a release store. No malloc, no lock, no stdio, no
- * system call, errno preserved; an initial-exec TLS guard drops re-entry
- * (a signal handler that uses NVTX while the thread is inside one of us).
- * A thread's first event claims a free buffer with a compare-and-swap and
- * registers a thread-exit destructor; when none is free, or the ring is
- * full, the event is dropped and counted (GPT_LOSS_NVTX_BUFFER).
+ * thread's buffer (a single-producer, single-consumer chain of blocks from
+ * the pool's shared NVTX blocks), a tick from the CPU counter, the event
+ * copied into the current block and its length published with a release
+ * store. No malloc, no lock, no stdio, no system call, errno preserved; an
+ * initial-exec TLS guard drops re-entry (a signal handler that uses NVTX
+ * while the thread is inside one of us). A thread's first event claims a
+ * free buffer and a block with compare-and-swaps and registers a thread-exit
+ * destructor; a full block is followed by a free one (compare-and-swap, once
+ * per block); when none is free the event is dropped and counted
+ * (GPT_LOSS_NVTX_BUFFER).
  *
  * Registration calls (domains, registered strings) are cold: they allocate
  * and take reg_mu. Handles are never freed, so the writer may read them at
  * any time. Lock order: reg_mu is a leaf; it is never held with start_mu.
  *
- * The writer drains every ring (gpi_nvtx_drain), pairs pushes with pops per
- * thread and domain and starts with ends by id (ends may come from another
- * thread, and may be drained first), and converts ticks to the trace clock.
+ * The writer drains every chain (gpi_nvtx_drain), returns read blocks,
+ * pairs pushes with pops per thread and domain and starts with ends by id
+ * (ends may come from another thread, and may be drained first), and
+ * converts ticks to the trace clock.
  */
 #include "base/compat.h"
 #include "inject/inject.h"
@@ -44,6 +47,8 @@ enum ev_type {
 	EV_END = 4,
 	EV_MARK = 5,
 	EV_NAME = 6, /* id names a thread, category, device, context or stream */
+	EV_PUSH_SHORT = 7, /* nvtxRangePushA/W: struct ev_short, no domain, no attributes */
+	EV_POP_SHORT = 8,  /* nvtxRangePop: struct ev_short without a message */
 };
 
 enum name_kind {
@@ -73,6 +78,20 @@ struct ev {
 	const struct domain *domain;
 	uint64_t id;	 /* range id (start/end), category, thread, device... */
 	uint64_t handle; /* registered string; second id for names */
+};
+
+/*
+ * The short form of the commonest pair, nvtxRangePushA + nvtxRangePop:
+ * 16 bytes and the message (a pop 16), against 64 and 24 in the full form,
+ * so a block holds twice the ranges and the writer reads half the bytes.
+ */
+struct ev_short {
+	uint32_t size;
+	uint8_t type;
+	uint8_t flags;
+	uint16_t msglen;
+	uint64_t tick;
+	char msg[];
 };
 
 struct ev_attr {
@@ -116,24 +135,40 @@ struct open_range {
 };
 
 /*
- * The producer's fields and the writer's sit on separate cache lines, so an
- * event touches no line the writer keeps writing to: the producer reads
- * 'tail' only when its cached copy says the ring may be full or half full.
+ * Thread buffers are chains of blocks from one shared set (the NVTX quarter
+ * of the pool), so a busy thread may hold many blocks while idle threads
+ * hold one: the budget goes where the events are. A block starts with its
+ * header: 'used' (bytes written, published with a release store after each
+ * event) and 'next' (the block the producer moved on to, or BLK_NONE). The
+ * producer links a new block only after its last event in the old one, so
+ * once the writer sees 'next' it knows 'used' is final, reads the rest and
+ * puts the block back on the free stack. Free blocks form a lock-free stack
+ * (index and a tag against ABA in one 64-bit word): producers pop, the
+ * writer pushes. A thread that finds no free block drops the event (counted).
+ *
+ * The producer's fields and the writer's sit on separate cache lines.
  */
+#define BLK_NONE UINT32_MAX
+#define BLK_HDR 64u
+
+struct blk_hdr {
+	_Atomic uint32_t used; /* bytes written, header included */
+	_Atomic uint32_t next; /* the following block, BLK_NONE until linked */
+};
+
 struct tbuf {
 	/* the producer's line */
-	_Alignas(64) _Atomic uint64_t head; /* bytes written */
-	uint64_t tail_cache;		    /* a recent value of tail */
-	uint8_t *ring;
-	uint64_t mask;
-	uint32_t depth; /* push depth, all domains */
+	_Alignas(64) uint8_t *cur; /* the block being written */
+	uint32_t off;		   /* bytes written in cur */
+	uint32_t depth;		   /* push depth, all domains */
 	uint32_t index;
 	uint32_t tid;
 	uint64_t pthread;
+	_Atomic uint32_t first; /* the thread's first block, published once claimed */
 	/* the writer's line */
-	_Alignas(64) _Atomic uint64_t tail; /* bytes consumed */
+	_Alignas(64) uint32_t rd; /* the block being read, BLK_NONE before the first */
+	uint32_t rd_off;
 	_Atomic int state;
-	_Atomic bool pressure;
 	struct open_range *open;
 	size_t nopen, capopen;
 	bool announced;
@@ -150,9 +185,18 @@ static _Atomic uint64_t dropped;
 static _Atomic int init_state; /* 0 fresh, 1 in progress, 2 done ok, 3 declined */
 static pthread_mutex_t reg_mu = PTHREAD_MUTEX_INITIALIZER;
 
+/* The blocks: nblk of blk_bytes each from blk_base; the free stack. */
+static uint8_t *blk_base;
+static uint32_t nblk, blk_bytes;
+static _Atomic uint32_t *blk_link; /* the free stack's next, by block */
+static _Atomic uint64_t blk_top;   /* tag << 32 | top block (BLK_NONE: empty) */
+static _Atomic uint32_t blk_nfree;
+static _Atomic bool pressure; /* the writer was woken because blocks run short */
+
 static void pending_reset_after_fork(void);
 struct pending;
 static struct pending *pend; /* start/end ranges waiting for their other half (writer) */
+static const void *mcache_w;  /* the trace writer the message cache is for (writer) */
 
 static __thread struct tbuf *tls_buf __attribute__((tls_model("initial-exec")));
 static __thread uint32_t tls_gen __attribute__((tls_model("initial-exec")));
@@ -167,6 +211,74 @@ static _Atomic uint64_t cap_range_id;
 
 /* ----------------------------------------------------------- buffers */
 
+static inline uint8_t *blk_at(uint32_t i)
+{
+	return blk_base + (size_t)i * blk_bytes;
+}
+
+static inline struct blk_hdr *blk_hdr(uint32_t i)
+{
+	return (struct blk_hdr *)blk_at(i);
+}
+
+static inline uint32_t blk_index(const uint8_t *p)
+{
+	return (uint32_t)((size_t)(p - blk_base) / blk_bytes);
+}
+
+/* A free block, ready to write (BLK_NONE when none is left). Lock-free. */
+static uint32_t blk_pop(void)
+{
+	uint64_t top = atomic_load_explicit(&blk_top, memory_order_acquire);
+
+	for (;;) {
+		uint32_t i = (uint32_t)top;
+		if (i == BLK_NONE) {
+			return BLK_NONE;
+		}
+		uint32_t nx = atomic_load_explicit(&blk_link[i], memory_order_relaxed);
+		uint64_t want = ((top >> 32) + 1) << 32 | nx;
+		if (atomic_compare_exchange_weak_explicit(&blk_top, &top, want,
+							  memory_order_acquire,
+							  memory_order_acquire)) {
+			atomic_fetch_sub_explicit(&blk_nfree, 1, memory_order_relaxed);
+			struct blk_hdr *h = blk_hdr(i);
+			atomic_store_explicit(&h->used, BLK_HDR, memory_order_relaxed);
+			atomic_store_explicit(&h->next, BLK_NONE, memory_order_relaxed);
+			return i;
+		}
+	}
+}
+
+/* Gives a block back (the writer, or a claim that found no thread buffer). */
+static void blk_push(uint32_t i)
+{
+	uint64_t top = atomic_load_explicit(&blk_top, memory_order_relaxed);
+
+	for (;;) {
+		atomic_store_explicit(&blk_link[i], (uint32_t)top, memory_order_relaxed);
+		uint64_t want = ((top >> 32) + 1) << 32 | i;
+		if (atomic_compare_exchange_weak_explicit(&blk_top, &top, want,
+							  memory_order_release,
+							  memory_order_relaxed)) {
+			atomic_fetch_add_explicit(&blk_nfree, 1, memory_order_relaxed);
+			return;
+		}
+	}
+}
+
+/* All blocks free (at start, and in a fork child but for keep). */
+static void blk_reset(uint32_t keep)
+{
+	atomic_store(&blk_top, (uint64_t)BLK_NONE);
+	atomic_store(&blk_nfree, 0);
+	for (uint32_t i = nblk; i-- > 0;) {
+		if (i != keep) {
+			blk_push(i);
+		}
+	}
+}
+
 static void tb_thread_exit(void *arg)
 {
 	struct tbuf *b = arg;
@@ -177,7 +289,7 @@ static void tb_thread_exit(void *arg)
 	tls_buf = NULL;
 }
 
-/* Claims a buffer for the calling thread (its first event). Lock-free. */
+/* Claims a buffer and its first block for the calling thread (its first event). Lock-free. */
 static struct tbuf *tb_claim(void)
 {
 	int saved = errno;
@@ -187,6 +299,11 @@ static struct tbuf *tb_claim(void)
 	if (tls_gen == gen + 1) {
 		return NULL; /* failed before and nothing was freed since */
 	}
+	uint32_t blk = blk_pop();
+	if (blk == BLK_NONE) {
+		errno = saved;
+		return NULL; /* no block now; one may be free at the next event */
+	}
 	for (uint32_t i = 0; i < ntbufs && !ret; i++) {
 		struct tbuf *b = &tbufs[i];
 		int expect = TB_FREE;
@@ -195,8 +312,9 @@ static struct tbuf *tb_claim(void)
 			b->tid = (uint32_t)syscall(SYS_gettid);
 			b->pthread = (uint64_t)pthread_self();
 			b->depth = 0;
-			b->tail_cache = atomic_load(&b->tail);
-			atomic_store_explicit(&b->pressure, false, memory_order_relaxed);
+			b->cur = blk_at(blk);
+			b->off = BLK_HDR;
+			atomic_store_explicit(&b->first, blk, memory_order_release);
 			tls_buf = b;
 			/* A key below PTHREAD_KEY_2NDLEVEL_SIZE: glibc does not allocate here. */
 			pthread_setspecific(tb_key, b);
@@ -204,6 +322,7 @@ static struct tbuf *tb_claim(void)
 		}
 	}
 	if (!ret) {
+		blk_push(blk);
 		tls_gen = gen + 1;
 	}
 	errno = saved;
@@ -220,52 +339,42 @@ static inline struct tbuf *tb_get(void)
 	return tb_claim();
 }
 
-/* Whether size more bytes fit; refreshes the cached tail only when they seem not to. */
-static inline bool ring_fits(struct tbuf *b, uint64_t head, uint64_t size)
+/* The current block is full: moves to a fresh one, linked after it. */
+__attribute__((noinline)) static bool tb_next_block(struct tbuf *b)
 {
-	if (GP_LIKELY(head + size - b->tail_cache <= b->mask + 1)) {
-		return true;
+	uint32_t nb = blk_pop();
+
+	if (nb == BLK_NONE) {
+		return false;
 	}
-	b->tail_cache = atomic_load_explicit(&b->tail, memory_order_acquire);
-	return head + size - b->tail_cache <= b->mask + 1;
+	/* after the last event's release store: the writer sees 'used' final */
+	atomic_store_explicit(&((struct blk_hdr *)b->cur)->next, nb, memory_order_release);
+	b->cur = blk_at(nb);
+	b->off = BLK_HDR;
+	if (atomic_load_explicit(&blk_nfree, memory_order_relaxed) < nblk / 2 &&
+	    !atomic_load_explicit(&pressure, memory_order_relaxed)) {
+		/* half the blocks in use: wake the writer early (one non-blocking write) */
+		atomic_store_explicit(&pressure, true, memory_order_relaxed);
+		gpi_session_wake();
+	}
+	return true;
 }
 
-/* Room for size bytes at the head, after padding to the ring's end if needed. */
+/* Room for size bytes in the thread's block, or NULL (no free block). */
 static inline void *ring_reserve(struct tbuf *b, uint32_t size, uint64_t *headp)
 {
-	uint64_t head = atomic_load_explicit(&b->head, memory_order_relaxed);
-	uint64_t cap = b->mask + 1;
-	uint64_t off = head & b->mask;
-
-	if (off + size > cap) {
-		uint64_t pad = cap - off;
-		if (!ring_fits(b, head, pad + size)) {
-			return NULL;
-		}
-		struct ev *p = (struct ev *)(b->ring + off);
-		p->size = (uint32_t)pad;
-		p->type = EV_PAD;
-		head += pad;
-		atomic_store_explicit(&b->head, head, memory_order_release);
-	} else if (!ring_fits(b, head, size)) {
+	(void)headp;
+	if (GP_UNLIKELY(b->off + size > blk_bytes) && !tb_next_block(b)) {
 		return NULL;
 	}
-	*headp = head;
-	return b->ring + (head & b->mask);
+	return b->cur + b->off;
 }
 
 static inline void ring_commit(struct tbuf *b, uint64_t head, uint32_t size)
 {
-	atomic_store_explicit(&b->head, head + size, memory_order_release);
-	if (GP_UNLIKELY(head + size - b->tail_cache > (b->mask + 1) / 2)) {
-		b->tail_cache = atomic_load_explicit(&b->tail, memory_order_acquire);
-		if (head + size - b->tail_cache > (b->mask + 1) / 2 &&
-		    !atomic_load_explicit(&b->pressure, memory_order_relaxed)) {
-			/* half full: wake the writer early (one non-blocking write) */
-			atomic_store_explicit(&b->pressure, true, memory_order_relaxed);
-			gpi_session_wake();
-		}
-	}
+	(void)head;
+	b->off += size;
+	atomic_store_explicit(&((struct blk_hdr *)b->cur)->used, b->off, memory_order_release);
 }
 
 static inline void drop(void)
@@ -388,6 +497,23 @@ static inline bool msg_matches_capture(const struct msg *m, const struct domain 
 
 /* ------------------------------------------------------------- events */
 
+/* Fills and commits a short push (EV_PUSH_SHORT) at e. */
+static inline void emit_short(struct tbuf *b, uint64_t head, uint32_t size, uint8_t flags,
+			      const struct msg *m, struct ev_short *e)
+{
+	e->size = size;
+	e->type = EV_PUSH_SHORT;
+	e->flags = flags;
+	e->msglen = (uint16_t)(m->type == MSG_INLINE ? m->len : 0);
+	e->tick = gpi_tick();
+	if (m->a) {
+		memcpy(e->msg, m->a, m->len);
+	} else if (m->w) {
+		wide_to_utf8(m->w, e->msg, m->len);
+	}
+	ring_commit(b, head, size);
+}
+
 /*
  * Writes one range or mark event. Returns the push depth for EV_PUSH, 0
  * otherwise, or -1 when the event was dropped.
@@ -427,7 +553,10 @@ static inline int emit_attr(uint8_t type, const struct domain *dom, const nvtxEv
 			}
 		}
 	}
-	size = (uint32_t)((sizeof(*e) + (m->type == MSG_INLINE ? m->len : 0) + 7) & ~(size_t)7);
+	const bool brief = !at && !dom && type == EV_PUSH && m->type != MSG_REGISTERED;
+	size = (uint32_t)(((brief ? sizeof(struct ev_short) : sizeof(*e)) +
+			   (m->type == MSG_INLINE ? m->len : 0) + 7) &
+			  ~(size_t)7);
 	e = ring_reserve(b, size, &head);
 	if (GP_UNLIKELY(!e)) {
 		drop();
@@ -436,6 +565,12 @@ static inline int emit_attr(uint8_t type, const struct domain *dom, const nvtxEv
 		}
 		tls_guard = 0;
 		return type == EV_PUSH ? depth : -1;
+	}
+	if (brief) {
+		emit_short(b, head, size, flags, m, (struct ev_short *)e);
+		depth = (int)b->depth++;
+		tls_guard = 0;
+		return depth;
 	}
 	e->h.size = size;
 	e->h.type = type;
@@ -492,10 +627,21 @@ static inline int emit_end(uint8_t type, const struct domain *dom, uint64_t id)
 		tls_guard = 0;
 		return -1;
 	}
-	/* a pop needs no id: its event stops before that field */
-	const uint32_t size = type == EV_POP ? offsetof(struct ev, id) : sizeof(*e);
+	/* a pop needs no id: its event stops before that field; nor a domain, if none */
+	const bool brief = type == EV_POP && !dom;
+	const uint32_t size = brief		? sizeof(struct ev_short)
+			      : type == EV_POP ? offsetof(struct ev, id)
+						: sizeof(*e);
 	e = ring_reserve(b, size, &head);
-	if (GP_LIKELY(e != NULL)) {
+	if (GP_LIKELY(e != NULL) && brief) {
+		struct ev_short *sh = (struct ev_short *)e;
+		sh->size = size;
+		sh->type = EV_POP_SHORT;
+		sh->flags = 0;
+		sh->msglen = 0;
+		sh->tick = gpi_tick();
+		ring_commit(b, head, size);
+	} else if (GP_LIKELY(e != NULL)) {
 		e->size = size;
 		e->type = type;
 		e->mtype = MSG_NONE;
@@ -933,15 +1079,24 @@ static bool fill_table(int (*get_table)(NvtxCallbackModule, NvtxFunctionTable *,
 static void tb_init(void)
 {
 	uint32_t n = gpi_pool.nvtx_nbuf;
+	/* every active thread holds a block: never more threads than blocks */
 	struct tbuf *t = calloc(n, sizeof(*t));
+	_Atomic uint32_t *link = calloc(n, sizeof(*link));
 
-	if (!t) {
+	if (!t || !link || gpi_pool.nvtx_buf_bytes < 4096) {
+		free(t);
+		free(link);
 		return;
 	}
+	blk_base = gpi_pool.nvtx_base;
+	blk_bytes = (uint32_t)gpi_pool.nvtx_buf_bytes;
+	nblk = n;
+	blk_link = link;
+	blk_reset(BLK_NONE);
 	for (uint32_t i = 0; i < n; i++) {
-		t[i].ring = gpi_pool.nvtx_base + (size_t)i * gpi_pool.nvtx_buf_bytes;
-		t[i].mask = gpi_pool.nvtx_buf_bytes - 1;
 		t[i].index = i;
+		t[i].rd = BLK_NONE;
+		atomic_init(&t[i].first, BLK_NONE);
 	}
 	tbufs = t;
 	atomic_store_explicit(&ntbufs_pub, n, memory_order_release);
@@ -1090,7 +1245,15 @@ uint64_t gpi_nvtx_take_dropped(void)
 bool gpi_nvtx_has_data(void)
 {
 	for (uint32_t i = 0; i < ntbufs; i++) {
-		if (atomic_load(&tbufs[i].head) != atomic_load(&tbufs[i].tail)) {
+		const struct tbuf *b = &tbufs[i];
+		uint32_t blk = b->rd != BLK_NONE ? b->rd : atomic_load(&b->first);
+		uint32_t off = b->rd != BLK_NONE ? b->rd_off : BLK_HDR;
+		if (atomic_load_explicit(&b->state, memory_order_acquire) == TB_FREE ||
+		    blk == BLK_NONE) {
+			continue;
+		}
+		if (atomic_load(&blk_hdr(blk)->used) != off ||
+		    atomic_load(&blk_hdr(blk)->next) != BLK_NONE) {
 			return true;
 		}
 	}
@@ -1110,13 +1273,19 @@ void gpi_nvtx_atfork_child(void)
 	if (fork_orphans) {
 		fork_orphans[k++] = pend;
 	}
+	/* The parent writes what was in the buffers; the child starts empty. */
+	uint32_t keep = tls_buf ? blk_index(tls_buf->cur) : BLK_NONE;
+	blk_reset(keep);
+	atomic_store(&pressure, false);
+	if (keep != BLK_NONE) {
+		atomic_store(&blk_hdr(keep)->used, BLK_HDR);
+		atomic_store(&blk_hdr(keep)->next, BLK_NONE);
+		tls_buf->off = BLK_HDR;
+	}
 	for (uint32_t i = 0; i < ntbufs; i++) {
 		struct tbuf *b = &tbufs[i];
-		uint64_t h = atomic_load(&b->head);
-		/* The parent writes what was in the rings; the child starts empty. */
-		atomic_store(&b->tail, h);
-		b->tail_cache = h;
-		atomic_store(&b->pressure, false);
+		b->rd = BLK_NONE;
+		atomic_store(&b->first, b == tls_buf ? keep : BLK_NONE);
 		/* the writer's arrays belong to the parent's writer: leave them */
 		if (fork_orphans && b->open) {
 			fork_orphans[k++] = b->open;
@@ -1132,6 +1301,7 @@ void gpi_nvtx_atfork_child(void)
 	}
 	atomic_fetch_add(&tb_generation, 1);
 	pending_reset_after_fork();
+	mcache_w = NULL; /* the child writes a file of its own */
 }
 
 /* ---------------------------------------------------- the writer side */
@@ -1246,11 +1416,52 @@ static uint32_t depth_in_domain(const struct tbuf *b, const struct domain *d)
 	return n;
 }
 
+/*
+ * The writer's cache of short messages and their string ids: a loop's
+ * ranges repeat a few names, and a hit costs a compare of the bytes
+ * instead of the string table's hash and probe. Direct-mapped, writer only;
+ * cleared when the trace writer changes (a fork child's new file).
+ */
+#define MC_SLOTS 512
+#define MC_BYTES 48
+struct mc_ent {
+	uint32_t id;
+	uint16_t len;
+	char s[MC_BYTES];
+};
+static struct mc_ent mcache[MC_SLOTS];
+
+static uint32_t intern_msg(struct gpi_conv *cv, const char *s, uint16_t len)
+{
+	if (!len || len > MC_BYTES || !cv->w) {
+		return gpi_conv_intern_len(cv, s, len);
+	}
+	if (mcache_w != cv->w) {
+		memset(mcache, 0, sizeof(mcache));
+		mcache_w = cv->w;
+	}
+	uint64_t a = 0, z = 0;
+	size_t k = len < 8 ? len : 8;
+	memcpy(&a, s, k);
+	memcpy(&z, s + len - k, k);
+	struct mc_ent *e = &mcache[gp_hash_u64(a ^ (z * 0x9e3779b97f4a7c15ULL) ^ len) % MC_SLOTS];
+	if (e->id && e->len == len && !memcmp(e->s, s, len)) {
+		return e->id;
+	}
+	uint32_t id = gpi_conv_intern_len(cv, s, len);
+	if (id && !cv->err) {
+		e->id = id;
+		e->len = len;
+		memcpy(e->s, s, len);
+	}
+	return id;
+}
+
 static void fill_attr(struct gpi_conv *cv, struct gpt_nvtx *r, const struct ev_attr *e)
 {
 	r->domain = domain_id(cv, e->h.domain);
 	if (e->h.mtype == MSG_INLINE) {
-		r->message = gpi_conv_intern_len(cv, e->msg, e->msglen);
+		r->message = intern_msg(cv, e->msg, e->msglen);
 	} else if (e->h.mtype == MSG_REGISTERED) {
 		const struct rstr *rs = (const struct rstr *)(uintptr_t)e->h.handle;
 		r->message = gpi_conv_intern(cv, rs->text);
@@ -1299,6 +1510,36 @@ static void emit_pushed(struct gpi_conv *cv, struct tbuf *b, const struct open_r
 	emit_range(cv, &r, o->flags & EVF_TRIGGER);
 }
 
+/* A push on b's open stack. */
+static void open_push(struct tbuf *b, const struct open_range *o)
+{
+	if (b->nopen == b->capopen) {
+		size_t nc = b->capopen ? b->capopen * 2 : 16;
+		struct open_range *n = realloc(b->open, nc * sizeof(*n));
+		if (!n) {
+			return;
+		}
+		b->open = n;
+		b->capopen = nc;
+	}
+	b->open[b->nopen++] = *o;
+}
+
+/* A pop: ends the innermost open push of the same domain. */
+static void pop_range(struct gpi_conv *cv, struct tbuf *b, const struct domain *dom, uint64_t ts)
+{
+	for (size_t i = b->nopen; i-- > 0;) {
+		if (b->open[i].domain != dom) {
+			continue;
+		}
+		struct open_range o = b->open[i];
+		memmove(&b->open[i], &b->open[i + 1], (b->nopen - i - 1) * sizeof(*b->open));
+		b->nopen--;
+		emit_pushed(cv, b, &o, ts, b->tid);
+		break;
+	}
+}
+
 static void handle_event(struct gpi_conv *cv, struct tbuf *b, const struct ev *e,
 			 const struct gpi_tickconv *tc)
 {
@@ -1306,46 +1547,36 @@ static void handle_event(struct gpi_conv *cv, struct tbuf *b, const struct ev *e
 
 	switch (e->type) {
 	case EV_PUSH: {
-		const struct ev_attr *a = (const struct ev_attr *)e;
 		struct gpt_nvtx tmp = {0};
-		if (b->nopen == b->capopen) {
-			size_t nc = b->capopen ? b->capopen * 2 : 16;
-			struct open_range *n = realloc(b->open, nc * sizeof(*n));
-			if (!n) {
-				return;
-			}
-			b->open = n;
-			b->capopen = nc;
-		}
-		fill_attr(cv, &tmp, a);
-		b->open[b->nopen++] = (struct open_range){
-			.domain = e->domain,
-			.start = ts,
-			.message = tmp.message,
-			.category = tmp.category,
-			.color = tmp.color,
-			.color_type = tmp.color_type,
-			.payload_type = tmp.payload_type,
-			.payload = tmp.payload,
-			.flags = e->flags,
-		};
+		fill_attr(cv, &tmp, (const struct ev_attr *)e);
+		open_push(b, &(struct open_range){
+				     .domain = e->domain,
+				     .start = ts,
+				     .message = tmp.message,
+				     .category = tmp.category,
+				     .color = tmp.color,
+				     .color_type = tmp.color_type,
+				     .payload_type = tmp.payload_type,
+				     .payload = tmp.payload,
+				     .flags = e->flags,
+			     });
 		break;
 	}
-	case EV_POP: {
-		/* the innermost open push of the same domain */
-		for (size_t i = b->nopen; i-- > 0;) {
-			if (b->open[i].domain != e->domain) {
-				continue;
-			}
-			struct open_range o = b->open[i];
-			memmove(&b->open[i], &b->open[i + 1],
-				(b->nopen - i - 1) * sizeof(*b->open));
-			b->nopen--;
-			emit_pushed(cv, b, &o, ts, b->tid);
-			break;
-		}
+	case EV_PUSH_SHORT: {
+		const struct ev_short *sh = (const struct ev_short *)e;
+		open_push(b, &(struct open_range){
+				     .start = ts,
+				     .message = intern_msg(cv, sh->msg, sh->msglen),
+				     .flags = sh->flags,
+			     });
 		break;
 	}
+	case EV_POP:
+		pop_range(cv, b, e->domain, ts);
+		break;
+	case EV_POP_SHORT:
+		pop_range(cv, b, NULL, ts);
+		break;
 	case EV_START: {
 		struct pending *p = pending_find(e->id, true);
 		if (!p) {
@@ -1430,29 +1661,55 @@ static void handle_event(struct gpi_conv *cv, struct tbuf *b, const struct ev *e
 	}
 }
 
-static void drain_one(struct gpi_conv *cv, struct tbuf *b, const struct gpi_tickconv *tc,
-		      uint64_t head)
+/* Events of b in block blk from *off up to 'used'. */
+static void drain_block(struct gpi_conv *cv, struct tbuf *b, const struct gpi_tickconv *tc,
+			uint32_t blk, uint32_t *off)
 {
-	uint64_t tail = atomic_load_explicit(&b->tail, memory_order_relaxed);
+	const uint8_t *base = blk_at(blk);
+	uint32_t used = atomic_load_explicit(&blk_hdr(blk)->used, memory_order_acquire);
 
-	if (!b->announced && head != tail) {
+	if (used > blk_bytes) {
+		used = blk_bytes; /* cannot happen: never read past the block */
+	}
+	if (!b->announced && *off < used) {
 		gpi_conv_note_tid(cv, b->tid);
 		b->announced = true;
 	}
-	while (tail < head) {
-		const struct ev *e = (const struct ev *)(b->ring + (tail & b->mask));
-		if (e->size < 8 || e->size > b->mask + 1) {
-			/* cannot happen; do not loop forever on a corrupt ring */
-			tail = head;
+	while (*off < used) {
+		const struct ev *e = (const struct ev *)(base + *off);
+		if (e->size < 8 || e->size > used - *off) {
+			/* cannot happen; do not loop forever on a corrupt block */
+			*off = used;
 			break;
 		}
 		if (e->type != EV_PAD) {
 			handle_event(cv, b, e, tc);
 		}
-		tail += e->size;
+		*off += e->size;
 	}
-	atomic_store_explicit(&b->tail, tail, memory_order_release);
-	atomic_store_explicit(&b->pressure, false, memory_order_relaxed);
+}
+
+/* Everything b's thread wrote so far; blocks read to their end go back to the free stack. */
+static void drain_one(struct gpi_conv *cv, struct tbuf *b, const struct gpi_tickconv *tc)
+{
+	if (b->rd == BLK_NONE) {
+		b->rd = atomic_load_explicit(&b->first, memory_order_acquire);
+		b->rd_off = BLK_HDR;
+		if (b->rd == BLK_NONE) {
+			return;
+		}
+	}
+	for (;;) {
+		drain_block(cv, b, tc, b->rd, &b->rd_off);
+		uint32_t nx = atomic_load_explicit(&blk_hdr(b->rd)->next, memory_order_acquire);
+		if (nx == BLK_NONE) {
+			break;
+		}
+		drain_block(cv, b, tc, b->rd, &b->rd_off); /* 'used' is final now */
+		blk_push(b->rd);
+		b->rd = nx;
+		b->rd_off = BLK_HDR;
+	}
 }
 
 /* Ranges of a thread that ended with pushes still open. */
@@ -1477,21 +1734,23 @@ void gpi_nvtx_drain(struct gpi_conv *cv, const struct gpi_tickconv *tc)
 		if (st == TB_FREE) {
 			continue;
 		}
-		uint64_t head = atomic_load_explicit(&b->head, memory_order_acquire);
-		drain_one(cv, b, tc, head);
+		drain_one(cv, b, tc);
 		if (st == TB_DEAD) {
 			unfinished += close_open(cv, b, tc->n1);
 			free(b->open);
 			b->open = NULL;
 			b->nopen = b->capopen = 0;
 			b->announced = false;
-			atomic_store(&b->head, 0);
-			atomic_store(&b->tail, 0);
-			b->tail_cache = 0;
+			if (b->rd != BLK_NONE) {
+				blk_push(b->rd);
+			}
+			b->rd = BLK_NONE;
+			atomic_store(&b->first, BLK_NONE);
 			atomic_store_explicit(&b->state, TB_FREE, memory_order_release);
 			atomic_fetch_add(&tb_generation, 1);
 		}
 	}
+	atomic_store_explicit(&pressure, false, memory_order_relaxed);
 }
 
 uint64_t gpi_nvtx_finish(struct gpi_conv *cv, uint64_t end_ts)

@@ -3,8 +3,8 @@
  * pool.c - the bounded buffer pool (STYLE.md section 8.2).
  *
  * One anonymous mapping of GPUPROF_BUFFER_MB is cut into CUPTI activity
- * buffers (three quarters) and NVTX thread buffers (one quarter, handed out
- * by nvtx.c). Pages are committed only when touched, so a large pool costs
+ * buffers (three quarters) and NVTX blocks (one quarter, chained into
+ * per-thread buffers by nvtx.c as each thread needs them). Pages are committed only when touched, so a large pool costs
  * nothing until it is used.
  *
  * CUPTI buffers move FREE -> CUPTI (bufferRequested, any thread) -> FULL
@@ -52,7 +52,7 @@ int gpi_pool_init(uint64_t bytes)
 		p->nslots = 4096;
 	}
 	size_t nb = clamp_size(nvtx_share / 32, 4u << 10, 128u << 10);
-	/* a power of two, for the ring arithmetic */
+	/* a power of two */
 	size_t pow = 4096;
 	while (pow * 2 <= nb) {
 		pow *= 2;
