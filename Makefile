@@ -158,7 +158,7 @@ $(UNIT_REPORT): $(call obj,$(wildcard tests/unit/report/*.c)) $(UNIT_MAIN) \
 
 # The option parser of cli/, with base/ and PCRE2 alone.
 $(UNIT_CLI): $(call obj,$(wildcard tests/unit/cli/*.c) cli/parse-options.c cli/message.c \
-		cli/progress.c) \
+		cli/progress.c cli/threads.c) \
 		$(UNIT_MAIN) $(LIB_BASE)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
@@ -259,6 +259,11 @@ $(BENCH_FLAME): $(call obj,tests/bench/bench-flame.c tests/tools/gen.c) $(LIB_RE
 		$(LIB_IMPORT) $(LIB_TRACE) $(LIB_BASE)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
 
+BENCH_LOAD := $(O)/bench-load
+$(BENCH_LOAD): $(call obj,tests/bench/bench-load.c) $(LIB_ANALYZE) $(LIB_IMPORT) $(LIB_TRACE) \
+		$(LIB_BASE)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
+
 bench: $(BENCH_TRACE) $(BENCH_REPORT) $(BENCH_FLAME) $(GPUPROF) $(TRACEGEN)
 	$(BENCH_TRACE)
 	$(BENCH_REPORT) $(GPUPROF) 10 3
@@ -267,6 +272,12 @@ bench: $(BENCH_TRACE) $(BENCH_REPORT) $(BENCH_FLAME) $(GPUPROF) $(TRACEGEN)
 	@sh tests/bench/bench-diff.sh $(GPUPROF) $(TRACEGEN)
 	@sh tests/bench/bench-comm.sh $(GPUPROF) $(TRACEGEN)
 	$(BENCH_FLAME) 10000000 3
+
+# Reading on 1 and 2 threads: the floor, the model load, report (tests/bench/bench-threads.sh).
+bench-threads: $(BENCH_LOAD) $(GPUPROF) $(TRACEGEN)
+	@sh tests/bench/bench-threads.sh $(GPUPROF) $(TRACEGEN) $(BENCH_LOAD)
+bench: bench-threads
+.PHONY: bench-threads
 
 # Kineto JSON import alone (in-process), per anchor: tests/bench/bench-kineto.sh.
 BENCH_KINETO := $(O)/bench-kineto

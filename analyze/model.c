@@ -1133,6 +1133,9 @@ static int load_file(struct gpa_model *m, const char *path, const struct gpa_nsy
 	if (ret) {
 		goto out;
 	}
+	if (opts && gpt_reader_set_threads(f.r, opts->threads)) {
+		gp_debug("%s: no worker threads (out of memory): reading on one", path);
+	}
 	/* Size the tables once from the chunk headers: no growth while reading. */
 	uint64_t counts[GPT_KIND__MAX];
 	if (!gpt_reader_count_records(f.r, counts) &&

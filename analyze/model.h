@@ -283,6 +283,11 @@ struct gpa_load_opts {
 	 * records read). fn NULL: silent.
 	 */
 	struct gp_progress_cb progress;
+	/*
+	 * Threads decoding each trace's chunks (gpt_reader_set_threads); 0 or
+	 * 1: the calling thread alone. The model is the same either way.
+	 */
+	unsigned threads;
 };
 
 /*

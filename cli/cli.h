@@ -94,6 +94,18 @@ int cli_load_model(struct gpa_model *m, char **args, size_t nargs);
  */
 int cli_load_steps(struct gpa_model *m, char **args, size_t nargs, const char *step_regex,
 		   struct gpa_steps *steps);
+/* ---- threads reading traces (cli/threads.c) */
+
+/* --threads N, which every command takes (cli/parse-options.c); 0: not given. */
+extern unsigned cli_threads;
+/* "N" from 1 to GPT_MAX_THREADS. */
+bool cli_parse_threads(const char *s, unsigned *out);
+/*
+ * The threads to read traces with: --threads, else GPUPROF_THREADS, else one
+ * per core. Returns 0, or -GP_ERR_RANGE with a bad GPUPROF_THREADS said.
+ */
+int cli_thread_count(unsigned *out);
+
 /* ---- progress on stderr (cli/progress.c) */
 
 /* --quiet, which every command takes (cli/parse-options.c): no progress line. */

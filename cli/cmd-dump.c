@@ -144,6 +144,12 @@ int cmd_dump(int argc, char **argv)
 		gpt_reader_free(r);
 		return CMD_ERROR;
 	}
+	unsigned threads;
+	if (cli_thread_count(&threads)) {
+		gpt_reader_free(r);
+		return CMD_ERROR;
+	}
+	(void)gpt_reader_set_threads(r, threads); /* out of memory: read on one thread */
 	bool write_failed = false;
 	while (!write_failed && (ret = gpt_reader_next(r, &ch)) > 0) {
 		const uint8_t *rec = ch.records;

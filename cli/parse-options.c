@@ -8,6 +8,7 @@
 #include "base/compat.h"
 #include "cli/cli.h"
 #include "cli/parse-options.h"
+#include "trace/trace.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <math.h>
@@ -487,6 +488,15 @@ static int parse_long(struct parser *p, const char *arg)
 		if (!f.o || !f.exact) {
 			return 0;
 		}
+	}
+	/* --threads N: every command's too, unless the command has its own. */
+	if (len == 7 && !strncmp(name, "threads", 7) && !(f.o && f.exact)) {
+		const char *v = eq ? eq + 1 : p->i < p->argc ? p->argv[p->i++] : NULL;
+		if (!cli_parse_threads(v, &cli_threads)) {
+			return cli_opt_usage_error(&p->ctx, "--threads needs a number of threads from 1 "
+						   "to %u", GPT_MAX_THREADS);
+		}
+		return 0;
 	}
 	if (!f.o || f.n > 1) {
 		return unknown(p, arg);

@@ -67,6 +67,14 @@ int cli_load_model(struct gpa_model *m, char **args, size_t nargs)
 		cli_error("%s", err);
 		return ret;
 	}
+	ret = cli_thread_count(&lo.threads);
+	if (ret) {
+		for (size_t i = 0; i < npaths; i++) {
+			free(paths[i]);
+		}
+		free(paths);
+		return ret;
+	}
 	cli_progress_start(&pr);
 	ret = gpa_model_load(m, (const char *const *)paths, npaths, &lo, err, sizeof(err));
 	cli_progress_end(&pr);

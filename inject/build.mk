@@ -18,7 +18,7 @@ NVCC ?= $(CUDA_HOME)/bin/nvcc
 
 INJ_SRC := $(wildcard inject/*.c)
 INJ_PIC_OBJ := $(patsubst %.c,$(O)/pic/%.o,$(INJ_SRC))
-INJ_DEP_PIC_OBJ := $(patsubst %.c,$(O)/pic/%.o,$(BASE_SRC) $(filter-out trace/reader.c,$(TRACE_SRC)))
+INJ_DEP_PIC_OBJ := $(patsubst %.c,$(O)/pic/%.o,$(BASE_SRC) $(filter-out trace/reader.c trace/prefetch.c,$(TRACE_SRC)))
 INJ_LIB := $(O)/libgpuprof-inject.so
 INJ_AR := $(O)/libgpinject-pic.a
 INJ_LIBS := $(shell pkg-config --libs zlib 2>/dev/null || echo -lz) -lpthread -ldl -lm

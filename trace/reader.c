@@ -9,6 +9,7 @@
 #define GP_LOG_TAG "trace/reader"
 #include "base/compat.h"
 #include "trace/format.h"
+#include "trace/prefetch.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -86,6 +87,16 @@ struct gpt_reader {
 	size_t block_used, block_cap;
 	uint64_t string_bytes;
 	GP_VEC(struct gpt_problem) problems;
+
+	/*
+	 * Worker threads decoding the chunks ahead (gpt_reader_set_threads):
+	 * planned from pf_scan on; pf_stopped when the chunk there is one the
+	 * reader reads itself; pf_used the job whose records *out borrows.
+	 */
+	struct gpt_pf *pf;
+	uint64_t pf_scan;
+	bool pf_stopped;
+	bool pf_used;
 };
 
 static void set_err(struct gpt_reader *r, const char *fmt, ...) GP_PRINTF(2, 3);
@@ -333,6 +344,7 @@ void gpt_reader_free(struct gpt_reader *r)
 	if (!r) {
 		return;
 	}
+	gpt_pf_stop(r->pf); /* before the file it reads is closed */
 	if (r->fd >= 0) {
 		close(r->fd);
 	}
@@ -521,8 +533,9 @@ enum take {
  * into r->recs. Returns enum take, or a negative error that ends reading.
  */
 static int take_payload(struct gpt_reader *r, const struct gpt_chunk_header *h,
-			const struct gpt_kind_info *ki, const uint8_t *raw, uint64_t off,
-			uint32_t idx, struct gpt_chunk *out, char *errbuf, size_t errlen, int *err)
+			const struct gpt_kind_info *ki, const uint8_t *raw, const uint8_t *decoded,
+			uint64_t off, uint32_t idx, struct gpt_chunk *out, char *errbuf,
+			size_t errlen, int *err)
 {
 	char reason[128];
 	int ret;
@@ -542,13 +555,16 @@ static int take_payload(struct gpt_reader *r, const struct gpt_chunk_header *h,
 		return TAKE_ABSORBED;
 	}
 	size_t rb = (size_t)h->count * ki->size;
-	if (ensure((void **)&r->recs, &r->recs_cap, rb + 1)) {
+	if (decoded) {
+		ret = 0; /* a worker decoded them (prefetch.c) */
+	} else if (ensure((void **)&r->recs, &r->recs_cap, rb + 1)) {
 		set_err(r, "out of memory reading chunk %u", idx);
 		return -GP_ERR_NOMEM;
+	} else {
+		/* The codec zeroes the records itself, a cache-sized block at a time. */
+		ret = gpt_decode_records_ex(ki, raw, h->raw_len, h->count, r->recs, reason,
+					    sizeof(reason), r->st.major >= 2);
 	}
-	/* The codec zeroes the records itself, a cache-sized block at a time. */
-	ret = gpt_decode_records_ex(ki, raw, h->raw_len, h->count, r->recs, reason, sizeof(reason),
-				    r->st.major >= 2);
 	if (ret == -GP_ERR_NOMEM) {
 		set_err(r, "out of memory reading chunk %u", idx);
 		return ret;
@@ -567,7 +583,7 @@ static int take_payload(struct gpt_reader *r, const struct gpt_chunk_header *h,
 	out->kind = (enum gpt_kind)h->kind;
 	out->info = ki;
 	out->count = h->count;
-	out->records = r->recs;
+	out->records = decoded ? decoded : r->recs;
 	out->first_ts = h->first_ts;
 	out->last_ts = h->last_ts;
 	out->offset = off;
@@ -665,8 +681,8 @@ static int next_inner(struct gpt_reader *r, struct gpt_chunk *out)
 			};
 			const struct gpt_kind_info *ki =
 				kind == GPT_KIND_STRING ? NULL : gpt_kind_info((unsigned)kind);
-			int ret = take_payload(r, &h, ki, p, r->pk_off, idx, out, why, sizeof(why),
-					       &err);
+			int ret = take_payload(r, &h, ki, p, NULL, r->pk_off, idx, out, why,
+					       sizeof(why), &err);
 			if (ret < 0 || ret == TAKE_RECORDS) {
 				return ret;
 			}
@@ -1017,6 +1033,131 @@ static int read_cut_pack(struct gpt_reader *r, const struct gpt_chunk_header *h,
 	return STEP_AGAIN;
 }
 
+/* ------------------------------------------------ decoding ahead on workers */
+
+/* The header at off as it stands, without a word when it cannot be read. */
+static bool peek_header(struct gpt_reader *r, uint64_t off, struct gpt_chunk_header *h)
+{
+	uint8_t hb[GPT_CHUNK_HEADER_SIZE];
+	size_t got = 0;
+
+	if (off >= r->size || r->size - off < sizeof(hb)) {
+		return false;
+	}
+	if (r->mem) {
+		memcpy(hb, r->mem + off, sizeof(hb));
+	} else {
+		while (got < sizeof(hb)) {
+			ssize_t n = pread(r->fd, hb + got, sizeof(hb) - got, (off_t)(off + got));
+			if (n < 0 && errno == EINTR) {
+				continue;
+			}
+			if (n <= 0) {
+				return false;
+			}
+			got += (size_t)n;
+		}
+	}
+	return gpt_chunk_header_unpack(hb, h, NULL, 0) == 0;
+}
+
+/*
+ * Plans the chunk at off for a worker when it is an ordinary chunk that
+ * checks out as far as its header goes; anything else (the index, a packed
+ * chunk, a kind this reader skips, a header out of bounds) the reader reads
+ * itself, and planning stops there until it has.
+ */
+static bool pf_plan_one(struct gpt_reader *r, uint64_t off, struct gpt_pf_job *j)
+{
+	struct gpt_chunk_header *h = &j->h;
+
+	if (r->size - off <= GPT_TRAILER_SIZE || !peek_header(r, off, h)) {
+		return false;
+	}
+	if (h->kind != GPT_KIND_STRING && (h->kind >= GPT_KIND_INDEX || !gpt_kind_info(h->kind))) {
+		return false;
+	}
+	if ((h->flags & ~GPT_CHUNK_FLAGS_KNOWN) || h->raw_len > GPT_MAX_CHUNK_BYTES ||
+	    h->stored_len > GPT_MAX_CHUNK_BYTES || h->count > GPT_MAX_CHUNK_RECORDS ||
+	    (!(h->flags & GPT_CHUNK_FLAG_DEFLATE) && h->stored_len != h->raw_len) ||
+	    off + GPT_CHUNK_HEADER_SIZE + h->stored_len > r->size) {
+		return false;
+	}
+	j->off = off;
+	j->ki = h->kind == GPT_KIND_STRING ? NULL : gpt_kind_info(h->kind);
+	return true;
+}
+
+/* Frees the job last taken and hands the workers chunks up to the ring's size. */
+static void pf_plan(struct gpt_reader *r)
+{
+	struct gpt_pf_job *j;
+
+	if (!r->pf) {
+		return;
+	}
+	if (r->pf_used) {
+		gpt_pf_pop(r->pf);
+		r->pf_used = false;
+	}
+	if (r->index_seen || r->in_pack || r->done) {
+		return;
+	}
+	if (gpt_pf_empty(r->pf)) {
+		r->pf_scan = r->pos;
+		r->pf_stopped = false;
+	}
+	while (!r->pf_stopped && (j = gpt_pf_slot(r->pf))) {
+		if (!pf_plan_one(r, r->pf_scan, j)) {
+			r->pf_stopped = true;
+			break;
+		}
+		r->pf_scan = j->off + GPT_CHUNK_HEADER_SIZE + j->h.stored_len;
+		gpt_pf_submit(r->pf);
+	}
+}
+
+/*
+ * The workers' job for the chunk at off whose header is *h, when they read
+ * it whole; NULL when the reader must read it itself (then the jobs planned
+ * past a chunk the reader did not expect are dropped).
+ */
+static struct gpt_pf_job *pf_take(struct gpt_reader *r, const struct gpt_chunk_header *h,
+				  uint64_t off)
+{
+	struct gpt_pf_job *j = r->pf ? gpt_pf_head(r->pf) : NULL;
+
+	if (!j) {
+		return NULL;
+	}
+	if (j->off != off || j->h.kind != h->kind || j->h.flags != h->flags ||
+	    j->h.count != h->count || j->h.raw_len != h->raw_len ||
+	    j->h.stored_len != h->stored_len || j->h.raw_crc != h->raw_crc) {
+		gpt_pf_drop(r->pf);
+		return NULL;
+	}
+	r->pf_used = true; /* popped at the next chunk: *out may borrow its records */
+	return j->raw_ok ? j : NULL;
+}
+
+int gpt_reader_set_threads(struct gpt_reader *r, unsigned threads)
+{
+	struct gpt_pf_src src = {.fd = r->fd, .mem = r->mem, .size = r->size,
+				 .v2 = r->st.major >= 2};
+
+	if (threads <= 1 || r->pf || r->chunk_index || r->size <= r->header_len) {
+		return 0;
+	}
+	if (threads > GPT_MAX_THREADS) {
+		threads = GPT_MAX_THREADS;
+	}
+	int ret = gpt_pf_start(&src, threads, &r->pf);
+	if (!ret) {
+		gp_debug("%s: chunks decoded ahead on %u worker threads", r->name, threads);
+	}
+	return ret;
+}
+
 /* Reads the chunk at r->pos; returns an enum step or a negative error. */
 static int next_chunk(struct gpt_reader *r, struct gpt_chunk *out)
 {
@@ -1026,8 +1167,11 @@ static int next_chunk(struct gpt_reader *r, struct gpt_chunk *out)
 	const uint8_t *raw;
 	char why[160];
 	int err = 0;
-	int ret = read_chunk_header(r, at.off, &h);
+	struct gpt_pf_job *job;
+	int ret;
 
+	pf_plan(r);
+	ret = read_chunk_header(r, at.off, &h);
 	if (ret == STEP_CUT_PACK) {
 		return read_cut_pack(r, &h, at.off);
 	}
@@ -1052,11 +1196,14 @@ static int next_chunk(struct gpt_reader *r, struct gpt_chunk *out)
 	}
 	r->chunk_index = at.idx; /* problems below name this chunk */
 	ret = check_chunk(r, &h, packed, &at);
-	if (ret == STEP_READY) {
+	job = ret == STEP_READY ? pf_take(r, &h, at.off) : NULL;
+	if (job) {
+		raw = job->raw;
+	} else if (ret == STEP_READY) {
 		ret = read_stored(r, &h, &at);
-	}
-	if (ret == STEP_READY) {
-		ret = unpack_payload(r, &h, &at, &raw);
+		if (ret == STEP_READY) {
+			ret = unpack_payload(r, &h, &at, &raw);
+		}
 	}
 	if (ret != STEP_READY) {
 		return ret;
@@ -1066,7 +1213,8 @@ static int next_chunk(struct gpt_reader *r, struct gpt_chunk *out)
 		start_pack(r, &h, raw, at.off);
 		return STEP_AGAIN;
 	}
-	ret = take_payload(r, &h, ki, raw, at.off, at.idx, out, why, sizeof(why), &err);
+	ret = take_payload(r, &h, ki, raw, job && job->dec_ok ? job->recs : NULL, at.off, at.idx,
+			   out, why, sizeof(why), &err);
 	if (ret < 0) {
 		return ret;
 	}

@@ -205,6 +205,17 @@ void gpt_writer_get_stats(const struct gpt_writer *w, struct gpt_writer_stats *s
 
 struct gpt_reader;
 
+/*
+ * Decodes the chunks ahead on threads worker threads (inflating, checking
+ * and decoding each one), while gpt_reader_next hands them out in file order
+ * as before: the chunks, records, problems and messages are the same as
+ * with one thread, only sooner. 0 or 1: no workers (the default); at most
+ * GPT_MAX_THREADS. Call it after opening, before the first gpt_reader_next.
+ * Memory grows by about two chunks per thread. Returns 0 or -GP_ERR_NOMEM.
+ */
+#define GPT_MAX_THREADS 256u
+int gpt_reader_set_threads(struct gpt_reader *r, unsigned threads);
+
 /* One decoded chunk: count records of one kind, borrowed until the next call. */
 struct gpt_chunk {
 	enum gpt_kind kind;

@@ -1,0 +1,92 @@
+#!/bin/sh
+# Reading on worker threads (--threads, GPUPROF_THREADS) changes nothing but
+# the time: report, stats, flame and dump give the same bytes on standard
+# output and standard error, and the same exit status, on one thread and on
+# several, for whole, truncated, corrupt, packed and footerless traces and
+# for the anchors; bad thread counts are refused.
+. "$TOP/tests/e2e/lib.sh"
+
+"$TRACEGEN" --seed 5 --steps 30 --kernels 300 --devices 2 --all-kinds --chunk-records 256 \
+	-o whole.gpz >/dev/null || fail tracegen
+"$TRACEGEN" --seed 6 --steps 8 --kernels 100 --no-close --chunk-records 128 \
+	-o open.gpz >/dev/null || fail tracegen
+"$TRACEGEN" --seed 7 --steps 4 --kernels 60 --compact 0 -o packed.gpz >/dev/null || fail tracegen
+size=$(wc -c <whole.gpz)
+head -c $((size * 3 / 5)) whole.gpz >cut.gpz
+head -c $(($(wc -c <packed.gpz) - 7)) packed.gpz >packed-cut.gpz
+# Damage: payload bytes of three chunks (bad CRC, bad deflate stream) and the
+# magic of a chunk header (the reader then scans for the next one).
+offs=$("$GPUPROF" dump --threads 1 whole.gpz |
+	sed -n 's/^# chunk [0-9]*: [0-9]* [a-z_]* records at offset \([0-9]*\)$/\1/p' | sed -n '3p;9p;17p;30p')
+[ "$(echo $offs | wc -w)" -eq 4 ] || fail "too few chunks: $offs"
+python3 - $offs <<'PY'
+import sys
+o = [int(x) for x in sys.argv[1:]]
+d = bytearray(open("whole.gpz", "rb").read())
+d[o[0] + 60] ^= 0x5a
+d[o[1] + 49] ^= 0xff
+d[o[2]] ^= 0x01
+d[o[3] + 80] ^= 0x10
+open("bad.gpz", "wb").write(d)
+PY
+
+inputs="whole.gpz open.gpz packed.gpz cut.gpz packed-cut.gpz bad.gpz"
+if have_anchors kineto/hta nsys; then
+	inputs="$inputs $(find "$ANCHORS/kineto/hta" "$ANCHORS/nsys" \( -name '*.json' -o \
+		-name '*.json.gz' -o -name '*.sqlite' \) 2>/dev/null | sort | sed -n '1p;4p;$p')"
+fi
+
+# run NAME ARGS...: stdout, stderr and status into NAME.out, NAME.err, NAME.rc
+run() {
+	name_=$1
+	shift
+	"$@" >"$name_.out" 2>"$name_.err"
+	echo $? >"$name_.rc"
+}
+
+same() {
+	for x_ in out err rc; do
+		cmp -s "$1.$x_" "$2.$x_" || fail "$3: $1.$x_ and $2.$x_ differ: $(diff "$1.$x_" "$2.$x_" | head -5)"
+	done
+}
+
+n=0
+for f in $inputs; do
+	for cmd in report stats "flame" "flame -o -.svg" dump; do
+		run one "$GPUPROF" $cmd --threads 1 "$f"
+		run four "$GPUPROF" $cmd --threads 4 "$f"
+		same one four "$cmd $f"
+		run two "$GPUPROF" $cmd --threads=2 "$f"
+		same one two "$cmd --threads=2 $f"
+		GPUPROF_THREADS=3 run env "$GPUPROF" $cmd "$f"
+		same one env "GPUPROF_THREADS=3 $cmd $f"
+		n=$((n + 1))
+	done
+done
+echo "$n comparisons" >&2
+# The damaged files are damaged (the comparisons above saw their warnings).
+for f in cut.gpz bad.gpz packed-cut.gpz; do
+	run x "$GPUPROF" report --threads 1 "$f"
+	grep -q "^gpuprof: warning: $f: \(truncated\|corrupt\)" x.err || fail "$f: no warning: $(cat x.err)"
+done
+run x "$GPUPROF" report --threads 1 bad.gpz
+[ "$(grep -c 'corrupt at offset' x.err)" -eq 1 ] || fail "bad.gpz: $(cat x.err)"
+
+# The workers do run: the reader says so at debug level.
+GPUPROF_LOG=debug "$GPUPROF" stats --threads 4 whole.gpz >/dev/null 2>err
+grep -q 'decoded ahead on 4 worker threads' err || fail "no workers: $(grep -c . err) lines"
+GPUPROF_LOG=debug "$GPUPROF" stats --threads 1 whole.gpz >/dev/null 2>err
+grep -q 'worker threads' err && fail "workers with --threads 1"
+
+# Bad counts are refused.
+for v in 0 x 257 -1 ""; do
+	expect_rc 2 "$GPUPROF" report --threads "$v" whole.gpz
+	grep -q "^gpuprof: error: --threads needs a number of threads from 1 to 256" err ||
+		fail "--threads '$v': $(cat err)"
+done
+expect_rc 2 "$GPUPROF" stats whole.gpz --threads
+GPUPROF_THREADS=many expect_rc 1 "$GPUPROF" report whole.gpz
+grep -qx "gpuprof: error: GPUPROF_THREADS: 'many' is not a number of threads from 1 to 256" err ||
+	fail "GPUPROF_THREADS=many: $(cat err)"
+GPUPROF_THREADS=many expect_rc 0 "$GPUPROF" report --threads 2 whole.gpz
+exit 0
