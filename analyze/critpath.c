@@ -38,6 +38,8 @@ struct node {
 	uint8_t ob;      /* the start edge that set the recorded start, or B_ROOT */
 	uint8_t bs, be;  /* re-timed: the start edge that set ns; 1 when w set ne */
 	uint8_t chg;     /* 0 unchanged, 1 sped up, 2 removed */
+	uint8_t carry;   /* GPU: 1 + the category of the op before it on its stream, outside
+			  * the graph, that held it past its launch; 0 none */
 };
 
 struct endkey {
@@ -311,6 +313,41 @@ static uint32_t find_op(const struct ctx *c, uint64_t after, uint64_t until, con
 	return GPA_NONE;
 }
 
+/* The op before gpu row g on its stream (earlier rows of its device), or GPA_NONE. */
+static uint32_t prev_on_stream(const struct ctx *c, uint32_t g)
+{
+	const struct gpa_model *m = c->m;
+	uint32_t stream = gpa_gpu_stream(m, g);
+	uint16_t dev = m->gpu.dev[g];
+
+	for (unsigned k = 0; g > 0 && k < WALK_MAX; k++) {
+		g--;
+		if (m->gpu.dev[g] != dev) {
+			break;
+		}
+		if (gpa_gpu_stream(m, g) == stream) {
+			return g;
+		}
+	}
+	return GPA_NONE;
+}
+
+/*
+ * A GPU op with no stream predecessor in the graph that started after its
+ * launch call had returned, while an earlier op of its stream (work of an
+ * earlier step) still ran: its start is fixed, and the time before it is
+ * that op's category.
+ */
+static void link_carry(struct ctx *c, struct node *v, int64_t t0)
+{
+	uint32_t q = prev_on_stream(c, v->row);
+
+	if (q != GPA_NONE && c->m->gpu.end[q] > (uint64_t)(t0 < 0 ? 0 : t0) &&
+	    c->m->gpu.end[q] <= v->s + 1000) {
+		v->carry = (uint8_t)(1 + gpu_cat(c, q));
+	}
+}
+
 /* Host syncs -> the op they waited for; GPU ops: the edge that set their start. */
 static void link_waits(struct ctx *c, uint64_t ws)
 {
@@ -347,10 +384,15 @@ static void link_waits(struct ctx *c, uint64_t ws)
 		if (ready == INT64_MIN) {
 			ready = (int64_t)ws;
 		}
-		if ((int64_t)v->s > ready) {
+		if (v->p[1] == GPA_NONE && v->p[0] != GPA_NONE && (int64_t)v->s > t0) {
+			link_carry(c, v, t0);
+		}
+		if ((int64_t)v->s > ready && !v->carry) {
 			v->p[2] = find_op(c, ready < 0 ? 0 : (uint64_t)ready, v->s, v, 0, 0);
 		}
-		if (v->p[2] != GPA_NONE) {
+		if (v->carry) {
+			v->ob = B_ROOT;
+		} else if (v->p[2] != GPA_NONE) {
 			v->ob = 2;
 		} else if (t0 != INT64_MIN || t1 != INT64_MIN) {
 			v->ob = t0 >= t1 ? 0 : 1;
@@ -469,6 +511,9 @@ static void time_start(struct ctx *c, struct node *v)
 	unsigned first = v->ob < 3 ? v->ob : 0;
 
 	v->bs = B_ROOT;
+	if (v->carry) {
+		best = (int64_t)v->s; /* held by work outside the graph */
+	}
 	for (unsigned k = 0; k < 3; k++) {
 		unsigned s = (first + k) % 3;
 		if (v->p[s] == GPA_NONE) {
@@ -482,7 +527,7 @@ static void time_start(struct ctx *c, struct node *v)
 			v->bs = (uint8_t)s;
 		}
 	}
-	v->ns = v->bs == B_ROOT ? v->s : (best < 0 ? 0 : (uint64_t)best);
+	v->ns = v->bs == B_ROOT && !v->carry ? v->s : (best < 0 ? 0 : (uint64_t)best);
 }
 
 static void retime(struct ctx *c, bool what_if)
@@ -564,6 +609,9 @@ static int trace_back(struct ctx *c, uint64_t ws, struct gpa_cp_path *p, struct 
 		}
 		if (v->bs == B_ROOT) {
 			uint8_t k = v->kind == N_GPU ? GPA_CP_IDLE : GPA_CP_CPU;
+			if (v->carry) {
+				k = (uint8_t)(v->carry - 1);
+			}
 			ret = seg(c, cat, ws < v->ns ? ws : v->ns, v->ns, v, k, true);
 			break;
 		}
