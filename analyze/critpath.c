@@ -63,7 +63,8 @@ struct ctx {
 	GP_VEC(uint32_t) off;
 	GP_VEC(uint32_t) succ;
 	GP_VEC(uint8_t) indeg;
-	GP_VEC(struct gpa_cp_seg) path;
+	GP_VEC(struct gpa_cp_seg) path; /* the longest segments of the path being traced */
+	size_t nsegs;                   /* segments of that path */
 	struct gp_u64map streams;
 };
 
@@ -558,16 +559,6 @@ static void retime(struct ctx *c, bool what_if)
 
 /* ------------------------------------------------------------ the path */
 
-static int seg(struct ctx *c, int64_t *cat, uint64_t a, uint64_t b, const struct node *v,
-	       uint8_t kat, bool edge)
-{
-	struct gpa_cp_seg s = {.start = a, .end = b, .row = v->row, .cat = kat,
-			       .kind = v->kind == N_END ? 2 : v->kind, .edge = edge};
-
-	cat[kat] += (int64_t)b - (int64_t)a;
-	return b > a ? gp_vec_push(&c->path, s) : 0;
-}
-
 static int cmp_seg_len(const void *a, const void *b)
 {
 	const struct gpa_cp_seg *x = a, *y = b;
@@ -576,7 +567,76 @@ static int cmp_seg_len(const void *a, const void *b)
 	if (lx != ly) {
 		return lx > ly ? -1 : 1;
 	}
-	return x->start < y->start ? -1 : x->start > y->start;
+	if (x->start != y->start) {
+		return x->start < y->start ? -1 : 1;
+	}
+	if (x->edge != y->edge) {
+		return x->edge ? 1 : -1;
+	}
+	return x->row < y->row ? -1 : x->row > y->row;
+}
+
+/*
+ * Keeps the o->top longest segments in c->path, a heap whose root is the
+ * shortest kept (so a path of a million segments costs top entries).
+ */
+static int top_push(struct ctx *c, struct gpa_cp_seg s)
+{
+	struct gpa_cp_seg *h;
+	size_t i;
+
+	if (!c->o->top) {
+		return 0;
+	}
+	if (c->path.n < c->o->top) {
+		if (gp_vec_push(&c->path, s)) {
+			return -GP_ERR_NOMEM;
+		}
+		h = c->path.v;
+		for (i = c->path.n - 1; i > 0 && cmp_seg_len(&h[i], &h[(i - 1) / 2]) > 0;
+		     i = (i - 1) / 2) {
+			struct gpa_cp_seg t = h[i];
+			h[i] = h[(i - 1) / 2];
+			h[(i - 1) / 2] = t;
+		}
+		return 0;
+	}
+	h = c->path.v;
+	if (cmp_seg_len(&s, &h[0]) >= 0) {
+		return 0;
+	}
+	h[0] = s;
+	for (i = 0;;) {
+		size_t l = 2 * i + 1, r = l + 1, w = i;
+		if (l < c->path.n && cmp_seg_len(&h[l], &h[w]) > 0) {
+			w = l;
+		}
+		if (r < c->path.n && cmp_seg_len(&h[r], &h[w]) > 0) {
+			w = r;
+		}
+		if (w == i) {
+			break;
+		}
+		struct gpa_cp_seg t = h[i];
+		h[i] = h[w];
+		h[w] = t;
+		i = w;
+	}
+	return 0;
+}
+
+static int seg(struct ctx *c, int64_t *cat, uint64_t a, uint64_t b, const struct node *v,
+	       uint8_t kat, bool edge)
+{
+	struct gpa_cp_seg s = {.start = a, .end = b, .row = v->row, .cat = kat,
+			       .kind = v->kind == N_END ? 2 : v->kind, .edge = edge};
+
+	cat[kat] += (int64_t)b - (int64_t)a;
+	if (b <= a) {
+		return 0;
+	}
+	c->nsegs++;
+	return top_push(c, s);
 }
 
 /* Walks back from the last end to the step's start and fills p. */
@@ -589,6 +649,7 @@ static int trace_back(struct ctx *c, uint64_t ws, struct gpa_cp_path *p, struct 
 	int ret = 0;
 
 	c->path.n = 0;
+	c->nsegs = 0;
 	for (size_t k = 1; k < c->n.n; k++) {
 		if (c->n.v[k].ne > c->n.v[i].ne) {
 			i = (uint32_t)k;
@@ -626,12 +687,12 @@ static int trace_back(struct ctx *c, uint64_t ws, struct gpa_cp_path *p, struct 
 	for (unsigned k = 0; k < GPA_CP__COUNT; k++) {
 		p->cat_ns[k] = cat[k] > 0 ? (uint64_t)cat[k] : 0;
 	}
-	p->segs = c->path.n;
+	p->segs = c->nsegs;
 	if (c->path.n) {
 		qsort(c->path.v, c->path.n, sizeof(*c->path.v), cmp_seg_len);
 	}
 	p->top_first = out->segs.n;
-	p->top_n = c->path.n < c->o->top ? c->path.n : c->o->top;
+	p->top_n = c->path.n;
 	for (size_t k = 0; k < p->top_n && !ret; k++) {
 		ret = gp_vec_push(&out->segs, c->path.v[k]);
 	}
