@@ -44,6 +44,7 @@ int cmd_flame(int argc, char **argv);
 int cmd_occupancy(int argc, char **argv);
 int cmd_mfu(int argc, char **argv);
 int cmd_devices(int argc, char **argv);
+int cmd_critical_path(int argc, char **argv);
 extern const struct cli_command cmd_info_opts;
 extern const struct cli_command cmd_dump_opts;
 extern const struct cli_command cmd_gaps_opts;
@@ -59,6 +60,7 @@ extern const struct cli_command cmd_flame_opts;
 extern const struct cli_command cmd_occupancy_opts;
 extern const struct cli_command cmd_mfu_opts;
 extern const struct cli_command cmd_devices_opts;
+extern const struct cli_command cmd_critical_path_opts;
 
 /* "gpuprof: error: ..." on stderr. */
 GP_PRINTF(1, 2) void cli_error(const char *fmt, ...);

@@ -67,6 +67,8 @@ const struct cmd cmd_table[] = {
 	 &cmd_mfu_opts},
 	{"devices", cmd_devices, "the GPU peak table: dense TFLOP/s per datatype, bandwidths",
 	 &cmd_devices_opts},
+	{"critical-path", cmd_critical_path,
+	 "the chain of work that sets each step's time; what-if speedups", &cmd_critical_path_opts},
 	{"comm", cmd_comm, "communication: NCCL bandwidth, exposed communication, stragglers",
 	 &cmd_comm_opts},
 	{"help", cmd_help, "this list, a command's help, or the manual page", &cmd_help_opts},

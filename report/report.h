@@ -18,6 +18,7 @@
 
 /* Analysis results, borrowed by the renderers (analyze/NAME.h). */
 struct gpa_breakdown;
+struct gpa_critpath;
 struct gpa_comm;
 struct gpa_devrow;
 struct gpa_diff_result;
@@ -594,5 +595,18 @@ int gpr_mfu_render(struct gp_strbuf *out, enum gpr_format fmt, const struct gpa_
 int gpr_devices_table(struct gpr_table *t, const struct gpa_devrow *rows, size_t n);
 
 /* ---- end MFU */
+
+/* ---- critical path (report/critpath.c, docs/critical-path.md) */
+
+/*
+ * Renders a critical-path result: per step its time, bound and composition
+ * (with the what-if's when there is one), the composition over all steps,
+ * and each step's longest path segments with their events. Text, JSON, CSV
+ * or Markdown. Returns 0, -GP_ERR_API for an unknown format, -GP_ERR_NOMEM.
+ */
+int gpr_critpath_render(struct gp_strbuf *out, enum gpr_format fmt, const struct gpa_model *m,
+			const struct gpa_steps *steps, const struct gpa_critpath *cp);
+
+/* ---- end critical path */
 
 #endif /* GPR_REPORT_H */

@@ -1,0 +1,913 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * critpath.c - the critical path of each step and what-if re-timing
+ * (analyze/critpath.h has the graph and its rules; docs/critical-path.md).
+ *
+ * Each node has two points, its start S and its end E. Start edges come
+ * from another node's end (or, for a launch, from the launch call's start);
+ * a host synchronization has an end edge from the GPU op it waited for.
+ * The points are put in topological order once (Kahn) and re-timed by one
+ * pass over that order; the path is traced back along the edge that set
+ * each point.
+ */
+#include "base/compat.h"
+#include "analyze/critpath.h"
+#include "analyze/commclass.h"
+#include "analyze/model.h"
+#include "analyze/steps.h"
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { N_API = 0, N_GPU = 1, N_END = 2 };
+#define B_ROOT 3
+#define WALK_MAX 256 /* ops looked at, at most, for one wait or cross-stream edge */
+#define NAME_SYNC 1
+#define NAME_ASYNC 2
+
+struct node {
+	uint64_t s, e;   /* recorded */
+	uint64_t ns, ne; /* re-timed */
+	uint32_t p[3];   /* start edges: API, END {thread}; GPU {launch, stream, other stream} */
+	uint32_t w;      /* API: the GPU op it waited for, or GPA_NONE */
+	uint32_t row;    /* api row, gpu row, or GPA_NONE */
+	uint8_t kind, cat;
+	uint8_t ob;      /* the start edge that set the recorded start, or B_ROOT */
+	uint8_t bs, be;  /* re-timed: the start edge that set ns; 1 when w set ne */
+	uint8_t chg;     /* 0 unchanged, 1 sped up, 2 removed */
+	uint8_t carry;   /* GPU: 1 + the category of the op before it on its stream, outside
+			  * the graph, that held it past its launch; 0 none */
+};
+
+struct endkey {
+	uint64_t e;
+	uint32_t idx;
+};
+
+struct ctx {
+	const struct gpa_model *m;
+	const struct gpa_critpath_opts *o;
+	pcre2_code *sp, *rm;
+	pcre2_match_data *md;
+	uint8_t *func_chg;  /* per func: 0 not looked at, else chg + 1 */
+	uint8_t *name_flag; /* per string id: NAME_* + 4 once looked at */
+	struct gp_u64map syncs; /* api row -> sync row */
+	uint32_t *tlast, *tstamp, stamp;
+	GP_VEC(struct node) n;
+	GP_VEC(uint32_t) amap;
+	GP_VEC(struct endkey) byend;
+	GP_VEC(uint32_t) order;
+	GP_VEC(uint32_t) off;
+	GP_VEC(uint32_t) succ;
+	GP_VEC(uint8_t) indeg;
+	GP_VEC(struct gpa_cp_seg) path; /* the longest segments of the path being traced */
+	size_t nsegs;                   /* segments of that path */
+	struct gp_u64map streams;
+};
+
+static const char *const cat_names[GPA_CP__COUNT] = {
+	"cpu", "launch-overhead", "kernel", "copy", "communication", "wait-stream", "idle",
+};
+
+const char *gpa_cp_cat_name(unsigned cat)
+{
+	return cat < GPA_CP__COUNT ? cat_names[cat] : "unknown";
+}
+
+unsigned gpa_cp_bound(const struct gpa_cp_path *p)
+{
+	unsigned best = 0;
+
+	for (unsigned k = 1; k < GPA_CP__COUNT; k++) {
+		if (p->cat_ns[k] > p->cat_ns[best]) {
+			best = k;
+		}
+	}
+	return best;
+}
+
+/* ------------------------------------------------------------ names */
+
+static pcre2_code *compile(const char *what, const char *pat, char *errbuf, size_t errlen)
+{
+	int code;
+	PCRE2_SIZE off;
+	pcre2_code *re = pcre2_compile((PCRE2_SPTR)pat, PCRE2_ZERO_TERMINATED, PCRE2_UTF, &code,
+				       &off, NULL);
+
+	if (!re) {
+		PCRE2_UCHAR msg[128];
+		pcre2_get_error_message(code, msg, sizeof(msg));
+		snprintf(errbuf, errlen, "bad %s pattern '%s': %s at offset %zu", what, pat,
+			 (const char *)msg, (size_t)off);
+	}
+	return re;
+}
+
+static bool re_match(const struct ctx *c, pcre2_code *re, const char *s)
+{
+	return re && pcre2_match(re, (PCRE2_SPTR)s, strlen(s), 0, 0, c->md, NULL) >= 0;
+}
+
+/* What the what-if does to kernel row k: 0 nothing, 1 speed up, 2 remove. */
+static uint8_t kernel_change(struct ctx *c, uint32_t k)
+{
+	uint32_t f = c->m->kern.func[k];
+
+	if (!c->sp && !c->rm) {
+		return 0;
+	}
+	if (!c->func_chg[f]) {
+		const struct gpa_func *fn = &c->m->funcs.v[f];
+		const char *raw = gpa_model_str(c->m, fn->name);
+		const char *dem = fn->demangled ? gpa_model_str(c->m, fn->demangled) : raw;
+		uint8_t v = 0;
+		if (re_match(c, c->rm, raw) || re_match(c, c->rm, dem)) {
+			v = 2;
+		} else if (re_match(c, c->sp, raw) || re_match(c, c->sp, dem)) {
+			v = 1;
+		}
+		c->func_chg[f] = (uint8_t)(v + 1);
+	}
+	return (uint8_t)(c->func_chg[f] - 1);
+}
+
+static unsigned name_flags(struct ctx *c, uint32_t name)
+{
+	if (!c->name_flag[name]) {
+		const char *s = gpa_model_str(c->m, name);
+		unsigned v = 4;
+		if (strstr(s, "Synchronize")) {
+			v |= NAME_SYNC;
+		}
+		if (strstr(s, "Async")) {
+			v |= NAME_ASYNC;
+		}
+		c->name_flag[name] = (uint8_t)v;
+	}
+	return c->name_flag[name] & 3u;
+}
+
+/* ------------------------------------------------------------ building */
+
+static int add_node(struct ctx *c, uint8_t kind, uint64_t s, uint64_t e, uint32_t row,
+		    uint8_t cat)
+{
+	struct node v = {.s = s, .e = e < s ? s : e, .row = row, .kind = kind, .cat = cat,
+			 .ob = B_ROOT, .w = GPA_NONE, .p = {GPA_NONE, GPA_NONE, GPA_NONE}};
+	return gp_vec_push(&c->n, v);
+}
+
+static size_t lower_bound_api(const struct gpa_model *m, uint64_t t)
+{
+	size_t lo = 0, hi = m->api.n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (m->api.start[mid] < t) {
+			lo = mid + 1;
+		} else {
+			hi = mid;
+		}
+	}
+	return lo;
+}
+
+/* Top-level API calls of proc (GPA_NONE: any) starting in [ws, we): nodes in thread order. */
+static int add_apis(struct ctx *c, uint32_t proc, uint64_t ws, uint64_t we, size_t *lo_out)
+{
+	const struct gpa_model *m = c->m;
+	size_t lo = lower_bound_api(m, ws), hi = lower_bound_api(m, we);
+
+	*lo_out = lo;
+	c->amap.n = 0;
+	if (gp_vec_reserve(&c->amap, hi - lo + 1)) {
+		return -GP_ERR_NOMEM;
+	}
+	c->amap.n = hi - lo;
+	for (size_t r = lo; r < hi; r++) {
+		uint32_t th = m->api.thread[r];
+		c->amap.v[r - lo] = GPA_NONE;
+		if (th >= m->threads.n || (proc != GPA_NONE && m->threads.v[th].proc != proc)) {
+			continue;
+		}
+		bool have = c->tstamp[th] == c->stamp;
+		if (have && m->api.start[r] < c->n.v[c->tlast[th]].e) {
+			c->amap.v[r - lo] = c->tlast[th]; /* nested in the thread's last call */
+			continue;
+		}
+		uint32_t idx = (uint32_t)c->n.n;
+		if (add_node(c, N_API, m->api.start[r], m->api.end[r], (uint32_t)r, GPA_CP_CPU)) {
+			return -GP_ERR_NOMEM;
+		}
+		if (have) {
+			c->n.v[idx].p[0] = c->tlast[th];
+			c->n.v[idx].ob = 0;
+		}
+		c->tlast[th] = idx;
+		c->tstamp[th] = c->stamp;
+		c->amap.v[r - lo] = idx;
+	}
+	return 0;
+}
+
+static uint8_t gpu_cat(const struct ctx *c, size_t g)
+{
+	bool comm = gpa_commclass_gpu(c->o->comm, c->m, g);
+
+	if (comm) {
+		return GPA_CP_COMM;
+	}
+	return c->m->gpu.kind[g] == GPA_GPU_KERNEL ? GPA_CP_KERNEL : GPA_CP_COPY;
+}
+
+/* GPU op row g as a node: its launch call and its stream predecessor. */
+static int add_gpu(struct ctx *c, size_t g, size_t lo)
+{
+	const struct gpa_model *m = c->m;
+	uint32_t idx = (uint32_t)c->n.n, a = gpa_gpu_api(m, g);
+	uint64_t key = ((uint64_t)m->gpu.dev[g] << 32) | gpa_gpu_stream(m, g);
+	uint64_t *prev;
+
+	if (add_node(c, N_GPU, m->gpu.start[g], m->gpu.end[g], (uint32_t)g, gpu_cat(c, g))) {
+		return -GP_ERR_NOMEM;
+	}
+	struct node *v = &c->n.v[idx];
+	if (m->gpu.kind[g] == GPA_GPU_KERNEL) {
+		v->chg = kernel_change(c, m->gpu.row[g]);
+	}
+	if (a != GPA_NONE && a >= lo && a - lo < c->amap.n && c->amap.v[a - lo] != GPA_NONE) {
+		struct node *l = &c->n.v[c->amap.v[a - lo]];
+		v->p[0] = c->amap.v[a - lo];
+		l->cat = GPA_CP_LAUNCH;
+		/* A synchronous copy call waits for its copy. */
+		if (m->gpu.kind[g] == GPA_GPU_MEMCPY && !(name_flags(c, m->api.name[a]) & NAME_ASYNC) &&
+		    v->e > l->s && v->e <= l->e && (l->w == GPA_NONE || c->n.v[l->w].e < v->e)) {
+			l->w = idx;
+		}
+	}
+	prev = gp_u64map_find(&c->streams, key);
+	if (prev) {
+		v->p[1] = (uint32_t)*prev;
+		*prev = idx;
+	} else if (gp_u64map_put(&c->streams, key, idx) < 0) {
+		return -GP_ERR_NOMEM;
+	}
+	return 0;
+}
+
+static int cmp_endkey(const void *a, const void *b)
+{
+	const struct endkey *x = a, *y = b;
+
+	if (x->e != y->e) {
+		return x->e < y->e ? -1 : 1;
+	}
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/* Index in byend just past the last op ending at or before t. */
+static size_t upper_bound_end(const struct ctx *c, uint64_t t)
+{
+	size_t lo = 0, hi = c->byend.n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (c->byend.v[mid].e <= t) {
+			lo = mid + 1;
+		} else {
+			hi = mid;
+		}
+	}
+	return lo;
+}
+
+/*
+ * The op ending last in (after, until] that fits: same device as op `like`
+ * on another stream (cross), or of proc on stream (wait; stream GPA_NONE any).
+ */
+static uint32_t find_op(const struct ctx *c, uint64_t after, uint64_t until, const struct node *like,
+			uint32_t proc, uint32_t stream)
+{
+	const struct gpa_model *m = c->m;
+	size_t i = upper_bound_end(c, until);
+
+	for (unsigned k = 0; i > 0 && k < WALK_MAX; k++) {
+		const struct endkey *ek = &c->byend.v[--i];
+		if (ek->e <= after) {
+			break;
+		}
+		uint32_t g = c->n.v[ek->idx].row;
+		if (like) {
+			if (m->gpu.dev[g] == m->gpu.dev[like->row] &&
+			    gpa_gpu_stream(m, g) != gpa_gpu_stream(m, like->row)) {
+				return ek->idx;
+			}
+		} else if (gpa_dev_proc(m, m->gpu.dev[g]) == proc &&
+			   (stream == GPA_NONE || gpa_gpu_stream(m, g) == stream)) {
+			return ek->idx;
+		}
+	}
+	return GPA_NONE;
+}
+
+/* The op before gpu row g on its stream (earlier rows of its device), or GPA_NONE. */
+static uint32_t prev_on_stream(const struct ctx *c, uint32_t g)
+{
+	const struct gpa_model *m = c->m;
+	uint32_t stream = gpa_gpu_stream(m, g);
+	uint16_t dev = m->gpu.dev[g];
+
+	for (unsigned k = 0; g > 0 && k < WALK_MAX; k++) {
+		g--;
+		if (m->gpu.dev[g] != dev) {
+			break;
+		}
+		if (gpa_gpu_stream(m, g) == stream) {
+			return g;
+		}
+	}
+	return GPA_NONE;
+}
+
+/*
+ * A GPU op with no stream predecessor in the graph that started after its
+ * launch call had returned, while an earlier op of its stream (work of an
+ * earlier step) still ran: its start is fixed, and the time before it is
+ * that op's category.
+ */
+static void link_carry(struct ctx *c, struct node *v, int64_t t0)
+{
+	uint32_t q = prev_on_stream(c, v->row);
+
+	if (q != GPA_NONE && c->m->gpu.end[q] > (uint64_t)(t0 < 0 ? 0 : t0) &&
+	    c->m->gpu.end[q] <= v->s + 1000) {
+		v->carry = (uint8_t)(1 + gpu_cat(c, q));
+	}
+}
+
+/* Host syncs -> the op they waited for; GPU ops: the edge that set their start. */
+static void link_waits(struct ctx *c, uint64_t ws)
+{
+	const struct gpa_model *m = c->m;
+
+	for (size_t i = 0; i < c->n.n; i++) {
+		struct node *v = &c->n.v[i];
+		if (v->kind == N_API && v->w == GPA_NONE) {
+			uint32_t r = v->row, stream = GPA_NONE;
+			uint64_t *sr = gp_u64map_find(&c->syncs, r);
+			if (!sr && !(name_flags(c, m->api.name[r]) & NAME_SYNC)) {
+				continue;
+			}
+			if (sr && m->sync.type[*sr] == 3) {
+				stream = m->sync.stream[*sr];
+			}
+			v->w = find_op(c, v->s, v->e, NULL, m->threads.v[m->api.thread[r]].proc,
+				       stream);
+			continue;
+		}
+		if (v->kind != N_GPU) {
+			continue;
+		}
+		int64_t t0 = INT64_MIN, t1 = INT64_MIN, ready;
+		if (v->p[0] != GPA_NONE) {
+			const struct node *l = &c->n.v[v->p[0]];
+			int64_t full = (int64_t)v->s - (int64_t)l->s, d = (int64_t)(l->e - l->s);
+			t0 = (int64_t)l->s + (full < d ? full : d);
+		}
+		if (v->p[1] != GPA_NONE) {
+			t1 = (int64_t)c->n.v[v->p[1]].e;
+		}
+		ready = t0 > t1 ? t0 : t1;
+		if (ready == INT64_MIN) {
+			ready = (int64_t)ws;
+		}
+		if (v->p[1] == GPA_NONE && v->p[0] != GPA_NONE && (int64_t)v->s > t0) {
+			link_carry(c, v, t0);
+		}
+		if ((int64_t)v->s > ready && !v->carry) {
+			v->p[2] = find_op(c, ready < 0 ? 0 : (uint64_t)ready, v->s, v, 0, 0);
+		}
+		if (v->carry) {
+			v->ob = B_ROOT;
+		} else if (v->p[2] != GPA_NONE) {
+			v->ob = 2;
+		} else if (t0 != INT64_MIN || t1 != INT64_MIN) {
+			v->ob = t0 >= t1 ? 0 : 1;
+		}
+	}
+}
+
+/* ------------------------------------------------------------ order and timing */
+
+static uint32_t src_point(const struct node *v, unsigned slot)
+{
+	return v->p[slot] * 2u + (v->kind == N_GPU && slot == 0 ? 0u : 1u);
+}
+
+/* Kahn's order over the points (2 i start, 2 i + 1 end of node i). */
+static int topo_order(struct ctx *c, uint64_t *cycles)
+{
+	size_t np = c->n.n * 2;
+
+	c->off.n = c->succ.n = c->order.n = c->indeg.n = 0;
+	if (gp_vec_reserve(&c->off, np + 1) || gp_vec_reserve(&c->indeg, np) ||
+	    gp_vec_reserve(&c->order, np) || gp_vec_reserve(&c->succ, c->n.n * 4 + 1)) {
+		return -GP_ERR_NOMEM;
+	}
+	memset(c->off.v, 0, (np + 1) * sizeof(uint32_t));
+	memset(c->indeg.v, 0, np);
+	for (size_t i = 0; i < c->n.n; i++) {
+		const struct node *v = &c->n.v[i];
+		for (unsigned s = 0; s < 3; s++) {
+			if (v->p[s] != GPA_NONE) {
+				c->off.v[src_point(v, s) + 1]++;
+				c->indeg.v[2 * i]++;
+			}
+		}
+		if (v->w != GPA_NONE) {
+			c->off.v[2 * v->w + 2]++;
+			c->indeg.v[2 * i + 1]++;
+		}
+		c->indeg.v[2 * i + 1]++; /* its own start */
+	}
+	for (size_t i = 0; i < np; i++) {
+		c->off.v[i + 1] += c->off.v[i];
+	}
+	for (size_t i = 0; i < c->n.n; i++) {
+		const struct node *v = &c->n.v[i];
+		for (unsigned s = 0; s < 3; s++) {
+			if (v->p[s] != GPA_NONE) {
+				c->succ.v[c->off.v[src_point(v, s)]++] = (uint32_t)(2 * i);
+			}
+		}
+		if (v->w != GPA_NONE) {
+			c->succ.v[c->off.v[2 * v->w + 1]++] = (uint32_t)(2 * i + 1);
+		}
+	}
+	for (size_t i = np; i > 0; i--) { /* the fill moved each start to the next one's */
+		c->off.v[i] = c->off.v[i - 1];
+	}
+	c->off.v[0] = 0;
+	for (size_t i = 0; i < np; i++) {
+		if (!c->indeg.v[i]) {
+			c->order.v[c->order.n++] = (uint32_t)i;
+		}
+	}
+	for (size_t q = 0; q < c->order.n; q++) {
+		uint32_t p = c->order.v[q];
+		for (uint32_t k = c->off.v[p]; k < c->off.v[p + 1]; k++) {
+			if (!--c->indeg.v[c->succ.v[k]]) {
+				c->order.v[c->order.n++] = c->succ.v[k];
+			}
+		}
+		if (!(p & 1) && !--c->indeg.v[p + 1]) {
+			c->order.v[c->order.n++] = p + 1;
+		}
+	}
+	*cycles += np - c->order.n;
+	return 0;
+}
+
+/* The lag of start edge slot of v: recorded for the edge that set its start, else the least. */
+static int64_t lag_of(const struct ctx *c, const struct node *v, unsigned slot)
+{
+	const struct node *p = &c->n.v[v->p[slot]];
+	bool launch = v->kind == N_GPU && slot == 0;
+	int64_t exact = (int64_t)v->s - (int64_t)(launch ? p->s : p->e);
+
+	if (slot == v->ob || v->kind != N_GPU || slot == 2) {
+		return exact;
+	}
+	if (launch) {
+		int64_t d = (int64_t)(p->e - p->s);
+		return exact < d ? exact : d;
+	}
+	return exact < 0 ? exact : 0;
+}
+
+static uint64_t new_dur(const struct ctx *c, const struct node *v, bool what_if)
+{
+	uint64_t d = v->e - v->s;
+
+	if (v->kind == N_API && v->w != GPA_NONE) {
+		uint64_t tail = v->e - c->n.v[v->w].e;
+		return tail < d ? tail : d;
+	}
+	if (!what_if || !v->chg) {
+		return d;
+	}
+	if (v->chg == 2) {
+		return 0;
+	}
+	return (uint64_t)((double)d / c->o->speedup + 0.5);
+}
+
+static void time_start(struct ctx *c, struct node *v)
+{
+	int64_t best = INT64_MIN;
+	unsigned first = v->ob < 3 ? v->ob : 0;
+
+	v->bs = B_ROOT;
+	if (v->carry) {
+		best = (int64_t)v->s; /* held by work outside the graph */
+	}
+	for (unsigned k = 0; k < 3; k++) {
+		unsigned s = (first + k) % 3;
+		if (v->p[s] == GPA_NONE) {
+			continue;
+		}
+		const struct node *p = &c->n.v[v->p[s]];
+		bool launch = v->kind == N_GPU && s == 0;
+		int64_t t = (int64_t)(launch ? p->ns : p->ne) + lag_of(c, v, s);
+		if (t > best) {
+			best = t;
+			v->bs = (uint8_t)s;
+		}
+	}
+	v->ns = v->bs == B_ROOT && !v->carry ? v->s : (best < 0 ? 0 : (uint64_t)best);
+}
+
+static void retime(struct ctx *c, bool what_if)
+{
+	for (size_t i = 0; i < c->n.n; i++) {
+		c->n.v[i].ns = c->n.v[i].s;
+		c->n.v[i].ne = c->n.v[i].e;
+		c->n.v[i].bs = c->n.v[i].ob;
+		c->n.v[i].be = 0;
+	}
+	for (size_t q = 0; q < c->order.n; q++) {
+		struct node *v = &c->n.v[c->order.v[q] / 2];
+		if (!(c->order.v[q] & 1)) {
+			time_start(c, v);
+			continue;
+		}
+		v->ne = v->ns + new_dur(c, v, what_if);
+		v->be = 0;
+		if (v->w != GPA_NONE) {
+			uint64_t t = c->n.v[v->w].ne + (v->e - c->n.v[v->w].e);
+			if (t >= v->ne) {
+				v->ne = t;
+				v->be = 1;
+			}
+		}
+	}
+}
+
+/* ------------------------------------------------------------ the path */
+
+static int cmp_seg_len(const void *a, const void *b)
+{
+	const struct gpa_cp_seg *x = a, *y = b;
+	uint64_t lx = x->end - x->start, ly = y->end - y->start;
+
+	if (lx != ly) {
+		return lx > ly ? -1 : 1;
+	}
+	if (x->start != y->start) {
+		return x->start < y->start ? -1 : 1;
+	}
+	if (x->edge != y->edge) {
+		return x->edge ? 1 : -1;
+	}
+	return x->row < y->row ? -1 : x->row > y->row;
+}
+
+/*
+ * Keeps the o->top longest segments in c->path, a heap whose root is the
+ * shortest kept (so a path of a million segments costs top entries).
+ */
+static int top_push(struct ctx *c, struct gpa_cp_seg s)
+{
+	struct gpa_cp_seg *h;
+	size_t i;
+
+	if (!c->o->top) {
+		return 0;
+	}
+	if (c->path.n < c->o->top) {
+		if (gp_vec_push(&c->path, s)) {
+			return -GP_ERR_NOMEM;
+		}
+		h = c->path.v;
+		for (i = c->path.n - 1; i > 0 && cmp_seg_len(&h[i], &h[(i - 1) / 2]) > 0;
+		     i = (i - 1) / 2) {
+			struct gpa_cp_seg t = h[i];
+			h[i] = h[(i - 1) / 2];
+			h[(i - 1) / 2] = t;
+		}
+		return 0;
+	}
+	h = c->path.v;
+	if (cmp_seg_len(&s, &h[0]) >= 0) {
+		return 0;
+	}
+	h[0] = s;
+	for (i = 0;;) {
+		size_t l = 2 * i + 1, r = l + 1, w = i;
+		if (l < c->path.n && cmp_seg_len(&h[l], &h[w]) > 0) {
+			w = l;
+		}
+		if (r < c->path.n && cmp_seg_len(&h[r], &h[w]) > 0) {
+			w = r;
+		}
+		if (w == i) {
+			break;
+		}
+		struct gpa_cp_seg t = h[i];
+		h[i] = h[w];
+		h[w] = t;
+		i = w;
+	}
+	return 0;
+}
+
+static int seg(struct ctx *c, int64_t *cat, uint64_t a, uint64_t b, const struct node *v,
+	       uint8_t kat, bool edge)
+{
+	struct gpa_cp_seg s = {.start = a, .end = b, .row = v->row, .cat = kat,
+			       .kind = v->kind == N_END ? 2 : v->kind, .edge = edge};
+
+	cat[kat] += (int64_t)b - (int64_t)a;
+	if (b <= a) {
+		return 0;
+	}
+	c->nsegs++;
+	return top_push(c, s);
+}
+
+/* Walks back from the last end to the step's start and fills p. */
+static int trace_back(struct ctx *c, uint64_t ws, struct gpa_cp_path *p, struct gpa_critpath *out)
+{
+	int64_t cat[GPA_CP__COUNT] = {0};
+	uint32_t i = 0;
+	size_t guard = c->n.n * 4 + 4;
+	bool at_end = true;
+	int ret = 0;
+
+	c->path.n = 0;
+	c->nsegs = 0;
+	for (size_t k = 1; k < c->n.n; k++) {
+		if (c->n.v[k].ne > c->n.v[i].ne) {
+			i = (uint32_t)k;
+		}
+	}
+	p->end = c->n.n ? c->n.v[i].ne : ws;
+	while (c->n.n && guard-- && !ret) {
+		const struct node *v = &c->n.v[i];
+		if (at_end) {
+			if (v->be && v->w != GPA_NONE) {
+				ret = seg(c, cat, c->n.v[v->w].ne, v->ne, v, GPA_CP_CPU, false);
+				i = v->w;
+				continue;
+			}
+			ret = seg(c, cat, v->ns, v->ne, v, v->cat, false);
+			at_end = false;
+			continue;
+		}
+		if (v->bs == B_ROOT) {
+			uint8_t k = v->kind == N_GPU ? GPA_CP_IDLE : GPA_CP_CPU;
+			if (v->carry) {
+				k = (uint8_t)(v->carry - 1);
+			}
+			ret = seg(c, cat, ws < v->ns ? ws : v->ns, v->ns, v, k, true);
+			break;
+		}
+		const struct node *q = &c->n.v[v->p[v->bs]];
+		static const uint8_t gpu_edge[3] = {GPA_CP_LAUNCH, GPA_CP_IDLE, GPA_CP_WAIT_STREAM};
+		uint8_t k = v->kind == N_GPU ? gpu_edge[v->bs] : GPA_CP_CPU;
+		bool launch = v->kind == N_GPU && v->bs == 0;
+		ret = seg(c, cat, launch ? q->ns : q->ne, v->ns, v, k, true);
+		i = v->p[v->bs];
+		at_end = !launch;
+	}
+	for (unsigned k = 0; k < GPA_CP__COUNT; k++) {
+		p->cat_ns[k] = cat[k] > 0 ? (uint64_t)cat[k] : 0;
+	}
+	p->segs = c->nsegs;
+	if (c->path.n) {
+		qsort(c->path.v, c->path.n, sizeof(*c->path.v), cmp_seg_len);
+	}
+	p->top_first = out->segs.n;
+	p->top_n = c->path.n;
+	for (size_t k = 0; k < p->top_n && !ret; k++) {
+		ret = gp_vec_push(&out->segs, c->path.v[k]);
+	}
+	return ret;
+}
+
+/* ------------------------------------------------------------ per step */
+
+/* One graph: API calls of proc in [ws, we), the GPU ops listed, the step's end. */
+static int analyze_one(struct ctx *c, struct gpa_cp_step *st, const uint32_t *ops, size_t nops,
+		       uint64_t ws, uint64_t we, uint32_t end_thread, uint64_t step_end,
+		       struct gpa_critpath *out)
+{
+	size_t lo;
+	int ret;
+
+	c->n.n = 0;
+	c->stamp++;
+	gp_u64map_clear(&c->streams);
+	ret = add_apis(c, st->proc, ws, we, &lo);
+	for (size_t k = 0; k < nops && !ret; k++) {
+		ret = add_gpu(c, ops[k], lo);
+	}
+	if (!ret && end_thread != GPA_NONE && end_thread < c->m->threads.n &&
+	    c->tstamp[end_thread] == c->stamp) {
+		uint32_t idx = (uint32_t)c->n.n;
+		ret = add_node(c, N_END, step_end, step_end, GPA_NONE, GPA_CP_CPU);
+		if (!ret) {
+			c->n.v[idx].p[0] = c->tlast[end_thread];
+			c->n.v[idx].ob = 0;
+		}
+	}
+	c->byend.n = 0;
+	for (size_t i = 0; i < c->n.n && !ret; i++) {
+		if (c->n.v[i].kind == N_GPU) {
+			struct endkey k = {c->n.v[i].e, (uint32_t)i};
+			ret = gp_vec_push(&c->byend, k);
+		}
+	}
+	if (ret) {
+		return ret;
+	}
+	if (c->byend.n) {
+		qsort(c->byend.v, c->byend.n, sizeof(*c->byend.v), cmp_endkey);
+	}
+	link_waits(c, ws);
+	ret = topo_order(c, &out->cycles);
+	if (ret) {
+		return ret;
+	}
+	st->start = ws;
+	st->nodes = (uint32_t)c->n.n;
+	retime(c, false);
+	ret = trace_back(c, ws, &st->now, out);
+	for (size_t i = 0; i < c->n.n; i++) {
+		st->matched += c->n.v[i].chg != 0;
+	}
+	if (!ret && out->what_if) {
+		retime(c, true);
+		ret = trace_back(c, ws, &st->what_if, out);
+	} else {
+		st->what_if = st->now;
+	}
+	return ret;
+}
+
+/* GPU rows grouped by step: rows of step s are list[first[s] .. first[s + 1]). */
+static int group_ops(const struct gpa_model *m, const struct gpa_steps *steps, uint32_t **list,
+		     uint32_t **first)
+{
+	size_t ns = steps->v.n;
+
+	*list = malloc((m->gpu.n + 1) * sizeof(uint32_t));
+	*first = calloc(ns + 2, sizeof(uint32_t));
+	if (!*list || !*first) {
+		return -GP_ERR_NOMEM;
+	}
+	for (size_t g = 0; g < m->gpu.n; g++) {
+		if (steps->gpu_step[g] < ns) {
+			(*first)[steps->gpu_step[g] + 2]++;
+		}
+	}
+	for (size_t s = 0; s < ns; s++) {
+		(*first)[s + 2] += (*first)[s + 1];
+	}
+	for (size_t g = 0; g < m->gpu.n; g++) {
+		if (steps->gpu_step[g] < ns) {
+			(*list)[(*first)[steps->gpu_step[g] + 1]++] = (uint32_t)g;
+		}
+	}
+	return 0;
+}
+
+static int run_steps(struct ctx *c, const struct gpa_steps *steps, struct gpa_critpath *out)
+{
+	const struct gpa_model *m = c->m;
+	uint32_t *list = NULL, *first = NULL;
+	int ret = group_ops(m, steps, &list, &first);
+
+	for (size_t s = 0; s < steps->v.n && !ret; s++) {
+		const struct gpa_step *sp = &steps->v.v[s];
+		struct gpa_cp_step st = {.step = (uint32_t)s, .proc = sp->proc};
+		uint32_t th = sp->nvtx != GPA_NONE ? m->nvtx.thread[sp->nvtx] : GPA_NONE;
+		ret = analyze_one(c, &st, list + first[s], first[s + 1] - first[s], sp->start,
+				  sp->end, th, sp->end, out);
+		if (!ret) {
+			ret = gp_vec_push(&out->steps, st);
+		}
+	}
+	free(list);
+	free(first);
+	return ret;
+}
+
+static int run_window(struct ctx *c, struct gpa_critpath *out)
+{
+	const struct gpa_model *m = c->m;
+	uint64_t ws = c->o->win_start, we = c->o->win_end;
+	GP_VEC(uint32_t) ops = {0};
+	struct gpa_cp_step st = {.step = GPA_NONE, .proc = GPA_NONE};
+	int ret = 0;
+
+	for (size_t g = 0; g < m->gpu.n && !ret; g++) {
+		uint32_t a = gpa_gpu_api(m, g);
+		uint64_t t = a != GPA_NONE ? m->api.start[a] : m->gpu.start[g];
+		if (t >= ws && t < we) {
+			ret = gp_vec_push(&ops, (uint32_t)g);
+		}
+	}
+	if (!ret) {
+		ret = analyze_one(c, &st, ops.v, ops.n, ws, we, GPA_NONE, we, out);
+	}
+	if (!ret) {
+		ret = gp_vec_push(&out->steps, st);
+	}
+	gp_vec_free(&ops);
+	return ret;
+}
+
+static void ctx_release(struct ctx *c)
+{
+	pcre2_code_free(c->sp);
+	pcre2_code_free(c->rm);
+	pcre2_match_data_free(c->md);
+	free(c->func_chg);
+	free(c->name_flag);
+	free(c->tlast);
+	free(c->tstamp);
+	gp_u64map_release(&c->syncs);
+	gp_u64map_release(&c->streams);
+	gp_vec_free(&c->n);
+	gp_vec_free(&c->amap);
+	gp_vec_free(&c->byend);
+	gp_vec_free(&c->order);
+	gp_vec_free(&c->off);
+	gp_vec_free(&c->succ);
+	gp_vec_free(&c->indeg);
+	gp_vec_free(&c->path);
+}
+
+static int ctx_init(struct ctx *c, const struct gpa_model *m, const struct gpa_critpath_opts *o,
+		    char *errbuf, size_t errlen)
+{
+	c->m = m;
+	c->o = o;
+	if (o->speedup_regex && !(c->sp = compile("speedup", o->speedup_regex, errbuf, errlen))) {
+		return -GP_ERR_API;
+	}
+	if (o->remove_regex && !(c->rm = compile("remove", o->remove_regex, errbuf, errlen))) {
+		return -GP_ERR_API;
+	}
+	c->md = pcre2_match_data_create(4, NULL);
+	c->func_chg = calloc(m->funcs.n + 1, 1);
+	c->name_flag = calloc(m->strs.off.n + 2, 1);
+	c->tlast = calloc(m->threads.n + 1, sizeof(uint32_t));
+	c->tstamp = calloc(m->threads.n + 1, sizeof(uint32_t));
+	if (!c->md || !c->func_chg || !c->name_flag || !c->tlast || !c->tstamp) {
+		return -GP_ERR_NOMEM;
+	}
+	for (size_t r = 0; r < m->sync.n; r++) {
+		if (m->sync.api[r] != GPA_NONE && gp_u64map_put(&c->syncs, m->sync.api[r], r) < 0) {
+			return -GP_ERR_NOMEM;
+		}
+	}
+	return 0;
+}
+
+int gpa_critpath_analyze(const struct gpa_model *m, const struct gpa_steps *steps,
+			 const struct gpa_critpath_opts *o, struct gpa_critpath *out, char *errbuf,
+			 size_t errlen)
+{
+	struct ctx c = {0};
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	if (!m || !o || !o->comm || (!o->window && !steps) ||
+	    ((o->speedup_regex && !(o->speedup > 0)))) {
+		snprintf(errbuf, errlen, "critical path: bad arguments");
+		return -GP_ERR_API;
+	}
+	out->what_if = o->speedup_regex || o->remove_regex;
+	ret = ctx_init(&c, m, o, errbuf, errlen);
+	if (!ret) {
+		ret = o->window ? run_window(&c, out) : run_steps(&c, steps, out);
+	}
+	if (ret == -GP_ERR_NOMEM) {
+		snprintf(errbuf, errlen, "out of memory");
+	}
+	ctx_release(&c);
+	return ret;
+}
+
+void gpa_critpath_release(struct gpa_critpath *c)
+{
+	gp_vec_free(&c->steps);
+	gp_vec_free(&c->segs);
+	memset(c, 0, sizeof(*c));
+}

@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * critpath.h - the critical path of each step and what-if re-timing
+ * (analyze/critpath.c, docs/critical-path.md).
+ *
+ * Per step (or one window) a dependency graph of the step's work: top-level
+ * CPU API calls in order per thread (calls nested in another call of the
+ * same thread belong to it); a launch call -> the kernel, copy or memset it
+ * launched (correlation); the order of each stream; a host synchronization
+ * (a CUPTI SYNC record's call, a *Synchronize call, a synchronous copy) ->
+ * the GPU work it waited for (the latest op, of its stream for a stream
+ * sync, that ended while the call was blocked); a GPU op that started later
+ * than its launch and its stream allowed -> the op of another stream of its
+ * device that ended last before it (an inferred cross-stream dependency:
+ * the model keeps no event ids of cudaEventRecord calls).
+ *
+ * Every edge has a lag taken from the trace: the CPU time between two calls
+ * of a thread is kept whatever changes; the edge that set a node's start in
+ * the recorded trace keeps the recorded lag, the others their least one
+ * (0 on a stream; a launch's call duration). Earliest-start propagation over
+ * this DAG reproduces the trace exactly; with kernels made faster or removed
+ * it gives the new step time. The critical path is traced back from the
+ * last node to end, and every ns of the step lands in one category.
+ */
+#ifndef GPA_CRITPATH_H
+#define GPA_CRITPATH_H
+
+#include "analyze/model.h"
+
+struct gpa_steps;
+struct gpa_commclass;
+
+enum gpa_cp_cat {
+	GPA_CP_CPU = 0,         /* API calls and host time between them */
+	GPA_CP_LAUNCH = 1,      /* launch calls and launch latency to the GPU op's start */
+	GPA_CP_KERNEL = 2,      /* compute kernels */
+	GPA_CP_COPY = 3,        /* memcpy and memset */
+	GPA_CP_COMM = 4,        /* communication kernels and peer copies (analyze/commclass.h) */
+	GPA_CP_WAIT_STREAM = 5, /* a GPU op waiting for another stream's op */
+	GPA_CP_IDLE = 6,        /* a stream that waited for nothing the graph shows */
+	GPA_CP__COUNT = 7,
+};
+
+/* Stable key of a category ("launch-overhead"); "unknown" when out of range. */
+const char *gpa_cp_cat_name(unsigned cat);
+
+struct gpa_critpath_opts {
+	const struct gpa_commclass *comm; /* borrowed; required */
+	const char *speedup_regex;        /* kernels taking speedup times less; NULL none */
+	double speedup;                   /* > 0 */
+	const char *remove_regex;         /* kernels removed (duration 0); NULL none */
+	bool window;                      /* one window instead of the steps */
+	uint64_t win_start, win_end;      /* model timeline, end exclusive */
+	size_t top;                       /* longest path segments kept per step */
+};
+
+/* One segment of a critical path: a node's own time or an edge's lag. */
+struct gpa_cp_seg {
+	uint64_t start, end;
+	uint32_t row;  /* gpa_model.api row (API), gpa_model.gpu row (GPU), GPA_NONE */
+	uint8_t cat;   /* enum gpa_cp_cat */
+	uint8_t kind;  /* 0 an API call, 1 a GPU op, 2 no event (step edge) */
+	bool edge;     /* a lag between two events rather than an event's own time */
+};
+
+struct gpa_cp_path {
+	uint64_t end;                  /* the step's end: the last node's */
+	uint64_t cat_ns[GPA_CP__COUNT]; /* sums to end - gpa_cp_step.start */
+	size_t segs;                   /* segments on the path */
+	size_t top_first, top_n;       /* its longest segments in gpa_critpath.segs */
+};
+
+struct gpa_cp_step {
+	uint32_t step;          /* gpa_steps.v index; GPA_NONE for a window */
+	uint32_t proc;          /* GPA_NONE for a window */
+	uint64_t start;
+	uint32_t nodes;         /* API calls, GPU ops and the step's end */
+	uint32_t matched;       /* kernels the what-if changed */
+	struct gpa_cp_path now; /* as recorded */
+	struct gpa_cp_path what_if; /* re-timed (equal to now without what-if) */
+};
+
+struct gpa_critpath {
+	bool what_if;
+	uint64_t cycles; /* nodes left out of a step's order (edges of bad data closing a cycle) */
+	GP_VEC(struct gpa_cp_step) steps;
+	GP_VEC(struct gpa_cp_seg) segs;
+};
+
+/*
+ * Analyzes each step of steps (or o->window). Fills *out (release with
+ * gpa_critpath_release, also after an error). Returns 0; -GP_ERR_API for
+ * a bad pattern, a speedup <= 0 or no commclass (reason in errbuf);
+ * -GP_ERR_NOMEM.
+ */
+int gpa_critpath_analyze(const struct gpa_model *m, const struct gpa_steps *steps,
+			 const struct gpa_critpath_opts *o, struct gpa_critpath *out, char *errbuf,
+			 size_t errlen);
+void gpa_critpath_release(struct gpa_critpath *c);
+
+/* The category with the most time of p (the step's bound). */
+unsigned gpa_cp_bound(const struct gpa_cp_path *p);
+
+#endif /* GPA_CRITPATH_H */

@@ -1,0 +1,231 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * critpath.c - renders a critical-path analysis (analyze/critpath.c): per
+ * step its time, bound and composition, the composition over all steps, and
+ * the longest segments of each path with their events. Formats only; times
+ * are exact integer nanoseconds, starts counted from the first event.
+ */
+#include "base/compat.h"
+#include "analyze/critpath.h"
+#include "analyze/model.h"
+#include "analyze/steps.h"
+#include "report/report.h"
+
+static const struct gpr_col step_cols[] = {
+	{"Step", GPR_COL_LEFT},
+	{"Start (ns)", GPR_COL_NUM},
+	{"Time (ns)", GPR_COL_NUM},
+	{"Bound", GPR_COL_LEFT},
+	{"cpu (ns)", GPR_COL_NUM},
+	{"launch-overhead (ns)", GPR_COL_NUM},
+	{"kernel (ns)", GPR_COL_NUM},
+	{"copy (ns)", GPR_COL_NUM},
+	{"communication (ns)", GPR_COL_NUM},
+	{"wait-stream (ns)", GPR_COL_NUM},
+	{"idle (ns)", GPR_COL_NUM},
+	{"What-if time (ns)", GPR_COL_NUM},
+	{"Saved (ns)", GPR_COL_NUM},
+	{"What-if bound", GPR_COL_LEFT},
+};
+
+static const struct gpr_col comp_cols[] = {
+	{"Category", GPR_COL_LEFT},
+	{"Time (ns)", GPR_COL_NUM},
+	{"% of path", GPR_COL_NUM},
+	{"What-if (ns)", GPR_COL_NUM},
+	{"What-if %", GPR_COL_NUM},
+};
+
+static const struct gpr_col seg_cols[] = {
+	{"Step", GPR_COL_LEFT},
+	{"Path", GPR_COL_LEFT},
+	{"Start (ns)", GPR_COL_NUM},
+	{"Duration (ns)", GPR_COL_NUM},
+	{"Category", GPR_COL_LEFT},
+	{"Event", GPR_COL_LEFT},
+};
+
+static void step_label(struct gpr_table *t, const struct gpa_model *m,
+		       const struct gpa_steps *steps, const struct gpa_cp_step *s)
+{
+	if (s->step == GPA_NONE || !steps) {
+		gpr_table_cell(t, "window");
+		return;
+	}
+	const struct gpa_step *st = &steps->v.v[s->step];
+	if (st->name) {
+		gpr_table_cell(t, gpa_model_str(m, st->name));
+	} else {
+		gpr_table_cellf(t, "process %" PRIu32, m->procs.v[st->proc].pid);
+	}
+}
+
+static uint64_t rel(const struct gpa_model *m, uint64_t t)
+{
+	return t > m->t0 ? t - m->t0 : 0;
+}
+
+static void step_table(struct gpr_table *t, const struct gpa_model *m,
+		       const struct gpa_steps *steps, const struct gpa_critpath *cp)
+{
+	gpr_table_init(t, step_cols, GP_ARRAY_SIZE(step_cols) - (cp->what_if ? 0 : 3));
+	for (size_t i = 0; i < cp->steps.n; i++) {
+		const struct gpa_cp_step *s = &cp->steps.v[i];
+		uint64_t now = s->now.end - s->start, wi = s->what_if.end - s->start;
+		step_label(t, m, steps, s);
+		gpr_table_cellf(t, "%" PRIu64, rel(m, s->start));
+		gpr_table_cellf(t, "%" PRIu64, now);
+		gpr_table_cell(t, gpa_cp_cat_name(gpa_cp_bound(&s->now)));
+		for (unsigned k = 0; k < GPA_CP__COUNT; k++) {
+			gpr_table_cellf(t, "%" PRIu64, s->now.cat_ns[k]);
+		}
+		if (cp->what_if) {
+			gpr_table_cellf(t, "%" PRIu64, wi);
+			gpr_table_cellf(t, "%" PRId64, (int64_t)(now - wi));
+			gpr_table_cell(t, gpa_cp_cat_name(gpa_cp_bound(&s->what_if)));
+		}
+	}
+}
+
+static void comp_table(struct gpr_table *t, const struct gpa_critpath *cp)
+{
+	uint64_t sum[2][GPA_CP__COUNT] = {{0}}, tot[2] = {0, 0};
+
+	for (size_t i = 0; i < cp->steps.n; i++) {
+		for (unsigned k = 0; k < GPA_CP__COUNT; k++) {
+			sum[0][k] += cp->steps.v[i].now.cat_ns[k];
+			sum[1][k] += cp->steps.v[i].what_if.cat_ns[k];
+			tot[0] += cp->steps.v[i].now.cat_ns[k];
+			tot[1] += cp->steps.v[i].what_if.cat_ns[k];
+		}
+	}
+	gpr_table_init(t, comp_cols, GP_ARRAY_SIZE(comp_cols) - (cp->what_if ? 0 : 2));
+	for (unsigned k = 0; k < GPA_CP__COUNT; k++) {
+		gpr_table_cell(t, gpa_cp_cat_name(k));
+		gpr_table_cellf(t, "%" PRIu64, sum[0][k]);
+		gpr_table_cell_pct(t, sum[0][k], tot[0]);
+		if (cp->what_if) {
+			gpr_table_cellf(t, "%" PRIu64, sum[1][k]);
+			gpr_table_cell_pct(t, sum[1][k], tot[1]);
+		}
+	}
+}
+
+static const char *event_name(const struct gpa_model *m, const struct gpa_cp_seg *g)
+{
+	if (g->kind == 0) {
+		return gpa_model_str(m, m->api.name[g->row]);
+	}
+	if (g->kind != 1) {
+		return "step end";
+	}
+	uint32_t r = m->gpu.row[g->row];
+	switch (m->gpu.kind[g->row]) {
+	case GPA_GPU_KERNEL: {
+		const struct gpa_func *f = &m->funcs.v[m->kern.func[r]];
+		return gpa_model_str(m, f->demangled ? f->demangled : f->name);
+	}
+	case GPA_GPU_MEMCPY:
+		return "memcpy";
+	default:
+		return "memset";
+	}
+}
+
+static void seg_rows(struct gpr_table *t, const struct gpa_model *m,
+		     const struct gpa_steps *steps, const struct gpa_critpath *cp,
+		     const struct gpa_cp_step *s, const struct gpa_cp_path *p, const char *which)
+{
+	for (size_t k = 0; k < p->top_n; k++) {
+		const struct gpa_cp_seg *g = &cp->segs.v[p->top_first + k];
+		step_label(t, m, steps, s);
+		gpr_table_cell(t, which);
+		gpr_table_cellf(t, "%" PRIu64, rel(m, g->start));
+		gpr_table_cellf(t, "%" PRIu64, g->end - g->start);
+		gpr_table_cell(t, gpa_cp_cat_name(g->cat));
+		gpr_table_cellf(t, "%s%s", g->edge ? "before " : "", event_name(m, g));
+	}
+}
+
+static void seg_table(struct gpr_table *t, const struct gpa_model *m,
+		      const struct gpa_steps *steps, const struct gpa_critpath *cp)
+{
+	gpr_table_init(t, seg_cols, GP_ARRAY_SIZE(seg_cols));
+	for (size_t i = 0; i < cp->steps.n; i++) {
+		seg_rows(t, m, steps, cp, &cp->steps.v[i], &cp->steps.v[i].now, "now");
+		if (cp->what_if) {
+			seg_rows(t, m, steps, cp, &cp->steps.v[i], &cp->steps.v[i].what_if,
+				 "what-if");
+		}
+	}
+}
+
+static void header(struct gp_strbuf *out, enum gpr_format fmt, const struct gpa_critpath *cp)
+{
+	uint64_t now = 0, wi = 0;
+
+	for (size_t i = 0; i < cp->steps.n; i++) {
+		now += cp->steps.v[i].now.end - cp->steps.v[i].start;
+		wi += cp->steps.v[i].what_if.end - cp->steps.v[i].start;
+	}
+	switch (fmt) {
+	case GPR_FORMAT_TEXT:
+	case GPR_FORMAT_MARKDOWN:
+		gp_strbuf_adds(out, fmt == GPR_FORMAT_TEXT ? "Critical path: " : "## Critical path\n\n");
+		gp_strbuf_addf(out, "%zu step%s, %" PRIu64 " ns", cp->steps.n,
+			       cp->steps.n == 1 ? "" : "s", now);
+		if (cp->what_if) {
+			gp_strbuf_addf(out, "; what-if %" PRIu64 " ns (saves %" PRId64 " ns)", wi,
+				       (int64_t)(now - wi));
+		}
+		if (cp->cycles) {
+			gp_strbuf_addf(out, "; %" PRIu64 " points left out of a cycle", cp->cycles);
+		}
+		gp_strbuf_adds(out, fmt == GPR_FORMAT_TEXT
+					    ? "\ntimes in ns, starts from the first event\n"
+					    : ". Times in ns, starts from the first event.\n");
+		break;
+	case GPR_FORMAT_JSON:
+		gp_strbuf_addf(out,
+			       "{\"totals\":{\"steps\":%zu,\"time_ns\":%" PRIu64
+			       ",\"what_if\":%s,\"what_if_time_ns\":%" PRIu64
+			       ",\"cycle_points\":%" PRIu64 "}",
+			       cp->steps.n, now, cp->what_if ? "true" : "false", wi, cp->cycles);
+		break;
+	case GPR_FORMAT_CSV:
+		break;
+	}
+}
+
+int gpr_critpath_render(struct gp_strbuf *out, enum gpr_format fmt, const struct gpa_model *m,
+			const struct gpa_steps *steps, const struct gpa_critpath *cp)
+{
+	static const struct {
+		const char *key, *title;
+	} secs[] = {
+		{"steps", "Steps (time on the critical path by category)"},
+		{"composition", "Composition over all steps"},
+		{"segments", "Longest path segments"},
+	};
+	int ret = 0;
+
+	if ((unsigned)fmt > GPR_FORMAT_MARKDOWN) {
+		return -GP_ERR_API;
+	}
+	header(out, fmt, cp);
+	for (size_t i = 0; i < GP_ARRAY_SIZE(secs) && !ret; i++) {
+		struct gpr_table t;
+		if (i == 0) {
+			step_table(&t, m, steps, cp);
+		} else if (i == 1) {
+			comp_table(&t, cp);
+		} else {
+			seg_table(&t, m, steps, cp);
+		}
+		ret = gpr_table_section(&t, fmt, secs[i].title, secs[i].key, i == 0, out);
+	}
+	if (!ret && fmt == GPR_FORMAT_JSON) {
+		gp_strbuf_adds(out, "}\n");
+	}
+	return !ret && out->failed ? -GP_ERR_NOMEM : ret;
+}

@@ -1,0 +1,277 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Tests of the critical path and its what-if on small hand-written traces;
+ * every step time and category below is worked out by hand (times in
+ * microseconds, U()).
+ */
+#include "base/compat.h"
+#include "analyze/model.h"
+#include "analyze/commclass.h"
+#include "analyze/critpath.h"
+#include "analyze/steps.h"
+#include "tests/tools/gen.h"
+#include "tests/unit/test.h"
+
+#include <stdio.h>
+
+#define U(x) ((uint64_t)(x) * 1000u)
+#define TID 100
+
+struct tw {
+	struct gpt_writer *w;
+	char path[512];
+};
+
+static void tw_open(struct tw *t, const char *name)
+{
+	snprintf(t->path, sizeof(t->path), "%s/%s", test_tmpdir(), name);
+	CHECK_EQ_I(gpt_writer_open(t->path, NULL, &t->w), 0);
+	struct gpt_process p = {.pid = 7, .rank = -1, .phase = 1};
+	CHECK_EQ_I(gpt_writer_add(t->w, GPT_KIND_PROCESS, &p), 0);
+}
+
+static uint32_t S(struct tw *t, const char *s)
+{
+	uint32_t id = 0;
+	CHECK_EQ_I(gpt_writer_intern_cstr(t->w, s, &id), 0);
+	return id;
+}
+
+static void api(struct tw *t, uint64_t start, uint64_t end, const char *name, uint32_t corr)
+{
+	struct gpt_api a = {.start = U(start), .end = U(end), .tid = TID,
+			    .domain = GPT_API_RUNTIME, .name = S(t, name), .correlation = corr};
+	CHECK_EQ_I(gpt_writer_add(t->w, GPT_KIND_API, &a), 0);
+}
+
+/* A launch call [a, b) and its kernel [s, e) on device 0. */
+static void launch(struct tw *t, uint64_t a, uint64_t b, uint64_t s, uint64_t e, uint32_t stream,
+		   uint32_t corr, const char *name)
+{
+	api(t, a, b, "cudaLaunchKernel", corr);
+	struct gpt_kernel k = {.start = U(s), .end = U(e), .device = 0, .stream = stream,
+			       .correlation = corr, .name = S(t, name), .grid_x = 1, .grid_y = 1,
+			       .grid_z = 1, .block_x = 32, .block_y = 1, .block_z = 1};
+	CHECK_EQ_I(gpt_writer_add(t->w, GPT_KIND_KERNEL, &k), 0);
+}
+
+struct run {
+	struct gpa_model m;
+	struct gpa_steps s;
+	struct gpa_commclass cc;
+	struct gpa_critpath cp;
+};
+
+/* Loads t and analyzes it with the what-if (NULL patterns: none). */
+static int run_open(struct run *r, struct tw *t, const char *speed, double f, const char *rm)
+{
+	char err[256] = "";
+	const char *paths[] = {t->path};
+	struct gpa_critpath_opts o = {.speedup_regex = speed, .speedup = f, .remove_regex = rm,
+				      .top = 10};
+
+	memset(r, 0, sizeof(*r));
+	CHECK_EQ_I(gpt_writer_close(t->w), 0);
+	if (gpa_model_load(&r->m, paths, 1, NULL, err, sizeof(err)) ||
+	    gpa_steps_find(&r->m, NULL, &r->s, err, sizeof(err)) ||
+	    gpa_commclass_compute(&r->m, NULL, &r->cc, err, sizeof(err))) {
+		TFAIL("load: %s", err);
+		return -1;
+	}
+	o.comm = &r->cc;
+	int ret = gpa_critpath_analyze(&r->m, &r->s, &o, &r->cp, err, sizeof(err));
+	if (ret) {
+		TFAIL("critpath: %s", err);
+		return ret;
+	}
+	/* Every ns of each step lands in exactly one category. */
+	for (size_t i = 0; i < r->cp.steps.n; i++) {
+		const struct gpa_cp_step *st = &r->cp.steps.v[i];
+		uint64_t a = 0, b = 0;
+		for (unsigned k = 0; k < GPA_CP__COUNT; k++) {
+			a += st->now.cat_ns[k];
+			b += st->what_if.cat_ns[k];
+		}
+		CHECK_EQ_U(a, st->now.end - st->start);
+		CHECK_EQ_U(b, st->what_if.end - st->start);
+	}
+	return 0;
+}
+
+static void run_close(struct run *r)
+{
+	gpa_critpath_release(&r->cp);
+	gpa_commclass_release(&r->cc);
+	gpa_steps_release(&r->s);
+	gpa_model_release(&r->m);
+}
+
+/*
+ * Launch A [0,10) -> K1 [20,120) on stream 1; launch B [10,20) -> K2 [30,50)
+ * on stream 2; cudaDeviceSynchronize [20,125) waits for K1. Path: launch
+ * edge 0..20, K1 100, the sync's tail 5: 125 us.
+ */
+static void two_kernels(struct tw *t)
+{
+	launch(t, 0, 10, 20, 120, 1, 1, "k_long");
+	launch(t, 10, 20, 30, 50, 2, 2, "k_short");
+	api(t, 20, 125, "cudaDeviceSynchronize", 3);
+}
+
+TEST(critpath_kernel_on_path)
+{
+	struct tw t;
+	struct run r;
+
+	tw_open(&t, "cp1.gpz");
+	two_kernels(&t);
+	REQUIRE(run_open(&r, &t, "k_long", 4, NULL) == 0);
+	REQUIRE(r.cp.steps.n == 1);
+	const struct gpa_cp_step *st = &r.cp.steps.v[0];
+	CHECK_EQ_U(st->start, U(0));
+	CHECK_EQ_U(st->now.end, U(125));
+	CHECK_EQ_U(st->now.cat_ns[GPA_CP_KERNEL], U(100));
+	CHECK_EQ_U(st->now.cat_ns[GPA_CP_LAUNCH], U(20));
+	CHECK_EQ_U(st->now.cat_ns[GPA_CP_CPU], U(5));
+	CHECK_EQ_U(gpa_cp_bound(&st->now), GPA_CP_KERNEL);
+	/* K1 four times faster: 25 us; the sync returns at 50, K2 ends at 50 too. */
+	CHECK_EQ_U(st->matched, 1);
+	CHECK_EQ_U(st->what_if.end, U(50));
+	CHECK_EQ_U(st->what_if.cat_ns[GPA_CP_KERNEL], U(25));
+	CHECK_EQ_U(st->what_if.cat_ns[GPA_CP_LAUNCH], U(20));
+	CHECK_EQ_U(st->what_if.cat_ns[GPA_CP_CPU], U(5));
+	/* The longest segment is K1 itself. */
+	const struct gpa_cp_seg *g = &r.cp.segs.v[st->now.top_first];
+	CHECK_EQ_U(g->end - g->start, U(100));
+	CHECK_EQ_U(g->kind, 1);
+	run_close(&r);
+}
+
+TEST(critpath_kernel_off_path)
+{
+	struct tw t;
+	struct run r;
+
+	tw_open(&t, "cp2.gpz");
+	two_kernels(&t);
+	REQUIRE(run_open(&r, &t, "k_short", 10, NULL) == 0);
+	const struct gpa_cp_step *st = &r.cp.steps.v[0];
+	CHECK_EQ_U(st->now.end, U(125));
+	CHECK_EQ_U(st->what_if.end, U(125)); /* K2 is off the path: nothing gained */
+	run_close(&r);
+}
+
+TEST(critpath_remove_moves_path)
+{
+	struct tw t;
+	struct run r;
+
+	tw_open(&t, "cp3.gpz");
+	two_kernels(&t);
+	REQUIRE(run_open(&r, &t, NULL, 0, "k_long") == 0);
+	const struct gpa_cp_step *st = &r.cp.steps.v[0];
+	/* Without K1 the path is A 10, launch edge of K2 from B's start 20, K2 20. */
+	CHECK_EQ_U(st->what_if.end, U(50));
+	CHECK_EQ_U(st->what_if.cat_ns[GPA_CP_KERNEL], U(20));
+	CHECK_EQ_U(st->what_if.cat_ns[GPA_CP_LAUNCH], U(30));
+	run_close(&r);
+}
+
+/*
+ * K2 on stream 2 waits for K1 on stream 1 (an event the graph infers): it
+ * starts 2 us after K1 ends although launched long before.
+ */
+TEST(critpath_two_streams)
+{
+	struct tw t;
+	struct run r;
+
+	tw_open(&t, "cp4.gpz");
+	launch(&t, 0, 10, 10, 100, 1, 1, "producer");
+	launch(&t, 10, 20, 102, 132, 2, 2, "consumer");
+	api(&t, 20, 137, "cudaDeviceSynchronize", 3);
+	REQUIRE(run_open(&r, &t, "producer", 2, NULL) == 0);
+	const struct gpa_cp_step *st = &r.cp.steps.v[0];
+	CHECK_EQ_U(st->now.end, U(137));
+	CHECK_EQ_U(st->now.cat_ns[GPA_CP_WAIT_STREAM], U(2));
+	CHECK_EQ_U(st->now.cat_ns[GPA_CP_KERNEL], U(120));
+	CHECK_EQ_U(st->now.cat_ns[GPA_CP_LAUNCH], U(10));
+	CHECK_EQ_U(st->now.cat_ns[GPA_CP_CPU], U(5));
+	/* producer 45 us: ends at 55, consumer 57..87, sync returns at 92. */
+	CHECK_EQ_U(st->what_if.end, U(92));
+	run_close(&r);
+}
+
+/*
+ * A host sync after the kernel ended waits for nothing: CPU bound. The
+ * ProfilerStep range ends 20 us after the sync returns.
+ */
+TEST(critpath_host_bound_step)
+{
+	struct tw t;
+	struct run r;
+
+	tw_open(&t, "cp5.gpz");
+	struct gpt_nvtx n = {.start = U(0), .end = U(80), .type = GPT_NVTX_PUSH_POP,
+			     .message = S(&t, "ProfilerStep#1"), .start_tid = TID, .end_tid = TID};
+	CHECK_EQ_I(gpt_writer_add(t.w, GPT_KIND_NVTX, &n), 0);
+	launch(&t, 0, 10, 15, 25, 1, 1, "k");
+	api(&t, 50, 60, "cudaStreamSynchronize", 2);
+	REQUIRE(run_open(&r, &t, "k", 10, NULL) == 0);
+	REQUIRE(r.cp.steps.n == 1);
+	const struct gpa_cp_step *st = &r.cp.steps.v[0];
+	CHECK_EQ_U(st->now.end, U(80));
+	CHECK_EQ_U(st->now.cat_ns[GPA_CP_CPU], U(70));
+	CHECK_EQ_U(st->now.cat_ns[GPA_CP_LAUNCH], U(10));
+	CHECK_EQ_U(st->now.cat_ns[GPA_CP_KERNEL], U(0));
+	CHECK_EQ_U(gpa_cp_bound(&st->now), GPA_CP_CPU);
+	CHECK_EQ_U(st->what_if.end, U(80));
+	run_close(&r);
+}
+
+/* A sync that waits: the host sync call ends when the kernel does. */
+TEST(critpath_host_sync_waits)
+{
+	struct tw t;
+	struct run r;
+
+	tw_open(&t, "cp6.gpz");
+	launch(&t, 0, 10, 12, 212, 1, 1, "k");
+	api(&t, 10, 215, "cudaStreamSynchronize", 2);
+	api(&t, 230, 240, "cudaFree", 3);
+	REQUIRE(run_open(&r, &t, "k", 2, NULL) == 0);
+	const struct gpa_cp_step *st = &r.cp.steps.v[0];
+	/* launch 12, kernel 200, sync tail 3, host 15 + cudaFree 10 */
+	CHECK_EQ_U(st->now.end, U(240));
+	CHECK_EQ_U(st->now.cat_ns[GPA_CP_KERNEL], U(200));
+	CHECK_EQ_U(st->now.cat_ns[GPA_CP_LAUNCH], U(12));
+	CHECK_EQ_U(st->now.cat_ns[GPA_CP_CPU], U(28));
+	/* kernel 100: sync returns at 115, cudaFree ends at 140 */
+	CHECK_EQ_U(st->what_if.end, U(140));
+	run_close(&r);
+}
+
+TEST(critpath_bad_pattern)
+{
+	struct tw t;
+	struct gpa_model m;
+	struct gpa_steps s;
+	struct gpa_commclass cc;
+	struct gpa_critpath cp;
+	char err[256] = "";
+	const char *paths[] = {t.path};
+
+	tw_open(&t, "cp7.gpz");
+	launch(&t, 0, 10, 12, 20, 1, 1, "k");
+	CHECK_EQ_I(gpt_writer_close(t.w), 0);
+	REQUIRE(gpa_model_load(&m, paths, 1, NULL, err, sizeof(err)) == 0);
+	REQUIRE(gpa_steps_find(&m, NULL, &s, err, sizeof(err)) == 0);
+	REQUIRE(gpa_commclass_compute(&m, NULL, &cc, err, sizeof(err)) == 0);
+	struct gpa_critpath_opts o = {.comm = &cc, .remove_regex = "(", .top = 3};
+	CHECK_EQ_I(gpa_critpath_analyze(&m, &s, &o, &cp, err, sizeof(err)), -GP_ERR_API);
+	CHECK_CONTAINS(err, "bad remove pattern '('");
+	gpa_critpath_release(&cp);
+	gpa_commclass_release(&cc);
+	gpa_steps_release(&s);
+	gpa_model_release(&m);
+}
