@@ -42,7 +42,7 @@ static const struct gpr_col seg_cols[] = {
 	{"Start (ns)", GPR_COL_NUM},
 	{"Duration (ns)", GPR_COL_NUM},
 	{"Category", GPR_COL_LEFT},
-	{"Event", GPR_COL_LEFT},
+	{"Event", GPR_COL_LEFT | GPR_COL_NAME},
 };
 
 static void step_label(struct gpr_table *t, const struct gpa_model *m,

@@ -30,7 +30,7 @@ PY
 }
 
 for f in $inputs; do
-	for cmd in report gaps stats occupancy comm mfu breakdown info; do
+	for cmd in report gaps stats occupancy comm mfu breakdown info critical-path; do
 		"$GPUPROF" $cmd "$f" >out 2>err
 		rc=$?
 		[ $rc -le 1 ] || fail "$cmd $f: exit $rc: $(cat err)"
