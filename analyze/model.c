@@ -15,6 +15,7 @@
 #include "analyze/file-info.h"
 #include "import/import.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <stdio.h>
 #include <sys/mman.h>
@@ -1704,8 +1705,48 @@ uint32_t gpa_gpu_stream(const struct gpa_model *m, size_t i)
 
 /* ------------------------------------------------------------ inputs */
 
+/*
+ * File names in natural order: runs of digits compare as numbers, so
+ * rank2.gpz comes before rank10.gpz and the ranks load in numeric order.
+ */
 static int cmp_str(const void *a, const void *b)
 {
+	const char *x = *(char *const *)a, *y = *(char *const *)b;
+
+	while (*x && *y) {
+		if (isdigit((unsigned char)*x) && isdigit((unsigned char)*y)) {
+			const char *ex, *ey;
+			while (*x == '0' && isdigit((unsigned char)x[1])) {
+				x++;
+			}
+			while (*y == '0' && isdigit((unsigned char)y[1])) {
+				y++;
+			}
+			for (ex = x; isdigit((unsigned char)*ex); ex++) {
+			}
+			for (ey = y; isdigit((unsigned char)*ey); ey++) {
+			}
+			if (ex - x != ey - y) {
+				return ex - x < ey - y ? -1 : 1;
+			}
+			int c = strncmp(x, y, (size_t)(ex - x));
+			if (c) {
+				return c;
+			}
+			x = ex;
+			y = ey;
+			continue;
+		}
+		if (*x != *y) {
+			return (unsigned char)*x < (unsigned char)*y ? -1 : 1;
+		}
+		x++;
+		y++;
+	}
+	if (*x || *y) {
+		return *x ? 1 : -1;
+	}
+	/* Equal but for leading zeros: any fixed order will do. */
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 

@@ -98,11 +98,41 @@ static void fill_devs(struct gpr_table *t, const struct gpa_model *m, const stru
 	}
 }
 
+struct rank_key {
+	int32_t rank;
+	uint32_t pid;
+	size_t i;
+};
+
+/* Ranks in numeric order (0, 1, 2, ..., 10), then by pid. */
+static int cmp_rank_key(const void *a, const void *b)
+{
+	const struct rank_key *x = a, *y = b;
+
+	if (x->rank != y->rank) {
+		return x->rank < y->rank ? -1 : 1;
+	}
+	if (x->pid != y->pid) {
+		return x->pid < y->pid ? -1 : 1;
+	}
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
 static void fill_ranks(struct gpr_table *t, const struct gpa_model *m, const struct gpa_comm *c)
 {
+	struct rank_key *keys = calloc(c->ranks.n ? c->ranks.n : 1, sizeof(*keys));
+
 	gpr_table_init(t, rank_cols, GP_ARRAY_SIZE(rank_cols));
+	if (!keys) {
+		t->failed = true;
+		return;
+	}
 	for (size_t i = 0; i < c->ranks.n; i++) {
-		const struct gpa_comm_rank *r = &c->ranks.v[i];
+		keys[i] = (struct rank_key){c->ranks.v[i].rank, m->procs.v[c->ranks.v[i].proc].pid, i};
+	}
+	gp_qsort(keys, c->ranks.n, sizeof(*keys), cmp_rank_key);
+	for (size_t k = 0; k < c->ranks.n; k++) {
+		const struct gpa_comm_rank *r = &c->ranks.v[keys[k].i];
 		if (!r->matched) {
 			continue;
 		}
@@ -114,6 +144,7 @@ static void fill_ranks(struct gpr_table *t, const struct gpa_model *m, const str
 		gpr_table_cellf(t, "%" PRIu64, r->waited);
 		gpr_table_cellf(t, "%" PRIu64, r->late_sum / r->matched);
 	}
+	free(keys);
 }
 
 int gpr_comm_table(struct gpr_table *t, unsigned table, const struct gpa_model *m,

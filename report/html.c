@@ -785,6 +785,8 @@ static xmlNodePtr section(struct doc *d, const char *id, const char *title)
 	return s;
 }
 
+static xmlNodePtr header_cell(struct doc *d, xmlNodePtr tr, const char *name);
+
 static int table_section(void *data, const char *title, const char *key,
 			 const struct gpr_table *t)
 {
@@ -816,7 +818,7 @@ static int table_section(void *data, const char *title, const char *key,
 	attr(d, tab, "data-key", key);
 	xmlNodePtr tr = el(d, el(d, tab, "thead", NULL), "tr", NULL);
 	for (size_t c = 0; c < t->ncols; c++) {
-		xmlNodePtr th = el(d, tr, "th", t->cols[c].name);
+		xmlNodePtr th = header_cell(d, tr, t->cols[c].name);
 		if ((t->cols[c].flags & GPR_COL_NUM) && !(t->cols[c].flags & GPR_COL_LEFT)) {
 			attr(d, th, "class", "num");
 		}
@@ -825,13 +827,48 @@ static int table_section(void *data, const char *title, const char *key,
 	for (size_t r = 0; r < rows && !d->failed; r++) {
 		tr = el(d, body, "tr", NULL);
 		for (size_t c = 0; c < t->ncols; c++) {
-			xmlNodePtr td = el(d, tr, "td", t->cells.v[r * t->ncols + c]);
-			if ((t->cols[c].flags & GPR_COL_NUM) && !(t->cols[c].flags & GPR_COL_LEFT)) {
+			const char *cell = t->cells.v[r * t->ncols + c];
+			xmlNodePtr td = el(d, tr, "td", cell);
+			if (t->cols[c].flags & GPR_COL_NAME) {
+				attr(d, td, "class", "name");
+				attr(d, td, "title", cell ? cell : "");
+			} else if ((t->cols[c].flags & GPR_COL_NUM) &&
+				   !(t->cols[c].flags & GPR_COL_LEFT)) {
 				attr(d, td, "class", "num");
 			}
 		}
 	}
 	return d->failed ? -GP_ERR_NOMEM : 0;
+}
+
+/*
+ * A column header whose words never break inside (not at a hyphen either):
+ * each word a no-wrap span, the lines break only at the spaces between.
+ */
+static xmlNodePtr header_cell(struct doc *d, xmlNodePtr tr, const char *name)
+{
+	xmlNodePtr th = el(d, tr, "th", NULL);
+	char word[128];
+
+	for (const char *p = name; *p && !d->failed;) {
+		size_t n = strcspn(p, " ");
+		if (n >= sizeof(word)) {
+			n = sizeof(word) - 1;
+		}
+		memcpy(word, p, n);
+		word[n] = 0;
+		attr(d, el(d, th, "span", word), "class", "w");
+		p += n;
+		if (*p == ' ') {
+			xmlNodePtr sp = xmlNewText(BAD_CAST " ");
+			if (!sp || !xmlAddChild(th, sp)) {
+				xmlFreeNode(sp);
+				d->failed = true;
+			}
+			p += strspn(p, " ");
+		}
+	}
+	return th;
 }
 
 /* A placeholder the script draws into, with what to say without script. */

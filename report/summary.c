@@ -70,26 +70,66 @@ static const struct gpr_col step_cols[] = {
 	{"Busy (%)", GPR_COL_NUM}, {"GPU ops", GPR_COL_NUM | GPR_COL_COUNT},
 };
 
+static void step_row(struct gpr_table *t, const struct gpa_model *m, const struct gpa_step *st)
+{
+	const struct gpa_proc *p = &m->procs.v[st->proc];
+	uint64_t wall = st->end - st->start;
+
+	gpr_table_cellf(t, "%" PRId64, st->number);
+	gpr_table_cell(t, st->name ? gpa_model_str(m, st->name) : "whole trace");
+	if (p->rank >= 0) {
+		gpr_table_cellf(t, "%" PRId32, p->rank);
+	} else {
+		gpr_table_cell(t, "");
+	}
+	gpr_table_cellf(t, "%" PRIu64, wall);
+	gpr_table_cellf(t, "%" PRIu64, st->gpu_busy);
+	gpr_table_cell_pct(t, st->gpu_busy, gpa_step_busy_basis(st));
+	gpr_table_cellf(t, "%" PRIu32, st->gpu_ops);
+}
+
 static void fill_steps(struct gpr_table *t, const struct gpa_model *m, const struct gpa_steps *s,
 		       size_t max)
 {
 	gpr_table_init(t, step_cols, GP_ARRAY_SIZE(step_cols));
 	for (size_t i = 0; i < s->v.n && i < max; i++) {
-		const struct gpa_step *st = &s->v.v[i];
-		const struct gpa_proc *p = &m->procs.v[st->proc];
-		uint64_t wall = st->end - st->start;
+		step_row(t, m, &s->v.v[i]);
+	}
+}
 
-		gpr_table_cellf(t, "%" PRId64, st->number);
-		gpr_table_cell(t, st->name ? gpa_model_str(m, st->name) : "whole trace");
-		if (p->rank >= 0) {
-			gpr_table_cellf(t, "%" PRId32, p->rank);
-		} else {
-			gpr_table_cell(t, "");
+/* Text and Markdown summarise a step table longer than this ... */
+#define LONG_STEPS 10
+/* ... by the distribution and this many slowest steps, the whole table last. */
+#define SLOWEST_STEPS 5
+
+static bool steps_long(const struct gpa_steps *s)
+{
+	return s->v.n > LONG_STEPS;
+}
+
+/* The slowest steps by wall time, slowest first; equal walls in step order. */
+static void fill_slowest(struct gpr_table *t, const struct gpa_model *m, const struct gpa_steps *s)
+{
+	size_t pick[SLOWEST_STEPS];
+	size_t n = 0;
+
+	gpr_table_init(t, step_cols, GP_ARRAY_SIZE(step_cols));
+	while (n < SLOWEST_STEPS && n < s->v.n) {
+		size_t best = SIZE_MAX;
+		uint64_t best_wall = 0;
+		for (size_t i = 0; i < s->v.n; i++) {
+			uint64_t wall = s->v.v[i].end - s->v.v[i].start;
+			bool taken = false;
+			for (size_t k = 0; k < n; k++) {
+				taken = taken || pick[k] == i;
+			}
+			if (!taken && (best == SIZE_MAX || wall > best_wall)) {
+				best = i;
+				best_wall = wall;
+			}
 		}
-		gpr_table_cellf(t, "%" PRIu64, wall);
-		gpr_table_cellf(t, "%" PRIu64, st->gpu_busy);
-		gpr_table_cell_pct(t, st->gpu_busy, gpa_step_busy_basis(st));
-		gpr_table_cellf(t, "%" PRIu32, st->gpu_ops);
+		pick[n++] = best;
+		step_row(t, m, &s->v.v[best]);
 	}
 }
 
@@ -179,6 +219,7 @@ enum section_id {
 	SEC_ROOFLINE,
 	SEC_COMM,
 	SEC_COMM_EXPOSED,
+	SEC_SLOWEST, /* text and Markdown only, for a long step table */
 	SEC__COUNT,
 };
 
@@ -200,6 +241,7 @@ static const struct {
 	[SEC_ROOFLINE] = {"Roofline", "roofline"},
 	[SEC_COMM] = {"Communication", "communication"},
 	[SEC_COMM_EXPOSED] = {"Exposed communication", "exposed_communication"},
+	[SEC_SLOWEST] = {"Slowest steps", NULL},
 };
 
 /*
@@ -220,6 +262,8 @@ static bool present(enum section_id s, const struct gpr_report_parts *p)
 	case SEC_COMM:
 	case SEC_COMM_EXPOSED:
 		return p->comm && p->comm->ops;
+	case SEC_SLOWEST:
+		return steps_long(p->steps);
 	default:
 		return true;
 	}
@@ -237,6 +281,9 @@ static int fill(struct gpr_table *t, enum section_id s, const struct gpr_report_
 		return 0;
 	case SEC_DIST:
 		fill_dist(t, p->steps);
+		return 0;
+	case SEC_SLOWEST:
+		fill_slowest(t, p->m, p->steps);
 		return 0;
 	case SEC_DEVICES:
 		return gpr_gaps_table(t, GPR_GAPS_DEVICES, p->m, p->steps, p->gaps);
@@ -448,20 +495,71 @@ static void headline(struct gp_strbuf *o, const struct gpr_report_parts *p, bool
 	gp_strbuf_addch(o, '\n');
 }
 
+/*
+ * The order a person reads: what to do (findings), where the GPU waits, what
+ * it runs, then the steps; a long step table gives its distribution and
+ * slowest steps here and comes whole after everything else.
+ */
+static size_t text_order(const struct gpr_report_parts *p, enum section_id *out)
+{
+	static const enum section_id head[] = {SEC_CAUSES, SEC_KERNELS};
+	static const enum section_id tail[] = {
+		SEC_PROCS,    SEC_DEVICES, SEC_MEMORY,  SEC_GAPS, SEC_OCCUPANCY,
+		SEC_UTIL,     SEC_COPY_BW, SEC_ROOFLINE, SEC_COMM, SEC_COMM_EXPOSED,
+	};
+	bool lng = steps_long(p->steps);
+	size_t n = 0;
+
+	for (size_t i = 0; i < GP_ARRAY_SIZE(head); i++) {
+		out[n++] = head[i];
+	}
+	if (lng) {
+		out[n++] = SEC_DIST;
+		out[n++] = SEC_SLOWEST;
+	} else {
+		out[n++] = SEC_STEPS;
+		out[n++] = SEC_DIST;
+	}
+	for (size_t i = 0; i < GP_ARRAY_SIZE(tail); i++) {
+		out[n++] = tail[i];
+	}
+	if (lng) {
+		out[n++] = SEC_STEPS;
+	}
+	return n;
+}
+
+static void text_section_note(struct gp_strbuf *o, enum section_id s,
+			      const struct gpr_report_parts *p, bool md)
+{
+	if (s == SEC_STEPS && p->steps->v.n > p->max_steps) {
+		gp_strbuf_addf(o, "%s(%zu more steps; JSON lists all)\n", md ? "\n" : "",
+			       p->steps->v.n - p->max_steps);
+	}
+	if (s == SEC_SLOWEST) {
+		gp_strbuf_addf(o, "%s(the %d slowest of %zu steps; the table \"%s\" at the end lists "
+			       "them in order)\n", md ? "\n" : "", SLOWEST_STEPS, p->steps->v.n,
+			       sections[SEC_STEPS].title);
+	}
+}
+
 static int render_text_md(struct gp_strbuf *o, enum gpr_format fmt,
 			  const struct gpr_report_parts *p)
 {
 	bool md = fmt == GPR_FORMAT_MARKDOWN;
+	enum section_id order[SEC__COUNT];
+	size_t n = text_order(p, order);
 	int ret = 0;
 
 	headline(o, p, md);
 	ret = gpr_findings_text(o, md, p);
-	for (unsigned s = 0; s < SEC__COUNT && !ret; s++) {
+	for (size_t i = 0; i < n && !ret; i++) {
+		enum section_id s = order[i];
 		struct gpr_table t;
-		if (!present((enum section_id)s, p)) {
+		if (!present(s, p)) {
 			continue;
 		}
-		ret = fill(&t, (enum section_id)s, p, fmt);
+		ret = fill(&t, s, p, fmt);
 		if (!ret) {
 			if (md) {
 				gp_strbuf_addf(o, "## %s\n\n", sections[s].title);
@@ -475,10 +573,7 @@ static int render_text_md(struct gp_strbuf *o, enum gpr_format fmt,
 				gp_strbuf_adds(o, md ? "_none_\n\n" : "  none\n\n");
 			} else {
 				ret = gpr_table_render(&t, fmt, o);
-				if (s == SEC_STEPS && p->steps->v.n > p->max_steps) {
-					gp_strbuf_addf(o, "%s(%zu more steps; JSON lists all)\n",
-						       md ? "\n" : "", p->steps->v.n - p->max_steps);
-				}
+				text_section_note(o, s, p, md);
 				gp_strbuf_addch(o, '\n');
 			}
 		}
@@ -535,7 +630,7 @@ static int render_json(struct gp_strbuf *o, const struct gpr_report_parts *p)
 		       c ? c->comm_kernels : 0, c ? c->peer_copies : 0, c ? c->host_colls : 0);
 	for (unsigned s = 0; s < SEC__COUNT && !ret; s++) {
 		struct gpr_table t;
-		if (!present((enum section_id)s, p)) {
+		if (s == SEC_SLOWEST || !present((enum section_id)s, p)) {
 			continue;
 		}
 		ret = fill(&t, (enum section_id)s, p, GPR_FORMAT_JSON);
@@ -572,7 +667,7 @@ int gpr_report_each_table(const struct gpr_report_parts *p, enum gpr_format fmt,
 
 	for (unsigned s = 0; s < SEC__COUNT && !ret; s++) {
 		struct gpr_table t;
-		if (!present((enum section_id)s, p)) {
+		if (s == SEC_SLOWEST || !present((enum section_id)s, p)) {
 			continue;
 		}
 		ret = fill(&t, (enum section_id)s, p, fmt);

@@ -74,7 +74,8 @@
 			rows[i].hidden = !hit;
 			if (hit) shown++;
 		}
-		counter.textContent = q ? shown + " of " + rows.length + " rows" : rows.length + " rows";
+		var noun = rows.length === 1 ? " row" : " rows";
+		counter.textContent = q ? shown + " of " + rows.length + noun : rows.length + noun;
 	}
 	function setupTables() {
 		var tables = document.querySelectorAll("table.gp-table");
@@ -130,8 +131,10 @@
 				r.addEventListener("click", function () { timeline.show(st.view); });
 			}
 		});
-		svg("text", { x: L, y: H - 6 }, s).textContent = "step 1";
-		svg("text", { x: W, y: H - 6, "text-anchor": "end" }, s).textContent = "step " + n;
+		/* The step numbers the tables show, not positions. */
+		svg("text", { x: L, y: H - 6 }, s).textContent = "step " + steps[0].number;
+		svg("text", { x: W, y: H - 6, "text-anchor": "end" }, s).textContent =
+			"step " + steps[n - 1].number;
 		legend(box, [["#9fb8e8", "wall"], ["#2f6fde", "GPU busy (summed over devices)"]]);
 	}
 
@@ -354,7 +357,7 @@
 			});
 			var st = tl.steps[v.step];
 			info.textContent = st.label + ": wall " + fmtNs(st.wall) + ", GPU busy " + fmtNs(st.busy) +
-				"; " + v.t.length + " events" + (v.cut ? " (cut at " + fmtNs(v.end - v.start) +
+				"; " + v.t.length + (v.t.length === 1 ? " event" : " events") + (v.cut ? " (cut at " + fmtNs(v.end - v.start) +
 				" of " + fmtNs(v.window_end - v.start) + " to stay within " + tl.max_events +
 				" events)" : "") + "; showing " + fmtShort(v1 - v0);
 			box.dataset.drawn = String(+box.dataset.drawn + 1 || 1);
@@ -475,7 +478,9 @@
 	chartSteps();
 	chartIdle();
 	chartHist();
-	timeline.show(0);
+	/* Open on the first embedded step with GPU work, when there is one. */
+	var opening = data.timeline.steps.filter(function (st) { return st.ops > 0 && st.view >= 0; });
+	timeline.show(opening.length ? opening[0].view : 0);
 	window.gpuprofReport = { timeline: timeline, sortTable: sortTable, filterTable: filterTable };
 	document.documentElement.dataset.ready = "1";
 })();

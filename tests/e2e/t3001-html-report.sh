@@ -145,8 +145,10 @@ PY
 
 command -v chromium >/dev/null 2>&1 || { echo "chromium not installed: browser checks skipped"; exit 77; }
 
-# browse PAGE SECTIONS FILTER: run tests/e2e/html/check.js inside a copy of PAGE.
+# browse PAGE SECTIONS FILTER [WIDTH]: run tests/e2e/html/check.js inside a copy of PAGE
+# in a window WIDTH pixels wide (1400 when not given).
 browse() {
+	width=${4:-1400}
 	python3 - "$1" "$2" "$3" "$TOP/tests/e2e/html/check.js" <<'PY' || fail "cannot build the test page"
 import sys
 page, sections, filt, js = sys.argv[1], sys.argv[2], sys.argv[3], open(sys.argv[4]).read()
@@ -161,10 +163,10 @@ i = s.rindex("</body>")
 open("test-" + page, "w", encoding="utf-8").write(s[:i] + extra + s[i:])
 PY
 	timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-dev-shm-usage \
-		--no-first-run --window-size=1400,1000 --virtual-time-budget=5000 \
-		--dump-dom "file://$(pwd)/test-$1" >"dom-$1" 2>"chromium-$1.log" ||
+		--no-first-run --window-size="$width",1000 --virtual-time-budget=5000 \
+		--dump-dom "file://$(pwd)/test-$1" >"dom-$width-$1" 2>"chromium-$1.log" ||
 		fail "chromium failed on $1: $(tail -n 5 "chromium-$1.log")"
-	python3 - "dom-$1" <<'PY' || fail "browser checks on $1"
+	python3 - "dom-$width-$1" <<'PY' || fail "browser checks on $1 at $width px"
 import sys, re, html
 dom = open(sys.argv[1], encoding="utf-8").read()
 m = re.search(r'<pre id="gp-test-result">(.*?)</pre>', dom, re.S)
@@ -180,6 +182,9 @@ PY
 browse run.html "sec-warnings sec-timeline sec-charts sec-flame sec-processes sec-steps sec-step_distribution sec-devices sec-idle_by_cause sec-kernels sec-memory sec-longest_gaps" flash
 browse names.html "sec-timeline sec-kernels" plain
 browse rich.html "sec-timeline sec-kernels sec-occupancy sec-utilization sec-roofline sec-communication sec-exposed_communication" AllReduce
+# Tables that fit a narrower window too: the occupancy kernel column, headers, words.
+browse rich.html "sec-timeline sec-kernels sec-occupancy" AllReduce 1000
+browse run.html "sec-timeline sec-steps sec-kernels" flash 1000
 
 # A screenshot renders (the one in docs/ is made the same way: scripts/html-screenshot.sh).
 timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-dev-shm-usage --no-first-run \

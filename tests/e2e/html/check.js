@@ -13,6 +13,23 @@
 		for (var i = 0; i < th.length; i++) if (th[i].textContent === name) return i;
 		return -1;
 	}
+	/* every word of an element's text on one line */
+	/* (in table cells a line may break after a hyphen, as in any text; headers never) */
+	function words(el, what, hyphens) {
+		var walk = document.createTreeWalker(el, NodeFilter.SHOW_TEXT), node;
+		while ((node = walk.nextNode())) wordsIn(node, what, hyphens);
+	}
+	function wordsIn(node, what, hyphens) {
+		var re = hyphens ? /[^\s-]+-?/g : /\S+/g, m;
+		while ((m = re.exec(node.data))) {
+			var r = document.createRange();
+			r.setStart(node, m.index);
+			r.setEnd(node, m.index + m[0].length);
+			var tops = {};
+			Array.prototype.forEach.call(r.getClientRects(), function (x) { tops[Math.round(x.top)] = 1; });
+			if (Object.keys(tops).length > 1) out.push("FAIL word broken in " + what + ": " + m[0]);
+		}
+	}
 	function num(s) { return s === "" ? -Infinity : parseFloat(s.replace(/[,%\s]/g, "")); }
 	try {
 		check("no-errors", window.__gpErrors.length === 0, window.__gpErrors.join(" | "));
@@ -38,6 +55,12 @@
 		var px = c.getContext("2d").getImageData(0, 0, c.width, c.height).data, coloured = 0;
 		for (var i = 0; i < px.length; i += 4) if (px[i + 3] && !(px[i] > 240 && px[i + 1] > 240 && px[i + 2] > 240)) coloured++;
 		check("timeline pixels", coloured > 2000, "only " + coloured + " coloured pixels");
+		/* the picker opens on the first embedded step with GPU work, when there is one */
+		var gd = JSON.parse(document.getElementById("gp-data").textContent).timeline.steps;
+		var withWork = gd.filter(function (st) { return st.ops > 0 && st.view >= 0; });
+		var opened = gd[window.gpuprofReport.timeline.current()];
+		check("opens on GPU work", !withWork.length || (opened && opened === withWork[0]),
+			JSON.stringify(opened && opened.label));
 		/* zoom: the range shrinks around its middle; the step picker switches views */
 		var R = window.gpuprofReport, r0 = R.timeline.range();
 		R.timeline.zoom(0.5);
@@ -95,6 +118,63 @@
 		input.value = "";
 		input.dispatchEvent(new Event("input"));
 		check("filter cleared", rows(kt).length === all, rows(kt).length + " of " + all);
+		/* Tables read at this width: a kernel name column at least 20 characters wide,
+		 * one line per name (elided, the whole name in its title); no header and no
+		 * word broken across lines. */
+		var probe = document.createElement("span");
+		probe.textContent = "00000000000000000000";
+		probe.style.position = "absolute";
+		probe.style.visibility = "hidden";
+		document.querySelectorAll("table.gp-table").forEach(function (t) {
+			var key = t.dataset.key, th = t.tHead.rows[0].cells;
+			t.tBodies[0].appendChild(probe);
+			probe.style.font = getComputedStyle(th[0]).font;
+			var ch20 = probe.getBoundingClientRect().width;
+			probe.remove();
+			Array.prototype.forEach.call(th, function (h) { words(h, key + " header"); });
+			Array.prototype.forEach.call(t.tBodies[0].rows, function (row) {
+				Array.prototype.forEach.call(row.cells, function (td) {
+					if (td.classList.contains("name")) {
+						var nr = document.createRange(), tops = {};
+						nr.selectNodeContents(td);
+						Array.prototype.forEach.call(nr.getClientRects(), function (x) { tops[Math.round(x.top)] = 1; });
+						if (td.getBoundingClientRect().width < ch20 || td.title !== td.textContent ||
+						    Object.keys(tops).length > 1)
+							out.push("FAIL name cell " + key + ": " + td.getBoundingClientRect().width + " px for 20 characters of " +
+								ch20 + " px, " + Object.keys(tops).length + " lines");
+						return;
+					}
+					words(td, key, true);
+				});
+			});
+		});
+		var occ = document.querySelector('table[data-key="occupancy"]');
+		if (occ) {
+			var kc = col(occ, "Kernel"), cell = occ.tBodies[0].rows[0].cells[kc];
+			document.body.appendChild(probe);
+			probe.style.font = getComputedStyle(cell).font;
+			var w20 = probe.getBoundingClientRect().width;
+			probe.remove();
+			check("occupancy kernel column", cell.classList.contains("name") && cell.getBoundingClientRect().width >= w20,
+				"kernel column " + cell.getBoundingClientRect().width + " px, 20 characters " + w20 + " px");
+		}
+		/* Step numbers: the chart's first and last labels are the table's first and last steps. */
+		var stt = document.querySelector('table[data-key="steps"]');
+		if (stt) {
+			var sc = col(stt, "Step"), srows = stt.tBodies[0].rows;
+			var labels = Array.prototype.map.call(document.querySelectorAll("#gp-chart-steps svg > text"), function (x) { return x.textContent; })
+				.filter(function (x) { return /^step /.test(x); });
+			check("step chart numbers", labels[0] === "step " + srows[0].cells[sc].textContent.trim() &&
+				labels[labels.length - 1] === "step " + srows[srows.length - 1].cells[sc].textContent.trim(), labels.join(","));
+		}
+		/* Counts read in the singular for one. */
+		document.querySelectorAll("section.gp-tables").forEach(function (s) {
+			var t = s.querySelector("table.gp-table"), cnt = s.querySelector(".gp-count");
+			if (t && cnt) {
+				var n = t.tBodies[0].rows.length;
+				check("count " + s.id, cnt.textContent === n + (n === 1 ? " row" : " rows"), cnt.textContent);
+			}
+		});
 		/* hostile names stay text */
 		check("no injected markup", !document.querySelector("b.gp-injected"), "markup from a name became an element");
 	} catch (e) {
