@@ -168,7 +168,11 @@ unit-bins: $(UNIT_BINS)
 # Small programs the e2e tests run from $(BUILD)/tests/ (tests/tools/*-drive.c): they call
 # the libraries directly, where no command does the same.
 E2E_PROGS := $(O)/tests/kineto-drive $(O)/tests/nsys-drive $(O)/tests/perfetto-drive \
-	$(O)/tests/pftrace-dump
+	$(O)/tests/pftrace-dump $(O)/tests/demangle
+$(O)/tests/demangle: $(call obj,tests/tools/demangle.c) $(LIB_ANALYZE) $(LIB_IMPORT) $(LIB_TRACE) \
+		$(LIB_BASE)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
 $(O)/tests/pftrace-dump: $(O)/tests/tools/pftrace-dump.o $(PROTO_GEN).o $(LIB_BASE)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
