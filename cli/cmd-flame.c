@@ -76,8 +76,12 @@ static const struct cli_option flame_options[] = {
 	CLI_OPT_STR(0, "step", "REGEX", FO, step_regex,
 		    "NVTX ranges that are steps (default: ProfilerStep#N,\n"
 		    "else annotations that repeat around GPU work)"),
-	CLI_OPT_ENUMV(0, "names", "MODE", FO, a.kname, names, "unknown name mode '%s'",
+	CLI_OPT_ENUMV(0, "kernel-name", "MODE", FO, a.kname, names,
+		      "unknown kernel-name mode '%s'",
 		      "kernel names: demangled (default), short, mangled"),
+	/* The earlier spelling, kept working. */
+	{.type = CLI_OPT_ENUM, 0, "names", "MODE", NULL, CLI_FIELD_(FO, a.kname), .values = names,
+	 .err = "unknown kernel-name mode '%s'", .flags = CLI_OPTF_HIDDEN},
 	/* Checked once the options are read: "kernel" or "API" pattern, after --api. */
 	CLI_OPT_STR('k', "kernel", "REGEX", FO, a.leaf_regex,
 		    "only kernels (API calls with --api) matching (PCRE2)"),
