@@ -301,6 +301,7 @@ install: all
 	install -m 644 trace/trace.h trace/records.h $(DESTDIR)$(PREFIX)/include/gpuprof/trace/
 	$(GPUPROF) help --man > $(DESTDIR)$(PREFIX)/share/man/man1/gpuprof.1
 	install -m 644 trace/FORMAT.md README.md $(DESTDIR)$(PREFIX)/share/doc/gpuprof/
+	install -m 644 docs/*.md $(DESTDIR)$(PREFIX)/share/doc/gpuprof/
 
 clean:
 	rm -rf build build-san
