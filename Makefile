@@ -168,7 +168,11 @@ unit-bins: $(UNIT_BINS)
 # Small programs the e2e tests run from $(BUILD)/tests/ (tests/tools/*-drive.c): they call
 # the libraries directly, where no command does the same.
 E2E_PROGS := $(O)/tests/kineto-drive $(O)/tests/nsys-drive $(O)/tests/perfetto-drive \
-	$(O)/tests/pftrace-dump
+	$(O)/tests/pftrace-dump $(O)/tests/demangle
+$(O)/tests/demangle: $(call obj,tests/tools/demangle.c) $(LIB_ANALYZE) $(LIB_IMPORT) $(LIB_TRACE) \
+		$(LIB_BASE)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
 $(O)/tests/pftrace-dump: $(O)/tests/tools/pftrace-dump.o $(PROTO_GEN).o $(LIB_BASE)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
@@ -308,6 +312,7 @@ install: all
 	install -m 644 trace/trace.h trace/records.h $(DESTDIR)$(PREFIX)/include/gpuprof/trace/
 	$(GPUPROF) help --man > $(DESTDIR)$(PREFIX)/share/man/man1/gpuprof.1
 	install -m 644 trace/FORMAT.md README.md $(DESTDIR)$(PREFIX)/share/doc/gpuprof/
+	install -m 644 docs/*.md $(DESTDIR)$(PREFIX)/share/doc/gpuprof/
 
 clean:
 	rm -rf build build-san

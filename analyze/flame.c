@@ -407,15 +407,16 @@ static uint32_t thread_node(struct builder *b, uint32_t parent, uint32_t thread)
 }
 
 /*
- * The frame name of a step range: as recorded, or with NO_IDS every run of
- * digits as '*' ("ProfilerStep#*"), so that the steps of two runs merge.
+ * The frame name of a step range: every run of digits as '*'
+ * ("ProfilerStep#*"), so that the steps of a run (and of two runs) merge into
+ * one frame; as recorded only with BY_STEP (a frame per step) and ids kept.
  */
 static uint32_t step_name(struct builder *b, const char *name)
 {
 	char buf[512];
 	size_t n = 0;
 
-	if (!(b->o->flags & GPA_FLAME_NO_IDS)) {
+	if ((b->o->flags & GPA_FLAME_BY_STEP) && !(b->o->flags & GPA_FLAME_NO_IDS)) {
 		return intern(b->f, name);
 	}
 	for (const char *p = name; *p && n < sizeof(buf) - 1; p++) {

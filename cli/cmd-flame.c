@@ -70,13 +70,18 @@ static const struct cli_option flame_options[] = {
 	CLI_OPT_BITV(0, "cpu-stacks", FO, a.flags, GPA_FLAME_CPU_STACKS,
 		     "add the CPU call stack captured at each launch"),
 	CLI_OPT_BITV(0, "by-step", FO, a.flags, GPA_FLAME_BY_STEP,
-		     "a frame per step under the process"),
-	/* Not checked here: the steps are only looked for with --by-step or --diff. */
+		     "a frame per step under the process (default: the\n"
+		     "steps merge into one frame, e.g. ProfilerStep#*)"),
+	/* Checked when the steps are looked for, once the trace is loaded. */
 	CLI_OPT_STR(0, "step", "REGEX", FO, step_regex,
 		    "NVTX ranges that are steps (default: ProfilerStep#N,\n"
 		    "else annotations that repeat around GPU work)"),
-	CLI_OPT_ENUMV(0, "names", "MODE", FO, a.kname, names, "unknown name mode '%s'",
+	CLI_OPT_ENUMV(0, "kernel-name", "MODE", FO, a.kname, names,
+		      "unknown kernel-name mode '%s'",
 		      "kernel names: demangled (default), short, mangled"),
+	/* The earlier spelling, kept working. */
+	{.type = CLI_OPT_ENUM, 0, "names", "MODE", NULL, CLI_FIELD_(FO, a.kname), .values = names,
+	 .err = "unknown kernel-name mode '%s'", .flags = CLI_OPTF_HIDDEN},
 	/* Checked once the options are read: "kernel" or "API" pattern, after --api. */
 	CLI_OPT_STR('k', "kernel", "REGEX", FO, a.leaf_regex,
 		    "only kernels (API calls with --api) matching (PCRE2)"),
@@ -186,7 +191,6 @@ static int build(struct flame_opts *o, char **args, size_t nargs, struct gpa_mod
 		 struct gpa_flame *f, uint64_t *nsteps)
 {
 	struct gpa_steps steps;
-	bool need_steps = nsteps || (o->a.flags & GPA_FLAME_BY_STEP);
 	char err[512];
 	int ret;
 
@@ -194,17 +198,16 @@ static int build(struct flame_opts *o, char **args, size_t nargs, struct gpa_mod
 	if (cli_load_model(m, args, nargs)) {
 		return CMD_ERROR;
 	}
-	if (need_steps) {
-		ret = gpa_steps_find(m, o->step_regex, &steps, err, sizeof(err));
-		if (ret) {
-			cli_error("%s", err);
-			gpa_model_release(m);
-			return cli_exit_code(ret, 0);
-		}
-		o->a.steps = &steps;
-		if (nsteps) {
-			*nsteps = steps.v.n ? steps.v.n : 1;
-		}
+	/* always: step ranges merge into one frame unless --by-step keeps them apart */
+	ret = gpa_steps_find(m, o->step_regex, &steps, err, sizeof(err));
+	if (ret) {
+		cli_error("%s", err);
+		gpa_model_release(m);
+		return cli_exit_code(ret, 0);
+	}
+	o->a.steps = &steps;
+	if (nsteps) {
+		*nsteps = steps.v.n ? steps.v.n : 1;
 	}
 	struct gpa_commclass cc = {0};
 	ret = cli_commclass(m, &o->comm, &cc);

@@ -35,6 +35,8 @@ const struct cli_command cmd_info_opts = {
 	"A file cut short (a killed process) is read up to its last whole chunk and\n"
 	"reported with a warning. Corrupt chunks are skipped, listed, and make the\n"
 	"exit status 1, as does a file that cannot be read at all.\n"
+	"\n"
+	"Exit status: 0 ok, 1 a file unreadable or with corrupt chunks, 2 usage.\n"
 	"\n",
 	.options = info_options,
 	.msgs = &cli_msgs_plain,

@@ -96,6 +96,9 @@ const struct cli_command cmd_record_opts = {
 	"calls, synchronizations, NVTX ranges, and what was lost, if anything. The\n"
 	"exit status is CMD's (128 + the signal number if it died). Without a CUDA\n"
 	"driver CMD runs untraced after one warning.\n"
+	"\n"
+	"Exit status: CMD's (128 + the signal number if it died); 126 CMD could not\n"
+	"be run, 127 it was not found; 1 gpuprof failed before running it, 2 usage.\n"
 	"\n",
 	.options = record_options,
 	.footer =

@@ -62,8 +62,9 @@ static const struct cli_option report_options[] = {
 		   "the DataLoader iterator, torch/utils/data/ frames,\n"
 		   "data.?load, load/fetch/next/get.?batch;\n"
 		   "docs/gaps.md)"),
-	CLI_OPT_UINTV('n', "top", "N", struct report_opts, top, 0, 1000000000, "bad count '%s'",
-		      "kernels and gaps listed (10)"),
+	{.type = CLI_OPT_UINT, 'n', "top", "N|all", "kernels and gaps listed (10)",
+	 CLI_FIELD_(struct report_opts, top), .flags = CLI_OPTF_ALL, .umax = 1000000000,
+	 .err = "bad count '%s'"},
 	CLI_OPT_UINTV(0, "max-steps", "N", struct report_opts, max_steps, 0, 1000000000,
 		      "bad count '%s'", "step rows in text and Markdown (50); JSON has all"),
 	CLI_OPT_DUR(0, "min-gap", "DURATION", struct report_opts, gaps.min_gap_ns, 0,
@@ -81,7 +82,7 @@ static const struct cli_option report_options[] = {
 const struct cli_command cmd_report_opts = {
 	.usage =
 	"usage: gpuprof report [--format text|json|markdown|html] [-o FILE] [--step REGEX]\n"
-	"                      [--data-loader REGEX] [--top N] [--max-steps N]\n"
+	"                      [--data-loader REGEX] [--top N|all] [--max-steps N]\n"
 	"                      [--min-gap DURATION] [--comm-kernel REGEX]... TRACE...\n"
 	"\n"
 	"Reads traces (files, or directories of .gpz files: many processes and ranks\n"

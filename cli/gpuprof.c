@@ -32,7 +32,9 @@ static const struct cli_command cmd_help_opts = {
 	.usage = "usage: gpuprof help [COMMAND | --man]\n"
 		 "\n"
 		 "Lists the commands, shows one command's help, or prints the manual page\n"
-		 "(troff, for man(1)) with --man.\n",
+		 "(troff, for man(1)) with --man.\n"
+		 "\n"
+		 "Exit status: 0 ok, 2 usage (an unknown command).\n",
 	.options = help_options,
 	.msgs = &cli_msgs_plain,
 	.flags = CLI_KEEP_DASHDASH | CLI_KEEP_UNKNOWN,
@@ -100,6 +102,33 @@ static const struct cmd *find_cmd(const char *name)
 	return NULL;
 }
 
+/*
+ * The manual's ENVIRONMENT section: every GPUPROF_* variable, one line each
+ * (docs/recording.md has the recording library's in full).
+ */
+static const char *const env_vars[][2] = {
+	{"GPUPROF_OUTPUT", "recording: the trace file pattern (%p pid, %h host); record -o"},
+	{"GPUPROF_KINDS", "recording: the record kinds to capture, comma-separated (all)"},
+	{"GPUPROF_CAPTURE", "recording: what part of the run to capture; record --capture"},
+	{"GPUPROF_BUFFER_MB", "recording: the bounded buffer pool in MiB (default 64)"},
+	{"GPUPROF_FLUSH_MS", "recording: the writer flushes at least this often, ms (200)"},
+	{"GPUPROF_FORK", "recording: a forked child writes its own trace (child) or none (off)"},
+	{"GPUPROF_BACKTRACE", "recording: CPU stack frames captured per launch (0 or unset: off)"},
+	{"GPUPROF_BACKTRACE_METHOD", "recording: how stacks are walked: auto, fp or unwind"},
+	{"GPUPROF_NVTX_CLOCK", "recording: the clock of NVTX stamps: auto, tsc or monotonic"},
+	{"GPUPROF_CUPTI_PATH", "recording: the libcupti to load instead of the default search"},
+	{"GPUPROF_EXIT_TIMEOUT_MS", "recording: how long exit and signals wait for the writer, ms"},
+	{"GPUPROF_MANIFEST", "recording: a file each traced process adds its trace's path to"},
+	{"GPUPROF_DEBUG", "recording: 1 writes a signal-safe debug log on stderr"},
+	{"GPUPROF_EXEC_CHAIN", "internal: kept by the recording library across exec"},
+	{"GPUPROF_INJECT_LIB",
+	 "record: the recording library, when not beside gpuprof or in ../lib/gpuprof/"},
+	{"GPUPROF_LOG", "what the libraries say on stderr: debug or trace for more"},
+	{"GPUPROF_PROGRESS_AFTER", "ms of work before progress shows on a terminal"},
+	{"GPUPROF_THREADS", "threads that read traces when --threads is not given (default: one per core)"},
+	{"GPUPROF_ANCHORS", "the test suite only: where the real traces it checks lie"},
+};
+
 /* Text for troff: escape backslashes and leading dots/quotes. */
 static void man_text(const char *s)
 {
@@ -137,6 +166,12 @@ static void print_man(void)
 		gp_strbuf_release(&help);
 	}
 	puts(".SH EXIT STATUS\n0 ok, 1 error, 2 usage, 3 regression found by diff.");
+	puts(".SH ENVIRONMENT");
+	for (size_t i = 0; i < GP_ARRAY_SIZE(env_vars); i++) {
+		printf(".TP\n.B %s\n", env_vars[i][0]);
+		man_text(env_vars[i][1]);
+		putchar('\n');
+	}
 	puts(".SH FILES\nTraces are .gpz files; their format is described in FORMAT.md.");
 }
 

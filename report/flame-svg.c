@@ -18,6 +18,8 @@
 extern const char gpr_flame_svg_js_[];
 
 #define XPAD 10
+/* The details line until a frame is hovered (the script puts it back on mouseout). */
+#define DETAILS_HINT "Hover a frame for its time, click to zoom; Search (Ctrl-F) highlights names"
 #define FONT_W 0.59 /* average glyph width / font size, as flamegraph.pl assumes */
 
 void gpr_flame_svg_opts_init(struct gpr_flame_svg_opts *o)
@@ -280,9 +282,13 @@ static const char css[] =
 	"text { font-family: Verdana, sans-serif; fill: rgb(0,0,0); }\n"
 	"#title { text-anchor: middle; font-size: 17px; }\n"
 	"#subtitle { text-anchor: middle; fill: rgb(160,160,160); }\n"
-	"#search, #ignorecase { opacity: 0.1; cursor: pointer; }\n"
-	"#search:hover, #search.show, #ignorecase:hover, #ignorecase.on { opacity: 1; }\n"
-	"#unzoom { cursor: pointer; }\n"
+	"#search, #ignorecase, #unzoom { fill: rgb(0,60,170); cursor: pointer; }\n"
+	"#search:hover, #ignorecase:hover, #unzoom:hover { text-decoration: underline; }\n"
+	"#search.show { font-weight: bold; }\n"
+	"#ignorecase { opacity: 0.5; }\n"
+	"#ignorecase.on { opacity: 1; font-weight: bold; }\n"
+	"#unzoom.off { opacity: 0.35; cursor: default; text-decoration: none; }\n"
+	"#details { fill: rgb(80,80,80); }\n"
 	"#frames > *:hover { stroke: black; stroke-width: 0.5; cursor: pointer; }\n"
 	".hide { display: none; }\n"
 	".parent { opacity: 0.5; }\n"
@@ -320,7 +326,7 @@ static void layout(struct svg *s)
 		}
 	}
 	s->ypad1 = font * 3;
-	s->ypad2 = font * 2 + 10;
+	s->ypad2 = font + 12; /* the details line right under the root: no empty band */
 	s->height = (s->maxdepth + 1) * s->o->frame_height + s->ypad1 + s->ypad2 +
 		    (f->diff ? 0 : font + 6);
 }
@@ -393,8 +399,8 @@ static void write_head(struct svg *s)
 	if (o->subtitle) {
 		text_el(s, "subtitle", o->width / 2.0, font * 3, NULL, NULL, o->subtitle);
 	}
-	text_el(s, "details", XPAD, height - s->ypad2 / 2.0 + 4, NULL, NULL, " ");
-	text_el(s, "unzoom", XPAD, font * 2, NULL, "hide", "Reset Zoom");
+	text_el(s, "details", XPAD, height - s->ypad2 / 2.0 + 4, NULL, NULL, DETAILS_HINT);
+	text_el(s, "unzoom", XPAD, font * 2, NULL, "off", "Reset Zoom");
 	text_el(s, "search", o->width - XPAD - 100, font * 2, NULL, NULL, "Search");
 	text_el(s, "ignorecase", o->width - XPAD - 16, font * 2, NULL, NULL, "ic");
 	text_el(s, "matched", o->width - XPAD - 100, height - s->ypad2 / 2.0 + 4, NULL, "hide",

@@ -47,12 +47,12 @@ static int next_record(uint8_t *buf, size_t valid, void **rec)
 static const char *const names[] = {
 	"sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1_execute_"
 	"segment_k_off_kernel__5x_cublas",
-	"_ZN5flash23flash_fwd_kernel_bf16_hdim128ILi4ELb0EEEvNS_12Flash_fwd_paramsE",
+	"_ZN5flash29flash_fwd_kernel_bf16_hdim128ILi4ELb0EEEvNS_16Flash_fwd_paramsE",
 	"_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_15CUDAFunctor_"
 	"addIfEESt5arrayIPcLm3EEEEviT0_T1_",
-	"_Z23layer_norm_fwd_kernelILi1024EEvPKfS1_S1_Pfi",
+	"_Z21layer_norm_fwd_kernelILi1024EEvPKfS1_S1_Pfi",
 	"triton_poi_fused_gelu_mul_0",
-	"_Z22multi_tensor_apply_kernelI18TensorListMetadataILi4EE14AdamFunctorIfEJfffffiEEvmPViT_"
+	"_Z25multi_tensor_apply_kernelI18TensorListMetadataILi4EE11AdamFunctorIfEJfffffiEEvmPViT_"
 	"T0_DpT1_",
 };
 

@@ -1,14 +1,20 @@
 #!/bin/sh
 # make install puts a working command, the libraries with their headers, the
-# manual page and the format spec under PREFIX; a program builds against them.
+# manual page, the format spec and the user docs under PREFIX; a program builds against them.
 . "$TOP/tests/e2e/lib.sh"
 
 make -s -C "$TOP" install PREFIX="$PWD/inst" O="$O" >make.out 2>&1 || { cat make.out; fail "make install"; }
 for f in bin/gpuprof lib/libgptrace.a lib/libgpbase.a share/man/man1/gpuprof.1 \
-	share/doc/gpuprof/FORMAT.md include/gpuprof/trace/trace.h; do
+	share/doc/gpuprof/FORMAT.md share/doc/gpuprof/README.md share/doc/gpuprof/flame.md \
+	share/doc/gpuprof/reliability.md share/doc/gpuprof/units.md include/gpuprof/trace/trace.h; do
 	[ -f "inst/$f" ] || fail "missing $f"
 done
 inst/bin/gpuprof --version | grep -q '^gpuprof ' || fail "installed command does not run"
+# Every user document in docs/ (not the developers' docs/dev/) is installed.
+for d in "$TOP"/docs/*.md; do
+	cmp -s "$d" "inst/share/doc/gpuprof/$(basename "$d")" || fail "docs/$(basename "$d") not installed"
+done
+grep -q '^\.SH ENVIRONMENT' inst/share/man/man1/gpuprof.1 || fail "manual page has no ENVIRONMENT"
 # tests/tools/install-prog.c, built against inst/ alone.
 make -s -C "$TOP" install-prog PREFIX="$PWD/inst" O="$O" >make.out 2>&1 ||
 	{ cat make.out; fail "cannot build against the installed library"; }

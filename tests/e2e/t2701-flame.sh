@@ -14,7 +14,7 @@ cp out all.folded
 # The same with short names, no NVTX, by step, and the API-time graph.
 expect_rc 0 "$GPUPROF" flame --names short --no-nvtx a.gpz
 golden t2701-short out
-expect_rc 0 "$GPUPROF" flame --by-step --names short a.gpz
+expect_rc 0 "$GPUPROF" flame --by-step --kernel-name short a.gpz
 golden t2701-steps out
 cp out steps.folded
 expect_rc 0 "$GPUPROF" flame --api a.gpz

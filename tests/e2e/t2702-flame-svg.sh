@@ -12,6 +12,7 @@ expect_rc 0 "$GPUPROF" flame a.gpz
 mv out a.folded
 expect_rc 0 "$GPUPROF" flame --inverted --title 'T <&> "x"' -o inv.svg a.gpz
 expect_rc 0 "$GPUPROF" flame -o diff.svg --diff a.gpz -- a.gpz
+expect_rc 0 "$GPUPROF" flame --by-step --min-width 0 -o steps.svg a.gpz
 
 if command -v xmllint >/dev/null 2>&1; then
 	for f in a.svg inv.svg diff.svg; do
@@ -35,14 +36,33 @@ t = root.find(".//s:title", ns)
 for g in gs:
     assert g.find("s:title", ns).text and g.find("s:rect", ns) is not None
 assert ET.parse("inv.svg").getroot().find(".//s:text[@id='title']", ns).text == 'T <&> "x"'
+# The steps merge into one frame by default; --by-step keeps a frame per step.
+titles = [g.find("s:title", ns).text for g in gs]
+assert any(t.startswith("ProfilerStep#* (") for t in titles), titles
+assert not any(t.startswith("ProfilerStep#1 (") for t in titles), titles
+st = ET.parse("steps.svg").getroot().find(".//s:g[@id='frames']", ns)
+st = [g.find("s:title", ns).text for g in st]
+for n in range(3):
+    assert any(t.startswith("ProfilerStep#%d (" % n) for t in st), (n, st)
+# The controls are in sight: Reset Zoom and Search shown at full strength, a hint
+# on the details line, and that line right under the root frame.
+texts = {t.get("id"): t for t in root.iter("{http://www.w3.org/2000/svg}text")}
+assert "hide" not in (texts["unzoom"].get("class") or ""), texts["unzoom"].attrib
+assert "hide" not in (texts["search"].get("class") or "")
+style = root.find(".//s:style", ns).text
+assert "opacity: 0.1" not in style, style
+assert texts["details"].text.strip(), "no hint on the details line"
+rects = [g.find("s:rect", ns) for g in gs]
+root_bottom = max(float(r.get("y")) + float(r.get("height")) for r in rects)
+assert float(texts["details"].get("y")) - root_bottom < 20, (texts["details"].get("y"), root_bottom)
 PY
 
 CHROME=$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)
 [ -n "$CHROME" ] || { echo "chromium not installed" >&2; exit 77; }
 
-dom() { # URL-suffix OUT
+dom() { # URL-suffix OUT [SVG]
 	timeout 120 "$CHROME" --headless --no-sandbox --disable-gpu --no-first-run \
-		--user-data-dir="$PWD/profile" --dump-dom "file://$PWD/a.svg$1" >"$2" 2>chrome.err ||
+		--user-data-dir="$PWD/profile" --dump-dom "file://$PWD/${3:-a.svg}$1" >"$2" 2>chrome.err ||
 		fail "chromium failed: $(tail -n 3 chrome.err)"
 	grep -q 'data-ready="1"' "$2" || fail "the SVG's script did not run"
 }
@@ -72,11 +92,11 @@ assert abs(float(m.group(1)) - 100.0 * hit / tot) < 0.05, (m.group(1), 100.0 * h
 assert re.search(r'id="matched"[^>]*>Matched: ' + re.escape(m.group(1)) + '%<', dom)
 PY
 
-# Zoom on ProfilerStep#1 through the x/y parameters.
+# Zoom on ProfilerStep#1 (a graph by step) through the x/y parameters.
 xy=$(python3 - <<'PY'
 import xml.etree.ElementTree as ET
 ns = {"s": "http://www.w3.org/2000/svg"}
-for g in ET.parse("a.svg").getroot().find(".//s:g[@id='frames']", ns):
+for g in ET.parse("steps.svg").getroot().find(".//s:g[@id='frames']", ns):
     if g.find("s:title", ns).text.startswith("ProfilerStep#1 ("):
         r = g.find("s:rect", ns)
         print("?x=%s&y=%s" % (r.get("x"), r.get("y")))
@@ -84,7 +104,7 @@ for g in ET.parse("a.svg").getroot().find(".//s:g[@id='frames']", ns):
 PY
 )
 [ -n "$xy" ] || fail "no ProfilerStep#1 frame"
-dom "$xy" zoom.dom
+dom "$xy" zoom.dom steps.svg
 python3 - <<'PY' || fail "zoom"
 import re
 dom = open("zoom.dom").read()
@@ -107,5 +127,7 @@ for c, t, r in shown:
     if attr(r, "y") < y0:
         assert attr(r, "x") >= 9.99 and attr(r, "x") + attr(r, "width") <= 1190.01, (t, r)
 assert "data-zoom" in dom
+# Zoomed: Reset Zoom is live (not dimmed).
+assert re.search(r'<text id="unzoom"( class="")? ', dom), re.search(r'<text id="unzoom"[^>]*>', dom).group(0)
 PY
 exit 0

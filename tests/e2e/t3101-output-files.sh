@@ -31,7 +31,7 @@ perfetto export --force --perfetto @ t.gpz
 diff-json diff -q --json @ t.gpz -- t.gpz
 diff-md diff -q --markdown @ t.gpz -- t.gpz
 diff-junit diff -q --junit @ t.gpz -- t.gpz
-convert convert k.json @
+convert convert --force k.json @
 EOF
 }
 run_to() { # NAME CMD... with @ replaced by $out
@@ -139,6 +139,20 @@ expect_rc 2 "$GPUPROF" flame -o ./u.gpz u.gpz
 expect_rc 2 "$GPUPROF" convert k.json k.json
 cmp -s t.gpz u.gpz || fail "an input was changed"
 [ ! -e x.out ] || fail "a refused output was created"
+
+# ---- one rule for convert and export: an existing regular file only with --force
+echo precious >keep.txt
+expect_rc 1 "$GPUPROF" convert k.json keep.txt
+grep -q "'keep.txt' already exists (use --force to replace it)" err || fail "convert: $(cat err)"
+[ "$(cat keep.txt)" = precious ] || fail "convert replaced a file without --force"
+expect_rc 1 "$GPUPROF" export --perfetto keep.txt t.gpz
+[ "$(cat keep.txt)" = precious ] || fail "export replaced a file without --force"
+expect_rc 0 "$GPUPROF" convert --force k.json keep.txt
+[ "$(cat keep.txt)" != precious ] || fail "convert --force did not replace the file"
+expect_rc 0 "$GPUPROF" dump keep.txt
+expect_rc 0 "$GPUPROF" convert k.json /dev/null
+expect_rc 0 "$GPUPROF" convert k.json -
+[ -s out ] || fail "convert to standard output wrote nothing"
 
 # ---- failures leave the output as it was, and no temporary behind
 echo precious >keep.txt

@@ -46,7 +46,7 @@ static const struct sim_kernel gemm_bwd = {
 	196608,
 	310000};
 static const struct sim_kernel attn_fwd = {
-	"_ZN5flash23flash_fwd_kernel_bf16_hdim128ILi4ELb0EEEvNS_12Flash_fwd_paramsE",
+	"_ZN5flash29flash_fwd_kernel_bf16_hdim128ILi4ELb0EEEvNS_16Flash_fwd_paramsE",
 	{1024, 1, 1},
 	{128, 1, 1},
 	255,
@@ -54,14 +54,14 @@ static const struct sim_kernel attn_fwd = {
 	65536,
 	260000};
 static const struct sim_kernel attn_bwd = {
-	"_ZN5flash23flash_bwd_kernel_bf16_hdim128ILi4ELb0EEEvNS_12Flash_bwd_paramsE",
+	"_ZN5flash29flash_bwd_kernel_bf16_hdim128ILi4ELb0EEEvNS_16Flash_bwd_paramsE",
 	{1024, 1, 1},
 	{256, 1, 1},
 	255,
 	0,
 	98304,
 	480000};
-static const struct sim_kernel layer_norm = {"_Z23layer_norm_fwd_kernelILi1024EEvPKfS1_S1_Pfi",
+static const struct sim_kernel layer_norm = {"_Z21layer_norm_fwd_kernelILi1024EEvPKfS1_S1_Pfi",
 					     {8192, 1, 1},
 					     {256, 1, 1},
 					     36,
@@ -79,7 +79,7 @@ static const struct sim_kernel add = {"_ZN2at6native29vectorized_elementwise_ker
 static const struct sim_kernel gelu = {
 	"triton_poi_fused_gelu_mul_0", {2048, 1, 1}, {128, 1, 1}, 24, 0, 0, 9000};
 static const struct sim_kernel adam = {
-	"_Z22multi_tensor_apply_kernelI18TensorListMetadataILi4EE14AdamFunctorIfEJfffffiEEvmPViT_"
+	"_Z25multi_tensor_apply_kernelI18TensorListMetadataILi4EE11AdamFunctorIfEJfffffiEEvmPViT_"
 	"T0_DpT1_",
 	{320, 1, 1},
 	{512, 1, 1},
