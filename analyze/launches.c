@@ -3,10 +3,14 @@
  * launches.c - launch and queue analytics (docs/launches.md).
  */
 #include "base/compat.h"
+#include "analyze/breakdown.h"
 #include "analyze/launches.h"
 #include "analyze/overview.h"
 
 #include <math.h>
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -107,10 +111,61 @@ struct op {
 	uint64_t key;                /* proc << 48 | dev << 32 | stream */
 	const char *name;
 	uint8_t kind, copy_kind;
-	bool graph;
+	bool graph, other_api; /* other_api: the call does not match opts.api_regex */
 };
 
-static void op_of(const struct gpa_model *m, size_t i, struct op *o)
+/* Per model string id: 0 not tried, 1 a launch call name that matches, 2 one that does not. */
+struct api_filter {
+	pcre2_code *re;
+	pcre2_match_data *md;
+	uint8_t *verdict;
+};
+
+static bool api_matches(const struct gpa_model *m, struct api_filter *f, uint32_t name)
+{
+	if (!f->re) {
+		return true;
+	}
+	if (!f->verdict[name]) {
+		const char *s = gpa_model_str(m, name);
+		int rc = pcre2_match(f->re, (PCRE2_SPTR)s, strlen(s), 0, 0, f->md, NULL);
+		f->verdict[name] = rc >= 0 ? 1 : 2;
+	}
+	return f->verdict[name] == 1;
+}
+
+static int filter_init(const struct gpa_model *m, const char *pat, struct api_filter *f,
+		       char *errbuf, size_t errlen)
+{
+	int errcode;
+	PCRE2_SIZE erroff;
+
+	memset(f, 0, sizeof(*f));
+	if (!pat) {
+		return 0;
+	}
+	f->re = pcre2_compile((PCRE2_SPTR)pat, PCRE2_ZERO_TERMINATED, PCRE2_UTF, &errcode, &erroff,
+			      NULL);
+	if (!f->re) {
+		PCRE2_UCHAR msg[160];
+		pcre2_get_error_message(errcode, msg, sizeof(msg));
+		snprintf(errbuf, errlen, "bad launch-call pattern '%s' at offset %zu: %s", pat,
+			 (size_t)erroff, (char *)msg);
+		return -GP_ERR_API;
+	}
+	f->md = pcre2_match_data_create_from_pattern(f->re, NULL);
+	f->verdict = calloc(m->strs.off.n + 2, 1);
+	return f->md && f->verdict ? 0 : -GP_ERR_NOMEM;
+}
+
+static void filter_release(struct api_filter *f)
+{
+	pcre2_match_data_free(f->md);
+	pcre2_code_free(f->re);
+	free(f->verdict);
+}
+
+static void op_of(const struct gpa_model *m, size_t i, struct api_filter *f, struct op *o)
 {
 	uint32_t r = m->gpu.row[i], api = gpa_gpu_api(m, i), stream = 0;
 	uint16_t dev = m->gpu.dev[i];
@@ -138,6 +193,7 @@ static void op_of(const struct gpa_model *m, size_t i, struct op *o)
 		o->api_start = m->api.start[api];
 		o->api_end = m->api.end[api] > o->api_start ? m->api.end[api] : o->api_start;
 		o->graph = (m->api.flags[api] & GPA_API_GRAPH_LAUNCH) != 0;
+		o->other_api = !api_matches(m, f, m->api.name[api]);
 	}
 }
 
@@ -206,6 +262,10 @@ static int per_launch(const struct op *ops, size_t n, struct gpa_launches *l)
 			l->graph_ops++;
 			continue;
 		}
+		if (o->other_api) {
+			l->other_api++;
+			continue;
+		}
 		struct lrec *r = &recs[nr++];
 		r->name = o->name;
 		r->cpu = o->api_end - o->api_start;
@@ -255,7 +315,7 @@ static int cmp_qev(const void *a, const void *b)
 	if (x->ts != y->ts) {
 		return x->ts < y->ts ? -1 : 1;
 	}
-	return y->delta - x->delta; /* launches first */
+	return x->delta - y->delta; /* an op starting leaves before a launch joins */
 }
 
 static void queue_stats(const struct qev *ev, size_t n, uint64_t *scratch,
@@ -307,7 +367,7 @@ static int queues(const struct op *ops, size_t n, struct gpa_launches *l)
 		goto out;
 	}
 	for (size_t i = 0; i < n; i++) {
-		if (!ops[i].api_end) {
+		if (!ops[i].api_end || ops[i].other_api) {
 			continue;
 		}
 		ev[ne++] = (struct qev){ops[i].key, ops[i].api_start, 1};
@@ -452,7 +512,39 @@ static int cmp_annot(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-static int annots(const struct gpa_model *m, struct gpa_launches *l)
+/*
+ * HTA's last-step filter: keeps the ops launched before the process's last
+ * ProfilerStep#N (with >= 2 of them), compacting ops; *cut gets the cut for
+ * GPU annotations (one process only: they name no thread), else INT64_MAX.
+ */
+static int last_step_filter(const struct gpa_model *m, struct op *ops, size_t *n,
+			    struct gpa_launches *l, int64_t *cut)
+{
+	int64_t *last = calloc(m->procs.n + 1, sizeof(*last));
+	size_t k = 0;
+
+	*cut = INT64_MAX;
+	if (!last || gpa_bd_last_step_starts(m, last)) {
+		free(last);
+		return -GP_ERR_NOMEM;
+	}
+	for (size_t i = 0; i < *n; i++) {
+		int64_t step = last[ops[i].key >> 48];
+		if (step != INT64_MIN && (!ops[i].api_end || (int64_t)ops[i].api_start >= step)) {
+			l->dropped++;
+			continue;
+		}
+		ops[k++] = ops[i];
+	}
+	*n = k;
+	if (m->procs.n == 1 && last[0] != INT64_MIN) {
+		*cut = last[0];
+	}
+	free(last);
+	return 0;
+}
+
+static int annots(const struct gpa_model *m, int64_t cut, struct gpa_launches *l)
 {
 	struct arec *r = calloc(m->nvtx.n + 1, sizeof(*r));
 	uint64_t *scratch = calloc(m->nvtx.n + 1, sizeof(*scratch));
@@ -463,7 +555,8 @@ static int annots(const struct gpa_model *m, struct gpa_launches *l)
 		goto out;
 	}
 	for (size_t i = 0; i < m->nvtx.n; i++) {
-		if (m->nvtx.origin[i] != GPA_RANGE_GPU_ANNOTATION) {
+		if (m->nvtx.origin[i] != GPA_RANGE_GPU_ANNOTATION ||
+		    (int64_t)m->nvtx.start[i] >= cut) {
 			continue;
 		}
 		uint64_t s = m->nvtx.start[i], e = m->nvtx.end[i];
@@ -490,32 +583,41 @@ out:
 }
 
 int gpa_launches_analyze(const struct gpa_model *m, const struct gpa_launches_opts *o,
-			 struct gpa_launches *out)
+			 struct gpa_launches *out, char *errbuf, size_t errlen)
 {
+	struct api_filter f;
 	struct op *ops;
+	size_t n = m->gpu.n;
+	int64_t cut = INT64_MAX;
 	int ret;
 
 	memset(out, 0, sizeof(*out));
 	out->opts = *o;
-	ops = calloc(m->gpu.n + 1, sizeof(*ops));
+	ret = filter_init(m, o->api_regex, &f, errbuf, errlen);
+	ops = ret ? NULL : calloc(m->gpu.n + 1, sizeof(*ops));
 	if (!ops) {
-		return -GP_ERR_NOMEM;
+		filter_release(&f);
+		return ret ? ret : -GP_ERR_NOMEM;
 	}
 	for (size_t i = 0; i < m->gpu.n; i++) {
-		op_of(m, i, &ops[i]);
+		op_of(m, i, &f, &ops[i]);
 	}
-	ret = per_launch(ops, m->gpu.n, out);
+	filter_release(&f);
+	ret = o->last_step ? last_step_filter(m, ops, &n, out, &cut) : 0;
 	if (!ret) {
-		ret = queues(ops, m->gpu.n, out);
-	}
-	if (!ret) {
-		ret = copies(ops, m->gpu.n, out);
+		ret = per_launch(ops, n, out);
 	}
 	if (!ret) {
-		ret = idle(ops, m->gpu.n, out);
+		ret = queues(ops, n, out);
 	}
 	if (!ret) {
-		ret = annots(m, out);
+		ret = copies(ops, n, out);
+	}
+	if (!ret) {
+		ret = idle(ops, n, out);
+	}
+	if (!ret) {
+		ret = annots(m, cut, out);
 	}
 	free(ops);
 	if (ret) {

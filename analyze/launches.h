@@ -17,6 +17,9 @@ struct gpa_launches_opts {
 	uint64_t kernel_wait_ns;    /* idle intervals shorter (queued work) are kernel waits */
 	uint64_t max_queue;         /* a stream at this queue length or more is full */
 	size_t top;                 /* per-name rows kept (by launch count) */
+	const char *api_regex;      /* PCRE2: only ops of launch calls so named count in the
+				     * per-launch figures and queues; NULL every call */
+	bool last_step;             /* HTA's last-step filter (analyze/breakdown.h GPA_BD_LAST_STEP) */
 };
 
 void gpa_launches_opts_init(struct gpa_launches_opts *o);
@@ -86,6 +89,8 @@ struct gpa_launches {
 	uint64_t delay_outliers; /* delay longer than delay_cutoff_ns */
 	uint64_t unlinked;       /* GPU ops without a launch call */
 	uint64_t graph_ops;      /* ops a graph launch ran: not per-launch figures */
+	uint64_t other_api;      /* ops launched by calls api_regex does not match: not counted */
+	uint64_t dropped;        /* ops the last-step filter dropped: in no figure */
 	struct gpa_launch_dist cpu, delay, gpu;
 	uint64_t names_total;    /* distinct names before the top cut */
 	GP_VEC(struct gpa_launch_name) names;   /* by launch count, then name */
@@ -95,9 +100,12 @@ struct gpa_launches {
 	GP_VEC(struct gpa_launch_annot) annots; /* by total time, then name */
 };
 
-/* Fills out (released with gpa_launches_release). 0 or -GP_ERR_NOMEM. */
+/*
+ * Fills out (released with gpa_launches_release). 0, -GP_ERR_NOMEM, or
+ * -GP_ERR_API for a bad api_regex (said in errbuf).
+ */
 int gpa_launches_analyze(const struct gpa_model *m, const struct gpa_launches_opts *o,
-			 struct gpa_launches *out);
+			 struct gpa_launches *out, char *errbuf, size_t errlen);
 void gpa_launches_release(struct gpa_launches *l);
 
 /* The distribution of n values (sorted in place). */

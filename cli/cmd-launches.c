@@ -38,6 +38,15 @@ static const struct cli_option launches_options[] = {
 		      "bad --max-queue '%s'",
 		      "queue length at which a stream's launch queue is\n"
 		      "full (1024, CUDA's)"),
+	CLI_OPT_RE(0, "launch-api", "REGEX", struct launches_opts, a.api_regex,
+		   "launch-call pattern",
+		   "count only ops launched by calls so named in the\n"
+		   "per-launch figures and the queues (PCRE2; default\n"
+		   "every call)"),
+	CLI_OPT_BOOL(0, "hta-last-step", struct launches_opts, a.last_step,
+		     "leave out what HTA leaves out by default: with two\n"
+		     "or more ProfilerStep#N, ops launched in the last\n"
+		     "step or later and ops without a launch call"),
 	CLI_OPT_HELP(0),
 	CLI_OPT_END(),
 };
@@ -46,7 +55,8 @@ const struct cli_command cmd_launches_opts = {
 	.usage =
 	"usage: gpuprof launches [--format FORMAT] [--top N|all] [--table NAME]\n"
 	"                        [--runtime-cutoff DURATION] [--delay-cutoff DURATION]\n"
-	"                        [--kernel-wait DURATION] [--max-queue N] TRACE...\n"
+	"                        [--kernel-wait DURATION] [--max-queue N]\n"
+	"                        [--launch-api REGEX] [--hta-last-step] TRACE...\n"
 	"\n"
 	"Launch and queue analytics of the traces (files or directories of .gpz\n"
 	"files). For every kernel, copy and memset launched by a recorded API call:\n"
@@ -68,17 +78,19 @@ static int run(const struct launches_opts *o, char **args, size_t nargs)
 	struct gpa_model m;
 	struct gpa_launches l;
 	struct gp_strbuf out = GP_STRBUF_INIT;
-	int status;
+	char err[512];
+	int status, ret;
 
 	status = cli_load_model(&m, args, nargs);
 	if (status != CMD_OK) {
 		return status;
 	}
 	status = CMD_ERROR;
-	if (gpa_launches_analyze(&m, &o->a, &l)) {
-		cli_error("out of memory");
+	ret = gpa_launches_analyze(&m, &o->a, &l, err, sizeof(err));
+	if (ret) {
+		cli_error("%s", ret == -GP_ERR_NOMEM ? "out of memory" : err);
 		gpa_model_release(&m);
-		return status;
+		return cli_exit_code(ret, 0);
 	}
 	if (!m.gpu.n && o->format == GPR_FORMAT_TEXT) {
 		cli_warn("no GPU activity in the trace%s", m.procs.n == 1 ? "" : "s");

@@ -100,6 +100,12 @@ static void fill_summary(struct gpr_table *t, const struct gpa_launches *l, bool
 	count_row(t, buf, l->delay_outliers);
 	count_row(t, "ops run by a graph launch (not counted above)", l->graph_ops);
 	count_row(t, "ops without a launch call (not counted above)", l->unlinked);
+	if (l->opts.last_step) {
+		count_row(t, "ops left out by the last-step filter", l->dropped);
+	}
+	if (l->opts.api_regex) {
+		count_row(t, "ops of other launch calls (not counted above)", l->other_api);
+	}
 }
 
 static const struct gpr_col name_cols[] = {
@@ -146,7 +152,8 @@ static void cell_proc(struct gpr_table *t, const struct gpa_model *m, uint32_t p
 	cell_u64(t, stream);
 }
 
-static void cells_dist(struct gpr_table *t, const struct gpa_launch_dist *d)
+/* A count, then mean, std, min, quartiles, max (mean and std with digits decimals). */
+static void cells_dist(struct gpr_table *t, const struct gpa_launch_dist *d, int digits)
 {
 	cell_u64(t, d->n);
 	if (!d->n) {
@@ -155,8 +162,8 @@ static void cells_dist(struct gpr_table *t, const struct gpa_launch_dist *d)
 		}
 		return;
 	}
-	cell_num(t, d->mean);
-	cell_num(t, d->std);
+	gpr_table_cellf(t, "%.*f", digits, d->mean);
+	gpr_table_cellf(t, "%.*f", digits, d->std);
 	cell_num(t, d->min);
 	cell_num(t, d->p25);
 	cell_num(t, d->p50);
@@ -179,7 +186,7 @@ static void fill_queues(struct gpr_table *t, const struct gpa_model *m,
 	for (size_t i = 0; i < l->queues.n; i++) {
 		const struct gpa_launch_queue *q = &l->queues.v[i];
 		cell_proc(t, m, q->proc, q->dev, q->stream);
-		cells_dist(t, &q->len);
+		cells_dist(t, &q->len, 6);
 		if (q->span_ns) {
 			gpr_table_cellf(t, "%.3f", (double)q->weighted_sum / (double)q->span_ns);
 		} else {
@@ -233,7 +240,7 @@ static void fill_idle(struct gpr_table *t, const struct gpa_model *m,
 		const struct gpa_launch_idle *r = &l->idle.v[i];
 		cell_proc(t, m, r->proc, r->dev, r->stream);
 		gpr_table_cell(t, gpa_idle_cat_name(r->cat));
-		cells_dist(t, &r->gap);
+		cells_dist(t, &r->gap, 3);
 	}
 }
 
@@ -302,6 +309,12 @@ int gpr_launches_render(struct gp_strbuf *out, enum gpr_format fmt, unsigned mas
 				    ",\"names_total\":%" PRIu64 "}",
 			       l->opts.runtime_cutoff_ns, l->opts.delay_cutoff_ns,
 			       l->opts.kernel_wait_ns, l->opts.max_queue, l->names_total);
+		gp_strbuf_addf(out, ",\"totals\":{\"launches\":%" PRIu64 ",\"short_kernels\":%" PRIu64
+				    ",\"cpu_outliers\":%" PRIu64 ",\"delay_outliers\":%" PRIu64
+				    ",\"graph_ops\":%" PRIu64 ",\"unlinked\":%" PRIu64
+				    ",\"other_api\":%" PRIu64 ",\"dropped\":%" PRIu64 "}",
+			       l->cpu.n, l->short_kernels, l->cpu_outliers, l->delay_outliers,
+			       l->graph_ops, l->unlinked, l->other_api, l->dropped);
 	}
 	for (size_t i = 0; i < GP_ARRAY_SIZE(tables) && !ret; i++) {
 		struct gpr_table t;
