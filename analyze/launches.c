@@ -367,8 +367,8 @@ static int queues(const struct op *ops, size_t n, struct gpa_launches *l)
 		goto out;
 	}
 	for (size_t i = 0; i < n; i++) {
-		if (!ops[i].api_end || ops[i].other_api) {
-			continue;
+		if (!ops[i].api_end || ops[i].other_api || ops[i].graph) {
+			continue; /* a graph launch is one call for many ops: not one entry each */
 		}
 		ev[ne++] = (struct qev){ops[i].key, ops[i].api_start, 1};
 		ev[ne++] = (struct qev){ops[i].key, ops[i].start, -1};

@@ -44,6 +44,8 @@ def ref(tag, analysis, header=0):
         return None
     rows = list(csv.reader(open(p)))
     if header:  # pandas describe: two header rows and an index row
+        if len(rows) < 3:
+            return []
         cols = rows[2][:2] + rows[1][2:]
         return [dict(zip(cols, r)) for r in rows[3:]]
     return [dict(zip(rows[0], r)) for r in rows[1:]]
@@ -163,6 +165,25 @@ def queues(tag, rank, path, why):
             why)
 
 
+KINDS = {'Memset': 'memset', 'Memcpy HtoD': 'Host-to-Device', 'Memcpy DtoH': 'Device-to-Host',
+         'Memcpy DtoD': 'Device-to-Device', 'Memcpy PtoP': 'Peer-to-Peer',
+         'Memcpy HtoH': 'Host-to-Host'}
+
+
+def copies(tag, rank, path, why):
+    """Counts only: HTA's values are a time series of the trace's own
+    bandwidth argument, ours per op from bytes and ns (docs/launches.md)."""
+    rows = [r for r in ref(tag, 'memory_bw_summary', 1) or [] if int(r['rank']) == rank]
+    got = {c['Kind']: c for c in run(path, '--table', 'copies')['copies']}
+    for h in rows:
+        g = got.get(KINDS.get(h['name'], h['name']), {})
+        n = float(g.get('Count', 0) or 0) + float(g.get('Zero-length', 0) or 0)
+        # copies of a kind that overlap add change points to HTA's series
+        w = why or ('overlapping copies: HTA counts series points' if num(h['count']) > n
+                    else None)
+        compare(tag, ('copies', rank, h['name'], 'count'), n, num(h['count']), 0, w)
+
+
 def idle(tag, rank, path, why):
     rows = [r for r in ref(tag, 'idle_interval_stats') or [] if int(r['rank']) == rank]
     got = run(path, '--table', 'idle')['idle']
@@ -234,6 +255,7 @@ for name, files in SETS.items():
             launch_stats(tag, rank, path, why)
             queues(tag, rank, path, why)
             idle(tag, rank, path, why)
+            copies(tag, rank, path, why)
             annots(tag, path, why)
 
 for b in bad:
