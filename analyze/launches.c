@@ -340,32 +340,33 @@ static void queue_stats(const struct qev *ev, size_t n, uint64_t *scratch,
 	gpa_launch_dist_of(scratch, n, &q->len);
 }
 
-static uint64_t proc_window(const struct op *ops, size_t n, uint32_t proc)
+/* Per process: first launch call or op start (lo) and last op end (hi). */
+static void proc_windows(const struct op *ops, size_t n, uint64_t *lo, uint64_t *hi)
 {
-	uint64_t lo = UINT64_MAX, hi = 0;
-
 	for (size_t i = 0; i < n; i++) {
-		if ((uint32_t)(ops[i].key >> 48) != proc) {
-			continue;
-		}
+		uint32_t p = (uint32_t)(ops[i].key >> 48);
 		uint64_t s = ops[i].api_end && ops[i].api_start < ops[i].start ? ops[i].api_start
 									     : ops[i].start;
-		lo = s < lo ? s : lo;
-		hi = ops[i].end > hi ? ops[i].end : hi;
+		lo[p] = s < lo[p] ? s : lo[p];
+		hi[p] = ops[i].end > hi[p] ? ops[i].end : hi[p];
 	}
-	return hi > lo ? hi - lo : 0;
 }
 
-static int queues(const struct op *ops, size_t n, struct gpa_launches *l)
+static int queues(const struct op *ops, size_t n, size_t nprocs, struct gpa_launches *l)
 {
 	struct qev *ev = calloc(2 * n + 1, sizeof(*ev));
 	uint64_t *scratch = calloc(2 * n + 1, sizeof(*scratch));
+	uint64_t *lo = calloc(nprocs + 1, sizeof(*lo)), *hi = calloc(nprocs + 1, sizeof(*hi));
 	size_t ne = 0;
 	int ret = -GP_ERR_NOMEM;
 
-	if (!ev || !scratch) {
+	if (!ev || !scratch || !lo || !hi) {
 		goto out;
 	}
+	for (size_t p = 0; p <= nprocs; p++) {
+		lo[p] = UINT64_MAX;
+	}
+	proc_windows(ops, n, lo, hi);
 	for (size_t i = 0; i < n; i++) {
 		if (!ops[i].api_end || ops[i].other_api || ops[i].graph) {
 			continue; /* a graph launch is one call for many ops: not one entry each */
@@ -382,7 +383,7 @@ static int queues(const struct op *ops, size_t n, struct gpa_launches *l)
 		q.dev = (uint16_t)(ev[i].key >> 32);
 		q.stream = (uint32_t)ev[i].key;
 		queue_stats(ev + i, j - i, scratch, &l->opts, &q);
-		q.window_ns = proc_window(ops, n, q.proc);
+		q.window_ns = hi[q.proc] > lo[q.proc] ? hi[q.proc] - lo[q.proc] : 0;
 		if (gp_vec_push(&l->queues, q)) {
 			goto out;
 		}
@@ -391,6 +392,8 @@ static int queues(const struct op *ops, size_t n, struct gpa_launches *l)
 out:
 	free(ev);
 	free(scratch);
+	free(lo);
+	free(hi);
 	return ret;
 }
 
@@ -608,7 +611,7 @@ int gpa_launches_analyze(const struct gpa_model *m, const struct gpa_launches_op
 		ret = per_launch(ops, n, out);
 	}
 	if (!ret) {
-		ret = queues(ops, n, out);
+		ret = queues(ops, n, m->procs.n, out);
 	}
 	if (!ret) {
 		ret = copies(ops, n, out);
