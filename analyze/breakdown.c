@@ -565,3 +565,8 @@ void gpa_breakdown_release(struct gpa_breakdown *b)
 	gp_vec_free(&b->ranks);
 	gp_vec_free(&b->streams);
 }
+
+int gpa_bd_last_step_starts(const struct gpa_model *m, int64_t *last)
+{
+	return last_steps(m, last);
+}

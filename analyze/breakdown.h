@@ -101,4 +101,11 @@ int gpa_breakdown_compute(const struct gpa_model *m, const struct gpa_breakdown_
 			  struct gpa_breakdown *out);
 void gpa_breakdown_release(struct gpa_breakdown *b);
 
+/*
+ * Per process (last has m->procs.n slots): the start of its last
+ * ProfilerStep#N when it has >= 2 distinct ones, else INT64_MIN: HTA's
+ * last-step filter (GPA_BD_LAST_STEP). 0 or -GP_ERR_NOMEM.
+ */
+int gpa_bd_last_step_starts(const struct gpa_model *m, int64_t *last);
+
 #endif /* GPA_BREAKDOWN_H */

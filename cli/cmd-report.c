@@ -11,6 +11,7 @@
 #include "analyze/findings.h"
 #include "analyze/flame.h"
 #include "analyze/gaps.h"
+#include "analyze/launches.h"
 #include "analyze/mfu.h"
 #include "analyze/occupancy.h"
 #include "analyze/overview.h"
@@ -148,6 +149,16 @@ static void occ_gpu(const struct report_opts *o, struct gpa_occ_opts *occ_opts)
 	}
 }
 
+/* The Launches section's figures: the command's defaults (gpuprof launches). */
+static int launches_of(const struct gpa_model *m, struct gpa_launches *l)
+{
+	struct gpa_launches_opts lo;
+	char err[64];
+
+	gpa_launches_opts_init(&lo);
+	return gpa_launches_analyze(m, &lo, l, err, sizeof(err));
+}
+
 static int run(const struct report_opts *o, char **args, size_t nargs)
 {
 	struct gpa_model m;
@@ -162,6 +173,7 @@ static int run(const struct report_opts *o, char **args, size_t nargs)
 	struct gpa_occ_opts occ_opts = {.device = -1};
 	struct gpa_comm comm = {0};
 	struct gpa_findings fnd = {0};
+	struct gpa_launches lau = {0};
 	struct gpa_gaps_opts gaps_opts = o->gaps;
 	struct gpa_gaps shown;
 	struct gpa_comm_opts comm_opts;
@@ -195,7 +207,7 @@ static int run(const struct report_opts *o, char **args, size_t nargs)
 		goto out;
 	}
 	if (gpa_overview_build(&m, &steps, &ov) ||
-	    gpa_stats_compute(&m, GPA_STATS_KERN_SUM, o->kname, &kern)) {
+	    gpa_stats_compute(&m, GPA_STATS_KERN_SUM, o->kname, &kern) || launches_of(&m, &lau)) {
 		cli_error("out of memory");
 		goto out;
 	}
@@ -239,6 +251,7 @@ static int run(const struct report_opts *o, char **args, size_t nargs)
 		.mfu_dtype = o->mfu.a.dtype,
 		.comm = &comm,
 		.findings = &fnd,
+		.launches = &lau,
 	};
 	if (o->html) {
 		struct gpr_html_opts ho;
@@ -278,6 +291,7 @@ static int run(const struct report_opts *o, char **args, size_t nargs)
 		status = CMD_OK;
 	}
 out:
+	gpa_launches_release(&lau);
 	gpa_findings_release(&fnd);
 	gpa_mfu_release(&mfu);
 	gpa_occupancy_release(&occ);

@@ -8,6 +8,7 @@
 #include "analyze/comm.h"
 #include "analyze/findings.h"
 #include "analyze/gaps.h"
+#include "analyze/launches.h"
 #include "analyze/occupancy.h"
 #include "analyze/overview.h"
 #include "analyze/stats.h"
@@ -213,6 +214,7 @@ enum section_id {
 	SEC_KERNELS,
 	SEC_MEMORY,
 	SEC_GAPS,
+	SEC_LAUNCHES,
 	SEC_OCCUPANCY,
 	SEC_UTIL,
 	SEC_COPY_BW,
@@ -235,6 +237,7 @@ static const struct {
 	[SEC_KERNELS] = {"Top kernels by GPU time", "kernels"},
 	[SEC_MEMORY] = {"Memory traffic", "memory"},
 	[SEC_GAPS] = {"Longest gaps", "longest_gaps"},
+	[SEC_LAUNCHES] = {"Launches", "launches"},
 	[SEC_OCCUPANCY] = {"Theoretical occupancy", "occupancy"},
 	[SEC_UTIL] = {"Utilization", "utilization"},
 	[SEC_COPY_BW] = {"Copy bandwidth", "copy_bandwidth"},
@@ -251,6 +254,8 @@ static const struct {
 static bool present(enum section_id s, const struct gpr_report_parts *p)
 {
 	switch (s) {
+	case SEC_LAUNCHES:
+		return p->launches && p->launches->cpu.n;
 	case SEC_OCCUPANCY:
 		return p->occ && p->occ->groups.n;
 	case SEC_UTIL:
@@ -297,6 +302,8 @@ static int fill(struct gpr_table *t, enum section_id s, const struct gpr_report_
 		return 0;
 	case SEC_GAPS:
 		return gpr_gaps_table(t, GPR_GAPS_LONGEST, p->m, p->steps, p->gaps);
+	case SEC_LAUNCHES:
+		return gpr_launches_table(t, GPR_LAUNCH_BRIEF, p->m, p->launches);
 	case SEC_OCCUPANCY:
 		return gpr_occupancy_table(t, GPR_OCC_KERNELS, p->m, p->steps, p->occ,
 					   p->top_kernels);

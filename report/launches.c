@@ -1,0 +1,346 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * launches.c - rendering of the launch and queue analytics
+ * (analyze/launches.c, docs/launches.md).
+ */
+#include "base/compat.h"
+#include "analyze/launches.h"
+#include "report/report.h"
+
+#include <math.h>
+#include <string.h>
+
+static const struct {
+	const char *name;
+	unsigned bit;
+	const char *title;
+} tables[] = {
+	{"summary", GPR_LAUNCH_SUMMARY, "Launch calls and delays"},
+	{"kernels", GPR_LAUNCH_NAMES, "Launches per kernel"},
+	{"queues", GPR_LAUNCH_QUEUES, "Queue length per stream"},
+	{"copies", GPR_LAUNCH_COPIES, "Copy bandwidth per kind"},
+	{"idle", GPR_LAUNCH_IDLE, "Idle intervals per stream"},
+	{"annotations", GPR_LAUNCH_ANNOTS, "GPU user annotations"},
+};
+
+int gpr_launches_table_parse(const char *name)
+{
+	for (size_t i = 0; i < GP_ARRAY_SIZE(tables); i++) {
+		if (!strcmp(name, tables[i].name)) {
+			return (int)tables[i].bit;
+		}
+	}
+	return -1;
+}
+
+/* A number of ns (or GB/s): whole when it is, else three decimals. */
+static void cell_num(struct gpr_table *t, double x)
+{
+	if (x == floor(x) && fabs(x) < 1e18) {
+		gpr_table_cellf(t, "%.0f", x);
+	} else {
+		gpr_table_cellf(t, "%.3f", x);
+	}
+}
+
+static void cell_u64(struct gpr_table *t, uint64_t v)
+{
+	gpr_table_cellf(t, "%" PRIu64, v);
+}
+
+static const struct gpr_col sum_cols[] = {
+	{"Quantity", 0},          {"Count", GPR_COL_NUM},    {"Mean (ns)", GPR_COL_NUM},
+	{"P50 (ns)", GPR_COL_NUM}, {"P90 (ns)", GPR_COL_NUM}, {"Max (ns)", GPR_COL_NUM},
+};
+
+static void sum_row(struct gpr_table *t, const char *name, const struct gpa_launch_dist *d)
+{
+	gpr_table_cell(t, name);
+	cell_u64(t, d->n);
+	if (!d->n) {
+		for (int i = 0; i < 4; i++) {
+			gpr_table_cell(t, "");
+		}
+		return;
+	}
+	cell_num(t, d->mean);
+	cell_num(t, d->p50);
+	cell_num(t, d->p90);
+	cell_num(t, d->max);
+}
+
+static void count_row(struct gpr_table *t, const char *name, uint64_t n)
+{
+	gpr_table_cell(t, name);
+	cell_u64(t, n);
+	for (int i = 0; i < 4; i++) {
+		gpr_table_cell(t, "");
+	}
+}
+
+static void fill_summary(struct gpr_table *t, const struct gpa_launches *l, bool brief)
+{
+	char buf[160];
+
+	gpr_table_init(t, sum_cols, GP_ARRAY_SIZE(sum_cols));
+	sum_row(t, "launch call (CPU)", &l->cpu);
+	sum_row(t, "launch delay (GPU start - call end)", &l->delay);
+	if (!brief) {
+		sum_row(t, "GPU duration", &l->gpu);
+	}
+	snprintf(buf, sizeof(buf), "short kernels: call <= %" PRIu64 " ns and longer than the op",
+		 l->opts.runtime_cutoff_ns);
+	count_row(t, buf, l->short_kernels);
+	if (brief) {
+		return;
+	}
+	snprintf(buf, sizeof(buf), "calls longer than %" PRIu64 " ns", l->opts.runtime_cutoff_ns);
+	count_row(t, buf, l->cpu_outliers);
+	snprintf(buf, sizeof(buf), "delays longer than %" PRIu64 " ns", l->opts.delay_cutoff_ns);
+	count_row(t, buf, l->delay_outliers);
+	count_row(t, "ops run by a graph launch (not counted above)", l->graph_ops);
+	count_row(t, "ops without a launch call (not counted above)", l->unlinked);
+	if (l->opts.last_step) {
+		count_row(t, "ops left out by the last-step filter", l->dropped);
+	}
+	if (l->opts.api_regex) {
+		count_row(t, "ops of other launch calls (not counted above)", l->other_api);
+	}
+}
+
+static const struct gpr_col name_cols[] = {
+	{"Launches", GPR_COL_NUM},       {"Short", GPR_COL_NUM},
+	{"Call Mean (ns)", GPR_COL_NUM}, {"Call P50 (ns)", GPR_COL_NUM},
+	{"Call P90 (ns)", GPR_COL_NUM},  {"Call Max (ns)", GPR_COL_NUM},
+	{"Delay Mean (ns)", GPR_COL_NUM}, {"Delay P50 (ns)", GPR_COL_NUM},
+	{"Delay P90 (ns)", GPR_COL_NUM}, {"Delay Max (ns)", GPR_COL_NUM},
+	{"GPU Mean (ns)", GPR_COL_NUM},  {"Name", 0},
+};
+
+static void fill_names(struct gpr_table *t, const struct gpa_launches *l)
+{
+	gpr_table_init(t, name_cols, GP_ARRAY_SIZE(name_cols));
+	for (size_t i = 0; i < l->names.n; i++) {
+		const struct gpa_launch_name *r = &l->names.v[i];
+		cell_u64(t, r->cpu.n);
+		cell_u64(t, r->short_kernels);
+		cell_num(t, r->cpu.mean);
+		cell_num(t, r->cpu.p50);
+		cell_num(t, r->cpu.p90);
+		cell_num(t, r->cpu.max);
+		cell_num(t, r->delay.mean);
+		cell_num(t, r->delay.p50);
+		cell_num(t, r->delay.p90);
+		cell_num(t, r->delay.max);
+		cell_num(t, r->gpu.mean);
+		gpr_table_cell(t, r->name);
+	}
+}
+
+static void cell_proc(struct gpr_table *t, const struct gpa_model *m, uint32_t proc,
+		      uint16_t dev, uint32_t stream)
+{
+	const struct gpa_proc *p = &m->procs.v[proc];
+
+	if (p->rank >= 0) {
+		gpr_table_cellf(t, "%" PRId32, p->rank);
+	} else {
+		gpr_table_cell(t, "");
+	}
+	cell_u64(t, p->pid);
+	cell_u64(t, m->devs.v[dev].id);
+	cell_u64(t, stream);
+}
+
+/* A count, then mean, std, min, quartiles, max (mean and std with digits decimals). */
+static void cells_dist(struct gpr_table *t, const struct gpa_launch_dist *d, int digits)
+{
+	cell_u64(t, d->n);
+	if (!d->n) {
+		for (int i = 0; i < 7; i++) {
+			gpr_table_cell(t, "");
+		}
+		return;
+	}
+	gpr_table_cellf(t, "%.*f", digits, d->mean);
+	gpr_table_cellf(t, "%.*f", digits, d->std);
+	cell_num(t, d->min);
+	cell_num(t, d->p25);
+	cell_num(t, d->p50);
+	cell_num(t, d->p75);
+	cell_num(t, d->max);
+}
+
+static const struct gpr_col queue_cols[] = {
+	{"Rank", GPR_COL_NUM},       {"PID", GPR_COL_NUM},          {"Device", GPR_COL_NUM},
+	{"Stream", GPR_COL_NUM},     {"Points", GPR_COL_NUM},       {"Mean", GPR_COL_NUM},
+	{"Std", GPR_COL_NUM},        {"Min", GPR_COL_NUM},          {"P25", GPR_COL_NUM},
+	{"P50", GPR_COL_NUM},        {"P75", GPR_COL_NUM},          {"Max", GPR_COL_NUM},
+	{"Time Mean", GPR_COL_NUM},  {"Blocked (ns)", GPR_COL_NUM}, {"Blocked (%)", GPR_COL_NUM},
+};
+
+static void fill_queues(struct gpr_table *t, const struct gpa_model *m,
+			const struct gpa_launches *l)
+{
+	gpr_table_init(t, queue_cols, GP_ARRAY_SIZE(queue_cols));
+	for (size_t i = 0; i < l->queues.n; i++) {
+		const struct gpa_launch_queue *q = &l->queues.v[i];
+		cell_proc(t, m, q->proc, q->dev, q->stream);
+		cells_dist(t, &q->len, 6);
+		if (q->span_ns) {
+			gpr_table_cellf(t, "%.3f", (double)q->weighted_sum / (double)q->span_ns);
+		} else {
+			gpr_table_cell(t, "");
+		}
+		cell_u64(t, q->blocked_ns);
+		gpr_table_cell_pct(t, q->blocked_ns, q->window_ns);
+	}
+}
+
+static const struct gpr_col copy_cols[] = {
+	{"Kind", 0},               {"Count", GPR_COL_NUM},         {"Bytes", GPR_COL_NUM},
+	{"Mean (GB/s)", GPR_COL_NUM}, {"P50 (GB/s)", GPR_COL_NUM}, {"Max (GB/s)", GPR_COL_NUM},
+	{"Zero-length", GPR_COL_NUM},
+};
+
+static void fill_copies(struct gpr_table *t, const struct gpa_launches *l)
+{
+	gpr_table_init(t, copy_cols, GP_ARRAY_SIZE(copy_cols));
+	for (size_t i = 0; i < l->copies.n; i++) {
+		const struct gpa_launch_copy *c = &l->copies.v[i];
+		gpr_table_cell(t, c->kind);
+		cell_u64(t, c->gbps.n);
+		cell_u64(t, c->bytes);
+		if (c->gbps.n) {
+			gpr_table_cellf(t, "%.6f", c->gbps.mean);
+			gpr_table_cellf(t, "%.6f", c->gbps.p50);
+			gpr_table_cellf(t, "%.6f", c->gbps.max);
+		} else {
+			gpr_table_cell(t, "");
+			gpr_table_cell(t, "");
+			gpr_table_cell(t, "");
+		}
+		cell_u64(t, c->zero_dur);
+	}
+}
+
+static const struct gpr_col idle_cols[] = {
+	{"Rank", GPR_COL_NUM},     {"PID", GPR_COL_NUM},      {"Device", GPR_COL_NUM},
+	{"Stream", GPR_COL_NUM},   {"Category", 0},           {"Count", GPR_COL_NUM},
+	{"Mean (ns)", GPR_COL_NUM}, {"Std (ns)", GPR_COL_NUM}, {"Min (ns)", GPR_COL_NUM},
+	{"P25 (ns)", GPR_COL_NUM}, {"P50 (ns)", GPR_COL_NUM}, {"P75 (ns)", GPR_COL_NUM},
+	{"Max (ns)", GPR_COL_NUM},
+};
+
+static void fill_idle(struct gpr_table *t, const struct gpa_model *m,
+		      const struct gpa_launches *l)
+{
+	gpr_table_init(t, idle_cols, GP_ARRAY_SIZE(idle_cols));
+	for (size_t i = 0; i < l->idle.n; i++) {
+		const struct gpa_launch_idle *r = &l->idle.v[i];
+		cell_proc(t, m, r->proc, r->dev, r->stream);
+		gpr_table_cell(t, gpa_idle_cat_name(r->cat));
+		cells_dist(t, &r->gap, 3);
+	}
+}
+
+static const struct gpr_col annot_cols[] = {
+	{"Count", GPR_COL_NUM},   {"Total (ns)", GPR_COL_NUM}, {"Mean (ns)", GPR_COL_NUM},
+	{"Min (ns)", GPR_COL_NUM}, {"Max (ns)", GPR_COL_NUM},  {"Std (ns)", GPR_COL_NUM},
+	{"Name", 0},
+};
+
+static void fill_annots(struct gpr_table *t, const struct gpa_launches *l)
+{
+	gpr_table_init(t, annot_cols, GP_ARRAY_SIZE(annot_cols));
+	for (size_t i = 0; i < l->annots.n; i++) {
+		const struct gpa_launch_annot *a = &l->annots.v[i];
+		cell_u64(t, a->dur.n);
+		cell_u64(t, a->dur.sum);
+		cell_num(t, a->dur.mean);
+		cell_num(t, a->dur.min);
+		cell_num(t, a->dur.max);
+		cell_num(t, a->dur.std);
+		gpr_table_cell(t, a->name);
+	}
+}
+
+int gpr_launches_table(struct gpr_table *t, unsigned table, const struct gpa_model *m,
+		       const struct gpa_launches *l)
+{
+	switch (table) {
+	case GPR_LAUNCH_SUMMARY:
+		fill_summary(t, l, false);
+		break;
+	case GPR_LAUNCH_BRIEF:
+		fill_summary(t, l, true);
+		break;
+	case GPR_LAUNCH_NAMES:
+		fill_names(t, l);
+		break;
+	case GPR_LAUNCH_QUEUES:
+		fill_queues(t, m, l);
+		break;
+	case GPR_LAUNCH_COPIES:
+		fill_copies(t, l);
+		break;
+	case GPR_LAUNCH_IDLE:
+		fill_idle(t, m, l);
+		break;
+	case GPR_LAUNCH_ANNOTS:
+		fill_annots(t, l);
+		break;
+	default:
+		return -GP_ERR_API;
+	}
+	return t->failed ? -GP_ERR_NOMEM : 0;
+}
+
+int gpr_launches_render(struct gp_strbuf *out, enum gpr_format fmt, unsigned mask,
+			const struct gpa_model *m, const struct gpa_launches *l)
+{
+	bool first = true;
+	int ret = 0;
+
+	if (fmt == GPR_FORMAT_JSON) {
+		gp_strbuf_addf(out, "{\"schema\":\"gpuprof-launches/1\",\"options\":{"
+				    "\"runtime_cutoff_ns\":%" PRIu64 ",\"delay_cutoff_ns\":%" PRIu64
+				    ",\"kernel_wait_ns\":%" PRIu64 ",\"max_queue\":%" PRIu64
+				    ",\"names_total\":%" PRIu64 "}",
+			       l->opts.runtime_cutoff_ns, l->opts.delay_cutoff_ns,
+			       l->opts.kernel_wait_ns, l->opts.max_queue, l->names_total);
+		gp_strbuf_addf(out, ",\"totals\":{\"launches\":%" PRIu64 ",\"short_kernels\":%" PRIu64
+				    ",\"cpu_outliers\":%" PRIu64 ",\"delay_outliers\":%" PRIu64
+				    ",\"graph_ops\":%" PRIu64 ",\"unlinked\":%" PRIu64
+				    ",\"other_api\":%" PRIu64 ",\"dropped\":%" PRIu64 "}",
+			       l->cpu.n, l->short_kernels, l->cpu_outliers, l->delay_outliers,
+			       l->graph_ops, l->unlinked, l->other_api, l->dropped);
+	}
+	for (size_t i = 0; i < GP_ARRAY_SIZE(tables) && !ret; i++) {
+		struct gpr_table t;
+		if (!(mask & tables[i].bit)) {
+			continue;
+		}
+		ret = gpr_launches_table(&t, tables[i].bit, m, l);
+		if (ret) {
+			gpr_table_release(&t);
+			break;
+		}
+		if (fmt == GPR_FORMAT_TEXT && first) {
+			gp_strbuf_addf(out, "%s\n\n", tables[i].title);
+			ret = gpr_table_render(&t, fmt, out);
+			gpr_table_release(&t);
+		} else if (fmt == GPR_FORMAT_MARKDOWN && first) {
+			gp_strbuf_addf(out, "### %s\n\n", tables[i].title);
+			ret = gpr_table_render(&t, fmt, out);
+			gpr_table_release(&t);
+		} else {
+			ret = gpr_table_section(&t, fmt, tables[i].title, tables[i].name, first, out);
+		}
+		first = false;
+	}
+	if (fmt == GPR_FORMAT_JSON) {
+		gp_strbuf_adds(out, "}\n");
+	}
+	return ret ? ret : (out->failed ? -GP_ERR_NOMEM : 0);
+}
