@@ -78,26 +78,34 @@ static void count_row(struct gpr_table *t, const char *name, uint64_t n)
 	}
 }
 
+/* A count row whose label names a duration cutoff in readable units ("50 µs"). */
+static void cutoff_row(struct gpr_table *t, const char *pre, uint64_t ns, const char *post,
+		       uint64_t n)
+{
+	struct gp_strbuf sb = GP_STRBUF_INIT;
+
+	gp_strbuf_adds(&sb, pre);
+	gpr_fmt_ns(&sb, ns);
+	gp_strbuf_adds(&sb, post);
+	count_row(t, sb.failed ? pre : sb.buf, n);
+	gp_strbuf_release(&sb);
+}
+
 static void fill_summary(struct gpr_table *t, const struct gpa_launches *l, bool brief)
 {
-	char buf[160];
-
 	gpr_table_init(t, sum_cols, GP_ARRAY_SIZE(sum_cols));
 	sum_row(t, "launch call (CPU)", &l->cpu);
 	sum_row(t, "launch delay (GPU start - call end)", &l->delay);
 	if (!brief) {
 		sum_row(t, "GPU duration", &l->gpu);
 	}
-	snprintf(buf, sizeof(buf), "short kernels: call <= %" PRIu64 " ns and longer than the op",
-		 l->opts.runtime_cutoff_ns);
-	count_row(t, buf, l->short_kernels);
+	cutoff_row(t, "short kernels: call <= ", l->opts.runtime_cutoff_ns, " and longer than the op",
+		   l->short_kernels);
 	if (brief) {
 		return;
 	}
-	snprintf(buf, sizeof(buf), "calls longer than %" PRIu64 " ns", l->opts.runtime_cutoff_ns);
-	count_row(t, buf, l->cpu_outliers);
-	snprintf(buf, sizeof(buf), "delays longer than %" PRIu64 " ns", l->opts.delay_cutoff_ns);
-	count_row(t, buf, l->delay_outliers);
+	cutoff_row(t, "calls longer than ", l->opts.runtime_cutoff_ns, "", l->cpu_outliers);
+	cutoff_row(t, "delays longer than ", l->opts.delay_cutoff_ns, "", l->delay_outliers);
 	count_row(t, "ops run by a graph launch (not counted above)", l->graph_ops);
 	count_row(t, "ops without a launch call (not counted above)", l->unlinked);
 	if (l->opts.last_step) {

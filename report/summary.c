@@ -511,7 +511,7 @@ static size_t text_order(const struct gpr_report_parts *p, enum section_id *out)
 {
 	static const enum section_id head[] = {SEC_CAUSES, SEC_KERNELS};
 	static const enum section_id tail[] = {
-		SEC_PROCS,    SEC_DEVICES, SEC_MEMORY,  SEC_GAPS, SEC_OCCUPANCY,
+		SEC_PROCS,    SEC_DEVICES, SEC_MEMORY,  SEC_GAPS, SEC_LAUNCHES, SEC_OCCUPANCY,
 		SEC_UTIL,     SEC_COPY_BW, SEC_ROOFLINE, SEC_COMM, SEC_COMM_EXPOSED,
 	};
 	bool lng = steps_long(p->steps);
