@@ -585,6 +585,155 @@ out:
 	return ret;
 }
 
+/* ---- brief: the report's figures in linear time, 4 bytes per GPU op */
+
+/* Puts the k-th smallest of v[0..n) at v[k], smaller before it, larger after. */
+static void select_k(uint32_t *v, size_t n, size_t k)
+{
+	size_t lo = 0, hi = n - 1;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		uint32_t a = v[lo], b = v[mid], c = v[hi], t;
+		uint32_t piv = a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b));
+		size_t i = lo, j = hi;
+
+		while (i <= j) {
+			while (v[i] < piv) {
+				i++;
+			}
+			while (v[j] > piv) {
+				j--;
+			}
+			if (i <= j) {
+				t = v[i];
+				v[i] = v[j];
+				v[j] = t;
+				i++;
+				if (j == 0) {
+					break;
+				}
+				j--;
+			}
+		}
+		if (k <= j) {
+			hi = j;
+		} else if (k >= i) {
+			lo = i;
+		} else {
+			return;
+		}
+	}
+}
+
+/* The q quantile (linear interpolation, as quant()) of v[0..n), n > 0; reorders v. */
+static double quant_select(uint32_t *v, size_t n, double q)
+{
+	double pos = q * (double)(n - 1);
+	size_t lo = (size_t)pos;
+	uint32_t a, b;
+
+	select_k(v, n, lo);
+	a = v[lo];
+	if (lo + 1 >= n) {
+		return (double)a;
+	}
+	b = v[lo + 1];
+	for (size_t i = lo + 2; i < n; i++) {
+		b = v[i] < b ? v[i] : b;
+	}
+	return (double)a + ((double)b - (double)a) * (pos - (double)lo);
+}
+
+/* gpa_launch_dist_of over 32-bit values, without sorting them. */
+static void dist_select(uint32_t *v, size_t n, struct gpa_launch_dist *d)
+{
+	double ss = 0;
+
+	memset(d, 0, sizeof(*d));
+	d->n = n;
+	if (!n) {
+		return;
+	}
+	d->min = d->max = v[0];
+	for (size_t i = 0; i < n; i++) {
+		d->sum += v[i];
+		d->min = v[i] < d->min ? v[i] : d->min;
+		d->max = v[i] > d->max ? v[i] : d->max;
+	}
+	d->mean = (double)d->sum / (double)n;
+	for (size_t i = 0; i < n; i++) {
+		ss += ((double)v[i] - d->mean) * ((double)v[i] - d->mean);
+	}
+	d->std = n > 1 ? sqrt(ss / (double)(n - 1)) : 0;
+	d->p25 = quant_select(v, n, 0.25);
+	d->p50 = quant_select(v, n, 0.5);
+	d->p75 = quant_select(v, n, 0.75);
+	d->p90 = quant_select(v, n, 0.9);
+}
+
+/*
+ * One GPU op's launch figures for the brief path: false when it has none
+ * (no call, or run by a graph launch: counted as the full path counts them).
+ */
+static bool brief_op(const struct gpa_model *m, size_t i, struct gpa_launches *l, uint64_t *cpu,
+		     uint64_t *delay)
+{
+	uint32_t api = gpa_gpu_api(m, i);
+	uint64_t as, ae, s = m->gpu.start[i], e = m->gpu.end[i];
+
+	if (api == GPA_NONE) {
+		l->unlinked++;
+		return false;
+	}
+	if (m->api.flags[api] & GPA_API_GRAPH_LAUNCH) {
+		l->graph_ops++;
+		return false;
+	}
+	as = m->api.start[api];
+	ae = m->api.end[api] > as ? m->api.end[api] : as;
+	*cpu = ae - as;
+	*delay = s > ae ? s - ae : 0;
+	if (*cpu <= l->opts.runtime_cutoff_ns && (e > s ? e - s : 0) < *cpu) {
+		l->short_kernels++;
+	}
+	return true;
+}
+
+/* 0, 1 when a value does not fit 32 bits (the caller takes the full path), or an error. */
+static int brief(const struct gpa_model *m, struct gpa_launches *l)
+{
+	uint32_t *v = malloc((m->gpu.n ? m->gpu.n : 1) * sizeof(*v));
+	size_t n = 0;
+	uint64_t cpu, delay;
+
+	if (!v) {
+		return -GP_ERR_NOMEM;
+	}
+	for (int pass = 0; pass < 2; pass++) {
+		n = 0;
+		l->unlinked = l->graph_ops = l->short_kernels = 0;
+		for (size_t i = 0; i < m->gpu.n; i++) {
+			if (!brief_op(m, i, l, &cpu, &delay)) {
+				continue;
+			}
+			uint64_t x = pass ? delay : cpu;
+			if (x > UINT32_MAX) {
+				free(v);
+				return 1;
+			}
+			v[n++] = (uint32_t)x;
+			if (!pass) {
+				l->cpu_outliers += cpu > l->opts.runtime_cutoff_ns;
+				l->delay_outliers += delay > l->opts.delay_cutoff_ns;
+			}
+		}
+		dist_select(v, n, pass ? &l->delay : &l->cpu);
+	}
+	free(v);
+	return 0;
+}
+
 int gpa_launches_analyze(const struct gpa_model *m, const struct gpa_launches_opts *o,
 			 struct gpa_launches *out, char *errbuf, size_t errlen)
 {
@@ -596,6 +745,14 @@ int gpa_launches_analyze(const struct gpa_model *m, const struct gpa_launches_op
 
 	memset(out, 0, sizeof(*out));
 	out->opts = *o;
+	if (o->brief && !o->api_regex && !o->last_step) {
+		ret = brief(m, out);
+		if (ret <= 0) {
+			return ret;
+		}
+		memset(out, 0, sizeof(*out));
+		out->opts = *o;
+	}
 	ret = filter_init(m, o->api_regex, &f, errbuf, errlen);
 	ops = ret ? NULL : calloc(m->gpu.n + 1, sizeof(*ops));
 	if (!ops) {

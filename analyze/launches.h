@@ -20,6 +20,10 @@ struct gpa_launches_opts {
 	const char *api_regex;      /* PCRE2: only ops of launch calls so named count in the
 				     * per-launch figures and queues; NULL every call */
 	bool last_step;             /* HTA's last-step filter (analyze/breakdown.h GPA_BD_LAST_STEP) */
+	bool brief;                 /* only the overall counts and the cpu and delay
+				     * distributions (report's section): no per-name rows,
+				     * queues, copies, idle or annotations, no gpu distribution;
+				     * linear time and 4 bytes per GPU op */
 };
 
 void gpa_launches_opts_init(struct gpa_launches_opts *o);

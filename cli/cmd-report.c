@@ -156,6 +156,7 @@ static int launches_of(const struct gpa_model *m, struct gpa_launches *l)
 	char err[64];
 
 	gpa_launches_opts_init(&lo);
+	lo.brief = true;
 	return gpa_launches_analyze(m, &lo, l, err, sizeof(err));
 }
 

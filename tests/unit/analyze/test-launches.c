@@ -157,3 +157,83 @@ TEST(launches_hand_computed)
 	CHECK_CONTAINS(err, "bad launch-call pattern");
 	gpa_model_release(&m);
 }
+
+static void same_dist(const struct gpa_launch_dist *a, const struct gpa_launch_dist *b)
+{
+	CHECK_EQ_U(a->n, b->n);
+	CHECK_EQ_U(a->sum, b->sum);
+	near(a->min, b->min);
+	near(a->max, b->max);
+	near(a->mean, b->mean);
+	near(a->std, b->std);
+	near(a->p25, b->p25);
+	near(a->p50, b->p50);
+	near(a->p75, b->p75);
+	near(a->p90, b->p90);
+}
+
+/* n launches with pseudo-random call times and delays (many equal), one delay over 2^32 ns. */
+static void brief_trace(struct tw *t, size_t n, bool huge)
+{
+	uint64_t x = 12345, now = 0;
+
+	snprintf(t->path, sizeof(t->path), "%s/launches-brief.gpz", test_tmpdir());
+	CHECK_EQ_I(gpt_writer_open(t->path, NULL, &t->w), 0);
+	struct gpt_process p = {.pid = 7, .rank = -1, .phase = 1};
+	CHECK_EQ_I(gpt_writer_add(t->w, GPT_KIND_PROCESS, &p), 0);
+	for (size_t i = 0; i < n; i++) {
+		x = x * 6364136223846793005u + 1442695040888963407u;
+		uint64_t call = 1 + (x >> 33) % 97, delay = (x >> 20) % 13 * 7, run = 1 + (x >> 40) % 50;
+		if (huge && i == n / 2) {
+			delay = (uint64_t)5 << 32;
+		}
+		struct gpt_api a = {.start = now, .end = now + call, .tid = TID,
+				    .domain = GPT_API_RUNTIME, .correlation = (uint32_t)i + 1,
+				    .name = S(t, "cudaLaunchKernel")};
+		CHECK_EQ_I(gpt_writer_add(t->w, GPT_KIND_API, &a), 0);
+		struct gpt_kernel k = {.start = now + call + delay, .end = now + call + delay + run,
+				       .stream = 1, .correlation = (uint32_t)i + 1,
+				       .name = S(t, i % 3 ? "a" : "b"), .grid_x = 1, .grid_y = 1,
+				       .grid_z = 1, .block_x = 32, .block_y = 1, .block_z = 1};
+		CHECK_EQ_I(gpt_writer_add(t->w, GPT_KIND_KERNEL, &k), 0);
+		now = k.end + (huge && i == n / 2 ? 0 : 1);
+	}
+	CHECK_EQ_I(gpt_writer_close(t->w), 0);
+}
+
+/* The report's brief figures (selection, 32-bit values) equal the full path's (sorting). */
+TEST(launches_brief_equals_full)
+{
+	for (int huge = 0; huge < 2; huge++) {
+		struct tw t = {0};
+		struct gpa_model m;
+		struct gpa_launches full, brief;
+		struct gpa_launches_opts o;
+		const char *paths[1];
+		char err[256] = "";
+
+		brief_trace(&t, 3001, huge);
+		paths[0] = t.path;
+		REQUIRE(gpa_model_load(&m, paths, 1, NULL, err, sizeof(err)) == 0);
+		gpa_launches_opts_init(&o);
+		o.runtime_cutoff_ns = 40;
+		o.delay_cutoff_ns = 50;
+		REQUIRE(gpa_launches_analyze(&m, &o, &full, err, sizeof(err)) == 0);
+		o.brief = true;
+		REQUIRE(gpa_launches_analyze(&m, &o, &brief, err, sizeof(err)) == 0);
+		CHECK_EQ_U(brief.cpu.n, 3001);
+		same_dist(&brief.cpu, &full.cpu);
+		same_dist(&brief.delay, &full.delay);
+		CHECK_EQ_U(brief.short_kernels, full.short_kernels);
+		CHECK_EQ_U(brief.cpu_outliers, full.cpu_outliers);
+		CHECK_EQ_U(brief.delay_outliers, full.delay_outliers);
+		CHECK_EQ_U(brief.unlinked, full.unlinked);
+		CHECK_EQ_U(brief.graph_ops, full.graph_ops);
+		CHECK(brief.short_kernels > 0 && brief.delay_outliers > 0);
+		/* only the full path (or the brief one falling back to it) has per-name rows */
+		CHECK_EQ_U(brief.names.n, huge ? full.names.n : 0);
+		gpa_launches_release(&full);
+		gpa_launches_release(&brief);
+		gpa_model_release(&m);
+	}
+}
