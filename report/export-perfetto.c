@@ -495,15 +495,13 @@ out:
 	return ret;
 }
 
-/* Process ids: the recorded pids, or 1.. in model order when two files share one. */
-static int assign_pids(struct pw *w)
+uint32_t *gpr_perfetto_pids(const struct gpa_model *m)
 {
-	const struct gpa_model *m = w->m;
+	uint32_t *pid = calloc(m->procs.n ? m->procs.n : 1, sizeof(*pid));
 	bool unique = true;
 
-	w->cpu_pid = calloc(m->procs.n ? m->procs.n : 1, sizeof(*w->cpu_pid));
-	if (!w->cpu_pid) {
-		return -GP_ERR_NOMEM;
+	if (!pid) {
+		return NULL;
 	}
 	for (size_t i = 0; i < m->procs.n && unique; i++) {
 		unique = m->procs.v[i].pid && m->procs.v[i].pid < GPU_PID_BASE;
@@ -512,9 +510,15 @@ static int assign_pids(struct pw *w)
 		}
 	}
 	for (size_t i = 0; i < m->procs.n; i++) {
-		w->cpu_pid[i] = unique ? m->procs.v[i].pid : (uint32_t)(i + 1);
+		pid[i] = unique ? m->procs.v[i].pid : (uint32_t)(i + 1);
 	}
-	return 0;
+	return pid;
+}
+
+static int assign_pids(struct pw *w)
+{
+	w->cpu_pid = gpr_perfetto_pids(w->m);
+	return w->cpu_pid ? 0 : -GP_ERR_NOMEM;
 }
 
 int gpr_export_perfetto(const struct gpa_model *m, const char *path, char *errbuf, size_t errlen)

@@ -425,26 +425,11 @@ static void put_child(struct pf *w, uint64_t uuid, uint64_t parent, const char *
 	put_track(w, &td);
 }
 
-/* Process ids as in the JSON export: the recorded pids, or 1.. when two files share one. */
+/* Process ids as in the JSON export (gpr_perfetto_pids). */
 static int assign_pids(struct pf *w)
 {
-	const struct gpa_model *m = w->m;
-	bool unique = true;
-
-	w->cpu_pid = calloc(m->procs.n ? m->procs.n : 1, sizeof(*w->cpu_pid));
-	if (!w->cpu_pid) {
-		return -GP_ERR_NOMEM;
-	}
-	for (size_t i = 0; i < m->procs.n && unique; i++) {
-		unique = m->procs.v[i].pid && m->procs.v[i].pid < GPU_PID_BASE;
-		for (size_t j = 0; j < i && unique; j++) {
-			unique = m->procs.v[i].pid != m->procs.v[j].pid;
-		}
-	}
-	for (size_t i = 0; i < m->procs.n; i++) {
-		w->cpu_pid[i] = unique ? m->procs.v[i].pid : (uint32_t)(i + 1);
-	}
-	return 0;
+	w->cpu_pid = gpr_perfetto_pids(w->m);
+	return w->cpu_pid ? 0 : -GP_ERR_NOMEM;
 }
 
 /*

@@ -406,6 +406,12 @@ int gpr_findings_each(const struct gpr_report_parts *p,
  */
 int gpr_export_perfetto(const struct gpa_model *m, const char *path, char *errbuf, size_t errlen);
 /* The same, with progress (may be NULL): "exporting", API calls, NVTX ranges and GPU ops. */
+/*
+ * The pid each model process has in both Perfetto exports: its recorded pid,
+ * or 1.. in model order when two share one (or one is 0 or in the GPU
+ * range). Malloc'd, procs.n entries; NULL when out of memory.
+ */
+uint32_t *gpr_perfetto_pids(const struct gpa_model *m);
 int gpr_export_perfetto_opts(const struct gpa_model *m, const char *path,
 			     const struct gp_progress_cb *progress, char *errbuf, size_t errlen);
 
