@@ -61,7 +61,6 @@ const struct cli_command cmd_critical_path_opts = {
 	"See docs/critical-path.md.\n"
 	"\n",
 	.options = cp_options,
-	.footer = "\nExit status: 0 ok, 1 a trace could not be read, 2 usage.\n",
 	.msgs = &cli_msgs_letter,
 };
 

@@ -69,7 +69,6 @@ const struct cli_command cmd_launches_opts = {
 	"docs/launches.md.\n"
 	"\n",
 	.options = launches_options,
-	.footer = "\nExit status: 0 ok, 1 a trace could not be read, 2 usage.\n",
 	.msgs = &cli_msgs_letter,
 };
 
