@@ -43,6 +43,7 @@ static const struct cli_option cp_options[] = {
 	{.type = CLI_OPT_UINT, 'n', "top", "N", "longest path segments listed per step (5)",
 	 CLI_FIELD_(struct cp_opts, a.top), .umax = 100000, .err = "bad --top '%s'"},
 	CLI_OPT_SUB(cli_comm_options, struct cp_opts, comm, 0),
+	CLI_OPT_DISPLAY(),
 	CLI_OPT_HELP(0),
 	CLI_OPT_END(),
 };

@@ -47,6 +47,7 @@ static const struct cli_option launches_options[] = {
 		     "leave out what HTA leaves out by default: with two\n"
 		     "or more ProfilerStep#N, ops launched in the last\n"
 		     "step or later and ops without a launch call"),
+	CLI_OPT_DISPLAY(),
 	CLI_OPT_HELP(0),
 	CLI_OPT_END(),
 };
