@@ -283,6 +283,12 @@ bench-threads: $(BENCH_LOAD) $(GPUPROF) $(TRACEGEN)
 bench: bench-threads
 .PHONY: bench-threads
 
+# Perfetto export, JSON and .pftrace: sizes, times (tests/bench/bench-pftrace.sh).
+bench-pftrace: $(GPUPROF) $(TRACEGEN)
+	@sh tests/bench/bench-pftrace.sh $(GPUPROF) $(TRACEGEN)
+bench: bench-pftrace
+.PHONY: bench-pftrace
+
 # Kineto JSON import alone (in-process), per anchor: tests/bench/bench-kineto.sh.
 BENCH_KINETO := $(O)/bench-kineto
 $(BENCH_KINETO): $(call obj,tests/bench/bench-kineto.c) $(LIB_IMPORT) $(LIB_TRACE) $(LIB_BASE)

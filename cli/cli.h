@@ -25,6 +25,14 @@ struct cmd {
 	const struct cli_command *opts; /* its options and help text */
 };
 
+/*
+ * The exit status table (exit-status.c): init makes every command's help end with its
+ * rows; rows appends them for the command name, or all of them (naming their commands)
+ * for NULL.
+ */
+void cli_exit_status_init(void);
+void cli_exit_status_rows(const char *name, struct gp_strbuf *sb);
+
 /* The command table (gpuprof.c). */
 extern const struct cmd cmd_table[];
 extern const size_t cmd_count;

@@ -70,7 +70,6 @@ const struct cli_command cmd_breakdown_opts = {
 	"See docs/hta-parity.md.\n"
 	"\n",
 	.options = breakdown_options,
-	.footer = "\nExit status: 0 ok, 1 a trace could not be read, 2 usage.\n",
 	.msgs = &cli_msgs_letter,
 };
 

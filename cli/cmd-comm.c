@@ -72,9 +72,6 @@ const struct cli_command cmd_comm_opts = {
 	"and --comm-kernel) name the rest, but in a process whose kernels link to\n"
 	"NCCL records an NCCL-named kernel counts only when linked. Times are exact\n"
 	"nanoseconds; bandwidths GB/s (1e9 bytes per second). See docs/comm.md.\n"
-	"\n"
-	"Exit status: 0 ok, 1 a trace could not be read or the output written,\n"
-	"2 usage.\n"
 	"\n",
 	.options = comm_options,
 	.msgs = &cli_msgs_letter,

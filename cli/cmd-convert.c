@@ -30,10 +30,7 @@ const struct cli_command cmd_convert_opts = {
 	"is written to; an existing regular file is replaced only with --force, as\n"
 	"export does; a failed conversion leaves OUTPUT as it was\n"
 	"(docs/reliability.md). A long conversion shows its progress on stderr when\n"
-	"that is a terminal; --quiet (which every command takes) turns it off.\n"
-	"\n"
-	"Exit status: 0 ok, 1 the input could not be read or the output written,\n"
-	"2 usage.\n",
+	"that is a terminal; --quiet (which every command takes) turns it off.\n",
 	.options = convert_options,
 	.msgs = &cli_msgs_plain,
 };

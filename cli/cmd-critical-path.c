@@ -43,6 +43,7 @@ static const struct cli_option cp_options[] = {
 	{.type = CLI_OPT_UINT, 'n', "top", "N", "longest path segments listed per step (5)",
 	 CLI_FIELD_(struct cp_opts, a.top), .umax = 100000, .err = "bad --top '%s'"},
 	CLI_OPT_SUB(cli_comm_options, struct cp_opts, comm, 0),
+	CLI_OPT_DISPLAY(),
 	CLI_OPT_HELP(0),
 	CLI_OPT_END(),
 };
@@ -61,7 +62,6 @@ const struct cli_command cmd_critical_path_opts = {
 	"See docs/critical-path.md.\n"
 	"\n",
 	.options = cp_options,
-	.footer = "\nExit status: 0 ok, 1 a trace could not be read, 2 usage.\n",
 	.msgs = &cli_msgs_letter,
 };
 

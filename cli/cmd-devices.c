@@ -31,9 +31,7 @@ const struct cli_command cmd_devices_opts = {
 		 "\n"
 		 "Lists the GPU peak table: SMs, dense TFLOP/s per datatype, memory, NVLink and\n"
 		 "PCIe; rows marked 'verify' have figures whose sources disagree. With\n"
-		 "--device-file, the file's rows come first. See docs/mfu.md.\n"
-		 "\n"
-		 "Exit status: 0 ok, 1 the device file could not be read, 2 usage.\n",
+		 "--device-file, the file's rows come first. See docs/mfu.md.\n",
 	.options = devices_options,
 	.msgs = &cli_msgs_either2,
 };

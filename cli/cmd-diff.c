@@ -620,10 +620,7 @@ const struct cli_command cmd_diff_opts = {
 	.options = diff_options,
 	.footer = "\n"
 		  "FILE '-' is standard output (with --quiet, the table's place); two outputs\n"
-		  "may not name one file (docs/reliability.md).\n"
-		  "\n"
-		  "Exit status: 0 no gated regression, 3 a gated metric regressed, 1 error,\n"
-		  "2 usage.\n",
+		  "may not name one file (docs/reliability.md).\n",
 	.msgs = &cli_msgs_either2,
 	.flags = CLI_KEEP_DASHDASH,
 };

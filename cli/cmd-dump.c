@@ -45,8 +45,7 @@ const struct cli_command cmd_dump_opts = {
 	"memset api sync nvtx nccl extcorr overhead metric memory graph name\n"
 	"stack_node stack module nccl_channel.\n"
 	"\n"
-	"Exit status 1 when the file cannot be read or has corrupt chunks; a file\n"
-	"cut short is dumped to its last whole chunk with a warning.\n"
+	"A file cut short is dumped to its last whole chunk with a warning.\n"
 	"\n",
 	.options = dump_options,
 	.msgs = &cli_msgs_either,

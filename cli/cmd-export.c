@@ -80,7 +80,6 @@ const struct cli_command cmd_export_opts = {
 	"progress on stderr when that is a terminal; --quiet turns it off.\n"
 	"\n",
 	.options = export_options,
-	.footer = "\nExit status: 0 ok, 1 a trace could not be read or OUT written, 2 usage.\n",
 	.msgs = &cli_msgs_needs,
 };
 

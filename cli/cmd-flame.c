@@ -139,7 +139,6 @@ const struct cli_command cmd_flame_opts = {
 	"blue where it shrank. See docs/flame.md.\n"
 	"\n",
 	.options = flame_options,
-	.footer = "\nExit status: 0 ok, 1 a trace could not be read or written, 2 usage.\n",
 	.msgs = &cli_msgs_letter,
 };
 

@@ -75,7 +75,6 @@ const struct cli_command cmd_gaps_opts = {
 	"and JSON; docs/units.md). See docs/gaps.md.\n"
 	"\n",
 	.options = gaps_options,
-	.footer = "\nExit status: 0 ok, 1 a trace could not be read, 2 usage.\n",
 	.msgs = &cli_msgs_letter,
 };
 

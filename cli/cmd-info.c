@@ -33,10 +33,8 @@ const struct cli_command cmd_info_opts = {
 	"rest describes the converted trace.\n"
 	"\n"
 	"A file cut short (a killed process) is read up to its last whole chunk and\n"
-	"reported with a warning. Corrupt chunks are skipped, listed, and make the\n"
-	"exit status 1, as does a file that cannot be read at all.\n"
-	"\n"
-	"Exit status: 0 ok, 1 a file unreadable or with corrupt chunks, 2 usage.\n"
+	"reported with a warning. Corrupt chunks are skipped and listed, and the\n"
+	"command fails (status 1), as it does for a file it cannot read at all.\n"
 	"\n",
 	.options = info_options,
 	.msgs = &cli_msgs_plain,

@@ -47,6 +47,7 @@ static const struct cli_option launches_options[] = {
 		     "leave out what HTA leaves out by default: with two\n"
 		     "or more ProfilerStep#N, ops launched in the last\n"
 		     "step or later and ops without a launch call"),
+	CLI_OPT_DISPLAY(),
 	CLI_OPT_HELP(0),
 	CLI_OPT_END(),
 };
@@ -69,7 +70,6 @@ const struct cli_command cmd_launches_opts = {
 	"docs/launches.md.\n"
 	"\n",
 	.options = launches_options,
-	.footer = "\nExit status: 0 ok, 1 a trace could not be read, 2 usage.\n",
 	.msgs = &cli_msgs_letter,
 };
 

@@ -104,7 +104,6 @@ const struct cli_command cmd_mfu_opts = {
 	"slowest copies with the likely reason (pageable memory, small transfers).\n"
 	"\n",
 	.options = mfu_options,
-	.footer = "\nExit status: 0 ok, 1 a trace or device file could not be read, 2 usage.\n",
 	.msgs = &cli_msgs_either2,
 };
 

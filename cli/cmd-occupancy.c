@@ -59,7 +59,6 @@ const struct cli_command cmd_occupancy_opts = {
 	"occupancy of its kernels weighted by their GPU time. See docs/occupancy.md.\n"
 	"\n",
 	.options = occupancy_options,
-	.footer = "\nExit status: 0 ok, 1 a trace could not be read, 2 usage.\n",
 	.msgs = &cli_msgs_letter2,
 };
 

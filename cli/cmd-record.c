@@ -93,12 +93,8 @@ const struct cli_command cmd_record_opts = {
 	"\n"
 	"Runs CMD with gpuprof's recording library injected and writes one trace file\n"
 	"per traced process: kernels, memory copies and sets, CUDA runtime and driver\n"
-	"calls, synchronizations, NVTX ranges, and what was lost, if anything. The\n"
-	"exit status is CMD's (128 + the signal number if it died). Without a CUDA\n"
-	"driver CMD runs untraced after one warning.\n"
-	"\n"
-	"Exit status: CMD's (128 + the signal number if it died); 126 CMD could not\n"
-	"be run, 127 it was not found; 1 gpuprof failed before running it, 2 usage.\n"
+	"calls, synchronizations, NVTX ranges, and what was lost, if anything.\n"
+	"Without a CUDA driver CMD runs untraced after one warning.\n"
 	"\n",
 	.options = record_options,
 	.footer =

@@ -106,9 +106,7 @@ const struct cli_command cmd_report_opts = {
 	"--layers, --hidden, --seq-len, --inference, --recompute, --bytes-per-step,\n"
 	"--gpus, --dtype, --device, --device-file, --peak-tflops, --peak-bw), and a\n"
 	"\"Roofline\" section with --roofline FILE (FLOP and byte formulas per kernel;\n"
-	"docs/mfu.md).\n"
-	"\n"
-	"Exit status: 0 ok, 1 a trace could not be read or FILE written, 2 usage.\n",
+	"docs/mfu.md).\n",
 	.msgs = &cli_msgs_either,
 };
 

@@ -69,7 +69,6 @@ const struct cli_command cmd_stats_opts = {
 	"share of the rows listed. Values are exact: see docs/stats.md.\n"
 	"\n",
 	.options = stats_options,
-	.footer = "\nExit status: 0 ok, 1 a trace could not be read, 2 usage.\n",
 	.msgs = &cli_msgs_needs,
 	.flags = CLI_PERMUTE,
 };

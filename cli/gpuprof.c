@@ -32,9 +32,7 @@ static const struct cli_command cmd_help_opts = {
 	.usage = "usage: gpuprof help [COMMAND | --man]\n"
 		 "\n"
 		 "Lists the commands, shows one command's help, or prints the manual page\n"
-		 "(troff, for man(1)) with --man.\n"
-		 "\n"
-		 "Exit status: 0 ok, 2 usage (an unknown command).\n",
+		 "(troff, for man(1)) with --man.\n",
 	.options = help_options,
 	.msgs = &cli_msgs_plain,
 	.flags = CLI_KEEP_DASHDASH | CLI_KEEP_UNKNOWN,
@@ -90,9 +88,12 @@ static void list_commands(FILE *f)
 	for (size_t i = 0; i < cmd_count; i++) {
 		fprintf(f, "  %-8s  %s\n", cmd_table[i].name, cmd_table[i].summary);
 	}
-	fputs("\n'gpuprof COMMAND --help' shows a command's options.\n"
-	      "Exit status: 0 ok, 1 error, 2 usage, 3 regression (diff).\n",
-	      f);
+	struct gp_strbuf sb = GP_STRBUF_INIT;
+
+	cli_exit_status_rows(NULL, &sb);
+	fprintf(f, "\n'gpuprof COMMAND --help' shows a command's options and exit statuses.\n"
+		   "Exit status:\n%s", sb.failed ? "" : sb.buf);
+	gp_strbuf_release(&sb);
 }
 
 static const struct cmd *find_cmd(const char *name)
@@ -168,7 +169,15 @@ static void print_man(void)
 		puts(".fi");
 		gp_strbuf_release(&help);
 	}
-	puts(".SH EXIT STATUS\n0 ok, 1 error, 2 usage, 3 regression found by diff.");
+	{
+		struct gp_strbuf ex = GP_STRBUF_INIT;
+
+		cli_exit_status_rows(NULL, &ex);
+		puts(".SH EXIT STATUS\n.nf");
+		man_text(ex.failed ? "" : ex.buf);
+		puts(".fi");
+		gp_strbuf_release(&ex);
+	}
 	puts(".SH ENVIRONMENT");
 	for (size_t i = 0; i < GP_ARRAY_SIZE(env_vars); i++) {
 		printf(".TP\n.B %s\n", env_vars[i][0]);
@@ -256,6 +265,7 @@ int main(int argc, char **argv)
 	mallopt(M_MMAP_THRESHOLD, 1 << 20);
 	gp_log_set_sink(gp_log_stderr_sink, NULL, log_level());
 	cli_display_init();
+	cli_exit_status_init();
 	if (argc < 2) {
 		list_commands(stderr);
 		return CMD_USAGE;

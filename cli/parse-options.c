@@ -686,6 +686,13 @@ static void help_table(struct gp_strbuf *sb, const struct cli_option *t, struct 
 	}
 }
 
+static void (*help_tail)(const struct cli_command *cmd, struct gp_strbuf *sb);
+
+void cli_set_help_tail(void (*tail)(const struct cli_command *cmd, struct gp_strbuf *sb))
+{
+	help_tail = tail;
+}
+
 void cli_options_help(const struct cli_command *cmd, struct gp_strbuf *sb)
 {
 	struct layout l = {.col = 24, .indent = 6};
@@ -694,6 +701,9 @@ void cli_options_help(const struct cli_command *cmd, struct gp_strbuf *sb)
 	help_table(sb, cmd->options, &l);
 	if (cmd->footer) {
 		gp_strbuf_adds(sb, cmd->footer);
+	}
+	if (help_tail) {
+		help_tail(cmd, sb);
 	}
 }
 

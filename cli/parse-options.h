@@ -146,6 +146,8 @@ int cli_prescan_options(const struct cli_command *cmd, void *base, int argc, cha
 void cli_options_help(const struct cli_command *cmd, struct gp_strbuf *sb);
 /* Prints it to stdout. */
 void cli_print_help(const struct cli_command *cmd);
+/* Text cli_options_help appends after every command's help (the exit statuses). */
+void cli_set_help_tail(void (*tail)(const struct cli_command *cmd, struct gp_strbuf *sb));
 
 /* "gpuprof: error: ..." and the command's usage line; returns CMD_USAGE. */
 GP_PRINTF(2, 3) int cli_opt_usage_error(const struct cli_ctx *ctx, const char *fmt, ...);

@@ -172,18 +172,21 @@ static void header(struct gp_strbuf *out, enum gpr_format fmt, const struct gpa_
 	case GPR_FORMAT_TEXT:
 	case GPR_FORMAT_MARKDOWN:
 		gp_strbuf_adds(out, fmt == GPR_FORMAT_TEXT ? "Critical path: " : "## Critical path\n\n");
-		gp_strbuf_addf(out, "%zu step%s, %" PRIu64 " ns", cp->steps.n,
-			       cp->steps.n == 1 ? "" : "s", now);
+		gp_strbuf_addf(out, "%zu step%s, ", cp->steps.n, cp->steps.n == 1 ? "" : "s");
+		gpr_fmt_ns(out, now);
 		if (cp->what_if) {
-			gp_strbuf_addf(out, "; what-if %" PRIu64 " ns (saves %" PRId64 " ns)", wi,
-				       (int64_t)(now - wi));
+			gp_strbuf_adds(out, "; what-if ");
+			gpr_fmt_ns(out, wi);
+			gp_strbuf_adds(out, now >= wi ? " (saves " : " (costs ");
+			gpr_fmt_ns(out, now >= wi ? now - wi : wi - now);
+			gp_strbuf_addch(out, ')');
 		}
 		if (cp->cycles) {
 			gp_strbuf_addf(out, "; %" PRIu64 " points left out of a cycle", cp->cycles);
 		}
 		gp_strbuf_adds(out, fmt == GPR_FORMAT_TEXT
-					    ? "\ntimes in ns, starts from the first event\n"
-					    : ". Times in ns, starts from the first event.\n");
+					    ? "\nstarts are times from the first event\n"
+					    : ". Starts are times from the first event.\n");
 		break;
 	case GPR_FORMAT_JSON:
 		gp_strbuf_addf(out,

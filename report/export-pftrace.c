@@ -15,8 +15,11 @@
  *
  * The file is streamed: a Trace is a sequence of TracePacket messages, each
  * field 1 of Trace (tag 0x0a, a varint length, the packet), so packets are
- * packed one by one into a buffer that goes to the file every few
- * megabytes. All packets are on one sequence (trusted_packet_sequence_id
+ * packed one by one into a chunk. A full chunk is compressed (zlib format,
+ * as Perfetto's own service does) into one TracePacket whose
+ * compressed_packets field (50) holds it, kept under Perfetto's 512 KiB
+ * limit per compressed packet; a chunk that does not shrink goes out as it
+ * is. The output goes to the file every few megabytes. All packets are on one sequence (trusted_packet_sequence_id
  * 1): the first clears the incremental state and interns the fixed names
  * (categories, argument names); an event whose name is new interns it in
  * its own packet. Timestamps are integer nanoseconds from the model's first
@@ -31,12 +34,21 @@
 #include "report/proto/perfetto-trace.pb-c.h"
 
 #include <errno.h>
+#include <libdeflate.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #define FLUSH_BYTES (4u << 20)
+/*
+ * Uncompressed packets per compressed_packets packet. Perfetto wants each such packet,
+ * with its field tags and lengths, under 512 KiB; 448 KiB stays under it even when the
+ * chunk does not compress at all, and a chunk that would not fit is written plain.
+ */
+#define CHUNK_BYTES (448u << 10)
+#define MAX_COMPRESSED_PACKET (512u << 10)
+#define DEFLATE_LEVEL 6
 /* GPU pseudo-process ids, as in the JSON export: above any Linux pid. */
 #define GPU_PID_BASE 0x1000000u
 #define SEQ_ID 1u
@@ -63,7 +75,12 @@ struct pf {
 	const struct gpa_model *m;
 	const struct gp_progress_cb *progress;
 	struct gp_out out;
-	struct gp_strbuf sb;
+	struct gp_strbuf sb;   /* output waiting for the file */
+	struct gp_strbuf raw;  /* packets of the chunk being filled */
+	struct libdeflate_compressor *z;
+	uint8_t *zbuf;         /* one compressed chunk */
+	size_t zcap;
+	uint64_t chunks, plain_chunks;
 	bool io_failed;    /* a write failed: the reason is in io_err */
 	char io_err[PATH_MAX + 128];
 	bool nomem;
@@ -92,6 +109,15 @@ struct pf {
 	Perfetto__InternedString *valp[2];
 	size_t nvals;
 	char grid[48], block[48];
+	bool cat_done[GP_ARRAY_SIZE(cat_names)];  /* interned already */
+	bool arg_done[GP_ARRAY_SIZE(arg_names)];
+};
+
+/* Category and argument names an event interns. */
+struct fixed_names {
+	Perfetto__EventCategory cat, *catp;
+	Perfetto__DebugAnnotationName args[MAX_ARGS], *argp[MAX_ARGS];
+	size_t nargs;
 };
 
 /* ---- output */
@@ -108,9 +134,8 @@ static void flush(struct pf *w)
 	gp_strbuf_reset(&w->sb);
 }
 
-static void put_varint(struct gp_strbuf *sb, uint64_t v)
+static size_t varint(uint8_t *b, uint64_t v)
 {
-	uint8_t b[10];
 	size_t n = 0;
 
 	while (v >= 0x80) {
@@ -118,26 +143,78 @@ static void put_varint(struct gp_strbuf *sb, uint64_t v)
 		v >>= 7;
 	}
 	b[n++] = (uint8_t)v;
-	gp_strbuf_add(sb, b, n);
+	return n;
 }
 
-/* Appends one packet as field 1 (length-delimited) of the Trace. */
+static void put_varint(struct gp_strbuf *sb, uint64_t v)
+{
+	uint8_t b[10];
+
+	gp_strbuf_add(sb, b, varint(b, v));
+}
+
+/*
+ * Moves the chunk's packets to the output: as one TracePacket { bytes compressed_packets = 50 }
+ * (Trace field 1 around it) when that is smaller and within Perfetto's limit, else as they are.
+ */
+static void end_chunk(struct pf *w)
+{
+	uint8_t hdr[24];
+	size_t n = 0, clen = 0, h = 0;
+
+	if (!w->raw.len) {
+		return;
+	}
+	if (w->raw.failed) {
+		w->nomem = true;
+	}
+	if (w->z) {
+		clen = libdeflate_zlib_compress(w->z, w->raw.buf, w->raw.len, w->zbuf, w->zcap);
+	}
+	if (clen) {
+		uint8_t inner[12];
+		size_t in = 0;
+
+		inner[in++] = 0x92; /* field 50, length-delimited: (50 << 3 | 2) as a varint */
+		inner[in++] = 0x03;
+		in += varint(inner + in, clen);
+		hdr[h++] = 0x0a;
+		h += varint(hdr + h, in + clen);
+		memcpy(hdr + h, inner, in);
+		h += in;
+		n = h + clen;
+	}
+	if (clen && n < w->raw.len && n < MAX_COMPRESSED_PACKET) {
+		gp_strbuf_add(&w->sb, hdr, h);
+		gp_strbuf_add(&w->sb, w->zbuf, clen);
+		w->chunks++;
+	} else {
+		gp_strbuf_add(&w->sb, w->raw.buf, w->raw.len);
+		w->plain_chunks++;
+	}
+	gp_strbuf_reset(&w->raw);
+	if (w->sb.len >= FLUSH_BYTES) {
+		flush(w);
+	}
+}
+
+/* Appends one packet as field 1 (length-delimited) of the Trace, to the chunk. */
 static void put_packet(struct pf *w, Perfetto__TracePacket *p)
 {
 	size_t n = perfetto__trace_packet__get_packed_size(p);
 
-	if (w->sb.len >= FLUSH_BYTES) {
-		flush(w);
+	if (w->raw.len && w->raw.len + n + 11 > CHUNK_BYTES) {
+		end_chunk(w);
 	}
-	gp_strbuf_addch(&w->sb, 0x0a);
-	put_varint(&w->sb, n);
-	if (gp_strbuf_grow(&w->sb, n)) {
+	gp_strbuf_addch(&w->raw, 0x0a);
+	put_varint(&w->raw, n);
+	if (gp_strbuf_grow(&w->raw, n)) {
 		w->nomem = true;
 		return;
 	}
-	perfetto__trace_packet__pack(p, (uint8_t *)w->sb.buf + w->sb.len);
-	w->sb.len += n;
-	w->sb.buf[w->sb.len] = '\0';
+	perfetto__trace_packet__pack(p, (uint8_t *)w->raw.buf + w->raw.len);
+	w->raw.len += n;
+	w->raw.buf[w->raw.len] = '\0';
 }
 
 static void progress(struct pf *w)
@@ -183,39 +260,54 @@ static uint64_t fixed_name(struct pf *w, uint64_t *slot, const char *name,
 	return *slot;
 }
 
-/* The first packet: clears the sequence's state, interns categories and argument names. */
+/*
+ * The first packet clears the sequence's state. Categories and argument names keep fixed iids
+ * (their enum values) but are interned by the first packet that uses them, so a trace
+ * carries only those it uses.
+ */
 static void put_first(struct pf *w)
 {
 	Perfetto__TracePacket p = PERFETTO__TRACE_PACKET__INIT;
-	Perfetto__InternedData in = PERFETTO__INTERNED_DATA__INIT;
-	Perfetto__EventCategory cats[GP_ARRAY_SIZE(cat_names)], *catp[GP_ARRAY_SIZE(cat_names)];
-	Perfetto__DebugAnnotationName args[GP_ARRAY_SIZE(arg_names)];
-	Perfetto__DebugAnnotationName *argp[GP_ARRAY_SIZE(arg_names)];
 
-	for (size_t i = 1; i < GP_ARRAY_SIZE(cat_names); i++) {
-		perfetto__event_category__init(&cats[i]);
-		cats[i].has_iid = true;
-		cats[i].iid = i;
-		cats[i].name = (char *)cat_names[i];
-		catp[i - 1] = &cats[i];
-	}
-	for (size_t i = 1; i < GP_ARRAY_SIZE(arg_names); i++) {
-		perfetto__debug_annotation_name__init(&args[i]);
-		args[i].has_iid = true;
-		args[i].iid = i;
-		args[i].name = (char *)arg_names[i];
-		argp[i - 1] = &args[i];
-	}
-	in.n_event_categories = GP_ARRAY_SIZE(cat_names) - 1;
-	in.event_categories = catp;
-	in.n_debug_annotation_names = GP_ARRAY_SIZE(arg_names) - 1;
-	in.debug_annotation_names = argp;
 	p.has_trusted_packet_sequence_id = true;
 	p.trusted_packet_sequence_id = SEQ_ID;
 	p.has_sequence_flags = true;
 	p.sequence_flags = PERFETTO__TRACE_PACKET__SEQUENCE_FLAGS__SEQ_INCREMENTAL_STATE_CLEARED;
-	p.interned_data = &in;
 	put_packet(w, &p);
+}
+
+/* Adds to in the category and argument names of the event being built not interned yet. */
+static void intern_fixed(struct pf *w, uint64_t cat, Perfetto__InternedData *in,
+			 struct fixed_names *f)
+{
+	if (cat && !w->cat_done[cat]) {
+		w->cat_done[cat] = true;
+		perfetto__event_category__init(&f->cat);
+		f->cat.has_iid = true;
+		f->cat.iid = cat;
+		f->cat.name = (char *)cat_names[cat];
+		f->catp = &f->cat;
+		in->n_event_categories = 1;
+		in->event_categories = &f->catp;
+	}
+	for (size_t i = 0; i < w->nargs; i++) {
+		uint64_t a = w->args[i].name_iid;
+
+		if (w->arg_done[a]) {
+			continue;
+		}
+		w->arg_done[a] = true;
+		perfetto__debug_annotation_name__init(&f->args[f->nargs]);
+		f->args[f->nargs].has_iid = true;
+		f->args[f->nargs].iid = a;
+		f->args[f->nargs].name = (char *)arg_names[a];
+		f->argp[f->nargs] = &f->args[f->nargs];
+		f->nargs++;
+	}
+	if (f->nargs) {
+		in->n_debug_annotation_names = f->nargs;
+		in->debug_annotation_names = f->argp;
+	}
 }
 
 /* ---- events */
@@ -306,6 +398,7 @@ static void put_event(struct pf *w, uint64_t track, uint64_t t, struct ev *e)
 	Perfetto__TrackEvent te = PERFETTO__TRACK_EVENT__INIT;
 	Perfetto__InternedData in = PERFETTO__INTERNED_DATA__INIT;
 	Perfetto__EventName *np = &e->new_name;
+	struct fixed_names fixed = {.nargs = 0};
 
 	p.has_timestamp = true;
 	p.timestamp = rel(w, t);
@@ -333,6 +426,10 @@ static void put_event(struct pf *w, uint64_t track, uint64_t t, struct ev *e)
 	if (e->new_name.has_iid) {
 		in.n_event_names = 1;
 		in.event_names = &np;
+		p.interned_data = &in;
+	}
+	intern_fixed(w, e->cat, &in, &fixed);
+	if (in.n_event_categories || in.n_debug_annotation_names) {
 		p.interned_data = &in;
 	}
 	if (w->nvals) {
@@ -521,7 +618,13 @@ static int write_cpu_tracks(struct pf *w, struct gp_strbuf *tmp)
 		for (uint32_t l = 0; l < w->lane_count[p]; l++) {
 			put_child(w, ++w->next_uuid, w->proc_uuid[p], "NVTX ranges", false);
 		}
+		/* "records lost" (slot 0: the total, zero or not), then one per cause with losses. */
+		w->loss_uuid[p * GPT_LOSS__MAX] = ++w->next_uuid;
+		put_child(w, w->next_uuid, w->proc_uuid[p], "records lost", true);
 		for (unsigned c = 1; c < GPT_LOSS__MAX; c++) {
+			if (!m->procs.v[p].losses[c]) {
+				continue;
+			}
 			w->loss_uuid[p * GPT_LOSS__MAX + c] = ++w->next_uuid;
 			gp_strbuf_reset(tmp);
 			gp_strbuf_addf(tmp, "records lost: %s", gpa_loss_cause_name(c));
@@ -705,19 +808,26 @@ static void write_nvtx(struct pf *w)
 	}
 }
 
+/* Per process: the total lost (slot 0) and each cause with losses, flat from t0 to t1. */
 static void write_losses(struct pf *w)
 {
 	const struct gpa_model *m = w->m;
 
 	for (size_t p = 0; p < m->procs.n; p++) {
+		uint64_t total = 0;
+
 		for (unsigned c = 1; c < GPT_LOSS__MAX; c++) {
-			for (int k = 0; k < 2; k++) {
+			total += m->procs.v[p].losses[c];
+		}
+		for (unsigned c = 0; c < GPT_LOSS__MAX; c++) {
+			uint64_t track = w->loss_uuid[p * GPT_LOSS__MAX + c];
+
+			for (int k = 0; track && k < 2; k++) {
 				struct ev e;
 
 				ev_init(&e, PERFETTO__TRACK_EVENT__TYPE__TYPE_COUNTER);
-				e.counter = (int64_t)m->procs.v[p].losses[c];
-				put_event(w, w->loss_uuid[p * GPT_LOSS__MAX + c], k ? m->t1 : m->t0,
-					  &e);
+				e.counter = (int64_t)(c ? m->procs.v[p].losses[c] : total);
+				put_event(w, track, k ? m->t1 : m->t0, &e);
 			}
 		}
 	}
@@ -861,6 +971,11 @@ static void release(struct pf *w)
 	free(w->flow_gpu);
 	gp_u64map_release(&w->stream_uuid);
 	gp_strbuf_release(&w->sb);
+	gp_strbuf_release(&w->raw);
+	if (w->z) {
+		libdeflate_free_compressor(w->z);
+	}
+	free(w->zbuf);
 }
 
 /* Marks the names of API calls and NVTX ranges used once (str_iid UINT64_MAX). */
@@ -902,6 +1017,13 @@ static int prepare(struct pf *w)
 		return -GP_ERR_NOMEM;
 	}
 	count_uses(w);
+	/* A compressed chunk never exceeds the packet limit: one that would is written plain. */
+	w->zcap = MAX_COMPRESSED_PACKET;
+	w->zbuf = malloc(w->zcap);
+	w->z = libdeflate_alloc_compressor(DEFLATE_LEVEL);
+	if (!w->zbuf || !w->z) {
+		return -GP_ERR_NOMEM;
+	}
 	w->total = m->api.n + m->nvtx.n + m->gpu.n;
 	if (index_flows(w) || assign_pids(w) || nvtx_lanes(w)) {
 		return -GP_ERR_NOMEM;
@@ -923,6 +1045,7 @@ int gpr_export_pftrace(const struct gpa_model *m, const char *path,
 		return -GP_ERR_API;
 	}
 	gp_strbuf_init(&w.sb);
+	gp_strbuf_init(&w.raw);
 	gp_u64map_init(&w.stream_uuid);
 	ret = prepare(&w);
 	if (ret) {
@@ -940,6 +1063,7 @@ int gpr_export_pftrace(const struct gpa_model *m, const char *path,
 		write_nvtx(&w);
 		write_apis(&w);
 		write_gpu(&w);
+		end_chunk(&w);
 	}
 	if (!ret && (w.nomem || w.sb.failed)) {
 		ret = -GP_ERR_NOMEM;

@@ -267,20 +267,29 @@ int gpr_findings_text(struct gp_strbuf *o, bool md, const struct gpr_report_part
 		return 0;
 	}
 	gp_strbuf_adds(o, md ? "## Findings\n\n" : "Findings\n\n");
+	size_t from = o->len;
 	if (!md) {
 		gp_strbuf_adds(o, "  ");
 	}
 	add_verdict(o, fs, false);
+	if (!md) {
+		gpr_text_wrap(o, from, 2);
+	}
 	gp_strbuf_adds(o, "\n\n");
 	for (size_t i = 0; i < fs->v.n; i++) {
 		const struct gpa_finding *f = &fs->v.v[i];
 		const char *ind = md ? "   - " : "     ";
+		from = o->len;
 		gp_strbuf_addf(o, md ? "%zu. **" : "  %zu. ", i + 1);
 		add_title(o, p, f);
 		gp_strbuf_adds(o, md ? "**: " : ": ");
 		add_cost(o, fs, f);
-		gp_strbuf_addf(o, "; %s; confidence %s\n", f->major ? "major" : "material",
+		gp_strbuf_addf(o, "; %s; confidence %s", f->major ? "major" : "material",
 			       gpa_confidence_name(f->conf));
+		if (!md) {
+			gpr_text_wrap(o, from, strlen(ind));
+		}
+		gp_strbuf_addch(o, '\n');
 		gp_strbuf_addf(o, "%sevidence: ", ind);
 		add_counts(o, f, false);
 		gp_strbuf_addch(o, '\n');
@@ -293,9 +302,18 @@ int gpr_findings_text(struct gp_strbuf *o, bool md, const struct gpr_report_part
 			}
 			gp_strbuf_addch(o, '\n');
 		}
-		gp_strbuf_addf(o, "%sconfidence %s: %s\n", ind, gpa_confidence_name(f->conf),
+		from = o->len;
+		gp_strbuf_addf(o, "%sconfidence %s: %s", ind, gpa_confidence_name(f->conf),
 			       f->conf_reason);
-		gp_strbuf_addf(o, md ? "%snext: `%s`\n" : "%snext: %s\n", ind, f->next);
+		if (!md) {
+			gpr_text_wrap(o, from, strlen(ind) + 2);
+		}
+		from = o->len;
+		gp_strbuf_addf(o, md ? "\n%snext: `%s`" : "\n%snext: %s", ind, f->next);
+		if (!md) {
+			gpr_text_wrap(o, from + 1, strlen(ind) + 2);
+		}
+		gp_strbuf_addch(o, '\n');
 	}
 	if (fs->v.n) {
 		gp_strbuf_addch(o, '\n');

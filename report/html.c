@@ -724,6 +724,7 @@ struct doc {
 	xmlNodePtr nav, main;
 	xmlNodePtr tmp_parent; /* where finding_item adds */
 	struct gp_strbuf tmp;
+	struct gp_strbuf cell; /* a formatted cell or header */
 	bool failed;
 };
 
@@ -787,6 +788,68 @@ static xmlNodePtr section(struct doc *d, const char *id, const char *title)
 
 static xmlNodePtr header_cell(struct doc *d, xmlNodePtr tr, const char *name);
 
+/* A column's flags with GPR_COL_NS for a header ending in " (ns)", as text tables do. */
+static unsigned html_col_flags(const struct gpr_col *col)
+{
+	size_t n = strlen(col->name);
+
+	return col->flags | (n >= 5 && !strcmp(col->name + n - 5, " (ns)") ? GPR_COL_NS : 0);
+}
+
+/*
+ * A cell as people read it (times scaled, counts with separators, bytes in KiB..., by the
+ * formatting text uses); a number keeps its exact value in data-v, which sorting reads.
+ */
+static xmlNodePtr table_cell(struct doc *d, xmlNodePtr tr, const struct gpr_table *t, size_t r,
+			     size_t c)
+{
+	const char *cell = t->cells.v[r * t->ncols + c];
+	unsigned fl = html_col_flags(&t->cols[c]);
+	bool ch;
+
+	gp_strbuf_reset(&d->cell);
+	ch = cell && gpr_fmt_cell(&d->cell, cell, fl) && !d->cell.failed;
+	xmlNodePtr td = el(d, tr, "td", ch ? d->cell.buf : cell);
+	if (t->cols[c].flags & GPR_COL_NAME) {
+		attr(d, td, "class", "name");
+		attr(d, td, "title", cell ? cell : "");
+	} else if ((t->cols[c].flags & GPR_COL_NUM) && !(t->cols[c].flags & GPR_COL_LEFT)) {
+		attr(d, td, "class", "num");
+	}
+	if (ch) {
+		attr(d, td, "data-v", cell);
+	}
+	return td;
+}
+
+/* The row's secondary columns (GPR_COL_DETAIL): a closed <details> listing them. */
+static void detail_cell(struct doc *d, xmlNodePtr tr, const struct gpr_table *t, size_t r,
+			size_t ndetail)
+{
+	char summary[64];
+	xmlNodePtr td = el(d, tr, "td", NULL);
+	xmlNodePtr det = el(d, td, "details", NULL);
+
+	attr(d, td, "class", "gp-more");
+	snprintf(summary, sizeof(summary), "%zu more", ndetail);
+	el(d, det, "summary", summary);
+	xmlNodePtr dl = el(d, det, "dl", NULL);
+	for (size_t c = 0; c < t->ncols; c++) {
+		const char *cell = t->cells.v[r * t->ncols + c];
+		unsigned fl = html_col_flags(&t->cols[c]);
+
+		if (!(t->cols[c].flags & GPR_COL_DETAIL)) {
+			continue;
+		}
+		gp_strbuf_reset(&d->cell);
+		bool hc = gpr_fmt_header(&d->cell, t->cols[c].name, fl) && !d->cell.failed;
+		el(d, dl, "dt", hc ? d->cell.buf : t->cols[c].name);
+		gp_strbuf_reset(&d->cell);
+		bool ch = cell && gpr_fmt_cell(&d->cell, cell, fl) && !d->cell.failed;
+		el(d, dl, "dd", ch ? d->cell.buf : cell && *cell ? cell : "-");
+	}
+}
+
 static int table_section(void *data, const char *title, const char *key,
 			 const struct gpr_table *t)
 {
@@ -813,29 +876,38 @@ static int table_section(void *data, const char *title, const char *key,
 
 	xmlNodePtr wrap = el(d, s, "div", NULL);
 	attr(d, wrap, "class", "gp-wrap");
+	size_t ndetail = 0;
+	for (size_t c = 0; c < t->ncols; c++) {
+		ndetail += (t->cols[c].flags & GPR_COL_DETAIL) != 0;
+	}
 	xmlNodePtr tab = el(d, wrap, "table", NULL);
-	attr(d, tab, "class", "gp-table");
+	attr(d, tab, "class", ndetail ? "gp-table gp-has-more" : "gp-table");
 	attr(d, tab, "data-key", key);
 	xmlNodePtr tr = el(d, el(d, tab, "thead", NULL), "tr", NULL);
 	for (size_t c = 0; c < t->ncols; c++) {
-		xmlNodePtr th = header_cell(d, tr, t->cols[c].name);
+		if (t->cols[c].flags & GPR_COL_DETAIL) {
+			continue;
+		}
+		gp_strbuf_reset(&d->cell);
+		bool ch = gpr_fmt_header(&d->cell, t->cols[c].name, html_col_flags(&t->cols[c]));
+		xmlNodePtr th = header_cell(d, tr, ch && !d->cell.failed ? d->cell.buf : t->cols[c].name);
 		if ((t->cols[c].flags & GPR_COL_NUM) && !(t->cols[c].flags & GPR_COL_LEFT)) {
 			attr(d, th, "class", "num");
 		}
+	}
+	if (ndetail) {
+		header_cell(d, tr, "Details");
 	}
 	xmlNodePtr body = el(d, tab, "tbody", NULL);
 	for (size_t r = 0; r < rows && !d->failed; r++) {
 		tr = el(d, body, "tr", NULL);
 		for (size_t c = 0; c < t->ncols; c++) {
-			const char *cell = t->cells.v[r * t->ncols + c];
-			xmlNodePtr td = el(d, tr, "td", cell);
-			if (t->cols[c].flags & GPR_COL_NAME) {
-				attr(d, td, "class", "name");
-				attr(d, td, "title", cell ? cell : "");
-			} else if ((t->cols[c].flags & GPR_COL_NUM) &&
-				   !(t->cols[c].flags & GPR_COL_LEFT)) {
-				attr(d, td, "class", "num");
+			if (!(t->cols[c].flags & GPR_COL_DETAIL)) {
+				table_cell(d, tr, t, r, c);
 			}
+		}
+		if (ndetail) {
+			detail_cell(d, tr, t, r, ndetail);
 		}
 	}
 	return d->failed ? -GP_ERR_NOMEM : 0;
@@ -1114,7 +1186,7 @@ static void flame_section(struct doc *d, const char *svg_doc, size_t len)
 int gpr_html_render(struct gp_strbuf *out, const struct gpr_report_parts *p,
 		    const struct gpr_html_opts *o, char *errbuf, size_t errlen)
 {
-	struct doc d = {.tmp = GP_STRBUF_INIT};
+	struct doc d = {.tmp = GP_STRBUF_INIT, .cell = GP_STRBUF_INIT};
 	struct gp_strbuf rep = GP_STRBUF_INIT, clean = GP_STRBUF_INIT;
 	xmlChar *mem = NULL;
 	int size = 0, ret = 0;
@@ -1192,6 +1264,7 @@ out:
 		xmlFreeDoc(d.doc);
 	}
 	gp_strbuf_release(&d.tmp);
+	gp_strbuf_release(&d.cell);
 	gp_strbuf_release(&rep);
 	gp_strbuf_release(&clean);
 	return ret;

@@ -49,7 +49,7 @@ static void cell_u64(struct gpr_table *t, uint64_t v)
 }
 
 static const struct gpr_col sum_cols[] = {
-	{"Quantity", 0},          {"Count", GPR_COL_NUM},    {"Mean (ns)", GPR_COL_NUM},
+	{"Quantity", 0},          {"Count", GPR_COL_NUM | GPR_COL_COUNT},    {"Mean (ns)", GPR_COL_NUM},
 	{"P50 (ns)", GPR_COL_NUM}, {"P90 (ns)", GPR_COL_NUM}, {"Max (ns)", GPR_COL_NUM},
 };
 
@@ -117,12 +117,12 @@ static void fill_summary(struct gpr_table *t, const struct gpa_launches *l, bool
 }
 
 static const struct gpr_col name_cols[] = {
-	{"Launches", GPR_COL_NUM},       {"Short", GPR_COL_NUM},
+	{"Launches", GPR_COL_NUM | GPR_COL_COUNT}, {"Short", GPR_COL_NUM | GPR_COL_COUNT},
 	{"Call Mean (ns)", GPR_COL_NUM}, {"Call P50 (ns)", GPR_COL_NUM},
 	{"Call P90 (ns)", GPR_COL_NUM},  {"Call Max (ns)", GPR_COL_NUM},
 	{"Delay Mean (ns)", GPR_COL_NUM}, {"Delay P50 (ns)", GPR_COL_NUM},
 	{"Delay P90 (ns)", GPR_COL_NUM}, {"Delay Max (ns)", GPR_COL_NUM},
-	{"GPU Mean (ns)", GPR_COL_NUM},  {"Name", 0},
+	{"GPU Mean (ns)", GPR_COL_NUM},  {"Name", GPR_COL_LEFT | GPR_COL_NAME},
 };
 
 static void fill_names(struct gpr_table *t, const struct gpa_launches *l)
@@ -181,7 +181,7 @@ static void cells_dist(struct gpr_table *t, const struct gpa_launch_dist *d, int
 
 static const struct gpr_col queue_cols[] = {
 	{"Rank", GPR_COL_NUM},       {"PID", GPR_COL_NUM},          {"Device", GPR_COL_NUM},
-	{"Stream", GPR_COL_NUM},     {"Points", GPR_COL_NUM},       {"Mean", GPR_COL_NUM},
+	{"Stream", GPR_COL_NUM},     {"Points", GPR_COL_NUM | GPR_COL_COUNT},       {"Mean", GPR_COL_NUM},
 	{"Std", GPR_COL_NUM},        {"Min", GPR_COL_NUM},          {"P25", GPR_COL_NUM},
 	{"P50", GPR_COL_NUM},        {"P75", GPR_COL_NUM},          {"Max", GPR_COL_NUM},
 	{"Time Mean", GPR_COL_NUM},  {"Blocked (ns)", GPR_COL_NUM}, {"Blocked (%)", GPR_COL_NUM},
@@ -206,7 +206,7 @@ static void fill_queues(struct gpr_table *t, const struct gpa_model *m,
 }
 
 static const struct gpr_col copy_cols[] = {
-	{"Kind", 0},               {"Count", GPR_COL_NUM},         {"Bytes", GPR_COL_NUM},
+	{"Kind", 0},               {"Count", GPR_COL_NUM | GPR_COL_COUNT}, {"Bytes", GPR_COL_NUM | GPR_COL_BYTES},
 	{"Mean (GB/s)", GPR_COL_NUM}, {"P50 (GB/s)", GPR_COL_NUM}, {"Max (GB/s)", GPR_COL_NUM},
 	{"Zero-length", GPR_COL_NUM},
 };
@@ -234,7 +234,7 @@ static void fill_copies(struct gpr_table *t, const struct gpa_launches *l)
 
 static const struct gpr_col idle_cols[] = {
 	{"Rank", GPR_COL_NUM},     {"PID", GPR_COL_NUM},      {"Device", GPR_COL_NUM},
-	{"Stream", GPR_COL_NUM},   {"Category", 0},           {"Count", GPR_COL_NUM},
+	{"Stream", GPR_COL_NUM},   {"Category", 0},           {"Count", GPR_COL_NUM | GPR_COL_COUNT},
 	{"Mean (ns)", GPR_COL_NUM}, {"Std (ns)", GPR_COL_NUM}, {"Min (ns)", GPR_COL_NUM},
 	{"P25 (ns)", GPR_COL_NUM}, {"P50 (ns)", GPR_COL_NUM}, {"P75 (ns)", GPR_COL_NUM},
 	{"Max (ns)", GPR_COL_NUM},
@@ -253,9 +253,9 @@ static void fill_idle(struct gpr_table *t, const struct gpa_model *m,
 }
 
 static const struct gpr_col annot_cols[] = {
-	{"Count", GPR_COL_NUM},   {"Total (ns)", GPR_COL_NUM}, {"Mean (ns)", GPR_COL_NUM},
+	{"Count", GPR_COL_NUM | GPR_COL_COUNT}, {"Total (ns)", GPR_COL_NUM}, {"Mean (ns)", GPR_COL_NUM},
 	{"Min (ns)", GPR_COL_NUM}, {"Max (ns)", GPR_COL_NUM},  {"Std (ns)", GPR_COL_NUM},
-	{"Name", 0},
+	{"Name", GPR_COL_LEFT | GPR_COL_ELIDE},
 };
 
 static void fill_annots(struct gpr_table *t, const struct gpa_launches *l)

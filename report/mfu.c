@@ -52,11 +52,11 @@ static const struct gpr_col slow_cols[] = {
 	{"Start (ns)", GPR_COL_NUM}, {"Kind", GPR_COL_LEFT}, {"Bytes", GPR_COL_NUM | GPR_COL_BYTES},
 	{"Time (ns)", GPR_COL_NUM},  {"GB/s", GPR_COL_NUM}, {"Why", GPR_COL_LEFT}};
 static const struct gpr_col roof_cols[] = {
-	{"Kernel", GPR_COL_LEFT | GPR_COL_NAME}, {"Grid", GPR_COL_LEFT},
+	{"Kernel", GPR_COL_LEFT | GPR_COL_NAME}, {"Grid", GPR_COL_LEFT | GPR_COL_DETAIL},
 	{"Launches", GPR_COL_NUM | GPR_COL_COUNT},       {"GPU Time (ns)", GPR_COL_NUM},
-	{"FLOPs/launch", GPR_COL_NUM},   {"Bytes/launch", GPR_COL_NUM},
-	{"FLOP/byte", GPR_COL_NUM},      {"Ridge (FLOP/byte)", GPR_COL_NUM},
-	{"Bound", GPR_COL_LEFT},         {"Attainable (TFLOP/s)", GPR_COL_NUM},
+	{"FLOPs/launch", GPR_COL_NUM | GPR_COL_DETAIL},  {"Bytes/launch", GPR_COL_NUM | GPR_COL_DETAIL},
+	{"FLOP/byte", GPR_COL_NUM},      {"Ridge (FLOP/byte)", GPR_COL_NUM | GPR_COL_DETAIL},
+	{"Bound", GPR_COL_LEFT},         {"Attainable (TFLOP/s)", GPR_COL_NUM | GPR_COL_DETAIL},
 	{"Achieved (TFLOP/s)", GPR_COL_NUM}, {"Speed of light (%)", GPR_COL_NUM}};
 
 static const char *bound_name(enum gpa_roof_bound b)

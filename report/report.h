@@ -82,6 +82,8 @@ enum gpr_col_flags {
 	GPR_COL_BYTES = 1 << 4,
 	GPR_COL_NAME = 1 << 5,
 	GPR_COL_ELIDE = 1 << 6, /* free text whose middle text elides to fit (gpr_fmt_elide) */
+	/* HTML: a secondary column, shown in the row's expandable "Details" cell. */
+	GPR_COL_DETAIL = 1 << 7,
 };
 
 struct gpr_col {

@@ -98,8 +98,12 @@ static void text_file_info(struct gpr_sink *s, const struct gpa_file_info *fi)
 	row(o, "span");
 	if (fi->has_span) {
 		gpr_fmt_ns(o, fi->last_ts - fi->first_ts);
-		gp_strbuf_addf(o, " (%" PRIu64 " to %" PRIu64 " ns on the trace clock)\n",
-			       fi->first_ts, fi->last_ts);
+		/* The clock's own readings only where exact ns are asked for (and in --json). */
+		if (gpr_display_get()->exact) {
+			gp_strbuf_addf(o, " (%" PRIu64 " to %" PRIu64 " ns on the trace clock)",
+				       fi->first_ts, fi->last_ts);
+		}
+		gp_strbuf_addch(o, '\n');
 	} else {
 		gp_strbuf_adds(o, "none (no timed records)\n");
 	}

@@ -18,7 +18,7 @@
 /* ---- the tables */
 
 static const struct gpr_col proc_cols[] = {
-	{"File", 0},       {"PID", GPR_COL_NUM},    {"Host", 0},
+	{"File", GPR_COL_ELIDE}, {"PID", GPR_COL_NUM},    {"Host", 0},
 	{"Rank", GPR_COL_NUM}, {"Devices", 0},      {"Events", GPR_COL_NUM | GPR_COL_COUNT},
 	{"Lost", GPR_COL_NUM | GPR_COL_COUNT}, {"Status", 0},
 };
@@ -437,19 +437,24 @@ static void idle_note(struct gp_strbuf *o, const struct gpr_report_parts *p, boo
 	if (!g->all.idle || idle_material(fs)) {
 		return;
 	}
+	size_t from = o->len;
 	gp_strbuf_adds(o, md ? "" : "  ");
 	if (fs->capture_idle_ns) {
 		gp_strbuf_adds(o, "Nothing material: ");
 		gpr_fmt_pct(o, fs->capture_idle_ns, g->all.idle);
 		gp_strbuf_adds(o, "% of the idle time lies inside stream captures, where launches are "
-				  "recorded into a graph and run nothing; the replays run the work.\n\n");
-		return;
+				  "recorded into a graph and run nothing; the replays run the work.");
+	} else {
+		gp_strbuf_adds(o, "Nothing material: idle is ");
+		gpr_fmt_pct(o, g->all.idle, g->all.window);
+		gp_strbuf_adds(o, "% of GPU time, under the ");
+		gpr_fmt_pct(o, fs->threshold_bp, 10000);
+		gp_strbuf_adds(o, "% threshold; the causes are shown for detail.");
 	}
-	gp_strbuf_adds(o, "Nothing material: idle is ");
-	gpr_fmt_pct(o, g->all.idle, g->all.window);
-	gp_strbuf_adds(o, "% of GPU time, under the ");
-	gpr_fmt_pct(o, fs->threshold_bp, 10000);
-	gp_strbuf_adds(o, "% threshold; the causes are shown for detail.\n\n");
+	if (!md) {
+		gpr_text_wrap(o, from, 2);
+	}
+	gp_strbuf_adds(o, "\n\n");
 }
 
 static void headline(struct gp_strbuf *o, const struct gpr_report_parts *p, bool md)
@@ -458,6 +463,7 @@ static void headline(struct gp_strbuf *o, const struct gpr_report_parts *p, bool
 	const struct gpa_gaps *g = p->gaps;
 
 	gp_strbuf_adds(o, md ? "# gpuprof report\n\n" : "gpuprof report\n\n");
+	size_t start = o->len;
 	uint32_t ndev = gpa_model_work_devices(p->m, NULL);
 	gp_strbuf_addf(o, "%zu process%s, %" PRIu32 " device%s, ", p->m->procs.n,
 		       p->m->procs.n == 1 ? "" : "es", ndev, ndev == 1 ? "" : "s");
@@ -498,6 +504,9 @@ static void headline(struct gp_strbuf *o, const struct gpr_report_parts *p, bool
 		gp_strbuf_adds(o, ", p90 ");
 		gpr_fmt_ns(o, p->steps->wall.p90);
 		gp_strbuf_adds(o, ".\n");
+	}
+	if (!md) {
+		gpr_text_wrap_lines(o, start, 2); /* each line to the display's width */
 	}
 	gp_strbuf_addch(o, '\n');
 }

@@ -44,7 +44,8 @@
 	/* ---- tables: sort by a header click, filter by the box above */
 
 	function cellValue(td, numeric) {
-		var s = td.textContent;
+		/* A formatted number ("14.0 ms", "1,024") keeps its exact value in data-v. */
+		var s = td.dataset.v !== undefined ? td.dataset.v : td.textContent;
 		if (!numeric) return s.toLowerCase();
 		if (s === "") return -Infinity;
 		var v = parseFloat(s.replace(/[,%\s]/g, ""));

@@ -4,7 +4,9 @@
 # which also checks the structure: declared tracks, interned names, flows, paired
 # slices) and every event is checked against the trace itself (gpuprof dump):
 # counts per kind, exact times and durations, names and arguments. The file is
-# at most a third of the JSON export of the same trace.
+# at most a third of the JSON export of the same trace, on generated traces and on every
+# anchor (the ratios are printed). Packets go in compressed_packets (zlib), which the
+# reader inflates.
 . "$TOP/tests/e2e/lib.sh"
 
 pfdump=$BUILD/tests/pftrace-dump # tests/tools/pftrace-dump.c
@@ -93,15 +95,20 @@ for cat in ("kernel", "memcpy", "memset"):
 assert launched == len(starts), (launched, len(starts))
 assert launched > 0
 
-# Loss counters: two points per cause at the trace's ends; one cause holds the total.
+# Loss counters: two points per track at the trace's ends; "records lost" holds the
+# total, and each cause with losses has its own track, a cause without none.
 lost = {}
 for tr, ts, v in counters:
     assert tracks[tr]["counter"], tr
     assert ts in (0, info["last_ns"] - t0), ts
-    lost.setdefault(tracks[tr]["name"], set()).add(v)
+    lost.setdefault(tracks[tr]["name"], []).append(v)
+assert lost["records lost"] == [sum(info["losses"].values())] * 2, lost
 for cause, n in info["losses"].items():
-    assert lost["records lost: " + cause] == {n}, (cause, lost)
-assert sum(v for s in lost.values() for v in s) == sum(info["losses"].values()), lost
+    if n:
+        assert lost["records lost: " + cause] == [n, n], (cause, lost)
+    else:
+        assert "records lost: " + cause not in lost, (cause, lost)
+assert len(lost) == 1 + sum(1 for n in info["losses"].values() if n), lost
 # Every GPU of the trace is a process track named as in the JSON export.
 gpus = [t for t in tracks.values() if t["name"].startswith("GPU ")]
 assert len(gpus) == len(info["devices"]), gpus
@@ -148,13 +155,22 @@ grep -q "already exists" err || fail "$(cat err)"
 expect_rc 1 "$GPUPROF" export --perfetto nodir/x.pftrace a.gpz
 grep -q "nodir/x.pftrace: cannot create: No such file" err || fail "$(cat err)"
 
-# A real trace: the structure holds and the file is at most a third of the JSON.
-if have_anchors kineto/hta/trace_diff/control/control.json.gz; then
-	k=$ANCHORS/kineto/hta/trace_diff/control/control.json.gz
-	expect_rc 0 "$GPUPROF" export --perfetto k.pftrace --perfetto k.json "$k"
-	expect_rc 0 "$GPUPROF" export --perfetto k.pftrace "$k"
-	expect_rc 0 "$pfdump" k.pftrace
-	grep -q '^slice .* cat=kernel ' out || fail "no kernel in k.pftrace"
-	size_ok k.pftrace k.json
+# Every real trace (PyTorch profiler and nsys): the structure holds, the packets are
+# compressed, and the file is at most a third of the JSON; the ratio is printed.
+if have_anchors kineto nsys; then
+	find "$ANCHORS" -type f \( -name '*.json' -o -name '*.json.gz' -o -name '*.sqlite' \) \
+		! -path '*/hta_reference/*' | sort >anchors.txt
+	[ "$(wc -l <anchors.txt)" -ge 10 ] || fail "too few anchors: $(cat anchors.txt)"
+	while read -r k; do
+		rm -f k.pftrace k.json
+		expect_rc 0 "$GPUPROF" export --perfetto k.pftrace "$k"
+		expect_rc 0 "$GPUPROF" export --perfetto k.json "$k"
+		expect_rc 0 "$pfdump" k.pftrace
+		grep -q '^slice ' out || fail "no slice in the export of $k"
+		grep -q '^compressed [1-9]' out || fail "no compressed packet in the export of $k"
+		p=$(wc -c <k.pftrace) j=$(wc -c <k.json)
+		echo "ratio $(awk "BEGIN { printf \"%.3f\", $p / $j }") $p $j ${k#"$ANCHORS"/}"
+		size_ok k.pftrace k.json
+	done <anchors.txt
 fi
 exit 0

@@ -8,13 +8,17 @@
  *   slice TRACK TS DUR cat=CAT name="..." flows=N,... ends=N,... {"arg":value,...}
  *   instant TRACK TS cat=CAT name="..." {...}
  *   counter TRACK TS VALUE
- *   bytes KIND N B                      (per kind of packet: count, bytes with framing)
+ *   bytes KIND N B                      (per kind of packet: count, bytes with framing,
+ *                                        uncompressed)
+ *   compressed N bytes B inflated R     (compressed_packets packets: count, bytes with
+ *                                        framing, bytes they inflate to)
  *   packets N bytes B errors E
  *
  * Slices are paired per track: an end closes the newest open begin of its
  * track, as trace_processor does; DUR is end - begin. Checks the structure
  * and prints "error: ..." lines (exit 1) for each problem: a packet that is
- * not field 1 of Trace or does not decode, a first packet that does not
+ * not field 1 of Trace or does not decode, a compressed_packets packet that
+ * does not inflate, holds other fields, is nested or is 512 KiB or more, a first packet that does not
  * clear the incremental state, an event off sequence 1, a track declared
  * twice, an event on an undeclared track, a name, category, argument name
  * or argument string iid never interned (or interned twice), an end with no
@@ -30,6 +34,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 #define MAX_IID (1u << 24)
 #define MAX_DEPTH 4096
@@ -53,6 +58,9 @@ static unsigned long errors;
 static const char *size_kind[32];
 static uint64_t size_n[32], size_b[32];
 static const char *cur_kind;
+/* compressed_packets packets: count, bytes with framing, bytes inflated. */
+static uint64_t compressed_n, compressed_b, raw_b;
+static void inflate_packets(const Perfetto__TracePacket *p, size_t framed, int nested);
 
 static struct gp_u64map track_index; /* uuid -> index + 1 */
 static struct gp_u64map flows_started; /* flow id -> 1 */
@@ -277,13 +285,99 @@ static void account(const char *kind, uint64_t bytes)
 	size_b[i] += bytes;
 }
 
+static uint64_t pkt;
+
+/*
+ * Walks a Trace (field 1 packets) in data. A packet holding compressed_packets (50) is
+ * inflated (zlib format) and walked in turn; it must be under 512 KiB with its framing,
+ * hold nothing else, and hold no compressed packet itself.
+ */
+static void walk(const uint8_t *data, size_t n, int nested)
+{
+	size_t off = 0, hdr;
+
+	while (off < n) {
+		uint64_t tag, len;
+		Perfetto__TracePacket *p;
+
+		hdr = off;
+		if (!get_varint(data, n, &off, &tag) || tag != 0x0a ||
+		    !get_varint(data, n, &off, &len) || len > n - off) {
+			error(pkt, "not a length-delimited field 1 at offset", off);
+			return;
+		}
+		p = perfetto__trace_packet__unpack(NULL, len, data + off);
+		cur_kind = "other";
+		if (!p) {
+			error(pkt, "packet does not decode", pkt);
+			return;
+		}
+		if (p->data_case == PERFETTO__TRACE_PACKET__DATA_COMPRESSED_PACKETS) {
+			inflate_packets(p, off + len - hdr, nested);
+			perfetto__trace_packet__free_unpacked(p, NULL);
+			off += len;
+			continue;
+		}
+		if (!pkt && (!p->has_sequence_flags || !(p->sequence_flags & 1))) {
+			error(pkt, "first packet does not clear the incremental state", 0);
+		}
+		if (p->interned_data) {
+			take_interned(p->interned_data, pkt);
+		}
+		if (p->data_case == PERFETTO__TRACE_PACKET__DATA_TRACK_DESCRIPTOR) {
+			cur_kind = "track";
+			take_track(p->track_descriptor, pkt);
+		} else if (p->data_case == PERFETTO__TRACE_PACKET__DATA_TRACK_EVENT) {
+			take_event(p, pkt);
+		}
+		perfetto__trace_packet__free_unpacked(p, NULL);
+		account(cur_kind, off + len - hdr);
+		off += len;
+		pkt++;
+	}
+}
+
+static void inflate_packets(const Perfetto__TracePacket *p, size_t framed, int nested)
+{
+	uLongf cap = 1u << 20, got;
+	uint8_t *out = NULL;
+	int rc;
+
+	compressed_n++;
+	compressed_b += framed;
+	if (nested) {
+		error(pkt, "compressed packet inside a compressed packet", 0);
+		return;
+	}
+	if (framed >= 512u << 10) {
+		error(pkt, "compressed packet of 512 KiB or more", framed);
+	}
+	if (p->has_timestamp || p->interned_data || p->has_sequence_flags ||
+	    p->has_trusted_packet_sequence_id) {
+		error(pkt, "compressed packet with other fields", 0);
+	}
+	do {
+		free(out);
+		cap *= 2;
+		out = malloc(cap);
+		got = cap;
+		rc = out ? uncompress(out, &got, p->compressed_packets.data,
+				      p->compressed_packets.len) : Z_MEM_ERROR;
+	} while (rc == Z_BUF_ERROR && cap < (64u << 20));
+	if (rc != Z_OK) {
+		error(pkt, "compressed packets do not inflate, zlib error", (uint64_t)-rc);
+	} else {
+		raw_b += got;
+		walk(out, got, 1);
+	}
+	free(out);
+}
+
 int main(int argc, char **argv)
 {
 	FILE *f = argc == 2 ? fopen(argv[1], "rb") : NULL;
 	uint8_t *data = NULL;
-	size_t n = 0, off = 0, cap = 0;
-	uint64_t pkt = 0;
-	size_t hdr;
+	size_t n = 0, cap = 0;
 
 	if (!f) {
 		fprintf(stderr, "usage: pftrace-dump FILE (a readable file)\n");
@@ -307,39 +401,7 @@ int main(int argc, char **argv)
 	cats = calloc(MAX_IID, sizeof(*cats));
 	argnames = calloc(MAX_IID, sizeof(*argnames));
 	vals = calloc(MAX_IID, sizeof(*vals));
-	while (off < n) {
-		uint64_t tag, len;
-		Perfetto__TracePacket *p;
-
-		hdr = off;
-		if (!get_varint(data, n, &off, &tag) || tag != 0x0a ||
-		    !get_varint(data, n, &off, &len) || len > n - off) {
-			error(pkt, "not a length-delimited field 1 at offset", off);
-			break;
-		}
-		p = perfetto__trace_packet__unpack(NULL, len, data + off);
-		cur_kind = "other";
-		if (!p) {
-			error(pkt, "packet does not decode", pkt);
-			break;
-		}
-		if (!pkt && (!p->has_sequence_flags || !(p->sequence_flags & 1))) {
-			error(pkt, "first packet does not clear the incremental state", 0);
-		}
-		if (p->interned_data) {
-			take_interned(p->interned_data, pkt);
-		}
-		if (p->data_case == PERFETTO__TRACE_PACKET__DATA_TRACK_DESCRIPTOR) {
-			cur_kind = "track";
-			take_track(p->track_descriptor, pkt);
-		} else if (p->data_case == PERFETTO__TRACE_PACKET__DATA_TRACK_EVENT) {
-			take_event(p, pkt);
-		}
-		perfetto__trace_packet__free_unpacked(p, NULL);
-		account(cur_kind, off + len - hdr);
-		off += len;
-		pkt++;
-	}
+	walk(data, n, 0);
 	for (size_t i = 0; i < ntracks; i++) {
 		if (tracks[i].depth) {
 			error(pkt, "slices left open on track", tracks[i].uuid);
@@ -348,6 +410,8 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < GP_ARRAY_SIZE(size_kind) && size_kind[i]; i++) {
 		printf("bytes %s %" PRIu64 " %" PRIu64 "\n", size_kind[i], size_n[i], size_b[i]);
 	}
+	printf("compressed %" PRIu64 " bytes %" PRIu64 " inflated %" PRIu64 "\n", compressed_n,
+	       compressed_b, raw_b);
 	printf("packets %" PRIu64 " bytes %zu errors %lu\n", pkt, n, errors);
 	free(data);
 	return errors ? 1 : 0;

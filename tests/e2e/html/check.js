@@ -95,13 +95,17 @@
 		check("drag pan", p1[0] > p0[0] && Math.abs((p1[1] - p1[0]) - (p0[1] - p0[0])) < 1, JSON.stringify([p0, p1]));
 		/* sorting and filtering on the kernel table */
 		var kt = document.querySelector('table[data-key="kernels"]');
-		var tc = col(kt, "Total Time (ns)"), nc = col(kt, "Name");
+		var tc = col(kt, "Total Time"), nc = col(kt, "Name");
+		/* Times read in scaled units; the exact ns stay in data-v, which sorting uses. */
+		var t0 = kt.tBodies[0].rows[0].cells[tc];
+		check("time cell units", /^\d[\d.,]* (ns|\u00b5s|ms|s)$/.test(t0.textContent) && /^\d+$/.test(t0.dataset.v || ""),
+			JSON.stringify([t0.textContent, t0.dataset.v]));
 		kt.tHead.rows[0].cells[tc].click();
-		var v = rows(kt).map(function (r) { return num(r.cells[tc].textContent); });
+		var v = rows(kt).map(function (r) { return num(r.cells[tc].dataset.v); });
 		var desc = v.every(function (x, i) { return !i || v[i - 1] >= x; });
 		check("sort numeric descending", desc && kt.tHead.rows[0].cells[tc].getAttribute("aria-sort") === "descending", v.join(","));
 		kt.tHead.rows[0].cells[tc].click();
-		v = rows(kt).map(function (r) { return num(r.cells[tc].textContent); });
+		v = rows(kt).map(function (r) { return num(r.cells[tc].dataset.v); });
 		check("sort numeric ascending", v.every(function (x, i) { return !i || v[i - 1] <= x; }), v.join(","));
 		kt.tHead.rows[0].cells[nc].click();
 		var names = rows(kt).map(function (r) { return r.cells[nc].textContent.toLowerCase(); });
@@ -157,6 +161,29 @@
 			probe.remove();
 			check("occupancy kernel column", cell.classList.contains("name") && cell.getBoundingClientRect().width >= w20,
 				"kernel column " + cell.getBoundingClientRect().width + " px, 20 characters " + w20 + " px");
+		}
+		/* No table scrolls sideways at this width: each fits its box (scrollWidth <= clientWidth),
+		 * the occupancy table (18 columns: secondary ones in a Details list per row) by name;
+		 * an opened Details list floats over the rows below and widens nothing. */
+		document.querySelectorAll("table.gp-table").forEach(function (t) {
+			var w = t.parentNode;
+			check("fits " + t.dataset.key, w.scrollWidth <= w.clientWidth,
+				"scrollWidth " + w.scrollWidth + " > clientWidth " + w.clientWidth + " at " + window.innerWidth + " px");
+		});
+		if (occ) {
+			var ow = occ.parentNode, det = occ.tBodies[0].rows[0].querySelector("td.gp-more details");
+			check("occupancy table fits", ow.scrollWidth <= ow.clientWidth && occ.tHead.rows[0].cells.length <= 10,
+				ow.scrollWidth + " > " + ow.clientWidth + " or " + occ.tHead.rows[0].cells.length + " columns");
+			check("occupancy details", !!det && det.querySelectorAll("dt").length >= 8 &&
+				/Regs/.test(det.textContent) && /Waves/.test(det.textContent), det ? det.textContent : "no details");
+			if (det) {
+				det.open = true;
+				var dl = det.querySelector("dl"), r0 = dl.getBoundingClientRect(), wr = ow.getBoundingClientRect();
+				check("occupancy details open", ow.scrollWidth <= ow.clientWidth && r0.width > 0 &&
+					r0.left >= wr.left && r0.right <= wr.right + 1,
+					"scrollWidth " + ow.scrollWidth + ", list " + r0.left + "-" + r0.right + " in " + wr.left + "-" + wr.right);
+				det.open = false;
+			}
 		}
 		/* Step numbers: the chart's first and last labels are the table's first and last steps. */
 		var stt = document.querySelector('table[data-key="steps"]');
