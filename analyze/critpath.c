@@ -40,6 +40,14 @@ struct node {
 	uint8_t chg;     /* 0 unchanged, 1 sped up, 2 removed */
 	uint8_t carry;   /* GPU: 1 + the category of the op before it on its stream, outside
 			  * the graph, that held it past its launch; 0 none */
+	uint8_t ev;      /* API: its wait came from event ids; GPU: p[2] is an event's edge */
+};
+
+/* A GPU node on its stream, by the time its launch call began. */
+struct streamkey {
+	uint64_t stream; /* proc << 32 | stream id */
+	uint64_t t;
+	uint32_t idx;
 };
 
 struct endkey {
@@ -55,10 +63,12 @@ struct ctx {
 	uint8_t *func_chg;  /* per func: 0 not looked at, else chg + 1 */
 	uint8_t *name_flag; /* per string id: NAME_* + 4 once looked at */
 	struct gp_u64map syncs; /* api row -> sync row */
+	bool have_rec;          /* some sync names the event recording it waits for */
 	uint32_t *tlast, *tstamp, stamp;
 	GP_VEC(struct node) n;
 	GP_VEC(uint32_t) amap;
 	GP_VEC(struct endkey) byend;
+	GP_VEC(struct streamkey) bystream;
 	GP_VEC(uint32_t) order;
 	GP_VEC(uint32_t) off;
 	GP_VEC(uint32_t) succ;
@@ -349,6 +359,114 @@ static void link_carry(struct ctx *c, struct node *v, int64_t t0)
 	}
 }
 
+/* ------------------------------------------------------------ event edges */
+
+static int cmp_streamkey(const void *a, const void *b)
+{
+	const struct streamkey *x = a, *y = b;
+
+	if (x->stream != y->stream) {
+		return x->stream < y->stream ? -1 : 1;
+	}
+	if (x->t != y->t) {
+		return x->t < y->t ? -1 : 1;
+	}
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/* The GPU nodes of the graph by (proc, stream, launch time). */
+static int index_streams(struct ctx *c)
+{
+	const struct gpa_model *m = c->m;
+
+	c->bystream.n = 0;
+	for (size_t i = 0; i < c->n.n; i++) {
+		const struct node *v = &c->n.v[i];
+		if (v->kind != N_GPU) {
+			continue;
+		}
+		uint32_t g = v->row, a = gpa_gpu_api(m, g);
+		struct streamkey k = {((uint64_t)gpa_dev_proc(m, m->gpu.dev[g]) << 32) |
+					      gpa_gpu_stream(m, g),
+				      a != GPA_NONE ? m->api.start[a] : m->gpu.start[g], (uint32_t)i};
+		if (gp_vec_push(&c->bystream, k)) {
+			return -GP_ERR_NOMEM;
+		}
+	}
+	if (c->bystream.n) {
+		qsort(c->bystream.v, c->bystream.n, sizeof(*c->bystream.v), cmp_streamkey);
+	}
+	return 0;
+}
+
+/*
+ * The node of the first GPU op of (proc, stream) launched at or after t
+ * (after: true), or of the last one launched before t; GPA_NONE.
+ */
+static uint32_t op_at(const struct ctx *c, uint32_t proc, uint32_t stream, uint64_t t, bool after)
+{
+	uint64_t key = ((uint64_t)proc << 32) | stream;
+	size_t lo = 0, hi = c->bystream.n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct streamkey *k = &c->bystream.v[mid];
+		if (k->stream < key || (k->stream == key && k->t < t)) {
+			lo = mid + 1;
+		} else {
+			hi = mid;
+		}
+	}
+	if (after) {
+		return lo < c->bystream.n && c->bystream.v[lo].stream == key ? c->bystream.v[lo].idx
+									     : GPA_NONE;
+	}
+	return lo > 0 && c->bystream.v[lo - 1].stream == key ? c->bystream.v[lo - 1].idx : GPA_NONE;
+}
+
+/*
+ * Waits the trace ties to an event's recording (analyze/model.h, gpa_syncs
+ * rec_corr): the GPU work before the cudaEventRecord call on its stream ->
+ * the first op launched after a cudaStreamWaitEvent on the waiting stream,
+ * or -> the end of a cudaEventSynchronize that it held.
+ */
+static int link_events(struct ctx *c)
+{
+	const struct gpa_model *m = c->m;
+	int ret = 0;
+
+	if (!c->have_rec) {
+		return 0;
+	}
+	ret = index_streams(c);
+	for (size_t i = 0; i < c->n.n && !ret; i++) {
+		struct node *v = &c->n.v[i];
+		if (v->kind != N_API) {
+			continue;
+		}
+		uint64_t *sp = gp_u64map_find(&c->syncs, v->row);
+		if (!sp || !m->sync.rec_corr[*sp] || m->sync.rec_api[*sp] == GPA_NONE) {
+			continue;
+		}
+		size_t sr = *sp;
+		uint32_t proc = m->sync.proc[sr], ra = m->sync.rec_api[sr];
+		uint32_t src = op_at(c, proc, m->sync.rec_stream[sr], m->api.start[ra], false);
+		if (m->sync.type[sr] == 1) {
+			v->ev = 1; /* an event sync: it waited for src, or for nothing */
+			if (src != GPA_NONE && c->n.v[src].e > v->s && c->n.v[src].e <= v->e) {
+				v->w = src;
+			}
+		} else if (m->sync.type[sr] == 2 && src != GPA_NONE) {
+			uint32_t dst = op_at(c, proc, m->sync.stream[sr], v->s, true);
+			if (dst != GPA_NONE && dst != src) {
+				c->n.v[dst].p[2] = src;
+				c->n.v[dst].ev = 1;
+			}
+		}
+	}
+	return ret;
+}
+
 /* Host syncs -> the op they waited for; GPU ops: the edge that set their start. */
 static void link_waits(struct ctx *c, uint64_t ws)
 {
@@ -356,7 +474,7 @@ static void link_waits(struct ctx *c, uint64_t ws)
 
 	for (size_t i = 0; i < c->n.n; i++) {
 		struct node *v = &c->n.v[i];
-		if (v->kind == N_API && v->w == GPA_NONE) {
+		if (v->kind == N_API && v->w == GPA_NONE && !v->ev) {
 			uint32_t r = v->row, stream = GPA_NONE;
 			uint64_t *sr = gp_u64map_find(&c->syncs, r);
 			if (!sr && !(name_flags(c, m->api.name[r]) & NAME_SYNC)) {
@@ -385,15 +503,16 @@ static void link_waits(struct ctx *c, uint64_t ws)
 		if (ready == INT64_MIN) {
 			ready = (int64_t)ws;
 		}
-		if (v->p[1] == GPA_NONE && v->p[0] != GPA_NONE && (int64_t)v->s > t0) {
+		int64_t t2 = v->ev ? (int64_t)c->n.v[v->p[2]].e : INT64_MIN;
+		if (!v->ev && v->p[1] == GPA_NONE && v->p[0] != GPA_NONE && (int64_t)v->s > t0) {
 			link_carry(c, v, t0);
 		}
-		if ((int64_t)v->s > ready && !v->carry) {
+		if (!v->ev && (int64_t)v->s > ready && !v->carry) {
 			v->p[2] = find_op(c, ready < 0 ? 0 : (uint64_t)ready, v->s, v, 0, 0);
 		}
 		if (v->carry) {
 			v->ob = B_ROOT;
-		} else if (v->p[2] != GPA_NONE) {
+		} else if (v->p[2] != GPA_NONE && (!v->ev || t2 >= ready)) {
 			v->ob = 2;
 		} else if (t0 != INT64_MIN || t1 != INT64_MIN) {
 			v->ob = t0 >= t1 ? 0 : 1;
@@ -479,7 +598,7 @@ static int64_t lag_of(const struct ctx *c, const struct node *v, unsigned slot)
 	bool launch = v->kind == N_GPU && slot == 0;
 	int64_t exact = (int64_t)v->s - (int64_t)(launch ? p->s : p->e);
 
-	if (slot == v->ob || v->kind != N_GPU || slot == 2) {
+	if (slot == v->ob || v->kind != N_GPU) {
 		return exact;
 	}
 	if (launch) {
@@ -738,6 +857,10 @@ static int analyze_one(struct ctx *c, struct gpa_cp_step *st, const uint32_t *op
 	if (c->byend.n) {
 		qsort(c->byend.v, c->byend.n, sizeof(*c->byend.v), cmp_endkey);
 	}
+	ret = link_events(c);
+	if (ret) {
+		return ret;
+	}
 	link_waits(c, ws);
 	ret = topo_order(c, &out->cycles);
 	if (ret) {
@@ -846,6 +969,7 @@ static void ctx_release(struct ctx *c)
 	gp_vec_free(&c->n);
 	gp_vec_free(&c->amap);
 	gp_vec_free(&c->byend);
+	gp_vec_free(&c->bystream);
 	gp_vec_free(&c->order);
 	gp_vec_free(&c->off);
 	gp_vec_free(&c->succ);
@@ -876,6 +1000,7 @@ static int ctx_init(struct ctx *c, const struct gpa_model *m, const struct gpa_c
 		if (m->sync.api[r] != GPA_NONE && gp_u64map_put(&c->syncs, m->sync.api[r], r) < 0) {
 			return -GP_ERR_NOMEM;
 		}
+		c->have_rec |= m->sync.rec_api[r] != GPA_NONE;
 	}
 	return 0;
 }

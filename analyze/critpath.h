@@ -9,10 +9,13 @@
  * launched (correlation); the order of each stream; a host synchronization
  * (a CUPTI SYNC record's call, a *Synchronize call, a synchronous copy) ->
  * the GPU work it waited for (the latest op, of its stream for a stream
- * sync, that ended while the call was blocked); a GPU op that started later
- * than its launch and its stream allowed -> the op of another stream of its
- * device that ended last before it (an inferred cross-stream dependency:
- * the model keeps no event ids of cudaEventRecord calls).
+ * sync, that ended while the call was blocked); an event's recording (the
+ * last op launched on its stream before cudaEventRecord) -> the first op
+ * launched on a stream after its cudaStreamWaitEvent, and -> the end of a
+ * cudaEventSynchronize it held (gpa_syncs rec_corr, analyze/model.h); where
+ * no event is known, a GPU op that started later than its launch and its
+ * stream allowed -> the op of another stream of its device that ended last
+ * before it (an inferred cross-stream dependency).
  *
  * Every edge has a lag taken from the trace: the CPU time between two calls
  * of a thread is kept whatever changes; the edge that set a node's start in
