@@ -55,6 +55,13 @@ struct endkey {
 	uint32_t idx;
 };
 
+/* A CPU op the what-if changes, on its thread (merged per thread and change). */
+struct cpuspan {
+	uint32_t thread;
+	uint8_t chg; /* 1 sped up, 2 removed */
+	uint64_t s, e;
+};
+
 struct ctx {
 	const struct gpa_model *m;
 	const struct gpa_critpath_opts *o;
@@ -68,6 +75,8 @@ struct ctx {
 	GP_VEC(struct node) n;
 	GP_VEC(uint32_t) amap;
 	GP_VEC(struct endkey) byend;
+	GP_VEC(struct cpuspan) cpu; /* by (thread, chg, start), disjoint within each */
+	bool wi;                    /* re-timing with the what-if */
 	GP_VEC(struct streamkey) bystream;
 	GP_VEC(uint32_t) order;
 	GP_VEC(uint32_t) off;
@@ -159,6 +168,119 @@ static unsigned name_flags(struct ctx *c, uint32_t name)
 		c->name_flag[name] = (uint8_t)v;
 	}
 	return c->name_flag[name] & 3u;
+}
+
+/* ------------------------------------------------------------ CPU ops */
+
+static int cmp_cpuspan(const void *a, const void *b)
+{
+	const struct cpuspan *x = a, *y = b;
+
+	if (x->thread != y->thread) {
+		return x->thread < y->thread ? -1 : 1;
+	}
+	if (x->chg != y->chg) {
+		return x->chg < y->chg ? -1 : 1;
+	}
+	return x->s < y->s ? -1 : x->s > y->s;
+}
+
+/*
+ * The CPU ops (PyTorch operators, origin GPA_RANGE_CPU_OP) whose name the
+ * what-if matches, merged per thread: nested matches count once.
+ */
+static int collect_cpu_ops(struct ctx *c)
+{
+	const struct gpa_model *m = c->m;
+	uint8_t *seen = calloc(m->strs.off.n + 2, 1);
+	size_t k = 0;
+
+	if (!seen) {
+		return -GP_ERR_NOMEM;
+	}
+	for (size_t r = 0; r < m->nvtx.n; r++) {
+		uint32_t name = m->nvtx.name[r];
+		if (m->nvtx.origin[r] != GPA_RANGE_CPU_OP || m->nvtx.end[r] <= m->nvtx.start[r] ||
+		    name > m->strs.off.n) {
+			continue;
+		}
+		if (!seen[name]) {
+			const char *str = gpa_model_str(c->m, name);
+			uint8_t v = re_match(c, c->rm, str) ? 2 : re_match(c, c->sp, str) ? 1 : 0;
+			seen[name] = (uint8_t)(v + 1);
+		}
+		if (seen[name] > 1) {
+			struct cpuspan sp = {m->nvtx.thread[r], (uint8_t)(seen[name] - 1),
+					     m->nvtx.start[r], m->nvtx.end[r]};
+			if (gp_vec_push(&c->cpu, sp)) {
+				free(seen);
+				return -GP_ERR_NOMEM;
+			}
+		}
+	}
+	free(seen);
+	if (!c->cpu.n) {
+		return 0;
+	}
+	qsort(c->cpu.v, c->cpu.n, sizeof(*c->cpu.v), cmp_cpuspan);
+	for (size_t i = 1; i < c->cpu.n; i++) {
+		struct cpuspan *last = &c->cpu.v[k], *x = &c->cpu.v[i];
+		if (x->thread == last->thread && x->chg == last->chg && x->s <= last->e) {
+			last->e = x->e > last->e ? x->e : last->e;
+		} else {
+			c->cpu.v[++k] = *x;
+		}
+	}
+	c->cpu.n = k + 1;
+	return 0;
+}
+
+/* The ns of [a, b) on thread th inside matched CPU ops changed by chg. */
+static uint64_t cpu_overlap(const struct ctx *c, uint32_t th, uint8_t chg, uint64_t a, uint64_t b)
+{
+	size_t lo = 0, hi = c->cpu.n;
+	uint64_t sum = 0;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct cpuspan *x = &c->cpu.v[mid];
+		if (x->thread < th || (x->thread == th && (x->chg < chg ||
+							     (x->chg == chg && x->e <= a)))) {
+			lo = mid + 1;
+		} else {
+			hi = mid;
+		}
+	}
+	for (; lo < c->cpu.n; lo++) {
+		const struct cpuspan *x = &c->cpu.v[lo];
+		if (x->thread != th || x->chg != chg || x->s >= b) {
+			break;
+		}
+		uint64_t s = x->s > a ? x->s : a, e = x->e < b ? x->e : b;
+		sum += e > s ? e - s : 0;
+	}
+	return sum;
+}
+
+/* The host time [a, b) of thread th takes under the what-if. */
+static uint64_t cpu_retimed(const struct ctx *c, uint32_t th, uint64_t a, uint64_t b)
+{
+	if (!c->wi || !c->cpu.n || b <= a) {
+		return b > a ? b - a : 0;
+	}
+	uint64_t rm = cpu_overlap(c, th, 2, a, b), sp = cpu_overlap(c, th, 1, a, b);
+	uint64_t d = b - a, cut = rm + sp - (uint64_t)((double)sp / c->o->speedup + 0.5);
+
+	return cut < d ? d - cut : 0;
+}
+
+/* The thread of an API or END node (END: its thread predecessor's). */
+static uint32_t node_thread(const struct ctx *c, const struct node *v)
+{
+	if (v->kind == N_END) {
+		v = v->p[0] != GPA_NONE ? &c->n.v[v->p[0]] : v;
+	}
+	return v->kind == N_API ? c->m->api.thread[v->row] : GPA_NONE;
 }
 
 /* ------------------------------------------------------------ building */
@@ -598,6 +720,9 @@ static int64_t lag_of(const struct ctx *c, const struct node *v, unsigned slot)
 	bool launch = v->kind == N_GPU && slot == 0;
 	int64_t exact = (int64_t)v->s - (int64_t)(launch ? p->s : p->e);
 
+	if (v->kind != N_GPU && exact > 0 && c->wi && c->cpu.n) {
+		return (int64_t)cpu_retimed(c, node_thread(c, v), p->e, v->s);
+	}
 	if (slot == v->ob || v->kind != N_GPU) {
 		return exact;
 	}
@@ -615,6 +740,9 @@ static uint64_t new_dur(const struct ctx *c, const struct node *v, bool what_if)
 	if (v->kind == N_API && v->w != GPA_NONE) {
 		uint64_t tail = v->e - c->n.v[v->w].e;
 		return tail < d ? tail : d;
+	}
+	if (what_if && v->kind == N_API && c->cpu.n) {
+		return cpu_retimed(c, c->m->api.thread[v->row], v->s, v->e);
 	}
 	if (!what_if || !v->chg) {
 		return d;
@@ -652,6 +780,7 @@ static void time_start(struct ctx *c, struct node *v)
 
 static void retime(struct ctx *c, bool what_if)
 {
+	c->wi = what_if;
 	for (size_t i = 0; i < c->n.n; i++) {
 		c->n.v[i].ns = c->n.v[i].s;
 		c->n.v[i].ne = c->n.v[i].e;
@@ -969,6 +1098,7 @@ static void ctx_release(struct ctx *c)
 	gp_vec_free(&c->n);
 	gp_vec_free(&c->amap);
 	gp_vec_free(&c->byend);
+	gp_vec_free(&c->cpu);
 	gp_vec_free(&c->bystream);
 	gp_vec_free(&c->order);
 	gp_vec_free(&c->off);
@@ -989,6 +1119,9 @@ static int ctx_init(struct ctx *c, const struct gpa_model *m, const struct gpa_c
 		return -GP_ERR_API;
 	}
 	c->md = pcre2_match_data_create(4, NULL);
+	if (c->md && (c->sp || c->rm) && collect_cpu_ops(c)) {
+		return -GP_ERR_NOMEM;
+	}
 	c->func_chg = calloc(m->funcs.n + 1, 1);
 	c->name_flag = calloc(m->strs.off.n + 2, 1);
 	c->tlast = calloc(m->threads.n + 1, sizeof(uint32_t));

@@ -49,9 +49,9 @@ const char *gpa_cp_cat_name(unsigned cat);
 
 struct gpa_critpath_opts {
 	const struct gpa_commclass *comm; /* borrowed; required */
-	const char *speedup_regex;        /* kernels taking speedup times less; NULL none */
+	const char *speedup_regex;        /* kernels, CPU ops taking speedup times less; NULL none */
 	double speedup;                   /* > 0 */
-	const char *remove_regex;         /* kernels removed (duration 0); NULL none */
+	const char *remove_regex;         /* kernels, CPU ops removed (duration 0); NULL none */
 	bool window;                      /* one window instead of the steps */
 	uint64_t win_start, win_end;      /* model timeline, end exclusive */
 	size_t top;                       /* longest path segments kept per step */

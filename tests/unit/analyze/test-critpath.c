@@ -314,6 +314,61 @@ TEST(critpath_event_edges)
 	run_close(&r);
 }
 
+/* A PyTorch CPU operator [start, end) on the test's thread, as the Kineto importer writes it. */
+static void cpu_op(struct tw *t, uint64_t start, uint64_t end, const char *name)
+{
+	struct gpt_nvtx n = {.start = U(start), .end = U(end), .type = GPT_NVTX_PUSH_POP,
+			     .domain = S(t, "cpu_op"), .message = S(t, name), .start_tid = TID,
+			     .end_tid = TID};
+	CHECK_EQ_I(gpt_writer_add(t->w, GPT_KIND_NVTX, &n), 0);
+}
+
+/*
+ * CPU ops as what-if targets: cudaMalloc [0,10); the CPU op aten::slow
+ * [10,50) holds the thread with no call in it; inside aten::fast [50,64),
+ * launch [50,60) -> k [62,70). Path: cpu 10 + 40, launch 12, kernel 8: 70
+ * us. aten::slow four times faster: 10 us instead of 40, the launch at 20,
+ * k at [32,40): 40. Removing it: 30. Speeding up aten::fast twice halves
+ * the launch call, but the launch edge runs from the call's start (its
+ * recorded lag, 12 us, set k's start): nothing moves.
+ */
+TEST(critpath_cpu_op_what_if)
+{
+	static const struct {
+		const char *sp, *rm;
+		double f;
+		uint64_t end;
+	} cases[] = {
+		{"aten::slow", NULL, 4, 40},
+		{NULL, "slow", 1, 30},
+		{"^aten::fast$", NULL, 2, 70},
+		{"no_such_op", NULL, 2, 70},
+	};
+
+	for (size_t i = 0; i < GP_ARRAY_SIZE(cases); i++) {
+		struct tw t;
+		struct run r;
+		char name[32];
+
+		snprintf(name, sizeof(name), "cp9-%zu.gpz", i);
+		tw_open(&t, name);
+		api(&t, 0, 10, "cudaMalloc", 1);
+		cpu_op(&t, 10, 50, "aten::slow");
+		cpu_op(&t, 50, 64, "aten::fast");
+		launch(&t, 50, 60, 62, 70, 1, 2, "k");
+		REQUIRE(run_open(&r, &t, cases[i].sp, cases[i].f, cases[i].rm) == 0);
+		REQUIRE(r.cp.steps.n == 1);
+		const struct gpa_cp_step *st = &r.cp.steps.v[0];
+		CHECK_EQ_U(st->now.end, U(70));
+		CHECK_EQ_U(st->now.cat_ns[GPA_CP_CPU], U(50));
+		CHECK_EQ_U(st->now.cat_ns[GPA_CP_LAUNCH], U(12));
+		CHECK_EQ_U(st->now.cat_ns[GPA_CP_KERNEL], U(8));
+		CHECK_EQ_U(st->matched, 0);
+		CHECK_EQ_U(st->what_if.end, U(cases[i].end));
+		run_close(&r);
+	}
+}
+
 TEST(critpath_bad_pattern)
 {
 	struct tw t;
