@@ -71,6 +71,7 @@ struct ctx {
 	uint8_t *name_flag; /* per string id: NAME_* + 4 once looked at */
 	struct gp_u64map syncs; /* api row -> sync row */
 	bool have_rec;          /* some sync names the event recording it waits for */
+	uint64_t *op_last;      /* per NCCL op: the last other rank's arrival; NULL none */
 	uint32_t *tlast, *tstamp, stamp;
 	GP_VEC(struct node) n;
 	GP_VEC(uint32_t) amap;
@@ -88,7 +89,8 @@ struct ctx {
 };
 
 static const char *const cat_names[GPA_CP__COUNT] = {
-	"cpu", "launch-overhead", "kernel", "copy", "communication", "wait-stream", "idle",
+	"cpu", "launch-overhead", "kernel", "copy", "communication", "wait-stream", "wait-rank",
+	"idle",
 };
 
 const char *gpa_cp_cat_name(unsigned cat)
@@ -281,6 +283,120 @@ static uint32_t node_thread(const struct ctx *c, const struct node *v)
 		v = v->p[0] != GPA_NONE ? &c->n.v[v->p[0]] : v;
 	}
 	return v->kind == N_API ? c->m->api.thread[v->row] : GPA_NONE;
+}
+
+/* ------------------------------------------------------------ other ranks */
+
+struct collkey {
+	uint64_t hash, seq;
+	uint32_t func, idx;
+};
+
+static int cmp_collkey(const void *a, const void *b)
+{
+	const struct collkey *x = a, *y = b;
+
+	if (x->hash != y->hash) {
+		return x->hash < y->hash ? -1 : 1;
+	}
+	if (x->seq != y->seq) {
+		return x->seq < y->seq ? -1 : 1;
+	}
+	if (x->func != y->func) {
+		return x->func < y->func ? -1 : 1;
+	}
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/* When each NCCL op arrived: its first kernel's start, else its GPU start, else its call. */
+static uint64_t *op_arrivals(const struct gpa_model *m)
+{
+	const struct gpa_nccl *n = m->nccl;
+	uint64_t *arr = malloc(n->ops.n * sizeof(*arr));
+
+	if (!arr) {
+		return NULL;
+	}
+	for (size_t i = 0; i < n->ops.n; i++) {
+		arr[i] = n->ops.v[i].gpu_start ? n->ops.v[i].gpu_start : n->ops.v[i].start;
+	}
+	for (size_t k = 0; n->kern_op && k < m->kern.n; k++) {
+		uint32_t op = n->kern_op[k];
+		if (op < n->ops.n && m->kern.start[k] && m->kern.start[k] < arr[op]) {
+			arr[op] = m->kern.start[k];
+		}
+	}
+	return arr;
+}
+
+/*
+ * Per NCCL op of a collective matched on two or more ranks, the latest
+ * arrival of another rank (c->op_last; 0 where none).
+ */
+static int match_ranks(struct ctx *c)
+{
+	const struct gpa_model *m = c->m;
+	const struct gpa_nccl *n = m->nccl;
+	struct collkey *k;
+	uint64_t *arr;
+	size_t nk = 0;
+
+	if (!n || !n->ops.n || !n->kern_op || m->procs.n < 2) {
+		return 0;
+	}
+	k = malloc(n->ops.n * sizeof(*k));
+	arr = op_arrivals(m);
+	c->op_last = calloc(n->ops.n, sizeof(*c->op_last));
+	if (!k || !arr || !c->op_last) {
+		free(k);
+		free(arr);
+		return -GP_ERR_NOMEM;
+	}
+	for (size_t i = 0; i < n->ops.n; i++) {
+		const struct gpa_nccl_op *op = &n->ops.v[i];
+		if (op->comm_hash && op->seq && !(op->flags & GPT_NCCL_P2P)) {
+			k[nk++] = (struct collkey){op->comm_hash, op->seq, op->func, (uint32_t)i};
+		}
+	}
+	if (nk) {
+		qsort(k, nk, sizeof(*k), cmp_collkey);
+	}
+	for (size_t a = 0, b; a < nk; a = b) {
+		uint64_t t1 = 0, t2 = 0; /* latest arrival, and latest of another process */
+		uint32_t p1 = GPA_NONE;
+		for (b = a; b < nk && k[b].hash == k[a].hash && k[b].seq == k[a].seq &&
+			    k[b].func == k[a].func;
+		     b++) {
+			uint32_t p = n->ops.v[k[b].idx].proc;
+			uint64_t t = arr[k[b].idx];
+			if (t >= t1) {
+				t2 = p != p1 ? t1 : t2;
+				t1 = t;
+				p1 = p;
+			} else if (p != p1 && t > t2) {
+				t2 = t;
+			}
+		}
+		for (size_t i = a; i < b && t2; i++) {
+			c->op_last[k[i].idx] = n->ops.v[k[i].idx].proc == p1 ? t2 : t1;
+		}
+	}
+	free(k);
+	free(arr);
+	return 0;
+}
+
+/* When the last other rank arrived at the collective GPU node v belongs to; 0 none. */
+static uint64_t rank_wait(const struct ctx *c, const struct node *v)
+{
+	const struct gpa_model *m = c->m;
+
+	if (!c->op_last || v->kind != N_GPU || m->gpu.kind[v->row] != GPA_GPU_KERNEL) {
+		return 0;
+	}
+	uint32_t op = m->nccl->kern_op[m->gpu.row[v->row]];
+	uint64_t t = op < m->nccl->ops.n ? c->op_last[op] : 0;
+	return t > v->s ? (t < v->e ? t : v->e) : 0;
 }
 
 /* ------------------------------------------------------------ building */
@@ -795,6 +911,15 @@ static void retime(struct ctx *c, bool what_if)
 		}
 		v->ne = v->ns + new_dur(c, v, what_if);
 		v->be = 0;
+		uint64_t L = rank_wait(c, v);
+		if (L && v->chg != 2) {
+			/* the transfer after the last arrival, which the other ranks keep */
+			uint64_t after = v->e - L;
+			if (what_if && v->chg == 1) {
+				after = (uint64_t)((double)after / c->o->speedup + 0.5);
+			}
+			v->ne = (v->ns > L ? v->ns : L) + after;
+		}
 		if (v->w != GPA_NONE) {
 			uint64_t t = c->n.v[v->w].ne + (v->e - c->n.v[v->w].e);
 			if (t >= v->ne) {
@@ -912,7 +1037,12 @@ static int trace_back(struct ctx *c, uint64_t ws, struct gpa_cp_path *p, struct 
 				i = v->w;
 				continue;
 			}
-			ret = seg(c, cat, v->ns, v->ne, v, v->cat, false);
+			uint64_t L = rank_wait(c, v);
+			uint64_t mid = L > v->ns ? (L < v->ne ? L : v->ne) : v->ns;
+			ret = seg(c, cat, v->ns, mid, v, GPA_CP_WAIT_RANK, false);
+			if (!ret) {
+				ret = seg(c, cat, mid, v->ne, v, v->cat, false);
+			}
 			at_end = false;
 			continue;
 		}
@@ -1090,6 +1220,7 @@ static void ctx_release(struct ctx *c)
 	pcre2_code_free(c->rm);
 	pcre2_match_data_free(c->md);
 	free(c->func_chg);
+	free(c->op_last);
 	free(c->name_flag);
 	free(c->tlast);
 	free(c->tstamp);
@@ -1120,6 +1251,9 @@ static int ctx_init(struct ctx *c, const struct gpa_model *m, const struct gpa_c
 	}
 	c->md = pcre2_match_data_create(4, NULL);
 	if (c->md && (c->sp || c->rm) && collect_cpu_ops(c)) {
+		return -GP_ERR_NOMEM;
+	}
+	if (match_ranks(c)) {
 		return -GP_ERR_NOMEM;
 	}
 	c->func_chg = calloc(m->funcs.n + 1, 1);

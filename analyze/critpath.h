@@ -15,7 +15,11 @@
  * cudaEventSynchronize it held (gpa_syncs rec_corr, analyze/model.h); where
  * no event is known, a GPU op that started later than its launch and its
  * stream allowed -> the op of another stream of its device that ended last
- * before it (an inferred cross-stream dependency).
+ * before it (an inferred cross-stream dependency). With several ranks'
+ * traces, a collective's kernel waits for the last other rank to arrive
+ * (the same communicator, collective and sequence number, as `comm`
+ * matches them; a rank arrives when its kernel starts): that time is
+ * "wait-rank", and the what-if keeps the other ranks' arrivals.
  *
  * Every edge has a lag taken from the trace: the CPU time between two calls
  * of a thread is kept whatever changes; the edge that set a node's start in
@@ -40,8 +44,9 @@ enum gpa_cp_cat {
 	GPA_CP_COPY = 3,        /* memcpy and memset */
 	GPA_CP_COMM = 4,        /* communication kernels and peer copies (analyze/commclass.h) */
 	GPA_CP_WAIT_STREAM = 5, /* a GPU op waiting for another stream's op */
-	GPA_CP_IDLE = 6,        /* a stream that waited for nothing the graph shows */
-	GPA_CP__COUNT = 7,
+	GPA_CP_WAIT_RANK = 6,   /* a collective's kernel waiting for the last rank to arrive */
+	GPA_CP_IDLE = 7,        /* a stream that waited for nothing the graph shows */
+	GPA_CP__COUNT = 8,
 };
 
 /* Stable key of a category ("launch-overhead"); "unknown" when out of range. */

@@ -22,6 +22,7 @@ static const struct gpr_col step_cols[] = {
 	{"copy (ns)", GPR_COL_NUM},
 	{"communication (ns)", GPR_COL_NUM},
 	{"wait-stream (ns)", GPR_COL_NUM},
+	{"wait-rank (ns)", GPR_COL_NUM},
 	{"idle (ns)", GPR_COL_NUM},
 	{"What-if time (ns)", GPR_COL_NUM},
 	{"Saved (ns)", GPR_COL_NUM},

@@ -34,7 +34,8 @@ s = d["steps"][0]
 got = [s["Time (ns)"], s["cpu (ns)"], s["launch-overhead (ns)"], s["kernel (ns)"],
        s["wait-stream (ns)"], d["totals"]["what_if_time_ns"]]
 assert got == want, (got, want)
-cats = ["cpu", "launch-overhead", "kernel", "copy", "communication", "wait-stream", "idle"]
+cats = ["cpu", "launch-overhead", "kernel", "copy", "communication", "wait-stream", "wait-rank",
+        "idle"]
 assert sum(s[c + " (ns)"] for c in cats) == s["Time (ns)"], s
 PY
 }
