@@ -84,6 +84,8 @@ struct ctx {
 	GP_VEC(uint32_t) succ;
 	GP_VEC(uint8_t) indeg;
 	GP_VEC(struct gpa_cp_seg) path; /* the longest segments of the path being traced */
+	struct gpa_critpath *out;       /* the result (keep_path appends to out->path) */
+	size_t path_mark;               /* out->path.n when the path being traced began */
 	size_t nsegs;                   /* segments of that path */
 	struct gp_u64map streams;
 };
@@ -998,6 +1000,27 @@ static int top_push(struct ctx *c, struct gpa_cp_seg s)
 	return 0;
 }
 
+/* With keep_path: an event on the path being traced (from its end back). */
+static int path_push(struct ctx *c, struct gpa_cp_seg s)
+{
+	struct gpa_critpath *out = c->out;
+	size_t n = out->path.n;
+
+	if (!c->o->keep_path || s.kind == 2) {
+		return 0;
+	}
+	/* a node split in two (wait-rank) is one event */
+	if (n > c->path_mark && out->path.v[n - 1].row == s.row &&
+	    out->path.v[n - 1].kind == s.kind) {
+		struct gpa_cp_seg *l = &out->path.v[n - 1];
+		l->start = s.start < l->start ? s.start : l->start;
+		l->end = s.end > l->end ? s.end : l->end;
+		return 0;
+	}
+	s.edge = false;
+	return gp_vec_push(&out->path, s);
+}
+
 static int seg(struct ctx *c, int64_t *cat, uint64_t a, uint64_t b, const struct node *v,
 	       uint8_t kat, bool edge)
 {
@@ -1009,6 +1032,9 @@ static int seg(struct ctx *c, int64_t *cat, uint64_t a, uint64_t b, const struct
 		return 0;
 	}
 	c->nsegs++;
+	if (!edge && path_push(c, s)) {
+		return -GP_ERR_NOMEM;
+	}
 	return top_push(c, s);
 }
 
@@ -1023,6 +1049,8 @@ static int trace_back(struct ctx *c, uint64_t ws, struct gpa_cp_path *p, struct 
 
 	c->path.n = 0;
 	c->nsegs = 0;
+	c->out = out;
+	c->path_mark = out->path.n;
 	for (size_t k = 1; k < c->n.n; k++) {
 		if (c->n.v[k].ne > c->n.v[i].ne) {
 			i = (uint32_t)k;
@@ -1059,6 +1087,12 @@ static int trace_back(struct ctx *c, uint64_t ws, struct gpa_cp_path *p, struct 
 		uint8_t k = v->kind == N_GPU ? gpu_edge[v->bs] : GPA_CP_CPU;
 		bool launch = v->kind == N_GPU && v->bs == 0;
 		ret = seg(c, cat, launch ? q->ns : q->ne, v->ns, v, k, true);
+		if (!ret && launch) {
+			/* the launch call is on the path, though its time counts as the edge's */
+			struct gpa_cp_seg s = {.start = q->ns, .end = q->ne, .row = q->row,
+					       .cat = GPA_CP_LAUNCH, .kind = N_API};
+			ret = path_push(c, s);
+		}
 		i = v->p[v->bs];
 		at_end = !launch;
 	}
@@ -1066,6 +1100,13 @@ static int trace_back(struct ctx *c, uint64_t ws, struct gpa_cp_path *p, struct 
 		p->cat_ns[k] = cat[k] > 0 ? (uint64_t)cat[k] : 0;
 	}
 	p->segs = c->nsegs;
+	p->path_first = c->path_mark;
+	p->path_n = out->path.n - c->path_mark;
+	for (size_t a = p->path_first, b = out->path.n; b > a + 1; a++, b--) {
+		struct gpa_cp_seg t = out->path.v[a]; /* traced from the end: reverse */
+		out->path.v[a] = out->path.v[b - 1];
+		out->path.v[b - 1] = t;
+	}
 	if (c->path.n) {
 		qsort(c->path.v, c->path.n, sizeof(*c->path.v), cmp_seg_len);
 	}
@@ -1301,5 +1342,6 @@ void gpa_critpath_release(struct gpa_critpath *c)
 {
 	gp_vec_free(&c->steps);
 	gp_vec_free(&c->segs);
+	gp_vec_free(&c->path);
 	memset(c, 0, sizeof(*c));
 }

@@ -60,6 +60,7 @@ struct gpa_critpath_opts {
 	bool window;                      /* one window instead of the steps */
 	uint64_t win_start, win_end;      /* model timeline, end exclusive */
 	size_t top;                       /* longest path segments kept per step */
+	bool keep_path;                   /* keep every event on each path (gpa_critpath.path) */
 };
 
 /* One segment of a critical path: a node's own time or an edge's lag. */
@@ -76,6 +77,7 @@ struct gpa_cp_path {
 	uint64_t cat_ns[GPA_CP__COUNT]; /* sums to end - gpa_cp_step.start */
 	size_t segs;                   /* segments on the path */
 	size_t top_first, top_n;       /* its longest segments in gpa_critpath.segs */
+	size_t path_first, path_n;     /* with keep_path: its events in order, in .path */
 };
 
 struct gpa_cp_step {
@@ -93,6 +95,7 @@ struct gpa_critpath {
 	uint64_t cycles; /* nodes left out of a step's order (edges of bad data closing a cycle) */
 	GP_VEC(struct gpa_cp_step) steps;
 	GP_VEC(struct gpa_cp_seg) segs;
+	GP_VEC(struct gpa_cp_seg) path; /* with keep_path: each path's events, first to last */
 };
 
 /*

@@ -12,6 +12,7 @@
 #include "analyze/flame.h"
 #include "analyze/gaps.h"
 #include "analyze/launches.h"
+#include "analyze/critpath.h"
 #include "analyze/mfu.h"
 #include "analyze/occupancy.h"
 #include "analyze/overview.h"
@@ -175,6 +176,7 @@ static int run(const struct report_opts *o, char **args, size_t nargs)
 	struct gpa_comm comm = {0};
 	struct gpa_findings fnd = {0};
 	struct gpa_launches lau = {0};
+	struct gpa_critpath cp = {0};
 	struct gpa_gaps_opts gaps_opts = o->gaps;
 	struct gpa_gaps shown;
 	struct gpa_comm_opts comm_opts;
@@ -271,7 +273,10 @@ static int run(const struct report_opts *o, char **args, size_t nargs)
 		fo.comm = &cc;
 		fo.data_regex = o->gaps.data_regex;
 		gpr_flame_svg_opts_init(&svo);
-		if (gpa_gaps_analyze(&m, &steps, &so, &shade, err, sizeof(err)) ||
+		/* the Critical path section: the command's defaults (gpuprof critical-path) */
+		struct gpa_critpath_opts cpo = {.comm = &cc, .top = 5};
+		if (gpa_critpath_analyze(&m, &steps, &cpo, &cp, err, sizeof(err)) ||
+		    gpa_gaps_analyze(&m, &steps, &so, &shade, err, sizeof(err)) ||
 		    gpa_flame_build(&m, &fo, &flame, err, sizeof(err)) ||
 		    (flame.ops && gpr_flame_svg(&flame_svg, &flame, &svo, err, sizeof(err)))) {
 			cli_error("%s", err);
@@ -279,6 +284,7 @@ static int run(const struct report_opts *o, char **args, size_t nargs)
 		}
 		ho.flame_svg = flame_svg.buf;
 		ho.flame_svg_len = flame_svg.len;
+		ho.critpath = &cp;
 		if (gpr_html_render(&out, &parts, &ho, err, sizeof(err))) {
 			cli_error("%s", err);
 			goto out;
@@ -293,6 +299,7 @@ static int run(const struct report_opts *o, char **args, size_t nargs)
 	}
 out:
 	gpa_launches_release(&lau);
+	gpa_critpath_release(&cp);
 	gpa_findings_release(&fnd);
 	gpa_mfu_release(&mfu);
 	gpa_occupancy_release(&occ);

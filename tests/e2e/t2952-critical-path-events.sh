@@ -61,6 +61,25 @@ sed 's/"wait_on_stream": 7, "wait_on_cuda_event_record_corr_id": 2, //' ev.json 
 expect_rc 0 "$GPUPROF" critical-path --format json --speedup kernA=2 noev.json
 check 110000 11000 4000 94500 500 110000
 
+# The path as flows in the Perfetto export: launch C -> launch A -> kernel A
+# -> kernel B -> the host sync, each arrow from the end of one event (less
+# 1 ns) into the next, forward in time.
+expect_rc 0 "$GPUPROF" export --perfetto p.json --critical-path ev.json
+python3 - <<'PY' || fail "perfetto flows: $(grep -c critical_path p.json)"
+import json
+d = json.load(open("p.json"))
+ev = [e for e in d["traceEvents"] if e.get("cat") == "critical_path"]
+got = [(e["ph"], e["tid"], e["ts"]) for e in ev]
+want = [("s", 100, 4.999), ("f", 100, 10.001), ("s", 100, 14.999), ("f", 7, 20.001),
+        ("s", 7, 69.999), ("f", 8, 71.001), ("s", 8, 100.999), ("f", 100, 100.999)]
+assert got == want, got
+assert all(e["id"] == ev[i - i % 2]["id"] for i, e in enumerate(ev)), ev
+PY
+expect_rc 0 "$GPUPROF" export --perfetto q.json ev.json
+grep -q critical_path q.json && fail "flows without --critical-path"
+expect_rc 2 "$GPUPROF" export --perfetto p.pftrace --critical-path ev.json
+grep -q -- "--critical-path needs a JSON --perfetto output" err || fail "pftrace: $(cat err)"
+
 # The import keeps the ids: the converted trace holds them.
 expect_rc 0 "$GPUPROF" convert --quiet ev.json ev.gpz
 expect_rc 0 "$GPUPROF" dump ev.gpz
