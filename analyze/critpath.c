@@ -774,7 +774,7 @@ static int topo_order(struct ctx *c, uint64_t *cycles)
 
 	c->off.n = c->succ.n = c->order.n = c->indeg.n = 0;
 	if (gp_vec_reserve(&c->off, np + 1) || gp_vec_reserve(&c->indeg, np) ||
-	    gp_vec_reserve(&c->order, np) || gp_vec_reserve(&c->succ, c->n.n * 4 + 1)) {
+	    gp_vec_reserve(&c->order, np)) {
 		return -GP_ERR_NOMEM;
 	}
 	memset(c->off.v, 0, (np + 1) * sizeof(uint32_t));
@@ -795,6 +795,10 @@ static int topo_order(struct ctx *c, uint64_t *cycles)
 	}
 	for (size_t i = 0; i < np; i++) {
 		c->off.v[i + 1] += c->off.v[i];
+	}
+	/* exactly the edges counted: about 1.5 a node, not the 4 a node may have */
+	if (gp_vec_reserve(&c->succ, (size_t)c->off.v[np] + 1)) {
+		return -GP_ERR_NOMEM;
 	}
 	for (size_t i = 0; i < c->n.n; i++) {
 		const struct node *v = &c->n.v[i];
