@@ -40,11 +40,26 @@ struct node {
 	uint8_t chg;     /* 0 unchanged, 1 sped up, 2 removed */
 	uint8_t carry;   /* GPU: 1 + the category of the op before it on its stream, outside
 			  * the graph, that held it past its launch; 0 none */
+	uint8_t ev;      /* API: its wait came from event ids; GPU: p[2] is an event's edge */
+};
+
+/* A GPU node on its stream, by the time its launch call began. */
+struct streamkey {
+	uint64_t stream; /* proc << 32 | stream id */
+	uint64_t t;
+	uint32_t idx;
 };
 
 struct endkey {
 	uint64_t e;
 	uint32_t idx;
+};
+
+/* A CPU op the what-if changes, on its thread (merged per thread and change). */
+struct cpuspan {
+	uint32_t thread;
+	uint8_t chg; /* 1 sped up, 2 removed */
+	uint64_t s, e;
 };
 
 struct ctx {
@@ -55,21 +70,29 @@ struct ctx {
 	uint8_t *func_chg;  /* per func: 0 not looked at, else chg + 1 */
 	uint8_t *name_flag; /* per string id: NAME_* + 4 once looked at */
 	struct gp_u64map syncs; /* api row -> sync row */
+	bool have_rec;          /* some sync names the event recording it waits for */
+	uint64_t *op_last;      /* per NCCL op: the last other rank's arrival; NULL none */
 	uint32_t *tlast, *tstamp, stamp;
 	GP_VEC(struct node) n;
 	GP_VEC(uint32_t) amap;
 	GP_VEC(struct endkey) byend;
+	GP_VEC(struct cpuspan) cpu; /* by (thread, chg, start), disjoint within each */
+	bool wi;                    /* re-timing with the what-if */
+	GP_VEC(struct streamkey) bystream;
 	GP_VEC(uint32_t) order;
 	GP_VEC(uint32_t) off;
 	GP_VEC(uint32_t) succ;
 	GP_VEC(uint8_t) indeg;
 	GP_VEC(struct gpa_cp_seg) path; /* the longest segments of the path being traced */
+	struct gpa_critpath *out;       /* the result (keep_path appends to out->path) */
+	size_t path_mark;               /* out->path.n when the path being traced began */
 	size_t nsegs;                   /* segments of that path */
 	struct gp_u64map streams;
 };
 
 static const char *const cat_names[GPA_CP__COUNT] = {
-	"cpu", "launch-overhead", "kernel", "copy", "communication", "wait-stream", "idle",
+	"cpu", "launch-overhead", "kernel", "copy", "communication", "wait-stream", "wait-rank",
+	"idle",
 };
 
 const char *gpa_cp_cat_name(unsigned cat)
@@ -149,6 +172,233 @@ static unsigned name_flags(struct ctx *c, uint32_t name)
 		c->name_flag[name] = (uint8_t)v;
 	}
 	return c->name_flag[name] & 3u;
+}
+
+/* ------------------------------------------------------------ CPU ops */
+
+static int cmp_cpuspan(const void *a, const void *b)
+{
+	const struct cpuspan *x = a, *y = b;
+
+	if (x->thread != y->thread) {
+		return x->thread < y->thread ? -1 : 1;
+	}
+	if (x->chg != y->chg) {
+		return x->chg < y->chg ? -1 : 1;
+	}
+	return x->s < y->s ? -1 : x->s > y->s;
+}
+
+/*
+ * The CPU ops (PyTorch operators, origin GPA_RANGE_CPU_OP) whose name the
+ * what-if matches, merged per thread: nested matches count once.
+ */
+static int collect_cpu_ops(struct ctx *c)
+{
+	const struct gpa_model *m = c->m;
+	uint8_t *seen = calloc(m->strs.off.n + 2, 1);
+	size_t k = 0;
+
+	if (!seen) {
+		return -GP_ERR_NOMEM;
+	}
+	for (size_t r = 0; r < m->nvtx.n; r++) {
+		uint32_t name = m->nvtx.name[r];
+		if (m->nvtx.origin[r] != GPA_RANGE_CPU_OP || m->nvtx.end[r] <= m->nvtx.start[r] ||
+		    name > m->strs.off.n) {
+			continue;
+		}
+		if (!seen[name]) {
+			const char *str = gpa_model_str(c->m, name);
+			uint8_t v = re_match(c, c->rm, str) ? 2 : re_match(c, c->sp, str) ? 1 : 0;
+			seen[name] = (uint8_t)(v + 1);
+		}
+		if (seen[name] > 1) {
+			struct cpuspan sp = {m->nvtx.thread[r], (uint8_t)(seen[name] - 1),
+					     m->nvtx.start[r], m->nvtx.end[r]};
+			if (gp_vec_push(&c->cpu, sp)) {
+				free(seen);
+				return -GP_ERR_NOMEM;
+			}
+		}
+	}
+	free(seen);
+	if (!c->cpu.n) {
+		return 0;
+	}
+	qsort(c->cpu.v, c->cpu.n, sizeof(*c->cpu.v), cmp_cpuspan);
+	for (size_t i = 1; i < c->cpu.n; i++) {
+		struct cpuspan *last = &c->cpu.v[k], *x = &c->cpu.v[i];
+		if (x->thread == last->thread && x->chg == last->chg && x->s <= last->e) {
+			last->e = x->e > last->e ? x->e : last->e;
+		} else {
+			c->cpu.v[++k] = *x;
+		}
+	}
+	c->cpu.n = k + 1;
+	return 0;
+}
+
+/* The ns of [a, b) on thread th inside matched CPU ops changed by chg. */
+static uint64_t cpu_overlap(const struct ctx *c, uint32_t th, uint8_t chg, uint64_t a, uint64_t b)
+{
+	size_t lo = 0, hi = c->cpu.n;
+	uint64_t sum = 0;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct cpuspan *x = &c->cpu.v[mid];
+		if (x->thread < th || (x->thread == th && (x->chg < chg ||
+							     (x->chg == chg && x->e <= a)))) {
+			lo = mid + 1;
+		} else {
+			hi = mid;
+		}
+	}
+	for (; lo < c->cpu.n; lo++) {
+		const struct cpuspan *x = &c->cpu.v[lo];
+		if (x->thread != th || x->chg != chg || x->s >= b) {
+			break;
+		}
+		uint64_t s = x->s > a ? x->s : a, e = x->e < b ? x->e : b;
+		sum += e > s ? e - s : 0;
+	}
+	return sum;
+}
+
+/* The host time [a, b) of thread th takes under the what-if. */
+static uint64_t cpu_retimed(const struct ctx *c, uint32_t th, uint64_t a, uint64_t b)
+{
+	if (!c->wi || !c->cpu.n || b <= a) {
+		return b > a ? b - a : 0;
+	}
+	uint64_t rm = cpu_overlap(c, th, 2, a, b), sp = cpu_overlap(c, th, 1, a, b);
+	uint64_t d = b - a, cut = rm + sp - (uint64_t)((double)sp / c->o->speedup + 0.5);
+
+	return cut < d ? d - cut : 0;
+}
+
+/* The thread of an API or END node (END: its thread predecessor's). */
+static uint32_t node_thread(const struct ctx *c, const struct node *v)
+{
+	if (v->kind == N_END) {
+		v = v->p[0] != GPA_NONE ? &c->n.v[v->p[0]] : v;
+	}
+	return v->kind == N_API ? c->m->api.thread[v->row] : GPA_NONE;
+}
+
+/* ------------------------------------------------------------ other ranks */
+
+struct collkey {
+	uint64_t hash, seq;
+	uint32_t func, idx;
+};
+
+static int cmp_collkey(const void *a, const void *b)
+{
+	const struct collkey *x = a, *y = b;
+
+	if (x->hash != y->hash) {
+		return x->hash < y->hash ? -1 : 1;
+	}
+	if (x->seq != y->seq) {
+		return x->seq < y->seq ? -1 : 1;
+	}
+	if (x->func != y->func) {
+		return x->func < y->func ? -1 : 1;
+	}
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/* When each NCCL op arrived: its first kernel's start, else its GPU start, else its call. */
+static uint64_t *op_arrivals(const struct gpa_model *m)
+{
+	const struct gpa_nccl *n = m->nccl;
+	uint64_t *arr = malloc(n->ops.n * sizeof(*arr));
+
+	if (!arr) {
+		return NULL;
+	}
+	for (size_t i = 0; i < n->ops.n; i++) {
+		arr[i] = n->ops.v[i].gpu_start ? n->ops.v[i].gpu_start : n->ops.v[i].start;
+	}
+	for (size_t k = 0; n->kern_op && k < m->kern.n; k++) {
+		uint32_t op = n->kern_op[k];
+		if (op < n->ops.n && m->kern.start[k] && m->kern.start[k] < arr[op]) {
+			arr[op] = m->kern.start[k];
+		}
+	}
+	return arr;
+}
+
+/*
+ * Per NCCL op of a collective matched on two or more ranks, the latest
+ * arrival of another rank (c->op_last; 0 where none).
+ */
+static int match_ranks(struct ctx *c)
+{
+	const struct gpa_model *m = c->m;
+	const struct gpa_nccl *n = m->nccl;
+	struct collkey *k;
+	uint64_t *arr;
+	size_t nk = 0;
+
+	if (!n || !n->ops.n || !n->kern_op || m->procs.n < 2) {
+		return 0;
+	}
+	k = malloc(n->ops.n * sizeof(*k));
+	arr = op_arrivals(m);
+	c->op_last = calloc(n->ops.n, sizeof(*c->op_last));
+	if (!k || !arr || !c->op_last) {
+		free(k);
+		free(arr);
+		return -GP_ERR_NOMEM;
+	}
+	for (size_t i = 0; i < n->ops.n; i++) {
+		const struct gpa_nccl_op *op = &n->ops.v[i];
+		if (op->comm_hash && op->seq && !(op->flags & GPT_NCCL_P2P)) {
+			k[nk++] = (struct collkey){op->comm_hash, op->seq, op->func, (uint32_t)i};
+		}
+	}
+	if (nk) {
+		qsort(k, nk, sizeof(*k), cmp_collkey);
+	}
+	for (size_t a = 0, b; a < nk; a = b) {
+		uint64_t t1 = 0, t2 = 0; /* latest arrival, and latest of another process */
+		uint32_t p1 = GPA_NONE;
+		for (b = a; b < nk && k[b].hash == k[a].hash && k[b].seq == k[a].seq &&
+			    k[b].func == k[a].func;
+		     b++) {
+			uint32_t p = n->ops.v[k[b].idx].proc;
+			uint64_t t = arr[k[b].idx];
+			if (t >= t1) {
+				t2 = p != p1 ? t1 : t2;
+				t1 = t;
+				p1 = p;
+			} else if (p != p1 && t > t2) {
+				t2 = t;
+			}
+		}
+		for (size_t i = a; i < b && t2; i++) {
+			c->op_last[k[i].idx] = n->ops.v[k[i].idx].proc == p1 ? t2 : t1;
+		}
+	}
+	free(k);
+	free(arr);
+	return 0;
+}
+
+/* When the last other rank arrived at the collective GPU node v belongs to; 0 none. */
+static uint64_t rank_wait(const struct ctx *c, const struct node *v)
+{
+	const struct gpa_model *m = c->m;
+
+	if (!c->op_last || v->kind != N_GPU || m->gpu.kind[v->row] != GPA_GPU_KERNEL) {
+		return 0;
+	}
+	uint32_t op = m->nccl->kern_op[m->gpu.row[v->row]];
+	uint64_t t = op < m->nccl->ops.n ? c->op_last[op] : 0;
+	return t > v->s ? (t < v->e ? t : v->e) : 0;
 }
 
 /* ------------------------------------------------------------ building */
@@ -349,6 +599,114 @@ static void link_carry(struct ctx *c, struct node *v, int64_t t0)
 	}
 }
 
+/* ------------------------------------------------------------ event edges */
+
+static int cmp_streamkey(const void *a, const void *b)
+{
+	const struct streamkey *x = a, *y = b;
+
+	if (x->stream != y->stream) {
+		return x->stream < y->stream ? -1 : 1;
+	}
+	if (x->t != y->t) {
+		return x->t < y->t ? -1 : 1;
+	}
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/* The GPU nodes of the graph by (proc, stream, launch time). */
+static int index_streams(struct ctx *c)
+{
+	const struct gpa_model *m = c->m;
+
+	c->bystream.n = 0;
+	for (size_t i = 0; i < c->n.n; i++) {
+		const struct node *v = &c->n.v[i];
+		if (v->kind != N_GPU) {
+			continue;
+		}
+		uint32_t g = v->row, a = gpa_gpu_api(m, g);
+		struct streamkey k = {((uint64_t)gpa_dev_proc(m, m->gpu.dev[g]) << 32) |
+					      gpa_gpu_stream(m, g),
+				      a != GPA_NONE ? m->api.start[a] : m->gpu.start[g], (uint32_t)i};
+		if (gp_vec_push(&c->bystream, k)) {
+			return -GP_ERR_NOMEM;
+		}
+	}
+	if (c->bystream.n) {
+		qsort(c->bystream.v, c->bystream.n, sizeof(*c->bystream.v), cmp_streamkey);
+	}
+	return 0;
+}
+
+/*
+ * The node of the first GPU op of (proc, stream) launched at or after t
+ * (after: true), or of the last one launched before t; GPA_NONE.
+ */
+static uint32_t op_at(const struct ctx *c, uint32_t proc, uint32_t stream, uint64_t t, bool after)
+{
+	uint64_t key = ((uint64_t)proc << 32) | stream;
+	size_t lo = 0, hi = c->bystream.n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct streamkey *k = &c->bystream.v[mid];
+		if (k->stream < key || (k->stream == key && k->t < t)) {
+			lo = mid + 1;
+		} else {
+			hi = mid;
+		}
+	}
+	if (after) {
+		return lo < c->bystream.n && c->bystream.v[lo].stream == key ? c->bystream.v[lo].idx
+									     : GPA_NONE;
+	}
+	return lo > 0 && c->bystream.v[lo - 1].stream == key ? c->bystream.v[lo - 1].idx : GPA_NONE;
+}
+
+/*
+ * Waits the trace ties to an event's recording (analyze/model.h, gpa_syncs
+ * rec_corr): the GPU work before the cudaEventRecord call on its stream ->
+ * the first op launched after a cudaStreamWaitEvent on the waiting stream,
+ * or -> the end of a cudaEventSynchronize that it held.
+ */
+static int link_events(struct ctx *c)
+{
+	const struct gpa_model *m = c->m;
+	int ret = 0;
+
+	if (!c->have_rec) {
+		return 0;
+	}
+	ret = index_streams(c);
+	for (size_t i = 0; i < c->n.n && !ret; i++) {
+		struct node *v = &c->n.v[i];
+		if (v->kind != N_API) {
+			continue;
+		}
+		uint64_t *sp = gp_u64map_find(&c->syncs, v->row);
+		if (!sp || !m->sync.rec_corr[*sp] || m->sync.rec_api[*sp] == GPA_NONE) {
+			continue;
+		}
+		size_t sr = *sp;
+		uint32_t proc = m->sync.proc[sr], ra = m->sync.rec_api[sr];
+		uint32_t src = op_at(c, proc, m->sync.rec_stream[sr], m->api.start[ra], false);
+		if (m->sync.type[sr] == 1) {
+			v->ev = 1; /* an event sync: it waited for src, or for nothing */
+			if (src != GPA_NONE && c->n.v[src].e > v->s && c->n.v[src].e <= v->e) {
+				v->w = src;
+			}
+		} else if (m->sync.type[sr] == 2 && src != GPA_NONE) {
+			uint32_t dst = op_at(c, proc, m->sync.stream[sr], v->s, true);
+			if (dst != GPA_NONE && dst != src) {
+				c->n.v[dst].p[2] = src;
+				c->n.v[dst].ev = 1;
+			}
+		}
+	}
+	return ret;
+}
+
 /* Host syncs -> the op they waited for; GPU ops: the edge that set their start. */
 static void link_waits(struct ctx *c, uint64_t ws)
 {
@@ -356,7 +714,7 @@ static void link_waits(struct ctx *c, uint64_t ws)
 
 	for (size_t i = 0; i < c->n.n; i++) {
 		struct node *v = &c->n.v[i];
-		if (v->kind == N_API && v->w == GPA_NONE) {
+		if (v->kind == N_API && v->w == GPA_NONE && !v->ev) {
 			uint32_t r = v->row, stream = GPA_NONE;
 			uint64_t *sr = gp_u64map_find(&c->syncs, r);
 			if (!sr && !(name_flags(c, m->api.name[r]) & NAME_SYNC)) {
@@ -385,15 +743,16 @@ static void link_waits(struct ctx *c, uint64_t ws)
 		if (ready == INT64_MIN) {
 			ready = (int64_t)ws;
 		}
-		if (v->p[1] == GPA_NONE && v->p[0] != GPA_NONE && (int64_t)v->s > t0) {
+		int64_t t2 = v->ev ? (int64_t)c->n.v[v->p[2]].e : INT64_MIN;
+		if (!v->ev && v->p[1] == GPA_NONE && v->p[0] != GPA_NONE && (int64_t)v->s > t0) {
 			link_carry(c, v, t0);
 		}
-		if ((int64_t)v->s > ready && !v->carry) {
+		if (!v->ev && (int64_t)v->s > ready && !v->carry) {
 			v->p[2] = find_op(c, ready < 0 ? 0 : (uint64_t)ready, v->s, v, 0, 0);
 		}
 		if (v->carry) {
 			v->ob = B_ROOT;
-		} else if (v->p[2] != GPA_NONE) {
+		} else if (v->p[2] != GPA_NONE && (!v->ev || t2 >= ready)) {
 			v->ob = 2;
 		} else if (t0 != INT64_MIN || t1 != INT64_MIN) {
 			v->ob = t0 >= t1 ? 0 : 1;
@@ -415,7 +774,7 @@ static int topo_order(struct ctx *c, uint64_t *cycles)
 
 	c->off.n = c->succ.n = c->order.n = c->indeg.n = 0;
 	if (gp_vec_reserve(&c->off, np + 1) || gp_vec_reserve(&c->indeg, np) ||
-	    gp_vec_reserve(&c->order, np) || gp_vec_reserve(&c->succ, c->n.n * 4 + 1)) {
+	    gp_vec_reserve(&c->order, np)) {
 		return -GP_ERR_NOMEM;
 	}
 	memset(c->off.v, 0, (np + 1) * sizeof(uint32_t));
@@ -436,6 +795,10 @@ static int topo_order(struct ctx *c, uint64_t *cycles)
 	}
 	for (size_t i = 0; i < np; i++) {
 		c->off.v[i + 1] += c->off.v[i];
+	}
+	/* exactly the edges counted: about 1.5 a node, not the 4 a node may have */
+	if (gp_vec_reserve(&c->succ, (size_t)c->off.v[np] + 1)) {
+		return -GP_ERR_NOMEM;
 	}
 	for (size_t i = 0; i < c->n.n; i++) {
 		const struct node *v = &c->n.v[i];
@@ -479,7 +842,10 @@ static int64_t lag_of(const struct ctx *c, const struct node *v, unsigned slot)
 	bool launch = v->kind == N_GPU && slot == 0;
 	int64_t exact = (int64_t)v->s - (int64_t)(launch ? p->s : p->e);
 
-	if (slot == v->ob || v->kind != N_GPU || slot == 2) {
+	if (v->kind != N_GPU && exact > 0 && c->wi && c->cpu.n) {
+		return (int64_t)cpu_retimed(c, node_thread(c, v), p->e, v->s);
+	}
+	if (slot == v->ob || v->kind != N_GPU) {
 		return exact;
 	}
 	if (launch) {
@@ -496,6 +862,9 @@ static uint64_t new_dur(const struct ctx *c, const struct node *v, bool what_if)
 	if (v->kind == N_API && v->w != GPA_NONE) {
 		uint64_t tail = v->e - c->n.v[v->w].e;
 		return tail < d ? tail : d;
+	}
+	if (what_if && v->kind == N_API && c->cpu.n) {
+		return cpu_retimed(c, c->m->api.thread[v->row], v->s, v->e);
 	}
 	if (!what_if || !v->chg) {
 		return d;
@@ -533,6 +902,7 @@ static void time_start(struct ctx *c, struct node *v)
 
 static void retime(struct ctx *c, bool what_if)
 {
+	c->wi = what_if;
 	for (size_t i = 0; i < c->n.n; i++) {
 		c->n.v[i].ns = c->n.v[i].s;
 		c->n.v[i].ne = c->n.v[i].e;
@@ -547,6 +917,15 @@ static void retime(struct ctx *c, bool what_if)
 		}
 		v->ne = v->ns + new_dur(c, v, what_if);
 		v->be = 0;
+		uint64_t L = rank_wait(c, v);
+		if (L && v->chg != 2) {
+			/* the transfer after the last arrival, which the other ranks keep */
+			uint64_t after = v->e - L;
+			if (what_if && v->chg == 1) {
+				after = (uint64_t)((double)after / c->o->speedup + 0.5);
+			}
+			v->ne = (v->ns > L ? v->ns : L) + after;
+		}
 		if (v->w != GPA_NONE) {
 			uint64_t t = c->n.v[v->w].ne + (v->e - c->n.v[v->w].e);
 			if (t >= v->ne) {
@@ -625,6 +1004,27 @@ static int top_push(struct ctx *c, struct gpa_cp_seg s)
 	return 0;
 }
 
+/* With keep_path: an event on the path being traced (from its end back). */
+static int path_push(struct ctx *c, struct gpa_cp_seg s)
+{
+	struct gpa_critpath *out = c->out;
+	size_t n = out->path.n;
+
+	if (!c->o->keep_path || s.kind == 2) {
+		return 0;
+	}
+	/* a node split in two (wait-rank) is one event */
+	if (n > c->path_mark && out->path.v[n - 1].row == s.row &&
+	    out->path.v[n - 1].kind == s.kind) {
+		struct gpa_cp_seg *l = &out->path.v[n - 1];
+		l->start = s.start < l->start ? s.start : l->start;
+		l->end = s.end > l->end ? s.end : l->end;
+		return 0;
+	}
+	s.edge = false;
+	return gp_vec_push(&out->path, s);
+}
+
 static int seg(struct ctx *c, int64_t *cat, uint64_t a, uint64_t b, const struct node *v,
 	       uint8_t kat, bool edge)
 {
@@ -636,6 +1036,9 @@ static int seg(struct ctx *c, int64_t *cat, uint64_t a, uint64_t b, const struct
 		return 0;
 	}
 	c->nsegs++;
+	if (!edge && path_push(c, s)) {
+		return -GP_ERR_NOMEM;
+	}
 	return top_push(c, s);
 }
 
@@ -650,6 +1053,8 @@ static int trace_back(struct ctx *c, uint64_t ws, struct gpa_cp_path *p, struct 
 
 	c->path.n = 0;
 	c->nsegs = 0;
+	c->out = out;
+	c->path_mark = out->path.n;
 	for (size_t k = 1; k < c->n.n; k++) {
 		if (c->n.v[k].ne > c->n.v[i].ne) {
 			i = (uint32_t)k;
@@ -664,7 +1069,12 @@ static int trace_back(struct ctx *c, uint64_t ws, struct gpa_cp_path *p, struct 
 				i = v->w;
 				continue;
 			}
-			ret = seg(c, cat, v->ns, v->ne, v, v->cat, false);
+			uint64_t L = rank_wait(c, v);
+			uint64_t mid = L > v->ns ? (L < v->ne ? L : v->ne) : v->ns;
+			ret = seg(c, cat, v->ns, mid, v, GPA_CP_WAIT_RANK, false);
+			if (!ret) {
+				ret = seg(c, cat, mid, v->ne, v, v->cat, false);
+			}
 			at_end = false;
 			continue;
 		}
@@ -681,6 +1091,12 @@ static int trace_back(struct ctx *c, uint64_t ws, struct gpa_cp_path *p, struct 
 		uint8_t k = v->kind == N_GPU ? gpu_edge[v->bs] : GPA_CP_CPU;
 		bool launch = v->kind == N_GPU && v->bs == 0;
 		ret = seg(c, cat, launch ? q->ns : q->ne, v->ns, v, k, true);
+		if (!ret && launch) {
+			/* the launch call is on the path, though its time counts as the edge's */
+			struct gpa_cp_seg s = {.start = q->ns, .end = q->ne, .row = q->row,
+					       .cat = GPA_CP_LAUNCH, .kind = N_API};
+			ret = path_push(c, s);
+		}
 		i = v->p[v->bs];
 		at_end = !launch;
 	}
@@ -688,6 +1104,13 @@ static int trace_back(struct ctx *c, uint64_t ws, struct gpa_cp_path *p, struct 
 		p->cat_ns[k] = cat[k] > 0 ? (uint64_t)cat[k] : 0;
 	}
 	p->segs = c->nsegs;
+	p->path_first = c->path_mark;
+	p->path_n = out->path.n - c->path_mark;
+	for (size_t a = p->path_first, b = out->path.n; b > a + 1; a++, b--) {
+		struct gpa_cp_seg t = out->path.v[a]; /* traced from the end: reverse */
+		out->path.v[a] = out->path.v[b - 1];
+		out->path.v[b - 1] = t;
+	}
 	if (c->path.n) {
 		qsort(c->path.v, c->path.n, sizeof(*c->path.v), cmp_seg_len);
 	}
@@ -737,6 +1160,10 @@ static int analyze_one(struct ctx *c, struct gpa_cp_step *st, const uint32_t *op
 	}
 	if (c->byend.n) {
 		qsort(c->byend.v, c->byend.n, sizeof(*c->byend.v), cmp_endkey);
+	}
+	ret = link_events(c);
+	if (ret) {
+		return ret;
 	}
 	link_waits(c, ws);
 	ret = topo_order(c, &out->cycles);
@@ -838,6 +1265,7 @@ static void ctx_release(struct ctx *c)
 	pcre2_code_free(c->rm);
 	pcre2_match_data_free(c->md);
 	free(c->func_chg);
+	free(c->op_last);
 	free(c->name_flag);
 	free(c->tlast);
 	free(c->tstamp);
@@ -846,6 +1274,8 @@ static void ctx_release(struct ctx *c)
 	gp_vec_free(&c->n);
 	gp_vec_free(&c->amap);
 	gp_vec_free(&c->byend);
+	gp_vec_free(&c->cpu);
+	gp_vec_free(&c->bystream);
 	gp_vec_free(&c->order);
 	gp_vec_free(&c->off);
 	gp_vec_free(&c->succ);
@@ -865,6 +1295,12 @@ static int ctx_init(struct ctx *c, const struct gpa_model *m, const struct gpa_c
 		return -GP_ERR_API;
 	}
 	c->md = pcre2_match_data_create(4, NULL);
+	if (c->md && (c->sp || c->rm) && collect_cpu_ops(c)) {
+		return -GP_ERR_NOMEM;
+	}
+	if (match_ranks(c)) {
+		return -GP_ERR_NOMEM;
+	}
 	c->func_chg = calloc(m->funcs.n + 1, 1);
 	c->name_flag = calloc(m->strs.off.n + 2, 1);
 	c->tlast = calloc(m->threads.n + 1, sizeof(uint32_t));
@@ -876,6 +1312,7 @@ static int ctx_init(struct ctx *c, const struct gpa_model *m, const struct gpa_c
 		if (m->sync.api[r] != GPA_NONE && gp_u64map_put(&c->syncs, m->sync.api[r], r) < 0) {
 			return -GP_ERR_NOMEM;
 		}
+		c->have_rec |= m->sync.rec_api[r] != GPA_NONE;
 	}
 	return 0;
 }
@@ -909,5 +1346,6 @@ void gpa_critpath_release(struct gpa_critpath *c)
 {
 	gp_vec_free(&c->steps);
 	gp_vec_free(&c->segs);
+	gp_vec_free(&c->path);
 	memset(c, 0, sizeof(*c));
 }

@@ -9,10 +9,17 @@
  * launched (correlation); the order of each stream; a host synchronization
  * (a CUPTI SYNC record's call, a *Synchronize call, a synchronous copy) ->
  * the GPU work it waited for (the latest op, of its stream for a stream
- * sync, that ended while the call was blocked); a GPU op that started later
- * than its launch and its stream allowed -> the op of another stream of its
- * device that ended last before it (an inferred cross-stream dependency:
- * the model keeps no event ids of cudaEventRecord calls).
+ * sync, that ended while the call was blocked); an event's recording (the
+ * last op launched on its stream before cudaEventRecord) -> the first op
+ * launched on a stream after its cudaStreamWaitEvent, and -> the end of a
+ * cudaEventSynchronize it held (gpa_syncs rec_corr, analyze/model.h); where
+ * no event is known, a GPU op that started later than its launch and its
+ * stream allowed -> the op of another stream of its device that ended last
+ * before it (an inferred cross-stream dependency). With several ranks'
+ * traces, a collective's kernel waits for the last other rank to arrive
+ * (the same communicator, collective and sequence number, as `comm`
+ * matches them; a rank arrives when its kernel starts): that time is
+ * "wait-rank", and the what-if keeps the other ranks' arrivals.
  *
  * Every edge has a lag taken from the trace: the CPU time between two calls
  * of a thread is kept whatever changes; the edge that set a node's start in
@@ -37,8 +44,9 @@ enum gpa_cp_cat {
 	GPA_CP_COPY = 3,        /* memcpy and memset */
 	GPA_CP_COMM = 4,        /* communication kernels and peer copies (analyze/commclass.h) */
 	GPA_CP_WAIT_STREAM = 5, /* a GPU op waiting for another stream's op */
-	GPA_CP_IDLE = 6,        /* a stream that waited for nothing the graph shows */
-	GPA_CP__COUNT = 7,
+	GPA_CP_WAIT_RANK = 6,   /* a collective's kernel waiting for the last rank to arrive */
+	GPA_CP_IDLE = 7,        /* a stream that waited for nothing the graph shows */
+	GPA_CP__COUNT = 8,
 };
 
 /* Stable key of a category ("launch-overhead"); "unknown" when out of range. */
@@ -46,12 +54,13 @@ const char *gpa_cp_cat_name(unsigned cat);
 
 struct gpa_critpath_opts {
 	const struct gpa_commclass *comm; /* borrowed; required */
-	const char *speedup_regex;        /* kernels taking speedup times less; NULL none */
+	const char *speedup_regex;        /* kernels, CPU ops taking speedup times less; NULL none */
 	double speedup;                   /* > 0 */
-	const char *remove_regex;         /* kernels removed (duration 0); NULL none */
+	const char *remove_regex;         /* kernels, CPU ops removed (duration 0); NULL none */
 	bool window;                      /* one window instead of the steps */
 	uint64_t win_start, win_end;      /* model timeline, end exclusive */
 	size_t top;                       /* longest path segments kept per step */
+	bool keep_path;                   /* keep every event on each path (gpa_critpath.path) */
 };
 
 /* One segment of a critical path: a node's own time or an edge's lag. */
@@ -68,6 +77,7 @@ struct gpa_cp_path {
 	uint64_t cat_ns[GPA_CP__COUNT]; /* sums to end - gpa_cp_step.start */
 	size_t segs;                   /* segments on the path */
 	size_t top_first, top_n;       /* its longest segments in gpa_critpath.segs */
+	size_t path_first, path_n;     /* with keep_path: its events in order, in .path */
 };
 
 struct gpa_cp_step {
@@ -85,6 +95,7 @@ struct gpa_critpath {
 	uint64_t cycles; /* nodes left out of a step's order (edges of bad data closing a cycle) */
 	GP_VEC(struct gpa_cp_step) steps;
 	GP_VEC(struct gpa_cp_seg) segs;
+	GP_VEC(struct gpa_cp_seg) path; /* with keep_path: each path's events, first to last */
 };
 
 /*

@@ -630,6 +630,14 @@ static int take_sync(struct file_ctx *f, const struct gpt_chunk *ch)
 	}
 	for (uint32_t i = 0; i < ch->count; i++, rec += sz) {
 		const struct gpt_sync *s = (const void *)rec;
+		if (s->type == 5) {
+			struct gpa_evrec e = {f->proc, s->correlation, s->stream, s->event_id,
+					      s->event_sync_id};
+			if (gp_vec_push(&f->m->evrec, e)) {
+				return -GP_ERR_NOMEM;
+			}
+			continue;
+		}
 		size_t r = t->n++;
 		t->start[r] = s->start;
 		t->end[r] = end_of(f, s->start, s->end);
@@ -640,6 +648,10 @@ static int take_sync(struct file_ctx *f, const struct gpt_chunk *ch)
 		t->context[r] = s->context;
 		t->event_id[r] = s->event_id;
 		t->dev_id[r] = s->device_plus1 ? s->device_plus1 - 1 : GPA_NONE;
+		t->sync_id[r] = s->event_sync_id;
+		t->rec_corr[r] = s->record_correlation;
+		t->rec_stream[r] = s->record_stream;
+		t->rec_api[r] = GPA_NONE;
 		t->type[r] = s->type;
 	}
 	return 0;
@@ -1290,6 +1302,60 @@ static uint32_t corr_find(const struct corr_index *ci, uint32_t corr)
 	return map_row(&ci->map, corr);
 }
 
+static int cmp_evrec(const void *a, const void *b)
+{
+	const struct gpa_evrec *x = a, *y = b;
+
+	if (x->proc != y->proc) {
+		return x->proc < y->proc ? -1 : 1;
+	}
+	if (x->sync_id != y->sync_id) {
+		return x->sync_id < y->sync_id ? -1 : 1;
+	}
+	return x->corr < y->corr ? -1 : x->corr > y->corr;
+}
+
+static bool sync_id_valid(uint64_t id)
+{
+	return id && id != 0xffffffffu && id != UINT64_MAX;
+}
+
+/*
+ * Event syncs and stream waits whose source named no recording call (CUPTI,
+ * nsys): the event record with the same event sync id, in the same process.
+ */
+static void link_event_waits(struct gpa_model *m)
+{
+	const struct gpa_evrec *v = m->evrec.v;
+	size_t n = m->evrec.n;
+
+	if (!n) {
+		return;
+	}
+	qsort(m->evrec.v, n, sizeof(*v), cmp_evrec);
+	for (size_t i = 0; i < m->sync.n; i++) {
+		uint32_t p = m->sync.proc[i];
+		uint64_t id = m->sync.sync_id[i];
+		if (m->sync.rec_corr[i] || (m->sync.type[i] != 1 && m->sync.type[i] != 2) ||
+		    !sync_id_valid(id)) {
+			continue;
+		}
+		size_t lo = 0, hi = n;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (v[mid].proc < p || (v[mid].proc == p && v[mid].sync_id < id)) {
+				lo = mid + 1;
+			} else {
+				hi = mid;
+			}
+		}
+		if (lo < n && v[lo].proc == p && v[lo].sync_id == id) {
+			m->sync.rec_corr[i] = v[lo].corr;
+			m->sync.rec_stream[i] = v[lo].stream;
+		}
+	}
+}
+
 static int link_correlation(struct gpa_model *m)
 {
 	size_t np = m->procs.n;
@@ -1350,6 +1416,12 @@ static int link_correlation(struct gpa_model *m)
 	}
 	for (size_t i = 0; i < m->sync.n; i++) {
 		m->sync.api[i] = corr_find(&ci[m->sync.proc[i]], m->sync.corr[i]);
+	}
+	link_event_waits(m);
+	for (size_t i = 0; i < m->sync.n; i++) {
+		if (m->sync.rec_corr[i] && m->sync.proc[i] < np) {
+			m->sync.rec_api[i] = corr_find(&ci[m->sync.proc[i]], m->sync.rec_corr[i]);
+		}
 	}
 	ret = 0;
 out:
@@ -1660,6 +1732,7 @@ void gpa_model_release(struct gpa_model *m)
 	gpa_memsets_free(&m->set);
 	gpa_apis_free(&m->api);
 	gpa_syncs_free(&m->sync);
+	gp_vec_free(&m->evrec);
 	gpa_nvtxs_free(&m->nvtx);
 	gpa_overheads_free(&m->ovh);
 	gpa_gpus_free(&m->gpu);

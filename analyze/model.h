@@ -87,6 +87,10 @@
 	X(uint32_t, context)                                                                       \
 	X(uint32_t, event_id)                                                                      \
 	X(uint32_t, dev_id)  /* CUDA device ordinal the source named, GPA_NONE when it did not */  \
+	X(uint64_t, sync_id) /* CUPTI's event sync id; 0 none */                                   \
+	X(uint32_t, rec_corr) /* types 1, 2: the awaited cudaEventRecord call's correlation; 0 */  \
+	X(uint32_t, rec_stream) /* with rec_corr: the stream the event was recorded on */          \
+	X(uint32_t, rec_api) /* with rec_corr: that call's api row, GPA_NONE when not loaded */    \
 	X(uint8_t, type) /* 1 event, 2 stream-wait-event, 3 stream, 4 context */
 
 #define GPA_NVTX_COLS(X)                                                                           \
@@ -179,6 +183,16 @@ static inline uint32_t gpa_col_opt(const uint32_t *col, size_t r)
 	return col ? col[r] : 0;
 }
 
+/*
+ * A cudaEventRecord call's record (sync records of type 5 in the trace): not
+ * a synchronization, so kept apart from gpa_model.sync; the waits for it
+ * take its correlation and stream (gpa_syncs rec_corr, rec_stream).
+ */
+struct gpa_evrec {
+	uint32_t proc, corr, stream, event_id;
+	uint64_t sync_id;
+};
+
 /* One input file: one traced process. */
 struct gpa_proc {
 	char *path;
@@ -261,6 +275,7 @@ struct gpa_model {
 	struct gpa_memsets set;
 	struct gpa_apis api;
 	struct gpa_syncs sync;
+	GP_VEC(struct gpa_evrec) evrec; /* event records, by (proc, sync_id) once loaded */
 	struct gpa_nvtxs nvtx;
 	struct gpa_overheads ovh;
 	struct gpa_gpus gpu;

@@ -36,10 +36,11 @@ static const struct cli_option cp_options[] = {
 		   "one window instead of the steps: ns from the first\n"
 		   "event (units ns, us, ms, s allowed)"),
 	CLI_OPT_CB(0, "speedup", "REGEX=F", parse_speedup,
-		   "what-if: kernels whose name matches take F times\n"
-		   "less time"),
+		   "what-if: kernels and CPU ops whose name matches\n"
+		   "take F times less time"),
 	CLI_OPT_RE(0, "remove", "REGEX", struct cp_opts, a.remove_regex, "remove pattern",
-		   "what-if: kernels whose name matches take no time"),
+		   "what-if: kernels and CPU ops whose name matches\n"
+		   "take no time"),
 	{.type = CLI_OPT_UINT, 'n', "top", "N", "longest path segments listed per step (5)",
 	 CLI_FIELD_(struct cp_opts, a.top), .umax = 100000, .err = "bad --top '%s'"},
 	CLI_OPT_SUB(cli_comm_options, struct cp_opts, comm, 0),

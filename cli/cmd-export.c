@@ -6,6 +6,9 @@
 #include "base/compat.h"
 #include "base/outfile.h"
 #include "analyze/model.h"
+#include "analyze/commclass.h"
+#include "analyze/critpath.h"
+#include "analyze/steps.h"
 #include "cli/cli.h"
 #include "report/report.h"
 
@@ -18,19 +21,51 @@ typedef int (*export_fn)(const struct gpa_model *m, const char *path, unsigned f
 
 /* Flags of this file beside enum gpr_export_flags. */
 #define EXPORT_PROTO (1u << 16) /* --perfetto writes Perfetto's protobuf format */
+#define EXPORT_CRITPATH (1u << 17) /* --critical-path: the path as flows */
+
+/* Each step's critical path (gpuprof critical-path's defaults), every event kept. */
+static int critpath_of(const struct gpa_model *m, struct gpa_critpath *cp, char *errbuf,
+		       size_t errlen)
+{
+	struct gpa_steps steps = {0};
+	struct gpa_commclass cc = {0};
+	struct gpa_critpath_opts o = {.top = 0, .keep_path = true};
+	int ret = gpa_steps_find(m, NULL, &steps, errbuf, errlen);
+
+	if (!ret) {
+		ret = gpa_commclass_compute(m, NULL, &cc, errbuf, errlen);
+	}
+	if (!ret) {
+		o.comm = &cc;
+		ret = gpa_critpath_analyze(m, &steps, &o, cp, errbuf, errlen);
+	}
+	gpa_commclass_release(&cc);
+	gpa_steps_release(&steps);
+	return ret;
+}
 
 static int export_perfetto(const struct gpa_model *m, const char *path, unsigned flags,
 			   char *errbuf, size_t errlen)
 {
 	struct cli_progress pr;
 	struct gp_progress_cb cb = {cli_progress_fn, &pr};
-	int ret;
+	struct gpa_critpath cp = {0};
+	int ret = 0;
 
+	if (flags & EXPORT_CRITPATH) {
+		ret = critpath_of(m, &cp, errbuf, errlen);
+	}
 	/* --force is checked before loading; the writers replace a regular file at the end. */
 	cli_progress_start(&pr);
-	ret = flags & EXPORT_PROTO ? gpr_export_pftrace(m, path, &cb, errbuf, errlen)
-				   : gpr_export_perfetto_opts(m, path, &cb, errbuf, errlen);
+	if (!ret) {
+		ret = flags & EXPORT_PROTO
+			      ? gpr_export_pftrace(m, path, &cb, errbuf, errlen)
+			      : gpr_export_perfetto_path(m, path, &cb,
+							 flags & EXPORT_CRITPATH ? &cp : NULL,
+							 errbuf, errlen);
+	}
 	cli_progress_end(&pr);
+	gpa_critpath_release(&cp);
 	return ret;
 }
 
@@ -63,6 +98,10 @@ static const struct cli_option export_options[] = {
 		    "chrome://tracing; docs/perfetto.md); OUT '-' is standard output"),
 	CLI_OPT_STR(0, "perfetto-format", "FMT", struct export_opts, perfetto_format,
 		    "proto or json: the format of --perfetto whatever OUT's name"),
+	CLI_OPT_BITV(0, "critical-path", struct export_opts, flags, EXPORT_CRITPATH,
+		     "with a JSON --perfetto: each step's critical path\n"
+		     "(gpuprof critical-path) as flows of the category\n"
+		     "critical_path"),
 	CLI_OPT_BITV(0, "force", struct export_opts, flags, GPR_EXPORT_FORCE,
 		     "replace OUT if it is an existing file (a device or\n"
 		     "FIFO is written without it; docs/reliability.md)"),
@@ -73,7 +112,8 @@ static const struct cli_option export_options[] = {
 const struct cli_command cmd_export_opts = {
 	.usage =
 	"usage: gpuprof export [--sqlite OUT.sqlite] [--perfetto OUT.pftrace|OUT.json]\n"
-	"                      [--perfetto-format proto|json] [--force] [--quiet] TRACE...\n"
+	"                      [--perfetto-format proto|json] [--critical-path] [--force]\n"
+	"                      [--quiet] TRACE...\n"
 	"\n"
 	"Writes the traces (.gpz files, directories of them, Kineto JSON or nsys\n"
 	"SQLite exports) in another tool's format. Long loads and exports show their\n"
@@ -130,6 +170,10 @@ int cmd_export(int argc, char **argv)
 	}
 	if (o.perfetto_format ? !strcmp(o.perfetto_format, "proto") : is_pftrace_name(o.out[1])) {
 		o.flags |= EXPORT_PROTO;
+	}
+	if ((o.flags & EXPORT_CRITPATH) && (!o.out[1] || (o.flags & EXPORT_PROTO))) {
+		return cli_cmd_usage_error(&cmd_export_opts,
+					   "--critical-path needs a JSON --perfetto output");
 	}
 	status = cli_check_outputs(&cmd_export_opts, o.out, GP_ARRAY_SIZE(o.out), argv,
 				   (size_t)nargs);

@@ -12,6 +12,7 @@
 #include "analyze/flame.h"
 #include "analyze/gaps.h"
 #include "analyze/launches.h"
+#include "analyze/critpath.h"
 #include "analyze/mfu.h"
 #include "analyze/occupancy.h"
 #include "analyze/overview.h"
@@ -158,13 +159,69 @@ static int launches_of(const struct gpa_model *m, struct gpa_launches *l)
 	return gpa_launches_analyze(m, &lo, l, err, sizeof(err));
 }
 
+/*
+ * The HTML page: the report's parts plus the timeline's shaded gaps, the
+ * flame graph and the Critical path section (the commands' defaults).
+ * Returns 0, or non-zero after saying why.
+ */
+static int render_html(const struct report_opts *o, struct gpa_model *m,
+		       const struct gpa_steps *steps, const struct gpa_commclass *cc,
+		       const struct gpa_gaps_opts *gaps_opts, const struct gpr_report_parts *parts,
+		       struct gp_strbuf *out)
+{
+	struct gpa_gaps shade = {0};
+	struct gpa_flame flame = {0};
+	struct gpa_critpath cp = {0};
+	struct gp_strbuf flame_svg = GP_STRBUF_INIT;
+	struct gpr_html_opts ho;
+	struct gpa_gaps_opts so = *gaps_opts;
+	struct gpa_flame_opts fo;
+	struct gpr_flame_svg_opts svo;
+	struct gpa_critpath_opts cpo = {.comm = cc, .top = 5};
+	char err[512];
+	int ret;
+
+	/* The gaps the timeline shades: every one of at least 1 us, up to a bound. */
+	so.min_gap_ns = 1000;
+	so.top = 4 * o->html_events;
+	gpr_html_opts_init(&ho);
+	ho.max_events = o->html_events;
+	ho.shade = &shade;
+	gpa_flame_opts_init(&fo);
+	fo.comm = cc;
+	fo.data_regex = o->gaps.data_regex;
+	gpr_flame_svg_opts_init(&svo);
+	ret = gpa_gaps_analyze(m, steps, &so, &shade, err, sizeof(err));
+	if (!ret) {
+		ret = gpa_flame_build(m, &fo, &flame, err, sizeof(err));
+	}
+	if (!ret && flame.ops) {
+		ret = gpr_flame_svg(&flame_svg, &flame, &svo, err, sizeof(err));
+	}
+	if (!ret) {
+		ret = gpa_critpath_analyze(m, steps, &cpo, &cp, err, sizeof(err));
+	}
+	if (!ret) {
+		ho.flame_svg = flame_svg.buf;
+		ho.flame_svg_len = flame_svg.len;
+		ho.critpath = &cp;
+		ret = gpr_html_render(out, parts, &ho, err, sizeof(err));
+	}
+	if (ret) {
+		cli_error("%s", err);
+	}
+	gpa_critpath_release(&cp);
+	gpa_gaps_release(&shade);
+	gpa_flame_release(&flame);
+	gp_strbuf_release(&flame_svg);
+	return ret;
+}
+
 static int run(const struct report_opts *o, char **args, size_t nargs)
 {
 	struct gpa_model m;
 	struct gpa_steps steps = {0};
-	struct gpa_gaps gaps = {0}, shade = {0};
-	struct gpa_flame flame = {0};
-	struct gp_strbuf flame_svg = GP_STRBUF_INIT;
+	struct gpa_gaps gaps = {0};
 	struct gpa_overview ov = {0};
 	struct gpa_stats kern = {0};
 	struct gpa_occupancy occ = {0};
@@ -253,32 +310,7 @@ static int run(const struct report_opts *o, char **args, size_t nargs)
 		.launches = &lau,
 	};
 	if (o->html) {
-		struct gpr_html_opts ho;
-		struct gpa_gaps_opts so = gaps_opts;
-
-		/* The gaps the timeline shades: every one of at least 1 us, up to a bound. */
-		so.min_gap_ns = 1000;
-		so.top = 4 * o->html_events;
-		struct gpa_flame_opts fo;
-		struct gpr_flame_svg_opts svo;
-
-		gpr_html_opts_init(&ho);
-		ho.max_events = o->html_events;
-		ho.shade = &shade;
-		gpa_flame_opts_init(&fo);
-		fo.comm = &cc;
-		fo.data_regex = o->gaps.data_regex;
-		gpr_flame_svg_opts_init(&svo);
-		if (gpa_gaps_analyze(&m, &steps, &so, &shade, err, sizeof(err)) ||
-		    gpa_flame_build(&m, &fo, &flame, err, sizeof(err)) ||
-		    (flame.ops && gpr_flame_svg(&flame_svg, &flame, &svo, err, sizeof(err)))) {
-			cli_error("%s", err);
-			goto out;
-		}
-		ho.flame_svg = flame_svg.buf;
-		ho.flame_svg_len = flame_svg.len;
-		if (gpr_html_render(&out, &parts, &ho, err, sizeof(err))) {
-			cli_error("%s", err);
+		if (render_html(o, &m, &steps, &cc, &gaps_opts, &parts, &out)) {
 			goto out;
 		}
 	} else if (gpr_report_render(&out, o->format, &parts)) {
@@ -294,9 +326,6 @@ out:
 	gpa_findings_release(&fnd);
 	gpa_mfu_release(&mfu);
 	gpa_occupancy_release(&occ);
-	gpa_gaps_release(&shade);
-	gpa_flame_release(&flame);
-	gp_strbuf_release(&flame_svg);
 	gp_strbuf_release(&out);
 	gpa_stats_release(&kern);
 	gpa_comm_release(&comm);

@@ -69,6 +69,7 @@ enum key {
 	K_BYTES, K_CBID, K_ARG_NAME,
 	K_IN_NELEMS, K_OUT_NELEMS, K_GROUP_SIZE, K_SEQ, /* NCCL collective args (numbers) */
 	K_GRAPH_ID, K_GRAPH_NODE_ID, /* a kernel run by a CUDA graph (newer PyTorch) */
+	K_WAIT_STREAM, K_WAIT_REC_CORR, /* cuda_sync: the awaited event's stream and recording */
 	K_EXTERNAL_ID,
 	K_COLL_NAME, K_DTYPE, K_PG_NAME, /* NCCL collective args (strings) */
 	/* args: the source's occupancy estimate (kept apart from a[]) */
@@ -530,10 +531,14 @@ static enum key args_key_base(const unsigned char *s, size_t n)
 			return K_GRAPH_NODE_ID;
 		}
 		return KEYIS("shared memory") ? K_SMEM : K_NONE;
+	case 14:
+		return KEYIS("wait_on_stream") ? K_WAIT_STREAM : K_NONE;
 	case 20:
 		return KEYIS("registers per thread") ? K_REGISTERS : K_NONE;
 	case 25:
 		return KEYIS("est. achieved occupancy %") ? K_OCC_PCT : K_NONE;
+	case 33:
+		return KEYIS("wait_on_cuda_event_record_corr_id") ? K_WAIT_REC_CORR : K_NONE;
 	default:
 		return K_NONE;
 	}
@@ -1173,6 +1178,7 @@ static int add_api(struct imp *im, const struct ev_fields *f)
 
 static int add_sync(struct imp *im, const struct ev_fields *f)
 {
+	const struct ev *ev = &im->ev;
 	struct gpt_sync s = {0};
 
 	s.start = f->start;
@@ -1181,6 +1187,12 @@ static int add_sync(struct imp *im, const struct ev_fields *f)
 	s.correlation = f->corr;
 	s.context = f->context;
 	s.stream = f->stream;
+	/* the awaited event: HTA's cross-stream edges come from these */
+	if (HAS(K_WAIT_REC_CORR) && ARG(K_WAIT_REC_CORR) > 0 && ARG(K_WAIT_REC_CORR) <= UINT32_MAX &&
+	    HAS(K_WAIT_STREAM) && ARG(K_WAIT_STREAM) >= 0 && ARG(K_WAIT_STREAM) <= UINT32_MAX) {
+		s.record_correlation = (uint32_t)ARG(K_WAIT_REC_CORR);
+		s.record_stream = (uint32_t)ARG(K_WAIT_STREAM);
+	}
 	return add(im, GPT_KIND_SYNC, &s);
 }
 

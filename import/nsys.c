@@ -1061,6 +1061,39 @@ static int sync_row(struct imp *im, struct tab *t)
 	return add(im, GPT_KIND_SYNC, &s);
 }
 
+enum { V_TS, V_CTX, V_STREAM, V_CORR, V_EVENT, V_EVSYNC, V_DEV, V__N };
+
+static const char *const cuda_event_cols[V__N] = {
+	"timestamp", "contextId", "streamId", "correlationId", "eventId", "eventSyncId", "deviceId",
+};
+
+/*
+ * A cudaEventRecord call's record: a sync record of type 5 (FORMAT.md),
+ * timed by its device timestamp. Rows without one (not collected) are left
+ * out: the waits for them then name no recording.
+ */
+static int cuda_event_row(struct imp *im, struct tab *t)
+{
+	struct gpt_sync s = {.type = 5};
+	int64_t ts, dev;
+	int ret = get_int(t, V_TS, -im->shift, INT64_MAX - im->shift, 0, &ts);
+
+	if (!ret) {
+		ret = get_int(t, V_DEV, -1, UINT32_MAX - 1, -1, &dev);
+	}
+	if (ret || !ts) {
+		return ret;
+	}
+	s.start = s.end = (uint64_t)(ts + im->shift);
+	GET_U(t, V_CTX, UINT32_MAX, s.context);
+	GET_U(t, V_STREAM, UINT32_MAX, s.stream);
+	GET_U(t, V_CORR, UINT32_MAX, s.correlation);
+	GET_U32_ANY(t, V_EVENT, s.event_id);
+	GET_BITS(t, V_EVSYNC, s.event_sync_id);
+	s.device_plus1 = (uint32_t)(dev + 1);
+	return add(im, GPT_KIND_SYNC, &s);
+}
+
 enum {
 	N_START, N_END, N_TYPE, N_RANGE, N_CAT, N_COLOR, N_TEXT, N_TID, N_ENDTID, N_TEXTID, N_DOMAIN,
 	N_U64, N_I64, N_DOUBLE, N_U32, N_I32, N_FLOAT, N__N
@@ -1560,6 +1593,7 @@ static int import_activity(struct imp *im)
 		{"CUPTI_ACTIVITY_KIND_RUNTIME", "globalTid", api_cols, A__N, api_runtime_row},
 		{"CUPTI_ACTIVITY_KIND_DRIVER", "globalTid", api_cols, A__N, api_driver_row},
 		{"CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", "globalPid", sync_cols, Y__N, sync_row},
+		{"CUPTI_ACTIVITY_KIND_CUDA_EVENT", "globalPid", cuda_event_cols, V__N, cuda_event_row},
 		{"NVTX_EVENTS", "globalTid", nvtx_cols, N__N, nvtx_row},
 		{"CUPTI_ACTIVITY_KIND_OVERHEAD", "globalTid", overhead_cols, O__N,
 		 overhead_cupti_row},

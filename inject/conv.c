@@ -194,7 +194,7 @@ void gpi_capture_note_api(uint64_t start, uint32_t corr)
 {
 	uint32_t n = atomic_load_explicit(&gpi_windows.n, memory_order_acquire);
 
-	if (gpi_s.cfg.capture == GPI_CAPTURE_ALL || !corr) {
+	if ((gpi_s.cfg.capture == GPI_CAPTURE_ALL && !(gpi_s.cfg.kinds & GPI_K_SYNC)) || !corr) {
 		return;
 	}
 	if (n > GPI_MAX_WINDOWS) {
@@ -604,6 +604,35 @@ static void conv_sync(struct gpi_conv *cv, const CUpti_ActivitySynchronization2 
 	gpi_conv_add(cv, GPT_KIND_SYNC, &r);
 }
 
+/*
+ * A cudaEventRecord call's record: which stream recorded which event (a
+ * sync record of type 5, FORMAT.md). Timed by the device timestamp when
+ * CUPTI has it, else by its call when that was seen; else dropped (counted).
+ */
+static void conv_cuda_event(struct gpi_conv *cv, const CUpti_ActivityCudaEvent2 *e)
+{
+	struct gpt_sync r = {0};
+	uint64_t t = e->deviceTimestamp ? e->deviceTimestamp : api_start_of(cv, e->correlationId);
+
+	if (!t) {
+		cv->untimed++;
+		return;
+	}
+	if (!keep_event(cv, t, t)) {
+		return;
+	}
+	r.start = t;
+	r.end = t;
+	r.type = 5;
+	r.correlation = e->correlationId;
+	r.context = e->contextId;
+	r.stream = e->streamId;
+	r.event_id = e->eventId;
+	r.event_sync_id = e->cudaEventSyncId;
+	r.device_plus1 = e->deviceId + 1;
+	gpi_conv_add(cv, GPT_KIND_SYNC, &r);
+}
+
 static void conv_extcorr(struct gpi_conv *cv, const CUpti_ActivityExternalCorrelation *e)
 {
 	struct gpt_extcorr r = {
@@ -754,6 +783,9 @@ void gpi_conv_cupti_record(struct gpi_conv *cv, const void *rec)
 		break;
 	case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION:
 		conv_sync(cv, rec);
+		break;
+	case CUPTI_ACTIVITY_KIND_CUDA_EVENT:
+		conv_cuda_event(cv, rec);
 		break;
 	case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION:
 		conv_extcorr(cv, rec);

@@ -47,6 +47,7 @@ struct gpi_cupti_fns {
 	CUptiResult (*SetThreadIdType)(CUpti_ActivityThreadIdType);
 	CUptiResult (*ActivityPushExternalCorrelationId)(CUpti_ExternalCorrelationKind, uint64_t);
 	CUptiResult (*ActivityPopExternalCorrelationId)(CUpti_ExternalCorrelationKind, uint64_t *);
+	CUptiResult (*ActivityEnableCudaEventDeviceTimestamps)(uint8_t);
 };
 
 static struct gpi_cupti_fns fns;
@@ -131,6 +132,7 @@ static int load_cupti(char *errbuf, size_t errlen)
 	SYM(SetThreadIdType, false);
 	SYM(ActivityPushExternalCorrelationId, false);
 	SYM(ActivityPopExternalCorrelationId, false);
+	SYM(ActivityEnableCudaEventDeviceTimestamps, false);
 	if (missing) {
 		gpi_fmt(errbuf, errlen, "libcupti lacks %s", missing);
 		return -1;
@@ -533,11 +535,16 @@ static bool enable_kinds(const struct gpi_config *c, char *errbuf, size_t errlen
 		{GPI_K_RUNTIME, CUPTI_ACTIVITY_KIND_RUNTIME, "RUNTIME"},
 		{GPI_K_DRIVER, CUPTI_ACTIVITY_KIND_DRIVER, "DRIVER"},
 		{GPI_K_SYNC, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, "SYNCHRONIZATION"},
+		{GPI_K_SYNC, CUPTI_ACTIVITY_KIND_CUDA_EVENT, "CUDA_EVENT"},
 		{GPI_K_EXTCORR, CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION, "EXTERNAL_CORRELATION"},
 		{GPI_K_OVERHEAD, CUPTI_ACTIVITY_KIND_OVERHEAD, "OVERHEAD"},
 	};
 	unsigned kinds_ok = 0, kinds_wanted = 0;
 
+	/* event records carry the time the event completed on the device (optional) */
+	if ((c->kinds & GPI_K_SYNC) && fns.ActivityEnableCudaEventDeviceTimestamps) {
+		(void)fns.ActivityEnableCudaEventDeviceTimestamps(1);
+	}
 	for (size_t i = 0; i < GP_ARRAY_SIZE(K); i++) {
 		if (c->kinds & K[i].bit) {
 			kinds_wanted++;

@@ -284,6 +284,7 @@ struct gpi_conv {
 	uint64_t filtered; /* records outside the capture window */
 	uint64_t first_ts, last_ts;
 	uint64_t unknown_kinds;
+	uint64_t untimed;  /* event records with neither a device time nor a seen call */
 	uint64_t refused; /* records not added: the writer had failed for good */
 	/* API names by domain and cbid */
 	uint32_t *api_names[3];

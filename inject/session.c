@@ -637,9 +637,10 @@ static void *writer_main(void *arg)
 	if (writer) {
 		close_trace();
 	}
-	gpi_dbg("trace done: %llu records, %llu events, %llu outside the capture window",
+	gpi_dbg("trace done: %llu records, %llu events, %llu outside the capture window, "
+		"%llu event records without a time",
 		(unsigned long long)conv.records, (unsigned long long)conv.events,
-		(unsigned long long)conv.filtered);
+		(unsigned long long)conv.filtered, (unsigned long long)conv.untimed);
 done:
 	atomic_store(&gpi_s.state, GPI_DONE);
 	{

@@ -22,6 +22,7 @@ static const struct gpr_col step_cols[] = {
 	{"copy (ns)", GPR_COL_NUM},
 	{"communication (ns)", GPR_COL_NUM},
 	{"wait-stream (ns)", GPR_COL_NUM},
+	{"wait-rank (ns)", GPR_COL_NUM},
 	{"idle (ns)", GPR_COL_NUM},
 	{"What-if time (ns)", GPR_COL_NUM},
 	{"Saved (ns)", GPR_COL_NUM},
@@ -231,4 +232,34 @@ int gpr_critpath_render(struct gp_strbuf *out, enum gpr_format fmt, const struct
 		gp_strbuf_adds(out, "}\n");
 	}
 	return !ret && out->failed ? -GP_ERR_NOMEM : ret;
+}
+
+int gpr_critpath_each_table(const struct gpa_model *m, const struct gpa_steps *steps,
+			    const struct gpa_critpath *cp,
+			    int (*fn)(void *data, const char *title, const char *key,
+				      const struct gpr_table *t),
+			    void *data)
+{
+	static const struct {
+		const char *key, *title;
+	} secs[] = {
+		{"critical-path-steps", "Critical path: time on it per step, by category"},
+		{"critical-path-composition", "Critical path: composition over all steps"},
+		{"critical-path-segments", "Critical path: longest segments"},
+	};
+	int ret = 0;
+
+	for (size_t i = 0; i < GP_ARRAY_SIZE(secs) && !ret; i++) {
+		struct gpr_table t;
+		if (i == 0) {
+			step_table(&t, m, steps, cp);
+		} else if (i == 1) {
+			comp_table(&t, cp);
+		} else {
+			seg_table(&t, m, steps, cp);
+		}
+		ret = t.failed ? -GP_ERR_NOMEM : fn(data, secs[i].title, secs[i].key, &t);
+		gpr_table_release(&t);
+	}
+	return ret;
 }

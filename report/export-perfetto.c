@@ -14,6 +14,7 @@
 #include "analyze/model.h"
 #include "analyze/file-info.h"
 #include "analyze/overview.h"
+#include "analyze/critpath.h"
 #include "report/report.h"
 
 #include <errno.h>
@@ -515,6 +516,74 @@ uint32_t *gpr_perfetto_pids(const struct gpa_model *m)
 	return pid;
 }
 
+/* A path event's slice: its track and its span less 1 ns at each end (inside it). */
+static bool path_point(const struct pw *w, const struct gpa_cp_seg *g, uint32_t *pid,
+		       uint32_t *tid, uint64_t *s, uint64_t *e)
+{
+	const struct gpa_model *m = w->m;
+
+	if (g->kind == 0 && g->row < m->api.n && m->api.thread[g->row] < m->threads.n) {
+		uint32_t th = m->api.thread[g->row];
+		*pid = thread_pid(w, th);
+		*tid = m->threads.v[th].tid;
+		*s = m->api.start[g->row];
+		*e = m->api.end[g->row];
+	} else if (g->kind == 1 && g->row < m->gpu.n) {
+		*pid = gpu_pid(m->gpu.dev[g->row]);
+		*tid = gpa_gpu_stream(m, g->row);
+		*s = m->gpu.start[g->row];
+		*e = m->gpu.end[g->row];
+	} else {
+		return false;
+	}
+	if (*e > *s + 2) {
+		(*s)++;
+		(*e)--;
+	}
+	*e = *e < *s ? *s : *e;
+	return true;
+}
+
+/*
+ * The critical path of each step as flows of their own category
+ * ("critical_path"), one arrow from each event on it to the next.
+ */
+static void write_critpath(struct pw *w, const struct gpa_critpath *cp)
+{
+	for (size_t s = 0; cp && s < cp->steps.n; s++) {
+		const struct gpa_cp_path *p = &cp->steps.v[s].now;
+		uint32_t pid0 = 0, tid0 = 0, pid1, tid1;
+		uint64_t ts0 = 0, s1, e1, ts1;
+		bool have = false;
+		for (size_t k = 0; k < p->path_n; k++) {
+			if (!path_point(w, &cp->path.v[p->path_first + k], &pid1, &tid1, &s1, &e1)) {
+				continue;
+			}
+			/* from the end of one event to the point of the next nearest in time */
+			ts1 = !have || ts0 < s1 ? s1 : ts0 > e1 ? e1 : ts0;
+			if (have) {
+				w->flow_id++;
+				ev_begin(w, "s", pid0);
+				ev_tid(w, tid0);
+				ev_ts(w, ts0);
+				add_key_u64(&w->sb, "id", w->flow_id);
+				ev_name(w, "critical_path", "critical path");
+				gp_strbuf_adds(&w->sb, "}");
+				ev_begin(w, "f", pid1);
+				ev_tid(w, tid1);
+				ev_ts(w, ts1);
+				add_key_u64(&w->sb, "id", w->flow_id);
+				ev_name(w, "critical_path", "critical path");
+				gp_strbuf_adds(&w->sb, ",\"bp\":\"e\"}");
+			}
+			pid0 = pid1;
+			tid0 = tid1;
+			ts0 = e1;
+			have = true;
+		}
+	}
+}
+
 static int assign_pids(struct pw *w)
 {
 	w->cpu_pid = gpr_perfetto_pids(w->m);
@@ -528,6 +597,13 @@ int gpr_export_perfetto(const struct gpa_model *m, const char *path, char *errbu
 
 int gpr_export_perfetto_opts(const struct gpa_model *m, const char *path,
 			     const struct gp_progress_cb *progress, char *errbuf, size_t errlen)
+{
+	return gpr_export_perfetto_path(m, path, progress, NULL, errbuf, errlen);
+}
+
+int gpr_export_perfetto_path(const struct gpa_model *m, const char *path,
+			     const struct gp_progress_cb *progress, const struct gpa_critpath *cp,
+			     char *errbuf, size_t errlen)
 {
 	struct pw *w = calloc(1, sizeof(*w));
 	struct gp_strbuf tmp = GP_STRBUF_INIT;
@@ -567,6 +643,7 @@ int gpr_export_perfetto_opts(const struct gpa_model *m, const char *path,
 	write_apis(w);
 	write_nvtx(w);
 	ret = write_devices(w, &tmp);
+	write_critpath(w, cp);
 	gp_strbuf_adds(&w->sb, "\n],\"displayTimeUnit\":\"ns\"}\n");
 	if (!ret && (w->nomem || w->sb.failed || tmp.failed)) {
 		ret = -GP_ERR_NOMEM;

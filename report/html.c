@@ -1231,6 +1231,9 @@ int gpr_html_render(struct gp_strbuf *out, const struct gpr_report_parts *p,
 		flame_section(&d, o->flame_svg, o->flame_svg_len);
 	}
 	ret = gpr_report_each_table(p, GPR_FORMAT_JSON, table_section, &d);
+	if (!ret && o->critpath) {
+		ret = gpr_critpath_each_table(p->m, p->steps, o->critpath, table_section, &d);
+	}
 	if (ret) {
 		goto out;
 	}

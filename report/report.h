@@ -416,6 +416,13 @@ int gpr_export_perfetto(const struct gpa_model *m, const char *path, char *errbu
 uint32_t *gpr_perfetto_pids(const struct gpa_model *m);
 int gpr_export_perfetto_opts(const struct gpa_model *m, const char *path,
 			     const struct gp_progress_cb *progress, char *errbuf, size_t errlen);
+/*
+ * The same, with the critical path of each step of cp (computed with
+ * keep_path; NULL: none) as flows of the category "critical_path".
+ */
+int gpr_export_perfetto_path(const struct gpa_model *m, const char *path,
+			     const struct gp_progress_cb *progress, const struct gpa_critpath *cp,
+			     char *errbuf, size_t errlen);
 
 /*
  * Writes m to path ("-": stdout) as a Perfetto protobuf trace (a Trace of
@@ -491,6 +498,7 @@ struct gpr_html_opts {
 	const struct gpa_gaps *shade; /* gaps shaded on the timeline (its top list); may be NULL */
 	const char *flame_svg;        /* a flame graph (gpr_flame_svg) to embed; NULL: none */
 	size_t flame_svg_len;
+	const struct gpa_critpath *critpath; /* the Critical path section; NULL: none */
 };
 
 /* Defaults: 200,000 timeline events, no title, no shading. */
@@ -637,6 +645,16 @@ int gpr_devices_table(struct gpr_table *t, const struct gpa_devrow *rows, size_t
  */
 int gpr_critpath_render(struct gp_strbuf *out, enum gpr_format fmt, const struct gpa_model *m,
 			const struct gpa_steps *steps, const struct gpa_critpath *cp);
+/*
+ * Calls fn for each table of a critical-path result (steps, composition,
+ * segments; keys "critical-path-steps", ...), as the HTML report shows
+ * them. Stops at the first non-zero return and returns it.
+ */
+int gpr_critpath_each_table(const struct gpa_model *m, const struct gpa_steps *steps,
+			    const struct gpa_critpath *cp,
+			    int (*fn)(void *data, const char *title, const char *key,
+				      const struct gpr_table *t),
+			    void *data);
 
 /* ---- end critical path */
 

@@ -243,14 +243,16 @@
 #define GPT_SYNC_FIELDS(X)                                                                         \
 	X(1, u64, start, KEYED, 6)                                                                 \
 	X(2, u64, end, REL, 1)                                                                     \
-	X(3, u8, type, VARINT, 0) /* 1 event, 2 stream-wait-event, 3 stream, 4 context */          \
+	X(3, u8, type, VARINT, 0) /* 1 event, 2 stream-wait-event, 3 stream, 4 context, 5 record */ \
 	X(4, u32, correlation, DELTA, 0)                                                           \
 	X(5, u32, context, VARINT, 0)                                                              \
 	X(6, u32, stream, VARINT, 0)                                                               \
 	X(7, u32, event_id, VARINT, 0)                                                             \
 	X(8, u64, event_sync_id, VARINT, 0)                                                        \
 	X(9, u32, return_value, VARINT, 0)                                                         \
-	X(10, u32, device_plus1, VARINT, 0) /* device ordinal + 1; 0 unknown (CUPTI has none) */
+	X(10, u32, device_plus1, VARINT, 0) /* device ordinal + 1; 0 unknown (CUPTI has none) */   \
+	X(11, u32, record_correlation, VARINT, 0) /* the awaited cudaEventRecord call; 0 unknown */ \
+	X(12, u32, record_stream, VARINT, 0) /* the stream it recorded on, with 11 */
 
 /* An NVTX range (push/pop or start/end) or mark. */
 #define GPT_NVTX_FIELDS(X)                                                                         \

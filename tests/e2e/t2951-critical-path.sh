@@ -16,7 +16,8 @@ golden t2951-json out
 python3 - <<'PY' || fail "categories do not add up"
 import json
 d = json.load(open("out"))
-cats = ["cpu", "launch-overhead", "kernel", "copy", "communication", "wait-stream", "idle"]
+cats = ["cpu", "launch-overhead", "kernel", "copy", "communication", "wait-stream", "wait-rank",
+        "idle"]
 assert d["totals"]["what_if"] is True
 for s in d["steps"]:
     assert sum(s[c + " (ns)"] for c in cats) == s["Time (ns)"], s
@@ -54,7 +55,8 @@ while read -r trace summary; do
 	python3 - "$ref/$summary" <<'PY' || fail "$trace"
 import csv, json, sys
 d = json.load(open("out"))
-cats = ["cpu", "launch-overhead", "kernel", "copy", "communication", "wait-stream", "idle"]
+cats = ["cpu", "launch-overhead", "kernel", "copy", "communication", "wait-stream", "wait-rank",
+        "idle"]
 for s in d["steps"]:
     assert sum(s[c + " (ns)"] for c in cats) == s["Time (ns)"], s
 rows = {r["bound_by"]: float(r["duration"]) for r in csv.DictReader(open(sys.argv[1]))}

@@ -53,6 +53,20 @@ names = open("names.html", encoding="utf-8").read()
 assert re.search(r'<li>No occupancy for 2 launches: launch configuration', names), "no occupancy warning"
 PY
 
+# The Critical path section: the tables of gpuprof critical-path, row for row.
+expect_rc 0 "$GPUPROF" critical-path --format json r0.gpz r1.gpz
+python3 - <<'PY' || fail "critical path section"
+import json, re
+page = open("rich.html", encoding="utf-8").read()
+cp = json.load(open("out"))
+for key, rows in (("steps", cp["steps"]), ("composition", cp["composition"]),
+                  ("segments", cp["segments"])):
+    m = re.search(r'<section[^>]* id="sec-critical-path-%s".*?<tbody>(.*?)</tbody>' % key,
+                  page, re.S)
+    assert m and m.group(1).count("<tr") == len(rows), (key, len(rows))
+assert ">wait-rank<" in page, "no wait-rank category"
+PY
+
 # The same run to stdout is the same page; bad options are usage errors.
 expect_rc 0 "$GPUPROF" report --format html run.gpz
 cmp -s out run.html || fail "stdout and -o pages differ"

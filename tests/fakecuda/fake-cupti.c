@@ -123,6 +123,8 @@ static size_t record_size(CUpti_ActivityKind k)
 		return sizeof(CUpti_ActivityAPI);
 	case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION:
 		return sizeof(CUpti_ActivitySynchronization2);
+	case CUPTI_ACTIVITY_KIND_CUDA_EVENT:
+		return sizeof(CUpti_ActivityCudaEvent2);
 	case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION:
 		return sizeof(CUpti_ActivityExternalCorrelation);
 	case CUPTI_ACTIVITY_KIND_OVERHEAD:
@@ -530,6 +532,7 @@ static const struct {
 	{2, CUPTI_RUNTIME_TRACE_CBID_cudaDeviceSynchronize_v3020, "cudaDeviceSynchronize_v3020"},
 	{2, CUPTI_RUNTIME_TRACE_CBID_cudaEventSynchronize_v3020, "cudaEventSynchronize_v3020"},
 	{2, CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_v3020, "cudaStreamWaitEvent_v3020"},
+	{2, CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_v3020, "cudaEventRecord_v3020"},
 	{2, CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000, "cudaGraphLaunch_v10000"},
 	{2, CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000, "cudaProfilerStart_v4000"},
 	{2, CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStop_v4000, "cudaProfilerStop_v4000"},

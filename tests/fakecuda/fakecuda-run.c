@@ -148,6 +148,9 @@ static void run(int lo, int hi)
 		} else if (!strcmp(cmd, "sync")) {
 			sim_sync((unsigned)num(a[0]), (uint32_t)num(a[1]), (uint32_t)num(a[2]),
 				 n > 3 ? num(a[3]) * 1000 : 0);
+		} else if (!strcmp(cmd, "event")) {
+			sim_event_record((uint32_t)num(a[0]), (uint32_t)num(a[1]), (uint32_t)num(a[2]),
+					 !(n > 3 && !strcmp(a[3], "notime")));
 		} else if (!strcmp(cmd, "overhead")) {
 			sim_overhead();
 		} else if (!strcmp(cmd, "incomplete")) {

@@ -753,6 +753,44 @@ void sim_memset(uint32_t dev, uint32_t ctx, uint32_t stream, uint64_t bytes)
 
 /* ------------------------------------------------------ synchronization */
 
+/* The last event recorded (sim_event_record): what the next event wait waits for. */
+static uint32_t last_event_id;
+static uint64_t last_event_sync_id;
+
+void sim_event_record(uint32_t dev, uint32_t ctx, uint32_t stream, bool device_time)
+{
+	struct api_call c;
+	struct gpt_sync r = {0};
+	CUpti_ActivityCudaEvent2 e;
+
+	api_begin(&c, 2, CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_v3020, "cudaEventRecord_v3020");
+	memset(&e, 0, sizeof(e));
+	e.kind = CUPTI_ACTIVITY_KIND_CUDA_EVENT;
+	e.correlationId = c.corr;
+	e.contextId = ctx;
+	e.streamId = stream;
+	e.eventId = ++last_event_id;
+	e.deviceId = dev;
+	e.cudaEventSyncId = last_event_sync_id = 1000 + rnd(1000) * 1000 + last_event_id;
+	e.deviceTimestamp = device_time ? sim_now() : 0;
+	r.start = r.end = device_time ? e.deviceTimestamp : c.start;
+	r.type = 5;
+	r.correlation = c.corr;
+	r.context = ctx;
+	r.stream = stream;
+	r.event_id = e.eventId;
+	r.event_sync_id = e.cudaEventSyncId;
+	r.device_plus1 = dev + 1;
+	if (device_time) {
+		emit(&e, sizeof(e), GPT_KIND_SYNC, &r);
+		api_end(&c);
+	} else {
+		/* without a device time the record takes its call's start: the call comes first */
+		api_end(&c);
+		emit(&e, sizeof(e), GPT_KIND_SYNC, &r);
+	}
+}
+
 void sim_sync(unsigned type, uint32_t ctx, uint32_t stream, uint64_t wait_ns)
 {
 	static const struct {
@@ -790,6 +828,12 @@ void sim_sync(unsigned type, uint32_t ctx, uint32_t stream, uint64_t wait_ns)
 	r.context = ctx;
 	r.stream = stream;
 	r.device_plus1 = 0; /* CUPTI's record names no device */
+	r.record_correlation = 0; /* CUPTI's record names no recording call */
+	r.record_stream = 0;
+	if ((type == 1 || type == 2) && last_event_id) {
+		r.event_id = last_event_id;
+		r.event_sync_id = last_event_sync_id;
+	}
 	memset(&s, 0, sizeof(s));
 	s.kind = CUPTI_ACTIVITY_KIND_SYNCHRONIZATION;
 	s.type = (CUpti_ActivitySynchronizationType)r.type;

@@ -45,6 +45,9 @@ void sim_p2p(uint32_t src_dev, uint32_t dst_dev, uint32_t ctx, uint32_t stream, 
 void sim_memset(uint32_t dev, uint32_t ctx, uint32_t stream, uint64_t bytes);
 /* type: 1 event, 2 stream wait event, 3 stream, 4 context (device) synchronize. */
 void sim_sync(unsigned type, uint32_t ctx, uint32_t stream, uint64_t wait_ns);
+/* cudaEventRecord on stream and its CUDA_EVENT record (timed by the device or by the call);
+ * the next event sync or stream wait (sim_sync types 1, 2) waits for it */
+void sim_event_record(uint32_t dev, uint32_t ctx, uint32_t stream, bool device_time);
 /* An OVERHEAD record (CUPTI's own perturbation). */
 void sim_overhead(void);
 /* The calling thread's next API call carries this external correlation id. */

@@ -11,6 +11,8 @@
  *                                   every rank's kernel ends when the last one's
  *                                   1 ms transfer does
  *   compute kernel  "gemm", stream 7  [T + 1500 us, T + 1800 us)
+ *   --nccl-sync: cudaStreamSynchronize(13) [T + 1460 us, A + 1015 us), a SYNC
+ *                                   record of it: the host waits for the AllReduce
  *   filler kernels (--nccl-fill N)  N short kernels on stream 7 after T + 2500 us
  *
  * so per step: comm kernel time 1000 us + (A - a_r) on rank r, of which
@@ -35,6 +37,7 @@ struct ng {
 	int err;
 	uint32_t corr;
 	uint32_t s_gemm, s_fill, s_nccl_k, s_launch, s_allreduce, s_ring, s_simple, s_step, s_comm;
+	uint32_t s_sync;
 };
 
 static void add(struct ng *g, enum gpt_kind k, const void *rec, bool event)
@@ -123,6 +126,7 @@ int gen_nccl_write(struct gpt_writer *w, const struct gen_nccl_opts *o, struct g
 	g.s_ring = intern(&g, "RING");
 	g.s_simple = intern(&g, "SIMPLE");
 	g.s_comm = intern(&g, "default_pg");
+	g.s_sync = o->sync ? intern(&g, "cudaStreamSynchronize") : 0;
 	char name[32];
 	for (uint32_t s = 0; s < o->steps && !g.err; s++) {
 		uint64_t t = BASE_TS + 10 * US + (uint64_t)s * 4000 * US;
@@ -160,6 +164,15 @@ int gen_nccl_write(struct gpt_writer *w, const struct gen_nccl_opts *o, struct g
 		kernel(&g, a + 10 * US, last + 1010 * US, 13, g.s_nccl_k, c);
 		c = launch(&g, t + 1450 * US, 5 * US, tid);
 		kernel(&g, t + 1500 * US, t + 1800 * US, 7, g.s_gemm, c);
+		if (o->sync) {
+			struct gpt_api sa = {.start = t + 1460 * US, .end = last + 1015 * US,
+					     .tid = tid, .domain = GPT_API_RUNTIME, .cbid = 131,
+					     .name = g.s_sync, .correlation = ++g.corr};
+			add(&g, GPT_KIND_API, &sa, true);
+			struct gpt_sync sy = {.start = sa.start, .end = sa.end, .type = 3,
+					      .correlation = g.corr, .context = 1, .stream = 13};
+			add(&g, GPT_KIND_SYNC, &sy, true);
+		}
 		for (uint32_t f = 0; f < o->fill; f++) {
 			uint64_t at = t + 2500 * US + (uint64_t)f * 400;
 			c = launch(&g, at - 200, 150, tid);

@@ -41,7 +41,8 @@ static void usage(FILE *f)
 	      "  --straggler R     with --nccl: rank R arrives late at every AllReduce\n"
 	      "  --nccl-late NS    how late (400000)\n"
 	      "  --nccl-fill N     with --nccl: N more short kernels per step (0)\n"
-	      "  --nccl-names      with --nccl: no NCCL records, kernels known by name only\n",
+	      "  --nccl-names      with --nccl: no NCCL records, kernels known by name only\n"
+	      "  --nccl-sync       with --nccl: the host waits for each AllReduce\n",
 	      f);
 }
 
@@ -172,6 +173,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 		{"slowdown", 1, 0, 'D'},    {"slow-kernel", 1, 0, 'X'},
 		{"nccl", 0, 0, 1000},       {"straggler", 1, 0, 1001},  {"nccl-late", 1, 0, 1002},
 		{"nccl-fill", 1, 0, 1003},  {"nccl-names", 0, 0, 1004}, {"compact", 1, 0, 1005},
+		{"nccl-sync", 0, 0, 1006},
 		{0, 0, 0, 0},
 	};
 	int c;
@@ -179,9 +181,10 @@ static int parse_args(int argc, char **argv, struct args *a)
 	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
 		if (c == 'o') {
 			a->out = optarg;
-		} else if (c == 1000 || c == 1004) {
+		} else if (c == 1000 || c == 1004 || c == 1006) {
 			a->nccl = true;
 			a->no.names_only |= c == 1004;
+			a->no.sync |= c == 1006;
 		} else if (c >= 1001 && c <= 1003) {
 			if (!take_nccl_number(a, c, optarg)) {
 				fprintf(stderr, "tracegen: bad value '%s'\n", optarg);

@@ -251,6 +251,124 @@ TEST(critpath_host_sync_waits)
 	run_close(&r);
 }
 
+/* A sync record as CUPTI writes it: type 5 is a cudaEventRecord's (FORMAT.md). */
+static void sync_rec(struct tw *t, uint64_t start, uint64_t end, uint8_t type, uint32_t corr,
+		     uint32_t stream, uint64_t sync_id)
+{
+	struct gpt_sync y = {.start = U(start), .end = U(end), .type = type, .correlation = corr,
+			     .context = 1, .stream = stream, .event_id = 1, .event_sync_id = sync_id};
+	CHECK_EQ_I(gpt_writer_add(t->w, GPT_KIND_SYNC, &y), 0);
+}
+
+/*
+ * Two streams joined by an event, in CUPTI's terms (event sync ids): launch
+ * A [0,10) -> K_A [20,120) on stream 1; cudaEventRecord [10,12) on stream 1
+ * (id 77); cudaStreamWaitEvent [12,14) of stream 2 on it; launch B [14,20)
+ * -> K_B [121,141) on stream 2; launch C [20,22) -> K_C [25,121) on stream
+ * 3, which ends after K_A (the inference alone would pick it); then
+ * cudaEventRecord [22,23) on stream 2 (id 88) and cudaEventSynchronize
+ * [23,145) on it. Path: launch 0..20, K_A 100, the event 1, K_B 20, the
+ * sync's tail 4: 145 us.
+ */
+TEST(critpath_event_edges)
+{
+	struct tw t;
+	struct run r;
+
+	tw_open(&t, "cp8.gpz");
+	launch(&t, 0, 10, 20, 120, 1, 1, "k_a");
+	api(&t, 10, 12, "cudaEventRecord", 2);
+	sync_rec(&t, 120, 120, 5, 2, 1, 77);
+	api(&t, 12, 14, "cudaStreamWaitEvent", 3);
+	sync_rec(&t, 12, 14, 2, 3, 2, 77);
+	launch(&t, 14, 20, 121, 141, 2, 4, "k_b");
+	launch(&t, 20, 22, 25, 121, 3, 5, "k_c");
+	api(&t, 22, 23, "cudaEventRecord", 7);
+	sync_rec(&t, 141, 141, 5, 7, 2, 88);
+	api(&t, 23, 145, "cudaEventSynchronize", 6);
+	sync_rec(&t, 23, 145, 1, 6, 0, 88);
+	REQUIRE(run_open(&r, &t, "k_a", 4, NULL) == 0);
+	/* the model: the event records are not syncs; the waits name their recording */
+	REQUIRE(r.m.sync.n == 2);
+	REQUIRE(r.m.evrec.n == 2);
+	for (size_t i = 0; i < r.m.sync.n; i++) {
+		uint32_t want = r.m.sync.type[i] == 2 ? 2 : 7;
+		CHECK_EQ_U(r.m.sync.rec_corr[i], want);
+		CHECK_EQ_U(r.m.sync.rec_stream[i], r.m.sync.type[i] == 2 ? 1 : 2);
+		REQUIRE(r.m.sync.rec_api[i] != GPA_NONE);
+		CHECK_EQ_U(r.m.api.corr[r.m.sync.rec_api[i]], want);
+	}
+	REQUIRE(r.cp.steps.n == 1);
+	const struct gpa_cp_step *st = &r.cp.steps.v[0];
+	CHECK_EQ_U(st->now.end, U(145));
+	CHECK_EQ_U(st->now.cat_ns[GPA_CP_LAUNCH], U(20));
+	CHECK_EQ_U(st->now.cat_ns[GPA_CP_KERNEL], U(120));
+	CHECK_EQ_U(st->now.cat_ns[GPA_CP_WAIT_STREAM], U(1));
+	CHECK_EQ_U(st->now.cat_ns[GPA_CP_CPU], U(4));
+	/*
+	 * K_A four times faster (25 us): K_B follows the event at 46 and ends
+	 * at 66, the sync returns at 70; K_C, unchanged, now ends the step at 121.
+	 */
+	CHECK_EQ_U(st->what_if.end, U(121));
+	CHECK_EQ_U(st->what_if.cat_ns[GPA_CP_KERNEL], U(96));
+	run_close(&r);
+}
+
+/* A PyTorch CPU operator [start, end) on the test's thread, as the Kineto importer writes it. */
+static void cpu_op(struct tw *t, uint64_t start, uint64_t end, const char *name)
+{
+	struct gpt_nvtx n = {.start = U(start), .end = U(end), .type = GPT_NVTX_PUSH_POP,
+			     .domain = S(t, "cpu_op"), .message = S(t, name), .start_tid = TID,
+			     .end_tid = TID};
+	CHECK_EQ_I(gpt_writer_add(t->w, GPT_KIND_NVTX, &n), 0);
+}
+
+/*
+ * CPU ops as what-if targets: cudaMalloc [0,10); the CPU op aten::slow
+ * [10,50) holds the thread with no call in it; inside aten::fast [50,64),
+ * launch [50,60) -> k [62,70). Path: cpu 10 + 40, launch 12, kernel 8: 70
+ * us. aten::slow four times faster: 10 us instead of 40, the launch at 20,
+ * k at [32,40): 40. Removing it: 30. Speeding up aten::fast twice halves
+ * the launch call, but the launch edge runs from the call's start (its
+ * recorded lag, 12 us, set k's start): nothing moves.
+ */
+TEST(critpath_cpu_op_what_if)
+{
+	static const struct {
+		const char *sp, *rm;
+		double f;
+		uint64_t end;
+	} cases[] = {
+		{"aten::slow", NULL, 4, 40},
+		{NULL, "slow", 1, 30},
+		{"^aten::fast$", NULL, 2, 70},
+		{"no_such_op", NULL, 2, 70},
+	};
+
+	for (size_t i = 0; i < GP_ARRAY_SIZE(cases); i++) {
+		struct tw t;
+		struct run r;
+		char name[32];
+
+		snprintf(name, sizeof(name), "cp9-%zu.gpz", i);
+		tw_open(&t, name);
+		api(&t, 0, 10, "cudaMalloc", 1);
+		cpu_op(&t, 10, 50, "aten::slow");
+		cpu_op(&t, 50, 64, "aten::fast");
+		launch(&t, 50, 60, 62, 70, 1, 2, "k");
+		REQUIRE(run_open(&r, &t, cases[i].sp, cases[i].f, cases[i].rm) == 0);
+		REQUIRE(r.cp.steps.n == 1);
+		const struct gpa_cp_step *st = &r.cp.steps.v[0];
+		CHECK_EQ_U(st->now.end, U(70));
+		CHECK_EQ_U(st->now.cat_ns[GPA_CP_CPU], U(50));
+		CHECK_EQ_U(st->now.cat_ns[GPA_CP_LAUNCH], U(12));
+		CHECK_EQ_U(st->now.cat_ns[GPA_CP_KERNEL], U(8));
+		CHECK_EQ_U(st->matched, 0);
+		CHECK_EQ_U(st->what_if.end, U(cases[i].end));
+		run_close(&r);
+	}
+}
+
 TEST(critpath_bad_pattern)
 {
 	struct tw t;

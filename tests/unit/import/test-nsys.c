@@ -500,6 +500,54 @@ TEST(nsys_fields)
 	gpt_reader_free(r);
 }
 
+/*
+ * CUPTI_ACTIVITY_KIND_CUDA_EVENT rows: sync records of type 5 (an event
+ * record), timed by their device timestamp; a row without one is left out.
+ */
+TEST(nsys_cuda_event)
+{
+	char src[512], err[512], sql[1024];
+	struct gpa_nsys_import_stats st;
+	struct gpt_sync sy = {0};
+	struct gpt_reader *r;
+	sqlite3 *db;
+	int ret;
+
+	snprintf(src, sizeof(src), "%s/events.sqlite", test_tmpdir());
+	make_export(src);
+	REQUIRE(sqlite3_open(src, &db) == SQLITE_OK);
+	snprintf(sql, sizeof(sql),
+		 "CREATE TABLE CUPTI_ACTIVITY_KIND_CUDA_EVENT (timestamp INTEGER,"
+		 " deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL, greenContextId INTEGER,"
+		 " streamId INTEGER NOT NULL, correlationId INTEGER, globalPid INTEGER,"
+		 " eventId INTEGER NOT NULL, eventSyncId INTEGER);"
+		 "INSERT INTO CUPTI_ACTIVITY_KIND_CUDA_EVENT VALUES"
+		 " (4900, 3, 11, NULL, 14, 30, %" PRIu64 ", 17, 123456789012),"
+		 " (0, 3, 11, NULL, 14, 31, %" PRIu64 ", 18, 123456789013);",
+		 GPID(4242), GPID(4242));
+	exec(db, sql);
+	sqlite3_close(db);
+	r = import(src, "events", &ret, &st, err, sizeof(err));
+	CHECK_EQ_I(ret, 0);
+	REQUIRE(r);
+	/* the type 3 sync of the tiny export (5000), then the event record (4900) */
+	CHECK_EQ_U(first_of(r, GPT_KIND_SYNC, &sy, sizeof(sy), 1), 2);
+	if (sy.type != 5) {
+		r = reopen(r);
+		first_of(r, GPT_KIND_SYNC, &sy, sizeof(sy), 0);
+	}
+	CHECK_EQ_U(sy.type, 5);
+	CHECK_EQ_U(sy.start, 4900);
+	CHECK_EQ_U(sy.end, 4900);
+	CHECK_EQ_U(sy.correlation, 30);
+	CHECK_EQ_U(sy.context, 11);
+	CHECK_EQ_U(sy.stream, 14);
+	CHECK_EQ_U(sy.event_id, 17);
+	CHECK_EQ_U(sy.event_sync_id, 123456789012ull);
+	CHECK_EQ_U(sy.device_plus1, 4);
+	gpt_reader_free(r);
+}
+
 /* Builds a file with sql run on the tiny export (NULL: bytes written as they are). */
 static int import_bad(const char *name, const char *sql, const char *bytes, size_t len,
 		      char *err, size_t errlen)
