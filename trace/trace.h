@@ -18,9 +18,9 @@
  * 1.x readers read too; only compact files say 2.0.
  */
 #define GPT_FORMAT_MAJOR 2
-#define GPT_FORMAT_MINOR 0
+#define GPT_FORMAT_MINOR 1
 #define GPT_FORMAT_STREAM_MAJOR 1
-#define GPT_FORMAT_STREAM_MINOR 1
+#define GPT_FORMAT_STREAM_MINOR 2
 
 /* Hard limits the reader enforces on untrusted files (the writer stays below). */
 #define GPT_MAX_CHUNK_RECORDS (1u << 17)     /* records in one chunk */
