@@ -178,11 +178,14 @@ struct imp {
 	uint32_t dom[CAT_SYNC + 1]; /* interned NVTX domain per category */
 
 	/*
-	 * The current event's recorded inputs as one compact string (see
-	 * sig_open): sig_len 0 none; sig_bad: too long or not arrays of scalars.
+	 * The current event's recorded inputs (see sig_open): one section per
+	 * key (D, T, S, C), joined into sig in that order when the event ends;
+	 * sec_len 0 none; sig_bad: too long or not arrays of scalars.
 	 */
-	char sig[MAX_SIG + 8];
-	size_t sig_len;
+	char sec[4][MAX_SIG];
+	size_t sec_len[4];
+	int sec_cur;
+	char sig[4 * MAX_SIG + 4];
 	bool sig_bad;
 	uint64_t sigs_dropped; /* CPU op signatures dropped as too long or malformed */
 };
@@ -1220,6 +1223,8 @@ static int add_sync(struct imp *im, const struct ev_fields *f)
 	return add(im, GPT_KIND_SYNC, &s);
 }
 
+static size_t sig_join(struct imp *im);
+
 /*
  * CPU ops, annotations and Python functions: NVTX ranges in the category's
  * domain, named as the file spells it ("cpu_op", "user_annotation",
@@ -1247,10 +1252,10 @@ static int add_range(struct imp *im, const struct ev_fields *f)
 		n.type = GPT_NVTX_PUSH_POP;
 		n.start_tid = n.end_tid = u32c(ev->tid);
 	}
+	size_t sig_len = ev->cat == CAT_CPU_OP && !im->sig_bad ? sig_join(im) : 0;
 	if (ev->cat == CAT_CPU_OP && im->sig_bad) {
 		im->sigs_dropped++;
-	} else if (ev->cat == CAT_CPU_OP && im->sig_len &&
-		   intern(im, im->sig, im->sig_len, &n.args)) {
+	} else if (sig_len && intern(im, im->sig, sig_len, &n.args)) {
 		return -1;
 	}
 	return add(im, GPT_KIND_NVTX, &n);
@@ -1437,37 +1442,59 @@ static int scalar_check(struct imp *im, bool is_string)
 /*
  * A CPU op's recorded inputs become one string, its signature: for each of
  * "Input Dims", "Input type", "Input Strides" and "Concrete Inputs" present
- * as an array, in file order, a letter (D, T, S, C), '=' and the array as
+ * as an array, in that order, a letter (D, T, S, C), '=' and the array as
  * compact JSON (no blanks; strings with '"', '\\' and control bytes
  * escaped), the sections separated by one space. Ops with the same inputs
  * share one interned string; analyze/ops.c reads it.
  */
 static void sig_put(struct imp *im, const char *s, size_t n)
 {
-	if (im->sig_bad || im->sig_len + n > MAX_SIG) {
+	size_t *len = &im->sec_len[im->sec_cur];
+
+	if (im->sig_bad || *len + n > MAX_SIG) {
 		im->sig_bad = true;
 		return;
 	}
-	memcpy(im->sig + im->sig_len, s, n);
-	im->sig_len += n;
+	memcpy(im->sec[im->sec_cur] + *len, s, n);
+	*len += n;
 }
 
-static char sig_letter(enum key k)
+static const char sig_letters[4] = {'D', 'T', 'S', 'C'};
+
+/* Section k's head "X=": a key seen twice keeps its last value, as JSON readers do. */
+static void sig_start(struct imp *im, enum key k)
 {
-	return k == K_IN_DIMS ? 'D' : k == K_IN_TYPE ? 'T' : k == K_IN_STRIDES ? 'S' : 'C';
+	char head[2] = {sig_letters[k - K_IN_DIMS], '='};
+
+	im->sec_cur = (int)(k - K_IN_DIMS);
+	im->sec_len[im->sec_cur] = 0;
+	sig_put(im, head, 2);
 }
 
 /* The array of key k opens: its section starts. */
 static int sig_open(struct imp *im, enum key k)
 {
-	char head[4] = {' ', sig_letter(k), '=', '['};
-
-	if (im->sig_len) {
-		sig_put(im, head, 4);
-	} else {
-		sig_put(im, head + 1, 3);
-	}
+	sig_start(im, k);
+	sig_put(im, "[", 1);
 	return push(im, C_SIG);
+}
+
+/* The event's signature: its sections in the order D, T, S, C; its length, 0 none. */
+static size_t sig_join(struct imp *im)
+{
+	size_t n = 0;
+
+	for (int i = 0; i < 4; i++) {
+		if (!im->sec_len[i]) {
+			continue;
+		}
+		if (n) {
+			im->sig[n++] = ' ';
+		}
+		memcpy(im->sig + n, im->sec[i], im->sec_len[i]);
+		n += im->sec_len[i];
+	}
+	return n;
 }
 
 /* A new element of the innermost signature array: the ',' before all but the first. */
@@ -1506,11 +1533,7 @@ static void sig_raw(struct imp *im, enum key k, const unsigned char *v, const un
 {
 	bool in_str = false;
 
-	if (im->sig_len) {
-		sig_put(im, " ", 1);
-	}
-	char head[2] = {sig_letter(k), '='};
-	sig_put(im, head, 2);
+	sig_start(im, k);
 	for (; v < q && !im->sig_bad; v++) {
 		if (*v == '"') {
 			in_str = !in_str;
@@ -1809,7 +1832,7 @@ static int cb_start_map(void *ctx)
 	case C_EVENTS: {
 		struct ev *ev = &im->ev;
 		memset(ev, 0, offsetof(struct ev, cat_str));
-		im->sig_len = 0;
+		memset(im->sec_len, 0, sizeof(im->sec_len));
 		im->sig_bad = false;
 		return push(im, C_EVENT);
 	}
@@ -2429,6 +2452,10 @@ int gpa_import_kineto_opts(const char *path, struct gpt_writer *w,
 	gp_debug("%s: the fast path read %" PRIu64 " events and handed the scan to the token loop "
 		 "%" PRIu64 " times%s", path, im.fast_taken, im.fast_resumes,
 		 kineto_fast_path ? "" : " (fast path off)");
+	if (im.sigs_dropped) {
+		gp_debug("%s: recorded inputs of %" PRIu64 " CPU ops dropped (over %u bytes, or not "
+			 "arrays of scalars)", path, im.sigs_dropped, MAX_SIG);
+	}
 out:
 	if (im.base_pending) {
 		/*
