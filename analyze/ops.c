@@ -11,6 +11,7 @@
  */
 #include "base/compat.h"
 #include "analyze/ops.h"
+#include "analyze/steps.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -360,4 +361,89 @@ void gpa_ops_release(struct gpa_ops *r)
 {
 	gp_vec_free(&r->by_name);
 	gp_vec_free(&r->by_args);
+}
+
+/* The step of process proc whose CPU range holds t, or -1 (steps of a process are in time order). */
+static long step_of(const struct gpa_steps *steps, uint32_t proc, uint64_t t)
+{
+	size_t lo = 0, hi = steps->v.n;
+
+	/* the last step starting at or before t; steps of several processes interleave */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (steps->v.v[mid].start <= t) {
+			lo = mid + 1;
+		} else {
+			hi = mid;
+		}
+	}
+	for (size_t i = lo; i-- > 0;) {
+		const struct gpa_step *s = &steps->v.v[i];
+		if (s->proc == proc && t < s->end) {
+			return (long)i;
+		}
+		if (s->proc == proc) {
+			return -1;
+		}
+	}
+	return -1;
+}
+
+static bool steps_sorted(const struct gpa_steps *steps)
+{
+	for (size_t i = 1; i < steps->v.n; i++) {
+		if (steps->v.v[i].start < steps->v.v[i - 1].start) {
+			return false;
+		}
+	}
+	return true;
+}
+
+int gpa_ops_step_totals(const struct gpa_model *m, const struct gpa_steps *steps, double *flops,
+			double *bytes)
+{
+	struct gp_u64map perf = GP_U64MAP_INIT;
+	GP_VEC(struct gpa_op_perf) models = {0};
+	struct call *calls = NULL;
+	struct gpa_ops tmp = {0};
+	size_t n = 0;
+	int counted = 0, ret;
+
+	for (size_t i = 0; i < steps->v.n; i++) {
+		flops[i] = bytes[i] = 0;
+	}
+	if (!steps->v.n || !m->nvtx.args || !steps_sorted(steps)) {
+		return 0;
+	}
+	ret = collect_calls(m, &tmp, &calls, &n);
+	for (size_t i = 0; i < n && !ret; i++) {
+		uint32_t r = calls[i].nvtx, args = gpa_col_opt(m->nvtx.args, r);
+		uint64_t key = ((uint64_t)m->nvtx.name[r] << 32) | args, *v;
+		if (!args) {
+			continue;
+		}
+		int added = gp_u64map_get_or_insert(&perf, key, models.n, &v);
+		if (added < 0) {
+			ret = -GP_ERR_NOMEM;
+			break;
+		}
+		if (added) {
+			struct gpa_op_perf p;
+			gpa_op_perf(gpa_model_str(m, m->nvtx.name[r]), gpa_model_str(m, args), &p);
+			if ((ret = gp_vec_push(&models, p))) {
+				break;
+			}
+		}
+		const struct gpa_op_perf *p = &models.v[*v];
+		long s = step_of(steps, m->threads.v[m->nvtx.thread[r]].proc, m->nvtx.start[r]);
+		if (p->kind != GPA_OPK_NONE && s >= 0) {
+			flops[s] += p->flops;
+			bytes[s] += p->bytes;
+			counted++;
+		}
+	}
+	free(calls);
+	gp_vec_free(&models);
+	gp_u64map_release(&perf);
+	return ret ? ret : counted;
 }

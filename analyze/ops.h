@@ -93,6 +93,17 @@ struct gpa_ops {
 	const char *why_none;      /* no rows: why (static) */
 };
 
+struct gpa_steps;
+
+/*
+ * Model FLOPs and minimum bytes of each step (steps->v order, arrays of
+ * steps->v.n the caller owns): the sum over the modelled leaf operator
+ * calls that launched GPU work and began inside the step, on the step's
+ * process. Returns the number of calls counted, or -GP_ERR_NOMEM.
+ */
+int gpa_ops_step_totals(const struct gpa_model *m, const struct gpa_steps *steps, double *flops,
+			double *bytes);
+
 /* Fills *out (zeroed here). Returns 0, or a negative error with errbuf set. */
 int gpa_ops_analyze(const struct gpa_model *m, const struct gpa_ops_opts *o, struct gpa_ops *out,
 		    char *errbuf, size_t errlen);

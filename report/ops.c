@@ -116,9 +116,41 @@ static void args_row(struct gpr_table *t, const struct gpa_op_row *r)
 	common_tail(t, r);
 }
 
+static const struct gpr_col brief_cols[] = {
+	{"Operator", GPR_COL_NAME},
+	{"Model", 0},
+	{"Calls", GPR_COL_NUM | GPR_COL_COUNT},
+	{"GPU Time (ns)", GPR_COL_NUM | GPR_COL_NS},
+	{"GFLOPs", GPR_COL_NUM},
+	{"TFLOP/s", GPR_COL_NUM},
+	{"TB/s", GPR_COL_NUM},
+	{"Bound", 0},
+	{"% Roofline", GPR_COL_NUM},
+};
+
+static void brief_row(struct gpr_table *t, const struct gpa_op_row *r)
+{
+	bool mod = r->modelled > 0;
+
+	gpr_table_cell(t, r->name);
+	gpr_table_cell(t, gpa_op_kind_name(r->perf.kind));
+	gpr_table_cellf(t, "%" PRIu64, r->count);
+	gpr_table_cellf(t, "%" PRIu64, r->gpu_ns);
+	num(t, mod, r->flops / 1e9, 3);
+	num(t, mod && r->tflops.mean > 0, r->tflops.mean, 3);
+	num(t, mod && r->tbps.mean > 0, r->tbps.mean, 3);
+	gpr_table_cell(t, bound_name(r->bound));
+	num(t, r->roof_pct >= 0, r->roof_pct, 1);
+}
+
 int gpr_ops_table(struct gpr_table *t, unsigned which, const struct gpa_ops *o)
 {
-	if (which == GPR_OPS_NAMES) {
+	if (which == GPR_OPS_BRIEF) {
+		gpr_table_init(t, brief_cols, GP_ARRAY_SIZE(brief_cols));
+		for (size_t i = 0; i < o->by_name.n; i++) {
+			brief_row(t, &o->by_name.v[i]);
+		}
+	} else if (which == GPR_OPS_NAMES) {
 		gpr_table_init(t, name_cols, GP_ARRAY_SIZE(name_cols));
 		for (size_t i = 0; i < o->by_name.n; i++) {
 			name_row(t, &o->by_name.v[i]);
