@@ -140,13 +140,28 @@ static int cmp_row(const void *a, const void *b)
 	return c ? c : strcmp(x->args ? x->args : "", y->args ? y->args : "");
 }
 
-static int cmp_call_group(const void *a, const void *b)
+/* Calls c[0..n) ordered by group (ngroups of them), file order kept within one: a counting sort. */
+static struct call *by_group(const struct call *c, size_t n, size_t ngroups)
 {
-	const struct call *x = a, *y = b;
-	if (x->group != y->group) {
-		return x->group < y->group ? -1 : 1;
+	size_t *at = calloc(ngroups + 1, sizeof(*at));
+	struct call *out = malloc(sizeof(*out) * (n ? n : 1));
+
+	if (!at || !out) {
+		free(at);
+		free(out);
+		return NULL;
 	}
-	return x->nvtx < y->nvtx ? -1 : x->nvtx > y->nvtx;
+	for (size_t i = 0; i < n; i++) {
+		at[c[i].group + 1]++;
+	}
+	for (size_t g = 0; g < ngroups; g++) {
+		at[g + 1] += at[g];
+	}
+	for (size_t i = 0; i < n; i++) {
+		out[at[c[i].group]++] = c[i];
+	}
+	free(at);
+	return out;
 }
 
 /* Sums each leaf operator's GPU ops into calls (one per operator range with work). */
@@ -160,6 +175,11 @@ static int collect_calls(const struct gpa_model *m, struct gpa_ops *out, struct 
 		return -GP_ERR_NOMEM;
 	}
 	memset(slot, 0xff, sizeof(uint32_t) * m->nvtx.n);
+	/* at most one call per GPU op: reserve for a tenth of them, growing from there */
+	if (gp_vec_reserve(&calls, m->gpu.n / 10 + 16)) {
+		free(slot);
+		return -GP_ERR_NOMEM;
+	}
 	for (size_t i = 0; i < m->gpu.n; i++) {
 		uint64_t d = m->gpu.end[i] - m->gpu.start[i];
 		uint32_t r = leaf_op(m, i);
@@ -216,7 +236,12 @@ static int group_calls(const struct gpa_model *m, struct gpa_ops *out, struct ca
 	if (ret) {
 		return ret;
 	}
-	gp_qsort(c, n, sizeof(*c), cmp_call_group);
+	struct call *sorted = by_group(c, n, out->by_args.n);
+	if (!sorted) {
+		return -GP_ERR_NOMEM;
+	}
+	memcpy(c, sorted, sizeof(*c) * n);
+	free(sorted);
 	for (size_t i = 0, j; i < n; i = j) {
 		struct gpa_op_row *row = &out->by_args.v[c[i].group];
 		for (j = i; j < n && c[j].group == c[i].group; j++) {
