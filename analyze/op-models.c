@@ -9,6 +9,7 @@
 #include "base/compat.h"
 #include "analyze/ops.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -245,10 +246,10 @@ static bool is_tensor(const struct sig *s, int i)
 	return i < s->n && s->in[i].nd >= 0 && elem_size(s->in[i].type);
 }
 
-static int dim(const struct sig *s, int i, int k)
+static int64_t dim(const struct sig *s, int i, int k)
 {
 	int nd = s->in[i].nd;
-	return k < 0 ? (int)s->in[i].d[nd + k] : (int)s->in[i].d[k];
+	return k < 0 ? s->in[i].d[nd + k] : s->in[i].d[k];
 }
 
 static bool conc_true(const struct sig *s, int i)
@@ -428,13 +429,18 @@ static int conv(struct gpa_op_perf *o, const struct sig *s, const struct conv_la
 	double n = (double)s->in[0].d[0], cin = (double)s->in[0].d[1];
 	double cout = (double)s->in[1].d[0], kern = 1, out_sp = 1;
 	for (int i = 0; i < sp; i++) {
-		int64_t in = s->in[0].d[2 + i], k = s->in[1].d[2 + i];
-		int64_t out = (in + 2 * pd[i] - dl[i] * (k - 1) - 1) / (st[i] ? st[i] : 1) + 1;
+		/* in doubles: the values are untrusted and may be huge */
+		double in = (double)s->in[0].d[2 + i], k = (double)s->in[1].d[2 + i];
+		if (st[i] < 1 || pd[i] < 0 || dl[i] < 1) {
+			return none(o, "convolution stride, padding or dilation out of range");
+		}
+		double out = floor((in + 2 * (double)pd[i] - (double)dl[i] * (k - 1) - 1) /
+				   (double)st[i]) + 1;
 		if (out < 1) {
 			return none(o, "convolution output would be empty");
 		}
-		kern *= (double)k;
-		out_sp *= (double)out;
+		kern *= k;
+		out_sp *= out;
 	}
 	if ((double)s->in[1].d[1] * (double)g != cin) {
 		return none(o, "convolution weight does not match the input channels");

@@ -221,3 +221,52 @@ TEST(ops_leaf_operator)
 	gpa_ops_release(&r);
 	gpa_model_release(&m);
 }
+
+/*
+ * Signatures come from trace files, which are untrusted: mutated and cut
+ * versions of real ones, for every model, give a model or none, never a
+ * crash or a negative or non-finite figure (run under ASan and UBSan by
+ * make check). Deterministic (a fixed xorshift seed).
+ */
+TEST(ops_damaged_signatures)
+{
+	static const char *const names[] = {
+		"aten::mm", "aten::addmm", "aten::linear", "aten::_scaled_mm", "aten::conv2d",
+		"aten::cudnn_convolution", "aten::convolution_backward",
+		"aten::_scaled_dot_product_flash_attention", "aten::_efficient_attention_backward",
+		"aten::native_layer_norm", "aten::_softmax", "aten::embedding", "aten::add",
+		"aten::sum", "aten::copy_", "aten::relu_",
+	};
+	static const char base[] =
+		"D=[[2,3,32,32],[8,3,3,3],[8],[],[],[],[],[],[],[],[]] T=[\"float\",\"float\","
+		"\"float\",\"ScalarList\",\"ScalarList\",\"ScalarList\",\"Scalar\",\"ScalarList\","
+		"\"Scalar\",\"Scalar\",\"ScalarList\"] S=[[3072,1024,32,1],[27,9,3,1],[1]] "
+		"C=[\"\",\"\",\"\",\"[1, 1]\",\"[1, 1]\",\"[1, 1]\",\"1\",\"[0, 0]\",\"15\","
+		"\"True\",\"[True, True, False]\"]";
+	static const char repl[] = {'"', '\\', '[', ']', ',', '=', ' ', '-', '0', '9', 'D', 'T',
+				    'C', 'S', 'x', '.', 'e'};
+	char v[sizeof(base)];
+	uint64_t x = 88172645463325252ull;
+	int modelled = 0;
+
+	for (int i = 0; i < 4000; i++) {
+		struct gpa_op_perf p;
+		memcpy(v, base, sizeof(base));
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		if (i % 4 == 0) {
+			v[x % (sizeof(base) - 1)] = 0; /* cut */
+		} else {
+			for (int j = 0; j < 1 + i % 3; j++) {
+				x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+				v[x % (sizeof(base) - 1)] = repl[(x >> 32) % sizeof(repl)];
+			}
+		}
+		int r = gpa_op_perf(names[i % GP_ARRAY_SIZE(names)], v, &p);
+		CHECK(r == 0 || r == 1);
+		CHECK(isfinite(p.flops) && isfinite(p.bytes) && p.flops >= 0 && p.bytes >= 0);
+		CHECK(r == 1 || (p.why && *p.why));
+		modelled += r;
+	}
+	/* most mutations leave a readable signature: the models did run */
+	CHECK(modelled > 500);
+}
