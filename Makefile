@@ -297,6 +297,11 @@ bench-kineto: $(BENCH_KINETO) $(GPUPROF)
 	@sh tests/bench/bench-kineto.sh $(BENCH_KINETO) $(GPUPROF)
 bench: bench-kineto
 .PHONY: bench-kineto
+# gpuprof ops on about 1 M events with recorded shapes (tests/bench/bench-ops.sh).
+bench-ops: $(GPUPROF)
+	@sh tests/bench/bench-ops.sh $(GPUPROF)
+bench: bench-ops
+.PHONY: bench-ops
 # .gpz size against the gzipped Kineto JSON per anchor (fixed overhead vs payload).
 bench-gpz-size: $(GPUPROF)
 	@sh tests/bench/bench-gpz-size.sh $(GPUPROF)

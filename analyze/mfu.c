@@ -6,6 +6,7 @@
 #include "base/compat.h"
 #include "analyze/mfu.h"
 #include "analyze/model.h"
+#include "analyze/ops.h"
 #include "analyze/steps.h"
 
 #include <math.h>
@@ -57,6 +58,19 @@ static double median(double *v, size_t n)
 		v[j] = x;
 	}
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* The median of the positive values of v[0..n), sorted in scratch (n slots); 0 none. */
+static double median_pos(const double *v, size_t n, double *scratch)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (v[i] > 0) {
+			scratch[k++] = v[i];
+		}
+	}
+	return k ? median(scratch, k) : 0;
 }
 
 static double link_of(const struct gpa_peaks *p, uint8_t kind, const char **name)
@@ -264,8 +278,39 @@ int gpa_mfu_analyze(const struct gpa_model *m, const struct gpa_steps *steps,
 	}
 	out->has_flops = out->flops_per_step > 0;
 	out->has_bytes = o->bytes_per_step > 0;
+	out->flops_source = o->flops_per_step > 0 ? GPA_MFU_SRC_GIVEN
+			    : model		  ? GPA_MFU_SRC_MODEL
+						  : GPA_MFU_SRC_NONE;
+	out->bytes_source = out->has_bytes ? GPA_MFU_SRC_GIVEN : GPA_MFU_SRC_NONE;
+	out->bytes_per_step = o->bytes_per_step;
 	double peak = out->peaks.tflops[o->dtype] * 1e12 * out->gpus;
 	double bw = out->peaks.mem_gbps * 1e9 * out->gpus;
+	size_t ns = steps ? steps->v.n : 0;
+	double *tmp = calloc(5 * (ns ? ns : 1), sizeof(double));
+	if (!tmp) {
+		snprintf(errbuf, errlen, "out of memory");
+		return -GP_ERR_NOMEM;
+	}
+	/* Nothing given: the recorded operators' FLOPs and bytes, where the device has peaks. */
+	double *sf = tmp + 3 * ns, *sb = tmp + 4 * ns;
+	if (ns && (!out->has_flops || !out->has_bytes)) {
+		int c = gpa_ops_step_totals(m, steps, sf, sb);
+		if (c < 0) {
+			free(tmp);
+			snprintf(errbuf, errlen, "out of memory");
+			return -GP_ERR_NOMEM;
+		}
+		if (c > 0 && !out->has_flops && peak > 0) {
+			out->flops_source = GPA_MFU_SRC_OPS;
+			out->has_flops = true;
+			out->flops_per_step = out->hw_flops_per_step = median_pos(sf, ns, tmp);
+		}
+		if (c > 0 && !out->has_bytes && bw > 0) {
+			out->bytes_source = GPA_MFU_SRC_OPS;
+			out->has_bytes = true;
+			out->bytes_per_step = median_pos(sb, ns, tmp);
+		}
+	}
 	if (out->has_flops && !(peak > 0)) {
 		snprintf(errbuf, errlen,
 			 "no %s peak for the device (%s): give --device or --peak-tflops",
@@ -276,27 +321,25 @@ int gpa_mfu_analyze(const struct gpa_model *m, const struct gpa_steps *steps,
 		snprintf(errbuf, errlen, "no memory bandwidth for the device: give --peak-bw");
 		return -GP_ERR_API;
 	}
-	size_t ns = steps ? steps->v.n : 0;
-	double *tmp = calloc(3 * (ns ? ns : 1), sizeof(double));
 	size_t nm = 0, nh = 0, nb = 0;
-	if (!tmp) {
-		snprintf(errbuf, errlen, "out of memory");
-		return -GP_ERR_NOMEM;
-	}
 	for (size_t i = 0; i < ns && (out->has_flops || out->has_bytes); i++) {
 		const struct gpa_step *st = &steps->v.v[i];
 		struct gpa_mfu_step s = {.step = (uint32_t)i, .wall_ns = st->end - st->start,
 					 .mfu = -1, .hfu = -1, .mbu = -1};
 		double secs = (double)s.wall_ns / 1e9;
-		if (secs > 0 && out->has_flops) {
-			s.mfu = out->flops_per_step / secs / peak;
-			s.hfu = out->hw_flops_per_step / secs / peak;
-			s.tflops_per_gpu = out->flops_per_step / secs / out->gpus / 1e12;
+		bool of = out->flops_source == GPA_MFU_SRC_OPS, ob = out->bytes_source == GPA_MFU_SRC_OPS;
+		s.flops = of ? sf[i] : out->flops_per_step;
+		s.bytes = ob ? sb[i] : out->bytes_per_step;
+		if (secs > 0 && out->has_flops && s.flops > 0) {
+			double hw = of ? s.flops : out->hw_flops_per_step;
+			s.mfu = s.flops / secs / peak;
+			s.hfu = hw / secs / peak;
+			s.tflops_per_gpu = s.flops / secs / out->gpus / 1e12;
 			tmp[nm++] = s.mfu;
 			tmp[ns + nh++] = s.hfu;
 		}
-		if (secs > 0 && out->has_bytes) {
-			s.mbu = o->bytes_per_step / secs / bw;
+		if (secs > 0 && out->has_bytes && s.bytes > 0) {
+			s.mbu = s.bytes / secs / bw;
 			tmp[2 * ns + nb++] = s.mbu;
 		}
 		if (gp_vec_push(&out->steps, s)) {
@@ -310,7 +353,10 @@ int gpa_mfu_analyze(const struct gpa_model *m, const struct gpa_steps *steps,
 	out->hfu_median = median(tmp + ns, nh);
 	out->mbu_median = median(tmp + 2 * ns, nb);
 	free(tmp);
-	ret = refuse_over_100(out, o, working, errbuf, errlen);
+	/* the recorded operators' figures are measured, not typed: nothing to refuse */
+	bool measured = out->flops_source == GPA_MFU_SRC_OPS ||
+			(out->bytes_source == GPA_MFU_SRC_OPS && out->flops_source == GPA_MFU_SRC_NONE);
+	ret = measured ? 0 : refuse_over_100(out, o, working, errbuf, errlen);
 	if (ret) {
 		gpa_mfu_release(out);
 		return ret;

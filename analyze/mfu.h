@@ -168,6 +168,7 @@ struct gpa_mfu_step {
 	uint32_t step;            /* gpa_steps.v index */
 	uint64_t wall_ns;
 	double mfu, hfu, mbu;     /* fractions; < 0 when not computable */
+	double flops, bytes;      /* the step's FLOPs and bytes (SRC_OPS: its own; else the given) */
 	double tflops_per_gpu;    /* achieved model TFLOP/s per GPU */
 };
 
@@ -187,10 +188,20 @@ struct gpa_copy_outlier {
 	const char *why;          /* "pageable host memory", "small transfer", "slow" */
 };
 
+/* Where the FLOPs (bytes) per step came from. */
+enum gpa_mfu_source {
+	GPA_MFU_SRC_NONE = 0,
+	GPA_MFU_SRC_GIVEN = 1,  /* --flops-per-step, --bytes-per-step */
+	GPA_MFU_SRC_MODEL = 2,  /* the model description: --params, --tokens-per-step, ... */
+	GPA_MFU_SRC_OPS = 3,    /* per step, the recorded operators' FLOPs and bytes (ops.h) */
+};
+
 struct gpa_mfu {
 	struct gpa_peaks peaks;   /* of the first device */
 	uint32_t gpus;
-	double flops_per_step, hw_flops_per_step; /* 0 when not given */
+	double flops_per_step, hw_flops_per_step; /* 0 when not given; SRC_OPS: the median step's */
+	double bytes_per_step;    /* SRC_OPS: the median step's; else as given */
+	enum gpa_mfu_source flops_source, bytes_source;
 	bool has_flops, has_bytes;
 	GP_VEC(struct gpa_mfu_step) steps;
 	double mfu_median, hfu_median, mbu_median; /* < 0 when not computable */

@@ -138,7 +138,7 @@ DEFINE_TABLE_FNS_(gpa_memcpys, GPA_MEMCPY_COLS, GPA_GRAPH_COLS_)
 DEFINE_TABLE_FNS_(gpa_memsets, GPA_MEMSET_COLS, GPA_GRAPH_COLS_)
 DEFINE_TABLE_FNS_(gpa_apis, GPA_API_COLS, GPA_NO_COLS_)
 DEFINE_TABLE_FNS_(gpa_syncs, GPA_SYNC_COLS, GPA_NO_COLS_)
-DEFINE_TABLE_FNS_(gpa_nvtxs, GPA_NVTX_COLS, GPA_NO_COLS_)
+DEFINE_TABLE_FNS_(gpa_nvtxs, GPA_NVTX_COLS, GPA_NVTX_OPT_COLS_)
 DEFINE_TABLE_FNS_(gpa_overheads, GPA_OVERHEAD_COLS, GPA_NO_COLS_)
 DEFINE_TABLE_FNS_(gpa_gpus, GPA_GPU_COLS, GPA_NO_COLS_)
 
@@ -681,6 +681,13 @@ static int take_nvtx(struct file_ctx *f, const struct gpt_chunk *ch)
 		t->color[r] = n->color;
 		t->depth[r] = 0;
 		t->type[r] = n->type;
+		if (n->args) {
+			uint32_t a = map_str(f, n->args);
+			CHECK_ID(a);
+			SET_OPT_(t, args, r, a);
+		} else {
+			SET_OPT_(t, args, r, 0u);
+		}
 		/* Domains repeat: decide once per run of the same one. */
 		if (r == 0 || t->domain[r] != t->domain[r - 1]) {
 			t->origin[r] = (uint8_t)gpa_range_origin_of(gpa_model_str(f->m, t->domain[r]));

@@ -160,6 +160,8 @@ enum gpa_gpu_kind {
 #define GPA_NO_COLS_(X)
 /* The CUDA/HIP graph id a kernel, copy or memset record carries; 0 none (gpa_gpu_graph). */
 #define GPA_GRAPH_COLS_(X) X(uint32_t, graph)
+/* A CPU op's recorded inputs (NVTX field args, import/kineto.c): model string id; 0 none. */
+#define GPA_NVTX_OPT_COLS_(X) X(uint32_t, args)
 
 #define GPA_COL_PTR_(type, col) type *col;
 #define GPA_DECLARE_TABLE_(tname, COLS, OPT)                                                       \
@@ -173,7 +175,7 @@ GPA_DECLARE_TABLE_(gpa_memcpys, GPA_MEMCPY_COLS, GPA_GRAPH_COLS_)
 GPA_DECLARE_TABLE_(gpa_memsets, GPA_MEMSET_COLS, GPA_GRAPH_COLS_)
 GPA_DECLARE_TABLE_(gpa_apis, GPA_API_COLS, GPA_NO_COLS_)
 GPA_DECLARE_TABLE_(gpa_syncs, GPA_SYNC_COLS, GPA_NO_COLS_)
-GPA_DECLARE_TABLE_(gpa_nvtxs, GPA_NVTX_COLS, GPA_NO_COLS_)
+GPA_DECLARE_TABLE_(gpa_nvtxs, GPA_NVTX_COLS, GPA_NVTX_OPT_COLS_)
 GPA_DECLARE_TABLE_(gpa_overheads, GPA_OVERHEAD_COLS, GPA_NO_COLS_)
 GPA_DECLARE_TABLE_(gpa_gpus, GPA_GPU_COLS, GPA_NO_COLS_)
 

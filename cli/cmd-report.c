@@ -13,6 +13,7 @@
 #include "analyze/gaps.h"
 #include "analyze/launches.h"
 #include "analyze/critpath.h"
+#include "analyze/ops.h"
 #include "analyze/mfu.h"
 #include "analyze/occupancy.h"
 #include "analyze/overview.h"
@@ -217,6 +218,21 @@ static int render_html(const struct report_opts *o, struct gpa_model *m,
 	return ret;
 }
 
+/* The kernel-efficiency sections: occupancy, utilization, the top operators. */
+static int efficiency_of(const struct gpa_model *m, const struct gpa_steps *steps,
+			 const struct report_opts *o, const struct gpa_occ_opts *occ_opts,
+			 struct gpa_occupancy *occ, struct gpa_mfu *mfu, struct gpa_ops *ops,
+			 char *errbuf, size_t errlen)
+{
+	struct gpa_ops_opts opo = {.top = 5, .peaks = o->mfu.a.peaks};
+	int ret = gpa_occupancy_analyze(m, steps, occ_opts, occ, errbuf, errlen);
+
+	if (!ret) {
+		ret = gpa_mfu_analyze(m, steps, &o->mfu.a, mfu, errbuf, errlen);
+	}
+	return ret ? ret : gpa_ops_analyze(m, &opo, ops, errbuf, errlen);
+}
+
 static int run(const struct report_opts *o, char **args, size_t nargs)
 {
 	struct gpa_model m;
@@ -230,6 +246,7 @@ static int run(const struct report_opts *o, char **args, size_t nargs)
 	struct gpa_comm comm = {0};
 	struct gpa_findings fnd = {0};
 	struct gpa_launches lau = {0};
+	struct gpa_ops ops = {0};
 	struct gpa_gaps_opts gaps_opts = o->gaps;
 	struct gpa_gaps shown;
 	struct gpa_comm_opts comm_opts;
@@ -267,10 +284,7 @@ static int run(const struct report_opts *o, char **args, size_t nargs)
 		cli_error("out of memory");
 		goto out;
 	}
-	ret = gpa_occupancy_analyze(&m, &steps, &occ_opts, &occ, err, sizeof(err));
-	if (!ret) {
-		ret = gpa_mfu_analyze(&m, &steps, &o->mfu.a, &mfu, err, sizeof(err));
-	}
+	ret = efficiency_of(&m, &steps, o, &occ_opts, &occ, &mfu, &ops, err, sizeof(err));
 	if (ret) {
 		cli_error("%s", err);
 		status = cli_exit_code(ret, CLI_NOTFOUND_IS_USAGE);
@@ -308,6 +322,7 @@ static int run(const struct report_opts *o, char **args, size_t nargs)
 		.comm = &comm,
 		.findings = &fnd,
 		.launches = &lau,
+		.ops = &ops,
 	};
 	if (o->html) {
 		if (render_html(o, &m, &steps, &cc, &gaps_opts, &parts, &out)) {
@@ -322,6 +337,7 @@ static int run(const struct report_opts *o, char **args, size_t nargs)
 		status = CMD_OK;
 	}
 out:
+	gpa_ops_release(&ops);
 	gpa_launches_release(&lau);
 	gpa_findings_release(&fnd);
 	gpa_mfu_release(&mfu);

@@ -55,6 +55,8 @@ const struct cmd cmd_table[] = {
 	{"launches", cmd_launches,
 	 "launch calls and delays, queue length per stream, copy bandwidth, idle intervals",
 	 &cmd_launches_opts},
+	{"ops", cmd_ops, "GPU work by the PyTorch operator that launched it: FLOPs, bytes, roofline",
+	 &cmd_ops_opts},
 	{"breakdown", cmd_breakdown, "HTA's time breakdowns: idle/compute, idle causes, overlap",
 	 &cmd_breakdown_opts},
 	{"diff", cmd_diff, "did the candidate runs regress against the baseline, beyond noise",

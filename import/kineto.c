@@ -34,6 +34,7 @@
 #define CHUNK (256u << 10)
 #define MAX_DEPTH 64
 #define MAX_STR (1u << 20)       /* longest string kept (event name, thread name) */
+#define MAX_SIG 4096             /* longest CPU op signature kept; longer ones are dropped */
 #define MAX_META 65536           /* thread/process name metadata events kept */
 #define REL_TS_LIMIT_US 100000000000000LL /* 1e14 us: below this a ts is not epoch time */
 #define BASE_KEY "\"baseTimeNanoseconds\""
@@ -54,6 +55,7 @@ enum ctx {
 	C_DEVS,       /* deviceProperties array */
 	C_DEV,        /* one device object */
 	C_DIST,       /* distributedInfo object */
+	C_SIG,        /* an array of a CPU op's recorded inputs (args."Input Dims", ...) */
 };
 
 /* Keys of interest; K_NONE for every other key. */
@@ -74,6 +76,8 @@ enum key {
 	K_COLL_NAME, K_DTYPE, K_PG_NAME, /* NCCL collective args (strings) */
 	/* args: the source's occupancy estimate (kept apart from a[]) */
 	K_OCC_PCT, K_BLOCKS_SM, K_WARPS_SM,
+	/* args: a CPU op's recorded inputs (record_shapes), kept as its signature */
+	K_IN_DIMS, K_IN_TYPE, K_IN_STRIDES, K_CONCRETE,
 	/* device */
 	K_D_ID, K_D_NAME, K_D_TOTAL_MEM, K_D_CC_MAJOR, K_D_CC_MINOR, K_D_MAX_THREADS_BLOCK,
 	K_D_MAX_THREADS_SM, K_D_REGS_BLOCK, K_D_REGS_SM, K_D_WARP, K_D_SMEM_BLOCK, K_D_SMEM_SM,
@@ -173,6 +177,18 @@ struct imp {
 	uint64_t events;       /* records written from traceEvents */
 	bool epoch_decimals;   /* an epoch-microsecond ts with decimals and no base (HTA's doubles) */
 	uint32_t dom[CAT_SYNC + 1]; /* interned NVTX domain per category */
+
+	/*
+	 * The current event's recorded inputs (see sig_open): one section per
+	 * key (D, T, S, C), joined into sig in that order when the event ends;
+	 * sec_len 0 none; sig_bad: too long or not arrays of scalars.
+	 */
+	char sec[4][MAX_SIG];
+	size_t sec_len[4];
+	int sec_cur;
+	char sig[4 * MAX_SIG + 4];
+	bool sig_bad;
+	uint64_t sigs_dropped; /* CPU op signatures dropped as too long or malformed */
 };
 
 static int fail(struct imp *im, int err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -544,11 +560,34 @@ static enum key args_key_base(const unsigned char *s, size_t n)
 	}
 }
 
-/* Keys of an event's args: launch configuration, ids, NCCL collective metadata. */
+/* The inputs PyTorch records on CPU ops with record_shapes=True. */
+static enum key sig_args_key(const unsigned char *s, size_t n)
+{
+	switch (n) {
+	case 10:
+		return KEYIS("Input Dims") ? K_IN_DIMS : KEYIS("Input type") ? K_IN_TYPE : K_NONE;
+	case 13:
+		return KEYIS("Input Strides") ? K_IN_STRIDES : K_NONE;
+	case 15:
+		return KEYIS("Concrete Inputs") ? K_CONCRETE : K_NONE;
+	default:
+		return K_NONE;
+	}
+}
+
+/* Keys of an event's args: launch configuration, ids, NCCL collective metadata, inputs. */
 static enum key args_key(const unsigned char *s, size_t n)
 {
 	enum key k = args_key_base(s, n);
-	return k != K_NONE ? k : nccl_args_key(s, n);
+	if (k == K_NONE) {
+		k = nccl_args_key(s, n);
+	}
+	return k != K_NONE ? k : sig_args_key(s, n);
+}
+
+static bool is_sig_key(enum key k)
+{
+	return k >= K_IN_DIMS && k <= K_CONCRETE;
 }
 
 static enum key dev_key(const unsigned char *s, size_t n)
@@ -1196,6 +1235,8 @@ static int add_sync(struct imp *im, const struct ev_fields *f)
 	return add(im, GPT_KIND_SYNC, &s);
 }
 
+static size_t sig_join(struct imp *im);
+
 /*
  * CPU ops, annotations and Python functions: NVTX ranges in the category's
  * domain, named as the file spells it ("cpu_op", "user_annotation",
@@ -1222,6 +1263,12 @@ static int add_range(struct imp *im, const struct ev_fields *f)
 	} else {
 		n.type = GPT_NVTX_PUSH_POP;
 		n.start_tid = n.end_tid = u32c(ev->tid);
+	}
+	size_t sig_len = ev->cat == CAT_CPU_OP && !im->sig_bad ? sig_join(im) : 0;
+	if (ev->cat == CAT_CPU_OP && im->sig_bad) {
+		im->sigs_dropped++;
+	} else if (sig_len && intern(im, im->sig, sig_len, &n.args)) {
+		return -1;
 	}
 	return add(im, GPT_KIND_NVTX, &n);
 }
@@ -1402,12 +1449,126 @@ static int scalar_check(struct imp *im, bool is_string)
 	return 1;
 }
 
+/* ------------------------------------------------------------ CPU op signatures */
+
+/*
+ * A CPU op's recorded inputs become one string, its signature: for each of
+ * "Input Dims", "Input type", "Input Strides" and "Concrete Inputs" present
+ * as an array, in that order, a letter (D, T, S, C), '=' and the array as
+ * compact JSON (no blanks; strings with '"', '\\' and control bytes
+ * escaped), the sections separated by one space. Ops with the same inputs
+ * share one interned string; analyze/ops.c reads it.
+ */
+static void sig_put(struct imp *im, const char *s, size_t n)
+{
+	size_t *len = &im->sec_len[im->sec_cur];
+
+	if (im->sig_bad || *len + n > MAX_SIG) {
+		im->sig_bad = true;
+		return;
+	}
+	memcpy(im->sec[im->sec_cur] + *len, s, n);
+	*len += n;
+}
+
+static const char sig_letters[4] = {'D', 'T', 'S', 'C'};
+
+/* Section k's head "X=": a key seen twice keeps its last value, as JSON readers do. */
+static void sig_start(struct imp *im, enum key k)
+{
+	char head[2] = {sig_letters[k - K_IN_DIMS], '='};
+
+	im->sec_cur = (int)(k - K_IN_DIMS);
+	im->sec_len[im->sec_cur] = 0;
+	sig_put(im, head, 2);
+}
+
+/* The array of key k opens: its section starts. */
+static int sig_open(struct imp *im, enum key k)
+{
+	sig_start(im, k);
+	sig_put(im, "[", 1);
+	return push(im, C_SIG);
+}
+
+/* The event's signature: its sections in the order D, T, S, C; its length, 0 none. */
+static size_t sig_join(struct imp *im)
+{
+	size_t n = 0;
+
+	for (int i = 0; i < 4; i++) {
+		if (!im->sec_len[i]) {
+			continue;
+		}
+		if (n) {
+			im->sig[n++] = ' ';
+		}
+		memcpy(im->sig + n, im->sec[i], im->sec_len[i]);
+		n += im->sec_len[i];
+	}
+	return n;
+}
+
+/* A new element of the innermost signature array: the ',' before all but the first. */
+static void sig_elem(struct imp *im)
+{
+	if (im->dim_idx[im->depth - 1]++) {
+		sig_put(im, ",", 1);
+	}
+}
+
+static void sig_string(struct imp *im, const unsigned char *s, size_t n)
+{
+	sig_elem(im);
+	sig_put(im, "\"", 1);
+	for (size_t i = 0; i < n; i++) {
+		char esc[8];
+		if (s[i] == '"' || s[i] == '\\') {
+			esc[0] = '\\';
+			esc[1] = (char)s[i];
+			sig_put(im, esc, 2);
+		} else if (s[i] < 0x20) {
+			snprintf(esc, sizeof(esc), "\\u%04x", s[i]);
+			sig_put(im, esc, 6);
+		} else {
+			sig_put(im, (const char *)s + i, 1);
+		}
+	}
+	sig_put(im, "\"", 1);
+}
+
+/*
+ * The fast path's copy of a whole array [v, q) without escapes: its bytes
+ * less the blanks, which is what the token path writes from its tokens.
+ */
+static void sig_raw(struct imp *im, enum key k, const unsigned char *v, const unsigned char *q)
+{
+	bool in_str = false;
+
+	sig_start(im, k);
+	for (; v < q && !im->sig_bad; v++) {
+		if (*v == '"') {
+			in_str = !in_str;
+		} else if (!in_str && (*v == ' ' || *v == '\t' || *v == '\n' || *v == '\r')) {
+			continue;
+		} else if (!in_str && *v == '{') {
+			im->sig_bad = true; /* as the token path: arrays of scalars only */
+		}
+		sig_put(im, (const char *)v, 1);
+	}
+}
+
 static int cb_null(void *ctx)
 {
 	struct imp *im = ctx;
 	enum ctx c = top(im);
 	enum key k = cur_key(im);
 
+	if (c == C_SIG) {
+		sig_elem(im);
+		sig_put(im, "null", 4);
+		return 1;
+	}
 	/* Some writers emit "dur": null or "args": null; treat as absent, except times. */
 	if (c == C_EVENT && (k == K_NAME || k == K_ARGS || k == K_PID || k == K_TID)) {
 		return 1;
@@ -1420,7 +1581,13 @@ static int cb_null(void *ctx)
 
 static int cb_bool(void *ctx, int b)
 {
-	(void)b;
+	struct imp *im = ctx;
+
+	if (top(im) == C_SIG) {
+		sig_elem(im);
+		sig_put(im, b ? "true" : "false", b ? 4 : 5);
+		return 1;
+	}
 	return scalar_check(ctx, false);
 }
 
@@ -1433,6 +1600,10 @@ static int cb_number(void *ctx, const char *s, size_t n)
 	int64_t v;
 
 	switch (c) {
+	case C_SIG:
+		sig_elem(im);
+		sig_put(im, s, n);
+		return 1;
 	case C_EVENT:
 		if (k == K_TS || k == K_DUR) {
 			if (!parse_us_to_ns(s, n, &v)) {
@@ -1575,6 +1746,9 @@ static int cb_string(void *ctx, const unsigned char *s, size_t n)
 	enum key k = cur_key(im);
 
 	switch (c) {
+	case C_SIG:
+		sig_string(im, s, n);
+		return 1;
 	case C_EVENT:
 		switch (k) {
 		case K_PH:
@@ -1670,6 +1844,8 @@ static int cb_start_map(void *ctx)
 	case C_EVENTS: {
 		struct ev *ev = &im->ev;
 		memset(ev, 0, offsetof(struct ev, cat_str));
+		memset(im->sec_len, 0, sizeof(im->sec_len));
+		im->sig_bad = false;
 		return push(im, C_EVENT);
 	}
 	case C_EVENT:
@@ -1693,6 +1869,9 @@ static int cb_start_map(void *ctx)
 		if (k == K_TRACE_EVENTS || k == K_DEVICE_PROPS || k == K_BASE_TIME) {
 			return scalar_check(im, false);
 		}
+		return push(im, C_SKIP);
+	case C_SIG:
+		im->sig_bad = true; /* an object among the inputs: not a signature we read */
 		return push(im, C_SKIP);
 	default:
 		return push(im, C_SKIP);
@@ -1734,6 +1913,14 @@ static int cb_start_array(void *ctx)
 	if (c == C_ARGS && (k == K_GRID || k == K_BLOCK)) {
 		return push(im, C_DIM);
 	}
+	if (c == C_ARGS && is_sig_key(k)) {
+		return sig_open(im, k);
+	}
+	if (c == C_SIG) {
+		sig_elem(im);
+		sig_put(im, "[", 1);
+		return push(im, C_SIG);
+	}
 	if (c == C_TOP && (k == K_DIST_INFO || k == K_BASE_TIME)) {
 		return scalar_check(im, true);
 	}
@@ -1750,6 +1937,9 @@ static int cb_end_array(void *ctx)
 {
 	struct imp *im = ctx;
 
+	if (top(im) == C_SIG) {
+		sig_put(im, "]", 1);
+	}
 	im->depth--;
 	return 1;
 }
@@ -2076,6 +2266,16 @@ static int fast_object(struct imp *im, struct fast *f, const unsigned char **pp,
 				continue;
 			}
 		}
+		if (*v == '[' && is_sig_key(k) && top(im) == C_ARGS) {
+			q = jr_skip(v, f->e, false, false, JR_VALUE, f->depth + f->nopen, f->max);
+			/* escapes: the token path, which decodes them */
+			if (q && !memchr(v, '\\', (size_t)(q - v))) {
+				sig_raw(im, k, v, q);
+				p = fast_after(q, &c);
+				due = fast_due(true, c);
+				continue;
+			}
+		}
 		/* anything else: from its value on, the token loop */
 		fast_resume(f, v, GPA_JSON_RAW_VALUE);
 		return 1;
@@ -2264,6 +2464,10 @@ int gpa_import_kineto_opts(const char *path, struct gpt_writer *w,
 	gp_debug("%s: the fast path read %" PRIu64 " events and handed the scan to the token loop "
 		 "%" PRIu64 " times%s", path, im.fast_taken, im.fast_resumes,
 		 kineto_fast_path ? "" : " (fast path off)");
+	if (im.sigs_dropped) {
+		gp_debug("%s: recorded inputs of %" PRIu64 " CPU ops dropped (over %u bytes, or not "
+			 "arrays of scalars)", path, im.sigs_dropped, MAX_SIG);
+	}
 out:
 	if (im.base_pending) {
 		/*

@@ -99,15 +99,32 @@ int gpr_mfu_table(struct gpr_table *t, unsigned which, const struct gpa_model *m
 		cell_g(t, u->peaks.tflops[dtype] > 0 ? u->peaks.tflops[dtype] : -1, "%.6g");
 		gpr_table_cell(t, "peak memory (GB/s per GPU)");
 		cell_g(t, u->peaks.mem_gbps > 0 ? u->peaks.mem_gbps : -1, "%.6g");
-		if (u->has_flops) {
+		if (u->has_flops && u->flops_source == GPA_MFU_SRC_OPS) {
+			gpr_table_cell(t, "FLOPs per step from");
+			gpr_table_cell(t, "recorded operator shapes (gpuprof ops)");
+			gpr_table_cell(t, "model FLOPs, median step");
+			gpr_table_cellf(t, "%.6g", u->flops_per_step);
+		} else if (u->has_flops) {
+			gpr_table_cell(t, "FLOPs per step from");
+			gpr_table_cell(t, u->flops_source == GPA_MFU_SRC_GIVEN
+						  ? "--flops-per-step"
+						  : "the model description (--params, --tokens-per-step)");
 			gpr_table_cell(t, "model FLOPs per step");
 			gpr_table_cellf(t, "%.6g", u->flops_per_step);
 			gpr_table_cell(t, "hardware FLOPs per step");
 			gpr_table_cellf(t, "%.6g", u->hw_flops_per_step);
+		}
+		if (u->has_flops) {
 			gpr_table_cell(t, "MFU, median step (%)");
 			cell_g(t, u->mfu_median < 0 ? -1 : u->mfu_median * 100, "%.2f");
 			gpr_table_cell(t, "HFU, median step (%)");
 			cell_g(t, u->hfu_median < 0 ? -1 : u->hfu_median * 100, "%.2f");
+		}
+		if (u->has_bytes && u->bytes_source == GPA_MFU_SRC_OPS) {
+			gpr_table_cell(t, "bytes per step from");
+			gpr_table_cell(t, "recorded operator shapes (gpuprof ops)");
+			gpr_table_cell(t, "bytes, median step");
+			gpr_table_cellf(t, "%.6g", u->bytes_per_step);
 		}
 		if (u->has_bytes) {
 			gpr_table_cell(t, "MBU, median step (%)");

@@ -332,6 +332,20 @@ int gpr_launches_table(struct gpr_table *t, unsigned table, const struct gpa_mod
 int gpr_launches_render(struct gp_strbuf *out, enum gpr_format fmt, unsigned mask,
 			const struct gpa_model *m, const struct gpa_launches *l);
 
+/* ---- gpuprof ops (report/ops.c) */
+struct gpa_ops;
+enum gpr_ops_tables {
+	GPR_OPS_NAMES = 1 << 0, /* operators by name */
+	GPR_OPS_ARGS = 1 << 1,  /* operators by name and unique inputs */
+	GPR_OPS_ALL = (1 << 2) - 1,
+	GPR_OPS_BRIEF = 1 << 2, /* the report's section: by name, fewer columns */
+};
+/* Fills t (caller releases) with one GPR_OPS_* table. 0 or -GP_ERR_NOMEM. */
+int gpr_ops_table(struct gpr_table *t, unsigned which, const struct gpa_ops *o);
+/* The tables in mask: text and Markdown after a summary, CSV, or one JSON object (gpuprof-ops/1). */
+int gpr_ops_render(struct gp_strbuf *out, enum gpr_format fmt, unsigned mask,
+		   const struct gpa_ops *o);
+
 struct gpr_report_parts {
 	const struct gpa_model *m;
 	const struct gpa_steps *steps;
@@ -347,6 +361,8 @@ struct gpr_report_parts {
 	const struct gpa_comm *comm;     /* Communication sections when it has data; NULL: none */
 	const struct gpa_findings *findings; /* the Findings section; NULL: none */
 	const struct gpa_launches *launches; /* the Launches section; NULL or no launches: none */
+	/* "Top operators by GPU time" (report/ops.c); NULL or no recorded shapes: none */
+	const struct gpa_ops *ops;
 };
 
 /*

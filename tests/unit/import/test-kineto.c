@@ -871,3 +871,42 @@ TEST(kineto_graph_ids)
 	CHECK_EQ_U(g.k[1].graph_node_id, 0);
 	done(&g);
 }
+
+/*
+ * A CPU op's recorded inputs become one signature string, sections in the
+ * order D, T, S, C whatever the file's order, without blanks; an escaped
+ * string goes through the token loop and keeps its escape; an object among
+ * the inputs drops the signature; ops without inputs have none.
+ */
+TEST(kineto_cpu_op_signature)
+{
+	static const char text[] =
+		"{\"traceEvents\": [\n"
+		" {\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::mm\", \"pid\": 1, \"tid\": 1,"
+		"  \"ts\": 10, \"dur\": 5, \"args\": {\"Concrete Inputs\": [\"\", \"\"],"
+		"  \"Input type\": [\"float\", \"float\"], \"Input Dims\": [[64, 128], [128, 32]],"
+		"  \"Input Strides\": [[128, 1], [32, 1]], \"External id\": 3}},\n"
+		" {\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::cat\", \"pid\": 1, \"tid\": 1,"
+		"  \"ts\": 20, \"dur\": 5, \"args\": {\"Input Dims\": [[[2, 3], [2, 3]], []],"
+		"  \"Input type\": [\"TensorList\", \"Scalar\"], \"Concrete Inputs\": [\"\", \"a\\\"b\"]}},\n"
+		" {\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::odd\", \"pid\": 1, \"tid\": 1,"
+		"  \"ts\": 30, \"dur\": 5, \"args\": {\"Input Dims\": [{\"x\": 1}]}},\n"
+		" {\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::none\", \"pid\": 1, \"tid\": 1,"
+		"  \"ts\": 40, \"dur\": 5, \"args\": {\"Input Dims\": null}},\n"
+		" {\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ann\", \"pid\": 1, \"tid\": 1,"
+		"  \"ts\": 50, \"dur\": 5, \"args\": {\"Input Dims\": [[1]]}}\n"
+		"]}\n";
+	struct got g;
+
+	import(&g, text, false);
+	CHECK_EQ_I(g.ret, 0);
+	REQUIRE(g.nn == 5);
+	CHECK_STR(S(&g, g.n[0].args), "D=[[64,128],[128,32]] T=[\"float\",\"float\"] "
+				      "S=[[128,1],[32,1]] C=[\"\",\"\"]");
+	CHECK_STR(S(&g, g.n[1].args), "D=[[[2,3],[2,3]],[]] T=[\"TensorList\",\"Scalar\"] "
+				      "C=[\"\",\"a\\\"b\"]");
+	CHECK_EQ_U(g.n[2].args, 0);
+	CHECK_EQ_U(g.n[3].args, 0);
+	CHECK_EQ_U(g.n[4].args, 0); /* annotations keep no signature */
+	done(&g);
+}

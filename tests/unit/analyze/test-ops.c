@@ -1,0 +1,272 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Operator performance models (analyze/op-models.c) on inputs whose FLOPs
+ * and bytes are worked out by hand below, and the leaf-operator attribution
+ * of analyze/ops.c on a hand-made trace.
+ */
+#include "base/compat.h"
+#include "analyze/model.h"
+#include "analyze/ops.h"
+#include "tests/unit/test.h"
+
+#include <math.h>
+#include <stdio.h>
+
+static bool near(double a, double b)
+{
+	if (fabs(a - b) > 1e-9 * (fabs(b) + 1)) {
+		TFAIL("%.9g != %.9g", a, b);
+		return false;
+	}
+	return true;
+}
+
+/* Checks op name with signature sig against hand-computed flops and bytes. */
+static void model(const char *name, const char *sig, enum gpa_op_kind kind, double flops,
+		  double bytes)
+{
+	struct gpa_op_perf p;
+
+	CHECK_EQ_I(gpa_op_perf(name, sig, &p), 1);
+	CHECK_EQ_I(p.kind, kind);
+	near(p.flops, flops);
+	near(p.bytes, bytes);
+}
+
+TEST(ops_gemm_models)
+{
+	/* 2·M·K·N = 2·64·128·32; (64·128 + 128·32 + 64·32)·4 bytes */
+	model("aten::mm", "D=[[64,128],[128,32]] T=[\"float\",\"float\"]", GPA_OPK_GEMM, 524288,
+	      57344);
+	/* the out= variant's third tensor is the output, counted once */
+	model("aten::mm", "D=[[64,128],[128,32],[64,32]] T=[\"float\",\"float\",\"float\"]",
+	      GPA_OPK_GEMM, 524288, 57344);
+	/* bias adds M·N = 2048 FLOPs and its 32 elements; bf16: 2 bytes each */
+	model("aten::addmm",
+	      "D=[[32],[64,128],[128,32],[],[]] T=[\"c10::BFloat16\",\"c10::BFloat16\","
+	      "\"c10::BFloat16\",\"Scalar\",\"Scalar\"] C=[\"\",\"\",\"\",\"1\",\"1\"]",
+	      GPA_OPK_GEMM, 526336, 28736);
+	/* batch 4 of the mm above at bf16 */
+	model("aten::bmm", "D=[[4,64,128],[4,128,32]] T=[\"c10::BFloat16\",\"c10::BFloat16\"]",
+	      GPA_OPK_GEMM, 2097152, 114688);
+	/* x[2,8,16] · W[32,16]^T + b: M 16, K 16, N 32: 2·16·16·32 + 16·32; (256+512+32+512)·4 */
+	model("aten::linear", "D=[[2,8,16],[32,16],[32]] T=[\"float\",\"float\",\"float\"]",
+	      GPA_OPK_GEMM, 16896, 5248);
+	/* inner dimensions that differ: no model */
+	struct gpa_op_perf p;
+	CHECK_EQ_I(gpa_op_perf("aten::mm", "D=[[64,128],[127,32]] T=[\"float\",\"float\"]", &p),
+		   0);
+	CHECK_EQ_I(p.kind, GPA_OPK_NONE);
+}
+
+TEST(ops_scaled_mm_fp8)
+{
+	struct gpa_op_perf p;
+	/* FP8 A[128,256], B[256,64], two scalar float scales, out_dtype 15 (bf16) */
+	const char *sig = "D=[[128,256],[256,64],[],[],[],[],[],[]] "
+			  "T=[\"c10::Float8_e4m3fn\",\"c10::Float8_e4m3fn\",\"float\",\"float\","
+			  "\"\",\"\",\"Scalar\",\"Scalar\"] C=[\"\",\"\",\"\",\"\",\"\",\"\",\"15\","
+			  "\"False\"]";
+
+	/* 2·128·256·64; 128·256 + 256·64 bytes in, 128·64·2 out, scales 4 + 4 */
+	model("aten::_scaled_mm", sig, GPA_OPK_GEMM, 4194304, 32768 + 16384 + 16384 + 8);
+	CHECK_EQ_I(gpa_op_perf("aten::_scaled_mm", sig, &p), 1);
+	CHECK_EQ_I(p.dtype, GPA_DT_FP8);
+}
+
+TEST(ops_conv_models)
+{
+	/* in [2,3,32,32], w [8,3,3,3], stride 1, pad 1: out 32x32; 2·2·8·1024·3·9 */
+	model("aten::conv2d",
+	      "D=[[2,3,32,32],[8,3,3,3],[],[],[],[],[]] T=[\"float\",\"float\",\"\",\"ScalarList\","
+	      "\"ScalarList\",\"ScalarList\",\"Scalar\"] C=[\"\",\"\",\"\",\"[1, 1]\",\"[1, 1]\","
+	      "\"[1, 1]\",\"1\"]",
+	      GPA_OPK_CONV, 884736, (6144 + 216 + 16384) * 4.0);
+	/* stride 2, no padding: (32 - 2 - 1) / 2 + 1 = 15; cudnn's order is padding, stride */
+	model("aten::cudnn_convolution",
+	      "D=[[2,3,32,32],[8,3,3,3],[],[],[],[],[],[],[]] T=[\"float\",\"float\","
+	      "\"ScalarList\",\"ScalarList\",\"ScalarList\",\"Scalar\",\"Scalar\",\"Scalar\","
+	      "\"Scalar\"] C=[\"\",\"\",\"[0, 0]\",\"[2, 2]\",\"[1, 1]\",\"1\",\"False\",\"False\","
+	      "\"True\"]",
+	      GPA_OPK_CONV, 2.0 * 2 * 8 * 225 * 3 * 9, (6144 + 216 + 2 * 8 * 225) * 4.0);
+	/* backward, grad_input and grad_weight: two forwards' FLOPs */
+	model("aten::convolution_backward",
+	      "D=[[2,8,32,32],[2,3,32,32],[8,3,3,3],[],[],[],[],[],[],[],[]] T=[\"float\","
+	      "\"float\",\"float\",\"ScalarList\",\"ScalarList\",\"ScalarList\",\"ScalarList\","
+	      "\"Scalar\",\"ScalarList\",\"Scalar\",\"ScalarList\"] C=[\"\",\"\",\"\",\"[0]\","
+	      "\"[1, 1]\",\"[1, 1]\",\"[1, 1]\",\"False\",\"[0, 0]\",\"1\",\"[True, True, False]\"]",
+	      GPA_OPK_CONV, 2 * 884736.0, (16384 + 6144 + 216 + 6144 + 216) * 4.0);
+}
+
+TEST(ops_attention_models)
+{
+	/* q, k, v [2,4,128,64] bf16, causal: 2·2·4·128·128·(64+64) / 2; 4 tensors of 131072 B */
+	model("aten::_scaled_dot_product_flash_attention",
+	      "D=[[2,4,128,64],[2,4,128,64],[2,4,128,64],[],[],[],[]] T=[\"c10::BFloat16\","
+	      "\"c10::BFloat16\",\"c10::BFloat16\",\"Scalar\",\"Scalar\",\"Scalar\",\"\"] "
+	      "C=[\"\",\"\",\"\",\"0.\",\"True\",\"False\",\"\"]",
+	      GPA_OPK_ATTN, 16777216, 524288);
+	/* not causal: the whole product */
+	model("aten::_scaled_dot_product_flash_attention",
+	      "D=[[2,4,128,64],[2,4,128,64],[2,4,128,64],[],[],[],[]] T=[\"c10::BFloat16\","
+	      "\"c10::BFloat16\",\"c10::BFloat16\",\"Scalar\",\"Scalar\",\"Scalar\",\"\"] "
+	      "C=[\"\",\"\",\"\",\"0.\",\"False\",\"False\",\"\"]",
+	      GPA_OPK_ATTN, 33554432, 524288);
+}
+
+TEST(ops_memory_bound_models)
+{
+	/* layer norm [8,1024] with weight and bias: 7 FLOPs per element; in, w, b, out */
+	model("aten::native_layer_norm",
+	      "D=[[8,1024],[],[1024],[1024],[]] T=[\"float\",\"ScalarList\",\"float\",\"float\","
+	      "\"Scalar\"]",
+	      GPA_OPK_NORM, 57344, 73728);
+	/* softmax [16,512] half: 5 per element, read and write */
+	model("aten::_softmax", "D=[[16,512],[],[]] T=[\"c10::Half\",\"Scalar\",\"Scalar\"] "
+	      "C=[\"\",\"-1\",\"False\"]", GPA_OPK_SOFTMAX, 40960, 32768);
+	/* [1024,1024] + [1024] broadcast: 1 FLOP per output element */
+	model("aten::add", "D=[[1024,1024],[1024],[]] T=[\"float\",\"float\",\"Scalar\"]",
+	      GPA_OPK_BINARY, 1048576, (1048576 + 1024 + 1048576) * 4.0);
+	/* sum over dim 1 of [32,64]: 32 outputs */
+	model("aten::sum", "D=[[32,64],[],[],[]] T=[\"float\",\"ScalarList\",\"Scalar\",\"\"] "
+	      "C=[\"\",\"[1]\",\"False\",\"\"]", GPA_OPK_REDUCE, 2048, 2048 * 4 + 32 * 4);
+	/* 64 int64 indices into [1000,64] floats: indices, rows read, rows written */
+	model("aten::embedding", "D=[[1000,64],[4,16],[],[],[]] T=[\"float\",\"long int\","
+	      "\"Scalar\",\"Scalar\",\"Scalar\"]", GPA_OPK_EMBEDDING, 0, 512 + 2 * 64 * 64 * 4.0);
+	/* copy_ float -> bf16 of [256]: read 1024, write 512 */
+	model("aten::copy_", "D=[[256],[256],[]] T=[\"c10::BFloat16\",\"float\",\"Scalar\"]",
+	      GPA_OPK_COPY, 0, 1536);
+}
+
+TEST(ops_no_model)
+{
+	struct gpa_op_perf p;
+
+	CHECK_EQ_I(gpa_op_perf("aten::foo", "D=[[4]] T=[\"float\"]", &p), 0);
+	CHECK_EQ_I(p.kind, GPA_OPK_NONE);
+	CHECK(p.flops == 0 && p.bytes == 0);
+	CHECK_CONTAINS(p.why, "no performance model");
+	CHECK_EQ_I(gpa_op_perf("aten::mm", NULL, &p), 0);
+	CHECK_CONTAINS(p.why, "record_shapes");
+	/* damaged signatures: no model, no crash */
+	CHECK_EQ_I(gpa_op_perf("aten::mm", "D=[[64,128],[128", &p), 0);
+	CHECK_EQ_I(gpa_op_perf("aten::mm", "D=[[64,128],[128,32]] T=[\"float\"", &p), 0);
+	CHECK_EQ_I(gpa_op_perf("aten::mm", "X", &p), 0);
+	CHECK_EQ_I(gpa_op_perf("aten::mm", "D=[[-1,2],[2,2]] T=[\"float\",\"float\"]", &p), 0);
+}
+
+/*
+ * Thread 100: aten::linear [0,100) us > aten::addmm [10,90) with shapes;
+ * cudaLaunchKernel [20,30) corr 1 -> kernel [40,60); cudaLaunchKernel
+ * [200,210) corr 2, outside any operator -> kernel [220,225).
+ */
+TEST(ops_leaf_operator)
+{
+	char path[512];
+	struct gpt_writer *w;
+	uint32_t dom, lin, addmm, sig, launch, kname;
+
+	snprintf(path, sizeof(path), "%s/ops.gpz", test_tmpdir());
+	CHECK_EQ_I(gpt_writer_open(path, NULL, &w), 0);
+	struct gpt_process pr = {.pid = 7, .rank = -1, .phase = 1};
+	CHECK_EQ_I(gpt_writer_add(w, GPT_KIND_PROCESS, &pr), 0);
+	CHECK_EQ_I(gpt_writer_intern_cstr(w, "cpu_op", &dom), 0);
+	CHECK_EQ_I(gpt_writer_intern_cstr(w, "aten::linear", &lin), 0);
+	CHECK_EQ_I(gpt_writer_intern_cstr(w, "aten::addmm", &addmm), 0);
+	CHECK_EQ_I(gpt_writer_intern_cstr(w, "D=[[32],[64,128],[128,32],[],[]] T=[\"float\","
+					     "\"float\",\"float\",\"Scalar\",\"Scalar\"]", &sig), 0);
+	CHECK_EQ_I(gpt_writer_intern_cstr(w, "cudaLaunchKernel", &launch), 0);
+	CHECK_EQ_I(gpt_writer_intern_cstr(w, "gemm_kernel", &kname), 0);
+	struct gpt_nvtx n1 = {.start = 0, .end = 100000, .type = GPT_NVTX_PUSH_POP, .domain = dom,
+			      .message = lin, .start_tid = 100, .end_tid = 100};
+	struct gpt_nvtx n2 = {.start = 10000, .end = 90000, .type = GPT_NVTX_PUSH_POP,
+			      .domain = dom, .message = addmm, .start_tid = 100, .end_tid = 100,
+			      .args = sig};
+	CHECK_EQ_I(gpt_writer_add(w, GPT_KIND_NVTX, &n1), 0);
+	CHECK_EQ_I(gpt_writer_add(w, GPT_KIND_NVTX, &n2), 0);
+	for (int i = 0; i < 2; i++) {
+		struct gpt_api a = {.start = i ? 200000 : 20000, .end = i ? 210000 : 30000,
+				    .tid = 100, .domain = GPT_API_RUNTIME, .name = launch,
+				    .correlation = (uint32_t)i + 1};
+		struct gpt_kernel k = {.start = i ? 220000 : 40000, .end = i ? 225000 : 60000,
+				       .stream = 7, .correlation = (uint32_t)i + 1, .name = kname,
+				       .grid_x = 1, .grid_y = 1, .grid_z = 1, .block_x = 32,
+				       .block_y = 1, .block_z = 1};
+		CHECK_EQ_I(gpt_writer_add(w, GPT_KIND_API, &a), 0);
+		CHECK_EQ_I(gpt_writer_add(w, GPT_KIND_KERNEL, &k), 0);
+	}
+	CHECK_EQ_I(gpt_writer_close(w), 0);
+
+	struct gpa_model m;
+	struct gpa_ops r;
+	struct gpa_ops_opts o = {0};
+	const char *paths[1] = {path};
+	char err[256] = "";
+	REQUIRE(gpa_model_load(&m, paths, 1, NULL, err, sizeof(err)) == 0);
+	REQUIRE(gpa_ops_analyze(&m, &o, &r, err, sizeof(err)) == 0);
+	CHECK_EQ_U(r.gpu_ops, 2);
+	CHECK_EQ_U(r.gpu_ops_in_ops, 1);
+	CHECK_EQ_U(r.gpu_ns_in_ops, 20000);
+	CHECK_EQ_U(r.cpu_ops, 2);
+	CHECK_EQ_U(r.cpu_ops_shaped, 1);
+	/* the kernel belongs to aten::addmm alone: aten::linear has no row */
+	CHECK_EQ_U(r.by_name.n, 1);
+	CHECK_STR(r.by_name.v[0].name, "aten::addmm");
+	CHECK_EQ_U(r.by_name.v[0].count, 1);
+	CHECK_EQ_U(r.by_name.v[0].gpu_ns, 20000);
+	/* 2·64·128·32 + 64·32 = 526336 FLOPs in 20 us: 0.0263168 TFLOP/s */
+	near(r.by_name.v[0].flops, 526336);
+	CHECK_EQ_U(r.by_args.n, 1);
+	near(r.by_args.v[0].tflops.median, 526336 / 20000.0 / 1000);
+	gpa_ops_release(&r);
+	gpa_model_release(&m);
+}
+
+/*
+ * Signatures come from trace files, which are untrusted: mutated and cut
+ * versions of real ones, for every model, give a model or none, never a
+ * crash or a negative or non-finite figure (run under ASan and UBSan by
+ * make check). Deterministic (a fixed xorshift seed).
+ */
+TEST(ops_damaged_signatures)
+{
+	static const char *const names[] = {
+		"aten::mm", "aten::addmm", "aten::linear", "aten::_scaled_mm", "aten::conv2d",
+		"aten::cudnn_convolution", "aten::convolution_backward",
+		"aten::_scaled_dot_product_flash_attention", "aten::_efficient_attention_backward",
+		"aten::native_layer_norm", "aten::_softmax", "aten::embedding", "aten::add",
+		"aten::sum", "aten::copy_", "aten::relu_",
+	};
+	static const char base[] =
+		"D=[[2,3,32,32],[8,3,3,3],[8],[],[],[],[],[],[],[],[]] T=[\"float\",\"float\","
+		"\"float\",\"ScalarList\",\"ScalarList\",\"ScalarList\",\"Scalar\",\"ScalarList\","
+		"\"Scalar\",\"Scalar\",\"ScalarList\"] S=[[3072,1024,32,1],[27,9,3,1],[1]] "
+		"C=[\"\",\"\",\"\",\"[1, 1]\",\"[1, 1]\",\"[1, 1]\",\"1\",\"[0, 0]\",\"15\","
+		"\"True\",\"[True, True, False]\"]";
+	static const char repl[] = {'"', '\\', '[', ']', ',', '=', ' ', '-', '0', '9', 'D', 'T',
+				    'C', 'S', 'x', '.', 'e'};
+	char v[sizeof(base)];
+	uint64_t x = 88172645463325252ull;
+	int modelled = 0;
+
+	for (int i = 0; i < 4000; i++) {
+		struct gpa_op_perf p;
+		memcpy(v, base, sizeof(base));
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		if (i % 4 == 0) {
+			v[x % (sizeof(base) - 1)] = 0; /* cut */
+		} else {
+			for (int j = 0; j < 1 + i % 3; j++) {
+				x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+				v[x % (sizeof(base) - 1)] = repl[(x >> 32) % sizeof(repl)];
+			}
+		}
+		int r = gpa_op_perf(names[i % GP_ARRAY_SIZE(names)], v, &p);
+		CHECK(r == 0 || r == 1);
+		CHECK(isfinite(p.flops) && isfinite(p.bytes) && p.flops >= 0 && p.bytes >= 0);
+		CHECK(r == 1 || (p.why && *p.why));
+		modelled += r;
+	}
+	/* most mutations leave a readable signature: the models did run */
+	CHECK(modelled > 500);
+}
