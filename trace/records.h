@@ -340,7 +340,12 @@
 	X(3, str, metric, VARINT, 0)                                                               \
 	X(4, u64, value_bits, VARINT, 0)
 
-/* Device memory allocation and release (MEMORY2). */
+/*
+ * Device memory allocation and release (CUPTI MEMORY2, a PyTorch profiler
+ * "[memory]" event, an nsys CUDA_GPU_MEMORY_USAGE_EVENTS row). bytes is the
+ * size, op says which way; the totals are the allocator's after the event
+ * when flags has GPT_MEMORY_HAS_TOTALS (reserved: GPT_MEMORY_HAS_RESERVED).
+ */
 #define GPT_MEMORY_FIELDS(X)                                                                       \
 	X(1, u64, ts, DELTA, 0)                                                                    \
 	X(2, u8, op, VARINT, 0) /* 1 allocation, 2 release */                                      \
@@ -354,7 +359,12 @@
 	X(10, u64, pc, VARINT, 0)                                                                  \
 	X(11, u8, is_async, VARINT, 0)                                                             \
 	X(12, u8, pool_type, VARINT, 0)                                                            \
-	X(13, str, name, VARINT, 0)
+	X(13, str, name, VARINT, 0)                                                                \
+	X(14, u32, tid, VARINT, 0)             /* allocating CPU thread; 0 unknown (1.2) */        \
+	X(15, u64, total_allocated, VARINT, 0) /* allocator's bytes in use after it (1.2) */       \
+	X(16, u64, total_reserved, VARINT, 0)  /* allocator's bytes reserved after it (1.2) */     \
+	X(17, u8, flags, VARINT, 0)            /* enum gpt_memory_flags (1.2) */                   \
+	X(18, u8, device_type, VARINT, 0)      /* c10 DeviceType: 0 CPU, 1 CUDA, 6 HIP (1.2) */
 
 /* One CUDA graph launch (GRAPH_TRACE). */
 #define GPT_GRAPH_FIELDS(X)                                                                        \
@@ -460,6 +470,18 @@ enum gpt_kind {
 	GPT_KIND__LAST_RECORD = 25,
 	GPT_KIND_INDEX = 127,
 	GPT_KIND__MAX = 128,
+};
+
+/* memory.flags */
+enum gpt_memory_flags {
+	GPT_MEMORY_HAS_TOTALS = 1 << 0,   /* total_allocated is the source's */
+	GPT_MEMORY_HAS_RESERVED = 1 << 1, /* total_reserved is the source's */
+	GPT_MEMORY_HOST = 1 << 2,         /* host (CPU) memory, not a device's */
+};
+
+enum gpt_memory_op {
+	GPT_MEMORY_ALLOC = 1,
+	GPT_MEMORY_FREE = 2,
 };
 
 enum gpt_api_domain {
