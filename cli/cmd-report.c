@@ -12,6 +12,7 @@
 #include "analyze/flame.h"
 #include "analyze/gaps.h"
 #include "analyze/launches.h"
+#include "analyze/memory.h"
 #include "analyze/mfu.h"
 #include "analyze/occupancy.h"
 #include "analyze/overview.h"
@@ -175,6 +176,7 @@ static int run(const struct report_opts *o, char **args, size_t nargs)
 	struct gpa_comm comm = {0};
 	struct gpa_findings fnd = {0};
 	struct gpa_launches lau = {0};
+	struct gpa_memory mem = {0};
 	struct gpa_gaps_opts gaps_opts = o->gaps;
 	struct gpa_gaps shown;
 	struct gpa_comm_opts comm_opts;
@@ -228,8 +230,15 @@ static int run(const struct report_opts *o, char **args, size_t nargs)
 		cli_error("%s", err);
 		goto out;
 	}
+	struct gpa_memory_opts mo;
+	gpa_memory_opts_init(&mo);
+	mo.steps = &steps;
+	if (gpa_memory_analyze(&m, &mo, &mem, err, sizeof(err))) {
+		cli_error("%s", err);
+		goto out;
+	}
 	struct gpa_findings_in fin = {.m = &m, .steps = &steps, .gaps = &gaps, .comm = &comm,
-				      .occ = &occ, .mfu = &mfu};
+				      .occ = &occ, .mfu = &mfu, .memory = &mem};
 	if (gpa_findings_build(&fin, &fnd)) {
 		cli_error("out of memory");
 		goto out;
@@ -253,6 +262,7 @@ static int run(const struct report_opts *o, char **args, size_t nargs)
 		.comm = &comm,
 		.findings = &fnd,
 		.launches = &lau,
+		.memory = &mem,
 	};
 	if (o->html) {
 		struct gpr_html_opts ho;
@@ -292,6 +302,7 @@ static int run(const struct report_opts *o, char **args, size_t nargs)
 		status = CMD_OK;
 	}
 out:
+	gpa_memory_release(&mem);
 	gpa_launches_release(&lau);
 	gpa_findings_release(&fnd);
 	gpa_mfu_release(&mfu);

@@ -371,6 +371,7 @@ struct gpr_report_parts {
 	const struct gpa_mfu *mfu;       /* "Utilization" (with FLOPs or bytes), "Copy bandwidth" */
 	enum gpa_dtype mfu_dtype;
 	const struct gpa_comm *comm;     /* Communication sections when it has data; NULL: none */
+	const struct gpa_memory *memory; /* "GPU memory" when it has events; NULL: none */
 	const struct gpa_findings *findings; /* the Findings section; NULL: none */
 	const struct gpa_launches *launches; /* the Launches section; NULL or no launches: none */
 };

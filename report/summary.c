@@ -9,6 +9,7 @@
 #include "analyze/findings.h"
 #include "analyze/gaps.h"
 #include "analyze/launches.h"
+#include "analyze/memory.h"
 #include "analyze/occupancy.h"
 #include "analyze/overview.h"
 #include "analyze/stats.h"
@@ -215,6 +216,7 @@ enum section_id {
 	SEC_MEMORY,
 	SEC_GAPS,
 	SEC_LAUNCHES,
+	SEC_GPU_MEMORY,
 	SEC_OCCUPANCY,
 	SEC_UTIL,
 	SEC_COPY_BW,
@@ -238,6 +240,7 @@ static const struct {
 	[SEC_MEMORY] = {"Memory traffic", "memory"},
 	[SEC_GAPS] = {"Longest gaps", "longest_gaps"},
 	[SEC_LAUNCHES] = {"Launches", "launches"},
+	[SEC_GPU_MEMORY] = {"GPU memory", "gpu_memory"},
 	[SEC_OCCUPANCY] = {"Theoretical occupancy", "occupancy"},
 	[SEC_UTIL] = {"Utilization", "utilization"},
 	[SEC_COPY_BW] = {"Copy bandwidth", "copy_bandwidth"},
@@ -256,6 +259,8 @@ static bool present(enum section_id s, const struct gpr_report_parts *p)
 	switch (s) {
 	case SEC_LAUNCHES:
 		return p->launches && p->launches->cpu.n;
+	case SEC_GPU_MEMORY:
+		return p->memory && p->memory->pools.n;
 	case SEC_OCCUPANCY:
 		return p->occ && p->occ->groups.n;
 	case SEC_UTIL:
@@ -304,6 +309,8 @@ static int fill(struct gpr_table *t, enum section_id s, const struct gpr_report_
 		return gpr_gaps_table(t, GPR_GAPS_LONGEST, p->m, p->steps, p->gaps);
 	case SEC_LAUNCHES:
 		return gpr_launches_table(t, GPR_LAUNCH_BRIEF, p->m, p->launches);
+	case SEC_GPU_MEMORY:
+		return gpr_memory_table(t, GPR_MEM_DEVICES, p->m, p->memory);
 	case SEC_OCCUPANCY:
 		return gpr_occupancy_table(t, GPR_OCC_KERNELS, p->m, p->steps, p->occ,
 					   p->top_kernels);
@@ -511,7 +518,8 @@ static size_t text_order(const struct gpr_report_parts *p, enum section_id *out)
 {
 	static const enum section_id head[] = {SEC_CAUSES, SEC_KERNELS};
 	static const enum section_id tail[] = {
-		SEC_PROCS,    SEC_DEVICES, SEC_MEMORY,  SEC_GAPS, SEC_LAUNCHES, SEC_OCCUPANCY,
+		SEC_PROCS,    SEC_DEVICES, SEC_MEMORY,  SEC_GAPS, SEC_LAUNCHES, SEC_GPU_MEMORY,
+		SEC_OCCUPANCY,
 		SEC_UTIL,     SEC_COPY_BW, SEC_ROOFLINE, SEC_COMM, SEC_COMM_EXPOSED,
 	};
 	bool lng = steps_long(p->steps);
@@ -606,7 +614,7 @@ static int render_json(struct gp_strbuf *o, const struct gpr_report_parts *p)
 	const struct gpa_overview *ov = p->ov;
 	int ret = 0;
 
-	gp_strbuf_adds(o, "{\"schema\":\"gpuprof-report/1.3\"");
+	gp_strbuf_adds(o, "{\"schema\":\"gpuprof-report/1.4\"");
 	ret = gpr_findings_json(o, p);
 	gp_strbuf_addf(o, ",\"traced\":{\"first_ns\":%" PRIu64
 			  ",\"last_ns\":%" PRIu64 ",\"span_ns\":%" PRIu64 ",\"events\":%" PRIu64
