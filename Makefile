@@ -292,6 +292,12 @@ bench-kineto: $(BENCH_KINETO) $(GPUPROF)
 bench: bench-kineto
 .PHONY: bench-kineto
 # .gpz size against the gzipped Kineto JSON per anchor (fixed overhead vs payload).
+# gpuprof memory on 10 M allocator events; the recorder's cost per allocation.
+bench-memory: $(GPUPROF) $(TRACEGEN)
+	@sh tests/bench/bench-memory.sh $(O)
+bench: bench-memory
+.PHONY: bench-memory
+
 bench-gpz-size: $(GPUPROF)
 	@sh tests/bench/bench-gpz-size.sh $(GPUPROF)
 bench: bench-gpz-size

@@ -110,6 +110,41 @@ static int group_by_thread(const uint32_t *thread, size_t n, size_t stride, size
 	return 0;
 }
 
+/*
+ * Events a recorder tied to their API call by correlation (CUPTI MEMORY2:
+ * no thread of its own): the innermost NVTX range around that call.
+ */
+static int ranges_by_call(const struct gpa_model *m, uint32_t *own)
+{
+	struct gp_u64map calls = GP_U64MAP_INIT;
+	bool any = false;
+	int ret = 0;
+
+	for (size_t i = 0; i < m->mem.n && !any; i++) {
+		any = m->mem.v[i].thread == GPA_NONE && m->mem.v[i].corr;
+	}
+	if (!any) {
+		return 0;
+	}
+	for (size_t a = 0; a < m->api.n && !ret; a++) {
+		if (!m->api.corr[a] || m->api.thread[a] >= m->threads.n) {
+			continue;
+		}
+		uint64_t key = (uint64_t)m->threads.v[m->api.thread[a]].proc << 32 | m->api.corr[a];
+		ret = gp_u64map_put(&calls, key, a + 1) < 0 ? -GP_ERR_NOMEM : 0;
+	}
+	for (size_t i = 0; i < m->mem.n && !ret; i++) {
+		const struct gpa_mem_ev *e = &m->mem.v[i];
+		if (e->thread != GPA_NONE || !e->corr) {
+			continue;
+		}
+		uint64_t row = gp_u64map_get(&calls, (uint64_t)e->proc << 32 | e->corr, 0);
+		own[i] = row ? m->api.nvtx[row - 1] : GPA_NONE;
+	}
+	gp_u64map_release(&calls);
+	return ret;
+}
+
 /* own[i]: the innermost push/pop range of event i's thread around its time, or GPA_NONE. */
 static int event_ranges(const struct gpa_model *m, uint32_t *own)
 {
@@ -163,7 +198,7 @@ static int event_ranges(const struct gpa_model *m, uint32_t *own)
 	free(nfirst);
 	free(efirst);
 	free(stack);
-	return ret;
+	return ret ? ret : ranges_by_call(m, own);
 }
 
 /* ------------------------------------------------------------ the pass */
@@ -351,6 +386,11 @@ static int group_live(struct ctx *c, uint32_t pi, uint64_t t0, uint64_t t1, size
 
 /* ------------------------------------------------------------ steps, leak */
 
+/*
+ * A step's stretch for memory: from its start to its end or the next step's
+ * start, whichever comes first (a step's end includes its GPU work, which
+ * may run into the next step's CPU range).
+ */
 static int pool_steps(struct ctx *c, uint32_t pi)
 {
 	const struct gpa_model *m = c->m;
@@ -369,6 +409,9 @@ static int pool_steps(struct ctx *c, uint32_t pi)
 		}
 		struct gpa_mem_step ms = {.step = (uint32_t)s, .number = x->number,
 					  .start = x->start, .end = x->end};
+		if (p->steps.n && p->steps.v[p->steps.n - 1].end >= x->start) {
+			p->steps.v[p->steps.n - 1].end = x->start ? x->start - 1 : 0;
+		}
 		if (gp_vec_push(&p->steps, ms)) {
 			return -GP_ERR_NOMEM;
 		}

@@ -48,7 +48,8 @@ struct gpa_mem_owner {
 struct gpa_mem_step {
 	uint32_t step;               /* gpa_steps.v index */
 	int64_t number;
-	uint64_t start, end;
+	uint64_t start, end;         /* its stretch: the step's start to its end or to just
+				      * before the next step's start, whichever comes first */
 	uint64_t peak, peak_ts;      /* most allocated inside it (0 when no event) */
 	uint64_t end_live;           /* allocated at its end */
 	uint64_t allocs, alloc_bytes;

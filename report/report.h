@@ -357,6 +357,11 @@ int gpr_memory_table(struct gpr_table *t, unsigned table, const struct gpa_model
  */
 int gpr_memory_render(struct gp_strbuf *out, enum gpr_format fmt, unsigned mask,
 		      const struct gpa_model *m, const struct gpa_memory *r);
+/*
+ * Allocated and reserved bytes over time as one SVG document (a panel per
+ * device; report/memory-svg.c). Returns 0 or -GP_ERR_NOMEM.
+ */
+int gpr_memory_svg(struct gp_strbuf *out, const struct gpa_model *m, const struct gpa_memory *r);
 
 struct gpr_report_parts {
 	const struct gpa_model *m;

@@ -82,6 +82,25 @@ expect_rc 0 "$GPUPROF" memory --format markdown n.json
 grep -q 'totals rebuilt from the events' out || fail "rebuilt totals not said"
 grep -q '^### Memory per step' out || fail "markdown tables"
 
+# the HTML report: a chart of allocated and reserved over time, the peak in it
+expect_rc 0 "$GPUPROF" report --format html -o r.html m.json
+python3 - <<'PY' || fail "HTML memory chart"
+import base64, re, xml.dom.minidom
+html = open("r.html").read()
+assert 'id="sec-memory"' in html
+src = re.search(r'class="gp-memory"[^>]*src="data:image/svg\+xml;base64,([^"]+)"', html) or \
+      re.search(r'src="data:image/svg\+xml;base64,([^"]+)"[^>]*class="gp-memory"', html)
+svg = xml.dom.minidom.parseString(base64.b64decode(src.group(1)))
+texts = [t.firstChild.data for t in svg.getElementsByTagName("text") if t.firstChild]
+assert any("cuda:0: peak 37.00 MiB allocated, up to 1.00 GiB reserved" in t for t in texts), texts
+lines = {p.getAttribute("class"): p.getAttribute("points") for p in svg.getElementsByTagName("polyline")}
+assert set(lines) == {"allocated", "reserved"}, lines
+# the highest point of the allocated line is the peak: 37 MiB of the 1 GiB scale
+ys = [float(p.split(",")[1]) for p in lines["allocated"].split()]
+top, height = 26, 160
+assert abs(min(ys) - (top + height - 37 / 1024 * height)) < 0.06, min(ys)
+PY
+
 expect_rc 2 "$GPUPROF" memory --table nope m.json
 grep -q "unknown table 'nope'" err || fail "bad table message: $(cat err)"
 expect_rc 2 "$GPUPROF" memory
