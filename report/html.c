@@ -1099,10 +1099,14 @@ static void memory_section(struct doc *d, const struct gpr_report_parts *p)
 	} else {
 		gp_strbuf_adds(&url, "data:image/svg+xml;base64,");
 		add_base64(&url, svg.buf, svg.len);
-		xmlNodePtr img = el(d, sec, "img", NULL);
-		attr(d, img, "class", "gp-memory");
-		attr(d, img, "alt", "allocated and reserved bytes over time, per device");
-		attr(d, img, "src", url.failed ? "" : url.buf);
+		char style[48];
+		xmlNodePtr fr = el(d, sec, "iframe", NULL);
+		attr(d, fr, "class", "gp-memory");
+		attr(d, fr, "title", "allocated and reserved bytes over time, per device");
+		attr(d, fr, "src", url.failed ? "" : url.buf);
+		snprintf(style, sizeof(style), "width: 740px; height: %zupx; border: 0",
+			 p->memory->pools.n * 200 + 50);
+		attr(d, fr, "style", style);
 		d->failed |= url.failed;
 	}
 	el(d, sec, "p",
