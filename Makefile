@@ -303,6 +303,12 @@ bench-ops: $(GPUPROF)
 bench: bench-ops
 .PHONY: bench-ops
 # .gpz size against the gzipped Kineto JSON per anchor (fixed overhead vs payload).
+# gpuprof memory on 10 M allocator events; the recorder's cost per allocation.
+bench-memory: $(GPUPROF) $(TRACEGEN)
+	@sh tests/bench/bench-memory.sh $(O)
+bench: bench-memory
+.PHONY: bench-memory
+
 bench-gpz-size: $(GPUPROF)
 	@sh tests/bench/bench-gpz-size.sh $(GPUPROF)
 bench: bench-gpz-size

@@ -22,6 +22,7 @@
  */
 #include "base/compat.h"
 #include "analyze/findings.h"
+#include "analyze/memory.h"
 #include "analyze/comm.h"
 #include "analyze/gaps.h"
 #include "analyze/mfu.h"
@@ -454,12 +455,69 @@ static int collect(const struct gpa_findings_in *in, struct gpa_findings *out)
 	return ret;
 }
 
+/* The memory findings of one pool, when its evidence reaches the thresholds. */
+static int mem_pool_findings(const struct gpa_memory *r, uint32_t pi, struct gpa_findings *out)
+{
+	const struct gpa_mem_pool *p = &r->pools.v[pi];
+	const struct gpa_mem_owner *top = p->owners.n ? &p->owners.v[0] : NULL;
+	uint64_t frag = p->peak_reserved > p->peak ? p->peak_reserved - p->peak : 0;
+
+	if (p->host) {
+		return 0;
+	}
+	if (p->capacity && p->peak >= p->capacity / 100 * GPA_FINDING_MEM_PEAK_PCT) {
+		struct gpa_mem_finding f = {.kind = GPA_MEMF_PEAK, .pool = pi, .bytes = p->peak,
+					    .of = p->capacity, .phase = p->peak_phase};
+		if (top) {
+			f.owner = top->name;
+			f.owner_bytes = top->bytes;
+		}
+		if (gp_vec_push(&out->mem, f)) {
+			return -GP_ERR_NOMEM;
+		}
+	}
+	if (p->leak && p->leak_per_step >= GPA_FINDING_MEM_LEAK_BYTES) {
+		struct gpa_mem_finding f = {.kind = GPA_MEMF_LEAK, .pool = pi,
+					    .bytes = p->leak_per_step, .of = p->steps.n};
+		if (p->leak_sites.n) {
+			f.owner = p->leak_sites.v[0].name;
+			f.owner_bytes = p->leak_sites.v[0].bytes;
+		}
+		if (gp_vec_push(&out->mem, f)) {
+			return -GP_ERR_NOMEM;
+		}
+	}
+	if (p->has_reserved && frag >= GPA_FINDING_MEM_FRAG_BYTES &&
+	    frag >= p->peak_reserved / 100 * GPA_FINDING_MEM_FRAG_PCT) {
+		struct gpa_mem_finding f = {.kind = GPA_MEMF_FRAG, .pool = pi, .bytes = frag,
+					    .of = p->peak_reserved};
+		if (gp_vec_push(&out->mem, f)) {
+			return -GP_ERR_NOMEM;
+		}
+	}
+	return 0;
+}
+
+static int mem_findings(const struct gpa_findings_in *in, struct gpa_findings *out)
+{
+	out->memory = in->memory;
+	for (uint32_t i = 0; in->memory && i < in->memory->pools.n; i++) {
+		if (mem_pool_findings(in->memory, i, out)) {
+			return -GP_ERR_NOMEM;
+		}
+	}
+	return 0;
+}
+
 int gpa_findings_build(const struct gpa_findings_in *in, struct gpa_findings *out)
 {
 	int ret;
 
 	memset(out, 0, sizeof(*out));
 	out->threshold_bp = GPA_FINDING_MATERIAL_BP;
+	if (mem_findings(in, out)) {
+		return -GP_ERR_NOMEM;
+	}
 	out->gaps = in->gaps;
 	out->basis_ns = in->gaps ? in->gaps->all.window : 0;
 	if (!out->basis_ns) {
@@ -501,4 +559,5 @@ void gpa_findings_release(struct gpa_findings *f)
 	}
 	gp_vec_free(&f->v);
 	gp_vec_free(&f->minor);
+	gp_vec_free(&f->mem);
 }

@@ -15,10 +15,39 @@
 #include "analyze/model.h"
 
 struct gpa_comm;
+struct gpa_memory;
 struct gpa_gaps;
 struct gpa_mfu;
 struct gpa_occupancy;
 struct gpa_steps;
+
+/*
+ * Memory findings (from gpa_memory; they cost no GPU time and do not enter
+ * the ranking): a peak at or above GPA_FINDING_MEM_PEAK_PCT % of the
+ * device's memory; bytes live at step end rising at every step by at least
+ * GPA_FINDING_MEM_LEAK_BYTES a step; reserved minus allocated at the peak
+ * of at least GPA_FINDING_MEM_FRAG_BYTES and GPA_FINDING_MEM_FRAG_PCT % of
+ * what was reserved.
+ */
+#define GPA_FINDING_MEM_PEAK_PCT 75
+#define GPA_FINDING_MEM_LEAK_BYTES (1ull << 20)
+#define GPA_FINDING_MEM_FRAG_BYTES (256ull << 20)
+#define GPA_FINDING_MEM_FRAG_PCT 25
+
+enum gpa_mem_finding_kind {
+	GPA_MEMF_PEAK = 1, /* bytes: the peak, of: capacity */
+	GPA_MEMF_LEAK = 2, /* bytes: growth per step, of: steps */
+	GPA_MEMF_FRAG = 3, /* bytes: reserved - allocated at the peak, of: reserved */
+};
+
+struct gpa_mem_finding {
+	uint8_t kind;     /* enum gpa_mem_finding_kind */
+	uint8_t phase;    /* GPA_MEMF_PEAK: enum gpa_mem_phase of the peak */
+	uint32_t pool;    /* gpa_memory.pools index */
+	uint64_t bytes, of;
+	uint32_t owner;   /* model string id of the top owner (peak) or site (leak); 0 none */
+	uint64_t owner_bytes;
+};
 
 /* A finding is material when its bound reaches this share of GPU time (basis points). */
 #define GPA_FINDING_MATERIAL_BP 500
@@ -111,6 +140,7 @@ struct gpa_findings_in {
 	const struct gpa_comm *comm;        /* exposed communication, stragglers */
 	const struct gpa_occupancy *occ;    /* low occupancy on hot kernels */
 	const struct gpa_mfu *mfu;          /* roofline (memory-bound kernels) */
+	const struct gpa_memory *memory;    /* peaks near capacity, leaks, fragmentation */
 };
 
 enum gpa_findings_verdict {
@@ -134,6 +164,8 @@ struct gpa_findings {
 	uint8_t verdict;                /* enum gpa_findings_verdict */
 	GP_VEC(struct gpa_finding) v;   /* material findings, largest bound first */
 	GP_VEC(struct gpa_finding) minor; /* the others, largest first */
+	const struct gpa_memory *memory; /* borrowed from the input: what mem rows index */
+	GP_VEC(struct gpa_mem_finding) mem; /* memory findings, by pool then kind */
 };
 
 /*

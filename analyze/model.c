@@ -928,6 +928,46 @@ static int take_extcorr(struct file_ctx *f, const struct gpt_chunk *ch)
 	return 0;
 }
 
+static int take_memory(struct file_ctx *f, const struct gpt_chunk *ch)
+{
+	struct gpa_model *m = f->m;
+	const uint8_t *rec = ch->records;
+	size_t sz = ch->info->size;
+
+	if (m->mem.n + ch->count > UINT32_MAX - 1) {
+		return -GP_ERR_NOMEM;
+	}
+	if (gp_vec_reserve(&m->mem, m->mem.n + ch->count)) {
+		return -GP_ERR_NOMEM;
+	}
+	for (uint32_t i = 0; i < ch->count; i++, rec += sz) {
+		const struct gpt_memory *r = (const void *)rec;
+		struct gpa_mem_ev *e = &m->mem.v[m->mem.n];
+		if (r->op != GPT_MEMORY_ALLOC && r->op != GPT_MEMORY_FREE) {
+			continue; /* an operation this version does not know */
+		}
+		e->ts = r->ts;
+		e->addr = r->address;
+		e->bytes = r->bytes;
+		e->total_alloc = r->total_allocated;
+		e->total_res = r->total_reserved;
+		e->proc = f->proc;
+		e->thread = GPA_NONE;
+		if (r->tid) {
+			e->thread = map_thread(f, r->tid);
+			CHECK_ID(e->thread);
+		}
+		e->dev_id = r->device;
+		e->corr = r->correlation;
+		e->seq = (uint32_t)m->mem.n;
+		e->op = r->op;
+		e->flags = r->flags;
+		e->dev_type = r->device_type;
+		m->mem.n++;
+	}
+	return 0;
+}
+
 /* The kinds the model keeps; the others (contexts, streams, metrics...) are skipped. */
 static const take_fn take_kind[GPT_KIND__MAX] = {
 	[GPT_KIND_KERNEL] = take_kernel,
@@ -948,6 +988,7 @@ static const take_fn take_kind[GPT_KIND__MAX] = {
 	[GPT_KIND_NCCL] = take_nccl,
 	[GPT_KIND_NCCL_CHANNEL] = take_nccl_channel,
 	[GPT_KIND_EXTCORR] = take_extcorr,
+	[GPT_KIND_MEMORY] = take_memory,
 };
 
 static int take_chunk(struct file_ctx *f, const struct gpt_chunk *ch)
@@ -1221,6 +1262,33 @@ out:
 			tname##_permute(&(tab), perm, &scratch, &most);                                    \
 		}                                                                                  \
 	} while (0)
+
+static int mem_cmp(const void *a, const void *b)
+{
+	const struct gpa_mem_ev *x = a, *y = b;
+
+	if (x->ts != y->ts) {
+		return x->ts < y->ts ? -1 : 1;
+	}
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Memory events onto the model timeline (their file's offset), then by time. */
+static int sort_memory(struct gpa_model *m)
+{
+	bool sorted = true;
+
+	for (size_t i = 0; i < m->mem.n; i++) {
+		struct gpa_mem_ev *e = &m->mem.v[i];
+		int64_t off = m->procs.v[e->proc].clock_offset;
+		e->ts = off < 0 && (uint64_t)-off > e->ts ? 0 : e->ts + (uint64_t)off;
+		sorted &= i == 0 || mem_cmp(&m->mem.v[i - 1], e) <= 0;
+	}
+	if (!sorted) {
+		gp_qsort(m->mem.v, m->mem.n, sizeof(*m->mem.v), mem_cmp);
+	}
+	return 0;
+}
 
 static int sort_tables(struct gpa_model *m)
 {
@@ -1705,7 +1773,7 @@ int gpa_model_load(struct gpa_model *m, const char *const *paths, size_t npaths,
 	for (size_t i = 0; i < m->procs.n; i++) {
 		m->events += m->procs.v[i].events;
 	}
-	if (sort_tables(m) || link_correlation(m) || link_nvtx(m) || build_gpu(m) ||
+	if (sort_tables(m) || sort_memory(m) || link_correlation(m) || link_nvtx(m) || build_gpu(m) ||
 	    gpa_graphs_link(m) || gpa_stacks_link(m) || gpa_nccl_link(m)) {
 		snprintf(errbuf, errlen, "out of memory building the model");
 		goto fail;
@@ -1745,6 +1813,7 @@ void gpa_model_release(struct gpa_model *m)
 	gpa_gpus_free(&m->gpu);
 	gpa_stacks_free(m->stacks);
 	gpa_nccl_free(m->nccl);
+	gp_vec_free(&m->mem);
 	memset(m, 0, sizeof(*m));
 }
 

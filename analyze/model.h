@@ -258,6 +258,26 @@ struct gpa_thread {
 	uint32_t name; /* model string id; 0 unknown */
 };
 
+/*
+ * One allocation or release of memory (MEMORY records: CUPTI MEMORY2, a
+ * PyTorch profiler "[memory]" event, an nsys memory-usage row), on the
+ * model timeline. analyze/memory.c reads them.
+ */
+struct gpa_mem_ev {
+	uint64_t ts;
+	uint64_t addr;
+	uint64_t bytes;
+	uint64_t total_alloc, total_res; /* the source's totals after it, when flags say so */
+	uint32_t proc;
+	uint32_t thread; /* model thread that made the call, GPA_NONE unknown */
+	uint32_t dev_id; /* device ordinal in its process (0 for host memory) */
+	uint32_t corr;   /* API correlation id, 0 none */
+	uint32_t seq;    /* load order: ties in time keep it */
+	uint8_t op;      /* enum gpt_memory_op */
+	uint8_t flags;   /* enum gpt_memory_flags */
+	uint8_t dev_type; /* the source's device type (records.h) */
+};
+
 struct gpa_strtab {
 	GP_VEC(uint32_t) off;  /* by id - 1 */
 	struct gp_strbuf text;
@@ -283,6 +303,7 @@ struct gpa_model {
 	struct gpa_gpus gpu;
 	struct gpa_stacks *stacks; /* CPU call stacks (stacks.c); NULL when no file has any */
 	struct gpa_nccl *nccl;     /* NCCL operations (nccl-model.c); NULL when no file has any */
+	GP_VEC(struct gpa_mem_ev) mem; /* memory events, by time */
 	uint64_t t0, t1;     /* earliest start and latest end of any timed record */
 	uint64_t events;     /* activity records loaded */
 	/* CUDA/HIP graphs (analyze/graphs.c) */

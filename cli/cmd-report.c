@@ -14,6 +14,7 @@
 #include "analyze/launches.h"
 #include "analyze/critpath.h"
 #include "analyze/ops.h"
+#include "analyze/memory.h"
 #include "analyze/mfu.h"
 #include "analyze/occupancy.h"
 #include "analyze/overview.h"
@@ -150,6 +151,18 @@ static void occ_gpu(const struct report_opts *o, struct gpa_occ_opts *occ_opts)
 }
 
 /* The Launches section's figures: the command's defaults (gpuprof launches). */
+/* The memory analysis the report shows (GPU memory section, memory findings). */
+static int memory_of(const struct gpa_model *m, const struct gpa_steps *steps,
+		     struct gpa_memory *mem)
+{
+	struct gpa_memory_opts mo;
+	char err[128];
+
+	gpa_memory_opts_init(&mo);
+	mo.steps = steps;
+	return gpa_memory_analyze(m, &mo, mem, err, sizeof(err));
+}
+
 static int launches_of(const struct gpa_model *m, struct gpa_launches *l)
 {
 	struct gpa_launches_opts lo;
@@ -247,6 +260,7 @@ static int run(const struct report_opts *o, char **args, size_t nargs)
 	struct gpa_findings fnd = {0};
 	struct gpa_launches lau = {0};
 	struct gpa_ops ops = {0};
+	struct gpa_memory mem = {0};
 	struct gpa_gaps_opts gaps_opts = o->gaps;
 	struct gpa_gaps shown;
 	struct gpa_comm_opts comm_opts;
@@ -260,9 +274,7 @@ static int run(const struct report_opts *o, char **args, size_t nargs)
 	}
 	occ_gpu(o, &occ_opts);
 	/* The findings' evidence draws on more of the longest gaps than the report lists. */
-	if (gaps_opts.top < FINDING_GAPS) {
-		gaps_opts.top = FINDING_GAPS;
-	}
+	gaps_opts.top = gaps_opts.top < FINDING_GAPS ? FINDING_GAPS : gaps_opts.top;
 	/* One communication classification for every part of the report. */
 	status = cli_commclass(&m, &o->comm, &cc);
 	if (status != CMD_OK) {
@@ -271,16 +283,15 @@ static int run(const struct report_opts *o, char **args, size_t nargs)
 	status = CMD_ERROR;
 	gaps_opts.comm = &cc;
 	ret = gpa_steps_find(&m, o->step_regex, &steps, err, sizeof(err));
-	if (!ret) {
-		ret = gpa_gaps_analyze(&m, &steps, &gaps_opts, &gaps, err, sizeof(err));
-	}
+	ret = ret ? ret : gpa_gaps_analyze(&m, &steps, &gaps_opts, &gaps, err, sizeof(err));
 	if (ret) {
 		cli_error("%s", err);
 		status = cli_exit_code(ret, 0);
 		goto out;
 	}
 	if (gpa_overview_build(&m, &steps, &ov) ||
-	    gpa_stats_compute(&m, GPA_STATS_KERN_SUM, o->kname, &kern) || launches_of(&m, &lau)) {
+	    gpa_stats_compute(&m, GPA_STATS_KERN_SUM, o->kname, &kern) || launches_of(&m, &lau) ||
+	    memory_of(&m, &steps, &mem)) {
 		cli_error("out of memory");
 		goto out;
 	}
@@ -298,7 +309,7 @@ static int run(const struct report_opts *o, char **args, size_t nargs)
 		goto out;
 	}
 	struct gpa_findings_in fin = {.m = &m, .steps = &steps, .gaps = &gaps, .comm = &comm,
-				      .occ = &occ, .mfu = &mfu};
+				      .occ = &occ, .mfu = &mfu, .memory = &mem};
 	if (gpa_findings_build(&fin, &fnd)) {
 		cli_error("out of memory");
 		goto out;
@@ -323,6 +334,7 @@ static int run(const struct report_opts *o, char **args, size_t nargs)
 		.findings = &fnd,
 		.launches = &lau,
 		.ops = &ops,
+		.memory = &mem,
 	};
 	if (o->html) {
 		if (render_html(o, &m, &steps, &cc, &gaps_opts, &parts, &out)) {
@@ -338,6 +350,7 @@ static int run(const struct report_opts *o, char **args, size_t nargs)
 	}
 out:
 	gpa_ops_release(&ops);
+	gpa_memory_release(&mem);
 	gpa_launches_release(&lau);
 	gpa_findings_release(&fnd);
 	gpa_mfu_release(&mfu);

@@ -72,6 +72,8 @@ enum key {
 	K_IN_NELEMS, K_OUT_NELEMS, K_GROUP_SIZE, K_SEQ, /* NCCL collective args (numbers) */
 	K_GRAPH_ID, K_GRAPH_NODE_ID, /* a kernel run by a CUDA graph (newer PyTorch) */
 	K_WAIT_STREAM, K_WAIT_REC_CORR, /* cuda_sync: the awaited event's stream and recording */
+	/* "[memory]" instant events: the allocator's report (numbers) */
+	K_M_ADDR, K_M_BYTES, K_M_TOTAL_ALLOC, K_M_TOTAL_RES, K_M_DEV_ID, K_M_DEV_TYPE,
 	K_EXTERNAL_ID,
 	K_COLL_NAME, K_DTYPE, K_PG_NAME, /* NCCL collective args (strings) */
 	/* args: the source's occupancy estimate (kept apart from a[]) */
@@ -98,6 +100,7 @@ enum cat {
 	CAT_PYTHON_FUNCTION,
 	CAT_GPU_USER_ANNOTATION,
 	CAT_SYNC,
+	CAT_INSTANT, /* "cpu_instant_event": PyTorch's "[memory]" events among others */
 };
 
 /* Argument numbers seen in the current event (bit per K_ value minus K_CORRELATION). */
@@ -176,7 +179,7 @@ struct imp {
 
 	uint64_t events;       /* records written from traceEvents */
 	bool epoch_decimals;   /* an epoch-microsecond ts with decimals and no base (HTA's doubles) */
-	uint32_t dom[CAT_SYNC + 1]; /* interned NVTX domain per category */
+	uint32_t dom[CAT_INSTANT + 1]; /* interned NVTX domain per category */
 
 	/*
 	 * The current event's recorded inputs (see sig_open): one section per
@@ -495,6 +498,27 @@ static enum key nccl_args_key(const unsigned char *s, size_t n)
 	}
 }
 
+/* The args of PyTorch's "[memory]" events, the same names in every release. */
+static enum key mem_args_key(const unsigned char *s, size_t n)
+{
+	switch (n) {
+	case 4:
+		return KEYIS("Addr") ? K_M_ADDR : K_NONE;
+	case 5:
+		return KEYIS("Bytes") ? K_M_BYTES : K_NONE;
+	case 9:
+		return KEYIS("Device Id") ? K_M_DEV_ID : K_NONE;
+	case 11:
+		return KEYIS("Device Type") ? K_M_DEV_TYPE : K_NONE;
+	case 14:
+		return KEYIS("Total Reserved") ? K_M_TOTAL_RES : K_NONE;
+	case 15:
+		return KEYIS("Total Allocated") ? K_M_TOTAL_ALLOC : K_NONE;
+	default:
+		return K_NONE;
+	}
+}
+
 static enum key args_key_base(const unsigned char *s, size_t n)
 {
 	switch (n) {
@@ -579,6 +603,9 @@ static enum key sig_args_key(const unsigned char *s, size_t n)
 static enum key args_key(const unsigned char *s, size_t n)
 {
 	enum key k = args_key_base(s, n);
+	if (k == K_NONE && s[0] >= 'A' && s[0] <= 'Z') {
+		k = mem_args_key(s, n);
+	}
 	if (k == K_NONE) {
 		k = nccl_args_key(s, n);
 	}
@@ -650,6 +677,8 @@ static enum cat cat_of(const unsigned char *s, size_t n)
 			return CAT_USER_ANNOTATION;
 		}
 		return KEYIS("python_function") ? CAT_PYTHON_FUNCTION : CAT_OTHER;
+	case 17:
+		return KEYIS("cpu_instant_event") ? CAT_INSTANT : CAT_OTHER;
 	case 19:
 		return KEYIS("gpu_user_annotation") ? CAT_GPU_USER_ANNOTATION : CAT_OTHER;
 	default:
@@ -1273,6 +1302,58 @@ static int add_range(struct imp *im, const struct ev_fields *f)
 	return add(im, GPT_KIND_NVTX, &n);
 }
 
+static bool is_memory_event(const struct imp *im)
+{
+	return im->ev.has_name && im->ev.name_len == 8 && memcmp(im->name, "[memory]", 8) == 0;
+}
+
+/*
+ * A "[memory]" event: one allocation (Bytes > 0) or release (Bytes < 0) of
+ * the caching allocator, with its totals after it where the release has
+ * them (PyTorch 1.10 on); "Device Type" 0 is host memory. One without a
+ * time or "Bytes" says nothing and is passed over.
+ */
+static int add_memory(struct imp *im)
+{
+	struct ev *ev = &im->ev;
+	struct gpt_memory r = {0};
+	uint64_t end;
+	int64_t b, dtype;
+
+	if (!ev->has_ts || !HAS(K_M_BYTES)) {
+		return 0;
+	}
+	ev->dur = 0;
+	if (event_times(im, &r.ts, &end)) {
+		return -1;
+	}
+	b = ARG(K_M_BYTES);
+	r.op = b < 0 ? GPT_MEMORY_FREE : GPT_MEMORY_ALLOC;
+	r.bytes = b < 0 ? (b == INT64_MIN ? (uint64_t)INT64_MAX + 1 : (uint64_t)-b) : (uint64_t)b;
+	r.address = HAS(K_M_ADDR) ? (uint64_t)ARG(K_M_ADDR) : 0;
+	dtype = HAS(K_M_DEV_TYPE) ? ARG(K_M_DEV_TYPE) : 1;
+	r.device_type = (uint8_t)(dtype < 0 ? 255 : dtype > 254 ? 254 : dtype);
+	r.device = HAS(K_M_DEV_ID) && ARG(K_M_DEV_ID) >= 0 ? u32c(ARG(K_M_DEV_ID)) : 0;
+	if (dtype == 0) {
+		r.flags |= GPT_MEMORY_HOST;
+	}
+	if (HAS(K_M_TOTAL_ALLOC) && ARG(K_M_TOTAL_ALLOC) >= 0) {
+		r.total_allocated = (uint64_t)ARG(K_M_TOTAL_ALLOC);
+		r.flags |= GPT_MEMORY_HAS_TOTALS;
+	}
+	if (HAS(K_M_TOTAL_RES) && ARG(K_M_TOTAL_RES) >= 0) {
+		r.total_reserved = (uint64_t)ARG(K_M_TOTAL_RES);
+		r.flags |= GPT_MEMORY_HAS_RESERVED;
+	}
+	r.memory_kind = dtype == 0 ? 0 : 3; /* CUPTI_ACTIVITY_MEMORY_KIND_DEVICE */
+	r.tid = ev->has_tid ? u32c(ev->tid) : 0;
+	if (add(im, GPT_KIND_MEMORY, &r)) {
+		return -1;
+	}
+	im->events++;
+	return 0;
+}
+
 /* The record of the event's category: 0 written, 1 a category without one, -1 failed. */
 static int add_event_record(struct imp *im, const struct ev_fields *f)
 {
@@ -1313,6 +1394,9 @@ static int finish_event(struct imp *im)
 			return add_meta(im, true);
 		}
 		return 0;
+	}
+	if ((ev->ph == 'i' || ev->ph == 'I') && is_memory_event(im)) {
+		return add_memory(im);
 	}
 	if (ev->ph != 'X' || ev->cat == CAT_OTHER) {
 		return 0;
@@ -2017,10 +2101,16 @@ static int write_tail(struct imp *im)
 }
 
 /* An event that will not become a record, known as soon as ph (and cat) are read. */
-static bool unwanted(const struct ev *ev)
+static bool unwanted(const struct imp *im)
 {
+	const struct ev *ev = &im->ev;
+
 	if (!ev->has_ph || ev->ph == 'M') {
 		return false;
+	}
+	if (ev->ph == 'i' || ev->ph == 'I') {
+		/* "[memory]" only, with the category of its era or none (PyTorch 1.8) */
+		return (ev->has_cat && ev->cat != CAT_INSTANT) || (ev->has_name && !is_memory_event(im));
 	}
 	return ev->ph != 'X' || (ev->has_cat && ev->cat == CAT_OTHER);
 }
@@ -2039,7 +2129,7 @@ static int dispatch(struct imp *im, struct gpa_json_scan *sc, const struct gpa_j
 		if (!cb_string(im, u, t->n)) {
 			return 0;
 		}
-		if (top(im) == C_EVENT && unwanted(&im->ev)) {
+		if (top(im) == C_EVENT && unwanted(im)) {
 			/* flows, instants, counters...: nothing below is read */
 			if (gpa_json_skip_rest(sc)) {
 				return -1;
@@ -2212,7 +2302,7 @@ static int fast_object(struct imp *im, struct fast *f, const unsigned char **pp,
 				fast_resume(f, p, due);
 				return 0;
 			}
-			if (str && top(im) == C_EVENT && unwanted(&im->ev)) {
+			if (str && top(im) == C_EVENT && unwanted(im)) {
 				/* flows, instants, counters...: nothing below is read */
 				q = jr_skip(p, f->e, true, true,
 					    due == GPA_JSON_RAW_KEY ? JR_KEY : JR_AFTER,

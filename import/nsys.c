@@ -988,6 +988,38 @@ static int memset_row(struct imp *im, struct tab *t)
 	return add(im, GPT_KIND_MEMSET, &m);
 }
 
+enum { U_START, U_DEV, U_CTX, U_ADDR, U_PC, U_BYTES, U_KIND, U_OP, U_CORR, U__N };
+
+/* CUDA_GPU_MEMORY_USAGE_EVENTS (--cuda-memory-usage=true): allocations and releases. */
+static const char *const memuse_cols[U__N] = {
+	"*start", "deviceId", "contextId", "address", "pc", "*bytes", "memKind",
+	"*memoryOperationType", "correlationId",
+};
+
+static int memuse_row(struct imp *im, struct tab *t)
+{
+	struct gpt_memory m = {0};
+	uint64_t end;
+	int64_t op;
+	int ret = get_span(t, U_START, U_START, &m.ts, &end);
+
+	if (ret) {
+		return ret;
+	}
+	GET_U(t, U_DEV, UINT32_MAX, m.device);
+	GET_U(t, U_CTX, UINT32_MAX, m.context);
+	GET_BITS(t, U_ADDR, m.address);
+	GET_BITS(t, U_PC, m.pc);
+	GET_U(t, U_BYTES, INT64_MAX, m.bytes);
+	GET_U(t, U_KIND, UINT8_MAX, m.memory_kind);
+	m.memory_kind = mem_kind_from_nsys(m.memory_kind);
+	GET_U(t, U_OP, 1, op);
+	m.op = op ? GPT_MEMORY_FREE : GPT_MEMORY_ALLOC;
+	GET_U(t, U_CORR, UINT32_MAX, m.correlation);
+	m.device_type = 1;
+	return add(im, GPT_KIND_MEMORY, &m);
+}
+
 enum { A_START, A_END, A_CLASS, A_TID, A_CORR, A_NAME, A_RET, A_CBID, A__N };
 
 static const char *const api_cols[A__N] = {
@@ -1598,6 +1630,7 @@ static int import_activity(struct imp *im)
 		{"CUPTI_ACTIVITY_KIND_OVERHEAD", "globalTid", overhead_cols, O__N,
 		 overhead_cupti_row},
 		{"PROFILER_OVERHEAD", "globalTid", overhead_cols, O__N, overhead_profiler_row},
+		{"CUDA_GPU_MEMORY_USAGE_EVENTS", "globalPid", memuse_cols, U__N, memuse_row},
 	};
 	int ret = 0;
 

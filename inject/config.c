@@ -22,6 +22,7 @@ static const struct {
 	{"overhead", GPI_K_OVERHEAD},
 	{"extcorr", GPI_K_EXTCORR},
 	{"nvtx", GPI_K_NVTX},
+	{"memory", GPI_K_MEMORY},
 	{"cuda", GPI_K_ALL & ~GPI_K_NVTX},
 	{"none", 0},
 };

@@ -564,6 +564,58 @@ static void conv_memset(struct gpi_conv *cv, const CUpti_ActivityMemset4 *m)
 	gpi_conv_add(cv, GPT_KIND_MEMSET, &r);
 }
 
+/* MEMORY2 (CUpti_ActivityMemory4 since CUDA 12): an allocation or a release. */
+static void conv_memory(struct gpi_conv *cv, const CUpti_ActivityMemory4 *m)
+{
+	struct gpt_memory r = {0};
+
+	if (m->memoryOperationType != CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION &&
+	    m->memoryOperationType != CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE) {
+		cv->unknown_kinds++;
+		return;
+	}
+	if (!keep_event(cv, m->timestamp, m->timestamp)) {
+		return;
+	}
+	r.ts = m->timestamp;
+	r.op = m->memoryOperationType == CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION
+		       ? GPT_MEMORY_ALLOC
+		       : GPT_MEMORY_FREE;
+	r.memory_kind = (uint8_t)m->memoryKind;
+	r.address = m->address;
+	r.bytes = m->bytes;
+	r.device = m->deviceId;
+	r.context = m->contextId;
+	r.stream = m->streamId;
+	r.correlation = m->correlationId;
+	r.pc = m->PC;
+	r.is_async = (uint8_t)(m->isAsync != 0);
+	r.pool_type = (uint8_t)m->memoryPoolConfig.memoryPoolType;
+	r.device_type = 1;
+	gpi_conv_add(cv, GPT_KIND_MEMORY, &r);
+}
+
+static void conv_memory_pool(struct gpi_conv *cv, const CUpti_ActivityMemoryPool3 *p)
+{
+	struct gpt_memory_pool r = {0};
+
+	if (!keep_event(cv, p->timestamp, p->timestamp)) {
+		return;
+	}
+	r.ts = p->timestamp;
+	r.op = (uint8_t)p->memoryPoolOperationType;
+	r.pool_type = (uint8_t)p->memoryPoolType;
+	r.address = p->address;
+	r.size = p->size;
+	r.release_threshold = p->releaseThreshold;
+	r.utilized_size = p->utilizedSize;
+	r.min_bytes_to_keep = p->minBytesToKeep;
+	r.device = p->deviceId;
+	r.correlation = p->correlationId;
+	r.is_managed = p->isManagedPool;
+	gpi_conv_add(cv, GPT_KIND_MEMORY_POOL, &r);
+}
+
 static void conv_api(struct gpi_conv *cv, const CUpti_ActivityAPI *a, int domain)
 {
 	struct gpt_api r = {0};
@@ -792,6 +844,12 @@ void gpi_conv_cupti_record(struct gpi_conv *cv, const void *rec)
 		break;
 	case CUPTI_ACTIVITY_KIND_OVERHEAD:
 		conv_overhead(cv, rec);
+		break;
+	case CUPTI_ACTIVITY_KIND_MEMORY2:
+		conv_memory(cv, rec);
+		break;
+	case CUPTI_ACTIVITY_KIND_MEMORY_POOL:
+		conv_memory_pool(cv, rec);
 		break;
 	case CUPTI_ACTIVITY_KIND_DEVICE:
 		conv_device(cv, rec);

@@ -87,7 +87,8 @@ enum gpi_kind_bit {
 	GPI_K_OVERHEAD = 1u << 6,
 	GPI_K_EXTCORR = 1u << 7,
 	GPI_K_NVTX = 1u << 8,
-	GPI_K_ALL = (1u << 9) - 1,
+	GPI_K_MEMORY = 1u << 9, /* MEMORY2 and MEMORY_POOL */
+	GPI_K_ALL = (1u << 10) - 1,
 };
 
 enum gpi_fork_mode {

@@ -6,6 +6,7 @@
 #include "base/compat.h"
 #include "analyze/comm.h"
 #include "analyze/findings.h"
+#include "analyze/memory.h"
 #include "analyze/gaps.h"
 #include "analyze/model.h"
 #include "analyze/occupancy.h"
@@ -259,6 +260,107 @@ void gpr_findings_verdict(struct gp_strbuf *sb, const struct gpr_report_parts *p
 	}
 }
 
+static void json_sb(struct gp_strbuf *o, struct gp_strbuf *tmp);
+
+/* One memory finding in words, without a full stop. */
+static void mem_sentence(struct gp_strbuf *o, const struct gpr_report_parts *p,
+			 const struct gpa_mem_finding *f)
+{
+	const struct gpa_mem_pool *pool = &p->findings->memory->pools.v[f->pool];
+
+	switch (f->kind) {
+	case GPA_MEMF_PEAK:
+		gp_strbuf_adds(o, "peak at ");
+		gpr_fmt_bytes(o, f->bytes);
+		gp_strbuf_adds(o, " of ");
+		gpr_fmt_bytes(o, f->of);
+		gp_strbuf_adds(o, " on ");
+		gpr_memory_device_name(o, p->m, pool);
+		gp_strbuf_adds(o, " (");
+		gpr_fmt_pct(o, f->bytes, f->of);
+		gp_strbuf_adds(o, "%)");
+		if (f->phase) {
+			gp_strbuf_addf(o, ", in %s", gpa_mem_phase_name(f->phase));
+		}
+		if (f->owner) {
+			gp_strbuf_addf(o, ", driven by %s (", gpa_model_str(p->m, f->owner));
+			gpr_fmt_pct(o, f->owner_bytes, f->bytes);
+			gp_strbuf_adds(o, "% of it)");
+		}
+		break;
+	case GPA_MEMF_LEAK:
+		gp_strbuf_adds(o, "leak of ");
+		gpr_fmt_bytes(o, f->bytes);
+		gp_strbuf_adds(o, " per step on ");
+		gpr_memory_device_name(o, p->m, pool);
+		gp_strbuf_addf(o, ": bytes live at step end rose at every step (%" PRIu64 " steps)",
+			       f->of);
+		if (f->owner) {
+			gp_strbuf_addf(o, ", most still held by what %s allocated",
+				       gpa_model_str(p->m, f->owner));
+		}
+		break;
+	case GPA_MEMF_FRAG:
+		gp_strbuf_adds(o, "fragmentation on ");
+		gpr_memory_device_name(o, p->m, pool);
+		gp_strbuf_adds(o, ": ");
+		gpr_fmt_bytes(o, f->bytes);
+		gp_strbuf_adds(o, " reserved but not allocated at the peak (");
+		gpr_fmt_pct(o, f->bytes, f->of);
+		gp_strbuf_adds(o, "% of ");
+		gpr_fmt_bytes(o, f->of);
+		gp_strbuf_adds(o, " reserved)");
+		break;
+	default:
+		break;
+	}
+}
+
+/* The memory findings, after the time findings: text lines or a JSON array. */
+static void mem_text(struct gp_strbuf *o, bool md, const struct gpr_report_parts *p)
+{
+	const struct gpa_findings *fs = p->findings;
+
+	if (!fs->mem.n) {
+		return;
+	}
+	gp_strbuf_adds(o, md ? "Memory:\n\n" : "  Memory:\n");
+	for (size_t i = 0; i < fs->mem.n; i++) {
+		size_t from = o->len;
+		gp_strbuf_adds(o, md ? "- " : "  - ");
+		mem_sentence(o, p, &fs->mem.v[i]);
+		gp_strbuf_adds(o, ".");
+		if (!md) {
+			gpr_text_wrap(o, from, 4);
+		}
+		gp_strbuf_addch(o, '\n');
+	}
+	gp_strbuf_addch(o, '\n');
+}
+
+static void mem_json(struct gp_strbuf *o, struct gp_strbuf *tmp, const struct gpr_report_parts *p)
+{
+	static const char *const kinds[] = {"", "memory-peak", "memory-leak", "fragmentation"};
+	const struct gpa_findings *fs = p->findings;
+
+	gp_strbuf_adds(o, ",\"memory_findings\":[");
+	for (size_t i = 0; i < fs->mem.n; i++) {
+		const struct gpa_mem_finding *f = &fs->mem.v[i];
+		gp_strbuf_addf(o, "%s{\"category\":\"%s\",\"device\":", i ? "," : "",
+			       kinds[f->kind < 4 ? f->kind : 0]);
+		gp_strbuf_reset(tmp);
+		gpr_memory_device_name(tmp, p->m, &fs->memory->pools.v[f->pool]);
+		json_sb(o, tmp);
+		gp_strbuf_addf(o, ",\"bytes\":%" PRIu64 ",\"of\":%" PRIu64 ",\"text\":", f->bytes,
+			       f->of);
+		gp_strbuf_reset(tmp);
+		mem_sentence(tmp, p, f);
+		json_sb(o, tmp);
+		gp_strbuf_addch(o, '}');
+	}
+	gp_strbuf_addch(o, ']');
+}
+
 int gpr_findings_text(struct gp_strbuf *o, bool md, const struct gpr_report_parts *p)
 {
 	const struct gpa_findings *fs = p->findings;
@@ -318,6 +420,7 @@ int gpr_findings_text(struct gp_strbuf *o, bool md, const struct gpr_report_part
 	if (fs->v.n) {
 		gp_strbuf_addch(o, '\n');
 	}
+	mem_text(o, md, p);
 	return o->failed ? -GP_ERR_NOMEM : 0;
 }
 
@@ -413,6 +516,9 @@ int gpr_findings_json(struct gp_strbuf *o, const struct gpr_report_parts *p)
 		}
 	}
 	gp_strbuf_addch(o, ']');
+	if (fs->mem.n) {
+		mem_json(o, &tmp, p);
+	}
 	gp_strbuf_release(&tmp);
 	return o->failed || tmp.failed ? -GP_ERR_NOMEM : 0;
 }

@@ -13,6 +13,7 @@
 #include "analyze/model.h"
 #include "analyze/comm.h"
 #include "analyze/gaps.h"
+#include "analyze/memory.h"
 #include "analyze/mfu.h"
 #include "analyze/occupancy.h"
 #include "analyze/overview.h"
@@ -1155,6 +1156,39 @@ static void timeline_section(struct doc *d)
  * The SVG keeps its own script and globals: it goes in a frame of its own,
  * as a data: URL, so nothing is fetched and nothing clashes.
  */
+/* Allocated and reserved bytes over time, per device (report/memory-svg.c). */
+static void memory_section(struct doc *d, const struct gpr_report_parts *p)
+{
+	struct gp_strbuf svg = GP_STRBUF_INIT, url = GP_STRBUF_INIT;
+	xmlNodePtr sec;
+
+	if (!p->memory || !p->memory->pools.n) {
+		return;
+	}
+	sec = section(d, "sec-memory", "GPU memory over time");
+	if (gpr_memory_svg(&svg, p->m, p->memory)) {
+		d->failed = true;
+	} else {
+		gp_strbuf_adds(&url, "data:image/svg+xml;base64,");
+		add_base64(&url, svg.buf, svg.len);
+		char style[48];
+		xmlNodePtr fr = el(d, sec, "iframe", NULL);
+		attr(d, fr, "class", "gp-memory");
+		attr(d, fr, "title", "allocated and reserved bytes over time, per device");
+		attr(d, fr, "src", url.failed ? "" : url.buf);
+		snprintf(style, sizeof(style), "width: 740px; height: %zupx; border: 0",
+			 p->memory->pools.n * 200 + 50);
+		attr(d, fr, "style", style);
+		d->failed |= url.failed;
+	}
+	el(d, sec, "p",
+	   "Bytes allocated (and reserved by the caching allocator, where the trace says) "
+	   "after each allocation or release; gpuprof memory has the peaks, what held them "
+	   "and the growth across steps.");
+	gp_strbuf_release(&svg);
+	gp_strbuf_release(&url);
+}
+
 static void flame_section(struct doc *d, const char *svg_doc, size_t len)
 {
 	struct gp_strbuf url = GP_STRBUF_INIT;
@@ -1230,6 +1264,7 @@ int gpr_html_render(struct gp_strbuf *out, const struct gpr_report_parts *p,
 	if (o->flame_svg && o->flame_svg_len) {
 		flame_section(&d, o->flame_svg, o->flame_svg_len);
 	}
+	memory_section(&d, p);
 	ret = gpr_report_each_table(p, GPR_FORMAT_JSON, table_section, &d);
 	if (!ret && o->critpath) {
 		ret = gpr_critpath_each_table(p->m, p->steps, o->critpath, table_section, &d);

@@ -10,6 +10,7 @@
 #include "analyze/gaps.h"
 #include "analyze/launches.h"
 #include "analyze/ops.h"
+#include "analyze/memory.h"
 #include "analyze/occupancy.h"
 #include "analyze/overview.h"
 #include "analyze/stats.h"
@@ -217,6 +218,7 @@ enum section_id {
 	SEC_GAPS,
 	SEC_LAUNCHES,
 	SEC_OPS,
+	SEC_GPU_MEMORY,
 	SEC_OCCUPANCY,
 	SEC_UTIL,
 	SEC_COPY_BW,
@@ -241,6 +243,7 @@ static const struct {
 	[SEC_GAPS] = {"Longest gaps", "longest_gaps"},
 	[SEC_LAUNCHES] = {"Launches", "launches"},
 	[SEC_OPS] = {"Top operators by GPU time", "operators"},
+	[SEC_GPU_MEMORY] = {"GPU memory", "gpu_memory"},
 	[SEC_OCCUPANCY] = {"Theoretical occupancy", "occupancy"},
 	[SEC_UTIL] = {"Utilization", "utilization"},
 	[SEC_COPY_BW] = {"Copy bandwidth", "copy_bandwidth"},
@@ -261,6 +264,8 @@ static bool present(enum section_id s, const struct gpr_report_parts *p)
 		return p->launches && p->launches->cpu.n;
 	case SEC_OPS:
 		return p->ops && p->ops->cpu_ops_shaped && p->ops->by_name.n;
+	case SEC_GPU_MEMORY:
+		return p->memory && p->memory->pools.n;
 	case SEC_OCCUPANCY:
 		return p->occ && p->occ->groups.n;
 	case SEC_UTIL:
@@ -311,6 +316,8 @@ static int fill(struct gpr_table *t, enum section_id s, const struct gpr_report_
 		return gpr_launches_table(t, GPR_LAUNCH_BRIEF, p->m, p->launches);
 	case SEC_OPS:
 		return gpr_ops_table(t, GPR_OPS_BRIEF, p->ops);
+	case SEC_GPU_MEMORY:
+		return gpr_memory_table(t, GPR_MEM_DEVICES, p->m, p->memory);
 	case SEC_OCCUPANCY:
 		return gpr_occupancy_table(t, GPR_OCC_KERNELS, p->m, p->steps, p->occ,
 					   p->top_kernels);
@@ -527,7 +534,8 @@ static size_t text_order(const struct gpr_report_parts *p, enum section_id *out)
 {
 	static const enum section_id head[] = {SEC_CAUSES, SEC_KERNELS, SEC_OPS};
 	static const enum section_id tail[] = {
-		SEC_PROCS,    SEC_DEVICES, SEC_MEMORY,  SEC_GAPS, SEC_LAUNCHES, SEC_OCCUPANCY,
+		SEC_PROCS,    SEC_DEVICES, SEC_MEMORY,  SEC_GAPS, SEC_LAUNCHES, SEC_GPU_MEMORY,
+		SEC_OCCUPANCY,
 		SEC_UTIL,     SEC_COPY_BW, SEC_ROOFLINE, SEC_COMM, SEC_COMM_EXPOSED,
 	};
 	bool lng = steps_long(p->steps);

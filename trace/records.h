@@ -343,7 +343,12 @@
 	X(3, str, metric, VARINT, 0)                                                               \
 	X(4, u64, value_bits, VARINT, 0)
 
-/* Device memory allocation and release (MEMORY2). */
+/*
+ * Device memory allocation and release (CUPTI MEMORY2, a PyTorch profiler
+ * "[memory]" event, an nsys CUDA_GPU_MEMORY_USAGE_EVENTS row). bytes is the
+ * size, op says which way; the totals are the allocator's after the event
+ * when flags has GPT_MEMORY_HAS_TOTALS (reserved: GPT_MEMORY_HAS_RESERVED).
+ */
 #define GPT_MEMORY_FIELDS(X)                                                                       \
 	X(1, u64, ts, DELTA, 0)                                                                    \
 	X(2, u8, op, VARINT, 0) /* 1 allocation, 2 release */                                      \
@@ -357,7 +362,26 @@
 	X(10, u64, pc, VARINT, 0)                                                                  \
 	X(11, u8, is_async, VARINT, 0)                                                             \
 	X(12, u8, pool_type, VARINT, 0)                                                            \
-	X(13, str, name, VARINT, 0)
+	X(13, str, name, VARINT, 0)                                                                \
+	X(14, u32, tid, VARINT, 0)             /* allocating CPU thread; 0 unknown (1.2) */        \
+	X(15, u64, total_allocated, VARINT, 0) /* allocator's bytes in use after it (1.2) */       \
+	X(16, u64, total_reserved, VARINT, 0)  /* allocator's bytes reserved after it (1.2) */     \
+	X(17, u8, flags, VARINT, 0)            /* enum gpt_memory_flags (1.2) */                   \
+	X(18, u8, device_type, VARINT, 0)      /* c10 DeviceType: 0 CPU, 1 CUDA, 6 HIP (1.2) */
+
+/* A memory pool created, destroyed or trimmed (CUPTI MEMORY_POOL; format 1.2). */
+#define GPT_MEMORY_POOL_FIELDS(X)                                                                  \
+	X(1, u64, ts, DELTA, 0)                                                                    \
+	X(2, u8, op, VARINT, 0)        /* 1 created, 2 destroyed, 3 trimmed */                     \
+	X(3, u8, pool_type, VARINT, 0) /* 1 local, 2 imported */                                   \
+	X(4, u64, address, VARINT, 0)                                                              \
+	X(5, u64, size, VARINT, 0)                                                                 \
+	X(6, u64, release_threshold, VARINT, 0)                                                    \
+	X(7, u64, utilized_size, VARINT, 0)                                                        \
+	X(8, u64, min_bytes_to_keep, VARINT, 0) /* trimmed: what the trim kept */                  \
+	X(9, u32, device, VARINT, 0)                                                               \
+	X(10, u32, correlation, DELTA, 0)                                                          \
+	X(11, u8, is_managed, VARINT, 0)
 
 /* One CUDA graph launch (GRAPH_TRACE). */
 #define GPT_GRAPH_FIELDS(X)                                                                        \
@@ -438,7 +462,8 @@
 	X(22, stack_node, STACK_NODE, GPT_STACK_NODE_FIELDS, 0, 0)                                 \
 	X(23, stack, STACK, GPT_STACK_FIELDS, 1, 0)                                                \
 	X(24, module, MODULE, GPT_MODULE_FIELDS, 1, 0)                                             \
-	X(25, nccl_channel, NCCL_CHANNEL, GPT_NCCL_CHANNEL_FIELDS, 1, 2)
+	X(25, nccl_channel, NCCL_CHANNEL, GPT_NCCL_CHANNEL_FIELDS, 1, 2)                           \
+	X(26, memory_pool, MEMORY_POOL, GPT_MEMORY_POOL_FIELDS, 1, 0)
 
 #define GPT_CT_u8 uint8_t
 #define GPT_CT_u16 uint16_t
@@ -460,9 +485,21 @@ enum gpt_kind {
 	GPT_KIND_STRING = 1,
 #define GPT_KIND_ENUM_(num, name, NAME, FIELDS, tf, ef) GPT_KIND_##NAME = num,
 	GPT_RECORD_KINDS(GPT_KIND_ENUM_)
-	GPT_KIND__LAST_RECORD = 25,
+	GPT_KIND__LAST_RECORD = 26,
 	GPT_KIND_INDEX = 127,
 	GPT_KIND__MAX = 128,
+};
+
+/* memory.flags */
+enum gpt_memory_flags {
+	GPT_MEMORY_HAS_TOTALS = 1 << 0,   /* total_allocated is the source's */
+	GPT_MEMORY_HAS_RESERVED = 1 << 1, /* total_reserved is the source's */
+	GPT_MEMORY_HOST = 1 << 2,         /* host (CPU) memory, not a device's */
+};
+
+enum gpt_memory_op {
+	GPT_MEMORY_ALLOC = 1,
+	GPT_MEMORY_FREE = 2,
 };
 
 enum gpt_api_domain {

@@ -32,6 +32,7 @@
 #define stack_FIELD_(...) FIELD_ENTRY_(gpt_stack, __VA_ARGS__)
 #define module_FIELD_(...) FIELD_ENTRY_(gpt_module, __VA_ARGS__)
 #define nccl_channel_FIELD_(...) FIELD_ENTRY_(gpt_nccl_channel, __VA_ARGS__)
+#define memory_pool_FIELD_(...) FIELD_ENTRY_(gpt_memory_pool, __VA_ARGS__)
 #define index_FIELD_(...) FIELD_ENTRY_(gpt_index_entry, __VA_ARGS__)
 
 GPT_RECORD_KINDS(DEFINE_FIELDS_)

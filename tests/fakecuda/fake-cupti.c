@@ -135,6 +135,10 @@ static size_t record_size(CUpti_ActivityKind k)
 		return sizeof(CUpti_ActivityContext3);
 	case CUPTI_ACTIVITY_KIND_STREAM:
 		return sizeof(CUpti_ActivityStream);
+	case CUPTI_ACTIVITY_KIND_MEMORY2:
+		return sizeof(CUpti_ActivityMemory4);
+	case CUPTI_ACTIVITY_KIND_MEMORY_POOL:
+		return sizeof(CUpti_ActivityMemoryPool3);
 	default:
 		return 0;
 	}
@@ -539,6 +543,7 @@ static const struct {
 	{2, CUPTI_RUNTIME_TRACE_CBID_cudaGetDevice_v3020, "cudaGetDevice_v3020"},
 	{2, CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020, "cudaMalloc_v3020"},
 	{2, CUPTI_RUNTIME_TRACE_CBID_cudaFree_v3020, "cudaFree_v3020"},
+	{2, CUPTI_RUNTIME_TRACE_CBID_cudaMemPoolCreate_v11020, "cudaMemPoolCreate_v11020"},
 	{2, CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020, "cudaDeviceReset_v3020"},
 	{1, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, "cuLaunchKernel"},
 	{1, CUPTI_DRIVER_TRACE_CBID_cuProfilerStart, "cuProfilerStart"},

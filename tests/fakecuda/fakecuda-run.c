@@ -14,6 +14,7 @@
  *   memcpy DEV CTX STREAM KIND BYTES [async]
  *   p2p SRC DST CTX STREAM BYTES memset DEV CTX STREAM BYTES
  *   sync TYPE CTX STREAM [WAIT_US]  overhead  incomplete DEV CTX STREAM
+ *   malloc DEV CTX BYTES | free  (the newest allocation) | mempool DEV OP SIZE
  *   extcorr KIND ID              the next API call carries it
  *   drop N | deliver | profiler_start | profiler_stop
  *   push NAME | pop | mark NAME  NVTX through the real NVTX headers
@@ -145,6 +146,12 @@ static void run(int lo, int hi)
 		} else if (!strcmp(cmd, "memset")) {
 			sim_memset((uint32_t)num(a[0]), (uint32_t)num(a[1]), (uint32_t)num(a[2]),
 				   num(a[3]));
+		} else if (!strcmp(cmd, "malloc")) {
+			sim_malloc((uint32_t)num(a[0]), (uint32_t)num(a[1]), num(a[2]));
+		} else if (!strcmp(cmd, "free")) {
+			sim_free();
+		} else if (!strcmp(cmd, "mempool")) {
+			sim_mempool((uint32_t)num(a[0]), (unsigned)num(a[1]), num(a[2]));
 		} else if (!strcmp(cmd, "sync")) {
 			sim_sync((unsigned)num(a[0]), (uint32_t)num(a[1]), (uint32_t)num(a[2]),
 				 n > 3 ? num(a[3]) * 1000 : 0);

@@ -751,6 +751,129 @@ void sim_memset(uint32_t dev, uint32_t ctx, uint32_t stream, uint64_t bytes)
 	emit(&m, sizeof(m), GPT_KIND_MEMSET, &r);
 }
 
+/* ------------------------------------------------------ memory */
+
+/* Live allocations, last first: sim_free releases the newest. */
+static struct {
+	uint64_t addr, bytes;
+	uint32_t dev, ctx;
+} allocs[4096];
+static size_t nallocs;
+static uint64_t next_addr = 0x7f0000000000ULL;
+
+static void memory_record(uint32_t dev, uint32_t ctx, uint64_t addr, uint64_t bytes, bool alloc,
+			  uint32_t corr)
+{
+	struct gpt_memory r = {0};
+	CUpti_ActivityMemory4 m;
+
+	r.ts = sim_now();
+	r.op = alloc ? GPT_MEMORY_ALLOC : GPT_MEMORY_FREE;
+	r.memory_kind = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
+	r.address = addr;
+	r.bytes = bytes;
+	r.device = dev;
+	r.context = ctx;
+	r.stream = UINT32_MAX;
+	r.correlation = corr;
+	r.pc = 0x400000 + rnd(0x10000);
+	r.device_type = 1;
+	memset(&m, 0, sizeof(m));
+	m.kind = CUPTI_ACTIVITY_KIND_MEMORY2;
+	m.memoryOperationType = alloc ? CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION
+				      : CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE;
+	m.memoryKind = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
+	m.correlationId = corr;
+	m.address = addr;
+	m.bytes = bytes;
+	m.timestamp = r.ts;
+	m.PC = r.pc;
+	m.processId = (uint32_t)getpid();
+	m.deviceId = dev;
+	m.contextId = ctx;
+	m.streamId = UINT32_MAX;
+	emit(&m, sizeof(m), GPT_KIND_MEMORY, &r);
+}
+
+void sim_malloc(uint32_t dev, uint32_t ctx, uint64_t bytes)
+{
+	struct api_call c;
+	uint64_t addr;
+
+	api_begin(&c, 2, CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020, "cudaMalloc_v3020");
+	pthread_mutex_lock(&mu);
+	addr = next_addr;
+	next_addr += (bytes + 0xfffff) & ~0xfffffULL;
+	if (nallocs < GP_ARRAY_SIZE(allocs)) {
+		allocs[nallocs].addr = addr;
+		allocs[nallocs].bytes = bytes;
+		allocs[nallocs].dev = dev;
+		allocs[nallocs++].ctx = ctx;
+	}
+	pthread_mutex_unlock(&mu);
+	memory_record(dev, ctx, addr, bytes, true, c.corr);
+	api_end(&c);
+}
+
+void sim_free(void)
+{
+	struct api_call c;
+	bool have;
+	uint64_t addr = 0, bytes = 0;
+	uint32_t dev = 0, ctx = 0;
+
+	api_begin(&c, 2, CUPTI_RUNTIME_TRACE_CBID_cudaFree_v3020, "cudaFree_v3020");
+	pthread_mutex_lock(&mu);
+	have = nallocs > 0;
+	if (have) {
+		nallocs--;
+		addr = allocs[nallocs].addr;
+		bytes = allocs[nallocs].bytes;
+		dev = allocs[nallocs].dev;
+		ctx = allocs[nallocs].ctx;
+	}
+	pthread_mutex_unlock(&mu);
+	if (have) {
+		memory_record(dev, ctx, addr, bytes, false, c.corr);
+	}
+	api_end(&c);
+}
+
+void sim_mempool(uint32_t dev, unsigned op, uint64_t size)
+{
+	struct api_call c;
+	struct gpt_memory_pool r = {0};
+	CUpti_ActivityMemoryPool3 p;
+
+	api_begin(&c, 2, CUPTI_RUNTIME_TRACE_CBID_cudaMemPoolCreate_v11020,
+		  "cudaMemPoolCreate_v11020");
+	r.ts = sim_now();
+	r.op = (uint8_t)op;
+	r.pool_type = CUPTI_ACTIVITY_MEMORY_POOL_TYPE_LOCAL;
+	r.address = 0x7e0000000000ULL;
+	r.size = size;
+	r.release_threshold = size / 2;
+	r.utilized_size = size / 4;
+	r.min_bytes_to_keep = op == 3 ? size / 8 : 0;
+	r.device = dev;
+	r.correlation = c.corr;
+	memset(&p, 0, sizeof(p));
+	p.kind = CUPTI_ACTIVITY_KIND_MEMORY_POOL;
+	p.memoryPoolOperationType = (CUpti_ActivityMemoryPoolOperationType)op;
+	p.memoryPoolType = CUPTI_ACTIVITY_MEMORY_POOL_TYPE_LOCAL;
+	p.correlationId = c.corr;
+	p.processId = (uint32_t)getpid();
+	p.deviceId = dev;
+	p.minBytesToKeep = r.min_bytes_to_keep;
+	p.address = r.address;
+	p.size = r.size;
+	p.releaseThreshold = r.release_threshold;
+	p.timestamp = r.ts;
+	p.utilizedSize = r.utilized_size;
+	emit(&p, sizeof(p), GPT_KIND_MEMORY_POOL, &r);
+	api_end(&c);
+}
+
 /* ------------------------------------------------------ synchronization */
 
 /* The last event recorded (sim_event_record): what the next event wait waits for. */

@@ -43,6 +43,11 @@ void sim_memcpy(uint32_t dev, uint32_t ctx, uint32_t stream, unsigned copy_kind,
 /* cudaMemcpyPeerAsync: a MEMCPY2 record. */
 void sim_p2p(uint32_t src_dev, uint32_t dst_dev, uint32_t ctx, uint32_t stream, uint64_t bytes);
 void sim_memset(uint32_t dev, uint32_t ctx, uint32_t stream, uint64_t bytes);
+/* cudaMalloc: a MEMORY2 allocation tied to the call; sim_free releases the newest one. */
+void sim_malloc(uint32_t dev, uint32_t ctx, uint64_t bytes);
+void sim_free(void);
+/* A MEMORY_POOL record (op: 1 created, 2 destroyed, 3 trimmed) from cudaMemPoolCreate. */
+void sim_mempool(uint32_t dev, unsigned op, uint64_t size);
 /* type: 1 event, 2 stream wait event, 3 stream, 4 context (device) synchronize. */
 void sim_sync(unsigned type, uint32_t ctx, uint32_t stream, uint64_t wait_ns);
 /* cudaEventRecord on stream and its CUDA_EVENT record (timed by the device or by the call);

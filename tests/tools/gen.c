@@ -72,6 +72,34 @@ struct gen {
 	struct gp_rng seq;                     /* kernel choice with same_kernels */
 };
 
+static void add(struct gen *g, enum gpt_kind k, const void *rec, bool event);
+
+/*
+ * n allocator events in the step that began at start, 1 ns apart, on the
+ * host thread: allocations of 4-28 KiB, every other event releasing the
+ * oldest live one once 16 are live (16 stay live at the step's end), with
+ * the totals after each event, as PyTorch writes them.
+ */
+static void memory_events(struct gen *g, uint32_t step, uint64_t start, uint32_t n)
+{
+	uint64_t total = 0, t = start + 1, base = 0x7f0000000000ULL + ((uint64_t)step << 32);
+	uint32_t made = 0, freed = 0;
+
+	for (uint32_t j = 0; j < n; j++) {
+		bool release = j % 2 == 1 && made - freed >= 16;
+		uint32_t k = release ? freed++ : made++;
+		uint64_t bytes = 4096ull * (1 + k % 7);
+		struct gpt_memory m = {.ts = t++, .memory_kind = 3, .address = base + 32768ull * k,
+				       .bytes = bytes, .tid = g->tid, .device_type = 1,
+				       .flags = GPT_MEMORY_HAS_TOTALS | GPT_MEMORY_HAS_RESERVED};
+		m.op = release ? GPT_MEMORY_FREE : GPT_MEMORY_ALLOC;
+		total = release ? total - bytes : total + bytes;
+		m.total_allocated = total;
+		m.total_reserved = 1ull << 30;
+		add(g, GPT_KIND_MEMORY, &m, true);
+	}
+}
+
 static void add(struct gen *g, enum gpt_kind k, const void *rec, bool event)
 {
 	if (g->err) {
@@ -473,6 +501,11 @@ int gen_write(struct gpt_writer *w, const struct gen_opts *o, struct gen_stats *
 		}
 		/* The step ends with a host synchronization on every stream. */
 		host_sync(&g);
+		if (o->memory_per_step) {
+			memory_events(&g, step, start, o->memory_per_step);
+			g.cpu = g.cpu > start + o->memory_per_step + 2 ? g.cpu
+								      : start + o->memory_per_step + 2;
+		}
 		snprintf(buf, sizeof(buf), "ProfilerStep#%" PRIu32, step);
 		struct gpt_nvtx n = {.start = start, .end = g.cpu, .type = GPT_NVTX_PUSH_POP,
 				     .message = intern(&g, buf), .start_tid = g.tid,

@@ -35,6 +35,7 @@ struct gen_opts {
 				    * demangled) ... */
 	double slow_factor;        /* ... take this many times longer */
 	bool same_kernels;         /* every step: the same kernel sequence and copy sizes */
+	uint32_t memory_per_step;  /* allocator events per step (PyTorch-like, with totals); 0 */
 };
 
 void gen_opts_default(struct gen_opts *o);

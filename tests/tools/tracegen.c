@@ -26,6 +26,7 @@ static void usage(FILE *f)
 	      "  --sync-wake-ns N  the step's closing sync returns N ns after the GPU is done (2000)\n"
 	      "  --item-sync       a host sync halfway through each step (like loss.item())\n"
 	      "  --all-kinds       also write every other record kind\n"
+	      "  --memory N        N allocator events per step, with totals (0)\n"
 	      "  --level N         deflate level, 0 stores chunks uncompressed (1)\n"
 	      "  --chunk-records N records per chunk (8192)\n"
 	      "  --no-close        leave the file without its footer, as a crash would\n"
@@ -155,6 +156,7 @@ static bool take_number(struct args *a, int c, const char *arg)
 	case 'l': a->wo.level = (int)v; break;
 	case 'C': a->wo.chunk_records = (uint32_t)v; break;
 	case 1005: a->wo.compact = true; a->wo.pack_bytes = (uint32_t)v; break;
+	case 1007: a->go.memory_per_step = (uint32_t)v; break;
 	}
 	return true;
 }
@@ -174,6 +176,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 		{"nccl", 0, 0, 1000},       {"straggler", 1, 0, 1001},  {"nccl-late", 1, 0, 1002},
 		{"nccl-fill", 1, 0, 1003},  {"nccl-names", 0, 0, 1004}, {"compact", 1, 0, 1005},
 		{"nccl-sync", 0, 0, 1006},
+		{"memory", 1, 0, 1007},
 		{0, 0, 0, 0},
 	};
 	int c;
