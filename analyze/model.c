@@ -13,6 +13,7 @@
 #include "base/compat.h"
 #include "analyze/model.h"
 #include "analyze/file-info.h"
+#include "analyze/import-ahead.h"
 #include "import/import.h"
 
 #include <ctype.h>
@@ -1110,9 +1111,11 @@ int gpa_input_open(const char *path, struct gpt_reader **r, int *format, char *e
 }
 
 /* nsys: one process of an export (NULL: the whole input as one process). */
+/* ahead: inputs converted on worker threads (NULL: none), of which path is number idx. */
 static int load_file(struct gpa_model *m, const char *path, const struct gpa_nsys_import_opts *nsys,
 		     const struct gpa_load_opts *opts, struct gp_u64map *maps, uint64_t *done,
-		     uint64_t total, uint64_t *records, char *errbuf, size_t errlen)
+		     uint64_t total, uint64_t *records, struct gpa_import_ahead *ahead, size_t idx,
+		     char *errbuf, size_t errlen)
 {
 	struct file_ctx f = {.m = m, .m_funcs = &maps[0], .m_shapes = &maps[1]};
 	struct gpt_reader_status st;
@@ -1130,7 +1133,10 @@ static int load_file(struct gpa_model *m, const char *path, const struct gpa_nsy
 		gp_u64map_release(&f.threads);
 		return -GP_ERR_NOMEM;
 	}
-	ret = open_input(path, nsys, opts ? &opts->progress : NULL, &f.r, errbuf, errlen);
+	ret = gpa_import_ahead_take(ahead, idx, &f.r, errbuf, errlen);
+	if (ret == 1) {
+		ret = open_input(path, nsys, opts ? &opts->progress : NULL, &f.r, errbuf, errlen);
+	}
 	if (ret) {
 		goto out;
 	}
@@ -1565,6 +1571,9 @@ int gpa_model_load(struct gpa_model *m, const char *const *paths, size_t npaths,
 			total += (uint64_t)sb.st_size;
 		}
 	}
+	/* Several Kineto inputs: converted on worker threads, each taken in its turn. */
+	struct gpa_import_ahead *ahead =
+		gpa_import_ahead_start(paths, npaths, opts ? opts->threads : 0, errlen);
 	for (size_t i = 0; i < npaths && !ret; i++) {
 		struct gpa_nsys_process *procs = NULL;
 		size_t nprocs = 0, main = 0;
@@ -1586,10 +1595,11 @@ int gpa_model_load(struct gpa_model *m, const char *const *paths, size_t npaths,
 			}
 			one.process = nprocs > 1 ? procs[k].key : 0;
 			ret = load_file(m, paths[i], nprocs > 1 ? &one : NULL, opts, maps, &done,
-					total, &records, errbuf, errlen);
+					total, &records, ahead, i, errbuf, errlen);
 		}
 		free(procs);
 	}
+	gpa_import_ahead_free(ahead);
 	gp_u64map_release(&maps[0]);
 	gp_u64map_release(&maps[1]);
 	if (ret) {
