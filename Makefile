@@ -289,6 +289,7 @@ $(BENCH_KINETO): $(call obj,tests/bench/bench-kineto.c) $(LIB_IMPORT) $(LIB_TRAC
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
 bench-kineto: $(BENCH_KINETO) $(GPUPROF)
 	@sh tests/bench/bench-kineto.sh $(BENCH_KINETO) $(GPUPROF)
+	@sh tests/bench/bench-kineto-report.sh $(BENCH_KINETO) $(GPUPROF)
 bench: bench-kineto
 .PHONY: bench-kineto
 # .gpz size against the gzipped Kineto JSON per anchor (fixed overhead vs payload).
