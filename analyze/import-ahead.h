@@ -25,7 +25,8 @@ struct gpa_import_ahead;
 /*
  * gpa_import_ahead_start - starts converting the Kineto inputs among
  * paths[0..n) on up to threads workers (the calling thread mostly waits for
- * them; it reads each converted trace into the model in its turn). paths must stay valid until gpa_import_ahead_free().
+ * them; it reads each converted trace into the model in its turn). paths
+ * must stay valid until gpa_import_ahead_free().
  * Returns NULL, and starts nothing, when there is nothing to gain (fewer
  * than two Kineto inputs, one thread) or no thread or memory to do it: the
  * caller then converts each input itself. errlen: the size of the buffer

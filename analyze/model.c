@@ -987,8 +987,8 @@ static bool has_suffix(const char *s, const char *suffix)
  * reads every input the same way).
  */
 static int open_input(const char *path, const struct gpa_nsys_import_opts *nsys,
-		      const struct gp_progress_cb *progress, struct gpt_reader **r, char *errbuf,
-		      size_t errlen)
+		      const struct gp_progress_cb *progress, unsigned threads,
+		      struct gpt_reader **r, char *errbuf, size_t errlen)
 {
 	enum gpa_input_format fmt;
 	int ret = gpa_input_detect(path, &fmt, errbuf, errlen);
@@ -1026,7 +1026,8 @@ static int open_input(const char *path, const struct gpa_nsys_import_opts *nsys,
 		}
 		ret = fmt == GPA_INPUT_NSYS
 			      ? gpa_import_nsys_opts(path, w, &no, NULL, errbuf, errlen)
-			      : gpa_import_kineto_opts(path, w, progress, errbuf, errlen);
+			      : gpa_import_kineto_threads(path, w, progress, threads, errbuf,
+							  errlen);
 		if (ret) {
 			gpt_writer_abandon(w);
 		} else {
@@ -1107,7 +1108,7 @@ int gpa_input_open(const char *path, struct gpt_reader **r, int *format, char *e
 		snprintf(errbuf, errlen, "%s", *r ? gpt_reader_last_error(*r) : gp_err_str(ret));
 		return ret ? ret : -GP_ERR_IO;
 	}
-	return open_input(path, NULL, NULL, r, errbuf, errlen);
+	return open_input(path, NULL, NULL, 1, r, errbuf, errlen);
 }
 
 /* nsys: one process of an export (NULL: the whole input as one process). */
@@ -1135,7 +1136,8 @@ static int load_file(struct gpa_model *m, const char *path, const struct gpa_nsy
 	}
 	ret = gpa_import_ahead_take(ahead, idx, &f.r, errbuf, errlen);
 	if (ret == 1) {
-		ret = open_input(path, nsys, opts ? &opts->progress : NULL, &f.r, errbuf, errlen);
+		ret = open_input(path, nsys, opts ? &opts->progress : NULL,
+				 opts ? opts->threads : 1, &f.r, errbuf, errlen);
 	}
 	if (ret) {
 		goto out;

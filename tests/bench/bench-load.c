@@ -82,7 +82,7 @@ static int load_all(const char *path, unsigned threads, uint64_t *records)
 		__typeof__(tab) *t_ = &(tab);                                                      \
 		size_t row_ = 0 COLS(ROW_BYTES_);                                                  \
 		printf("%-12s %10zu rows x %2zu B = %8.1f MiB\n", name_, t_->n, row_,            \
-		       (double)(t_->n * row_) / 1048576.0);                                         \
+		       (double)(t_->n * row_) / 1048576.0);                                       \
 		total_ += t_->n * row_;                                                            \
 		COLS(COL_LINE_)                                                                    \
 		OPT(OPT_LINE_)                                                                     \
