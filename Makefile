@@ -283,6 +283,11 @@ bench-threads: $(BENCH_LOAD) $(GPUPROF) $(TRACEGEN)
 bench: bench-threads
 .PHONY: bench-threads
 
+# Load, report and flame on 1 and 2 threads, the floor beside them (tests/bench/bench-scaling.sh).
+bench-scaling: $(BENCH_LOAD) $(GPUPROF) $(TRACEGEN)
+	@sh tests/bench/bench-scaling.sh $(GPUPROF) $(TRACEGEN) $(BENCH_LOAD)
+.PHONY: bench-scaling
+
 # Kineto JSON import alone (in-process), per anchor: tests/bench/bench-kineto.sh.
 BENCH_KINETO := $(O)/bench-kineto
 $(BENCH_KINETO): $(call obj,tests/bench/bench-kineto.c) $(LIB_IMPORT) $(LIB_TRACE) $(LIB_BASE)
