@@ -289,12 +289,18 @@ bench-pftrace: $(GPUPROF) $(TRACEGEN)
 bench: bench-pftrace
 .PHONY: bench-pftrace
 
+# Load, report and flame on 1 and 2 threads, the floor beside them (tests/bench/bench-scaling.sh).
+bench-scaling: $(BENCH_LOAD) $(GPUPROF) $(TRACEGEN)
+	@sh tests/bench/bench-scaling.sh $(GPUPROF) $(TRACEGEN) $(BENCH_LOAD)
+.PHONY: bench-scaling
+
 # Kineto JSON import alone (in-process), per anchor: tests/bench/bench-kineto.sh.
 BENCH_KINETO := $(O)/bench-kineto
 $(BENCH_KINETO): $(call obj,tests/bench/bench-kineto.c) $(LIB_IMPORT) $(LIB_TRACE) $(LIB_BASE)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
 bench-kineto: $(BENCH_KINETO) $(GPUPROF)
 	@sh tests/bench/bench-kineto.sh $(BENCH_KINETO) $(GPUPROF)
+	@sh tests/bench/bench-kineto-report.sh $(BENCH_KINETO) $(GPUPROF)
 bench: bench-kineto
 .PHONY: bench-kineto
 # gpuprof ops on about 1 M events with recorded shapes (tests/bench/bench-ops.sh).
@@ -302,13 +308,13 @@ bench-ops: $(GPUPROF)
 	@sh tests/bench/bench-ops.sh $(GPUPROF)
 bench: bench-ops
 .PHONY: bench-ops
-# .gpz size against the gzipped Kineto JSON per anchor (fixed overhead vs payload).
 # gpuprof memory on 10 M allocator events; the recorder's cost per allocation.
 bench-memory: $(GPUPROF) $(TRACEGEN)
 	@sh tests/bench/bench-memory.sh $(O)
 bench: bench-memory
 .PHONY: bench-memory
 
+# .gpz size against the gzipped Kineto JSON per anchor (fixed overhead vs payload).
 bench-gpz-size: $(GPUPROF)
 	@sh tests/bench/bench-gpz-size.sh $(GPUPROF)
 bench: bench-gpz-size

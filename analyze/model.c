@@ -13,6 +13,7 @@
 #include "base/compat.h"
 #include "analyze/model.h"
 #include "analyze/file-info.h"
+#include "analyze/import-ahead.h"
 #include "import/import.h"
 
 #include <ctype.h>
@@ -1046,8 +1047,8 @@ static bool has_suffix(const char *s, const char *suffix)
  * reads every input the same way).
  */
 static int open_input(const char *path, const struct gpa_nsys_import_opts *nsys,
-		      const struct gp_progress_cb *progress, struct gpt_reader **r, char *errbuf,
-		      size_t errlen)
+		      const struct gp_progress_cb *progress, unsigned threads,
+		      struct gpt_reader **r, char *errbuf, size_t errlen)
 {
 	enum gpa_input_format fmt;
 	int ret = gpa_input_detect(path, &fmt, errbuf, errlen);
@@ -1085,7 +1086,8 @@ static int open_input(const char *path, const struct gpa_nsys_import_opts *nsys,
 		}
 		ret = fmt == GPA_INPUT_NSYS
 			      ? gpa_import_nsys_opts(path, w, &no, NULL, errbuf, errlen)
-			      : gpa_import_kineto_opts(path, w, progress, errbuf, errlen);
+			      : gpa_import_kineto_threads(path, w, progress, threads, errbuf,
+							  errlen);
 		if (ret) {
 			gpt_writer_abandon(w);
 		} else {
@@ -1166,13 +1168,15 @@ int gpa_input_open(const char *path, struct gpt_reader **r, int *format, char *e
 		snprintf(errbuf, errlen, "%s", *r ? gpt_reader_last_error(*r) : gp_err_str(ret));
 		return ret ? ret : -GP_ERR_IO;
 	}
-	return open_input(path, NULL, NULL, r, errbuf, errlen);
+	return open_input(path, NULL, NULL, 1, r, errbuf, errlen);
 }
 
 /* nsys: one process of an export (NULL: the whole input as one process). */
+/* ahead: inputs converted on worker threads (NULL: none), of which path is number idx. */
 static int load_file(struct gpa_model *m, const char *path, const struct gpa_nsys_import_opts *nsys,
 		     const struct gpa_load_opts *opts, struct gp_u64map *maps, uint64_t *done,
-		     uint64_t total, uint64_t *records, char *errbuf, size_t errlen)
+		     uint64_t total, uint64_t *records, struct gpa_import_ahead *ahead, size_t idx,
+		     char *errbuf, size_t errlen)
 {
 	struct file_ctx f = {.m = m, .m_funcs = &maps[0], .m_shapes = &maps[1]};
 	struct gpt_reader_status st;
@@ -1190,7 +1194,11 @@ static int load_file(struct gpa_model *m, const char *path, const struct gpa_nsy
 		gp_u64map_release(&f.threads);
 		return -GP_ERR_NOMEM;
 	}
-	ret = open_input(path, nsys, opts ? &opts->progress : NULL, &f.r, errbuf, errlen);
+	ret = gpa_import_ahead_take(ahead, idx, &f.r, errbuf, errlen);
+	if (ret == 1) {
+		ret = open_input(path, nsys, opts ? &opts->progress : NULL,
+				 opts ? opts->threads : 1, &f.r, errbuf, errlen);
+	}
 	if (ret) {
 		goto out;
 	}
@@ -1712,6 +1720,9 @@ int gpa_model_load(struct gpa_model *m, const char *const *paths, size_t npaths,
 			total += (uint64_t)sb.st_size;
 		}
 	}
+	/* Several Kineto inputs: converted on worker threads, each taken in its turn. */
+	struct gpa_import_ahead *ahead =
+		gpa_import_ahead_start(paths, npaths, opts ? opts->threads : 0, errlen);
 	for (size_t i = 0; i < npaths && !ret; i++) {
 		struct gpa_nsys_process *procs = NULL;
 		size_t nprocs = 0, main = 0;
@@ -1733,10 +1744,11 @@ int gpa_model_load(struct gpa_model *m, const char *const *paths, size_t npaths,
 			}
 			one.process = nprocs > 1 ? procs[k].key : 0;
 			ret = load_file(m, paths[i], nprocs > 1 ? &one : NULL, opts, maps, &done,
-					total, &records, errbuf, errlen);
+					total, &records, ahead, i, errbuf, errlen);
 		}
 		free(procs);
 	}
+	gpa_import_ahead_free(ahead);
 	gp_u64map_release(&maps[0]);
 	gp_u64map_release(&maps[1]);
 	if (ret) {

@@ -7,6 +7,7 @@
 #define GPA_IMPORT_TEST_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 /*
  * For tests: false makes gpa_import_kineto read every event through its
@@ -15,5 +16,12 @@
  * Process-wide, not thread-safe.
  */
 void gpa_import_kineto_fast_path(bool on);
+
+/*
+ * For tests: the least bytes of events in the buffer for which
+ * gpa_import_kineto_threads() hands part of them to its side thread
+ * (default 32 KiB; 0 splits every buffer). Process-wide, not thread-safe.
+ */
+void gpa_import_kineto_split_min(size_t bytes);
 
 #endif

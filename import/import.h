@@ -104,6 +104,14 @@ int gpa_import_kineto(const char *path, struct gpt_writer *w, char *errbuf, size
 int gpa_import_kineto_opts(const char *path, struct gpt_writer *w,
 			   const struct gp_progress_cb *progress, char *errbuf, size_t errlen);
 /*
+ * The same on threads (at most 2 are used): a side thread parses part of
+ * each buffer of events while the calling thread reads and writes the
+ * rest. Records, file and messages are those of one thread.
+ */
+int gpa_import_kineto_threads(const char *path, struct gpt_writer *w,
+			      const struct gp_progress_cb *progress, unsigned threads, char *errbuf,
+			      size_t errlen);
+/*
  * The process record's settings string the Kineto importer writes when the
  * file's times were epoch microseconds with decimals and no
  * baseTimeNanoseconds (otherwise "pytorch-profiler"); the model marks such

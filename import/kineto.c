@@ -29,6 +29,7 @@
 #include <unistd.h>
 #include "import/json-scan.h"
 #include "import/json-raw.h"
+#include <pthread.h>
 #include <sys/stat.h>
 
 #define CHUNK (256u << 10)
@@ -145,6 +146,9 @@ struct imp {
 	bool seen_events;
 	uint64_t fast_taken;   /* events the fast path read */
 	uint64_t fast_resumes; /* times it handed the scan to the token loop */
+	struct side *side;     /* parses part of each buffer of events; NULL: none */
+	uint64_t side_taken;   /* events of fast_taken the side thread read */
+	struct batch *defer;   /* the side thread's own imp: events closed go here, not to w */
 
 	struct ev ev;
 	char *name, *argname;  /* MAX_STR + 1 bytes each */
@@ -925,6 +929,10 @@ static uint32_t u32c(int64_t v)
 
 static int intern(struct imp *im, const char *s, size_t n, uint32_t *id)
 {
+	if (!im->w) {
+		/* the side thread's imp: nothing is written there; the event is read again */
+		return fail(im, -GP_ERR_API, "no writer"), -1;
+	}
 	int r = gpt_writer_intern(im->w, s, n, id);
 	if (r) {
 		return fail(im, r, "writing the trace: %s", gpt_writer_last_error(im->w)), -1;
@@ -934,6 +942,9 @@ static int intern(struct imp *im, const char *s, size_t n, uint32_t *id)
 
 static int add(struct imp *im, enum gpt_kind kind, const void *rec)
 {
+	if (!im->w) {
+		return fail(im, -GP_ERR_API, "no writer"), -1;
+	}
 	int r = gpt_writer_add(im->w, kind, rec);
 	if (r) {
 		return fail(im, r, "writing the trace: %s", gpt_writer_last_error(im->w)), -1;
@@ -1458,6 +1469,75 @@ static void finish_device(struct imp *im)
 	}
 }
 
+/* ------------------------------------------------------------ events read ahead */
+
+/*
+ * An event the side thread read (struct side, below), for finish_event()
+ * on the calling thread: the fields, where its name and argument name lie
+ * in the batch's text, and where the scan stood after it (its '}', blanks
+ * and a ',' when comma), which is where an error in finish_event() leaves
+ * the scanner, as it would have had the calling thread read the event.
+ */
+struct pev {
+	struct ev ev;
+	size_t name_at, argname_at;
+	const unsigned char *after;
+	bool comma;
+};
+
+struct batch {
+	struct pev *v;
+	size_t n, cap;
+	char *text;
+	size_t tlen, tcap;
+	bool nomem;
+};
+
+static int grow(void **p, size_t *cap, size_t want, size_t elem)
+{
+	if (want <= *cap) {
+		return 0;
+	}
+	size_t nc = *cap ? *cap * 2 : 256;
+	while (nc < want) {
+		nc *= 2;
+	}
+	void *np = realloc(*p, nc * elem);
+	if (!np) {
+		return -1;
+	}
+	*p = np;
+	*cap = nc;
+	return 0;
+}
+
+/* The side thread's cb_end_map() of an event: keeps it in the batch. 1, or 0 out of memory. */
+static int defer_event(struct imp *im)
+{
+	struct batch *b = im->defer;
+	const struct ev *ev = &im->ev;
+	size_t need = b->tlen + ev->name_len + ev->argname_len + 2;
+
+	if (grow((void **)&b->v, &b->cap, b->n + 1, sizeof(*b->v)) ||
+	    grow((void **)&b->text, &b->tcap, need, 1)) {
+		b->nomem = true;
+		return 0;
+	}
+	struct pev *pv = &b->v[b->n++];
+	pv->ev = *ev;
+	pv->name_at = b->tlen;
+	memcpy(b->text + b->tlen, im->name, ev->name_len);
+	b->tlen += ev->name_len;
+	b->text[b->tlen++] = 0;
+	pv->argname_at = b->tlen;
+	memcpy(b->text + b->tlen, im->argname, ev->argname_len);
+	b->tlen += ev->argname_len;
+	b->text[b->tlen++] = 0;
+	pv->after = NULL;
+	pv->comma = false;
+	return 1;
+}
+
 /* ------------------------------------------------------------ token handlers */
 
 static enum ctx top(struct imp *im)
@@ -1969,6 +2049,9 @@ static int cb_end_map(void *ctx)
 
 	im->depth--;
 	if (c == C_EVENT) {
+		if (im->defer) {
+			return defer_event(im);
+		}
 		return finish_event(im) ? 0 : 1;
 	}
 	if (c == C_DEV) {
@@ -2191,7 +2274,9 @@ struct fast {
 static void fast_resume(struct fast *f, const unsigned char *p, enum gpa_json_raw_state st)
 {
 	++*f->resumes;
-	gpa_json_raw_resume(f->sc, p, f->nopen, st);
+	if (f->sc) { /* NULL on the side thread: it stops, the event is read again */
+		gpa_json_raw_resume(f->sc, p, f->nopen, st);
+	}
 }
 
 /* Past a value's end at q, as the scanner goes on: blanks and a ','. */
@@ -2280,7 +2365,7 @@ static int fast_object(struct imp *im, struct fast *f, const unsigned char **pp,
 			q = jr_skip(v, f->e, false, false, JR_VALUE, f->depth + f->nopen, f->max);
 			if (!q) {
 				fast_resume(f, v, GPA_JSON_RAW_VALUE);
-				return gpa_json_skip(f->sc) ? -1 : 1;
+				return !f->sc ? 1 : gpa_json_skip(f->sc) ? -1 : 1;
 			}
 			p = fast_after(q, &c);
 			due = fast_due(true, c);
@@ -2309,6 +2394,9 @@ static int fast_object(struct imp *im, struct fast *f, const unsigned char **pp,
 					    f->depth + f->nopen, f->max);
 				if (!q) {
 					fast_resume(f, p, due);
+					if (!f->sc) {
+						return 1;
+					}
 					if (gpa_json_skip_rest(f->sc)) {
 						return -1;
 					}
@@ -2372,47 +2460,324 @@ static int fast_object(struct imp *im, struct fast *f, const unsigned char **pp,
 	}
 }
 
-/* The events at the scan position while traceEvents is open. */
-static int fast_events(struct imp *im, struct gpa_json_scan *sc)
+/*
+ * Two threads over one buffer of events. The calling thread reads the
+ * first part of the buffer as always; the side thread reads the rest, from an
+ * event start found by a quick look for "}", "," and "{" with only blanks
+ * between, parsing each event into a batch without writing anything. When
+ * the calling thread's own reading reaches that very place, it was the start
+ * of an event of traceEvents and the batch is good: the calling thread
+ * writes its events in order (finish_event()) and goes on where the side thread
+ * stopped. If it passes the place without stopping there (the comma was
+ * inside a string or in an argument), the batch is dropped. The side thread stops
+ * at the first event it cannot read whole from the buffer (an escape, the
+ * end of the buffer, anything wrong, anything that would write): that event
+ * is then read by the calling thread, so every message and every record is
+ * the one the calling thread alone gives. The buffer does not move while the
+ * side thread reads it: the calling thread waits for the side thread before it hands
+ * the scan back to the token loop.
+ */
+static size_t kineto_split_min = 32u << 10;
+
+void gpa_import_kineto_split_min(size_t bytes)
 {
-	struct fast f = {.sc = sc, .resumes = &im->fast_resumes, .max = gpa_json_max_token(sc),
-			 .depth = gpa_json_depth(sc)};
-	const unsigned char *p;
-	enum gpa_json_raw_state st = gpa_json_raw(sc, &p, &f.e);
+	kineto_split_min = bytes;
+}
+
+struct side {
+	pthread_t th;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	bool job, done, quit;
+	/* the job: events from s (a '{') to e, nesting as at the calling thread */
+	const unsigned char *s, *e;
+	int depth;
+	size_t max;
+	struct imp im; /* the side thread's own: no writer, events go to batch */
+	char errsink[160]; /* its messages, never read: the event is read again */
+	struct batch batch;
+	uint64_t resumes, taken;
+	const unsigned char *stop; /* after the last event read, or s */
+	bool comma;                /* a ',' followed that event (true when none was read) */
+};
+
+static void side_read(struct side *h)
+{
+	struct imp *im = &h->im;
+	struct fast f = {.sc = NULL, .resumes = &h->resumes, .e = h->e, .max = h->max,
+			 .depth = h->depth};
+	const unsigned char *p = h->s;
+	int depth = im->depth;
+
+	h->batch.n = h->batch.tlen = 0;
+	h->batch.nomem = false;
+	h->taken = 0;
+	h->stop = p;
+	h->comma = true;
+	for (;;) {
+		const unsigned char *q = jr_ws(p);
+		size_t n0 = h->batch.n, t0 = h->batch.tlen;
+		bool comma;
+
+		if (*q != '{') {
+			break;
+		}
+		p = q + 1;
+		f.nopen = 1;
+		im->ret = 0;
+		int r = cb_start_map(im) ? fast_object(im, &f, &p, &comma) : 0;
+		if (r != 2 || im->ret || h->batch.nomem) {
+			h->batch.n = n0;
+			h->batch.tlen = t0;
+			break;
+		}
+		if (h->batch.n > n0) {
+			h->batch.v[n0].after = p;
+			h->batch.v[n0].comma = comma;
+		}
+		h->taken++;
+		h->stop = p;
+		h->comma = comma;
+		if (!comma) {
+			break;
+		}
+	}
+	im->depth = depth;
+	im->ret = 0;
+}
+
+static void *side_main(void *arg)
+{
+	struct side *h = arg;
+
+	pthread_mutex_lock(&h->mu);
+	for (;;) {
+		while (!h->job && !h->quit) {
+			pthread_cond_wait(&h->cv, &h->mu);
+		}
+		if (h->quit) {
+			break;
+		}
+		pthread_mutex_unlock(&h->mu);
+		side_read(h);
+		pthread_mutex_lock(&h->mu);
+		h->job = false;
+		h->done = true;
+		pthread_cond_broadcast(&h->cv);
+	}
+	pthread_mutex_unlock(&h->mu);
+	return NULL;
+}
+
+static void side_free(struct side *h)
+{
+	if (!h) {
+		return;
+	}
+	pthread_mutex_lock(&h->mu);
+	h->quit = true;
+	pthread_cond_broadcast(&h->cv);
+	pthread_mutex_unlock(&h->mu);
+	pthread_join(h->th, NULL);
+	pthread_cond_destroy(&h->cv);
+	pthread_mutex_destroy(&h->mu);
+	free(h->im.name);
+	free(h->im.argname);
+	free(h->batch.v);
+	free(h->batch.text);
+	free(h);
+}
+
+/* A side thread for im, or NULL (no memory, no thread: the import reads on one). */
+static struct side *side_new(struct imp *im)
+{
+	struct side *h = calloc(1, sizeof(*h));
+
+	if (!h) {
+		return NULL;
+	}
+	h->im.path = im->path;
+	h->im.err = h->errsink;
+	h->im.errlen = sizeof(h->errsink);
+	h->im.defer = &h->batch;
+	h->im.name = malloc(MAX_STR + 1);
+	h->im.argname = malloc(MAX_STR + 1);
+	if (!h->im.name || !h->im.argname || pthread_mutex_init(&h->mu, NULL)) {
+		free(h->im.name);
+		free(h->im.argname);
+		free(h);
+		return NULL;
+	}
+	if (pthread_cond_init(&h->cv, NULL)) {
+		pthread_mutex_destroy(&h->mu);
+		free(h->im.name);
+		free(h->im.argname);
+		free(h);
+		return NULL;
+	}
+	if (pthread_create(&h->th, NULL, side_main, h)) {
+		pthread_cond_destroy(&h->cv);
+		pthread_mutex_destroy(&h->mu);
+		free(h->im.name);
+		free(h->im.argname);
+		free(h);
+		return NULL;
+	}
+	return h;
+}
+
+/* An event start ('{' after "}", "," and blanks) from t on, before e; NULL if none soon. */
+static const unsigned char *find_split(const unsigned char *t, const unsigned char *e)
+{
+	const unsigned char *lim = t + (64u << 10) < e ? t + (64u << 10) : e;
+
+	while (t < lim) {
+		const unsigned char *c = memchr(t, ',', (size_t)(lim - t));
+		if (!c) {
+			return NULL;
+		}
+		const unsigned char *a = c, *q = jr_ws(c + 1);
+		while (a > t && (a[-1] == ' ' || a[-1] == '\n' || a[-1] == '\r' || a[-1] == '\t')) {
+			a--;
+		}
+		if (a > t && a[-1] == '}' && *q == '{' && q < e) {
+			return q;
+		}
+		t = c + 1;
+	}
+	return NULL;
+}
+
+/* Hands the side thread the events from s to e; im's nesting is the events' own. */
+static void side_post(struct side *h, const struct imp *im, const struct fast *f,
+			const unsigned char *s)
+{
+	pthread_mutex_lock(&h->mu);
+	h->s = s;
+	h->e = f->e;
+	h->depth = f->depth;
+	h->max = f->max;
+	memcpy(h->im.stack, im->stack, sizeof(im->stack));
+	memcpy(h->im.key, im->key, sizeof(im->key));
+	memcpy(h->im.dim_idx, im->dim_idx, sizeof(im->dim_idx));
+	h->im.depth = im->depth;
+	h->done = false;
+	h->job = true;
+	pthread_cond_broadcast(&h->cv);
+	pthread_mutex_unlock(&h->mu);
+}
+
+static void side_wait(struct side *h)
+{
+	pthread_mutex_lock(&h->mu);
+	while (!h->done) {
+		pthread_cond_wait(&h->cv, &h->mu);
+	}
+	pthread_mutex_unlock(&h->mu);
+}
+
+/*
+ * Writes the side thread's events, as the calling thread writes those it reads.
+ * 2 on success (*pp, *comma: where the side thread stopped), or as fast_object()
+ * on an error in finish_event().
+ */
+static int side_take(struct imp *im, struct fast *f, struct side *h, const unsigned char **pp,
+		       bool *comma)
+{
+	for (size_t i = 0; i < h->batch.n; i++) {
+		const struct pev *pv = &h->batch.v[i];
+		im->ev = pv->ev;
+		memcpy(im->name, h->batch.text + pv->name_at, pv->ev.name_len);
+		im->name[pv->ev.name_len] = 0;
+		memcpy(im->argname, h->batch.text + pv->argname_at, pv->ev.argname_len);
+		im->argname[pv->ev.argname_len] = 0;
+		if (finish_event(im)) {
+			f->nopen = 0;
+			fast_resume(f, pv->after, fast_due(false, pv->comma));
+			return 0;
+		}
+	}
+	im->fast_taken += h->taken;
+	im->side_taken += h->taken;
+	*pp = h->stop;
+	*comma = h->comma;
+	return 2;
+}
+
+/* The events at the scan position while traceEvents is open; split: see above. */
+static int fast_events_run(struct imp *im, struct fast *f, const unsigned char *p,
+			   const unsigned char *split)
+{
 	bool taken = false, comma;
 
-	/* an event and its args open here, a dims array inside those */
-	if ((st != GPA_JSON_RAW_VALUE && st != GPA_JSON_RAW_VALUE_OR_END) ||
-	    f.depth + 3 > GPA_JSON_MAX_DEPTH || im->depth + 3 > MAX_DEPTH) {
-		return 1;
-	}
 	for (;;) {
 		const unsigned char *q = jr_ws(p);
 		int r;
 
+		if (split && q >= split) {
+			side_wait(im->side);
+			if (q == split) {
+				r = side_take(im, f, im->side, &p, &comma);
+				if (r != 2) {
+					return r;
+				}
+				taken |= im->side->taken > 0;
+				split = NULL;
+				if (!comma) {
+					fast_resume(f, p, GPA_JSON_RAW_AFTER);
+					return 1;
+				}
+				continue;
+			}
+			split = NULL;
+		}
 		if (*q != '{') {
 			if (taken) {
-				fast_resume(&f, p, GPA_JSON_RAW_VALUE);
+				fast_resume(f, p, GPA_JSON_RAW_VALUE);
 			}
 			return 1;
 		}
 		p = q + 1;
-		f.nopen = 1;
+		f->nopen = 1;
 		if (!cb_start_map(im)) {
-			fast_resume(&f, p, GPA_JSON_RAW_KEY_OR_END);
+			fast_resume(f, p, GPA_JSON_RAW_KEY_OR_END);
 			return 0;
 		}
-		r = fast_object(im, &f, &p, &comma);
+		r = fast_object(im, f, &p, &comma);
 		if (r != 2) {
 			return r;
 		}
 		im->fast_taken++;
 		taken = true;
 		if (!comma) {
-			fast_resume(&f, p, GPA_JSON_RAW_AFTER);
+			fast_resume(f, p, GPA_JSON_RAW_AFTER);
 			return 1;
 		}
 	}
+}
+
+static int fast_events(struct imp *im, struct gpa_json_scan *sc)
+{
+	struct fast f = {.sc = sc, .resumes = &im->fast_resumes, .max = gpa_json_max_token(sc),
+			 .depth = gpa_json_depth(sc)};
+	const unsigned char *p, *split = NULL;
+	enum gpa_json_raw_state st = gpa_json_raw(sc, &p, &f.e);
+
+	/* an event and its args open here, a dims array inside those */
+	if ((st != GPA_JSON_RAW_VALUE && st != GPA_JSON_RAW_VALUE_OR_END) ||
+	    f.depth + 3 > GPA_JSON_MAX_DEPTH || im->depth + 3 > MAX_DEPTH) {
+		return 1;
+	}
+	/* The side thread takes the last 70 % (it only parses; this thread also writes). */
+	if (im->side && (size_t)(f.e - p) >= kineto_split_min &&
+	    (split = find_split(p + (size_t)(f.e - p) * 3 / 10, f.e))) {
+		side_post(im->side, im, &f, split);
+	}
+	int r = fast_events_run(im, &f, p, split);
+	if (split) {
+		side_wait(im->side); /* before the buffer moves */
+	}
+	return r;
 }
 
 /* The file read under the scanner, reporting progress every few megabytes. */
@@ -2452,6 +2817,13 @@ int gpa_import_kineto(const char *path, struct gpt_writer *w, char *errbuf, size
 int gpa_import_kineto_opts(const char *path, struct gpt_writer *w,
 			   const struct gp_progress_cb *progress, char *errbuf, size_t errlen)
 {
+	return gpa_import_kineto_threads(path, w, progress, 1, errbuf, errlen);
+}
+
+int gpa_import_kineto_threads(const char *path, struct gpt_writer *w,
+			      const struct gp_progress_cb *progress, unsigned threads, char *errbuf,
+			      size_t errlen)
+{
 	char dummy[1];
 	struct progress_read pr = {.w = w, .cb = progress};
 	struct stat sb;
@@ -2490,6 +2862,9 @@ int gpa_import_kineto_opts(const char *path, struct gpt_writer *w,
 		goto out;
 	}
 	gpa_json_scan_no_lines(sc); /* locate() counts them on error only */
+	if (threads > 1 && kineto_fast_path && !(im.side = side_new(&im))) {
+		gp_debug("%s: no side thread: the events are read on one", path);
+	}
 
 	for (;;) {
 		struct gpa_json_tok t;
@@ -2551,9 +2926,9 @@ int gpa_import_kineto_opts(const char *path, struct gpt_writer *w,
 	if (write_tail(&im)) {
 		goto out;
 	}
-	gp_debug("%s: the fast path read %" PRIu64 " events and handed the scan to the token loop "
-		 "%" PRIu64 " times%s", path, im.fast_taken, im.fast_resumes,
-		 kineto_fast_path ? "" : " (fast path off)");
+	gp_debug("%s: the fast path read %" PRIu64 " events (%" PRIu64 " on the side thread) "
+		 "and handed the scan to the token loop %" PRIu64 " times%s", path, im.fast_taken,
+		 im.side_taken, im.fast_resumes, kineto_fast_path ? "" : " (fast path off)");
 	if (im.sigs_dropped) {
 		gp_debug("%s: recorded inputs of %" PRIu64 " CPU ops dropped (over %u bytes, or not "
 			 "arrays of scalars)", path, im.sigs_dropped, MAX_SIG);
@@ -2567,6 +2942,7 @@ out:
 		 */
 		settle_base(&im, false);
 	}
+	side_free(im.side);
 	gpa_json_scan_free(sc);
 	gpa_json_file_close(f);
 	free(im.name);

@@ -2,7 +2,7 @@
 /*
  * bench-kineto.c - times the Kineto JSON importer alone on one file.
  *
- * usage: bench-kineto FILE [RUNS]
+ * usage: bench-kineto FILE [RUNS [THREADS]]   (THREADS: gpa_import_kineto_threads, default 1)
  * Each run opens a trace writer on /dev/null, imports FILE and closes the
  * writer, inside this process (no process start, no output file). The writer
  * is the one an analysis opens for its temporary .gpz (default options,
@@ -109,12 +109,13 @@ static int cmpd(const void *a, const void *b)
 int main(int argc, char **argv)
 {
 	int runs = argc > 2 ? atoi(argv[2]) : 5;
+	unsigned threads = argc > 3 ? (unsigned)atoi(argv[3]) : 1;
 	double walls[64], best_cpu = 1e30;
 	long events;
 	struct rusage ru;
 
 	if (argc < 2 || runs < 1 || runs > 64) {
-		fprintf(stderr, "usage: bench-kineto FILE [RUNS<=64]\n");
+		fprintf(stderr, "usage: bench-kineto FILE [RUNS<=64 [THREADS]]\n");
 		return 2;
 	}
 	events = count_events(argv[1]);
@@ -136,7 +137,7 @@ int main(int argc, char **argv)
 		}
 		t0 = now();
 		c0 = cpu();
-		r = gpa_import_kineto(argv[1], w, err, sizeof(err));
+		r = gpa_import_kineto_threads(argv[1], w, NULL, threads, err, sizeof(err));
 		if (!r) {
 			r = gpt_writer_close(w);
 		} else {

@@ -63,8 +63,8 @@ for f in $(find "$anchors" -name '*.json' -o -name '*.json.gz' | xargs ls -S); d
 	*.gz) mb=$(gzip -dc "$f" | wc -c) ;;
 	*) mb=$(wc -c <"$f") ;;
 	esac
-	cw=$(best_wall "$runs" "$gpuprof" convert "$f" "$tmp/o.gpz") || { echo "FAIL convert $name"; failed=1; continue; }
-	pk=$(peak_kib "$gpuprof" convert "$f" "$tmp/o.gpz") || { echo "FAIL rss $name"; failed=1; continue; }
+	cw=$(best_wall "$runs" "$gpuprof" convert --force "$f" "$tmp/o.gpz") || { echo "FAIL convert $name"; failed=1; continue; }
+	pk=$(peak_kib "$gpuprof" convert --force "$f" "$tmp/o.gpz") || { echo "FAIL rss $name"; failed=1; continue; }
 	awk -v n="$name" -v mb="$mb" -v ev="$ev" -v w="$wall" -v c="$cpu" -v cw="$cw" -v pk="$pk" 'BEGIN {
 		printf "| %s | %.1f | %d | %.4f | %.2f | %.2f | %.4f | %.2f | %.1f | %.0f |\n",
 			n, mb / 1e6, ev, w, (w > 0 ? ev / w / 1e6 : 0), (c > 0 ? ev / c / 1e6 : 0),

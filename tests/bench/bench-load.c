@@ -3,9 +3,11 @@
  * bench-load.c - the floor under every analysis of a .gpz and its scaling
  * with threads (docs/performance.md, "Threads"): "read" opens the file and
  * takes every chunk from gpt_reader_next (read, inflate, CRC, decode; no
- * model), "load" builds the model (gpa_model_load) and releases it.
+ * model), "load" builds the model (gpa_model_load) and releases it; "bytes"
+ * loads it once and prints the bytes of every column of its tables, the
+ * strings, and the peak resident set of the process after the load.
  *
- * usage: bench-load read|load TRACE THREADS [REPS]
+ * usage: bench-load read|load|bytes TRACE THREADS [REPS]
  *
  * Prints the best wall time of REPS runs (default 3) and that run's process
  * CPU time (all threads), with the records read.
@@ -14,6 +16,9 @@
 #include "analyze/model.h"
 #include "trace/trace.h"
 
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 static double now(clockid_t c)
@@ -60,16 +65,81 @@ static int load_all(const char *path, unsigned threads, uint64_t *records)
 	return 0;
 }
 
+/* "bytes": where the model's memory goes, per column, and the peak of the load. */
+#define ROW_BYTES_(type, col) + sizeof(type)
+#define COL_LINE_(type, col)                                                                       \
+	printf("  %-12s %-10s %2zu B %10.1f MiB %5.2f B/event\n", name_, #col, sizeof(type),      \
+	       (double)(t_->n * sizeof(type)) / 1048576.0,                                         \
+	       events_ ? (double)(t_->n * sizeof(type)) / (double)events_ : 0.0);
+#define OPT_LINE_(type, col)                                                                       \
+	if (t_->col) {                                                                             \
+		COL_LINE_(type, col)                                                               \
+		total_ += t_->n * sizeof(type);                                                    \
+	}
+#define TABLE_(tab, nm, COLS, OPT)                                                                 \
+	{                                                                                          \
+		const char *name_ = nm;                                                            \
+		__typeof__(tab) *t_ = &(tab);                                                      \
+		size_t row_ = 0 COLS(ROW_BYTES_);                                                  \
+		printf("%-12s %10zu rows x %2zu B = %8.1f MiB\n", name_, t_->n, row_,            \
+		       (double)(t_->n * row_) / 1048576.0);                                       \
+		total_ += t_->n * row_;                                                            \
+		COLS(COL_LINE_)                                                                    \
+		OPT(OPT_LINE_)                                                                     \
+	}
+
+static int bytes(const char *path, unsigned threads)
+{
+	struct gpa_model m;
+	struct gpa_load_opts lo = {.threads = threads};
+	struct rusage ru;
+	char err[512];
+	int ret = gpa_model_load(&m, &path, 1, &lo, err, sizeof(err));
+
+	if (ret) {
+		fprintf(stderr, "bench-load: %s\n", err);
+		return 1;
+	}
+	getrusage(RUSAGE_SELF, &ru);
+	uint64_t events_ = m.kern.n + m.api.n + m.copy.n + m.set.n + m.sync.n + m.nvtx.n + m.ovh.n;
+	size_t total_ = 0;
+	printf("%s: %" PRIu64 " records in the tables\n", path, events_);
+	TABLE_(m.kern, "kernels", GPA_KERNEL_COLS, GPA_GRAPH_COLS_)
+	TABLE_(m.copy, "memcpys", GPA_MEMCPY_COLS, GPA_GRAPH_COLS_)
+	TABLE_(m.set, "memsets", GPA_MEMSET_COLS, GPA_GRAPH_COLS_)
+	TABLE_(m.api, "api", GPA_API_COLS, GPA_NO_COLS_)
+	TABLE_(m.sync, "syncs", GPA_SYNC_COLS, GPA_NO_COLS_)
+	TABLE_(m.nvtx, "nvtx", GPA_NVTX_COLS, GPA_NO_COLS_)
+	TABLE_(m.ovh, "overheads", GPA_OVERHEAD_COLS, GPA_NO_COLS_)
+	TABLE_(m.gpu, "gpu timeline", GPA_GPU_COLS, GPA_NO_COLS_)
+	size_t strs = m.strs.text.alloc + m.strs.off.cap * sizeof(uint32_t) +
+		      m.strs.nslots * sizeof(uint32_t);
+	printf("strings      %8.1f MiB; funcs %zu, shapes %zu, threads %zu\n",
+	       (double)strs / 1048576.0, m.funcs.n, m.shapes.n, m.threads.n);
+	total_ += strs;
+	printf("tables and strings: %.1f MiB, %.2f B/event; peak resident set of the load: "
+	       "%.1f MiB, %.2f B/event\n",
+	       (double)total_ / 1048576.0, events_ ? (double)total_ / (double)events_ : 0.0,
+	       (double)ru.ru_maxrss / 1024.0,
+	       events_ ? (double)ru.ru_maxrss * 1024.0 / (double)events_ : 0.0);
+	gpa_model_release(&m);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	double best = 0, best_cpu = 0;
 	uint64_t records = 0;
 
-	if (argc < 4 || (strcmp(argv[1], "read") && strcmp(argv[1], "load"))) {
-		fprintf(stderr, "usage: bench-load read|load TRACE THREADS [REPS]\n");
+	if (argc < 4 || (strcmp(argv[1], "read") && strcmp(argv[1], "load") &&
+			 strcmp(argv[1], "bytes"))) {
+		fprintf(stderr, "usage: bench-load read|load|bytes TRACE THREADS [REPS]\n");
 		return 2;
 	}
 	unsigned threads = (unsigned)atoi(argv[3]);
+	if (!strcmp(argv[1], "bytes")) {
+		return bytes(argv[2], threads);
+	}
 	int reps = argc > 4 ? atoi(argv[4]) : 3;
 	for (int i = 0; i < reps; i++) {
 		double w0 = now(CLOCK_MONOTONIC), c0 = now(CLOCK_PROCESS_CPUTIME_ID);

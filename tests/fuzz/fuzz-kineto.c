@@ -50,8 +50,8 @@ static bool write_all(int fd, const uint8_t *p, size_t n)
  * fast path on or off. Returns the import's result; *out gets the written
  * bytes (the header's "created" time and CRC zeroed) or NULL.
  */
-static int import_once(const char *path, bool fast, char *err, size_t errlen, uint8_t **out,
-		       size_t *out_len)
+static int import_once(const char *path, bool fast, unsigned threads, char *err, size_t errlen,
+		       uint8_t **out, size_t *out_len)
 {
 	struct gpt_writer_opts opts = { .level = 0 };
 	struct gpt_writer *w = NULL;
@@ -76,7 +76,8 @@ static int import_once(const char *path, bool fast, char *err, size_t errlen, ui
 	}
 	memset(err, 'x', errlen);
 	gpa_import_kineto_fast_path(fast);
-	ret = gpa_import_kineto(path, w, err, errlen);
+	gpa_import_kineto_split_min(0); /* every buffer split, however small */
+	ret = gpa_import_kineto_threads(path, w, NULL, threads, err, errlen);
 	gpa_import_kineto_fast_path(true);
 	if (!memchr(err, 0, errlen) || (ret && !err[0]) || ret > 0) {
 		__builtin_trap();
@@ -102,16 +103,17 @@ static int import_once(const char *path, bool fast, char *err, size_t errlen, ui
 }
 
 /*
- * Imports the bytes twice, with the fast path (whole events read from the
- * buffer) and with the token loop alone: both must give the same result,
- * the same message and the same file, or the target traps.
+ * Imports the bytes three times, with the fast path (whole events read from
+ * the buffer), with the fast path and its side thread (every buffer split)
+ * and with the token loop alone: all must give the same result, the same
+ * message and the same file, or the target traps.
  */
 static void import_bytes(const uint8_t *data, size_t size)
 {
-	char path[64], err_fast[256], err_slow[256];
-	uint8_t *a, *b;
-	size_t alen, blen;
-	int mfd, ra, rb;
+	char path[64], err_fast[256], err_slow[256], err_two[256];
+	uint8_t *a, *b, *c;
+	size_t alen, blen, clen;
+	int mfd, ra, rb, rc;
 
 	mfd = memfd_create("fuzz-kineto", MFD_CLOEXEC);
 	if (mfd < 0) {
@@ -122,14 +124,20 @@ static void import_bytes(const uint8_t *data, size_t size)
 		return;
 	}
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", mfd);
-	ra = import_once(path, true, err_fast, sizeof(err_fast), &a, &alen);
-	rb = import_once(path, false, err_slow, sizeof(err_slow), &b, &blen);
+	ra = import_once(path, true, 1, err_fast, sizeof(err_fast), &a, &alen);
+	rb = import_once(path, false, 1, err_slow, sizeof(err_slow), &b, &blen);
+	rc = import_once(path, true, 2, err_two, sizeof(err_two), &c, &clen);
 	if (ra != rb || strcmp(err_fast, err_slow) != 0 || alen != blen ||
 	    (alen && memcmp(a, b, alen) != 0)) {
 		__builtin_trap();
 	}
+	if (ra != rc || strcmp(err_fast, err_two) != 0 || alen != clen ||
+	    (alen && memcmp(a, c, alen) != 0)) {
+		__builtin_trap();
+	}
 	free(a);
 	free(b);
+	free(c);
 	close(mfd);
 }
 

@@ -4,11 +4,16 @@
  * the records written per kind: kernel memcpy memset api nvtx.
  *
  *   kineto-drive TRACE.json[.gz] OUT.gpz     (tests/e2e/t2501-kineto.sh)
+ *   kineto-drive TRACE OUT.gpz THREADS [SPLIT_MIN]  (t0016: on a side thread,
+ *       splitting buffers of at least SPLIT_MIN bytes of events; the message
+ *       of a failed import goes to stderr, the records before it stay in OUT)
  */
 #include "base/compat.h"
 #include "import/import.h"
+#include "import/import-test.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 
 int main(int argc, char **argv)
 {
@@ -17,10 +22,15 @@ int main(int argc, char **argv)
 	char err[512];
 	int rc;
 
-	if (argc != 3 || gpt_writer_open(argv[2], NULL, &w)) {
+	if (argc < 3 || argc > 5 || gpt_writer_open(argv[2], NULL, &w)) {
 		return 2;
 	}
-	rc = gpa_import_kineto(argv[1], w, err, sizeof(err));
+	if (argc > 4) {
+		gpa_import_kineto_split_min((size_t)strtoull(argv[4], NULL, 10));
+	}
+	rc = argc > 3 ? gpa_import_kineto_threads(argv[1], w, NULL, (unsigned)atoi(argv[3]), err,
+						  sizeof(err))
+		      : gpa_import_kineto(argv[1], w, err, sizeof(err));
 	gpt_writer_flush(w);
 	gpt_writer_get_stats(w, &st);
 	if (gpt_writer_close(w) || rc) {
