@@ -124,8 +124,13 @@ $(LIB_REPORT): $(call obj,$(REPORT_SRC)) $(O)/gen/html-assets.o $(PROTO_GEN).o
 ALL_LIBS = $(if $(REPORT_SRC),$(LIB_REPORT)) $(if $(ANALYZE_SRC),$(LIB_ANALYZE)) $(LIB_IMPORT) \
 	$(LIB_TRACE) $(LIB_BASE)
 
+# OpenMPI for --mpi (cli/mpi.c alone includes mpi.h); MPI_Init runs only with --mpi.
+MPI_CFLAGS = $(shell pkg-config --cflags ompi-c 2>/dev/null)
+MPI_LIBS = $(shell pkg-config --libs ompi-c 2>/dev/null)
+$(O)/cli/mpi.o: CFLAGS += $(MPI_CFLAGS)
+
 $(GPUPROF): $(call obj,$(CLI_SRC)) $(ALL_LIBS)
-	$(CC) $(LDFLAGS) -o $@ $(call obj,$(CLI_SRC)) $(ALL_LIBS) $(PKG_LIBS) -lm
+	$(CC) $(LDFLAGS) -o $@ $(call obj,$(CLI_SRC)) $(ALL_LIBS) $(PKG_LIBS) $(MPI_LIBS) -lm
 
 $(TRACEGEN): $(call obj,$(GEN_SRC) tests/tools/gen.c tests/tools/gen-nccl.c) $(LIB_TRACE) $(LIB_BASE)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
