@@ -344,8 +344,8 @@ static void failed_section(struct gp_strbuf *o, enum gpr_format f, const struct 
 
 static void json_head(struct gp_strbuf *o, const struct gpa_job *j)
 {
-	gp_strbuf_addf(o, "{\"schema\":\"gpuprof-job/1\",\"traces\":%zu,\"ranks\":%zu,"
-			  "\"failed\":%" PRIu64 ",\"aligned\":%s",
+	gp_strbuf_addf(o, "{\"schema\":\"gpuprof-job/1\",\"traces\":%zu,\"analysed\":%zu,"
+			  "\"not_analysed\":%" PRIu64 ",\"aligned\":%s",
 		       j->nsums, j->ranks.n, j->failed, j->aligned ? "true" : "false");
 	gp_strbuf_addf(o, ",\n\"step_median_over_ranks\":{\"n\":%" PRIu64 ",\"min\":%" PRIu64
 			  ",\"median\":%" PRIu64 ",\"p90\":%" PRIu64 ",\"max\":%" PRIu64 "}",

@@ -15,6 +15,8 @@ struct gen_nccl_opts {
 	uint64_t late_ns;  /* how late it arrives after the step's 1 ms mark (400 us) */
 	uint32_t fill;	   /* extra short compute kernels per step */
 	bool names_only;   /* no NCCL or EXTCORR records: kernels known by name only */
+	int64_t slow_rank; /* the rank whose compute kernels take slow_factor times as long, -1 */
+	double slow_factor;
 };
 
 void gen_nccl_opts_default(struct gen_nccl_opts *o);

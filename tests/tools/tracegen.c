@@ -41,7 +41,9 @@ static void usage(FILE *f)
 	      "  --straggler R     with --nccl: rank R arrives late at every AllReduce\n"
 	      "  --nccl-late NS    how late (400000)\n"
 	      "  --nccl-fill N     with --nccl: N more short kernels per step (0)\n"
-	      "  --nccl-names      with --nccl: no NCCL records, kernels known by name only\n",
+	      "  --nccl-names      with --nccl: no NCCL records, kernels known by name only\n"
+	      "  --slow-rank R     with --nccl: rank R's compute kernels take --slowdown F\n"
+	      "                    times as long (a slow GPU; F default 1.3)\n",
 	      f);
 }
 
@@ -99,6 +101,8 @@ static bool take_nccl_number(struct args *a, int c, const char *arg)
 		a->no.straggler = (int64_t)v;
 	} else if (c == 1002) {
 		a->no.late_ns = v;
+	} else if (c == 1006) {
+		a->no.slow_rank = (int64_t)v;
 	} else {
 		a->no.fill = (uint32_t)v;
 	}
@@ -172,6 +176,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 		{"slowdown", 1, 0, 'D'},    {"slow-kernel", 1, 0, 'X'},
 		{"nccl", 0, 0, 1000},       {"straggler", 1, 0, 1001},  {"nccl-late", 1, 0, 1002},
 		{"nccl-fill", 1, 0, 1003},  {"nccl-names", 0, 0, 1004}, {"compact", 1, 0, 1005},
+		{"slow-rank", 1, 0, 1006},
 		{0, 0, 0, 0},
 	};
 	int c;
@@ -182,7 +187,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 		} else if (c == 1000 || c == 1004) {
 			a->nccl = true;
 			a->no.names_only |= c == 1004;
-		} else if (c >= 1001 && c <= 1003) {
+		} else if ((c >= 1001 && c <= 1003) || c == 1006) {
 			if (!take_nccl_number(a, c, optarg)) {
 				fprintf(stderr, "tracegen: bad value '%s'\n", optarg);
 				return 2;
@@ -234,6 +239,7 @@ static int write_rank(struct args *a, uint32_t r)
 	a->no.rank = r;
 	a->no.world_size = (uint32_t)a->ranks;
 	a->no.steps = a->go.steps;
+	a->no.slow_factor = a->go.slowdown != 1.0 ? a->go.slowdown : 1.3;
 	ret = gpt_writer_open(path, &a->wo, &w);
 	if (ret) {
 		fprintf(stderr, "tracegen: %s: %s\n", path, gp_err_str(ret));
