@@ -10,8 +10,9 @@
 # about 50,000 events a rank, 3.2 M in all), then runs `report --job`
 # and `mpirun -n N report --mpi` (output JSON to a file, the same bytes each
 # time) REPS times each (default 3). Prints per setting the wall times and
-# their median, each MPI process's peak resident set (/usr/bin/time around
-# every process), and the bytes of summaries each process sent, per rank;
+# their median, each MPI process's peak resident set and CPU time (user +
+# system; /usr/bin/time around every process), and the bytes of summaries
+# each process sent, per rank;
 # with the load average before and after (the machine may be shared).
 set -u
 GPUPROF=${1:?usage: bench-mpi.sh GPUPROF TRACEGEN [REPS] [STEPS] [FILL]}
@@ -46,10 +47,10 @@ for n in 0 1 2 4; do
 		rm -f "$dir"/rss.* "$dir/out.json"
 		start=$(date +%s.%N)
 		if [ "$n" = 0 ]; then
-			/usr/bin/time -f '%M' -o "$dir/rss.0" "$GPUPROF" report --job --format json \
+			/usr/bin/time -f '%M %U %S' -o "$dir/rss.0" "$GPUPROF" report --job --format json \
 				-o "$dir/out.json" "$dir/t" || exit 1
 		else
-			mpi "$n" sh -c '/usr/bin/time -f %M -o "$1.$OMPI_COMM_WORLD_RANK" "$2" report \
+			mpi "$n" sh -c '/usr/bin/time -f "%M %U %S" -o "$1.$OMPI_COMM_WORLD_RANK" "$2" report \
 				--mpi --format json -o "$3" "$4"' sh "$dir/rss" "$GPUPROF" \
 				"$dir/out.json" "$dir/t" || exit 1
 		fi
@@ -58,9 +59,10 @@ for n in 0 1 2 4; do
 		walls="$walls $(awk -v a="$start" -v b="$end" 'BEGIN {printf "%.2f", b - a}')"
 	done
 	rss=$(for f in "$dir"/rss.*; do tail -n 1 "$f"; done | awk '{printf "%s%d", (NR > 1 ? " " : ""), $1 / 1024}')
+	cpu=$(for f in "$dir"/rss.*; do tail -n 1 "$f"; done | awk '{printf "%s%.2f", (NR > 1 ? " " : ""), $2 + $3}')
 	label=$([ "$n" = 0 ] && echo "report --job (no MPI)" || echo "mpirun -n $n report --mpi")
 	echo "bench-mpi: $label: wall$walls s, median $(echo "$walls" | median) s;" \
-		"peak RSS per process: $rss MiB"
+		"peak RSS per process: $rss MiB; CPU per process (last run): $cpu s"
 done
 GPUPROF_LOG=debug mpi 4 "$GPUPROF" report --mpi --format json -o "$dir/out.json" "$dir/t" \
 	2>&1 | sed -n 's/.*\[cli\/mpi\] process \([0-9]*\) sent \([0-9]*\) bytes.*/\1 \2/p' | sort -n |

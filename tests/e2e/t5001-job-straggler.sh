@@ -3,7 +3,8 @@
 # late: above the generator's 10 us per rank stagger, so 370 us after rank 63):
 # it is found, with how late, at which collective and what it ran before; no
 # slow GPU is claimed. Without a straggler nothing material is said. comm --job
-# shows the same straggler. Text and Markdown of a small job against goldens.
+# shows the same straggler, and every rank's share of the matched collectives
+# equals what gpuprof comm finds with all traces in one model. Text and Markdown of a small job against goldens.
 . "$TOP/tests/e2e/lib.sh"
 
 mkdir a b c
@@ -18,6 +19,8 @@ expect_rc 0 "$GPUPROF" report --job --format json b
 cp out b.json
 expect_rc 0 "$GPUPROF" comm --job --format json a
 cp out comm.json
+expect_rc 0 "$GPUPROF" comm --format json --table ranks a
+cp out whole.json
 python3 - <<'PY' || fail "known answers"
 import json
 a = json.load(open("a.json")); b = json.load(open("b.json")); c = json.load(open("comm.json"))
@@ -42,6 +45,14 @@ assert len(a["idle"]) == 64 and len(a["kernels"]) == 64
 assert b["straggler"]["verdict"] == "nothing material", b["straggler"]
 assert {r["Rank"]: r["Last"] for r in b["collective_ranks"]}[63] == 4
 assert c["straggler"] == a["straggler"] and "idle" not in c and "kernels" not in c, c.keys()
+# the same matching as gpuprof comm on all traces in one model
+w = json.load(open("whole.json"))
+assert w["summary"]["straggler_rank"] == 17 and w["summary"]["matched"] == a["skew"]["matched"]
+mine = {r["Rank"]: (r["Matched"], r["Last"], r["Caused Wait (ns)"], r["Waited (ns)"],
+		    r["Mean Lateness (ns)"]) for r in a["collective_ranks"]}
+whole = {r["Rank"]: (r["Matched"], r["Last"], r["Wait caused (ns)"], r["Waited (ns)"],
+		     r["Mean lateness (ns)"]) for r in w["ranks"]}
+assert mine == whole, [(k, mine[k], whole[k]) for k in mine if mine[k] != whole[k]][:3]
 PY
 expect_rc 0 "$GPUPROF" report --job c
 golden t5001 out
