@@ -5,14 +5,16 @@
 # material); a straggler and a slow GPU in one job are both found.
 . "$TOP/tests/e2e/lib.sh"
 
-mkdir a b c
+mkdir a b c d
 "$TRACEGEN" --nccl --ranks 64 --steps 4 --slow-rank 42 --slowdown 1.25 -o 'a/r%r.gpz' \
 	>/dev/null || fail tracegen
 "$TRACEGEN" --nccl --ranks 64 --steps 4 --slow-rank 42 --slowdown 1.05 -o 'b/r%r.gpz' \
 	>/dev/null || fail tracegen
 "$TRACEGEN" --nccl --ranks 64 --steps 4 --slow-rank 5 --slowdown 1.5 --straggler 60 \
 	--nccl-late 900000 --nccl-fill 20 -o 'c/r%r.gpz' >/dev/null || fail tracegen
-for d in a b c; do
+# --slow-rank without --slowdown: 1.3
+"$TRACEGEN" --nccl --ranks 8 --steps 2 --slow-rank 7 -o 'd/r%r.gpz' >/dev/null || fail tracegen
+for d in a b c d; do
 	expect_rc 0 "$GPUPROF" report --job --format json $d
 	cp out $d.json
 done
@@ -21,6 +23,8 @@ grep -q '^Slow GPUs: found: rank 42 (a/r42.gpz): kernels 1.25x' out || fail "tex
 python3 - <<'PY' || fail "known answers"
 import json
 a = json.load(open("a.json")); b = json.load(open("b.json")); c = json.load(open("c.json"))
+d = json.load(open("d.json"))
+assert d["slow_gpus"]["ranks"] == [7] and abs(d["kernels"][7]["Time vs Peers"] - 1.3) < 1e-3, d["kernels"][7]
 assert a["slow_gpus"] == {"verdict": "found", "ranks": [42]}, a["slow_gpus"]
 k = {r["Rank"]: r for r in a["kernels"]}
 assert k[42]["Slow"] == "yes" and abs(k[42]["Time vs Peers"] - 1.25) < 1e-3, k[42]

@@ -239,7 +239,7 @@ static int write_rank(struct args *a, uint32_t r)
 	a->no.rank = r;
 	a->no.world_size = (uint32_t)a->ranks;
 	a->no.steps = a->go.steps;
-	a->no.slow_factor = a->go.slowdown != 1.0 ? a->go.slowdown : 1.3;
+	a->no.slow_factor = a->go.slowdown > 0 ? a->go.slowdown : 1.3; /* unset: 0 */
 	ret = gpt_writer_open(path, &a->wo, &w);
 	if (ret) {
 		fprintf(stderr, "tracegen: %s: %s\n", path, gp_err_str(ret));
