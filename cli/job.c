@@ -210,37 +210,44 @@ int cli_job_run(const struct cli_job *jo, char **args, size_t nargs)
 {
 	char err[512], **paths = NULL, *all = NULL;
 	size_t npaths = 0, *lens = NULL;
-	int me = 0, size = 1, *owner = NULL, status = CMD_ERROR;
+	int me = 0, size = 1, *owner = NULL, status = CMD_ERROR, ret;
 	struct gp_strbuf blob = GP_STRBUF_INIT;
+	bool ok;
 
 	if (jo->mpi && cli_mpi_init(&me, &size)) {
 		return CMD_ERROR;
 	}
-	if (gpa_expand_inputs((const char *const *)args, nargs, &paths, &npaths, err,
-			      sizeof(err))) {
-		if (me == 0) {
-			cli_error("%s", err);
-		}
-		goto out;
+	ok = !gpa_expand_inputs((const char *const *)args, nargs, &paths, &npaths, err,
+				sizeof(err));
+	if (!ok && me == 0) {
+		cli_error("%s", err);
 	}
-	owner = malloc((npaths ? npaths : 1) * sizeof(*owner));
-	if (!owner || assign(paths, npaths, size, owner) || my_share(jo, paths, npaths, owner, me,
-								      &blob)) {
-		cli_error("out of memory");
-		goto out;
+	if (ok) {
+		owner = malloc((npaths ? npaths : 1) * sizeof(*owner));
+		ok = owner && !assign(paths, npaths, size, owner);
+		if (!ok) {
+			cli_error("out of memory");
+		}
+	}
+	if (ok) {
+		ret = my_share(jo, paths, npaths, owner, me, &blob);
+		ok = !ret;
+		if (ret == -GP_ERR_NOMEM) {
+			cli_error("out of memory");
+		}
+	}
+	if (!ok) {
+		/* an empty share: rank 0 refuses it, and every process still meets the gather */
+		gp_strbuf_reset(&blob);
 	}
 	if (jo->mpi) {
-		if (cli_mpi_gather(blob.buf, blob.len, me, size, &all, &lens)) {
-			goto out;
+		if (!cli_mpi_gather(blob.buf, blob.len, me, size, &all, &lens)) {
+			status = me != 0 ? CMD_OK : ok ? finish(jo, all, lens, size) : CMD_ERROR;
 		}
-		status = me == 0 ? finish(jo, all, lens, size) : CMD_OK;
-	} else {
-		status = finish(jo, blob.buf, &blob.len, 1);
-	}
-out:
-	if (jo->mpi) {
 		status = cli_mpi_status(status);
 		cli_mpi_finalize();
+	} else if (ok) {
+		status = finish(jo, blob.buf, &blob.len, 1);
 	}
 	for (size_t i = 0; i < npaths; i++) {
 		free(paths[i]);
