@@ -98,44 +98,71 @@ static int cmp_kernel(const void *a, const void *b)
 	if (x->total != y->total) {
 		return x->total > y->total ? -1 : 1;
 	}
-	return x->name < y->name ? -1 : x->name > y->name;
+	if (x->name != y->name) {
+		return x->name < y->name ? -1 : 1;
+	}
+	return memcmp(x->grid, y->grid, sizeof(x->grid) + sizeof(x->block));
 }
 
-/* Compute kernels (communication left out: their time is waiting) by function. */
+/* Per (function, launch configuration): the key of a kernel row in a map. */
+static uint64_t kernel_key(const struct gpa_model *m, size_t k)
+{
+	return ((uint64_t)m->kern.func[k] << 32) | m->kern.shape[k];
+}
+
+/*
+ * Compute kernels (communication left out: their time is waiting) by function
+ * and launch configuration; the device is the first launch's.
+ */
 static int take_kernels(const struct gpa_rank_in *in, struct gpa_rank_sum *s)
 {
 	const struct gpa_model *m = in->m;
-	struct gpa_rank_kernel *per = calloc(m->funcs.n ? m->funcs.n : 1, sizeof(*per));
+	struct gp_u64map map = GP_U64MAP_INIT;
+	GP_VEC(struct gpa_rank_kernel) per = {0};
+	GP_VEC(size_t) first = {0}; /* a kernel row of each entry, for its name and shape */
 	int ret = -GP_ERR_NOMEM;
 
-	if (!per) {
-		return ret;
-	}
 	for (size_t k = 0; k < m->kern.n; k++) {
+		uint64_t *at;
 		if (in->cc->kern[k] != GPA_COMM_NOT || m->kern.end[k] < m->kern.start[k]) {
 			continue;
 		}
-		struct gpa_rank_kernel *p = &per[m->kern.func[k]];
+		int added = gp_u64map_get_or_insert(&map, kernel_key(m, k), per.n, &at);
+		struct gpa_rank_kernel z = {0};
+		if (added < 0 || (added && (gp_vec_push(&per, z) || gp_vec_push(&first, k)))) {
+			goto out;
+		}
+		struct gpa_rank_kernel *p = &per.v[*at];
 		uint64_t d = m->kern.end[k] - m->kern.start[k];
 		p->min = !p->count || d < p->min ? d : p->min;
 		p->max = d > p->max ? d : p->max;
 		p->count++;
 		p->total += d;
+		s->compute_ns += d;
 	}
-	for (uint32_t f = 0; f < m->funcs.n; f++) {
-		per[f].name = f;
+	for (size_t i = 0; i < per.n; i++) {
+		size_t k = first.v[i];
+		const struct gpa_shape *sh = &m->shapes.v[m->kern.shape[k]];
+		const struct gpa_dev *dv = &m->devs.v[m->kern.dev[k]];
+		struct gpa_rank_kernel *p = &per.v[i];
+		p->grid[0] = sh->grid_x, p->grid[1] = sh->grid_y, p->grid[2] = sh->grid_z;
+		p->block[0] = sh->block_x, p->block[1] = sh->block_y, p->block[2] = sh->block_z;
+		if (str_id(s, gpa_model_str(m, m->funcs.v[m->kern.func[k]].name), &p->name) ||
+		    str_id(s, gpa_model_str(m, dv->name), &p->device)) {
+			goto out;
+		}
 	}
-	gp_qsort(per, m->funcs.n, sizeof(*per), cmp_kernel);
-	for (size_t i = 0; i < m->funcs.n && s->kernels.n < GPA_RANK_KERNELS && per[i].count; i++) {
-		struct gpa_rank_kernel r = per[i];
-		if (str_id(s, gpa_model_str(m, m->funcs.v[per[i].name].name), &r.name) ||
-		    gp_vec_push(&s->kernels, r)) {
+	gp_qsort(per.v, per.n, sizeof(*per.v), cmp_kernel);
+	for (size_t i = 0; i < per.n && s->kernels.n < GPA_RANK_KERNELS; i++) {
+		if (gp_vec_push(&s->kernels, per.v[i])) {
 			goto out;
 		}
 	}
 	ret = 0;
 out:
-	free(per);
+	gp_u64map_release(&map);
+	gp_vec_free(&per);
+	gp_vec_free(&first);
 	return ret;
 }
 
@@ -326,10 +353,18 @@ static void pack_body(const struct gpa_rank_sum *s, struct gp_strbuf *o)
 	}
 	put(o, s->comm_ns, 8);
 	put(o, s->exposed_ns, 8);
+	put(o, s->compute_ns, 8);
 	put(o, s->kernels.n, 4);
 	for (size_t i = 0; i < s->kernels.n; i++) {
 		const struct gpa_rank_kernel *k = &s->kernels.v[i];
 		put(o, k->name, 4);
+		put(o, k->device, 4);
+		for (unsigned d = 0; d < 3; d++) {
+			put(o, (uint32_t)k->grid[d], 4);
+		}
+		for (unsigned d = 0; d < 3; d++) {
+			put(o, (uint32_t)k->block[d], 4);
+		}
 		put(o, k->count, 8);
 		put(o, k->total, 8);
 		put(o, k->min, 8);
@@ -496,13 +531,21 @@ static void unpack_tables(struct rd *r, struct gpa_rank_sum *s)
 	}
 	s->comm_ns = get(r, 8);
 	s->exposed_ns = get(r, 8);
+	s->compute_ns = get(r, 8);
 	n = get(r, 4);
-	if (fits(r, n, 36) && gp_vec_reserve(&s->kernels, n)) {
+	if (fits(r, n, 64) && gp_vec_reserve(&s->kernels, n)) {
 		r->bad = "out of memory";
 	}
 	for (uint64_t i = 0; !r->bad && i < n; i++) {
 		struct gpa_rank_kernel *k = &s->kernels.v[s->kernels.n++];
 		k->name = get_ref(r, s);
+		k->device = get_ref(r, s);
+		for (unsigned d = 0; d < 3; d++) {
+			k->grid[d] = (int32_t)(uint32_t)get(r, 4);
+		}
+		for (unsigned d = 0; d < 3; d++) {
+			k->block[d] = (int32_t)(uint32_t)get(r, 4);
+		}
 		k->count = get(r, 8);
 		k->total = get(r, 8);
 		k->min = get(r, 8);

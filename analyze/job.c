@@ -372,16 +372,30 @@ static int straggler(struct gpa_job *j)
 /* ---- kernels slower than the same kernels on the other ranks */
 
 struct kernk {
-	const char *name;
+	const char *name, *device;
+	const int32_t *config; /* grid[3] then block[3] */
 	uint32_t rank, name_id; /* name_id: the name's index in the rank's table */
 	uint64_t count, total;
 	double mean;
 };
 
+static int cmp_kernk_key(const struct kernk *x, const struct kernk *y)
+{
+	int c = strcmp(x->name, y->name);
+
+	if (!c) {
+		c = strcmp(x->device, y->device);
+	}
+	if (!c) {
+		c = memcmp(x->config, y->config, 6 * sizeof(*x->config));
+	}
+	return c;
+}
+
 static int cmp_kernk(const void *a, const void *b)
 {
 	const struct kernk *x = a, *y = b;
-	int c = strcmp(x->name, y->name);
+	int c = cmp_kernk_key(x, y);
 
 	if (c) {
 		return c;
@@ -396,59 +410,87 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+static int cmp_u64p(const void *a, const void *b)
+{
+	return cmp_u64(a, b);
+}
+
+/* One kernel [a, b) across ranks: each rank with the peers' launch count against its median. */
+static void kernel_group(struct gpa_job *j, const struct kernk *k, size_t a, size_t b,
+			 double *means, uint64_t *counts, double *expect)
+{
+	size_t n = b - a;
+
+	for (size_t q = a; q < b; q++) {
+		means[q - a] = k[q].mean;
+		counts[q - a] = k[q].count;
+	}
+	gp_qsort(means, n, sizeof(*means), cmp_double);
+	gp_qsort(counts, n, sizeof(*counts), cmp_u64p);
+	double med = means[(n - 1) / 2];
+	uint64_t mc = counts[(n - 1) / 2];
+	for (size_t q = a; q < b && med > 0; q++) {
+		struct gpa_job_rank *r = &j->ranks.v[k[q].rank];
+		uint64_t c = k[q].count, dc = c > mc ? c - mc : mc - c;
+		if (dc * 100 > mc * GPA_JOB_COUNT_PCT) {
+			continue; /* other work on this rank: not the same kernel load */
+		}
+		double ratio = k[q].mean / med;
+		r->compared++;
+		r->slower += ratio * 1000 >= GPA_JOB_SLOW_EACH_PERMILLE;
+		expect[k[q].rank] += med * (double)k[q].count;
+		r->ratio += (double)k[q].total;
+		r->covered += k[q].total;
+		if (ratio > r->worst_ratio) {
+			r->worst_ratio = ratio;
+			r->worst = k[q].name_id;
+		}
+	}
+}
+
 /* Per rank: its kernels' time over what its peers' median means predict for the same launches. */
 static int kernel_ratios(struct gpa_job *j, double *expect)
 {
 	size_t n = 0, at = 0;
 	struct kernk *k;
 	double *means;
+	uint64_t *counts;
 
 	for (size_t i = 0; i < j->ranks.n; i++) {
 		n += j->ranks.v[i].s->kernels.n;
 	}
 	k = malloc((n ? n : 1) * sizeof(*k));
 	means = malloc((j->ranks.n ? j->ranks.n : 1) * sizeof(*means));
-	if (!k || !means) {
+	counts = malloc((j->ranks.n ? j->ranks.n : 1) * sizeof(*counts));
+	if (!k || !means || !counts) {
 		free(k);
 		free(means);
+		free(counts);
 		return -GP_ERR_NOMEM;
 	}
 	for (uint32_t i = 0; i < j->ranks.n; i++) {
 		const struct gpa_rank_sum *s = j->ranks.v[i].s;
 		for (size_t q = 0; q < s->kernels.n; q++) {
 			const struct gpa_rank_kernel *rk = &s->kernels.v[q];
-			k[at++] = (struct kernk){s->strs.v[rk->name], i, rk->name, rk->count, rk->total,
+			k[at++] = (struct kernk){s->strs.v[rk->name], s->strs.v[rk->device], rk->grid,
+						 i, rk->name, rk->count, rk->total,
 						 (double)rk->total / (double)rk->count};
 		}
 	}
 	gp_qsort(k, n, sizeof(*k), cmp_kernk);
 	for (size_t a = 0; a < n;) {
 		size_t b = a + 1;
-		while (b < n && !strcmp(k[b].name, k[a].name)) {
+		while (b < n && !cmp_kernk_key(&k[b], &k[a])) {
 			b++;
 		}
 		if (b - a >= 3) { /* a median of peers means something from three ranks on */
-			for (size_t q = a; q < b; q++) {
-				means[q - a] = k[q].mean;
-			}
-			gp_qsort(means, b - a, sizeof(*means), cmp_double);
-			double med = means[(b - a - 1) / 2];
-			for (size_t q = a; q < b && med > 0; q++) {
-				struct gpa_job_rank *r = &j->ranks.v[k[q].rank];
-				double ratio = k[q].mean / med;
-				r->compared++;
-				expect[k[q].rank] += med * (double)k[q].count;
-				r->ratio += (double)k[q].total;
-				if (ratio > r->worst_ratio) {
-					r->worst_ratio = ratio;
-					r->worst = k[q].name_id;
-				}
-			}
+			kernel_group(j, k, a, b, means, counts, expect);
 		}
 		a = b;
 	}
 	free(k);
 	free(means);
+	free(counts);
 	return 0;
 }
 
@@ -466,9 +508,12 @@ static int cmp_slow(const void *a, const void *b, void *arg)
 
 /*
  * A rank is slow when its kernels take GPA_JOB_SLOW_PERMILLE / 1000 of its
- * peers' time or more, and sit more than GPA_JOB_SLOW_MADS median absolute
- * deviations above the ranks' median ratio: noise moves every rank a
- * little, a slow GPU or a throttled node moves one a lot.
+ * peers' time or more, sit more than GPA_JOB_SLOW_MADS median absolute
+ * deviations above the ranks' median ratio, two thirds of its kernels
+ * compared are slower each, and those kernels hold half its compute time:
+ * noise moves every rank a little, a slow GPU or a throttled node moves one
+ * a lot, in all its kernels; a few shared kernels of unlike work are not
+ * evidence.
  */
 static int slow_kernels(struct gpa_job *j)
 {
@@ -502,7 +547,8 @@ static int slow_kernels(struct gpa_job *j)
 	for (uint32_t i = 0; i < j->ranks.n; i++) {
 		const struct gpa_job_rank *r = &j->ranks.v[i];
 		if (r->compared && r->ratio * 1000 >= GPA_JOB_SLOW_PERMILLE &&
-		    r->ratio - med > GPA_JOB_SLOW_MADS * mad) {
+		    r->ratio - med > GPA_JOB_SLOW_MADS * mad && 3 * r->slower >= 2 * r->compared &&
+		    r->covered * 100 >= r->s->compute_ns * GPA_JOB_SLOW_COVER_PCT) {
 			j->ranks.v[i].slow = true;
 			if (gp_vec_push(&j->slow, i)) {
 				ret = -GP_ERR_NOMEM;

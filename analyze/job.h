@@ -37,8 +37,11 @@ struct gpa_rank_step {
 	uint64_t busy;	     /* GPU busy inside it */
 };
 
+/* A compute kernel by name, device and launch configuration: what is compared across ranks. */
 struct gpa_rank_kernel {
-	uint32_t name; /* index in gpa_rank_sum.strs */
+	uint32_t name;	 /* index in gpa_rank_sum.strs */
+	uint32_t device; /* index in gpa_rank_sum.strs: the device's name */
+	int32_t grid[3], block[3];
 	uint64_t count, total, min, max;
 };
 
@@ -70,6 +73,7 @@ struct gpa_rank_sum {
 	uint64_t window, busy, idle;
 	uint64_t cause_ns[GPA_GAP__COUNT];
 	uint64_t comm_ns, exposed_ns;
+	uint64_t compute_ns; /* every compute kernel's time, summed */
 	GP_VEC(struct gpa_rank_kernel) kernels; /* by total, longest first */
 	GP_VEC(struct gpa_rank_coll) colls;	/* by arrival */
 	GP_VEC(struct gpa_rank_finding) findings;
@@ -119,7 +123,9 @@ struct gpa_job_rank {
 	uint64_t waited;	      /* time it waited for the last arrival */
 	uint64_t late_sum;	      /* its arrival after the first, summed */
 	/* kernels against the same kernels' median on the other ranks */
-	uint32_t compared;	 /* kernels compared */
+	uint32_t compared;	 /* kernels compared (same name, device, configuration, count) */
+	uint32_t slower;	 /* of those, the ones at least GPA_JOB_SLOW_EACH_PERMILLE slower */
+	uint64_t covered;	 /* their time on this rank: against its compute_ns */
 	double ratio;		 /* its time over the peers' for the same launches, weighted */
 	uint32_t worst;		 /* strs index of the kernel furthest above its peers */
 	double worst_ratio;
@@ -155,8 +161,14 @@ enum gpa_job_evidence {
 #define GPA_JOB_STRAGGLER_NS 50000ull
 /* A slow rank's kernels take this much longer than its peers' (per mille over 1000)... */
 #define GPA_JOB_SLOW_PERMILLE 1100
-/* ...and beyond this many median absolute deviations of all ranks' ratios. */
+/* ...and beyond this many median absolute deviations of all ranks' ratios... */
 #define GPA_JOB_SLOW_MADS 4
+/* ...and at least two thirds of its kernels compared are this much slower each. */
+#define GPA_JOB_SLOW_EACH_PERMILLE 1050
+/* ...and the kernels compared hold at least this share of the rank's compute time. */
+#define GPA_JOB_SLOW_COVER_PCT 50
+/* A kernel is compared on a rank when its launches are within this share of the peers' median. */
+#define GPA_JOB_COUNT_PCT 10
 
 struct gpa_job {
 	struct gpa_rank_sum *sums; /* owned, by file */

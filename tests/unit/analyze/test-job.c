@@ -50,6 +50,7 @@ static void make(struct gpa_rank_sum *s, uint32_t r, int straggler, uint64_t lat
 	uint64_t d = (int)r == slow ? (uint64_t)(U(1000) * factor) : U(1000);
 	struct gpa_rank_kernel k = {.name = 2, .count = 6, .total = 6 * d, .min = d, .max = d};
 	CHECK(!gp_vec_push(&s->kernels, k));
+	s->compute_ns = k.total;
 	s->window = U(12000);
 	s->busy = U(6000);
 	s->idle = U(6000);
@@ -183,6 +184,21 @@ TEST(job_slow_rank)
 	CHECK_EQ_U(j.slow.n, 1);
 	CHECK_EQ_I(j.ranks.v[j.slow.v[0]].s->rank, 4);
 	CHECK(j.ranks.v[4].ratio > 1.299 && j.ranks.v[4].ratio < 1.301);
+	gpa_job_release(&j);
+
+	v = job_of(6, -1, 0, 4, 1.3); /* the kernel compared holds a third of its compute time */
+	v[4].compute_ns = 3 * v[4].kernels.v[0].total;
+	CHECK_EQ_I(gpa_job_merge(v, 6, &j), 0);
+	CHECK_EQ_U(j.slow_ev, GPA_JOB_NOTHING);
+	CHECK(j.ranks.v[4].ratio > 1.299 && !j.ranks.v[4].slow);
+	gpa_job_release(&j);
+
+	v = job_of(6, -1, 0, 4, 1.3); /* twice the launches of its peers: other work, not compared */
+	v[4].kernels.v[0].count *= 2;
+	v[4].kernels.v[0].total *= 2;
+	CHECK_EQ_I(gpa_job_merge(v, 6, &j), 0);
+	CHECK_EQ_U(j.ranks.v[4].compared, 0);
+	CHECK_EQ_U(j.slow_ev, GPA_JOB_NOTHING);
 	gpa_job_release(&j);
 
 	v = job_of(6, -1, 0, 4, 1.05); /* 5 %: below the threshold */
