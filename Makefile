@@ -125,7 +125,15 @@ ALL_LIBS = $(if $(REPORT_SRC),$(LIB_REPORT)) $(if $(ANALYZE_SRC),$(LIB_ANALYZE))
 	$(LIB_TRACE) $(LIB_BASE)
 
 $(GPUPROF): $(call obj,$(CLI_SRC)) $(ALL_LIBS)
-	$(CC) $(LDFLAGS) -o $@ $(call obj,$(CLI_SRC)) $(ALL_LIBS) $(PKG_LIBS) -lm
+	$(CC) $(LDFLAGS) -o $@ $(call obj,$(CLI_SRC)) $(ALL_LIBS) $(PKG_LIBS) -ldl -lm
+
+# --mpi: the MPI plugin, linked with OpenMPI and loaded by gpuprof only for --mpi
+# (cli/mpi-load.c), so a plain run never maps OpenMPI nor needs it (docs/cluster.md).
+MPI_PLUGIN := $(O)/gpuprof-mpi.so
+$(MPI_PLUGIN): cli/mpi/plugin.c cli/mpi/mpi-ops.h | $(DEPS_STAMP)
+	$(CC) $(CFLAGS) -fPIC -shared -fvisibility=hidden $$(pkg-config --cflags ompi-c) \
+		$(LDFLAGS) -o $@ cli/mpi/plugin.c $$(pkg-config --libs ompi-c)
+all: $(MPI_PLUGIN)
 
 $(TRACEGEN): $(call obj,$(GEN_SRC) tests/tools/gen.c tests/tools/gen-nccl.c) $(LIB_TRACE) $(LIB_BASE)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
@@ -268,13 +276,14 @@ $(BENCH_LOAD): $(call obj,tests/bench/bench-load.c) $(LIB_ANALYZE) $(LIB_IMPORT)
 		$(LIB_BASE)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
 
-bench: $(BENCH_TRACE) $(BENCH_REPORT) $(BENCH_FLAME) $(GPUPROF) $(TRACEGEN)
+bench: $(BENCH_TRACE) $(BENCH_REPORT) $(BENCH_FLAME) $(GPUPROF) $(TRACEGEN) $(MPI_PLUGIN)
 	$(BENCH_TRACE)
 	$(BENCH_REPORT) $(GPUPROF) 10 3
 	@sh tests/bench/bench-import.sh $(GPUPROF)
 	@sh tests/bench/bench-html.sh $(abspath $(GPUPROF)) $(abspath $(TRACEGEN))
 	@sh tests/bench/bench-diff.sh $(GPUPROF) $(TRACEGEN)
 	@sh tests/bench/bench-comm.sh $(GPUPROF) $(TRACEGEN)
+	@sh tests/bench/bench-mpi.sh $(GPUPROF) $(TRACEGEN)
 	$(BENCH_FLAME) 10000000 3
 
 # Reading on 1 and 2 threads: the floor, the model load, report (tests/bench/bench-threads.sh).
@@ -303,16 +312,23 @@ bench-kineto: $(BENCH_KINETO) $(GPUPROF)
 	@sh tests/bench/bench-kineto-report.sh $(BENCH_KINETO) $(GPUPROF)
 bench: bench-kineto
 .PHONY: bench-kineto
+
 # gpuprof ops on about 1 M events with recorded shapes (tests/bench/bench-ops.sh).
 bench-ops: $(GPUPROF)
 	@sh tests/bench/bench-ops.sh $(GPUPROF)
 bench: bench-ops
 .PHONY: bench-ops
+
 # gpuprof memory on 10 M allocator events; the recorder's cost per allocation.
 bench-memory: $(GPUPROF) $(TRACEGEN)
 	@sh tests/bench/bench-memory.sh $(O)
 bench: bench-memory
 .PHONY: bench-memory
+
+# The job report of 64 ranks: one process, and mpirun -n 1, 2, 4 (docs/cluster.md).
+bench-mpi: $(GPUPROF) $(TRACEGEN) $(MPI_PLUGIN)
+	@sh tests/bench/bench-mpi.sh $(GPUPROF) $(TRACEGEN)
+.PHONY: bench-mpi
 
 # .gpz size against the gzipped Kineto JSON per anchor (fixed overhead vs payload).
 bench-gpz-size: $(GPUPROF)
@@ -329,6 +345,8 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/share/man/man1 \
 		$(DESTDIR)$(PREFIX)/share/doc/gpuprof
 	install -m 755 $(GPUPROF) $(DESTDIR)$(PREFIX)/bin/gpuprof
+	install -d $(DESTDIR)$(PREFIX)/lib/gpuprof
+	install -m 755 $(MPI_PLUGIN) $(DESTDIR)$(PREFIX)/lib/gpuprof/gpuprof-mpi.so
 	install -m 644 $(LIB_TRACE) $(LIB_BASE) $(DESTDIR)$(PREFIX)/lib/
 	install -d $(DESTDIR)$(PREFIX)/include/gpuprof/base $(DESTDIR)$(PREFIX)/include/gpuprof/trace
 	install -m 644 base/base.h base/compat.h $(DESTDIR)$(PREFIX)/include/gpuprof/base/

@@ -203,4 +203,26 @@ extern const struct cli_option cli_comm_options[];
 int cli_commclass(const struct gpa_model *m, const struct cli_comm_rules *r,
 		  struct gpa_commclass *out);
 
+/* ---- the job report of many ranks, alone or under MPI (cli/job.c, cli/mpi.c) */
+
+struct gpa_gaps_opts;
+struct cli_job {
+	bool mpi;			   /* share the traces among MPI processes */
+	int format;			   /* enum gpr_format: text, json or markdown */
+	unsigned parts;			   /* GPR_JOB_* */
+	const char *output;		   /* NULL: standard output */
+	const char *step_regex;
+	const struct cli_comm_rules *comm;
+	const struct gpa_gaps_opts *gaps;
+};
+/* Analyses each trace alone and writes the job report; returns the exit status. */
+int cli_job_run(const struct cli_job *j, char **args, size_t nargs);
+/* MPI (cli/mpi.c): called only with --mpi. Each returns CMD_OK or says why not. */
+int cli_mpi_init(int *rank, int *size);
+/* Rank 0 receives every process's bytes, one after another, and their lengths (caller frees). */
+int cli_mpi_gather(const void *buf, size_t len, int rank, int size, char **all, size_t **lens);
+/* Rank 0's status, on every process. */
+int cli_mpi_status(int status);
+void cli_mpi_finalize(void);
+
 #endif

@@ -7,6 +7,7 @@
 #include "base/compat.h"
 #include "analyze/model.h"
 #include "analyze/comm.h"
+#include "analyze/gaps.h"
 #include "analyze/steps.h"
 #include "cli/cli.h"
 #include "report/report.h"
@@ -19,6 +20,7 @@ struct comm_opts {
 	const char *step_regex;
 	const char *rules[MAX_RULES];
 	size_t nrules;
+	bool job, mpi; /* the job report's communication part (cli/job.c) */
 };
 
 static int add_rule(struct cli_ctx *ctx, const struct cli_option *opt, const char *arg);
@@ -43,6 +45,12 @@ static const struct cli_option comm_options[] = {
 	 "kernels matching this PCRE2 pattern communicate\n"
 	 "(repeatable; checked before the built-in rules)",
 	 .flags = CLI_OPTF_REASON_FIRST, .err = "kernel rule", .cb = add_rule},
+	CLI_OPT_BOOL(0, "job", struct comm_opts, job,
+		     "stragglers and skew of the job: each trace\n"
+		     "analysed alone (docs/cluster.md)"),
+	CLI_OPT_BOOL(0, "mpi", struct comm_opts, mpi,
+		     "the same under mpirun or srun: the MPI processes\n"
+		     "share the traces (docs/cluster.md)"),
 	CLI_OPT_DISPLAY(),
 	CLI_OPT_HELP(0),
 	CLI_OPT_END(),
@@ -51,7 +59,7 @@ static const struct cli_option comm_options[] = {
 const struct cli_command cmd_comm_opts = {
 	.usage =
 	"usage: gpuprof comm [--format FORMAT] [--table NAME] [--step REGEX]\n"
-	"                    [--comm-kernel REGEX]... TRACE...\n"
+	"                    [--comm-kernel REGEX]... [--job|--mpi] TRACE...\n"
 	"\n"
 	"Analyses the communication in the traces (files or directories of .gpz\n"
 	"files; Kineto JSON and nsys SQLite are imported), one file per rank:\n"
@@ -142,6 +150,19 @@ int cmd_comm(int argc, char **argv)
 	}
 	if (!nargs) {
 		return cli_cmd_usage_error(&cmd_comm_opts, "no trace file given");
+	}
+	if (o.job || o.mpi) {
+		struct cli_comm_rules rules = {.n = o.nrules};
+		struct gpa_gaps_opts go;
+		memcpy(rules.rules, o.rules, o.nrules * sizeof(*o.rules));
+		gpa_gaps_opts_init(&go);
+		struct cli_job j = {.mpi = o.mpi, .format = o.format, .parts = GPR_JOB_COMM,
+				    .step_regex = o.step_regex, .comm = &rules, .gaps = &go};
+		if (o.format == GPR_FORMAT_CSV) {
+			return cli_cmd_usage_error(&cmd_comm_opts, "--job and --mpi write text, json "
+								   "or markdown");
+		}
+		return cli_job_run(&j, argv, (size_t)nargs);
 	}
 	return run(&o, argv, (size_t)nargs);
 }

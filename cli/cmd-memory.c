@@ -57,7 +57,6 @@ const struct cli_command cmd_memory_opts = {
 	"Bytes and times are exact. See docs/memory.md.\n"
 	"\n",
 	.options = memory_options,
-	.footer = "\nExit status: 0 ok, 1 a trace could not be read, 2 usage.\n",
 	.msgs = &cli_msgs_letter,
 };
 

@@ -54,7 +54,6 @@ const struct cli_command cmd_ops_opts = {
 	"See docs/ops.md.\n"
 	"\n",
 	.options = ops_options,
-	.footer = "\nExit status: 0 ok, 1 a trace could not be read, 2 usage.\n",
 	.msgs = &cli_msgs_letter,
 };
 

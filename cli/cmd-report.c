@@ -34,6 +34,7 @@ struct report_opts {
 	struct gpa_gaps_opts gaps;
 	struct cli_mfu mfu;
 	struct cli_comm_rules comm;
+	bool job, mpi; /* the job report: --job in one process, --mpi shared among MPI processes */
 };
 
 static int parse_format(struct cli_ctx *ctx, const struct cli_option *opt, const char *arg);
@@ -76,6 +77,12 @@ static const struct cli_option report_options[] = {
 	CLI_OPT_ENUMV(0, "kernel-name", "MODE", struct report_opts, kname, knames,
 		      "unknown kernel-name mode '%s'", "short, demangled (default) or mangled"),
 	CLI_OPT_SUB(cli_comm_options, struct report_opts, comm, 0),
+	CLI_OPT_BOOL(0, "job", struct report_opts, job,
+		     "the job report: each trace analysed alone, then\n"
+		     "stragglers, skew, slow ranks (docs/cluster.md)"),
+	CLI_OPT_BOOL(0, "mpi", struct report_opts, mpi,
+		     "the job report under mpirun or srun: the MPI\n"
+		     "processes share the traces (docs/cluster.md)"),
 	CLI_OPT_DISPLAY(),
 	CLI_OPT_HELP(0),
 	/* The MFU options of gpuprof mfu (cli/cmd-mfu.c), named in the text below. */
@@ -88,6 +95,7 @@ const struct cli_command cmd_report_opts = {
 	"usage: gpuprof report [--format text|json|markdown|html] [-o FILE] [--step REGEX]\n"
 	"                      [--data-loader REGEX] [--top N|all] [--max-steps N]\n"
 	"                      [--min-gap DURATION] [--comm-kernel REGEX]... TRACE...\n"
+	"       gpuprof report --job|--mpi [--format text|json|markdown] [-o FILE] TRACE...\n"
 	"\n"
 	"Reads traces (files, or directories of .gpz files: many processes and ranks\n"
 	"go on one timeline) and prints, in order: what was traced (processes,\n"
@@ -109,7 +117,12 @@ const struct cli_command cmd_report_opts = {
 	"--layers, --hidden, --seq-len, --inference, --recompute, --bytes-per-step,\n"
 	"--gpus, --dtype, --device, --device-file, --peak-tflops, --peak-bw), and a\n"
 	"\"Roofline\" section with --roofline FILE (FLOP and byte formulas per kernel;\n"
-	"docs/mfu.md).\n",
+	"docs/mfu.md).\n"
+	"\n"
+	"With --job or --mpi each trace is one rank, analysed alone, and the report is\n"
+	"the job's: step time per rank, stragglers, collective skew, idle causes per\n"
+	"rank, ranks whose kernels run slower than their peers' (docs/cluster.md); a\n"
+	"trace that cannot be read is named and the others analysed (exit status 1).\n",
 	.msgs = &cli_msgs_either,
 };
 
@@ -366,6 +379,20 @@ out:
 	return status;
 }
 
+/* --job, --mpi: the job report (cli/job.c). */
+static int job(const struct report_opts *o, char **args, size_t nargs)
+{
+	struct cli_job j = {.mpi = o->mpi, .format = o->format, .parts = GPR_JOB_ALL,
+			    .output = o->output, .step_regex = o->step_regex, .comm = &o->comm,
+			    .gaps = &o->gaps};
+
+	if (o->html) {
+		return cli_cmd_usage_error(&cmd_report_opts, "--job and --mpi write text, json or "
+							     "markdown");
+	}
+	return cli_job_run(&j, args, nargs);
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct report_opts o = {.format = GPR_FORMAT_TEXT, .top = 10, .max_steps = 50,
@@ -385,6 +412,9 @@ int cmd_report(int argc, char **argv)
 	status = cli_check_outputs(&cmd_report_opts, &o.output, 1, argv, (size_t)nargs);
 	if (status != CMD_OK) {
 		return status;
+	}
+	if (o.job || o.mpi) {
+		return job(&o, argv, (size_t)nargs);
 	}
 	if (cli_mfu_load_file(&o.mfu)) {
 		return CMD_ERROR;

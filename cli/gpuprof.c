@@ -132,6 +132,8 @@ static const char *const env_vars[][2] = {
 	{"GPUPROF_EXEC_CHAIN", "internal: kept by the recording library across exec"},
 	{"GPUPROF_INJECT_LIB",
 	 "record: the recording library, when not beside gpuprof or in ../lib/gpuprof/"},
+	{"GPUPROF_MPI_PLUGIN",
+	 "--mpi: the MPI plugin, when not beside gpuprof or in ../lib/gpuprof/"},
 	{"GPUPROF_LOG", "what the libraries say on stderr: debug or trace for more"},
 	{"GPUPROF_PROGRESS_AFTER", "ms of work before progress shows on a terminal"},
 	{"GPUPROF_THREADS", "threads that read traces when --threads is not given (default: one per core)"},

@@ -36,10 +36,14 @@ if command -v pkg-config >/dev/null 2>&1; then
 	need_pc libisal libisal-dev
 	# protobuf-c packs the Perfetto protobuf export (report/proto/perfetto-trace.proto)
 	need_pc libprotobuf-c libprotobuf-c-dev
+	# OpenMPI: --mpi shares the analysis of many ranks' traces (docs/cluster.md)
+	need_pc ompi-c libopenmpi-dev
 else
 	missing="$missing zlib1g-dev libdeflate-dev libsqlite3-dev libxml2-dev libpcre2-dev libisal-dev"
-	missing="$missing libprotobuf-c-dev"
+	missing="$missing libprotobuf-c-dev libopenmpi-dev"
 fi
+# mpirun: the launcher the --mpi tests run under
+need_cmd mpirun openmpi-bin
 # libiberty's C++ demangler names the frames of captured call stacks (no .pc file)
 [ -f /usr/include/libiberty/demangle.h ] || missing="$missing libiberty-dev"
 if [ "${1:-}" = fuzz ]; then

@@ -15,6 +15,9 @@
  *                                   record of it: the host waits for the AllReduce
  *   filler kernels (--nccl-fill N)  N short kernels on stream 7 after T + 2500 us
  *
+ * (--slow-rank R: rank R's compute kernels, gemm and filler, last F times as
+ * long, starting where they do: a slow GPU; its arrivals do not move)
+ *
  * so per step: comm kernel time 1000 us + (A - a_r) on rank r, of which
  * overlapped = (1100 - 1010 - 10 r) + 300 us, the rest exposed; the
  * straggler arrives last every step and the others wait A - a_r for it.
@@ -84,6 +87,14 @@ void gen_nccl_opts_default(struct gen_nccl_opts *o)
 	o->world_size = 1;
 	o->straggler = -1;
 	o->late_ns = 400 * US;
+	o->slow_rank = -1;
+	o->slow_factor = 1.3;
+}
+
+/* A compute kernel's duration on rank r: slow_factor times d on the slow rank. */
+static uint64_t dur(const struct gen_nccl_opts *o, uint32_t r, uint64_t d)
+{
+	return (int64_t)r == o->slow_rank ? (uint64_t)((double)d * o->slow_factor + 0.5) : d;
 }
 
 static uint64_t arrival(const struct gen_nccl_opts *o, uint64_t t, uint32_t r)
@@ -136,7 +147,7 @@ int gen_nccl_write(struct gpt_writer *w, const struct gen_nccl_opts *o, struct g
 				       .end_tid = tid};
 		add(&g, GPT_KIND_NVTX, &rng, true);
 		uint32_t c = launch(&g, t + 50 * US, 5 * US, tid);
-		kernel(&g, t + 100 * US, t + 1100 * US, 7, g.s_gemm, c);
+		kernel(&g, t + 100 * US, t + 100 * US + dur(o, r, 1000 * US), 7, g.s_gemm, c);
 
 		uint64_t a = arrival(o, t, r), last = 0;
 		for (uint32_t q = 0; q < n; q++) {
@@ -163,7 +174,7 @@ int gen_nccl_write(struct gpt_writer *w, const struct gen_nccl_opts *o, struct g
 		}
 		kernel(&g, a + 10 * US, last + 1010 * US, 13, g.s_nccl_k, c);
 		c = launch(&g, t + 1450 * US, 5 * US, tid);
-		kernel(&g, t + 1500 * US, t + 1800 * US, 7, g.s_gemm, c);
+		kernel(&g, t + 1500 * US, t + 1500 * US + dur(o, r, 300 * US), 7, g.s_gemm, c);
 		if (o->sync) {
 			struct gpt_api sa = {.start = t + 1460 * US, .end = last + 1015 * US,
 					     .tid = tid, .domain = GPT_API_RUNTIME, .cbid = 131,
@@ -176,7 +187,7 @@ int gen_nccl_write(struct gpt_writer *w, const struct gen_nccl_opts *o, struct g
 		for (uint32_t f = 0; f < o->fill; f++) {
 			uint64_t at = t + 2500 * US + (uint64_t)f * 400;
 			c = launch(&g, at - 200, 150, tid);
-			kernel(&g, at, at + 300, 7, g.s_fill, c);
+			kernel(&g, at, at + dur(o, r, 300), 7, g.s_fill, c);
 		}
 	}
 	uint64_t end = BASE_TS + (uint64_t)o->steps * 4000 * US + 10 * US;

@@ -16,6 +16,8 @@ struct gen_nccl_opts {
 	uint32_t fill;	   /* extra short compute kernels per step */
 	bool names_only;   /* no NCCL or EXTCORR records: kernels known by name only */
 	bool sync;	   /* the host waits for the AllReduce (cudaStreamSynchronize) */
+	int64_t slow_rank; /* the rank whose compute kernels take slow_factor times as long, -1 */
+	double slow_factor;
 };
 
 void gen_nccl_opts_default(struct gen_nccl_opts *o);

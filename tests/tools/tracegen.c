@@ -43,7 +43,9 @@ static void usage(FILE *f)
 	      "  --nccl-late NS    how late (400000)\n"
 	      "  --nccl-fill N     with --nccl: N more short kernels per step (0)\n"
 	      "  --nccl-names      with --nccl: no NCCL records, kernels known by name only\n"
-	      "  --nccl-sync       with --nccl: the host waits for each AllReduce\n",
+	      "  --nccl-sync       with --nccl: the host waits for each AllReduce\n"
+	      "  --slow-rank R     with --nccl: rank R's compute kernels take --slowdown F\n"
+	      "                    times as long (a slow GPU; F default 1.3)\n",
 	      f);
 }
 
@@ -101,6 +103,8 @@ static bool take_nccl_number(struct args *a, int c, const char *arg)
 		a->no.straggler = (int64_t)v;
 	} else if (c == 1002) {
 		a->no.late_ns = v;
+	} else if (c == 1008) {
+		a->no.slow_rank = (int64_t)v;
 	} else {
 		a->no.fill = (uint32_t)v;
 	}
@@ -177,6 +181,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 		{"nccl-fill", 1, 0, 1003},  {"nccl-names", 0, 0, 1004}, {"compact", 1, 0, 1005},
 		{"nccl-sync", 0, 0, 1006},
 		{"memory", 1, 0, 1007},
+		{"slow-rank", 1, 0, 1008},
 		{0, 0, 0, 0},
 	};
 	int c;
@@ -189,6 +194,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 			a->no.names_only |= c == 1004;
 			a->no.sync |= c == 1006;
 		} else if (c >= 1001 && c <= 1003) {
+		} else if ((c >= 1001 && c <= 1003) || c == 1008) {
 			if (!take_nccl_number(a, c, optarg)) {
 				fprintf(stderr, "tracegen: bad value '%s'\n", optarg);
 				return 2;
@@ -240,6 +246,7 @@ static int write_rank(struct args *a, uint32_t r)
 	a->no.rank = r;
 	a->no.world_size = (uint32_t)a->ranks;
 	a->no.steps = a->go.steps;
+	a->no.slow_factor = a->go.slowdown > 0 ? a->go.slowdown : 1.3; /* unset: 0 */
 	ret = gpt_writer_open(path, &a->wo, &w);
 	if (ret) {
 		fprintf(stderr, "tracegen: %s: %s\n", path, gp_err_str(ret));

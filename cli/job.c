@@ -1,0 +1,261 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * job.c - the job report (`report --job`, `report --mpi`, `comm --mpi`;
+ * docs/cluster.md): each process takes a share of the traces balanced by
+ * size, analyses them one at a time into rank summaries, and rank 0 merges
+ * every process's summaries into one report. Without MPI one process takes
+ * every trace, through the same packing, so the answers are the same.
+ */
+#define GP_LOG_TAG "cli/job"
+#include "base/compat.h"
+#include "analyze/comm.h"
+#include "analyze/commclass.h"
+#include "analyze/findings.h"
+#include "analyze/gaps.h"
+#include "analyze/job.h"
+#include "analyze/steps.h"
+#include "cli/cli.h"
+#include "report/report.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+struct share {
+	uint64_t size;
+	uint32_t file;
+};
+
+static int cmp_share(const void *a, const void *b)
+{
+	const struct share *x = a, *y = b;
+
+	if (x->size != y->size) {
+		return x->size > y->size ? -1 : 1;
+	}
+	return x->file < y->file ? -1 : x->file > y->file;
+}
+
+/*
+ * Which process analyses each file: largest first, each to the process
+ * with the fewest bytes so far (the lowest number on a tie). Every process
+ * computes the same answer from the same sizes.
+ */
+static int assign(char **paths, size_t n, int size, int *owner)
+{
+	struct share *s = malloc((n ? n : 1) * sizeof(*s));
+	uint64_t *load = calloc((size_t)size, sizeof(*load));
+
+	if (!s || !load) {
+		free(s);
+		free(load);
+		return -GP_ERR_NOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct stat sb;
+		s[i].file = (uint32_t)i;
+		s[i].size = stat(paths[i], &sb) ? 0 : (uint64_t)sb.st_size;
+	}
+	gp_qsort(s, n, sizeof(*s), cmp_share);
+	for (size_t i = 0; i < n; i++) {
+		int best = 0;
+		for (int p = 1; p < size; p++) {
+			best = load[p] < load[best] ? p : best;
+		}
+		owner[s[i].file] = best;
+		load[best] += s[i].size ? s[i].size : 1;
+	}
+	free(s);
+	free(load);
+	return 0;
+}
+
+/* The analyses of one trace alone, into its summary; a failure becomes a failed summary. */
+static int analyse(const struct cli_job *jo, const char *path, uint32_t file, unsigned threads,
+		   struct gpa_rank_sum *out)
+{
+	struct gpa_load_opts lo = {.threads = threads};
+	struct gpa_model m;
+	struct gpa_steps steps = {0};
+	struct gpa_gaps gaps = {0};
+	struct gpa_commclass cc = {0};
+	struct gpa_comm comm = {0};
+	struct gpa_findings fnd = {0};
+	struct gpa_gaps_opts go = *jo->gaps;
+	struct gpa_comm_opts co;
+	struct gpa_commclass_opts cco = {.kernel_rules = jo->comm->rules,
+					 .nkernel_rules = jo->comm->n};
+	char err[512];
+	int ret;
+
+	ret = gpa_model_load(&m, &path, 1, &lo, err, sizeof(err));
+	if (ret) {
+		cli_error("%s", err);
+		return ret == -GP_ERR_NOMEM ? ret : gpa_rank_sum_failed(file, path, err, out);
+	}
+	if (m.procs.n && m.procs.v[0].truncated) {
+		cli_warn("%s: truncated at offset %" PRIu64 "; kept the %" PRIu64
+			 " records before the cut", path, m.procs.v[0].truncated_at,
+			 m.procs.v[0].records);
+	}
+	if (m.procs.n && m.procs.v[0].corrupt_chunks) {
+		cli_warn("%s: corrupt at offset %" PRIu64 ": %" PRIu64 " chunk(s) skipped", path,
+			 m.procs.v[0].corrupt_at, m.procs.v[0].corrupt_chunks);
+	}
+	ret = gpa_steps_find(&m, jo->step_regex, &steps, err, sizeof(err));
+	if (!ret) {
+		ret = gpa_commclass_compute(&m, &cco, &cc, err, sizeof(err));
+	}
+	go.comm = &cc;
+	if (!ret) {
+		ret = gpa_gaps_analyze(&m, &steps, &go, &gaps, err, sizeof(err));
+	}
+	gpa_comm_opts_init(&co);
+	co.steps = &steps;
+	co.comm = &cc;
+	if (!ret) {
+		ret = gpa_comm_analyze(&m, &co, &comm, err, sizeof(err));
+	}
+	struct gpa_findings_in fin = {.m = &m, .steps = &steps, .gaps = &gaps, .comm = &comm};
+	if (!ret) {
+		ret = gpa_findings_build(&fin, &fnd) ? -GP_ERR_NOMEM : 0;
+		snprintf(err, sizeof(err), "out of memory");
+	}
+	struct gpa_rank_in in = {.m = &m, .steps = &steps, .gaps = &gaps, .cc = &cc, .comm = &comm,
+				 .findings = &fnd};
+	if (!ret) {
+		ret = gpa_rank_sum_build(&in, file, out);
+	} else if (ret != -GP_ERR_NOMEM) {
+		cli_error("%s", err);
+		ret = gpa_rank_sum_failed(file, path, err, out);
+	}
+	gpa_findings_release(&fnd);
+	gpa_comm_release(&comm);
+	gpa_gaps_release(&gaps);
+	gpa_commclass_release(&cc);
+	gpa_steps_release(&steps);
+	gpa_model_release(&m);
+	return ret;
+}
+
+/* This process's share, analysed and packed into blob. */
+static int my_share(const struct cli_job *jo, char **paths, size_t n, const int *owner, int me,
+		    struct gp_strbuf *blob)
+{
+	struct gpa_rank_sum *v = calloc(n ? n : 1, sizeof(*v));
+	size_t k = 0;
+	unsigned threads = cli_threads;
+	int ret = 0;
+
+	if (!v) {
+		return -GP_ERR_NOMEM;
+	}
+	if (!threads && !jo->mpi && cli_thread_count(&threads)) {
+		free(v);
+		return CMD_ERROR;
+	}
+	for (size_t i = 0; i < n && !ret; i++) {
+		if (owner[i] == me) {
+			ret = analyse(jo, paths[i], (uint32_t)i, threads, &v[k]);
+			k += !ret;
+		}
+	}
+	if (!ret) {
+		ret = gpa_rank_sums_pack(v, k, blob);
+	}
+	for (size_t i = 0; i < k; i++) {
+		gpa_rank_sum_release(&v[i]);
+	}
+	free(v);
+	gp_debug("%zu traces, %zu bytes of summaries", k, blob->len);
+	return ret;
+}
+
+/* Rank 0: every process's blob read back, merged, rendered and written. */
+static int finish(const struct cli_job *jo, const char *all, const size_t *lens, int nblobs)
+{
+	struct gpa_rank_sum *v = NULL;
+	size_t n = 0, cap = 0, at = 0;
+	struct gpa_job job;
+	struct gp_strbuf out = GP_STRBUF_INIT;
+	char err[512], what[64];
+	int ret = 0, status = CMD_ERROR;
+
+	for (int i = 0; i < nblobs && !ret; i++) {
+		snprintf(what, sizeof(what), "summaries of process %d", i);
+		ret = gpa_rank_sums_unpack(all + at, lens[i], what, &v, &n, &cap, err, sizeof(err));
+		at += lens[i];
+	}
+	if (ret) {
+		cli_error("%s", ret == -GP_ERR_NOMEM ? "out of memory" : err);
+		for (size_t i = 0; i < n; i++) {
+			gpa_rank_sum_release(&v[i]);
+		}
+		free(v);
+		return CMD_ERROR;
+	}
+	if (gpa_job_merge(v, n, &job) || gpr_job_render(&out, (enum gpr_format)jo->format,
+							 jo->parts, &job)) {
+		cli_error("out of memory");
+	} else if (jo->output ? cli_write_file(jo->output, out.buf, out.len)
+			      : cli_write_stdout(out.buf, out.len)) {
+		status = job.failed ? CMD_ERROR : CMD_OK;
+	}
+	gp_strbuf_release(&out);
+	gpa_job_release(&job);
+	return status;
+}
+
+int cli_job_run(const struct cli_job *jo, char **args, size_t nargs)
+{
+	char err[512], **paths = NULL, *all = NULL;
+	size_t npaths = 0, *lens = NULL;
+	int me = 0, size = 1, *owner = NULL, status = CMD_ERROR, ret;
+	struct gp_strbuf blob = GP_STRBUF_INIT;
+	bool ok;
+
+	if (jo->mpi && cli_mpi_init(&me, &size)) {
+		return CMD_ERROR;
+	}
+	ok = !gpa_expand_inputs((const char *const *)args, nargs, &paths, &npaths, err,
+				sizeof(err));
+	if (!ok && me == 0) {
+		cli_error("%s", err);
+	}
+	if (ok) {
+		owner = malloc((npaths ? npaths : 1) * sizeof(*owner));
+		ok = owner && !assign(paths, npaths, size, owner);
+		if (!ok) {
+			cli_error("out of memory");
+		}
+	}
+	if (ok) {
+		ret = my_share(jo, paths, npaths, owner, me, &blob);
+		ok = !ret;
+		if (ret == -GP_ERR_NOMEM) {
+			cli_error("out of memory");
+		}
+	}
+	if (!ok) {
+		/* an empty share: rank 0 refuses it, and every process still meets the gather */
+		gp_strbuf_reset(&blob);
+	}
+	if (jo->mpi) {
+		if (!cli_mpi_gather(blob.buf, blob.len, me, size, &all, &lens)) {
+			status = me != 0 ? CMD_OK : ok ? finish(jo, all, lens, size) : CMD_ERROR;
+		}
+		status = cli_mpi_status(status);
+		cli_mpi_finalize();
+	} else if (ok) {
+		status = finish(jo, blob.buf, &blob.len, 1);
+	}
+	for (size_t i = 0; i < npaths; i++) {
+		free(paths[i]);
+	}
+	free(paths);
+	free(owner);
+	free(all);
+	free(lens);
+	gp_strbuf_release(&blob);
+	return status;
+}

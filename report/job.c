@@ -1,0 +1,415 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * job.c - the job report of many ranks (analyze/job.h) as text, Markdown
+ * and JSON (schema "gpuprof-job/1", docs/cluster.md).
+ */
+#include "base/compat.h"
+#include "analyze/job.h"
+#include "analyze/findings.h"
+#include "report/report.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* What identifies a rank: its launcher rank, else its file number. */
+static long long rank_id(const struct gpa_rank_sum *s)
+{
+	return s->rank >= 0 ? (long long)s->rank : (long long)s->file;
+}
+
+static const char *evidence(uint8_t ev)
+{
+	switch (ev) {
+	case GPA_JOB_NONE:
+		return "unknown";
+	case GPA_JOB_NOTHING:
+		return "nothing material";
+	case GPA_JOB_FOUND:
+		return "found";
+	default:
+		GP_BUG("evidence %u", ev);
+	}
+}
+
+static void head_text(struct gp_strbuf *o, enum gpr_format f, const struct gpa_job *j)
+{
+	const char *h = f == GPR_FORMAT_MARKDOWN ? "## " : "";
+
+	gp_strbuf_addf(o, "%sJob: %zu trace%s, %zu rank%s analysed, %" PRIu64 " failed; %s\n", h,
+		       j->nsums, j->nsums == 1 ? "" : "s", j->ranks.n, j->ranks.n == 1 ? "" : "s",
+		       j->failed,
+		       j->aligned ? "clocks aligned on CLOCK_REALTIME" : "one clock per trace");
+	if (j->rank_median.n) {
+		gp_strbuf_adds(o, "\nStep time per rank (median of each rank's steps): min ");
+		gpr_fmt_ns(o, j->rank_median.min);
+		gp_strbuf_adds(o, ", median ");
+		gpr_fmt_ns(o, j->rank_median.median);
+		gp_strbuf_adds(o, ", p90 ");
+		gpr_fmt_ns(o, j->rank_median.p90);
+		gp_strbuf_adds(o, ", max ");
+		gpr_fmt_ns(o, j->rank_median.max);
+		gp_strbuf_adds(o, "\n");
+	}
+	if (j->early_ns && j->late_ns) {
+		gp_strbuf_adds(o, "Trend: first half of steps ");
+		gpr_fmt_ns(o, j->early_ns);
+		gp_strbuf_adds(o, ", second half ");
+		gpr_fmt_ns(o, j->late_ns);
+		gp_strbuf_addf(o, " (%+.1f%%)\n",
+			       100.0 * ((double)j->late_ns - (double)j->early_ns) / (double)j->early_ns);
+	}
+}
+
+static void straggler_text(struct gp_strbuf *o, const struct gpa_job *j)
+{
+	gp_strbuf_addf(o, "\nStraggler: %s", evidence(j->straggler_ev));
+	if (j->straggler_ev == GPA_JOB_FOUND) {
+		const struct gpa_job_rank *r = &j->ranks.v[j->straggler];
+		const struct gpa_job_coll *c = &j->colls.v[j->straggler_at];
+		gp_strbuf_addf(o, ": rank %lld (%s) arrived last at %" PRIu64 " of %" PRIu64
+			       " collectives, a median ", rank_id(r->s), r->s->path, r->last, j->groups);
+		gpr_fmt_ns(o, j->straggler_margin);
+		gp_strbuf_adds(o, " after the next rank; the others waited ");
+		gpr_fmt_ns(o, r->caused);
+		gp_strbuf_addf(o, " for it. Latest: %s seq %" PRIu64 " (comm %016" PRIx64 "), ", c->func,
+			       c->seq, c->hash);
+		gpr_fmt_ns(o, c->margin);
+		gp_strbuf_adds(o, " late");
+		if (c->doing[0]) {
+			gp_strbuf_addf(o, ", last kernel before it %s", c->doing);
+		}
+		gp_strbuf_adds(o, ", GPU idle ");
+		gpr_fmt_ns(o, c->idle_before);
+		gp_strbuf_adds(o, " before it arrived");
+	} else if (j->straggler_ev == GPA_JOB_NOTHING) {
+		gp_strbuf_addf(o, " (no rank last in half of %" PRIu64 " collectives by %llu us or more)",
+			       j->groups, GPA_JOB_STRAGGLER_NS / 1000);
+	}
+	gp_strbuf_adds(o, "\n");
+}
+
+static void slow_text(struct gp_strbuf *o, const struct gpa_job *j)
+{
+	gp_strbuf_addf(o, "Slow GPUs: %s", evidence(j->slow_ev));
+	for (size_t i = 0; i < j->slow.n; i++) {
+		const struct gpa_job_rank *r = &j->ranks.v[j->slow.v[i]];
+		gp_strbuf_addf(o, "%s rank %lld (%s): kernels %.2fx their peers' time, worst %s %.2fx",
+			       i ? ";" : ":", rank_id(r->s), r->s->path, r->ratio, r->s->strs.v[r->worst],
+			       r->worst_ratio);
+	}
+	gp_strbuf_adds(o, "\n");
+}
+
+static const struct gpr_col failed_cols[] = {
+	{"File", GPR_COL_LEFT},
+	{"Problem", GPR_COL_LEFT},
+};
+
+static const struct gpr_col rank_cols[] = {
+	{"Rank", GPR_COL_NUM},
+	{"File", GPR_COL_LEFT | GPR_COL_ELIDE},
+	{"Host", GPR_COL_LEFT},
+	{"Steps", GPR_COL_NUM | GPR_COL_COUNT},
+	{"Median (ns)", GPR_COL_NUM | GPR_COL_NS},
+	{"P90 (ns)", GPR_COL_NUM | GPR_COL_NS},
+	{"Max (ns)", GPR_COL_NUM | GPR_COL_NS},
+};
+
+static void rank_row(struct gpr_table *t, const struct gpa_job_rank *r)
+{
+	gpr_table_cellf(t, "%lld", rank_id(r->s));
+	gpr_table_cell(t, r->s->path);
+	gpr_table_cell(t, r->s->host);
+	gpr_table_cellf(t, "%" PRIu64, r->step.n);
+	gpr_table_cellf(t, "%" PRIu64, r->step.median);
+	gpr_table_cellf(t, "%" PRIu64, r->step.p90);
+	gpr_table_cellf(t, "%" PRIu64, r->step.max);
+}
+
+static const struct gpr_col step_cols[] = {
+	{"Step", GPR_COL_NUM},
+	{"Ranks", GPR_COL_NUM | GPR_COL_COUNT},
+	{"Median (ns)", GPR_COL_NUM | GPR_COL_NS},
+	{"Max (ns)", GPR_COL_NUM | GPR_COL_NS},
+	{"Slowest Rank", GPR_COL_NUM},
+};
+
+static const struct gpr_col late_cols[] = {
+	{"Rank", GPR_COL_NUM},
+	{"Matched", GPR_COL_NUM | GPR_COL_COUNT},
+	{"Last", GPR_COL_NUM | GPR_COL_COUNT},
+	{"Caused Wait (ns)", GPR_COL_NUM | GPR_COL_NS},
+	{"Waited (ns)", GPR_COL_NUM | GPR_COL_NS},
+	{"Mean Lateness (ns)", GPR_COL_NUM | GPR_COL_NS},
+	{"Comm (ns)", GPR_COL_NUM | GPR_COL_NS},
+	{"Exposed Comm (ns)", GPR_COL_NUM | GPR_COL_NS},
+};
+
+static const struct gpr_col skew_cols[] = {
+	{"Collective", GPR_COL_LEFT},
+	{"Communicator", GPR_COL_LEFT},
+	{"Seq", GPR_COL_NUM},
+	{"Ranks", GPR_COL_NUM | GPR_COL_COUNT},
+	{"Skew (ns)", GPR_COL_NUM | GPR_COL_NS},
+	{"Last Rank", GPR_COL_NUM},
+	{"Margin (ns)", GPR_COL_NUM | GPR_COL_NS},
+	{"Idle Before (ns)", GPR_COL_NUM | GPR_COL_NS},
+	{"Last Kernel Before", GPR_COL_LEFT | GPR_COL_NAME},
+};
+
+static const struct gpr_col kern_cols[] = {
+	{"Rank", GPR_COL_NUM},
+	{"Kernels Compared", GPR_COL_NUM | GPR_COL_COUNT},
+	{"Time vs Peers", GPR_COL_NUM},
+	{"Slow", GPR_COL_LEFT},
+	{"Worst vs Peers", GPR_COL_NUM},
+	{"Worst Kernel", GPR_COL_LEFT | GPR_COL_NAME},
+};
+
+/* How many rows of a long table text and Markdown show; JSON has all. */
+#define TEXT_ROWS 10
+
+static int steps_sections(struct gp_strbuf *o, enum gpr_format f, const struct gpa_job *j)
+{
+	struct gpr_table t;
+	bool json = f == GPR_FORMAT_JSON;
+	int ret;
+
+	gpr_table_init(&t, rank_cols, sizeof(rank_cols) / sizeof(rank_cols[0]));
+	if (json) {
+		for (size_t i = 0; i < j->ranks.n; i++) {
+			rank_row(&t, &j->ranks.v[i]);
+		}
+	} else {
+		for (uint32_t i = 0; i < j->nslowest; i++) {
+			rank_row(&t, &j->ranks.v[j->slowest[i]]);
+		}
+	}
+	ret = gpr_table_section(&t, f, json ? "Step time per rank" : "Slowest ranks (median step)",
+				"ranks", true, o);
+	gpr_table_init(&t, step_cols, sizeof(step_cols) / sizeof(step_cols[0]));
+	for (size_t i = 0; i < j->steps.n && (json || i < 5 * TEXT_ROWS); i++) {
+		const struct gpa_job_step *s = &j->steps.v[i];
+		gpr_table_cellf(&t, "%" PRId64, s->number);
+		gpr_table_cellf(&t, "%" PRIu32, s->ranks);
+		gpr_table_cellf(&t, "%" PRIu64, s->median);
+		gpr_table_cellf(&t, "%" PRIu64, s->max);
+		gpr_table_cellf(&t, "%lld", rank_id(j->ranks.v[s->slowest].s));
+	}
+	return ret | gpr_table_section(&t, f, "Steps across ranks", "steps", false, o);
+}
+
+static int comm_sections(struct gp_strbuf *o, enum gpr_format f, const struct gpa_job *j)
+{
+	struct gpr_table t;
+	bool json = f == GPR_FORMAT_JSON;
+	int ret;
+
+	gpr_table_init(&t, late_cols, sizeof(late_cols) / sizeof(late_cols[0]));
+	for (size_t i = 0; i < j->ranks.n; i++) {
+		const struct gpa_job_rank *r = &j->ranks.v[i];
+		if (!json && !r->last) {
+			continue;
+		}
+		gpr_table_cellf(&t, "%lld", rank_id(r->s));
+		gpr_table_cellf(&t, "%" PRIu64, r->matched);
+		gpr_table_cellf(&t, "%" PRIu64, r->last);
+		gpr_table_cellf(&t, "%" PRIu64, r->caused);
+		gpr_table_cellf(&t, "%" PRIu64, r->waited);
+		gpr_table_cellf(&t, "%" PRIu64, r->matched ? r->late_sum / r->matched : 0);
+		gpr_table_cellf(&t, "%" PRIu64, r->s->comm_ns);
+		gpr_table_cellf(&t, "%" PRIu64, r->s->exposed_ns);
+	}
+	ret = gpr_table_section(&t, f, json ? "Collectives per rank" : "Ranks that arrived last",
+				"collective_ranks", false, o);
+	gpr_table_init(&t, skew_cols, sizeof(skew_cols) / sizeof(skew_cols[0]));
+	for (size_t i = 0; i < j->colls.n && (json || i < TEXT_ROWS); i++) {
+		const struct gpa_job_coll *c = &j->colls.v[i];
+		gpr_table_cell(&t, c->func);
+		gpr_table_cellf(&t, "%016" PRIx64, c->hash);
+		gpr_table_cellf(&t, "%" PRIu64, c->seq);
+		gpr_table_cellf(&t, "%" PRIu32, c->ranks);
+		gpr_table_cellf(&t, "%" PRIu64, c->skew);
+		gpr_table_cellf(&t, "%lld", rank_id(j->ranks.v[c->last].s));
+		gpr_table_cellf(&t, "%" PRIu64, c->margin);
+		gpr_table_cellf(&t, "%" PRIu64, c->idle_before);
+		gpr_table_cell(&t, c->doing);
+	}
+	return ret | gpr_table_section(&t, f, "Collective skew (largest first)", "collectives", false,
+				       o);
+}
+
+/* Idle by cause per rank: the causes some rank has, side by side. */
+static int idle_section(struct gp_strbuf *o, enum gpr_format f, const struct gpa_job *j)
+{
+	struct gpr_col cols[4 + GPA_GAP__COUNT];
+	unsigned cause[GPA_GAP__COUNT], nc = 0;
+	char names[GPA_GAP__COUNT][48];
+	struct gpr_table t;
+
+	cols[0] = (struct gpr_col){"Rank", GPR_COL_NUM};
+	cols[1] = (struct gpr_col){"Busy (ns)", GPR_COL_NUM | GPR_COL_NS};
+	cols[2] = (struct gpr_col){"Idle (ns)", GPR_COL_NUM | GPR_COL_NS};
+	cols[3] = (struct gpr_col){"Idle %", GPR_COL_NUM};
+	for (unsigned c = 0; c < GPA_GAP__COUNT; c++) {
+		bool any = f == GPR_FORMAT_JSON;
+		for (size_t i = 0; i < j->ranks.n && !any; i++) {
+			any = j->ranks.v[i].s->cause_ns[c] != 0;
+		}
+		if (any) {
+			snprintf(names[nc], sizeof(names[nc]), "%s (ns)", gpa_gap_cause_name(c));
+			cols[4 + nc] = (struct gpr_col){names[nc], GPR_COL_NUM | GPR_COL_NS};
+			cause[nc++] = c;
+		}
+	}
+	gpr_table_init(&t, cols, 4 + nc);
+	for (size_t i = 0; i < j->ranks.n; i++) {
+		const struct gpa_rank_sum *s = j->ranks.v[i].s;
+		gpr_table_cellf(&t, "%lld", rank_id(s));
+		gpr_table_cellf(&t, "%" PRIu64, s->busy);
+		gpr_table_cellf(&t, "%" PRIu64, s->idle);
+		gpr_table_cell_pct(&t, s->idle, s->window);
+		for (unsigned c = 0; c < nc; c++) {
+			gpr_table_cellf(&t, "%" PRIu64, s->cause_ns[cause[c]]);
+		}
+	}
+	return gpr_table_section(&t, f, "GPU idle by cause per rank", "idle", false, o);
+}
+
+static int cmp_ratio(const void *a, const void *b, void *arg)
+{
+	const struct gpa_job *j = arg;
+	const struct gpa_job_rank *x = &j->ranks.v[*(const uint32_t *)a];
+	const struct gpa_job_rank *y = &j->ranks.v[*(const uint32_t *)b];
+
+	if (x->ratio != y->ratio) {
+		return x->ratio > y->ratio ? -1 : 1;
+	}
+	return x < y ? -1 : x > y;
+}
+
+static int kernel_section(struct gp_strbuf *o, enum gpr_format f, const struct gpa_job *j)
+{
+	bool json = f == GPR_FORMAT_JSON;
+	uint32_t *ord = malloc((j->ranks.n ? j->ranks.n : 1) * sizeof(*ord));
+	struct gpr_table t;
+
+	if (!ord) {
+		return -GP_ERR_NOMEM;
+	}
+	for (uint32_t i = 0; i < j->ranks.n; i++) {
+		ord[i] = i;
+	}
+	if (!json) {
+		qsort_r(ord, j->ranks.n, sizeof(*ord), cmp_ratio, (void *)j);
+	}
+	gpr_table_init(&t, kern_cols, sizeof(kern_cols) / sizeof(kern_cols[0]));
+	for (size_t i = 0, shown = 0; i < j->ranks.n && (json || shown < TEXT_ROWS / 2); i++) {
+		const struct gpa_job_rank *r = &j->ranks.v[ord[i]];
+		if (!r->compared) {
+			continue;
+		}
+		shown++;
+		gpr_table_cellf(&t, "%lld", rank_id(r->s));
+		gpr_table_cellf(&t, "%" PRIu32, r->compared);
+		gpr_table_cellf(&t, "%.4f", r->ratio);
+		gpr_table_cell(&t, r->slow ? "yes" : "no");
+		gpr_table_cellf(&t, "%.4f", r->worst_ratio);
+		gpr_table_cell(&t, r->s->strs.v[r->worst]);
+	}
+	free(ord);
+	return gpr_table_section(&t, f,
+				 json ? "Kernels against peers" : "Kernels against peers (highest)",
+				 "kernels", false, o);
+}
+
+static void failed_section(struct gp_strbuf *o, enum gpr_format f, const struct gpa_job *j,
+			   int *ret)
+{
+	struct gpr_table t;
+
+	gpr_table_init(&t, failed_cols, sizeof(failed_cols) / sizeof(failed_cols[0]));
+	for (size_t i = 0; i < j->nsums; i++) {
+		if (!j->sums[i].ok) {
+			gpr_table_cell(&t, j->sums[i].path);
+			gpr_table_cell(&t, j->sums[i].error);
+		}
+	}
+	if (f == GPR_FORMAT_JSON || gpr_table_rows(&t)) {
+		*ret |= gpr_table_section(&t, f, "Traces not analysed", "failed", false, o);
+	} else {
+		gpr_table_release(&t);
+	}
+}
+
+static void json_head(struct gp_strbuf *o, const struct gpa_job *j)
+{
+	gp_strbuf_addf(o, "{\"schema\":\"gpuprof-job/1\",\"traces\":%zu,\"analysed\":%zu,"
+			  "\"not_analysed\":%" PRIu64 ",\"aligned\":%s",
+		       j->nsums, j->ranks.n, j->failed, j->aligned ? "true" : "false");
+	gp_strbuf_addf(o, ",\n\"step_median_over_ranks\":{\"n\":%" PRIu64 ",\"min\":%" PRIu64
+			  ",\"median\":%" PRIu64 ",\"p90\":%" PRIu64 ",\"max\":%" PRIu64 "}",
+		       j->rank_median.n, j->rank_median.min, j->rank_median.median,
+		       j->rank_median.p90, j->rank_median.max);
+	gp_strbuf_addf(o, ",\n\"trend\":{\"first_half_ns\":%" PRIu64 ",\"second_half_ns\":%" PRIu64
+			  "}",
+		       j->early_ns, j->late_ns);
+	gp_strbuf_addf(o, ",\n\"skew\":{\"matched\":%" PRIu64 ",\"unmatched\":%" PRIu64
+			  ",\"median\":%" PRIu64 ",\"p90\":%" PRIu64 ",\"max\":%" PRIu64 "}",
+		       j->groups, j->unmatched, j->skew.median, j->skew.p90, j->skew.max);
+	gp_strbuf_addf(o, ",\n\"straggler\":{\"verdict\":\"%s\"", evidence(j->straggler_ev));
+	if (j->straggler_ev == GPA_JOB_FOUND) {
+		const struct gpa_job_rank *r = &j->ranks.v[j->straggler];
+		const struct gpa_job_coll *c = &j->colls.v[j->straggler_at];
+		gp_strbuf_addf(o, ",\"rank\":%lld,\"file\":", rank_id(r->s));
+		gp_strbuf_add_json_str(o, r->s->path, strlen(r->s->path));
+		gp_strbuf_addf(o, ",\"last\":%" PRIu64 ",\"margin_ns\":%" PRIu64 ",\"caused_ns\":%" PRIu64
+			       ",\"at\":{\"collective\":",
+			       r->last, j->straggler_margin, r->caused);
+		gp_strbuf_add_json_str(o, c->func, strlen(c->func));
+		gp_strbuf_addf(o, ",\"communicator\":\"%016" PRIx64 "\",\"seq\":%" PRIu64
+			       ",\"margin_ns\":%" PRIu64 ",\"idle_before_ns\":%" PRIu64 ",\"doing\":",
+			       c->hash, c->seq, c->margin, c->idle_before);
+		gp_strbuf_add_json_str(o, c->doing, strlen(c->doing));
+		gp_strbuf_adds(o, "}");
+	}
+	gp_strbuf_addf(o, "},\n\"slow_gpus\":{\"verdict\":\"%s\",\"ranks\":[", evidence(j->slow_ev));
+	for (size_t i = 0; i < j->slow.n; i++) {
+		gp_strbuf_addf(o, "%s%lld", i ? "," : "", rank_id(j->ranks.v[j->slow.v[i]].s));
+	}
+	gp_strbuf_adds(o, "]}");
+}
+
+int gpr_job_render(struct gp_strbuf *o, enum gpr_format f, unsigned parts, const struct gpa_job *j)
+{
+	int ret = 0;
+
+	if (f == GPR_FORMAT_JSON) {
+		json_head(o, j);
+	} else {
+		head_text(o, f, j);
+		if (parts & GPR_JOB_COMM) {
+			straggler_text(o, j);
+		}
+		if (parts & GPR_JOB_KERNELS) {
+			slow_text(o, j);
+		}
+	}
+	failed_section(o, f, j, &ret);
+	if (parts & GPR_JOB_STEPS) {
+		ret |= steps_sections(o, f, j);
+	}
+	if (parts & GPR_JOB_COMM) {
+		ret |= comm_sections(o, f, j);
+	}
+	if (parts & GPR_JOB_IDLE) {
+		ret |= idle_section(o, f, j);
+	}
+	if (parts & GPR_JOB_KERNELS) {
+		ret |= kernel_section(o, f, j);
+	}
+	if (f == GPR_FORMAT_JSON) {
+		gp_strbuf_adds(o, "}\n");
+	}
+	return ret || o->failed ? -GP_ERR_NOMEM : 0;
+}
