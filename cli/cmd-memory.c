@@ -10,6 +10,7 @@
 #include "analyze/model.h"
 #include "analyze/steps.h"
 #include "cli/cli.h"
+#include "report/memory.h"
 #include "report/report.h"
 
 #include <string.h>

@@ -12,6 +12,7 @@
 #include "analyze/occupancy.h"
 #include "analyze/overview.h"
 #include "analyze/steps.h"
+#include "report/memory.h"
 #include "report/report.h"
 
 #include <string.h>

@@ -19,6 +19,7 @@
 #include "analyze/overview.h"
 #include "analyze/stats.h"
 #include "analyze/steps.h"
+#include "report/memory.h"
 #include "report/report.h"
 
 #include <libxml/HTMLtree.h>

@@ -8,6 +8,7 @@
  */
 #include "base/compat.h"
 #include "analyze/memory.h"
+#include "report/memory.h"
 #include "report/report.h"
 
 #include <libxml/tree.h>

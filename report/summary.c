@@ -15,6 +15,7 @@
 #include "analyze/overview.h"
 #include "analyze/stats.h"
 #include "analyze/steps.h"
+#include "report/memory.h"
 #include "report/report.h"
 
 /* ---- the tables */
