@@ -1481,6 +1481,8 @@ static void finish_device(struct imp *im)
 struct pev {
 	struct ev ev;
 	size_t name_at, argname_at;
+	size_t sec_at, sec_len[4]; /* its recorded inputs (see sig_put), after argname */
+	bool sig_bad;
 	const unsigned char *after;
 	bool comma;
 };
@@ -1516,7 +1518,8 @@ static int defer_event(struct imp *im)
 {
 	struct batch *b = im->defer;
 	const struct ev *ev = &im->ev;
-	size_t need = b->tlen + ev->name_len + ev->argname_len + 2;
+	size_t secs = im->sec_len[0] + im->sec_len[1] + im->sec_len[2] + im->sec_len[3];
+	size_t need = b->tlen + ev->name_len + ev->argname_len + 2 + secs;
 
 	if (grow((void **)&b->v, &b->cap, b->n + 1, sizeof(*b->v)) ||
 	    grow((void **)&b->text, &b->tcap, need, 1)) {
@@ -1533,6 +1536,13 @@ static int defer_event(struct imp *im)
 	memcpy(b->text + b->tlen, im->argname, ev->argname_len);
 	b->tlen += ev->argname_len;
 	b->text[b->tlen++] = 0;
+	pv->sec_at = b->tlen;
+	for (int i = 0; i < 4; i++) {
+		pv->sec_len[i] = im->sec_len[i];
+		memcpy(b->text + b->tlen, im->sec[i], im->sec_len[i]);
+		b->tlen += im->sec_len[i];
+	}
+	pv->sig_bad = im->sig_bad;
 	pv->after = NULL;
 	pv->comma = false;
 	return 1;
@@ -2691,6 +2701,13 @@ static int side_take(struct imp *im, struct fast *f, struct side *h, const unsig
 		im->name[pv->ev.name_len] = 0;
 		memcpy(im->argname, h->batch.text + pv->argname_at, pv->ev.argname_len);
 		im->argname[pv->ev.argname_len] = 0;
+		size_t at = pv->sec_at;
+		for (int k = 0; k < 4; k++) {
+			im->sec_len[k] = pv->sec_len[k];
+			memcpy(im->sec[k], h->batch.text + at, pv->sec_len[k]);
+			at += pv->sec_len[k];
+		}
+		im->sig_bad = pv->sig_bad;
 		if (finish_event(im)) {
 			f->nopen = 0;
 			fast_resume(f, pv->after, fast_due(false, pv->comma));
