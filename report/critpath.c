@@ -13,7 +13,7 @@
 
 static const struct gpr_col step_cols[] = {
 	{"Step", GPR_COL_LEFT},
-	{"Start (ns)", GPR_COL_NUM},
+	{"Start (ns)", GPR_COL_NUM | GPR_COL_DETAIL},
 	{"Time (ns)", GPR_COL_NUM},
 	{"Bound", GPR_COL_LEFT},
 	{"cpu (ns)", GPR_COL_NUM},
@@ -21,8 +21,8 @@ static const struct gpr_col step_cols[] = {
 	{"kernel (ns)", GPR_COL_NUM},
 	{"copy (ns)", GPR_COL_NUM},
 	{"communication (ns)", GPR_COL_NUM},
-	{"wait-stream (ns)", GPR_COL_NUM},
-	{"wait-rank (ns)", GPR_COL_NUM},
+	{"wait-stream (ns)", GPR_COL_NUM | GPR_COL_DETAIL},
+	{"wait-rank (ns)", GPR_COL_NUM | GPR_COL_DETAIL},
 	{"idle (ns)", GPR_COL_NUM},
 	{"What-if time (ns)", GPR_COL_NUM},
 	{"Saved (ns)", GPR_COL_NUM},
