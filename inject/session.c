@@ -270,8 +270,9 @@ static void add_pid(char *path, size_t size, const char *base, unsigned k)
 static int create_exclusive(char *path, size_t size, const char *listed)
 {
 	char base[GPI_PATH_MAX];
-	int fd;
+	int fd = -1;
 
+	errno = EEXIST; /* every name tried was another process's of this run */
 	memcpy(base, path, sizeof(base));
 	/* Another process of this run (a fork child, an exec) has it: add the pid, quietly. */
 	bool quiet = listed && manifest_has(listed, path);
