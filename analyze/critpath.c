@@ -85,6 +85,8 @@ struct ctx {
 	GP_VEC(struct streamkey) bystream;
 	GP_VEC(uint32_t) stack; /* retime(): points still to time */
 	uint64_t end_t;         /* the END node's time */
+	uint32_t last_node;     /* retime(): the node whose start was timed last, */
+	uint64_t last_ns;       /* and that start (its end is most often timed next) */
 	GP_VEC(struct gpa_cp_seg) path; /* the longest segments of the path being traced */
 	struct gpa_critpath *out;       /* the result (keep_path appends to out->path) */
 	size_t path_mark;               /* out->path.n when the path being traced began */
@@ -906,12 +908,15 @@ static void time_point(struct ctx *c, uint32_t pt, bool what_if)
 {
 	struct node *v = &c->n.v[pt / 2];
 	unsigned bs;
-	uint64_t ns = start_of(c, v, &bs);
+	uint64_t ns;
 
 	if (!(pt & 1)) {
+		c->last_ns = start_of(c, v, &bs);
+		c->last_node = pt / 2;
 		v->bs = bs & 3u;
 		return;
 	}
+	ns = c->last_node == pt / 2 ? c->last_ns : start_of(c, v, &bs);
 	uint64_t e = rec_e(c, v);
 	v->ne = ns + new_dur(c, v, what_if);
 	v->be = 0;
@@ -969,6 +974,7 @@ static int retime(struct ctx *c, bool what_if, uint64_t *left_out)
 	uint32_t pr[3];
 
 	c->wi = what_if;
+	c->last_node = GPA_NONE;
 	for (size_t i = 0; i < c->n.n; i++) {
 		struct node *v = &c->n.v[i];
 		v->ne = rec_e(c, v);
@@ -977,7 +983,16 @@ static int retime(struct ctx *c, bool what_if, uint64_t *left_out)
 		v->mark = 0;
 	}
 	for (uint32_t root = 0; root < np; root++) {
+		unsigned n = pstate(c, root) == P_NEW ? preds_of(c, root, pr) : 0, k = 0;
 		if (pstate(c, root) != P_NEW) {
+			continue;
+		}
+		while (k < n && pstate(c, pr[k]) == P_DONE) {
+			k++;
+		}
+		if (k == n) { /* the points before it are timed: most points, in node order */
+			time_point(c, root, what_if);
+			set_pstate(c, root, P_DONE);
 			continue;
 		}
 		c->stack.n = 0;
