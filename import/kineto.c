@@ -214,6 +214,8 @@ struct imp {
 	struct held *held;
 	size_t nheld, heldcap;
 	bool holding; /* add() keeps the record in held rather than writing it */
+	int64_t last_pid, last_tid, last_ts; /* the last event that had a correlation */
+	bool have_last;
 
 	uint64_t events;       /* records written from traceEvents */
 	bool epoch_decimals;   /* an epoch-microsecond ts with decimals and no base (HTA's doubles) */
@@ -1493,6 +1495,14 @@ static int finish_event(struct imp *im)
 	f.context = u32c(HAS(K_CONTEXT) ? ARG(K_CONTEXT) : 0);
 	/* no correlation: an "ac2g" flow at the same place may give it one at the end */
 	im->holding = !HAS(K_CORRELATION) && has_corr_cat(ev->cat) && ev->has_pid && ev->has_tid;
+	if (HAS(K_CORRELATION) && has_corr_cat(ev->cat)) {
+		im->last_pid = ev->has_pid ? ev->pid : INT64_MIN;
+		im->last_tid = ev->has_tid ? ev->tid : INT64_MIN;
+		im->last_ts = ev->ts;
+		im->have_last = ev->has_pid && ev->has_tid;
+	} else if (has_corr_cat(ev->cat)) {
+		im->have_last = false;
+	}
 	ret = add_event_record(im, &f);
 	im->holding = false;
 	if (ret) {
@@ -1579,6 +1589,11 @@ static int take_flow(struct imp *im)
 
 	if (!ev->has_flow_id || ev->flow_id <= 0 || ev->flow_id > UINT32_MAX || !ev->has_ts ||
 	    !ev->has_pid || !ev->has_tid) {
+		return 0;
+	}
+	/* Kineto writes a flow just after its event: one that had a correlation needs none */
+	if (im->have_last && ev->pid == im->last_pid && ev->tid == im->last_tid &&
+	    ev->ts == im->last_ts) {
 		return 0;
 	}
 	if (grow((void **)&im->flows, &im->flowcap, im->nflows + 1, sizeof(*im->flows))) {
