@@ -319,6 +319,12 @@ bench-ops: $(GPUPROF)
 bench: bench-ops
 .PHONY: bench-ops
 
+# gpuprof critical-path on the 1 M-event trace: per step, window, what-if.
+bench-critpath: $(GPUPROF) $(TRACEGEN)
+	@sh tests/bench/bench-critpath.sh $(GPUPROF) $(TRACEGEN)
+bench: bench-critpath
+.PHONY: bench-critpath
+
 # gpuprof memory on 10 M allocator events; the recorder's cost per allocation.
 bench-memory: $(GPUPROF) $(TRACEGEN)
 	@sh tests/bench/bench-memory.sh $(O)

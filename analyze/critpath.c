@@ -6,9 +6,9 @@
  * Each node has two points, its start S and its end E. Start edges come
  * from another node's end (or, for a launch, from the launch call's start);
  * a host synchronization has an end edge from the GPU op it waited for.
- * The points are put in topological order once (Kahn) and re-timed by one
- * pass over that order; the path is traced back along the edge that set
- * each point.
+ * Each re-timing walks the points depth first over their predecessors
+ * (retime()), so the graph keeps no successor lists and no order; the path
+ * is traced back along the edge that set each point.
  */
 #include "base/compat.h"
 #include "analyze/critpath.h"
@@ -28,30 +28,34 @@ enum { N_API = 0, N_GPU = 1, N_END = 2 };
 #define NAME_SYNC 1
 #define NAME_ASYNC 2
 
+/*
+ * One node of the graph, 28 bytes: a window over a whole trace holds one a
+ * call and one a GPU op. The recorded times are read from the model
+ * (rec_s, rec_e); only the re-timed end is kept, the re-timed start is
+ * recomputed from the edges when needed (start_of).
+ */
 struct node {
-	uint64_t s, e;   /* recorded */
-	uint64_t ns, ne; /* re-timed */
-	uint32_t p[3];   /* start edges: API, END {thread}; GPU {launch, stream, other stream} */
-	uint32_t w;      /* API: the GPU op it waited for, or GPA_NONE */
-	uint32_t row;    /* api row, gpu row, or GPA_NONE */
-	uint8_t kind, cat;
-	uint8_t ob;      /* the start edge that set the recorded start, or B_ROOT */
-	uint8_t bs, be;  /* re-timed: the start edge that set ns; 1 when w set ne */
-	uint8_t chg;     /* 0 unchanged, 1 sped up, 2 removed */
-	uint8_t carry;   /* GPU: 1 + the category of the op before it on its stream, outside
-			  * the graph, that held it past its launch; 0 none */
-	uint8_t ev;      /* API: its wait came from event ids; GPU: p[2] is an event's edge */
-};
+	uint64_t ne;   /* re-timed end */
+	uint32_t p[3]; /* API, END: {thread, the GPU op it waited for (API only), -};
+			* GPU: start edges {launch, stream, other stream} */
+	uint32_t row;  /* api row, gpu row, or GPA_NONE */
+	uint32_t kind : 2, cat : 3;
+	uint32_t ob : 2;    /* the start edge that set the recorded start, or B_ROOT */
+	uint32_t bs : 2;    /* re-timed: the start edge that set the start */
+	uint32_t be : 1;    /* re-timed: 1 when the waited-for op set the end */
+	uint32_t chg : 2;   /* 0 unchanged, 1 sped up, 2 removed */
+	uint32_t carry : 4; /* GPU: 1 + the category of the op before it on its stream, outside
+			     * the graph, that held it past its launch; 0 none */
+	uint32_t ev : 1;    /* API: its wait came from event ids; GPU: p[2] is an event's edge */
+	uint32_t mark : 4;  /* retime(): the state of its start (bits 0-1) and end (2-3) */
+} __attribute__((packed, aligned(4)));
+
+#define W_SLOT 1 /* an API node's p[] slot of the GPU op it waited for */
 
 /* A GPU node on its stream, by the time its launch call began. */
 struct streamkey {
 	uint64_t stream; /* proc << 32 | stream id */
 	uint64_t t;
-	uint32_t idx;
-};
-
-struct endkey {
-	uint64_t e;
 	uint32_t idx;
 };
 
@@ -75,20 +79,48 @@ struct ctx {
 	uint32_t *tlast, *tstamp, stamp;
 	GP_VEC(struct node) n;
 	GP_VEC(uint32_t) amap;
-	GP_VEC(struct endkey) byend;
+	GP_VEC(uint32_t) byend;     /* the GPU nodes by (recorded end, index) */
 	GP_VEC(struct cpuspan) cpu; /* by (thread, chg, start), disjoint within each */
 	bool wi;                    /* re-timing with the what-if */
 	GP_VEC(struct streamkey) bystream;
-	GP_VEC(uint32_t) order;
-	GP_VEC(uint32_t) off;
-	GP_VEC(uint32_t) succ;
-	GP_VEC(uint8_t) indeg;
+	GP_VEC(uint32_t) stack; /* retime(): points still to time */
+	uint64_t end_t;         /* the END node's time */
+	uint32_t last_node;     /* retime(): the node whose start was timed last, */
+	uint64_t last_ns;       /* and that start (its end is most often timed next) */
 	GP_VEC(struct gpa_cp_seg) path; /* the longest segments of the path being traced */
 	struct gpa_critpath *out;       /* the result (keep_path appends to out->path) */
 	size_t path_mark;               /* out->path.n when the path being traced began */
 	size_t nsegs;                   /* segments of that path */
 	struct gp_u64map streams;
 };
+
+/* The recorded start of v (the model's, the END node's time). */
+static uint64_t rec_s(const struct ctx *c, const struct node *v)
+{
+	if (v->kind == N_API) {
+		return c->m->api.start[v->row];
+	}
+	return v->kind == N_GPU ? c->m->gpu.start[v->row] : c->end_t;
+}
+
+/* The recorded end of v, never before its start. */
+static uint64_t rec_e(const struct ctx *c, const struct node *v)
+{
+	uint64_t s = rec_s(c, v), e = c->end_t;
+
+	if (v->kind == N_API) {
+		e = c->m->api.end[v->row];
+	} else if (v->kind == N_GPU) {
+		e = c->m->gpu.end[v->row];
+	}
+	return e < s ? s : e;
+}
+
+/* The GPU op an API node waited for, or GPA_NONE. */
+static uint32_t waited(const struct node *v)
+{
+	return v->kind == N_API ? v->p[W_SLOT] : GPA_NONE;
+}
 
 static const char *const cat_names[GPA_CP__COUNT] = {
 	"cpu", "launch-overhead", "kernel", "copy", "communication", "wait-stream", "wait-rank",
@@ -398,16 +430,16 @@ static uint64_t rank_wait(const struct ctx *c, const struct node *v)
 	}
 	uint32_t op = m->nccl->kern_op[m->gpu.row[v->row]];
 	uint64_t t = op < m->nccl->ops.n ? c->op_last[op] : 0;
-	return t > v->s ? (t < v->e ? t : v->e) : 0;
+	uint64_t s = rec_s(c, v), e = rec_e(c, v);
+	return t > s ? (t < e ? t : e) : 0;
 }
 
 /* ------------------------------------------------------------ building */
 
-static int add_node(struct ctx *c, uint8_t kind, uint64_t s, uint64_t e, uint32_t row,
-		    uint8_t cat)
+static int add_node(struct ctx *c, uint8_t kind, uint32_t row, uint8_t cat)
 {
-	struct node v = {.s = s, .e = e < s ? s : e, .row = row, .kind = kind, .cat = cat,
-			 .ob = B_ROOT, .w = GPA_NONE, .p = {GPA_NONE, GPA_NONE, GPA_NONE}};
+	struct node v = {.row = row, .kind = kind, .cat = cat, .ob = B_ROOT,
+			 .p = {GPA_NONE, GPA_NONE, GPA_NONE}};
 	return gp_vec_push(&c->n, v);
 }
 
@@ -445,12 +477,12 @@ static int add_apis(struct ctx *c, uint32_t proc, uint64_t ws, uint64_t we, size
 			continue;
 		}
 		bool have = c->tstamp[th] == c->stamp;
-		if (have && m->api.start[r] < c->n.v[c->tlast[th]].e) {
+		if (have && m->api.start[r] < rec_e(c, &c->n.v[c->tlast[th]])) {
 			c->amap.v[r - lo] = c->tlast[th]; /* nested in the thread's last call */
 			continue;
 		}
 		uint32_t idx = (uint32_t)c->n.n;
-		if (add_node(c, N_API, m->api.start[r], m->api.end[r], (uint32_t)r, GPA_CP_CPU)) {
+		if (add_node(c, N_API, (uint32_t)r, GPA_CP_CPU)) {
 			return -GP_ERR_NOMEM;
 		}
 		if (have) {
@@ -482,7 +514,7 @@ static int add_gpu(struct ctx *c, size_t g, size_t lo)
 	uint64_t key = ((uint64_t)m->gpu.dev[g] << 32) | gpa_gpu_stream(m, g);
 	uint64_t *prev;
 
-	if (add_node(c, N_GPU, m->gpu.start[g], m->gpu.end[g], (uint32_t)g, gpu_cat(c, g))) {
+	if (add_node(c, N_GPU, (uint32_t)g, gpu_cat(c, g))) {
 		return -GP_ERR_NOMEM;
 	}
 	struct node *v = &c->n.v[idx];
@@ -491,12 +523,14 @@ static int add_gpu(struct ctx *c, size_t g, size_t lo)
 	}
 	if (a != GPA_NONE && a >= lo && a - lo < c->amap.n && c->amap.v[a - lo] != GPA_NONE) {
 		struct node *l = &c->n.v[c->amap.v[a - lo]];
+		uint64_t ve = rec_e(c, v);
 		v->p[0] = c->amap.v[a - lo];
 		l->cat = GPA_CP_LAUNCH;
 		/* A synchronous copy call waits for its copy. */
 		if (m->gpu.kind[g] == GPA_GPU_MEMCPY && !(name_flags(c, m->api.name[a]) & NAME_ASYNC) &&
-		    v->e > l->s && v->e <= l->e && (l->w == GPA_NONE || c->n.v[l->w].e < v->e)) {
-			l->w = idx;
+		    ve > rec_s(c, l) && ve <= rec_e(c, l) &&
+		    (l->p[W_SLOT] == GPA_NONE || rec_e(c, &c->n.v[l->p[W_SLOT]]) < ve)) {
+			l->p[W_SLOT] = idx;
 		}
 	}
 	prev = gp_u64map_find(&c->streams, key);
@@ -509,14 +543,16 @@ static int add_gpu(struct ctx *c, size_t g, size_t lo)
 	return 0;
 }
 
-static int cmp_endkey(const void *a, const void *b)
+static int cmp_end(const void *a, const void *b, void *arg)
 {
-	const struct endkey *x = a, *y = b;
+	const struct ctx *c = arg;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	uint64_t ex = rec_e(c, &c->n.v[x]), ey = rec_e(c, &c->n.v[y]);
 
-	if (x->e != y->e) {
-		return x->e < y->e ? -1 : 1;
+	if (ex != ey) {
+		return ex < ey ? -1 : 1;
 	}
-	return x->idx < y->idx ? -1 : x->idx > y->idx;
+	return x < y ? -1 : x > y;
 }
 
 /* Index in byend just past the last op ending at or before t. */
@@ -526,7 +562,7 @@ static size_t upper_bound_end(const struct ctx *c, uint64_t t)
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (c->byend.v[mid].e <= t) {
+		if (rec_e(c, &c->n.v[c->byend.v[mid]]) <= t) {
 			lo = mid + 1;
 		} else {
 			hi = mid;
@@ -546,19 +582,19 @@ static uint32_t find_op(const struct ctx *c, uint64_t after, uint64_t until, con
 	size_t i = upper_bound_end(c, until);
 
 	for (unsigned k = 0; i > 0 && k < WALK_MAX; k++) {
-		const struct endkey *ek = &c->byend.v[--i];
-		if (ek->e <= after) {
+		uint32_t idx = c->byend.v[--i];
+		if (rec_e(c, &c->n.v[idx]) <= after) {
 			break;
 		}
-		uint32_t g = c->n.v[ek->idx].row;
+		uint32_t g = c->n.v[idx].row;
 		if (like) {
 			if (m->gpu.dev[g] == m->gpu.dev[like->row] &&
 			    gpa_gpu_stream(m, g) != gpa_gpu_stream(m, like->row)) {
-				return ek->idx;
+				return idx;
 			}
 		} else if (gpa_dev_proc(m, m->gpu.dev[g]) == proc &&
 			   (stream == GPA_NONE || gpa_gpu_stream(m, g) == stream)) {
-			return ek->idx;
+			return idx;
 		}
 	}
 	return GPA_NONE;
@@ -594,7 +630,7 @@ static void link_carry(struct ctx *c, struct node *v, int64_t t0)
 	uint32_t q = prev_on_stream(c, v->row);
 
 	if (q != GPA_NONE && c->m->gpu.end[q] > (uint64_t)(t0 < 0 ? 0 : t0) &&
-	    c->m->gpu.end[q] <= v->s + 1000) {
+	    c->m->gpu.end[q] <= rec_s(c, v) + 1000) {
 		v->carry = (uint8_t)(1 + gpu_cat(c, q));
 	}
 }
@@ -693,11 +729,12 @@ static int link_events(struct ctx *c)
 		uint32_t src = op_at(c, proc, m->sync.rec_stream[sr], m->api.start[ra], false);
 		if (m->sync.type[sr] == 1) {
 			v->ev = 1; /* an event sync: it waited for src, or for nothing */
-			if (src != GPA_NONE && c->n.v[src].e > v->s && c->n.v[src].e <= v->e) {
-				v->w = src;
+			uint64_t se = src != GPA_NONE ? rec_e(c, &c->n.v[src]) : 0;
+			if (src != GPA_NONE && se > rec_s(c, v) && se <= rec_e(c, v)) {
+				v->p[W_SLOT] = src;
 			}
 		} else if (m->sync.type[sr] == 2 && src != GPA_NONE) {
-			uint32_t dst = op_at(c, proc, m->sync.stream[sr], v->s, true);
+			uint32_t dst = op_at(c, proc, m->sync.stream[sr], rec_s(c, v), true);
 			if (dst != GPA_NONE && dst != src) {
 				c->n.v[dst].p[2] = src;
 				c->n.v[dst].ev = 1;
@@ -714,7 +751,7 @@ static void link_waits(struct ctx *c, uint64_t ws)
 
 	for (size_t i = 0; i < c->n.n; i++) {
 		struct node *v = &c->n.v[i];
-		if (v->kind == N_API && v->w == GPA_NONE && !v->ev) {
+		if (v->kind == N_API && v->p[W_SLOT] == GPA_NONE && !v->ev) {
 			uint32_t r = v->row, stream = GPA_NONE;
 			uint64_t *sr = gp_u64map_find(&c->syncs, r);
 			if (!sr && !(name_flags(c, m->api.name[r]) & NAME_SYNC)) {
@@ -723,32 +760,33 @@ static void link_waits(struct ctx *c, uint64_t ws)
 			if (sr && m->sync.type[*sr] == 3) {
 				stream = m->sync.stream[*sr];
 			}
-			v->w = find_op(c, v->s, v->e, NULL, m->threads.v[m->api.thread[r]].proc,
-				       stream);
+			v->p[W_SLOT] = find_op(c, rec_s(c, v), rec_e(c, v), NULL,
+					       m->threads.v[m->api.thread[r]].proc, stream);
 			continue;
 		}
 		if (v->kind != N_GPU) {
 			continue;
 		}
-		int64_t t0 = INT64_MIN, t1 = INT64_MIN, ready;
+		int64_t t0 = INT64_MIN, t1 = INT64_MIN, ready, vs = (int64_t)rec_s(c, v);
 		if (v->p[0] != GPA_NONE) {
 			const struct node *l = &c->n.v[v->p[0]];
-			int64_t full = (int64_t)v->s - (int64_t)l->s, d = (int64_t)(l->e - l->s);
-			t0 = (int64_t)l->s + (full < d ? full : d);
+			int64_t ls = (int64_t)rec_s(c, l), full = vs - ls;
+			int64_t d = (int64_t)(rec_e(c, l) - (uint64_t)ls);
+			t0 = ls + (full < d ? full : d);
 		}
 		if (v->p[1] != GPA_NONE) {
-			t1 = (int64_t)c->n.v[v->p[1]].e;
+			t1 = (int64_t)rec_e(c, &c->n.v[v->p[1]]);
 		}
 		ready = t0 > t1 ? t0 : t1;
 		if (ready == INT64_MIN) {
 			ready = (int64_t)ws;
 		}
-		int64_t t2 = v->ev ? (int64_t)c->n.v[v->p[2]].e : INT64_MIN;
-		if (!v->ev && v->p[1] == GPA_NONE && v->p[0] != GPA_NONE && (int64_t)v->s > t0) {
+		int64_t t2 = v->ev ? (int64_t)rec_e(c, &c->n.v[v->p[2]]) : INT64_MIN;
+		if (!v->ev && v->p[1] == GPA_NONE && v->p[0] != GPA_NONE && vs > t0) {
 			link_carry(c, v, t0);
 		}
-		if (!v->ev && (int64_t)v->s > ready && !v->carry) {
-			v->p[2] = find_op(c, ready < 0 ? 0 : (uint64_t)ready, v->s, v, 0, 0);
+		if (!v->ev && vs > ready && !v->carry) {
+			v->p[2] = find_op(c, ready < 0 ? 0 : (uint64_t)ready, (uint64_t)vs, v, 0, 0);
 		}
 		if (v->carry) {
 			v->ob = B_ROOT;
@@ -767,72 +805,10 @@ static uint32_t src_point(const struct node *v, unsigned slot)
 	return v->p[slot] * 2u + (v->kind == N_GPU && slot == 0 ? 0u : 1u);
 }
 
-/* Kahn's order over the points (2 i start, 2 i + 1 end of node i). */
-static int topo_order(struct ctx *c, uint64_t *cycles)
+/* The start edges of v: three for a GPU op, the thread's for the others. */
+static unsigned start_slots(const struct node *v)
 {
-	size_t np = c->n.n * 2;
-
-	c->off.n = c->succ.n = c->order.n = c->indeg.n = 0;
-	if (gp_vec_reserve(&c->off, np + 1) || gp_vec_reserve(&c->indeg, np) ||
-	    gp_vec_reserve(&c->order, np)) {
-		return -GP_ERR_NOMEM;
-	}
-	memset(c->off.v, 0, (np + 1) * sizeof(uint32_t));
-	memset(c->indeg.v, 0, np);
-	for (size_t i = 0; i < c->n.n; i++) {
-		const struct node *v = &c->n.v[i];
-		for (unsigned s = 0; s < 3; s++) {
-			if (v->p[s] != GPA_NONE) {
-				c->off.v[src_point(v, s) + 1]++;
-				c->indeg.v[2 * i]++;
-			}
-		}
-		if (v->w != GPA_NONE) {
-			c->off.v[2 * v->w + 2]++;
-			c->indeg.v[2 * i + 1]++;
-		}
-		c->indeg.v[2 * i + 1]++; /* its own start */
-	}
-	for (size_t i = 0; i < np; i++) {
-		c->off.v[i + 1] += c->off.v[i];
-	}
-	/* exactly the edges counted: about 1.5 a node, not the 4 a node may have */
-	if (gp_vec_reserve(&c->succ, (size_t)c->off.v[np] + 1)) {
-		return -GP_ERR_NOMEM;
-	}
-	for (size_t i = 0; i < c->n.n; i++) {
-		const struct node *v = &c->n.v[i];
-		for (unsigned s = 0; s < 3; s++) {
-			if (v->p[s] != GPA_NONE) {
-				c->succ.v[c->off.v[src_point(v, s)]++] = (uint32_t)(2 * i);
-			}
-		}
-		if (v->w != GPA_NONE) {
-			c->succ.v[c->off.v[2 * v->w + 1]++] = (uint32_t)(2 * i + 1);
-		}
-	}
-	for (size_t i = np; i > 0; i--) { /* the fill moved each start to the next one's */
-		c->off.v[i] = c->off.v[i - 1];
-	}
-	c->off.v[0] = 0;
-	for (size_t i = 0; i < np; i++) {
-		if (!c->indeg.v[i]) {
-			c->order.v[c->order.n++] = (uint32_t)i;
-		}
-	}
-	for (size_t q = 0; q < c->order.n; q++) {
-		uint32_t p = c->order.v[q];
-		for (uint32_t k = c->off.v[p]; k < c->off.v[p + 1]; k++) {
-			if (!--c->indeg.v[c->succ.v[k]]) {
-				c->order.v[c->order.n++] = c->succ.v[k];
-			}
-		}
-		if (!(p & 1) && !--c->indeg.v[p + 1]) {
-			c->order.v[c->order.n++] = p + 1;
-		}
-	}
-	*cycles += np - c->order.n;
-	return 0;
+	return v->kind == N_GPU ? 3 : 1;
 }
 
 /* The lag of start edge slot of v: recorded for the edge that set its start, else the least. */
@@ -840,16 +816,17 @@ static int64_t lag_of(const struct ctx *c, const struct node *v, unsigned slot)
 {
 	const struct node *p = &c->n.v[v->p[slot]];
 	bool launch = v->kind == N_GPU && slot == 0;
-	int64_t exact = (int64_t)v->s - (int64_t)(launch ? p->s : p->e);
+	uint64_t vs = rec_s(c, v), ps = rec_s(c, p), pe = rec_e(c, p);
+	int64_t exact = (int64_t)vs - (int64_t)(launch ? ps : pe);
 
 	if (v->kind != N_GPU && exact > 0 && c->wi && c->cpu.n) {
-		return (int64_t)cpu_retimed(c, node_thread(c, v), p->e, v->s);
+		return (int64_t)cpu_retimed(c, node_thread(c, v), pe, vs);
 	}
 	if (slot == v->ob || v->kind != N_GPU) {
 		return exact;
 	}
 	if (launch) {
-		int64_t d = (int64_t)(p->e - p->s);
+		int64_t d = (int64_t)(pe - ps);
 		return exact < d ? exact : d;
 	}
 	return exact < 0 ? exact : 0;
@@ -857,14 +834,14 @@ static int64_t lag_of(const struct ctx *c, const struct node *v, unsigned slot)
 
 static uint64_t new_dur(const struct ctx *c, const struct node *v, bool what_if)
 {
-	uint64_t d = v->e - v->s;
+	uint64_t s = rec_s(c, v), e = rec_e(c, v), d = e - s;
 
-	if (v->kind == N_API && v->w != GPA_NONE) {
-		uint64_t tail = v->e - c->n.v[v->w].e;
+	if (waited(v) != GPA_NONE) {
+		uint64_t tail = e - rec_e(c, &c->n.v[waited(v)]);
 		return tail < d ? tail : d;
 	}
 	if (what_if && v->kind == N_API && c->cpu.n) {
-		return cpu_retimed(c, c->m->api.thread[v->row], v->s, v->e);
+		return cpu_retimed(c, c->m->api.thread[v->row], s, e);
 	}
 	if (!what_if || !v->chg) {
 		return d;
@@ -875,65 +852,184 @@ static uint64_t new_dur(const struct ctx *c, const struct node *v, bool what_if)
 	return (uint64_t)((double)d / c->o->speedup + 0.5);
 }
 
-static void time_start(struct ctx *c, struct node *v)
+/* Point states in node.mark (2 bits a point: start, end). */
+enum { P_NEW = 0, P_OPEN = 1, P_DONE = 2, P_OUT = 3 };
+
+static unsigned pstate(const struct ctx *c, uint32_t pt)
+{
+	return (c->n.v[pt / 2].mark >> ((pt & 1) * 2)) & 3u;
+}
+
+static void set_pstate(struct ctx *c, uint32_t pt, unsigned st)
+{
+	struct node *v = &c->n.v[pt / 2];
+	unsigned sh = (pt & 1) * 2;
+
+	v->mark = (v->mark & ~(3u << sh)) | (st << sh);
+}
+
+/*
+ * The re-timed start of v, from its edges (the ends of the points before it
+ * are final once it can be timed); *bs: the edge that set it. A start left
+ * out of the order (a cycle) keeps its recorded time.
+ */
+static uint64_t start_of(const struct ctx *c, const struct node *v, unsigned *bs)
 {
 	int64_t best = INT64_MIN;
-	unsigned first = v->ob < 3 ? v->ob : 0;
+	unsigned first = v->ob < 3 ? v->ob : 0, n = start_slots(v);
 
-	v->bs = B_ROOT;
+	if ((v->mark & 3u) == P_OUT) {
+		*bs = v->ob;
+		return rec_s(c, v);
+	}
+	*bs = B_ROOT;
 	if (v->carry) {
-		best = (int64_t)v->s; /* held by work outside the graph */
+		best = (int64_t)rec_s(c, v); /* held by work outside the graph */
 	}
 	for (unsigned k = 0; k < 3; k++) {
 		unsigned s = (first + k) % 3;
-		if (v->p[s] == GPA_NONE) {
+		if (s >= n || v->p[s] == GPA_NONE) {
 			continue;
 		}
 		const struct node *p = &c->n.v[v->p[s]];
 		bool launch = v->kind == N_GPU && s == 0;
-		int64_t t = (int64_t)(launch ? p->ns : p->ne) + lag_of(c, v, s);
+		unsigned pbs;
+		int64_t t = (int64_t)(launch ? start_of(c, p, &pbs) : p->ne) + lag_of(c, v, s);
 		if (t > best) {
 			best = t;
-			v->bs = (uint8_t)s;
+			*bs = s;
 		}
 	}
-	v->ns = v->bs == B_ROOT && !v->carry ? v->s : (best < 0 ? 0 : (uint64_t)best);
+	return *bs == B_ROOT && !v->carry ? rec_s(c, v) : (best < 0 ? 0 : (uint64_t)best);
 }
 
-static void retime(struct ctx *c, bool what_if)
+/* Times point pt, whose predecessors are timed. */
+static void time_point(struct ctx *c, uint32_t pt, bool what_if)
 {
-	c->wi = what_if;
-	for (size_t i = 0; i < c->n.n; i++) {
-		c->n.v[i].ns = c->n.v[i].s;
-		c->n.v[i].ne = c->n.v[i].e;
-		c->n.v[i].bs = c->n.v[i].ob;
-		c->n.v[i].be = 0;
+	struct node *v = &c->n.v[pt / 2];
+	unsigned bs;
+	uint64_t ns;
+
+	if (!(pt & 1)) {
+		c->last_ns = start_of(c, v, &bs);
+		c->last_node = pt / 2;
+		v->bs = bs & 3u;
+		return;
 	}
-	for (size_t q = 0; q < c->order.n; q++) {
-		struct node *v = &c->n.v[c->order.v[q] / 2];
-		if (!(c->order.v[q] & 1)) {
-			time_start(c, v);
+	ns = c->last_node == pt / 2 ? c->last_ns : start_of(c, v, &bs);
+	uint64_t e = rec_e(c, v);
+	v->ne = ns + new_dur(c, v, what_if);
+	v->be = 0;
+	uint64_t L = rank_wait(c, v);
+	if (L && v->chg != 2) {
+		/* the transfer after the last arrival, which the other ranks keep */
+		uint64_t after = e - L;
+		if (what_if && v->chg == 1) {
+			after = (uint64_t)((double)after / c->o->speedup + 0.5);
+		}
+		v->ne = (ns > L ? ns : L) + after;
+	}
+	if (waited(v) != GPA_NONE) {
+		const struct node *w = &c->n.v[waited(v)];
+		uint64_t t = w->ne + (e - rec_e(c, w));
+		if (t >= v->ne) {
+			v->ne = t;
+			v->be = 1;
+		}
+	}
+}
+
+/* The points pt waits for: its start edges, or its own start and the op it waited for. */
+static unsigned preds_of(const struct ctx *c, uint32_t pt, uint32_t out[3])
+{
+	const struct node *v = &c->n.v[pt / 2];
+	unsigned n = 0;
+
+	if (pt & 1) {
+		out[n++] = pt - 1;
+		if (waited(v) != GPA_NONE) {
+			out[n++] = waited(v) * 2u + 1;
+		}
+		return n;
+	}
+	for (unsigned s = 0; s < start_slots(v); s++) {
+		if (v->p[s] != GPA_NONE) {
+			out[n++] = src_point(v, s);
+		}
+	}
+	(void)c;
+	return n;
+}
+
+/*
+ * Re-times the points (2 i the start, 2 i + 1 the end of node i) in
+ * dependency order, by a depth-first walk over each point's predecessors
+ * (no successor lists): a point is timed once the points it waits for are.
+ * A point on a cycle (bad data), or after one, is left out and keeps its
+ * recorded time; returns how many were.
+ */
+static int retime(struct ctx *c, bool what_if, uint64_t *left_out)
+{
+	size_t np = c->n.n * 2;
+	uint32_t pr[3];
+
+	c->wi = what_if;
+	c->last_node = GPA_NONE;
+	for (size_t i = 0; i < c->n.n; i++) {
+		struct node *v = &c->n.v[i];
+		v->ne = rec_e(c, v);
+		v->bs = v->ob;
+		v->be = 0;
+		v->mark = 0;
+	}
+	for (uint32_t root = 0; root < np; root++) {
+		unsigned n = pstate(c, root) == P_NEW ? preds_of(c, root, pr) : 0, k = 0;
+		if (pstate(c, root) != P_NEW) {
 			continue;
 		}
-		v->ne = v->ns + new_dur(c, v, what_if);
-		v->be = 0;
-		uint64_t L = rank_wait(c, v);
-		if (L && v->chg != 2) {
-			/* the transfer after the last arrival, which the other ranks keep */
-			uint64_t after = v->e - L;
-			if (what_if && v->chg == 1) {
-				after = (uint64_t)((double)after / c->o->speedup + 0.5);
-			}
-			v->ne = (v->ns > L ? v->ns : L) + after;
+		while (k < n && pstate(c, pr[k]) == P_DONE) {
+			k++;
 		}
-		if (v->w != GPA_NONE) {
-			uint64_t t = c->n.v[v->w].ne + (v->e - c->n.v[v->w].e);
-			if (t >= v->ne) {
-				v->ne = t;
-				v->be = 1;
+		if (k == n) { /* the points before it are timed: most points, in node order */
+			time_point(c, root, what_if);
+			set_pstate(c, root, P_DONE);
+			continue;
+		}
+		c->stack.n = 0;
+		if (gp_vec_push(&c->stack, root)) {
+			return -GP_ERR_NOMEM;
+		}
+		while (c->stack.n) {
+			uint32_t pt = c->stack.v[c->stack.n - 1];
+			unsigned st = pstate(c, pt), n = preds_of(c, pt, pr);
+			if (st == P_NEW) {
+				set_pstate(c, pt, P_OPEN);
+				for (unsigned k = 0; k < n; k++) {
+					if (pstate(c, pr[k]) == P_NEW && gp_vec_push(&c->stack, pr[k])) {
+						return -GP_ERR_NOMEM;
+					}
+				}
+				continue;
+			}
+			c->stack.n--;
+			if (st != P_OPEN) {
+				continue; /* timed already */
+			}
+			bool out = false;
+			for (unsigned k = 0; k < n; k++) {
+				unsigned ps = pstate(c, pr[k]);
+				out |= ps == P_OPEN || ps == P_OUT;
+			}
+			if (out) {
+				set_pstate(c, pt, P_OUT);
+				*left_out += 1;
+			} else {
+				time_point(c, pt, what_if);
+				set_pstate(c, pt, P_DONE);
 			}
 		}
 	}
+	return 0;
 }
 
 /* ------------------------------------------------------------ the path */
@@ -1063,15 +1159,17 @@ static int trace_back(struct ctx *c, uint64_t ws, struct gpa_cp_path *p, struct 
 	p->end = c->n.n ? c->n.v[i].ne : ws;
 	while (c->n.n && guard-- && !ret) {
 		const struct node *v = &c->n.v[i];
+		unsigned bs;
+		uint64_t ns = start_of(c, v, &bs);
 		if (at_end) {
-			if (v->be && v->w != GPA_NONE) {
-				ret = seg(c, cat, c->n.v[v->w].ne, v->ne, v, GPA_CP_CPU, false);
-				i = v->w;
+			if (v->be && waited(v) != GPA_NONE) {
+				ret = seg(c, cat, c->n.v[waited(v)].ne, v->ne, v, GPA_CP_CPU, false);
+				i = waited(v);
 				continue;
 			}
 			uint64_t L = rank_wait(c, v);
-			uint64_t mid = L > v->ns ? (L < v->ne ? L : v->ne) : v->ns;
-			ret = seg(c, cat, v->ns, mid, v, GPA_CP_WAIT_RANK, false);
+			uint64_t mid = L > ns ? (L < v->ne ? L : v->ne) : ns;
+			ret = seg(c, cat, ns, mid, v, GPA_CP_WAIT_RANK, false);
 			if (!ret) {
 				ret = seg(c, cat, mid, v->ne, v, v->cat, false);
 			}
@@ -1083,17 +1181,18 @@ static int trace_back(struct ctx *c, uint64_t ws, struct gpa_cp_path *p, struct 
 			if (v->carry) {
 				k = (uint8_t)(v->carry - 1);
 			}
-			ret = seg(c, cat, ws < v->ns ? ws : v->ns, v->ns, v, k, true);
+			ret = seg(c, cat, ws < ns ? ws : ns, ns, v, k, true);
 			break;
 		}
 		const struct node *q = &c->n.v[v->p[v->bs]];
 		static const uint8_t gpu_edge[3] = {GPA_CP_LAUNCH, GPA_CP_IDLE, GPA_CP_WAIT_STREAM};
 		uint8_t k = v->kind == N_GPU ? gpu_edge[v->bs] : GPA_CP_CPU;
 		bool launch = v->kind == N_GPU && v->bs == 0;
-		ret = seg(c, cat, launch ? q->ns : q->ne, v->ns, v, k, true);
+		uint64_t qs = launch ? start_of(c, q, &bs) : 0;
+		ret = seg(c, cat, launch ? qs : q->ne, ns, v, k, true);
 		if (!ret && launch) {
 			/* the launch call is on the path, though its time counts as the edge's */
-			struct gpa_cp_seg s = {.start = q->ns, .end = q->ne, .row = q->row,
+			struct gpa_cp_seg s = {.start = qs, .end = q->ne, .row = q->row,
 					       .cat = GPA_CP_LAUNCH, .kind = N_API};
 			ret = path_push(c, s);
 		}
@@ -1124,25 +1223,43 @@ static int trace_back(struct ctx *c, uint64_t ws, struct gpa_cp_path *p, struct 
 
 /* ------------------------------------------------------------ per step */
 
-/* One graph: API calls of proc in [ws, we), the GPU ops listed, the step's end. */
-static int analyze_one(struct ctx *c, struct gpa_cp_step *st, const uint32_t *ops, size_t nops,
-		       uint64_t ws, uint64_t we, uint32_t end_thread, uint64_t step_end,
-		       struct gpa_critpath *out)
+/*
+ * Starts a graph: the API calls of proc in [ws, we), room for them, nops
+ * GPU ops and the step's end; *lo for add_gpu.
+ */
+static int begin_graph(struct ctx *c, uint32_t proc, uint64_t ws, uint64_t we, size_t nops,
+		       size_t *lo)
 {
-	size_t lo;
-	int ret;
+	size_t napi = lower_bound_api(c->m, we) - lower_bound_api(c->m, ws);
 
 	c->n.n = 0;
 	c->stamp++;
 	gp_u64map_clear(&c->streams);
-	ret = add_apis(c, st->proc, ws, we, &lo);
-	for (size_t k = 0; k < nops && !ret; k++) {
-		ret = add_gpu(c, ops[k], lo);
+	if (gp_vec_reserve(&c->n, napi + nops + 1)) {
+		return -GP_ERR_NOMEM;
 	}
-	if (!ret && end_thread != GPA_NONE && end_thread < c->m->threads.n &&
+	return add_apis(c, proc, ws, we, lo);
+}
+
+/*
+ * Ends the graph begun by begin_graph and its GPU ops: the step's end, the
+ * edges of waits, then the path as recorded and with the what-if. One
+ * window over a whole trace frees each index once it has served.
+ */
+static int end_graph(struct ctx *c, struct gpa_cp_step *st, uint64_t ws, uint32_t end_thread,
+		     uint64_t step_end, struct gpa_critpath *out)
+{
+	uint64_t ignored = 0;
+	int ret = 0;
+
+	if (c->o->window) {
+		gp_vec_free(&c->amap);
+	}
+	c->end_t = step_end;
+	if (end_thread != GPA_NONE && end_thread < c->m->threads.n &&
 	    c->tstamp[end_thread] == c->stamp) {
 		uint32_t idx = (uint32_t)c->n.n;
-		ret = add_node(c, N_END, step_end, step_end, GPA_NONE, GPA_CP_CPU);
+		ret = add_node(c, N_END, GPA_NONE, GPA_CP_CPU);
 		if (!ret) {
 			c->n.v[idx].p[0] = c->tlast[end_thread];
 			c->n.v[idx].ob = 0;
@@ -1151,39 +1268,56 @@ static int analyze_one(struct ctx *c, struct gpa_cp_step *st, const uint32_t *op
 	c->byend.n = 0;
 	for (size_t i = 0; i < c->n.n && !ret; i++) {
 		if (c->n.v[i].kind == N_GPU) {
-			struct endkey k = {c->n.v[i].e, (uint32_t)i};
-			ret = gp_vec_push(&c->byend, k);
+			ret = gp_vec_push(&c->byend, (uint32_t)i);
 		}
 	}
 	if (ret) {
 		return ret;
 	}
 	if (c->byend.n) {
-		qsort(c->byend.v, c->byend.n, sizeof(*c->byend.v), cmp_endkey);
+		qsort_r(c->byend.v, c->byend.n, sizeof(*c->byend.v), cmp_end, c);
 	}
 	ret = link_events(c);
 	if (ret) {
 		return ret;
 	}
 	link_waits(c, ws);
-	ret = topo_order(c, &out->cycles);
-	if (ret) {
-		return ret;
+	if (c->o->window) {
+		gp_vec_free(&c->byend);
+		gp_vec_free(&c->bystream);
 	}
 	st->start = ws;
 	st->nodes = (uint32_t)c->n.n;
-	retime(c, false);
-	ret = trace_back(c, ws, &st->now, out);
+	ret = retime(c, false, &out->cycles);
+	if (!ret) {
+		ret = trace_back(c, ws, &st->now, out);
+	}
 	for (size_t i = 0; i < c->n.n; i++) {
 		st->matched += c->n.v[i].chg != 0;
 	}
 	if (!ret && out->what_if) {
-		retime(c, true);
-		ret = trace_back(c, ws, &st->what_if, out);
+		ret = retime(c, true, &ignored);
+		if (!ret) {
+			ret = trace_back(c, ws, &st->what_if, out);
+		}
 	} else {
 		st->what_if = st->now;
 	}
 	return ret;
+}
+
+/* One graph: API calls of proc in [ws, we), the GPU ops listed, the step's end. */
+static int analyze_one(struct ctx *c, struct gpa_cp_step *st, const uint32_t *ops, size_t nops,
+		       uint64_t ws, uint64_t we, uint32_t end_thread, uint64_t step_end,
+		       struct gpa_critpath *out)
+{
+	size_t lo;
+	int ret = begin_graph(c, st->proc, ws, we, nops, &lo);
+
+	for (size_t k = 0; k < nops && !ret; k++) {
+		ret = add_gpu(c, ops[k], lo);
+	}
+	return ret ? ret : end_graph(c, st, ws, end_thread, step_end, out);
 }
 
 /* GPU rows grouped by step: rows of step s are list[first[s] .. first[s + 1]). */
@@ -1234,28 +1368,39 @@ static int run_steps(struct ctx *c, const struct gpa_steps *steps, struct gpa_cr
 	return ret;
 }
 
+/* Whether GPU row g was launched (or, with no launch call, started) in [ws, we). */
+static bool in_window(const struct gpa_model *m, size_t g, uint64_t ws, uint64_t we)
+{
+	uint32_t a = gpa_gpu_api(m, g);
+	uint64_t t = a != GPA_NONE ? m->api.start[a] : m->gpu.start[g];
+
+	return t >= ws && t < we;
+}
+
+/* One graph over the window, its GPU ops added as the rows are scanned (no list of them). */
 static int run_window(struct ctx *c, struct gpa_critpath *out)
 {
 	const struct gpa_model *m = c->m;
 	uint64_t ws = c->o->win_start, we = c->o->win_end;
-	GP_VEC(uint32_t) ops = {0};
 	struct gpa_cp_step st = {.step = GPA_NONE, .proc = GPA_NONE};
-	int ret = 0;
+	size_t nops = 0, lo;
+	int ret;
 
+	for (size_t g = 0; g < m->gpu.n; g++) {
+		nops += in_window(m, g, ws, we);
+	}
+	ret = begin_graph(c, GPA_NONE, ws, we, nops, &lo);
 	for (size_t g = 0; g < m->gpu.n && !ret; g++) {
-		uint32_t a = gpa_gpu_api(m, g);
-		uint64_t t = a != GPA_NONE ? m->api.start[a] : m->gpu.start[g];
-		if (t >= ws && t < we) {
-			ret = gp_vec_push(&ops, (uint32_t)g);
+		if (in_window(m, g, ws, we)) {
+			ret = add_gpu(c, g, lo);
 		}
 	}
 	if (!ret) {
-		ret = analyze_one(c, &st, ops.v, ops.n, ws, we, GPA_NONE, we, out);
+		ret = end_graph(c, &st, ws, GPA_NONE, we, out);
 	}
 	if (!ret) {
 		ret = gp_vec_push(&out->steps, st);
 	}
-	gp_vec_free(&ops);
 	return ret;
 }
 
@@ -1276,10 +1421,7 @@ static void ctx_release(struct ctx *c)
 	gp_vec_free(&c->byend);
 	gp_vec_free(&c->cpu);
 	gp_vec_free(&c->bystream);
-	gp_vec_free(&c->order);
-	gp_vec_free(&c->off);
-	gp_vec_free(&c->succ);
-	gp_vec_free(&c->indeg);
+	gp_vec_free(&c->stack);
 	gp_vec_free(&c->path);
 }
 

@@ -67,6 +67,7 @@ enum key {
 	K_CUPTI_VERSION, K_CUDA_RUNTIME_VERSION, K_CUDA_DRIVER_VERSION,
 	/* event */
 	K_PH, K_CAT, K_NAME, K_PID, K_TID, K_TS, K_DUR, K_ARGS,
+	K_FLOW_ID, /* "id" of a flow event (ph "s", "f") */
 	/* args */
 	K_CORRELATION, K_DEVICE, K_STREAM, K_CONTEXT, K_REGISTERS, K_SMEM, K_GRID, K_BLOCK,
 	K_BYTES, K_CBID, K_ARG_NAME,
@@ -102,6 +103,7 @@ enum cat {
 	CAT_GPU_USER_ANNOTATION,
 	CAT_SYNC,
 	CAT_INSTANT, /* "cpu_instant_event": PyTorch's "[memory]" events among others */
+	CAT_FLOW,    /* "ac2g": a flow from a launch call to its GPU op, id = the correlation */
 };
 
 /* Argument numbers seen in the current event (bit per K_ value minus K_CORRELATION). */
@@ -121,6 +123,8 @@ struct ev {
 	size_t coll_len, dtype_len;
 	uint64_t pg_hash;
 	bool has_pg;
+	int64_t flow_id; /* a flow's "id" (has_flow_id) */
+	bool has_flow_id;
 	/* Text read only up to its length above: not cleared for each event. */
 	char cat_str[32];      /* the category as written, for NVTX domains */
 	char coll[32], dtype[32];
@@ -130,6 +134,29 @@ struct meta {
 	int64_t pid, tid;
 	uint32_t name;
 	bool is_process;
+};
+
+/* An "ac2g" flow's end: at (pid, tid, ts), the event of correlation id. */
+struct flow {
+	int64_t pid, tid, ts;
+	uint32_t id;
+};
+
+/*
+ * A launch call or GPU op without a "correlation" arg, held until the end of
+ * the file, where a flow at its (pid, tid, ts) gives it one (take_flows).
+ */
+struct held {
+	int64_t pid, tid, ts;
+	enum gpt_kind kind;
+	bool rebase; /* timed while the base was pending: add it if it came meanwhile */
+	union {
+		struct gpt_kernel k;
+		struct gpt_memcpy c;
+		struct gpt_memset s;
+		struct gpt_api a;
+		struct gpt_sync y;
+	} r;
 };
 
 struct imp {
@@ -180,6 +207,15 @@ struct imp {
 	bool have_first_ts;
 	struct meta *metas;
 	size_t nmeta, metacap;
+
+	/* ops without a correlation and the flows that may give them one */
+	struct flow *flows;
+	size_t nflows, flowcap;
+	struct held *held;
+	size_t nheld, heldcap;
+	bool holding; /* add() keeps the record in held rather than writing it */
+	int64_t last_pid, last_tid, last_ts; /* the last event that had a correlation */
+	bool have_last;
 
 	uint64_t events;       /* records written from traceEvents */
 	bool epoch_decimals;   /* an epoch-microsecond ts with decimals and no base (HTA's doubles) */
@@ -451,6 +487,9 @@ static enum key event_key(const unsigned char *s, size_t n)
 		if (s[0] == 't' && s[1] == 's') {
 			return K_TS;
 		}
+		if (s[0] == 'i' && s[1] == 'd') {
+			return K_FLOW_ID;
+		}
 		return K_NONE;
 	case 3:
 		if (KEYIS("cat")) {
@@ -648,6 +687,8 @@ static enum key dev_key(const unsigned char *s, size_t n)
 static enum cat cat_of(const unsigned char *s, size_t n)
 {
 	switch (n) {
+	case 4:
+		return KEYIS("ac2g") ? CAT_FLOW : CAT_OTHER;
 	case 6:
 		if (KEYIS("kernel") || KEYIS("Kernel") || KEYIS("Memcpy") || KEYIS("Memset")) {
 			return s[0] == 'k' || s[0] == 'K' ? CAT_KERNEL
@@ -940,10 +981,15 @@ static int intern(struct imp *im, const char *s, size_t n, uint32_t *id)
 	return 0;
 }
 
+static int hold(struct imp *im, enum gpt_kind kind, const void *rec);
+
 static int add(struct imp *im, enum gpt_kind kind, const void *rec)
 {
 	if (!im->w) {
 		return fail(im, -GP_ERR_API, "no writer"), -1;
+	}
+	if (im->holding) {
+		return hold(im, kind, rec);
 	}
 	int r = gpt_writer_add(im->w, kind, rec);
 	if (r) {
@@ -1390,6 +1436,15 @@ static int add_event_record(struct imp *im, const struct ev_fields *f)
 	}
 }
 
+static int take_flow(struct imp *im);
+
+/* Events that carry a correlation: launch calls, GPU ops, synchronizations. */
+static bool has_corr_cat(enum cat c)
+{
+	return c == CAT_KERNEL || c == CAT_MEMCPY || c == CAT_MEMSET || c == CAT_RUNTIME ||
+	       c == CAT_DRIVER || c == CAT_SYNC;
+}
+
 /* Writes the record for the event just closed. */
 static int finish_event(struct imp *im)
 {
@@ -1408,6 +1463,9 @@ static int finish_event(struct imp *im)
 	}
 	if ((ev->ph == 'i' || ev->ph == 'I') && is_memory_event(im)) {
 		return add_memory(im);
+	}
+	if ((ev->ph == 's' || ev->ph == 'f') && ev->cat == CAT_FLOW) {
+		return take_flow(im);
 	}
 	if (ev->ph != 'X' || ev->cat == CAT_OTHER) {
 		return 0;
@@ -1435,7 +1493,18 @@ static int finish_event(struct imp *im)
 	f.stream = u32c(HAS(K_STREAM) ? ARG(K_STREAM) : ev->has_tid ? ev->tid : 0);
 	f.corr = u32c(HAS(K_CORRELATION) ? ARG(K_CORRELATION) : 0);
 	f.context = u32c(HAS(K_CONTEXT) ? ARG(K_CONTEXT) : 0);
+	/* no correlation: an "ac2g" flow at the same place may give it one at the end */
+	im->holding = !HAS(K_CORRELATION) && has_corr_cat(ev->cat) && ev->has_pid && ev->has_tid;
+	if (HAS(K_CORRELATION) && has_corr_cat(ev->cat)) {
+		im->last_pid = ev->has_pid ? ev->pid : INT64_MIN;
+		im->last_tid = ev->has_tid ? ev->tid : INT64_MIN;
+		im->last_ts = ev->ts;
+		im->have_last = ev->has_pid && ev->has_tid;
+	} else if (has_corr_cat(ev->cat)) {
+		im->have_last = false;
+	}
 	ret = add_event_record(im, &f);
+	im->holding = false;
 	if (ret) {
 		return ret < 0 ? -1 : 0;
 	}
@@ -1510,6 +1579,155 @@ static int grow(void **p, size_t *cap, size_t want, size_t elem)
 	}
 	*p = np;
 	*cap = nc;
+	return 0;
+}
+
+/* ------------------------------------------------------------ flows */
+
+/* A flow's end, kept for the ops without a correlation. */
+static int take_flow(struct imp *im)
+{
+	const struct ev *ev = &im->ev;
+
+	if (!ev->has_flow_id || ev->flow_id <= 0 || ev->flow_id > UINT32_MAX || !ev->has_ts ||
+	    !ev->has_pid || !ev->has_tid) {
+		return 0;
+	}
+	/* Kineto writes a flow just after its event: one that had a correlation needs none */
+	if (im->have_last && ev->pid == im->last_pid && ev->tid == im->last_tid &&
+	    ev->ts == im->last_ts) {
+		return 0;
+	}
+	if (grow((void **)&im->flows, &im->flowcap, im->nflows + 1, sizeof(*im->flows))) {
+		return fail(im, -GP_ERR_NOMEM, "out of memory"), -1;
+	}
+	im->flows[im->nflows++] = (struct flow){ev->pid, ev->tid, ev->ts, (uint32_t)ev->flow_id};
+	return 0;
+}
+
+/* add() while holding: the record waits for take_flows(). */
+static int hold(struct imp *im, enum gpt_kind kind, const void *rec)
+{
+	const struct ev *ev = &im->ev;
+	struct held *h;
+
+	if (grow((void **)&im->held, &im->heldcap, im->nheld + 1, sizeof(*im->held))) {
+		return fail(im, -GP_ERR_NOMEM, "out of memory"), -1;
+	}
+	h = &im->held[im->nheld++];
+	memset(h, 0, sizeof(*h));
+	h->pid = ev->pid;
+	h->tid = ev->tid;
+	h->ts = ev->ts;
+	h->kind = kind;
+	h->rebase = im->base_pending;
+	switch (kind) {
+	case GPT_KIND_KERNEL: h->r.k = *(const struct gpt_kernel *)rec; break;
+	case GPT_KIND_MEMCPY: h->r.c = *(const struct gpt_memcpy *)rec; break;
+	case GPT_KIND_MEMSET: h->r.s = *(const struct gpt_memset *)rec; break;
+	case GPT_KIND_API: h->r.a = *(const struct gpt_api *)rec; break;
+	case GPT_KIND_SYNC: h->r.y = *(const struct gpt_sync *)rec; break;
+	default:
+		im->nheld--; /* not a kind with a correlation: written now */
+		im->holding = false;
+		return add(im, kind, rec);
+	}
+	return 0;
+}
+
+static int cmp_flow(const void *a, const void *b)
+{
+	const struct flow *x = a, *y = b;
+
+	if (x->pid != y->pid) {
+		return x->pid < y->pid ? -1 : 1;
+	}
+	if (x->tid != y->tid) {
+		return x->tid < y->tid ? -1 : 1;
+	}
+	if (x->ts != y->ts) {
+		return x->ts < y->ts ? -1 : 1;
+	}
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* The id of the first flow at (pid, tid, ts) in the sorted flows; 0 none. */
+static uint32_t flow_at(const struct imp *im, int64_t pid, int64_t tid, int64_t ts)
+{
+	struct flow key = {pid, tid, ts, 0};
+	size_t lo = 0, hi = im->nflows;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (cmp_flow(&im->flows[mid], &key) < 0) {
+			lo = mid + 1;
+		} else {
+			hi = mid;
+		}
+	}
+	if (lo < im->nflows && im->flows[lo].pid == pid && im->flows[lo].tid == tid &&
+	    im->flows[lo].ts == ts) {
+		return im->flows[lo].id;
+	}
+	return 0;
+}
+
+/* Moves a held record's times by the base that came after they were taken (checked then). */
+static void rebase(uint64_t *start, uint64_t *end, int64_t b)
+{
+	*start = (uint64_t)((int64_t)*start + b);
+	*end = (uint64_t)((int64_t)*end + b);
+}
+
+/*
+ * At the end of the file: each op held for want of a correlation takes the
+ * id of an "ac2g" flow at its pid, tid and ts (Kineto puts the flow's start
+ * on the launch call, its end on the GPU op), and is written.
+ */
+static int take_flows(struct imp *im)
+{
+	size_t linked = 0;
+
+	if (im->nheld && im->nflows) {
+		qsort(im->flows, im->nflows, sizeof(*im->flows), cmp_flow);
+	}
+	for (size_t i = 0; i < im->nheld; i++) {
+		struct held *h = &im->held[i];
+		uint32_t id = flow_at(im, h->pid, h->tid, h->ts);
+		int64_t b = h->rebase && !im->base_pending ? im->base_used : 0;
+		linked += id != 0;
+		switch (h->kind) {
+		case GPT_KIND_KERNEL:
+			h->r.k.correlation = id;
+			rebase(&h->r.k.start, &h->r.k.end, b);
+			break;
+		case GPT_KIND_MEMCPY:
+			h->r.c.correlation = id;
+			rebase(&h->r.c.start, &h->r.c.end, b);
+			break;
+		case GPT_KIND_MEMSET:
+			h->r.s.correlation = id;
+			rebase(&h->r.s.start, &h->r.s.end, b);
+			break;
+		case GPT_KIND_API:
+			h->r.a.correlation = id;
+			rebase(&h->r.a.start, &h->r.a.end, b);
+			break;
+		default:
+			h->r.y.correlation = id;
+			rebase(&h->r.y.start, &h->r.y.end, b);
+			break;
+		}
+		if (add(im, h->kind, &h->r)) {
+			im->nheld = 0;
+			return -1;
+		}
+	}
+	if (im->nheld) {
+		gp_debug("%s: %zu events without a correlation, %zu linked by ac2g flows", im->path,
+			 im->nheld, linked);
+	}
+	im->nheld = 0;
 	return 0;
 }
 
@@ -1791,6 +2009,10 @@ static int cb_number(void *ctx, const char *s, size_t n)
 				ev->dur = v;
 				ev->has_dur = true;
 			}
+			return 1;
+		}
+		if (k == K_FLOW_ID) {
+			ev->has_flow_id = parse_int(s, n, &ev->flow_id);
 			return 1;
 		}
 		if (k == K_PID || k == K_TID) {
@@ -2204,6 +2426,9 @@ static bool unwanted(const struct imp *im)
 	if (ev->ph == 'i' || ev->ph == 'I') {
 		/* "[memory]" only, with the category of its era or none (PyTorch 1.8) */
 		return (ev->has_cat && ev->cat != CAT_INSTANT) || (ev->has_name && !is_memory_event(im));
+	}
+	if (ev->ph == 's' || ev->ph == 'f') {
+		return ev->has_cat && ev->cat != CAT_FLOW; /* "ac2g" flows: read */
 	}
 	return ev->ph != 'X' || (ev->has_cat && ev->cat == CAT_OTHER);
 }
@@ -2930,6 +3155,10 @@ int gpa_import_kineto_threads(const char *path, struct gpt_writer *w,
 		locate(&im, gpa_json_line(sc), gpa_json_offset(sc));
 		goto out;
 	}
+	if (take_flows(&im)) {
+		locate(&im, gpa_json_line(sc), gpa_json_offset(sc));
+		goto out;
+	}
 	if (im.base_pending && settle_base(&im, true)) {
 		locate(&im, gpa_json_line(sc), gpa_json_offset(sc));
 		goto out;
@@ -2951,6 +3180,9 @@ int gpa_import_kineto_threads(const char *path, struct gpt_writer *w,
 			 "arrays of scalars)", path, im.sigs_dropped, MAX_SIG);
 	}
 out:
+	if (im.nheld) {
+		take_flows(&im); /* after an error too: records read before it are written */
+	}
 	if (im.base_pending) {
 		/*
 		 * An error while the writer held records: they stay in w as the
@@ -2965,5 +3197,7 @@ out:
 	free(im.name);
 	free(im.argname);
 	free(im.metas);
+	free(im.flows);
+	free(im.held);
 	return im.ret;
 }

@@ -910,3 +910,97 @@ TEST(kineto_cpu_op_signature)
 	CHECK_EQ_U(g.n[4].args, 0); /* annotations keep no signature */
 	done(&g);
 }
+
+/*
+ * "ac2g" flows give a correlation to the launch calls and GPU ops that have
+ * no "correlation" arg, whether the flow comes before or after its event;
+ * an op with one keeps it; a flow of another category, or none, gives 0.
+ */
+TEST(kineto_ac2g_flows)
+{
+	struct got g;
+
+	import(&g,
+	       "{\"traceEvents\": [\n"
+	       "{\"ph\": \"f\", \"id\": 8, \"pid\": 0, \"tid\": 7, \"ts\": 1080, \"cat\": \"ac2g\","
+	       " \"name\": \"ac2g\", \"bp\": \"e\"},\n"
+	       "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1,"
+	       " \"tid\": 1, \"ts\": 1010, \"dur\": 10},\n"
+	       "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"kA\", \"pid\": 0, \"tid\": 7,"
+	       " \"ts\": 1030, \"dur\": 50, \"args\": {\"stream\": 7}},\n"
+	       "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"kB\", \"pid\": 0, \"tid\": 7,"
+	       " \"ts\": 1080, \"dur\": 70},\n"
+	       "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"kC\", \"pid\": 0, \"tid\": 7,"
+	       " \"ts\": 1200, \"dur\": 5, \"args\": {\"correlation\": 3}},\n"
+	       "{\"ph\": \"X\", \"cat\": \"gpu_memcpy\", \"name\": \"Memcpy HtoD\", \"pid\": 0,"
+	       " \"tid\": 7, \"ts\": 1300, \"dur\": 5},\n"
+	       "{\"ph\": \"s\", \"id\": 9, \"pid\": 0, \"tid\": 7, \"ts\": 1300, \"cat\": \"fwdbwd\","
+	       " \"name\": \"fwdbwd\"},\n"
+	       "{\"ph\": \"s\", \"id\": 7, \"pid\": 1, \"tid\": 1, \"ts\": 1010, \"cat\": \"ac2g\","
+	       " \"name\": \"ac2g\"},\n"
+	       "{\"ph\": \"f\", \"id\": 7, \"pid\": 0, \"tid\": 7, \"ts\": 1030, \"cat\": \"ac2g\","
+	       " \"name\": \"ac2g\", \"bp\": \"e\"}\n"
+	       "], \"baseTimeNanoseconds\": 1711964646000000000}",
+	       false);
+	CHECK_EQ_I(g.ret, 0);
+	REQUIRE(g.na == 1 && g.nk == 3 && g.nc == 1);
+	CHECK_EQ_U(g.a[0].correlation, 7);
+	CHECK_EQ_U(g.a[0].start, 1711964646000000000ull + 1010000);
+	for (size_t i = 0; i < g.nk; i++) {
+		const char *n = S(&g, g.k[i].name);
+		uint32_t want = strcmp(n, "kA") == 0 ? 7 : strcmp(n, "kB") == 0 ? 8 : 3;
+		CHECK_EQ_U(g.k[i].correlation, want);
+		if (want == 7) {
+			CHECK_EQ_U(g.k[i].start, 1711964646000000000ull + 1030000);
+			CHECK_EQ_U(g.k[i].end, 1711964646000000000ull + 1080000);
+		}
+	}
+	CHECK_EQ_U(g.c[0].correlation, 0);
+	CHECK_EQ_U(g.c[0].start, 1711964646000000000ull + 1300000);
+	done(&g);
+}
+
+/* A held op timed before the base, which a read ahead settles mid-file, gets it too. */
+TEST(kineto_ac2g_flows_base_read_ahead)
+{
+	char json[600], gpz[600], err[512];
+	struct gpt_writer *w = NULL;
+	struct gpt_reader *r = NULL;
+	struct gpt_chunk ch;
+	const uint64_t base = 1711964646000000000ull;
+	FILE *f;
+	int rc, found = 0;
+
+	snprintf(json, sizeof(json), "%s/flow.json", test_tmpdir());
+	snprintf(gpz, sizeof(gpz), "%s/flow.gpz", test_tmpdir());
+	f = fopen(json, "w");
+	REQUIRE(f != NULL);
+	fputs("{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"held\",\"pid\":0,"
+	      "\"tid\":7,\"ts\":5,\"dur\":2}", f);
+	for (int i = 0; i < 30000; i++) {
+		fprintf(f, ",\n{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,"
+			   "\"tid\":7,\"ts\":%d,\"dur\":1,\"args\":{\"correlation\":%d}}",
+			10 + i, i + 100);
+	}
+	fputs(",\n{\"ph\":\"f\",\"id\":42,\"pid\":0,\"tid\":7,\"ts\":5,\"cat\":\"ac2g\"}"
+	      "],\"baseTimeNanoseconds\":1711964646000000000}", f);
+	fclose(f);
+	REQUIRE(gpt_writer_open(gpz, NULL, &w) == 0);
+	CHECK_EQ_I(gpa_import_kineto(json, w, err, sizeof(err)), 0);
+	CHECK_STR(err, "");
+	CHECK_EQ_I(gpt_writer_close(w), 0);
+	REQUIRE(gpt_reader_open(gpz, &r) == 0);
+	while ((rc = gpt_reader_next(r, &ch)) == 1) {
+		for (uint32_t i = 0; ch.kind == GPT_KIND_KERNEL && i < ch.count; i++) {
+			const struct gpt_kernel *k = (const struct gpt_kernel *)ch.records + i;
+			if (k->correlation == 42) {
+				CHECK_EQ_U(k->start, base + 5000);
+				CHECK_EQ_U(k->end, base + 7000);
+				found++;
+			}
+		}
+	}
+	CHECK_EQ_I(rc, 0);
+	CHECK_EQ_I(found, 1);
+	gpt_reader_free(r);
+}
