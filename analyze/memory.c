@@ -129,7 +129,7 @@ struct addr_map {
 
 static size_t addr_home(const struct addr_map *h, uint64_t key)
 {
-	return (size_t)((key * 0x9e3779b97f4a7c15ULL) >> 20) & h->mask;
+	return (size_t)gp_hash_u64(key) & h->mask;
 }
 
 static int addr_grow(struct addr_map *h)
