@@ -3,13 +3,17 @@
  * memory.c - GPU memory over time, its peaks and their owners, leaks,
  * fragmentation and churn (analyze/memory.h, docs/memory.md).
  *
- * One pass over the model's memory events (by time) keeps, per pool, the
- * bytes allocated after each event (the source's total when it gave one,
- * else the previous value plus or minus the event's size) and the live
- * allocations by address, so that each allocation learns which event
- * released it. Everything else reads those two arrays: what was live at
- * the peak is every allocation of the pool made at or before the peak event
- * and released after it (or never).
+ * Two passes over the model's memory events (by time). The first keeps, per
+ * pool, the bytes allocated after each event (the source's total when it
+ * gave one, else the previous value plus or minus the event's size), the
+ * live allocations by address (an open-addressing map that forgets an
+ * address once released, so it holds the live set only), the event that
+ * released each allocation, and each step's figures as the events go by.
+ * The second reads only what the first found: what was live at the peak
+ * (every allocation of the pool made at or before the peak event and
+ * released after it, or never) and, for a leak, at the last step's end,
+ * with the range that made each allocation, found by walking each thread's
+ * ranges alongside the events that need one.
  */
 #define GP_LOG_TAG "analyze/memory"
 #include "base/compat.h"
@@ -110,212 +114,481 @@ static int group_by_thread(const uint32_t *thread, size_t n, size_t stride, size
 	return 0;
 }
 
+/* ------------------------------------------------------------ live addresses */
+
 /*
- * Events a recorder tied to their API call by correlation (CUPTI MEMORY2:
- * no thread of its own): the innermost NVTX range around that call.
+ * Live allocations of one pool: address (never 0) -> value, open addressing
+ * with linear probing and backward-shift removal, so a release leaves no
+ * tombstone and the table stays as large as the most allocations ever live
+ * at once, not as the addresses ever seen.
  */
-static int ranges_by_call(const struct gpa_model *m, uint32_t *own)
-{
-	struct gp_u64map calls = GP_U64MAP_INIT;
-	bool any = false;
-	int ret = 0;
+struct addr_map {
+	uint64_t *key, *val; /* key 0: empty */
+	size_t n, mask;
+};
 
-	for (size_t i = 0; i < m->mem.n && !any; i++) {
-		any = m->mem.v[i].thread == GPA_NONE && m->mem.v[i].corr;
-	}
-	if (!any) {
-		return 0;
-	}
-	for (size_t a = 0; a < m->api.n && !ret; a++) {
-		if (!m->api.corr[a] || m->api.thread[a] >= m->threads.n) {
-			continue;
-		}
-		uint64_t key = (uint64_t)m->threads.v[m->api.thread[a]].proc << 32 | m->api.corr[a];
-		ret = gp_u64map_put(&calls, key, a + 1) < 0 ? -GP_ERR_NOMEM : 0;
-	}
-	for (size_t i = 0; i < m->mem.n && !ret; i++) {
-		const struct gpa_mem_ev *e = &m->mem.v[i];
-		if (e->thread != GPA_NONE || !e->corr) {
-			continue;
-		}
-		uint64_t row = gp_u64map_get(&calls, (uint64_t)e->proc << 32 | e->corr, 0);
-		own[i] = row ? m->api.nvtx[row - 1] : GPA_NONE;
-	}
-	gp_u64map_release(&calls);
-	return ret;
+static size_t addr_home(const struct addr_map *h, uint64_t key)
+{
+	return (size_t)gp_hash_u64(key) & h->mask;
 }
 
-/* own[i]: the innermost push/pop range of event i's thread around its time, or GPA_NONE. */
-static int event_ranges(const struct gpa_model *m, uint32_t *own)
+static int addr_grow(struct addr_map *h)
 {
-	size_t nth = m->threads.n;
-	uint32_t *nrows = NULL, *erows = NULL, *stack = NULL;
-	size_t *nfirst = NULL, *efirst = NULL;
-	int ret;
+	size_t cap = h->key ? (h->mask + 1) * 2 : 1024;
+	struct addr_map g = {.key = calloc(cap, sizeof(uint64_t)),
+			     .val = malloc(cap * sizeof(uint64_t)),
+			     .mask = cap - 1};
 
-	for (size_t i = 0; i < m->mem.n; i++) {
-		own[i] = GPA_NONE;
+	if (!g.key || !g.val) {
+		free(g.key);
+		free(g.val);
+		return -GP_ERR_NOMEM;
 	}
-	if (!m->nvtx.n) {
-		return 0;
-	}
-	ret = group_by_thread(m->nvtx.thread, m->nvtx.n, sizeof(uint32_t), nth, &nrows, &nfirst);
-	if (!ret) {
-		ret = group_by_thread(&m->mem.v[0].thread, m->mem.n, sizeof(m->mem.v[0]), nth, &erows,
-				      &efirst);
-	}
-	if (!ret) {
-		stack = malloc(m->nvtx.n * sizeof(*stack));
-		ret = stack ? 0 : -GP_ERR_NOMEM;
-	}
-	for (size_t t = 0; !ret && t < nth; t++) {
-		size_t ni = nfirst[t], ne = nfirst[t + 1], ei = efirst[t], ee = efirst[t + 1];
-		size_t sp = 0;
-		while (ei < ee) {
-			uint32_t er = erows[ei];
-			uint64_t ts = m->mem.v[er].ts;
-			if (ni < ne && m->nvtx.start[nrows[ni]] <= ts) {
-				uint32_t nr = nrows[ni++];
-				if (m->nvtx.type[nr] != GPT_NVTX_PUSH_POP ||
-				    m->nvtx.origin[nr] == GPA_RANGE_GPU_ANNOTATION) {
-					continue;
-				}
-				while (sp && m->nvtx.end[stack[sp - 1]] < m->nvtx.start[nr]) {
-					sp--;
-				}
-				stack[sp++] = nr;
-				continue;
+	for (size_t i = 0; h->key && i <= h->mask; i++) {
+		if (h->key[i]) {
+			size_t j = addr_home(&g, h->key[i]);
+			while (g.key[j]) {
+				j = (j + 1) & g.mask;
 			}
-			while (sp && m->nvtx.end[stack[sp - 1]] < ts) {
-				sp--;
-			}
-			own[er] = sp ? stack[sp - 1] : GPA_NONE;
-			ei++;
+			g.key[j] = h->key[i];
+			g.val[j] = h->val[i];
 		}
 	}
-	free(nrows);
-	free(erows);
-	free(nfirst);
-	free(efirst);
-	free(stack);
-	return ret ? ret : ranges_by_call(m, own);
+	g.n = h->n;
+	free(h->key);
+	free(h->val);
+	*h = g;
+	return 0;
 }
 
-/* ------------------------------------------------------------ the pass */
+/* Sets key to val (replacing what it held). */
+static int addr_put(struct addr_map *h, uint64_t key, uint64_t val)
+{
+	size_t j;
+
+	if ((!h->key || (h->n + 1) * 2 > h->mask + 1) && addr_grow(h)) {
+		return -GP_ERR_NOMEM;
+	}
+	for (j = addr_home(h, key); h->key[j] && h->key[j] != key; j = (j + 1) & h->mask) {
+	}
+	if (!h->key[j]) {
+		h->key[j] = key;
+		h->n++;
+	}
+	h->val[j] = val;
+	return 0;
+}
+
+/* Removes key; its value in *val. Returns false when key is not there. */
+static bool addr_take(struct addr_map *h, uint64_t key, uint64_t *val)
+{
+	size_t i, j;
+
+	if (!h->key) {
+		return false;
+	}
+	for (i = addr_home(h, key); h->key[i] != key; i = (i + 1) & h->mask) {
+		if (!h->key[i]) {
+			return false;
+		}
+	}
+	*val = h->val[i];
+	for (j = (i + 1) & h->mask; h->key[j]; j = (j + 1) & h->mask) {
+		size_t home = addr_home(h, h->key[j]);
+		/* the entry at j may move back to i unless its home lies in (i, j] */
+		if (i <= j ? home > i && home <= j : home > i || home <= j) {
+			continue;
+		}
+		h->key[i] = h->key[j];
+		h->val[i] = h->val[j];
+		i = j;
+	}
+	h->key[i] = 0;
+	h->n--;
+	return true;
+}
+
+static void addr_release(struct addr_map *h)
+{
+	free(h->key);
+	free(h->val);
+	memset(h, 0, sizeof(*h));
+}
+
+/* ------------------------------------------------------------ the first pass */
 
 struct pool_state {
 	uint64_t cur, res;
 	bool has_res;
-	struct gp_u64map live; /* address -> event index + 1; 0 released */
+	struct addr_map live; /* address -> (step + 1) << 32 | allocating event */
+	size_t k;             /* step cursor */
+	uint64_t last;        /* allocated after the pool's previous event */
+	uint64_t last_end;    /* end of its last step */
+	uint32_t leak_upto;   /* its last event at or before last_end, GPA_NONE */
 };
 
 struct ctx {
 	const struct gpa_model *m;
 	const struct gpa_memory_opts *o;
 	struct gpa_memory *r;
-	struct pool_state *st;
-	size_t nst;
-	uint32_t *free_of; /* per event: the event that released it, GPA_NONE */
-	uint32_t *own;     /* per event: the owning range (outermost CPU op or innermost range) */
-	uint8_t *phase;    /* per event */
+	GP_VEC(struct pool_state) st; /* by pool */
+	uint32_t *pool_of;            /* per gpa_model.mem_where row: its pool, GPA_NONE */
+	uint32_t *free_of;            /* per allocation event: the event that released it */
 };
 
-static uint32_t pool_of(struct ctx *c, const struct gpa_mem_ev *e)
+/*
+ * The steps of a new pool's process. A step's stretch for memory: from its
+ * start to its end or the next step's start, whichever comes first (a
+ * step's end includes its GPU work, which may run into the next step's CPU
+ * range).
+ */
+static int pool_steps(struct ctx *c, struct gpa_mem_pool *p)
 {
-	struct gpa_memory *r = c->r;
-	bool host = e->flags & GPT_MEMORY_HOST;
+	const struct gpa_steps *st = c->o->steps;
 
-	for (size_t i = r->pools.n; i-- > 0;) {
-		const struct gpa_mem_pool *p = &r->pools.v[i];
-		if (p->proc == e->proc && p->dev_id == e->dev_id && p->host == host &&
-		    p->dev_type == e->dev_type) {
-			return (uint32_t)i;
+	for (size_t s = 0; st && s < st->v.n; s++) {
+		const struct gpa_step *x = &st->v.v[s];
+		if (x->proc != p->proc) {
+			continue;
+		}
+		struct gpa_mem_step ms = {.step = (uint32_t)s,
+					  .number = x->number,
+					  .start = x->start,
+					  .end = x->end};
+		if (p->steps.n && p->steps.v[p->steps.n - 1].end >= x->start) {
+			p->steps.v[p->steps.n - 1].end = x->start ? x->start - 1 : 0;
+		}
+		if (gp_vec_push(&p->steps, ms)) {
+			return -GP_ERR_NOMEM;
 		}
 	}
-	struct gpa_mem_pool p = {.proc = e->proc, .dev_id = e->dev_id, .dev_type = e->dev_type,
-				 .host = host, .first_ts = e->ts};
-	if (!host) {
-		for (size_t d = 0; d < c->m->devs.n; d++) {
-			if (c->m->devs.v[d].proc == e->proc && c->m->devs.v[d].id == e->dev_id) {
-				p.capacity = c->m->devs.v[d].global_mem_bytes;
+	return 0;
+}
+
+/* The pool of event i's place, made on its first event; GPA_NONE out of memory. */
+static uint32_t new_pool(struct ctx *c, size_t i)
+{
+	const struct gpa_model *m = c->m;
+	struct gpa_memory *r = c->r;
+	const struct gpa_mem_where *w = &m->mem_where.v[m->mem.where[i]];
+	struct gpa_mem_pool p = {.proc = w->proc,
+				 .dev_id = w->dev_id,
+				 .dev_type = w->dev_type,
+				 .host = w->host,
+				 .first_ts = m->mem.ts[i]};
+	struct pool_state s = {.leak_upto = GPA_NONE};
+
+	if (!w->host) {
+		for (size_t d = 0; d < m->devs.n; d++) {
+			if (m->devs.v[d].proc == w->proc && m->devs.v[d].id == w->dev_id) {
+				p.capacity = m->devs.v[d].global_mem_bytes;
 			}
 		}
 	}
-	if (gp_vec_push(&r->pools, p)) {
+	if (pool_steps(c, &p) || gp_vec_push(&r->pools, p)) {
+		gp_vec_free(&p.steps);
 		return GPA_NONE;
 	}
-	if (r->pools.n > c->nst) {
-		size_t n = c->nst ? c->nst * 2 : 8;
-		struct pool_state *s = realloc(c->st, n * sizeof(*s));
-		if (!s) {
+	if (gp_vec_push(&c->st, s)) {
+		return GPA_NONE;
+	}
+	if (p.steps.n) {
+		c->st.v[c->st.n - 1].last_end = p.steps.v[p.steps.n - 1].end;
+	}
+	/* A second pool: events need their pool written down (the first ones were in pool 0). */
+	if (r->pools.n == 2) {
+		r->ev_pool = calloc(m->mem.n, sizeof(*r->ev_pool));
+		if (!r->ev_pool) {
 			return GPA_NONE;
 		}
-		memset(s + c->nst, 0, (n - c->nst) * sizeof(*s));
-		c->st = s;
-		c->nst = n;
 	}
+	c->pool_of[m->mem.where[i]] = (uint32_t)(r->pools.n - 1);
 	return (uint32_t)(r->pools.n - 1);
 }
 
-static int one_event(struct ctx *c, size_t i)
+/* Event i against the steps of its pool: each step's peak, allocations, bytes live at its end. */
+static uint32_t step_event(struct gpa_mem_pool *p, struct pool_state *s, const struct gpa_mems *t,
+			   size_t i)
 {
-	const struct gpa_mem_ev *e = &c->m->mem.v[i];
-	uint32_t pi = pool_of(c, e);
-	struct gpa_mem_pool *p;
-	struct pool_state *s;
+	uint64_t ts = t->ts[i];
 
-	if (pi == GPA_NONE) {
-		return -GP_ERR_NOMEM;
+	while (s->k < p->steps.n && p->steps.v[s->k].end < ts) {
+		p->steps.v[s->k++].end_live = s->last;
 	}
-	p = &c->r->pools.v[pi];
-	s = &c->st[pi];
+	s->last = s->cur;
+	if (s->k >= p->steps.n || ts < p->steps.v[s->k].start) {
+		return 0;
+	}
+	struct gpa_mem_step *ms = &p->steps.v[s->k];
+	if (!ms->has_events || s->cur > ms->peak) {
+		ms->peak = s->cur;
+		ms->peak_ts = ts;
+	}
+	ms->has_events = true;
+	if (t->op[i] == GPT_MEMORY_ALLOC) {
+		ms->allocs++;
+		ms->alloc_bytes += t->bytes[i];
+	}
+	return (uint32_t)s->k + 1;
+}
+
+/* A release: the allocation it ends learns so, and its step counts it when both fall in it. */
+static void release(struct ctx *c, struct gpa_mem_pool *p, struct pool_state *s, size_t i)
+{
+	const struct gpa_mems *t = &c->m->mem;
+	uint64_t v;
+
+	if (!t->addr[i] || !addr_take(&s->live, t->addr[i], &v)) {
+		p->unmatched_frees++;
+		return;
+	}
+	uint32_t a = (uint32_t)v, k = (uint32_t)(v >> 32);
+	c->free_of[a] = (uint32_t)i;
+	if (k && t->ts[i] <= p->steps.v[k - 1].end) {
+		p->steps.v[k - 1].churn++;
+		p->steps.v[k - 1].churn_bytes += t->bytes[a];
+	}
+}
+
+static int one_event(struct ctx *c, size_t i, uint32_t pi)
+{
+	const struct gpa_mems *t = &c->m->mem;
+	struct gpa_mem_pool *p = &c->r->pools.v[pi];
+	struct pool_state *s = &c->st.v[pi];
+	uint8_t flags = t->flags[i];
+	bool alloc = t->op[i] == GPT_MEMORY_ALLOC;
+
 	p->events++;
-	p->last_ts = e->ts;
-	if (e->op == GPT_MEMORY_ALLOC) {
+	p->last_ts = t->ts[i];
+	if (alloc) {
 		p->allocs++;
-		p->alloc_bytes += e->bytes;
-		if (!(e->flags & GPT_MEMORY_HAS_TOTALS)) {
-			s->cur += e->bytes;
-		}
-		if (e->addr && gp_u64map_put(&s->live, e->addr, i + 1) < 0) {
-			return -GP_ERR_NOMEM;
+		p->alloc_bytes += t->bytes[i];
+		if (!(flags & GPT_MEMORY_HAS_TOTALS)) {
+			s->cur += t->bytes[i];
 		}
 	} else {
-		uint64_t *v = e->addr ? gp_u64map_find(&s->live, e->addr) : NULL;
 		p->frees++;
-		p->free_bytes += e->bytes;
-		if (!(e->flags & GPT_MEMORY_HAS_TOTALS)) {
-			s->cur = s->cur > e->bytes ? s->cur - e->bytes : 0;
+		p->free_bytes += t->bytes[i];
+		if (!(flags & GPT_MEMORY_HAS_TOTALS)) {
+			s->cur = s->cur > t->bytes[i] ? s->cur - t->bytes[i] : 0;
 		}
-		if (v && *v) {
-			c->free_of[*v - 1] = (uint32_t)i;
-			*v = 0;
-		} else {
-			p->unmatched_frees++;
-		}
+		release(c, p, s, i);
 	}
-	if (e->flags & GPT_MEMORY_HAS_TOTALS) {
-		s->cur = e->total_alloc;
+	if (flags & GPT_MEMORY_HAS_TOTALS) {
+		s->cur = gpa_col_opt64(t->total_alloc, i);
 	} else {
 		p->rebuilt = true;
 	}
-	if (e->flags & GPT_MEMORY_HAS_RESERVED) {
-		s->res = e->total_res;
+	if (flags & GPT_MEMORY_HAS_RESERVED) {
+		s->res = gpa_col_opt64(t->total_res, i);
 		s->has_res = p->has_reserved = true;
 		if (s->res > p->max_reserved) {
 			p->max_reserved = s->res;
 		}
 	}
-	c->r->ev_alloc[i] = s->cur;
-	c->r->ev_pool[i] = pi;
 	if (s->cur > p->peak || p->events == 1) {
 		p->peak = s->cur;
-		p->peak_ts = e->ts;
+		p->peak_ts = t->ts[i];
 		p->peak_event = (uint32_t)i;
 		p->peak_reserved = s->has_res ? s->res : 0;
-		p->peak_phase = e->op == GPT_MEMORY_ALLOC ? c->phase[i] : GPA_MEM_PHASE_UNKNOWN;
+	}
+	uint64_t k = step_event(p, s, t, i);
+	if (t->ts[i] <= s->last_end) {
+		s->leak_upto = (uint32_t)i;
+	}
+	if (alloc) {
+		c->free_of[i] = GPA_NONE;
+		if (t->addr[i] && addr_put(&s->live, t->addr[i], k << 32 | i)) {
+			return -GP_ERR_NOMEM;
+		}
 	}
 	return 0;
+}
+
+/*
+ * Every event in time order. The bytes allocated after each event are the
+ * model's own totals as long as every event carries one: only a trace with
+ * an event without totals gets an array of its own.
+ */
+static int first_pass(struct ctx *c)
+{
+	const struct gpa_model *m = c->m;
+	const struct gpa_mems *t = &m->mem;
+	struct gpa_memory *r = c->r;
+	uint32_t last_where = GPA_NONE, pi = GPA_NONE;
+	int ret = 0;
+
+	for (size_t i = 0; i < t->n && !ret; i++) {
+		if (t->where[i] != last_where) {
+			last_where = t->where[i];
+			pi = c->pool_of[last_where];
+			if (pi == GPA_NONE && (pi = new_pool(c, i)) == GPA_NONE) {
+				return -GP_ERR_NOMEM;
+			}
+		}
+		if (r->ev_pool) {
+			r->ev_pool[i] = pi;
+		}
+		ret = one_event(c, i, pi);
+		if (!r->ev_alloc_own && !(t->flags[i] & GPT_MEMORY_HAS_TOTALS)) {
+			r->ev_alloc_own = malloc(t->n * sizeof(*r->ev_alloc_own));
+			if (!r->ev_alloc_own) {
+				return -GP_ERR_NOMEM;
+			}
+			for (size_t j = 0; j < i; j++) {
+				r->ev_alloc_own[j] = gpa_col_opt64(t->total_alloc, j);
+			}
+		}
+		if (r->ev_alloc_own) {
+			r->ev_alloc_own[i] = c->st.v[pi].cur;
+		}
+	}
+	r->ev_alloc = r->ev_alloc_own ? r->ev_alloc_own : t->total_alloc;
+	for (size_t q = 0; q < r->pools.n; q++) {
+		struct gpa_mem_pool *p = &r->pools.v[q];
+		struct pool_state *s = &c->st.v[q];
+		for (; s->k < p->steps.n; s->k++) {
+			p->steps.v[s->k].end_live = s->last;
+		}
+	}
+	return ret;
+}
+
+/*
+ * Events a recorder tied to their API call by correlation (CUPTI MEMORY2:
+ * no thread of its own): the key of the call, (process, correlation), to
+ * the innermost NVTX range around it + 1. Empty when no event needs it.
+ */
+static int ranges_by_call(const struct gpa_model *m, struct gp_u64map *calls)
+{
+	bool any = false;
+
+	for (size_t i = 0; m->mem.corr && i < m->mem.n && !any; i++) {
+		any = m->mem.thread[i] == GPA_NONE && m->mem.corr[i];
+	}
+	for (size_t a = 0; any && a < m->api.n; a++) {
+		if (!m->api.corr[a] || m->api.thread[a] >= m->threads.n) {
+			continue;
+		}
+		uint64_t key = (uint64_t)m->threads.v[m->api.thread[a]].proc << 32 | m->api.corr[a];
+		if (gp_u64map_put(calls, key, a + 1) < 0) {
+			return -GP_ERR_NOMEM;
+		}
+	}
+	return 0;
+}
+
+/*
+ * The ranges around events, found thread by thread in time order: each
+ * thread's push/pop ranges by start, a cursor into them and a stack of the
+ * open ones. Asking only for some events gives the same answers as asking
+ * for all: a later question pops everything an earlier one would have.
+ */
+struct walker {
+	const struct gpa_model *m;
+	uint32_t *rows;  /* NVTX rows grouped by thread, in start order */
+	size_t *first;   /* thread t: rows[first[t] .. first[t + 1]) */
+	size_t *next;    /* per thread: its next row to consider */
+	uint32_t *stack; /* per thread: stack[first[t] ..], sp[t] deep */
+	size_t *sp;
+	struct gp_u64map calls;
+	struct owners memo;
+	uint32_t *path;
+};
+
+static int walker_init(struct walker *w, const struct gpa_model *m)
+{
+	size_t nth = m->threads.n, nn = m->nvtx.n;
+
+	memset(w, 0, sizeof(*w));
+	w->m = m;
+	if (ranges_by_call(m, &w->calls)) {
+		return -GP_ERR_NOMEM;
+	}
+	if (!nn) {
+		return 0;
+	}
+	if (group_by_thread(m->nvtx.thread, nn, sizeof(uint32_t), nth, &w->rows, &w->first)) {
+		return -GP_ERR_NOMEM;
+	}
+	w->next = malloc((nth + 1) * sizeof(*w->next));
+	w->sp = calloc(nth + 1, sizeof(*w->sp));
+	w->stack = malloc(nn * sizeof(*w->stack));
+	w->memo.outer = malloc(nn * sizeof(*w->memo.outer));
+	w->memo.phase = malloc(nn);
+	w->path = malloc(nn * sizeof(*w->path));
+	if (!w->next || !w->sp || !w->stack || !w->memo.outer || !w->memo.phase || !w->path) {
+		return -GP_ERR_NOMEM;
+	}
+	memcpy(w->next, w->first, (nth + 1) * sizeof(*w->next));
+	memset(w->memo.phase, 0xfe, nn);
+	return 0;
+}
+
+static void walker_release(struct walker *w)
+{
+	free(w->rows);
+	free(w->first);
+	free(w->next);
+	free(w->sp);
+	free(w->stack);
+	free(w->memo.outer);
+	free(w->memo.phase);
+	free(w->path);
+	gp_u64map_release(&w->calls);
+}
+
+/* The innermost push/pop range of thread t open at ts (not before the thread's last question). */
+static uint32_t walker_range(struct walker *w, uint32_t t, uint64_t ts)
+{
+	const struct gpa_nvtxs *nv = &w->m->nvtx;
+	uint32_t *stack = w->stack + w->first[t];
+	size_t sp = w->sp[t], ni = w->next[t], ne = w->first[t + 1];
+
+	for (; ni < ne && nv->start[w->rows[ni]] <= ts; ni++) {
+		uint32_t nr = w->rows[ni];
+		if (nv->type[nr] != GPT_NVTX_PUSH_POP ||
+		    nv->origin[nr] == GPA_RANGE_GPU_ANNOTATION) {
+			continue;
+		}
+		while (sp && nv->end[stack[sp - 1]] < nv->start[nr]) {
+			sp--;
+		}
+		stack[sp++] = nr;
+	}
+	while (sp && nv->end[stack[sp - 1]] < ts) {
+		sp--;
+	}
+	w->next[t] = ni;
+	w->sp[t] = sp;
+	return sp ? stack[sp - 1] : GPA_NONE;
+}
+
+/* The owner of event i (outermost CPU op, else innermost range; GPA_NONE) and its phase. */
+static uint32_t walker_owner(struct walker *w, size_t i, uint8_t *phase)
+{
+	const struct gpa_model *m = w->m;
+	uint32_t t = m->mem.thread[i], r = GPA_NONE;
+
+	*phase = GPA_MEM_PHASE_UNKNOWN;
+	if (t == GPA_NONE) {
+		uint32_t corr = gpa_col_opt(m->mem.corr, i);
+		if (corr && gp_u64map_count(&w->calls)) {
+			uint32_t proc = m->mem_where.v[m->mem.where[i]].proc;
+			uint64_t row = gp_u64map_get(&w->calls, (uint64_t)proc << 32 | corr, 0);
+			r = row ? m->api.nvtx[row - 1] : GPA_NONE;
+		}
+	} else if (m->nvtx.n && t < m->threads.n) {
+		r = walker_range(w, t, m->mem.ts[i]);
+	}
+	if (r == GPA_NONE || r >= m->nvtx.n) {
+		return GPA_NONE;
+	}
+	if (w->memo.phase[r] == 0xfe) {
+		owner_fill(m, &w->memo, r, w->path);
+	}
+	*phase = w->memo.phase[r] == 0xff ? GPA_MEM_PHASE_UNKNOWN : w->memo.phase[r];
+	return w->memo.outer[r];
 }
 
 /* ------------------------------------------------------------ grouping */
@@ -335,132 +608,54 @@ static int owner_cmp(const void *a, const void *b)
 
 typedef GP_VEC(struct gpa_mem_owner) owner_vec;
 
-/*
- * Groups by owner the allocations of pool pi made in [t0, t1] at or before
- * event `upto` and live after event `upto` (released later or never); keeps
- * the top. *total: distinct owners; *bytes: their bytes.
- */
-static int group_live(struct ctx *c, uint32_t pi, uint64_t t0, uint64_t t1, size_t upto,
-		      owner_vec *out, uint64_t *total, uint64_t *bytes)
-{
-	const struct gpa_model *m = c->m;
-	struct gp_u64map idx = GP_U64MAP_INIT;
-	int ret = 0;
+/* Bytes live at one moment grouped by owner, in order of the first allocation of each. */
+struct group {
+	owner_vec *out;
+	struct gp_u64map idx; /* (phase, name) + 1 -> row of out */
+	uint64_t bytes;
+	size_t upto;     /* allocations at or before this event, live after it */
+	uint64_t t0, t1; /* made in [t0, t1] */
+	bool on;
+};
 
-	*bytes = 0;
-	for (size_t i = 0; i <= upto && i < m->mem.n && !ret; i++) {
-		const struct gpa_mem_ev *e = &m->mem.v[i];
-		if (c->r->ev_pool[i] != pi || e->op != GPT_MEMORY_ALLOC || e->ts < t0 || e->ts > t1 ||
-		    !e->addr || (c->free_of[i] != GPA_NONE && c->free_of[i] <= upto)) {
-			continue;
-		}
-		uint32_t name = c->own[i] == GPA_NONE ? 0 : m->nvtx.name[c->own[i]];
-		uint64_t key = ((uint64_t)c->phase[i] << 32 | name) + 1, *slot;
-		ret = gp_u64map_get_or_insert(&idx, key, out->n, &slot);
-		if (ret < 0) {
-			break;
-		}
-		if (ret == 1) {
-			struct gpa_mem_owner o = {.name = name, .phase = c->phase[i]};
-			if (gp_vec_push(out, o)) {
-				ret = -GP_ERR_NOMEM;
-				break;
-			}
-		}
-		ret = 0;
-		out->v[*slot].bytes += e->bytes;
-		out->v[*slot].count++;
-		*bytes += e->bytes;
-	}
-	gp_u64map_release(&idx);
-	if (ret) {
+static int group_add(struct group *g, uint32_t name, uint8_t phase, uint64_t bytes)
+{
+	uint64_t key = ((uint64_t)phase << 32 | name) + 1, *slot;
+	int ret = gp_u64map_get_or_insert(&g->idx, key, g->out->n, &slot);
+
+	if (ret < 0) {
 		return -GP_ERR_NOMEM;
 	}
-	*total = out->n;
-	gp_qsort(out->v, out->n, sizeof(*out->v), owner_cmp);
-	if (out->n > c->o->top) {
-		out->n = c->o->top;
-	}
-	return 0;
-}
-
-/* ------------------------------------------------------------ steps, leak */
-
-/*
- * A step's stretch for memory: from its start to its end or the next step's
- * start, whichever comes first (a step's end includes its GPU work, which
- * may run into the next step's CPU range).
- */
-static int pool_steps(struct ctx *c, uint32_t pi)
-{
-	const struct gpa_model *m = c->m;
-	const struct gpa_steps *st = c->o->steps;
-	struct gpa_mem_pool *p = &c->r->pools.v[pi];
-	size_t k = 0, i;
-	uint64_t last = 0;
-
-	if (!st) {
-		return 0;
-	}
-	for (size_t s = 0; s < st->v.n; s++) {
-		const struct gpa_step *x = &st->v.v[s];
-		if (x->proc != p->proc) {
-			continue;
-		}
-		struct gpa_mem_step ms = {.step = (uint32_t)s, .number = x->number,
-					  .start = x->start, .end = x->end};
-		if (p->steps.n && p->steps.v[p->steps.n - 1].end >= x->start) {
-			p->steps.v[p->steps.n - 1].end = x->start ? x->start - 1 : 0;
-		}
-		if (gp_vec_push(&p->steps, ms)) {
+	if (ret == 1) {
+		struct gpa_mem_owner o = {.name = name, .phase = phase};
+		if (gp_vec_push(g->out, o)) {
 			return -GP_ERR_NOMEM;
 		}
 	}
-	for (i = 0; i < m->mem.n; i++) {
-		const struct gpa_mem_ev *e = &m->mem.v[i];
-		if (c->r->ev_pool[i] != pi) {
-			continue;
-		}
-		while (k < p->steps.n && p->steps.v[k].end < e->ts) {
-			p->steps.v[k++].end_live = last;
-		}
-		last = c->r->ev_alloc[i];
-		if (k >= p->steps.n || e->ts < p->steps.v[k].start) {
-			continue;
-		}
-		struct gpa_mem_step *ms = &p->steps.v[k];
-		if (!ms->has_events || last > ms->peak) {
-			ms->peak = last;
-			ms->peak_ts = e->ts;
-		}
-		ms->has_events = true;
-		if (e->op == GPT_MEMORY_ALLOC) {
-			ms->allocs++;
-			ms->alloc_bytes += e->bytes;
-			uint32_t f = c->free_of[i];
-			if (f != GPA_NONE && m->mem.v[f].ts <= ms->end) {
-				ms->churn++;
-				ms->churn_bytes += e->bytes;
-			}
-		}
-	}
-	for (; k < p->steps.n; k++) {
-		p->steps.v[k].end_live = last;
-	}
+	g->out->v[*slot].bytes += bytes;
+	g->out->v[*slot].count++;
+	g->bytes += bytes;
 	return 0;
 }
 
-/* The last event of pool pi at or before t; GPA_NONE when none. */
-static size_t last_event_by(struct ctx *c, uint32_t pi, uint64_t t)
+/* Keeps the top of a group, most bytes first; its count of owners before that in *total. */
+static void group_done(struct group *g, size_t top, uint64_t *total)
 {
-	size_t best = GPA_NONE;
-
-	for (size_t i = 0; i < c->m->mem.n && c->m->mem.v[i].ts <= t; i++) {
-		if (c->r->ev_pool[i] == pi) {
-			best = i;
-		}
+	gp_u64map_release(&g->idx);
+	*total = g->out->n;
+	gp_qsort(g->out->v, g->out->n, sizeof(*g->out->v), owner_cmp);
+	if (g->out->n > top) {
+		g->out->n = top;
 	}
-	return best;
+}
+
+/* Whether allocation i belongs to group g: made in its window, live after its moment. */
+static bool group_has(const struct ctx *c, const struct group *g, size_t i)
+{
+	const struct gpa_mems *t = &c->m->mem;
+
+	return g->on && i <= g->upto && t->addr[i] && t->ts[i] >= g->t0 && t->ts[i] <= g->t1 &&
+	       (c->free_of[i] == GPA_NONE || c->free_of[i] > g->upto);
 }
 
 /*
@@ -468,28 +663,87 @@ static size_t last_event_by(struct ctx *c, uint32_t pi, uint64_t t)
  * out as warm-up when there are four or more); the sites are what those
  * steps allocated and still held at the last one's end.
  */
-static int pool_leak(struct ctx *c, uint32_t pi)
+static void pool_leak(struct ctx *c, uint32_t pi, struct group *g)
 {
 	struct gpa_mem_pool *p = &c->r->pools.v[pi];
 	size_t n = p->steps.n, from = n >= 4 ? 1 : 0;
-	uint64_t total, bytes;
 
 	if (n < 3) {
-		return 0;
+		return;
 	}
 	for (size_t k = from + 1; k < n; k++) {
 		if (p->steps.v[k].end_live <= p->steps.v[k - 1].end_live) {
-			return 0;
+			return;
 		}
 	}
 	p->leak = true;
 	p->leak_per_step = (p->steps.v[n - 1].end_live - p->steps.v[from].end_live) / (n - 1 - from);
-	size_t upto = last_event_by(c, pi, p->steps.v[n - 1].end);
-	if (upto == GPA_NONE) {
-		return 0;
+	g->upto = c->st.v[pi].leak_upto;
+	g->on = g->upto != GPA_NONE;
+	g->t0 = p->steps.v[from + 1 < n ? from + 1 : from].start;
+	g->t1 = p->steps.v[n - 1].end;
+}
+
+/*
+ * The second pass: per pool, what was live at its peak and, for a leak, at
+ * its last step's end, by owner; the phase of the allocation that made the
+ * peak. It stops at the last event any of them needs.
+ */
+static int second_pass(struct ctx *c)
+{
+	const struct gpa_model *m = c->m;
+	const struct gpa_mems *t = &m->mem;
+	struct gpa_memory *r = c->r;
+	size_t np = r->pools.n, end = 0;
+	struct group *g = calloc(2 * (np ? np : 1), sizeof(*g));
+	struct walker w;
+	int ret = walker_init(&w, m);
+
+	for (size_t q = 0; g && q < np; q++) {
+		struct gpa_mem_pool *p = &r->pools.v[q];
+		g[2 * q] = (struct group){.out = (owner_vec *)&p->owners,
+					  .upto = p->peak_event,
+					  .t1 = UINT64_MAX,
+					  .on = true};
+		g[2 * q + 1].out = (owner_vec *)&p->leak_sites;
+		pool_leak(c, (uint32_t)q, &g[2 * q + 1]);
+		end = p->peak_event + 1 > end ? p->peak_event + 1 : end;
+		end = g[2 * q + 1].on && g[2 * q + 1].upto + 1 > end ? g[2 * q + 1].upto + 1 : end;
 	}
-	return group_live(c, pi, p->steps.v[from + 1 < n ? from + 1 : from].start,
-			  p->steps.v[n - 1].end, upto, (owner_vec *)&p->leak_sites, &total, &bytes);
+	ret = g ? ret : -GP_ERR_NOMEM;
+	for (size_t i = 0; !ret && i < end && i < t->n; i++) {
+		if (t->op[i] != GPT_MEMORY_ALLOC) {
+			continue;
+		}
+		uint32_t q = gpa_memory_pool_at(r, i);
+		struct gpa_mem_pool *p = &r->pools.v[q];
+		bool peak = group_has(c, &g[2 * q], i), leak = group_has(c, &g[2 * q + 1], i);
+		if (!peak && !leak && i != p->peak_event) {
+			continue;
+		}
+		uint8_t phase;
+		uint32_t own = walker_owner(&w, i, &phase);
+		uint32_t name = own == GPA_NONE ? 0 : m->nvtx.name[own];
+		if (i == p->peak_event) {
+			p->peak_phase = phase;
+		}
+		if (peak) {
+			ret = group_add(&g[2 * q], name, phase, t->bytes[i]);
+		}
+		if (leak && !ret) {
+			ret = group_add(&g[2 * q + 1], name, phase, t->bytes[i]);
+		}
+	}
+	for (size_t q = 0; g && q < np; q++) {
+		uint64_t total;
+		struct gpa_mem_pool *p = &r->pools.v[q];
+		p->live_seen = g[2 * q].bytes;
+		group_done(&g[2 * q], c->o->top, &p->owners_total);
+		group_done(&g[2 * q + 1], c->o->top, &total);
+	}
+	free(g);
+	walker_release(&w);
+	return ret;
 }
 
 /* ------------------------------------------------------------ API calls */
@@ -536,90 +790,36 @@ static void mm_calls(const struct gpa_model *m, struct gpa_memory *r)
 
 /* ------------------------------------------------------------ entry */
 
-static int prepare(struct ctx *c)
-{
-	const struct gpa_model *m = c->m;
-	size_t n = m->mem.n ? m->mem.n : 1;
-	struct owners o = {0};
-	uint32_t *path = NULL;
-	int ret = -GP_ERR_NOMEM;
-
-	c->r->ev_alloc = malloc(n * sizeof(*c->r->ev_alloc));
-	c->r->ev_pool = malloc(n * sizeof(*c->r->ev_pool));
-	c->free_of = malloc(n * sizeof(*c->free_of));
-	c->own = malloc(n * sizeof(*c->own));
-	c->phase = calloc(n, 1);
-	if (!c->r->ev_alloc || !c->r->ev_pool || !c->free_of || !c->own || !c->phase) {
-		return -GP_ERR_NOMEM;
-	}
-	memset(c->free_of, 0xff, n * sizeof(*c->free_of));
-	if (event_ranges(m, c->own)) {
-		return -GP_ERR_NOMEM;
-	}
-	if (!m->nvtx.n) {
-		return 0;
-	}
-	o.outer = malloc(m->nvtx.n * sizeof(*o.outer));
-	o.phase = malloc(m->nvtx.n);
-	path = malloc(m->nvtx.n * sizeof(*path));
-	if (o.outer && o.phase && path) {
-		memset(o.phase, 0xfe, m->nvtx.n);
-		for (size_t i = 0; i < m->mem.n; i++) {
-			uint32_t r = c->own[i];
-			if (r == GPA_NONE) {
-				continue;
-			}
-			if (o.phase[r] == 0xfe) {
-				owner_fill(m, &o, r, path);
-			}
-			c->own[i] = o.outer[r];
-			c->phase[i] = o.phase[r] == 0xff ? GPA_MEM_PHASE_UNKNOWN : o.phase[r];
-		}
-		ret = 0;
-	}
-	free(o.outer);
-	free(o.phase);
-	free(path);
-	return ret;
-}
-
 int gpa_memory_analyze(const struct gpa_model *m, const struct gpa_memory_opts *o,
 		       struct gpa_memory *out, char *errbuf, size_t errlen)
 {
 	struct ctx c = {.m = m, .o = o, .r = out};
-	int ret;
+	int ret = -GP_ERR_NOMEM;
 
 	memset(out, 0, sizeof(*out));
 	out->top = o->top;
 	out->events = m->mem.n;
 	out->gap_memory_ns = o->gap_memory_ns;
 	out->gap_known = o->gap_known;
-	ret = prepare(&c);
-	for (size_t i = 0; !ret && i < m->mem.n; i++) {
-		ret = one_event(&c, i);
+	c.pool_of = malloc((m->mem_where.n ? m->mem_where.n : 1) * sizeof(*c.pool_of));
+	c.free_of = malloc((m->mem.n ? m->mem.n : 1) * sizeof(*c.free_of));
+	if (c.pool_of && c.free_of) {
+		gp_prefault(c.free_of, m->mem.n * sizeof(*c.free_of));
+		memset(c.pool_of, 0xff, m->mem_where.n * sizeof(*c.pool_of));
+		ret = first_pass(&c);
 	}
-	for (uint32_t pi = 0; !ret && pi < out->pools.n; pi++) {
-		struct gpa_mem_pool *p = &out->pools.v[pi];
-		uint64_t t0 = 0, t1 = UINT64_MAX;
-		ret = group_live(&c, pi, t0, t1, p->peak_event, (owner_vec *)&p->owners,
-				 &p->owners_total, &p->live_seen);
-		if (!ret) {
-			ret = pool_steps(&c, pi);
-		}
-		if (!ret) {
-			ret = pool_leak(&c, pi);
-		}
+	for (size_t i = 0; i < c.st.n; i++) {
+		addr_release(&c.st.v[i].live);
+	}
+	free(c.pool_of);
+	if (!ret) {
+		ret = second_pass(&c);
 	}
 	if (!ret) {
 		mm_calls(m, out);
 	}
-	for (size_t i = 0; i < c.nst; i++) {
-		gp_u64map_release(&c.st[i].live);
-	}
-	free(c.st);
+	gp_vec_free(&c.st);
 	free(c.free_of);
-	free(c.own);
-	free(c.phase);
 	if (ret) {
 		snprintf(errbuf, errlen, "out of memory analyzing memory events");
 		gpa_memory_release(out);
@@ -637,7 +837,7 @@ void gpa_memory_release(struct gpa_memory *r)
 		gp_vec_free(&r->pools.v[i].leak_sites);
 	}
 	gp_vec_free(&r->pools);
-	free(r->ev_alloc);
+	free(r->ev_alloc_own);
 	free(r->ev_pool);
 	memset(r, 0, sizeof(*r));
 }

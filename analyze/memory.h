@@ -87,14 +87,34 @@ struct gpa_memory {
 	size_t top;
 	uint64_t events;             /* memory events analyzed */
 	GP_VEC(struct gpa_mem_pool) pools; /* by process, then host last, then device */
-	uint64_t *ev_alloc;          /* per gpa_model.mem event: its pool's allocated after it */
-	uint32_t *ev_pool;           /* per event: its pool */
+	/*
+	 * Per gpa_model.mem event: its pool's bytes allocated after it, and its
+	 * pool. Read them through gpa_memory_alloc_at and gpa_memory_pool_at:
+	 * ev_alloc is the model's total_alloc column (borrowed: the model must
+	 * outlive the result) when every event carries the source's total, else
+	 * ev_alloc_own; ev_pool is NULL while there is one pool.
+	 */
+	const uint64_t *ev_alloc;
+	uint64_t *ev_alloc_own;
+	uint32_t *ev_pool;
 	/* Memory-management API calls (cudaMalloc, cudaFree and friends). */
 	uint64_t mm_calls, mm_ns, mm_longest;
 	uint32_t mm_longest_name;    /* model string id */
 	uint64_t gap_memory_ns;
 	bool gap_known;
 };
+
+/* The bytes allocated in event i's pool after it. */
+static inline uint64_t gpa_memory_alloc_at(const struct gpa_memory *r, size_t i)
+{
+	return r->ev_alloc ? r->ev_alloc[i] : 0;
+}
+
+/* The pool of event i (a gpa_memory.pools index). */
+static inline uint32_t gpa_memory_pool_at(const struct gpa_memory *r, size_t i)
+{
+	return r->ev_pool ? r->ev_pool[i] : 0;
+}
 
 /*
  * Analyzes the model's memory events into *out (zeroed by the call).

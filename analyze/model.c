@@ -57,6 +57,7 @@ static void huge_pages(void *p, size_t bytes)
 			return -GP_ERR_NOMEM;                                                      \
 		}                                                                                  \
 		t->col = p_;                                                                       \
+		huge_pages(p_, ncap * sizeof(type));                                               \
 	}
 #define COL_FREE_(type, col)                                                                       \
 	free(t->col);                                                                              \
@@ -142,6 +143,7 @@ DEFINE_TABLE_FNS_(gpa_syncs, GPA_SYNC_COLS, GPA_NO_COLS_)
 DEFINE_TABLE_FNS_(gpa_nvtxs, GPA_NVTX_COLS, GPA_NVTX_OPT_COLS_)
 DEFINE_TABLE_FNS_(gpa_overheads, GPA_OVERHEAD_COLS, GPA_NO_COLS_)
 DEFINE_TABLE_FNS_(gpa_gpus, GPA_GPU_COLS, GPA_NO_COLS_)
+DEFINE_TABLE_FNS_(gpa_mems, GPA_MEM_COLS, GPA_MEM_OPT_COLS_)
 
 /* Row r of optional column col of table t: allocated (rows so far 0) with the first nonzero v. */
 #define SET_OPT_(t, col, r, v)                                                                     \
@@ -151,6 +153,7 @@ DEFINE_TABLE_FNS_(gpa_gpus, GPA_GPU_COLS, GPA_NO_COLS_)
 			if (!(t)->col) {                                                           \
 				return -GP_ERR_NOMEM;                                              \
 			}                                                                          \
+			huge_pages((t)->col, (t)->cap * sizeof(*(t)->col));                        \
 		}                                                                                  \
 		if ((t)->col) {                                                                    \
 			(t)->col[r] = (v);                                                         \
@@ -929,42 +932,82 @@ static int take_extcorr(struct file_ctx *f, const struct gpt_chunk *ch)
 	return 0;
 }
 
-static int take_memory(struct file_ctx *f, const struct gpt_chunk *ch)
+/* The row of gpa_model.mem_where for a memory event of this file; GPA_NONE out of memory. */
+static uint32_t map_where(struct file_ctx *f, const struct gpt_memory *r)
 {
 	struct gpa_model *m = f->m;
+	bool host = r->flags & GPT_MEMORY_HOST;
+
+	for (size_t i = m->mem_where.n; i-- > 0;) {
+		const struct gpa_mem_where *w = &m->mem_where.v[i];
+		if (w->proc == f->proc && w->dev_id == r->device && w->dev_type == r->device_type &&
+		    w->host == host) {
+			return (uint32_t)i;
+		}
+	}
+	struct gpa_mem_where w = {.proc = f->proc,
+				  .dev_id = r->device,
+				  .dev_type = r->device_type,
+				  .host = host};
+	if (m->mem_where.n >= GPA_NONE - 1 || gp_vec_push(&m->mem_where, w)) {
+		return GPA_NONE;
+	}
+	return (uint32_t)(m->mem_where.n - 1);
+}
+
+/*
+ * Memory events come in long runs from one thread and one device: the last
+ * thread and place are kept, so most records cost no lookup.
+ */
+static int take_memory(struct file_ctx *f, const struct gpt_chunk *ch)
+{
+	struct gpa_mems *t = &f->m->mem;
 	const uint8_t *rec = ch->records;
 	size_t sz = ch->info->size;
+	uint32_t last_tid = 0, last_thread = GPA_NONE, last_where = GPA_NONE;
+	uint32_t wdev = 0;
+	uint8_t wtype = 0, whost = 0;
 
-	if (m->mem.n + ch->count > UINT32_MAX - 1) {
+	if (t->n + ch->count > UINT32_MAX - 1) {
 		return -GP_ERR_NOMEM;
 	}
-	if (gp_vec_reserve(&m->mem, m->mem.n + ch->count)) {
+	if (gpa_mems_reserve(t, t->n + ch->count)) {
 		return -GP_ERR_NOMEM;
 	}
 	for (uint32_t i = 0; i < ch->count; i++, rec += sz) {
 		const struct gpt_memory *r = (const void *)rec;
-		struct gpa_mem_ev *e = &m->mem.v[m->mem.n];
 		if (r->op != GPT_MEMORY_ALLOC && r->op != GPT_MEMORY_FREE) {
 			continue; /* an operation this version does not know */
 		}
-		e->ts = r->ts;
-		e->addr = r->address;
-		e->bytes = r->bytes;
-		e->total_alloc = r->total_allocated;
-		e->total_res = r->total_reserved;
-		e->proc = f->proc;
-		e->thread = GPA_NONE;
-		if (r->tid) {
-			e->thread = map_thread(f, r->tid);
-			CHECK_ID(e->thread);
+		size_t k = t->n++;
+		t->ts[k] = r->ts;
+		t->addr[k] = r->address;
+		t->bytes[k] = r->bytes;
+		SET_OPT_(t, total_alloc, k, r->total_allocated);
+		SET_OPT_(t, total_res, k, r->total_reserved);
+		SET_OPT_(t, corr, k, r->correlation);
+		if (!r->tid) {
+			t->thread[k] = GPA_NONE;
+		} else if (r->tid == last_tid && last_thread != GPA_NONE) {
+			t->thread[k] = last_thread;
+		} else {
+			last_thread = map_thread(f, r->tid);
+			CHECK_ID(last_thread);
+			last_tid = r->tid;
+			t->thread[k] = last_thread;
 		}
-		e->dev_id = r->device;
-		e->corr = r->correlation;
-		e->seq = (uint32_t)m->mem.n;
-		e->op = r->op;
-		e->flags = r->flags;
-		e->dev_type = r->device_type;
-		m->mem.n++;
+		uint8_t host = (r->flags & GPT_MEMORY_HOST) != 0;
+		if (last_where == GPA_NONE || r->device != wdev || r->device_type != wtype ||
+		    host != whost) {
+			last_where = map_where(f, r);
+			CHECK_ID(last_where);
+			wdev = r->device;
+			wtype = r->device_type;
+			whost = host;
+		}
+		t->where[k] = last_where;
+		t->op[k] = r->op;
+		t->flags[k] = r->flags;
 	}
 	return 0;
 }
@@ -1214,7 +1257,8 @@ static int load_file(struct gpa_model *m, const char *path, const struct gpa_nsy
 	     gpa_apis_reserve(&m->api, m->api.n + counts[GPT_KIND_API]) ||
 	     gpa_syncs_reserve(&m->sync, m->sync.n + counts[GPT_KIND_SYNC]) ||
 	     gpa_nvtxs_reserve(&m->nvtx, m->nvtx.n + counts[GPT_KIND_NVTX]) ||
-	     gpa_overheads_reserve(&m->ovh, m->ovh.n + counts[GPT_KIND_OVERHEAD]))) {
+	     gpa_overheads_reserve(&m->ovh, m->ovh.n + counts[GPT_KIND_OVERHEAD]) ||
+	     gpa_mems_reserve(&m->mem, m->mem.n + counts[GPT_KIND_MEMORY]))) {
 		snprintf(errbuf, errlen, "%s: out of memory loading the trace", path);
 		ret = -GP_ERR_NOMEM;
 		goto out;
@@ -1271,31 +1315,49 @@ out:
 		}                                                                                  \
 	} while (0)
 
-static int mem_cmp(const void *a, const void *b)
-{
-	const struct gpa_mem_ev *x = a, *y = b;
-
-	if (x->ts != y->ts) {
-		return x->ts < y->ts ? -1 : 1;
-	}
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
-/* Memory events onto the model timeline (their file's offset), then by time. */
+/*
+ * Memory events onto the model timeline (their file's offset), then by time,
+ * ties in load order (a stable sort).
+ */
 static int sort_memory(struct gpa_model *m)
 {
-	bool sorted = true;
+	struct gpa_mems *t = &m->mem;
+	bool shift = false, moved;
+	uint32_t *perm;
+	void *scratch;
+	size_t sn = t->n;
+	int ret;
 
-	for (size_t i = 0; i < m->mem.n; i++) {
-		struct gpa_mem_ev *e = &m->mem.v[i];
-		int64_t off = m->procs.v[e->proc].clock_offset;
-		e->ts = off < 0 && (uint64_t)-off > e->ts ? 0 : e->ts + (uint64_t)off;
-		sorted &= i == 0 || mem_cmp(&m->mem.v[i - 1], e) <= 0;
+	for (size_t p = 0; p < m->procs.n; p++) {
+		shift |= m->procs.v[p].clock_offset != 0;
 	}
-	if (!sorted) {
-		gp_qsort(m->mem.v, m->mem.n, sizeof(*m->mem.v), mem_cmp);
+	for (size_t i = 0; shift && i < t->n; i++) {
+		int64_t off = m->procs.v[m->mem_where.v[t->where[i]].proc].clock_offset;
+		t->ts[i] = off < 0 && (uint64_t)-off > t->ts[i] ? 0 : t->ts[i] + (uint64_t)off;
 	}
-	return 0;
+	size_t i = 1;
+	while (i < t->n && t->ts[i - 1] <= t->ts[i]) {
+		i++;
+	}
+	if (i >= t->n) {
+		return 0; /* already in order (the usual case): no permutation to build */
+	}
+	perm = malloc(t->n * sizeof(*perm));
+	if (!perm) {
+		return -GP_ERR_NOMEM;
+	}
+	ret = sort_perm(t->ts, t->n, perm, &moved);
+	if (!ret && moved) {
+		scratch = malloc(t->n * sizeof(uint64_t));
+		if (!scratch) {
+			ret = -GP_ERR_NOMEM;
+		} else {
+			gpa_mems_permute(t, perm, &scratch, &sn);
+			free(scratch);
+		}
+	}
+	free(perm);
+	return ret;
 }
 
 static int sort_tables(struct gpa_model *m)
@@ -1825,7 +1887,8 @@ void gpa_model_release(struct gpa_model *m)
 	gpa_gpus_free(&m->gpu);
 	gpa_stacks_free(m->stacks);
 	gpa_nccl_free(m->nccl);
-	gp_vec_free(&m->mem);
+	gpa_mems_free(&m->mem);
+	gp_vec_free(&m->mem_where);
 	memset(m, 0, sizeof(*m));
 }
 

@@ -259,23 +259,38 @@ struct gpa_thread {
 };
 
 /*
- * One allocation or release of memory (MEMORY records: CUPTI MEMORY2, a
+ * Allocations and releases of memory (MEMORY records: CUPTI MEMORY2, a
  * PyTorch profiler "[memory]" event, an nsys memory-usage row), on the
- * model timeline. analyze/memory.c reads them.
+ * model timeline, sorted by time (ties keep load order). analyze/memory.c
+ * reads them. Columns, as the other tables: ten million events are common.
  */
-struct gpa_mem_ev {
-	uint64_t ts;
-	uint64_t addr;
-	uint64_t bytes;
-	uint64_t total_alloc, total_res; /* the source's totals after it, when flags say so */
+#define GPA_MEM_COLS(X)                                                                            \
+	X(uint64_t, ts)                                                                            \
+	X(uint64_t, addr)                                                                          \
+	X(uint64_t, bytes)                                                                         \
+	X(uint32_t, thread) /* model thread that made the call, GPA_NONE unknown */                \
+	X(uint32_t, where)  /* row in gpa_model.mem_where: process and device */                   \
+	X(uint8_t, op)      /* enum gpt_memory_op */                                               \
+	X(uint8_t, flags)   /* enum gpt_memory_flags */
+/* The source's totals after the event when flags say so; API correlation id (0 none). */
+#define GPA_MEM_OPT_COLS_(X)                                                                       \
+	X(uint64_t, total_alloc)                                                                   \
+	X(uint64_t, total_res)                                                                     \
+	X(uint32_t, corr)
+GPA_DECLARE_TABLE_(gpa_mems, GPA_MEM_COLS, GPA_MEM_OPT_COLS_)
+
+/* Row r of an optional uint64_t column (NULL: every row 0). */
+static inline uint64_t gpa_col_opt64(const uint64_t *col, size_t r)
+{
+	return col ? col[r] : 0;
+}
+
+/* Where memory events happened: one row per (process, device, host or not, device type). */
+struct gpa_mem_where {
 	uint32_t proc;
-	uint32_t thread; /* model thread that made the call, GPA_NONE unknown */
-	uint32_t dev_id; /* device ordinal in its process (0 for host memory) */
-	uint32_t corr;   /* API correlation id, 0 none */
-	uint32_t seq;    /* load order: ties in time keep it */
-	uint8_t op;      /* enum gpt_memory_op */
-	uint8_t flags;   /* enum gpt_memory_flags */
+	uint32_t dev_id;  /* device ordinal in its process (0 for host memory) */
 	uint8_t dev_type; /* the source's device type (records.h) */
+	bool host;        /* GPT_MEMORY_HOST */
 };
 
 struct gpa_strtab {
@@ -303,7 +318,8 @@ struct gpa_model {
 	struct gpa_gpus gpu;
 	struct gpa_stacks *stacks; /* CPU call stacks (stacks.c); NULL when no file has any */
 	struct gpa_nccl *nccl;     /* NCCL operations (nccl-model.c); NULL when no file has any */
-	GP_VEC(struct gpa_mem_ev) mem; /* memory events, by time */
+	struct gpa_mems mem;       /* memory events, by time */
+	GP_VEC(struct gpa_mem_where) mem_where; /* by first appearance in load order */
 	uint64_t t0, t1;     /* earliest start and latest end of any timed record */
 	uint64_t events;     /* activity records loaded */
 	/* CUDA/HIP graphs (analyze/graphs.c) */

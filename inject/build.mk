@@ -32,7 +32,7 @@ FAKE_TOOLS := $(O)/tests/fakecuda-run $(O)/tests/check-trace $(O)/tests/nvtx-thr
 	$(O)/tests/stack-frames $(O)/tests/libfailwrite.so
 UNIT_INJECT := $(O)/tests/unit-inject
 BENCH_INJECT := $(O)/bench-inject-nvtx $(O)/bench-inject-writer $(O)/bench-backtrace \
-	$(O)/bench-nccl $(O)/bench-nvtx-rate
+	$(O)/bench-nccl $(O)/bench-nvtx-rate $(O)/bench-inject-memory
 
 # nodelete: NVTX dlcloses an injection that declines, and CUDA may too; our
 # exit handler and writer thread must never find their code unmapped.
@@ -161,6 +161,11 @@ $(O)/bench-nvtx-rate: $(call obj,tests/bench/bench-nvtx-rate.c) $(LIB_TRACE) $(L
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -ldl -lpthread -lm
 $(O)/bench-inject-writer: $(call obj,tests/bench/bench-inject-writer.c) $(INJ_AR)
 	$(CC) $(LDFLAGS) -o $@ $^ $(INJ_LIBS)
+
+$(O)/bench-inject-memory: $(call obj,tests/bench/bench-inject-memory.c) $(INJ_AR)
+	$(CC) $(LDFLAGS) -o $@ $^ $(INJ_LIBS)
+# gpuprof memory's bench (Makefile) measures the recorder's cost per allocation with it
+bench-memory: $(O)/bench-inject-memory $(INJ_LIB) $(FAKE_TOOLS) $(FAKE_CUPTI) $(FAKE_CUDA)
 
 $(O)/bench-backtrace: $(call obj,tests/bench/bench-backtrace.c) $(INJ_AR)
 	$(CC) $(LDFLAGS) -o $@ $^ $(INJ_LIBS)

@@ -74,17 +74,18 @@ static void columns(const struct gpa_model *m, const struct gpa_memory *r, uint3
 		alloc[c] = res[c] = UINT64_MAX;
 	}
 	for (size_t i = 0; i < m->mem.n; i++) {
-		const struct gpa_mem_ev *e = &m->mem.v[i];
-		if (r->ev_pool[i] != pi) {
+		if (gpa_memory_pool_at(r, i) != pi) {
 			continue;
 		}
-		size_t c = (size_t)((double)(e->ts - p->first_ts) / (double)span * (COLS - 1));
-		if (alloc[c] == UINT64_MAX || r->ev_alloc[i] > alloc[c]) {
-			alloc[c] = r->ev_alloc[i];
+		size_t c =
+			(size_t)((double)(m->mem.ts[i] - p->first_ts) / (double)span * (COLS - 1));
+		uint64_t a = gpa_memory_alloc_at(r, i), v = gpa_col_opt64(m->mem.total_res, i);
+		if (alloc[c] == UINT64_MAX || a > alloc[c]) {
+			alloc[c] = a;
 		}
-		if ((e->flags & GPT_MEMORY_HAS_RESERVED) &&
-		    (res[c] == UINT64_MAX || e->total_res > res[c])) {
-			res[c] = e->total_res;
+		if ((m->mem.flags[i] & GPT_MEMORY_HAS_RESERVED) &&
+		    (res[c] == UINT64_MAX || v > res[c])) {
+			res[c] = v;
 		}
 	}
 }

@@ -237,14 +237,13 @@ static const struct gpr_col tl_cols[] = {
 static void tl_rows(struct gpr_table *t, const struct gpa_model *m, const struct gpa_memory *r)
 {
 	for (size_t i = 0; i < m->mem.n && !t->failed; i++) {
-		const struct gpa_mem_ev *e = &m->mem.v[i];
-		cell_rel(t, m, e->ts);
-		cell_dev(t, m, &r->pools.v[r->ev_pool[i]]);
-		gpr_table_cell(t, e->op == GPT_MEMORY_ALLOC ? "alloc" : "free");
-		cell_u64(t, e->bytes);
-		cell_u64(t, r->ev_alloc[i]);
-		if (e->flags & GPT_MEMORY_HAS_RESERVED) {
-			cell_u64(t, e->total_res);
+		cell_rel(t, m, m->mem.ts[i]);
+		cell_dev(t, m, &r->pools.v[gpa_memory_pool_at(r, i)]);
+		gpr_table_cell(t, m->mem.op[i] == GPT_MEMORY_ALLOC ? "alloc" : "free");
+		cell_u64(t, m->mem.bytes[i]);
+		cell_u64(t, gpa_memory_alloc_at(r, i));
+		if (m->mem.flags[i] & GPT_MEMORY_HAS_RESERVED) {
+			cell_u64(t, gpa_col_opt64(m->mem.total_res, i));
 		} else {
 			gpr_table_cell(t, "");
 		}
