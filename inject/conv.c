@@ -179,10 +179,13 @@ bool gpi_capture_keep_gpu(uint64_t ts, uint32_t corr, uint64_t api_start)
 		uint64_t e = atomic_load_explicit(&gpi_windows.end[i], memory_order_relaxed);
 		uint32_t lo = atomic_load_explicit(&gpi_windows.corr_lo[i], memory_order_relaxed);
 		uint32_t hi = atomic_load_explicit(&gpi_windows.corr_hi[i], memory_order_relaxed);
+		uint8_t exact = atomic_load_explicit(&gpi_windows.exact[i], memory_order_relaxed);
 		if (!s || ts < s || (e && ts > e)) {
 			continue;
 		}
-		if ((lo && corr < lo) || (e && hi && corr > hi)) {
+		/* only exact bounds say it was launched before or after the window */
+		if (((exact & GPI_WIN_LO_EXACT) && lo && corr < lo) ||
+		    (e && (exact & GPI_WIN_HI_EXACT) && hi && corr > hi)) {
 			continue;
 		}
 		return in_delay_window(ts);

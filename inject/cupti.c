@@ -191,6 +191,7 @@ void gpi_window_open(uint64_t ts, uint32_t corr)
 	/* calls after the one that opened the window are inside it */
 	atomic_store(&gpi_windows.corr_lo[n], corr ? corr + 1 : 0);
 	atomic_store(&gpi_windows.corr_hi[n], 0);
+	atomic_store(&gpi_windows.exact[n], corr ? GPI_WIN_LO_EXACT : 0);
 	atomic_store_explicit(&gpi_windows.n, n + 1, memory_order_release);
 	gpi_dbg("capture window %u opens at %llu", n, (unsigned long long)ts);
 }
@@ -204,6 +205,7 @@ void gpi_window_close(uint64_t ts, uint32_t corr)
 	}
 	if (corr) {
 		atomic_store(&gpi_windows.corr_hi[n - 1], corr - 1);
+		atomic_fetch_or(&gpi_windows.exact[n - 1], GPI_WIN_HI_EXACT);
 	}
 	atomic_store(&gpi_windows.end[n - 1], ts);
 	gpi_dbg("capture window %u closes at %llu", n - 1, (unsigned long long)ts);

@@ -367,7 +367,16 @@ struct gpi_windows {
 	 */
 	_Atomic uint32_t corr_lo[GPI_MAX_WINDOWS];
 	_Atomic uint32_t corr_hi[GPI_MAX_WINDOWS];
+	/*
+	 * GPI_WIN_LO_EXACT, GPI_WIN_HI_EXACT: the bound came from the call at
+	 * the window's edge. Otherwise it is only the lowest / highest id seen
+	 * so far, and GPU work whose call was not converted yet is not judged
+	 * by it (CUPTI may hand over a kernel before the call that launched it).
+	 */
+	_Atomic uint8_t exact[GPI_MAX_WINDOWS];
 };
+#define GPI_WIN_LO_EXACT 0x1
+#define GPI_WIN_HI_EXACT 0x2
 extern struct gpi_windows gpi_windows;
 /* corr: the correlation id of the API call at the window's edge, 0 when unknown. */
 void gpi_window_open(uint64_t ts, uint32_t corr);

@@ -285,6 +285,38 @@ static int next_record(uint8_t *buf, size_t valid, void **rec)
 	return CUPTI_SUCCESS;
 }
 
+/*
+ * A window closed by an NVTX range has no exact correlation bound: a kernel
+ * whose launch call was not converted yet is judged by when it ran, not by
+ * the highest call id seen so far (CUPTI may hand over the kernel first).
+ * A window from cudaProfilerStart/Stop keeps its exact bounds.
+ */
+TEST(capture_window_bounds)
+{
+	struct gpi_config saved = gpi_s.cfg;
+	uint32_t n0 = atomic_load(&gpi_windows.n);
+
+	gpi_s.cfg.capture = GPI_CAPTURE_NVTX;
+	gpi_s.cfg.delay_ns = gpi_s.cfg.duration_ns = 0;
+	gpi_window_open(1000, 0); /* an NVTX range opens it */
+	gpi_capture_note_api(1100, 20); /* one launch call inside converted */
+	gpi_window_close(3000, 0);
+	CHECK(gpi_capture_keep_gpu(2000, 20, 0));      /* its kernel */
+	CHECK(gpi_capture_keep_gpu(2000, 25, 0));      /* a later call, not converted yet */
+	CHECK(gpi_capture_keep_gpu(2000, 25, 1200));   /* the same with its call known */
+	CHECK(!gpi_capture_keep_gpu(2000, 25, 3500));  /* called after the window */
+	CHECK(!gpi_capture_keep_gpu(3500, 30, 0));     /* ran after it, call unknown */
+
+	gpi_s.cfg.capture = GPI_CAPTURE_PROFILER_API;
+	gpi_window_open(5000, 40); /* cudaProfilerStart, correlation 40 */
+	gpi_window_close(7000, 60); /* cudaProfilerStop, correlation 60 */
+	CHECK(gpi_capture_keep_gpu(6000, 45, 0));      /* launched between them */
+	CHECK(!gpi_capture_keep_gpu(6000, 61, 0));     /* launched after the stop */
+	CHECK(!gpi_capture_keep_gpu(6000, 39, 0));     /* launched before the start */
+	gpi_s.cfg = saved;
+	atomic_store(&gpi_windows.n, n0);
+}
+
 TEST(conv_kernels_names_and_api)
 {
 	char path[256];
