@@ -36,12 +36,37 @@ static int cmp_share(const void *a, const void *b)
 	return x->file < y->file ? -1 : x->file > y->file;
 }
 
+/* Bytes of a trace, or of the traces in a directory; 0 when it cannot be read. */
+static uint64_t input_bytes(const char *path)
+{
+	struct stat sb;
+	char err[256], **paths = NULL;
+	size_t n = 0;
+	uint64_t sum = 0;
+
+	if (stat(path, &sb)) {
+		return 0;
+	}
+	if (!S_ISDIR(sb.st_mode)) {
+		return (uint64_t)sb.st_size;
+	}
+	if (gpa_expand_inputs((const char *const *)&path, 1, &paths, &n, err, sizeof(err))) {
+		return 0;
+	}
+	for (size_t i = 0; i < n; i++) {
+		sum += stat(paths[i], &sb) ? 0 : (uint64_t)sb.st_size;
+		free(paths[i]);
+	}
+	free(paths);
+	return sum;
+}
+
 /*
- * Which process analyses each file: largest first, each to the process
+ * Which process analyses each input: largest first, each to the process
  * with the fewest bytes so far (the lowest number on a tie). Every process
  * computes the same answer from the same sizes.
  */
-static int assign(char **paths, size_t n, int size, int *owner)
+int cli_share_inputs(char **paths, size_t n, int size, int *owner)
 {
 	struct share *s = malloc((n ? n : 1) * sizeof(*s));
 	uint64_t *load = calloc((size_t)size, sizeof(*load));
@@ -52,9 +77,8 @@ static int assign(char **paths, size_t n, int size, int *owner)
 		return -GP_ERR_NOMEM;
 	}
 	for (size_t i = 0; i < n; i++) {
-		struct stat sb;
 		s[i].file = (uint32_t)i;
-		s[i].size = stat(paths[i], &sb) ? 0 : (uint64_t)sb.st_size;
+		s[i].size = input_bytes(paths[i]);
 	}
 	gp_qsort(s, n, sizeof(*s), cmp_share);
 	for (size_t i = 0; i < n; i++) {
@@ -224,7 +248,7 @@ int cli_job_run(const struct cli_job *jo, char **args, size_t nargs)
 	}
 	if (ok) {
 		owner = malloc((npaths ? npaths : 1) * sizeof(*owner));
-		ok = owner && !assign(paths, npaths, size, owner);
+		ok = owner && !cli_share_inputs(paths, npaths, size, owner);
 		if (!ok) {
 			cli_error("out of memory");
 		}
