@@ -84,6 +84,47 @@ static int gather(const void *buf, size_t len, int rank, int size, char **all, s
 	return 0;
 }
 
+static int allgather(const void *buf, size_t len, int size, char **all, size_t **lens,
+		     char *errbuf, size_t errlen)
+{
+	int n = len > INT_MAX ? -1 : (int)len, *counts = calloc((size_t)size, sizeof(int));
+	int *displs = calloc((size_t)size, sizeof(int)), bad;
+	long long total = 0;
+
+	*all = NULL;
+	*lens = calloc((size_t)size, sizeof(**lens));
+	bad = !counts || !displs || !*lens;
+	/* every process learns every count, then whether all can take the bytes */
+	if (!counts) {
+		fprintf(stderr, "gpuprof: error: out of memory exchanging summaries\n");
+		MPI_Abort(MPI_COMM_WORLD, 1); /* without a place for the counts, no process can go on */
+	}
+	MPI_Allgather(&n, 1, MPI_INT, counts, 1, MPI_INT, MPI_COMM_WORLD);
+	if (!bad) {
+		bad = place(counts, size, displs, *lens, &total);
+	}
+	if (!bad) {
+		*all = malloc(total ? (size_t)total : 1);
+		bad = !*all;
+	}
+	MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+	if (!bad) {
+		MPI_Allgatherv(buf, n, MPI_BYTE, *all, counts, displs, MPI_BYTE, MPI_COMM_WORLD);
+	}
+	free(counts);
+	free(displs);
+	if (bad) {
+		free(*all);
+		free(*lens);
+		*all = NULL;
+		*lens = NULL;
+		snprintf(errbuf, errlen, "%s", bad == 2 ? "the exchanged summaries exceed 2 GiB"
+							: "out of memory exchanging summaries");
+		return -1;
+	}
+	return 0;
+}
+
 static int bcast_int(int v)
 {
 	MPI_Bcast(&v, 1, MPI_INT, 0, MPI_COMM_WORLD);
@@ -99,6 +140,7 @@ __attribute__((visibility("default"))) const struct gp_mpi_ops gpuprof_mpi_ops =
 	.version = GP_MPI_OPS_VERSION,
 	.init = init,
 	.gather = gather,
+	.allgather = allgather,
 	.bcast_int = bcast_int,
 	.finalize = finalize,
 };

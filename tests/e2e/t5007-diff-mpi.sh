@@ -69,11 +69,11 @@ done
 printf 'not a trace at all' > junk.gpz
 for n in 1 2; do
 	expect_rc 1 mpi $n "$GPUPROF" diff --mpi a1.gpz a2.gpz -- junk.gpz gone.gpz
-	grep -q 'gpuprof: error: junk.gpz: ' err || fail "the corrupt run is not named: $(cat err)"
+	grep -q 'junk.gpz: not a gpuprof trace' err || fail "the corrupt run is not named: $(cat err)"
 	[ ! -s out ] || fail "output despite a bad run"
 done
 expect_rc 1 mpi 2 "$GPUPROF" diff --mpi a1.gpz gone.gpz -- b1.gpz b2.gpz
-grep -q 'gpuprof: error: gone.gpz: cannot open' err || fail "the missing run is not named: $(cat err)"
+grep -q 'gone.gpz: cannot open' err || fail "the missing run is not named: $(cat err)"
 # the plugin is loaded only with --mpi: a plain diff does not need it
 GPUPROF_MPI_PLUGIN=/nonexistent/gpuprof-mpi.so expect_rc 3 "$GPUPROF" diff "$@"
 cmp -s out one.txt || fail "the plain run changed"
