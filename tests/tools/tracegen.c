@@ -193,7 +193,6 @@ static int parse_args(int argc, char **argv, struct args *a)
 			a->nccl = true;
 			a->no.names_only |= c == 1004;
 			a->no.sync |= c == 1006;
-		} else if (c >= 1001 && c <= 1003) {
 		} else if ((c >= 1001 && c <= 1003) || c == 1008) {
 			if (!take_nccl_number(a, c, optarg)) {
 				fprintf(stderr, "tracegen: bad value '%s'\n", optarg);
