@@ -420,6 +420,110 @@ static int match_ranks(struct ctx *c)
 	return 0;
 }
 
+int gpa_cp_arrivals(const struct gpa_model *m, int64_t shift, uint32_t proc,
+		    struct gpa_cp_arrival **out, size_t *nout)
+{
+	const struct gpa_nccl *n = m->nccl;
+	uint64_t *arr;
+	size_t k = 0;
+
+	*out = NULL;
+	*nout = 0;
+	if (!n || !n->ops.n) {
+		return 0;
+	}
+	arr = op_arrivals(m);
+	*out = malloc(n->ops.n * sizeof(**out));
+	if (!arr || !*out) {
+		free(arr);
+		free(*out);
+		*out = NULL;
+		return -GP_ERR_NOMEM;
+	}
+	for (size_t i = 0; i < n->ops.n; i++) {
+		const struct gpa_nccl_op *op = &n->ops.v[i];
+		if (op->comm_hash && op->seq && !(op->flags & GPT_NCCL_P2P)) {
+			(*out)[k++] = (struct gpa_cp_arrival){
+				.hash = op->comm_hash, .seq = op->seq,
+				.func = gpa_model_str(m, op->func),
+				.start = (uint64_t)((int64_t)op->start + shift),
+				.t = (uint64_t)((int64_t)arr[i] + shift), .proc = proc,
+				.op = (uint32_t)i};
+		}
+	}
+	free(arr);
+	*nout = k;
+	return 0;
+}
+
+/* By collective, then as a model of every rank orders its ops (host start, then rank). */
+static int cmp_arrival(const void *a, const void *b)
+{
+	const struct gpa_cp_arrival *x = a, *y = b;
+	int c;
+
+	if (x->hash != y->hash) {
+		return x->hash < y->hash ? -1 : 1;
+	}
+	if (x->seq != y->seq) {
+		return x->seq < y->seq ? -1 : 1;
+	}
+	if ((c = strcmp(x->func, y->func))) {
+		return c;
+	}
+	if (x->start != y->start) {
+		return x->start < y->start ? -1 : 1;
+	}
+	if (x->proc != y->proc) {
+		return x->proc < y->proc ? -1 : 1;
+	}
+	return x->op < y->op ? -1 : x->op > y->op;
+}
+
+void gpa_cp_match_arrivals(struct gpa_cp_arrival *v, size_t n)
+{
+	if (n) {
+		qsort(v, n, sizeof(*v), cmp_arrival);
+	}
+	/* the same walk as match_ranks */
+	for (size_t a = 0, b; a < n; a = b) {
+		uint64_t t1 = 0, t2 = 0;
+		uint32_t p1 = GPA_NONE;
+		for (b = a; b < n && v[b].hash == v[a].hash && v[b].seq == v[a].seq &&
+			    !strcmp(v[b].func, v[a].func);
+		     b++) {
+			uint32_t p = v[b].proc;
+			uint64_t t = v[b].t;
+			if (t >= t1) {
+				t2 = p != p1 ? t1 : t2;
+				t1 = t;
+				p1 = p;
+			} else if (p != p1 && t > t2) {
+				t2 = t;
+			}
+		}
+		for (size_t i = a; i < b; i++) {
+			v[i].last = !t2 ? 0 : v[i].proc == p1 ? t2 : t1;
+		}
+	}
+}
+
+/* The caller's last arrivals (critical-path --mpi), for a model with linked NCCL kernels. */
+static int given_ranks(struct ctx *c)
+{
+	const struct gpa_nccl *n = c->m->nccl;
+
+	if (!n || !n->ops.n || !n->kern_op || c->o->nop_last != n->ops.n) {
+		return 0;
+	}
+	c->op_last = malloc(n->ops.n * sizeof(*c->op_last));
+	if (!c->op_last) {
+		return -GP_ERR_NOMEM;
+	}
+	memcpy(c->op_last, c->o->op_last, n->ops.n * sizeof(*c->op_last));
+	return 0;
+}
+
 /* When the last other rank arrived at the collective GPU node v belongs to; 0 none. */
 static uint64_t rank_wait(const struct ctx *c, const struct node *v)
 {
@@ -1440,7 +1544,7 @@ static int ctx_init(struct ctx *c, const struct gpa_model *m, const struct gpa_c
 	if (c->md && (c->sp || c->rm) && collect_cpu_ops(c)) {
 		return -GP_ERR_NOMEM;
 	}
-	if (match_ranks(c)) {
+	if (o->op_last ? given_ranks(c) : match_ranks(c)) {
 		return -GP_ERR_NOMEM;
 	}
 	c->func_chg = calloc(m->funcs.n + 1, 1);
@@ -1490,4 +1594,25 @@ void gpa_critpath_release(struct gpa_critpath *c)
 	gp_vec_free(&c->segs);
 	gp_vec_free(&c->path);
 	memset(c, 0, sizeof(*c));
+}
+
+const char *gpa_cp_seg_name(const struct gpa_model *m, const struct gpa_cp_seg *g)
+{
+	if (g->kind == 0) {
+		return gpa_model_str(m, m->api.name[g->row]);
+	}
+	if (g->kind != 1) {
+		return "step end";
+	}
+	uint32_t r = m->gpu.row[g->row];
+	switch (m->gpu.kind[g->row]) {
+	case GPA_GPU_KERNEL: {
+		const struct gpa_func *f = &m->funcs.v[m->kern.func[r]];
+		return gpa_model_str(m, f->demangled ? f->demangled : f->name);
+	}
+	case GPA_GPU_MEMCPY:
+		return "memcpy";
+	default:
+		return "memset";
+	}
 }

@@ -61,6 +61,14 @@ struct gpa_critpath_opts {
 	uint64_t win_start, win_end;      /* model timeline, end exclusive */
 	size_t top;                       /* longest path segments kept per step */
 	bool keep_path;                   /* keep every event on each path (gpa_critpath.path) */
+	/*
+	 * critical-path --mpi: per gpa_nccl op of the model, the last other
+	 * rank's arrival (0 none; gpa_cp_match_arrivals) instead of matching
+	 * the model's own processes; borrowed, nop_last entries. NULL: matched
+	 * within the model.
+	 */
+	const uint64_t *op_last;
+	size_t nop_last;
 };
 
 /* One segment of a critical path: a node's own time or an edge's lag. */
@@ -108,6 +116,36 @@ int gpa_critpath_analyze(const struct gpa_model *m, const struct gpa_steps *step
 			 const struct gpa_critpath_opts *o, struct gpa_critpath *out, char *errbuf,
 			 size_t errlen);
 void gpa_critpath_release(struct gpa_critpath *c);
+
+/* ---- the cross-rank wait of ranks analysed apart (critical-path --mpi, docs/cluster.md) */
+
+/* A collective's arrival on one rank, keyed as the analysis matches them across ranks. */
+struct gpa_cp_arrival {
+	uint64_t hash, seq;  /* communicator, sequence number */
+	const char *func;    /* the collective's name; borrowed */
+	uint64_t start;      /* its host start, job timeline */
+	uint64_t t;          /* its arrival (first kernel's start, else GPU start, else call) */
+	uint32_t proc;       /* the rank's place among the job's processes */
+	uint32_t op;         /* its gpa_nccl op index in its own model */
+	uint64_t last;       /* gpa_cp_match_arrivals: the last other rank's arrival; 0 none */
+};
+
+/*
+ * The arrivals of m's matched collectives (not point-to-point), times plus
+ * shift (onto the job's timeline), func borrowed from m; *out the caller
+ * frees. Returns 0 or -GP_ERR_NOMEM.
+ */
+int gpa_cp_arrivals(const struct gpa_model *m, int64_t shift, uint32_t proc,
+		    struct gpa_cp_arrival **out, size_t *n);
+/*
+ * Sorts every rank's arrivals by collective and fills each one's last as
+ * the analysis of one model holding every rank would (ops of a collective
+ * in host start order, ties by proc).
+ */
+void gpa_cp_match_arrivals(struct gpa_cp_arrival *v, size_t n);
+
+/* The event of a segment: an API call's or kernel's name, "memcpy", "memset", "step end". */
+const char *gpa_cp_seg_name(const struct gpa_model *m, const struct gpa_cp_seg *g);
 
 /* The category with the most time of p (the step's bound). */
 unsigned gpa_cp_bound(const struct gpa_cp_path *p);

@@ -258,6 +258,7 @@ struct gpa_diff {
 	GP_VEC(struct run_print) prints; /* per run added, to find a run given twice */
 	uint32_t *slots;           /* series by name: index + 1, 0 empty */
 	size_t nslots;
+	size_t pre_warnings;       /* warnings of the last run added before its print was checked */
 };
 
 int gpa_diff_new(const struct gpa_diff_opts *opts, struct gpa_diff **out, char *errbuf,
@@ -758,6 +759,27 @@ static int idle_by_cause(struct gpa_diff *d, struct run_ctx *c, struct acc *a, c
 	return idle ? 0 : -GP_ERR_NOMEM;
 }
 
+/* Warns when rp is a run added before; keeps it (with a copy of label) for the next runs. */
+static void check_print(struct gpa_diff *d, struct run_print *rp, const char *label)
+{
+	for (size_t i = 0; i < d->prints.n; i++) {
+		const struct run_print *o = &d->prints.v[i];
+		if (o->t0 == rp->t0 && o->t1 == rp->t1 && o->events == rp->events &&
+		    o->kernels == rp->kernels && o->apis == rp->apis &&
+		    o->procs_hash == rp->procs_hash) {
+			warn(d,
+			     "%s is the same run as %s (same processes, times and record counts): "
+			     "it is counted twice",
+			     label, o->label);
+			break;
+		}
+	}
+	rp->label = strdup(label);
+	if (rp->label && gp_vec_push(&d->prints, *rp)) {
+		free(rp->label);
+	}
+}
+
 /*
  * The run's implausible data (analyze/sanity.h) and whether it is a run added
  * before (same processes, times and counts): warnings, since each would
@@ -798,22 +820,8 @@ static void sanity_warnings(struct gpa_diff *d, const struct gpa_model *m, const
 			rp.procs_hash = (rp.procs_hash ^ (unsigned char)*host) * 1099511628211ull;
 		}
 	}
-	for (size_t i = 0; i < d->prints.n; i++) {
-		const struct run_print *o = &d->prints.v[i];
-		if (o->t0 == rp.t0 && o->t1 == rp.t1 && o->events == rp.events &&
-		    o->kernels == rp.kernels && o->apis == rp.apis &&
-		    o->procs_hash == rp.procs_hash) {
-			warn(d,
-			     "%s is the same run as %s (same processes, times and record counts): "
-			     "it is counted twice",
-			     label, o->label);
-			break;
-		}
-	}
-	rp.label = strdup(label);
-	if (rp.label && gp_vec_push(&d->prints, rp)) {
-		free(rp.label);
-	}
+	d->pre_warnings = d->warnings.n;
+	check_print(d, &rp, label);
 }
 
 int gpa_diff_add_run(struct gpa_diff *d, int side, const struct gpa_model *m, const char *label,
@@ -1177,4 +1185,257 @@ int gpa_diff_compute(struct gpa_diff *d, struct gpa_diff_result *out)
 out:
 	free(p);
 	return ret;
+}
+
+/* ---- one run's samples as bytes: diff --mpi (docs/cluster.md) */
+
+#define RUN_MAGIC "GPDR"
+#define RUN_VERSION 1
+
+static void put(struct gp_strbuf *o, uint64_t v, unsigned bytes)
+{
+	unsigned char b[8];
+
+	for (unsigned i = 0; i < bytes; i++) {
+		b[i] = (unsigned char)(v >> (8 * i));
+	}
+	gp_strbuf_add(o, b, bytes);
+}
+
+static void put_str(struct gp_strbuf *o, const char *s)
+{
+	size_t n = strlen(s);
+
+	put(o, n, 4);
+	gp_strbuf_add(o, s, n);
+}
+
+static uint64_t dbits(double v)
+{
+	uint64_t u;
+
+	memcpy(&u, &v, sizeof(u));
+	return u;
+}
+
+int gpa_diff_run_pack(const struct gpa_diff *d, struct gp_strbuf *out)
+{
+	int side = d->nsteps[0].n ? 0 : 1;
+	size_t n;
+
+	if (d->nsteps[0].n + d->nsteps[1].n != 1 || d->prints.n != 1) {
+		return -GP_ERR_API;
+	}
+	n = d->nsteps[side].v[0];
+	for (size_t i = 0; i < d->s.n; i++) {
+		if (d->s.v[i].v[side].n != n) {
+			return -GP_ERR_API;
+		}
+	}
+	gp_strbuf_add(out, RUN_MAGIC, 4);
+	put(out, RUN_VERSION, 2);
+	put(out, (unsigned)side, 1);
+	put(out, (unsigned)d->source[side], 1);
+	put(out, n, 8);
+	put(out, d->pre_warnings, 4);
+	put(out, d->warnings.n, 4);
+	for (size_t i = 0; i < d->warnings.n; i++) {
+		put_str(out, d->warnings.v[i]);
+	}
+	const struct run_print *rp = &d->prints.v[0];
+	put(out, rp->t0, 8);
+	put(out, rp->t1, 8);
+	put(out, rp->events, 8);
+	put(out, rp->kernels, 8);
+	put(out, rp->apis, 8);
+	put(out, rp->procs_hash, 8);
+	put_str(out, rp->label);
+	put(out, d->s.n, 4);
+	for (size_t i = 0; i < d->s.n; i++) {
+		const struct series *s = &d->s.v[i];
+		put_str(out, s->name);
+		put(out, s->unit, 1);
+		put(out, (s->higher_better ? 1u : 0) | (s->kernel ? 2u : 0) |
+				 (s->present[side] ? 4u : 0), 1);
+		for (size_t k = 0; k < n; k++) {
+			put(out, dbits(s->v[side].v[k]), 8);
+		}
+	}
+	return out->failed ? -GP_ERR_NOMEM : 0;
+}
+
+struct rd {
+	const unsigned char *p, *end;
+	const char *bad; /* the first problem, or NULL */
+};
+
+static uint64_t get(struct rd *r, unsigned bytes)
+{
+	uint64_t v = 0;
+
+	if (r->bad || (size_t)(r->end - r->p) < bytes) {
+		r->bad = r->bad ? r->bad : "ends early";
+		return 0;
+	}
+	for (unsigned i = 0; i < bytes; i++) {
+		v |= (uint64_t)r->p[i] << (8 * i);
+	}
+	r->p += bytes;
+	return v;
+}
+
+/* n items of at least min bytes each fit in what is left. */
+static bool fits(struct rd *r, uint64_t n, size_t min)
+{
+	if (!r->bad && n > (uint64_t)(r->end - r->p) / min) {
+		r->bad = "count larger than the record";
+	}
+	return !r->bad;
+}
+
+/* A string of the record, NUL-terminated in a copy; NULL when bad. */
+static char *get_str(struct rd *r)
+{
+	uint64_t n = get(r, 4);
+	char *s;
+
+	if (!fits(r, n, 1)) {
+		return NULL;
+	}
+	s = strndup((const char *)r->p, n);
+	if (!s) {
+		r->bad = "out of memory";
+	} else if (strlen(s) != n) {
+		r->bad = "string holds a NUL byte";
+		free(s);
+		s = NULL;
+	}
+	r->p += n;
+	return s;
+}
+
+/* The series of a record, added to d as gpa_diff_add_run adds a run's accumulators. */
+static void unpack_series(struct gpa_diff *d, struct rd *r, int side, size_t n)
+{
+	uint64_t ns = get(r, 4);
+	double *vals = NULL;
+
+	/* every run has step.wall, and each series holds n values: checked before allocating */
+	if (!r->bad && !ns) {
+		r->bad = "no metric";
+	}
+	if (fits(r, n, 8) && !(vals = malloc((n ? n : 1) * sizeof(double)))) {
+		r->bad = "out of memory";
+	}
+	for (uint64_t i = 0; fits(r, ns - i, 6) && i < ns; i++) {
+		char *name = get_str(r);
+		unsigned unit = (unsigned)get(r, 1), flags = (unsigned)get(r, 1);
+		if (!r->bad && (unit > GPA_DIFF_RATIO || flags > 7)) {
+			r->bad = "bad unit or flags";
+		}
+		for (size_t k = 0; fits(r, n - k, 8) && k < n; k++) {
+			uint64_t u = get(r, 8);
+			memcpy(&vals[k], &u, sizeof(u));
+		}
+		uint32_t idx = r->bad ? GPA_NONE : series_get(d, name, (enum gpa_diff_unit)unit);
+		free(name);
+		if (!r->bad && idx == GPA_NONE) {
+			r->bad = "out of memory";
+		}
+		if (r->bad) {
+			break;
+		}
+		struct series *s = &d->s.v[idx];
+		s->higher_better |= flags & 1;
+		s->kernel |= (flags & 2) != 0;
+		s->present[side] |= (flags & 4) != 0;
+		if (series_put(d, idx, side, vals, n)) {
+			r->bad = "out of memory";
+		}
+	}
+	free(vals);
+}
+
+/* Header and warnings of a record; the run's step count in *n. */
+static void unpack_head(struct gpa_diff *d, struct rd *r, int side, size_t *n)
+{
+	unsigned ver, rside, source;
+	uint64_t npre, nwarn;
+
+	if (!fits(r, 4, 1) || memcmp(r->p, RUN_MAGIC, 4)) {
+		r->bad = r->bad ? r->bad : "not a run's samples";
+		return;
+	}
+	r->p += 4;
+	ver = (unsigned)get(r, 2);
+	rside = (unsigned)get(r, 1);
+	source = (unsigned)get(r, 1);
+	*n = (size_t)get(r, 8);
+	npre = get(r, 4);
+	nwarn = get(r, 4);
+	if (!r->bad && ver != RUN_VERSION) {
+		r->bad = "another version of the format";
+	} else if (!r->bad && ((int)rside != side || !source || source > GPA_STEPS_REPEAT ||
+			       !*n || npre > nwarn)) {
+		r->bad = "bad side, step source or count";
+	}
+	d->pre_warnings = d->warnings.n + (size_t)npre;
+	for (uint64_t i = 0; fits(r, nwarn - i, 4) && i < nwarn; i++) {
+		char *w = get_str(r);
+		if (w && gp_vec_push(&d->warnings, w)) {
+			free(w);
+			r->bad = "out of memory";
+		}
+	}
+	if (!r->bad && gp_vec_push(&d->nsteps[side], *n)) {
+		r->bad = "out of memory";
+	}
+	if (!r->bad && d->nsteps[side].n == 1) {
+		d->source[side] = (enum gpa_step_source)source;
+	}
+	if (!r->bad && source != GPA_STEPS_WHOLE) {
+		d->whole[side] = false;
+	}
+}
+
+int gpa_diff_run_unpack(struct gpa_diff *d, int side, const void *buf, size_t len,
+			const char *what, char *errbuf, size_t errlen)
+{
+	struct rd r = {.p = buf, .end = (const unsigned char *)buf + len};
+	struct run_print rp = {0};
+	size_t n = 0;
+
+	if (side != 0 && side != 1) {
+		return -GP_ERR_API;
+	}
+	unpack_head(d, &r, side, &n);
+	rp.t0 = get(&r, 8);
+	rp.t1 = get(&r, 8);
+	rp.events = get(&r, 8);
+	rp.kernels = get(&r, 8);
+	rp.apis = get(&r, 8);
+	rp.procs_hash = get(&r, 8);
+	char *label = get_str(&r);
+	if (!r.bad) {
+		/* the same-run warning goes between the run's own warnings, as in add_run */
+		size_t post = d->warnings.n - d->pre_warnings;
+		check_print(d, &rp, label);
+		if (d->warnings.n > d->pre_warnings + post) {
+			char *dup = d->warnings.v[d->warnings.n - 1];
+			memmove(&d->warnings.v[d->pre_warnings + 1], &d->warnings.v[d->pre_warnings],
+				post * sizeof(char *));
+			d->warnings.v[d->pre_warnings] = dup;
+		}
+	}
+	free(label);
+	unpack_series(d, &r, side, n);
+	if (!r.bad && r.p != r.end) {
+		r.bad = "bytes after the record";
+	}
+	if (r.bad) {
+		bool nomem = !strcmp(r.bad, "out of memory");
+		snprintf(errbuf, errlen, "%s: %s", what, r.bad);
+		return nomem ? -GP_ERR_NOMEM : -GP_ERR_FORMAT;
+	}
+	return 0;
 }

@@ -228,6 +228,19 @@ void gpa_diff_free(struct gpa_diff *d);
  */
 int gpa_diff_add_run(struct gpa_diff *d, int side, const struct gpa_model *m, const char *label,
 		     char *errbuf, size_t errlen);
+/*
+ * diff --mpi (docs/cluster.md): the samples of a run added alone to a
+ * comparison of its own (d holds exactly one run), appended to out as one
+ * record of bytes; 0, -GP_ERR_API when d holds another number of runs,
+ * -GP_ERR_NOMEM. gpa_diff_run_unpack adds such a record to d on side 0 or 1
+ * exactly as gpa_diff_add_run added the run (same samples, warnings and
+ * order), so a comparison fed records in run order gives the same result.
+ * It returns 0, -GP_ERR_FORMAT with what and the problem in errbuf,
+ * -GP_ERR_NOMEM; on an error d is left part-way and only good to free.
+ */
+int gpa_diff_run_pack(const struct gpa_diff *d, struct gp_strbuf *out);
+int gpa_diff_run_unpack(struct gpa_diff *d, int side, const void *buf, size_t len,
+			const char *what, char *errbuf, size_t errlen);
 /* Compares the sides; fills *out (release with gpa_diff_result_release, also after an error). */
 int gpa_diff_compute(struct gpa_diff *d, struct gpa_diff_result *out);
 void gpa_diff_result_release(struct gpa_diff_result *r);

@@ -278,7 +278,7 @@ int gpa_rank_sum_build(const struct gpa_rank_in *in, uint32_t file, struct gpa_r
 	out->rank = p ? p->rank : -1;
 	out->world_size = p ? p->world_size : 0;
 	out->aligned = p && p->aligned;
-	out->clock_offset = p ? p->clock_offset : 0;
+	out->clock_offset = p ? p->anchor_offset : 0; /* a one-file model applies none */
 	out->t0 = m->t0;
 	out->t1 = m->t1;
 	out->events = m->events;

@@ -1290,6 +1290,7 @@ static int load_file(struct gpa_model *m, const char *path, const struct gpa_nsy
 	struct gpa_proc *p = &m->procs.v[f.proc];
 	p->aligned = f.have_anchor;
 	p->clock_offset = f.have_anchor ? f.offset : 0;
+	p->anchor_offset = p->clock_offset;
 	ret = 0;
 out:
 	gpt_reader_free(f.r);

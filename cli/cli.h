@@ -217,10 +217,39 @@ struct cli_job {
 };
 /* Analyses each trace alone and writes the job report; returns the exit status. */
 int cli_job_run(const struct cli_job *j, char **args, size_t nargs);
+/*
+ * Which of size processes takes each of n inputs (a trace, or a directory
+ * of traces): owner[i], balanced by bytes, the same on every process.
+ * Returns 0 or -GP_ERR_NOMEM.
+ */
+int cli_share_inputs(char **paths, size_t n, int size, int *owner);
+/*
+ * diff --mpi (cli/diff-mpi.c): the MPI processes share the runs (runs[0,
+ * nbase) the baseline, the rest the candidate), each adds its runs to a
+ * comparison of their own and sends their samples; rank 0 (*root) adds them
+ * all to d in run order. MPI is initialized here; the caller ends it with
+ * cli_mpi_status and cli_mpi_finalize. Returns the exit status, said.
+ */
+struct gpa_diff;
+struct gpa_diff_opts;
+int cli_diff_mpi_runs(struct gpa_diff *d, const struct gpa_diff_opts *o, char **runs, size_t n,
+		      size_t nbase, bool *root);
+/* critical-path --mpi (cli/critpath-mpi.c): the options as the command parsed them. */
+struct gpa_critpath_opts;
+struct cli_critpath_mpi {
+	const struct gpa_critpath_opts *opts; /* comm and the window are not used */
+	const char *step_regex;
+	const struct cli_comm_rules *comm;
+	int format; /* enum gpr_format */
+};
+/* Initializes and ends MPI; rank 0 writes the output. Returns the exit status. */
+int cli_critpath_mpi_run(const struct cli_critpath_mpi *c, char **args, size_t nargs);
 /* MPI (cli/mpi.c): called only with --mpi. Each returns CMD_OK or says why not. */
 int cli_mpi_init(int *rank, int *size);
 /* Rank 0 receives every process's bytes, one after another, and their lengths (caller frees). */
 int cli_mpi_gather(const void *buf, size_t len, int rank, int size, char **all, size_t **lens);
+/* Every process receives every process's bytes, one after another (caller frees). */
+int cli_mpi_allgather(const void *buf, size_t len, int size, char **all, size_t **lens);
 /* Rank 0's status, on every process. */
 int cli_mpi_status(int status);
 void cli_mpi_finalize(void);

@@ -20,6 +20,7 @@ struct cp_opts {
 	char speedup_re[1024];
 	struct gpa_critpath_opts a;
 	struct cli_comm_rules comm;
+	bool mpi;
 };
 
 static int parse_speedup(struct cli_ctx *ctx, const struct cli_option *opt, const char *arg);
@@ -44,6 +45,10 @@ static const struct cli_option cp_options[] = {
 	{.type = CLI_OPT_UINT, 'n', "top", "N", "longest path segments listed per step (5)",
 	 CLI_FIELD_(struct cp_opts, a.top), .umax = 100000, .err = "bad --top '%s'"},
 	CLI_OPT_SUB(cli_comm_options, struct cp_opts, comm, 0),
+	CLI_OPT_BOOL(0, "mpi", struct cp_opts, mpi,
+		     "under mpirun or srun: the MPI processes share the\n"
+		     "traces (one process each); not with --window\n"
+		     "(docs/cluster.md)"),
 	CLI_OPT_DISPLAY(),
 	CLI_OPT_HELP(0),
 	CLI_OPT_END(),
@@ -52,7 +57,8 @@ static const struct cli_option cp_options[] = {
 const struct cli_command cmd_critical_path_opts = {
 	.usage =
 	"usage: gpuprof critical-path [--format FORMAT] [--step REGEX | --window START:END]\n"
-	"                             [--speedup REGEX=F] [--remove REGEX] [--top N] TRACE...\n"
+	"                             [--speedup REGEX=F] [--remove REGEX] [--top N] [--mpi]\n"
+	"                             TRACE...\n"
 	"\n"
 	"Builds the dependency graph of each step's work (API calls in order per\n"
 	"thread, launch -> GPU op, stream order, host syncs -> the GPU work they\n"
@@ -174,6 +180,16 @@ int cmd_critical_path(int argc, char **argv)
 	if (opts.window && opts.step_regex) {
 		return cli_cmd_usage_error(&cmd_critical_path_opts,
 					   "options '--step' and '--window' cannot be used together");
+	}
+	if (opts.window && opts.mpi) {
+		return cli_cmd_usage_error(&cmd_critical_path_opts,
+					   "options '--window' and '--mpi' cannot be used together "
+					   "(a window spans every rank's work)");
+	}
+	if (opts.mpi) {
+		struct cli_critpath_mpi c = {.opts = &opts.a, .step_regex = opts.step_regex,
+					     .comm = &opts.comm, .format = (int)opts.format};
+		return cli_critpath_mpi_run(&c, argv, (size_t)nargs);
 	}
 	return run(&opts, argv, (size_t)nargs);
 }

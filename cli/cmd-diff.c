@@ -27,7 +27,7 @@ struct diff_cfg {
 	const char *junit, *markdown, *json;
 	size_t markdown_max;
 	double peak_tflops;
-	bool quiet;
+	bool quiet, mpi;
 	struct cli_comm_rules comm;
 };
 
@@ -438,6 +438,9 @@ static int load_runs(struct gpa_diff *d, char **args, size_t n, size_t nbase)
 	return status;
 }
 
+static int emit(struct diff_cfg *c, struct gpa_diff *d, struct gpa_diff_result *rp,
+		struct gp_strbuf *sbp);
+
 static int run(struct diff_cfg *c, char **base, size_t nbase, char **cand, size_t ncand)
 {
 	struct gpa_diff *d = NULL;
@@ -475,48 +478,67 @@ static int run(struct diff_cfg *c, char **base, size_t nbase, char **cand, size_
 	}
 	memcpy(runs, base, nbase * sizeof(*runs));
 	memcpy(runs + nbase, cand, ncand * sizeof(*runs));
+	if (c->mpi) {
+		bool root;
+		status = cli_diff_mpi_runs(d, &c->a, runs, nbase + ncand, nbase, &root);
+		if (root && status == CMD_OK) {
+			status = emit(c, d, &r, &sb);
+		}
+		status = cli_mpi_status(status);
+		cli_mpi_finalize();
+		goto out;
+	}
 	status = load_runs(d, runs, nbase + ncand, nbase);
-	if (status != CMD_OK) {
-		goto out;
+	if (status == CMD_OK) {
+		status = emit(c, d, &r, &sb);
 	}
-	status = CMD_ERROR;
-	if (gpa_diff_compute(d, &r)) {
-		cli_error("out of memory");
-		goto out;
-	}
-	if (!c->quiet) {
-		if (gpr_diff_text(&sb, &r) || !cli_write_stdout(sb.buf, sb.len)) {
-			goto out;
-		}
-	}
-	if (c->json) {
-		gp_strbuf_reset(&sb);
-		if (gpr_diff_json(&sb, &r) || write_file(c->json, &sb)) {
-			goto out;
-		}
-	}
-	if (c->markdown) {
-		gp_strbuf_reset(&sb);
-		if (gpr_diff_markdown(&sb, &r, c->markdown_max) || write_file(c->markdown, &sb)) {
-			goto out;
-		}
-	}
-	if (c->junit) {
-		gp_strbuf_reset(&sb);
-		if (gpr_diff_junit(&sb, &r)) {
-			cli_error("cannot write the JUnit output");
-			goto out;
-		}
-		if (write_file(c->junit, &sb)) {
-			goto out;
-		}
-	}
-	status = r.regressed_gated ? CMD_REGRESSION : CMD_OK;
 out:
 	free(runs);
 	gp_strbuf_release(&sb);
 	gpa_diff_result_release(&r);
 	gpa_diff_free(d);
+	return status;
+}
+
+/* The comparison computed and written as asked; the exit status. */
+static int emit(struct diff_cfg *c, struct gpa_diff *d, struct gpa_diff_result *rp,
+		struct gp_strbuf *sbp)
+{
+	int status = CMD_ERROR;
+
+	if (gpa_diff_compute(d, rp)) {
+		cli_error("out of memory");
+		goto out;
+	}
+	if (!c->quiet) {
+		if (gpr_diff_text(sbp, rp) || !cli_write_stdout(sbp->buf, sbp->len)) {
+			goto out;
+		}
+	}
+	if (c->json) {
+		gp_strbuf_reset(sbp);
+		if (gpr_diff_json(sbp, rp) || write_file(c->json, sbp)) {
+			goto out;
+		}
+	}
+	if (c->markdown) {
+		gp_strbuf_reset(sbp);
+		if (gpr_diff_markdown(sbp, rp, c->markdown_max) || write_file(c->markdown, sbp)) {
+			goto out;
+		}
+	}
+	if (c->junit) {
+		gp_strbuf_reset(sbp);
+		if (gpr_diff_junit(sbp, rp)) {
+			cli_error("cannot write the JUnit output");
+			goto out;
+		}
+		if (write_file(c->junit, sbp)) {
+			goto out;
+		}
+	}
+	status = rp->regressed_gated ? CMD_REGRESSION : CMD_OK;
+out:
 	return status;
 }
 
@@ -597,6 +619,9 @@ static const struct cli_option diff_options[] = {
 		   "thresholds and options from a file (docs/diff.md);\n"
 		   "command-line options override it"),
 	CLI_OPT_BOOL('q', "quiet", struct diff_cfg, quiet, "no table on standard output"),
+	CLI_OPT_BOOL(0, "mpi", struct diff_cfg, mpi,
+		     "under mpirun or srun: the MPI processes share the\n"
+		     "runs, rank 0 writes the outputs (docs/cluster.md)"),
 	CLI_OPT_SUB(cli_comm_options, struct diff_cfg, comm, 0),
 	CLI_OPT_DISPLAY(),
 	CLI_OPT_HELP(0),

@@ -122,7 +122,7 @@ const struct cli_command cmd_report_opts = {
 	"With --job or --mpi each trace is one rank, analysed alone, and the report is\n"
 	"the job's: step time per rank, stragglers, collective skew, idle causes per\n"
 	"rank, ranks whose kernels run slower than their peers' (docs/cluster.md); a\n"
-	"trace that cannot be read is named and the others analysed.\n",
+	"trace that cannot be read is named, the others analysed, and the run fails.\n",
 	.msgs = &cli_msgs_either,
 };
 

@@ -6,8 +6,24 @@
 #include "base/compat.h"
 #include "cli/cli.h"
 
+/*
+ * One line in one write where it fits: under mpirun the processes share
+ * standard error, and a line written in pieces mixes with another's.
+ */
 static void vmsg(const char *level, const char *fmt, va_list ap)
 {
+	char line[4096];
+	int a = snprintf(line, sizeof(line), "gpuprof: %s: ", level), b;
+	va_list aq;
+
+	va_copy(aq, ap);
+	b = vsnprintf(line + a, sizeof(line) - (size_t)a, fmt, aq);
+	va_end(aq);
+	if (b >= 0 && (size_t)a + (size_t)b + 1 < sizeof(line)) {
+		line[a + b] = '\n';
+		fwrite(line, 1, (size_t)a + (size_t)b + 1, stderr);
+		return;
+	}
 	fprintf(stderr, "gpuprof: %s: ", level);
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);

@@ -95,6 +95,18 @@ int cli_mpi_gather(const void *buf, size_t len, int rank, int size, char **all, 
 	return CMD_OK;
 }
 
+int cli_mpi_allgather(const void *buf, size_t len, int size, char **all, size_t **lens)
+{
+	char why[256];
+
+	if (ops->allgather(buf, len, size, all, lens, why, sizeof(why))) {
+		cli_error("%s", why);
+		return CMD_ERROR;
+	}
+	gp_debug("sent %zu bytes to every process", len);
+	return CMD_OK;
+}
+
 int cli_mpi_status(int status)
 {
 	return ops ? ops->bcast_int(status) : status;

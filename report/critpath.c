@@ -46,9 +46,23 @@ static const struct gpr_col seg_cols[] = {
 	{"Event", GPR_COL_LEFT | GPR_COL_NAME},
 };
 
-static void step_label(struct gpr_table *t, const struct gpa_model *m,
-		       const struct gpa_steps *steps, const struct gpa_cp_step *s)
+/* Where names and the first event come from: a model, or names resolved elsewhere. */
+struct src {
+	const struct gpa_model *m;
+	const struct gpa_steps *steps;
+	const struct gpr_cp_names *nm; /* not NULL: m and steps are */
+};
+
+static void step_label(struct gpr_table *t, const struct src *src, const struct gpa_critpath *cp,
+		       const struct gpa_cp_step *s)
 {
+	const struct gpa_model *m = src->m;
+	const struct gpa_steps *steps = src->steps;
+
+	if (src->nm) {
+		gpr_table_cell(t, src->nm->step[s - cp->steps.v]);
+		return;
+	}
 	if (s->step == GPA_NONE || !steps) {
 		gpr_table_cell(t, "window");
 		return;
@@ -61,20 +75,21 @@ static void step_label(struct gpr_table *t, const struct gpa_model *m,
 	}
 }
 
-static uint64_t rel(const struct gpa_model *m, uint64_t t)
+static uint64_t rel(const struct src *src, uint64_t t)
 {
-	return t > m->t0 ? t - m->t0 : 0;
+	uint64_t t0 = src->nm ? src->nm->t0 : src->m->t0;
+
+	return t > t0 ? t - t0 : 0;
 }
 
-static void step_table(struct gpr_table *t, const struct gpa_model *m,
-		       const struct gpa_steps *steps, const struct gpa_critpath *cp)
+static void step_table(struct gpr_table *t, const struct src *src, const struct gpa_critpath *cp)
 {
 	gpr_table_init(t, step_cols, GP_ARRAY_SIZE(step_cols) - (cp->what_if ? 0 : 3));
 	for (size_t i = 0; i < cp->steps.n; i++) {
 		const struct gpa_cp_step *s = &cp->steps.v[i];
 		uint64_t now = s->now.end - s->start, wi = s->what_if.end - s->start;
-		step_label(t, m, steps, s);
-		gpr_table_cellf(t, "%" PRIu64, rel(m, s->start));
+		step_label(t, src, cp, s);
+		gpr_table_cellf(t, "%" PRIu64, rel(src, s->start));
 		gpr_table_cellf(t, "%" PRIu64, now);
 		gpr_table_cell(t, gpa_cp_cat_name(gpa_cp_bound(&s->now)));
 		for (unsigned k = 0; k < GPA_CP__COUNT; k++) {
@@ -112,51 +127,38 @@ static void comp_table(struct gpr_table *t, const struct gpa_critpath *cp)
 	}
 }
 
-static const char *event_name(const struct gpa_model *m, const struct gpa_cp_seg *g)
+static const char *event_name(const struct src *src, const struct gpa_critpath *cp,
+			      const struct gpa_cp_seg *g)
 {
-	if (g->kind == 0) {
-		return gpa_model_str(m, m->api.name[g->row]);
+	const struct gpa_model *m = src->m;
+
+	if (src->nm) {
+		return src->nm->seg[g - cp->segs.v];
 	}
-	if (g->kind != 1) {
-		return "step end";
-	}
-	uint32_t r = m->gpu.row[g->row];
-	switch (m->gpu.kind[g->row]) {
-	case GPA_GPU_KERNEL: {
-		const struct gpa_func *f = &m->funcs.v[m->kern.func[r]];
-		return gpa_model_str(m, f->demangled ? f->demangled : f->name);
-	}
-	case GPA_GPU_MEMCPY:
-		return "memcpy";
-	default:
-		return "memset";
-	}
+	return gpa_cp_seg_name(m, g);
 }
 
-static void seg_rows(struct gpr_table *t, const struct gpa_model *m,
-		     const struct gpa_steps *steps, const struct gpa_critpath *cp,
+static void seg_rows(struct gpr_table *t, const struct src *src, const struct gpa_critpath *cp,
 		     const struct gpa_cp_step *s, const struct gpa_cp_path *p, const char *which)
 {
 	for (size_t k = 0; k < p->top_n; k++) {
 		const struct gpa_cp_seg *g = &cp->segs.v[p->top_first + k];
-		step_label(t, m, steps, s);
+		step_label(t, src, cp, s);
 		gpr_table_cell(t, which);
-		gpr_table_cellf(t, "%" PRIu64, rel(m, g->start));
+		gpr_table_cellf(t, "%" PRIu64, rel(src, g->start));
 		gpr_table_cellf(t, "%" PRIu64, g->end - g->start);
 		gpr_table_cell(t, gpa_cp_cat_name(g->cat));
-		gpr_table_cellf(t, "%s%s", g->edge ? "before " : "", event_name(m, g));
+		gpr_table_cellf(t, "%s%s", g->edge ? "before " : "", event_name(src, cp, g));
 	}
 }
 
-static void seg_table(struct gpr_table *t, const struct gpa_model *m,
-		      const struct gpa_steps *steps, const struct gpa_critpath *cp)
+static void seg_table(struct gpr_table *t, const struct src *src, const struct gpa_critpath *cp)
 {
 	gpr_table_init(t, seg_cols, GP_ARRAY_SIZE(seg_cols));
 	for (size_t i = 0; i < cp->steps.n; i++) {
-		seg_rows(t, m, steps, cp, &cp->steps.v[i], &cp->steps.v[i].now, "now");
+		seg_rows(t, src, cp, &cp->steps.v[i], &cp->steps.v[i].now, "now");
 		if (cp->what_if) {
-			seg_rows(t, m, steps, cp, &cp->steps.v[i], &cp->steps.v[i].what_if,
-				 "what-if");
+			seg_rows(t, src, cp, &cp->steps.v[i], &cp->steps.v[i].what_if, "what-if");
 		}
 	}
 }
@@ -201,8 +203,8 @@ static void header(struct gp_strbuf *out, enum gpr_format fmt, const struct gpa_
 	}
 }
 
-int gpr_critpath_render(struct gp_strbuf *out, enum gpr_format fmt, const struct gpa_model *m,
-			const struct gpa_steps *steps, const struct gpa_critpath *cp)
+static int render(struct gp_strbuf *out, enum gpr_format fmt, const struct src *src,
+		  const struct gpa_critpath *cp)
 {
 	static const struct {
 		const char *key, *title;
@@ -220,11 +222,11 @@ int gpr_critpath_render(struct gp_strbuf *out, enum gpr_format fmt, const struct
 	for (size_t i = 0; i < GP_ARRAY_SIZE(secs) && !ret; i++) {
 		struct gpr_table t;
 		if (i == 0) {
-			step_table(&t, m, steps, cp);
+			step_table(&t, src, cp);
 		} else if (i == 1) {
 			comp_table(&t, cp);
 		} else {
-			seg_table(&t, m, steps, cp);
+			seg_table(&t, src, cp);
 		}
 		ret = gpr_table_section(&t, fmt, secs[i].title, secs[i].key, i == 0, out);
 	}
@@ -232,6 +234,22 @@ int gpr_critpath_render(struct gp_strbuf *out, enum gpr_format fmt, const struct
 		gp_strbuf_adds(out, "}\n");
 	}
 	return !ret && out->failed ? -GP_ERR_NOMEM : ret;
+}
+
+int gpr_critpath_render(struct gp_strbuf *out, enum gpr_format fmt, const struct gpa_model *m,
+			const struct gpa_steps *steps, const struct gpa_critpath *cp)
+{
+	struct src src = {.m = m, .steps = steps};
+
+	return render(out, fmt, &src, cp);
+}
+
+int gpr_critpath_render_names(struct gp_strbuf *out, enum gpr_format fmt,
+			      const struct gpr_cp_names *nm, const struct gpa_critpath *cp)
+{
+	struct src src = {.nm = nm};
+
+	return render(out, fmt, &src, cp);
 }
 
 int gpr_critpath_each_table(const struct gpa_model *m, const struct gpa_steps *steps,
@@ -247,16 +265,17 @@ int gpr_critpath_each_table(const struct gpa_model *m, const struct gpa_steps *s
 		{"critical-path-composition", "Critical path: composition over all steps"},
 		{"critical-path-segments", "Critical path: longest segments"},
 	};
+	struct src src = {.m = m, .steps = steps};
 	int ret = 0;
 
 	for (size_t i = 0; i < GP_ARRAY_SIZE(secs) && !ret; i++) {
 		struct gpr_table t;
 		if (i == 0) {
-			step_table(&t, m, steps, cp);
+			step_table(&t, &src, cp);
 		} else if (i == 1) {
 			comp_table(&t, cp);
 		} else {
-			seg_table(&t, m, steps, cp);
+			seg_table(&t, &src, cp);
 		}
 		ret = t.failed ? -GP_ERR_NOMEM : fn(data, secs[i].title, secs[i].key, &t);
 		gpr_table_release(&t);

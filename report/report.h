@@ -662,6 +662,14 @@ int gpr_devices_table(struct gpr_table *t, const struct gpa_devrow *rows, size_t
  */
 int gpr_critpath_render(struct gp_strbuf *out, enum gpr_format fmt, const struct gpa_model *m,
 			const struct gpa_steps *steps, const struct gpa_critpath *cp);
+/* critical-path --mpi: the job's first event, per step its label, per segment its event */
+struct gpr_cp_names {
+	uint64_t t0;
+	const char *const *step, *const *seg;
+};
+/* gpr_critpath_render with the names of nm (borrowed) instead of a model's. */
+int gpr_critpath_render_names(struct gp_strbuf *out, enum gpr_format fmt,
+			      const struct gpr_cp_names *nm, const struct gpa_critpath *cp);
 /*
  * Calls fn for each table of a critical-path result (steps, composition,
  * segments; keys "critical-path-steps", ...), as the HTML report shows

@@ -10,7 +10,7 @@
 #include <stddef.h>
 
 /* Raised when the table changes; the command refuses a plugin of another version. */
-#define GP_MPI_OPS_VERSION 1
+#define GP_MPI_OPS_VERSION 2
 
 struct gp_mpi_ops {
 	int version;
@@ -23,6 +23,12 @@ struct gp_mpi_ops {
 	 */
 	int (*gather)(const void *buf, size_t len, int rank, int size, char **all, size_t **lens,
 		      char *errbuf, size_t errlen);
+	/*
+	 * As gather, but every process receives every process's bytes (caller
+	 * frees *all and *lens). 0, or -1 with the reason in errbuf.
+	 */
+	int (*allgather)(const void *buf, size_t len, int size, char **all, size_t **lens,
+			 char *errbuf, size_t errlen);
 	/* Rank 0's value of v, on every process. */
 	int (*bcast_int)(int v);
 	void (*finalize)(void);

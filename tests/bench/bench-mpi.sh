@@ -11,8 +11,9 @@
 # and `mpirun -n N report --mpi` (output JSON to a file, the same bytes each
 # time) REPS times each (default 3). Prints per setting the wall times and
 # their median, each MPI process's peak resident set and CPU time (user +
-# system; /usr/bin/time around every process), and the bytes of summaries
-# each process sent, per rank;
+# system; /usr/bin/time around every process), the time each process spent
+# in MPI start-up, its share, the gather, rank 0's merge and output and MPI
+# finish at -n 1 and 2, and the bytes of summaries each process sent, per rank;
 # with the load average before and after (the machine may be shared).
 set -u
 GPUPROF=${1:?usage: bench-mpi.sh GPUPROF TRACEGEN [REPS] [STEPS] [FILL]}
@@ -63,6 +64,12 @@ for n in 0 1 2 4; do
 	label=$([ "$n" = 0 ] && echo "report --job (no MPI)" || echo "mpirun -n $n report --mpi")
 	echo "bench-mpi: $label: wall$walls s, median $(echo "$walls" | median) s;" \
 		"peak RSS per process: $rss MiB; CPU per process (last run): $cpu s"
+done
+# where the wall time of one run goes, per process (cli/job.c's debug line)
+for n in 1 2; do
+	GPUPROF_LOG=debug mpi "$n" "$GPUPROF" report --mpi --format json -o "$dir/out.json" "$dir/t" \
+		2>&1 | sed -n 's/.*\[cli\/job\] process \([0-9]*\): ms in /\1: /p' | sort -n |
+		sed "s/^/bench-mpi: -n $n phases (ms), process /"
 done
 GPUPROF_LOG=debug mpi 4 "$GPUPROF" report --mpi --format json -o "$dir/out.json" "$dir/t" \
 	2>&1 | sed -n 's/.*\[cli\/mpi\] process \([0-9]*\) sent \([0-9]*\) bytes.*/\1 \2/p' | sort -n |

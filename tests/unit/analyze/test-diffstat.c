@@ -456,3 +456,118 @@ TEST(traces_ab_kernel_attribution)
 		gpa_diff_result_release(&r);
 	}
 }
+
+/* ---- a run's samples as bytes (diff --mpi) */
+
+/* Two comparisons of the same 3 + 3 runs: one fed models, one fed their packed samples. */
+TEST(run_pack_same_result)
+{
+	struct gpa_diff_opts o;
+	struct gpa_diff *direct, *packed;
+	struct gpa_diff_result a, b;
+	struct gp_strbuf blob = GP_STRBUF_INIT;
+	char err[256];
+
+	gpa_diff_opts_init(&o);
+	o.boot.reps = 500;
+	REQUIRE(gpa_diff_new(&o, &direct, err, sizeof(err)) == 0);
+	REQUIRE(gpa_diff_new(&o, &packed, err, sizeof(err)) == 0);
+	for (int i = 0; i < 6; i++) {
+		struct gen_opts go;
+		struct gpa_model m;
+		struct gpa_diff *one;
+		int side = i < 3 ? 0 : 1;
+		run_opts(&go, 77 + (uint64_t)(i == 4 ? 3 : i)); /* runs 3 and 4: the same trace */
+		go.slowdown = side ? 1.1 : 0;
+		REQUIRE(load_gen(&go, &m) == 0);
+		REQUIRE(gpa_diff_add_run(direct, side, &m, i == 4 ? "again" : "run", err,
+					 sizeof(err)) == 0);
+		REQUIRE(gpa_diff_new(&o, &one, err, sizeof(err)) == 0);
+		REQUIRE(gpa_diff_add_run(one, side, &m, i == 4 ? "again" : "run", err,
+					 sizeof(err)) == 0);
+		gpa_model_release(&m);
+		gp_strbuf_reset(&blob);
+		REQUIRE(gpa_diff_run_pack(one, &blob) == 0);
+		/* a comparison of two runs is not one run's record */
+		if (i == 5) {
+			CHECK_EQ_I(gpa_diff_run_unpack(one, 1, blob.buf, blob.len, "x", err,
+						       sizeof(err)), 0);
+			struct gp_strbuf two = GP_STRBUF_INIT;
+			CHECK_EQ_I(gpa_diff_run_pack(one, &two), -GP_ERR_API);
+			gp_strbuf_release(&two);
+		}
+		gpa_diff_free(one);
+		/* the wrong side is refused */
+		struct gpa_diff *tmp;
+		REQUIRE(gpa_diff_new(&o, &tmp, err, sizeof(err)) == 0);
+		CHECK_EQ_I(gpa_diff_run_unpack(tmp, !side, blob.buf, blob.len, "r", err,
+					       sizeof(err)), -GP_ERR_FORMAT);
+		gpa_diff_free(tmp);
+		REQUIRE(gpa_diff_run_unpack(packed, side, blob.buf, blob.len, "r", err,
+					    sizeof(err)) == 0);
+	}
+	REQUIRE(gpa_diff_compute(direct, &a) == 0);
+	REQUIRE(gpa_diff_compute(packed, &b) == 0);
+	REQUIRE(a.metrics.n == b.metrics.n && a.metrics.n > 3);
+	for (size_t i = 0; i < a.metrics.n; i++) {
+		const struct gpa_diff_metric *x = &a.metrics.v[i], *y = &b.metrics.v[i];
+		CHECK_STR(x->name, y->name);
+		CHECK(x->med_a == y->med_a && x->med_b == y->med_b && x->p == y->p);
+		CHECK(x->ci_lo == y->ci_lo && x->ci_hi == y->ci_hi && x->verdict == y->verdict);
+	}
+	REQUIRE(a.warnings.n == b.warnings.n && a.warnings.n > 0);
+	for (size_t i = 0; i < a.warnings.n; i++) {
+		CHECK_STR(a.warnings.v[i], b.warnings.v[i]);
+	}
+	CHECK_CONTAINS(a.warnings.v[0], "again is the same run as run");
+	gpa_diff_result_release(&a);
+	gpa_diff_result_release(&b);
+	gpa_diff_free(direct);
+	gpa_diff_free(packed);
+	gp_strbuf_release(&blob);
+}
+
+/* Every cut of a record, and flipped bytes, are refused or read without harm. */
+TEST(run_unpack_damaged)
+{
+	struct gpa_diff_opts o;
+	struct gpa_diff *one;
+	struct gen_opts go;
+	struct gpa_model m;
+	struct gp_strbuf blob = GP_STRBUF_INIT;
+	char err[256];
+
+	gpa_diff_opts_init(&o);
+	run_opts(&go, 5);
+	go.steps = 2;
+	go.kernels_per_step = 4;
+	REQUIRE(load_gen(&go, &m) == 0);
+	REQUIRE(gpa_diff_new(&o, &one, err, sizeof(err)) == 0);
+	REQUIRE(gpa_diff_add_run(one, 0, &m, "run", err, sizeof(err)) == 0);
+	gpa_model_release(&m);
+	REQUIRE(gpa_diff_run_pack(one, &blob) == 0);
+	gpa_diff_free(one);
+	for (size_t len = 0; len < blob.len; len++) {
+		struct gpa_diff *d;
+		REQUIRE(gpa_diff_new(&o, &d, err, sizeof(err)) == 0);
+		CHECK_EQ_I(gpa_diff_run_unpack(d, 0, blob.buf, len, "cut", err, sizeof(err)),
+			   -GP_ERR_FORMAT);
+		CHECK_CONTAINS(err, "cut: ");
+		gpa_diff_free(d);
+	}
+	unsigned char *b = malloc(blob.len);
+	REQUIRE(b != NULL);
+	for (size_t at = 0; at < blob.len; at++) {
+		struct gpa_diff *d;
+		memcpy(b, blob.buf, blob.len);
+		b[at] ^= 0xff;
+		REQUIRE(gpa_diff_new(&o, &d, err, sizeof(err)) == 0);
+		int ret = gpa_diff_run_unpack(d, 0, b, blob.len, "flip", err, sizeof(err));
+		if (ret != 0 && ret != -GP_ERR_FORMAT) {
+			TFAIL("byte %zu flipped: %d %s", at, ret, err);
+		}
+		gpa_diff_free(d);
+	}
+	free(b);
+	gp_strbuf_release(&blob);
+}

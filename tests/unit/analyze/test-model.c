@@ -187,6 +187,9 @@ TEST(model_aligns_processes_by_clock_anchor)
 	const char *one[] = {b.path};
 	REQUIRE(gpa_model_load(&m, one, 1, NULL, err, sizeof(err)) == 0);
 	CHECK_EQ_U(m.kern.start[0], 901000);
+	/* ...and keeps the anchor's offset for whoever places it on a job's timeline */
+	CHECK_EQ_I(m.procs.v[0].clock_offset, 0);
+	CHECK_EQ_I(m.procs.v[0].anchor_offset, 5000000500LL - 900000);
 	gpa_model_release(&m);
 }
 
