@@ -338,7 +338,7 @@ static void summarize(const char *path, const struct trace_note *note)
 	static const char *const cause[GPT_LOSS__MAX] = {
 		"",	"CUPTI",  "buffer pool",       "NVTX buffers",
 		"NCCL", "write errors", "unfinished ranges", "flush deadline",
-		"call-stack queue", "call-stack table"};
+		"call-stack queue", "call-stack table", "GEMM queue"};
 	struct gpt_reader *r = NULL;
 	struct gpt_chunk c;
 	struct gpt_reader_status st;

@@ -147,6 +147,33 @@ $(O)/tests/nccl-app: $(call obj,tests/fakenccl/nccl-app.c) $(FAKE_NCCL)
 
 inject: $(FAKE_NCCL) $(NCCL_TOOLS)
 
+# ---- the fake cuBLAS (tests/fakecublas/): libcublas.so.13 and libcublasLt.so.13 for interposition
+
+FAKE_CUBLAS_DIR := $(FAKE_DIR)/cublas
+FAKE_CUBLASLT := $(FAKE_CUBLAS_DIR)/libcublasLt.so.13
+FAKE_CUBLAS := $(FAKE_CUBLAS_DIR)/libcublas.so.13
+$(O)/tests/fakecublas/%.o: CFLAGS += $(INJ_CFLAGS)
+
+$(FAKE_CUBLASLT): $(call obj,tests/fakecublas/fake-cublaslt.c)
+	@mkdir -p $(dir $@)
+	$(CC) -shared $(LDFLAGS) -Wl,-soname,libcublasLt.so.13 -o $@ $^ -ldl
+	@ln -sf libcublasLt.so.13 $(FAKE_CUBLAS_DIR)/libcublasLt.so
+
+$(FAKE_CUBLAS): $(call obj,tests/fakecublas/fake-cublas.c) $(FAKE_CUBLASLT)
+	@mkdir -p $(dir $@)
+	$(CC) -shared $(LDFLAGS) -Wl,-soname,libcublas.so.13 -o $@ $(call obj,tests/fakecublas/fake-cublas.c) \
+		-L$(FAKE_CUBLAS_DIR) -lcublasLt
+	@ln -sf libcublas.so.13 $(FAKE_CUBLAS_DIR)/libcublas.so
+
+# -rdynamic: the fake cuBLAS launches its kernels through the program's fakecublas_launch.
+$(O)/tests/gemm-app: $(call obj,tests/fakecublas/gemm-app.c) $(FAKE_SIM_OBJ) $(LIB_TRACE) $(LIB_BASE) \
+		$(FAKE_CUBLAS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -rdynamic -o $@ $(call obj,tests/fakecublas/gemm-app.c) $(FAKE_SIM_OBJ) \
+		$(LIB_TRACE) $(LIB_BASE) -L$(FAKE_CUBLAS_DIR) -lcublas -lcublasLt $(PKG_LIBS) -ldl -lpthread -lm
+
+inject: $(FAKE_CUBLAS) $(O)/tests/gemm-app
+
 $(UNIT_INJECT): $(call obj,$(wildcard tests/unit/inject/*.c)) $(UNIT_MAIN) $(INJ_AR) $(LIB_TRACE) $(LIB_BASE)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $(call obj,$(wildcard tests/unit/inject/*.c)) $(UNIT_MAIN) \
