@@ -332,7 +332,10 @@ static inline void call_begin(struct call *k)
 	k->pushed = gpi_nccl_extcorr_push(k->id);
 }
 
-/* Ends the call; fills end, tid and ext_id of e and queues it when recording. */
+/*
+ * Ends a recorded call (a call not recorded only decrements tls_depth):
+ * fills start, end, tid and ext_id of e and queues it when it succeeded.
+ */
 static void call_end(struct call *k, struct gpi_gemm_ev *e, cublasStatus_t st)
 {
 	tls_depth--;
@@ -380,6 +383,10 @@ GPI_EXPORT cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t 
 	call_begin(&c);
 	cublasStatus_t r = real_cublasGemmEx(handle, transa, transb, m, n, k, alpha, A, Atype, lda,
 					     B, Btype, ldb, beta, C, Ctype, ldc, computeType, algo);
+	if (!c.on) {
+		tls_depth--;
+		return r;
+	}
 	saved = errno;
 	struct gpi_gemm_ev e = {.atype = Atype, .btype = Btype, .ctype = Ctype,
 				.compute = computeType};
@@ -403,6 +410,10 @@ GPI_EXPORT cublasStatus_t cublasGemmStridedBatchedEx(
 	cublasStatus_t r = real_cublasGemmStridedBatchedEx(
 		handle, transa, transb, m, n, k, alpha, A, Atype, lda, strideA, B, Btype, ldb,
 		strideB, beta, C, Ctype, ldc, strideC, batchCount, computeType, algo);
+	if (!c.on) {
+		tls_depth--;
+		return r;
+	}
 	saved = errno;
 	struct gpi_gemm_ev e = {.atype = Atype, .btype = Btype, .ctype = Ctype,
 				.compute = computeType};
@@ -427,6 +438,10 @@ GPI_EXPORT cublasStatus_t cublasSgemm_v2(cublasHandle_t handle, cublasOperation_
 	call_begin(&c);
 	cublasStatus_t r = real_cublasSgemm_v2(handle, transa, transb, m, n, k, alpha, A, lda, B,
 					       ldb, beta, C, ldc);
+	if (!c.on) {
+		tls_depth--;
+		return r;
+	}
 	saved = errno;
 	struct gpi_gemm_ev e = {.atype = CUDA_R_32F, .btype = CUDA_R_32F, .ctype = CUDA_R_32F,
 				.compute = CUBLAS_COMPUTE_32F};
@@ -453,6 +468,10 @@ GPI_EXPORT cublasStatus_t cublasHgemm(cublasHandle_t handle, cublasOperation_t t
 	call_begin(&c);
 	cublasStatus_t r = real_cublasHgemm(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb,
 					    beta, C, ldc);
+	if (!c.on) {
+		tls_depth--;
+		return r;
+	}
 	saved = errno;
 	struct gpi_gemm_ev e = {.atype = CUDA_R_16F, .btype = CUDA_R_16F, .ctype = CUDA_R_16F,
 				.compute = CUBLAS_COMPUTE_16F};
@@ -553,9 +572,11 @@ GPI_EXPORT cublasStatus_t cublasLtMatmul(cublasLtHandle_t lightHandle,
 					 size_t workspaceSizeInBytes, cudaStream_t stream)
 {
 	REAL(cublasLtMatmul, true);
-	if (GP_UNLIKELY(!lt_desc_get)) {
+	static _Atomic int looked;
+	if (GP_UNLIKELY(!atomic_load_explicit(&looked, memory_order_acquire))) {
 		*(void **)&lt_layout_get = lookup("cublasLtMatrixLayoutGetAttribute", true);
 		*(void **)&lt_desc_get = lookup("cublasLtMatmulDescGetAttribute", true);
+		atomic_store_explicit(&looked, 1, memory_order_release);
 	}
 	struct call c;
 	int saved;
@@ -563,9 +584,13 @@ GPI_EXPORT cublasStatus_t cublasLtMatmul(cublasLtHandle_t lightHandle,
 	cublasStatus_t r =
 		real_cublasLtMatmul(lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C,
 				    Cdesc, D, Ddesc, algo, workspace, workspaceSizeInBytes, stream);
+	if (!c.on) {
+		tls_depth--;
+		return r;
+	}
 	saved = errno;
 	struct gpi_gemm_ev e = {0};
-	if (c.on && !lt_shapes(computeDesc, Adesc, Bdesc, Ddesc ? Ddesc : Cdesc, &e)) {
+	if (!lt_shapes(computeDesc, Adesc, Bdesc, Ddesc ? Ddesc : Cdesc, &e)) {
 		/* shapes unreadable: forwarded, not recorded, counted with the drops */
 		gpi_nccl_extcorr_pop(c.pushed);
 		c.on = false;
