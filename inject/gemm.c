@@ -280,6 +280,27 @@ void gpi_gemm_drain(struct gpi_conv *cv)
 	}
 }
 
+void gpi_gemm_atfork_child(void)
+{
+	for (;;) {
+		uint64_t h = atomic_load_explicit(&q_head, memory_order_relaxed);
+		if (cell_seq(h, memory_order_acquire) != h + 1) {
+			break;
+		}
+		cell_set(h, h + QCAP);
+		atomic_store_explicit(&q_head, h + 1, memory_order_relaxed);
+	}
+	if (atomic_load(&q_tail) != atomic_load(&q_head)) {
+		/* a parent thread was inside a push: start the ring afresh (one thread lives) */
+		for (size_t i = 0; i < QCAP; i++) {
+			atomic_store_explicit(&queue[i].seq, 0, memory_order_relaxed);
+		}
+		atomic_store(&q_tail, 0);
+		atomic_store(&q_head, 0);
+	}
+	atomic_store(&q_dropped, 0);
+}
+
 /* ------------------------------------------------------ finding targets */
 
 static void *lookup(const char *name, bool lt)

@@ -575,6 +575,8 @@ bool gpi_gemm_has_data(void);
 uint64_t gpi_gemm_take_dropped(void);
 /* Writer: converts queued entries into NVTX records. */
 void gpi_gemm_drain(struct gpi_conv *cv);
+/* Fork child: the parent's queued calls are not the child's; forgets them. */
+void gpi_gemm_atfork_child(void);
 /* The entry point's name ("cublasGemmEx"). */
 const char *gpi_gemm_name(unsigned func);
 /*

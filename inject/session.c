@@ -866,6 +866,7 @@ static void atfork_child(void)
 	gpi_conv_init(&conv, NULL);
 	gpi_nvtx_atfork_child();
 	gpi_bt_atfork_child();
+	gpi_gemm_atfork_child();
 	pthread_mutex_init(&start_mu, NULL);
 	gpi_s.pid = (unsigned)getpid();
 	gpi_s.path[0] = '\0';

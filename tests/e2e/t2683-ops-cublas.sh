@@ -5,7 +5,8 @@
 # for the cublasLtMatmul that cublasGemmStridedBatchedEx runs inside; each
 # tied to its launch by a CUPTI external correlation id; `gpuprof ops`
 # gives every call its exact 2·m·n·k·batch FLOPs and its own kernels'
-# time; GPUPROF_KINDS=-gemm records none; output is the untraced run's.
+# time; a forked child records only its own calls; GPUPROF_KINDS=-gemm
+# records none; output is the untraced run's.
 . "$TOP/tests/fakecuda/e2e-lib.sh"
 APP=$B/tests/gemm-app
 [ -x "$APP" ] || { echo "gemm-app not built"; exit 77; }
@@ -72,6 +73,15 @@ row cublasHgemm '\[256,256\]' 2 $f_h
 row cublasLtMatmul '\[2,2048,768\]' 2 $f_lt
 # the float-output GEMM moves A and B at 2 bytes and C at 4: 83.886 MB
 grep '\[4096,1024\]' rows.txt | grep -q '"Data Moved (MB)":83.886,' || fail "bytes of the float-output GEMM"
+
+# a child forked right after the parent's calls records its own calls only
+env LD_LIBRARY_PATH="$LIBS" LD_PRELOAD="${asan:+$asan:}$LIB" CUDA_INJECTION64_PATH="$LIB" \
+	NVTX_INJECTION64_PATH="$LIB" GPUPROF_OUTPUT="$PWD/fork-%p.gpz" "$APP" 2 fork >fork.out 2>fork.err ||
+	fail "fork: exit $?: $(cat fork.err)"
+[ -s fork.err ] && fail "fork: stderr: $(cat fork.err)"
+grep -q '^child calls 8$' fork.out || fail "fork: child: $(cat fork.out)"
+n=$(for t in fork-*.gpz; do "$GPUPROF" dump --kind nvtx "$t" | grep -c 'domain="cpu_op"'; done | sort -n | tr '\n' ' ')
+[ "$n" = "8 16 " ] || fail "fork: GEMM records per trace: $n (want the child's 8 and the parent's 16)"
 
 # off by its kind: the calls pass through, nothing is recorded
 rec off.gpz GPUPROF_KINDS=all,-gemm

@@ -13,7 +13,10 @@
  * Kernels run at 400 TFLOP/s (fake-cublas.h). Prints each status and
  * "calls N" (the calls that succeeded).
  *
- * usage: gemm-app [ROUNDS]
+ * With "fork", a child forked after the rounds makes one round of its own
+ * (printing "child calls N").
+ *
+ * usage: gemm-app [ROUNDS [fork]]
  */
 #include "base/compat.h"
 #include "tests/fakecuda/sim.h"
@@ -23,6 +26,9 @@
 #include <nvtx3/nvToolsExt.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #define STREAM 7
 
@@ -108,6 +114,7 @@ static void round_of_gemms(cublasHandle_t h, cublasLtHandle_t lt)
 int main(int argc, char **argv)
 {
 	int rounds = argc > 1 ? atoi(argv[1]) : 1;
+	bool do_fork = argc > 2 && !strcmp(argv[2], "fork");
 	cublasHandle_t h;
 	cublasLtHandle_t lt;
 
@@ -123,6 +130,22 @@ int main(int argc, char **argv)
 		nvtxRangePushA("step");
 		round_of_gemms(h, lt);
 		nvtxRangePop();
+	}
+	if (do_fork) {
+		/* a child right after the parent's calls: it records only its own */
+		fflush(stdout);
+		pid_t pid = fork();
+		if (pid == 0) {
+			calls = 0;
+			round_of_gemms(h, lt);
+			printf("child calls %d\n", calls);
+			exit(0);
+		}
+		int st = 0;
+		if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st)) {
+			fprintf(stderr, "gemm-app: child failed\n");
+			return 1;
+		}
 	}
 	sim_wait_stream(0, 1, 0);
 	cublasLtDestroy(lt);
