@@ -5,8 +5,8 @@
 # for the cublasLtMatmul that cublasGemmStridedBatchedEx runs inside; each
 # tied to its launch by a CUPTI external correlation id; `gpuprof ops`
 # gives every call its exact 2·m·n·k·batch FLOPs and its own kernels'
-# time; a forked child records only its own calls; GPUPROF_KINDS=-gemm
-# records none; output is the untraced run's.
+# time, and MFU needs nothing typed; a forked child records only its own
+# calls; GPUPROF_KINDS=-gemm records none; output is the untraced run's.
 . "$TOP/tests/fakecuda/e2e-lib.sh"
 APP=$B/tests/gemm-app
 [ -x "$APP" ] || { echo "gemm-app not built"; exit 77; }
@@ -73,6 +73,15 @@ row cublasHgemm '\[256,256\]' 2 $f_h
 row cublasLtMatmul '\[2,2048,768\]' 2 $f_lt
 # the float-output GEMM moves A and B at 2 bytes and C at 4: 83.886 MB
 grep '\[4096,1024\]' rows.txt | grep -q '"Data Moved (MB)":83.886,' || fail "bytes of the float-output GEMM"
+
+# MFU with nothing typed: the two "step" ranges each hold one round of GEMMs
+"$GPUPROF" mfu g.gpz >mfu.txt || fail "mfu"
+grep -q 'FLOPs per step from  *recorded operator shapes' mfu.txt || fail "mfu: $(cat mfu.txt)"
+grep -q "model FLOPs, median step  *$(awk -v f=$((total / 2)) 'BEGIN { printf "%g", f }')\$" mfu.txt ||
+	fail "mfu: FLOPs per step, want $((total / 2)): $(grep 'model FLOPs' mfu.txt)"
+# the flame graph puts each call between its range and its kernels
+"$GPUPROF" flame g.gpz | grep -qx ".*;step;cublasLtMatmul;sm90_xmma_gemm_tn_[a-z0-9_]* $((2 * (f_lt / 400000)))" ||
+	fail "flame: $("$GPUPROF" flame g.gpz)"
 
 # a child forked right after the parent's calls records its own calls only
 env LD_LIBRARY_PATH="$LIBS" LD_PRELOAD="${asan:+$asan:}$LIB" CUDA_INJECTION64_PATH="$LIB" \
