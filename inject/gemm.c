@@ -36,6 +36,8 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #define GPI_EXPORT __attribute__((visibility("default")))
 
@@ -53,6 +55,7 @@ static struct qcell queue[QCAP];
 static _Atomic uint64_t q_tail;
 static _Atomic uint64_t q_head; /* written by the writer only */
 static _Atomic uint64_t q_dropped;
+static _Atomic unsigned fork_gen; /* a forked child's thread has a new id */
 
 static inline uint64_t cell_seq(uint64_t pos, memory_order mo)
 {
@@ -241,7 +244,7 @@ size_t gpi_gemm_signature(const struct gpi_gemm_ev *e, char *buf, size_t size)
 
 void gpi_gemm_drain(struct gpi_conv *cv)
 {
-	char sig[512];
+	char sig[1024];
 
 	for (;;) {
 		uint64_t h = atomic_load_explicit(&q_head, memory_order_relaxed);
@@ -299,6 +302,7 @@ void gpi_gemm_atfork_child(void)
 		atomic_store(&q_head, 0);
 	}
 	atomic_store(&q_dropped, 0);
+	atomic_fetch_add(&fork_gen, 1);
 }
 
 /* ------------------------------------------------------ finding targets */
@@ -334,6 +338,19 @@ static void *lookup(const char *name, bool lt)
 /* ------------------------------------------------------------ recording */
 
 static __thread int tls_depth __attribute__((tls_model("initial-exec")));
+static __thread uint32_t tls_tid __attribute__((tls_model("initial-exec")));
+static __thread unsigned tls_gen __attribute__((tls_model("initial-exec")));
+
+static uint32_t tid(void)
+{
+	unsigned g = atomic_load_explicit(&fork_gen, memory_order_relaxed);
+
+	if (GP_UNLIKELY(!tls_tid || tls_gen != g)) {
+		tls_tid = (uint32_t)syscall(SYS_gettid);
+		tls_gen = g;
+	}
+	return tls_tid;
+}
 
 struct call {
 	uint64_t start, id;
@@ -370,7 +387,7 @@ static void call_end(struct call *k, struct gpi_gemm_ev *e, cublasStatus_t st)
 	}
 	e->start = k->start;
 	e->ext_id = k->pushed ? k->id : 0;
-	e->tid = gpi_nccl_tid();
+	e->tid = tid();
 	gpi_gemm_push(e);
 }
 

@@ -91,6 +91,11 @@ env LD_LIBRARY_PATH="$LIBS" LD_PRELOAD="${asan:+$asan:}$LIB" CUDA_INJECTION64_PA
 grep -q '^child calls 8$' fork.out || fail "fork: child: $(cat fork.out)"
 n=$(for t in fork-*.gpz; do "$GPUPROF" dump --kind nvtx "$t" | grep -c 'domain="cpu_op"'; done | sort -n | tr '\n' ' ')
 [ "$n" = "8 16 " ] || fail "fork: GEMM records per trace: $n (want the child's 8 and the parent's 16)"
+for t in fork-*.gpz; do # each process calls from its main thread: tid = pid
+	p=${t#fork-}
+	"$GPUPROF" dump --kind nvtx "$t" | grep 'domain="cpu_op"' | grep -v "start_tid=${p%.gpz} " &&
+		fail "fork: $t: a GEMM on another thread"
+done
 
 # off by its kind: the calls pass through, nothing is recorded
 rec off.gpz GPUPROF_KINDS=all,-gemm
