@@ -15,6 +15,7 @@ static const char *const loss_names[GPT_LOSS__MAX] = {
 	[GPT_LOSS_DEADLINE] = "flush-deadline",
 	[GPT_LOSS_STACK_QUEUE] = "stack-queue-full",
 	[GPT_LOSS_STACK_TABLE] = "stack-table-full",
+	[GPT_LOSS_GEMM_QUEUE] = "gemm-queue-full",
 };
 
 const char *gpa_loss_cause_name(unsigned cause)

@@ -752,6 +752,13 @@ static int gemm_family(const char *n, const struct sig *s, struct gpa_op_perf *o
 	if (!strcmp(n, "aten::_scaled_mm")) {
 		return scaled_mm(o, s);
 	}
+	/* gpuprof's own recordings of cuBLAS/cuBLASLt calls: A, B, then the output C */
+	if (!strcmp(n, "cublasGemmEx") || !strcmp(n, "cublasGemmStridedBatchedEx") ||
+	    !strcmp(n, "cublasSgemm_v2") || !strcmp(n, "cublasHgemm") ||
+	    !strcmp(n, "cublasLtMatmul")) {
+		int es = s->n > 2 ? elem_size(s->in[2].type) : 0;
+		return es ? gemm(o, s, 0, 1, -1, es) : none(o, "GEMM output type not known");
+	}
 	return -1;
 }
 

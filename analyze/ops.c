@@ -364,7 +364,8 @@ int gpa_ops_analyze(const struct gpa_model *m, const struct gpa_ops_opts *o, str
 		return ret;
 	}
 	if (!out->cpu_ops) {
-		out->why_none = "the trace has no CPU operators (PyTorch profiler cpu_op events)";
+		out->why_none = "the trace has no CPU operators (PyTorch profiler cpu_op events, "
+				"or cuBLAS GEMMs recorded with gpuprof record --preload)";
 	} else if (!out->gpu_ops_in_ops) {
 		out->why_none = "no GPU work was launched inside a CPU operator";
 	} else if (!out->cpu_ops_shaped) {

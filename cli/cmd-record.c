@@ -77,9 +77,10 @@ static const struct cli_option record_options[] = {
 		    "auto (libunwind if it loads, else fp; default), fp\n"
 		    "(frame pointers), unwind (libunwind)"),
 	CLI_OPT_BOOL(0, "preload", RO, preload,
-		     "also set LD_PRELOAD: NCCL calls are then interposed\n"
-		     "when NCCL does not load the profiler plugin (NCCL\n"
-		     "older than 2.27)"),
+		     "also set LD_PRELOAD: cuBLAS/cuBLASLt GEMMs are then\n"
+		     "recorded with their shapes (kind gemm), and NCCL calls\n"
+		     "interposed when NCCL does not load the profiler\n"
+		     "plugin (NCCL older than 2.27)"),
 	CLI_OPT_HELP(0),
 	CLI_OPT_END(),
 };
@@ -338,7 +339,7 @@ static void summarize(const char *path, const struct trace_note *note)
 	static const char *const cause[GPT_LOSS__MAX] = {
 		"",	"CUPTI",  "buffer pool",       "NVTX buffers",
 		"NCCL", "write errors", "unfinished ranges", "flush deadline",
-		"call-stack queue", "call-stack table"};
+		"call-stack queue", "call-stack table", "GEMM queue"};
 	struct gpt_reader *r = NULL;
 	struct gpt_chunk c;
 	struct gpt_reader_status st;

@@ -32,7 +32,7 @@ FAKE_TOOLS := $(O)/tests/fakecuda-run $(O)/tests/check-trace $(O)/tests/nvtx-thr
 	$(O)/tests/stack-frames $(O)/tests/libfailwrite.so
 UNIT_INJECT := $(O)/tests/unit-inject
 BENCH_INJECT := $(O)/bench-inject-nvtx $(O)/bench-inject-writer $(O)/bench-backtrace \
-	$(O)/bench-nccl $(O)/bench-nvtx-rate $(O)/bench-inject-memory
+	$(O)/bench-nccl $(O)/bench-nvtx-rate $(O)/bench-inject-memory $(O)/bench-gemm
 
 # nodelete: NVTX dlcloses an injection that declines, and CUDA may too; our
 # exit handler and writer thread must never find their code unmapped.
@@ -147,6 +147,43 @@ $(O)/tests/nccl-app: $(call obj,tests/fakenccl/nccl-app.c) $(FAKE_NCCL)
 
 inject: $(FAKE_NCCL) $(NCCL_TOOLS)
 
+# ---- the fake cuBLAS (tests/fakecublas/): libcublas.so.13 and libcublasLt.so.13 for interposition
+
+FAKE_CUBLAS_DIR := $(FAKE_DIR)/cublas
+FAKE_CUBLASLT := $(FAKE_CUBLAS_DIR)/libcublasLt.so.13
+FAKE_CUBLAS := $(FAKE_CUBLAS_DIR)/libcublas.so.13
+$(O)/tests/fakecublas/%.o: CFLAGS += $(INJ_CFLAGS)
+
+$(FAKE_CUBLASLT): $(call obj,tests/fakecublas/fake-cublaslt.c)
+	@mkdir -p $(dir $@)
+	$(CC) -shared $(LDFLAGS) -Wl,-soname,libcublasLt.so.13 -o $@ $^ -ldl
+	@ln -sf libcublasLt.so.13 $(FAKE_CUBLAS_DIR)/libcublasLt.so
+
+$(FAKE_CUBLAS): $(call obj,tests/fakecublas/fake-cublas.c) $(FAKE_CUBLASLT)
+	@mkdir -p $(dir $@)
+	$(CC) -shared $(LDFLAGS) -Wl,-soname,libcublas.so.13 -o $@ $(call obj,tests/fakecublas/fake-cublas.c) \
+		-L$(FAKE_CUBLAS_DIR) -lcublasLt
+	@ln -sf libcublas.so.13 $(FAKE_CUBLAS_DIR)/libcublas.so
+
+# -rdynamic: the fake cuBLAS launches its kernels through the program's fakecublas_launch.
+$(O)/tests/gemm-app: $(call obj,tests/fakecublas/gemm-app.c) $(FAKE_SIM_OBJ) $(LIB_TRACE) $(LIB_BASE) \
+		$(FAKE_CUBLAS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -rdynamic -o $@ $(call obj,tests/fakecublas/gemm-app.c) $(FAKE_SIM_OBJ) \
+		$(LIB_TRACE) $(LIB_BASE) -L$(FAKE_CUBLAS_DIR) -lcublas -lcublasLt $(PKG_LIBS) -ldl -lpthread -lm
+
+inject: $(FAKE_CUBLAS) $(O)/tests/gemm-app
+
+$(O)/tests/bench/bench-gemm.o: CFLAGS += $(INJ_CFLAGS)
+$(O)/bench-gemm: $(call obj,tests/bench/bench-gemm.c) $(FAKE_SIM_OBJ) $(LIB_TRACE) $(LIB_BASE) $(FAKE_CUBLAS)
+	$(CC) $(LDFLAGS) -o $@ $(call obj,tests/bench/bench-gemm.c) $(FAKE_SIM_OBJ) $(LIB_TRACE) \
+		$(LIB_BASE) -L$(FAKE_CUBLAS_DIR) -lcublas -lcublasLt $(PKG_LIBS) -ldl -lpthread -lm
+
+# interposition cost per GEMM call (docs/performance.md)
+.PHONY: bench-gemm
+bench-gemm: $(O)/bench-gemm $(INJ_LIB)
+	sh tests/bench/bench-gemm.sh $(O)
+
 $(UNIT_INJECT): $(call obj,$(wildcard tests/unit/inject/*.c)) $(UNIT_MAIN) $(INJ_AR) $(LIB_TRACE) $(LIB_BASE)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $(call obj,$(wildcard tests/unit/inject/*.c)) $(UNIT_MAIN) \
@@ -183,6 +220,7 @@ bench-inject: $(BENCH_INJECT) $(INJ_LIB)
 	$(O)/bench-backtrace fp
 	sh tests/bench/bench-backtrace.sh $(O)
 	sh tests/bench/bench-nccl.sh $(O)
+	sh tests/bench/bench-gemm.sh $(O)
 
 # gpuprof record finds the library in ../lib/gpuprof/ next to bin/gpuprof.
 install-inject: $(INJ_LIB)

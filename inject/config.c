@@ -23,6 +23,7 @@ static const struct {
 	{"extcorr", GPI_K_EXTCORR},
 	{"nvtx", GPI_K_NVTX},
 	{"memory", GPI_K_MEMORY},
+	{"gemm", GPI_K_GEMM},
 	{"cuda", GPI_K_ALL & ~GPI_K_NVTX},
 	{"none", 0},
 };

@@ -88,7 +88,8 @@ enum gpi_kind_bit {
 	GPI_K_EXTCORR = 1u << 7,
 	GPI_K_NVTX = 1u << 8,
 	GPI_K_MEMORY = 1u << 9, /* MEMORY2 and MEMORY_POOL */
-	GPI_K_ALL = (1u << 10) - 1,
+	GPI_K_GEMM = 1u << 10,	/* cuBLAS/cuBLASLt GEMM shapes (gemm.c, preloaded only) */
+	GPI_K_ALL = (1u << 11) - 1,
 };
 
 enum gpi_fork_mode {
@@ -546,5 +547,52 @@ void gpi_nccl_drain(struct gpi_conv *cv);
 uint64_t gpi_nccl_take_dropped(void);
 /* Whether the queue holds entries. */
 bool gpi_nccl_has_data(void);
+
+/* ----------------------------------------------------------- gemm.c */
+
+/*
+ * cuBLAS and cuBLASLt GEMM calls (preloaded interposers) reach the writer
+ * through a bounded lock-free queue like the NCCL one; the writer writes
+ * each as an NVTX range of domain "cpu_op" whose args hold the shapes.
+ */
+enum gpi_gemm_func {
+	GPI_GEMM_EX = 0,
+	GPI_GEMM_STRIDED_BATCHED_EX = 1,
+	GPI_GEMM_SGEMM = 2,
+	GPI_GEMM_HGEMM = 3,
+	GPI_GEMM_LT_MATMUL = 4,
+	GPI_GEMM__COUNT = 5,
+};
+
+struct gpi_gemm_ev {
+	uint64_t start, end, ext_id;
+	uint32_t tid;
+	uint8_t func;		      /* enum gpi_gemm_func */
+	int8_t order_a, order_b, order_c; /* 0 column-major, 1 row-major, -1 other */
+	int32_t transa, transb;	      /* cublasOperation_t */
+	int32_t atype, btype, ctype;  /* cudaDataType */
+	int32_t compute;	      /* cublasComputeType_t */
+	int64_t m, n, k, batch;
+	int64_t lda, ldb, ldc;
+	int64_t stride_a, stride_b, stride_c; /* batch strides, elements */
+};
+
+/* Queues an entry; false (and counted) when the queue is full. Lock-free. */
+bool gpi_gemm_push(const struct gpi_gemm_ev *ev);
+bool gpi_gemm_has_data(void);
+/* Writer: entries dropped since the last call. */
+uint64_t gpi_gemm_take_dropped(void);
+/* Writer: converts queued entries into NVTX records. */
+void gpi_gemm_drain(struct gpi_conv *cv);
+/* Fork child: the parent's queued calls are not the child's; forgets them. */
+void gpi_gemm_atfork_child(void);
+/* The entry point's name ("cublasGemmEx"). */
+const char *gpi_gemm_name(unsigned func);
+/*
+ * The call's inputs as the Kineto importer writes a CPU operator's
+ * (trace/FORMAT.md, nvtx field args): A, B and the output C, then transa,
+ * transb and the compute type. Always NUL-terminated; returns the length.
+ */
+size_t gpi_gemm_signature(const struct gpi_gemm_ev *e, char *buf, size_t size);
 
 #endif /* GPI_INJECT_H */

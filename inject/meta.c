@@ -320,4 +320,9 @@ void gpi_meta_losses(struct gpi_conv *cv, uint64_t cupti_dropped)
 		struct gpt_loss l = {.ts = ts, .cause = GPT_LOSS_NCCL_BUFFER, .count = nccl};
 		gpi_conv_add(cv, GPT_KIND_LOSS, &l);
 	}
+	uint64_t gemm = gpi_gemm_take_dropped();
+	if (gemm) {
+		struct gpt_loss l = {.ts = ts, .cause = GPT_LOSS_GEMM_QUEUE, .count = gemm};
+		gpi_conv_add(cv, GPT_KIND_LOSS, &l);
+	}
 }

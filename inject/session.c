@@ -492,7 +492,7 @@ static bool has_data(void)
 			return true;
 		}
 	}
-	return gpi_nvtx_has_data() || gpi_nccl_has_data();
+	return gpi_nvtx_has_data() || gpi_nccl_has_data() || gpi_gemm_has_data();
 }
 
 static void header_records(void)
@@ -577,6 +577,7 @@ static void *writer_main(void *arg)
 		gpi_nvtx_drain(&conv, &tconv);
 		gpi_bt_drain(&conv);
 		gpi_nccl_drain(&conv);
+		gpi_gemm_drain(&conv);
 		if (flush) {
 			periodic();
 			next_flush = now + (uint64_t)flush_ms * 1000000;
@@ -616,6 +617,7 @@ static void *writer_main(void *arg)
 	gpi_nvtx_drain(&conv, &tconv);
 	gpi_bt_drain(&conv);
 	gpi_nccl_drain(&conv);
+	gpi_gemm_drain(&conv);
 	uint64_t unfinished = gpi_nvtx_finish(&conv, gpi_now());
 	gpi_meta_losses(&conv, gpi_cupti_take_dropped());
 	if (unfinished || deadline_losses) {
@@ -865,6 +867,7 @@ static void atfork_child(void)
 	gpi_conv_init(&conv, NULL);
 	gpi_nvtx_atfork_child();
 	gpi_bt_atfork_child();
+	gpi_gemm_atfork_child();
 	pthread_mutex_init(&start_mu, NULL);
 	gpi_s.pid = (unsigned)getpid();
 	gpi_s.path[0] = '\0';

@@ -528,7 +528,8 @@ enum gpt_loss_cause {
 	GPT_LOSS_DEADLINE = 7,        /* a flush wait ran past its deadline */
 	GPT_LOSS_STACK_QUEUE = 8,     /* call stacks dropped: the stack queue was full */
 	GPT_LOSS_STACK_TABLE = 9,     /* call stacks cut short: the stack node table was full */
-	GPT_LOSS__MAX = 10,
+	GPT_LOSS_GEMM_QUEUE = 10,     /* cuBLAS GEMM calls not recorded (queue full, descriptors unreadable) */
+	GPT_LOSS__MAX = 11,
 };
 
 enum gpt_nccl_source {

@@ -327,6 +327,18 @@ static void callback(int domain, uint32_t cbid, const char *name, uint32_t corr,
 	}
 }
 
+/*
+ * External correlation ids pushed on this thread, per kind: as CUPTI does,
+ * each API call made while one is pushed gets an EXTERNAL_CORRELATION
+ * record tying the innermost id of each kind to the call's correlation.
+ */
+#define EXT_KINDS 8
+#define EXT_DEPTH 32
+static __thread uint64_t ext_stack[EXT_KINDS][EXT_DEPTH];
+static __thread int ext_n[EXT_KINDS];
+
+static int h_emit(const void *rec, size_t size);
+
 static uint32_t h_api_enter(int domain, uint32_t cbid, const char *name)
 {
 	uint32_t corr;
@@ -334,6 +346,17 @@ static uint32_t h_api_enter(int domain, uint32_t cbid, const char *name)
 	pthread_mutex_lock(&mu);
 	corr = next_corr++;
 	pthread_mutex_unlock(&mu);
+	for (int k = 0; k < EXT_KINDS; k++) {
+		if (ext_n[k]) {
+			CUpti_ActivityExternalCorrelation x = {
+				.kind = CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION,
+				.externalKind = (CUpti_ExternalCorrelationKind)k,
+				.externalId = ext_stack[k][ext_n[k] - 1],
+				.correlationId = corr,
+			};
+			h_emit(&x, sizeof(x));
+		}
+	}
 	callback(domain, cbid, name, corr, CUPTI_API_ENTER);
 	return corr;
 }
@@ -778,17 +801,25 @@ EXPORT CUptiResult cuptiGetThreadIdType(CUpti_ActivityThreadIdType *type)
 EXPORT CUptiResult cuptiActivityPushExternalCorrelationId(CUpti_ExternalCorrelationKind kind,
 							  uint64_t id)
 {
-	(void)kind;
-	(void)id;
+	if ((unsigned)kind >= EXT_KINDS || ext_n[kind] == EXT_DEPTH) {
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	}
+	ext_stack[kind][ext_n[kind]++] = id;
 	return CUPTI_SUCCESS;
 }
 
 EXPORT CUptiResult cuptiActivityPopExternalCorrelationId(CUpti_ExternalCorrelationKind kind,
 							 uint64_t *id)
 {
-	(void)kind;
+	if ((unsigned)kind >= EXT_KINDS) {
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	}
+	if (!ext_n[kind]) {
+		return CUPTI_ERROR_QUEUE_EMPTY;
+	}
+	ext_n[kind]--;
 	if (id) {
-		*id = 0;
+		*id = ext_stack[kind][ext_n[kind]];
 	}
 	return CUPTI_SUCCESS;
 }

@@ -4,7 +4,8 @@
 # Builds gpuprof and the CUDA samples, records every sample with `gpuprof
 # record`, checks each trace against the ground truth the sample printed
 # (kernels by name, copies and bytes, memsets, NVTX ranges, API calls,
-# launch configurations, no drops, a complete file), measures the recording
+# launch configurations, no drops, a complete file; train-step's cuBLAS GEMMs
+# recorded with their shapes under --preload), measures the recording
 # overhead (each sample traced and untraced, REPS repetitions, the median
 # ratio of the measured loop and of the whole run), records a small PyTorch
 # training step when torch with CUDA is importable and compares its kernel
@@ -158,6 +159,28 @@ for s in $samples; do
 		continue
 	}
 	check_sample "$s" "$work/$s.traced.txt" "$work/$s.stat"
+	if [ "$s" = train-step ]; then
+		# GEMM shapes through cuBLAS interposition (record --preload): one operator per
+		# cublasSgemm with 2·d³ FLOPs, and the GEMM kernels under it
+		ng=$(sed -n 's/^train-step: [0-9]* steps, \([0-9]*\) GEMMs of \([0-9]*\)x.*/\1/p' "$work/$s.traced.txt")
+		dim=$(sed -n 's/^train-step: [0-9]* steps, \([0-9]*\) GEMMs of \([0-9]*\)x.*/\2/p' "$work/$s.traced.txt")
+		if timeout 180 "$GPUPROF" record --preload -o "$work/$s.gemm.gpz" -- "$bin" \
+			>"$work/$s.gemm.txt" 2>"$work/$s.gemm.err"; then
+			got=$("$GPUPROF" dump --kind nvtx "$work/$s.gemm.gpz" |
+				grep -c 'domain="cpu_op" message="cublasSgemm_v2"')
+			"$GPUPROF" ops --format json "$work/$s.gemm.gpz" >"$work/$s.ops.json" 2>&1
+			flops=$(sed -n 's/.*"totals":{[^}]*"flops":\([0-9]*\),.*/\1/p' "$work/$s.ops.json")
+			inops=$(sed -n 's/.*"gpu_ops_in_ops":\([0-9]*\),.*/\1/p' "$work/$s.ops.json")
+			want=$(awk -v n="${ng:-0}" -v d="${dim:-0}" 'BEGIN { printf "%.0f", n * 2 * d * d * d }')
+			if [ "${got:-0}" = "${ng:-x}" ] && [ "${flops:-0}" = "$want" ] && [ "${inops:-0}" -ge "$got" ]; then
+				pass "$s: $got cublasSgemm calls recorded with their shapes, $flops FLOPs, $inops GPU ops under them"
+			else
+				fail "$s: cuBLAS shapes: ${got:-0} calls of ${ng:-?}, FLOPs ${flops:-?} (want $want), GPU ops under them ${inops:-?}"
+			fi
+		else
+			fail "$s: record --preload failed: $(tail -n 2 "$work/$s.gemm.err")"
+		fi
+	fi
 	if [ "$s" = nccl-allreduce ]; then
 		# NCCL kernels tied to their operations through CUSTOM2 external correlation
 		"$GPUPROF" comm --format json "$work/$s.gpz" >"$work/$s.comm.json" 2>&1

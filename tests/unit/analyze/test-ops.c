@@ -74,6 +74,30 @@ TEST(ops_scaled_mm_fp8)
 	CHECK_EQ_I(p.dtype, GPA_DT_FP8);
 }
 
+/* gpuprof's own cuBLAS records (inject/gemm.c): A, B, the output C, then transposes and compute */
+TEST(ops_cublas_models)
+{
+	struct gpa_op_perf p;
+	const char *ex = "D=[[1024,256],[256,512],[1024,512],[],[],[]] "
+			 "T=[\"c10::BFloat16\",\"c10::BFloat16\",\"float\",\"str\",\"str\",\"str\"] "
+			 "S=[[1,1024],[512,1],[1,1024],[],[],[]] C=[\"\",\"\",\"\",\"N\",\"T\",\"32F\"]";
+
+	/* 2·1024·512·256; A and B at 2 bytes, the float output at 4 */
+	model("cublasGemmEx", ex, GPA_OPK_GEMM, 268435456, 524288 + 262144 + 2097152);
+	CHECK_EQ_I(gpa_op_perf("cublasGemmEx", ex, &p), 1);
+	CHECK_EQ_I(p.dtype, GPA_DT_BF16);
+	/* batch 16 of fp16 128x128x64, everything at 2 bytes */
+	model("cublasGemmStridedBatchedEx",
+	      "D=[[16,128,64],[16,64,128],[16,128,128],[],[],[]] "
+	      "T=[\"c10::Half\",\"c10::Half\",\"c10::Half\",\"str\",\"str\",\"str\"]",
+	      GPA_OPK_GEMM, 33554432, (16 * 128 * 64 + 16 * 64 * 128 + 16 * 128 * 128) * 2.0);
+	/* an output type the models do not know: no FLOPs */
+	CHECK_EQ_I(gpa_op_perf("cublasLtMatmul",
+			       "D=[[8,8],[8,8],[8,8]] T=[\"float\",\"float\",\"cudaDataType(4)\"]", &p),
+		   0);
+	CHECK_EQ_I(p.kind, GPA_OPK_NONE);
+}
+
 TEST(ops_conv_models)
 {
 	/* in [2,3,32,32], w [8,3,3,3], stride 1, pad 1: out 32x32; 2·2·8·1024·3·9 */
