@@ -1,12 +1,13 @@
 #!/bin/sh
 # libgpuprof-inject.so exports only its entry points (CUDA and NVTX
-# injection, the NCCL profiler plugin tables, the NCCL interposers) and needs no CUDA
+# injection, the NCCL profiler plugin tables, the NCCL and cuBLAS GEMM interposers) and needs no CUDA
 # library, C++ runtime or CUPTI at load time (STYLE.md section 8.7).
 . "$TOP/tests/fakecuda/e2e-lib.sh"
 command -v nm >/dev/null || exit 77
 
 syms=$(nm -D --defined-only "$LIB" | awk '$2 ~ /^[TDBRVW]$/ {print $3}' | sort | tr '\n' ' ')
-want="InitializeInjection InitializeInjectionNvtx2 ncclAllGather ncclAllReduce ncclAlltoAll \
+want="InitializeInjection InitializeInjectionNvtx2 cublasGemmEx cublasGemmStridedBatchedEx \
+cublasHgemm cublasLtMatmul cublasSgemm_v2 ncclAllGather ncclAllReduce ncclAlltoAll \
 ncclBcast ncclBroadcast ncclCommAbort ncclCommCount ncclCommCuDevice ncclCommDestroy \
 ncclCommInitAll ncclCommInitRank ncclCommInitRankConfig ncclCommInitRankScalable ncclCommSplit \
 ncclCommUserRank ncclGather ncclGroupEnd ncclGroupStart ncclProfiler_v4 ncclProfiler_v5 \
