@@ -25,8 +25,7 @@ struct call {
 	uint32_t ops;
 };
 
-/* The leaf CPU operator of GPU row i, GPA_NONE when it has none. */
-static uint32_t leaf_op(const struct gpa_model *m, size_t i)
+uint32_t gpa_ops_leaf(const struct gpa_model *m, size_t i)
 {
 	uint32_t api = gpa_gpu_api(m, i);
 	uint32_t r = api == GPA_NONE ? GPA_NONE : m->api.nvtx[api];
@@ -38,6 +37,16 @@ static uint32_t leaf_op(const struct gpa_model *m, size_t i)
 		r = m->nvtx.parent[r];
 	}
 	return GPA_NONE;
+}
+
+bool gpa_ops_any(const struct gpa_model *m)
+{
+	for (size_t r = 0; r < m->nvtx.n; r++) {
+		if (m->nvtx.origin[r] == GPA_RANGE_CPU_OP) {
+			return true;
+		}
+	}
+	return false;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -182,7 +191,7 @@ static int collect_calls(const struct gpa_model *m, struct gpa_ops *out, struct 
 	}
 	for (size_t i = 0; i < m->gpu.n; i++) {
 		uint64_t d = m->gpu.end[i] - m->gpu.start[i];
-		uint32_t r = leaf_op(m, i);
+		uint32_t r = gpa_ops_leaf(m, i);
 		out->gpu_ops++;
 		out->gpu_ns += d;
 		if (r == GPA_NONE) {

@@ -93,6 +93,16 @@ struct gpa_ops {
 	const char *why_none;      /* no rows: why (static) */
 };
 
+/*
+ * The leaf CPU operator of GPU row i (kernel, copy or memset): the NVTX
+ * range (index into m->nvtx) of the innermost CPU operator enclosing its
+ * launch call, GPA_NONE when it has none.
+ */
+uint32_t gpa_ops_leaf(const struct gpa_model *m, size_t i);
+
+/* Whether the trace has CPU operator ranges (PyTorch profiler cpu_op events). */
+bool gpa_ops_any(const struct gpa_model *m);
+
 struct gpa_steps;
 
 /*
