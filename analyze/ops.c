@@ -337,6 +337,16 @@ static int by_name(const struct gpa_model *m, struct gpa_ops *out)
 	return ret;
 }
 
+static bool any_untyped(const struct gpa_ops *out)
+{
+	for (size_t i = 0; i < out->by_args.n; i++) {
+		if (out->by_args.v[i].perf.untyped) {
+			return true;
+		}
+	}
+	return false;
+}
+
 int gpa_ops_analyze(const struct gpa_model *m, const struct gpa_ops_opts *o, struct gpa_ops *out,
 		    char *errbuf, size_t errlen)
 {
@@ -379,6 +389,9 @@ int gpa_ops_analyze(const struct gpa_model *m, const struct gpa_ops_opts *o, str
 	} else if (!out->cpu_ops_shaped) {
 		out->why_none = "no operator has recorded shapes (profile with record_shapes=True): "
 				"time only";
+	} else if (any_untyped(out)) {
+		out->why_none = "some operators have sizes without data types (NVTX ranges of "
+				"emit_nvtx): FLOPs only, no bytes, peak or roofline";
 	}
 	gp_qsort(out->by_args.v, out->by_args.n, sizeof(*out->by_args.v), cmp_row);
 	gp_qsort(out->by_name.v, out->by_name.n, sizeof(*out->by_name.v), cmp_row);
@@ -442,6 +455,7 @@ int gpa_ops_step_totals(const struct gpa_model *m, const struct gpa_steps *steps
 	struct gpa_ops tmp = {0};
 	size_t n = 0;
 	int counted = 0, ret;
+	bool untyped = false;
 
 	for (size_t i = 0; i < steps->v.n; i++) {
 		flops[i] = bytes[i] = 0;
@@ -473,8 +487,13 @@ int gpa_ops_step_totals(const struct gpa_model *m, const struct gpa_steps *steps
 		if (p->kind != GPA_OPK_NONE && s >= 0) {
 			flops[s] += p->flops;
 			bytes[s] += p->bytes;
+			untyped |= p->untyped;
 			counted++;
 		}
+	}
+	/* some calls' bytes unknown: no step's bytes are known */
+	for (size_t i = 0; untyped && i < steps->v.n; i++) {
+		bytes[i] = 0;
 	}
 	free(calls);
 	gp_vec_free(&models);

@@ -288,7 +288,7 @@ static void key(struct svg *s, const struct gpa_ops *o, size_t drawn, size_t ski
 			 o->peaks.name ? o->peaks.name : "unknown");
 	} else {
 		snprintf(buf, sizeof(buf),
-			 "roofs of %s; not drawn: %zu modelled input sets without FLOPs or past %d",
+			 "roofs of %s; not drawn: %zu modelled input sets without FLOPs or bytes, or past %d",
 			 o->peaks.name ? o->peaks.name : "unknown", skipped, MAX_POINTS);
 	}
 	text(s, s->root, LEFT, H - 8, NULL, NULL, buf);
