@@ -13,6 +13,7 @@
 #include "analyze/model.h"
 #include "analyze/breakdown.h"
 #include "analyze/gaps.h"
+#include "analyze/ops.h"
 #include "analyze/sanity.h"
 #include "analyze/stats.h"
 #include "analyze/steps.h"
@@ -187,6 +188,9 @@ bool gpa_diff_metric_pattern_ok(const char *pattern)
 	if (!strncmp(pattern, "kernel.", 7) || !fnmatch(pattern, "kernel.any_family", 0)) {
 		return true;
 	}
+	if (!strncmp(pattern, "op.", 3) || !fnmatch(pattern, "op.any_operator", 0)) {
+		return true;
+	}
 	for (size_t i = 0; i < GP_ARRAY_SIZE(fixed_metrics); i++) {
 		if (!fnmatch(pattern, fixed_metrics[i], 0)) {
 			return true;
@@ -209,7 +213,7 @@ void gpa_diff_metric_names(struct gp_strbuf *sb)
 	for (unsigned c = 0; c < GPA_GAP__COUNT; c++) {
 		gp_strbuf_addf(sb, ", idle.%s", gpa_gap_cause_name(c));
 	}
-	gp_strbuf_adds(sb, ", kernel.FAMILY");
+	gp_strbuf_adds(sb, ", kernel.FAMILY, op.OPERATOR");
 }
 
 void gpa_diff_opts_init(struct gpa_diff_opts *o)
@@ -474,6 +478,7 @@ struct run_ctx {
 	struct gpa_commclass comm; /* which ops are communication (analyze/commclass.h) */
 	uint32_t *ord;    /* per steps.v row: the run's step ordinal, or GPA_NONE */
 	size_t n;         /* steps in the run */
+	bool by_op;       /* kernels inside CPU operators count by operator (--by op) */
 };
 
 /* Steps of the run: per process, after skip_steps; the run has the fewest any process has. */
@@ -621,6 +626,43 @@ out:
 	return ret;
 }
 
+/* The op.<name> rows of one run (--by op): (name, inputs) -> accumulator row. */
+struct op_rows {
+	struct gp_u64map row;
+	struct gp_strbuf name;
+	bool inputs; /* GPA_DIFF_BY_OP_INPUTS */
+};
+
+/* The row of kernel i: its leaf operator's when it has one (and by_op), else its family's. */
+static uint32_t kernel_row(struct gpa_diff *d, struct run_ctx *c, struct acc *a,
+			   struct op_rows *o, const uint32_t *fam, size_t i)
+{
+	const struct gpa_model *m = c->m;
+	uint32_t r = c->by_op ? gpa_ops_leaf(m, i) : GPA_NONE, row;
+	uint32_t args = r != GPA_NONE && o->inputs ? gpa_col_opt(m->nvtx.args, r) : 0;
+	uint64_t *v;
+
+	if (r == GPA_NONE) {
+		return fam[m->kern.func[m->gpu.row[i]]];
+	}
+	int added = gp_u64map_get_or_insert(&o->row, ((uint64_t)m->nvtx.name[r] << 32) | args,
+					    GPA_NONE, &v);
+	if (added <= 0) {
+		return added < 0 ? GPA_NONE : (uint32_t)*v;
+	}
+	gp_strbuf_reset(&o->name);
+	gp_strbuf_addf(&o->name, "op.%s", gpa_model_str(m, m->nvtx.name[r]));
+	if (args) {
+		gp_strbuf_addf(&o->name, " (%s)", gpa_model_str(m, args));
+	}
+	if (o->name.failed || !acc_row(d, a, o->name.buf, GPA_DIFF_NS, &row)) {
+		return GPA_NONE;
+	}
+	*v = row;
+	d->s.v[a->idx[row]].kernel = true;
+	return row;
+}
+
 /* Kernel families, copies and communication, per step. */
 static int kernels_and_copies(struct gpa_diff *d, struct run_ctx *c, int side, struct acc *a)
 {
@@ -629,6 +671,8 @@ static int kernels_and_copies(struct gpa_diff *d, struct run_ctx *c, int side, s
 	uint8_t *comm = malloc(m->funcs.n ? m->funcs.n : 1);
 	uint32_t row_ct = 0, row_cb = 0, row_comm = GPA_NONE;
 	struct gp_strbuf name = GP_STRBUF_INIT;
+	struct op_rows ops = {.row = GP_U64MAP_INIT, .name = GP_STRBUF_INIT,
+			      .inputs = d->o->by == GPA_DIFF_BY_OP_INPUTS};
 	int ret = -GP_ERR_NOMEM;
 
 	if (!fam || !comm || !acc_row(d, a, "copy.time", GPA_DIFF_NS, &row_ct) ||
@@ -665,18 +709,21 @@ static int kernels_and_copies(struct gpa_diff *d, struct run_ctx *c, int side, s
 	for (size_t i = 0; i < m->gpu.n; i++) {
 		uint32_t st = c->steps.gpu_step[i], row = m->gpu.row[i];
 		double dur = (double)(m->gpu.end[i] - m->gpu.start[i]);
-		if (st == GPA_NONE || c->ord[st] == GPA_NONE) {
-			if (m->gpu.kind[i] == GPA_GPU_KERNEL) {
-				d->s.v[a->idx[fam[m->kern.func[row]]]].present[side] = true;
+		uint32_t kr = GPA_NONE;
+		if (m->gpu.kind[i] == GPA_GPU_KERNEL) {
+			kr = kernel_row(d, c, a, &ops, fam, i);
+			if (kr == GPA_NONE) {
+				goto out;
 			}
+			d->s.v[a->idx[kr]].present[side] = true;
+		}
+		if (st == GPA_NONE || c->ord[st] == GPA_NONE) {
 			continue;
 		}
 		size_t k = c->ord[st];
 		switch (m->gpu.kind[i]) {
 		case GPA_GPU_KERNEL: {
-			uint32_t f = m->kern.func[row];
-			a->v[fam[f] * a->n + k] += dur;
-			d->s.v[a->idx[fam[f]]].present[side] = true;
+			a->v[kr * a->n + k] += dur;
 			if (c->comm.kern[row] != GPA_COMM_NOT) {
 				a->v[row_comm * a->n + k] += dur;
 			}
@@ -708,6 +755,8 @@ static int kernels_and_copies(struct gpa_diff *d, struct run_ctx *c, int side, s
 	}
 out:
 	gp_strbuf_release(&name);
+	gp_strbuf_release(&ops.name);
+	gp_u64map_release(&ops.row);
 	free(fam);
 	free(comm);
 	return ret;
@@ -891,6 +940,13 @@ int gpa_diff_add_run(struct gpa_diff *d, int side, const struct gpa_model *m, co
 		for (size_t k = 0; k < c.n; k++) {
 			double t = wall[k] * 1e-9 * d->o->peak_flops * (double)(ndev ? ndev : 1);
 			mfu[k] = t > 0 ? d->o->flops_per_step / t : 0;
+		}
+	}
+	if (d->o->by != GPA_DIFF_BY_KERNEL) {
+		c.by_op = gpa_ops_any(m);
+		if (!c.by_op) {
+			warn(d, "%s: no CPU operators (PyTorch profiler cpu_op events): its kernels are "
+				"compared by kernel family", label);
 		}
 	}
 	ret = kernels_and_copies(d, &c, side, &a);
@@ -1118,7 +1174,8 @@ int gpa_diff_compute(struct gpa_diff *d, struct gpa_diff_result *out)
 		struct series *s = &d->s.v[i];
 		struct gpa_diff_metric mt;
 		if (s->kernel && s->present[0] != s->present[1]) {
-			char *fam = strdup(s->name + strlen("kernel."));
+			/* a family loses its "kernel." prefix; an operator keeps "op." */
+			char *fam = strdup(s->name + (strncmp(s->name, "kernel.", 7) ? 0 : 7));
 			int pr = !fam ? -GP_ERR_NOMEM
 				      : s->present[1] ? gp_vec_push(&out->new_kernels, fam)
 						      : gp_vec_push(&out->vanished_kernels, fam);

@@ -150,6 +150,13 @@ int gpa_kname_rules_add(struct gpa_kname_rules *r, const char *regex, const char
 /* The family of a kernel name (demangled when it can be). Caller frees. NULL on no memory. */
 char *gpa_kname_normalize(const struct gpa_kname_rules *r, const char *name);
 
+/* What kernel time is grouped by (--by). */
+enum gpa_diff_by {
+	GPA_DIFF_BY_KERNEL = 0,    /* kernel.<family>: normalized kernel names */
+	GPA_DIFF_BY_OP = 1,        /* op.<name>: the leaf CPU operator that launched the kernel */
+	GPA_DIFF_BY_OP_INPUTS = 2, /* op.<name> (<inputs>): the operator and its recorded inputs */
+};
+
 struct gpa_diff_opts {
 	const char *step_regex;      /* NULL: the default step pattern */
 	const char *data_regex;      /* data-loader names for idle causes; NULL: the default */
@@ -166,6 +173,13 @@ struct gpa_diff_opts {
 	const char *const *fail_on;  /* fnmatch patterns of gating metrics; borrowed */
 	size_t nfail_on;
 	const struct gpa_kname_rules *rules; /* borrowed; NULL: the built-in rules */
+	/*
+	 * GPA_DIFF_BY_OP*: a kernel launched inside a CPU operator counts in
+	 * op.<name> instead of its family; kernels outside operators, and every
+	 * kernel of a run without CPU operators (with a warning), stay in
+	 * kernel.<family>.
+	 */
+	enum gpa_diff_by by;
 	/* extra PCRE2 patterns of communication kernels (analyze/commclass.h); borrowed */
 	const char *const *comm_rules;
 	size_t ncomm_rules;
@@ -177,7 +191,8 @@ void gpa_diff_opts_init(struct gpa_diff_opts *o);
 /*
  * Whether the fnmatch pattern can match a metric diff computes: one of the
  * fixed names (step.wall, gpu.busy, idle.total, idle.<cause>, copy.time,
- * copy.bytes, comm.time, comm.exposed, mfu) or a kernel family (kernel.*).
+ * copy.bytes, comm.time, comm.exposed, mfu), a kernel family (kernel.*) or
+ * an operator (op.*).
  * A pattern that cannot ("step.wal") would gate nothing.
  */
 bool gpa_diff_metric_pattern_ok(const char *pattern);
@@ -208,8 +223,8 @@ struct gpa_diff_result {
 	double alpha;
 	struct gpa_boot_opts boot;
 	GP_VEC(struct gpa_diff_metric) metrics; /* worst first */
-	GP_VEC(char *) new_kernels;         /* families only the candidate runs have */
-	GP_VEC(char *) vanished_kernels;    /* families only the baseline runs have */
+	GP_VEC(char *) new_kernels;         /* families (op.<name>: operators) only the candidate has */
+	GP_VEC(char *) vanished_kernels;    /* families (op.<name>: operators) only the baseline has */
 	GP_VEC(char *) warnings;
 	size_t regressed_gated;             /* gated metrics that regressed */
 };

@@ -305,10 +305,11 @@ int gpa_mfu_analyze(const struct gpa_model *m, const struct gpa_steps *steps,
 			out->has_flops = true;
 			out->flops_per_step = out->hw_flops_per_step = median_pos(sf, ns, tmp);
 		}
-		if (c > 0 && !out->has_bytes && bw > 0) {
+		double mb = c > 0 ? median_pos(sb, ns, tmp) : 0;
+		if (mb > 0 && !out->has_bytes && bw > 0) { /* 0: bytes unknown (NVTX sizes) */
 			out->bytes_source = GPA_MFU_SRC_OPS;
 			out->has_bytes = true;
-			out->bytes_per_step = median_pos(sb, ns, tmp);
+			out->bytes_per_step = mb;
 		}
 	}
 	if (out->has_flops && !(peak > 0)) {

@@ -12,6 +12,7 @@
 #define GP_LOG_TAG "analyze/model"
 #include "base/compat.h"
 #include "analyze/model.h"
+#include "analyze/ops.h"
 #include "analyze/file-info.h"
 #include "analyze/import-ahead.h"
 #include "import/import.h"
@@ -1848,7 +1849,8 @@ int gpa_model_load(struct gpa_model *m, const char *const *paths, size_t npaths,
 	for (size_t i = 0; i < m->procs.n; i++) {
 		m->events += m->procs.v[i].events;
 	}
-	if (sort_tables(m) || sort_memory(m) || link_correlation(m) || link_nvtx(m) || build_gpu(m) ||
+	/* PyTorch operators recorded as NVTX ranges (emit_nvtx): CPU operators (analyze/ops-nvtx.c) */
+	if (gpa_ops_nvtx_convert(m) || sort_tables(m) || sort_memory(m) || link_correlation(m) || link_nvtx(m) || build_gpu(m) ||
 	    gpa_graphs_link(m) || gpa_stacks_link(m) || gpa_nccl_link(m)) {
 		snprintf(errbuf, errlen, "out of memory building the model");
 		goto fail;

@@ -172,9 +172,15 @@ static bool parse_sig(const char *t, struct sig *s)
 
 /* ------------------------------------------------------------ data types */
 
+/* The type given to every tensor of a signature without a T section (NVTX sizes). */
+#define UNTYPED "\x01"
+
 /* Element size of a recorded type name; 0 unknown or not a tensor type. */
 static int elem_size(const char *t)
 {
+	if (t[0] == UNTYPED[0] && !t[1]) {
+		return 1; /* sizes without types: FLOPs count, bytes are dropped */
+	}
 	static const struct {
 		const char *name;
 		int size;
@@ -777,9 +783,17 @@ int gpa_op_perf(const char *name, const char *sig, struct gpa_op_perf *out)
 	if (!s) {
 		return none(out, "out of memory");
 	}
-	if (!parse_sig(sig, s) || !s->types) {
+	if (!parse_sig(sig, s)) {
 		free(s);
 		return none(out, "recorded shapes not readable");
+	}
+	/* sizes alone (PyTorch's NVTX ranges): every tensor of one unknown type, bytes dropped */
+	for (int i = 0; i < s->n; i++) {
+		if (!s->types && s->in[i].nd >= 0) {
+			snprintf(s->in[i].type, sizeof(s->in[i].type), "%s", UNTYPED);
+		} else if (s->in[i].type[0] == UNTYPED[0]) {
+			s->in[i].type[0] = 0; /* the marker is never a recorded type */
+		}
 	}
 	const char *n = base_name(name, buf, sizeof(buf));
 	ret = gemm_family(name, s, out);
@@ -820,6 +834,13 @@ int gpa_op_perf(const char *name, const char *sig, struct gpa_op_perf *out)
 	if (ret > 0) {
 		if (out->bytes < 0 || out->flops < 0) {
 			ret = none(out, "a tensor's type is not one the model knows");
+		} else if (!s->types && out->flops <= 0) {
+			ret = none(out, "sizes without data types: no bytes for data movement");
+		} else if (!s->types) {
+			out->untyped = true;
+			out->bytes = 0;
+			out->dtype = -1;
+			out->dtype_name[0] = 0;
 		}
 	}
 	free(s);

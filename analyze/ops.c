@@ -25,8 +25,7 @@ struct call {
 	uint32_t ops;
 };
 
-/* The leaf CPU operator of GPU row i, GPA_NONE when it has none. */
-static uint32_t leaf_op(const struct gpa_model *m, size_t i)
+uint32_t gpa_ops_leaf(const struct gpa_model *m, size_t i)
 {
 	uint32_t api = gpa_gpu_api(m, i);
 	uint32_t r = api == GPA_NONE ? GPA_NONE : m->api.nvtx[api];
@@ -40,33 +39,14 @@ static uint32_t leaf_op(const struct gpa_model *m, size_t i)
 	return GPA_NONE;
 }
 
-static int cmp_double(const void *a, const void *b)
+bool gpa_ops_any(const struct gpa_model *m)
 {
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
-static void dist(double *v, size_t n, struct gpa_op_dist *d)
-{
-	double sum = 0;
-
-	if (!n) {
-		return;
+	for (size_t r = 0; r < m->nvtx.n; r++) {
+		if (m->nvtx.origin[r] == GPA_RANGE_CPU_OP) {
+			return true;
+		}
 	}
-	gp_qsort(v, n, sizeof(*v), cmp_double);
-	for (size_t i = 0; i < n; i++) {
-		sum += v[i];
-	}
-	d->mean = sum / (double)n;
-	d->min = v[0];
-	d->max = v[n - 1];
-	d->median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	return false;
 }
 
 /* Roofline placement of a row from its totals and the device peaks. */
@@ -96,38 +76,71 @@ static void place(struct gpa_op_row *r, const struct gpa_peaks *pk)
 	}
 }
 
-/* Per-call rates and time quantiles of one group's calls c[0..n). */
-static int group_stats(struct gpa_op_row *r, const struct call *c, size_t n)
+/* Sorts v[0..n) ascending: LSD radix on the bytes the largest value needs; tmp holds n. */
+static void sort_u64(uint64_t *v, uint64_t *tmp, size_t n)
 {
-	double *tf = malloc(sizeof(double) * (n ? n : 1) * 2);
-	uint64_t *ns = malloc(sizeof(uint64_t) * (n ? n : 1));
-	size_t k = 0;
+	uint64_t max = 0;
 
-	if (!tf || !ns) {
-		free(tf);
-		free(ns);
-		return -GP_ERR_NOMEM;
-	}
-	double *tb = tf + n;
 	for (size_t i = 0; i < n; i++) {
-		ns[i] = c[i].ns;
-		if (r->perf.kind != GPA_OPK_NONE && c[i].ns) {
-			tf[k] = r->perf.flops / (double)c[i].ns / 1000;
-			tb[k] = r->perf.bytes / (double)c[i].ns / 1000;
-			k++;
-		}
+		max = v[i] > max ? v[i] : max;
 	}
-	dist(tf, k, &r->tflops);
-	dist(tb, k, &r->tbps);
-	gp_qsort(ns, n, sizeof(*ns), cmp_u64);
+	for (unsigned shift = 0; shift < 64 && (max >> shift); shift += 8) {
+		size_t at[257] = {0};
+		for (size_t i = 0; i < n; i++) {
+			at[((v[i] >> shift) & 0xff) + 1]++;
+		}
+		for (size_t b = 0; b < 256; b++) {
+			at[b + 1] += at[b];
+		}
+		for (size_t i = 0; i < n; i++) {
+			tmp[at[(v[i] >> shift) & 0xff]++] = v[i];
+		}
+		memcpy(v, tmp, n * sizeof(*v));
+	}
+}
+
+/*
+ * The distribution of x / ns[i] / 1000 over the non-zero times of ns
+ * (sorted ascending, n of them): the rates fall as the times grow, so the
+ * rates in ascending order are the times in descending order, summed in
+ * that order for the mean.
+ */
+static void rate_dist(double x, const uint64_t *ns, size_t n, struct gpa_op_dist *d)
+{
+	size_t z = 0, k;
+	double sum = 0;
+
+	while (z < n && !ns[z]) {
+		z++;
+	}
+	k = n - z; /* rate j (ascending) is time n - 1 - j */
+	if (!k) {
+		return;
+	}
+#define RATE(j) (x / (double)ns[n - 1 - (j)] / 1000)
+	for (size_t j = 0; j < k; j++) {
+		sum += RATE(j);
+	}
+	d->mean = sum / (double)k;
+	d->min = RATE(0);
+	d->max = RATE(k - 1);
+	d->median = k % 2 ? RATE(k / 2) : (RATE(k / 2 - 1) + RATE(k / 2)) / 2;
+#undef RATE
+}
+
+/* Per-call rates and time quantiles of one group from its calls' times ns[0..n) (sorted here). */
+static void group_stats(struct gpa_op_row *r, uint64_t *ns, uint64_t *tmp, size_t n)
+{
+	sort_u64(ns, tmp, n);
+	if (r->perf.kind != GPA_OPK_NONE) {
+		rate_dist(r->perf.flops, ns, n, &r->tflops);
+		rate_dist(r->perf.bytes, ns, n, &r->tbps);
+	}
 	if (n) {
 		r->gpu_ns_min = ns[0];
 		r->gpu_ns_max = ns[n - 1];
 		r->gpu_ns_median = n % 2 ? ns[n / 2] : (ns[n / 2 - 1] + ns[n / 2]) / 2;
 	}
-	free(tf);
-	free(ns);
-	return 0;
 }
 
 static int cmp_row(const void *a, const void *b)
@@ -138,30 +151,6 @@ static int cmp_row(const void *a, const void *b)
 	}
 	int c = strcmp(x->name, y->name);
 	return c ? c : strcmp(x->args ? x->args : "", y->args ? y->args : "");
-}
-
-/* Calls c[0..n) ordered by group (ngroups of them), file order kept within one: a counting sort. */
-static struct call *by_group(const struct call *c, size_t n, size_t ngroups)
-{
-	size_t *at = calloc(ngroups + 1, sizeof(*at));
-	struct call *out = malloc(sizeof(*out) * (n ? n : 1));
-
-	if (!at || !out) {
-		free(at);
-		free(out);
-		return NULL;
-	}
-	for (size_t i = 0; i < n; i++) {
-		at[c[i].group + 1]++;
-	}
-	for (size_t g = 0; g < ngroups; g++) {
-		at[g + 1] += at[g];
-	}
-	for (size_t i = 0; i < n; i++) {
-		out[at[c[i].group]++] = c[i];
-	}
-	free(at);
-	return out;
 }
 
 /* Sums each leaf operator's GPU ops into calls (one per operator range with work). */
@@ -182,7 +171,7 @@ static int collect_calls(const struct gpa_model *m, struct gpa_ops *out, struct 
 	}
 	for (size_t i = 0; i < m->gpu.n; i++) {
 		uint64_t d = m->gpu.end[i] - m->gpu.start[i];
-		uint32_t r = leaf_op(m, i);
+		uint32_t r = gpa_ops_leaf(m, i);
 		out->gpu_ops++;
 		out->gpu_ns += d;
 		if (r == GPA_NONE) {
@@ -205,6 +194,53 @@ static int collect_calls(const struct gpa_model *m, struct gpa_ops *out, struct 
 	free(slot);
 	*callsp = calls.v;
 	*ncalls = calls.n;
+	return 0;
+}
+
+/*
+ * Each group's totals, and its calls' times in one array by group (a
+ * counting sort: 8 bytes a call, file order kept within a group) for the
+ * quantiles; groups in order, so the floating-point sums are too.
+ */
+static int group_totals(struct gpa_ops *out, const struct call *c, size_t n)
+{
+	size_t ng = out->by_args.n;
+	size_t *at = calloc(ng + 1, sizeof(*at));
+	uint64_t *ns = malloc(sizeof(uint64_t) * (n ? n : 1) * 2);
+
+	if (!at || !ns) {
+		free(at);
+		free(ns);
+		return -GP_ERR_NOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct gpa_op_row *row = &out->by_args.v[c[i].group];
+		row->count++;
+		row->gpu_ops += c[i].ops;
+		row->gpu_ns += c[i].ns;
+		at[c[i].group + 1]++;
+	}
+	for (size_t g = 0; g < ng; g++) {
+		at[g + 1] += at[g];
+	}
+	for (size_t i = 0; i < n; i++) {
+		ns[at[c[i].group]++] = c[i].ns;
+	}
+	for (size_t g = 0, from = 0; g < ng; from = at[g++]) {
+		struct gpa_op_row *row = &out->by_args.v[g];
+		if (row->perf.kind != GPA_OPK_NONE) {
+			row->modelled = row->count;
+			row->flops = row->perf.flops * (double)row->count;
+			row->bytes = row->perf.bytes * (double)row->count;
+			out->flops += row->flops;
+			out->bytes += row->bytes;
+			out->gpu_ns_modelled += row->gpu_ns;
+		}
+		group_stats(row, ns + from, ns + n, at[g] - from);
+		place(row, &out->peaks);
+	}
+	free(at);
+	free(ns);
 	return 0;
 }
 
@@ -236,34 +272,7 @@ static int group_calls(const struct gpa_model *m, struct gpa_ops *out, struct ca
 	if (ret) {
 		return ret;
 	}
-	struct call *sorted = by_group(c, n, out->by_args.n);
-	if (!sorted) {
-		return -GP_ERR_NOMEM;
-	}
-	memcpy(c, sorted, sizeof(*c) * n);
-	free(sorted);
-	for (size_t i = 0, j; i < n; i = j) {
-		struct gpa_op_row *row = &out->by_args.v[c[i].group];
-		for (j = i; j < n && c[j].group == c[i].group; j++) {
-			row->count++;
-			row->gpu_ops += c[j].ops;
-			row->gpu_ns += c[j].ns;
-		}
-		if (row->perf.kind != GPA_OPK_NONE) {
-			row->modelled = row->count;
-			row->flops = row->perf.flops * (double)row->count;
-			row->bytes = row->perf.bytes * (double)row->count;
-			out->flops += row->flops;
-			out->bytes += row->bytes;
-			out->gpu_ns_modelled += row->gpu_ns;
-		}
-		ret = group_stats(row, c + i, j - i);
-		if (ret) {
-			return ret;
-		}
-		place(row, &out->peaks);
-	}
-	return 0;
+	return group_totals(out, c, n);
 }
 
 /* By-name rows: the by-args rows of each name summed. */
@@ -328,6 +337,16 @@ static int by_name(const struct gpa_model *m, struct gpa_ops *out)
 	return ret;
 }
 
+static bool any_untyped(const struct gpa_ops *out)
+{
+	for (size_t i = 0; i < out->by_args.n; i++) {
+		if (out->by_args.v[i].perf.untyped) {
+			return true;
+		}
+	}
+	return false;
+}
+
 int gpa_ops_analyze(const struct gpa_model *m, const struct gpa_ops_opts *o, struct gpa_ops *out,
 		    char *errbuf, size_t errlen)
 {
@@ -371,6 +390,9 @@ int gpa_ops_analyze(const struct gpa_model *m, const struct gpa_ops_opts *o, str
 	} else if (!out->cpu_ops_shaped) {
 		out->why_none = "no operator has recorded shapes (profile with record_shapes=True): "
 				"time only";
+	} else if (any_untyped(out)) {
+		out->why_none = "some operators have sizes without data types (NVTX ranges of "
+				"emit_nvtx): FLOPs only, no bytes, peak or roofline";
 	}
 	gp_qsort(out->by_args.v, out->by_args.n, sizeof(*out->by_args.v), cmp_row);
 	gp_qsort(out->by_name.v, out->by_name.n, sizeof(*out->by_name.v), cmp_row);
@@ -434,6 +456,7 @@ int gpa_ops_step_totals(const struct gpa_model *m, const struct gpa_steps *steps
 	struct gpa_ops tmp = {0};
 	size_t n = 0;
 	int counted = 0, ret;
+	bool untyped = false;
 
 	for (size_t i = 0; i < steps->v.n; i++) {
 		flops[i] = bytes[i] = 0;
@@ -465,8 +488,13 @@ int gpa_ops_step_totals(const struct gpa_model *m, const struct gpa_steps *steps
 		if (p->kind != GPA_OPK_NONE && s >= 0) {
 			flops[s] += p->flops;
 			bytes[s] += p->bytes;
+			untyped |= p->untyped;
 			counted++;
 		}
+	}
+	/* some calls' bytes unknown: no step's bytes are known */
+	for (size_t i = 0; untyped && i < steps->v.n; i++) {
+		bytes[i] = 0;
 	}
 	free(calls);
 	gp_vec_free(&models);

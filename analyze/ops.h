@@ -40,6 +40,7 @@ struct gpa_op_perf {
 	int dtype;           /* enum gpa_dtype whose peak applies; -1 unknown */
 	char dtype_name[32];  /* the compute data type as recorded ("c10::BFloat16") */
 	const char *why;     /* kind NONE: why no model (static text) */
+	bool untyped;        /* sizes without data types (NVTX ranges): FLOPs only, bytes 0 */
 };
 
 /*
@@ -93,13 +94,41 @@ struct gpa_ops {
 	const char *why_none;      /* no rows: why (static) */
 };
 
+/*
+ * The leaf CPU operator of GPU row i (kernel, copy or memset): the NVTX
+ * range (index into m->nvtx) of the innermost CPU operator enclosing its
+ * launch call, GPA_NONE when it has none.
+ */
+uint32_t gpa_ops_leaf(const struct gpa_model *m, size_t i);
+
+/* Whether the trace has CPU operator ranges (PyTorch profiler cpu_op events). */
+bool gpa_ops_any(const struct gpa_model *m);
+
+/*
+ * The text of an NVTX range PyTorch pushes under emit_nvtx() (analyze/
+ * ops-nvtx.c): "NAME, seq = N[, op_id = N][, sizes = [[8, 4], []]][,
+ * input_op_ids = [...]]", the fields in that order, at least one of seq,
+ * op_id and sizes. Returns 1 with the length of NAME in *name_len and the
+ * signature of the sizes ("D=[[8,4],[]]"; "" without sizes) in sig; 0 when
+ * text is not of that form (sig emptied); -GP_ERR_NOMEM.
+ */
+int gpa_ops_nvtx_parse(const char *text, size_t *name_len, struct gp_strbuf *sig);
+
+/*
+ * Turns the model's NVTX ranges (origin GPA_RANGE_NVTX) whose text is
+ * PyTorch's emit_nvtx form into CPU operator ranges: name NAME, args the
+ * signature of their sizes. Called while the model loads. 0 or -GP_ERR_NOMEM.
+ */
+int gpa_ops_nvtx_convert(struct gpa_model *m);
+
 struct gpa_steps;
 
 /*
  * Model FLOPs and minimum bytes of each step (steps->v order, arrays of
  * steps->v.n the caller owns): the sum over the modelled leaf operator
  * calls that launched GPU work and began inside the step, on the step's
- * process. Returns the number of calls counted, or -GP_ERR_NOMEM.
+ * process (bytes all 0 when some call's are unknown, perf.untyped). Returns
+ * the number of calls counted, or -GP_ERR_NOMEM.
  */
 int gpa_ops_step_totals(const struct gpa_model *m, const struct gpa_steps *steps, double *flops,
 			double *bytes);

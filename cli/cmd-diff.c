@@ -207,6 +207,16 @@ static int setting(struct diff_cfg *c, const char *key, const char *val, bool ru
 		} else {
 			goto bad;
 		}
+	} else if (!strcmp(key, "by")) {
+		if (!strcmp(val, "kernel")) {
+			c->a.by = GPA_DIFF_BY_KERNEL;
+		} else if (!strcmp(val, "op")) {
+			c->a.by = GPA_DIFF_BY_OP;
+		} else if (!strcmp(val, "op-inputs")) {
+			c->a.by = GPA_DIFF_BY_OP_INPUTS;
+		} else {
+			goto bad;
+		}
 	} else if (!strcmp(key, "resamples")) {
 		if (!cli_parse_uint(val, 10000000, &u) || u < 100) {
 			goto bad;
@@ -612,6 +622,10 @@ static const struct cli_option diff_options[] = {
 	 "(PCRE2; default in docs/gaps.md)",
 	 .err = "data-loader pattern", .cb = opt_setting},
 	CLI_OPT_CB(0, "rules", "FILE", opt_rules, "more kernel-name normalization rules"),
+	CLI_OPT_CB(0, "by", "WHAT", opt_setting,
+		   "group kernel time by kernel (family, default), op\n"
+		   "(the leaf CPU operator that launched it) or op-inputs\n"
+		   "(the operator and its recorded inputs)"),
 	CLI_OPT_CB(0, "flops-per-step", "F", opt_setting,
 		   "model FLOPs per step (whole job), for mfu"),
 	CLI_OPT_CB(0, "peak-tflops", "T", opt_setting, "peak dense TFLOP/s of one GPU, for mfu"),
@@ -636,7 +650,8 @@ const struct cli_command cmd_diff_opts = {
 	"noise. A run is one trace or a directory of rank traces (.gpz, Kineto JSON,\n"
 	"nsys SQLite). Metrics, per step: step.wall, gpu.busy, idle.total and\n"
 	"idle.<cause>, kernel.<family> (names normalized so a recompiled kernel\n"
-	"matches itself), copy.time, copy.bytes, comm.time, comm.exposed,\n"
+	"matches itself; with --by op, op.<operator> for kernels PyTorch operators\n"
+	"launched), copy.time, copy.bytes, comm.time, comm.exposed,\n"
 	"and mfu with --flops-per-step and --peak-tflops. Each gets a two-sided\n"
 	"Mann-Whitney U test (p adjusted across metrics), a bootstrap interval of\n"
 	"the change of medians and a verdict: regressed, improved, unchanged or\n"

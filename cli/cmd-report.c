@@ -205,6 +205,8 @@ static int render_html(const struct report_opts *o, struct gpa_model *m,
 	struct gpa_flame_opts fo;
 	struct gpr_flame_svg_opts svo;
 	struct gpa_critpath_opts cpo = {.comm = cc, .top = 5};
+	struct gpa_ops_opts opo = {.top = 0, .peaks = o->mfu.a.peaks};
+	struct gpa_ops ops = {0};
 	char err[512];
 	int ret;
 
@@ -228,6 +230,11 @@ static int render_html(const struct report_opts *o, struct gpa_model *m,
 	if (!ret) {
 		ret = gpa_critpath_analyze(m, steps, &cpo, &cp, err, sizeof(err));
 	}
+	/* the roofline draws every input set, the report's tables the top ones */
+	if (!ret && parts->ops && parts->ops->cpu_ops_shaped) {
+		ret = gpa_ops_analyze(m, &opo, &ops, err, sizeof(err));
+		ho.roofline = ret ? NULL : &ops;
+	}
 	if (!ret) {
 		ho.flame_svg = flame_svg.buf;
 		ho.flame_svg_len = flame_svg.len;
@@ -238,6 +245,7 @@ static int render_html(const struct report_opts *o, struct gpa_model *m,
 		cli_error("%s", err);
 	}
 	gpa_critpath_release(&cp);
+	gpa_ops_release(&ops);
 	gpa_gaps_release(&shade);
 	gpa_flame_release(&flame);
 	gp_strbuf_release(&flame_svg);

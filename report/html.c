@@ -1190,6 +1190,37 @@ static void memory_section(struct doc *d, const struct gpr_report_parts *p)
 	gp_strbuf_release(&url);
 }
 
+/* The operators on the device's roofline (report/ops-svg.c); left out without models. */
+static void roofline_section(struct doc *d, const struct gpa_ops *ops)
+{
+	struct gp_strbuf svg = GP_STRBUF_INIT, url = GP_STRBUF_INIT;
+
+	if (!ops) {
+		return;
+	}
+	if (gpr_ops_roofline_svg(&svg, ops)) {
+		d->failed = true;
+	} else if (svg.len) {
+		xmlNodePtr sec = section(d, "sec-roofline", "Operator roofline");
+		gp_strbuf_adds(&url, "data:image/svg+xml;base64,");
+		add_base64(&url, svg.buf, svg.len);
+		xmlNodePtr fr = el(d, sec, "iframe", NULL);
+		attr(d, fr, "class", "gp-roofline");
+		attr(d, fr, "title", "operators on the device roofline");
+		attr(d, fr, "src", url.failed ? "" : url.buf);
+		attr(d, fr, "style", "width: 780px; height: 510px; border: 0");
+		el(d, sec, "p",
+		   "Each point is one operator with one set of recorded inputs: its FLOPs per byte "
+		   "of minimum traffic against the TFLOP/s it achieved over its GPU time. Points "
+		   "under the sloped memory roof are memory-bound, under a flat compute roof "
+		   "compute-bound; hover for figures (gpuprof ops has the tables, docs/ops.md the "
+		   "models).");
+		d->failed |= url.failed;
+	}
+	gp_strbuf_release(&svg);
+	gp_strbuf_release(&url);
+}
+
 static void flame_section(struct doc *d, const char *svg_doc, size_t len)
 {
 	struct gp_strbuf url = GP_STRBUF_INIT;
@@ -1266,6 +1297,7 @@ int gpr_html_render(struct gp_strbuf *out, const struct gpr_report_parts *p,
 		flame_section(&d, o->flame_svg, o->flame_svg_len);
 	}
 	memory_section(&d, p);
+	roofline_section(&d, o->roofline);
 	ret = gpr_report_each_table(p, GPR_FORMAT_JSON, table_section, &d);
 	if (!ret && o->critpath) {
 		ret = gpr_critpath_each_table(p->m, p->steps, o->critpath, table_section, &d);

@@ -83,7 +83,7 @@ static void name_row(struct gpr_table *t, const struct gpa_op_row *r)
 	gpr_table_cellf(t, "%" PRIu64, r->gpu_ops);
 	gpr_table_cellf(t, "%" PRIu64, r->gpu_ns);
 	num(t, mod, r->flops / 1e9, 3);
-	num(t, mod, r->bytes / 1e6, 3);
+	num(t, mod && !r->perf.untyped, r->bytes / 1e6, 3);
 	num(t, mod && r->bytes > 0, r->bytes > 0 ? r->flops / r->bytes : 0, 2);
 	num(t, mod && r->tflops.mean > 0, r->tflops.mean, 3);
 	num(t, mod && r->tbps.mean > 0, r->tbps.mean, 3);
@@ -103,7 +103,7 @@ static void args_row(struct gpr_table *t, const struct gpa_op_row *r)
 	gpr_table_cellf(t, "%" PRIu64, r->gpu_ns);
 	gpr_table_cellf(t, "%" PRIu64, r->gpu_ns_median);
 	num(t, mod, r->perf.flops / 1e9, 3);
-	num(t, mod, r->perf.bytes / 1e6, 3);
+	num(t, mod && !r->perf.untyped, r->perf.bytes / 1e6, 3);
 	num(t, mod && r->perf.bytes > 0, r->perf.bytes > 0 ? r->perf.flops / r->perf.bytes : 0, 2);
 	num(t, rate, r->tflops.mean, 3);
 	num(t, rate, r->tflops.median, 3);

@@ -345,6 +345,13 @@ int gpr_ops_table(struct gpr_table *t, unsigned which, const struct gpa_ops *o);
 /* The tables in mask: text and Markdown after a summary, CSV, or one JSON object (gpuprof-ops/1). */
 int gpr_ops_render(struct gp_strbuf *out, enum gpr_format fmt, unsigned mask,
 		   const struct gpa_ops *o);
+/*
+ * The operators of o->by_args on the device's roofline as one SVG document
+ * (report/ops-svg.c): log-log FLOP/byte against achieved TFLOP/s, the
+ * memory roof, a compute roof and ridge per data type, at most 200 points.
+ * Appends nothing when no row has a FLOP model and GPU time. 0 or -GP_ERR_NOMEM.
+ */
+int gpr_ops_roofline_svg(struct gp_strbuf *out, const struct gpa_ops *o);
 
 struct gpr_report_parts {
 	const struct gpa_model *m;
@@ -516,6 +523,7 @@ struct gpr_html_opts {
 	const char *flame_svg;        /* a flame graph (gpr_flame_svg) to embed; NULL: none */
 	size_t flame_svg_len;
 	const struct gpa_critpath *critpath; /* the Critical path section; NULL: none */
+	const struct gpa_ops *roofline; /* "Operator roofline" (all input sets); NULL: none */
 };
 
 /* Defaults: 200,000 timeline events, no title, no shading. */

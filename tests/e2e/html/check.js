@@ -49,6 +49,13 @@
 		});
 		var fr = document.querySelector("iframe.gp-flame");
 		if (fr) check("flame frame", fr.getBoundingClientRect().height > 60 && /^data:image\/svg\+xml;base64,/.test(fr.src), "frame not laid out");
+		/* the operator roofline: its frame laid out, its points and roofs drawn */
+		var rf = document.querySelector("iframe.gp-roofline");
+		if (rf) {
+			var rd = rf.contentDocument;
+			check("roofline frame", rf.getBoundingClientRect().height > 300 && /^data:image\/svg\+xml;base64,/.test(rf.src), "frame not laid out");
+			check("roofline points", !rd || rd.querySelectorAll("circle").length > 0, "no points");
+		}
 		/* timeline drawn: lanes exist and the canvas has coloured pixels */
 		var c = document.querySelector("#gp-timeline canvas");
 		check("timeline canvas", c && c.width > 0 && c.height > 40, "no canvas");
