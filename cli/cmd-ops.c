@@ -7,6 +7,7 @@
 #include "analyze/model.h"
 #include "analyze/ops.h"
 #include "cli/cli.h"
+#include "report/ops.h"
 #include "report/report.h"
 
 #include <string.h>

@@ -20,6 +20,7 @@
 #include "analyze/stats.h"
 #include "analyze/steps.h"
 #include "report/memory.h"
+#include "report/ops.h"
 #include "report/report.h"
 
 #include <libxml/HTMLtree.h>

@@ -6,6 +6,7 @@
  */
 #include "base/compat.h"
 #include "analyze/ops.h"
+#include "report/ops.h"
 #include "report/report.h"
 
 #include <inttypes.h>

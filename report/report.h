@@ -332,27 +332,6 @@ int gpr_launches_table(struct gpr_table *t, unsigned table, const struct gpa_mod
 int gpr_launches_render(struct gp_strbuf *out, enum gpr_format fmt, unsigned mask,
 			const struct gpa_model *m, const struct gpa_launches *l);
 
-/* ---- gpuprof ops (report/ops.c) */
-struct gpa_ops;
-enum gpr_ops_tables {
-	GPR_OPS_NAMES = 1 << 0, /* operators by name */
-	GPR_OPS_ARGS = 1 << 1,  /* operators by name and unique inputs */
-	GPR_OPS_ALL = (1 << 2) - 1,
-	GPR_OPS_BRIEF = 1 << 2, /* the report's section: by name, fewer columns */
-};
-/* Fills t (caller releases) with one GPR_OPS_* table. 0 or -GP_ERR_NOMEM. */
-int gpr_ops_table(struct gpr_table *t, unsigned which, const struct gpa_ops *o);
-/* The tables in mask: text and Markdown after a summary, CSV, or one JSON object (gpuprof-ops/1). */
-int gpr_ops_render(struct gp_strbuf *out, enum gpr_format fmt, unsigned mask,
-		   const struct gpa_ops *o);
-/*
- * The operators of o->by_args on the device's roofline as one SVG document
- * (report/ops-svg.c): log-log FLOP/byte against achieved TFLOP/s, the
- * memory roof, a compute roof and ridge per data type, at most 200 points.
- * Appends nothing when no row has a FLOP model and GPU time. 0 or -GP_ERR_NOMEM.
- */
-int gpr_ops_roofline_svg(struct gp_strbuf *out, const struct gpa_ops *o);
-
 struct gpr_report_parts {
 	const struct gpa_model *m;
 	const struct gpa_steps *steps;

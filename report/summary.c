@@ -16,6 +16,7 @@
 #include "analyze/stats.h"
 #include "analyze/steps.h"
 #include "report/memory.h"
+#include "report/ops.h"
 #include "report/report.h"
 
 /* ---- the tables */
