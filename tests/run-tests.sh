@@ -5,6 +5,8 @@
 # Unit binaries print "ok|FAIL <binary> <case>" per case. End-to-end tests
 # are tests/e2e/tNNNN-*.sh: exit 0 passes, 77 skips, anything else fails.
 # The last line is "N passed, N failed, N skipped".
+# Each binary and script runs under a time limit (GPUPROF_TEST_TIMEOUT seconds,
+# 900 by default): one that hangs fails with its name instead of stalling the run.
 set -u
 O=${O:-build}
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -12,10 +14,21 @@ passed=0
 failed=0
 skipped=0
 failures=""
+limit=${GPUPROF_TEST_TIMEOUT:-900}
+# timed CMD...: CMD under the limit, its process group killed when it runs over
+timed() {
+	if command -v timeout >/dev/null 2>&1; then
+		timeout -k 10 "$limit" "$@"
+	else
+		"$@"
+	fi
+}
 
 for bin in "$@"; do
-	out=$("$bin" 2>&1)
+	out=$(timed "$bin" 2>&1)
 	rc=$?
+	case $rc in 124 | 137) out="$out
+FAIL $bin timed out after $limit s" ;; esac
 	printf '%s\n' "$out" | grep -v '^ok ' || true
 	p=$(printf '%s\n' "$out" | grep -c '^ok ')
 	f=$(printf '%s\n' "$out" | grep -c '^FAIL ')
@@ -42,8 +55,10 @@ for t in "$top"/tests/e2e/t[0-9][0-9][0-9][0-9]-*.sh; do
 	[ -f "$t" ] || continue
 	name=$(basename "$t" .sh)
 	work=$(mktemp -d "${TMPDIR:-/tmp}/gpuprof-e2e-XXXXXX")
-	out=$(cd "$work" && sh "$t" 2>&1)
+	out=$(cd "$work" && timed sh "$t" 2>&1)
 	rc=$?
+	case $rc in 124 | 137) out="$out
+timed out after $limit s" ;; esac
 	rm -rf "$work"
 	case $rc in
 	0) passed=$((passed + 1)); echo "ok $name" ;;

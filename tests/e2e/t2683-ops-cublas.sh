@@ -83,7 +83,10 @@ grep -q "model FLOPs, median step  *$(awk -v f=$((total / 2)) 'BEGIN { printf "%
 "$GPUPROF" flame g.gpz | grep -qx ".*;step;cublasLtMatmul;sm90_xmma_gemm_tn_[a-z0-9_]* $((2 * (f_lt / 400000)))" ||
 	fail "flame: $("$GPUPROF" flame g.gpz)"
 
-# a child forked right after the parent's calls records its own calls only
+# a child forked right after the parent's calls records its own calls only;
+# not under AddressSanitizer: GCC 12's does not hold its allocator across fork,
+# so a child of a multi-threaded parent can deadlock in malloc (as in t1033)
+if [ -z "$asan" ]; then
 env LD_LIBRARY_PATH="$LIBS" LD_PRELOAD="${asan:+$asan:}$LIB" CUDA_INJECTION64_PATH="$LIB" \
 	NVTX_INJECTION64_PATH="$LIB" GPUPROF_OUTPUT="$PWD/fork-%p.gpz" "$APP" 2 fork >fork.out 2>fork.err ||
 	fail "fork: exit $?: $(cat fork.err)"
@@ -96,6 +99,7 @@ for t in fork-*.gpz; do # each process calls from its main thread: tid = pid
 	"$GPUPROF" dump --kind nvtx "$t" | grep 'domain="cpu_op"' | grep -v "start_tid=${p%.gpz} " &&
 		fail "fork: $t: a GEMM on another thread"
 done
+fi
 
 # off by its kind: the calls pass through, nothing is recorded
 rec off.gpz GPUPROF_KINDS=all,-gemm
