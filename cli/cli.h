@@ -244,8 +244,16 @@ struct cli_critpath_mpi {
 };
 /* Initializes and ends MPI; rank 0 writes the output. Returns the exit status. */
 int cli_critpath_mpi_run(const struct cli_critpath_mpi *c, char **args, size_t nargs);
-/* MPI (cli/mpi.c): called only with --mpi. Each returns CMD_OK or says why not. */
+/* MPI (cli/mpi-load.c): called only with --mpi. Each returns CMD_OK or says why not. */
+/* Loads the MPI plugin without starting MPI (cli_mpi_init does both). */
+int cli_mpi_open(void);
 int cli_mpi_init(int *rank, int *size);
+/*
+ * This process's rank and the job's size as the launcher (mpirun, Hydra,
+ * srun) put them in the environment, known before MPI starts; false when
+ * none did. A guess to check against cli_mpi_init's answer.
+ */
+bool cli_mpi_launcher_rank(int *rank, int *size);
 /* Rank 0 receives every process's bytes, one after another, and their lengths (caller frees). */
 int cli_mpi_gather(const void *buf, size_t len, int rank, int size, char **all, size_t **lens);
 /* Every process receives every process's bytes, one after another (caller frees). */

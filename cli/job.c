@@ -18,6 +18,7 @@
 #include "report/report.h"
 
 #include <malloc.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -231,14 +232,114 @@ static int finish(const struct cli_job *jo, const char *all, const size_t *lens,
 	return status;
 }
 
+/* What a process computes before the exchange: its share of the inputs, analysed and packed. */
+struct share_work {
+	const struct cli_job *jo;
+	char **args;
+	size_t nargs;
+	int me, size;
+	char **paths;
+	size_t npaths;
+	int *owner;
+	struct gp_strbuf blob;
+	bool ok;
+};
+
+static void do_share(struct share_work *w)
+{
+	char err[512];
+	int ret;
+
+	w->ok = !gpa_expand_inputs((const char *const *)w->args, w->nargs, &w->paths, &w->npaths,
+				   err, sizeof(err));
+	if (!w->ok && w->me == 0) {
+		cli_error("%s", err);
+	}
+	if (w->ok) {
+		w->owner = malloc((w->npaths ? w->npaths : 1) * sizeof(*w->owner));
+		w->ok = w->owner && !cli_share_inputs(w->paths, w->npaths, w->size, w->owner);
+		if (!w->ok) {
+			cli_error("out of memory");
+		}
+	}
+	if (w->ok) {
+		ret = my_share(w->jo, w->paths, w->npaths, w->owner, w->me, &w->blob);
+		w->ok = !ret;
+		if (ret == -GP_ERR_NOMEM) {
+			cli_error("out of memory");
+		}
+	}
+	if (!w->ok) {
+		/* an empty share: rank 0 refuses it, and every process still meets the gather */
+		gp_strbuf_reset(&w->blob);
+	}
+}
+
+static void *share_main(void *arg)
+{
+	do_share(arg);
+	return NULL;
+}
+
+static void share_release(struct share_work *w)
+{
+	for (size_t i = 0; i < w->npaths; i++) {
+		free(w->paths[i]);
+	}
+	free(w->paths);
+	free(w->owner);
+	gp_strbuf_release(&w->blob);
+	w->paths = NULL;
+	w->npaths = 0;
+	w->owner = NULL;
+}
+
+/*
+ * MPI started, and this process's share analysed meanwhile when the
+ * launcher said beforehand which process this is: starting MPI takes a
+ * few hundred milliseconds of waiting on the launcher, as long as a small
+ * share's analysis (docs/cluster.md). The guess is checked against MPI's
+ * answer, and the share analysed again if they differ.
+ */
+static int start_mpi(struct share_work *w, int *me, int *size)
+{
+	pthread_t th;
+	bool ahead;
+
+	if (cli_mpi_open()) {
+		return CMD_ERROR;
+	}
+	ahead = cli_mpi_launcher_rank(&w->me, &w->size) &&
+		!pthread_create(&th, NULL, share_main, w);
+	if (cli_mpi_init(me, size)) {
+		if (ahead) {
+			pthread_join(th, NULL);
+		}
+		return CMD_ERROR;
+	}
+	if (ahead) {
+		pthread_join(th, NULL);
+		if (w->me == *me && w->size == *size) {
+			return CMD_OK;
+		}
+		gp_debug("the launcher said process %d of %d, MPI %d of %d: analysing again",
+			 w->me, w->size, *me, *size);
+		share_release(w);
+	}
+	w->me = *me;
+	w->size = *size;
+	do_share(w);
+	return CMD_OK;
+}
+
 int cli_job_run(const struct cli_job *jo, char **args, size_t nargs)
 {
-	char err[512], **paths = NULL, *all = NULL;
-	size_t npaths = 0, *lens = NULL;
-	int me = 0, size = 1, *owner = NULL, status = CMD_ERROR, ret;
-	struct gp_strbuf blob = GP_STRBUF_INIT;
-	uint64_t t[6] = {gp_clock_monotonic_ns()}; /* phase ends, for the debug line */
-	bool ok;
+	struct share_work w = {.jo = jo, .args = args, .nargs = nargs, .size = 1,
+			       .blob = GP_STRBUF_INIT};
+	char *all = NULL;
+	size_t *lens = NULL;
+	int me = 0, size = 1, status = CMD_ERROR;
+	uint64_t t[5] = {gp_clock_monotonic_ns()}; /* phase ends, for the debug line */
 
 	/*
 	 * Traces load one after another: freed models stay in the heap, so the
@@ -247,58 +348,33 @@ int cli_job_run(const struct cli_job *jo, char **args, size_t nargs)
 	 */
 	mallopt(M_MMAP_THRESHOLD, 32 << 20);
 	mallopt(M_TRIM_THRESHOLD, 1 << 30);
-	if (jo->mpi && cli_mpi_init(&me, &size)) {
-		return CMD_ERROR;
-	}
-	t[1] = gp_clock_monotonic_ns();
-	ok = !gpa_expand_inputs((const char *const *)args, nargs, &paths, &npaths, err,
-				sizeof(err));
-	if (!ok && me == 0) {
-		cli_error("%s", err);
-	}
-	if (ok) {
-		owner = malloc((npaths ? npaths : 1) * sizeof(*owner));
-		ok = owner && !cli_share_inputs(paths, npaths, size, owner);
-		if (!ok) {
-			cli_error("out of memory");
-		}
-	}
-	if (ok) {
-		ret = my_share(jo, paths, npaths, owner, me, &blob);
-		ok = !ret;
-		if (ret == -GP_ERR_NOMEM) {
-			cli_error("out of memory");
-		}
-	}
-	if (!ok) {
-		/* an empty share: rank 0 refuses it, and every process still meets the gather */
-		gp_strbuf_reset(&blob);
-	}
-	t[2] = t[3] = gp_clock_monotonic_ns();
 	if (jo->mpi) {
-		if (!cli_mpi_gather(blob.buf, blob.len, me, size, &all, &lens)) {
-			t[3] = gp_clock_monotonic_ns();
-			status = me != 0 ? CMD_OK : ok ? finish(jo, all, lens, size) : CMD_ERROR;
+		if (start_mpi(&w, &me, &size)) {
+			share_release(&w);
+			return CMD_ERROR;
 		}
-		t[4] = gp_clock_monotonic_ns();
+	} else {
+		do_share(&w);
+	}
+	t[1] = t[2] = gp_clock_monotonic_ns();
+	if (jo->mpi) {
+		if (!cli_mpi_gather(w.blob.buf, w.blob.len, me, size, &all, &lens)) {
+			t[2] = gp_clock_monotonic_ns();
+			status = me != 0 ? CMD_OK : w.ok ? finish(jo, all, lens, size) : CMD_ERROR;
+		}
+		t[3] = gp_clock_monotonic_ns();
 		status = cli_mpi_status(status);
 		cli_mpi_finalize();
-	} else if (ok) {
-		status = finish(jo, blob.buf, &blob.len, 1);
-		t[4] = gp_clock_monotonic_ns();
+	} else if (w.ok) {
+		status = finish(jo, w.blob.buf, &w.blob.len, 1);
+		t[3] = gp_clock_monotonic_ns();
 	}
-	t[5] = gp_clock_monotonic_ns();
-	gp_debug("process %d: ms in MPI start %.1f, its share %.1f, the gather %.1f, "
+	t[4] = gp_clock_monotonic_ns();
+	gp_debug("process %d: ms in MPI start and its share %.1f, the gather %.1f, "
 		 "rank 0's merge and output %.1f, MPI finish %.1f", me, (t[1] - t[0]) / 1e6,
-		 (t[2] - t[1]) / 1e6, (t[3] - t[2]) / 1e6, (t[4] - t[3]) / 1e6,
-		 (t[5] - t[4]) / 1e6);
-	for (size_t i = 0; i < npaths; i++) {
-		free(paths[i]);
-	}
-	free(paths);
-	free(owner);
+		 (t[2] - t[1]) / 1e6, (t[3] - t[2]) / 1e6, (t[4] - t[3]) / 1e6);
 	free(all);
 	free(lens);
-	gp_strbuf_release(&blob);
+	share_release(&w);
 	return status;
 }

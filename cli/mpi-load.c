@@ -12,6 +12,7 @@
 #include "cli/mpi/mpi-ops.h"
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,11 +57,15 @@ static void *open_plugin(char *why, size_t whylen)
 	return try_open(path, why, whylen);
 }
 
-int cli_mpi_init(int *rank, int *size)
+int cli_mpi_open(void)
 {
 	char why[512];
-	void *h = open_plugin(why, sizeof(why));
+	void *h;
 
+	if (ops) {
+		return CMD_OK;
+	}
+	h = open_plugin(why, sizeof(why));
 	if (!h) {
 		cli_error("--mpi needs the MPI plugin gpuprof-mpi.so and OpenMPI: %s", why);
 		return CMD_ERROR;
@@ -72,6 +77,16 @@ int cli_mpi_init(int *rank, int *size)
 		ops = NULL;
 		return CMD_ERROR;
 	}
+	return CMD_OK;
+}
+
+int cli_mpi_init(int *rank, int *size)
+{
+	char why[512];
+
+	if (cli_mpi_open()) {
+		return CMD_ERROR;
+	}
 	if (ops->init(rank, size, why, sizeof(why))) {
 		cli_error("%s", why);
 		ops = NULL;
@@ -79,6 +94,43 @@ int cli_mpi_init(int *rank, int *size)
 	}
 	gp_debug("process %d of %d", *rank, *size);
 	return CMD_OK;
+}
+
+/* A whole non-negative decimal number from the environment, below limit. */
+static bool env_number(const char *name, long limit, int *out)
+{
+	const char *v = getenv(name);
+	char *end;
+	long x;
+
+	if (!v || *v < '0' || *v > '9') {
+		return false;
+	}
+	errno = 0;
+	x = strtol(v, &end, 10);
+	if (errno || *end || x >= limit) {
+		return false;
+	}
+	*out = (int)x;
+	return true;
+}
+
+bool cli_mpi_launcher_rank(int *rank, int *size)
+{
+	/* OpenMPI's mpirun, then MPICH's Hydra (PMI), then Slurm's srun */
+	static const char *const pairs[][2] = {
+		{"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"},
+		{"PMI_RANK", "PMI_SIZE"},
+		{"SLURM_PROCID", "SLURM_NTASKS"},
+	};
+
+	for (size_t i = 0; i < GP_ARRAY_SIZE(pairs); i++) {
+		if (env_number(pairs[i][1], INT_MAX, size) && *size > 0 &&
+		    env_number(pairs[i][0], *size, rank)) {
+			return true;
+		}
+	}
+	return false;
 }
 
 int cli_mpi_gather(const void *buf, size_t len, int rank, int size, char **all, size_t **lens)

@@ -16,11 +16,12 @@
 
 static int init(int *rank, int *size, char *errbuf, size_t errlen)
 {
-	int argc = 0;
+	int argc = 0, provided;
 	char **argv = NULL;
 
-	if (MPI_Init(&argc, &argv) != MPI_SUCCESS) {
-		snprintf(errbuf, errlen, "MPI_Init failed");
+	/* FUNNELED: another thread of the command may be analysing while MPI starts; only this one calls MPI */
+	if (MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
+		snprintf(errbuf, errlen, "MPI_Init_thread failed");
 		return -1;
 	}
 	MPI_Comm_rank(MPI_COMM_WORLD, rank);

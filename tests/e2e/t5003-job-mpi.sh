@@ -1,7 +1,8 @@
 #!/bin/sh
 # report --mpi and comm --mpi under mpirun with 1, 2 and 4 processes write the
 # same bytes as the one-process job report (--job) on the same 64 ranks: JSON,
-# Markdown and text. Skips without mpirun (fails in CI, which installs it).
+# Markdown and text; also when the launcher's environment names the wrong
+# rank. Skips without mpirun (fails in CI, which installs it).
 . "$TOP/tests/e2e/lib.sh"
 
 if ! command -v mpirun >/dev/null 2>&1; then
@@ -39,6 +40,19 @@ for n in 1 2 4; do
 	expect_rc 0 mpi $n "$GPUPROF" comm --mpi t
 	cmp -s out comm.txt || fail "comm --mpi with $n processes differs"
 done
+# each process analyses the share the launcher's environment names while MPI
+# starts; told a wrong rank (two processes swapped), it analyses again: the
+# same bytes either way
+GPUPROF_LOG=debug mpi 2 "$GPUPROF" report --mpi --format json t >ahead.json 2>ahead.err ||
+	fail "launcher's ranks: exit $?"
+cmp -s ahead.json job.json || fail "launcher's ranks: JSON differs"
+grep -q 'analysing again' ahead.err && fail "mpirun's own ranks analysed again: $(cat ahead.err)"
+export GPUPROF
+mpirun --oversubscribe --allow-run-as-root -n 2 -x GPUPROF sh -c \
+	'OMPI_COMM_WORLD_RANK=$((1 - OMPI_COMM_WORLD_RANK)) GPUPROF_LOG=debug exec "$GPUPROF" report --mpi --format json t' \
+	>swap.json 2>swap.err || fail "swapped ranks: exit $?: $(cat swap.err)"
+cmp -s swap.json job.json || fail "swapped launcher ranks: JSON differs"
+[ "$(grep -c 'analysing again' swap.err)" = 2 ] || fail "swapped ranks not analysed again: $(cat swap.err)"
 # more processes than traces: the extra ones send an empty share
 mkdir s
 cp t/r0.gpz t/r1.gpz t/r9.gpz s/
