@@ -334,113 +334,150 @@ static int write_file(const char *path, const struct gp_strbuf *sb)
 }
 
 /*
- * Runs load on worker threads (one per core, at most 4), a few runs ahead
- * of the main thread, which adds them to the comparison in order and frees
- * each model at once: at most LOOKAHEAD + 1 models are alive, and the output
- * does not depend on the thread count.
+ * Runs load on worker threads (one per core, at most 4): each worker loads
+ * a run, reduces it to its per-step samples in a comparison of its own,
+ * packs them (as diff --mpi sends them) and frees the model; the main
+ * thread adds the packed runs to the comparison in run order. At most one
+ * model per worker is alive, and the output is the same bytes on any
+ * number of threads (the packed samples are what gpa_diff_add_run keeps:
+ * analyze/diff.h; t5007 compares the two paths).
  */
 #define MAX_LOADERS 4
 
 struct slot {
-	struct gpa_model m;
-	int state; /* 0 waiting, 1 loading, 2 loaded, 3 failed */
+	struct gp_strbuf rec; /* the run's packed samples */
+	int state;	      /* 0 waiting, 1 working, 2 done, 3 load failed, 4 reduce failed */
+	int ret;	      /* state 4: the library's error */
+	char err[512];	      /* state 4: its reason */
 };
 
 struct loader {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
+	const struct gpa_diff_opts *opts;
 	char **args;
 	struct slot *slots;
-	size_t n, next, consumed, lookahead;
+	size_t n, nbase, next;
 	bool stop;
 };
+
+/* Run i loaded, reduced and packed into its slot; the slot's next state. */
+static int reduce_run(struct loader *l, size_t i)
+{
+	struct slot *s = &l->slots[i];
+	struct gpa_model m;
+	struct gpa_diff *d1 = NULL;
+
+	if (cli_load_model(&m, &l->args[i], 1)) {
+		return 3;
+	}
+	s->ret = gpa_diff_new(l->opts, &d1, s->err, sizeof(s->err));
+	if (!s->ret) {
+		s->ret = gpa_diff_add_run(d1, i < l->nbase ? 0 : 1, &m, l->args[i], s->err,
+					  sizeof(s->err));
+	}
+	gpa_model_release(&m);
+	if (!s->ret && gpa_diff_run_pack(d1, &s->rec)) {
+		s->ret = -GP_ERR_NOMEM;
+		snprintf(s->err, sizeof(s->err), "out of memory");
+	}
+	gpa_diff_free(d1);
+	return s->ret ? 4 : 2;
+}
 
 static void *load_worker(void *arg)
 {
 	struct loader *l = arg;
 
 	pthread_mutex_lock(&l->mu);
-	for (;;) {
-		while (!l->stop && l->next < l->n && l->next >= l->consumed + l->lookahead) {
-			pthread_cond_wait(&l->cv, &l->mu);
-		}
-		if (l->stop || l->next >= l->n) {
-			break;
-		}
+	while (!l->stop && l->next < l->n) {
 		size_t i = l->next++;
 		l->slots[i].state = 1;
 		pthread_mutex_unlock(&l->mu);
-		int ret = cli_load_model(&l->slots[i].m, &l->args[i], 1);
+		int state = reduce_run(l, i);
 		pthread_mutex_lock(&l->mu);
-		l->slots[i].state = ret ? 3 : 2;
+		l->slots[i].state = state;
 		pthread_cond_broadcast(&l->cv);
 	}
 	pthread_mutex_unlock(&l->mu);
 	return NULL;
 }
 
-static int load_runs(struct gpa_diff *d, char **args, size_t n, size_t nbase)
+/* Run i's packed samples added to d on the main thread; the exit status, said. */
+static int add_packed(struct gpa_diff *d, struct loader *l, size_t i)
 {
-	struct loader l = {.args = args, .n = n};
-	pthread_t th[MAX_LOADERS];
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	size_t nth = cpus < 1 ? 1 : cpus > MAX_LOADERS ? MAX_LOADERS : (size_t)cpus, started = 0;
-	int status = CMD_OK;
-	char err[512];
+	struct slot *s = &l->slots[i];
+	char err[512], what[64];
+	int ret;
 
+	if (s->state == 3) {
+		return CMD_ERROR; /* cli_load_model said why */
+	}
+	if (s->state == 4) {
+		cli_error("%s", s->err);
+		return cli_exit_code(s->ret, 0);
+	}
+	snprintf(what, sizeof(what), "the samples of run %zu", i + 1);
+	ret = gpa_diff_run_unpack(d, i < l->nbase ? 0 : 1, s->rec.buf, s->rec.len, what, err,
+				  sizeof(err));
+	gp_strbuf_release(&s->rec);
+	if (ret) {
+		cli_error("%s", ret == -GP_ERR_NOMEM ? "out of memory" : err);
+		return CMD_ERROR;
+	}
+	return CMD_OK;
+}
+
+static int load_runs(struct gpa_diff *d, const struct gpa_diff_opts *o, char **args, size_t n,
+		     size_t nbase)
+{
+	struct loader l = {.opts = o, .args = args, .n = n, .nbase = nbase};
+	pthread_t th[MAX_LOADERS];
+	unsigned want;
+	size_t nth, started = 0;
+	int status = CMD_OK;
+
+	if (cli_thread_count(&want)) {
+		return CMD_ERROR;
+	}
+	nth = want > MAX_LOADERS ? MAX_LOADERS : want;
 	if (nth > n) {
 		nth = n;
 	}
-	l.lookahead = nth + 1;
-	l.slots = calloc(n, sizeof(*l.slots));
+	l.slots = calloc(n ? n : 1, sizeof(*l.slots));
 	if (!l.slots || pthread_mutex_init(&l.mu, NULL)) {
 		free(l.slots);
 		cli_error("out of memory");
 		return CMD_ERROR;
 	}
+	for (size_t i = 0; i < n; i++) {
+		l.slots[i].rec = (struct gp_strbuf)GP_STRBUF_INIT;
+	}
 	pthread_cond_init(&l.cv, NULL);
-	for (; started < nth; started++) {
+	for (; nth > 1 && started < nth; started++) {
 		if (pthread_create(&th[started], NULL, load_worker, &l)) {
 			break;
 		}
 	}
-	if (!started) {
-		load_worker(&l); /* no thread: load everything here, in order */
-	}
 	for (size_t i = 0; i < n && status == CMD_OK; i++) {
+		if (!started) {
+			l.slots[i].state = reduce_run(&l, i); /* one thread: each run here, in order */
+		}
 		pthread_mutex_lock(&l.mu);
 		while (l.slots[i].state < 2) {
 			pthread_cond_wait(&l.cv, &l.mu);
 		}
 		pthread_mutex_unlock(&l.mu);
-		if (l.slots[i].state == 3) {
-			status = CMD_ERROR;
-			break;
-		}
-		int ret = gpa_diff_add_run(d, i < nbase ? 0 : 1, &l.slots[i].m, args[i], err,
-					   sizeof(err));
-		gpa_model_release(&l.slots[i].m);
-		l.slots[i].state = 4;
-		if (ret) {
-			cli_error("%s", err);
-			status = cli_exit_code(ret, 0);
-		}
-		pthread_mutex_lock(&l.mu);
-		l.consumed = i + 1;
-		pthread_cond_broadcast(&l.cv);
-		pthread_mutex_unlock(&l.mu);
+		status = add_packed(d, &l, i);
 	}
 	pthread_mutex_lock(&l.mu);
-	l.stop = true;
-	pthread_cond_broadcast(&l.cv);
+	l.stop = true; /* after a failure: no run is started past it */
 	pthread_mutex_unlock(&l.mu);
 	for (size_t t = 0; t < started; t++) {
 		pthread_join(th[t], NULL);
 	}
 	for (size_t i = 0; i < n; i++) {
-		if (l.slots[i].state == 2) {
-			gpa_model_release(&l.slots[i].m); /* loaded ahead of an error */
-		}
+		gp_strbuf_release(&l.slots[i].rec);
 	}
 	pthread_cond_destroy(&l.cv);
 	pthread_mutex_destroy(&l.mu);
@@ -498,7 +535,7 @@ static int run(struct diff_cfg *c, char **base, size_t nbase, char **cand, size_
 		cli_mpi_finalize();
 		goto out;
 	}
-	status = load_runs(d, runs, nbase + ncand, nbase);
+	status = load_runs(d, &c->a, runs, nbase + ncand, nbase);
 	if (status == CMD_OK) {
 		status = emit(c, d, &r, &sb);
 	}

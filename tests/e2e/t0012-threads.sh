@@ -3,7 +3,7 @@
 # the time: report, stats, flame and dump give the same bytes on standard
 # output and standard error, and the same exit status, on one thread and on
 # several, for whole, truncated, corrupt, packed and footerless traces and
-# for the anchors; bad thread counts are refused.
+# for the anchors; diff too; bad thread counts are refused.
 . "$TOP/tests/e2e/lib.sh"
 
 "$TRACEGEN" --seed 5 --steps 30 --kernels 300 --devices 2 --all-kinds --chunk-records 256 \
@@ -60,6 +60,27 @@ for f in $inputs; do
 		same one two "$cmd --threads=2 $f"
 		GPUPROF_THREADS=3 run env "$GPUPROF" $cmd "$f"
 		same one env "GPUPROF_THREADS=3 $cmd $f"
+		n=$((n + 1))
+	done
+done
+# diff reduces its runs on worker threads: the same bytes on 1, 2 and 4
+# threads, also when a run in the middle cannot be read (the first failure
+# in run order is the one said) or has no step left to compare
+for i in 1 2 3 4 5; do
+	"$TRACEGEN" --seed $i --steps 6 --kernels 32 --same-kernels --step-jitter 0.02 \
+		--run-jitter 0.005 -o d$i.gpz >/dev/null || fail tracegen
+	"$TRACEGEN" --seed $((i + 50)) --steps 6 --kernels 32 --same-kernels --step-jitter 0.02 \
+		--run-jitter 0.005 --slow-kernel 'flash_bwd=1.3' -o e$i.gpz >/dev/null || fail tracegen
+done
+head -c 100 e3.gpz >e3cut.gpz
+for args in "d1.gpz d2.gpz d3.gpz d4.gpz d5.gpz -- e1.gpz e2.gpz e3.gpz e4.gpz e5.gpz" \
+	"--json - d1.gpz d2.gpz d3.gpz -- e1.gpz e2.gpz e3.gpz" \
+	"d1.gpz d2.gpz -- e1.gpz e2.gpz e3cut.gpz e4.gpz whole.gpz" \
+	"--skip-steps 1000 d1.gpz d2.gpz -- e1.gpz e2.gpz"; do
+	run one "$GPUPROF" diff --threads 1 $args
+	for t in 2 4; do
+		run many "$GPUPROF" diff --threads $t $args
+		same one many "diff --threads $t $args"
 		n=$((n + 1))
 	done
 done
