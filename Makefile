@@ -298,9 +298,11 @@ bench-pftrace: $(GPUPROF) $(TRACEGEN)
 bench: bench-pftrace
 .PHONY: bench-pftrace
 
-# Load, report and flame on 1 and 2 threads, the floor beside them (tests/bench/bench-scaling.sh).
+# Load, report and flame on 1 and 2 threads, the floor beside them (tests/bench/bench-scaling.sh);
+# diff of 10 vs 10 runs on 1 and 2 threads.
 bench-scaling: $(BENCH_LOAD) $(GPUPROF) $(TRACEGEN)
 	@sh tests/bench/bench-scaling.sh $(GPUPROF) $(TRACEGEN) $(BENCH_LOAD)
+	@BENCH_DIFF_THREADS="1 2" sh tests/bench/bench-diff.sh $(GPUPROF) $(TRACEGEN)
 .PHONY: bench-scaling
 
 # Kineto JSON import alone (in-process), per anchor: tests/bench/bench-kineto.sh.

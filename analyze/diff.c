@@ -126,7 +126,9 @@ void gpa_kname_rules_free(struct gpa_kname_rules *r)
 	free(r);
 }
 
-char *gpa_kname_normalize(const struct gpa_kname_rules *r, const char *name)
+/* name normalized by r, matching into md (a comparison's own, so rules can be shared by threads) */
+static char *normalize_md(const struct gpa_kname_rules *r, const char *name,
+			  pcre2_match_data *md)
 {
 	const char *base = name;
 	size_t len = strlen(name);
@@ -147,7 +149,7 @@ char *gpa_kname_normalize(const struct gpa_kname_rules *r, const char *name)
 			break;
 		}
 		rc = pcre2_substitute(k->re, (PCRE2_SPTR)cur, PCRE2_ZERO_TERMINATED, 0, flags,
-				      r->md, NULL, (PCRE2_SPTR)k->repl, PCRE2_ZERO_TERMINATED,
+				      md, NULL, (PCRE2_SPTR)k->repl, PCRE2_ZERO_TERMINATED,
 				      (PCRE2_UCHAR *)next, &outlen);
 		if (rc == PCRE2_ERROR_NOMEMORY) {
 			char *big = realloc(next, outlen);
@@ -157,7 +159,7 @@ char *gpa_kname_normalize(const struct gpa_kname_rules *r, const char *name)
 			}
 			next = big;
 			rc = pcre2_substitute(k->re, (PCRE2_SPTR)cur, PCRE2_ZERO_TERMINATED, 0,
-					      flags, r->md, NULL, (PCRE2_SPTR)k->repl,
+					      flags, md, NULL, (PCRE2_SPTR)k->repl,
 					      PCRE2_ZERO_TERMINATED, (PCRE2_UCHAR *)next, &outlen);
 		}
 		if (rc < 0) { /* a rule that cannot apply (match limit): keep the name */
@@ -172,6 +174,11 @@ char *gpa_kname_normalize(const struct gpa_kname_rules *r, const char *name)
 		cur = strndup(base, len); /* rules ate everything: keep the name as it was */
 	}
 	return cur;
+}
+
+char *gpa_kname_normalize(const struct gpa_kname_rules *r, const char *name)
+{
+	return normalize_md(r, name, r->md);
 }
 
 /* ---- options */
@@ -254,6 +261,7 @@ struct gpa_diff {
 	const struct gpa_diff_opts *o;
 	struct gpa_kname_rules *own_rules;
 	const struct gpa_kname_rules *rules;
+	pcre2_match_data *md;      /* the rules' matches: this comparison's own */
 	GP_VEC(struct series) s;
 	GP_VEC(size_t) nsteps[2];  /* per run */
 	enum gpa_step_source source[2];
@@ -278,9 +286,16 @@ int gpa_diff_new(const struct gpa_diff_opts *opts, struct gpa_diff **out, char *
 	d->o = opts;
 	d->rules = opts->rules;
 	d->whole[0] = d->whole[1] = true;
+	d->md = pcre2_match_data_create(16, NULL);
+	if (!d->md) {
+		free(d);
+		snprintf(errbuf, errlen, "out of memory");
+		return -GP_ERR_NOMEM;
+	}
 	if (!d->rules) {
 		int ret = gpa_kname_rules_new(true, &d->own_rules);
 		if (ret) {
+			pcre2_match_data_free(d->md);
 			free(d);
 			snprintf(errbuf, errlen, "cannot compile the kernel-name rules");
 			return ret;
@@ -312,6 +327,7 @@ void gpa_diff_free(struct gpa_diff *d)
 		free(d->prints.v[i].label);
 	}
 	gp_vec_free(&d->prints);
+	pcre2_match_data_free(d->md);
 	free(d->slots);
 	gpa_kname_rules_free(d->own_rules);
 	free(d);
@@ -688,7 +704,7 @@ static int kernels_and_copies(struct gpa_diff *d, struct run_ctx *c, int side, s
 		const struct gpa_func *fn = &m->funcs.v[f];
 		const char *raw = gpa_model_str(m, fn->name);
 		const char *nm = fn->demangled ? gpa_model_str(m, fn->demangled) : raw;
-		char *norm = gpa_kname_normalize(d->rules, nm);
+		char *norm = normalize_md(d->rules, nm, d->md);
 		uint32_t row;
 
 		if (!norm) {

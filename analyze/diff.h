@@ -172,7 +172,12 @@ struct gpa_diff_opts {
 	size_t nthresholds;
 	const char *const *fail_on;  /* fnmatch patterns of gating metrics; borrowed */
 	size_t nfail_on;
-	const struct gpa_kname_rules *rules; /* borrowed; NULL: the built-in rules */
+	/*
+	 * Borrowed; NULL: the built-in rules. Only read by a comparison (each
+	 * matches into its own data), so comparisons on several threads can
+	 * share them (diff's workers do).
+	 */
+	const struct gpa_kname_rules *rules;
 	/*
 	 * GPA_DIFF_BY_OP*: a kernel launched inside a CPU operator counts in
 	 * op.<name> instead of its family; kernels outside operators, and every

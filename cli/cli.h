@@ -103,6 +103,8 @@ struct gpa_steps;
  * truncated and corrupt files warned about. Returns 0 or a negative error.
  */
 int cli_load_model(struct gpa_model *m, char **args, size_t nargs);
+/* As cli_load_model, reading on threads threads (0: --threads, GPUPROF_THREADS or one per core). */
+int cli_load_model_threads(struct gpa_model *m, char **args, size_t nargs, unsigned threads);
 /*
  * cli_load_model, then the steps (step_regex as --step; NULL the default).
  * Returns CMD_OK, or CMD_ERROR / CMD_USAGE (a bad regex) said, with the

@@ -358,6 +358,7 @@ struct loader {
 	char **args;
 	struct slot *slots;
 	size_t n, nbase, next;
+	unsigned load_threads; /* each load's: the threads left over per worker */
 	bool stop;
 };
 
@@ -368,7 +369,7 @@ static int reduce_run(struct loader *l, size_t i)
 	struct gpa_model m;
 	struct gpa_diff *d1 = NULL;
 
-	if (cli_load_model(&m, &l->args[i], 1)) {
+	if (cli_load_model_threads(&m, &l->args[i], 1, l->load_threads)) {
 		return 3;
 	}
 	s->ret = gpa_diff_new(l->opts, &d1, s->err, sizeof(s->err));
@@ -444,6 +445,7 @@ static int load_runs(struct gpa_diff *d, const struct gpa_diff_opts *o, char **a
 	if (nth > n) {
 		nth = n;
 	}
+	l.load_threads = nth > 1 ? (unsigned)(want / nth) : want;
 	l.slots = calloc(n ? n : 1, sizeof(*l.slots));
 	if (!l.slots || pthread_mutex_init(&l.mu, NULL)) {
 		free(l.slots);

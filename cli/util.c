@@ -55,6 +55,11 @@ int cli_check_outputs(const struct cli_command *cmd, const char *const *outs, si
 
 int cli_load_model(struct gpa_model *m, char **args, size_t nargs)
 {
+	return cli_load_model_threads(m, args, nargs, 0);
+}
+
+int cli_load_model_threads(struct gpa_model *m, char **args, size_t nargs, unsigned threads)
+{
 	struct cli_progress pr;
 	struct gpa_load_opts lo = {.progress = {cli_progress_fn, &pr}};
 	char err[512], **paths = NULL;
@@ -67,7 +72,8 @@ int cli_load_model(struct gpa_model *m, char **args, size_t nargs)
 		cli_error("%s", err);
 		return ret;
 	}
-	ret = cli_thread_count(&lo.threads);
+	lo.threads = threads;
+	ret = threads ? 0 : cli_thread_count(&lo.threads);
 	if (ret) {
 		for (size_t i = 0; i < npaths; i++) {
 			free(paths[i]);

@@ -73,8 +73,11 @@ for i in 1 2 3 4 5; do
 		--run-jitter 0.005 --slow-kernel 'flash_bwd=1.3' -o e$i.gpz >/dev/null || fail tracegen
 done
 head -c 100 e3.gpz >e3cut.gpz
+# user rules are shared by the workers (each matches into its own data)
+printf 'rule /^flash::flash_(fwd|bwd)_.*/ flash\nrule /gemm/ gemm\n' >r.rules
 for args in "d1.gpz d2.gpz d3.gpz d4.gpz d5.gpz -- e1.gpz e2.gpz e3.gpz e4.gpz e5.gpz" \
-	"--json - d1.gpz d2.gpz d3.gpz -- e1.gpz e2.gpz e3.gpz" \
+	"-q --rules r.rules --json - d1.gpz d2.gpz d3.gpz d4.gpz d5.gpz -- e1.gpz e2.gpz e3.gpz e4.gpz e5.gpz" \
+	"-q --json - d1.gpz d2.gpz d3.gpz -- e1.gpz e2.gpz e3.gpz" \
 	"d1.gpz d2.gpz -- e1.gpz e2.gpz e3cut.gpz e4.gpz whole.gpz" \
 	"--skip-steps 1000 d1.gpz d2.gpz -- e1.gpz e2.gpz"; do
 	run one "$GPUPROF" diff --threads 1 $args
