@@ -238,7 +238,7 @@ static int exposure(const struct gpa_model *m, const struct gpa_comm_opts *o,
 		/* per step: counting sort of the rows by step, start order kept */
 		if (st && st->gpu_step) {
 			free(order);
-			order = malloc((rows.n ? rows.n : 1) * sizeof(*order));
+			order = gp_malloc_big((rows.n ? rows.n : 1) * sizeof(*order));
 			if (!order) {
 				goto out;
 			}

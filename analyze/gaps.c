@@ -250,7 +250,7 @@ static int group(const uint32_t *keys, size_t n, size_t nkeys, uint32_t **rows, 
 	for (size_t k = 0; k < nkeys; k++) {
 		cnt[k + 1] += cnt[k];
 	}
-	r = malloc((total ? total : 1) * sizeof(*r));
+	r = gp_malloc_big((total ? total : 1) * sizeof(*r));
 	if (!r) {
 		free(cnt);
 		free(pos);

@@ -703,7 +703,7 @@ static bool brief_op(const struct gpa_model *m, size_t i, struct gpa_launches *l
 /* 0, 1 when a value does not fit 32 bits (the caller takes the full path), or an error. */
 static int brief(const struct gpa_model *m, struct gpa_launches *l)
 {
-	uint32_t *v = malloc((m->gpu.n ? m->gpu.n : 1) * sizeof(*v));
+	uint32_t *v = gp_malloc_big((m->gpu.n ? m->gpu.n : 1) * sizeof(*v));
 	size_t n = 0;
 	uint64_t cpu, delay;
 

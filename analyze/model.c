@@ -30,17 +30,6 @@
  * Columns are written once, front to back: transparent huge pages cut the
  * page faults of filling them (a fifth of load time with 4 KiB pages).
  */
-static void huge_pages(void *p, size_t bytes)
-{
-	const uintptr_t huge = 2u << 20;
-	uintptr_t a = ((uintptr_t)p + huge - 1) & ~(huge - 1);
-	uintptr_t e = ((uintptr_t)p + bytes) & ~(huge - 1);
-
-	if (e > a) {
-		madvise((void *)a, e - a, MADV_HUGEPAGE);
-	}
-}
-
 #define COL_RESERVE_(type, col)                                                                    \
 	{                                                                                          \
 		void *p_ = realloc(t->col, ncap * sizeof(type));                                   \
@@ -48,7 +37,7 @@ static void huge_pages(void *p, size_t bytes)
 			return -GP_ERR_NOMEM;                                                      \
 		}                                                                                  \
 		t->col = p_;                                                                       \
-		huge_pages(p_, ncap * sizeof(type));                                               \
+		gp_huge_pages(p_, ncap * sizeof(type));                                               \
 	}
 /* An optional column grows with its table once it exists. */
 #define COL_RESERVE_OPT_(type, col)                                                                \
@@ -58,7 +47,7 @@ static void huge_pages(void *p, size_t bytes)
 			return -GP_ERR_NOMEM;                                                      \
 		}                                                                                  \
 		t->col = p_;                                                                       \
-		huge_pages(p_, ncap * sizeof(type));                                               \
+		gp_huge_pages(p_, ncap * sizeof(type));                                               \
 	}
 #define COL_FREE_(type, col)                                                                       \
 	free(t->col);                                                                              \
@@ -154,7 +143,7 @@ DEFINE_TABLE_FNS_(gpa_mems, GPA_MEM_COLS, GPA_MEM_OPT_COLS_)
 			if (!(t)->col) {                                                           \
 				return -GP_ERR_NOMEM;                                              \
 			}                                                                          \
-			huge_pages((t)->col, (t)->cap * sizeof(*(t)->col));                        \
+			gp_huge_pages((t)->col, (t)->cap * sizeof(*(t)->col));                        \
 		}                                                                                  \
 		if ((t)->col) {                                                                    \
 			(t)->col[r] = (v);                                                         \
@@ -266,7 +255,7 @@ static int sort_perm(const uint64_t *key, size_t n, uint32_t *perm, bool *moved)
 	if (sorted) {
 		return 0;
 	}
-	uint32_t *tmp = malloc(n * sizeof(*tmp));
+	uint32_t *tmp = gp_malloc_big(n * sizeof(*tmp));
 	size_t *count = calloc(65536, sizeof(*count));
 	if (!tmp || !count) {
 		free(tmp);
@@ -1344,13 +1333,13 @@ static int sort_memory(struct gpa_model *m)
 	if (i >= t->n) {
 		return 0; /* already in order (the usual case): no permutation to build */
 	}
-	perm = malloc(t->n * sizeof(*perm));
+	perm = gp_malloc_big(t->n * sizeof(*perm));
 	if (!perm) {
 		return -GP_ERR_NOMEM;
 	}
 	ret = sort_perm(t->ts, t->n, perm, &moved);
 	if (!ret && moved) {
-		scratch = malloc(t->n * sizeof(uint64_t));
+		scratch = gp_malloc_big(t->n * sizeof(uint64_t));
 		if (!scratch) {
 			ret = -GP_ERR_NOMEM;
 		} else {
@@ -1376,8 +1365,8 @@ static int sort_tables(struct gpa_model *m)
 	if (most > UINT32_MAX - 1) {
 		return -GP_ERR_RANGE;
 	}
-	perm = malloc((most ? most : 1) * sizeof(*perm));
-	scratch = malloc((most ? most : 1) * sizeof(uint64_t));
+	perm = gp_malloc_big((most ? most : 1) * sizeof(*perm));
+	scratch = gp_malloc_big((most ? most : 1) * sizeof(uint64_t));
 	if (!perm || !scratch) {
 		free(perm);
 		free(scratch);
@@ -1399,7 +1388,7 @@ static int sort_tables(struct gpa_model *m)
 			negend[i] = UINT64_MAX - m->nvtx.end[i];
 		}
 		/* negend lives in scratch: sort by it into perm, then permute with another buffer. */
-		uint32_t *perm2 = malloc((m->nvtx.n ? m->nvtx.n : 1) * sizeof(*perm2));
+		uint32_t *perm2 = gp_malloc_big((m->nvtx.n ? m->nvtx.n : 1) * sizeof(*perm2));
 		uint64_t *tmp = malloc((m->nvtx.n ? m->nvtx.n : 1) * sizeof(*tmp));
 		if (!perm2 || !tmp) {
 			free(perm2);
@@ -1586,7 +1575,7 @@ static int by_thread(const uint32_t *thread, size_t n, size_t nthreads, uint32_t
 		     size_t **first)
 {
 	size_t *cnt = calloc(nthreads + 1, sizeof(*cnt));
-	uint32_t *r = malloc((n ? n : 1) * sizeof(*r));
+	uint32_t *r = gp_malloc_big((n ? n : 1) * sizeof(*r));
 
 	if (!cnt || !r) {
 		free(cnt);
@@ -1705,9 +1694,9 @@ static int build_gpu(struct gpa_model *m)
 	/* By start (stable radix sort), then a stable counting sort by device. */
 	size_t nd = m->devs.n, n = g->n ? g->n : 1;
 	size_t *cnt = calloc(nd + 1, sizeof(*cnt));
-	uint32_t *by_start = malloc(n * sizeof(*by_start));
-	uint32_t *perm = malloc(n * sizeof(*perm));
-	void *scratch = malloc(n * sizeof(uint64_t));
+	uint32_t *by_start = gp_malloc_big(n * sizeof(*by_start));
+	uint32_t *perm = gp_malloc_big(n * sizeof(*perm));
+	void *scratch = gp_malloc_big(n * sizeof(uint64_t));
 	bool moved;
 	if (!cnt || !by_start || !perm || !scratch ||
 	    sort_perm(g->start, g->n, by_start, &moved)) {

@@ -530,7 +530,7 @@ static int summarize_groups(const struct source *c, const struct group *groups, 
 	for (size_t k = 0; k < ng; k++) {
 		first[k + 1] += first[k];
 	}
-	vals = malloc((first[ng] ? first[ng] : 1) * sizeof(*vals));
+	vals = gp_malloc_big((first[ng] ? first[ng] : 1) * sizeof(*vals));
 	if (!vals) {
 		goto out;
 	}

@@ -518,7 +518,7 @@ static int assign(const struct gpa_model *m, struct gpa_steps *s)
 		bool open;
 	} *cur = calloc(ns ? ns : 1, sizeof(*cur));
 
-	s->gpu_step = malloc((m->gpu.n ? m->gpu.n : 1) * sizeof(*s->gpu_step));
+	s->gpu_step = gp_malloc_big((m->gpu.n ? m->gpu.n : 1) * sizeof(*s->gpu_step));
 	if (!pfirst || !cur || !s->gpu_step) {
 		free(pfirst);
 		free(cur);

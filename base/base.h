@@ -234,6 +234,14 @@ static inline void gp_progress_call(const struct gp_progress_cb *cb, const struc
 uint64_t gp_clock_monotonic_raw_ns(void);
 
 /*
+ * Asks for transparent huge pages over the 2 MiB-aligned part of [p, p + n)
+ * (n of 4 MiB or more; errno kept): a large array written front to back
+ * then faults once per 2 MiB instead of per 4 KiB page. Advice only.
+ */
+void gp_huge_pages(void *p, size_t n);
+/* malloc(n) with gp_huge_pages: for an array of millions of rows filled at once. */
+void *gp_malloc_big(size_t n);
+/*
  * Maps in the pages of [p, p + n) (whole pages around it) with one call
  * instead of one page fault per page as they are first written: where faults
  * are dear (about 12 us each on the virtual machine of docs/dev/performance-history.md,

@@ -28,6 +28,7 @@ int gp_vec_reserve_(void **v, size_t *cap, size_t want, size_t elem)
 	if (!nv) {
 		return -GP_ERR_NOMEM;
 	}
+	gp_huge_pages(nv, bytes);
 	*v = nv;
 	*cap = nc;
 	return 0;
@@ -174,6 +175,32 @@ uint64_t gp_rng_below(struct gp_rng *r, uint64_t n)
 double gp_rng_double(struct gp_rng *r)
 {
 	return (double)(gp_rng_next(r) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+void gp_huge_pages(void *p, size_t n)
+{
+#ifdef MADV_HUGEPAGE
+	const uintptr_t huge = (uintptr_t)2 << 20;
+	uintptr_t a = ((uintptr_t)p + huge - 1) & ~(huge - 1);
+	uintptr_t e = ((uintptr_t)p + n) & ~(huge - 1);
+
+	if (p && n >= 2 * huge && e > a) {
+		int saved = errno;
+		(void)madvise((void *)a, e - a, MADV_HUGEPAGE);
+		errno = saved;
+	}
+#else
+	(void)p;
+	(void)n;
+#endif
+}
+
+void *gp_malloc_big(size_t n)
+{
+	void *p = malloc(n);
+
+	gp_huge_pages(p, n);
+	return p;
 }
 
 void gp_prefault(void *p, size_t n)
