@@ -79,6 +79,13 @@ extern const struct cli_command cmd_critical_path_opts;
 /* "gpuprof: error: ..." on stderr. */
 GP_PRINTF(1, 2) void cli_error(const char *fmt, ...);
 GP_PRINTF(1, 2) void cli_warn(const char *fmt, ...);
+/*
+ * While sb is set, this thread's cli_error and cli_warn lines go to sb, not
+ * stderr (NULL: written again): work on a worker thread keeps its messages
+ * for the main thread to write in input order. No progress is shown meanwhile.
+ */
+void cli_capture_messages(struct gp_strbuf *sb);
+bool cli_capturing(void);
 /* Prints the usage line of help to stderr with the error; returns CMD_USAGE. */
 GP_PRINTF(2, 3) int cli_usage_error(const char *help, const char *fmt, ...);
 /* The usage error of a command (its usage line after the error); returns CMD_USAGE. */

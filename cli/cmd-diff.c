@@ -340,12 +340,15 @@ static int write_file(const char *path, const struct gp_strbuf *sb)
  * thread adds the packed runs to the comparison in run order. At most one
  * model per worker is alive, and the output is the same bytes on any
  * number of threads (the packed samples are what gpa_diff_add_run keeps:
- * analyze/diff.h; t5007 compares the two paths).
+ * analyze/diff.h; t5007 compares the two paths), standard error included:
+ * what a load says is kept and written when its run is added, and nothing
+ * of a run after the first that fails.
  */
 #define MAX_LOADERS 4
 
 struct slot {
 	struct gp_strbuf rec; /* the run's packed samples */
+	struct gp_strbuf msgs; /* what loading it said, written when the run is added */
 	int state;	      /* 0 waiting, 1 working, 2 done, 3 load failed, 4 reduce failed */
 	int ret;	      /* state 4: the library's error */
 	char err[512];	      /* state 4: its reason */
@@ -368,8 +371,12 @@ static int reduce_run(struct loader *l, size_t i)
 	struct slot *s = &l->slots[i];
 	struct gpa_model m;
 	struct gpa_diff *d1 = NULL;
+	int ret;
 
-	if (cli_load_model_threads(&m, &l->args[i], 1, l->load_threads)) {
+	cli_capture_messages(&s->msgs);
+	ret = cli_load_model_threads(&m, &l->args[i], 1, l->load_threads);
+	cli_capture_messages(NULL);
+	if (ret) {
 		return 3;
 	}
 	s->ret = gpa_diff_new(l->opts, &d1, s->err, sizeof(s->err));
@@ -411,6 +418,7 @@ static int add_packed(struct gpa_diff *d, struct loader *l, size_t i)
 	char err[512], what[64];
 	int ret;
 
+	fwrite(s->msgs.buf, 1, s->msgs.len, stderr);
 	if (s->state == 3) {
 		return CMD_ERROR; /* cli_load_model said why */
 	}
@@ -454,6 +462,7 @@ static int load_runs(struct gpa_diff *d, const struct gpa_diff_opts *o, char **a
 	}
 	for (size_t i = 0; i < n; i++) {
 		l.slots[i].rec = (struct gp_strbuf)GP_STRBUF_INIT;
+		l.slots[i].msgs = (struct gp_strbuf)GP_STRBUF_INIT;
 	}
 	pthread_cond_init(&l.cv, NULL);
 	for (; nth > 1 && started < nth; started++) {
@@ -480,6 +489,7 @@ static int load_runs(struct gpa_diff *d, const struct gpa_diff_opts *o, char **a
 	}
 	for (size_t i = 0; i < n; i++) {
 		gp_strbuf_release(&l.slots[i].rec);
+		gp_strbuf_release(&l.slots[i].msgs);
 	}
 	pthread_cond_destroy(&l.cv);
 	pthread_mutex_destroy(&l.mu);

@@ -6,6 +6,18 @@
 #include "base/compat.h"
 #include "cli/cli.h"
 
+static __thread struct gp_strbuf *capture;
+
+void cli_capture_messages(struct gp_strbuf *sb)
+{
+	capture = sb;
+}
+
+bool cli_capturing(void)
+{
+	return capture != NULL;
+}
+
 /*
  * One line in one write where it fits: under mpirun the processes share
  * standard error, and a line written in pieces mixes with another's.
@@ -19,6 +31,12 @@ static void vmsg(const char *level, const char *fmt, va_list ap)
 	va_copy(aq, ap);
 	b = vsnprintf(line + a, sizeof(line) - (size_t)a, fmt, aq);
 	va_end(aq);
+	if (capture) {
+		gp_strbuf_addf(capture, "gpuprof: %s: ", level);
+		gp_strbuf_vaddf(capture, fmt, ap);
+		gp_strbuf_addch(capture, '\n');
+		return;
+	}
 	if (b >= 0 && (size_t)a + (size_t)b + 1 < sizeof(line)) {
 		line[a + b] = '\n';
 		fwrite(line, 1, (size_t)a + (size_t)b + 1, stderr);

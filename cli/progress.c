@@ -95,7 +95,7 @@ void cli_progress_start(struct cli_progress *pr)
 			ms = 1000;
 		}
 	}
-	pr->on = !cli_quiet && isatty(STDERR_FILENO);
+	pr->on = !cli_quiet && !cli_capturing() && isatty(STDERR_FILENO);
 	pr->t0 = gp_clock_monotonic_ns();
 	pr->delay_ns = (uint64_t)ms * 1000000u;
 }

@@ -65,7 +65,8 @@ for f in $inputs; do
 done
 # diff reduces its runs on worker threads: the same bytes on 1, 2 and 4
 # threads, also when a run in the middle cannot be read (the first failure
-# in run order is the one said) or has no step left to compare
+# in run order is the one said, after the warnings of the runs before it,
+# in run order) or has no step left to compare
 for i in 1 2 3 4 5; do
 	"$TRACEGEN" --seed $i --steps 6 --kernels 32 --same-kernels --step-jitter 0.02 \
 		--run-jitter 0.005 -o d$i.gpz >/dev/null || fail tracegen
@@ -79,6 +80,7 @@ for args in "d1.gpz d2.gpz d3.gpz d4.gpz d5.gpz -- e1.gpz e2.gpz e3.gpz e4.gpz e
 	"-q --rules r.rules --json - d1.gpz d2.gpz d3.gpz d4.gpz d5.gpz -- e1.gpz e2.gpz e3.gpz e4.gpz e5.gpz" \
 	"-q --json - d1.gpz d2.gpz d3.gpz -- e1.gpz e2.gpz e3.gpz" \
 	"d1.gpz d2.gpz -- e1.gpz e2.gpz e3cut.gpz e4.gpz whole.gpz" \
+	"d1.gpz cut.gpz -- bad.gpz e2.gpz packed-cut.gpz e3cut.gpz e4.gpz e3cut.gpz bad.gpz" \
 	"--skip-steps 1000 d1.gpz d2.gpz -- e1.gpz e2.gpz"; do
 	run one "$GPUPROF" diff --threads 1 $args
 	for t in 2 4; do
