@@ -37,7 +37,7 @@
 			return -GP_ERR_NOMEM;                                                      \
 		}                                                                                  \
 		t->col = p_;                                                                       \
-		gp_huge_pages(p_, ncap * sizeof(type));                                               \
+		gp_huge_pages(p_, ncap * sizeof(type));                                            \
 	}
 /* An optional column grows with its table once it exists. */
 #define COL_RESERVE_OPT_(type, col)                                                                \
@@ -47,7 +47,7 @@
 			return -GP_ERR_NOMEM;                                                      \
 		}                                                                                  \
 		t->col = p_;                                                                       \
-		gp_huge_pages(p_, ncap * sizeof(type));                                               \
+		gp_huge_pages(p_, ncap * sizeof(type));                                            \
 	}
 #define COL_FREE_(type, col)                                                                       \
 	free(t->col);                                                                              \
@@ -143,7 +143,7 @@ DEFINE_TABLE_FNS_(gpa_mems, GPA_MEM_COLS, GPA_MEM_OPT_COLS_)
 			if (!(t)->col) {                                                           \
 				return -GP_ERR_NOMEM;                                              \
 			}                                                                          \
-			gp_huge_pages((t)->col, (t)->cap * sizeof(*(t)->col));                        \
+			gp_huge_pages((t)->col, (t)->cap * sizeof(*(t)->col));                     \
 		}                                                                                  \
 		if ((t)->col) {                                                                    \
 			(t)->col[r] = (v);                                                         \
