@@ -43,9 +43,10 @@ done
 # each process analyses the share the launcher's environment names while MPI
 # starts; told a wrong rank (two processes swapped), it analyses again: the
 # same bytes either way
-GPUPROF_LOG=debug mpi 2 "$GPUPROF" report --mpi --format json t >ahead.json 2>ahead.err ||
-	fail "launcher's ranks: exit $?"
+env GPUPROF_LOG=debug mpirun --oversubscribe --allow-run-as-root -n 2 "$GPUPROF" report --mpi \
+	--format json t >ahead.json 2>ahead.err || fail "launcher's ranks: exit $?"
 cmp -s ahead.json job.json || fail "launcher's ranks: JSON differs"
+[ "$(grep -c 'ms in MPI start and its share' ahead.err)" = 2 ] || fail "no debug lines: $(cat ahead.err)"
 grep -q 'analysing again' ahead.err && fail "mpirun's own ranks analysed again: $(cat ahead.err)"
 export GPUPROF
 mpirun --oversubscribe --allow-run-as-root -n 2 -x GPUPROF sh -c \
