@@ -23,6 +23,8 @@
 #include "cli/cli.h"
 #include "report/report.h"
 
+#include <pthread.h>
+
 struct report_opts {
 	enum gpr_format format;
 	bool html;
@@ -267,6 +269,56 @@ static int efficiency_of(const struct gpa_model *m, const struct gpa_steps *step
 	return ret ? ret : gpa_ops_analyze(m, &opo, ops, errbuf, errlen);
 }
 
+/*
+ * The analyses that read only the model and the steps (kernel summary,
+ * launches, memory, occupancy, MFU, operators): on a second thread while
+ * the calling thread finds the gaps, the overview and the communication.
+ * Each reads the model and writes only its own result; errors are said
+ * after both are done, in the order a single thread meets them, so the
+ * output is the same on any number of threads.
+ */
+struct side {
+	const struct gpa_model *m;
+	const struct gpa_steps *steps;
+	const struct report_opts *o;
+	const struct gpa_occ_opts *occ_opts;
+	struct gpa_stats *kern;
+	struct gpa_launches *lau;
+	struct gpa_memory *mem;
+	struct gpa_occupancy *occ;
+	struct gpa_mfu *mfu;
+	struct gpa_ops *ops;
+	bool nomem;
+	int ret;
+	char err[512];
+};
+
+static void *side_main(void *arg)
+{
+	struct side *s = arg;
+
+	s->nomem = gpa_stats_compute(s->m, GPA_STATS_KERN_SUM, s->o->kname, s->kern) ||
+		   launches_of(s->m, s->lau) || memory_of(s->m, s->steps, s->mem);
+	if (!s->nomem) {
+		s->ret = efficiency_of(s->m, s->steps, s->o, s->occ_opts, s->occ, s->mfu, s->ops,
+				       s->err, sizeof(s->err));
+	}
+	return NULL;
+}
+
+/* The side analyses started (on a thread when threads > 1, else at once); *th set when a thread. */
+static bool side_start(struct side *s, pthread_t *th)
+{
+	unsigned threads = 1;
+
+	if (cli_thread_count(&threads) == 0 && threads > 1 &&
+	    pthread_create(th, NULL, side_main, s) == 0) {
+		return true;
+	}
+	side_main(s);
+	return false;
+}
+
 static int run(const struct report_opts *o, char **args, size_t nargs)
 {
 	struct gpa_model m;
@@ -304,29 +356,41 @@ static int run(const struct report_opts *o, char **args, size_t nargs)
 	status = CMD_ERROR;
 	gaps_opts.comm = &cc;
 	ret = gpa_steps_find(&m, o->step_regex, &steps, err, sizeof(err));
-	ret = ret ? ret : gpa_gaps_analyze(&m, &steps, &gaps_opts, &gaps, err, sizeof(err));
 	if (ret) {
 		cli_error("%s", err);
 		status = cli_exit_code(ret, 0);
 		goto out;
 	}
-	if (gpa_overview_build(&m, &steps, &ov) ||
-	    gpa_stats_compute(&m, GPA_STATS_KERN_SUM, o->kname, &kern) || launches_of(&m, &lau) ||
-	    memory_of(&m, &steps, &mem)) {
-		cli_error("out of memory");
-		goto out;
-	}
-	ret = efficiency_of(&m, &steps, o, &occ_opts, &occ, &mfu, &ops, err, sizeof(err));
-	if (ret) {
-		cli_error("%s", err);
-		status = cli_exit_code(ret, CLI_NOTFOUND_IS_USAGE);
-		goto out;
-	}
+	struct side side = {.m = &m, .steps = &steps, .o = o, .occ_opts = &occ_opts, .kern = &kern,
+			    .lau = &lau, .mem = &mem, .occ = &occ, .mfu = &mfu, .ops = &ops};
+	pthread_t th;
+	bool threaded = side_start(&side, &th);
 	gpa_comm_opts_init(&comm_opts);
 	comm_opts.steps = &steps;
 	comm_opts.comm = &cc;
-	if (gpa_comm_analyze(&m, &comm_opts, &comm, err, sizeof(err))) {
+	ret = gpa_gaps_analyze(&m, &steps, &gaps_opts, &gaps, err, sizeof(err));
+	bool ov_nomem = !ret && gpa_overview_build(&m, &steps, &ov);
+	char cerr[512];
+	int cret = ret || ov_nomem ? 0 : gpa_comm_analyze(&m, &comm_opts, &comm, cerr, sizeof(cerr));
+	if (threaded) {
+		pthread_join(th, NULL);
+	}
+	if (ret) {
 		cli_error("%s", err);
+		status = cli_exit_code(ret, 0);
+		goto out;
+	}
+	if (ov_nomem || side.nomem) {
+		cli_error("out of memory");
+		goto out;
+	}
+	if (side.ret) {
+		cli_error("%s", side.err);
+		status = cli_exit_code(side.ret, CLI_NOTFOUND_IS_USAGE);
+		goto out;
+	}
+	if (cret) {
+		cli_error("%s", cerr);
 		goto out;
 	}
 	struct gpa_findings_in fin = {.m = &m, .steps = &steps, .gaps = &gaps, .comm = &comm,
