@@ -10,6 +10,7 @@
 #include "analyze/memory.h"
 #include "report/memory.h"
 #include "report/report.h"
+#include "report/svg.h"
 
 #include <libxml/tree.h>
 #include <stdarg.h>
@@ -28,40 +29,6 @@ struct svg {
 	xmlNodePtr root;
 	bool failed;
 };
-
-static xmlNodePtr node(struct svg *s, xmlNodePtr parent, const char *name, const char *text)
-{
-	xmlNodePtr n = xmlNewChild(parent, NULL, BAD_CAST name, NULL);
-
-	if (!n) {
-		s->failed = true;
-		return parent;
-	}
-	if (text) {
-		xmlNodePtr t = xmlNewText(BAD_CAST text);
-		if (!t || !xmlAddChild(n, t)) {
-			xmlFreeNode(t);
-			s->failed = true;
-		}
-	}
-	return n;
-}
-
-static void prop(struct svg *s, xmlNodePtr n, const char *name, const char *fmt, ...)
-	GP_PRINTF(4, 5);
-
-static void prop(struct svg *s, xmlNodePtr n, const char *name, const char *fmt, ...)
-{
-	char buf[256];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	if (!xmlNewProp(n, BAD_CAST name, BAD_CAST buf)) {
-		s->failed = true;
-	}
-}
 
 /* The column maxima of one pool: alloc[c], res[c] (UINT64_MAX: no event in c). */
 static void columns(const struct gpa_model *m, const struct gpa_memory *r, uint32_t pi,
@@ -108,8 +75,8 @@ static void series(struct svg *s, xmlNodePtr g, const uint64_t *v, uint64_t top,
 		gp_strbuf_addf(&pts, "%s%.1f,%.1f", pts.len ? " " : "", px, py);
 	}
 	if (pts.len) {
-		xmlNodePtr pl = node(s, g, "polyline", NULL);
-		prop(s, pl, "class", "%s", cls); /* short; points (long) below */
+		xmlNodePtr pl = gpr_svg_node(&s->failed, g, "polyline", NULL);
+		gpr_svg_prop(&s->failed, pl, "class", "%s", cls); /* short; points (long) below */
 		if (!xmlNewProp(pl, BAD_CAST "points", BAD_CAST pts.buf)) {
 			s->failed = true;
 		}
@@ -124,7 +91,7 @@ static void panel(struct svg *s, const struct gpa_model *m, const struct gpa_mem
 	const struct gpa_mem_pool *p = &r->pools.v[pi];
 	uint64_t top = p->max_reserved > p->peak ? p->max_reserved : p->peak;
 	struct gp_strbuf sb = GP_STRBUF_INIT;
-	xmlNodePtr g = node(s, s->root, "g", NULL);
+	xmlNodePtr g = gpr_svg_node(&s->failed, s->root, "g", NULL);
 
 	top = top ? top : 1;
 	columns(m, r, pi, alloc, res);
@@ -138,25 +105,25 @@ static void panel(struct svg *s, const struct gpa_model *m, const struct gpa_mem
 		gp_strbuf_adds(&sb, " reserved");
 	}
 	gp_strbuf_adds(&sb, p->rebuilt ? " (totals rebuilt from the events)" : "");
-	xmlNodePtr t = node(s, g, "text", sb.failed ? "" : sb.buf);
-	prop(s, t, "x", "%d", LEFT);
-	prop(s, t, "y", "%.0f", y0 - 8);
+	xmlNodePtr t = gpr_svg_node(&s->failed, g, "text", sb.failed ? "" : sb.buf);
+	gpr_svg_prop(&s->failed, t, "x", "%d", LEFT);
+	gpr_svg_prop(&s->failed, t, "y", "%.0f", y0 - 8);
 	gp_strbuf_reset(&sb);
 	gpr_fmt_bytes(&sb, top);
-	t = node(s, g, "text", sb.failed ? "" : sb.buf);
-	prop(s, t, "x", "%d", LEFT - 6);
-	prop(s, t, "y", "%.0f", y0 + 10);
-	prop(s, t, "text-anchor", "end");
-	t = node(s, g, "text", "0");
-	prop(s, t, "x", "%d", LEFT - 6);
-	prop(s, t, "y", "%.0f", y0 + PANEL_H);
-	prop(s, t, "text-anchor", "end");
-	xmlNodePtr box = node(s, g, "rect", NULL);
-	prop(s, box, "x", "%d", LEFT);
-	prop(s, box, "y", "%.0f", y0);
-	prop(s, box, "width", "%d", PANEL_W - LEFT - 10);
-	prop(s, box, "height", "%d", PANEL_H);
-	prop(s, box, "class", "frame");
+	t = gpr_svg_node(&s->failed, g, "text", sb.failed ? "" : sb.buf);
+	gpr_svg_prop(&s->failed, t, "x", "%d", LEFT - 6);
+	gpr_svg_prop(&s->failed, t, "y", "%.0f", y0 + 10);
+	gpr_svg_prop(&s->failed, t, "text-anchor", "end");
+	t = gpr_svg_node(&s->failed, g, "text", "0");
+	gpr_svg_prop(&s->failed, t, "x", "%d", LEFT - 6);
+	gpr_svg_prop(&s->failed, t, "y", "%.0f", y0 + PANEL_H);
+	gpr_svg_prop(&s->failed, t, "text-anchor", "end");
+	xmlNodePtr box = gpr_svg_node(&s->failed, g, "rect", NULL);
+	gpr_svg_prop(&s->failed, box, "x", "%d", LEFT);
+	gpr_svg_prop(&s->failed, box, "y", "%.0f", y0);
+	gpr_svg_prop(&s->failed, box, "width", "%d", PANEL_W - LEFT - 10);
+	gpr_svg_prop(&s->failed, box, "height", "%d", PANEL_H);
+	gpr_svg_prop(&s->failed, box, "class", "frame");
 	if (p->has_reserved) {
 		series(s, g, res, top, y0, "reserved");
 	}
@@ -180,21 +147,21 @@ int gpr_memory_svg(struct gp_strbuf *out, const struct gpa_model *m, const struc
 		goto out;
 	}
 	xmlDocSetRootElement(s.doc, s.root);
-	prop(&s, s.root, "xmlns", "http://www.w3.org/2000/svg");
-	prop(&s, s.root, "width", "%d", PANEL_W);
-	prop(&s, s.root, "height", "%.0f", h);
-	node(&s, s.root, "style",
+	gpr_svg_prop(&s.failed, s.root, "xmlns", "http://www.w3.org/2000/svg");
+	gpr_svg_prop(&s.failed, s.root, "width", "%d", PANEL_W);
+	gpr_svg_prop(&s.failed, s.root, "height", "%.0f", h);
+	gpr_svg_node(&s.failed, s.root, "style",
 	     "text{font:12px sans-serif;fill:#333}.frame{fill:none;stroke:#bbb}"
 	     "polyline{fill:none;stroke-width:1.5}.allocated{stroke:#1f77b4}"
 	     ".reserved{stroke:#ff7f0e;stroke-dasharray:4 2}");
 	for (uint32_t pi = 0; pi < r->pools.n; pi++) {
 		panel(&s, m, r, pi, TOP + (double)pi * (PANEL_H + TOP + 14), alloc, res);
 	}
-	xmlNodePtr key = node(&s, s.root, "text",
+	xmlNodePtr key = gpr_svg_node(&s.failed, s.root, "text",
 			      "blue: allocated, orange dashed: reserved; each column drawn at "
 			      "its largest value");
-	prop(&s, key, "x", "%d", LEFT);
-	prop(&s, key, "y", "%.0f", h - 8);
+	gpr_svg_prop(&s.failed, key, "x", "%d", LEFT);
+	gpr_svg_prop(&s.failed, key, "y", "%.0f", h - 8);
 	if (!s.failed) {
 		xmlDocDumpMemory(s.doc, &buf, &len);
 		if (buf && len > 0) {

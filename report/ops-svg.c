@@ -12,6 +12,7 @@
 #include "analyze/ops.h"
 #include "report/ops.h"
 #include "report/report.h"
+#include "report/svg.h"
 
 #include <inttypes.h>
 #include <libxml/tree.h>
@@ -35,40 +36,6 @@ struct svg {
 	bool failed;
 	double lx0, lx1, ly0, ly1; /* log10 of the axes' ends */
 };
-
-static xmlNodePtr node(struct svg *s, xmlNodePtr parent, const char *name, const char *text)
-{
-	xmlNodePtr n = xmlNewChild(parent, NULL, BAD_CAST name, NULL);
-
-	if (!n) {
-		s->failed = true;
-		return parent;
-	}
-	if (text) {
-		xmlNodePtr t = xmlNewText(BAD_CAST text);
-		if (!t || !xmlAddChild(n, t)) {
-			xmlFreeNode(t);
-			s->failed = true;
-		}
-	}
-	return n;
-}
-
-static void prop(struct svg *s, xmlNodePtr n, const char *name, const char *fmt, ...)
-	GP_PRINTF(4, 5);
-
-static void prop(struct svg *s, xmlNodePtr n, const char *name, const char *fmt, ...)
-{
-	char buf[256];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	if (!xmlNewProp(n, BAD_CAST name, BAD_CAST buf)) {
-		s->failed = true;
-	}
-}
 
 static double px(const struct svg *s, double x)
 {
@@ -124,32 +91,32 @@ static void axes_range(struct svg *s, const struct gpa_ops *o, size_t n)
 static void line(struct svg *s, xmlNodePtr g, double x0, double y0, double x1, double y1,
 		 const char *cls)
 {
-	xmlNodePtr l = node(s, g, "line", NULL);
-	prop(s, l, "x1", "%.1f", x0);
-	prop(s, l, "y1", "%.1f", y0);
-	prop(s, l, "x2", "%.1f", x1);
-	prop(s, l, "y2", "%.1f", y1);
-	prop(s, l, "class", "%s", cls);
+	xmlNodePtr l = gpr_svg_node(&s->failed, g, "line", NULL);
+	gpr_svg_prop(&s->failed, l, "x1", "%.1f", x0);
+	gpr_svg_prop(&s->failed, l, "y1", "%.1f", y0);
+	gpr_svg_prop(&s->failed, l, "x2", "%.1f", x1);
+	gpr_svg_prop(&s->failed, l, "y2", "%.1f", y1);
+	gpr_svg_prop(&s->failed, l, "class", "%s", cls);
 }
 
 static void text(struct svg *s, xmlNodePtr g, double x, double y, const char *anchor,
 		 const char *cls, const char *str)
 {
-	xmlNodePtr t = node(s, g, "text", str);
-	prop(s, t, "x", "%.1f", x);
-	prop(s, t, "y", "%.1f", y);
+	xmlNodePtr t = gpr_svg_node(&s->failed, g, "text", str);
+	gpr_svg_prop(&s->failed, t, "x", "%.1f", x);
+	gpr_svg_prop(&s->failed, t, "y", "%.1f", y);
 	if (anchor) {
-		prop(s, t, "text-anchor", "%s", anchor);
+		gpr_svg_prop(&s->failed, t, "text-anchor", "%s", anchor);
 	}
 	if (cls) {
-		prop(s, t, "class", "%s", cls);
+		gpr_svg_prop(&s->failed, t, "class", "%s", cls);
 	}
 }
 
 /* Decade grid lines and their labels, the frame and the axis titles. */
 static void grid(struct svg *s)
 {
-	xmlNodePtr g = node(s, s->root, "g", NULL);
+	xmlNodePtr g = gpr_svg_node(&s->failed, s->root, "g", NULL);
 	double xr = W - RIGHT, yb = H - BOTTOM;
 	char lab[32];
 
@@ -165,22 +132,22 @@ static void grid(struct svg *s)
 		snprintf(lab, sizeof(lab), "%g", pow(10, k));
 		text(s, g, LEFT - 6, y + 4, "end", NULL, lab);
 	}
-	xmlNodePtr box = node(s, g, "rect", NULL);
-	prop(s, box, "x", "%d", LEFT);
-	prop(s, box, "y", "%d", TOP);
-	prop(s, box, "width", "%d", W - LEFT - RIGHT);
-	prop(s, box, "height", "%d", H - TOP - BOTTOM);
-	prop(s, box, "class", "frame");
+	xmlNodePtr box = gpr_svg_node(&s->failed, g, "rect", NULL);
+	gpr_svg_prop(&s->failed, box, "x", "%d", LEFT);
+	gpr_svg_prop(&s->failed, box, "y", "%d", TOP);
+	gpr_svg_prop(&s->failed, box, "width", "%d", W - LEFT - RIGHT);
+	gpr_svg_prop(&s->failed, box, "height", "%d", H - TOP - BOTTOM);
+	gpr_svg_prop(&s->failed, box, "class", "frame");
 	text(s, g, (LEFT + xr) / 2, yb + 36, "middle", NULL, "arithmetic intensity (FLOP/byte)");
-	xmlNodePtr t = node(s, g, "text", "achieved TFLOP/s");
-	prop(s, t, "transform", "translate(16,%.0f) rotate(-90)", (TOP + yb) / 2);
-	prop(s, t, "text-anchor", "middle");
+	xmlNodePtr t = gpr_svg_node(&s->failed, g, "text", "achieved TFLOP/s");
+	gpr_svg_prop(&s->failed, t, "transform", "translate(16,%.0f) rotate(-90)", (TOP + yb) / 2);
+	gpr_svg_prop(&s->failed, t, "text-anchor", "middle");
 }
 
 /* The memory roof to the highest ridge, each data type's compute roof from its ridge. */
 static void roofs(struct svg *s, const struct gpa_ops *o, size_t n)
 {
-	xmlNodePtr g = node(s, s->root, "g", NULL);
+	xmlNodePtr g = gpr_svg_node(&s->failed, s->root, "g", NULL);
 	double tbps = o->peaks.mem_gbps / 1000, xmax = pow(10, s->lx1), top = 0;
 	bool seen[GPA_DT__COUNT] = {0};
 	char lab[96];
@@ -217,11 +184,11 @@ static void roofs(struct svg *s, const struct gpa_ops *o, size_t n)
 	}
 	line(s, g, px(s, x0), py(s, y0), px(s, x1), py(s, y1), "roof");
 	snprintf(lab, sizeof(lab), "memory %.2f TB/s", tbps);
-	xmlNodePtr t = node(s, g, "text", lab);
+	xmlNodePtr t = gpr_svg_node(&s->failed, g, "text", lab);
 	double ang = atan2(py(s, y1) - py(s, y0), px(s, x1) - px(s, x0)) * 180 / M_PI;
-	prop(s, t, "transform", "translate(%.1f,%.1f) rotate(%.1f)", px(s, x0) + 8,
+	gpr_svg_prop(&s->failed, t, "transform", "translate(%.1f,%.1f) rotate(%.1f)", px(s, x0) + 8,
 	     py(s, y0) - 6, ang);
-	prop(s, t, "class", "roof-label");
+	gpr_svg_prop(&s->failed, t, "class", "roof-label");
 }
 
 /* One point: its circle, a tooltip, and a label for the largest few. */
@@ -231,12 +198,13 @@ static void point(struct svg *s, xmlNodePtr g, const struct gpa_op_row *r, uint6
 	struct gp_strbuf tip = GP_STRBUF_INIT;
 	double x = px(s, intensity(r)), y = py(s, achieved(r));
 	double share = total ? (double)r->gpu_ns / (double)total : 0;
-	xmlNodePtr c = node(s, g, "circle", NULL);
+	xmlNodePtr c = gpr_svg_node(&s->failed, g, "circle", NULL);
 
-	prop(s, c, "cx", "%.1f", x);
-	prop(s, c, "cy", "%.1f", y);
-	prop(s, c, "r", "%.1f", 3 + 9 * sqrt(share));
-	prop(s, c, "class", "%s", r->bound == 1 ? "compute" : r->bound == 2 ? "memory" : "unknown");
+	gpr_svg_prop(&s->failed, c, "cx", "%.1f", x);
+	gpr_svg_prop(&s->failed, c, "cy", "%.1f", y);
+	gpr_svg_prop(&s->failed, c, "r", "%.1f", 3 + 9 * sqrt(share));
+	gpr_svg_prop(&s->failed, c, "class", "%s",
+		     r->bound == 1 ? "compute" : r->bound == 2 ? "memory" : "unknown");
 	gp_strbuf_addf(&tip, "%s %s\n%.2f FLOP/B, %.3f TFLOP/s", r->name,
 		       r->args && *r->args ? r->args : "", intensity(r), achieved(r));
 	if (r->roof_pct >= 0) {
@@ -246,7 +214,7 @@ static void point(struct svg *s, xmlNodePtr g, const struct gpa_op_row *r, uint6
 	gp_strbuf_addf(&tip, "\n%" PRIu64 " calls, ", r->count);
 	gpr_fmt_ns(&tip, r->gpu_ns);
 	gp_strbuf_addf(&tip, " GPU time (%.1f%%)", 100 * share);
-	node(s, c, "title", tip.failed ? "" : tip.buf);
+	gpr_svg_node(&s->failed, c, "title", tip.failed ? "" : tip.buf);
 	s->failed |= tip.failed;
 	gp_strbuf_release(&tip);
 	if (rank < LABELLED) {
@@ -314,11 +282,11 @@ int gpr_ops_roofline_svg(struct gp_strbuf *out, const struct gpa_ops *o)
 		goto out;
 	}
 	xmlDocSetRootElement(s.doc, s.root);
-	prop(&s, s.root, "xmlns", "http://www.w3.org/2000/svg");
-	prop(&s, s.root, "width", "%d", W);
-	prop(&s, s.root, "height", "%d", H);
-	prop(&s, s.root, "class", "gp-roofline");
-	node(&s, s.root, "style",
+	gpr_svg_prop(&s.failed, s.root, "xmlns", "http://www.w3.org/2000/svg");
+	gpr_svg_prop(&s.failed, s.root, "width", "%d", W);
+	gpr_svg_prop(&s.failed, s.root, "height", "%d", H);
+	gpr_svg_prop(&s.failed, s.root, "class", "gp-roofline");
+	gpr_svg_node(&s.failed, s.root, "style",
 	     "text{font:12px sans-serif;fill:#333}.frame{fill:none;stroke:#bbb}"
 	     ".grid{stroke:#eee}.roof{stroke:#222;stroke-width:2}"
 	     ".ridge{stroke:#888;stroke-dasharray:4 3}.roof-label{font-size:11px;fill:#222}"
@@ -327,8 +295,8 @@ int gpr_ops_roofline_svg(struct gp_strbuf *out, const struct gpa_ops *o)
 	axes_range(&s, o, n);
 	grid(&s);
 	roofs(&s, o, n);
-	xmlNodePtr g = node(&s, s.root, "g", NULL);
-	prop(&s, g, "class", "points");
+	xmlNodePtr g = gpr_svg_node(&s.failed, s.root, "g", NULL);
+	gpr_svg_prop(&s.failed, g, "class", "points");
 	/* largest first (the rows' order), so the smaller points stay visible on top */
 	for (size_t i = 0, rank = 0; i < n; i++) {
 		if (drawable(&o->by_args.v[i])) {
