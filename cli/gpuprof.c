@@ -136,7 +136,7 @@ static const char *const env_vars[][2] = {
 	 "--mpi: the MPI plugin, when not beside gpuprof or in ../lib/gpuprof/"},
 	{"GPUPROF_LOG", "what the libraries say on stderr: debug or trace for more"},
 	{"GPUPROF_PROGRESS_AFTER", "ms of work before progress shows on a terminal"},
-	{"GPUPROF_THREADS", "threads that read traces when --threads is not given (default: one per core)"},
+	{"GPUPROF_THREADS", "threads that read traces when --threads is not given (default: one per core the process may run on)"},
 	{"GPUPROF_ANCHORS", "the test suite only: where the real traces it checks lie"},
 };
 

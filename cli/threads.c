@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * threads.c - how many threads read traces: --threads N (every command's,
- * cli/parse-options.c), else GPUPROF_THREADS, else one per core. The
- * results are the same whatever the count; only the time changes.
+ * cli/parse-options.c), else GPUPROF_THREADS, else one per core this
+ * process may run on (its CPU affinity: taskset, a cgroup's cpuset, an MPI
+ * launcher's binding), else one per online core. The results are the same
+ * whatever the count; only the time changes.
  */
 #include "base/compat.h"
 #include "cli/cli.h"
 #include "trace/trace.h"
 
+#include <sched.h>
 #include <unistd.h>
 
 unsigned cli_threads;
@@ -21,6 +24,18 @@ bool cli_parse_threads(const char *s, unsigned *out)
 	}
 	*out = (unsigned)v;
 	return true;
+}
+
+/* The cores this process may run on; the online cores when that cannot be asked. */
+static long usable_cores(void)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	if (!sched_getaffinity(0, sizeof(set), &set) && CPU_COUNT(&set) > 0) {
+		return CPU_COUNT(&set);
+	}
+	return sysconf(_SC_NPROCESSORS_ONLN);
 }
 
 int cli_thread_count(unsigned *out)
@@ -40,7 +55,7 @@ int cli_thread_count(unsigned *out)
 		}
 		return 0;
 	}
-	cores = sysconf(_SC_NPROCESSORS_ONLN);
+	cores = usable_cores();
 	*out = cores < 1 ? 1u : cores > (long)GPT_MAX_THREADS ? GPT_MAX_THREADS : (unsigned)cores;
 	return 0;
 }

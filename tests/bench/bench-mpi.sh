@@ -6,11 +6,12 @@
 # usage: tests/bench/bench-mpi.sh GPUPROF TRACEGEN [REPS] [STEPS] [FILL]
 #
 # Writes one job of 64 ranks (tracegen --nccl, a straggler and a slow GPU;
-# STEPS steps, default 200, each with FILL more short kernels, default 121:
-# about 50,000 events a rank, 3.2 M in all), then runs `report --job`
-# and `mpirun -n N report --mpi` (output JSON to a file, the same bytes each
-# time) REPS times each (default 3). Prints per setting the wall times and
-# their median, each MPI process's peak resident set and CPU time (user +
+# STEPS steps, default 1000, each with FILL more short kernels, default 121:
+# 250,000 events a rank, 16 M in all), then runs `report --job` and
+# `mpirun -n N report --mpi` (output JSON to a file, the same bytes each
+# time) REPS times each (default 3), the settings interleaved so that each
+# meets the same load. Prints per setting the wall times and their median,
+# the ratio of the -n 2 and -n 1 medians, each MPI process's peak resident set and CPU time (user +
 # system; /usr/bin/time around every process), the time each process spent
 # in MPI start-up, its share, the gather, rank 0's merge and output and MPI
 # finish at -n 1 and 2, and the bytes of summaries each process sent, per rank;
@@ -19,7 +20,7 @@ set -u
 GPUPROF=${1:?usage: bench-mpi.sh GPUPROF TRACEGEN [REPS] [STEPS] [FILL]}
 TRACEGEN=${2:?usage: bench-mpi.sh GPUPROF TRACEGEN [REPS] [STEPS] [FILL]}
 REPS=${3:-3}
-STEPS=${4:-200}
+STEPS=${4:-1000}
 FILL=${5:-121}
 [ -x /usr/bin/time ] || { echo "bench-mpi: skipped (no /usr/bin/time)"; exit 0; }
 command -v mpirun >/dev/null 2>&1 || { echo "bench-mpi: skipped (no mpirun)"; exit 0; }
@@ -42,29 +43,40 @@ sed -n 's/.*\[cli\/job\] \([0-9]*\) traces, \([0-9]*\) bytes.*/\1 \2/p' "$dir/lo
 median() {
 	tr ' ' '\n' | grep . | sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'
 }
-for n in 0 1 2 4; do
-	walls=""
-	for r in $(seq 1 "$REPS"); do
-		rm -f "$dir"/rss.* "$dir/out.json"
-		start=$(date +%s.%N)
-		if [ "$n" = 0 ]; then
-			/usr/bin/time -f '%M %U %S' -o "$dir/rss.0" "$GPUPROF" report --job --format json \
-				-o "$dir/out.json" "$dir/t" || exit 1
-		else
-			mpi "$n" sh -c '/usr/bin/time -f "%M %U %S" -o "$1.$OMPI_COMM_WORLD_RANK" "$2" report \
-				--mpi --format json -o "$3" "$4"' sh "$dir/rss" "$GPUPROF" \
-				"$dir/out.json" "$dir/t" || exit 1
-		fi
-		end=$(date +%s.%N)
-		cmp -s "$dir/out.json" "$dir/ref.json" || { echo "bench-mpi: answers differ" >&2; exit 1; }
-		walls="$walls $(awk -v a="$start" -v b="$end" 'BEGIN {printf "%.2f", b - a}')"
+# one run of setting n (0: --job, no MPI), its wall time appended to walls_n
+run_one() {
+	n=$1
+	rm -f "$dir"/rss.$n.* "$dir/out.json"
+	start=$(date +%s.%N)
+	if [ "$n" = 0 ]; then
+		/usr/bin/time -f '%M %U %S' -o "$dir/rss.0.0" "$GPUPROF" report --job --format json \
+			-o "$dir/out.json" "$dir/t" || exit 1
+	else
+		mpi "$n" sh -c '/usr/bin/time -f "%M %U %S" -o "$1.$OMPI_COMM_WORLD_RANK" "$2" report \
+			--mpi --format json -o "$3" "$4"' sh "$dir/rss.$n" "$GPUPROF" \
+			"$dir/out.json" "$dir/t" || exit 1
+	fi
+	end=$(date +%s.%N)
+	cmp -s "$dir/out.json" "$dir/ref.json" || { echo "bench-mpi: answers differ" >&2; exit 1; }
+	echo " $(awk -v a="$start" -v b="$end" 'BEGIN {printf "%.2f", b - a}')" >>"$dir/walls.$n"
+}
+# the settings interleaved, so that every one meets the same load
+for r in $(seq 1 "$REPS"); do
+	for n in 0 1 2 4; do
+		run_one "$n"
 	done
-	rss=$(for f in "$dir"/rss.*; do tail -n 1 "$f"; done | awk '{printf "%s%d", (NR > 1 ? " " : ""), $1 / 1024}')
-	cpu=$(for f in "$dir"/rss.*; do tail -n 1 "$f"; done | awk '{printf "%s%.2f", (NR > 1 ? " " : ""), $2 + $3}')
+done
+for n in 0 1 2 4; do
+	walls=$(tr -d '\n' <"$dir/walls.$n")
+	rss=$(for f in "$dir"/rss.$n.*; do tail -n 1 "$f"; done | awk '{printf "%s%d", (NR > 1 ? " " : ""), $1 / 1024}')
+	cpu=$(for f in "$dir"/rss.$n.*; do tail -n 1 "$f"; done | awk '{printf "%s%.2f", (NR > 1 ? " " : ""), $2 + $3}')
 	label=$([ "$n" = 0 ] && echo "report --job (no MPI)" || echo "mpirun -n $n report --mpi")
 	echo "bench-mpi: $label: wall$walls s, median $(echo "$walls" | median) s;" \
 		"peak RSS per process: $rss MiB; CPU per process (last run): $cpu s"
 done
+m1=$(tr -d '\n' <"$dir/walls.1" | median)
+m2=$(tr -d '\n' <"$dir/walls.2" | median)
+awk -v a="$m1" -v b="$m2" 'BEGIN {printf "bench-mpi: -n 2 / -n 1 (medians): %.3fx (target 0.75x)\n", b / a}'
 # where the wall time of one run goes, per process (cli/job.c's debug line)
 for n in 1 2; do
 	GPUPROF_LOG=debug mpi "$n" "$GPUPROF" report --mpi --format json -o "$dir/out.json" "$dir/t" \

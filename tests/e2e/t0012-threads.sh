@@ -103,6 +103,17 @@ GPUPROF_LOG=debug "$GPUPROF" stats --threads 4 whole.gpz >/dev/null 2>err
 grep -q 'decoded ahead on 4 worker threads' err || fail "no workers: $(grep -c . err) lines"
 GPUPROF_LOG=debug "$GPUPROF" stats --threads 1 whole.gpz >/dev/null 2>err
 grep -q 'worker threads' err && fail "workers with --threads 1"
+# By default one thread per core the process may run on: held to one core
+# (taskset, a cpuset, an MPI launcher's binding), it reads on one thread.
+if command -v taskset >/dev/null 2>&1 && taskset -c 0 true 2>/dev/null; then
+	GPUPROF_LOG=debug taskset -c 0 "$GPUPROF" stats whole.gpz >/dev/null 2>err
+	grep -q 'worker threads' err && fail "workers on one allowed core: $(grep thread err)"
+	if [ "$(getconf _NPROCESSORS_ONLN)" -ge 2 ] && taskset -c 0,1 true 2>/dev/null; then
+		GPUPROF_LOG=debug taskset -c 0,1 "$GPUPROF" stats whole.gpz >/dev/null 2>err
+		grep -q 'decoded ahead on 2 worker threads' err ||
+			fail "two allowed cores: $(grep -c . err) lines"
+	fi
+fi
 
 # Bad counts are refused.
 for v in 0 x 257 -1 ""; do
