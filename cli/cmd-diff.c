@@ -12,7 +12,6 @@
 #include "cli/cli.h"
 #include "report/report.h"
 
-#include <malloc.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -519,12 +518,6 @@ static int run(struct diff_cfg *c, char **base, size_t nbase, char **cand, size_
 	if ((c->a.flops_per_step > 0) != (c->peak_tflops > 0)) {
 		cli_warn("mfu needs both --flops-per-step and --peak-tflops; not computed");
 	}
-	/*
-	 * Runs load one after another; keep freed memory in the heap so the next
-	 * model reuses pages already touched instead of faulting in new ones.
-	 */
-	mallopt(M_MMAP_THRESHOLD, 32 << 20);
-	mallopt(M_TRIM_THRESHOLD, 1 << 30);
 	if (gpa_diff_new(&c->a, &d, err, sizeof(err))) {
 		cli_error("%s", err);
 		return CMD_ERROR;

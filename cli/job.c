@@ -17,7 +17,6 @@
 #include "cli/cli.h"
 #include "report/report.h"
 
-#include <malloc.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -341,13 +340,6 @@ int cli_job_run(const struct cli_job *jo, char **args, size_t nargs)
 	int me = 0, size = 1, status = CMD_ERROR;
 	uint64_t t[5] = {gp_clock_monotonic_ns()}; /* phase ends, for the debug line */
 
-	/*
-	 * Traces load one after another: freed models stay in the heap, so the
-	 * next one reuses pages already touched rather than faulting in fresh
-	 * ones (a third of the CPU time on 64 small ranks, docs/cluster.md).
-	 */
-	mallopt(M_MMAP_THRESHOLD, 32 << 20);
-	mallopt(M_TRIM_THRESHOLD, 1 << 30);
 	if (jo->mpi) {
 		if (start_mpi(&w, &me, &size)) {
 			share_release(&w);
