@@ -346,7 +346,7 @@ static int collect(const struct gpa_model *m, unsigned flags, const struct gpa_c
 		default:
 			continue;
 		}
-		ret = add_op(m, flags, last, out, proc, m->gpu.start[i], m->gpu.end[i], api,
+		ret = add_op(m, flags, last, out, proc, gpa_gpu_start(m, i), gpa_gpu_end(m, i), api,
 			     stream, cls, false);
 	}
 	/*

@@ -191,8 +191,8 @@ static int measure(const struct gpa_model *m, const struct gpa_commclass *cc, co
 	for (size_t i = 0; i < n; i++) {
 		uint32_t g = rows[i];
 		bool is_comm = gpa_commclass_gpu(cc, m, g);
-		int ret = is_comm ? iv_add(c, m->gpu.start[g], m->gpu.end[g])
-				  : iv_add(k, m->gpu.start[g], m->gpu.end[g]);
+		int ret = is_comm ? iv_add(c, gpa_gpu_start(m, g), gpa_gpu_end(m, g))
+				  : iv_add(k, gpa_gpu_start(m, g), gpa_gpu_end(m, g));
 		if (ret) {
 			return ret;
 		}

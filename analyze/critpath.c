@@ -100,7 +100,7 @@ static uint64_t rec_s(const struct ctx *c, const struct node *v)
 	if (v->kind == N_API) {
 		return c->m->api.start[v->row];
 	}
-	return v->kind == N_GPU ? c->m->gpu.start[v->row] : c->end_t;
+	return v->kind == N_GPU ? gpa_gpu_start(c->m, v->row) : c->end_t;
 }
 
 /* The recorded end of v, never before its start. */
@@ -111,7 +111,7 @@ static uint64_t rec_e(const struct ctx *c, const struct node *v)
 	if (v->kind == N_API) {
 		e = c->m->api.end[v->row];
 	} else if (v->kind == N_GPU) {
-		e = c->m->gpu.end[v->row];
+		e = gpa_gpu_end(c->m, v->row);
 	}
 	return e < s ? s : e;
 }
@@ -733,8 +733,8 @@ static void link_carry(struct ctx *c, struct node *v, int64_t t0)
 {
 	uint32_t q = prev_on_stream(c, v->row);
 
-	if (q != GPA_NONE && c->m->gpu.end[q] > (uint64_t)(t0 < 0 ? 0 : t0) &&
-	    c->m->gpu.end[q] <= rec_s(c, v) + 1000) {
+	if (q != GPA_NONE && gpa_gpu_end(c->m, q) > (uint64_t)(t0 < 0 ? 0 : t0) &&
+	    gpa_gpu_end(c->m, q) <= rec_s(c, v) + 1000) {
 		v->carry = (uint8_t)(1 + gpu_cat(c, q));
 	}
 }
@@ -768,7 +768,7 @@ static int index_streams(struct ctx *c)
 		uint32_t g = v->row, a = gpa_gpu_api(m, g);
 		struct streamkey k = {((uint64_t)gpa_dev_proc(m, m->gpu.dev[g]) << 32) |
 					      gpa_gpu_stream(m, g),
-				      a != GPA_NONE ? m->api.start[a] : m->gpu.start[g], (uint32_t)i};
+				      a != GPA_NONE ? m->api.start[a] : gpa_gpu_start(m, g), (uint32_t)i};
 		if (gp_vec_push(&c->bystream, k)) {
 			return -GP_ERR_NOMEM;
 		}
@@ -1476,7 +1476,7 @@ static int run_steps(struct ctx *c, const struct gpa_steps *steps, struct gpa_cr
 static bool in_window(const struct gpa_model *m, size_t g, uint64_t ws, uint64_t we)
 {
 	uint32_t a = gpa_gpu_api(m, g);
-	uint64_t t = a != GPA_NONE ? m->api.start[a] : m->gpu.start[g];
+	uint64_t t = a != GPA_NONE ? m->api.start[a] : gpa_gpu_start(m, g);
 
 	return t >= ws && t < we;
 }

@@ -611,9 +611,9 @@ static int exposed_comm(struct run_ctx *c, double *row)
 			uint32_t st = c->steps.gpu_step[i];
 			uint32_t k = st == GPA_NONE ? GPA_NONE : c->ord[st];
 			if (is_comm) {
-				ivals_add(&comm, m->gpu.start[i], m->gpu.end[i], k);
+				ivals_add(&comm, gpa_gpu_start(m, i), gpa_gpu_end(m, i), k);
 			} else {
-				ivals_add(&comp, m->gpu.start[i], m->gpu.end[i], k);
+				ivals_add(&comp, gpa_gpu_start(m, i), gpa_gpu_end(m, i), k);
 			}
 		}
 		for (size_t i = 0, j = 0; i < comm.n; i++) {
@@ -724,7 +724,7 @@ static int kernels_and_copies(struct gpa_diff *d, struct run_ctx *c, int side, s
 	}
 	for (size_t i = 0; i < m->gpu.n; i++) {
 		uint32_t st = c->steps.gpu_step[i], row = m->gpu.row[i];
-		double dur = (double)(m->gpu.end[i] - m->gpu.start[i]);
+		double dur = (double)(gpa_gpu_end(m, i) - gpa_gpu_start(m, i));
 		uint32_t kr = GPA_NONE;
 		if (m->gpu.kind[i] == GPA_GPU_KERNEL) {
 			kr = kernel_row(d, c, a, &ops, fam, i);

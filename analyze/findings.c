@@ -143,7 +143,7 @@ static void scan_launches(const struct gpa_model *m, struct launch_scan *s)
 		bool graph = false;
 		if (m->gpu.dev[i] != dev) {
 			dev = m->gpu.dev[i];
-			busy_end = m->gpu.start[i];
+			busy_end = gpa_gpu_start(m, i);
 			prev_api = GPA_NONE;
 		}
 		if (m->gpu.kind[i] == GPA_GPU_KERNEL) {
@@ -159,11 +159,11 @@ static void scan_launches(const struct gpa_model *m, struct launch_scan *s)
 				s->small += d < GPA_FINDING_SMALL_KERNEL_NS;
 			}
 		}
-		if (graph && api == prev_api && m->gpu.start[i] > busy_end) {
-			s->graph_idle += m->gpu.start[i] - busy_end;
+		if (graph && api == prev_api && gpa_gpu_start(m, i) > busy_end) {
+			s->graph_idle += gpa_gpu_start(m, i) - busy_end;
 		}
-		if (m->gpu.end[i] > busy_end) {
-			busy_end = m->gpu.end[i];
+		if (gpa_gpu_end(m, i) > busy_end) {
+			busy_end = gpa_gpu_end(m, i);
 		}
 		prev_api = api;
 	}

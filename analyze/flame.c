@@ -773,7 +773,7 @@ static int wall_shares(const struct gpa_model *m, size_t first, size_t count, ui
 		return -GP_ERR_NOMEM;
 	}
 	while (i < count || hn) {
-		uint64_t next = i < count ? m->gpu.start[first + i] : UINT64_MAX;
+		uint64_t next = i < count ? gpa_gpu_start(m, first + i) : UINT64_MAX;
 		bool is_end = hn && h[0].end <= next;
 		uint64_t t = is_end ? h[0].end : next;
 		if (hn && t > last) {
@@ -788,7 +788,7 @@ static int wall_shares(const struct gpa_model *m, size_t first, size_t count, ui
 			struct end_ev e = heap_pop(h, &hn);
 			share[e.i] = (uint64_t)((acc - a0[e.i]) >> 32);
 		} else {
-			uint64_t s = m->gpu.start[first + i], e = m->gpu.end[first + i];
+			uint64_t s = gpa_gpu_start(m, first + i), e = gpa_gpu_end(m, first + i);
 			a0[i] = acc;
 			heap_push(h, &hn, (struct end_ev){e > s ? e : s, (uint32_t)i});
 			i++;
@@ -996,7 +996,7 @@ static int add_gpu_ops(struct builder *b, char *errbuf, size_t errlen)
 			}
 		}
 		for (size_t g = dv->gpu_first; g < dv->gpu_first + dv->gpu_count && !b->err; g++) {
-			uint64_t w = m->gpu.end[g] - m->gpu.start[g];
+			uint64_t w = gpa_gpu_end(m, g) - gpa_gpu_start(m, g);
 			if (o->weight == GPA_FLAME_WALL_SHARE) {
 				w = share[g - dv->gpu_first];
 			}

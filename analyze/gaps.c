@@ -960,7 +960,7 @@ static int data_conflict(struct ctx *c)
 	for (size_t i = 0; i < m->gpu.n; i++) {
 		uint32_t p = gpa_dev_proc(m, m->gpu.dev[i]);
 		if (want[p]) {
-			g[ng++] = (struct span3){p, m->gpu.start[i], m->gpu.end[i]};
+			g[ng++] = (struct span3){p, gpa_gpu_start(m, i), gpa_gpu_end(m, i)};
 		}
 	}
 	nr = merge_spans(r, nr);
@@ -1124,8 +1124,8 @@ static int scan_device(struct ctx *c, uint16_t d)
 	const struct gpa_dev *dv = &m->devs.v[d];
 	size_t f = dv->gpu_first, e = f + dv->gpu_count;
 	uint32_t cur = c->steps ? c->steps->gpu_step[f] : GPA_NONE;
-	struct gpa_gaps_dev gd = {.dev = d, .first = m->gpu.start[f]};
-	uint64_t busy_end = m->gpu.end[f];
+	struct gpa_gaps_dev gd = {.dev = d, .first = gpa_gpu_start(m, f)};
+	uint64_t busy_end = gpa_gpu_end(m, f);
 	size_t prev = f;
 
 	/* Searches restart for each device: its gaps come in time order. */
@@ -1142,7 +1142,7 @@ static int scan_device(struct ctx *c, uint16_t d)
 		c->out->steps.v[c->out->steps.n - 1].t.ops++;
 	}
 	for (size_t g = f + 1; g < e; g++) {
-		uint64_t s = m->gpu.start[g];
+		uint64_t s = gpa_gpu_start(m, g);
 		bool gap = s > busy_end;
 		if (c->steps) {
 			uint32_t k = c->steps->gpu_step[g];
@@ -1174,8 +1174,8 @@ static int scan_device(struct ctx *c, uint16_t d)
 				return -GP_ERR_NOMEM;
 			}
 		}
-		if (m->gpu.end[g] > busy_end) {
-			busy_end = m->gpu.end[g];
+		if (gpa_gpu_end(m, g) > busy_end) {
+			busy_end = gpa_gpu_end(m, g);
 			prev = g;
 		}
 	}

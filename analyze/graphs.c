@@ -194,26 +194,26 @@ static uint64_t dev_capture_idle(const struct gpa_model *m, const struct gpa_dev
 				 const struct win *w, size_t n)
 {
 	size_t g0 = d->gpu_first, g1 = d->gpu_first + d->gpu_count, k = 0;
-	uint64_t first = m->gpu.start[g0], last = 0, inside = 0, busy = 0, cs = 0, ce = 0;
+	uint64_t first = gpa_gpu_start(m, g0), last = 0, inside = 0, busy = 0, cs = 0, ce = 0;
 
 	for (size_t g = g0; g < g1; g++) {
-		last = m->gpu.end[g] > last ? m->gpu.end[g] : last;
+		last = gpa_gpu_end(m, g) > last ? gpa_gpu_end(m, g) : last;
 	}
 	for (size_t j = 0; j < n; j++) {
 		uint64_t lo = w[j].a > first ? w[j].a : first, hi = w[j].b < last ? w[j].b : last;
 		inside += hi > lo ? hi - lo : 0;
 	}
 	for (size_t g = g0; g <= g1; g++) {
-		if (g < g1 && g > g0 && m->gpu.start[g] <= ce) {
-			ce = m->gpu.end[g] > ce ? m->gpu.end[g] : ce;
+		if (g < g1 && g > g0 && gpa_gpu_start(m, g) <= ce) {
+			ce = gpa_gpu_end(m, g) > ce ? gpa_gpu_end(m, g) : ce;
 			continue;
 		}
 		if (g > g0) {
 			busy += overlap(w, n, &k, cs, ce);
 		}
 		if (g < g1) {
-			cs = m->gpu.start[g];
-			ce = m->gpu.end[g];
+			cs = gpa_gpu_start(m, g);
+			ce = gpa_gpu_end(m, g);
 		}
 	}
 	return inside > busy ? inside - busy : 0;

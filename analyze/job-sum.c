@@ -185,7 +185,7 @@ static void what_before(const struct gpa_rank_in *in, uint32_t dev, uint64_t at,
 	size_t lo = m->devs.v[dev].gpu_first, hi = lo + m->devs.v[dev].gpu_count;
 	while (lo < hi) { /* first row starting at or after at */
 		size_t mid = lo + (hi - lo) / 2;
-		if (m->gpu.start[mid] < at) {
+		if (gpa_gpu_start(m, mid) < at) {
 			lo = mid + 1;
 		} else {
 			hi = mid;
@@ -193,7 +193,7 @@ static void what_before(const struct gpa_rank_in *in, uint32_t dev, uint64_t at,
 	}
 	/* a few rows back: the latest end, and the last compute kernel begun */
 	for (size_t g = lo, seen = 0; g-- > m->devs.v[dev].gpu_first && seen < 64; seen++) {
-		end = m->gpu.end[g] > end ? m->gpu.end[g] : end;
+		end = gpa_gpu_end(m, g) > end ? gpa_gpu_end(m, g) : end;
 		if (*kern == GPA_NONE && m->gpu.kind[g] == GPA_GPU_KERNEL &&
 		    !gpa_commclass_gpu(in->cc, m, g)) {
 			*kern = m->gpu.row[g];

@@ -171,8 +171,8 @@ static void op_of(const struct gpa_model *m, size_t i, struct api_filter *f, str
 	uint16_t dev = m->gpu.dev[i];
 
 	memset(o, 0, sizeof(*o));
-	o->start = m->gpu.start[i];
-	o->end = m->gpu.end[i];
+	o->start = gpa_gpu_start(m, i);
+	o->end = gpa_gpu_end(m, i);
 	o->kind = m->gpu.kind[i];
 	if (o->kind == GPA_GPU_KERNEL) {
 		const struct gpa_func *f = &m->funcs.v[m->kern.func[r]];
@@ -680,7 +680,7 @@ static bool brief_op(const struct gpa_model *m, size_t i, struct gpa_launches *l
 		     uint64_t *delay)
 {
 	uint32_t api = gpa_gpu_api(m, i);
-	uint64_t as, ae, s = m->gpu.start[i], e = m->gpu.end[i];
+	uint64_t as, ae, s = gpa_gpu_start(m, i), e = gpa_gpu_end(m, i);
 
 	if (api == GPA_NONE) {
 		l->unlinked++;

@@ -1681,8 +1681,6 @@ static int build_gpu(struct gpa_model *m)
 #define GPU_ROWS_(tab, KIND)                                                                       \
 	for (size_t i_ = 0; i_ < (tab).n; i_++) {                                                  \
 		size_t r_ = g->n++;                                                                \
-		g->start[r_] = (tab).start[i_];                                                    \
-		g->end[r_] = (tab).end[i_];                                                        \
 		g->row[r_] = (uint32_t)i_;                                                         \
 		g->dev[r_] = (tab).dev[i_];                                                        \
 		g->kind[r_] = KIND;                                                                \
@@ -1697,9 +1695,21 @@ static int build_gpu(struct gpa_model *m)
 	uint32_t *by_start = gp_malloc_big(n * sizeof(*by_start));
 	uint32_t *perm = gp_malloc_big(n * sizeof(*perm));
 	void *scratch = gp_malloc_big(n * sizeof(uint64_t));
+	uint64_t *key = scratch; /* the starts, sorted on; scratch is the permute's after */
 	bool moved;
-	if (!cnt || !by_start || !perm || !scratch ||
-	    sort_perm(g->start, g->n, by_start, &moved)) {
+	if (cnt && by_start && perm && scratch) {
+		size_t k = 0;
+		for (size_t i = 0; i < m->kern.n; i++) {
+			key[k++] = m->kern.start[i];
+		}
+		for (size_t i = 0; i < m->copy.n; i++) {
+			key[k++] = m->copy.start[i];
+		}
+		for (size_t i = 0; i < m->set.n; i++) {
+			key[k++] = m->set.start[i];
+		}
+	}
+	if (!cnt || !by_start || !perm || !scratch || sort_perm(key, g->n, by_start, &moved)) {
 		free(cnt);
 		free(by_start);
 		free(perm);

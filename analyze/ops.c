@@ -170,7 +170,7 @@ static int collect_calls(const struct gpa_model *m, struct gpa_ops *out, struct 
 		return -GP_ERR_NOMEM;
 	}
 	for (size_t i = 0; i < m->gpu.n; i++) {
-		uint64_t d = m->gpu.end[i] - m->gpu.start[i];
+		uint64_t d = gpa_gpu_end(m, i) - gpa_gpu_start(m, i);
 		uint32_t r = gpa_ops_leaf(m, i);
 		out->gpu_ops++;
 		out->gpu_ns += d;

@@ -43,8 +43,8 @@ static void spans(const struct gpa_model *m, struct proc_span *ps)
 	}
 	for (size_t i = 0; i < m->gpu.n; i++) {
 		struct proc_span *s = &ps[gpa_dev_proc(m, m->gpu.dev[i])];
-		s->first = m->gpu.start[i] < s->first ? m->gpu.start[i] : s->first;
-		s->last = m->gpu.end[i] > s->last ? m->gpu.end[i] : s->last;
+		s->first = gpa_gpu_start(m, i) < s->first ? gpa_gpu_start(m, i) : s->first;
+		s->last = gpa_gpu_end(m, i) > s->last ? gpa_gpu_end(m, i) : s->last;
 		s->kernels += m->gpu.kind[i] == GPA_GPU_KERNEL;
 	}
 	for (size_t i = 0; i < m->api.n; i++) {
@@ -76,7 +76,7 @@ void gpa_sanity_check(const struct gpa_model *m, struct gpa_sanity *out)
 		out->negative += m->procs.v[p].negative_durations;
 	}
 	for (size_t i = 0; i < m->gpu.n; i++) {
-		count_absurd(out, m->gpu.start[i], m->gpu.end[i]);
+		count_absurd(out, gpa_gpu_start(m, i), gpa_gpu_end(m, i));
 	}
 	for (size_t i = 0; i < m->api.n; i++) {
 		count_absurd(out, m->api.start[i], m->api.end[i]);

@@ -793,7 +793,7 @@ static int project(const struct gpa_model *m, uint64_t *proj_start, uint64_t *pr
 			continue;
 		}
 		for (uint32_t r = m->api.nvtx[a]; r != GPA_NONE; r = m->nvtx.parent[r]) {
-			PROJECT_(r, m->gpu.start[g], m->gpu.end[g]);
+			PROJECT_(r, gpa_gpu_start(m, g), gpa_gpu_end(m, g));
 		}
 	}
 	if (!any_start_end || !m->api.n) {
@@ -863,7 +863,7 @@ static int project(const struct gpa_model *m, uint64_t *proj_start, uint64_t *pr
 				continue;
 			}
 			for (uint32_t k = afirst[a]; k < afirst[a + 1]; k++) {
-				PROJECT_(r, m->gpu.start[aops[k]], m->gpu.end[aops[k]]);
+				PROJECT_(r, gpa_gpu_start(m, aops[k]), gpa_gpu_end(m, aops[k]));
 			}
 		}
 	}
@@ -976,7 +976,7 @@ static int gpu_trace(const struct gpa_model *m, struct gpa_stats *st)
 		free(next);
 		return -GP_ERR_NOMEM;
 	}
-#define HEAD_(d) m->gpu.start[next[d]]
+#define HEAD_(d) gpa_gpu_start(m, next[d])
 #define LESS_(a, b) (HEAD_(a) < HEAD_(b) || (HEAD_(a) == HEAD_(b) && (a) < (b)))
 	for (uint32_t d = 0; d < nd; d++) {
 		if (!m->devs.v[d].gpu_count) {

@@ -171,7 +171,7 @@ static int work_build(const struct gpa_model *m, struct work *w)
 	for (size_t g = 0; g < n; g++) {
 		bool linked;
 		kv[g] = (struct tkv){gpa_dev_proc(m, m->gpu.dev[g]), op_api_start(m, g, &linked),
-				     m->gpu.end[g] - m->gpu.start[g], (uint32_t)g};
+				     gpa_gpu_end(m, g) - gpa_gpu_start(m, g), (uint32_t)g};
 	}
 	gp_qsort(kv, n, sizeof(*kv), cmp_tkv);
 	w->cum[0] = 0;
@@ -427,7 +427,9 @@ static int whole_steps(const struct gpa_model *m, struct gpa_steps *out)
 		st.end = (tab).end[i] > st.end ? (tab).end[i] : st.end;                            \
 		any = true;                                                                        \
 	}
-		WIDEN_(m->gpu, m->devs.v[m->gpu.dev[i]].proc);
+		WIDEN_(m->kern, m->devs.v[m->kern.dev[i]].proc);
+		WIDEN_(m->copy, m->devs.v[m->copy.dev[i]].proc);
+		WIDEN_(m->set, m->devs.v[m->set.dev[i]].proc);
 		WIDEN_(m->api, m->threads.v[m->api.thread[i]].proc);
 		WIDEN_(m->nvtx, m->threads.v[m->nvtx.thread[i]].proc);
 #undef WIDEN_
@@ -493,7 +495,7 @@ static uint64_t op_api_start(const struct gpa_model *m, size_t g, bool *linked)
 		break;
 	}
 	*linked = a != GPA_NONE;
-	return *linked ? m->api.start[a] : m->gpu.start[g];
+	return *linked ? m->api.start[a] : gpa_gpu_start(m, g);
 }
 
 uint64_t gpa_step_busy_basis(const struct gpa_step *s)
@@ -545,7 +547,7 @@ static int assign(const struct gpa_model *m, struct gpa_steps *s)
 			continue;
 		}
 		struct gpa_step *st = &s->v.v[k];
-		uint64_t a = m->gpu.start[g], e = m->gpu.end[g];
+		uint64_t a = gpa_gpu_start(m, g), e = gpa_gpu_end(m, g);
 		if (!st->gpu_ops || a < st->gpu_start) {
 			st->gpu_start = a;
 		}

@@ -531,8 +531,8 @@ static bool path_point(const struct pw *w, const struct gpa_cp_seg *g, uint32_t 
 	} else if (g->kind == 1 && g->row < m->gpu.n) {
 		*pid = gpu_pid(m->gpu.dev[g->row]);
 		*tid = gpa_gpu_stream(m, g->row);
-		*s = m->gpu.start[g->row];
-		*e = m->gpu.end[g->row];
+		*s = gpa_gpu_start(m, g->row);
+		*e = gpa_gpu_end(m, g->row);
 	} else {
 		return false;
 	}

@@ -895,8 +895,8 @@ static void write_gpu_op(struct pf *w, size_t i)
 		if (api != GPA_NONE && api < m->api.n && m->api.thread[api] != GPA_NONE) {
 			e.end_flow = i + 1;
 		}
-		put_slice(w, gp_u64map_get(&w->stream_uuid, key, 0), m->gpu.start[i],
-			  m->gpu.end[i], &e);
+		put_slice(w, gp_u64map_get(&w->stream_uuid, key, 0), gpa_gpu_start(m, i),
+			  gpa_gpu_end(m, i), &e);
 		return;
 	}
 	case GPA_GPU_MEMSET:
@@ -913,7 +913,7 @@ static void write_gpu_op(struct pf *w, size_t i)
 	if (api != GPA_NONE && api < m->api.n && m->api.thread[api] != GPA_NONE) {
 		e.end_flow = i + 1;
 	}
-	put_slice(w, gp_u64map_get(&w->stream_uuid, key, 0), m->gpu.start[i], m->gpu.end[i], &e);
+	put_slice(w, gp_u64map_get(&w->stream_uuid, key, 0), gpa_gpu_start(m, i), gpa_gpu_end(m, i), &e);
 }
 
 static void write_gpu(struct pf *w)

@@ -137,7 +137,7 @@ static int evented(struct gp_strbuf *out, const struct gpa_flame *f, const struc
 	for (size_t g = 0; g < m->gpu.n; g++) {
 		if (f->op_node[g] != GPA_NONE) {
 			ops[n++] = (struct op_ref){gpa_dev_proc(m, m->gpu.dev[g]), m->gpu.dev[g],
-						   gpa_gpu_stream(m, g), (uint32_t)g, m->gpu.start[g]};
+						   gpa_gpu_stream(m, g), (uint32_t)g, gpa_gpu_start(m, g)};
 		}
 	}
 	gp_qsort(ops, n, sizeof(*ops), by_stream);
@@ -158,13 +158,13 @@ static int evented(struct gp_strbuf *out, const struct gpa_flame *f, const struc
 		}
 		gp_strbuf_addf(out, " device %" PRIu32 " stream %" PRIu32 "\",", m->devs.v[ops[i].dev].id,
 			       ops[i].stream);
-		first_at = m->gpu.start[ops[i].g] - m->t0;
+		first_at = gpa_gpu_start(m, ops[i].g) - m->t0;
 		gp_strbuf_addf(out, "\"unit\":\"nanoseconds\",\"startValue\":%" PRIu64 ",\"events\":[",
 			       first_at);
 		at = first_at;
 		for (size_t k = i; k < j; k++) {
 			uint32_t g = ops[k].g;
-			uint64_t s = m->gpu.start[g] - m->t0, e = m->gpu.end[g] - m->t0;
+			uint64_t s = gpa_gpu_start(m, g) - m->t0, e = gpa_gpu_end(m, g) - m->t0;
 			uint32_t stack[4100]; /* deeper than any tree path (flame.c) */
 			size_t d = 0;
 			for (uint32_t x = f->op_node[g]; x && d < GP_ARRAY_SIZE(stack); x = v[x].parent) {

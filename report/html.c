@@ -227,6 +227,20 @@ static size_t lower(const uint64_t *key, size_t lo, size_t hi, uint64_t v)
 	return lo;
 }
 
+/* The first GPU op row in [lo, hi) of a device's timeline that starts at v or later. */
+static size_t lower_gpu(const struct gpa_model *m, size_t lo, size_t hi, uint64_t v)
+{
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (gpa_gpu_start(m, mid) < v) {
+			lo = mid + 1;
+		} else {
+			hi = mid;
+		}
+	}
+	return lo;
+}
+
 /* The window a step's timeline shows: its CPU range and the GPU work it launched. */
 static void step_window(const struct gpa_step *s, uint64_t *w0, uint64_t *w1)
 {
@@ -251,7 +265,7 @@ static size_t count_window(const struct gpa_model *m, uint32_t proc, uint64_t w0
 			continue;
 		}
 		size_t a = dv->gpu_first, b = dv->gpu_first + dv->gpu_count;
-		n += lower(m->gpu.start, a, b, w1) - lower(m->gpu.start, a, b, w0);
+		n += lower_gpu(m, a, b, w1) - lower_gpu(m, a, b, w0);
 	}
 	/* API and NVTX tables hold every process: an overestimate with several. */
 	n += lower(m->api.start, 0, m->api.n, w1) - lower(m->api.start, 0, m->api.n, w0);
@@ -300,7 +314,7 @@ static void collect(struct tl *t, struct view *v, uint32_t proc, uint64_t w0, ui
 			continue;
 		}
 		size_t a = dv->gpu_first, b = dv->gpu_first + dv->gpu_count;
-		for (size_t g = lower(m->gpu.start, a, b, w0); g < b && m->gpu.start[g] < w1; g++) {
+		for (size_t g = lower_gpu(m, a, b, w0); g < b && gpa_gpu_start(m, g) < w1; g++) {
 			uint32_t r = m->gpu.row[g], stream, name;
 			switch (m->gpu.kind[g]) {
 			case GPA_GPU_KERNEL:
@@ -319,8 +333,8 @@ static void collect(struct tl *t, struct view *v, uint32_t proc, uint64_t w0, ui
 				name = t->set_name;
 				break;
 			}
-			view_add(t, v, lane_of(t, LANE_GPU, proc, (uint32_t)d, stream), m->gpu.start[g],
-				 m->gpu.end[g], w0, name, m->gpu.kind[g]);
+			view_add(t, v, lane_of(t, LANE_GPU, proc, (uint32_t)d, stream), gpa_gpu_start(m, g),
+				 gpa_gpu_end(m, g), w0, name, m->gpu.kind[g]);
 		}
 	}
 	for (size_t i = lower(m->api.start, 0, m->api.n, w0); i < m->api.n && m->api.start[i] < w1;

@@ -509,8 +509,8 @@ static void format_row(struct gpr_stats_writer *w, size_t r)
 		uint32_t g = w->st->order[r];
 		op.row = m->gpu.row[g];
 		op.kind = m->gpu.kind[g];
-		op.start = m->gpu.start[g];
-		op.dur = m->gpu.end[g] - op.start;
+		op.start = gpa_gpu_start(m, g);
+		op.dur = gpa_gpu_end(m, g) - op.start;
 		op.dev = &m->devs.v[m->gpu.dev[g]];
 		if (op.kind == GPA_GPU_KERNEL) {
 			op.sh = &m->shapes.v[m->kern.shape[op.row]];

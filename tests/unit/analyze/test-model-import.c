@@ -97,7 +97,7 @@ TEST(model_nsys_two_processes)
 		uint64_t busy = 0, lo = UINT64_MAX, hi = 0, cover = 0;
 		CHECK(dv->gpu_count > 0);
 		for (uint32_t k = dv->gpu_first; k < dv->gpu_first + dv->gpu_count; k++) {
-			uint64_t s = m.gpu.start[k], e = m.gpu.end[k];
+			uint64_t s = gpa_gpu_start(&m, k), e = gpa_gpu_end(&m, k);
 			lo = s < lo ? s : lo;
 			if (e > cover) {
 				busy += e - (s > cover ? s : cover);
@@ -220,18 +220,18 @@ TEST(model_graphs)
 		uint32_t g = gpa_gpu_graph(&m, i), api = gpa_gpu_api(&m, i);
 		REQUIRE(api != GPA_NONE);
 		uint64_t launch = m.api.start[api];
-		if (m.gpu.start[i] == 150) {
+		if (gpa_gpu_start(&m, i) == 150) {
 			CHECK_EQ_U(g, GPA_GRAPH_NONE);
-		} else if (m.gpu.start[i] == 700) {
+		} else if (gpa_gpu_start(&m, i) == 700) {
 			CHECK_EQ_U(g, 9);
 		} else {
 			CHECK_EQ_U(g, 0); /* by a graph launch, no id in the record */
 		}
 		/* the graph's work belongs to its launch and that launch's thread */
-		if (m.gpu.start[i] == 900) {
+		if (gpa_gpu_start(&m, i) == 900) {
 			CHECK_EQ_U(launch, 250);
 			CHECK_EQ_U(m.threads.v[m.api.thread[api]].tid, 2);
-		} else if (m.gpu.start[i] >= 600) {
+		} else if (gpa_gpu_start(&m, i) >= 600) {
 			CHECK_EQ_U(launch, 500);
 		}
 	}
@@ -257,7 +257,7 @@ TEST(model_graphs_tracelens)
 		bool by_launch = api != GPA_NONE && (m.api.flags[api] & GPA_API_GRAPH_LAUNCH);
 		CHECK_EQ_I(gpa_gpu_graph(&m, i) != GPA_GRAPH_NONE, by_launch);
 		if (by_launch) {
-			CHECK(m.api.start[api] <= m.gpu.start[i]);
+			CHECK(m.api.start[api] <= gpa_gpu_start(&m, i));
 		}
 	}
 	gpa_model_release(&m);

@@ -118,7 +118,7 @@ TEST(model_links_and_orders)
 	CHECK_EQ_U(m.kern.start[1], 200);
 	for (size_t i = 1; i < m.gpu.n; i++) {
 		CHECK(m.gpu.dev[i - 1] < m.gpu.dev[i] ||
-		      (m.gpu.dev[i - 1] == m.gpu.dev[i] && m.gpu.start[i - 1] <= m.gpu.start[i]));
+		      (m.gpu.dev[i - 1] == m.gpu.dev[i] && gpa_gpu_start(&m, i - 1) <= gpa_gpu_start(&m, i)));
 	}
 	/* k1 launched twice with the same shape on device 0, once with another on device 1. */
 	CHECK_EQ_U(m.funcs.n, 2);
@@ -144,9 +144,9 @@ TEST(model_links_and_orders)
 	/* Device timelines: device 0 has 3 ops in start order, device 1 one. */
 	CHECK_EQ_U(m.devs.v[0].gpu_count, 3);
 	CHECK_EQ_U(m.devs.v[1].gpu_count, 1);
-	CHECK_EQ_U(m.gpu.start[m.devs.v[0].gpu_first], 200);
-	CHECK_EQ_U(m.gpu.start[m.devs.v[0].gpu_first + 2], 3000);
-	CHECK_EQ_U(m.gpu.start[m.devs.v[1].gpu_first], 710);
+	CHECK_EQ_U(gpa_gpu_start(&m, m.devs.v[0].gpu_first), 200);
+	CHECK_EQ_U(gpa_gpu_start(&m, m.devs.v[0].gpu_first + 2), 3000);
+	CHECK_EQ_U(gpa_gpu_start(&m, m.devs.v[1].gpu_first), 710);
 	CHECK_EQ_U(gpa_gpu_stream(&m, m.devs.v[1].gpu_first), 20);
 	CHECK_EQ_U(m.t0, 0);
 	CHECK_EQ_U(m.t1, 3500);
@@ -178,7 +178,7 @@ TEST(model_aligns_processes_by_clock_anchor)
 	/* rank 0's kernel at realtime 5 s + 1000 ns, rank 1's at 5 s + 500 + 1000 ns */
 	CHECK_EQ_U(m.kern.start[0], 5000001000ULL);
 	CHECK_EQ_U(m.kern.start[1], 5000001500ULL);
-	CHECK_EQ_U(m.gpu.start[0], 5000001000ULL);
+	CHECK_EQ_U(gpa_gpu_start(&m, 0), 5000001000ULL);
 	CHECK_EQ_U(m.kern.end[1] - m.kern.start[1], 100);
 	CHECK_EQ_U(m.procs.v[1].rank, 1);
 	gpa_model_release(&m);

@@ -659,7 +659,7 @@ TEST(stats_two_processes_and_devices)
 	CHECK_EQ_U(st.origin, 50);
 	static const uint64_t starts[] = {50, 100, 120, 150};
 	for (size_t i = 0; i < 4; i++) {
-		CHECK_EQ_U(m.gpu.start[st.order[i]], starts[i]);
+		CHECK_EQ_U(gpa_gpu_start(&m, st.order[i]), starts[i]);
 	}
 	CHECK_EQ_U(m.gpu.kind[st.order[0]], GPA_GPU_MEMCPY);
 	CHECK_STR(gpa_model_str(&m, m.devs.v[m.gpu.dev[st.order[0]]].name), "GPU-B");
@@ -764,7 +764,7 @@ TEST(stats_generated_trace_totals)
 	REQUIRE(gpa_stats_compute(&m, GPA_STATS_GPU_TRACE, GPA_KNAME_DEMANGLED, &st) == 0);
 	CHECK_EQ_U(st.norder, m.gpu.n);
 	for (size_t i = 1; i < st.norder; i++) {
-		if (m.gpu.start[st.order[i - 1]] > m.gpu.start[st.order[i]]) {
+		if (gpa_gpu_start(&m, st.order[i - 1]) > gpa_gpu_start(&m, st.order[i])) {
 			TFAIL("trace out of order at %zu", i);
 			break;
 		}
