@@ -230,31 +230,39 @@ static uint32_t map_row(const struct gp_u64map *h, uint64_t key)
 
 /* ------------------------------------------------------------ sorting */
 
-/*
- * perm = the stable order of rows by key ascending (LSD radix sort on the
- * bits that vary). Returns -GP_ERR_NOMEM or 0.
- */
-static int sort_perm(const uint64_t *key, size_t n, uint32_t *perm, bool *moved)
-{
-	uint64_t lo = UINT64_MAX, hi = 0;
-	bool sorted = true;
+/* Sorted runs of rows up to this many are merged; more are radix sorted. */
+#define MERGE_RUNS_MAX 64
 
-	for (size_t i = 0; i < n; i++) {
-		perm[i] = (uint32_t)i;
-		if (key[i] < lo) {
-			lo = key[i];
+/*
+ * perm = runs [b[r], b[r+1]) of src merged pairwise into dst, stably (on equal
+ * keys the earlier run's row first); b and *nruns updated to the merged runs.
+ */
+static void merge_pass(const uint64_t *key, const uint32_t *src, uint32_t *dst, size_t *b,
+		       size_t *nruns)
+{
+	size_t out = 0;
+
+	for (size_t r = 0; r < *nruns; r += 2) {
+		size_t i = b[r], mid = b[r + 1], e = r + 2 <= *nruns ? b[r + 2] : mid, j = mid;
+		size_t o = i;
+		while (i < mid && j < e) {
+			dst[o++] = key[src[j]] < key[src[i]] ? src[j++] : src[i++];
 		}
-		if (key[i] > hi) {
-			hi = key[i];
+		while (i < mid) {
+			dst[o++] = src[i++];
 		}
-		if (i && key[i] < key[i - 1]) {
-			sorted = false;
+		while (j < e) {
+			dst[o++] = src[j++];
 		}
+		b[out++] = b[r];
 	}
-	*moved = !sorted;
-	if (sorted) {
-		return 0;
-	}
+	b[out] = b[*nruns];
+	*nruns = out;
+}
+
+/* Radix sort of perm (identity on entry) by key, lo and hi the key's extremes. */
+static int radix_perm(const uint64_t *key, size_t n, uint64_t lo, uint64_t hi, uint32_t *perm)
+{
 	uint32_t *tmp = gp_malloc_big(n * sizeof(*tmp));
 	size_t *count = calloc(65536, sizeof(*count));
 	if (!tmp || !count) {
@@ -281,6 +289,58 @@ static int sort_perm(const uint64_t *key, size_t n, uint32_t *perm, bool *moved)
 	}
 	free(tmp);
 	free(count);
+	return 0;
+}
+
+/*
+ * perm = the stable order of rows by key ascending. Rows that come in a few
+ * sorted runs (records of a few streams or devices, or of a few tables, one
+ * after another: the common case) are merged run by run, reading the keys in
+ * order; others go through an LSD radix sort on the bits that vary. Both give
+ * the one stable order. Returns -GP_ERR_NOMEM or 0.
+ */
+static int sort_perm(const uint64_t *key, size_t n, uint32_t *perm, bool *moved)
+{
+	uint64_t lo = UINT64_MAX, hi = 0;
+	size_t runs = n ? 1 : 0, b[MERGE_RUNS_MAX + 1] = {0};
+
+	for (size_t i = 0; i < n; i++) {
+		perm[i] = (uint32_t)i;
+		if (key[i] < lo) {
+			lo = key[i];
+		}
+		if (key[i] > hi) {
+			hi = key[i];
+		}
+		if (i && key[i] < key[i - 1]) {
+			if (runs < MERGE_RUNS_MAX) {
+				b[runs] = i;
+			}
+			runs++;
+		}
+	}
+	*moved = runs > 1;
+	if (runs <= 1) {
+		return 0;
+	}
+	if (runs > MERGE_RUNS_MAX) {
+		return radix_perm(key, n, lo, hi, perm);
+	}
+	b[runs] = n;
+	uint32_t *tmp = gp_malloc_big(n * sizeof(*tmp)), *src = perm, *dst = tmp;
+	if (!tmp) {
+		return -GP_ERR_NOMEM;
+	}
+	while (runs > 1) {
+		merge_pass(key, src, dst, b, &runs);
+		uint32_t *t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != perm) {
+		memcpy(perm, src, n * sizeof(*perm));
+	}
+	free(tmp);
 	return 0;
 }
 
