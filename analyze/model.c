@@ -128,7 +128,7 @@
 DEFINE_TABLE_FNS_(gpa_kernels, GPA_KERNEL_COLS, GPA_GRAPH_COLS_)
 DEFINE_TABLE_FNS_(gpa_memcpys, GPA_MEMCPY_COLS, GPA_GRAPH_COLS_)
 DEFINE_TABLE_FNS_(gpa_memsets, GPA_MEMSET_COLS, GPA_GRAPH_COLS_)
-DEFINE_TABLE_FNS_(gpa_apis, GPA_API_COLS, GPA_NO_COLS_)
+DEFINE_TABLE_FNS_(gpa_apis, GPA_API_COLS, GPA_API_OPT_COLS_)
 DEFINE_TABLE_FNS_(gpa_syncs, GPA_SYNC_COLS, GPA_NO_COLS_)
 DEFINE_TABLE_FNS_(gpa_nvtxs, GPA_NVTX_COLS, GPA_NVTX_OPT_COLS_)
 DEFINE_TABLE_FNS_(gpa_overheads, GPA_OVERHEAD_COLS, GPA_NO_COLS_)
@@ -666,7 +666,7 @@ static int take_api(struct file_ctx *f, const struct gpt_chunk *ch)
 		t->thread[r] = map_thread(f, a->tid);
 		CHECK_ID(t->thread[r]);
 		t->nvtx[r] = GPA_NONE;
-		t->ret[r] = a->return_value;
+		SET_OPT_(t, ret, r, a->return_value);
 		t->domain[r] = a->domain;
 		t->flags[r] = 0;
 	}
@@ -1749,53 +1749,52 @@ static int build_gpu(struct gpa_model *m)
 	GPU_ROWS_(m->copy, GPA_GPU_MEMCPY);
 	GPU_ROWS_(m->set, GPA_GPU_MEMSET);
 #undef GPU_ROWS_
-	/* By start (stable radix sort), then a stable counting sort by device. */
+	/*
+	 * By device (a stable counting sort), then each device's rows by start
+	 * (stable): (device, start, file order). A device's rows come in few
+	 * sorted runs, where the whole timeline's alternate between devices.
+	 */
 	size_t nd = m->devs.n, n = g->n ? g->n : 1;
 	size_t *cnt = calloc(nd + 1, sizeof(*cnt));
-	uint32_t *by_start = gp_malloc_big(n * sizeof(*by_start));
+	uint32_t *by_dev = gp_malloc_big(n * sizeof(*by_dev));
 	uint32_t *perm = gp_malloc_big(n * sizeof(*perm));
 	void *scratch = gp_malloc_big(n * sizeof(uint64_t));
-	uint64_t *key = scratch; /* the starts, sorted on; scratch is the permute's after */
-	bool moved;
-	if (cnt && by_start && perm && scratch) {
-		size_t k = 0;
-		for (size_t i = 0; i < m->kern.n; i++) {
-			key[k++] = m->kern.start[i];
+	uint64_t *key = scratch; /* the starts in by_dev's order; scratch is the permute's after */
+	ret = cnt && by_dev && perm && scratch ? 0 : -GP_ERR_NOMEM;
+	if (!ret) {
+		for (size_t i = 0; i < g->n; i++) {
+			cnt[g->dev[i] + 1]++;
 		}
-		for (size_t i = 0; i < m->copy.n; i++) {
-			key[k++] = m->copy.start[i];
+		for (size_t d = 0; d < nd; d++) {
+			cnt[d + 1] += cnt[d];
+			m->devs.v[d].gpu_first = (uint32_t)cnt[d];
+			m->devs.v[d].gpu_count = (uint32_t)(cnt[d + 1] - cnt[d]);
 		}
-		for (size_t i = 0; i < m->set.n; i++) {
-			key[k++] = m->set.start[i];
+		for (size_t i = 0; i < g->n; i++) {
+			by_dev[cnt[g->dev[i]]++] = (uint32_t)i;
+		}
+		for (size_t j = 0; j < g->n; j++) {
+			key[j] = gpa_gpu_start(m, by_dev[j]);
 		}
 	}
-	if (!cnt || !by_start || !perm || !scratch || sort_perm(key, g->n, by_start, &moved)) {
-		free(cnt);
-		free(by_start);
-		free(perm);
-		free(scratch);
-		return -GP_ERR_NOMEM;
+	for (size_t d = 0; !ret && d < nd; d++) {
+		size_t first = m->devs.v[d].gpu_first, c = m->devs.v[d].gpu_count;
+		bool moved;
+		ret = sort_perm(key + first, c, perm + first, &moved);
+		for (size_t k = 0; !ret && k < c; k++) {
+			perm[first + k] = by_dev[first + perm[first + k]];
+		}
 	}
-	for (size_t i = 0; i < g->n; i++) {
-		cnt[g->dev[i] + 1]++;
+	if (!ret) {
+		size_t sn = g->n;
+		gpa_gpus_shrink(g);
+		gpa_gpus_permute(g, perm, &scratch, &sn);
 	}
-	for (size_t d = 0; d < nd; d++) {
-		cnt[d + 1] += cnt[d];
-		m->devs.v[d].gpu_first = (uint32_t)cnt[d];
-		m->devs.v[d].gpu_count = (uint32_t)(cnt[d + 1] - cnt[d]);
-	}
-	for (size_t i = 0; i < g->n; i++) {
-		uint32_t r = by_start[i];
-		perm[cnt[g->dev[r]]++] = r;
-	}
-	size_t sn = g->n;
-	gpa_gpus_shrink(g);
-	gpa_gpus_permute(g, perm, &scratch, &sn);
 	free(cnt);
-	free(by_start);
+	free(by_dev);
 	free(perm);
 	free(scratch);
-	return 0;
+	return ret;
 }
 
 static void span(struct gpa_model *m)

@@ -73,7 +73,6 @@
 	X(uint32_t, corr)                                                                          \
 	X(uint32_t, thread)   /* model thread index */                                             \
 	X(uint32_t, nvtx)     /* innermost enclosing NVTX push/pop range or GPA_NONE */            \
-	X(uint32_t, ret)                                                                           \
 	X(uint8_t, domain)    /* enum gpt_api_domain */                                            \
 	X(uint8_t, flags)     /* enum gpa_api_flags */
 
@@ -162,6 +161,8 @@ enum gpa_gpu_kind {
 #define GPA_NO_COLS_(X)
 /* The CUDA/HIP graph id a kernel, copy or memset record carries; 0 none (gpa_gpu_graph). */
 #define GPA_GRAPH_COLS_(X) X(uint32_t, graph)
+/* An API call's return value (CUresult, cudaError_t; 0 success): gpa_col_opt. */
+#define GPA_API_OPT_COLS_(X) X(uint32_t, ret)
 /* A CPU op's recorded inputs (NVTX field args, import/kineto.c): model string id; 0 none. */
 #define GPA_NVTX_OPT_COLS_(X) X(uint32_t, args)
 
@@ -175,7 +176,7 @@ enum gpa_gpu_kind {
 GPA_DECLARE_TABLE_(gpa_kernels, GPA_KERNEL_COLS, GPA_GRAPH_COLS_)
 GPA_DECLARE_TABLE_(gpa_memcpys, GPA_MEMCPY_COLS, GPA_GRAPH_COLS_)
 GPA_DECLARE_TABLE_(gpa_memsets, GPA_MEMSET_COLS, GPA_GRAPH_COLS_)
-GPA_DECLARE_TABLE_(gpa_apis, GPA_API_COLS, GPA_NO_COLS_)
+GPA_DECLARE_TABLE_(gpa_apis, GPA_API_COLS, GPA_API_OPT_COLS_)
 GPA_DECLARE_TABLE_(gpa_syncs, GPA_SYNC_COLS, GPA_NO_COLS_)
 GPA_DECLARE_TABLE_(gpa_nvtxs, GPA_NVTX_COLS, GPA_NVTX_OPT_COLS_)
 GPA_DECLARE_TABLE_(gpa_overheads, GPA_OVERHEAD_COLS, GPA_NO_COLS_)

@@ -263,7 +263,7 @@ static void write_apis(struct pw *w)
 		gp_strbuf_adds(&w->sb, ",\"args\":{\"correlation\":");
 		add_u64(&w->sb, a->corr[i]);
 		add_key_u64(&w->sb, "cbid", a->cbid[i]);
-		add_key_u64(&w->sb, "return", a->ret[i]);
+		add_key_u64(&w->sb, "return", gpa_col_opt(a->ret, i));
 		gp_strbuf_adds(&w->sb, "}}");
 	}
 }

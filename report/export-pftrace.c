@@ -754,7 +754,7 @@ static void write_apis(struct pf *w)
 		e.cat = a->domain[i] == GPT_API_DRIVER ? CAT_DRIVER : CAT_RUNTIME;
 		arg_u64(w, ARG_CORRELATION, a->corr[i]);
 		arg_u64(w, ARG_CBID, a->cbid[i]);
-		arg_u64(w, ARG_RETURN, a->ret[i]);
+		arg_u64(w, ARG_RETURN, gpa_col_opt(a->ret, i));
 		flows.n = 0;
 		for (uint32_t k = w->flow_first[i]; k < w->flow_first[i + 1]; k++) {
 			if (gp_vec_push(&flows, (uint64_t)w->flow_gpu[k] + 1)) {

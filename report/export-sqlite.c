@@ -650,7 +650,7 @@ static int write_apis(struct exp *e)
 		sqlite3_bind_int64(s, 4, (int64_t)thread_gtid(e, a->thread[i]));
 		sqlite3_bind_int64(s, 5, a->corr[i]);
 		sqlite3_bind_int64(s, 6, name);
-		sqlite3_bind_int64(s, 7, a->ret[i]);
+		sqlite3_bind_int64(s, 7, gpa_col_opt(a->ret, i));
 		ret = step(e, s, "CUPTI_ACTIVITY_KIND_RUNTIME");
 	}
 	sqlite3_finalize(s);

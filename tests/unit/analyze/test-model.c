@@ -153,6 +153,85 @@ TEST(model_links_and_orders)
 	gpa_model_release(&m);
 }
 
+/*
+ * The device timelines hold only an index: their start and end come from the
+ * kind's table, in (device, start, file order). Kernels alternating between
+ * two interleaved streams make hundreds of sorted runs (the radix sort); a
+ * few out-of-order ones on the other device (the merge of runs); ties keep
+ * file order. API return values are a column only once one is nonzero.
+ */
+TEST(model_timeline_order_and_optional_return)
+{
+	enum { N = 400 };
+	struct tw t;
+	struct gpa_model m;
+
+	tw_open(&t, "timeline.gpz");
+	for (uint32_t i = 0; i < N; i++) {
+		/* device 0: starts 1000 + 10 i on even rows, 995 + 10 i on odd rows, out of order */
+		uint64_t s = 1000 + 10 * (uint64_t)i - (i % 2 ? 5 : 0) + (i % 4 == 1 ? 20 : 0);
+		add_kernel(&t, s, s + 3, 0, 1 + i % 2, i + 1, "k", (int32_t)i + 1);
+	}
+	add_kernel(&t, 500, 510, 1, 1, 0, "late", 1001);
+	add_kernel(&t, 300, 310, 1, 1, 0, "early", 1002);
+	add_kernel(&t, 300, 320, 1, 2, 0, "tie", 1003); /* same start as "early": after it */
+	struct gpt_memcpy mc = {.start = 400, .end = 450, .device = 1, .stream = 3, .bytes = 64,
+				.copy_kind = 1};
+	CHECK_EQ_I(gpt_writer_add(t.w, GPT_KIND_MEMCPY, &mc), 0);
+	struct gpt_api a = {.start = 50, .end = 60, .tid = 7, .name = S(&t, "cudaMalloc"),
+			    .return_value = 2};
+	CHECK_EQ_I(gpt_writer_add(t.w, GPT_KIND_API, &a), 0);
+	add_api(&t, 10, 20, 7, "cudaFree", 0, GPT_API_RUNTIME);
+	tw_close(&t);
+	REQUIRE(load1(&m, t.path) == 0);
+	REQUIRE(m.devs.n == 2);
+	CHECK_EQ_U(m.gpu.n, N + 4);
+	for (size_t d = 0; d < m.devs.n; d++) {
+		size_t f = m.devs.v[d].gpu_first, c = m.devs.v[d].gpu_count;
+		for (size_t i = f + 1; i < f + c; i++) {
+			CHECK(gpa_gpu_start(&m, i - 1) <= gpa_gpu_start(&m, i));
+			if (gpa_gpu_start(&m, i - 1) == gpa_gpu_start(&m, i) &&
+			    m.gpu.kind[i - 1] == m.gpu.kind[i]) {
+				CHECK(m.gpu.row[i - 1] < m.gpu.row[i]); /* file order on ties */
+			}
+			CHECK_EQ_U(gpa_gpu_end(&m, i) - gpa_gpu_start(&m, i),
+				   m.gpu.kind[i] == GPA_GPU_KERNEL ? m.kern.end[m.gpu.row[i]] -
+									 m.kern.start[m.gpu.row[i]]
+								   : 50);
+		}
+	}
+	/* device 1 (the second seen): early, tie, the copy, late */
+	size_t f = m.devs.v[1].gpu_first;
+	REQUIRE(m.devs.v[1].gpu_count == 4);
+	CHECK_EQ_U(gpa_gpu_start(&m, f), 300);
+	CHECK_EQ_U(gpa_gpu_end(&m, f), 310);
+	CHECK_EQ_U(gpa_gpu_end(&m, f + 1), 320);
+	CHECK_EQ_U(m.gpu.kind[f + 2], GPA_GPU_MEMCPY);
+	CHECK_EQ_U(gpa_gpu_start(&m, f + 2), 400);
+	CHECK_EQ_U(gpa_gpu_end(&m, f + 2), 450);
+	CHECK_EQ_U(gpa_gpu_start(&m, f + 3), 500);
+	/* device 0: every kernel once, by start */
+	size_t f0 = m.devs.v[0].gpu_first;
+	REQUIRE(m.devs.v[0].gpu_count == N);
+	CHECK_EQ_U(gpa_gpu_start(&m, f0), 1000);
+	/* API rows by start: cudaFree (10) then cudaMalloc (50), whose return is kept */
+	REQUIRE(m.api.n == 2);
+	REQUIRE(m.api.ret != NULL);
+	CHECK_EQ_U(gpa_col_opt(m.api.ret, 0), 0);
+	CHECK_EQ_U(gpa_col_opt(m.api.ret, 1), 2);
+	gpa_model_release(&m);
+
+	/* Every call successful: no column at all. */
+	tw_open(&t, "ok.gpz");
+	add_api(&t, 10, 20, 7, "cudaFree", 0, GPT_API_RUNTIME);
+	add_api(&t, 30, 40, 7, "cudaFree", 0, GPT_API_RUNTIME);
+	tw_close(&t);
+	REQUIRE(load1(&m, t.path) == 0);
+	CHECK(m.api.ret == NULL);
+	CHECK_EQ_U(gpa_col_opt(m.api.ret, 1), 0);
+	gpa_model_release(&m);
+}
+
 /* Two processes whose clocks differ: their anchors put them on one timeline. */
 TEST(model_aligns_processes_by_clock_anchor)
 {
