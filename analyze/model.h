@@ -363,34 +363,26 @@ const char *gpa_model_str(const struct gpa_model *m, uint32_t id);
 /* Interns s; 0 for empty; GPA_NONE when out of memory. */
 uint32_t gpa_model_intern(struct gpa_model *m, const char *s);
 
-/* Start and end of GPU op row i of gpa_model.gpu, from its kind's table. */
-static inline uint64_t gpa_gpu_start(const struct gpa_model *m, size_t i)
-{
-	uint32_t r = m->gpu.row[i];
-
-	switch (m->gpu.kind[i]) {
-	case GPA_GPU_KERNEL:
-		return m->kern.start[r];
-	case GPA_GPU_MEMCPY:
-		return m->copy.start[r];
-	default:
-		return m->set.start[r];
+/*
+ * gpa_gpu_start(m, i), gpa_gpu_end(m, i): start and end of GPU op row i of
+ * gpa_model.gpu, read from its kind's table.
+ */
+#define GPA_GPU_TIME_(col)                                                                         \
+	static inline uint64_t gpa_gpu_##col(const struct gpa_model *m, size_t i)                  \
+	{                                                                                          \
+		uint32_t r = m->gpu.row[i];                                                        \
+		switch (m->gpu.kind[i]) {                                                          \
+		case GPA_GPU_KERNEL:                                                               \
+			return m->kern.col[r];                                                     \
+		case GPA_GPU_MEMCPY:                                                               \
+			return m->copy.col[r];                                                     \
+		default:                                                                           \
+			return m->set.col[r];                                                      \
+		}                                                                                  \
 	}
-}
-
-static inline uint64_t gpa_gpu_end(const struct gpa_model *m, size_t i)
-{
-	uint32_t r = m->gpu.row[i];
-
-	switch (m->gpu.kind[i]) {
-	case GPA_GPU_KERNEL:
-		return m->kern.end[r];
-	case GPA_GPU_MEMCPY:
-		return m->copy.end[r];
-	default:
-		return m->set.end[r];
-	}
-}
+GPA_GPU_TIME_(start)
+GPA_GPU_TIME_(end)
+#undef GPA_GPU_TIME_
 
 /* The process of a GPU op row of a kind, via its device. */
 static inline uint32_t gpa_dev_proc(const struct gpa_model *m, uint16_t dev)
