@@ -270,7 +270,7 @@ static int add_op(const struct gpa_model *m, unsigned flags, const int64_t *last
 		       .is_sync = is_sync};
 
 	if (api != GPA_NONE) {
-		int64_t end = (int64_t)m->api.end[api];
+		int64_t end = (int64_t)gpa_api_end(m, api);
 		v.rt = (int64_t)m->api.start[api];
 		if (flags & GPA_BD_ROUND_US) {
 			round_op(flags, off, &v.rt, &end);

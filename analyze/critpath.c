@@ -109,7 +109,7 @@ static uint64_t rec_e(const struct ctx *c, const struct node *v)
 	uint64_t s = rec_s(c, v), e = c->end_t;
 
 	if (v->kind == N_API) {
-		e = c->m->api.end[v->row];
+		e = gpa_api_end(c->m, v->row);
 	} else if (v->kind == N_GPU) {
 		e = gpa_gpu_end(c->m, v->row);
 	}

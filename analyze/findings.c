@@ -150,7 +150,7 @@ static void scan_launches(const struct gpa_model *m, struct launch_scan *s)
 			uint32_t k = m->gpu.row[i];
 			api = m->kern.api[k];
 			graph = gpa_kernel_graph_launched(m, k);
-			uint64_t d = m->kern.end[k] - m->kern.start[k];
+			uint64_t d = gpa_kern_dur(m, k);
 			if (graph) {
 				s->graph++;
 			} else {

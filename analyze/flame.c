@@ -698,7 +698,7 @@ static void add_api_call(struct builder *b, uint32_t a)
 		b->err = -GP_ERR_NOMEM;
 		return;
 	}
-	f->nodes.v[node].total += m->api.end[a] - m->api.start[a];
+	f->nodes.v[node].total += gpa_api_dur(m, a);
 	f->nodes.v[node].count++;
 	f->ops++;
 }

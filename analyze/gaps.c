@@ -366,7 +366,7 @@ static int build_index(struct ctx *c, pcre2_code *re)
 		for (size_t k = c->afirst[t]; k < c->afirst[t + 1]; k++) {
 			uint32_t r = c->arows[k];
 			c->atop[k] = k == c->afirst[t] || m->api.start[r] >= reach;
-			reach = m->api.end[r] > reach ? m->api.end[r] : reach;
+			reach = gpa_api_end(m, r) > reach ? gpa_api_end(m, r) : reach;
 		}
 	}
 	/* NVTX: data-loader names, push/pop ranges and data-loader start/end ranges by thread. */
@@ -445,7 +445,7 @@ static int build_index(struct ctx *c, pcre2_code *re)
 	for (size_t i = 0; i < m->kern.n; i++) {
 		if (c->cc->kern[i] != GPA_COMM_NOT) {
 			uint32_t p = gpa_dev_proc(m, m->kern.dev[i]);
-			struct kv e = {p, m->kern.end[i], (uint32_t)i};
+			struct kv e = {p, gpa_kern_end(m, i), (uint32_t)i};
 			if (gp_vec_push(&kvs, e)) {
 				gp_vec_free(&kvs);
 				goto out;
@@ -503,30 +503,33 @@ static void ctx_release(struct ctx *c)
 }
 
 /*
- * First k in [*cur, hi) with key[rows[k]] >= t. The gaps of one device come
+ * First k in [*cur, hi) with key(rows[k]) >= t, key(r) being key[r], or
+ * the end of kernel row r when key is NULL. The gaps of one device come
  * in time order, so each search starts where the last one ended and
  * gallops forward: O(log distance), no cache misses from a full binary
  * search per gap. advance: move the cursor to the answer (only for
  * queries whose t never decreases during a device's sweep).
  */
-static size_t seek(const uint64_t *key, const uint32_t *rows, size_t *cur, size_t hi, uint64_t t,
-		   bool advance)
+static size_t seek(const struct gpa_model *m, const uint64_t *key, const uint32_t *rows,
+		   size_t *cur, size_t hi, uint64_t t, bool advance)
 {
 	size_t lo = *cur, bound = 1, top;
+#define KEY_(r) (key ? key[r] : gpa_kern_end(m, r))
 
-	while (lo + bound <= hi && key[rows[lo + bound - 1]] < t) {
+	while (lo + bound <= hi && KEY_(rows[lo + bound - 1]) < t) {
 		lo += bound;
 		bound *= 2;
 	}
 	top = lo + bound < hi ? lo + bound : hi;
 	while (lo < top) {
 		size_t mid = lo + (top - lo) / 2;
-		if (key[rows[mid]] < t) {
+		if (KEY_(rows[mid]) < t) {
 			lo = mid + 1;
 		} else {
 			top = mid;
 		}
 	}
+#undef KEY_
 	if (advance) {
 		*cur = lo;
 	}
@@ -599,14 +602,14 @@ static void thread_calls(struct ctx *c, uint32_t th, uint64_t h0, uint64_t h1, u
 {
 	const struct gpa_model *m = c->m;
 	size_t lo = c->afirst[th], hi = c->afirst[th + 1];
-	size_t k = seek(m->api.start, c->arows, &c->acur[th], hi, h0, true);
+	size_t k = seek(m, m->api.start, c->arows, &c->acur[th], hi, h0, true);
 
 	/* Calls that started earlier and still run at h0: back to the nearest top-level one. */
 	for (size_t j = k; j-- > lo;) {
 		uint32_t r = c->arows[j];
 		uint8_t cls = r == own ? GPA_GAP_LAUNCH : call_class(c, r);
-		if (m->api.end[r] > h0 && cls != CLS_NONE) {
-			add_span(c, m->api.start[r], m->api.end[r], h0, h1, cls, SPAN_API, r);
+		if (gpa_api_end(m, r) > h0 && cls != CLS_NONE) {
+			add_span(c, m->api.start[r], gpa_api_end(m, r), h0, h1, cls, SPAN_API, r);
 		}
 		if (c->atop[j]) {
 			break;
@@ -616,7 +619,7 @@ static void thread_calls(struct ctx *c, uint32_t th, uint64_t h0, uint64_t h1, u
 		uint32_t r = c->arows[j];
 		uint8_t cls = r == own ? GPA_GAP_LAUNCH : call_class(c, r);
 		if (cls != CLS_NONE) {
-			add_span(c, m->api.start[r], m->api.end[r], h0, h1, cls, SPAN_API, r);
+			add_span(c, m->api.start[r], gpa_api_end(m, r), h0, h1, cls, SPAN_API, r);
 		}
 	}
 }
@@ -626,7 +629,7 @@ static uint32_t nvtx_at(const struct ctx *c, uint32_t th, uint64_t t)
 {
 	const struct gpa_model *m = c->m;
 	size_t lo = c->pfirst[th], hi = c->pfirst[th + 1];
-	size_t k = seek(m->nvtx.start, c->prows, &c->pcur[th], hi, t + 1, false);
+	size_t k = seek(m, m->nvtx.start, c->prows, &c->pcur[th], hi, t + 1, false);
 
 	if (k == lo) {
 		return GPA_NONE;
@@ -645,7 +648,7 @@ static void thread_data(struct ctx *c, uint32_t th, uint64_t h0, uint64_t h1)
 {
 	const struct gpa_model *m = c->m;
 	size_t lo = c->pfirst[th], hi = c->pfirst[th + 1];
-	size_t k = seek(m->nvtx.start, c->prows, &c->pcur[th], hi, h0 + 1, true);
+	size_t k = seek(m, m->nvtx.start, c->prows, &c->pcur[th], hi, h0 + 1, true);
 
 	/* Push/pop ranges running at h0: the chain of parents. */
 	if (k > lo) {
@@ -666,7 +669,7 @@ static void thread_data(struct ctx *c, uint32_t th, uint64_t h0, uint64_t h1)
 	/* Start/end ranges need not nest: back while some earlier one still reaches h0. */
 	lo = c->sfirst[th];
 	hi = c->sfirst[th + 1];
-	k = seek(m->nvtx.start, c->srows, &c->scur[th], hi, h0, true);
+	k = seek(m, m->nvtx.start, c->srows, &c->scur[th], hi, h0, true);
 	for (size_t j = k; j-- > lo && c->smax[j] > h0;) {
 		uint32_t r = c->srows[j];
 		add_span(c, m->nvtx.start[r], m->nvtx.end[r], h0, h1, GPA_GAP_DATA, SPAN_NVTX, r);
@@ -682,7 +685,7 @@ static void proc_overhead(struct ctx *c, uint32_t p, uint64_t h0, uint64_t h1)
 {
 	const struct gpa_model *m = c->m;
 	size_t lo = c->ofirst[p], hi = c->ofirst[p + 1];
-	size_t k = seek(m->ovh.start, c->orows, &c->ocur[p], hi, h0, true);
+	size_t k = seek(m, m->ovh.start, c->orows, &c->ocur[p], hi, h0, true);
 
 	for (size_t j = k; j-- > lo && c->omax[j] > h0;) {
 		uint32_t r = c->orows[j];
@@ -714,9 +717,9 @@ static uint32_t nccl_waited(const struct ctx *c, size_t op, size_t prev, uint64_
 	}
 	size_t hi = c->nfirst[p + 1], found = GPA_NONE;
 	/* First NCCL kernel ending after g0. */
-	size_t lo = seek(m->kern.end, c->nrows, &c->ncur[p], hi, g0 + 1, true);
+	size_t lo = seek(m, NULL, c->nrows, &c->ncur[p], hi, g0 + 1, true);
 
-	for (size_t j = lo; j < hi && m->kern.end[c->nrows[j]] <= g1; j++) {
+	for (size_t j = lo; j < hi && gpa_kern_end(m, c->nrows[j]) <= g1; j++) {
 		if (m->kern.dev[c->nrows[j]] != dev) {
 			found = c->nrows[j];
 		}
@@ -779,12 +782,12 @@ static void classify(struct ctx *c, size_t op, size_t prev, uint64_t g0, uint64_
 	 */
 	if (a != GPA_NONE) {
 		th = m->api.thread[a];
-		hq = m->api.end[a] < g0 ? g0 : m->api.end[a];
+		hq = gpa_api_end(m, a) < g0 ? g0 : gpa_api_end(m, a);
 		hq = hq > g1 ? g1 : hq;
 		hbase = GPA_GAP_CPU;
 		gap->thread = th;
 		gap->context = m->api.nvtx[a];
-		gap->queued = m->api.end[a] <= g0;
+		gap->queued = gpa_api_end(m, a) <= g0;
 	} else {
 		hq = g1;
 		nccl = nccl_waited(c, op, prev, g0, g1);

@@ -124,7 +124,7 @@ static int take_kernels(const struct gpa_rank_in *in, struct gpa_rank_sum *s)
 
 	for (size_t k = 0; k < m->kern.n; k++) {
 		uint64_t *at;
-		if (in->cc->kern[k] != GPA_COMM_NOT || m->kern.end[k] < m->kern.start[k]) {
+		if (in->cc->kern[k] != GPA_COMM_NOT || gpa_kern_end(m, k) < m->kern.start[k]) {
 			continue;
 		}
 		int added = gp_u64map_get_or_insert(&map, kernel_key(m, k), per.n, &at);
@@ -133,7 +133,7 @@ static int take_kernels(const struct gpa_rank_in *in, struct gpa_rank_sum *s)
 			goto out;
 		}
 		struct gpa_rank_kernel *p = &per.v[*at];
-		uint64_t d = m->kern.end[k] - m->kern.start[k];
+		uint64_t d = gpa_kern_dur(m, k);
 		p->min = !p->count || d < p->min ? d : p->min;
 		p->max = d > p->max ? d : p->max;
 		p->count++;

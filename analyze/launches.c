@@ -191,7 +191,7 @@ static void op_of(const struct gpa_model *m, size_t i, struct api_filter *f, str
 	o->key = (uint64_t)gpa_dev_proc(m, dev) << 48 | (uint64_t)dev << 32 | stream;
 	if (api != GPA_NONE) {
 		o->api_start = m->api.start[api];
-		o->api_end = m->api.end[api] > o->api_start ? m->api.end[api] : o->api_start;
+		o->api_end = gpa_api_end(m, api) > o->api_start ? gpa_api_end(m, api) : o->api_start;
 		o->graph = (m->api.flags[api] & GPA_API_GRAPH_LAUNCH) != 0;
 		o->other_api = !api_matches(m, f, m->api.name[api]);
 	}
@@ -691,7 +691,7 @@ static bool brief_op(const struct gpa_model *m, size_t i, struct gpa_launches *l
 		return false;
 	}
 	as = m->api.start[api];
-	ae = m->api.end[api] > as ? m->api.end[api] : as;
+	ae = gpa_api_end(m, api) > as ? gpa_api_end(m, api) : as;
 	*cpu = ae - as;
 	*delay = s > ae ? s - ae : 0;
 	if (*cpu <= l->opts.runtime_cutoff_ns && (e > s ? e - s : 0) < *cpu) {

@@ -778,7 +778,7 @@ static void mm_calls(const struct gpa_model *m, struct gpa_memory *r)
 		if (!last_mm) {
 			continue;
 		}
-		uint64_t d = m->api.end[i] - m->api.start[i];
+		uint64_t d = gpa_api_dur(m, i);
 		r->mm_calls++;
 		r->mm_ns += d;
 		if (d > r->mm_longest || r->mm_calls == 1) {

@@ -543,6 +543,33 @@ static uint64_t end_of(struct file_ctx *f, uint64_t start, uint64_t end)
 	return start;
 }
 
+/* Row r of a dur column: d, or GPA_DUR_LONG with d in the table's long list (rows come in order). */
+static int set_dur(struct gpa_long_durs *l, uint32_t *col, size_t r, uint64_t d)
+{
+	if (d < GPA_DUR_LONG) {
+		col[r] = (uint32_t)d;
+		return 0;
+	}
+	col[r] = GPA_DUR_LONG;
+	struct gpa_long_dur e = {(uint32_t)r, d};
+	return gp_vec_push(l, e);
+}
+
+uint64_t gpa_long_dur(const struct gpa_long_durs *l, size_t row)
+{
+	size_t lo = 0, hi = l->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (l->v[mid].row < row) {
+			lo = mid + 1;
+		} else {
+			hi = mid;
+		}
+	}
+	return lo < l->n && l->v[lo].row == row ? l->v[lo].dur : 0;
+}
+
 static int take_kernel(struct file_ctx *f, const struct gpt_chunk *ch)
 {
 	struct gpa_kernels *t = &f->m->kern;
@@ -558,7 +585,9 @@ static int take_kernel(struct file_ctx *f, const struct gpt_chunk *ch)
 		uint32_t dev = map_dev(f, k->device);
 		CHECK_ID(dev);
 		t->start[r] = k->start;
-		t->end[r] = end_of(f, k->start, k->end);
+		if (set_dur(&f->m->kern_long, t->dur, r, end_of(f, k->start, k->end) - k->start)) {
+			return -GP_ERR_NOMEM;
+		}
 		struct fcache *fc = func_cache(f, k->name);
 		if (!fc) {
 			return -GP_ERR_NOMEM;
@@ -658,7 +687,9 @@ static int take_api(struct file_ctx *f, const struct gpt_chunk *ch)
 		const struct gpt_api *a = (const void *)rec;
 		size_t r = t->n++;
 		t->start[r] = a->start;
-		t->end[r] = end_of(f, a->start, a->end);
+		if (set_dur(&f->m->api_long, t->dur, r, end_of(f, a->start, a->end) - a->start)) {
+			return -GP_ERR_NOMEM;
+		}
 		t->name[r] = map_str(f, a->name);
 		CHECK_ID(t->name[r]);
 		t->cbid[r] = a->cbid;
@@ -1106,10 +1137,15 @@ struct file_rows {
 	size_t k0, c0, s0, a0, y0, n0, o0;
 };
 
+/* Tables with an end column; kernels and API calls move their start alone. */
 #define SHIFT_(tab, from, to)                                                                      \
 	for (size_t i_ = (from); i_ < (to); i_++) {                                                \
 		(tab).start[i_] += d;                                                              \
 		(tab).end[i_] += d;                                                                \
+	}
+#define SHIFT_START_(tab, from, to)                                                                \
+	for (size_t i_ = (from); i_ < (to); i_++) {                                                \
+		(tab).start[i_] += d;                                                              \
 	}
 
 /* Moves one file's rows onto the model timeline; next: the next file's first rows. */
@@ -1118,10 +1154,10 @@ static void shift_file(struct file_ctx *f, const struct file_rows *next)
 	struct gpa_model *m = f->m;
 	uint64_t d = (uint64_t)f->offset;
 
-	SHIFT_(m->kern, f->k0, next ? next->k0 : m->kern.n);
+	SHIFT_START_(m->kern, f->k0, next ? next->k0 : m->kern.n);
 	SHIFT_(m->copy, f->c0, next ? next->c0 : m->copy.n);
 	SHIFT_(m->set, f->s0, next ? next->s0 : m->set.n);
-	SHIFT_(m->api, f->a0, next ? next->a0 : m->api.n);
+	SHIFT_START_(m->api, f->a0, next ? next->a0 : m->api.n);
 	SHIFT_(m->sync, f->y0, next ? next->y0 : m->sync.n);
 	SHIFT_(m->nvtx, f->n0, next ? next->n0 : m->nvtx.n);
 	SHIFT_(m->ovh, f->o0, next ? next->o0 : m->ovh.n);
@@ -1366,6 +1402,29 @@ out:
 		}                                                                                  \
 	} while (0)
 
+/* A long list after its table's rows moved: row i was row perm[i]. */
+static int remap_long(struct gpa_long_durs *l, const uint32_t *dur, size_t n, const uint32_t *perm)
+{
+	struct gpa_long_durs out = {0};
+
+	if (!l->n) {
+		return 0;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (dur[i] != GPA_DUR_LONG) {
+			continue;
+		}
+		struct gpa_long_dur e = {(uint32_t)i, gpa_long_dur(l, perm[i])};
+		if (gp_vec_push(&out, e)) {
+			gp_vec_free(&out);
+			return -GP_ERR_NOMEM;
+		}
+	}
+	gp_vec_free(l);
+	*l = out;
+	return 0;
+}
+
 /*
  * Memory events onto the model timeline (their file's offset), then by time,
  * ties in load order (a stable sort).
@@ -1436,7 +1495,11 @@ static int sort_tables(struct gpa_model *m)
 	gpa_kernels_shrink(&m->kern);
 	gpa_memcpys_shrink(&m->copy);
 	gpa_memsets_shrink(&m->set);
-	SORT_TABLE_(gpa_apis, m->api);
+	SORT_TABLE_(gpa_apis, m->api); /* perm: where each row came from (identity if none moved) */
+	ret = remap_long(&m->api_long, m->api.dur, m->api.n, perm);
+	if (ret) {
+		goto out;
+	}
 	SORT_TABLE_(gpa_syncs, m->sync);
 	SORT_TABLE_(gpa_overheads, m->ovh);
 	/* NVTX: outer ranges before the ranges they enclose when both start together. */
@@ -1801,22 +1864,22 @@ static void span(struct gpa_model *m)
 {
 	bool any = false;
 
-#define SPAN_(tab)                                                                                 \
+#define SPAN_(tab, END)                                                                            \
 	for (size_t i_ = 0; i_ < (tab).n; i_++) {                                                  \
 		if (!any || (tab).start[i_] < m->t0) {                                             \
 			m->t0 = (tab).start[i_];                                                   \
 		}                                                                                  \
-		if (!any || (tab).end[i_] > m->t1) {                                               \
-			m->t1 = (tab).end[i_];                                                     \
+		if (!any || (END) > m->t1) {                                                       \
+			m->t1 = (END);                                                             \
 		}                                                                                  \
 		any = true;                                                                        \
 	}
-	SPAN_(m->kern);
-	SPAN_(m->copy);
-	SPAN_(m->set);
-	SPAN_(m->api);
-	SPAN_(m->sync);
-	SPAN_(m->nvtx);
+	SPAN_(m->kern, gpa_kern_end(m, i_));
+	SPAN_(m->copy, m->copy.end[i_]);
+	SPAN_(m->set, m->set.end[i_]);
+	SPAN_(m->api, gpa_api_end(m, i_));
+	SPAN_(m->sync, m->sync.end[i_]);
+	SPAN_(m->nvtx, m->nvtx.end[i_]);
 #undef SPAN_
 }
 
@@ -1915,8 +1978,9 @@ int gpa_model_load(struct gpa_model *m, const char *const *paths, size_t npaths,
 	}
 	span(m);
 	gp_debug("model of %zu files: %" PRIu64 " events; %zu kernels, %zu copies, %zu memsets, "
-		 "%zu API calls, %zu syncs, %zu NVTX ranges; %s", m->procs.n, m->events, m->kern.n,
-		 m->copy.n, m->set.n, m->api.n, m->sync.n, m->nvtx.n,
+		 "%zu API calls, %zu syncs, %zu NVTX ranges (%zu kernels and %zu calls of 4.3 s "
+		 "or more); %s", m->procs.n, m->events, m->kern.n,
+		 m->copy.n, m->set.n, m->api.n, m->sync.n, m->nvtx.n, m->kern_long.n, m->api_long.n,
 		 m->aligned ? "aligned on CLOCK_REALTIME" : "one clock per file");
 	return 0;
 fail:
@@ -1946,6 +2010,8 @@ void gpa_model_release(struct gpa_model *m)
 	gpa_nvtxs_free(&m->nvtx);
 	gpa_overheads_free(&m->ovh);
 	gpa_gpus_free(&m->gpu);
+	gp_vec_free(&m->kern_long);
+	gp_vec_free(&m->api_long);
 	gpa_stacks_free(m->stacks);
 	gpa_nccl_free(m->nccl);
 	gpa_mems_free(&m->mem);

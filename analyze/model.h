@@ -31,9 +31,17 @@
 #define GPA_NONE UINT32_MAX /* "no row" in index columns */
 
 /* X(type, column): the columns of each table. */
+/*
+ * Kernels and API calls keep a 32-bit duration, not an end: end - start, or
+ * GPA_DUR_LONG for a duration of 2^32 - 1 ns (4.3 s) or more, which is then
+ * in the table's long list (gpa_model.kern_long, api_long). Read them with
+ * gpa_kern_dur/gpa_kern_end and gpa_api_dur/gpa_api_end.
+ */
+#define GPA_DUR_LONG UINT32_MAX
+
 #define GPA_KERNEL_COLS(X)                                                                         \
 	X(uint64_t, start)                                                                         \
-	X(uint64_t, end)                                                                           \
+	X(uint32_t, dur)       /* end - start, GPA_DUR_LONG: in gpa_model.kern_long */             \
 	X(uint32_t, func)      /* row in gpa_model.funcs: the kernel's names */                    \
 	X(uint32_t, shape)     /* row in gpa_model.shapes: its launch configuration */             \
 	X(uint32_t, stream)                                                                        \
@@ -67,7 +75,7 @@
 
 #define GPA_API_COLS(X)                                                                            \
 	X(uint64_t, start)                                                                         \
-	X(uint64_t, end)                                                                           \
+	X(uint32_t, dur)      /* end - start, GPA_DUR_LONG: in gpa_model.api_long */               \
 	X(uint32_t, name)                                                                          \
 	X(uint32_t, cbid)                                                                          \
 	X(uint32_t, corr)                                                                          \
@@ -304,6 +312,16 @@ struct gpa_strtab {
 	size_t nslots;
 };
 
+/* A duration too long for a 32-bit dur column, by row. */
+struct gpa_long_dur {
+	uint32_t row;
+	uint64_t dur;
+};
+struct gpa_long_durs {
+	struct gpa_long_dur *v; /* by row */
+	size_t n, cap;
+};
+
 struct gpa_model {
 	struct gpa_strtab strs;
 	GP_VEC(struct gpa_proc) procs;
@@ -320,6 +338,7 @@ struct gpa_model {
 	struct gpa_nvtxs nvtx;
 	struct gpa_overheads ovh;
 	struct gpa_gpus gpu;
+	struct gpa_long_durs kern_long, api_long; /* durations the dur columns cannot hold */
 	struct gpa_stacks *stacks; /* CPU call stacks (stacks.c); NULL when no file has any */
 	struct gpa_nccl *nccl;     /* NCCL operations (nccl-model.c); NULL when no file has any */
 	struct gpa_mems mem;       /* memory events, by time */
@@ -363,26 +382,52 @@ const char *gpa_model_str(const struct gpa_model *m, uint32_t id);
 /* Interns s; 0 for empty; GPA_NONE when out of memory. */
 uint32_t gpa_model_intern(struct gpa_model *m, const char *s);
 
-/*
- * gpa_gpu_start(m, i), gpa_gpu_end(m, i): start and end of GPU op row i of
- * gpa_model.gpu, read from its kind's table.
- */
-#define GPA_GPU_TIME_(col)                                                                         \
-	static inline uint64_t gpa_gpu_##col(const struct gpa_model *m, size_t i)                  \
-	{                                                                                          \
-		uint32_t r = m->gpu.row[i];                                                        \
-		switch (m->gpu.kind[i]) {                                                          \
-		case GPA_GPU_KERNEL:                                                               \
-			return m->kern.col[r];                                                     \
-		case GPA_GPU_MEMCPY:                                                               \
-			return m->copy.col[r];                                                     \
-		default:                                                                           \
-			return m->set.col[r];                                                      \
-		}                                                                                  \
-	}
-GPA_GPU_TIME_(start)
-GPA_GPU_TIME_(end)
-#undef GPA_GPU_TIME_
+/* The duration stored for row `row` of a long list (0 when absent: never for a GPA_DUR_LONG row). */
+uint64_t gpa_long_dur(const struct gpa_long_durs *l, size_t row);
+
+/* Duration and end of kernel row i and API row i. */
+static inline uint64_t gpa_kern_dur(const struct gpa_model *m, size_t i)
+{
+	uint32_t d = m->kern.dur[i];
+
+	return d != GPA_DUR_LONG ? d : gpa_long_dur(&m->kern_long, i);
+}
+
+static inline uint64_t gpa_kern_end(const struct gpa_model *m, size_t i)
+{
+	return m->kern.start[i] + gpa_kern_dur(m, i);
+}
+
+static inline uint64_t gpa_api_dur(const struct gpa_model *m, size_t i)
+{
+	uint32_t d = m->api.dur[i];
+
+	return d != GPA_DUR_LONG ? d : gpa_long_dur(&m->api_long, i);
+}
+
+static inline uint64_t gpa_api_end(const struct gpa_model *m, size_t i)
+{
+	return m->api.start[i] + gpa_api_dur(m, i);
+}
+
+/* Start and end of GPU op row i of gpa_model.gpu, read from its kind's table. */
+static inline uint64_t gpa_gpu_start(const struct gpa_model *m, size_t i)
+{
+	uint32_t r = m->gpu.row[i];
+
+	return m->gpu.kind[i] == GPA_GPU_KERNEL   ? m->kern.start[r]
+	       : m->gpu.kind[i] == GPA_GPU_MEMCPY ? m->copy.start[r]
+						  : m->set.start[r];
+}
+
+static inline uint64_t gpa_gpu_end(const struct gpa_model *m, size_t i)
+{
+	uint32_t r = m->gpu.row[i];
+
+	return m->gpu.kind[i] == GPA_GPU_KERNEL   ? gpa_kern_end(m, r)
+	       : m->gpu.kind[i] == GPA_GPU_MEMCPY ? m->copy.end[r]
+						  : m->set.end[r];
+}
 
 /* The process of a GPU op row of a kind, via its device. */
 static inline uint32_t gpa_dev_proc(const struct gpa_model *m, uint16_t dev)

@@ -313,7 +313,7 @@ int gpa_occupancy_analyze(const struct gpa_model *m, const struct gpa_steps *ste
 			goto out;
 		}
 		struct gpa_occ_group *g = &out->groups.v[gi];
-		uint64_t ns = m->kern.end[row] - m->kern.start[row];
+		uint64_t ns = gpa_kern_dur(m, row);
 		g->launches++;
 		g->gpu_ns += ns;
 		out->launches++;

@@ -111,7 +111,7 @@ int gpa_overview_build(const struct gpa_model *m, const struct gpa_steps *steps,
 	o->api_calls = m->api.n;
 	o->nvtx_ranges = m->nvtx.n;
 	for (size_t i = 0; i < m->kern.n; i++) {
-		o->kernel_time_ns += m->kern.end[i] - m->kern.start[i];
+		o->kernel_time_ns += gpa_kern_dur(m, i);
 	}
 	for (size_t i = 0; i < m->copy.n; i++) {
 		struct gpa_traffic *t = &by_kind[m->copy.copy_kind[i]];

@@ -324,7 +324,7 @@ int gpa_roofline_analyze(const struct gpa_model *m, const struct gpa_roof_rules 
 	}
 	for (size_t k = 0; k < m->kern.n; k++) {
 		uint32_t fn = m->kern.func[k];
-		uint64_t ns = m->kern.end[k] - m->kern.start[k];
+		uint64_t ns = gpa_kern_dur(m, k);
 		if (rule_of[fn] == -2) {
 			const struct gpa_func *f = &m->funcs.v[fn];
 			const char *name = gpa_model_str(m, f->demangled ? f->demangled : f->name);

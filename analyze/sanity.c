@@ -50,7 +50,7 @@ static void spans(const struct gpa_model *m, struct proc_span *ps)
 	for (size_t i = 0; i < m->api.n; i++) {
 		struct proc_span *s = &ps[m->threads.v[m->api.thread[i]].proc];
 		s->first = m->api.start[i] < s->first ? m->api.start[i] : s->first;
-		s->last = m->api.end[i] > s->last ? m->api.end[i] : s->last;
+		s->last = gpa_api_end(m, i) > s->last ? gpa_api_end(m, i) : s->last;
 		if (!(m->api.flags[i] & GPA_API_CAPTURED) &&
 		    gpa_api_is_kernel_launch(gpa_model_str(m, m->api.name[i]))) {
 			s->launches++;
@@ -79,7 +79,7 @@ void gpa_sanity_check(const struct gpa_model *m, struct gpa_sanity *out)
 		count_absurd(out, gpa_gpu_start(m, i), gpa_gpu_end(m, i));
 	}
 	for (size_t i = 0; i < m->api.n; i++) {
-		count_absurd(out, m->api.start[i], m->api.end[i]);
+		count_absurd(out, m->api.start[i], gpa_api_end(m, i));
 	}
 	ps = calloc(m->procs.n ? m->procs.n : 1, sizeof(*ps));
 	if (!ps) {

@@ -460,7 +460,7 @@ static inline bool event_at(const struct source *c, size_t i, uint32_t *g, uint6
 	switch (c->report) {
 	case GPA_STATS_KERN_SUM:
 		*g = c->group_of[m->kern.func[i]];
-		*v = m->kern.end[i] - m->kern.start[i];
+		*v = gpa_kern_dur(m, i);
 		return true;
 	case GPA_STATS_MEM_TIME_SUM:
 	case GPA_STATS_MEM_SIZE_SUM:
@@ -478,7 +478,7 @@ static inline bool event_at(const struct source *c, size_t i, uint32_t *g, uint6
 		return true;
 	case GPA_STATS_API_SUM:
 		*g = c->group_of[m->api.name[i]];
-		*v = m->api.end[i] - m->api.start[i];
+		*v = gpa_api_dur(m, i);
 		return true;
 	case GPA_STATS_NVTX_SUM:
 		*g = c->nvtx_group[i];
@@ -859,7 +859,7 @@ static int project(const struct gpa_model *m, uint64_t *proj_start, uint64_t *pr
 			if (m->api.start[a] > m->nvtx.end[r]) {
 				break;
 			}
-			if (m->api.end[a] > m->nvtx.end[r]) {
+			if (gpa_api_end(m, a) > m->nvtx.end[r]) {
 				continue;
 			}
 			for (uint32_t k = afirst[a]; k < afirst[a + 1]; k++) {

@@ -385,7 +385,7 @@ static int profiler_steps(const struct gpa_model *m, struct gpa_steps *out)
 		bool start = !strcmp(name, "cudaProfilerStart") || !strcmp(name, "cuProfilerStart");
 		bool stop = !strcmp(name, "cudaProfilerStop") || !strcmp(name, "cuProfilerStop");
 		if (start && !open[p]) {
-			open[p] = m->api.end[i] + 1;
+			open[p] = gpa_api_end(m, i) + 1;
 		} else if (stop && open[p]) {
 			struct gpa_step st = {.proc = p, .nvtx = GPA_NONE, .name = m->api.name[i],
 					      .start = open[p] - 1, .end = m->api.start[i]};
@@ -418,20 +418,20 @@ static int whole_steps(const struct gpa_model *m, struct gpa_steps *out)
 		struct gpa_step st = {.proc = (uint32_t)p, .nvtx = GPA_NONE, .start = UINT64_MAX,
 				      .number = (int64_t)p};
 		bool any = false;
-#define WIDEN_(tab, procof)                                                                        \
+#define WIDEN_(tab, procof, END)                                                                   \
 	for (size_t i = 0; i < (tab).n; i++) {                                                     \
 		if ((procof) != p) {                                                               \
 			continue;                                                                  \
 		}                                                                                  \
 		st.start = (tab).start[i] < st.start ? (tab).start[i] : st.start;                  \
-		st.end = (tab).end[i] > st.end ? (tab).end[i] : st.end;                            \
+		st.end = (END) > st.end ? (END) : st.end;                                          \
 		any = true;                                                                        \
 	}
-		WIDEN_(m->kern, m->devs.v[m->kern.dev[i]].proc);
-		WIDEN_(m->copy, m->devs.v[m->copy.dev[i]].proc);
-		WIDEN_(m->set, m->devs.v[m->set.dev[i]].proc);
-		WIDEN_(m->api, m->threads.v[m->api.thread[i]].proc);
-		WIDEN_(m->nvtx, m->threads.v[m->nvtx.thread[i]].proc);
+		WIDEN_(m->kern, m->devs.v[m->kern.dev[i]].proc, gpa_kern_end(m, i));
+		WIDEN_(m->copy, m->devs.v[m->copy.dev[i]].proc, m->copy.end[i]);
+		WIDEN_(m->set, m->devs.v[m->set.dev[i]].proc, m->set.end[i]);
+		WIDEN_(m->api, m->threads.v[m->api.thread[i]].proc, gpa_api_end(m, i));
+		WIDEN_(m->nvtx, m->threads.v[m->nvtx.thread[i]].proc, m->nvtx.end[i]);
 #undef WIDEN_
 		if (!any) {
 			continue;

@@ -764,7 +764,7 @@ static void write_apis(struct pf *w)
 		}
 		e.flows = flows.v;
 		e.nflows = flows.n;
-		put_slice(w, w->thread_uuid[a->thread[i]], a->start[i], a->end[i], &e);
+		put_slice(w, w->thread_uuid[a->thread[i]], a->start[i], gpa_api_end(w->m, i), &e);
 	}
 	gp_vec_free(&flows);
 }

@@ -344,7 +344,7 @@ static void collect(struct tl *t, struct view *v, uint32_t proc, uint64_t w0, ui
 			continue;
 		}
 		view_add(t, v, lane_of(t, LANE_API, proc, th, m->threads.v[th].tid), m->api.start[i],
-			 m->api.end[i], w0, str_name(t, m->api.name[i]), 0);
+			 gpa_api_end(m, i), w0, str_name(t, m->api.name[i]), 0);
 	}
 	/* The ranges enclosing the step's own range started before the window. */
 	for (uint32_t r = step_nvtx, hops = 0; r != GPA_NONE && r < m->nvtx.n && hops < 256;

@@ -510,7 +510,7 @@ TEST(gaps_communication_wait)
 			CHECK_EQ_U(g->cause, GPA_GAP_COMM);
 			CHECK_EQ_U(g->cause_ns, U(50));
 			REQUIRE(g->ev_kernel != GPA_NONE);
-			CHECK_EQ_U(r.m.kern.end[g->ev_kernel], U(300));
+			CHECK_EQ_U(gpa_kern_end(&r.m, g->ev_kernel), U(300));
 		}
 		g = gap_at(&r, U(500));
 		if (g) {

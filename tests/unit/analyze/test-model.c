@@ -159,6 +159,8 @@ TEST(model_links_and_orders)
  * two interleaved streams make hundreds of sorted runs (the radix sort); a
  * few out-of-order ones on the other device (the merge of runs); ties keep
  * file order. API return values are a column only once one is nonzero.
+ * Durations of 4.3 s and more go to the long lists, which follow the API
+ * rows when they are sorted.
  */
 TEST(model_timeline_order_and_optional_return)
 {
@@ -182,10 +184,14 @@ TEST(model_timeline_order_and_optional_return)
 			    .return_value = 2};
 	CHECK_EQ_I(gpt_writer_add(t.w, GPT_KIND_API, &a), 0);
 	add_api(&t, 10, 20, 7, "cudaFree", 0, GPT_API_RUNTIME);
+	add_kernel(&t, 600, 600 + 6000000000ULL, 1, 1, 0, "long", 1004);
+	add_api(&t, 5, 5 + 5000000000ULL, 7, "cudaStreamSynchronize", 0, GPT_API_RUNTIME);
+	add_api(&t, 60, 60 + 4294967295ULL, 7, "cudaDeviceSynchronize", 0, GPT_API_RUNTIME);
+	add_api(&t, 70, 70 + 4294967294ULL, 7, "cudaEventSynchronize", 0, GPT_API_RUNTIME);
 	tw_close(&t);
 	REQUIRE(load1(&m, t.path) == 0);
 	REQUIRE(m.devs.n == 2);
-	CHECK_EQ_U(m.gpu.n, N + 4);
+	CHECK_EQ_U(m.gpu.n, N + 5);
 	for (size_t d = 0; d < m.devs.n; d++) {
 		size_t f = m.devs.v[d].gpu_first, c = m.devs.v[d].gpu_count;
 		for (size_t i = f + 1; i < f + c; i++) {
@@ -195,14 +201,17 @@ TEST(model_timeline_order_and_optional_return)
 				CHECK(m.gpu.row[i - 1] < m.gpu.row[i]); /* file order on ties */
 			}
 			CHECK_EQ_U(gpa_gpu_end(&m, i) - gpa_gpu_start(&m, i),
-				   m.gpu.kind[i] == GPA_GPU_KERNEL ? m.kern.end[m.gpu.row[i]] -
+				   m.gpu.kind[i] == GPA_GPU_KERNEL ? gpa_kern_end(&m, m.gpu.row[i]) -
 									 m.kern.start[m.gpu.row[i]]
 								   : 50);
 		}
 	}
-	/* device 1 (the second seen): early, tie, the copy, late */
+	/* device 1 (the second seen): early, tie, the copy, late, long */
 	size_t f = m.devs.v[1].gpu_first;
-	REQUIRE(m.devs.v[1].gpu_count == 4);
+	REQUIRE(m.devs.v[1].gpu_count == 5);
+	CHECK_EQ_U(gpa_gpu_end(&m, f + 4), 600 + 6000000000ULL);
+	CHECK_EQ_U(m.t1, 600 + 6000000000ULL);
+	CHECK_EQ_U(m.kern_long.n, 1);
 	CHECK_EQ_U(gpa_gpu_start(&m, f), 300);
 	CHECK_EQ_U(gpa_gpu_end(&m, f), 310);
 	CHECK_EQ_U(gpa_gpu_end(&m, f + 1), 320);
@@ -214,11 +223,22 @@ TEST(model_timeline_order_and_optional_return)
 	size_t f0 = m.devs.v[0].gpu_first;
 	REQUIRE(m.devs.v[0].gpu_count == N);
 	CHECK_EQ_U(gpa_gpu_start(&m, f0), 1000);
-	/* API rows by start: cudaFree (10) then cudaMalloc (50), whose return is kept */
-	REQUIRE(m.api.n == 2);
+	/* API rows by start: the 5 s sync (5), cudaFree (10), cudaMalloc (50), whose return
+	 * is kept, then the calls of 2^32 - 1 ns (long) and 2^32 - 2 ns (not) */
+	REQUIRE(m.api.n == 5);
 	REQUIRE(m.api.ret != NULL);
-	CHECK_EQ_U(gpa_col_opt(m.api.ret, 0), 0);
-	CHECK_EQ_U(gpa_col_opt(m.api.ret, 1), 2);
+	CHECK_EQ_U(gpa_col_opt(m.api.ret, 1), 0);
+	CHECK_EQ_U(gpa_col_opt(m.api.ret, 2), 2);
+	CHECK_EQ_U(m.api.start[0], 5);
+	CHECK_EQ_U(m.api.dur[0], GPA_DUR_LONG);
+	CHECK_EQ_U(gpa_api_end(&m, 0), 5 + 5000000000ULL);
+	CHECK_EQ_U(gpa_api_dur(&m, 1), 10);
+	CHECK_EQ_U(gpa_api_end(&m, 2), 60);
+	CHECK_EQ_U(m.api.dur[3], GPA_DUR_LONG);
+	CHECK_EQ_U(gpa_api_dur(&m, 3), 4294967295ULL);
+	CHECK_EQ_U(m.api.dur[4], 4294967294ULL);
+	CHECK_EQ_U(gpa_api_end(&m, 4), 70 + 4294967294ULL);
+	CHECK_EQ_U(m.api_long.n, 2);
 	gpa_model_release(&m);
 
 	/* Every call successful: no column at all. */
@@ -258,7 +278,7 @@ TEST(model_aligns_processes_by_clock_anchor)
 	CHECK_EQ_U(m.kern.start[0], 5000001000ULL);
 	CHECK_EQ_U(m.kern.start[1], 5000001500ULL);
 	CHECK_EQ_U(gpa_gpu_start(&m, 0), 5000001000ULL);
-	CHECK_EQ_U(m.kern.end[1] - m.kern.start[1], 100);
+	CHECK_EQ_U(gpa_kern_dur(&m, 1), 100);
 	CHECK_EQ_U(m.procs.v[1].rank, 1);
 	gpa_model_release(&m);
 

@@ -727,7 +727,7 @@ TEST(stats_generated_trace_totals)
 	CHECK_EQ_U(sum, st.grand_total);
 	uint64_t want = 0;
 	for (size_t i = 0; i < m.kern.n; i++) {
-		want += m.kern.end[i] - m.kern.start[i];
+		want += gpa_kern_dur(&m, i);
 	}
 	CHECK_EQ_U(sum, want);
 	gpa_stats_release(&st);
