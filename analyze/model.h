@@ -30,7 +30,6 @@
 
 #define GPA_NONE UINT32_MAX /* "no row" in index columns */
 
-/* X(type, column): the columns of each table. */
 /*
  * Kernels and API calls keep a 32-bit duration, not an end: end - start, or
  * GPA_DUR_LONG for a duration of 2^32 - 1 ns (4.3 s) or more, which is then
@@ -39,6 +38,7 @@
  */
 #define GPA_DUR_LONG UINT32_MAX
 
+/* X(type, column): the columns of each table. */
 #define GPA_KERNEL_COLS(X)                                                                         \
 	X(uint64_t, start)                                                                         \
 	X(uint32_t, dur)       /* end - start, GPA_DUR_LONG: in gpa_model.kern_long */             \
@@ -140,7 +140,7 @@ enum gpa_range_origin gpa_range_origin_of(const char *domain);
 /*
  * One GPU operation of any kind, sorted by (device, start): the device
  * timelines. An index only: start and end are read from the kind's table
- * (gpa_gpu_start, gpa_gpu_end), not copied (8 bytes a GPU op less).
+ * (gpa_gpu_start, gpa_gpu_end), not copied (16 bytes a GPU op less).
  */
 #define GPA_GPU_COLS(X)                                                                            \
 	X(uint32_t, row)   /* row in the kind's table */                                           \
