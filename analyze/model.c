@@ -58,7 +58,7 @@
  * as large as the one that went), narrower ones are copied back.
  */
 #define COL_PERMUTE_(type, col)                                                                    \
-	{                                                                                          \
+	if (t->col) { /* NULL: dropped (gpa_load_opts.drop) */                                    \
 		type *p_ = *scratch;                                                               \
 		for (size_t i_ = 0; i_ < t->n; i_++) {                                             \
 			p_[i_] = t->col[perm[i_]];                                                 \
@@ -79,7 +79,7 @@
 		COL_SHRINK_(type, col)                                                             \
 	}
 #define COL_SHRINK_(type, col)                                                                     \
-	{                                                                                          \
+	if (t->col) {                                                                              \
 		void *p_ = realloc(t->col, (t->n ? t->n : 1) * sizeof(type));                      \
 		if (p_) {                                                                          \
 			t->col = p_;                                                               \
@@ -235,7 +235,7 @@ static uint32_t map_row(const struct gp_u64map *h, uint64_t key)
 
 /*
  * perm = runs [b[r], b[r+1]) of src merged pairwise into dst, stably (on equal
- * keys the earlier run's row first); b and *nruns updated to the merged runs.
+ * keys the lower row first); b and *nruns updated to the merged runs.
  */
 static void merge_pass(const uint64_t *key, const uint32_t *src, uint32_t *dst, size_t *b,
 		       size_t *nruns)
@@ -246,7 +246,10 @@ static void merge_pass(const uint64_t *key, const uint32_t *src, uint32_t *dst, 
 		size_t i = b[r], mid = b[r + 1], e = r + 2 <= *nruns ? b[r + 2] : mid, j = mid;
 		size_t o = i;
 		while (i < mid && j < e) {
-			dst[o++] = key[src[j]] < key[src[i]] ? src[j++] : src[i++];
+			uint64_t kj = key[src[j]], ki = key[src[i]];
+			/* ties by row: runs need not be in row order (sort_perm_grouped) */
+			bool first_j = kj < ki || (kj == ki && src[j] < src[i]);
+			dst[o++] = first_j ? src[j++] : src[i++];
 		}
 		while (i < mid) {
 			dst[o++] = src[i++];
@@ -259,6 +262,9 @@ static void merge_pass(const uint64_t *key, const uint32_t *src, uint32_t *dst, 
 	b[out] = b[*nruns];
 	*nruns = out;
 }
+
+static int sort_perm_grouped(const uint64_t *key, const uint8_t *cls, size_t n, uint32_t *perm,
+			     bool *moved);
 
 /* Radix sort of perm (identity on entry) by key, lo and hi the key's extremes. */
 static int radix_perm(const uint64_t *key, size_t n, uint64_t lo, uint64_t hi, uint32_t *perm)
@@ -301,18 +307,46 @@ static int radix_perm(const uint64_t *key, size_t n, uint64_t lo, uint64_t hi, u
  */
 static int sort_perm(const uint64_t *key, size_t n, uint32_t *perm, bool *moved)
 {
+	return sort_perm_grouped(key, NULL, n, perm, moved);
+}
+
+/*
+ * sort_perm with each row's group (cls, below MERGE_RUNS_MAX; NULL: one
+ * group): the runs are looked for in each group's rows, in row order, so
+ * rows of a few interleaved queues (the streams of a device, each in order)
+ * are merged, not radix sorted. The same stable order by (key, row).
+ */
+static int sort_perm_grouped(const uint64_t *key, const uint8_t *cls, size_t n, uint32_t *perm,
+			     bool *moved)
+{
 	uint64_t lo = UINT64_MAX, hi = 0;
 	size_t runs = n ? 1 : 0, b[MERGE_RUNS_MAX + 1] = {0};
+	uint32_t at[MERGE_RUNS_MAX + 1] = {0};
 
+	if (cls) { /* perm = the rows by group, a stable counting sort */
+		for (size_t i = 0; i < n; i++) {
+			at[cls[i] + 1]++;
+		}
+		for (size_t c = 0; c < MERGE_RUNS_MAX; c++) {
+			at[c + 1] += at[c];
+		}
+		for (size_t i = 0; i < n; i++) {
+			perm[at[cls[i]]++] = (uint32_t)i;
+		}
+	} else {
+		for (size_t i = 0; i < n; i++) {
+			perm[i] = (uint32_t)i;
+		}
+	}
 	for (size_t i = 0; i < n; i++) {
-		perm[i] = (uint32_t)i;
-		if (key[i] < lo) {
-			lo = key[i];
+		uint64_t k = key[perm[i]];
+		if (k < lo) {
+			lo = k;
 		}
-		if (key[i] > hi) {
-			hi = key[i];
+		if (k > hi) {
+			hi = k;
 		}
-		if (i && key[i] < key[i - 1]) {
+		if (i && (k < key[perm[i - 1]] || (k == key[perm[i - 1]] && perm[i] < perm[i - 1]))) {
 			if (runs < MERGE_RUNS_MAX) {
 				b[runs] = i;
 			}
@@ -320,10 +354,16 @@ static int sort_perm(const uint64_t *key, size_t n, uint32_t *perm, bool *moved)
 		}
 	}
 	*moved = runs > 1;
+	for (size_t i = 0; cls && !*moved && i < n; i++) {
+		*moved = perm[i] != i;
+	}
 	if (runs <= 1) {
 		return 0;
 	}
 	if (runs > MERGE_RUNS_MAX) {
+		for (size_t i = 0; i < n; i++) {
+			perm[i] = (uint32_t)i;
+		}
 		return radix_perm(key, n, lo, hi, perm);
 	}
 	b[runs] = n;
@@ -363,6 +403,7 @@ struct file_ctx {
 	struct gp_u64map *m_funcs;  /* (model name, model demangled) -> func, across files */
 	struct gp_u64map *m_shapes; /* shape hash -> shape, across files */
 	int64_t offset;
+	unsigned drop; /* gpa_load_opts.drop */
 	bool have_anchor;
 	/* first rows of this file in each table, to shift times once the anchor is known */
 	size_t k0, c0, s0, a0, y0, n0, o0;
@@ -692,13 +733,15 @@ static int take_api(struct file_ctx *f, const struct gpt_chunk *ch)
 		}
 		t->name[r] = map_str(f, a->name);
 		CHECK_ID(t->name[r]);
-		t->cbid[r] = a->cbid;
+		if (!(f->drop & GPA_DROP_API_IDS)) {
+			SET_OPT_(t, cbid, r, a->cbid);
+			SET_OPT_(t, domain, r, a->domain);
+		}
 		t->corr[r] = a->correlation;
 		t->thread[r] = map_thread(f, a->tid);
 		CHECK_ID(t->thread[r]);
 		t->nvtx[r] = GPA_NONE;
 		SET_OPT_(t, ret, r, a->return_value);
-		t->domain[r] = a->domain;
 		t->flags[r] = 0;
 	}
 	return 0;
@@ -1307,7 +1350,8 @@ static int load_file(struct gpa_model *m, const char *path, const struct gpa_nsy
 		     uint64_t total, uint64_t *records, struct gpa_import_ahead *ahead, size_t idx,
 		     char *errbuf, size_t errlen)
 {
-	struct file_ctx f = {.m = m, .m_funcs = &maps[0], .m_shapes = &maps[1]};
+	struct file_ctx f = {.m = m, .m_funcs = &maps[0], .m_shapes = &maps[1],
+			     .drop = opts ? opts->drop : 0};
 	struct gpt_reader_status st;
 	struct gpt_chunk ch;
 	struct gpa_proc proc = {.rank = -1};
@@ -1787,23 +1831,120 @@ static int link_nvtx(struct gpa_model *m)
 }
 
 /* The device timelines: every GPU op, sorted by (device, start). */
+/* The stream of GPU op i of the timeline. */
+static uint32_t gpu_stream(const struct gpa_model *m, size_t i)
+{
+	uint32_t r = m->gpu.row[i];
+
+	switch (m->gpu.kind[i]) {
+	case GPA_GPU_KERNEL:
+		return m->kern.stream[r];
+	case GPA_GPU_MEMCPY:
+		return m->copy.stream[r];
+	default:
+		return m->set.stream[r];
+	}
+}
+
+/*
+ * cls[j] = a group for timeline row first + j (rows of one device): one per
+ * stream, the first MERGE_RUNS_MAX - 1 streams met; the rest share the last
+ * group (the sort is the same, only slower).
+ */
+static void stream_groups(const struct gpa_model *m, size_t first, size_t n, uint8_t *cls)
+{
+	uint32_t seen[MERGE_RUNS_MAX - 1], last = 0;
+	size_t nseen = 0;
+	uint8_t last_cls = 0;
+
+	for (size_t j = 0; j < n; j++) {
+		uint32_t st = gpu_stream(m, first + j);
+		if (j && st == last) {
+			cls[j] = last_cls;
+			continue;
+		}
+		size_t c = 0;
+		while (c < nseen && seen[c] != st) {
+			c++;
+		}
+		if (c == nseen && nseen < MERGE_RUNS_MAX - 1) {
+			seen[nseen++] = st;
+		}
+		last = st;
+		last_cls = cls[j] = (uint8_t)c;
+	}
+}
+
+/*
+ * Timeline rows [first, first + n) (one device's, in file order) sorted by
+ * (start, file order); key, perm and cls have room for n.
+ */
+static int sort_device(struct gpa_gpus *g, const struct gpa_model *m, size_t first, size_t n,
+		       uint64_t *key, uint32_t *perm, uint8_t *cls)
+{
+	bool moved;
+	int ret;
+
+	for (size_t j = 0; j < n; j++) {
+		key[j] = gpa_gpu_start(m, first + j);
+	}
+	stream_groups(m, first, n, cls);
+	ret = sort_perm_grouped(key, cls, n, perm, &moved);
+	if (ret || !moved) {
+		return ret;
+	}
+	uint32_t *row = (uint32_t *)key; /* the keys are read; their room is the scratch */
+	for (size_t j = 0; j < n; j++) {
+		row[j] = g->row[first + perm[j]];
+	}
+	for (size_t j = 0; j < n; j++) {
+		cls[j] = g->kind[first + perm[j]];
+	}
+	memcpy(g->row + first, row, n * sizeof(*row));
+	memcpy(g->kind + first, cls, n);
+	return 0;
+}
+
+/*
+ * The device timelines: every kernel, copy and memset by (device, start,
+ * file order). The three tables stay in file order; only this index is
+ * sorted. Rows are placed by device at once (a counting sort), then each
+ * device's are sorted alone: they come in few sorted runs (one or a few per
+ * stream), where the whole timeline's alternate between devices.
+ */
 static int build_gpu(struct gpa_model *m)
 {
 	struct gpa_gpus *g = &m->gpu;
-	size_t total = m->kern.n + m->copy.n + m->set.n;
+	size_t total = m->kern.n + m->copy.n + m->set.n, nd = m->devs.n, cmax = 1;
 	int ret;
 
 	if (total > UINT32_MAX - 1) {
 		return -GP_ERR_RANGE;
 	}
 	ret = gpa_gpus_reserve(g, total ? total : 1);
-	if (ret) {
-		return ret;
+	size_t *at = calloc(nd + 1, sizeof(*at));
+	if (ret || !at) {
+		free(at);
+		return -GP_ERR_NOMEM;
 	}
-	/* The three tables stay in file order; only this index is sorted. */
+	for (size_t i = 0; i < m->kern.n; i++) {
+		at[m->kern.dev[i] + 1]++;
+	}
+	for (size_t i = 0; i < m->copy.n; i++) {
+		at[m->copy.dev[i] + 1]++;
+	}
+	for (size_t i = 0; i < m->set.n; i++) {
+		at[m->set.dev[i] + 1]++;
+	}
+	for (size_t d = 0; d < nd; d++) {
+		cmax = at[d + 1] > cmax ? at[d + 1] : cmax;
+		at[d + 1] += at[d];
+		m->devs.v[d].gpu_first = (uint32_t)at[d];
+		m->devs.v[d].gpu_count = (uint32_t)(at[d + 1] - at[d]);
+	}
 #define GPU_ROWS_(tab, KIND)                                                                       \
 	for (size_t i_ = 0; i_ < (tab).n; i_++) {                                                  \
-		size_t r_ = g->n++;                                                                \
+		size_t r_ = at[(tab).dev[i_]]++;                                                   \
 		g->row[r_] = (uint32_t)i_;                                                         \
 		g->dev[r_] = (tab).dev[i_];                                                        \
 		g->kind[r_] = KIND;                                                                \
@@ -1812,51 +1953,19 @@ static int build_gpu(struct gpa_model *m)
 	GPU_ROWS_(m->copy, GPA_GPU_MEMCPY);
 	GPU_ROWS_(m->set, GPA_GPU_MEMSET);
 #undef GPU_ROWS_
-	/*
-	 * By device (a stable counting sort), then each device's rows by start
-	 * (stable): (device, start, file order). A device's rows come in few
-	 * sorted runs, where the whole timeline's alternate between devices.
-	 */
-	size_t nd = m->devs.n, n = g->n ? g->n : 1;
-	size_t *cnt = calloc(nd + 1, sizeof(*cnt));
-	uint32_t *by_dev = gp_malloc_big(n * sizeof(*by_dev));
-	uint32_t *perm = gp_malloc_big(n * sizeof(*perm));
-	void *scratch = gp_malloc_big(n * sizeof(uint64_t));
-	uint64_t *key = scratch; /* the starts in by_dev's order; scratch is the permute's after */
-	ret = cnt && by_dev && perm && scratch ? 0 : -GP_ERR_NOMEM;
-	if (!ret) {
-		for (size_t i = 0; i < g->n; i++) {
-			cnt[g->dev[i] + 1]++;
-		}
-		for (size_t d = 0; d < nd; d++) {
-			cnt[d + 1] += cnt[d];
-			m->devs.v[d].gpu_first = (uint32_t)cnt[d];
-			m->devs.v[d].gpu_count = (uint32_t)(cnt[d + 1] - cnt[d]);
-		}
-		for (size_t i = 0; i < g->n; i++) {
-			by_dev[cnt[g->dev[i]]++] = (uint32_t)i;
-		}
-		for (size_t j = 0; j < g->n; j++) {
-			key[j] = gpa_gpu_start(m, by_dev[j]);
-		}
-	}
+	g->n = total;
+	free(at);
+	uint64_t *key = gp_malloc_big(cmax * sizeof(*key));
+	uint32_t *perm = gp_malloc_big(cmax * sizeof(*perm));
+	uint8_t *cls = gp_malloc_big(cmax);
+	ret = key && perm && cls ? 0 : -GP_ERR_NOMEM;
 	for (size_t d = 0; !ret && d < nd; d++) {
-		size_t first = m->devs.v[d].gpu_first, c = m->devs.v[d].gpu_count;
-		bool moved;
-		ret = sort_perm(key + first, c, perm + first, &moved);
-		for (size_t k = 0; !ret && k < c; k++) {
-			perm[first + k] = by_dev[first + perm[first + k]];
-		}
+		ret = sort_device(g, m, m->devs.v[d].gpu_first, m->devs.v[d].gpu_count, key, perm,
+				  cls);
 	}
-	if (!ret) {
-		size_t sn = g->n;
-		gpa_gpus_shrink(g);
-		gpa_gpus_permute(g, perm, &scratch, &sn);
-	}
-	free(cnt);
-	free(by_dev);
+	free(key);
 	free(perm);
-	free(scratch);
+	free(cls);
 	return ret;
 }
 
@@ -1971,8 +2080,21 @@ int gpa_model_load(struct gpa_model *m, const char *const *paths, size_t npaths,
 		m->events += m->procs.v[i].events;
 	}
 	/* PyTorch operators recorded as NVTX ranges (emit_nvtx): CPU operators (analyze/ops-nvtx.c) */
-	if (gpa_ops_nvtx_convert(m) || sort_tables(m) || sort_memory(m) || link_correlation(m) || link_nvtx(m) || build_gpu(m) ||
-	    gpa_graphs_link(m) || gpa_stacks_link(m) || gpa_nccl_link(m)) {
+	if (gpa_ops_nvtx_convert(m) || sort_tables(m) || sort_memory(m) || link_correlation(m) ||
+	    link_nvtx(m) || gpa_stacks_link(m) || gpa_nccl_link(m)) {
+		snprintf(errbuf, errlen, "out of memory building the model");
+		goto fail;
+	}
+	/* the links are made: correlation ids are read by exports alone */
+	if (opts && (opts->drop & GPA_DROP_CORR)) {
+		free(m->kern.corr);
+		m->kern.corr = NULL;
+		if (!m->mem.corr) {
+			free(m->api.corr);
+			m->api.corr = NULL;
+		}
+	}
+	if (build_gpu(m) || gpa_graphs_link(m)) {
 		snprintf(errbuf, errlen, "out of memory building the model");
 		goto fail;
 	}

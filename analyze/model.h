@@ -45,7 +45,7 @@
 	X(uint32_t, func)      /* row in gpa_model.funcs: the kernel's names */                    \
 	X(uint32_t, shape)     /* row in gpa_model.shapes: its launch configuration */             \
 	X(uint32_t, stream)                                                                        \
-	X(uint32_t, corr)                                                                          \
+	X(uint32_t, corr)      /* NULL when the load dropped it (GPA_DROP_CORR) */                \
 	X(uint32_t, api)       /* launching API row or GPA_NONE */                                 \
 	X(uint16_t, dev)       /* model device index */
 
@@ -77,11 +77,9 @@
 	X(uint64_t, start)                                                                         \
 	X(uint32_t, dur)      /* end - start, GPA_DUR_LONG: in gpa_model.api_long */               \
 	X(uint32_t, name)                                                                          \
-	X(uint32_t, cbid)                                                                          \
-	X(uint32_t, corr)                                                                          \
+	X(uint32_t, corr)     /* NULL when the load dropped it (GPA_DROP_CORR) */                 \
 	X(uint32_t, thread)   /* model thread index */                                             \
 	X(uint32_t, nvtx)     /* innermost enclosing NVTX push/pop range or GPA_NONE */            \
-	X(uint8_t, domain)    /* enum gpt_api_domain */                                            \
 	X(uint8_t, flags)     /* enum gpa_api_flags */
 
 #define GPA_SYNC_COLS(X)                                                                           \
@@ -169,8 +167,12 @@ enum gpa_gpu_kind {
 #define GPA_NO_COLS_(X)
 /* The CUDA/HIP graph id a kernel, copy or memset record carries; 0 none (gpa_gpu_graph). */
 #define GPA_GRAPH_COLS_(X) X(uint32_t, graph)
-/* An API call's return value (CUresult, cudaError_t; 0 success): gpa_col_opt. */
-#define GPA_API_OPT_COLS_(X) X(uint32_t, ret)
+/*
+ * An API call's return value (CUresult, cudaError_t; 0 success), its
+ * callback id and its enum gpt_api_domain (NULL when the load dropped them,
+ * GPA_DROP_API_IDS): gpa_col_opt, gpa_col_opt8.
+ */
+#define GPA_API_OPT_COLS_(X) X(uint32_t, ret) X(uint32_t, cbid) X(uint8_t, domain)
 /* A CPU op's recorded inputs (NVTX field args, import/kineto.c): model string id; 0 none. */
 #define GPA_NVTX_OPT_COLS_(X) X(uint32_t, args)
 
@@ -192,6 +194,12 @@ GPA_DECLARE_TABLE_(gpa_gpus, GPA_GPU_COLS, GPA_NO_COLS_)
 
 /* Row r of an optional uint32_t column (NULL: every row 0). */
 static inline uint32_t gpa_col_opt(const uint32_t *col, size_t r)
+{
+	return col ? col[r] : 0;
+}
+
+/* Row r of an optional uint8_t column (NULL: every row 0). */
+static inline uint8_t gpa_col_opt8(const uint8_t *col, size_t r)
 {
 	return col ? col[r] : 0;
 }
@@ -365,6 +373,22 @@ struct gpa_load_opts {
 	 * 1: the calling thread alone. The model is the same either way.
 	 */
 	unsigned threads;
+	/*
+	 * Columns the caller will not read (enum gpa_drop), left out to save
+	 * their memory; 0 keeps every column.
+	 */
+	unsigned drop;
+};
+
+/* Columns a command may do without (gpa_load_opts.drop); they are NULL in its model. */
+enum gpa_drop {
+	GPA_DROP_API_IDS = 1, /* api.cbid, api.domain: never stored */
+	/*
+	 * kern.corr, api.corr: freed once the load has linked every GPU op,
+	 * stack and NCCL operation to its call (api.corr stays when memory
+	 * events name calls by correlation: analyze/memory.c joins them).
+	 */
+	GPA_DROP_CORR = 2,
 };
 
 /*

@@ -36,8 +36,25 @@ struct proc_span {
 	uint64_t first, last, kernels, launches;
 };
 
+/*
+ * Whether API name id `name` is a kernel launch's, known[name] caching it
+ * (0 not yet, 1 no, 2 yes): the names are few, the calls millions.
+ */
+static bool launch_name(const struct gpa_model *m, uint8_t *known, uint32_t name)
+{
+	if (!known || name > m->strs.off.n) {
+		return gpa_api_is_kernel_launch(gpa_model_str(m, name));
+	}
+	if (!known[name]) {
+		known[name] = gpa_api_is_kernel_launch(gpa_model_str(m, name)) ? 2 : 1;
+	}
+	return known[name] == 2;
+}
+
 static void spans(const struct gpa_model *m, struct proc_span *ps)
 {
+	uint8_t *known = calloc(m->strs.off.n + 1, 1); /* NULL: no cache, the same answers */
+
 	for (size_t p = 0; p < m->procs.n; p++) {
 		ps[p].first = UINT64_MAX;
 	}
@@ -52,10 +69,11 @@ static void spans(const struct gpa_model *m, struct proc_span *ps)
 		s->first = m->api.start[i] < s->first ? m->api.start[i] : s->first;
 		s->last = gpa_api_end(m, i) > s->last ? gpa_api_end(m, i) : s->last;
 		if (!(m->api.flags[i] & GPA_API_CAPTURED) &&
-		    gpa_api_is_kernel_launch(gpa_model_str(m, m->api.name[i]))) {
+		    launch_name(m, known, m->api.name[i])) {
 			s->launches++;
 		}
 	}
+	free(known);
 }
 
 static bool same_run(const struct gpa_model *m, const struct proc_span *ps, size_t a, size_t b)

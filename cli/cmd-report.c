@@ -342,7 +342,8 @@ static int run(const struct report_opts *o, char **args, size_t nargs)
 	char err[512];
 	int ret, status = CMD_ERROR;
 
-	if (cli_load_model(&m, args, nargs)) {
+	/* no section names a call's callback id or a correlation id */
+	if (cli_load_model_drop(&m, args, nargs, GPA_DROP_API_IDS | GPA_DROP_CORR)) {
 		return CMD_ERROR;
 	}
 	occ_gpu(o, &occ_opts);

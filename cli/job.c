@@ -99,7 +99,7 @@ int cli_share_inputs(char **paths, size_t n, int size, int *owner)
 static int analyse(const struct cli_job *jo, const char *path, uint32_t file, unsigned threads,
 		   struct gpa_rank_sum *out)
 {
-	struct gpa_load_opts lo = {.threads = threads};
+	struct gpa_load_opts lo = {.threads = threads, .drop = GPA_DROP_API_IDS | GPA_DROP_CORR};
 	struct gpa_model m;
 	struct gpa_steps steps = {0};
 	struct gpa_gaps gaps = {0};

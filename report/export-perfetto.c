@@ -258,11 +258,11 @@ static void write_apis(struct pw *w)
 		ev_begin(w, "X", thread_pid(w, a->thread[i]));
 		ev_tid(w, w->m->threads.v[a->thread[i]].tid);
 		ev_span(w, a->start[i], gpa_api_end(w->m, i));
-		ev_name(w, a->domain[i] == GPT_API_DRIVER ? "cuda_driver" : "cuda_runtime",
+		ev_name(w, gpa_col_opt8(a->domain, i) == GPT_API_DRIVER ? "cuda_driver" : "cuda_runtime",
 			gpa_model_str(w->m, a->name[i]));
 		gp_strbuf_adds(&w->sb, ",\"args\":{\"correlation\":");
 		add_u64(&w->sb, a->corr[i]);
-		add_key_u64(&w->sb, "cbid", a->cbid[i]);
+		add_key_u64(&w->sb, "cbid", gpa_col_opt(a->cbid, i));
 		add_key_u64(&w->sb, "return", gpa_col_opt(a->ret, i));
 		gp_strbuf_adds(&w->sb, "}}");
 	}

@@ -751,9 +751,9 @@ static void write_apis(struct pf *w)
 		}
 		ev_init(&e, 0);
 		e.name_iid = str_name(w, a->name[i], &e.new_name);
-		e.cat = a->domain[i] == GPT_API_DRIVER ? CAT_DRIVER : CAT_RUNTIME;
+		e.cat = gpa_col_opt8(a->domain, i) == GPT_API_DRIVER ? CAT_DRIVER : CAT_RUNTIME;
 		arg_u64(w, ARG_CORRELATION, a->corr[i]);
-		arg_u64(w, ARG_CBID, a->cbid[i]);
+		arg_u64(w, ARG_CBID, gpa_col_opt(a->cbid, i));
 		arg_u64(w, ARG_RETURN, gpa_col_opt(a->ret, i));
 		flows.n = 0;
 		for (uint32_t k = w->flow_first[i]; k < w->flow_first[i + 1]; k++) {

@@ -637,7 +637,7 @@ static int write_apis(struct exp *e)
 	for (size_t i = 0; i < a->n && !ret; i++) {
 		int64_t name;
 
-		if (a->domain[i] != GPT_API_RUNTIME && a->domain[i] != GPT_API_DRIVER) {
+		if (gpa_col_opt8(a->domain, i) != GPT_API_RUNTIME && gpa_col_opt8(a->domain, i) != GPT_API_DRIVER) {
 			continue;
 		}
 		ret = str_id(e, a->name[i], &name);
@@ -646,7 +646,7 @@ static int write_apis(struct exp *e)
 		}
 		sqlite3_bind_int64(s, 1, rel(e, a->start[i]));
 		sqlite3_bind_int64(s, 2, rel(e, gpa_api_end(e->m, i)));
-		sqlite3_bind_int(s, 3, a->domain[i] == GPT_API_DRIVER ? 1 : 0);
+		sqlite3_bind_int(s, 3, gpa_col_opt8(a->domain, i) == GPT_API_DRIVER ? 1 : 0);
 		sqlite3_bind_int64(s, 4, (int64_t)thread_gtid(e, a->thread[i]));
 		sqlite3_bind_int64(s, 5, a->corr[i]);
 		sqlite3_bind_int64(s, 6, name);

@@ -415,7 +415,7 @@ static void trace_cell(const struct gpr_stats_writer *w, const struct colspec *c
 		fixed(sb, op->dur, dec);
 		break;
 	case T_CORR:
-		put_u64(sb, op->kind == GPA_GPU_KERNEL   ? m->kern.corr[row]
+		put_u64(sb, op->kind == GPA_GPU_KERNEL   ? gpa_col_opt(m->kern.corr, row)
 			    : op->kind == GPA_GPU_MEMCPY ? m->copy.corr[row]
 							 : m->set.corr[row]);
 		break;

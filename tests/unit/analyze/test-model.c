@@ -251,6 +251,114 @@ TEST(model_timeline_order_and_optional_return)
 	gpa_model_release(&m);
 }
 
+/*
+ * Kernels of many streams of one device, each stream in order, the streams
+ * interleaved in the file (as CUPTI's buffers hand them over), with equal
+ * starts across streams: the timeline is the stable order by (start, file
+ * order), found by merging the streams' runs (12 streams) or, past 63
+ * streams, by the radix sort. The answer is the test's own insertion sort.
+ */
+static void check_streams(unsigned nstreams)
+{
+	enum { N = 1200 };
+	struct tw t;
+	struct gpa_model m;
+	uint64_t start[N], next[80];
+	uint32_t order[N];
+	uint64_t x = 12345;
+
+	REQUIRE(nstreams <= 80);
+	for (unsigned s = 0; s < nstreams; s++) {
+		next[s] = 1000 + 7 * (uint64_t)(s % 2); /* even streams start together */
+	}
+	tw_open(&t, "streams.gpz");
+	for (uint32_t i = 0; i < N; i++) {
+		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+		unsigned s = (unsigned)(x >> 33) % nstreams;
+		start[i] = next[s];
+		next[s] += 50 + (x >> 20) % 3 * 25; /* in order on its stream */
+		add_kernel(&t, start[i], start[i] + 40, 0, 100 + s, i + 1, "k", 1);
+	}
+	tw_close(&t);
+	for (uint32_t i = 0; i < N; i++) { /* stable: a row passes only strictly later starts */
+		uint32_t j = i;
+		while (j > 0 && start[order[j - 1]] > start[i]) {
+			order[j] = order[j - 1];
+			j--;
+		}
+		order[j] = i;
+	}
+	REQUIRE(load1(&m, t.path) == 0);
+	REQUIRE(m.gpu.n == N);
+	size_t bad = 0;
+	for (uint32_t i = 0; i < N; i++) {
+		bad += m.gpu.row[i] != order[i];
+	}
+	CHECK_EQ_U(bad, 0);
+	gpa_model_release(&m);
+}
+
+TEST(model_timeline_interleaved_streams)
+{
+	check_streams(12);
+	check_streams(70);
+}
+
+/*
+ * A load that drops columns (gpa_load_opts.drop) leaves them NULL and links
+ * the same: every kernel to its call. api.corr stays when memory events
+ * name calls by correlation.
+ */
+TEST(model_drop_columns)
+{
+	struct tw t;
+	struct gpa_model full, lean;
+	const char *paths[1];
+	char err[256] = "";
+	struct gpa_load_opts lo = {.drop = GPA_DROP_API_IDS | GPA_DROP_CORR};
+
+	tw_open(&t, "drop.gpz");
+	for (uint32_t i = 0; i < 50; i++) {
+		add_api(&t, 100 * (uint64_t)i, 100 * (uint64_t)i + 10, 7, "cudaLaunchKernel", i + 1,
+			GPT_API_RUNTIME);
+		add_kernel(&t, 100 * (uint64_t)i + 20, 100 * (uint64_t)i + 60, 0, 1, 50 - i, "k", 1);
+	}
+	tw_close(&t);
+	paths[0] = t.path;
+	REQUIRE(load1(&full, t.path) == 0);
+	REQUIRE(gpa_model_load(&lean, paths, 1, &lo, err, sizeof(err)) == 0);
+	CHECK(full.kern.corr != NULL && full.api.corr != NULL && full.api.cbid == NULL);
+	CHECK(full.api.domain != NULL);
+	CHECK(lean.kern.corr == NULL);
+	CHECK(lean.api.corr == NULL);
+	CHECK(lean.api.cbid == NULL);
+	CHECK(lean.api.domain == NULL);
+	REQUIRE(lean.kern.n == 50 && full.kern.n == 50);
+	for (size_t k = 0; k < 50; k++) {
+		CHECK_EQ_U(lean.kern.api[k], full.kern.api[k]);
+		CHECK_EQ_U(full.api.corr[full.kern.api[k]], full.kern.corr[k]);
+	}
+	CHECK_EQ_U(gpa_col_opt8(full.api.domain, 3), GPT_API_RUNTIME);
+	CHECK_EQ_U(gpa_col_opt8(lean.api.domain, 3), 0);
+	gpa_model_release(&full);
+	gpa_model_release(&lean);
+
+	/* memory events with a correlation id: api.corr is kept for them */
+	tw_open(&t, "dropmem.gpz");
+	add_api(&t, 10, 20, 7, "cudaMalloc", 9, GPT_API_RUNTIME);
+	struct gpt_memory mr = {.ts = 15, .op = GPT_MEMORY_ALLOC, .address = 4096, .bytes = 64,
+				.device_type = 1, .correlation = 9};
+	CHECK_EQ_I(gpt_writer_add(t.w, GPT_KIND_MEMORY, &mr), 0);
+	tw_close(&t);
+	paths[0] = t.path;
+	REQUIRE(gpa_model_load(&lean, paths, 1, &lo, err, sizeof(err)) == 0);
+	CHECK(lean.mem.corr != NULL);
+	REQUIRE(lean.api.corr != NULL);
+	CHECK_EQ_U(lean.api.corr[0], 9);
+	CHECK(lean.kern.corr == NULL);
+	gpa_model_release(&lean);
+}
+
 /* Two processes whose clocks differ: their anchors put them on one timeline. */
 TEST(model_aligns_processes_by_clock_anchor)
 {
