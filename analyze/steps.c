@@ -457,11 +457,21 @@ static int cmp_step(const void *a, const void *b)
 }
 
 /* The step of process p containing time t, or GPA_NONE (steps sorted, per-process ranges). */
-static uint32_t step_at(const struct gpa_steps *s, const size_t *pfirst, uint32_t p, uint64_t t)
+/*
+ * The step of an op launched at t in process p, or GPA_NONE. *hint: the
+ * position the last call found (SIZE_MAX none); ops come in launch order
+ * mostly, so it is most often the answer again and saves the search.
+ */
+static uint32_t step_at(const struct gpa_steps *s, const size_t *pfirst, uint32_t p, uint64_t t,
+			size_t *hint)
 {
-	size_t lo = pfirst[p], hi = pfirst[p + 1];
+	size_t lo = pfirst[p], hi = pfirst[p + 1], h = *hint;
 
-	/* Last step starting at or before t. */
+	/* Last step starting at or before t: lo = the first after it. */
+	if (h >= lo && h <= hi && (h == lo || s->v.v[h - 1].start <= t) &&
+	    (h == hi || s->v.v[h].start > t)) {
+		lo = hi = h;
+	}
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 		if (s->v.v[mid].start <= t) {
@@ -470,6 +480,7 @@ static uint32_t step_at(const struct gpa_steps *s, const size_t *pfirst, uint32_
 			hi = mid;
 		}
 	}
+	*hint = lo;
 	/* Steps can overlap when threads disagree: look back a little for a container. */
 	for (size_t k = lo, back = 0; k-- > pfirst[p] && back < 4; back++) {
 		if (t < s->v.v[k].end || (t == s->v.v[k].start)) {
@@ -533,11 +544,12 @@ static int assign(const struct gpa_model *m, struct gpa_steps *s)
 		pfirst[p + 1] += pfirst[p];
 	}
 	/* gpu rows run by device, then start: per-step unions merge in one pass. */
+	size_t hint = SIZE_MAX;
 	for (size_t g = 0; g < m->gpu.n; g++) {
 		bool linked;
 		uint64_t t = op_api_start(m, g, &linked);
 		uint32_t p = m->devs.v[m->gpu.dev[g]].proc;
-		uint32_t k = step_at(s, pfirst, p, t);
+		uint32_t k = step_at(s, pfirst, p, t, &hint);
 		s->gpu_step[g] = k;
 		if (!linked) {
 			s->unlinked_ops++;

@@ -9,6 +9,7 @@
 #include "analyze/mfu.h" /* struct gpa_mfu_opts */
 #include "cli/parse-options.h"
 
+#include <pthread.h>
 #include <stdio.h>
 
 enum cmd_exit {
@@ -213,6 +214,26 @@ extern const struct cli_option cli_comm_options[];
  */
 int cli_commclass(const struct gpa_model *m, const struct cli_comm_rules *r,
 		  struct gpa_commclass *out);
+
+/*
+ * cli_commclass on a thread of its own while the caller goes on (the
+ * calling thread when reading is on one thread); cli_commclass_finish waits
+ * for it and says its error as cli_commclass does, so a caller says its own
+ * errors first and the output is the same on any number of threads.
+ */
+struct cli_commclass_job {
+	const struct gpa_model *m;
+	const struct cli_comm_rules *r;
+	struct gpa_commclass *out;
+	pthread_t th;
+	bool threaded;
+	int ret;
+	char err[512];
+};
+void cli_commclass_start(struct cli_commclass_job *j, const struct gpa_model *m,
+			 const struct cli_comm_rules *r, struct gpa_commclass *out);
+/* CMD_OK, or the exit status after saying the error (say false: silent, as after another error). */
+int cli_commclass_finish(struct cli_commclass_job *j, bool say);
 
 /* ---- the job report of many ranks, alone or under MPI (cli/job.c, cli/mpi.c) */
 

@@ -197,10 +197,16 @@ static int build(struct flame_opts *o, char **args, size_t nargs, struct gpa_mod
 	if (cli_load_model_drop(m, args, nargs, GPA_DROP_API_IDS | GPA_DROP_CORR)) {
 		return CMD_ERROR;
 	}
+	/* the classification on a second thread while the steps are found */
+	struct gpa_commclass cc = {0};
+	struct cli_commclass_job ccj;
+	cli_commclass_start(&ccj, m, &o->comm, &cc);
 	/* always: step ranges merge into one frame unless --by-step keeps them apart */
 	ret = gpa_steps_find(m, o->step_regex, &steps, err, sizeof(err));
 	if (ret) {
 		cli_error("%s", err);
+		cli_commclass_finish(&ccj, false);
+		gpa_commclass_release(&cc);
 		gpa_model_release(m);
 		return cli_exit_code(ret, 0);
 	}
@@ -208,8 +214,7 @@ static int build(struct flame_opts *o, char **args, size_t nargs, struct gpa_mod
 	if (nsteps) {
 		*nsteps = steps.v.n ? steps.v.n : 1;
 	}
-	struct gpa_commclass cc = {0};
-	ret = cli_commclass(m, &o->comm, &cc);
+	ret = cli_commclass_finish(&ccj, true);
 	if (ret != CMD_OK) {
 		o->a.steps = NULL;
 		gpa_steps_release(&steps);

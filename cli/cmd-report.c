@@ -349,19 +349,22 @@ static int run(const struct report_opts *o, char **args, size_t nargs)
 	occ_gpu(o, &occ_opts);
 	/* The findings' evidence draws on more of the longest gaps than the report lists. */
 	gaps_opts.top = gaps_opts.top < FINDING_GAPS ? FINDING_GAPS : gaps_opts.top;
-	/* One communication classification for every part of the report. */
-	status = cli_commclass(&m, &o->comm, &cc);
+	/* One communication classification for every part of the report, found while the steps are. */
+	struct cli_commclass_job ccj;
+	cli_commclass_start(&ccj, &m, &o->comm, &cc);
+	ret = gpa_steps_find(&m, o->step_regex, &steps, err, sizeof(err));
+	if (ret) {
+		cli_error("%s", err);
+		cli_commclass_finish(&ccj, false);
+		status = cli_exit_code(ret, 0);
+		goto out;
+	}
+	status = cli_commclass_finish(&ccj, true);
 	if (status != CMD_OK) {
 		goto out;
 	}
 	status = CMD_ERROR;
 	gaps_opts.comm = &cc;
-	ret = gpa_steps_find(&m, o->step_regex, &steps, err, sizeof(err));
-	if (ret) {
-		cli_error("%s", err);
-		status = cli_exit_code(ret, 0);
-		goto out;
-	}
 	struct side side = {.m = &m, .steps = &steps, .o = o, .occ_opts = &occ_opts, .kern = &kern,
 			    .lau = &lau, .mem = &mem, .occ = &occ, .mfu = &mfu, .ops = &ops};
 	pthread_t th;

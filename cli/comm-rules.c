@@ -42,3 +42,40 @@ int cli_commclass(const struct gpa_model *m, const struct cli_comm_rules *r,
 	}
 	return CMD_OK;
 }
+
+static void *commclass_main(void *arg)
+{
+	struct cli_commclass_job *j = arg;
+	struct gpa_commclass_opts co = {j->r->rules, j->r->n};
+
+	j->ret = gpa_commclass_compute(j->m, &co, j->out, j->err, sizeof(j->err));
+	return NULL;
+}
+
+void cli_commclass_start(struct cli_commclass_job *j, const struct gpa_model *m,
+			 const struct cli_comm_rules *r, struct gpa_commclass *out)
+{
+	unsigned threads = 1;
+
+	*j = (struct cli_commclass_job){.m = m, .r = r, .out = out};
+	j->threaded = cli_thread_count(&threads) == 0 && threads > 1 &&
+		      pthread_create(&j->th, NULL, commclass_main, j) == 0;
+	if (!j->threaded) {
+		commclass_main(j);
+	}
+}
+
+int cli_commclass_finish(struct cli_commclass_job *j, bool say)
+{
+	if (j->threaded) {
+		pthread_join(j->th, NULL);
+		j->threaded = false;
+	}
+	if (j->ret) {
+		if (say) {
+			cli_error("%s", j->err);
+		}
+		return cli_exit_code(j->ret, 0);
+	}
+	return CMD_OK;
+}
