@@ -19,6 +19,8 @@
 
 #include <ctype.h>
 #include <dirent.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -234,10 +236,25 @@ static uint32_t map_row(const struct gp_u64map *h, uint64_t key)
 #define MERGE_RUNS_MAX 64
 
 /*
+ * The sort keys: an array, or (array NULL) the starts of the timeline rows
+ * first + i, read from their tables rather than copied (8 bytes a GPU op).
+ */
+struct keysrc {
+	const uint64_t *key;
+	const struct gpa_model *m;
+	size_t first;
+};
+
+static inline uint64_t key_at(const struct keysrc *ks, size_t i)
+{
+	return ks->key ? ks->key[i] : gpa_gpu_start(ks->m, ks->first + i);
+}
+
+/*
  * perm = runs [b[r], b[r+1]) of src merged pairwise into dst, stably (on equal
  * keys the lower row first); b and *nruns updated to the merged runs.
  */
-static void merge_pass(const uint64_t *key, const uint32_t *src, uint32_t *dst, size_t *b,
+static void merge_pass(const struct keysrc *key, const uint32_t *src, uint32_t *dst, size_t *b,
 		       size_t *nruns)
 {
 	size_t out = 0;
@@ -246,7 +263,7 @@ static void merge_pass(const uint64_t *key, const uint32_t *src, uint32_t *dst, 
 		size_t i = b[r], mid = b[r + 1], e = r + 2 <= *nruns ? b[r + 2] : mid, j = mid;
 		size_t o = i;
 		while (i < mid && j < e) {
-			uint64_t kj = key[src[j]], ki = key[src[i]];
+			uint64_t kj = key_at(key, src[j]), ki = key_at(key, src[i]);
 			/* ties by row: runs need not be in row order (sort_perm_grouped) */
 			bool first_j = kj < ki || (kj == ki && src[j] < src[i]);
 			dst[o++] = first_j ? src[j++] : src[i++];
@@ -263,16 +280,21 @@ static void merge_pass(const uint64_t *key, const uint32_t *src, uint32_t *dst, 
 	*nruns = out;
 }
 
-static int sort_perm_grouped(const uint64_t *key, const uint8_t *cls, size_t n, uint32_t *perm,
-			     bool *moved);
+static int sort_perm_grouped(const struct keysrc *key, const uint8_t *cls, size_t n, uint32_t *perm,
+			     uint32_t *tmp, bool *moved);
 
-/* Radix sort of perm (identity on entry) by key, lo and hi the key's extremes. */
-static int radix_perm(const uint64_t *key, size_t n, uint64_t lo, uint64_t hi, uint32_t *perm)
+/*
+ * Radix sort of perm (identity on entry) by key, lo and hi the key's
+ * extremes; scratch: room for n, or NULL.
+ */
+static int radix_perm(const struct keysrc *key, size_t n, uint64_t lo, uint64_t hi, uint32_t *perm,
+		      uint32_t *scratch)
 {
-	uint32_t *tmp = gp_malloc_big(n * sizeof(*tmp));
+	uint32_t *own = scratch ? NULL : gp_malloc_big(n * sizeof(*own));
+	uint32_t *tmp = scratch ? scratch : own;
 	size_t *count = calloc(65536, sizeof(*count));
 	if (!tmp || !count) {
-		free(tmp);
+		free(own);
 		free(count);
 		return -GP_ERR_NOMEM;
 	}
@@ -280,7 +302,7 @@ static int radix_perm(const uint64_t *key, size_t n, uint64_t lo, uint64_t hi, u
 	for (unsigned shift = 0; shift < 64 && (range >> shift); shift += 16) {
 		memset(count, 0, 65536 * sizeof(*count));
 		for (size_t i = 0; i < n; i++) {
-			count[((key[perm[i]] - lo) >> shift) & 0xffff]++;
+			count[((key_at(key, perm[i]) - lo) >> shift) & 0xffff]++;
 		}
 		size_t sum = 0;
 		for (size_t b = 0; b < 65536; b++) {
@@ -289,11 +311,11 @@ static int radix_perm(const uint64_t *key, size_t n, uint64_t lo, uint64_t hi, u
 			sum += c;
 		}
 		for (size_t i = 0; i < n; i++) {
-			tmp[count[((key[perm[i]] - lo) >> shift) & 0xffff]++] = perm[i];
+			tmp[count[((key_at(key, perm[i]) - lo) >> shift) & 0xffff]++] = perm[i];
 		}
 		memcpy(perm, tmp, n * sizeof(*perm));
 	}
-	free(tmp);
+	free(own);
 	free(count);
 	return 0;
 }
@@ -307,7 +329,9 @@ static int radix_perm(const uint64_t *key, size_t n, uint64_t lo, uint64_t hi, u
  */
 static int sort_perm(const uint64_t *key, size_t n, uint32_t *perm, bool *moved)
 {
-	return sort_perm_grouped(key, NULL, n, perm, moved);
+	struct keysrc ks = {.key = key};
+
+	return sort_perm_grouped(&ks, NULL, n, perm, NULL, moved);
 }
 
 /*
@@ -316,8 +340,8 @@ static int sort_perm(const uint64_t *key, size_t n, uint32_t *perm, bool *moved)
  * rows of a few interleaved queues (the streams of a device, each in order)
  * are merged, not radix sorted. The same stable order by (key, row).
  */
-static int sort_perm_grouped(const uint64_t *key, const uint8_t *cls, size_t n, uint32_t *perm,
-			     bool *moved)
+static int sort_perm_grouped(const struct keysrc *key, const uint8_t *cls, size_t n, uint32_t *perm,
+			     uint32_t *tmp, bool *moved)
 {
 	uint64_t lo = UINT64_MAX, hi = 0;
 	size_t runs = n ? 1 : 0, b[MERGE_RUNS_MAX + 1] = {0};
@@ -338,15 +362,16 @@ static int sort_perm_grouped(const uint64_t *key, const uint8_t *cls, size_t n, 
 			perm[i] = (uint32_t)i;
 		}
 	}
-	for (size_t i = 0; i < n; i++) {
-		uint64_t k = key[perm[i]];
+	uint64_t prev = 0;
+	for (size_t i = 0; i < n; prev = key_at(key, perm[i]), i++) {
+		uint64_t k = key_at(key, perm[i]);
 		if (k < lo) {
 			lo = k;
 		}
 		if (k > hi) {
 			hi = k;
 		}
-		if (i && (k < key[perm[i - 1]] || (k == key[perm[i - 1]] && perm[i] < perm[i - 1]))) {
+		if (i && (k < prev || (k == prev && perm[i] < perm[i - 1]))) {
 			if (runs < MERGE_RUNS_MAX) {
 				b[runs] = i;
 			}
@@ -364,11 +389,12 @@ static int sort_perm_grouped(const uint64_t *key, const uint8_t *cls, size_t n, 
 		for (size_t i = 0; i < n; i++) {
 			perm[i] = (uint32_t)i;
 		}
-		return radix_perm(key, n, lo, hi, perm);
+		return radix_perm(key, n, lo, hi, perm, tmp);
 	}
 	b[runs] = n;
-	uint32_t *tmp = gp_malloc_big(n * sizeof(*tmp)), *src = perm, *dst = tmp;
-	if (!tmp) {
+	uint32_t *own = tmp ? NULL : gp_malloc_big(n * sizeof(*own)), *src = perm;
+	uint32_t *dst = tmp ? tmp : own;
+	if (!dst) {
 		return -GP_ERR_NOMEM;
 	}
 	while (runs > 1) {
@@ -380,7 +406,7 @@ static int sort_perm_grouped(const uint64_t *key, const uint8_t *cls, size_t n, 
 	if (src != perm) {
 		memcpy(perm, src, n * sizeof(*perm));
 	}
-	free(tmp);
+	free(own);
 	return 0;
 }
 
@@ -1345,6 +1371,80 @@ int gpa_input_open(const char *path, struct gpt_reader **r, int *format, char *e
 
 /* nsys: one process of an export (NULL: the whole input as one process). */
 /* ahead: inputs converted on worker threads (NULL: none), of which path is number idx. */
+/*
+ * The pages of the columns a file will fill, faulted in on a thread of their
+ * own: the calling thread, which takes every record into the columns, is
+ * what a load waits for (the decoding threads are mostly idle), and a
+ * quarter to a third of its time went to the kernel zeroing the pages it
+ * touched first. The columns are filled front to back together, so they
+ * are faulted in together, a slice of each at a time, ahead of the writer.
+ */
+#define PREFAULT_SLICES 64
+#define PREFAULT_MIN_BYTES (16u << 20) /* less is not worth a thread */
+
+struct prefault {
+	struct {
+		char *p;
+		size_t n;
+	} r[64];
+	size_t nr, bytes;
+	atomic_bool stop;
+	pthread_t th;
+	bool running;
+};
+
+#define PREFAULT_COL_(type, col)                                                                   \
+	if (t->col && p->nr < GP_ARRAY_SIZE(p->r) && t->cap > n0) {                                \
+		p->r[p->nr].p = (char *)t->col + n0 * sizeof(type);                                \
+		p->r[p->nr].n = (t->cap - n0) * sizeof(type);                                      \
+		p->bytes += p->r[p->nr++].n;                                                       \
+	}
+#define PREFAULT_TABLE_(tname, COLS, OPT)                                                          \
+	static void tname##_prefault(struct prefault *p, const struct tname *t, size_t n0)         \
+	{                                                                                          \
+		COLS(PREFAULT_COL_)                                                                \
+		OPT(PREFAULT_COL_)                                                                 \
+	}
+PREFAULT_TABLE_(gpa_kernels, GPA_KERNEL_COLS, GPA_GRAPH_COLS_)
+PREFAULT_TABLE_(gpa_apis, GPA_API_COLS, GPA_API_OPT_COLS_)
+
+static void *prefault_main(void *arg)
+{
+	struct prefault *p = arg;
+
+	for (size_t s = 0; s < PREFAULT_SLICES && !atomic_load(&p->stop); s++) {
+		for (size_t i = 0; i < p->nr; i++) {
+			size_t a = p->r[i].n * s / PREFAULT_SLICES;
+			size_t b = p->r[i].n * (s + 1) / PREFAULT_SLICES;
+			gp_prefault(p->r[i].p + a, b - a);
+		}
+	}
+	return NULL;
+}
+
+/* Starts faulting in the kernel and API rows from k0 and a0 on (when large and threads > 1). */
+static void prefault_start(struct prefault *p, const struct gpa_model *m, size_t k0, size_t a0,
+			   unsigned threads)
+{
+	p->nr = p->bytes = 0;
+	atomic_init(&p->stop, false);
+	p->running = false;
+	gpa_kernels_prefault(p, &m->kern, k0);
+	gpa_apis_prefault(p, &m->api, a0);
+	if (threads > 1 && p->bytes >= PREFAULT_MIN_BYTES) {
+		p->running = pthread_create(&p->th, NULL, prefault_main, p) == 0;
+	}
+}
+
+static void prefault_stop(struct prefault *p)
+{
+	if (p->running) {
+		atomic_store(&p->stop, true);
+		pthread_join(p->th, NULL);
+		p->running = false;
+	}
+}
+
 static int load_file(struct gpa_model *m, const char *path, const struct gpa_nsys_import_opts *nsys,
 		     const struct gpa_load_opts *opts, struct gp_u64map *maps, uint64_t *done,
 		     uint64_t total, uint64_t *records, struct gpa_import_ahead *ahead, size_t idx,
@@ -1355,6 +1455,7 @@ static int load_file(struct gpa_model *m, const char *path, const struct gpa_nsy
 	struct gpt_reader_status st;
 	struct gpt_chunk ch;
 	struct gpa_proc proc = {.rank = -1};
+	struct prefault pf = {.running = false};
 	int ret;
 
 	proc.path = strdup(path);
@@ -1380,6 +1481,7 @@ static int load_file(struct gpa_model *m, const char *path, const struct gpa_nsy
 	}
 	/* Size the tables once from the chunk headers: no growth while reading. */
 	uint64_t counts[GPT_KIND__MAX];
+	size_t k0 = m->kern.n, a0 = m->api.n;
 	if (!gpt_reader_count_records(f.r, counts) &&
 	    (gpa_kernels_reserve(&m->kern, m->kern.n + counts[GPT_KIND_KERNEL]) ||
 	     gpa_memcpys_reserve(&m->copy, m->copy.n + counts[GPT_KIND_MEMCPY]) ||
@@ -1393,6 +1495,7 @@ static int load_file(struct gpa_model *m, const char *path, const struct gpa_nsy
 		ret = -GP_ERR_NOMEM;
 		goto out;
 	}
+	prefault_start(&pf, m, k0, a0, opts ? opts->threads : 1);
 	while ((ret = gpt_reader_next(f.r, &ch)) > 0) {
 		ret = take_chunk(&f, &ch);
 		if (ret) {
@@ -1407,6 +1510,7 @@ static int load_file(struct gpa_model *m, const char *path, const struct gpa_nsy
 			gp_progress_call(&opts->progress, &pg);
 		}
 	}
+	prefault_stop(&pf);
 	if (ret < 0) {
 		snprintf(errbuf, errlen, "%s", gpt_reader_last_error(f.r));
 		goto out;
@@ -1423,6 +1527,7 @@ static int load_file(struct gpa_model *m, const char *path, const struct gpa_nsy
 	p->anchor_offset = p->clock_offset;
 	ret = 0;
 out:
+	prefault_stop(&pf);
 	gpt_reader_free(f.r);
 	gp_u64map_release(&f.threads);
 	gp_u64map_release(&f.funcs);
@@ -1877,23 +1982,21 @@ static void stream_groups(const struct gpa_model *m, size_t first, size_t n, uin
 
 /*
  * Timeline rows [first, first + n) (one device's, in file order) sorted by
- * (start, file order); key, perm and cls have room for n.
+ * (start, file order), the starts read from the tables; row, perm and cls
+ * have room for n.
  */
 static int sort_device(struct gpa_gpus *g, const struct gpa_model *m, size_t first, size_t n,
-		       uint64_t *key, uint32_t *perm, uint8_t *cls)
+		       uint32_t *row, uint32_t *perm, uint8_t *cls)
 {
+	struct keysrc ks = {.m = m, .first = first};
 	bool moved;
 	int ret;
 
-	for (size_t j = 0; j < n; j++) {
-		key[j] = gpa_gpu_start(m, first + j);
-	}
 	stream_groups(m, first, n, cls);
-	ret = sort_perm_grouped(key, cls, n, perm, &moved);
+	ret = sort_perm_grouped(&ks, cls, n, perm, row, &moved);
 	if (ret || !moved) {
 		return ret;
 	}
-	uint32_t *row = (uint32_t *)key; /* the keys are read; their room is the scratch */
 	for (size_t j = 0; j < n; j++) {
 		row[j] = g->row[first + perm[j]];
 	}
@@ -1955,18 +2058,32 @@ static int build_gpu(struct gpa_model *m)
 #undef GPU_ROWS_
 	g->n = total;
 	free(at);
-	uint64_t *key = gp_malloc_big(cmax * sizeof(*key));
+	uint32_t *row = gp_malloc_big(cmax * sizeof(*row));
 	uint32_t *perm = gp_malloc_big(cmax * sizeof(*perm));
 	uint8_t *cls = gp_malloc_big(cmax);
-	ret = key && perm && cls ? 0 : -GP_ERR_NOMEM;
+	ret = row && perm && cls ? 0 : -GP_ERR_NOMEM;
 	for (size_t d = 0; !ret && d < nd; d++) {
-		ret = sort_device(g, m, m->devs.v[d].gpu_first, m->devs.v[d].gpu_count, key, perm,
+		ret = sort_device(g, m, m->devs.v[d].gpu_first, m->devs.v[d].gpu_count, row, perm,
 				  cls);
 	}
-	free(key);
+	free(row);
 	free(perm);
 	free(cls);
 	return ret;
+}
+
+struct gpu_job {
+	struct gpa_model *m;
+	pthread_t th;
+	int ret;
+};
+
+static void *build_gpu_main(void *arg)
+{
+	struct gpu_job *j = arg;
+
+	j->ret = build_gpu(j->m);
+	return NULL;
 }
 
 static void span(struct gpa_model *m)
@@ -2080,8 +2197,23 @@ int gpa_model_load(struct gpa_model *m, const char *const *paths, size_t npaths,
 		m->events += m->procs.v[i].events;
 	}
 	/* PyTorch operators recorded as NVTX ranges (emit_nvtx): CPU operators (analyze/ops-nvtx.c) */
-	if (gpa_ops_nvtx_convert(m) || sort_tables(m) || sort_memory(m) || link_correlation(m) ||
-	    link_nvtx(m) || gpa_stacks_link(m) || gpa_nccl_link(m)) {
+	if (gpa_ops_nvtx_convert(m)) {
+		snprintf(errbuf, errlen, "out of memory building the model");
+		goto fail;
+	}
+	/*
+	 * The device timelines read only the GPU ops' devices, starts and
+	 * streams: built on a second thread while this one sorts the calls and
+	 * links them (which write none of those).
+	 */
+	struct gpu_job gj = {.m = m};
+	bool gthread = opts && opts->threads > 1 &&
+		       pthread_create(&gj.th, NULL, build_gpu_main, &gj) == 0;
+	if (sort_tables(m) || sort_memory(m) || link_correlation(m) || link_nvtx(m) ||
+	    gpa_stacks_link(m) || gpa_nccl_link(m)) {
+		if (gthread) {
+			pthread_join(gj.th, NULL);
+		}
 		snprintf(errbuf, errlen, "out of memory building the model");
 		goto fail;
 	}
@@ -2094,7 +2226,12 @@ int gpa_model_load(struct gpa_model *m, const char *const *paths, size_t npaths,
 			m->api.corr = NULL;
 		}
 	}
-	if (build_gpu(m) || gpa_graphs_link(m)) {
+	if (gthread) {
+		pthread_join(gj.th, NULL);
+	} else {
+		gj.ret = build_gpu(m);
+	}
+	if (gj.ret || gpa_graphs_link(m)) {
 		snprintf(errbuf, errlen, "out of memory building the model");
 		goto fail;
 	}
