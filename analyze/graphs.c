@@ -81,7 +81,7 @@ uint32_t gpa_gpu_graph(const struct gpa_model *m, size_t i)
 	return api != GPA_NONE && (m->api.flags[api] & GPA_API_GRAPH_LAUNCH) ? 0 : GPA_GRAPH_NONE;
 }
 
-int gpa_graphs_link(struct gpa_model *m)
+int gpa_graphs_flag_calls(struct gpa_model *m)
 {
 	size_t nstr = m->strs.off.n + 1;
 	uint8_t *kind = calloc(nstr, 1);     /* per API name: api_kind + 1, 0 not yet */
@@ -112,12 +112,25 @@ int gpa_graphs_link(struct gpa_model *m)
 			m->graph_launches++;
 		}
 	}
-	for (size_t i = 0; i < m->gpu.n; i++) {
-		m->graph_ops += gpa_gpu_graph(m, i) != GPA_GRAPH_NONE;
-	}
 	free(kind);
 	free(capturing);
 	return 0;
+}
+
+void gpa_graphs_count_ops(struct gpa_model *m)
+{
+	bool launches = false;
+
+	for (size_t i = 0; i < m->api.n && !launches; i++) {
+		launches = (m->api.flags[i] & GPA_API_GRAPH_LAUNCH) != 0;
+	}
+	/* no graph id and no graph launch: no op is a graph's (the usual case, in one pass) */
+	if (!launches && !m->kern.graph && !m->copy.graph && !m->set.graph) {
+		return;
+	}
+	for (size_t i = 0; i < m->gpu.n; i++) {
+		m->graph_ops += gpa_gpu_graph(m, i) != GPA_GRAPH_NONE;
+	}
 }
 
 /* ---- GPU idle inside stream captures */

@@ -2210,7 +2210,7 @@ int gpa_model_load(struct gpa_model *m, const char *const *paths, size_t npaths,
 	bool gthread = opts && opts->threads > 1 &&
 		       pthread_create(&gj.th, NULL, build_gpu_main, &gj) == 0;
 	if (sort_tables(m) || sort_memory(m) || link_correlation(m) || link_nvtx(m) ||
-	    gpa_stacks_link(m) || gpa_nccl_link(m)) {
+	    gpa_stacks_link(m) || gpa_nccl_link(m) || gpa_graphs_flag_calls(m)) {
 		if (gthread) {
 			pthread_join(gj.th, NULL);
 		}
@@ -2231,10 +2231,11 @@ int gpa_model_load(struct gpa_model *m, const char *const *paths, size_t npaths,
 	} else {
 		gj.ret = build_gpu(m);
 	}
-	if (gj.ret || gpa_graphs_link(m)) {
+	if (gj.ret) {
 		snprintf(errbuf, errlen, "out of memory building the model");
 		goto fail;
 	}
+	gpa_graphs_count_ops(m);
 	span(m);
 	gp_debug("model of %zu files: %" PRIu64 " events; %zu kernels, %zu copies, %zu memsets, "
 		 "%zu API calls, %zu syncs, %zu NVTX ranges (%zu kernels and %zu calls of 4.3 s "

@@ -473,14 +473,17 @@ uint32_t gpa_model_work_devices(const struct gpa_model *m, uint32_t *first);
  * launch's correlation id, so it belongs to that launch and the launch's CPU
  * thread. API calls between a stream capture's begin and end on a thread are
  * flagged GPA_API_CAPTURED: under capture nothing runs, the replays do.
- * gpa_graphs_link (model.c calls it) sets the flags and the counts.
+ * gpa_graphs_flag_calls sets the flags and the call counts, then
+ * gpa_graphs_count_ops (needs the timeline) counts the graphs' ops; model.c
+ * calls both.
  */
 #define GPA_GRAPH_NONE UINT32_MAX
 /* GPU op row i of gpa_model.gpu: its graph id; 0 for a graph launch whose id the trace lacks. */
 uint32_t gpa_gpu_graph(const struct gpa_model *m, size_t i);
 /* The launching API row of GPU op row i of gpa_model.gpu, GPA_NONE when unknown. */
 uint32_t gpa_gpu_api(const struct gpa_model *m, size_t i);
-int gpa_graphs_link(struct gpa_model *m);
+int gpa_graphs_flag_calls(struct gpa_model *m);
+void gpa_graphs_count_ops(struct gpa_model *m);
 /*
  * GPU idle inside stream captures: per device with work, the time within its
  * window (first op start to last op end) while a thread of its process was

@@ -591,8 +591,23 @@ static int assign(const struct gpa_model *m, struct gpa_steps *s)
 	return 0;
 }
 
+static int find(const struct gpa_model *m, const char *regex, bool assign_ops,
+		struct gpa_steps *out, char *errbuf, size_t errlen);
+
 int gpa_steps_find(const struct gpa_model *m, const char *regex, struct gpa_steps *out,
 		   char *errbuf, size_t errlen)
+{
+	return find(m, regex, true, out, errbuf, errlen);
+}
+
+int gpa_steps_find_ranges(const struct gpa_model *m, const char *regex, struct gpa_steps *out,
+			  char *errbuf, size_t errlen)
+{
+	return find(m, regex, false, out, errbuf, errlen);
+}
+
+static int find(const struct gpa_model *m, const char *regex, bool assign_ops,
+		struct gpa_steps *out, char *errbuf, size_t errlen)
 {
 	uint8_t *yes = NULL;
 	pcre2_code *re = NULL;
@@ -648,6 +663,18 @@ int gpa_steps_find(const struct gpa_model *m, const char *regex, struct gpa_step
 		goto out;
 	}
 	gp_qsort(out->v.v, out->v.n, sizeof(*out->v.v), cmp_step);
+	if (out->source == GPA_STEPS_NVTX) {
+		gp_debug("%zu steps from NVTX ranges matching %s%s", out->v.n, out->pattern,
+			 regex ? "" : " (a default pattern)");
+	} else {
+		gp_debug("%zu steps from %s", out->v.n,
+			 out->source == GPA_STEPS_PROFILER ? "profiler start/stop ranges"
+			 : out->source == GPA_STEPS_REPEAT ? "a repeating annotation"
+							   : "the whole trace of each process");
+	}
+	if (!assign_ops) {
+		goto out;
+	}
 	ret = assign(m, out);
 	if (ret) {
 		goto out;
@@ -671,14 +698,6 @@ int gpa_steps_find(const struct gpa_model *m, const char *regex, struct gpa_step
 	}
 	gpa_dist_of(vals, out->v.n, &out->busy);
 	free(vals);
-	if (out->source == GPA_STEPS_NVTX) {
-		gp_debug("%zu steps from NVTX ranges matching %s%s", out->v.n, out->pattern,
-			 regex ? "" : " (a default pattern)");
-	} else {
-		gp_debug("%zu steps from %s", out->v.n,
-			 out->source == GPA_STEPS_PROFILER ? "profiler start/stop ranges"
-							   : "the whole trace of each process");
-	}
 out:
 	if (ret == -GP_ERR_NOMEM) {
 		snprintf(errbuf, errlen, "out of memory finding steps");

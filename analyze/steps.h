@@ -84,6 +84,13 @@ uint64_t gpa_step_busy_basis(const struct gpa_step *s);
  */
 int gpa_steps_find(const struct gpa_model *m, const char *regex, struct gpa_steps *out,
 		   char *errbuf, size_t errlen);
+/*
+ * As gpa_steps_find, the steps alone: which they are (their ranges, numbers,
+ * names, CPU starts and ends), no op assigned to them (gpu_step NULL) and no
+ * per-step GPU figures; for a flame graph that only merges step ranges.
+ */
+int gpa_steps_find_ranges(const struct gpa_model *m, const char *regex, struct gpa_steps *out,
+			  char *errbuf, size_t errlen);
 void gpa_steps_release(struct gpa_steps *s);
 
 /* Fills d from n values (sorted in place). Median and p90 interpolate linearly. */

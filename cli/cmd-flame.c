@@ -202,7 +202,10 @@ static int build(struct flame_opts *o, char **args, size_t nargs, struct gpa_mod
 	struct cli_commclass_job ccj;
 	cli_commclass_start(&ccj, m, &o->comm, &cc);
 	/* always: step ranges merge into one frame unless --by-step keeps them apart */
-	ret = gpa_steps_find(m, o->step_regex, &steps, err, sizeof(err));
+	/* merged, the steps' ranges are all a flame graph needs; apart, their ops too */
+	ret = o->a.flags & GPA_FLAME_BY_STEP
+		      ? gpa_steps_find(m, o->step_regex, &steps, err, sizeof(err))
+		      : gpa_steps_find_ranges(m, o->step_regex, &steps, err, sizeof(err));
 	if (ret) {
 		cli_error("%s", err);
 		cli_commclass_finish(&ccj, false);
