@@ -271,7 +271,7 @@ static int add_op(const struct gpa_model *m, unsigned flags, const int64_t *last
 
 	if (api != GPA_NONE) {
 		int64_t end = (int64_t)gpa_api_end(m, api);
-		v.rt = (int64_t)m->api.start[api];
+		v.rt = (int64_t)gpa_api_start(m, api);
 		if (flags & GPA_BD_ROUND_US) {
 			round_op(flags, off, &v.rt, &end);
 		}

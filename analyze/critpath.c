@@ -98,7 +98,7 @@ struct ctx {
 static uint64_t rec_s(const struct ctx *c, const struct node *v)
 {
 	if (v->kind == N_API) {
-		return c->m->api.start[v->row];
+		return gpa_api_start(c->m, v->row);
 	}
 	return v->kind == N_GPU ? gpa_gpu_start(c->m, v->row) : c->end_t;
 }
@@ -356,8 +356,8 @@ static uint64_t *op_arrivals(const struct gpa_model *m)
 	}
 	for (size_t k = 0; n->kern_op && k < m->kern.n; k++) {
 		uint32_t op = n->kern_op[k];
-		if (op < n->ops.n && m->kern.start[k] && m->kern.start[k] < arr[op]) {
-			arr[op] = m->kern.start[k];
+		if (op < n->ops.n && gpa_kern_start(m, k) && gpa_kern_start(m, k) < arr[op]) {
+			arr[op] = gpa_kern_start(m, k);
 		}
 	}
 	return arr;
@@ -553,7 +553,7 @@ static size_t lower_bound_api(const struct gpa_model *m, uint64_t t)
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (m->api.start[mid] < t) {
+		if (gpa_api_start(m, mid) < t) {
 			lo = mid + 1;
 		} else {
 			hi = mid;
@@ -581,7 +581,7 @@ static int add_apis(struct ctx *c, uint32_t proc, uint64_t ws, uint64_t we, size
 			continue;
 		}
 		bool have = c->tstamp[th] == c->stamp;
-		if (have && m->api.start[r] < rec_e(c, &c->n.v[c->tlast[th]])) {
+		if (have && gpa_api_start(m, r) < rec_e(c, &c->n.v[c->tlast[th]])) {
 			c->amap.v[r - lo] = c->tlast[th]; /* nested in the thread's last call */
 			continue;
 		}
@@ -768,7 +768,7 @@ static int index_streams(struct ctx *c)
 		uint32_t g = v->row, a = gpa_gpu_api(m, g);
 		struct streamkey k = {((uint64_t)gpa_dev_proc(m, m->gpu.dev[g]) << 32) |
 					      gpa_gpu_stream(m, g),
-				      a != GPA_NONE ? m->api.start[a] : gpa_gpu_start(m, g), (uint32_t)i};
+				      a != GPA_NONE ? gpa_api_start(m, a) : gpa_gpu_start(m, g), (uint32_t)i};
 		if (gp_vec_push(&c->bystream, k)) {
 			return -GP_ERR_NOMEM;
 		}
@@ -830,7 +830,7 @@ static int link_events(struct ctx *c)
 		}
 		size_t sr = *sp;
 		uint32_t proc = m->sync.proc[sr], ra = m->sync.rec_api[sr];
-		uint32_t src = op_at(c, proc, m->sync.rec_stream[sr], m->api.start[ra], false);
+		uint32_t src = op_at(c, proc, m->sync.rec_stream[sr], gpa_api_start(m, ra), false);
 		if (m->sync.type[sr] == 1) {
 			v->ev = 1; /* an event sync: it waited for src, or for nothing */
 			uint64_t se = src != GPA_NONE ? rec_e(c, &c->n.v[src]) : 0;
@@ -1476,7 +1476,7 @@ static int run_steps(struct ctx *c, const struct gpa_steps *steps, struct gpa_cr
 static bool in_window(const struct gpa_model *m, size_t g, uint64_t ws, uint64_t we)
 {
 	uint32_t a = gpa_gpu_api(m, g);
-	uint64_t t = a != GPA_NONE ? m->api.start[a] : gpa_gpu_start(m, g);
+	uint64_t t = a != GPA_NONE ? gpa_api_start(m, a) : gpa_gpu_start(m, g);
 
 	return t >= ws && t < we;
 }

@@ -686,7 +686,7 @@ static void add_api_call(struct builder *b, uint32_t a)
 	}
 	uint32_t step = GPA_NONE;
 	if (b->o->flags & GPA_FLAME_BY_STEP) {
-		step = step_at(b->o->steps, m->threads.v[m->api.thread[a]].proc, m->api.start[a]);
+		step = step_at(b->o->steps, m->threads.v[m->api.thread[a]].proc, gpa_api_start(m, a));
 	}
 	node = api_context(b, a, step);
 	if (node == GPA_NONE) {

@@ -365,7 +365,7 @@ static int build_index(struct ctx *c, pcre2_code *re)
 		uint64_t reach = 0;
 		for (size_t k = c->afirst[t]; k < c->afirst[t + 1]; k++) {
 			uint32_t r = c->arows[k];
-			c->atop[k] = k == c->afirst[t] || m->api.start[r] >= reach;
+			c->atop[k] = k == c->afirst[t] || gpa_api_start(m, r) >= reach;
 			reach = gpa_api_end(m, r) > reach ? gpa_api_end(m, r) : reach;
 		}
 	}
@@ -502,19 +502,23 @@ static void ctx_release(struct ctx *c)
 	gp_vec_free(&c->ev);
 }
 
+/* What seek compares: an array of times, the kernels' ends or the API calls' starts. */
+enum seek_by { BY_ARRAY, BY_KERN_END, BY_API_START };
+
 /*
- * First k in [*cur, hi) with key(rows[k]) >= t, key(r) being key[r], or
- * the end of kernel row r when key is NULL. The gaps of one device come
+ * First k in [*cur, hi) with key(rows[k]) >= t, key(r) being key[r] (by
+ * BY_ARRAY), the end of kernel row r or the start of API row r. The gaps of one device come
  * in time order, so each search starts where the last one ended and
  * gallops forward: O(log distance), no cache misses from a full binary
  * search per gap. advance: move the cursor to the answer (only for
  * queries whose t never decreases during a device's sweep).
  */
-static size_t seek(const struct gpa_model *m, const uint64_t *key, const uint32_t *rows,
-		   size_t *cur, size_t hi, uint64_t t, bool advance)
+static size_t seek(const struct gpa_model *m, enum seek_by by, const uint64_t *key,
+		   const uint32_t *rows, size_t *cur, size_t hi, uint64_t t, bool advance)
 {
 	size_t lo = *cur, bound = 1, top;
-#define KEY_(r) (key ? key[r] : gpa_kern_end(m, r))
+#define KEY_(r)                                                                                    \
+	(by == BY_ARRAY ? key[r] : by == BY_KERN_END ? gpa_kern_end(m, r) : gpa_api_start(m, r))
 
 	while (lo + bound <= hi && KEY_(rows[lo + bound - 1]) < t) {
 		lo += bound;
@@ -602,24 +606,24 @@ static void thread_calls(struct ctx *c, uint32_t th, uint64_t h0, uint64_t h1, u
 {
 	const struct gpa_model *m = c->m;
 	size_t lo = c->afirst[th], hi = c->afirst[th + 1];
-	size_t k = seek(m, m->api.start, c->arows, &c->acur[th], hi, h0, true);
+	size_t k = seek(m, BY_API_START, NULL, c->arows, &c->acur[th], hi, h0, true);
 
 	/* Calls that started earlier and still run at h0: back to the nearest top-level one. */
 	for (size_t j = k; j-- > lo;) {
 		uint32_t r = c->arows[j];
 		uint8_t cls = r == own ? GPA_GAP_LAUNCH : call_class(c, r);
 		if (gpa_api_end(m, r) > h0 && cls != CLS_NONE) {
-			add_span(c, m->api.start[r], gpa_api_end(m, r), h0, h1, cls, SPAN_API, r);
+			add_span(c, gpa_api_start(m, r), gpa_api_end(m, r), h0, h1, cls, SPAN_API, r);
 		}
 		if (c->atop[j]) {
 			break;
 		}
 	}
-	for (size_t j = k; j < hi && m->api.start[c->arows[j]] < h1; j++) {
+	for (size_t j = k; j < hi && gpa_api_start(m, c->arows[j]) < h1; j++) {
 		uint32_t r = c->arows[j];
 		uint8_t cls = r == own ? GPA_GAP_LAUNCH : call_class(c, r);
 		if (cls != CLS_NONE) {
-			add_span(c, m->api.start[r], gpa_api_end(m, r), h0, h1, cls, SPAN_API, r);
+			add_span(c, gpa_api_start(m, r), gpa_api_end(m, r), h0, h1, cls, SPAN_API, r);
 		}
 	}
 }
@@ -629,7 +633,7 @@ static uint32_t nvtx_at(const struct ctx *c, uint32_t th, uint64_t t)
 {
 	const struct gpa_model *m = c->m;
 	size_t lo = c->pfirst[th], hi = c->pfirst[th + 1];
-	size_t k = seek(m, m->nvtx.start, c->prows, &c->pcur[th], hi, t + 1, false);
+	size_t k = seek(m, BY_ARRAY, m->nvtx.start, c->prows, &c->pcur[th], hi, t + 1, false);
 
 	if (k == lo) {
 		return GPA_NONE;
@@ -648,7 +652,7 @@ static void thread_data(struct ctx *c, uint32_t th, uint64_t h0, uint64_t h1)
 {
 	const struct gpa_model *m = c->m;
 	size_t lo = c->pfirst[th], hi = c->pfirst[th + 1];
-	size_t k = seek(m, m->nvtx.start, c->prows, &c->pcur[th], hi, h0 + 1, true);
+	size_t k = seek(m, BY_ARRAY, m->nvtx.start, c->prows, &c->pcur[th], hi, h0 + 1, true);
 
 	/* Push/pop ranges running at h0: the chain of parents. */
 	if (k > lo) {
@@ -669,7 +673,7 @@ static void thread_data(struct ctx *c, uint32_t th, uint64_t h0, uint64_t h1)
 	/* Start/end ranges need not nest: back while some earlier one still reaches h0. */
 	lo = c->sfirst[th];
 	hi = c->sfirst[th + 1];
-	k = seek(m, m->nvtx.start, c->srows, &c->scur[th], hi, h0, true);
+	k = seek(m, BY_ARRAY, m->nvtx.start, c->srows, &c->scur[th], hi, h0, true);
 	for (size_t j = k; j-- > lo && c->smax[j] > h0;) {
 		uint32_t r = c->srows[j];
 		add_span(c, m->nvtx.start[r], m->nvtx.end[r], h0, h1, GPA_GAP_DATA, SPAN_NVTX, r);
@@ -685,7 +689,7 @@ static void proc_overhead(struct ctx *c, uint32_t p, uint64_t h0, uint64_t h1)
 {
 	const struct gpa_model *m = c->m;
 	size_t lo = c->ofirst[p], hi = c->ofirst[p + 1];
-	size_t k = seek(m, m->ovh.start, c->orows, &c->ocur[p], hi, h0, true);
+	size_t k = seek(m, BY_ARRAY, m->ovh.start, c->orows, &c->ocur[p], hi, h0, true);
 
 	for (size_t j = k; j-- > lo && c->omax[j] > h0;) {
 		uint32_t r = c->orows[j];
@@ -717,7 +721,7 @@ static uint32_t nccl_waited(const struct ctx *c, size_t op, size_t prev, uint64_
 	}
 	size_t hi = c->nfirst[p + 1], found = GPA_NONE;
 	/* First NCCL kernel ending after g0. */
-	size_t lo = seek(m, NULL, c->nrows, &c->ncur[p], hi, g0 + 1, true);
+	size_t lo = seek(m, BY_KERN_END, NULL, c->nrows, &c->ncur[p], hi, g0 + 1, true);
 
 	for (size_t j = lo; j < hi && gpa_kern_end(m, c->nrows[j]) <= g1; j++) {
 		if (m->kern.dev[c->nrows[j]] != dev) {
@@ -874,7 +878,7 @@ static void classify(struct ctx *c, size_t op, size_t prev, uint64_t g0, uint64_
 		gap->ev_kernel = nccl;
 		break;
 	case GPA_GAP_DEPENDENCY:
-		gap->ev_sync = stream_wait(c, op, m->api.start[a]);
+		gap->ev_sync = stream_wait(c, op, gpa_api_start(m, a));
 		if (gap->ev_sync == GPA_NONE) {
 			gap->ev_api = a;
 		}

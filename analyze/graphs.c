@@ -163,7 +163,7 @@ static int capture_windows(const struct gpa_model *m, struct win **out, size_t *
 			continue;
 		}
 		if (m->api.flags[i] & GPA_API_CAPTURE_BEGIN) {
-			open[t] = m->api.start[i] + 1;
+			open[t] = gpa_api_start(m, i) + 1;
 		} else if (open[t]) {
 			struct win x = {m->threads.v[t].proc, open[t] - 1, gpa_api_end(m, i)};
 			ret = gp_vec_push(&w, x);

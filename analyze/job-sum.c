@@ -124,7 +124,7 @@ static int take_kernels(const struct gpa_rank_in *in, struct gpa_rank_sum *s)
 
 	for (size_t k = 0; k < m->kern.n; k++) {
 		uint64_t *at;
-		if (in->cc->kern[k] != GPA_COMM_NOT || gpa_kern_end(m, k) < m->kern.start[k]) {
+		if (in->cc->kern[k] != GPA_COMM_NOT || gpa_kern_end(m, k) < gpa_kern_start(m, k)) {
 			continue;
 		}
 		int added = gp_u64map_get_or_insert(&map, kernel_key(m, k), per.n, &at);

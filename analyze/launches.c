@@ -190,7 +190,7 @@ static void op_of(const struct gpa_model *m, size_t i, struct api_filter *f, str
 	}
 	o->key = (uint64_t)gpa_dev_proc(m, dev) << 48 | (uint64_t)dev << 32 | stream;
 	if (api != GPA_NONE) {
-		o->api_start = m->api.start[api];
+		o->api_start = gpa_api_start(m, api);
 		o->api_end = gpa_api_end(m, api) > o->api_start ? gpa_api_end(m, api) : o->api_start;
 		o->graph = (m->api.flags[api] & GPA_API_GRAPH_LAUNCH) != 0;
 		o->other_api = !api_matches(m, f, m->api.name[api]);
@@ -690,7 +690,7 @@ static bool brief_op(const struct gpa_model *m, size_t i, struct gpa_launches *l
 		l->graph_ops++;
 		return false;
 	}
-	as = m->api.start[api];
+	as = gpa_api_start(m, api);
 	ae = gpa_api_end(m, api) > as ? gpa_api_end(m, api) : as;
 	*cpu = ae - as;
 	*delay = s > ae ? s - ae : 0;

@@ -237,17 +237,22 @@ static uint32_t map_row(const struct gp_u64map *h, uint64_t key)
 
 /*
  * The sort keys: an array, or (array NULL) the starts of the timeline rows
- * first + i, read from their tables rather than copied (8 bytes a GPU op).
+ * first + i or of the API rows, read from their tables rather than copied
+ * (8 bytes a row).
  */
 struct keysrc {
 	const uint64_t *key;
 	const struct gpa_model *m;
 	size_t first;
+	bool api; /* with key NULL: the starts of the API rows, not the timeline's */
 };
 
 static inline uint64_t key_at(const struct keysrc *ks, size_t i)
 {
-	return ks->key ? ks->key[i] : gpa_gpu_start(ks->m, ks->first + i);
+	if (ks->key) {
+		return ks->key[i];
+	}
+	return ks->api ? gpa_api_start(ks->m, i) : gpa_gpu_start(ks->m, ks->first + i);
 }
 
 /*
@@ -622,6 +627,56 @@ static int set_dur(struct gpa_long_durs *l, uint32_t *col, size_t r, uint64_t d)
 	return gp_vec_push(l, e);
 }
 
+/*
+ * Start v of row r of a table of start offsets (col), rows set in order
+ * from 0: a block's base comes from its first row.
+ */
+static int set_start(struct gpa_starts *s, uint32_t *col, size_t r, uint64_t v)
+{
+	size_t b = r >> GPA_START_BLOCK_SHIFT;
+
+	if (b >= s->base.n) {
+		if (gp_vec_reserve(&s->base, b + 1)) {
+			return -GP_ERR_NOMEM;
+		}
+		while (s->base.n <= b) {
+			s->base.v[s->base.n++] = v > (1ull << 31) ? v - (1ull << 31) : 0;
+		}
+	}
+	uint64_t base = s->base.v[b];
+	if (v >= base && v - base < GPA_START_FAR) {
+		col[r] = (uint32_t)(v - base);
+		return 0;
+	}
+	col[r] = GPA_START_FAR;
+	struct gpa_long_dur e = {(uint32_t)r, v};
+	return gp_vec_push(&s->far, e);
+}
+
+/* The starts of rows 0 .. n - 1 written anew from v (by row) into col and *s (emptied). */
+static int encode_starts(struct gpa_starts *s, uint32_t *col, const uint64_t *v, size_t n)
+{
+	s->base.n = 0;
+	s->far.n = 0;
+	for (size_t r = 0; r < n; r++) {
+		if (set_start(s, col, r, v[r])) {
+			return -GP_ERR_NOMEM;
+		}
+	}
+	return 0;
+}
+
+/* Every start of a table, 64 bits each (NULL: out of memory). */
+static uint64_t *decode_starts(const struct gpa_starts *s, const uint32_t *col, size_t n)
+{
+	uint64_t *v = gp_malloc_big((n ? n : 1) * sizeof(*v));
+
+	for (size_t r = 0; v && r < n; r++) {
+		v[r] = gpa_start_of(col, s, r);
+	}
+	return v;
+}
+
 uint64_t gpa_long_dur(const struct gpa_long_durs *l, size_t row)
 {
 	size_t lo = 0, hi = l->n;
@@ -651,8 +706,8 @@ static int take_kernel(struct file_ctx *f, const struct gpt_chunk *ch)
 		size_t r = t->n++;
 		uint32_t dev = map_dev(f, k->device);
 		CHECK_ID(dev);
-		t->start[r] = k->start;
-		if (set_dur(&f->m->kern_long, t->dur, r, end_of(f, k->start, k->end) - k->start)) {
+		if (set_start(&f->m->kern_starts, t->start_off, r, k->start) ||
+		    set_dur(&f->m->kern_long, t->dur, r, end_of(f, k->start, k->end) - k->start)) {
 			return -GP_ERR_NOMEM;
 		}
 		struct fcache *fc = func_cache(f, k->name);
@@ -753,8 +808,8 @@ static int take_api(struct file_ctx *f, const struct gpt_chunk *ch)
 	for (uint32_t i = 0; i < ch->count; i++, rec += sz) {
 		const struct gpt_api *a = (const void *)rec;
 		size_t r = t->n++;
-		t->start[r] = a->start;
-		if (set_dur(&f->m->api_long, t->dur, r, end_of(f, a->start, a->end) - a->start)) {
+		if (set_start(&f->m->api_starts, t->start_off, r, a->start) ||
+		    set_dur(&f->m->api_long, t->dur, r, end_of(f, a->start, a->end) - a->start)) {
 			return -GP_ERR_NOMEM;
 		}
 		t->name[r] = map_str(f, a->name);
@@ -1212,21 +1267,25 @@ struct file_rows {
 		(tab).start[i_] += d;                                                              \
 		(tab).end[i_] += d;                                                                \
 	}
-#define SHIFT_START_(tab, from, to)                                                                \
+#define SHIFT_START_(starts, from, to)                                                             \
 	for (size_t i_ = (from); i_ < (to); i_++) {                                                \
-		(tab).start[i_] += d;                                                              \
+		(starts)[i_] += d;                                                                 \
 	}
 
-/* Moves one file's rows onto the model timeline; next: the next file's first rows. */
-static void shift_file(struct file_ctx *f, const struct file_rows *next)
+/*
+ * Moves one file's rows onto the model timeline; next: the next file's first
+ * rows; ks, as: the kernels' and API calls' starts, decoded.
+ */
+static void shift_file(struct file_ctx *f, const struct file_rows *next, uint64_t *ks,
+		       uint64_t *as)
 {
 	struct gpa_model *m = f->m;
 	uint64_t d = (uint64_t)f->offset;
 
-	SHIFT_START_(m->kern, f->k0, next ? next->k0 : m->kern.n);
+	SHIFT_START_(ks, f->k0, next ? next->k0 : m->kern.n);
 	SHIFT_(m->copy, f->c0, next ? next->c0 : m->copy.n);
 	SHIFT_(m->set, f->s0, next ? next->s0 : m->set.n);
-	SHIFT_START_(m->api, f->a0, next ? next->a0 : m->api.n);
+	SHIFT_START_(as, f->a0, next ? next->a0 : m->api.n);
 	SHIFT_(m->sync, f->y0, next ? next->y0 : m->sync.n);
 	SHIFT_(m->nvtx, f->n0, next ? next->n0 : m->nvtx.n);
 	SHIFT_(m->ovh, f->o0, next ? next->o0 : m->ovh.n);
@@ -1644,10 +1703,29 @@ static int sort_tables(struct gpa_model *m)
 	gpa_kernels_shrink(&m->kern);
 	gpa_memcpys_shrink(&m->copy);
 	gpa_memsets_shrink(&m->set);
-	SORT_TABLE_(gpa_apis, m->api); /* perm: where each row came from (identity if none moved) */
-	ret = remap_long(&m->api_long, m->api.dur, m->api.n, perm);
-	if (ret) {
-		goto out;
+	/* API calls by start; perm: where each row came from (identity if none moved) */
+	{
+		struct keysrc ks = {.m = m, .api = true};
+		bool moved;
+		gpa_apis_shrink(&m->api);
+		ret = sort_perm_grouped(&ks, NULL, m->api.n, perm, NULL, &moved);
+		if (!ret && moved) {
+			/* the offsets are from their blocks' bases: encoded anew in the new order */
+			uint64_t *v = gp_malloc_big((m->api.n ? m->api.n : 1) * sizeof(*v));
+			for (size_t i = 0; v && i < m->api.n; i++) {
+				v[i] = gpa_api_start(m, perm[i]);
+			}
+			if (v) {
+				gpa_apis_permute(&m->api, perm, &scratch, &most);
+			}
+			ret = v ? encode_starts(&m->api_starts, m->api.start_off, v, m->api.n)
+				: -GP_ERR_NOMEM;
+			free(v);
+		}
+		ret = ret ? ret : remap_long(&m->api_long, m->api.dur, m->api.n, perm);
+		if (ret) {
+			goto out;
+		}
 	}
 	SORT_TABLE_(gpa_syncs, m->sync);
 	SORT_TABLE_(gpa_overheads, m->ovh);
@@ -1903,8 +1981,8 @@ static int link_nvtx(struct gpa_model *m)
 			uint32_t nr = ni < ne ? nrows[ni] : GPA_NONE;
 			uint32_t ar = ai < ae ? arows[ai] : GPA_NONE;
 			bool take_nvtx = nr != GPA_NONE &&
-					 (ar == GPA_NONE || m->nvtx.start[nr] <= m->api.start[ar]);
-			uint64_t t0 = take_nvtx ? m->nvtx.start[nr] : m->api.start[ar];
+					 (ar == GPA_NONE || m->nvtx.start[nr] <= gpa_api_start(m, ar));
+			uint64_t t0 = take_nvtx ? m->nvtx.start[nr] : gpa_api_start(m, ar);
 			while (sp && m->nvtx.end[stack[sp - 1]] <= t0 &&
 			       m->nvtx.end[stack[sp - 1]] != m->nvtx.start[stack[sp - 1]]) {
 				sp--;
@@ -2090,22 +2168,22 @@ static void span(struct gpa_model *m)
 {
 	bool any = false;
 
-#define SPAN_(tab, END)                                                                            \
+#define SPAN_(tab, START, END)                                                                     \
 	for (size_t i_ = 0; i_ < (tab).n; i_++) {                                                  \
-		if (!any || (tab).start[i_] < m->t0) {                                             \
-			m->t0 = (tab).start[i_];                                                   \
+		if (!any || (START) < m->t0) {                                                     \
+			m->t0 = (START);                                                           \
 		}                                                                                  \
 		if (!any || (END) > m->t1) {                                                       \
 			m->t1 = (END);                                                             \
 		}                                                                                  \
 		any = true;                                                                        \
 	}
-	SPAN_(m->kern, gpa_kern_end(m, i_));
-	SPAN_(m->copy, m->copy.end[i_]);
-	SPAN_(m->set, m->set.end[i_]);
-	SPAN_(m->api, gpa_api_end(m, i_));
-	SPAN_(m->sync, m->sync.end[i_]);
-	SPAN_(m->nvtx, m->nvtx.end[i_]);
+	SPAN_(m->kern, gpa_kern_start(m, i_), gpa_kern_end(m, i_));
+	SPAN_(m->copy, m->copy.start[i_], m->copy.end[i_]);
+	SPAN_(m->set, m->set.start[i_], m->set.end[i_]);
+	SPAN_(m->api, gpa_api_start(m, i_), gpa_api_end(m, i_));
+	SPAN_(m->sync, m->sync.start[i_], m->sync.end[i_]);
+	SPAN_(m->nvtx, m->nvtx.start[i_], m->nvtx.end[i_]);
 #undef SPAN_
 }
 
@@ -2175,7 +2253,10 @@ int gpa_model_load(struct gpa_model *m, const char *const *paths, size_t npaths,
 		m->aligned &= m->procs.v[i].aligned;
 	}
 	if (m->aligned && m->procs.n > 1) {
-		for (size_t i = 0; i < m->procs.n; i++) {
+		/* kernel and API starts are offsets from their blocks' bases: shifted as 64-bit values */
+		uint64_t *ks = decode_starts(&m->kern_starts, m->kern.start_off, m->kern.n);
+		uint64_t *as = decode_starts(&m->api_starts, m->api.start_off, m->api.n);
+		for (size_t i = 0; ks && as && i < m->procs.n; i++) {
 			struct file_ctx f = {.m = m, .offset = m->procs.v[i].clock_offset};
 			f.k0 = rows.v[i].k0;
 			f.c0 = rows.v[i].c0;
@@ -2184,7 +2265,21 @@ int gpa_model_load(struct gpa_model *m, const char *const *paths, size_t npaths,
 			f.y0 = rows.v[i].y0;
 			f.n0 = rows.v[i].n0;
 			f.o0 = rows.v[i].o0;
-			shift_file(&f, i + 1 < m->procs.n ? &rows.v[i + 1] : NULL);
+			shift_file(&f, i + 1 < m->procs.n ? &rows.v[i + 1] : NULL, ks, as);
+		}
+		ret = ks && as ? 0 : -GP_ERR_NOMEM;
+		if (!ret) {
+			ret = encode_starts(&m->kern_starts, m->kern.start_off, ks, m->kern.n);
+		}
+		if (!ret) {
+			ret = encode_starts(&m->api_starts, m->api.start_off, as, m->api.n);
+		}
+		free(ks);
+		free(as);
+		if (ret) {
+			gp_vec_free(&rows);
+			snprintf(errbuf, errlen, "out of memory building the model");
+			goto fail;
 		}
 	} else {
 		for (size_t i = 0; i < m->procs.n; i++) {
@@ -2272,6 +2367,10 @@ void gpa_model_release(struct gpa_model *m)
 	gpa_gpus_free(&m->gpu);
 	gp_vec_free(&m->kern_long);
 	gp_vec_free(&m->api_long);
+	gp_vec_free(&m->kern_starts.base);
+	gp_vec_free(&m->kern_starts.far);
+	gp_vec_free(&m->api_starts.base);
+	gp_vec_free(&m->api_starts.far);
 	gpa_stacks_free(m->stacks);
 	gpa_nccl_free(m->nccl);
 	gpa_mems_free(&m->mem);

@@ -38,9 +38,21 @@
  */
 #define GPA_DUR_LONG UINT32_MAX
 
+/*
+ * Kernels and API calls keep their start in 32 bits too: an offset from a
+ * base per block of GPA_START_BLOCK rows (gpa_starts.base: the block's first
+ * start less 2^31, or 0), so a row may start up to 2.1 s either side of its
+ * block's first; one that does not is GPA_START_FAR, its start in the far
+ * list (gpa_starts.far, by row). Read them with gpa_kern_start and
+ * gpa_api_start.
+ */
+#define GPA_START_BLOCK_SHIFT 6
+#define GPA_START_BLOCK (1u << GPA_START_BLOCK_SHIFT)
+#define GPA_START_FAR UINT32_MAX
+
 /* X(type, column): the columns of each table. */
 #define GPA_KERNEL_COLS(X)                                                                         \
-	X(uint64_t, start)                                                                         \
+	X(uint32_t, start_off) /* start - its block's base, GPA_START_FAR: gpa_kern_start */       \
 	X(uint32_t, dur)       /* end - start, GPA_DUR_LONG: in gpa_model.kern_long */             \
 	X(uint32_t, func)      /* row in gpa_model.funcs: the kernel's names */                    \
 	X(uint32_t, shape)     /* row in gpa_model.shapes: its launch configuration */             \
@@ -74,7 +86,7 @@
 	X(uint8_t, memory_kind)
 
 #define GPA_API_COLS(X)                                                                            \
-	X(uint64_t, start)                                                                         \
+	X(uint32_t, start_off) /* start - its block's base, GPA_START_FAR: gpa_api_start */        \
 	X(uint32_t, dur)      /* end - start, GPA_DUR_LONG: in gpa_model.api_long */               \
 	X(uint32_t, name)                                                                          \
 	X(uint32_t, corr)     /* NULL when the load dropped it (GPA_DROP_CORR) */                 \
@@ -330,6 +342,12 @@ struct gpa_long_durs {
 	size_t n, cap;
 };
 
+/* The starts of a table of 32-bit start offsets (GPA_START_BLOCK). */
+struct gpa_starts {
+	GP_VEC(uint64_t) base;    /* per block of GPA_START_BLOCK rows */
+	struct gpa_long_durs far; /* rows GPA_START_FAR: their starts (.dur), by row */
+};
+
 struct gpa_model {
 	struct gpa_strtab strs;
 	GP_VEC(struct gpa_proc) procs;
@@ -347,6 +365,7 @@ struct gpa_model {
 	struct gpa_overheads ovh;
 	struct gpa_gpus gpu;
 	struct gpa_long_durs kern_long, api_long; /* durations the dur columns cannot hold */
+	struct gpa_starts kern_starts, api_starts; /* what the start_off columns are offsets from */
 	struct gpa_stacks *stacks; /* CPU call stacks (stacks.c); NULL when no file has any */
 	struct gpa_nccl *nccl;     /* NCCL operations (nccl-model.c); NULL when no file has any */
 	struct gpa_mems mem;       /* memory events, by time */
@@ -409,6 +428,26 @@ uint32_t gpa_model_intern(struct gpa_model *m, const char *s);
 /* The duration stored for row `row` of a long list (0 when absent: never for a GPA_DUR_LONG row). */
 uint64_t gpa_long_dur(const struct gpa_long_durs *l, size_t row);
 
+/* Start of row i of a table whose start offsets are off. */
+static inline uint64_t gpa_start_of(const uint32_t *off, const struct gpa_starts *s, size_t i)
+{
+	uint32_t o = off[i];
+
+	return o != GPA_START_FAR ? s->base.v[i >> GPA_START_BLOCK_SHIFT] + o
+				  : gpa_long_dur(&s->far, i);
+}
+
+/* Start of kernel row i and API row i. */
+static inline uint64_t gpa_kern_start(const struct gpa_model *m, size_t i)
+{
+	return gpa_start_of(m->kern.start_off, &m->kern_starts, i);
+}
+
+static inline uint64_t gpa_api_start(const struct gpa_model *m, size_t i)
+{
+	return gpa_start_of(m->api.start_off, &m->api_starts, i);
+}
+
 /* Duration and end of kernel row i and API row i. */
 static inline uint64_t gpa_kern_dur(const struct gpa_model *m, size_t i)
 {
@@ -419,7 +458,7 @@ static inline uint64_t gpa_kern_dur(const struct gpa_model *m, size_t i)
 
 static inline uint64_t gpa_kern_end(const struct gpa_model *m, size_t i)
 {
-	return m->kern.start[i] + gpa_kern_dur(m, i);
+	return gpa_kern_start(m, i) + gpa_kern_dur(m, i);
 }
 
 static inline uint64_t gpa_api_dur(const struct gpa_model *m, size_t i)
@@ -431,7 +470,7 @@ static inline uint64_t gpa_api_dur(const struct gpa_model *m, size_t i)
 
 static inline uint64_t gpa_api_end(const struct gpa_model *m, size_t i)
 {
-	return m->api.start[i] + gpa_api_dur(m, i);
+	return gpa_api_start(m, i) + gpa_api_dur(m, i);
 }
 
 /* Start and end of GPU op row i of gpa_model.gpu, read from its kind's table. */
@@ -439,7 +478,7 @@ static inline uint64_t gpa_gpu_start(const struct gpa_model *m, size_t i)
 {
 	uint32_t r = m->gpu.row[i];
 
-	return m->gpu.kind[i] == GPA_GPU_KERNEL   ? m->kern.start[r]
+	return m->gpu.kind[i] == GPA_GPU_KERNEL   ? gpa_kern_start(m, r)
 	       : m->gpu.kind[i] == GPA_GPU_MEMCPY ? m->copy.start[r]
 						  : m->set.start[r];
 }

@@ -242,7 +242,7 @@ int gpa_nccl_link(struct gpa_model *m)
 				op->kernels++;
 				op->dev = m->kern.dev[k];
 				n->kernels_linked++;
-				widen(op, m->kern.start[k], gpa_kern_end(m, k), GPA_NCCL_GPU_KERNELS);
+				widen(op, gpa_kern_start(m, k), gpa_kern_end(m, k), GPA_NCCL_GPU_KERNELS);
 			}
 		}
 	}

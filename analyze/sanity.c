@@ -66,7 +66,7 @@ static void spans(const struct gpa_model *m, struct proc_span *ps)
 	}
 	for (size_t i = 0; i < m->api.n; i++) {
 		struct proc_span *s = &ps[m->threads.v[m->api.thread[i]].proc];
-		s->first = m->api.start[i] < s->first ? m->api.start[i] : s->first;
+		s->first = gpa_api_start(m, i) < s->first ? gpa_api_start(m, i) : s->first;
 		s->last = gpa_api_end(m, i) > s->last ? gpa_api_end(m, i) : s->last;
 		if (!(m->api.flags[i] & GPA_API_CAPTURED) &&
 		    launch_name(m, known, m->api.name[i])) {
@@ -97,7 +97,7 @@ void gpa_sanity_check(const struct gpa_model *m, struct gpa_sanity *out)
 		count_absurd(out, gpa_gpu_start(m, i), gpa_gpu_end(m, i));
 	}
 	for (size_t i = 0; i < m->api.n; i++) {
-		count_absurd(out, m->api.start[i], gpa_api_end(m, i));
+		count_absurd(out, gpa_api_start(m, i), gpa_api_end(m, i));
 	}
 	ps = calloc(m->procs.n ? m->procs.n : 1, sizeof(*ps));
 	if (!ps) {

@@ -848,7 +848,7 @@ static int project(const struct gpa_model *m, uint64_t *proj_start, uint64_t *pr
 		size_t lo = tfirst[t], hi = tfirst[t + 1];
 		while (lo < hi) {
 			size_t mid = lo + (hi - lo) / 2;
-			if (m->api.start[trows[mid]] < m->nvtx.start[r]) {
+			if (gpa_api_start(m, trows[mid]) < m->nvtx.start[r]) {
 				lo = mid + 1;
 			} else {
 				hi = mid;
@@ -856,7 +856,7 @@ static int project(const struct gpa_model *m, uint64_t *proj_start, uint64_t *pr
 		}
 		for (size_t i = lo; i < tfirst[t + 1]; i++) {
 			uint32_t a = trows[i];
-			if (m->api.start[a] > m->nvtx.end[r]) {
+			if (gpa_api_start(m, a) > m->nvtx.end[r]) {
 				break;
 			}
 			if (gpa_api_end(m, a) > m->nvtx.end[r]) {

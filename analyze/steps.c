@@ -388,7 +388,7 @@ static int profiler_steps(const struct gpa_model *m, struct gpa_steps *out)
 			open[p] = gpa_api_end(m, i) + 1;
 		} else if (stop && open[p]) {
 			struct gpa_step st = {.proc = p, .nvtx = GPA_NONE, .name = m->api.name[i],
-					      .start = open[p] - 1, .end = m->api.start[i]};
+					      .start = open[p] - 1, .end = gpa_api_start(m, i)};
 			st.number = ordinal++;
 			open[p] = 0;
 			if (gp_vec_push(&out->v, st)) {
@@ -418,20 +418,20 @@ static int whole_steps(const struct gpa_model *m, struct gpa_steps *out)
 		struct gpa_step st = {.proc = (uint32_t)p, .nvtx = GPA_NONE, .start = UINT64_MAX,
 				      .number = (int64_t)p};
 		bool any = false;
-#define WIDEN_(tab, procof, END)                                                                   \
+#define WIDEN_(tab, procof, START, END)                                                            \
 	for (size_t i = 0; i < (tab).n; i++) {                                                     \
 		if ((procof) != p) {                                                               \
 			continue;                                                                  \
 		}                                                                                  \
-		st.start = (tab).start[i] < st.start ? (tab).start[i] : st.start;                  \
+		st.start = (START) < st.start ? (START) : st.start;                                \
 		st.end = (END) > st.end ? (END) : st.end;                                          \
 		any = true;                                                                        \
 	}
-		WIDEN_(m->kern, m->devs.v[m->kern.dev[i]].proc, gpa_kern_end(m, i));
-		WIDEN_(m->copy, m->devs.v[m->copy.dev[i]].proc, m->copy.end[i]);
-		WIDEN_(m->set, m->devs.v[m->set.dev[i]].proc, m->set.end[i]);
-		WIDEN_(m->api, m->threads.v[m->api.thread[i]].proc, gpa_api_end(m, i));
-		WIDEN_(m->nvtx, m->threads.v[m->nvtx.thread[i]].proc, m->nvtx.end[i]);
+		WIDEN_(m->kern, m->devs.v[m->kern.dev[i]].proc, gpa_kern_start(m, i), gpa_kern_end(m, i));
+		WIDEN_(m->copy, m->devs.v[m->copy.dev[i]].proc, m->copy.start[i], m->copy.end[i]);
+		WIDEN_(m->set, m->devs.v[m->set.dev[i]].proc, m->set.start[i], m->set.end[i]);
+		WIDEN_(m->api, m->threads.v[m->api.thread[i]].proc, gpa_api_start(m, i), gpa_api_end(m, i));
+		WIDEN_(m->nvtx, m->threads.v[m->nvtx.thread[i]].proc, m->nvtx.start[i], m->nvtx.end[i]);
 #undef WIDEN_
 		if (!any) {
 			continue;
@@ -506,7 +506,7 @@ static uint64_t op_api_start(const struct gpa_model *m, size_t g, bool *linked)
 		break;
 	}
 	*linked = a != GPA_NONE;
-	return *linked ? m->api.start[a] : gpa_gpu_start(m, g);
+	return *linked ? gpa_api_start(m, a) : gpa_gpu_start(m, g);
 }
 
 uint64_t gpa_step_busy_basis(const struct gpa_step *s)

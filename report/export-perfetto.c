@@ -257,7 +257,7 @@ static void write_apis(struct pw *w)
 		tick(w);
 		ev_begin(w, "X", thread_pid(w, a->thread[i]));
 		ev_tid(w, w->m->threads.v[a->thread[i]].tid);
-		ev_span(w, a->start[i], gpa_api_end(w->m, i));
+		ev_span(w, gpa_api_start(w->m, i), gpa_api_end(w->m, i));
 		ev_name(w, gpa_col_opt8(a->domain, i) == GPT_API_DRIVER ? "cuda_driver" : "cuda_runtime",
 			gpa_model_str(w->m, a->name[i]));
 		gp_strbuf_adds(&w->sb, ",\"args\":{\"correlation\":");
@@ -337,7 +337,7 @@ static void write_flow(struct pw *w, uint32_t api, uint32_t pid, uint32_t tid, u
 	/* Midpoints: inside the slices however a viewer orders equal times. */
 	ev_begin(w, "s", thread_pid(w, th));
 	ev_tid(w, w->m->threads.v[th].tid);
-	ev_ts(w, a->start[api] + gpa_api_dur(w->m, api) / 2);
+	ev_ts(w, gpa_api_start(w->m, api) + gpa_api_dur(w->m, api) / 2);
 	add_key_u64(&w->sb, "id", w->flow_id);
 	ev_name(w, "launch", "launch");
 	gp_strbuf_adds(&w->sb, "}");
@@ -362,7 +362,7 @@ static void write_kernel(struct pw *w, size_t r, uint32_t pid)
 	}
 	ev_begin(w, "X", pid);
 	ev_tid(w, k->stream[r]);
-	ev_span(w, k->start[r], gpa_kern_end(m, r));
+	ev_span(w, gpa_kern_start(m, r), gpa_kern_end(m, r));
 	ev_name(w, "kernel", name);
 	gp_strbuf_adds(&w->sb, ",\"args\":{\"correlation\":");
 	add_u64(&w->sb, k->corr[r]);
@@ -380,7 +380,7 @@ static void write_kernel(struct pw *w, size_t r, uint32_t pid)
 			       s->static_smem, s->dynamic_smem);
 	}
 	gp_strbuf_adds(&w->sb, "}}");
-	write_flow(w, k->api[r], pid, k->stream[r], k->start[r], gpa_kern_end(m, r));
+	write_flow(w, k->api[r], pid, k->stream[r], gpa_kern_start(m, r), gpa_kern_end(m, r));
 }
 
 static void write_memcpy(struct pw *w, size_t r, uint32_t pid, struct gp_strbuf *tmp)
@@ -526,7 +526,7 @@ static bool path_point(const struct pw *w, const struct gpa_cp_seg *g, uint32_t 
 		uint32_t th = m->api.thread[g->row];
 		*pid = thread_pid(w, th);
 		*tid = m->threads.v[th].tid;
-		*s = m->api.start[g->row];
+		*s = gpa_api_start(m, g->row);
 		*e = gpa_api_end(m, g->row);
 	} else if (g->kind == 1 && g->row < m->gpu.n) {
 		*pid = gpu_pid(m->gpu.dev[g->row]);

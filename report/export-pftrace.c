@@ -764,7 +764,8 @@ static void write_apis(struct pf *w)
 		}
 		e.flows = flows.v;
 		e.nflows = flows.n;
-		put_slice(w, w->thread_uuid[a->thread[i]], a->start[i], gpa_api_end(w->m, i), &e);
+		put_slice(w, w->thread_uuid[a->thread[i]], gpa_api_start(w->m, i), gpa_api_end(w->m, i),
+			  &e);
 	}
 	gp_vec_free(&flows);
 }

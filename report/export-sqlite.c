@@ -563,7 +563,7 @@ static int write_kernels(struct exp *e)
 		if (ret) {
 			break;
 		}
-		bind_gpu_op(e, s, k->start[i], gpa_kern_end(e->m, i), k->dev[i], k->stream[i], k->corr[i]);
+		bind_gpu_op(e, s, gpa_kern_start(e->m, i), gpa_kern_end(e->m, i), k->dev[i], k->stream[i], k->corr[i]);
 		sqlite3_bind_int64(s, 8, dem);
 		sqlite3_bind_int64(s, 9, e->func_short[k->func[i]]);
 		/* nsys stores the name of an unmangled kernel here too, never NULL */
@@ -644,7 +644,7 @@ static int write_apis(struct exp *e)
 		if (ret) {
 			break;
 		}
-		sqlite3_bind_int64(s, 1, rel(e, a->start[i]));
+		sqlite3_bind_int64(s, 1, rel(e, gpa_api_start(e->m, i)));
 		sqlite3_bind_int64(s, 2, rel(e, gpa_api_end(e->m, i)));
 		sqlite3_bind_int(s, 3, gpa_col_opt8(a->domain, i) == GPT_API_DRIVER ? 1 : 0);
 		sqlite3_bind_int64(s, 4, (int64_t)thread_gtid(e, a->thread[i]));

@@ -227,6 +227,20 @@ static size_t lower(const uint64_t *key, size_t lo, size_t hi, uint64_t v)
 	return lo;
 }
 
+/* The first API row in [lo, hi) that starts at v or later. */
+static size_t lower_api(const struct gpa_model *m, size_t lo, size_t hi, uint64_t v)
+{
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (gpa_api_start(m, mid) < v) {
+			lo = mid + 1;
+		} else {
+			hi = mid;
+		}
+	}
+	return lo;
+}
+
 /* The first GPU op row in [lo, hi) of a device's timeline that starts at v or later. */
 static size_t lower_gpu(const struct gpa_model *m, size_t lo, size_t hi, uint64_t v)
 {
@@ -268,7 +282,7 @@ static size_t count_window(const struct gpa_model *m, uint32_t proc, uint64_t w0
 		n += lower_gpu(m, a, b, w1) - lower_gpu(m, a, b, w0);
 	}
 	/* API and NVTX tables hold every process: an overestimate with several. */
-	n += lower(m->api.start, 0, m->api.n, w1) - lower(m->api.start, 0, m->api.n, w0);
+	n += lower_api(m, 0, m->api.n, w1) - lower_api(m, 0, m->api.n, w0);
 	n += lower(m->nvtx.start, 0, m->nvtx.n, w1) - lower(m->nvtx.start, 0, m->nvtx.n, w0);
 	return n;
 }
@@ -337,13 +351,13 @@ static void collect(struct tl *t, struct view *v, uint32_t proc, uint64_t w0, ui
 				 gpa_gpu_end(m, g), w0, name, m->gpu.kind[g]);
 		}
 	}
-	for (size_t i = lower(m->api.start, 0, m->api.n, w0); i < m->api.n && m->api.start[i] < w1;
+	for (size_t i = lower_api(m, 0, m->api.n, w0); i < m->api.n && gpa_api_start(m, i) < w1;
 	     i++) {
 		uint32_t th = m->api.thread[i];
 		if (thread_proc(m, th) != proc) {
 			continue;
 		}
-		view_add(t, v, lane_of(t, LANE_API, proc, th, m->threads.v[th].tid), m->api.start[i],
+		view_add(t, v, lane_of(t, LANE_API, proc, th, m->threads.v[th].tid), gpa_api_start(m, i),
 			 gpa_api_end(m, i), w0, str_name(t, m->api.name[i]), 0);
 	}
 	/* The ranges enclosing the step's own range started before the window. */

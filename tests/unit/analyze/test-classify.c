@@ -234,7 +234,7 @@ TEST(commclass_every_source)
 	for (size_t k = 0; k < m.kern.n; k++) {
 		const char *n = gpa_model_str(&m, m.funcs.v[m.kern.func[k]].name);
 		uint8_t want = GPA_COMM_NOT;
-		if (m.kern.start[k] == U(10)) {
+		if (gpa_kern_start(&m, k) == U(10)) {
 			want = GPA_COMM_CPU_OP;
 		} else if (strstr(n, "deep_ep") || strstr(n, "cross_device")) {
 			want = GPA_COMM_NAME;

@@ -77,7 +77,7 @@ TEST(model_nsys_two_processes)
 		linked[p]++;
 		CHECK_EQ_U(api_proc(&m, m.kern.api[i]), p);
 		/* a launch comes before its kernel: no flow arrow runs backwards */
-		CHECK(m.api.start[m.kern.api[i]] <= m.kern.start[i]);
+		CHECK(gpa_api_start(&m, m.kern.api[i]) <= gpa_kern_start(&m, i));
 	}
 	/* every kernel whose launch the export holds in the same process, and no other */
 	CHECK_EQ_U(linked[0] + linked[1],
@@ -210,7 +210,7 @@ TEST(model_graphs)
 	CHECK_EQ_U(m.graph_ops, 5); /* 3 + 1 kernels and the copy */
 	for (size_t i = 0; i < m.api.n; i++) {
 		const char *name = gpa_model_str(&m, m.api.name[i]);
-		bool captured = m.api.start[i] == 300;
+		bool captured = gpa_api_start(&m, i) == 300;
 		CHECK_EQ_I(!!(m.api.flags[i] & GPA_API_CAPTURED), captured);
 		CHECK_EQ_I(!!(m.api.flags[i] & GPA_API_GRAPH_LAUNCH),
 			   strstr(name, "GraphLaunch") != NULL);
@@ -219,7 +219,7 @@ TEST(model_graphs)
 	for (size_t i = 0; i < m.gpu.n; i++) {
 		uint32_t g = gpa_gpu_graph(&m, i), api = gpa_gpu_api(&m, i);
 		REQUIRE(api != GPA_NONE);
-		uint64_t launch = m.api.start[api];
+		uint64_t launch = gpa_api_start(&m, api);
 		if (gpa_gpu_start(&m, i) == 150) {
 			CHECK_EQ_U(g, GPA_GRAPH_NONE);
 		} else if (gpa_gpu_start(&m, i) == 700) {
@@ -257,7 +257,7 @@ TEST(model_graphs_tracelens)
 		bool by_launch = api != GPA_NONE && (m.api.flags[api] & GPA_API_GRAPH_LAUNCH);
 		CHECK_EQ_I(gpa_gpu_graph(&m, i) != GPA_GRAPH_NONE, by_launch);
 		if (by_launch) {
-			CHECK(m.api.start[api] <= gpa_gpu_start(&m, i));
+			CHECK(gpa_api_start(&m, api) <= gpa_gpu_start(&m, i));
 		}
 	}
 	gpa_model_release(&m);

@@ -114,8 +114,8 @@ TEST(model_links_and_orders)
 	CHECK_EQ_U(m.devs.n, 2);
 	CHECK_EQ_U(m.threads.n, 2);
 	/* Kernels keep file order; the device timelines are sorted by start. */
-	CHECK_EQ_U(m.kern.start[0], 3000);
-	CHECK_EQ_U(m.kern.start[1], 200);
+	CHECK_EQ_U(gpa_kern_start(&m, 0), 3000);
+	CHECK_EQ_U(gpa_kern_start(&m, 1), 200);
 	for (size_t i = 1; i < m.gpu.n; i++) {
 		CHECK(m.gpu.dev[i - 1] < m.gpu.dev[i] ||
 		      (m.gpu.dev[i - 1] == m.gpu.dev[i] && gpa_gpu_start(&m, i - 1) <= gpa_gpu_start(&m, i)));
@@ -128,9 +128,9 @@ TEST(model_links_and_orders)
 	/* Correlation: the runtime call (outer, earlier) wins over the driver call. */
 	REQUIRE(m.kern.api[1] != GPA_NONE);
 	CHECK_STR(gpa_model_str(&m, m.api.name[m.kern.api[1]]), "cudaLaunchKernel");
-	CHECK_EQ_U(m.api.start[m.kern.api[1]], 150);
+	CHECK_EQ_U(gpa_api_start(&m, m.kern.api[1]), 150);
 	CHECK_EQ_U(m.kern.api[3], GPA_NONE); /* the device-1 kernel with corr 99 */
-	CHECK_EQ_U(m.api.start[m.kern.api[0]], 2000);
+	CHECK_EQ_U(gpa_api_start(&m, m.kern.api[0]), 2000);
 	/* NVTX: outer first, inner's parent is outer, depth 0 and 1. */
 	CHECK_STR(gpa_model_str(&m, m.nvtx.name[0]), "outer");
 	CHECK_EQ_U(m.nvtx.parent[0], GPA_NONE);
@@ -228,7 +228,7 @@ TEST(model_timeline_order_and_optional_return)
 	REQUIRE(m.api.ret != NULL);
 	CHECK_EQ_U(gpa_col_opt(m.api.ret, 1), 0);
 	CHECK_EQ_U(gpa_col_opt(m.api.ret, 2), 2);
-	CHECK_EQ_U(m.api.start[0], 5);
+	CHECK_EQ_U(gpa_api_start(&m, 0), 5);
 	CHECK_EQ_U(m.api.dur[0], GPA_DUR_LONG);
 	CHECK_EQ_U(gpa_api_end(&m, 0), 5 + 5000000000ULL);
 	CHECK_EQ_U(gpa_api_dur(&m, 1), 10);
@@ -359,6 +359,65 @@ TEST(model_drop_columns)
 	gpa_model_release(&lean);
 }
 
+/*
+ * Kernel and API starts are 32-bit offsets from a base per block of 64 rows:
+ * starts more than 2.1 s before or after their block's first (and the calls'
+ * after they are sorted) are kept exactly in the far lists.
+ */
+TEST(model_starts_far_from_their_block)
+{
+	enum { N = 150 };
+	static const uint64_t odd[] = {1000, 9000000000ULL, 4999999999ULL, 18446744073709551000ULL};
+	uint64_t ks[N], as[N];
+	struct tw t;
+	struct gpa_model m;
+
+	tw_open(&t, "far.gpz");
+	for (uint32_t i = 0; i < N; i++) {
+		ks[i] = 5000000000ULL + 1000 * (uint64_t)i;
+		as[i] = 4000000000ULL + 3000 * (uint64_t)(N - i); /* calls in reverse: sorted anew */
+		if (i % 37 == 5) {
+			ks[i] = odd[(i / 37) % 4];
+			as[i] = odd[(i / 37 + 1) % 4];
+		}
+		add_kernel(&t, ks[i], ks[i] + 7, 0, 1, 0, "k", 1);
+		add_api(&t, as[i], as[i] + 3, 7, "cudaFree", 0, GPT_API_RUNTIME);
+	}
+	tw_close(&t);
+	REQUIRE(load1(&m, t.path) == 0);
+	REQUIRE(m.kern.n == N && m.api.n == N);
+	size_t kfar = 0, afar = 0;
+	for (uint32_t i = 0; i < N; i++) {
+		CHECK_EQ_U(gpa_kern_start(&m, i), ks[i]); /* kernels keep file order */
+		CHECK_EQ_U(gpa_kern_end(&m, i), ks[i] + 7);
+		kfar += m.kern.start_off[i] == GPA_START_FAR;
+		afar += m.api.start_off[i] == GPA_START_FAR;
+	}
+	CHECK_EQ_U(kfar, m.kern_starts.far.n);
+	CHECK_EQ_U(afar, m.api_starts.far.n);
+	CHECK(kfar >= 3); /* 1000, 9e9 and 2^64 - 616 are far from 5e9 */
+	CHECK(afar >= 2);
+	/* the calls by start: every start once, in order, each with its own end */
+	for (uint32_t i = 0; i < N; i++) {
+		CHECK_EQ_U(gpa_api_end(&m, i) - gpa_api_start(&m, i), 3);
+		if (i) {
+			CHECK(gpa_api_start(&m, i - 1) <= gpa_api_start(&m, i));
+		}
+		size_t seen = 0, want = 0;
+		for (uint32_t j = 0; j < N; j++) {
+			seen += as[j] == gpa_api_start(&m, i);
+		}
+		for (uint32_t j = 0; j < N; j++) {
+			want += gpa_api_start(&m, j) == gpa_api_start(&m, i);
+		}
+		CHECK_EQ_U(seen, want);
+	}
+	CHECK_EQ_U(gpa_api_start(&m, 0), 1000);
+	CHECK_EQ_U(gpa_api_start(&m, N - 1), 18446744073709551000ULL);
+	CHECK_EQ_U(m.t0, 1000);
+	gpa_model_release(&m);
+}
+
 /* Two processes whose clocks differ: their anchors put them on one timeline. */
 TEST(model_aligns_processes_by_clock_anchor)
 {
@@ -382,8 +441,8 @@ TEST(model_aligns_processes_by_clock_anchor)
 	CHECK(m.aligned);
 	CHECK_EQ_U(m.kern.n, 2);
 	/* rank 0's kernel at realtime 5 s + 1000 ns, rank 1's at 5 s + 500 + 1000 ns */
-	CHECK_EQ_U(m.kern.start[0], 5000001000ULL);
-	CHECK_EQ_U(m.kern.start[1], 5000001500ULL);
+	CHECK_EQ_U(gpa_kern_start(&m, 0), 5000001000ULL);
+	CHECK_EQ_U(gpa_kern_start(&m, 1), 5000001500ULL);
 	CHECK_EQ_U(gpa_gpu_start(&m, 0), 5000001000ULL);
 	CHECK_EQ_U(gpa_kern_dur(&m, 1), 100);
 	CHECK_EQ_U(m.procs.v[1].rank, 1);
@@ -392,7 +451,7 @@ TEST(model_aligns_processes_by_clock_anchor)
 	/* One file keeps its own clock. */
 	const char *one[] = {b.path};
 	REQUIRE(gpa_model_load(&m, one, 1, NULL, err, sizeof(err)) == 0);
-	CHECK_EQ_U(m.kern.start[0], 901000);
+	CHECK_EQ_U(gpa_kern_start(&m, 0), 901000);
 	/* ...and keeps the anchor's offset for whoever places it on a job's timeline */
 	CHECK_EQ_I(m.procs.v[0].clock_offset, 0);
 	CHECK_EQ_I(m.procs.v[0].anchor_offset, 5000000500LL - 900000);
