@@ -1700,9 +1700,6 @@ static int sort_tables(struct gpa_model *m)
 		return -GP_ERR_NOMEM;
 	}
 	/* Kernels, copies and sets stay in file order: gpa_model.gpu is their time order. */
-	gpa_kernels_shrink(&m->kern);
-	gpa_memcpys_shrink(&m->copy);
-	gpa_memsets_shrink(&m->set);
 	/* API calls by start; perm: where each row came from (identity if none moved) */
 	{
 		struct keysrc ks = {.m = m, .api = true};
@@ -2302,6 +2299,10 @@ int gpa_model_load(struct gpa_model *m, const char *const *paths, size_t npaths,
 	 * links them (which write none of those).
 	 */
 	struct gpu_job gj = {.m = m};
+	/* their columns move no more once the timeline's thread reads them */
+	gpa_kernels_shrink(&m->kern);
+	gpa_memcpys_shrink(&m->copy);
+	gpa_memsets_shrink(&m->set);
 	bool gthread = opts && opts->threads > 1 &&
 		       pthread_create(&gj.th, NULL, build_gpu_main, &gj) == 0;
 	if (sort_tables(m) || sort_memory(m) || link_correlation(m) || link_nvtx(m) ||

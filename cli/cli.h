@@ -113,8 +113,9 @@ struct gpa_steps;
 int cli_load_model(struct gpa_model *m, char **args, size_t nargs);
 /* As cli_load_model, reading on threads threads (0: --threads, GPUPROF_THREADS or one per core). */
 int cli_load_model_threads(struct gpa_model *m, char **args, size_t nargs, unsigned threads);
-/* As cli_load_model, leaving out the columns drop names (enum gpa_drop). */
-int cli_load_model_drop(struct gpa_model *m, char **args, size_t nargs, unsigned drop);
+/* As cli_load_model_threads, leaving out the columns drop names (enum gpa_drop). */
+int cli_load_model_ex(struct gpa_model *m, char **args, size_t nargs, unsigned threads,
+		      unsigned drop);
 /*
  * cli_load_model, then the steps (step_regex as --step; NULL the default).
  * Returns CMD_OK, or CMD_ERROR / CMD_USAGE (a bad regex) said, with the

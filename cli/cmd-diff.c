@@ -373,7 +373,9 @@ static int reduce_run(struct loader *l, size_t i)
 	int ret;
 
 	cli_capture_messages(&s->msgs);
-	ret = cli_load_model_threads(&m, &l->args[i], 1, l->load_threads);
+	/* a run is reduced to per-step figures: no correlation or callback id is read */
+	ret = cli_load_model_ex(&m, &l->args[i], 1, l->load_threads,
+				GPA_DROP_API_IDS | GPA_DROP_CORR);
 	cli_capture_messages(NULL);
 	if (ret) {
 		return 3;

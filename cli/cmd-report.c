@@ -343,7 +343,7 @@ static int run(const struct report_opts *o, char **args, size_t nargs)
 	int ret, status = CMD_ERROR;
 
 	/* no section names a call's callback id or a correlation id */
-	if (cli_load_model_drop(&m, args, nargs, GPA_DROP_API_IDS | GPA_DROP_CORR)) {
+	if (cli_load_model_ex(&m, args, nargs, 0, GPA_DROP_API_IDS | GPA_DROP_CORR)) {
 		return CMD_ERROR;
 	}
 	occ_gpu(o, &occ_opts);

@@ -38,7 +38,7 @@ static int one_run(const struct gpa_diff_opts *o, char **runs, size_t i, int sid
 	char err[512];
 	int ret;
 
-	if (cli_load_model(&m, &runs[i], 1)) {
+	if (cli_load_model_ex(&m, &runs[i], 1, 0, GPA_DROP_API_IDS | GPA_DROP_CORR)) {
 		return CMD_ERROR;
 	}
 	ret = gpa_diff_new(o, &d1, err, sizeof(err));

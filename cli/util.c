@@ -58,20 +58,12 @@ int cli_load_model(struct gpa_model *m, char **args, size_t nargs)
 	return cli_load_model_threads(m, args, nargs, 0);
 }
 
-static int load_model(struct gpa_model *m, char **args, size_t nargs, unsigned threads,
-		      unsigned drop);
-
 int cli_load_model_threads(struct gpa_model *m, char **args, size_t nargs, unsigned threads)
 {
-	return load_model(m, args, nargs, threads, 0);
+	return cli_load_model_ex(m, args, nargs, threads, 0);
 }
 
-int cli_load_model_drop(struct gpa_model *m, char **args, size_t nargs, unsigned drop)
-{
-	return load_model(m, args, nargs, 0, drop);
-}
-
-static int load_model(struct gpa_model *m, char **args, size_t nargs, unsigned threads,
+int cli_load_model_ex(struct gpa_model *m, char **args, size_t nargs, unsigned threads,
 		      unsigned drop)
 {
 	struct cli_progress pr;
