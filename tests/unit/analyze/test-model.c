@@ -554,6 +554,25 @@ TEST(steps_assign_by_launch)
 
 	CHECK(gpa_steps_find(&m, "([", &s, err, sizeof(err)) == -GP_ERR_API);
 	CHECK_CONTAINS(err, "bad step pattern");
+
+	/* The steps alone: the same ranges, numbers and CPU times, no op assigned. */
+	struct gpa_steps r;
+	REQUIRE(gpa_steps_find(&m, NULL, &s, err, sizeof(err)) == 0);
+	REQUIRE(gpa_steps_find_ranges(&m, NULL, &r, err, sizeof(err)) == 0);
+	CHECK_EQ_I(r.source, s.source);
+	REQUIRE(r.v.n == s.v.n);
+	for (size_t i = 0; i < r.v.n; i++) {
+		CHECK_EQ_U(r.v.v[i].nvtx, s.v.v[i].nvtx);
+		CHECK_EQ_I(r.v.v[i].number, s.v.v[i].number);
+		CHECK_EQ_U(r.v.v[i].start, s.v.v[i].start);
+		CHECK_EQ_U(r.v.v[i].end, s.v.v[i].end);
+		CHECK_EQ_U(r.v.v[i].gpu_ops, 0);
+	}
+	CHECK(r.gpu_step == NULL);
+	CHECK(s.gpu_step != NULL);
+	gpa_steps_release(&r);
+	gpa_steps_release(&s);
+	CHECK(gpa_steps_find_ranges(&m, "([", &r, err, sizeof(err)) == -GP_ERR_API);
 	gpa_model_release(&m);
 }
 
