@@ -1700,11 +1700,15 @@ static int sort_tables(struct gpa_model *m)
 		return -GP_ERR_NOMEM;
 	}
 	/* Kernels, copies and sets stay in file order: gpa_model.gpu is their time order. */
-	/* API calls by start; perm: where each row came from (identity if none moved) */
-	{
+	/* API calls by start (perm: where each row came from), unless in order already */
+	gpa_apis_shrink(&m->api);
+	size_t in_order = 1;
+	while (in_order < m->api.n && gpa_api_start(m, in_order - 1) <= gpa_api_start(m, in_order)) {
+		in_order++;
+	}
+	if (in_order < m->api.n) {
 		struct keysrc ks = {.m = m, .api = true};
 		bool moved;
-		gpa_apis_shrink(&m->api);
 		ret = sort_perm_grouped(&ks, NULL, m->api.n, perm, NULL, &moved);
 		if (!ret && moved) {
 			/* the offsets are from their blocks' bases: encoded anew in the new order */

@@ -234,102 +234,107 @@ size_t gpa_kernel_base_name(const char *name, const char **start)
 
 /* ------------------------------------------------------------ summaries */
 
-static void swap_u64(uint64_t *a, uint64_t *b)
-{
-	uint64_t t = *a;
-	*a = *b;
-	*b = t;
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /*
- * Moves the k-th smallest value to v[k], smaller or equal ones before it
- * and larger or equal after (introselect: quickselect with a median-of-3
- * pivot, sorting what is left when it degenerates).
+ * The summary of n values of type T (a 64-bit and a 32-bit version: most
+ * durations fit 32 bits and need half the memory): count, total, extremes,
+ * standard deviation and the exact median, found by moving the k-th
+ * smallest value to v[k] (introselect: quickselect with a median-of-3 pivot,
+ * sorting what is left when it degenerates).
  */
-static void select_kth(uint64_t *v, size_t n, size_t k)
-{
-	size_t lo = 0, hi = n - 1, budget = 2 * 64;
-
-	while (hi > lo) {
-		if (!budget--) {
-			gp_qsort(v + lo, hi - lo + 1, sizeof(*v), cmp_u64);
-			return;
-		}
-		size_t mid = lo + (hi - lo) / 2;
-		if (v[mid] < v[lo]) {
-			swap_u64(&v[mid], &v[lo]);
-		}
-		if (v[hi] < v[lo]) {
-			swap_u64(&v[hi], &v[lo]);
-		}
-		if (v[hi] < v[mid]) {
-			swap_u64(&v[hi], &v[mid]);
-		}
-		uint64_t pivot = v[mid];
-		size_t i = lo, j = hi;
-		/* Hoare partition: equal values split evenly, so runs of ties stay linear. */
-		for (;;) {
-			while (v[i] < pivot) {
-				i++;
-			}
-			while (v[j] > pivot) {
-				j--;
-			}
-			if (i >= j) {
-				break;
-			}
-			swap_u64(&v[i], &v[j]);
-			i++;
-			j--;
-		}
-		/* v[lo..j] <= pivot <= v[j+1..hi] */
-		if (k <= j) {
-			hi = j;
-		} else {
-			lo = j + 1;
-		}
+#define DEFINE_SUMMARY_(T, SFX)                                                                    \
+	static void swap_##SFX(T *a, T *b)                                                         \
+	{                                                                                          \
+		T t = *a;                                                                          \
+		*a = *b;                                                                           \
+		*b = t;                                                                            \
+	}                                                                                          \
+	static int cmp_##SFX(const void *a, const void *b)                                         \
+	{                                                                                          \
+		T x = *(const T *)a, y = *(const T *)b;                                            \
+		return x < y ? -1 : x > y;                                                         \
+	}                                                                                          \
+	static void select_kth_##SFX(T *v, size_t n, size_t k)                                     \
+	{                                                                                          \
+		size_t lo = 0, hi = n - 1, budget = 2 * 64;                                        \
+		while (hi > lo) {                                                                  \
+			if (!budget--) {                                                           \
+				gp_qsort(v + lo, hi - lo + 1, sizeof(*v), cmp_##SFX);              \
+				return;                                                            \
+			}                                                                          \
+			size_t mid = lo + (hi - lo) / 2;                                           \
+			if (v[mid] < v[lo]) {                                                      \
+				swap_##SFX(&v[mid], &v[lo]);                                       \
+			}                                                                          \
+			if (v[hi] < v[lo]) {                                                       \
+				swap_##SFX(&v[hi], &v[lo]);                                        \
+			}                                                                          \
+			if (v[hi] < v[mid]) {                                                      \
+				swap_##SFX(&v[hi], &v[mid]);                                       \
+			}                                                                          \
+			T pivot = v[mid];                                                          \
+			size_t i = lo, j = hi;                                                     \
+			/* Hoare partition: equal values split evenly, so runs of ties stay linear. */ \
+			for (;;) {                                                                 \
+				while (v[i] < pivot) {                                             \
+					i++;                                                       \
+				}                                                                  \
+				while (v[j] > pivot) {                                             \
+					j--;                                                       \
+				}                                                                  \
+				if (i >= j) {                                                      \
+					break;                                                     \
+				}                                                                  \
+				swap_##SFX(&v[i], &v[j]);                                          \
+				i++;                                                               \
+				j--;                                                               \
+			}                                                                          \
+			/* v[lo..j] <= pivot <= v[j+1..hi] */                                      \
+			if (k <= j) {                                                              \
+				hi = j;                                                            \
+			} else {                                                                   \
+				lo = j + 1;                                                        \
+			}                                                                          \
+		}                                                                                  \
+	}                                                                                          \
+	static void summarize_##SFX(T *v, size_t n, struct gpa_stats_summary *s)                   \
+	{                                                                                          \
+		memset(s, 0, sizeof(*s));                                                          \
+		if (!n) {                                                                          \
+			return;                                                                    \
+		}                                                                                  \
+		s->count = n;                                                                      \
+		s->min = UINT64_MAX;                                                               \
+		for (size_t i = 0; i < n; i++) {                                                   \
+			s->total += v[i];                                                          \
+			s->min = v[i] < s->min ? v[i] : s->min;                                    \
+			s->max = v[i] > s->max ? v[i] : s->max;                                    \
+		}                                                                                  \
+		if (n > 1) {                                                                       \
+			long double mean = (long double)s->total / (long double)n, ss = 0;         \
+			for (size_t i = 0; i < n; i++) {                                           \
+				long double d = (long double)v[i] - mean;                          \
+				ss += d * d;                                                       \
+			}                                                                          \
+			s->stddev = (double)sqrtl(ss / (long double)(n - 1));                      \
+		}                                                                                  \
+		size_t k = n / 2;                                                                  \
+		select_kth_##SFX(v, n, k);                                                         \
+		if (n & 1) {                                                                       \
+			s->median2 = 2 * (uint64_t)v[k];                                           \
+		} else {                                                                           \
+			uint64_t lower = v[0];                                                     \
+			for (size_t i = 1; i < k; i++) {                                           \
+				lower = v[i] > lower ? v[i] : lower;                               \
+			}                                                                          \
+			s->median2 = lower + v[k];                                                 \
+		}                                                                                  \
 	}
-}
+DEFINE_SUMMARY_(uint64_t, u64)
+DEFINE_SUMMARY_(uint32_t, u32)
 
 void gpa_stats_summarize(uint64_t *v, size_t n, struct gpa_stats_summary *s)
 {
-	memset(s, 0, sizeof(*s));
-	if (!n) {
-		return;
-	}
-	s->count = n;
-	s->min = UINT64_MAX;
-	for (size_t i = 0; i < n; i++) {
-		s->total += v[i];
-		s->min = v[i] < s->min ? v[i] : s->min;
-		s->max = v[i] > s->max ? v[i] : s->max;
-	}
-	if (n > 1) {
-		long double mean = (long double)s->total / (long double)n, ss = 0;
-		for (size_t i = 0; i < n; i++) {
-			long double d = (long double)v[i] - mean;
-			ss += d * d;
-		}
-		s->stddev = (double)sqrtl(ss / (long double)(n - 1));
-	}
-	size_t k = n / 2;
-	select_kth(v, n, k);
-	if (n & 1) {
-		s->median2 = 2 * v[k];
-	} else {
-		uint64_t lower = v[0];
-		for (size_t i = 1; i < k; i++) {
-			lower = v[i] > lower ? v[i] : lower;
-		}
-		s->median2 = lower + v[k];
-	}
+	summarize_u64(v, n, s);
 }
 
 /* ------------------------------------------------------------- results */
@@ -514,8 +519,8 @@ static int summarize_groups(const struct source *c, const struct group *groups, 
 {
 	size_t *first = calloc(ng + 1, sizeof(*first));
 	size_t *pos = malloc((ng + 1) * sizeof(*pos));
-	uint64_t *vals = NULL;
-	uint32_t g;
+	uint64_t *vals = NULL, most = 0;
+	uint32_t *vals32 = NULL, g;
 	uint64_t v;
 	int ret = -GP_ERR_NOMEM;
 
@@ -525,18 +530,29 @@ static int summarize_groups(const struct source *c, const struct group *groups, 
 	for (size_t i = 0; i < c->n; i++) {
 		if (event_at(c, i, &g, &v)) {
 			first[g + 1]++;
+			most = v > most ? v : most;
 		}
 	}
 	for (size_t k = 0; k < ng; k++) {
 		first[k + 1] += first[k];
 	}
-	vals = gp_malloc_big((first[ng] ? first[ng] : 1) * sizeof(*vals));
-	if (!vals) {
+	/* the values grouped; in 32 bits when they all fit (half the memory, the same summary) */
+	if (most <= UINT32_MAX) {
+		vals32 = gp_malloc_big((first[ng] ? first[ng] : 1) * sizeof(*vals32));
+	} else {
+		vals = gp_malloc_big((first[ng] ? first[ng] : 1) * sizeof(*vals));
+	}
+	if (!vals && !vals32) {
 		goto out;
 	}
 	memcpy(pos, first, (ng + 1) * sizeof(*pos));
 	for (size_t i = 0; i < c->n; i++) {
-		if (event_at(c, i, &g, &v)) {
+		if (!event_at(c, i, &g, &v)) {
+			continue;
+		}
+		if (vals32) {
+			vals32[pos[g]++] = (uint32_t)v;
+		} else {
 			vals[pos[g]++] = v;
 		}
 	}
@@ -549,7 +565,11 @@ static int summarize_groups(const struct source *c, const struct group *groups, 
 		if (first[k + 1] == first[k]) {
 			continue;
 		}
-		gpa_stats_summarize(vals + first[k], first[k + 1] - first[k], &row.s);
+		if (vals32) {
+			summarize_u32(vals32 + first[k], first[k + 1] - first[k], &row.s);
+		} else {
+			summarize_u64(vals + first[k], first[k + 1] - first[k], &row.s);
+		}
 		if (gp_vec_push(&st->rows, row)) {
 			goto out;
 		}
@@ -563,6 +583,7 @@ out:
 	free(first);
 	free(pos);
 	free(vals);
+	free(vals32);
 	return ret;
 }
 

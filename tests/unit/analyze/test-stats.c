@@ -417,6 +417,43 @@ TEST(stats_sub_microsecond)
 	gpa_model_release(&m);
 }
 
+/*
+ * Kernel durations are summarized in 32 bits when every one fits, in 64
+ * when one does not (4.3 s or more): the same figures either way.
+ */
+TEST(stats_kern_sum_wide_and_narrow_values)
+{
+	static const uint64_t dur[2][4] = {{7, 4294967295ULL, 3, 1}, {7, 4294967296ULL, 3, 1}};
+	for (int wide = 0; wide < 2; wide++) {
+		struct tb t;
+		struct gpa_model m;
+		struct gpa_stats st;
+		uint64_t at = 100, total = 0;
+		tb_open(&t, wide ? "wide.gpz" : "narrow.gpz", 13);
+		for (uint32_t i = 0; i < 4; i++) {
+			tb_kernel(&t, 0, 7, i + 1, at, at + dur[wide][i], "k", NULL);
+			at += dur[wide][i];
+			total += dur[wide][i];
+		}
+		tb_kernel(&t, 0, 7, 9, at, at + 2, "other", NULL);
+		REQUIRE(tb_close(&t) == 0);
+		REQUIRE(load(&m, t.path, NULL) == 0);
+		REQUIRE(gpa_stats_compute(&m, GPA_STATS_KERN_SUM, GPA_KNAME_DEMANGLED, &st) == 0);
+		const struct gpa_stats_row *k = row_named(&st, "k", 0);
+		REQUIRE(k != NULL);
+		CHECK_EQ_U(k->s.count, 4);
+		CHECK_EQ_U(k->s.total, total);
+		CHECK_EQ_U(k->s.min, 1);
+		CHECK_EQ_U(k->s.max, dur[wide][1]);
+		CHECK_EQ_U(k->s.median2, 10); /* 3 + 7 */
+		const struct gpa_stats_row *o = row_named(&st, "other", 0);
+		REQUIRE(o != NULL);
+		CHECK_EQ_U(o->s.median2, 4);
+		gpa_stats_release(&st);
+		gpa_model_release(&m);
+	}
+}
+
 /* ------------------------------------------------------------- memory */
 
 TEST(stats_memops)
