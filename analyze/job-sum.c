@@ -107,7 +107,7 @@ static int cmp_kernel(const void *a, const void *b)
 /* Per (function, launch configuration): the key of a kernel row in a map. */
 static uint64_t kernel_key(const struct gpa_model *m, size_t k)
 {
-	return ((uint64_t)m->kern.func[k] << 32) | m->kern.shape[k];
+	return ((uint64_t)m->kern.func[k] << 32) | gpa_col_opt(m->kern.shape, k);
 }
 
 /*
@@ -142,7 +142,7 @@ static int take_kernels(const struct gpa_rank_in *in, struct gpa_rank_sum *s)
 	}
 	for (size_t i = 0; i < per.n; i++) {
 		size_t k = first.v[i];
-		const struct gpa_shape *sh = &m->shapes.v[m->kern.shape[k]];
+		const struct gpa_shape *sh = &m->shapes.v[gpa_col_opt(m->kern.shape, k)];
 		const struct gpa_dev *dv = &m->devs.v[m->kern.dev[k]];
 		struct gpa_rank_kernel *p = &per.v[i];
 		p->grid[0] = sh->grid_x, p->grid[1] = sh->grid_y, p->grid[2] = sh->grid_z;

@@ -127,7 +127,7 @@
 		}                                                                                  \
 	}
 
-DEFINE_TABLE_FNS_(gpa_kernels, GPA_KERNEL_COLS, GPA_GRAPH_COLS_)
+DEFINE_TABLE_FNS_(gpa_kernels, GPA_KERNEL_COLS, GPA_KERNEL_OPT_COLS_)
 DEFINE_TABLE_FNS_(gpa_memcpys, GPA_MEMCPY_COLS, GPA_GRAPH_COLS_)
 DEFINE_TABLE_FNS_(gpa_memsets, GPA_MEMSET_COLS, GPA_GRAPH_COLS_)
 DEFINE_TABLE_FNS_(gpa_apis, GPA_API_COLS, GPA_API_OPT_COLS_)
@@ -288,6 +288,42 @@ static void merge_pass(const struct keysrc *key, const uint32_t *src, uint32_t *
 static int sort_perm_grouped(const struct keysrc *key, const uint8_t *cls, size_t n, uint32_t *perm,
 			     uint32_t *tmp, bool *moved);
 
+/* Up to this many sorted runs are merged in one pass, more pairwise. */
+#define MERGE_WAYS 8
+
+/*
+ * perm = runs [b[r], b[r+1]) of src (nruns <= MERGE_WAYS) merged at once
+ * into dst, stably: the least (key, row) of the runs' heads first.
+ */
+static void merge_ways(const struct keysrc *key, const uint32_t *src, uint32_t *dst,
+		       const size_t *b, size_t nruns)
+{
+	size_t at[MERGE_WAYS], end[MERGE_WAYS], live = nruns, o = 0;
+	uint64_t head[MERGE_WAYS];
+
+	for (size_t r = 0; r < nruns; r++) {
+		at[r] = b[r];
+		end[r] = b[r + 1];
+		head[r] = key_at(key, src[at[r]]);
+	}
+	while (live) {
+		size_t best = SIZE_MAX;
+		for (size_t r = 0; r < nruns; r++) {
+			if (at[r] < end[r] &&
+			    (best == SIZE_MAX || head[r] < head[best] ||
+			     (head[r] == head[best] && src[at[r]] < src[at[best]]))) {
+				best = r;
+			}
+		}
+		dst[o++] = src[at[best]++];
+		if (at[best] < end[best]) {
+			head[best] = key_at(key, src[at[best]]);
+		} else {
+			live--;
+		}
+	}
+}
+
 /*
  * Radix sort of perm (identity on entry) by key, lo and hi the key's
  * extremes; scratch: room for n, or NULL.
@@ -401,6 +437,11 @@ static int sort_perm_grouped(const struct keysrc *key, const uint8_t *cls, size_
 	uint32_t *dst = tmp ? tmp : own;
 	if (!dst) {
 		return -GP_ERR_NOMEM;
+	}
+	if (runs <= MERGE_WAYS) {
+		merge_ways(key, src, dst, b, runs);
+		src = dst;
+		runs = 1;
 	}
 	while (runs > 1) {
 		merge_pass(key, src, dst, b, &runs);
@@ -721,14 +762,17 @@ static int take_kernel(struct file_ctx *f, const struct gpt_chunk *ch)
 			CHECK_ID(fc->fn);
 		}
 		t->func[r] = fc->fn;
-		struct gpa_shape sh;
-		kernel_shape(k, &sh);
-		/* Launches of one kernel mostly repeat its last configuration. */
-		if (fc->shape == GPA_NONE || memcmp(&f->m->shapes.v[fc->shape], &sh, sizeof(sh))) {
-			fc->shape = map_shape(f, &sh);
-			CHECK_ID(fc->shape);
+		if (!(f->drop & GPA_DROP_SHAPES)) {
+			struct gpa_shape sh;
+			kernel_shape(k, &sh);
+			/* Launches of one kernel mostly repeat its last configuration. */
+			if (fc->shape == GPA_NONE ||
+			    memcmp(&f->m->shapes.v[fc->shape], &sh, sizeof(sh))) {
+				fc->shape = map_shape(f, &sh);
+				CHECK_ID(fc->shape);
+			}
+			SET_OPT_(t, shape, r, fc->shape);
 		}
-		t->shape[r] = fc->shape;
 		t->stream[r] = k->stream;
 		t->corr[r] = k->correlation;
 		t->api[r] = GPA_NONE;
@@ -1464,7 +1508,7 @@ struct prefault {
 		COLS(PREFAULT_COL_)                                                                \
 		OPT(PREFAULT_COL_)                                                                 \
 	}
-PREFAULT_TABLE_(gpa_kernels, GPA_KERNEL_COLS, GPA_GRAPH_COLS_)
+PREFAULT_TABLE_(gpa_kernels, GPA_KERNEL_COLS, GPA_KERNEL_OPT_COLS_)
 PREFAULT_TABLE_(gpa_apis, GPA_API_COLS, GPA_API_OPT_COLS_)
 
 static void *prefault_main(void *arg)

@@ -55,7 +55,6 @@
 	X(uint32_t, start_off) /* start - its block's base, GPA_START_FAR: gpa_kern_start */       \
 	X(uint32_t, dur)       /* end - start, GPA_DUR_LONG: in gpa_model.kern_long */             \
 	X(uint32_t, func)      /* row in gpa_model.funcs: the kernel's names */                    \
-	X(uint32_t, shape)     /* row in gpa_model.shapes: its launch configuration */             \
 	X(uint32_t, stream)                                                                        \
 	X(uint32_t, corr)      /* NULL when the load dropped it (GPA_DROP_CORR) */                \
 	X(uint32_t, api)       /* launching API row or GPA_NONE */                                 \
@@ -180,6 +179,12 @@ enum gpa_gpu_kind {
 /* The CUDA/HIP graph id a kernel, copy or memset record carries; 0 none (gpa_gpu_graph). */
 #define GPA_GRAPH_COLS_(X) X(uint32_t, graph)
 /*
+ * Kernels: the graph id, and the row in gpa_model.shapes of the launch
+ * configuration (NULL when every kernel has shape 0, or when the load
+ * dropped them: GPA_DROP_SHAPES): gpa_col_opt.
+ */
+#define GPA_KERNEL_OPT_COLS_(X) X(uint32_t, graph) X(uint32_t, shape)
+/*
  * An API call's return value (CUresult, cudaError_t; 0 success), its
  * callback id and its enum gpt_api_domain (NULL when the load dropped them,
  * GPA_DROP_API_IDS): gpa_col_opt, gpa_col_opt8.
@@ -195,7 +200,7 @@ enum gpa_gpu_kind {
 		COLS(GPA_COL_PTR_)                                                                 \
 		OPT(GPA_COL_PTR_)                                                                  \
 	};
-GPA_DECLARE_TABLE_(gpa_kernels, GPA_KERNEL_COLS, GPA_GRAPH_COLS_)
+GPA_DECLARE_TABLE_(gpa_kernels, GPA_KERNEL_COLS, GPA_KERNEL_OPT_COLS_)
 GPA_DECLARE_TABLE_(gpa_memcpys, GPA_MEMCPY_COLS, GPA_GRAPH_COLS_)
 GPA_DECLARE_TABLE_(gpa_memsets, GPA_MEMSET_COLS, GPA_GRAPH_COLS_)
 GPA_DECLARE_TABLE_(gpa_apis, GPA_API_COLS, GPA_API_OPT_COLS_)
@@ -408,6 +413,7 @@ enum gpa_drop {
 	 * events name calls by correlation: analyze/memory.c joins them).
 	 */
 	GPA_DROP_CORR = 2,
+	GPA_DROP_SHAPES = 4, /* kern.shape: launch configurations not even interned */
 };
 
 /*

@@ -309,7 +309,7 @@ int gpa_occupancy_analyze(const struct gpa_model *m, const struct gpa_steps *ste
 			continue;
 		}
 		uint32_t gi;
-		if (group_of(&b, func, m->kern.shape[row], dev, &gi)) {
+		if (group_of(&b, func, gpa_col_opt(m->kern.shape, row), dev, &gi)) {
 			goto out;
 		}
 		struct gpa_occ_group *g = &out->groups.v[gi];

@@ -194,7 +194,9 @@ static int build(struct flame_opts *o, char **args, size_t nargs, struct gpa_mod
 	int ret;
 
 	memset(&steps, 0, sizeof(steps));
-	if (cli_load_model_ex(m, args, nargs, 0, GPA_DROP_API_IDS | GPA_DROP_CORR)) {
+	/* frames name no launch configuration, correlation or callback id */
+	if (cli_load_model_ex(m, args, nargs, 0,
+			      GPA_DROP_API_IDS | GPA_DROP_CORR | GPA_DROP_SHAPES)) {
 		return CMD_ERROR;
 	}
 	/* the classification on a second thread while the steps are found */

@@ -354,7 +354,7 @@ static void write_kernel(struct pw *w, size_t r, uint32_t pid)
 	const struct gpa_model *m = w->m;
 	const struct gpa_kernels *k = &m->kern;
 	const char *name = "";
-	uint32_t fn = k->func[r], sh = k->shape[r];
+	uint32_t fn = k->func[r], sh = gpa_col_opt(k->shape, r);
 
 	if (fn < m->funcs.n) {
 		name = gpa_model_str(m, m->funcs.v[fn].demangled ? m->funcs.v[fn].demangled

@@ -838,7 +838,7 @@ static void kernel_args(struct pf *w, size_t r)
 {
 	const struct gpa_model *m = w->m;
 	const struct gpa_kernels *k = &m->kern;
-	uint32_t sh = k->shape[r];
+	uint32_t sh = gpa_col_opt(k->shape, r);
 
 	arg_u64(w, ARG_CORRELATION, k->corr[r]);
 	arg_u64(w, ARG_STREAM, k->stream[r]);

@@ -553,7 +553,7 @@ static int write_kernels(struct exp *e)
 
 	for (size_t i = 0; i < k->n && !ret; i++) {
 		const struct gpa_func *fn = &e->m->funcs.v[k->func[i]];
-		const struct gpa_shape *sh = &e->m->shapes.v[k->shape[i]];
+		const struct gpa_shape *sh = &e->m->shapes.v[gpa_col_opt(k->shape, i)];
 		int64_t dem, mangled;
 
 		ret = str_id(e, fn->demangled ? fn->demangled : fn->name, &dem);

@@ -513,7 +513,7 @@ static void format_row(struct gpr_stats_writer *w, size_t r)
 		op.dur = gpa_gpu_end(m, g) - op.start;
 		op.dev = &m->devs.v[m->gpu.dev[g]];
 		if (op.kind == GPA_GPU_KERNEL) {
-			op.sh = &m->shapes.v[m->kern.shape[op.row]];
+			op.sh = &m->shapes.v[gpa_col_opt(m->kern.shape, op.row)];
 		} else {
 			op.bytes = op.kind == GPA_GPU_MEMCPY ? m->copy.bytes[op.row]
 							     : m->set.bytes[op.row];

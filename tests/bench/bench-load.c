@@ -104,7 +104,7 @@ static int bytes(const char *path, unsigned threads)
 	uint64_t events_ = m.kern.n + m.api.n + m.copy.n + m.set.n + m.sync.n + m.nvtx.n + m.ovh.n;
 	size_t total_ = 0;
 	printf("%s: %" PRIu64 " records in the tables\n", path, events_);
-	TABLE_(m.kern, "kernels", GPA_KERNEL_COLS, GPA_GRAPH_COLS_)
+	TABLE_(m.kern, "kernels", GPA_KERNEL_COLS, GPA_KERNEL_OPT_COLS_)
 	TABLE_(m.copy, "memcpys", GPA_MEMCPY_COLS, GPA_GRAPH_COLS_)
 	TABLE_(m.set, "memsets", GPA_MEMSET_COLS, GPA_GRAPH_COLS_)
 	TABLE_(m.api, "api", GPA_API_COLS, GPA_API_OPT_COLS_)

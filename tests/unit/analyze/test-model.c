@@ -255,7 +255,7 @@ TEST(model_timeline_order_and_optional_return)
  * Kernels of many streams of one device, each stream in order, the streams
  * interleaved in the file (as CUPTI's buffers hand them over), with equal
  * starts across streams: the timeline is the stable order by (start, file
- * order), found by merging the streams' runs (12 streams) or, past 63
+ * order), found by merging the streams' runs at once (5 streams) or pairwise (12), or, past 63
  * streams, by the radix sort. The answer is the test's own insertion sort.
  */
 static void check_streams(unsigned nstreams)
@@ -300,6 +300,7 @@ static void check_streams(unsigned nstreams)
 
 TEST(model_timeline_interleaved_streams)
 {
+	check_streams(5);
 	check_streams(12);
 	check_streams(70);
 }
@@ -315,13 +316,14 @@ TEST(model_drop_columns)
 	struct gpa_model full, lean;
 	const char *paths[1];
 	char err[256] = "";
-	struct gpa_load_opts lo = {.drop = GPA_DROP_API_IDS | GPA_DROP_CORR};
+	struct gpa_load_opts lo = {.drop = GPA_DROP_API_IDS | GPA_DROP_CORR | GPA_DROP_SHAPES};
 
 	tw_open(&t, "drop.gpz");
 	for (uint32_t i = 0; i < 50; i++) {
 		add_api(&t, 100 * (uint64_t)i, 100 * (uint64_t)i + 10, 7, "cudaLaunchKernel", i + 1,
 			GPT_API_RUNTIME);
-		add_kernel(&t, 100 * (uint64_t)i + 20, 100 * (uint64_t)i + 60, 0, 1, 50 - i, "k", 1);
+		add_kernel(&t, 100 * (uint64_t)i + 20, 100 * (uint64_t)i + 60, 0, 1, 50 - i, "k",
+			   (int32_t)(i % 3) + 1);
 	}
 	tw_close(&t);
 	paths[0] = t.path;
@@ -333,6 +335,13 @@ TEST(model_drop_columns)
 	CHECK(lean.api.corr == NULL);
 	CHECK(lean.api.cbid == NULL);
 	CHECK(lean.api.domain == NULL);
+	/* three launch configurations, none when they are dropped */
+	CHECK_EQ_U(full.shapes.n, 3);
+	REQUIRE(full.kern.shape != NULL);
+	CHECK_EQ_U(gpa_col_opt(full.kern.shape, 0), 0);
+	CHECK_EQ_U(full.shapes.v[gpa_col_opt(full.kern.shape, 4)].grid_x, 2);
+	CHECK(lean.kern.shape == NULL);
+	CHECK_EQ_U(lean.shapes.n, 0);
 	REQUIRE(lean.kern.n == 50 && full.kern.n == 50);
 	for (size_t k = 0; k < 50; k++) {
 		CHECK_EQ_U(lean.kern.api[k], full.kern.api[k]);
