@@ -1510,6 +1510,7 @@ struct prefault {
 	}
 PREFAULT_TABLE_(gpa_kernels, GPA_KERNEL_COLS, GPA_KERNEL_OPT_COLS_)
 PREFAULT_TABLE_(gpa_apis, GPA_API_COLS, GPA_API_OPT_COLS_)
+PREFAULT_TABLE_(gpa_gpus, GPA_GPU_COLS, GPA_NO_COLS_)
 
 static void *prefault_main(void *arg)
 {
@@ -1534,6 +1535,8 @@ static void prefault_start(struct prefault *p, const struct gpa_model *m, size_t
 	p->running = false;
 	gpa_kernels_prefault(p, &m->kern, k0);
 	gpa_apis_prefault(p, &m->api, a0);
+	/* the timeline's index, built after the load: its rows' pages too */
+	gpa_gpus_prefault(p, &m->gpu, k0 + m->copy.n + m->set.n);
 	if (threads > 1 && p->bytes >= PREFAULT_MIN_BYTES) {
 		p->running = pthread_create(&p->th, NULL, prefault_main, p) == 0;
 	}
@@ -1593,7 +1596,8 @@ static int load_file(struct gpa_model *m, const char *path, const struct gpa_nsy
 	     gpa_syncs_reserve(&m->sync, m->sync.n + counts[GPT_KIND_SYNC]) ||
 	     gpa_nvtxs_reserve(&m->nvtx, m->nvtx.n + counts[GPT_KIND_NVTX]) ||
 	     gpa_overheads_reserve(&m->ovh, m->ovh.n + counts[GPT_KIND_OVERHEAD]) ||
-	     gpa_mems_reserve(&m->mem, m->mem.n + counts[GPT_KIND_MEMORY]))) {
+	     gpa_mems_reserve(&m->mem, m->mem.n + counts[GPT_KIND_MEMORY]) ||
+	     gpa_gpus_reserve(&m->gpu, m->kern.cap + m->copy.cap + m->set.cap))) {
 		snprintf(errbuf, errlen, "%s: out of memory loading the trace", path);
 		ret = -GP_ERR_NOMEM;
 		goto out;
