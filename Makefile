@@ -305,6 +305,13 @@ bench-scaling: $(BENCH_LOAD) $(GPUPROF) $(TRACEGEN)
 	@BENCH_DIFF_THREADS="1 2" sh tests/bench/bench-diff.sh $(GPUPROF) $(TRACEGEN)
 .PHONY: bench-scaling
 
+# report and flame of another build (BEFORE=path to its gpuprof) against this one, interleaved,
+# on ten million events (tests/bench/bench-vs.sh; docs/performance.md).
+bench-vs: $(GPUPROF) $(TRACEGEN)
+	@test -n "$(BEFORE)" || { echo "bench-vs: give BEFORE=path to the gpuprof to compare with"; exit 2; }
+	@sh tests/bench/bench-vs.sh $(BEFORE) $(GPUPROF) $(TRACEGEN)
+.PHONY: bench-vs
+
 # Kineto JSON import alone (in-process), per anchor: tests/bench/bench-kineto.sh.
 BENCH_KINETO := $(O)/bench-kineto
 $(BENCH_KINETO): $(call obj,tests/bench/bench-kineto.c) $(LIB_IMPORT) $(LIB_TRACE) $(LIB_BASE)

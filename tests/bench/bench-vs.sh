@@ -1,0 +1,89 @@
+#!/bin/sh
+# bench-vs.sh - report and flame of two builds, interleaved, on ten million events.
+#
+# usage: sh tests/bench/bench-vs.sh BEFORE AFTER TRACEGEN [RUNS]
+#
+# BEFORE and AFTER are two gpuprof binaries (say the tree before a change,
+# built in a git worktree, and this one). On the 10 M-event generated trace
+# (tracegen --steps 1000 --kernels 2500 --devices 2, kept in $TMPDIR as
+# bench-threads.sh keeps it), RUNS rounds (default 7), each running
+#   report --format json   (output to /dev/null)
+#   flame -o x.svg
+# once with each binary, so a machine whose speed drifts over minutes slows
+# both alike. Printed per command and binary: the median wall time with its
+# range, the median CPU time (user + system, all threads), the largest peak
+# resident set and bytes per event; then AFTER / BEFORE of the medians. The
+# outputs of the two binaries are compared too (they should be the same bytes).
+set -u
+BEFORE=${1:?usage: bench-vs.sh BEFORE AFTER TRACEGEN [RUNS]}
+AFTER=${2:?usage: bench-vs.sh BEFORE AFTER TRACEGEN [RUNS]}
+TRACEGEN=${3:?usage: bench-vs.sh BEFORE AFTER TRACEGEN [RUNS]}
+RUNS=${4:-7}
+command -v python3 >/dev/null 2>&1 || { echo "bench-vs: skipped (no python3)"; exit 0; }
+trace=${TMPDIR:-/tmp}/gpuprof-bench-threads-10m.gpz
+if [ ! -s "$trace" ]; then
+	"$TRACEGEN" --steps 1000 --kernels 2500 --devices 2 -o "$trace.tmp" >/dev/null &&
+		mv "$trace.tmp" "$trace" || exit 1
+fi
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/bench-vs-XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+echo "bench-vs: $trace, $(wc -c <"$trace") bytes; load before: $(cut -d' ' -f1-3 /proc/loadavg), $RUNS rounds"
+python3 - "$BEFORE" "$AFTER" "$trace" "$RUNS" "$tmp" <<'PY'
+import filecmp, os, resource, subprocess, sys, time
+before, after, trace, runs, tmp = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5]
+events = None
+info = subprocess.run([after, "info", "--json", trace], capture_output=True, text=True)
+if info.returncode == 0:
+    import json
+    try:
+        events = json.loads(info.stdout)["files"][0]["events"]
+    except (ValueError, KeyError, IndexError):
+        events = None
+
+def out(b, c):
+    return os.path.join(tmp, "%s-%s.%s" % (b, c, "svg" if c == "flame" else "json"))
+
+def cmd(path, b, c):
+    if c == "report":
+        return [path, "report", "--format", "json", "-o", out(b, c), trace]
+    return [path, "flame", "-o", out(b, c), trace]
+
+res = {}
+for _ in range(runs):
+    for c in ("report", "flame"):
+        for b, path in (("before", before), ("after", after)):
+            try:
+                os.unlink(out(b, c))
+            except FileNotFoundError:
+                pass
+            pid = os.fork()
+            if pid == 0:
+                fd = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(fd, 1)
+                os.dup2(fd, 2)
+                os.execv(path, cmd(path, b, c))
+            w0 = time.perf_counter()
+            _, status, ru = os.wait4(pid, 0)
+            w = time.perf_counter() - w0
+            if status:
+                sys.exit("bench-vs: %s failed" % " ".join(cmd(path, b, c)))
+            res.setdefault((c, b), []).append((w, ru.ru_utime + ru.ru_stime, ru.ru_maxrss))
+        same = filecmp.cmp(out("before", c), out("after", c), shallow=False)
+        res.setdefault((c, "same"), []).append(same)
+med = lambda v: sorted(v)[len(v) // 2]
+print("| command | binary | wall, median (range) | CPU, median | peak RSS | B/event | after / before (wall) | same output |")
+print("| --- | --- | ---: | ---: | ---: | ---: | ---: | --- |")
+for c in ("report", "flame"):
+    wb = med([w for w, _, _ in res[(c, "before")]])
+    for b in ("before", "after"):
+        v = res[(c, b)]
+        w = [x[0] for x in v]
+        cpu = med([x[1] for x in v])
+        rss = max(x[2] for x in v)  # KiB
+        bpe = "%.1f" % (rss * 1024.0 / events) if events else "-"
+        ratio = "%.2fx" % (med(w) / wb) if b == "after" else ""
+        same = ("yes" if all(res[(c, "same")]) else "NO") if b == "after" else ""
+        print("| %s | %s | %.2f s (%.2f-%.2f) | %.2f s | %.0f MiB | %s | %s | %s |" %
+              (c, b, med(w), min(w), max(w), cpu, rss / 1024.0, bpe, ratio, same))
+PY
+echo "bench-vs: load after: $(cut -d' ' -f1-3 /proc/loadavg)"
