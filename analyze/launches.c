@@ -587,73 +587,86 @@ out:
 
 /* ---- brief: the report's figures in linear time, 4 bytes per GPU op */
 
-/* Puts the k-th smallest of v[0..n) at v[k], smaller before it, larger after. */
-static void select_k(uint32_t *v, size_t n, size_t k)
+/*
+ * The order statistics of ranks want[0..nr) (nr <= 8, each < n) of v[0..n),
+ * into out: a histogram of the high 16 bits finds each rank's bucket, one of
+ * the low 16 bits within the bucket its value. Two passes over v however
+ * many ranks (the report asks eight: four quantiles, each between two
+ * values), where a selection per rank reorders v each time. Returns
+ * -GP_ERR_NOMEM or 0.
+ */
+static int order_stats(const uint32_t *v, size_t n, const size_t *want, size_t nr, uint32_t *out)
 {
-	size_t lo = 0, hi = n - 1;
+	size_t *hist = malloc(65536 * sizeof(*hist));
+	int ret = hist ? 0 : -GP_ERR_NOMEM;
+	size_t rk[8], idx[8];
+	uint32_t got[8];
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		uint32_t a = v[lo], b = v[mid], c = v[hi], t;
-		uint32_t piv = a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b));
-		size_t i = lo, j = hi;
-
-		while (i <= j) {
-			while (v[i] < piv) {
-				i++;
+	/* the ranks in ascending order (idx: where each came from) */
+	for (size_t r = 0; r < nr; r++) {
+		size_t j = r;
+		while (j > 0 && rk[j - 1] > want[r]) {
+			rk[j] = rk[j - 1];
+			idx[j] = idx[j - 1];
+			j--;
+		}
+		rk[j] = want[r];
+		idx[j] = r;
+	}
+	/* level 1: the bucket (high 16 bits) of each rank, and the rank within it */
+	uint32_t bucket[8];
+	size_t within[8];
+	if (!ret) {
+		memset(hist, 0, 65536 * sizeof(*hist));
+		for (size_t i = 0; i < n; i++) {
+			hist[v[i] >> 16]++;
+		}
+		size_t below = 0, r = 0;
+		for (uint32_t h = 0; h < 65536 && r < nr; h++) {
+			while (r < nr && rk[r] < below + hist[h]) {
+				bucket[r] = h;
+				within[r] = rk[r] - below;
+				r++;
 			}
-			while (v[j] > piv) {
-				j--;
-			}
-			if (i <= j) {
-				t = v[i];
-				v[i] = v[j];
-				v[j] = t;
-				i++;
-				if (j == 0) {
-					break;
-				}
-				j--;
+			below += hist[h];
+		}
+	}
+	/* level 2: per distinct bucket, the low 16 bits of its values */
+	for (size_t r = 0; !ret && r < nr;) {
+		uint32_t h = bucket[r];
+		memset(hist, 0, 65536 * sizeof(*hist));
+		for (size_t i = 0; i < n; i++) {
+			if (v[i] >> 16 == h) {
+				hist[v[i] & 0xffff]++;
 			}
 		}
-		if (k <= j) {
-			hi = j;
-		} else if (k >= i) {
-			lo = i;
-		} else {
-			return;
+		size_t below = 0;
+		for (uint32_t lo = 0; lo < 65536 && r < nr && bucket[r] == h; lo++) {
+			while (r < nr && bucket[r] == h && within[r] < below + hist[lo]) {
+				got[r++] = h << 16 | lo;
+			}
+			below += hist[lo];
 		}
 	}
+	for (size_t r = 0; !ret && r < nr; r++) {
+		out[idx[r]] = got[r];
+	}
+	free(hist);
+	return ret;
 }
 
-/* The q quantile (linear interpolation, as quant()) of v[0..n), n > 0; reorders v. */
-static double quant_select(uint32_t *v, size_t n, double q)
+/* gpa_launch_dist_of over 32-bit values, without sorting them; -GP_ERR_NOMEM or 0. */
+static int dist_select(const uint32_t *v, size_t n, struct gpa_launch_dist *d)
 {
-	double pos = q * (double)(n - 1);
-	size_t lo = (size_t)pos;
-	uint32_t a, b;
-
-	select_k(v, n, lo);
-	a = v[lo];
-	if (lo + 1 >= n) {
-		return (double)a;
-	}
-	b = v[lo + 1];
-	for (size_t i = lo + 2; i < n; i++) {
-		b = v[i] < b ? v[i] : b;
-	}
-	return (double)a + ((double)b - (double)a) * (pos - (double)lo);
-}
-
-/* gpa_launch_dist_of over 32-bit values, without sorting them. */
-static void dist_select(uint32_t *v, size_t n, struct gpa_launch_dist *d)
-{
-	double ss = 0;
+	static const double qs[4] = {0.25, 0.5, 0.75, 0.9};
+	double ss = 0, pos[4];
+	size_t rk[8], nr = 0;
+	uint32_t val[8];
 
 	memset(d, 0, sizeof(*d));
 	d->n = n;
 	if (!n) {
-		return;
+		return 0;
 	}
 	d->min = d->max = v[0];
 	for (size_t i = 0; i < n; i++) {
@@ -666,10 +679,26 @@ static void dist_select(uint32_t *v, size_t n, struct gpa_launch_dist *d)
 		ss += ((double)v[i] - d->mean) * ((double)v[i] - d->mean);
 	}
 	d->std = n > 1 ? sqrt(ss / (double)(n - 1)) : 0;
-	d->p25 = quant_select(v, n, 0.25);
-	d->p50 = quant_select(v, n, 0.5);
-	d->p75 = quant_select(v, n, 0.75);
-	d->p90 = quant_select(v, n, 0.9);
+	/* each quantile interpolates (as quant()) between the values of ranks lo and lo + 1 */
+	for (int q = 0; q < 4; q++) {
+		pos[q] = qs[q] * (double)(n - 1);
+		size_t lo = (size_t)pos[q];
+		rk[nr++] = lo;
+		rk[nr++] = lo + 1 < n ? lo + 1 : lo;
+	}
+	if (order_stats(v, n, rk, nr, val)) {
+		return -GP_ERR_NOMEM;
+	}
+	double p[4];
+	for (int q = 0; q < 4; q++) {
+		double a = val[2 * q], b = val[2 * q + 1];
+		p[q] = a + (b - a) * (pos[q] - (double)rk[2 * q]);
+	}
+	d->p25 = p[0];
+	d->p50 = p[1];
+	d->p75 = p[2];
+	d->p90 = p[3];
+	return 0;
 }
 
 /*
@@ -728,7 +757,10 @@ static int brief(const struct gpa_model *m, struct gpa_launches *l)
 				l->delay_outliers += delay > l->opts.delay_cutoff_ns;
 			}
 		}
-		dist_select(v, n, pass ? &l->delay : &l->cpu);
+		if (dist_select(v, n, pass ? &l->delay : &l->cpu)) {
+			free(v);
+			return -GP_ERR_NOMEM;
+		}
 	}
 	free(v);
 	return 0;
