@@ -588,117 +588,132 @@ out:
 /* ---- brief: the report's figures in linear time, 4 bytes per GPU op */
 
 /*
- * The order statistics of ranks want[0..nr) (nr <= 8, each < n) of v[0..n),
- * into out: a histogram of the high 16 bits finds each rank's bucket, one of
- * the low 16 bits within the bucket its value. Two passes over v however
- * many ranks (the report asks eight: four quantiles, each between two
- * values), where a selection per rank reorders v each time. Returns
- * -GP_ERR_NOMEM or 0.
+ * One distribution of the brief path, built without keeping its values:
+ * count, sum and extremes and a histogram of the values' high 16 bits in a
+ * first pass over the ops; then, the mean known, the squared deviations and
+ * a histogram of the low 16 bits within each bucket that holds one of the
+ * eight ranks the four interpolated quantiles need, in a second. Exactly the
+ * figures of sorting the values (the test compares with the full path).
  */
-static int order_stats(const uint32_t *v, size_t n, const size_t *want, size_t nr, uint32_t *out)
-{
-	size_t *hist = malloc(65536 * sizeof(*hist));
-	int ret = hist ? 0 : -GP_ERR_NOMEM;
-	size_t rk[8], idx[8];
-	uint32_t got[8];
+struct bdist {
+	uint64_t n, sum;
+	uint32_t min, max;
+	double mean, ss;
+	size_t *h1;          /* 65536: values by high 16 bits */
+	double pos[4];       /* the quantiles' positions */
+	size_t rk[8], idx[8]; /* the eight ranks ascending; idx: which of them */
+	uint32_t bucket[8];  /* each rank's high 16 bits */
+	size_t within[8];    /* its rank among its bucket's values */
+	uint32_t distinct[8], nd; /* the buckets that hold ranks */
+	uint32_t *h2[8];     /* 65536 each: their values by low 16 bits */
+	uint32_t val[8];     /* the ranks' values, by idx */
+};
 
-	/* the ranks in ascending order (idx: where each came from) */
-	for (size_t r = 0; r < nr; r++) {
-		size_t j = r;
-		while (j > 0 && rk[j - 1] > want[r]) {
-			rk[j] = rk[j - 1];
-			idx[j] = idx[j - 1];
-			j--;
-		}
-		rk[j] = want[r];
-		idx[j] = r;
-	}
-	/* level 1: the bucket (high 16 bits) of each rank, and the rank within it */
-	uint32_t bucket[8];
-	size_t within[8];
-	if (!ret) {
-		memset(hist, 0, 65536 * sizeof(*hist));
-		for (size_t i = 0; i < n; i++) {
-			hist[v[i] >> 16]++;
-		}
-		size_t below = 0, r = 0;
-		for (uint32_t h = 0; h < 65536 && r < nr; h++) {
-			while (r < nr && rk[r] < below + hist[h]) {
-				bucket[r] = h;
-				within[r] = rk[r] - below;
-				r++;
-			}
-			below += hist[h];
-		}
-	}
-	/* level 2: per distinct bucket, the low 16 bits of its values */
-	for (size_t r = 0; !ret && r < nr;) {
-		uint32_t h = bucket[r];
-		memset(hist, 0, 65536 * sizeof(*hist));
-		for (size_t i = 0; i < n; i++) {
-			if (v[i] >> 16 == h) {
-				hist[v[i] & 0xffff]++;
-			}
-		}
-		size_t below = 0;
-		for (uint32_t lo = 0; lo < 65536 && r < nr && bucket[r] == h; lo++) {
-			while (r < nr && bucket[r] == h && within[r] < below + hist[lo]) {
-				got[r++] = h << 16 | lo;
-			}
-			below += hist[lo];
-		}
-	}
-	for (size_t r = 0; !ret && r < nr; r++) {
-		out[idx[r]] = got[r];
-	}
-	free(hist);
-	return ret;
+static void bdist_add(struct bdist *d, uint32_t v)
+{
+	d->min = !d->n || v < d->min ? v : d->min;
+	d->max = !d->n || v > d->max ? v : d->max;
+	d->n++;
+	d->sum += v;
+	d->h1[v >> 16]++;
 }
 
-/* gpa_launch_dist_of over 32-bit values, without sorting them; -GP_ERR_NOMEM or 0. */
-static int dist_select(const uint32_t *v, size_t n, struct gpa_launch_dist *d)
+/* After the first pass: the ranks, their buckets, the second pass's histograms. */
+static int bdist_plan(struct bdist *d)
 {
 	static const double qs[4] = {0.25, 0.5, 0.75, 0.9};
-	double ss = 0, pos[4];
-	size_t rk[8], nr = 0;
-	uint32_t val[8];
+	size_t want[8], nr = 8;
 
-	memset(d, 0, sizeof(*d));
-	d->n = n;
-	if (!n) {
+	if (!d->n) {
 		return 0;
 	}
-	d->min = d->max = v[0];
-	for (size_t i = 0; i < n; i++) {
-		d->sum += v[i];
-		d->min = v[i] < d->min ? v[i] : d->min;
-		d->max = v[i] > d->max ? v[i] : d->max;
-	}
-	d->mean = (double)d->sum / (double)n;
-	for (size_t i = 0; i < n; i++) {
-		ss += ((double)v[i] - d->mean) * ((double)v[i] - d->mean);
-	}
-	d->std = n > 1 ? sqrt(ss / (double)(n - 1)) : 0;
-	/* each quantile interpolates (as quant()) between the values of ranks lo and lo + 1 */
+	d->mean = (double)d->sum / (double)d->n;
 	for (int q = 0; q < 4; q++) {
-		pos[q] = qs[q] * (double)(n - 1);
-		size_t lo = (size_t)pos[q];
-		rk[nr++] = lo;
-		rk[nr++] = lo + 1 < n ? lo + 1 : lo;
+		d->pos[q] = qs[q] * (double)(d->n - 1);
+		size_t lo = (size_t)d->pos[q];
+		want[2 * q] = lo;
+		want[2 * q + 1] = lo + 1 < d->n ? lo + 1 : lo;
 	}
-	if (order_stats(v, n, rk, nr, val)) {
-		return -GP_ERR_NOMEM;
+	for (size_t r = 0; r < nr; r++) { /* ascending, stable */
+		size_t j = r;
+		while (j > 0 && d->rk[j - 1] > want[r]) {
+			d->rk[j] = d->rk[j - 1];
+			d->idx[j] = d->idx[j - 1];
+			j--;
+		}
+		d->rk[j] = want[r];
+		d->idx[j] = r;
+	}
+	size_t below = 0, r = 0;
+	for (uint32_t h = 0; h < 65536 && r < nr; h++) {
+		while (r < nr && d->rk[r] < below + d->h1[h]) {
+			d->bucket[r] = h;
+			d->within[r] = d->rk[r] - below;
+			if (!d->nd || d->distinct[d->nd - 1] != h) {
+				d->h2[d->nd] = calloc(65536, sizeof(*d->h2[0]));
+				if (!d->h2[d->nd]) {
+					return -GP_ERR_NOMEM;
+				}
+				d->distinct[d->nd++] = h;
+			}
+			r++;
+		}
+		below += d->h1[h];
+	}
+	return 0;
+}
+
+static void bdist_add2(struct bdist *d, uint32_t v)
+{
+	d->ss += ((double)v - d->mean) * ((double)v - d->mean);
+	for (uint32_t b = 0; b < d->nd; b++) {
+		if (d->distinct[b] == v >> 16) {
+			d->h2[b][v & 0xffff]++;
+			break;
+		}
+	}
+}
+
+/* After the second pass: the figures. */
+static void bdist_finish(struct bdist *d, struct gpa_launch_dist *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->n = d->n;
+	if (!d->n) {
+		return;
+	}
+	out->sum = d->sum;
+	out->min = d->min;
+	out->max = d->max;
+	out->mean = d->mean;
+	out->std = d->n > 1 ? sqrt(d->ss / (double)(d->n - 1)) : 0;
+	for (size_t r = 0, b = 0; r < 8 && b < d->nd; b++) {
+		size_t below = 0;
+		for (uint32_t lo = 0; lo < 65536 && r < 8 && d->bucket[r] == d->distinct[b]; lo++) {
+			while (r < 8 && d->bucket[r] == d->distinct[b] &&
+			       d->within[r] < below + d->h2[b][lo]) {
+				d->val[d->idx[r++]] = d->distinct[b] << 16 | lo;
+			}
+			below += d->h2[b][lo];
+		}
 	}
 	double p[4];
 	for (int q = 0; q < 4; q++) {
-		double a = val[2 * q], b = val[2 * q + 1];
-		p[q] = a + (b - a) * (pos[q] - (double)rk[2 * q]);
+		double a = d->val[2 * q], v = d->val[2 * q + 1];
+		p[q] = a + (v - a) * (d->pos[q] - (double)(size_t)d->pos[q]);
 	}
-	d->p25 = p[0];
-	d->p50 = p[1];
-	d->p75 = p[2];
-	d->p90 = p[3];
-	return 0;
+	out->p25 = p[0];
+	out->p50 = p[1];
+	out->p75 = p[2];
+	out->p90 = p[3];
+}
+
+static void bdist_release(struct bdist *d)
+{
+	free(d->h1);
+	for (uint32_t b = 0; b < d->nd; b++) {
+		free(d->h2[b]);
+	}
 }
 
 /*
@@ -729,41 +744,52 @@ static bool brief_op(const struct gpa_model *m, size_t i, struct gpa_launches *l
 	return true;
 }
 
-/* 0, 1 when a value does not fit 32 bits (the caller takes the full path), or an error. */
+/*
+ * 0, 1 when a value does not fit 32 bits (the caller takes the full path), or
+ * an error. Two passes over the ops, no array of values (bdist).
+ */
 static int brief(const struct gpa_model *m, struct gpa_launches *l)
 {
-	uint32_t *v = gp_malloc_big((m->gpu.n ? m->gpu.n : 1) * sizeof(*v));
-	size_t n = 0;
+	struct bdist d[2] = {{0}, {0}}; /* call time, launch delay */
 	uint64_t cpu, delay;
+	int ret = 0;
 
-	if (!v) {
-		return -GP_ERR_NOMEM;
+	d[0].h1 = calloc(65536, sizeof(*d[0].h1));
+	d[1].h1 = calloc(65536, sizeof(*d[1].h1));
+	if (!d[0].h1 || !d[1].h1) {
+		ret = -GP_ERR_NOMEM;
+		goto out;
 	}
-	for (int pass = 0; pass < 2; pass++) {
-		n = 0;
-		l->unlinked = l->graph_ops = l->short_kernels = 0;
-		for (size_t i = 0; i < m->gpu.n; i++) {
-			if (!brief_op(m, i, l, &cpu, &delay)) {
-				continue;
-			}
-			uint64_t x = pass ? delay : cpu;
-			if (x > UINT32_MAX) {
-				free(v);
-				return 1;
-			}
-			v[n++] = (uint32_t)x;
-			if (!pass) {
-				l->cpu_outliers += cpu > l->opts.runtime_cutoff_ns;
-				l->delay_outliers += delay > l->opts.delay_cutoff_ns;
-			}
+	for (size_t i = 0; i < m->gpu.n; i++) {
+		if (!brief_op(m, i, l, &cpu, &delay)) {
+			continue;
 		}
-		if (dist_select(v, n, pass ? &l->delay : &l->cpu)) {
-			free(v);
-			return -GP_ERR_NOMEM;
+		if (cpu > UINT32_MAX || delay > UINT32_MAX) {
+			ret = 1;
+			goto out;
+		}
+		bdist_add(&d[0], (uint32_t)cpu);
+		bdist_add(&d[1], (uint32_t)delay);
+		l->cpu_outliers += cpu > l->opts.runtime_cutoff_ns;
+		l->delay_outliers += delay > l->opts.delay_cutoff_ns;
+	}
+	if (bdist_plan(&d[0]) || bdist_plan(&d[1])) {
+		ret = -GP_ERR_NOMEM;
+		goto out;
+	}
+	struct gpa_launches again = {.opts = l->opts}; /* the second pass counts nothing */
+	for (size_t i = 0; i < m->gpu.n; i++) {
+		if (brief_op(m, i, &again, &cpu, &delay)) {
+			bdist_add2(&d[0], (uint32_t)cpu);
+			bdist_add2(&d[1], (uint32_t)delay);
 		}
 	}
-	free(v);
-	return 0;
+	bdist_finish(&d[0], &l->cpu);
+	bdist_finish(&d[1], &l->delay);
+out:
+	bdist_release(&d[0]);
+	bdist_release(&d[1]);
+	return ret;
 }
 
 int gpa_launches_analyze(const struct gpa_model *m, const struct gpa_launches_opts *o,
