@@ -8,6 +8,10 @@
  * strings, and the peak resident set of the process after the load.
  *
  * usage: bench-load read|load|bytes TRACE THREADS [REPS]
+ *        bench-load bytes TRACE THREADS report|flame
+ *
+ * The second form loads as that command does, without the columns it
+ * leaves out (gpa_load_opts.drop).
  *
  * Prints the best wall time of REPS runs (default 3) and that run's process
  * CPU time (all threads), with the records read.
@@ -66,9 +70,11 @@ static int load_all(const char *path, unsigned threads, uint64_t *records)
 }
 
 /* "bytes": where the model's memory goes, per column, and the peak of the load. */
-#define ROW_BYTES_(type, col) + sizeof(type)
+/* Columns a load left out (gpa_load_opts.drop) are NULL and count nothing. */
+#define ROW_BYTES_(type, col) + (t_->col ? sizeof(type) : 0)
 #define COL_LINE_(type, col)                                                                       \
-	printf("  %-12s %-10s %2zu B %10.1f MiB %5.2f B/event\n", name_, #col, sizeof(type),      \
+	if (t_->col)                                                                               \
+		printf("  %-12s %-10s %2zu B %10.1f MiB %5.2f B/event\n", name_, #col, sizeof(type),      \
 	       (double)(t_->n * sizeof(type)) / 1048576.0,                                         \
 	       events_ ? (double)(t_->n * sizeof(type)) / (double)events_ : 0.0);
 #define OPT_LINE_(type, col)                                                                       \
@@ -88,10 +94,15 @@ static int load_all(const char *path, unsigned threads, uint64_t *records)
 		OPT(OPT_LINE_)                                                                     \
 	}
 
-static int bytes(const char *path, unsigned threads)
+static int bytes(const char *path, unsigned threads, const char *as)
 {
 	struct gpa_model m;
 	struct gpa_load_opts lo = {.threads = threads};
+	if (as && !strcmp(as, "report")) {
+		lo.drop = GPA_DROP_API_IDS | GPA_DROP_CORR;
+	} else if (as && !strcmp(as, "flame")) {
+		lo.drop = GPA_DROP_API_IDS | GPA_DROP_CORR | GPA_DROP_SHAPES;
+	}
 	struct rusage ru;
 	char err[512];
 	int ret = gpa_model_load(&m, &path, 1, &lo, err, sizeof(err));
@@ -138,7 +149,7 @@ int main(int argc, char **argv)
 	}
 	unsigned threads = (unsigned)atoi(argv[3]);
 	if (!strcmp(argv[1], "bytes")) {
-		return bytes(argv[2], threads);
+		return bytes(argv[2], threads, argc > 4 ? argv[4] : NULL);
 	}
 	int reps = argc > 4 ? atoi(argv[4]) : 3;
 	for (int i = 0; i < reps; i++) {
