@@ -45,20 +45,6 @@ static uint8_t api_kind(const char *name)
 	return 0;
 }
 
-uint32_t gpa_gpu_api(const struct gpa_model *m, size_t i)
-{
-	uint32_t r = m->gpu.row[i];
-
-	switch (m->gpu.kind[i]) {
-	case GPA_GPU_KERNEL:
-		return m->kern.api[r];
-	case GPA_GPU_MEMCPY:
-		return m->copy.api[r];
-	default:
-		return m->set.api[r];
-	}
-}
-
 uint32_t gpa_gpu_graph(const struct gpa_model *m, size_t i)
 {
 	uint32_t r = m->gpu.row[i], g, api;

@@ -526,7 +526,14 @@ uint32_t gpa_model_work_devices(const struct gpa_model *m, uint32_t *first);
 /* GPU op row i of gpa_model.gpu: its graph id; 0 for a graph launch whose id the trace lacks. */
 uint32_t gpa_gpu_graph(const struct gpa_model *m, size_t i);
 /* The launching API row of GPU op row i of gpa_model.gpu, GPA_NONE when unknown. */
-uint32_t gpa_gpu_api(const struct gpa_model *m, size_t i);
+static inline uint32_t gpa_gpu_api(const struct gpa_model *m, size_t i)
+{
+	uint32_t r = m->gpu.row[i];
+
+	return m->gpu.kind[i] == GPA_GPU_KERNEL   ? m->kern.api[r]
+	       : m->gpu.kind[i] == GPA_GPU_MEMCPY ? m->copy.api[r]
+						  : m->set.api[r];
+}
 int gpa_graphs_flag_calls(struct gpa_model *m);
 void gpa_graphs_count_ops(struct gpa_model *m);
 /*

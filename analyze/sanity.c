@@ -51,23 +51,34 @@ static bool launch_name(const struct gpa_model *m, uint8_t *known, uint32_t name
 	return known[name] == 2;
 }
 
-static void spans(const struct gpa_model *m, struct proc_span *ps)
+/* Each process's span and counts (ps: NULL, only the absurd durations), in one pass a table. */
+static void spans(const struct gpa_model *m, struct proc_span *ps, struct gpa_sanity *out)
 {
 	uint8_t *known = calloc(m->strs.off.n + 1, 1); /* NULL: no cache, the same answers */
 
-	for (size_t p = 0; p < m->procs.n; p++) {
+	for (size_t p = 0; ps && p < m->procs.n; p++) {
 		ps[p].first = UINT64_MAX;
 	}
 	for (size_t i = 0; i < m->gpu.n; i++) {
+		uint64_t a = gpa_gpu_start(m, i), e = gpa_gpu_end(m, i);
+		count_absurd(out, a, e);
+		if (!ps) {
+			continue;
+		}
 		struct proc_span *s = &ps[gpa_dev_proc(m, m->gpu.dev[i])];
-		s->first = gpa_gpu_start(m, i) < s->first ? gpa_gpu_start(m, i) : s->first;
-		s->last = gpa_gpu_end(m, i) > s->last ? gpa_gpu_end(m, i) : s->last;
+		s->first = a < s->first ? a : s->first;
+		s->last = e > s->last ? e : s->last;
 		s->kernels += m->gpu.kind[i] == GPA_GPU_KERNEL;
 	}
 	for (size_t i = 0; i < m->api.n; i++) {
+		uint64_t a = gpa_api_start(m, i), e = gpa_api_end(m, i);
+		count_absurd(out, a, e);
+		if (!ps) {
+			continue;
+		}
 		struct proc_span *s = &ps[m->threads.v[m->api.thread[i]].proc];
-		s->first = gpa_api_start(m, i) < s->first ? gpa_api_start(m, i) : s->first;
-		s->last = gpa_api_end(m, i) > s->last ? gpa_api_end(m, i) : s->last;
+		s->first = a < s->first ? a : s->first;
+		s->last = e > s->last ? e : s->last;
 		if (!(m->api.flags[i] & GPA_API_CAPTURED) &&
 		    launch_name(m, known, m->api.name[i])) {
 			s->launches++;
@@ -93,17 +104,11 @@ void gpa_sanity_check(const struct gpa_model *m, struct gpa_sanity *out)
 	for (size_t p = 0; p < m->procs.n; p++) {
 		out->negative += m->procs.v[p].negative_durations;
 	}
-	for (size_t i = 0; i < m->gpu.n; i++) {
-		count_absurd(out, gpa_gpu_start(m, i), gpa_gpu_end(m, i));
-	}
-	for (size_t i = 0; i < m->api.n; i++) {
-		count_absurd(out, gpa_api_start(m, i), gpa_api_end(m, i));
-	}
 	ps = calloc(m->procs.n ? m->procs.n : 1, sizeof(*ps));
+	spans(m, ps, out); /* without ps (out of memory) only the absurd durations are counted */
 	if (!ps) {
-		return; /* the counts above stand; the per-process ones need the table */
+		return;
 	}
-	spans(m, ps);
 	for (size_t p = 0; p < m->procs.n; p++) {
 		if (ps[p].launches && !ps[p].kernels) {
 			out->procs_without_kernels++;
