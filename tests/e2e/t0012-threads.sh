@@ -52,7 +52,7 @@ same() {
 
 n=0
 for f in $inputs; do
-	for cmd in report stats "flame" "flame -o -.svg" dump; do
+	for cmd in report stats "flame" "flame -o -.svg" "flame --by-step" dump; do
 		run one "$GPUPROF" $cmd --threads 1 "$f"
 		run four "$GPUPROF" $cmd --threads 4 "$f"
 		same one four "$cmd $f"
