@@ -2062,22 +2062,6 @@ static int link_nvtx(struct gpa_model *m)
 	return ret;
 }
 
-/* The device timelines: every GPU op, sorted by (device, start). */
-/* The stream of GPU op i of the timeline. */
-static uint32_t gpu_stream(const struct gpa_model *m, size_t i)
-{
-	uint32_t r = m->gpu.row[i];
-
-	switch (m->gpu.kind[i]) {
-	case GPA_GPU_KERNEL:
-		return m->kern.stream[r];
-	case GPA_GPU_MEMCPY:
-		return m->copy.stream[r];
-	default:
-		return m->set.stream[r];
-	}
-}
-
 /*
  * cls[j] = a group for timeline row first + j (rows of one device): one per
  * stream, the first MERGE_RUNS_MAX - 1 streams met; the rest share the last
@@ -2090,7 +2074,7 @@ static void stream_groups(const struct gpa_model *m, size_t first, size_t n, uin
 	uint8_t last_cls = 0;
 
 	for (size_t j = 0; j < n; j++) {
-		uint32_t st = gpu_stream(m, first + j);
+		uint32_t st = gpa_gpu_stream(m, first + j);
 		if (j && st == last) {
 			cls[j] = last_cls;
 			continue;
