@@ -2220,6 +2220,53 @@ static void span(struct gpa_model *m)
 #undef SPAN_
 }
 
+/*
+ * What the analyses need once every file is read: CPU operators from NVTX,
+ * the tables sorted, the links, the device timelines. -GP_ERR_NOMEM or 0.
+ */
+static int build_indexes(struct gpa_model *m, const struct gpa_load_opts *opts)
+{
+	/* PyTorch operators recorded as NVTX ranges (emit_nvtx): CPU operators (analyze/ops-nvtx.c) */
+	if (gpa_ops_nvtx_convert(m)) {
+		return -GP_ERR_NOMEM;
+	}
+	/*
+	 * The device timelines read only the GPU ops' devices, starts and
+	 * streams: built on a second thread while this one sorts the calls and
+	 * links them (which write none of those).
+	 */
+	struct gpu_job gj = {.m = m};
+	/* their columns move no more once the timeline's thread reads them */
+	gpa_kernels_shrink(&m->kern);
+	gpa_memcpys_shrink(&m->copy);
+	gpa_memsets_shrink(&m->set);
+	bool gthread = opts && opts->threads > 1 &&
+		       pthread_create(&gj.th, NULL, build_gpu_main, &gj) == 0;
+	int ret = sort_tables(m) || sort_memory(m) || link_correlation(m) || link_nvtx(m) ||
+			  gpa_stacks_link(m) || gpa_nccl_link(m) || gpa_graphs_flag_calls(m)
+		      ? -GP_ERR_NOMEM
+		      : 0;
+	/* the links are made: correlation ids are read by exports alone */
+	if (!ret && opts && (opts->drop & GPA_DROP_CORR)) {
+		free(m->kern.corr);
+		m->kern.corr = NULL;
+		if (!m->mem.corr) {
+			free(m->api.corr);
+			m->api.corr = NULL;
+		}
+	}
+	if (gthread) {
+		pthread_join(gj.th, NULL);
+	} else if (!ret) {
+		gj.ret = build_gpu(m);
+	}
+	if (ret || gj.ret) {
+		return -GP_ERR_NOMEM;
+	}
+	gpa_graphs_count_ops(m);
+	return 0;
+}
+
 int gpa_model_load(struct gpa_model *m, const char *const *paths, size_t npaths,
 		   const struct gpa_load_opts *opts, char *errbuf, size_t errlen)
 {
@@ -2324,50 +2371,10 @@ int gpa_model_load(struct gpa_model *m, const char *const *paths, size_t npaths,
 	for (size_t i = 0; i < m->procs.n; i++) {
 		m->events += m->procs.v[i].events;
 	}
-	/* PyTorch operators recorded as NVTX ranges (emit_nvtx): CPU operators (analyze/ops-nvtx.c) */
-	if (gpa_ops_nvtx_convert(m)) {
+	if (build_indexes(m, opts)) {
 		snprintf(errbuf, errlen, "out of memory building the model");
 		goto fail;
 	}
-	/*
-	 * The device timelines read only the GPU ops' devices, starts and
-	 * streams: built on a second thread while this one sorts the calls and
-	 * links them (which write none of those).
-	 */
-	struct gpu_job gj = {.m = m};
-	/* their columns move no more once the timeline's thread reads them */
-	gpa_kernels_shrink(&m->kern);
-	gpa_memcpys_shrink(&m->copy);
-	gpa_memsets_shrink(&m->set);
-	bool gthread = opts && opts->threads > 1 &&
-		       pthread_create(&gj.th, NULL, build_gpu_main, &gj) == 0;
-	if (sort_tables(m) || sort_memory(m) || link_correlation(m) || link_nvtx(m) ||
-	    gpa_stacks_link(m) || gpa_nccl_link(m) || gpa_graphs_flag_calls(m)) {
-		if (gthread) {
-			pthread_join(gj.th, NULL);
-		}
-		snprintf(errbuf, errlen, "out of memory building the model");
-		goto fail;
-	}
-	/* the links are made: correlation ids are read by exports alone */
-	if (opts && (opts->drop & GPA_DROP_CORR)) {
-		free(m->kern.corr);
-		m->kern.corr = NULL;
-		if (!m->mem.corr) {
-			free(m->api.corr);
-			m->api.corr = NULL;
-		}
-	}
-	if (gthread) {
-		pthread_join(gj.th, NULL);
-	} else {
-		gj.ret = build_gpu(m);
-	}
-	if (gj.ret) {
-		snprintf(errbuf, errlen, "out of memory building the model");
-		goto fail;
-	}
-	gpa_graphs_count_ops(m);
 	span(m);
 	gp_debug("model of %zu files: %" PRIu64 " events; %zu kernels, %zu copies, %zu memsets, "
 		 "%zu API calls, %zu syncs, %zu NVTX ranges (%zu kernels and %zu calls of 4.3 s "
