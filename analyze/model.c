@@ -2168,6 +2168,7 @@ static int build_gpu(struct gpa_model *m)
 	GPU_ROWS_(m->set, GPA_GPU_MEMSET);
 #undef GPU_ROWS_
 	g->n = total;
+	gpa_gpus_shrink(g); /* sized while reading from the chunk headers, which may overcount */
 	free(at);
 	uint32_t *row = gp_malloc_big(cmax * sizeof(*row));
 	uint32_t *perm = gp_malloc_big(cmax * sizeof(*perm));

@@ -40,14 +40,13 @@
 
 /*
  * Kernels and API calls keep their start in 32 bits too: an offset from a
- * base per block of GPA_START_BLOCK rows (gpa_starts.base: the block's first
- * start less 2^31, or 0), so a row may start up to 2.1 s either side of its
- * block's first; one that does not is GPA_START_FAR, its start in the far
- * list (gpa_starts.far, by row). Read them with gpa_kern_start and
- * gpa_api_start.
+ * base per block of 64 rows (row >> GPA_START_BLOCK_SHIFT; gpa_starts.base:
+ * the block's first start less 2^31, or 0), so a row may start up to 2.1 s
+ * either side of its block's first; one that does not is GPA_START_FAR,
+ * its start in the far list (gpa_starts.far, by row). Read them with
+ * gpa_kern_start and gpa_api_start.
  */
 #define GPA_START_BLOCK_SHIFT 6
-#define GPA_START_BLOCK (1u << GPA_START_BLOCK_SHIFT)
 #define GPA_START_FAR UINT32_MAX
 
 /* X(type, column): the columns of each table. */
@@ -347,9 +346,9 @@ struct gpa_long_durs {
 	size_t n, cap;
 };
 
-/* The starts of a table of 32-bit start offsets (GPA_START_BLOCK). */
+/* The starts of a table of 32-bit start offsets (GPA_START_BLOCK_SHIFT). */
 struct gpa_starts {
-	GP_VEC(uint64_t) base;    /* per block of GPA_START_BLOCK rows */
+	GP_VEC(uint64_t) base;    /* per block of 64 rows */
 	struct gpa_long_durs far; /* rows GPA_START_FAR: their starts (.dur), by row */
 };
 

@@ -227,26 +227,17 @@ static size_t lower(const uint64_t *key, size_t lo, size_t hi, uint64_t v)
 	return lo;
 }
 
-/* The first API row in [lo, hi) that starts at v or later. */
-static size_t lower_api(const struct gpa_model *m, size_t lo, size_t hi, uint64_t v)
+/*
+ * The first row in [lo, hi) of a table in start order (the API calls, or a
+ * device's span of the timeline) whose start, read by start_of, is v or later.
+ */
+static size_t lower_by(const struct gpa_model *m,
+		       uint64_t (*start_of)(const struct gpa_model *, size_t), size_t lo, size_t hi,
+		       uint64_t v)
 {
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (gpa_api_start(m, mid) < v) {
-			lo = mid + 1;
-		} else {
-			hi = mid;
-		}
-	}
-	return lo;
-}
-
-/* The first GPU op row in [lo, hi) of a device's timeline that starts at v or later. */
-static size_t lower_gpu(const struct gpa_model *m, size_t lo, size_t hi, uint64_t v)
-{
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (gpa_gpu_start(m, mid) < v) {
+		if (start_of(m, mid) < v) {
 			lo = mid + 1;
 		} else {
 			hi = mid;
@@ -279,10 +270,10 @@ static size_t count_window(const struct gpa_model *m, uint32_t proc, uint64_t w0
 			continue;
 		}
 		size_t a = dv->gpu_first, b = dv->gpu_first + dv->gpu_count;
-		n += lower_gpu(m, a, b, w1) - lower_gpu(m, a, b, w0);
+		n += lower_by(m, gpa_gpu_start, a, b, w1) - lower_by(m, gpa_gpu_start, a, b, w0);
 	}
 	/* API and NVTX tables hold every process: an overestimate with several. */
-	n += lower_api(m, 0, m->api.n, w1) - lower_api(m, 0, m->api.n, w0);
+	n += lower_by(m, gpa_api_start, 0, m->api.n, w1) - lower_by(m, gpa_api_start, 0, m->api.n, w0);
 	n += lower(m->nvtx.start, 0, m->nvtx.n, w1) - lower(m->nvtx.start, 0, m->nvtx.n, w0);
 	return n;
 }
@@ -328,7 +319,7 @@ static void collect(struct tl *t, struct view *v, uint32_t proc, uint64_t w0, ui
 			continue;
 		}
 		size_t a = dv->gpu_first, b = dv->gpu_first + dv->gpu_count;
-		for (size_t g = lower_gpu(m, a, b, w0); g < b && gpa_gpu_start(m, g) < w1; g++) {
+		for (size_t g = lower_by(m, gpa_gpu_start, a, b, w0); g < b && gpa_gpu_start(m, g) < w1; g++) {
 			uint32_t r = m->gpu.row[g], stream, name;
 			switch (m->gpu.kind[g]) {
 			case GPA_GPU_KERNEL:
@@ -351,8 +342,8 @@ static void collect(struct tl *t, struct view *v, uint32_t proc, uint64_t w0, ui
 				 gpa_gpu_end(m, g), w0, name, m->gpu.kind[g]);
 		}
 	}
-	for (size_t i = lower_api(m, 0, m->api.n, w0); i < m->api.n && gpa_api_start(m, i) < w1;
-	     i++) {
+	for (size_t i = lower_by(m, gpa_api_start, 0, m->api.n, w0);
+	     i < m->api.n && gpa_api_start(m, i) < w1; i++) {
 		uint32_t th = m->api.thread[i];
 		if (thread_proc(m, th) != proc) {
 			continue;
