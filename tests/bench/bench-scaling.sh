@@ -20,11 +20,7 @@ TRACEGEN=${2:?usage: bench-scaling.sh GPUPROF TRACEGEN BENCH_LOAD [RUNS]}
 BENCH_LOAD=${3:?usage: bench-scaling.sh GPUPROF TRACEGEN BENCH_LOAD [RUNS]}
 RUNS=${4:-3}
 command -v python3 >/dev/null 2>&1 || { echo "bench-scaling: skipped (no python3)"; exit 0; }
-trace=${TMPDIR:-/tmp}/gpuprof-bench-threads-10m.gpz
-if [ ! -s "$trace" ]; then
-	"$TRACEGEN" --steps 1000 --kernels 2500 --devices 2 -o "$trace.tmp" >/dev/null &&
-		mv "$trace.tmp" "$trace" || exit 1
-fi
+. "$(dirname "$0")/trace-10m.sh"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/bench-scaling-XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 echo "bench-scaling: $trace, $(wc -c <"$trace") bytes; load before: $(cut -d' ' -f1-3 /proc/loadavg), median of $RUNS"

@@ -16,11 +16,7 @@ GPUPROF=${1:?usage: bench-threads.sh GPUPROF TRACEGEN BENCH_LOAD [REPS]}
 TRACEGEN=${2:?usage: bench-threads.sh GPUPROF TRACEGEN BENCH_LOAD [REPS]}
 BENCH_LOAD=${3:?usage: bench-threads.sh GPUPROF TRACEGEN BENCH_LOAD [REPS]}
 REPS=${4:-3}
-trace=${TMPDIR:-/tmp}/gpuprof-bench-threads-10m.gpz
-if [ ! -s "$trace" ]; then
-	"$TRACEGEN" --steps 1000 --kernels 2500 --devices 2 -o "$trace.tmp" >/dev/null &&
-		mv "$trace.tmp" "$trace" || exit 1
-fi
+. "$(dirname "$0")/trace-10m.sh"
 echo "bench-threads: $trace, $(wc -c <"$trace") bytes; load average $(cut -d' ' -f1-3 /proc/loadavg)"
 tmp=$(mktemp)
 trap 'rm -f "$tmp"' EXIT

@@ -20,11 +20,7 @@ AFTER=${2:?usage: bench-vs.sh BEFORE AFTER TRACEGEN [RUNS]}
 TRACEGEN=${3:?usage: bench-vs.sh BEFORE AFTER TRACEGEN [RUNS]}
 RUNS=${4:-7}
 command -v python3 >/dev/null 2>&1 || { echo "bench-vs: skipped (no python3)"; exit 0; }
-trace=${TMPDIR:-/tmp}/gpuprof-bench-threads-10m.gpz
-if [ ! -s "$trace" ]; then
-	"$TRACEGEN" --steps 1000 --kernels 2500 --devices 2 -o "$trace.tmp" >/dev/null &&
-		mv "$trace.tmp" "$trace" || exit 1
-fi
+. "$(dirname "$0")/trace-10m.sh"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/bench-vs-XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 echo "bench-vs: $trace, $(wc -c <"$trace") bytes; load before: $(cut -d' ' -f1-3 /proc/loadavg), $RUNS rounds"
