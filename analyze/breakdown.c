@@ -305,7 +305,7 @@ static uint8_t kernel_class(const struct gpa_model *m, unsigned flags,
 			    const struct gpa_commclass *cc, uint32_t row)
 {
 	uint8_t cls = (uint8_t)gpa_bd_classify(
-		gpa_model_str(m, m->funcs.v[m->kern.func[row]].name), flags);
+		gpa_model_str(m, m->funcs.v[gpa_kern_func(m, row)].name), flags);
 
 	if (flags & GPA_BD_NAME_ONLY) {
 		return cls;
@@ -322,14 +322,14 @@ static int collect(const struct gpa_model *m, unsigned flags, const struct gpa_c
 	int ret = 0;
 
 	for (size_t i = 0; i < m->gpu.n && !ret; i++) {
-		uint32_t row = m->gpu.row[i], proc = gpa_dev_proc(m, m->gpu.dev[i]);
+		uint32_t row = gpa_gpu_row(m, i), proc = gpa_dev_proc(m, gpa_gpu_dev(m, i));
 		uint32_t api, stream;
 		uint8_t cls;
 
-		switch (m->gpu.kind[i]) {
+		switch (gpa_gpu_kind(m, i)) {
 		case GPA_GPU_KERNEL:
 			api = m->kern.api[row];
-			stream = m->kern.stream[row];
+			stream = gpa_kern_stream(m, row);
 			cls = kernel_class(m, flags, cc, row);
 			break;
 		case GPA_GPU_MEMCPY:

@@ -225,7 +225,7 @@ static int exposure(const struct gpa_model *m, const struct gpa_comm_opts *o,
 		bool any = false;
 		for (uint32_t g = dv->gpu_first; g < dv->gpu_first + dv->gpu_count; g++) {
 			bool is_comm = gpa_commclass_gpu(cc, m, g);
-			if (m->gpu.kind[g] == GPA_GPU_KERNEL || is_comm) {
+			if (gpa_gpu_kind(m, g) == GPA_GPU_KERNEL || is_comm) {
 				if (gp_vec_push(&rows, g)) {
 					goto out;
 				}

@@ -228,12 +228,12 @@ int gpa_commclass_compute(const struct gpa_model *m, const struct gpa_commclass_
 	memset(fam, FAM_UNSET, m->funcs.n ? m->funcs.n : 1);
 	for (size_t k = 0; kop && k < m->kern.n; k++) {
 		if (kop[k] != GPA_NONE) {
-			linked[gpa_dev_proc(m, m->kern.dev[k])] = 1;
+			linked[gpa_dev_proc(m, gpa_kern_dev(m, k))] = 1;
 		}
 	}
 	for (size_t k = 0; k < m->kern.n; k++) {
 		uint8_t why = GPA_COMM_NOT;
-		uint32_t f = m->kern.func[k];
+		uint32_t f = gpa_kern_func(m, k);
 		if (kop && kop[k] != GPA_NONE) {
 			why = GPA_COMM_RECORD;
 		} else if (launched_by_comm_op(m, &r, m->kern.api[k], by_str)) {
@@ -244,7 +244,7 @@ int gpa_commclass_compute(const struct gpa_model *m, const struct gpa_commclass_
 			}
 			uint8_t b = fam[f] & FAM_BUILTIN;
 			/* Where kernels link to NCCL records, an NCCL-named one must link too. */
-			bool nccl_unlinked = b == 1 && linked[gpa_dev_proc(m, m->kern.dev[k])];
+			bool nccl_unlinked = b == 1 && linked[gpa_dev_proc(m, gpa_kern_dev(m, k))];
 			if (b && !nccl_unlinked) {
 				why = GPA_COMM_NAME;
 			} else if (fam[f] & FAM_USER) {

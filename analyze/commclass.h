@@ -85,11 +85,11 @@ void gpa_commclass_release(struct gpa_commclass *c);
 static inline bool gpa_commclass_gpu(const struct gpa_commclass *c, const struct gpa_model *m,
 				     size_t g)
 {
-	switch (m->gpu.kind[g]) {
+	switch (gpa_gpu_kind(m, g)) {
 	case GPA_GPU_KERNEL:
-		return c->kern[m->gpu.row[g]] != GPA_COMM_NOT;
+		return c->kern[gpa_gpu_row(m, g)] != GPA_COMM_NOT;
 	case GPA_GPU_MEMCPY:
-		return c->copy[m->gpu.row[g]] != GPA_COMM_NOT;
+		return c->copy[gpa_gpu_row(m, g)] != GPA_COMM_NOT;
 	default:
 		return false;
 	}

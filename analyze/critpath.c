@@ -170,7 +170,7 @@ static bool re_match(const struct ctx *c, pcre2_code *re, const char *s)
 /* What the what-if does to kernel row k: 0 nothing, 1 speed up, 2 remove. */
 static uint8_t kernel_change(struct ctx *c, uint32_t k)
 {
-	uint32_t f = c->m->kern.func[k];
+	uint32_t f = gpa_kern_func(c->m, k);
 
 	if (!c->sp && !c->rm) {
 		return 0;
@@ -316,7 +316,7 @@ static uint32_t node_thread(const struct ctx *c, const struct node *v)
 	if (v->kind == N_END) {
 		v = v->p[0] != GPA_NONE ? &c->n.v[v->p[0]] : v;
 	}
-	return v->kind == N_API ? c->m->api.thread[v->row] : GPA_NONE;
+	return v->kind == N_API ? gpa_api_thread(c->m, v->row) : GPA_NONE;
 }
 
 /* ------------------------------------------------------------ other ranks */
@@ -529,10 +529,10 @@ static uint64_t rank_wait(const struct ctx *c, const struct node *v)
 {
 	const struct gpa_model *m = c->m;
 
-	if (!c->op_last || v->kind != N_GPU || m->gpu.kind[v->row] != GPA_GPU_KERNEL) {
+	if (!c->op_last || v->kind != N_GPU || gpa_gpu_kind(m, v->row) != GPA_GPU_KERNEL) {
 		return 0;
 	}
-	uint32_t op = m->nccl->kern_op[m->gpu.row[v->row]];
+	uint32_t op = m->nccl->kern_op[gpa_gpu_row(m, v->row)];
 	uint64_t t = op < m->nccl->ops.n ? c->op_last[op] : 0;
 	uint64_t s = rec_s(c, v), e = rec_e(c, v);
 	return t > s ? (t < e ? t : e) : 0;
@@ -575,7 +575,7 @@ static int add_apis(struct ctx *c, uint32_t proc, uint64_t ws, uint64_t we, size
 	}
 	c->amap.n = hi - lo;
 	for (size_t r = lo; r < hi; r++) {
-		uint32_t th = m->api.thread[r];
+		uint32_t th = gpa_api_thread(m, r);
 		c->amap.v[r - lo] = GPA_NONE;
 		if (th >= m->threads.n || (proc != GPA_NONE && m->threads.v[th].proc != proc)) {
 			continue;
@@ -607,7 +607,7 @@ static uint8_t gpu_cat(const struct ctx *c, size_t g)
 	if (comm) {
 		return GPA_CP_COMM;
 	}
-	return c->m->gpu.kind[g] == GPA_GPU_KERNEL ? GPA_CP_KERNEL : GPA_CP_COPY;
+	return gpa_gpu_kind(c->m, g) == GPA_GPU_KERNEL ? GPA_CP_KERNEL : GPA_CP_COPY;
 }
 
 /* GPU op row g as a node: its launch call and its stream predecessor. */
@@ -615,15 +615,15 @@ static int add_gpu(struct ctx *c, size_t g, size_t lo)
 {
 	const struct gpa_model *m = c->m;
 	uint32_t idx = (uint32_t)c->n.n, a = gpa_gpu_api(m, g);
-	uint64_t key = ((uint64_t)m->gpu.dev[g] << 32) | gpa_gpu_stream(m, g);
+	uint64_t key = ((uint64_t)gpa_gpu_dev(m, g) << 32) | gpa_gpu_stream(m, g);
 	uint64_t *prev;
 
 	if (add_node(c, N_GPU, (uint32_t)g, gpu_cat(c, g))) {
 		return -GP_ERR_NOMEM;
 	}
 	struct node *v = &c->n.v[idx];
-	if (m->gpu.kind[g] == GPA_GPU_KERNEL) {
-		v->chg = kernel_change(c, m->gpu.row[g]);
+	if (gpa_gpu_kind(m, g) == GPA_GPU_KERNEL) {
+		v->chg = kernel_change(c, gpa_gpu_row(m, g));
 	}
 	if (a != GPA_NONE && a >= lo && a - lo < c->amap.n && c->amap.v[a - lo] != GPA_NONE) {
 		struct node *l = &c->n.v[c->amap.v[a - lo]];
@@ -631,7 +631,7 @@ static int add_gpu(struct ctx *c, size_t g, size_t lo)
 		v->p[0] = c->amap.v[a - lo];
 		l->cat = GPA_CP_LAUNCH;
 		/* A synchronous copy call waits for its copy. */
-		if (m->gpu.kind[g] == GPA_GPU_MEMCPY && !(name_flags(c, m->api.name[a]) & NAME_ASYNC) &&
+		if (gpa_gpu_kind(m, g) == GPA_GPU_MEMCPY && !(name_flags(c, gpa_api_name(m, a)) & NAME_ASYNC) &&
 		    ve > rec_s(c, l) && ve <= rec_e(c, l) &&
 		    (l->p[W_SLOT] == GPA_NONE || rec_e(c, &c->n.v[l->p[W_SLOT]]) < ve)) {
 			l->p[W_SLOT] = idx;
@@ -692,11 +692,11 @@ static uint32_t find_op(const struct ctx *c, uint64_t after, uint64_t until, con
 		}
 		uint32_t g = c->n.v[idx].row;
 		if (like) {
-			if (m->gpu.dev[g] == m->gpu.dev[like->row] &&
+			if (gpa_gpu_dev(m, g) == gpa_gpu_dev(m, like->row) &&
 			    gpa_gpu_stream(m, g) != gpa_gpu_stream(m, like->row)) {
 				return idx;
 			}
-		} else if (gpa_dev_proc(m, m->gpu.dev[g]) == proc &&
+		} else if (gpa_dev_proc(m, gpa_gpu_dev(m, g)) == proc &&
 			   (stream == GPA_NONE || gpa_gpu_stream(m, g) == stream)) {
 			return idx;
 		}
@@ -709,11 +709,11 @@ static uint32_t prev_on_stream(const struct ctx *c, uint32_t g)
 {
 	const struct gpa_model *m = c->m;
 	uint32_t stream = gpa_gpu_stream(m, g);
-	uint16_t dev = m->gpu.dev[g];
+	uint16_t dev = gpa_gpu_dev(m, g);
 
 	for (unsigned k = 0; g > 0 && k < WALK_MAX; k++) {
 		g--;
-		if (m->gpu.dev[g] != dev) {
+		if (gpa_gpu_dev(m, g) != dev) {
 			break;
 		}
 		if (gpa_gpu_stream(m, g) == stream) {
@@ -766,7 +766,7 @@ static int index_streams(struct ctx *c)
 			continue;
 		}
 		uint32_t g = v->row, a = gpa_gpu_api(m, g);
-		struct streamkey k = {((uint64_t)gpa_dev_proc(m, m->gpu.dev[g]) << 32) |
+		struct streamkey k = {((uint64_t)gpa_dev_proc(m, gpa_gpu_dev(m, g)) << 32) |
 					      gpa_gpu_stream(m, g),
 				      a != GPA_NONE ? gpa_api_start(m, a) : gpa_gpu_start(m, g), (uint32_t)i};
 		if (gp_vec_push(&c->bystream, k)) {
@@ -858,14 +858,14 @@ static void link_waits(struct ctx *c, uint64_t ws)
 		if (v->kind == N_API && v->p[W_SLOT] == GPA_NONE && !v->ev) {
 			uint32_t r = v->row, stream = GPA_NONE;
 			uint64_t *sr = gp_u64map_find(&c->syncs, r);
-			if (!sr && !(name_flags(c, m->api.name[r]) & NAME_SYNC)) {
+			if (!sr && !(name_flags(c, gpa_api_name(m, r)) & NAME_SYNC)) {
 				continue;
 			}
 			if (sr && m->sync.type[*sr] == 3) {
 				stream = m->sync.stream[*sr];
 			}
 			v->p[W_SLOT] = find_op(c, rec_s(c, v), rec_e(c, v), NULL,
-					       m->threads.v[m->api.thread[r]].proc, stream);
+					       m->threads.v[gpa_api_thread(m, r)].proc, stream);
 			continue;
 		}
 		if (v->kind != N_GPU) {
@@ -945,7 +945,7 @@ static uint64_t new_dur(const struct ctx *c, const struct node *v, bool what_if)
 		return tail < d ? tail : d;
 	}
 	if (what_if && v->kind == N_API && c->cpu.n) {
-		return cpu_retimed(c, c->m->api.thread[v->row], s, e);
+		return cpu_retimed(c, gpa_api_thread(c->m, v->row), s, e);
 	}
 	if (!what_if || !v->chg) {
 		return d;
@@ -1599,15 +1599,15 @@ void gpa_critpath_release(struct gpa_critpath *c)
 const char *gpa_cp_seg_name(const struct gpa_model *m, const struct gpa_cp_seg *g)
 {
 	if (g->kind == 0) {
-		return gpa_model_str(m, m->api.name[g->row]);
+		return gpa_model_str(m, gpa_api_name(m, g->row));
 	}
 	if (g->kind != 1) {
 		return "step end";
 	}
-	uint32_t r = m->gpu.row[g->row];
-	switch (m->gpu.kind[g->row]) {
+	uint32_t r = gpa_gpu_row(m, g->row);
+	switch (gpa_gpu_kind(m, g->row)) {
 	case GPA_GPU_KERNEL: {
-		const struct gpa_func *f = &m->funcs.v[m->kern.func[r]];
+		const struct gpa_func *f = &m->funcs.v[gpa_kern_func(m, r)];
 		return gpa_model_str(m, f->demangled ? f->demangled : f->name);
 	}
 	case GPA_GPU_MEMCPY:

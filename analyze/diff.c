@@ -605,7 +605,7 @@ static int exposed_comm(struct run_ctx *c, double *row)
 		comp.n = comm.n = 0;
 		for (size_t i = first; i < end; i++) {
 			bool is_comm = gpa_commclass_gpu(&c->comm, m, i);
-			if (m->gpu.kind[i] != GPA_GPU_KERNEL && !is_comm) {
+			if (gpa_gpu_kind(m, i) != GPA_GPU_KERNEL && !is_comm) {
 				continue;
 			}
 			uint32_t st = c->steps.gpu_step[i];
@@ -659,7 +659,7 @@ static uint32_t kernel_row(struct gpa_diff *d, struct run_ctx *c, struct acc *a,
 	uint64_t *v;
 
 	if (r == GPA_NONE) {
-		return fam[m->kern.func[m->gpu.row[i]]];
+		return fam[gpa_kern_func(m, gpa_gpu_row(m, i))];
 	}
 	int added = gp_u64map_get_or_insert(&o->row, ((uint64_t)m->nvtx.name[r] << 32) | args,
 					    GPA_NONE, &v);
@@ -698,7 +698,7 @@ static int kernels_and_copies(struct gpa_diff *d, struct run_ctx *c, int side, s
 	/* comm[f]: some kernel of function f is communication (analyze/commclass.h). */
 	memset(comm, 0, m->funcs.n ? m->funcs.n : 1);
 	for (size_t k = 0; k < m->kern.n; k++) {
-		comm[m->kern.func[k]] |= c->comm.kern[k] != GPA_COMM_NOT;
+		comm[gpa_kern_func(m, k)] |= c->comm.kern[k] != GPA_COMM_NOT;
 	}
 	for (size_t f = 0; f < m->funcs.n; f++) {
 		const struct gpa_func *fn = &m->funcs.v[f];
@@ -723,10 +723,10 @@ static int kernels_and_copies(struct gpa_diff *d, struct run_ctx *c, int side, s
 		}
 	}
 	for (size_t i = 0; i < m->gpu.n; i++) {
-		uint32_t st = c->steps.gpu_step[i], row = m->gpu.row[i];
+		uint32_t st = c->steps.gpu_step[i], row = gpa_gpu_row(m, i);
 		double dur = (double)(gpa_gpu_end(m, i) - gpa_gpu_start(m, i));
 		uint32_t kr = GPA_NONE;
-		if (m->gpu.kind[i] == GPA_GPU_KERNEL) {
+		if (gpa_gpu_kind(m, i) == GPA_GPU_KERNEL) {
 			kr = kernel_row(d, c, a, &ops, fam, i);
 			if (kr == GPA_NONE) {
 				goto out;
@@ -737,7 +737,7 @@ static int kernels_and_copies(struct gpa_diff *d, struct run_ctx *c, int side, s
 			continue;
 		}
 		size_t k = c->ord[st];
-		switch (m->gpu.kind[i]) {
+		switch (gpa_gpu_kind(m, i)) {
 		case GPA_GPU_KERNEL: {
 			a->v[kr * a->n + k] += dur;
 			if (c->comm.kern[row] != GPA_COMM_NOT) {

@@ -141,13 +141,13 @@ static void scan_launches(const struct gpa_model *m, struct launch_scan *s)
 	for (size_t i = 0; i < m->gpu.n; i++) {
 		uint32_t api = GPA_NONE;
 		bool graph = false;
-		if (m->gpu.dev[i] != dev) {
-			dev = m->gpu.dev[i];
+		if (gpa_gpu_dev(m, i) != dev) {
+			dev = gpa_gpu_dev(m, i);
 			busy_end = gpa_gpu_start(m, i);
 			prev_api = GPA_NONE;
 		}
-		if (m->gpu.kind[i] == GPA_GPU_KERNEL) {
-			uint32_t k = m->gpu.row[i];
+		if (gpa_gpu_kind(m, i) == GPA_GPU_KERNEL) {
+			uint32_t k = gpa_gpu_row(m, i);
 			api = m->kern.api[k];
 			graph = gpa_kernel_graph_launched(m, k);
 			uint64_t d = gpa_kern_dur(m, k);

@@ -10,6 +10,7 @@
 #include "analyze/commclass.h"
 #include "analyze/flame.h"
 #include "analyze/model.h"
+#include "analyze/stacks.h"
 #include "analyze/gaps.h"
 #include "analyze/stats.h"
 #include "analyze/steps.h"
@@ -502,7 +503,7 @@ static uint32_t range_node(struct builder *b, uint32_t base, uint32_t r)
 static uint32_t api_context(struct builder *b, uint32_t a, uint32_t step)
 {
 	struct gpa_model *m = b->m;
-	uint32_t thread = m->api.thread[a];
+	uint32_t thread = gpa_api_thread(m, a);
 	uint32_t r = m->api.nvtx[a];
 	uint32_t proc = m->threads.v[thread].proc;
 	uint32_t node = proc_node(b, proc);
@@ -583,15 +584,15 @@ static void add_gpu_op(struct builder *b, size_t g, uint64_t w)
 {
 	struct gpa_model *m = b->m;
 	struct gpa_flame *f = b->f;
-	uint32_t row = m->gpu.row[g], api, leaf, node;
-	uint8_t kind = m->gpu.kind[g], fkind, cat;
+	uint32_t row = gpa_gpu_row(m, g), api, leaf, node;
+	uint8_t kind = gpa_gpu_kind(m, g), fkind, cat;
 	size_t slot;
 	char buf[1024];
 
 	switch (kind) {
 	case GPA_GPU_KERNEL:
 		api = m->kern.api[row];
-		slot = m->kern.func[row];
+		slot = gpa_kern_func(m, row);
 		fkind = GPA_FRAME_KERNEL;
 		if (!b->leaf_name[slot]) {
 			leaf_of(b, slot, kernel_name(m, (uint32_t)slot, b->o->kname, buf, sizeof(buf)),
@@ -631,7 +632,7 @@ static void add_gpu_op(struct builder *b, size_t g, uint64_t w)
 		}
 		node = api_context(b, api, step);
 	} else {
-		uint32_t proc = gpa_dev_proc(m, m->gpu.dev[g]);
+		uint32_t proc = gpa_dev_proc(m, gpa_gpu_dev(m, g));
 		node = proc_node(b, proc);
 		if (b->nvtx_re) {
 			node = GPA_NONE; /* no launch call: no NVTX range can enclose it */
@@ -671,7 +672,7 @@ static void add_api_call(struct builder *b, uint32_t a)
 {
 	struct gpa_model *m = b->m;
 	struct gpa_flame *f = b->f;
-	uint32_t s = m->api.name[a], node;
+	uint32_t s = gpa_api_name(m, a), node;
 
 	if (!b->leaf_name[s]) {
 		leaf_of(b, s, gpa_model_str(m, s), GPA_CAT_OTHER);
@@ -686,7 +687,7 @@ static void add_api_call(struct builder *b, uint32_t a)
 	}
 	uint32_t step = GPA_NONE;
 	if (b->o->flags & GPA_FLAME_BY_STEP) {
-		step = step_at(b->o->steps, m->threads.v[m->api.thread[a]].proc, gpa_api_start(m, a));
+		step = step_at(b->o->steps, m->threads.v[gpa_api_thread(m, a)].proc, gpa_api_start(m, a));
 	}
 	node = api_context(b, a, step);
 	if (node == GPA_NONE) {
@@ -1029,7 +1030,7 @@ static int comm_funcs(struct builder *b, char *errbuf, size_t errlen)
 		ret = -GP_ERR_NOMEM;
 	}
 	for (size_t k = 0; !ret && k < m->kern.n; k++) {
-		b->func_comm[m->kern.func[k]] |= cc->kern[k] != GPA_COMM_NOT;
+		b->func_comm[gpa_kern_func(m, k)] |= cc->kern[k] != GPA_COMM_NOT;
 	}
 	gpa_commclass_release(&own);
 	return ret;

@@ -228,8 +228,12 @@ struct ctx {
 	size_t top;
 };
 
-/* Groups rows by key (< nkeys; GPA_NONE leaves a row out) keeping row order. */
-static int group(const uint32_t *keys, size_t n, size_t nkeys, uint32_t **rows, size_t **first)
+/*
+ * Groups rows by key (< nkeys; GPA_NONE leaves a row out) keeping row order;
+ * with site, keys are API sites and the key is their thread.
+ */
+static int group(const uint32_t *keys, const struct gpa_asite *site, size_t n, size_t nkeys,
+		 uint32_t **rows, size_t **first)
 {
 	size_t *cnt = calloc(nkeys + 1, sizeof(*cnt));
 	size_t *pos = malloc((nkeys + 1) * sizeof(*pos));
@@ -242,8 +246,9 @@ static int group(const uint32_t *keys, size_t n, size_t nkeys, uint32_t **rows, 
 		return -GP_ERR_NOMEM;
 	}
 	for (size_t i = 0; i < n; i++) {
-		if (keys[i] != GPA_NONE) {
-			cnt[keys[i] + 1]++;
+		uint32_t k = site ? site[keys[i]].thread : keys[i];
+		if (k != GPA_NONE) {
+			cnt[k + 1]++;
 			total++;
 		}
 	}
@@ -258,8 +263,9 @@ static int group(const uint32_t *keys, size_t n, size_t nkeys, uint32_t **rows, 
 	}
 	memcpy(pos, cnt, (nkeys + 1) * sizeof(*pos));
 	for (size_t i = 0; i < n; i++) {
-		if (keys[i] != GPA_NONE) {
-			r[pos[keys[i]]++] = (uint32_t)i;
+		uint32_t k = site ? site[keys[i]].thread : keys[i];
+		if (k != GPA_NONE) {
+			r[pos[k]++] = (uint32_t)i;
 		}
 	}
 	free(pos);
@@ -354,7 +360,7 @@ static int build_index(struct ctx *c, pcre2_code *re)
 	}
 	gp_qsort(c->blocking, nkeys, sizeof(*c->blocking), cmp_u32);
 	c->nblocking = nkeys;
-	if (group(m->api.thread, m->api.n, nth, &c->arows, &c->afirst)) {
+	if (group(m->api.site, m->asites.v, m->api.n, nth, &c->arows, &c->afirst)) {
 		goto out;
 	}
 	c->atop = malloc(m->api.n ? m->api.n : 1);
@@ -386,14 +392,14 @@ static int build_index(struct ctx *c, pcre2_code *re)
 	for (size_t i = 0; i < m->nvtx.n; i++) {
 		keys[i] = m->nvtx.type[i] == GPT_NVTX_PUSH_POP ? m->nvtx.thread[i] : GPA_NONE;
 	}
-	if (group(keys, m->nvtx.n, nth, &c->prows, &c->pfirst)) {
+	if (group(keys, NULL, m->nvtx.n, nth, &c->prows, &c->pfirst)) {
 		goto out;
 	}
 	for (size_t i = 0; i < m->nvtx.n; i++) {
 		bool yes = m->nvtx.type[i] == GPT_NVTX_START_END && c->dl[m->nvtx.name[i]] == 2;
 		keys[i] = yes ? m->nvtx.thread[i] : GPA_NONE;
 	}
-	if (group(keys, m->nvtx.n, nth, &c->srows, &c->sfirst)) {
+	if (group(keys, NULL, m->nvtx.n, nth, &c->srows, &c->sfirst)) {
 		goto out;
 	}
 	c->smax = malloc((c->sfirst[nth] ? c->sfirst[nth] : 1) * sizeof(*c->smax));
@@ -409,7 +415,7 @@ static int build_index(struct ctx *c, pcre2_code *re)
 		}
 	}
 	/* Overhead records by process. */
-	if (group(m->ovh.proc, m->ovh.n, np, &c->orows, &c->ofirst)) {
+	if (group(m->ovh.proc, NULL, m->ovh.n, np, &c->orows, &c->ofirst)) {
 		goto out;
 	}
 	c->omax = malloc((m->ovh.n ? m->ovh.n : 1) * sizeof(*c->omax));
@@ -444,7 +450,7 @@ static int build_index(struct ctx *c, pcre2_code *re)
 	}
 	for (size_t i = 0; i < m->kern.n; i++) {
 		if (c->cc->kern[i] != GPA_COMM_NOT) {
-			uint32_t p = gpa_dev_proc(m, m->kern.dev[i]);
+			uint32_t p = gpa_dev_proc(m, gpa_kern_dev(m, i));
 			struct kv e = {p, gpa_kern_end(m, i), (uint32_t)i};
 			if (gp_vec_push(&kvs, e)) {
 				gp_vec_free(&kvs);
@@ -563,9 +569,9 @@ static void add_span(struct ctx *c, uint64_t a, uint64_t b, uint64_t lo, uint64_
 
 static uint32_t op_api(const struct gpa_model *m, size_t g)
 {
-	uint32_t r = m->gpu.row[g];
+	uint32_t r = gpa_gpu_row(m, g);
 
-	switch (m->gpu.kind[g]) {
+	switch (gpa_gpu_kind(m, g)) {
 	case GPA_GPU_KERNEL:
 		return m->kern.api[r];
 	case GPA_GPU_MEMCPY:
@@ -573,7 +579,7 @@ static uint32_t op_api(const struct gpa_model *m, size_t g)
 	case GPA_GPU_MEMSET:
 		return m->set.api[r];
 	default:
-		GP_BUG("GPU operation %zu has kind %u", g, m->gpu.kind[g]);
+		GP_BUG("GPU operation %zu has kind %u", g, gpa_gpu_kind(m, g));
 	}
 }
 
@@ -582,7 +588,7 @@ static uint8_t call_class(struct ctx *c, uint32_t r)
 {
 	const struct gpa_model *m = c->m;
 	size_t lo = 0, hi = c->nblocking;
-	uint32_t s = m->api.name[r];
+	uint32_t s = gpa_api_name(m, r);
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -712,19 +718,19 @@ static void proc_overhead(struct ctx *c, uint32_t p, uint64_t h0, uint64_t h1)
 static uint32_t nccl_waited(const struct ctx *c, size_t op, size_t prev, uint64_t g0, uint64_t g1)
 {
 	const struct gpa_model *m = c->m;
-	uint16_t dev = m->gpu.dev[op];
+	uint16_t dev = gpa_gpu_dev(m, op);
 	uint32_t p = gpa_dev_proc(m, dev);
 
-	if (m->gpu.kind[prev] == GPA_GPU_KERNEL && c->cc->kern[m->gpu.row[prev]] != GPA_COMM_NOT &&
+	if (gpa_gpu_kind(m, prev) == GPA_GPU_KERNEL && c->cc->kern[gpa_gpu_row(m, prev)] != GPA_COMM_NOT &&
 	    gpa_gpu_stream(m, prev) != gpa_gpu_stream(m, op)) {
-		return m->gpu.row[prev];
+		return gpa_gpu_row(m, prev);
 	}
 	size_t hi = c->nfirst[p + 1], found = GPA_NONE;
 	/* First NCCL kernel ending after g0. */
 	size_t lo = seek(m, BY_KERN_END, NULL, c->nrows, &c->ncur[p], hi, g0 + 1, true);
 
 	for (size_t j = lo; j < hi && gpa_kern_end(m, c->nrows[j]) <= g1; j++) {
-		if (m->kern.dev[c->nrows[j]] != dev) {
+		if (gpa_kern_dev(m, c->nrows[j]) != dev) {
 			found = c->nrows[j];
 		}
 	}
@@ -735,7 +741,7 @@ static uint32_t nccl_waited(const struct ctx *c, size_t op, size_t prev, uint64_
 static uint32_t stream_wait(const struct ctx *c, size_t op, uint64_t t)
 {
 	const struct gpa_model *m = c->m;
-	uint32_t p = gpa_dev_proc(m, m->gpu.dev[op]), s = gpa_gpu_stream(m, op);
+	uint32_t p = gpa_dev_proc(m, gpa_gpu_dev(m, op)), s = gpa_gpu_stream(m, op);
 	size_t lo = c->wfirst[p], hi = c->wfirst[p + 1];
 	uint32_t found = GPA_NONE;
 
@@ -772,7 +778,7 @@ static void classify(struct ctx *c, size_t op, size_t prev, uint64_t g0, uint64_
 	uint8_t hbase, qbase = GPA_GAP_UNKNOWN;
 
 	*gap = (struct gpa_gap){
-		.start = g0, .end = g1, .dev = m->gpu.dev[op], .step = GPA_NONE,
+		.start = g0, .end = g1, .dev = gpa_gpu_dev(m, op), .step = GPA_NONE,
 		.op = (uint32_t)op, .prev_op = (uint32_t)prev, .launch = a, .thread = GPA_NONE,
 		.context = GPA_NONE, .ev_api = GPA_NONE, .ev_nvtx = GPA_NONE,
 		.ev_ovh = GPA_NONE, .ev_kernel = GPA_NONE, .ev_sync = GPA_NONE,
@@ -785,7 +791,7 @@ static void classify(struct ctx *c, size_t op, size_t prev, uint64_t g0, uint64_
 	 * Without a launch call the whole gap is host side with no thread to look at.
 	 */
 	if (a != GPA_NONE) {
-		th = m->api.thread[a];
+		th = gpa_api_thread(m, a);
 		hq = gpa_api_end(m, a) < g0 ? g0 : gpa_api_end(m, a);
 		hq = hq > g1 ? g1 : hq;
 		hbase = GPA_GAP_CPU;
@@ -957,7 +963,7 @@ static int data_conflict(struct ctx *c)
 		}
 	}
 	for (size_t i = 0; i < m->gpu.n; i++) {
-		ng += want[gpa_dev_proc(m, m->gpu.dev[i])];
+		ng += want[gpa_dev_proc(m, gpa_gpu_dev(m, i))];
 	}
 	g = malloc((ng ? ng : 1) * sizeof(*g));
 	if (!g) {
@@ -965,7 +971,7 @@ static int data_conflict(struct ctx *c)
 	}
 	ng = 0;
 	for (size_t i = 0; i < m->gpu.n; i++) {
-		uint32_t p = gpa_dev_proc(m, m->gpu.dev[i]);
+		uint32_t p = gpa_dev_proc(m, gpa_gpu_dev(m, i));
 		if (want[p]) {
 			g[ng++] = (struct span3){p, gpa_gpu_start(m, i), gpa_gpu_end(m, i)};
 		}

@@ -47,9 +47,9 @@ static uint8_t api_kind(const char *name)
 
 uint32_t gpa_gpu_graph(const struct gpa_model *m, size_t i)
 {
-	uint32_t r = m->gpu.row[i], g, api;
+	uint32_t r = gpa_gpu_row(m, i), g, api;
 
-	switch (m->gpu.kind[i]) {
+	switch (gpa_gpu_kind(m, i)) {
 	case GPA_GPU_KERNEL:
 		g = gpa_col_opt(m->kern.graph, r);
 		break;
@@ -80,7 +80,7 @@ int gpa_graphs_flag_calls(struct gpa_model *m)
 	}
 	/* API rows are in start order: a thread's calls after its begin and before its end. */
 	for (size_t i = 0; i < m->api.n; i++) {
-		uint32_t name = m->api.name[i], t = m->api.thread[i];
+		uint32_t name = gpa_api_name(m, i), t = gpa_api_thread(m, i);
 		if (!kind[name]) {
 			kind[name] = (uint8_t)(api_kind(gpa_model_str(m, name)) + 1);
 		}
@@ -144,7 +144,7 @@ static int capture_windows(const struct gpa_model *m, struct win **out, size_t *
 	int ret = open ? 0 : -GP_ERR_NOMEM;
 
 	for (size_t i = 0; !ret && i < m->api.n; i++) {
-		uint32_t t = m->api.thread[i];
+		uint32_t t = gpa_api_thread(m, i);
 		if (!(m->api.flags[i] & GPA_API_CAPTURE)) {
 			continue;
 		}

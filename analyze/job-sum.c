@@ -107,7 +107,7 @@ static int cmp_kernel(const void *a, const void *b)
 /* Per (function, launch configuration): the key of a kernel row in a map. */
 static uint64_t kernel_key(const struct gpa_model *m, size_t k)
 {
-	return ((uint64_t)m->kern.func[k] << 32) | gpa_col_opt(m->kern.shape, k);
+	return ((uint64_t)gpa_kern_func(m, k) << 32) | gpa_kern_shape(m, k);
 }
 
 /*
@@ -142,12 +142,12 @@ static int take_kernels(const struct gpa_rank_in *in, struct gpa_rank_sum *s)
 	}
 	for (size_t i = 0; i < per.n; i++) {
 		size_t k = first.v[i];
-		const struct gpa_shape *sh = &m->shapes.v[gpa_col_opt(m->kern.shape, k)];
-		const struct gpa_dev *dv = &m->devs.v[m->kern.dev[k]];
+		const struct gpa_shape *sh = &m->shapes.v[gpa_kern_shape(m, k)];
+		const struct gpa_dev *dv = &m->devs.v[gpa_kern_dev(m, k)];
 		struct gpa_rank_kernel *p = &per.v[i];
 		p->grid[0] = sh->grid_x, p->grid[1] = sh->grid_y, p->grid[2] = sh->grid_z;
 		p->block[0] = sh->block_x, p->block[1] = sh->block_y, p->block[2] = sh->block_z;
-		if (str_id(s, gpa_model_str(m, m->funcs.v[m->kern.func[k]].name), &p->name) ||
+		if (str_id(s, gpa_model_str(m, m->funcs.v[gpa_kern_func(m, k)].name), &p->name) ||
 		    str_id(s, gpa_model_str(m, dv->name), &p->device)) {
 			goto out;
 		}
@@ -194,9 +194,9 @@ static void what_before(const struct gpa_rank_in *in, uint32_t dev, uint64_t at,
 	/* a few rows back: the latest end, and the last compute kernel begun */
 	for (size_t g = lo, seen = 0; g-- > m->devs.v[dev].gpu_first && seen < 64; seen++) {
 		end = gpa_gpu_end(m, g) > end ? gpa_gpu_end(m, g) : end;
-		if (*kern == GPA_NONE && m->gpu.kind[g] == GPA_GPU_KERNEL &&
+		if (*kern == GPA_NONE && gpa_gpu_kind(m, g) == GPA_GPU_KERNEL &&
 		    !gpa_commclass_gpu(in->cc, m, g)) {
-			*kern = m->gpu.row[g];
+			*kern = gpa_gpu_row(m, g);
 		}
 	}
 	*idle = end && end < at ? at - end : 0;
@@ -223,7 +223,7 @@ static int take_colls(const struct gpa_rank_in *in, struct gpa_rank_sum *s)
 		}
 		what_before(in, op->dev, op->start, &k, &c.idle_before);
 		if (str_id(s, canon ? canon : fn, &c.func) ||
-		    str_id(s, k == GPA_NONE ? "" : gpa_model_str(m, m->funcs.v[m->kern.func[k]].name),
+		    str_id(s, k == GPA_NONE ? "" : gpa_model_str(m, m->funcs.v[gpa_kern_func(m, k)].name),
 			   &c.doing) ||
 		    gp_vec_push(&s->colls, c)) {
 			return -GP_ERR_NOMEM;

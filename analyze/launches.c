@@ -167,16 +167,16 @@ static void filter_release(struct api_filter *f)
 
 static void op_of(const struct gpa_model *m, size_t i, struct api_filter *f, struct op *o)
 {
-	uint32_t r = m->gpu.row[i], api = gpa_gpu_api(m, i), stream = 0;
-	uint16_t dev = m->gpu.dev[i];
+	uint32_t r = gpa_gpu_row(m, i), api = gpa_gpu_api(m, i), stream = 0;
+	uint16_t dev = gpa_gpu_dev(m, i);
 
 	memset(o, 0, sizeof(*o));
 	o->start = gpa_gpu_start(m, i);
 	o->end = gpa_gpu_end(m, i);
-	o->kind = m->gpu.kind[i];
+	o->kind = gpa_gpu_kind(m, i);
 	if (o->kind == GPA_GPU_KERNEL) {
-		const struct gpa_func *f = &m->funcs.v[m->kern.func[r]];
-		stream = m->kern.stream[r];
+		const struct gpa_func *f = &m->funcs.v[gpa_kern_func(m, r)];
+		stream = gpa_kern_stream(m, r);
 		o->name = gpa_model_str(m, f->demangled ? f->demangled : f->name);
 	} else if (o->kind == GPA_GPU_MEMCPY) {
 		stream = m->copy.stream[r];
@@ -193,7 +193,7 @@ static void op_of(const struct gpa_model *m, size_t i, struct api_filter *f, str
 		o->api_start = gpa_api_start(m, api);
 		o->api_end = gpa_api_end(m, api) > o->api_start ? gpa_api_end(m, api) : o->api_start;
 		o->graph = (m->api.flags[api] & GPA_API_GRAPH_LAUNCH) != 0;
-		o->other_api = !api_matches(m, f, m->api.name[api]);
+		o->other_api = !api_matches(m, f, gpa_api_name(m, api));
 	}
 }
 

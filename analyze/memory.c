@@ -467,10 +467,10 @@ static int ranges_by_call(const struct gpa_model *m, struct gp_u64map *calls)
 		any = m->mem.thread[i] == GPA_NONE && m->mem.corr[i];
 	}
 	for (size_t a = 0; any && a < m->api.n; a++) {
-		if (!m->api.corr[a] || m->api.thread[a] >= m->threads.n) {
+		if (!m->api.corr[a] || gpa_api_thread(m, a) >= m->threads.n) {
 			continue;
 		}
-		uint64_t key = (uint64_t)m->threads.v[m->api.thread[a]].proc << 32 | m->api.corr[a];
+		uint64_t key = (uint64_t)m->threads.v[gpa_api_thread(m, a)].proc << 32 | m->api.corr[a];
 		if (gp_u64map_put(calls, key, a + 1) < 0) {
 			return -GP_ERR_NOMEM;
 		}
@@ -771,8 +771,8 @@ static void mm_calls(const struct gpa_model *m, struct gpa_memory *r)
 	bool last_mm = false;
 
 	for (size_t i = 0; i < m->api.n; i++) {
-		if (m->api.name[i] != last_name) {
-			last_name = m->api.name[i];
+		if (gpa_api_name(m, i) != last_name) {
+			last_name = gpa_api_name(m, i);
 			last_mm = is_mm_call(gpa_model_str(m, last_name));
 		}
 		if (!last_mm) {

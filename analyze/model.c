@@ -464,6 +464,17 @@ struct fcache {
 	uint32_t shape;     /* last launch configuration, GPA_NONE */
 };
 
+/* The last sites met, by a hash of what they hold: most rows repeat a recent one. */
+#define SITE_CACHE 256
+struct kcache {
+	struct gpa_ksite k;
+	uint32_t site; /* GPA_NONE: empty */
+};
+struct acache {
+	uint32_t name, tid; /* file string id, thread id */
+	uint32_t site;      /* GPA_NONE: empty */
+};
+
 struct file_ctx {
 	struct gpa_model *m;
 	struct gpt_reader *r;
@@ -474,6 +485,10 @@ struct file_ctx {
 	struct gp_u64map funcs;     /* (file name id, file demangled id) -> func */
 	struct gp_u64map *m_funcs;  /* (model name, model demangled) -> func, across files */
 	struct gp_u64map *m_shapes; /* shape hash -> shape, across files */
+	struct gp_u64map *m_ksites; /* ksite hash (+ probes) -> ksite, across files */
+	struct gp_u64map *m_asites; /* (model name, model thread) -> asite, across files */
+	struct kcache kc[SITE_CACHE];
+	struct acache ac[SITE_CACHE];
 	int64_t offset;
 	unsigned drop; /* gpa_load_opts.drop */
 	bool have_anchor;
@@ -605,6 +620,61 @@ static uint32_t map_dev(struct file_ctx *f, uint32_t id)
 		return GPA_NONE;
 	}
 	return (uint32_t)(m->devs.n - 1);
+}
+
+/* The kernel site row holding *ks: an equal one, or a new one. */
+static uint32_t map_ksite(struct file_ctx *f, const struct gpa_ksite *ks)
+{
+	struct gpa_model *m = f->m;
+	uint32_t h = ks->func * 0x9e3779b1u ^ ks->shape * 0x85ebca6bu ^ ks->stream * 0xc2b2ae35u ^
+		     ks->dev * 0x27d4eb2fu;
+	struct kcache *c = &f->kc[h >> 24 & (SITE_CACHE - 1)];
+
+	if (c->site != GPA_NONE && !memcmp(&c->k, ks, sizeof(*ks))) {
+		return c->site;
+	}
+	/* Keyed by a hash of the four values; an unequal site under it: the next key. */
+	for (uint64_t key = gp_hash_bytes(ks, sizeof(*ks));; key++) {
+		uint32_t i = map_row(f->m_ksites, key);
+		if (i == GPA_NONE) {
+			if (m->ksites.n >= GPA_NONE - 1 || gp_vec_push(&m->ksites, *ks) ||
+			    gp_u64map_put(f->m_ksites, key, (uint32_t)(m->ksites.n - 1)) < 0) {
+				return GPA_NONE;
+			}
+			i = (uint32_t)(m->ksites.n - 1);
+		} else if (memcmp(&m->ksites.v[i], ks, sizeof(*ks))) {
+			continue;
+		}
+		c->k = *ks;
+		c->site = i;
+		return i;
+	}
+}
+
+/* The API site row of a call named by file string id name on thread tid. */
+static uint32_t map_asite(struct file_ctx *f, uint32_t name, uint32_t tid)
+{
+	struct gpa_model *m = f->m;
+	struct acache *c = &f->ac[(name * 0x9e3779b1u ^ tid * 0x85ebca6bu) >> 24 & (SITE_CACHE - 1)];
+
+	if (c->site != GPA_NONE && c->name == name && c->tid == tid) {
+		return c->site;
+	}
+	struct gpa_asite as = {map_str(f, name), map_thread(f, tid)};
+	if (as.name == GPA_NONE || as.thread == GPA_NONE) {
+		return GPA_NONE;
+	}
+	uint64_t key = (uint64_t)as.name << 32 | as.thread;
+	uint32_t i = map_row(f->m_asites, key);
+	if (i == GPA_NONE) {
+		if (m->asites.n >= GPA_NONE - 1 || gp_vec_push(&m->asites, as) ||
+		    gp_u64map_put(f->m_asites, key, (uint32_t)(m->asites.n - 1)) < 0) {
+			return GPA_NONE;
+		}
+		i = (uint32_t)(m->asites.n - 1);
+	}
+	*c = (struct acache){name, tid, i};
+	return i;
 }
 
 #define CHECK_ID(x)                                                                                \
@@ -761,7 +831,7 @@ static int take_kernel(struct file_ctx *f, const struct gpt_chunk *ch)
 			fc->shape = GPA_NONE;
 			CHECK_ID(fc->fn);
 		}
-		t->func[r] = fc->fn;
+		struct gpa_ksite ks = {.func = fc->fn, .stream = k->stream, .dev = dev};
 		if (!(f->drop & GPA_DROP_SHAPES)) {
 			struct gpa_shape sh;
 			kernel_shape(k, &sh);
@@ -771,13 +841,18 @@ static int take_kernel(struct file_ctx *f, const struct gpt_chunk *ch)
 				fc->shape = map_shape(f, &sh);
 				CHECK_ID(fc->shape);
 			}
-			SET_OPT_(t, shape, r, fc->shape);
+			ks.shape = fc->shape;
 		}
-		t->stream[r] = k->stream;
-		t->corr[r] = k->correlation;
-		t->api[r] = GPA_NONE;
+		t->site[r] = map_ksite(f, &ks);
+		CHECK_ID(t->site[r]);
+		/* Without a column of their own, the ids wait in api until linked. */
+		if (f->drop & GPA_DROP_CORR) {
+			t->api[r] = k->correlation;
+		} else {
+			t->api[r] = GPA_NONE;
+			SET_OPT_(t, corr, r, k->correlation);
+		}
 		SET_OPT_(t, graph, r, k->graph_id);
-		t->dev[r] = (uint16_t)dev;
 	}
 	return 0;
 }
@@ -856,15 +931,13 @@ static int take_api(struct file_ctx *f, const struct gpt_chunk *ch)
 		    set_dur(&f->m->api_long, t->dur, r, end_of(f, a->start, a->end) - a->start)) {
 			return -GP_ERR_NOMEM;
 		}
-		t->name[r] = map_str(f, a->name);
-		CHECK_ID(t->name[r]);
+		t->site[r] = map_asite(f, a->name, a->tid);
+		CHECK_ID(t->site[r]);
 		if (!(f->drop & GPA_DROP_API_IDS)) {
 			SET_OPT_(t, cbid, r, a->cbid);
 			SET_OPT_(t, domain, r, a->domain);
 		}
 		t->corr[r] = a->correlation;
-		t->thread[r] = map_thread(f, a->tid);
-		CHECK_ID(t->thread[r]);
 		t->nvtx[r] = GPA_NONE;
 		SET_OPT_(t, ret, r, a->return_value);
 		t->flags[r] = 0;
@@ -1557,7 +1630,11 @@ static int load_file(struct gpa_model *m, const char *path, const struct gpa_nsy
 		     char *errbuf, size_t errlen)
 {
 	struct file_ctx f = {.m = m, .m_funcs = &maps[0], .m_shapes = &maps[1],
+			     .m_ksites = &maps[2], .m_asites = &maps[3],
 			     .drop = opts ? opts->drop : 0};
+	for (size_t i = 0; i < SITE_CACHE; i++) {
+		f.kc[i].site = f.ac[i].site = GPA_NONE;
+	}
 	struct gpt_reader_status st;
 	struct gpt_chunk ch;
 	struct gpa_proc proc = {.rank = -1};
@@ -1891,7 +1968,7 @@ static void link_event_waits(struct gpa_model *m)
 	}
 }
 
-static int link_correlation(struct gpa_model *m)
+static int link_correlation(struct gpa_model *m, bool corr_in_api)
 {
 	size_t np = m->procs.n;
 	struct corr_index *ci = calloc(np ? np : 1, sizeof(*ci));
@@ -1905,7 +1982,7 @@ static int link_correlation(struct gpa_model *m)
 		ci[p].lo = UINT32_MAX;
 	}
 	for (size_t i = 0; i < m->api.n; i++) {
-		uint32_t p = m->threads.v[m->api.thread[i]].proc, c = m->api.corr[i];
+		uint32_t p = m->threads.v[gpa_api_thread(m, i)].proc, c = m->api.corr[i];
 		if (c) {
 			ci[p].lo = c < ci[p].lo ? c : ci[p].lo;
 			ci[p].hi = c > ci[p].hi ? c : ci[p].hi;
@@ -1928,7 +2005,7 @@ static int link_correlation(struct gpa_model *m)
 		}
 	}
 	for (size_t i = 0; i < m->api.n; i++) {
-		uint32_t p = m->threads.v[m->api.thread[i]].proc, c = m->api.corr[i];
+		uint32_t p = m->threads.v[gpa_api_thread(m, i)].proc, c = m->api.corr[i];
 		if (!c || corr_find(&ci[p], c) != GPA_NONE) {
 			continue; /* rows are in start order: the first is the outer call */
 		}
@@ -1938,8 +2015,21 @@ static int link_correlation(struct gpa_model *m)
 			goto out;
 		}
 	}
+	/*
+	 * A kernel's id is in its corr column, or (GPA_DROP_CORR) waits in its
+	 * api column: copied out first when NCCL operations will want it
+	 * (gpa_nccl_link; build_indexes frees it after).
+	 */
+	if (corr_in_api && m->nccl && m->kern.n) {
+		m->kern.corr = gp_malloc_big(m->kern.n * sizeof(*m->kern.corr));
+		if (!m->kern.corr) {
+			goto out;
+		}
+		memcpy(m->kern.corr, m->kern.api, m->kern.n * sizeof(*m->kern.corr));
+	}
 	for (size_t i = 0; i < m->kern.n; i++) {
-		m->kern.api[i] = corr_find(&ci[gpa_dev_proc(m, m->kern.dev[i])], m->kern.corr[i]);
+		uint32_t c = corr_in_api ? m->kern.api[i] : gpa_col_opt(m->kern.corr, i);
+		m->kern.api[i] = corr_find(&ci[gpa_dev_proc(m, gpa_kern_dev(m, i))], c);
 	}
 	for (size_t i = 0; i < m->copy.n; i++) {
 		const struct corr_index *c = &ci[gpa_dev_proc(m, m->copy.dev[i])];
@@ -1969,9 +2059,12 @@ out:
 	return ret;
 }
 
-/* Rows of a start-sorted table grouped by thread, keeping start order (counting sort). */
-static int by_thread(const uint32_t *thread, size_t n, size_t nthreads, uint32_t **rows,
-		     size_t **first)
+/*
+ * Rows of a start-sorted table grouped by thread, keeping start order (a
+ * counting sort); thread: the rows' threads, or with site their API sites.
+ */
+static int by_thread(const uint32_t *thread, const struct gpa_asite *site, size_t n, size_t nthreads,
+		     uint32_t **rows, size_t **first)
 {
 	size_t *cnt = calloc(nthreads + 1, sizeof(*cnt));
 	uint32_t *r = gp_malloc_big((n ? n : 1) * sizeof(*r));
@@ -1982,7 +2075,7 @@ static int by_thread(const uint32_t *thread, size_t n, size_t nthreads, uint32_t
 		return -GP_ERR_NOMEM;
 	}
 	for (size_t i = 0; i < n; i++) {
-		cnt[thread[i] + 1]++;
+		cnt[(site ? site[thread[i]].thread : thread[i]) + 1]++;
 	}
 	for (size_t t = 0; t < nthreads; t++) {
 		cnt[t + 1] += cnt[t];
@@ -1995,7 +2088,7 @@ static int by_thread(const uint32_t *thread, size_t n, size_t nthreads, uint32_t
 	}
 	memcpy(pos, cnt, (nthreads + 1) * sizeof(*pos));
 	for (size_t i = 0; i < n; i++) {
-		r[pos[thread[i]]++] = (uint32_t)i;
+		r[pos[site ? site[thread[i]].thread : thread[i]]++] = (uint32_t)i;
 	}
 	free(pos);
 	*rows = r;
@@ -2015,9 +2108,9 @@ static int link_nvtx(struct gpa_model *m)
 	size_t *nfirst = NULL, *afirst = NULL;
 	int ret;
 
-	ret = by_thread(m->nvtx.thread, m->nvtx.n, nth, &nrows, &nfirst);
+	ret = by_thread(m->nvtx.thread, NULL, m->nvtx.n, nth, &nrows, &nfirst);
 	if (!ret) {
-		ret = by_thread(m->api.thread, m->api.n, nth, &arows, &afirst);
+		ret = by_thread(m->api.site, m->asites.v, m->api.n, nth, &arows, &afirst);
 	}
 	if (!ret) {
 		stack = malloc((m->nvtx.n ? m->nvtx.n : 1) * sizeof(*stack));
@@ -2109,13 +2202,9 @@ static int sort_device(struct gpa_gpus *g, const struct gpa_model *m, size_t fir
 		return ret;
 	}
 	for (size_t j = 0; j < n; j++) {
-		row[j] = g->row[first + perm[j]];
+		row[j] = g->op[first + perm[j]];
 	}
-	for (size_t j = 0; j < n; j++) {
-		cls[j] = g->kind[first + perm[j]];
-	}
-	memcpy(g->row + first, row, n * sizeof(*row));
-	memcpy(g->kind + first, cls, n);
+	memcpy(g->op + first, row, n * sizeof(*row));
 	return 0;
 }
 
@@ -2132,7 +2221,8 @@ static int build_gpu(struct gpa_model *m)
 	size_t total = m->kern.n + m->copy.n + m->set.n, nd = m->devs.n, cmax = 1;
 	int ret;
 
-	if (total > UINT32_MAX - 1) {
+	if (m->kern.n > GPA_GPU_ROW_MAX || m->copy.n > GPA_GPU_ROW_MAX ||
+	    m->set.n > GPA_GPU_ROW_MAX) {
 		return -GP_ERR_RANGE;
 	}
 	ret = gpa_gpus_reserve(g, total ? total : 1);
@@ -2142,7 +2232,7 @@ static int build_gpu(struct gpa_model *m)
 		return -GP_ERR_NOMEM;
 	}
 	for (size_t i = 0; i < m->kern.n; i++) {
-		at[m->kern.dev[i] + 1]++;
+		at[gpa_kern_dev(m, i) + 1]++;
 	}
 	for (size_t i = 0; i < m->copy.n; i++) {
 		at[m->copy.dev[i] + 1]++;
@@ -2156,16 +2246,13 @@ static int build_gpu(struct gpa_model *m)
 		m->devs.v[d].gpu_first = (uint32_t)at[d];
 		m->devs.v[d].gpu_count = (uint32_t)(at[d + 1] - at[d]);
 	}
-#define GPU_ROWS_(tab, KIND)                                                                       \
+#define GPU_ROWS_(tab, DEV, KIND)                                                                  \
 	for (size_t i_ = 0; i_ < (tab).n; i_++) {                                                  \
-		size_t r_ = at[(tab).dev[i_]]++;                                                   \
-		g->row[r_] = (uint32_t)i_;                                                         \
-		g->dev[r_] = (tab).dev[i_];                                                        \
-		g->kind[r_] = KIND;                                                                \
+		g->op[at[DEV]++] = (uint32_t)KIND << GPA_GPU_KIND_SHIFT | (uint32_t)i_;            \
 	}
-	GPU_ROWS_(m->kern, GPA_GPU_KERNEL);
-	GPU_ROWS_(m->copy, GPA_GPU_MEMCPY);
-	GPU_ROWS_(m->set, GPA_GPU_MEMSET);
+	GPU_ROWS_(m->kern, gpa_kern_dev(m, i_), GPA_GPU_KERNEL);
+	GPU_ROWS_(m->copy, m->copy.dev[i_], GPA_GPU_MEMCPY);
+	GPU_ROWS_(m->set, m->set.dev[i_], GPA_GPU_MEMSET);
 #undef GPU_ROWS_
 	g->n = total;
 	gpa_gpus_shrink(g); /* sized while reading from the chunk headers, which may overcount */
@@ -2243,13 +2330,13 @@ static int build_indexes(struct gpa_model *m, const struct gpa_load_opts *opts)
 	gpa_memsets_shrink(&m->set);
 	bool gthread = opts && opts->threads > 1 &&
 		       pthread_create(&gj.th, NULL, build_gpu_main, &gj) == 0;
-	int ret = sort_tables(m) || sort_memory(m) || link_correlation(m) || link_nvtx(m) ||
+	int ret = sort_tables(m) || sort_memory(m) || link_correlation(m, opts && (opts->drop & GPA_DROP_CORR)) || link_nvtx(m) ||
 			  gpa_stacks_link(m) || gpa_nccl_link(m) || gpa_graphs_flag_calls(m)
 		      ? -GP_ERR_NOMEM
 		      : 0;
 	/* the links are made: correlation ids are read by exports alone */
 	if (!ret && opts && (opts->drop & GPA_DROP_CORR)) {
-		free(m->kern.corr);
+		free(m->kern.corr); /* the NCCL operations' copy */
 		m->kern.corr = NULL;
 		if (!m->mem.corr) {
 			free(m->api.corr);
@@ -2273,16 +2360,20 @@ int gpa_model_load(struct gpa_model *m, const char *const *paths, size_t npaths,
 {
 	uint64_t total = 0, done = 0, records = 0;
 	GP_VEC(struct file_rows) rows = {0};
-	/* functions and shapes, while loading */
-	struct gp_u64map maps[2] = {GP_U64MAP_INIT, GP_U64MAP_INIT};
+	/* functions, shapes, kernel sites and API sites, while loading */
+	struct gp_u64map maps[4] = {GP_U64MAP_INIT, GP_U64MAP_INIT, GP_U64MAP_INIT, GP_U64MAP_INIT};
 	int ret = 0;
 
 	memset(m, 0, sizeof(*m));
 	gp_strbuf_init(&m->strs.text);
-	if (gp_u64map_reserve(&maps[0], 1024) || gp_u64map_reserve(&maps[1], 1024)) {
-		gp_u64map_release(&maps[0]);
-		snprintf(errbuf, errlen, "out of memory");
-		return -GP_ERR_NOMEM;
+	for (size_t i = 0; i < GP_ARRAY_SIZE(maps); i++) {
+		if (gp_u64map_reserve(&maps[i], 1024)) {
+			for (size_t j = 0; j < GP_ARRAY_SIZE(maps); j++) {
+				gp_u64map_release(&maps[j]);
+			}
+			snprintf(errbuf, errlen, "out of memory");
+			return -GP_ERR_NOMEM;
+		}
 	}
 	for (size_t i = 0; i < npaths; i++) {
 		struct stat sb;
@@ -2319,8 +2410,9 @@ int gpa_model_load(struct gpa_model *m, const char *const *paths, size_t npaths,
 		free(procs);
 	}
 	gpa_import_ahead_free(ahead);
-	gp_u64map_release(&maps[0]);
-	gp_u64map_release(&maps[1]);
+	for (size_t i = 0; i < GP_ARRAY_SIZE(maps); i++) {
+		gp_u64map_release(&maps[i]);
+	}
 	if (ret) {
 		gp_vec_free(&rows);
 		goto fail;
@@ -2398,6 +2490,8 @@ void gpa_model_release(struct gpa_model *m)
 	gp_vec_free(&m->threads);
 	gp_vec_free(&m->funcs);
 	gp_vec_free(&m->shapes);
+	gp_vec_free(&m->ksites);
+	gp_vec_free(&m->asites);
 	gp_vec_free(&m->strs.off);
 	gp_strbuf_release(&m->strs.text);
 	free(m->strs.slots);
@@ -2444,17 +2538,17 @@ uint32_t gpa_model_work_devices(const struct gpa_model *m, uint32_t *first)
 
 uint32_t gpa_gpu_stream(const struct gpa_model *m, size_t i)
 {
-	uint32_t r = m->gpu.row[i];
+	uint32_t r = gpa_gpu_row(m, i);
 
-	switch (m->gpu.kind[i]) {
+	switch (gpa_gpu_kind(m, i)) {
 	case GPA_GPU_KERNEL:
-		return m->kern.stream[r];
+		return gpa_kern_stream(m, r);
 	case GPA_GPU_MEMCPY:
 		return m->copy.stream[r];
 	case GPA_GPU_MEMSET:
 		return m->set.stream[r];
 	default:
-		GP_BUG("GPU operation %zu has kind %u", i, m->gpu.kind[i]);
+		GP_BUG("GPU operation %zu has kind %u", i, gpa_gpu_kind(m, i));
 	}
 }
 

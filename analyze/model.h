@@ -27,6 +27,7 @@
 
 #include "base/base.h"
 #include "trace/trace.h"
+#include "analyze/nccl-model.h"
 
 #define GPA_NONE UINT32_MAX /* "no row" in index columns */
 
@@ -53,11 +54,8 @@
 #define GPA_KERNEL_COLS(X)                                                                         \
 	X(uint32_t, start_off) /* start - its block's base, GPA_START_FAR: gpa_kern_start */       \
 	X(uint32_t, dur)       /* end - start, GPA_DUR_LONG: in gpa_model.kern_long */             \
-	X(uint32_t, func)      /* row in gpa_model.funcs: the kernel's names */                    \
-	X(uint32_t, stream)                                                                        \
-	X(uint32_t, corr)      /* NULL when the load dropped it (GPA_DROP_CORR) */                \
-	X(uint32_t, api)       /* launching API row or GPA_NONE */                                 \
-	X(uint16_t, dev)       /* model device index */
+	X(uint32_t, site)      /* row in gpa_model.ksites: gpa_kern_func, _shape, _stream, _dev */ \
+	X(uint32_t, api)       /* launching API row or GPA_NONE */
 
 #define GPA_MEMCPY_COLS(X)                                                                         \
 	X(uint64_t, start)                                                                         \
@@ -86,9 +84,8 @@
 #define GPA_API_COLS(X)                                                                            \
 	X(uint32_t, start_off) /* start - its block's base, GPA_START_FAR: gpa_api_start */        \
 	X(uint32_t, dur)      /* end - start, GPA_DUR_LONG: in gpa_model.api_long */               \
-	X(uint32_t, name)                                                                          \
+	X(uint32_t, site)     /* row in gpa_model.asites: gpa_api_name, gpa_api_thread */          \
 	X(uint32_t, corr)     /* NULL when the load dropped it (GPA_DROP_CORR) */                 \
-	X(uint32_t, thread)   /* model thread index */                                             \
 	X(uint32_t, nvtx)     /* innermost enclosing NVTX push/pop range or GPA_NONE */            \
 	X(uint8_t, flags)     /* enum gpa_api_flags */
 
@@ -147,13 +144,17 @@ enum gpa_range_origin gpa_range_origin_of(const char *domain);
 
 /*
  * One GPU operation of any kind, sorted by (device, start): the device
- * timelines. An index only: start and end are read from the kind's table
- * (gpa_gpu_start, gpa_gpu_end), not copied (16 bytes a GPU op less).
+ * timelines. An index only: its kind and row in the kind's table in one
+ * value (gpa_gpu_kind, gpa_gpu_row); start and end are read from the
+ * kind's table (gpa_gpu_start, gpa_gpu_end), the device from the devices'
+ * ranges of rows (gpa_gpu_dev), none of them copied.
  */
 #define GPA_GPU_COLS(X)                                                                            \
-	X(uint32_t, row)   /* row in the kind's table */                                           \
-	X(uint16_t, dev)                                                                           \
-	X(uint8_t, kind)   /* GPA_GPU_KERNEL, _MEMCPY, _MEMSET */
+	X(uint32_t, op) /* kind << GPA_GPU_KIND_SHIFT | row in the kind's table */
+
+/* A timeline op's kind is its top two bits: tables of up to 2^30 rows. */
+#define GPA_GPU_KIND_SHIFT 30
+#define GPA_GPU_ROW_MAX ((1u << GPA_GPU_KIND_SHIFT) - 1)
 
 /* What an API call is to CUDA/HIP graphs (analyze/graphs.c). */
 enum gpa_api_flags {
@@ -178,11 +179,10 @@ enum gpa_gpu_kind {
 /* The CUDA/HIP graph id a kernel, copy or memset record carries; 0 none (gpa_gpu_graph). */
 #define GPA_GRAPH_COLS_(X) X(uint32_t, graph)
 /*
- * Kernels: the graph id, and the row in gpa_model.shapes of the launch
- * configuration (NULL when every kernel has shape 0, or when the load
- * dropped them: GPA_DROP_SHAPES): gpa_col_opt.
+ * Kernels: the graph id, and the correlation id (NULL when every kernel has
+ * 0, or when the load dropped them: GPA_DROP_CORR): gpa_col_opt.
  */
-#define GPA_KERNEL_OPT_COLS_(X) X(uint32_t, graph) X(uint32_t, shape)
+#define GPA_KERNEL_OPT_COLS_(X) X(uint32_t, graph) X(uint32_t, corr)
 /*
  * An API call's return value (CUresult, cudaError_t; 0 success), its
  * callback id and its enum gpt_api_domain (NULL when the load dropped them,
@@ -295,6 +295,23 @@ struct gpa_thread {
 };
 
 /*
+ * What the kernels of one launch site share, kept once (a kernel row holds
+ * its row here: 12 bytes a kernel less than four columns).
+ */
+struct gpa_ksite {
+	uint32_t func;   /* row in gpa_model.funcs */
+	uint32_t shape;  /* row in gpa_model.shapes; 0 when the load dropped them (GPA_DROP_SHAPES) */
+	uint32_t stream;
+	uint32_t dev;    /* model device index */
+};
+
+/* What the API calls of one site share: name and thread. */
+struct gpa_asite {
+	uint32_t name;   /* model string id */
+	uint32_t thread; /* model thread index */
+};
+
+/*
  * Allocations and releases of memory (MEMORY records: CUPTI MEMORY2, a
  * PyTorch profiler "[memory]" event, an nsys memory-usage row), on the
  * model timeline, sorted by time (ties keep load order). analyze/memory.c
@@ -359,6 +376,8 @@ struct gpa_model {
 	GP_VEC(struct gpa_thread) threads;
 	GP_VEC(struct gpa_func) funcs;
 	GP_VEC(struct gpa_shape) shapes;
+	GP_VEC(struct gpa_ksite) ksites; /* by gpa_kernels.site */
+	GP_VEC(struct gpa_asite) asites; /* by gpa_apis.site */
 	struct gpa_kernels kern;
 	struct gpa_memcpys copy;
 	struct gpa_memsets set;
@@ -407,12 +426,13 @@ struct gpa_load_opts {
 enum gpa_drop {
 	GPA_DROP_API_IDS = 1, /* api.cbid, api.domain: never stored */
 	/*
-	 * kern.corr, api.corr: freed once the load has linked every GPU op,
-	 * stack and NCCL operation to its call (api.corr stays when memory
-	 * events name calls by correlation: analyze/memory.c joins them).
+	 * kern.corr never stored (a kernel's id waits in its api column until
+	 * linked), api.corr freed once the load has linked every GPU op, stack
+	 * and NCCL operation to its call (api.corr stays when memory events
+	 * name calls by correlation: analyze/memory.c joins them).
 	 */
 	GPA_DROP_CORR = 2,
-	GPA_DROP_SHAPES = 4, /* kern.shape: launch configurations not even interned */
+	GPA_DROP_SHAPES = 4, /* launch configurations not even interned: every ksite's shape 0 */
 };
 
 /*
@@ -478,23 +498,89 @@ static inline uint64_t gpa_api_end(const struct gpa_model *m, size_t i)
 	return gpa_api_start(m, i) + gpa_api_dur(m, i);
 }
 
+/* What kernel row i shares with its launch site, and its parts. */
+static inline const struct gpa_ksite *gpa_kern_site(const struct gpa_model *m, size_t i)
+{
+	return &m->ksites.v[m->kern.site[i]];
+}
+
+static inline uint32_t gpa_kern_func(const struct gpa_model *m, size_t i)
+{
+	return gpa_kern_site(m, i)->func;
+}
+
+static inline uint32_t gpa_kern_shape(const struct gpa_model *m, size_t i)
+{
+	return gpa_kern_site(m, i)->shape;
+}
+
+static inline uint32_t gpa_kern_stream(const struct gpa_model *m, size_t i)
+{
+	return gpa_kern_site(m, i)->stream;
+}
+
+static inline uint16_t gpa_kern_dev(const struct gpa_model *m, size_t i)
+{
+	return (uint16_t)gpa_kern_site(m, i)->dev;
+}
+
+/* Name (model string id) and thread (model thread index) of API row i. */
+static inline uint32_t gpa_api_name(const struct gpa_model *m, size_t i)
+{
+	return m->asites.v[m->api.site[i]].name;
+}
+
+static inline uint32_t gpa_api_thread(const struct gpa_model *m, size_t i)
+{
+	return m->asites.v[m->api.site[i]].thread;
+}
+
+/* Kind (enum gpa_gpu_kind) and row in its table of GPU op row i of gpa_model.gpu. */
+static inline unsigned gpa_gpu_kind(const struct gpa_model *m, size_t i)
+{
+	return m->gpu.op[i] >> GPA_GPU_KIND_SHIFT;
+}
+
+static inline uint32_t gpa_gpu_row(const struct gpa_model *m, size_t i)
+{
+	return m->gpu.op[i] & GPA_GPU_ROW_MAX;
+}
+
+/* The device of GPU op row i: the one whose rows of gpa_model.gpu hold it. */
+static inline uint16_t gpa_gpu_dev(const struct gpa_model *m, size_t i)
+{
+	size_t lo = 0, hi = m->devs.n;
+
+	while (lo < hi) { /* the last device whose rows start at or before i */
+		size_t mid = lo + (hi - lo) / 2;
+		if (m->devs.v[mid].gpu_first <= i) {
+			lo = mid + 1;
+		} else {
+			hi = mid;
+		}
+	}
+	return (uint16_t)(lo ? lo - 1 : 0);
+}
+
 /* Start and end of GPU op row i of gpa_model.gpu, read from its kind's table. */
 static inline uint64_t gpa_gpu_start(const struct gpa_model *m, size_t i)
 {
-	uint32_t r = m->gpu.row[i];
+	uint32_t r = gpa_gpu_row(m, i);
+	unsigned k = gpa_gpu_kind(m, i);
 
-	return m->gpu.kind[i] == GPA_GPU_KERNEL   ? gpa_kern_start(m, r)
-	       : m->gpu.kind[i] == GPA_GPU_MEMCPY ? m->copy.start[r]
-						  : m->set.start[r];
+	return k == GPA_GPU_KERNEL   ? gpa_kern_start(m, r)
+	       : k == GPA_GPU_MEMCPY ? m->copy.start[r]
+				     : m->set.start[r];
 }
 
 static inline uint64_t gpa_gpu_end(const struct gpa_model *m, size_t i)
 {
-	uint32_t r = m->gpu.row[i];
+	uint32_t r = gpa_gpu_row(m, i);
+	unsigned k = gpa_gpu_kind(m, i);
 
-	return m->gpu.kind[i] == GPA_GPU_KERNEL   ? gpa_kern_end(m, r)
-	       : m->gpu.kind[i] == GPA_GPU_MEMCPY ? m->copy.end[r]
-						  : m->set.end[r];
+	return k == GPA_GPU_KERNEL   ? gpa_kern_end(m, r)
+	       : k == GPA_GPU_MEMCPY ? m->copy.end[r]
+				     : m->set.end[r];
 }
 
 /* The process of a GPU op row of a kind, via its device. */
@@ -527,11 +613,10 @@ uint32_t gpa_gpu_graph(const struct gpa_model *m, size_t i);
 /* The launching API row of GPU op row i of gpa_model.gpu, GPA_NONE when unknown. */
 static inline uint32_t gpa_gpu_api(const struct gpa_model *m, size_t i)
 {
-	uint32_t r = m->gpu.row[i];
+	uint32_t r = gpa_gpu_row(m, i);
+	unsigned k = gpa_gpu_kind(m, i);
 
-	return m->gpu.kind[i] == GPA_GPU_KERNEL   ? m->kern.api[r]
-	       : m->gpu.kind[i] == GPA_GPU_MEMCPY ? m->copy.api[r]
-						  : m->set.api[r];
+	return k == GPA_GPU_KERNEL ? m->kern.api[r] : k == GPA_GPU_MEMCPY ? m->copy.api[r] : m->set.api[r];
 }
 int gpa_graphs_flag_calls(struct gpa_model *m);
 void gpa_graphs_count_ops(struct gpa_model *m);
@@ -566,87 +651,5 @@ int gpa_stacks_add_module(struct gpa_model *m, uint32_t proc, const struct gpt_m
 			  uint32_t path, uint32_t build_id);
 int gpa_stacks_link(struct gpa_model *m);
 void gpa_stacks_free(struct gpa_stacks *s);
-
-/*
- * Frames of the CPU call stack captured at API call row `api`, outermost first;
- * 0 when none was captured. Symbolized lazily (function name demangled, or
- * "module+0xOFF" when unknown); the strings live as long as the model.
- */
-uint32_t gpa_api_stack_depth(struct gpa_model *m, uint32_t api);
-const char *gpa_api_stack_frame(struct gpa_model *m, uint32_t api, uint32_t i);
-
-/* The raw pc of that frame (a return address); 0 when out of range. */
-uint64_t gpa_api_stack_pc(struct gpa_model *m, uint32_t api, uint32_t i);
-
-/* Frames one stack yields at most, whatever a file says. */
-#define GPA_STACK_MAX_FRAMES 256
-
-/* What the call-stack records of the model held, and what was skipped. */
-struct gpa_stack_info {
-	uint64_t nodes, stacks, modules; /* records kept (stacks: distinct calls) */
-	uint64_t api_rows;               /* API rows with a stack */
-	uint64_t bad_nodes;              /* id 0 or defined twice: ignored */
-	uint64_t bad_parents;            /* parent missing or not below the id: cut there */
-	uint64_t bad_stacks;             /* naming a node the file lacks: skipped */
-	uint64_t bad_modules;            /* empty address range: skipped */
-	uint64_t unreadable_modules;     /* module files missing or not ELF (so far) */
-	uint64_t build_id_mismatch;      /* module files of another build (so far) */
-};
-void gpa_stacks_get_info(const struct gpa_model *m, struct gpa_stack_info *out);
-
-/* ------------------------------------------------------- NCCL operations */
-
-/* How an operation's GPU interval is known. */
-enum gpa_nccl_gpu_from {
-	GPA_NCCL_GPU_NONE = 0,     /* not known: host times only */
-	GPA_NCCL_GPU_RECORD = 1,   /* the record's gpu_start/gpu_end */
-	GPA_NCCL_GPU_CHANNELS = 2, /* its NCCL_CHANNEL records (plugin) */
-	GPA_NCCL_GPU_KERNELS = 3,  /* its kernels, through external correlation */
-};
-
-/* One NCCL operation of any source (plugin, interposition, Kineto, nsys). */
-struct gpa_nccl_op {
-	uint64_t start, end;         /* host side, model timeline */
-	uint64_t gpu_start, gpu_end; /* 0 when not known */
-	uint64_t bytes, count, comm_hash, seq, ext_id, op_id;
-	uint32_t proc;
-	uint32_t func, algo, proto, comm_name; /* model string ids */
-	uint32_t kernels;                      /* kernels linked to it */
-	int32_t rank, nranks, root, peer;
-	uint32_t dev;                          /* model device of its kernels, GPA_NONE */
-	uint8_t source, flags, datatype, gpu_from;
-};
-
-struct gpa_nccl_ext {
-	uint32_t proc, corr;
-	uint64_t ext;
-};
-
-struct gpa_nccl_chan {
-	uint32_t proc;
-	uint64_t op_id, start, end;
-};
-
-struct gpa_nccl {
-	GP_VEC(struct gpa_nccl_op) ops; /* by start once linked */
-	uint32_t *kern_op;              /* per gpa_model.kern row: its op, or GPA_NONE */
-	uint64_t channels;              /* NCCL_CHANNEL records loaded */
-	uint64_t kernels_linked;        /* kernels tied to an op */
-	GP_VEC(struct gpa_nccl_ext) ext;  /* while loading */
-	GP_VEC(struct gpa_nccl_chan) ch;  /* while loading */
-};
-
-/*
- * Used by model.c while loading: records of process proc, string fields
- * already model ids. Each returns 0 or -GP_ERR_NOMEM. gpa_nccl_link runs
- * once the tables are built: times onto the model timeline, channels and
- * kernels (through CUSTOM2 external correlation) to their operations.
- */
-int gpa_nccl_add_op(struct gpa_model *m, uint32_t proc, const struct gpt_nccl *r, uint32_t func,
-		    uint32_t algo, uint32_t proto, uint32_t comm_name);
-int gpa_nccl_add_channel(struct gpa_model *m, uint32_t proc, const struct gpt_nccl_channel *r);
-int gpa_nccl_add_extcorr(struct gpa_model *m, uint32_t proc, const struct gpt_extcorr *r);
-int gpa_nccl_link(struct gpa_model *m);
-void gpa_nccl_free(struct gpa_nccl *n);
 
 #endif /* GPA_MODEL_H */

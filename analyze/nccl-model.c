@@ -234,13 +234,13 @@ int gpa_nccl_link(struct gpa_model *m)
 			goto out;
 		}
 		for (size_t k = 0; k < m->kern.n; k++) {
-			uint32_t proc = m->devs.v[m->kern.dev[k]].proc;
-			uint32_t o = corr_op(&corr, proc, m->kern.corr[k]);
+			uint32_t proc = m->devs.v[gpa_kern_dev(m, k)].proc;
+			uint32_t o = corr_op(&corr, proc, gpa_col_opt(m->kern.corr, k));
 			n->kern_op[k] = o;
 			if (o != GPA_NONE) {
 				struct gpa_nccl_op *op = &n->ops.v[o];
 				op->kernels++;
-				op->dev = m->kern.dev[k];
+				op->dev = gpa_kern_dev(m, k);
 				n->kernels_linked++;
 				widen(op, gpa_kern_start(m, k), gpa_kern_end(m, k), GPA_NCCL_GPU_KERNELS);
 			}

@@ -296,20 +296,20 @@ int gpa_occupancy_analyze(const struct gpa_model *m, const struct gpa_steps *ste
 		}
 	}
 	for (size_t i = 0; i < m->gpu.n; i++) {
-		if (m->gpu.kind[i] != GPA_GPU_KERNEL) {
+		if (gpa_gpu_kind(m, i) != GPA_GPU_KERNEL) {
 			continue;
 		}
-		uint32_t row = m->gpu.row[i];
-		uint16_t dev = m->kern.dev[row];
+		uint32_t row = gpa_gpu_row(m, i);
+		uint16_t dev = gpa_kern_dev(m, row);
 		if (o->device >= 0 && m->devs.v[dev].id != (uint64_t)o->device) {
 			continue;
 		}
-		uint32_t func = m->kern.func[row];
+		uint32_t func = gpa_kern_func(m, row);
 		if (!func_matches(&b, func)) {
 			continue;
 		}
 		uint32_t gi;
-		if (group_of(&b, func, gpa_col_opt(m->kern.shape, row), dev, &gi)) {
+		if (group_of(&b, func, gpa_kern_shape(m, row), dev, &gi)) {
 			goto out;
 		}
 		struct gpa_occ_group *g = &out->groups.v[gi];

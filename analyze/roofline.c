@@ -323,7 +323,7 @@ int gpa_roofline_analyze(const struct gpa_model *m, const struct gpa_roof_rules 
 		last[i] = UINT32_MAX;
 	}
 	for (size_t k = 0; k < m->kern.n; k++) {
-		uint32_t fn = m->kern.func[k];
+		uint32_t fn = gpa_kern_func(m, k);
 		uint64_t ns = gpa_kern_dur(m, k);
 		if (rule_of[fn] == -2) {
 			const struct gpa_func *f = &m->funcs.v[fn];
@@ -344,9 +344,9 @@ int gpa_roofline_analyze(const struct gpa_model *m, const struct gpa_roof_rules 
 		}
 		out->matched_ns += ns;
 		size_t g = last[fn];
-		if (g == UINT32_MAX || out->rows.v[g].shape != gpa_col_opt(m->kern.shape, k)) {
+		if (g == UINT32_MAX || out->rows.v[g].shape != gpa_kern_shape(m, k)) {
 			for (g = 0; g < out->rows.n; g++) { /* one row per kernel and configuration */
-				if (out->rows.v[g].func == fn && out->rows.v[g].shape == gpa_col_opt(m->kern.shape, k)) {
+				if (out->rows.v[g].func == fn && out->rows.v[g].shape == gpa_kern_shape(m, k)) {
 					break;
 				}
 			}
@@ -358,10 +358,10 @@ int gpa_roofline_analyze(const struct gpa_model *m, const struct gpa_roof_rules 
 				continue;
 			}
 			const struct rule *r = &rs->v[rule_of[fn]];
-			const struct gpa_shape *sh = &m->shapes.v[gpa_col_opt(m->kern.shape, k)];
+			const struct gpa_shape *sh = &m->shapes.v[gpa_kern_shape(m, k)];
 			struct vars v = {sh->grid_x, sh->grid_y, sh->grid_z, sh->block_x, sh->block_y,
 					 sh->block_z, sh->regs, (double)sh->static_smem + sh->dynamic_smem};
-			struct gpa_roof_row row = {.func = fn, .shape = gpa_col_opt(m->kern.shape, k),
+			struct gpa_roof_row row = {.func = fn, .shape = gpa_kern_shape(m, k),
 						   .rule = (uint32_t)rule_of[fn],
 						   .dtype = r->dtype >= 0 ? (enum gpa_dtype)r->dtype : dtype};
 			if (!eval(r->flops, &v, &row.flops) || !eval(r->bytes, &v, &row.bytes) ||

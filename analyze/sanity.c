@@ -65,10 +65,10 @@ static void spans(const struct gpa_model *m, struct proc_span *ps, struct gpa_sa
 		if (!ps) {
 			continue;
 		}
-		struct proc_span *s = &ps[gpa_dev_proc(m, m->gpu.dev[i])];
+		struct proc_span *s = &ps[gpa_dev_proc(m, gpa_gpu_dev(m, i))];
 		s->first = a < s->first ? a : s->first;
 		s->last = e > s->last ? e : s->last;
-		s->kernels += m->gpu.kind[i] == GPA_GPU_KERNEL;
+		s->kernels += gpa_gpu_kind(m, i) == GPA_GPU_KERNEL;
 	}
 	for (size_t i = 0; i < m->api.n; i++) {
 		uint64_t a = gpa_api_start(m, i), e = gpa_api_end(m, i);
@@ -76,11 +76,11 @@ static void spans(const struct gpa_model *m, struct proc_span *ps, struct gpa_sa
 		if (!ps) {
 			continue;
 		}
-		struct proc_span *s = &ps[m->threads.v[m->api.thread[i]].proc];
+		struct proc_span *s = &ps[m->threads.v[gpa_api_thread(m, i)].proc];
 		s->first = a < s->first ? a : s->first;
 		s->last = e > s->last ? e : s->last;
 		if (!(m->api.flags[i] & GPA_API_CAPTURED) &&
-		    launch_name(m, known, m->api.name[i])) {
+		    launch_name(m, known, gpa_api_name(m, i))) {
 			s->launches++;
 		}
 	}

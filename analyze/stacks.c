@@ -22,6 +22,7 @@
  */
 #include "base/compat.h"
 #include "analyze/model.h"
+#include "analyze/stacks.h"
 #include "analyze/symbolize.h"
 
 #include <stdio.h>
@@ -216,7 +217,7 @@ int gpa_stacks_link(struct gpa_model *m)
 		}
 	}
 	for (size_t i = 0; i < s->napi; i++) {
-		uint32_t proc = m->threads.v[m->api.thread[i]].proc;
+		uint32_t proc = m->threads.v[gpa_api_thread(m, i)].proc;
 		s->api_node[i] = m->api.corr[i] ? row_of(&corrs, key2(proc, m->api.corr[i]))
 						: GPA_NONE;
 		s->info.api_rows += s->api_node[i] != GPA_NONE;

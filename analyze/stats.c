@@ -464,7 +464,7 @@ static inline bool event_at(const struct source *c, size_t i, uint32_t *g, uint6
 
 	switch (c->report) {
 	case GPA_STATS_KERN_SUM:
-		*g = c->group_of[m->kern.func[i]];
+		*g = c->group_of[gpa_kern_func(m, i)];
 		*v = gpa_kern_dur(m, i);
 		return true;
 	case GPA_STATS_MEM_TIME_SUM:
@@ -482,7 +482,7 @@ static inline bool event_at(const struct source *c, size_t i, uint32_t *g, uint6
 		}
 		return true;
 	case GPA_STATS_API_SUM:
-		*g = c->group_of[m->api.name[i]];
+		*g = c->group_of[gpa_api_name(m, i)];
 		*v = gpa_api_dur(m, i);
 		return true;
 	case GPA_STATS_NVTX_SUM:
@@ -672,7 +672,7 @@ static int api_sum(const struct gpa_model *m, struct gpa_stats *st)
 	memset(group_of, 0xff, nstr * sizeof(*group_of));
 	/* The distinct names, once each. */
 	for (size_t i = 0; i < m->api.n; i++) {
-		uint32_t s = m->api.name[i];
+		uint32_t s = gpa_api_name(m, i);
 		if (group_of[s] == GPA_NONE) {
 			group_of[s] = 0;
 			if (gp_vec_push(&ids, s)) {
@@ -798,8 +798,8 @@ static int project(const struct gpa_model *m, uint64_t *proj_start, uint64_t *pr
 		ops[r]++;                                                                          \
 	} while (0)
 	for (size_t g = 0; g < m->gpu.n; g++) {
-		uint32_t row = m->gpu.row[g], a;
-		switch (m->gpu.kind[g]) {
+		uint32_t row = gpa_gpu_row(m, g), a;
+		switch (gpa_gpu_kind(m, g)) {
 		case GPA_GPU_KERNEL:
 			a = m->kern.api[row];
 			break;
@@ -830,20 +830,20 @@ static int project(const struct gpa_model *m, uint64_t *proj_start, uint64_t *pr
 		goto out;
 	}
 	for (size_t i = 0; i < m->api.n; i++) {
-		tfirst[m->api.thread[i] + 2]++;
+		tfirst[gpa_api_thread(m, i) + 2]++;
 	}
 	for (size_t t = 0; t < nth; t++) {
 		tfirst[t + 2] += tfirst[t + 1];
 	}
 	for (size_t i = 0; i < m->api.n; i++) {
-		trows[tfirst[m->api.thread[i] + 1]++] = (uint32_t)i;
+		trows[tfirst[gpa_api_thread(m, i) + 1]++] = (uint32_t)i;
 	}
 	/* tfirst[t] .. tfirst[t + 1] now index thread t's calls in trows. */
 	for (int pass = 0; pass < 2; pass++) {
 		for (size_t g = 0; g < m->gpu.n; g++) {
-			uint32_t row = m->gpu.row[g];
-			uint32_t a = m->gpu.kind[g] == GPA_GPU_KERNEL   ? m->kern.api[row]
-				     : m->gpu.kind[g] == GPA_GPU_MEMCPY ? m->copy.api[row]
+			uint32_t row = gpa_gpu_row(m, g);
+			uint32_t a = gpa_gpu_kind(m, g) == GPA_GPU_KERNEL   ? m->kern.api[row]
+				     : gpa_gpu_kind(m, g) == GPA_GPU_MEMCPY ? m->copy.api[row]
 									: m->set.api[row];
 			if (a == GPA_NONE) {
 				continue;

@@ -170,7 +170,7 @@ static int work_build(const struct gpa_model *m, struct work *w)
 	}
 	for (size_t g = 0; g < n; g++) {
 		bool linked;
-		kv[g] = (struct tkv){gpa_dev_proc(m, m->gpu.dev[g]), op_api_start(m, g, &linked),
+		kv[g] = (struct tkv){gpa_dev_proc(m, gpa_gpu_dev(m, g)), op_api_start(m, g, &linked),
 				     gpa_gpu_end(m, g) - gpa_gpu_start(m, g), (uint32_t)g};
 	}
 	gp_qsort(kv, n, sizeof(*kv), cmp_tkv);
@@ -179,7 +179,7 @@ static int work_build(const struct gpa_model *m, struct work *w)
 	for (size_t i = 0; i < n; i++) {
 		w->t[i] = kv[i].b;
 		w->cum[i + 1] = w->cum[i] + kv[i].c;
-		w->kcum[i + 1] = w->kcum[i] + (m->gpu.kind[kv[i].row] == GPA_GPU_KERNEL ? kv[i].c : 0);
+		w->kcum[i + 1] = w->kcum[i] + (gpa_gpu_kind(m, kv[i].row) == GPA_GPU_KERNEL ? kv[i].c : 0);
 		w->first[kv[i].a + 1]++;
 	}
 	for (size_t p = 0; p < np; p++) {
@@ -380,14 +380,14 @@ static int profiler_steps(const struct gpa_model *m, struct gpa_steps *out)
 		return -GP_ERR_NOMEM;
 	}
 	for (size_t i = 0; i < m->api.n; i++) {
-		const char *name = gpa_model_str(m, m->api.name[i]);
-		uint32_t p = m->threads.v[m->api.thread[i]].proc;
+		const char *name = gpa_model_str(m, gpa_api_name(m, i));
+		uint32_t p = m->threads.v[gpa_api_thread(m, i)].proc;
 		bool start = !strcmp(name, "cudaProfilerStart") || !strcmp(name, "cuProfilerStart");
 		bool stop = !strcmp(name, "cudaProfilerStop") || !strcmp(name, "cuProfilerStop");
 		if (start && !open[p]) {
 			open[p] = gpa_api_end(m, i) + 1;
 		} else if (stop && open[p]) {
-			struct gpa_step st = {.proc = p, .nvtx = GPA_NONE, .name = m->api.name[i],
+			struct gpa_step st = {.proc = p, .nvtx = GPA_NONE, .name = gpa_api_name(m, i),
 					      .start = open[p] - 1, .end = gpa_api_start(m, i)};
 			st.number = ordinal++;
 			open[p] = 0;
@@ -427,10 +427,10 @@ static int whole_steps(const struct gpa_model *m, struct gpa_steps *out)
 		st.end = (END) > st.end ? (END) : st.end;                                          \
 		any = true;                                                                        \
 	}
-		WIDEN_(m->kern, m->devs.v[m->kern.dev[i]].proc, gpa_kern_start(m, i), gpa_kern_end(m, i));
+		WIDEN_(m->kern, m->devs.v[gpa_kern_dev(m, i)].proc, gpa_kern_start(m, i), gpa_kern_end(m, i));
 		WIDEN_(m->copy, m->devs.v[m->copy.dev[i]].proc, m->copy.start[i], m->copy.end[i]);
 		WIDEN_(m->set, m->devs.v[m->set.dev[i]].proc, m->set.start[i], m->set.end[i]);
-		WIDEN_(m->api, m->threads.v[m->api.thread[i]].proc, gpa_api_start(m, i), gpa_api_end(m, i));
+		WIDEN_(m->api, m->threads.v[gpa_api_thread(m, i)].proc, gpa_api_start(m, i), gpa_api_end(m, i));
 		WIDEN_(m->nvtx, m->threads.v[m->nvtx.thread[i]].proc, m->nvtx.start[i], m->nvtx.end[i]);
 #undef WIDEN_
 		if (!any) {
@@ -492,9 +492,9 @@ static uint32_t step_at(const struct gpa_steps *s, const size_t *pfirst, uint32_
 
 static uint64_t op_api_start(const struct gpa_model *m, size_t g, bool *linked)
 {
-	uint32_t r = m->gpu.row[g], a;
+	uint32_t r = gpa_gpu_row(m, g), a;
 
-	switch (m->gpu.kind[g]) {
+	switch (gpa_gpu_kind(m, g)) {
 	case GPA_GPU_KERNEL:
 		a = m->kern.api[r];
 		break;
@@ -548,7 +548,7 @@ static int assign(const struct gpa_model *m, struct gpa_steps *s)
 	for (size_t g = 0; g < m->gpu.n; g++) {
 		bool linked;
 		uint64_t t = op_api_start(m, g, &linked);
-		uint32_t p = m->devs.v[m->gpu.dev[g]].proc;
+		uint32_t p = m->devs.v[gpa_gpu_dev(m, g)].proc;
 		uint32_t k = step_at(s, pfirst, p, t, &hint);
 		s->gpu_step[g] = k;
 		if (!linked) {
@@ -567,19 +567,19 @@ static int assign(const struct gpa_model *m, struct gpa_steps *s)
 			st->gpu_end = e;
 		}
 		struct cur *c = &cur[k];
-		if (!st->gpu_ops || c->last_dev != m->gpu.dev[g]) {
+		if (!st->gpu_ops || c->last_dev != gpa_gpu_dev(m, g)) {
 			st->gpu_devices++; /* rows come by device: each device once */
 		}
-		c->last_dev = m->gpu.dev[g];
+		c->last_dev = gpa_gpu_dev(m, g);
 		st->gpu_ops++;
-		if (c->open && c->dev == m->gpu.dev[g] && a <= c->end) {
+		if (c->open && c->dev == gpa_gpu_dev(m, g) && a <= c->end) {
 			c->end = e > c->end ? e : c->end;
 			continue;
 		}
 		if (c->open) {
 			st->gpu_busy += c->end - c->start;
 		}
-		*c = (struct cur){a, e, m->gpu.dev[g], m->gpu.dev[g], true};
+		*c = (struct cur){a, e, gpa_gpu_dev(m, g), gpa_gpu_dev(m, g), true};
 	}
 	for (size_t k = 0; k < ns; k++) {
 		if (cur[k].open) {

@@ -251,15 +251,15 @@ static void write_apis(struct pw *w)
 	const struct gpa_apis *a = &w->m->api;
 
 	for (size_t i = 0; i < a->n; i++) {
-		if (a->thread[i] == GPA_NONE) {
+		if (gpa_api_thread(w->m, i) == GPA_NONE) {
 			continue;
 		}
 		tick(w);
-		ev_begin(w, "X", thread_pid(w, a->thread[i]));
-		ev_tid(w, w->m->threads.v[a->thread[i]].tid);
+		ev_begin(w, "X", thread_pid(w, gpa_api_thread(w->m, i)));
+		ev_tid(w, w->m->threads.v[gpa_api_thread(w->m, i)].tid);
 		ev_span(w, gpa_api_start(w->m, i), gpa_api_end(w->m, i));
 		ev_name(w, gpa_col_opt8(a->domain, i) == GPT_API_DRIVER ? "cuda_driver" : "cuda_runtime",
-			gpa_model_str(w->m, a->name[i]));
+			gpa_model_str(w->m, gpa_api_name(w->m, i)));
 		gp_strbuf_adds(&w->sb, ",\"args\":{\"correlation\":");
 		add_u64(&w->sb, a->corr[i]);
 		add_key_u64(&w->sb, "cbid", gpa_col_opt(a->cbid, i));
@@ -329,10 +329,10 @@ static void write_flow(struct pw *w, uint32_t api, uint32_t pid, uint32_t tid, u
 	const struct gpa_apis *a = &w->m->api;
 	uint32_t th;
 
-	if (api == GPA_NONE || api >= a->n || a->thread[api] == GPA_NONE) {
+	if (api == GPA_NONE || api >= a->n || gpa_api_thread(w->m, api) == GPA_NONE) {
 		return;
 	}
-	th = a->thread[api];
+	th = gpa_api_thread(w->m, api);
 	w->flow_id++;
 	/* Midpoints: inside the slices however a viewer orders equal times. */
 	ev_begin(w, "s", thread_pid(w, th));
@@ -354,20 +354,20 @@ static void write_kernel(struct pw *w, size_t r, uint32_t pid)
 	const struct gpa_model *m = w->m;
 	const struct gpa_kernels *k = &m->kern;
 	const char *name = "";
-	uint32_t fn = k->func[r], sh = gpa_col_opt(k->shape, r);
+	uint32_t fn = gpa_kern_func(m, r), sh = gpa_kern_shape(m, r);
 
 	if (fn < m->funcs.n) {
 		name = gpa_model_str(m, m->funcs.v[fn].demangled ? m->funcs.v[fn].demangled
 								 : m->funcs.v[fn].name);
 	}
 	ev_begin(w, "X", pid);
-	ev_tid(w, k->stream[r]);
+	ev_tid(w, gpa_kern_stream(m, r));
 	ev_span(w, gpa_kern_start(m, r), gpa_kern_end(m, r));
 	ev_name(w, "kernel", name);
 	gp_strbuf_adds(&w->sb, ",\"args\":{\"correlation\":");
-	add_u64(&w->sb, k->corr[r]);
-	add_key_u64(&w->sb, "stream", k->stream[r]);
-	add_key_u64(&w->sb, "device", m->devs.v[k->dev[r]].id);
+	add_u64(&w->sb, gpa_col_opt(k->corr, r));
+	add_key_u64(&w->sb, "stream", gpa_kern_stream(m, r));
+	add_key_u64(&w->sb, "device", m->devs.v[gpa_kern_dev(m, r)].id);
 	if (sh < m->shapes.n) {
 		const struct gpa_shape *s = &m->shapes.v[sh];
 
@@ -380,7 +380,7 @@ static void write_kernel(struct pw *w, size_t r, uint32_t pid)
 			       s->static_smem, s->dynamic_smem);
 	}
 	gp_strbuf_adds(&w->sb, "}}");
-	write_flow(w, k->api[r], pid, k->stream[r], gpa_kern_start(m, r), gpa_kern_end(m, r));
+	write_flow(w, k->api[r], pid, gpa_kern_stream(m, r), gpa_kern_start(m, r), gpa_kern_end(m, r));
 }
 
 static void write_memcpy(struct pw *w, size_t r, uint32_t pid, struct gp_strbuf *tmp)
@@ -473,10 +473,10 @@ static int write_devices(struct pw *w, struct gp_strbuf *tmp)
 		}
 
 		for (size_t i = dev->gpu_first; i < dev->gpu_first + dev->gpu_count; i++) {
-			uint32_t row = m->gpu.row[i];
+			uint32_t row = gpa_gpu_row(m, i);
 
 			tick(w);
-			switch (m->gpu.kind[i]) {
+			switch (gpa_gpu_kind(m, i)) {
 			case GPA_GPU_KERNEL:
 				write_kernel(w, row, pid);
 				break;
@@ -522,14 +522,14 @@ static bool path_point(const struct pw *w, const struct gpa_cp_seg *g, uint32_t 
 {
 	const struct gpa_model *m = w->m;
 
-	if (g->kind == 0 && g->row < m->api.n && m->api.thread[g->row] < m->threads.n) {
-		uint32_t th = m->api.thread[g->row];
+	if (g->kind == 0 && g->row < m->api.n && gpa_api_thread(m, g->row) < m->threads.n) {
+		uint32_t th = gpa_api_thread(m, g->row);
 		*pid = thread_pid(w, th);
 		*tid = m->threads.v[th].tid;
 		*s = gpa_api_start(m, g->row);
 		*e = gpa_api_end(m, g->row);
 	} else if (g->kind == 1 && g->row < m->gpu.n) {
-		*pid = gpu_pid(m->gpu.dev[g->row]);
+		*pid = gpu_pid(gpa_gpu_dev(m, g->row));
 		*tid = gpa_gpu_stream(m, g->row);
 		*s = gpa_gpu_start(m, g->row);
 		*e = gpa_gpu_end(m, g->row);

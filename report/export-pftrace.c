@@ -746,11 +746,11 @@ static void write_apis(struct pf *w)
 	for (size_t i = 0; i < a->n; i++) {
 		struct ev e;
 
-		if (a->thread[i] == GPA_NONE) {
+		if (gpa_api_thread(w->m, i) == GPA_NONE) {
 			continue;
 		}
 		ev_init(&e, 0);
-		e.name_iid = str_name(w, a->name[i], &e.new_name);
+		e.name_iid = str_name(w, gpa_api_name(w->m, i), &e.new_name);
 		e.cat = gpa_col_opt8(a->domain, i) == GPT_API_DRIVER ? CAT_DRIVER : CAT_RUNTIME;
 		arg_u64(w, ARG_CORRELATION, a->corr[i]);
 		arg_u64(w, ARG_CBID, gpa_col_opt(a->cbid, i));
@@ -764,7 +764,7 @@ static void write_apis(struct pf *w)
 		}
 		e.flows = flows.v;
 		e.nflows = flows.n;
-		put_slice(w, w->thread_uuid[a->thread[i]], gpa_api_start(w->m, i), gpa_api_end(w->m, i),
+		put_slice(w, w->thread_uuid[gpa_api_thread(w->m, i)], gpa_api_start(w->m, i), gpa_api_end(w->m, i),
 			  &e);
 	}
 	gp_vec_free(&flows);
@@ -838,11 +838,11 @@ static void kernel_args(struct pf *w, size_t r)
 {
 	const struct gpa_model *m = w->m;
 	const struct gpa_kernels *k = &m->kern;
-	uint32_t sh = gpa_col_opt(k->shape, r);
+	uint32_t sh = gpa_kern_shape(m, r);
 
-	arg_u64(w, ARG_CORRELATION, k->corr[r]);
-	arg_u64(w, ARG_STREAM, k->stream[r]);
-	arg_u64(w, ARG_DEVICE, m->devs.v[k->dev[r]].id);
+	arg_u64(w, ARG_CORRELATION, gpa_col_opt(k->corr, r));
+	arg_u64(w, ARG_STREAM, gpa_kern_stream(m, r));
+	arg_u64(w, ARG_DEVICE, m->devs.v[gpa_kern_dev(m, r)].id);
 	if (sh < m->shapes.n) {
 		const struct gpa_shape *s = &m->shapes.v[sh];
 
@@ -863,14 +863,14 @@ static void kernel_args(struct pf *w, size_t r)
 static void write_gpu_op(struct pf *w, size_t i)
 {
 	const struct gpa_model *m = w->m;
-	uint32_t row = m->gpu.row[i], api = gpa_gpu_api(m, i), fn;
-	uint64_t key = ((uint64_t)m->gpu.dev[i] << 32 | gpa_gpu_stream(m, i)) + 1;
+	uint32_t row = gpa_gpu_row(m, i), api = gpa_gpu_api(m, i), fn;
+	uint64_t key = ((uint64_t)gpa_gpu_dev(m, i) << 32 | gpa_gpu_stream(m, i)) + 1;
 	struct ev e;
 
 	ev_init(&e, 0);
-	switch (m->gpu.kind[i]) {
+	switch (gpa_gpu_kind(m, i)) {
 	case GPA_GPU_KERNEL:
-		fn = m->kern.func[row];
+		fn = gpa_kern_func(m, row);
 		if (fn < m->funcs.n) {
 			uint32_t id = m->funcs.v[fn].demangled ? m->funcs.v[fn].demangled
 							       : m->funcs.v[fn].name;
@@ -893,7 +893,7 @@ static void write_gpu_op(struct pf *w, size_t i)
 		arg_u64(w, ARG_COPY_KIND, ck);
 		arg_u64(w, ARG_CORRELATION, m->copy.corr[row]);
 		arg_u64(w, ARG_STREAM, m->copy.stream[row]);
-		if (api != GPA_NONE && api < m->api.n && m->api.thread[api] != GPA_NONE) {
+		if (api != GPA_NONE && api < m->api.n && gpa_api_thread(m, api) != GPA_NONE) {
 			e.end_flow = i + 1;
 		}
 		put_slice(w, gp_u64map_get(&w->stream_uuid, key, 0), gpa_gpu_start(m, i),
@@ -911,7 +911,7 @@ static void write_gpu_op(struct pf *w, size_t i)
 	default:
 		return;
 	}
-	if (api != GPA_NONE && api < m->api.n && m->api.thread[api] != GPA_NONE) {
+	if (api != GPA_NONE && api < m->api.n && gpa_api_thread(m, api) != GPA_NONE) {
 		e.end_flow = i + 1;
 	}
 	put_slice(w, gp_u64map_get(&w->stream_uuid, key, 0), gpa_gpu_start(m, i), gpa_gpu_end(m, i), &e);
@@ -938,7 +938,7 @@ static int index_flows(struct pf *w)
 	for (size_t i = 0; i < m->gpu.n; i++) {
 		uint32_t api = gpa_gpu_api(m, i);
 
-		if (api != GPA_NONE && api < na && m->api.thread[api] != GPA_NONE) {
+		if (api != GPA_NONE && api < na && gpa_api_thread(m, api) != GPA_NONE) {
 			w->flow_first[api + 2]++;
 		}
 	}
@@ -948,7 +948,7 @@ static int index_flows(struct pf *w)
 	for (size_t i = 0; i < m->gpu.n; i++) {
 		uint32_t api = gpa_gpu_api(m, i);
 
-		if (api != GPA_NONE && api < na && m->api.thread[api] != GPA_NONE) {
+		if (api != GPA_NONE && api < na && gpa_api_thread(m, api) != GPA_NONE) {
 			w->flow_gpu[w->flow_first[api + 1]++] = (uint32_t)i;
 		}
 	}
@@ -990,7 +990,7 @@ static void count_uses(struct pf *w)
 		return; /* everything interned: bigger, not wrong */
 	}
 	for (size_t i = 0; i < m->api.n; i++) {
-		uses[m->api.name[i]] += uses[m->api.name[i]] < 2;
+		uses[gpa_api_name(m, i)] += uses[gpa_api_name(m, i)] < 2;
 	}
 	for (size_t i = 0; i < m->nvtx.n; i++) {
 		uses[m->nvtx.name[i]] += uses[m->nvtx.name[i]] < 2;

@@ -552,8 +552,8 @@ static int write_kernels(struct exp *e)
 			  "?, ?, 0, 0, 0, ?, ?, ?, ?)", &s, "CUPTI_ACTIVITY_KIND_KERNEL");
 
 	for (size_t i = 0; i < k->n && !ret; i++) {
-		const struct gpa_func *fn = &e->m->funcs.v[k->func[i]];
-		const struct gpa_shape *sh = &e->m->shapes.v[gpa_col_opt(k->shape, i)];
+		const struct gpa_func *fn = &e->m->funcs.v[gpa_kern_func(e->m, i)];
+		const struct gpa_shape *sh = &e->m->shapes.v[gpa_kern_shape(e->m, i)];
 		int64_t dem, mangled;
 
 		ret = str_id(e, fn->demangled ? fn->demangled : fn->name, &dem);
@@ -563,9 +563,9 @@ static int write_kernels(struct exp *e)
 		if (ret) {
 			break;
 		}
-		bind_gpu_op(e, s, gpa_kern_start(e->m, i), gpa_kern_end(e->m, i), k->dev[i], k->stream[i], k->corr[i]);
+		bind_gpu_op(e, s, gpa_kern_start(e->m, i), gpa_kern_end(e->m, i), gpa_kern_dev(e->m, i), gpa_kern_stream(e->m, i), gpa_col_opt(k->corr, i));
 		sqlite3_bind_int64(s, 8, dem);
-		sqlite3_bind_int64(s, 9, e->func_short[k->func[i]]);
+		sqlite3_bind_int64(s, 9, e->func_short[gpa_kern_func(e->m, i)]);
 		/* nsys stores the name of an unmangled kernel here too, never NULL */
 		sqlite3_bind_int64(s, 10, mangled);
 		sqlite3_bind_int64(s, 11, sh->regs);
@@ -640,14 +640,14 @@ static int write_apis(struct exp *e)
 		if (gpa_col_opt8(a->domain, i) != GPT_API_RUNTIME && gpa_col_opt8(a->domain, i) != GPT_API_DRIVER) {
 			continue;
 		}
-		ret = str_id(e, a->name[i], &name);
+		ret = str_id(e, gpa_api_name(e->m, i), &name);
 		if (ret) {
 			break;
 		}
 		sqlite3_bind_int64(s, 1, rel(e, gpa_api_start(e->m, i)));
 		sqlite3_bind_int64(s, 2, rel(e, gpa_api_end(e->m, i)));
 		sqlite3_bind_int(s, 3, gpa_col_opt8(a->domain, i) == GPT_API_DRIVER ? 1 : 0);
-		sqlite3_bind_int64(s, 4, (int64_t)thread_gtid(e, a->thread[i]));
+		sqlite3_bind_int64(s, 4, (int64_t)thread_gtid(e, gpa_api_thread(e->m, i)));
 		sqlite3_bind_int64(s, 5, a->corr[i]);
 		sqlite3_bind_int64(s, 6, name);
 		sqlite3_bind_int64(s, 7, gpa_col_opt(a->ret, i));

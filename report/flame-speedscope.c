@@ -136,7 +136,7 @@ static int evented(struct gp_strbuf *out, const struct gpa_flame *f, const struc
 	}
 	for (size_t g = 0; g < m->gpu.n; g++) {
 		if (f->op_node[g] != GPA_NONE) {
-			ops[n++] = (struct op_ref){gpa_dev_proc(m, m->gpu.dev[g]), m->gpu.dev[g],
+			ops[n++] = (struct op_ref){gpa_dev_proc(m, gpa_gpu_dev(m, g)), gpa_gpu_dev(m, g),
 						   gpa_gpu_stream(m, g), (uint32_t)g, gpa_gpu_start(m, g)};
 		}
 	}

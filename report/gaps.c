@@ -101,7 +101,7 @@ static void add_thread(struct gp_strbuf *sb, const struct gpa_model *m, uint32_t
 /* A kernel's name, short: demangled when known, no "void ", no arguments, at most 60 chars. */
 static void add_kernel_name(struct gp_strbuf *sb, const struct gpa_model *m, uint32_t kern)
 {
-	const struct gpa_func *f = &m->funcs.v[m->kern.func[kern]];
+	const struct gpa_func *f = &m->funcs.v[gpa_kern_func(m, kern)];
 	const char *s = gpa_model_str(m, f->demangled ? f->demangled : f->name);
 	size_t n;
 
@@ -122,9 +122,9 @@ static void add_kernel_name(struct gp_strbuf *sb, const struct gpa_model *m, uin
 
 static void add_op_name(struct gp_strbuf *sb, const struct gpa_model *m, uint32_t op)
 {
-	switch (m->gpu.kind[op]) {
+	switch (gpa_gpu_kind(m, op)) {
 	case GPA_GPU_KERNEL:
-		add_kernel_name(sb, m, m->gpu.row[op]);
+		add_kernel_name(sb, m, gpa_gpu_row(m, op));
 		break;
 	case GPA_GPU_MEMCPY:
 		gp_strbuf_adds(sb, "a memcpy");
@@ -163,8 +163,8 @@ static const char *overhead_name(uint32_t kind)
 
 static void add_call(struct gp_strbuf *sb, const struct gpa_model *m, uint32_t api)
 {
-	gp_strbuf_addf(sb, "%s on ", gpa_model_str(m, m->api.name[api]));
-	add_thread(sb, m, m->api.thread[api]);
+	gp_strbuf_addf(sb, "%s on ", gpa_model_str(m, gpa_api_name(m, api)));
+	add_thread(sb, m, gpa_api_thread(m, api));
 }
 
 void gpr_gap_evidence(struct gp_strbuf *sb, const struct gpa_model *m, const struct gpa_gap *g)
@@ -208,8 +208,8 @@ void gpr_gap_evidence(struct gp_strbuf *sb, const struct gpa_model *m, const str
 		gp_strbuf_adds(sb, "waited on ");
 		add_kernel_name(sb, m, g->ev_kernel);
 		gp_strbuf_adds(sb, " (device ");
-		gpr_gap_device_label(sb, m, m->kern.dev[g->ev_kernel]);
-		gp_strbuf_addf(sb, ", stream %" PRIu32 ")", m->kern.stream[g->ev_kernel]);
+		gpr_gap_device_label(sb, m, gpa_kern_dev(m, g->ev_kernel));
+		gp_strbuf_addf(sb, ", stream %" PRIu32 ")", gpa_kern_stream(m, g->ev_kernel));
 		break;
 	case GPA_GAP_DEPENDENCY:
 		gp_strbuf_addf(sb, "stream %" PRIu32 " ", gpa_gpu_stream(m, g->op));
@@ -234,7 +234,7 @@ void gpr_gap_evidence(struct gp_strbuf *sb, const struct gpa_model *m, const str
 		break;
 	}
 	if (g->drain != GPA_NONE) {
-		gp_strbuf_addf(sb, "; after %s", gpa_model_str(m, m->api.name[g->drain]));
+		gp_strbuf_addf(sb, "; after %s", gpa_model_str(m, gpa_api_name(m, g->drain)));
 	}
 }
 

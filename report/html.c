@@ -320,11 +320,11 @@ static void collect(struct tl *t, struct view *v, uint32_t proc, uint64_t w0, ui
 		}
 		size_t a = dv->gpu_first, b = dv->gpu_first + dv->gpu_count;
 		for (size_t g = lower_by(m, gpa_gpu_start, a, b, w0); g < b && gpa_gpu_start(m, g) < w1; g++) {
-			uint32_t r = m->gpu.row[g], stream, name;
-			switch (m->gpu.kind[g]) {
+			uint32_t r = gpa_gpu_row(m, g), stream, name;
+			switch (gpa_gpu_kind(m, g)) {
 			case GPA_GPU_KERNEL:
-				stream = m->kern.stream[r];
-				name = kernel_name(t, m->kern.func[r]);
+				stream = gpa_kern_stream(m, r);
+				name = kernel_name(t, gpa_kern_func(m, r));
 				break;
 			case GPA_GPU_MEMCPY:
 				stream = m->copy.stream[r];
@@ -339,17 +339,17 @@ static void collect(struct tl *t, struct view *v, uint32_t proc, uint64_t w0, ui
 				break;
 			}
 			view_add(t, v, lane_of(t, LANE_GPU, proc, (uint32_t)d, stream), gpa_gpu_start(m, g),
-				 gpa_gpu_end(m, g), w0, name, m->gpu.kind[g]);
+				 gpa_gpu_end(m, g), w0, name, gpa_gpu_kind(m, g));
 		}
 	}
 	for (size_t i = lower_by(m, gpa_api_start, 0, m->api.n, w0);
 	     i < m->api.n && gpa_api_start(m, i) < w1; i++) {
-		uint32_t th = m->api.thread[i];
+		uint32_t th = gpa_api_thread(m, i);
 		if (thread_proc(m, th) != proc) {
 			continue;
 		}
 		view_add(t, v, lane_of(t, LANE_API, proc, th, m->threads.v[th].tid), gpa_api_start(m, i),
-			 gpa_api_end(m, i), w0, str_name(t, m->api.name[i]), 0);
+			 gpa_api_end(m, i), w0, str_name(t, gpa_api_name(m, i)), 0);
 	}
 	/* The ranges enclosing the step's own range started before the window. */
 	for (uint32_t r = step_nvtx, hops = 0; r != GPA_NONE && r < m->nvtx.n && hops < 256;

@@ -479,13 +479,13 @@ static void trace_cell(const struct gpr_stats_writer *w, const struct colspec *c
 	case T_GREEN_CONTEXT:
 		break; /* the model keeps no context ids */
 	case T_STREAM:
-		put_u64(sb, op->kind == GPA_GPU_KERNEL   ? m->kern.stream[row]
+		put_u64(sb, op->kind == GPA_GPU_KERNEL   ? gpa_kern_stream(m, row)
 			    : op->kind == GPA_GPU_MEMCPY ? m->copy.stream[row]
 							 : m->set.stream[row]);
 		break;
 	case T_NAME:
 		if (op->kind == GPA_GPU_KERNEL) {
-			gp_strbuf_adds(sb, w->st->func_names[m->kern.func[row]]);
+			gp_strbuf_adds(sb, w->st->func_names[gpa_kern_func(m, row)]);
 		} else if (op->kind == GPA_GPU_MEMCPY) {
 			gp_strbuf_adds(sb, gpa_stats_memcpy_name(m->copy.copy_kind[row]));
 		} else {
@@ -507,13 +507,13 @@ static void format_row(struct gpr_stats_writer *w, size_t r)
 	gp_strbuf_reset(&w->cell);
 	if (trace) {
 		uint32_t g = w->st->order[r];
-		op.row = m->gpu.row[g];
-		op.kind = m->gpu.kind[g];
+		op.row = gpa_gpu_row(m, g);
+		op.kind = gpa_gpu_kind(m, g);
 		op.start = gpa_gpu_start(m, g);
 		op.dur = gpa_gpu_end(m, g) - op.start;
-		op.dev = &m->devs.v[m->gpu.dev[g]];
+		op.dev = &m->devs.v[gpa_gpu_dev(m, g)];
 		if (op.kind == GPA_GPU_KERNEL) {
-			op.sh = &m->shapes.v[gpa_col_opt(m->kern.shape, op.row)];
+			op.sh = &m->shapes.v[gpa_kern_shape(m, op.row)];
 		} else {
 			op.bytes = op.kind == GPA_GPU_MEMCPY ? m->copy.bytes[op.row]
 							     : m->set.bytes[op.row];

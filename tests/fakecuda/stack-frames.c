@@ -13,6 +13,7 @@
  */
 #include "base/compat.h"
 #include "analyze/model.h"
+#include "analyze/stacks.h"
 
 #include <stdio.h>
 
@@ -36,7 +37,7 @@ int main(int argc, char **argv)
 		if (!n) {
 			continue;
 		}
-		printf("%u %s %u ", m.api.corr[a], gpa_model_str(&m, m.api.name[a]), n);
+		printf("%u %s %u ", m.api.corr[a], gpa_model_str(&m, gpa_api_name(&m, a)), n);
 		for (uint32_t i = 0; i < n; i++) {
 			printf("%s%s", i ? ";" : "", gpa_api_stack_frame(&m, a, i));
 		}

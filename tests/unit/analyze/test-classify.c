@@ -232,7 +232,7 @@ TEST(commclass_every_source)
 	load(&t, &m);
 	REQUIRE(!gpa_commclass_compute(&m, NULL, &cc, err, sizeof(err)));
 	for (size_t k = 0; k < m.kern.n; k++) {
-		const char *n = gpa_model_str(&m, m.funcs.v[m.kern.func[k]].name);
+		const char *n = gpa_model_str(&m, m.funcs.v[gpa_kern_func(&m, k)].name);
 		uint8_t want = GPA_COMM_NOT;
 		if (gpa_kern_start(&m, k) == U(10)) {
 			want = GPA_COMM_CPU_OP;

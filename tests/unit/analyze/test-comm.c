@@ -149,6 +149,19 @@ TEST(comm_model_channels_and_kernels)
 	}
 	gpa_comm_release(&c);
 	gpa_model_release(&m);
+
+	/* Loaded without the correlation columns (as report loads): the same links. */
+	const char *paths[] = {t.path};
+	struct gpa_load_opts lo = {.drop = GPA_DROP_API_IDS | GPA_DROP_CORR | GPA_DROP_SHAPES};
+	REQUIRE(gpa_model_load(&m, paths, 1, &lo, err, sizeof(err)) == 0);
+	REQUIRE(m.nccl != NULL && m.nccl->ops.n == 2);
+	CHECK(m.kern.corr == NULL);
+	CHECK_EQ_U(m.nccl->kernels_linked, 1);
+	CHECK_EQ_U(m.nccl->ops.v[1].gpu_from, GPA_NCCL_GPU_KERNELS);
+	CHECK_EQ_U(m.nccl->ops.v[1].kernels, 1);
+	CHECK_EQ_U(m.nccl->kern_op[0], 1);
+	CHECK_EQ_U(m.nccl->kern_op[1], GPA_NONE);
+	gpa_model_release(&m);
 }
 
 /*

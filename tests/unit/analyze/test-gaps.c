@@ -215,7 +215,7 @@ static const struct gpa_gap *gap_at(const struct run *r, uint64_t start_ns)
 
 static const char *api_name(const struct run *r, uint32_t row)
 {
-	return row == GPA_NONE ? "(none)" : gpa_model_str(&r->m, r->m.api.name[row]);
+	return row == GPA_NONE ? "(none)" : gpa_model_str(&r->m, gpa_api_name(&r->m, row));
 }
 
 static const char *nvtx_name(const struct run *r, uint32_t row)
@@ -634,7 +634,7 @@ TEST(gaps_two_devices)
 				CHECK_EQ_U(g->dev, 0);
 				CHECK_EQ_U(g->cause, GPA_GAP_COMM);
 				REQUIRE(g->ev_kernel != GPA_NONE);
-				CHECK_EQ_U(r.m.kern.dev[g->ev_kernel], 1);
+				CHECK_EQ_U(gpa_kern_dev(&r.m, g->ev_kernel), 1);
 			}
 			g = gap_at(&r, U(900));
 			if (g) {

@@ -50,7 +50,7 @@ static int64_t query(const char *sub, const char *file, const char *sql)
 /* The process of the thread that made API call a. */
 static uint32_t api_proc(const struct gpa_model *m, uint32_t a)
 {
-	return m->threads.v[m->api.thread[a]].proc;
+	return m->threads.v[gpa_api_thread(m, a)].proc;
 }
 
 /*
@@ -70,7 +70,7 @@ TEST(model_nsys_two_processes)
 	CHECK_EQ_U(m.devs.n, 2);
 	size_t linked[2] = {0, 0};
 	for (size_t i = 0; i < m.kern.n; i++) {
-		uint32_t p = gpa_dev_proc(&m, m.kern.dev[i]);
+		uint32_t p = gpa_dev_proc(&m, gpa_kern_dev(&m, i));
 		if (m.kern.api[i] == GPA_NONE) {
 			continue;
 		}
@@ -209,7 +209,7 @@ TEST(model_graphs)
 	CHECK_EQ_U(m.captured_apis, 1);
 	CHECK_EQ_U(m.graph_ops, 5); /* 3 + 1 kernels and the copy */
 	for (size_t i = 0; i < m.api.n; i++) {
-		const char *name = gpa_model_str(&m, m.api.name[i]);
+		const char *name = gpa_model_str(&m, gpa_api_name(&m, i));
 		bool captured = gpa_api_start(&m, i) == 300;
 		CHECK_EQ_I(!!(m.api.flags[i] & GPA_API_CAPTURED), captured);
 		CHECK_EQ_I(!!(m.api.flags[i] & GPA_API_GRAPH_LAUNCH),
@@ -230,7 +230,7 @@ TEST(model_graphs)
 		/* the graph's work belongs to its launch and that launch's thread */
 		if (gpa_gpu_start(&m, i) == 900) {
 			CHECK_EQ_U(launch, 250);
-			CHECK_EQ_U(m.threads.v[m.api.thread[api]].tid, 2);
+			CHECK_EQ_U(m.threads.v[gpa_api_thread(&m, api)].tid, 2);
 		} else if (gpa_gpu_start(&m, i) >= 600) {
 			CHECK_EQ_U(launch, 500);
 		}

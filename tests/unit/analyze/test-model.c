@@ -117,17 +117,17 @@ TEST(model_links_and_orders)
 	CHECK_EQ_U(gpa_kern_start(&m, 0), 3000);
 	CHECK_EQ_U(gpa_kern_start(&m, 1), 200);
 	for (size_t i = 1; i < m.gpu.n; i++) {
-		CHECK(m.gpu.dev[i - 1] < m.gpu.dev[i] ||
-		      (m.gpu.dev[i - 1] == m.gpu.dev[i] && gpa_gpu_start(&m, i - 1) <= gpa_gpu_start(&m, i)));
+		CHECK(gpa_gpu_dev(&m, i - 1) < gpa_gpu_dev(&m, i) ||
+		      (gpa_gpu_dev(&m, i - 1) == gpa_gpu_dev(&m, i) && gpa_gpu_start(&m, i - 1) <= gpa_gpu_start(&m, i)));
 	}
 	/* k1 launched twice with the same shape on device 0, once with another on device 1. */
 	CHECK_EQ_U(m.funcs.n, 2);
 	CHECK_EQ_U(m.shapes.n, 2);
-	CHECK_EQ_U(m.kern.func[1], m.kern.func[2]);
-	CHECK_STR(gpa_model_str(&m, m.funcs.v[m.kern.func[1]].name), "k1");
+	CHECK_EQ_U(gpa_kern_func(&m, 1), gpa_kern_func(&m, 2));
+	CHECK_STR(gpa_model_str(&m, m.funcs.v[gpa_kern_func(&m, 1)].name), "k1");
 	/* Correlation: the runtime call (outer, earlier) wins over the driver call. */
 	REQUIRE(m.kern.api[1] != GPA_NONE);
-	CHECK_STR(gpa_model_str(&m, m.api.name[m.kern.api[1]]), "cudaLaunchKernel");
+	CHECK_STR(gpa_model_str(&m, gpa_api_name(&m, m.kern.api[1])), "cudaLaunchKernel");
 	CHECK_EQ_U(gpa_api_start(&m, m.kern.api[1]), 150);
 	CHECK_EQ_U(m.kern.api[3], GPA_NONE); /* the device-1 kernel with corr 99 */
 	CHECK_EQ_U(gpa_api_start(&m, m.kern.api[0]), 2000);
@@ -197,8 +197,8 @@ TEST(model_timeline_order_and_optional_return)
 		for (size_t i = f + 1; i < f + c; i++) {
 			CHECK(gpa_gpu_start(&m, i - 1) <= gpa_gpu_start(&m, i));
 			if (gpa_gpu_start(&m, i - 1) == gpa_gpu_start(&m, i) &&
-			    m.gpu.kind[i - 1] == m.gpu.kind[i]) {
-				CHECK(m.gpu.row[i - 1] < m.gpu.row[i]); /* file order on ties */
+			    gpa_gpu_kind(&m, i - 1) == gpa_gpu_kind(&m, i)) {
+				CHECK(gpa_gpu_row(&m, i - 1) < gpa_gpu_row(&m, i)); /* file order on ties */
 			}
 			if (d == 0) { /* every kernel of device 0 ran 3 ns */
 				CHECK_EQ_U(gpa_gpu_end(&m, i) - gpa_gpu_start(&m, i), 3);
@@ -214,7 +214,7 @@ TEST(model_timeline_order_and_optional_return)
 	CHECK_EQ_U(gpa_gpu_start(&m, f), 300);
 	CHECK_EQ_U(gpa_gpu_end(&m, f), 310);
 	CHECK_EQ_U(gpa_gpu_end(&m, f + 1), 320);
-	CHECK_EQ_U(m.gpu.kind[f + 2], GPA_GPU_MEMCPY);
+	CHECK_EQ_U(gpa_gpu_kind(&m, f + 2), GPA_GPU_MEMCPY);
 	CHECK_EQ_U(gpa_gpu_start(&m, f + 2), 400);
 	CHECK_EQ_U(gpa_gpu_end(&m, f + 2), 450);
 	CHECK_EQ_U(gpa_gpu_start(&m, f + 3), 500);
@@ -292,7 +292,7 @@ static void check_streams(unsigned nstreams)
 	REQUIRE(m.gpu.n == N);
 	size_t bad = 0;
 	for (uint32_t i = 0; i < N; i++) {
-		bad += m.gpu.row[i] != order[i];
+		bad += gpa_gpu_row(&m, i) != order[i];
 	}
 	CHECK_EQ_U(bad, 0);
 	gpa_model_release(&m);
@@ -303,6 +303,58 @@ TEST(model_timeline_interleaved_streams)
 	check_streams(5);
 	check_streams(12);
 	check_streams(70);
+}
+
+/*
+ * Kernels keep their function, configuration, stream and device as one
+ * site, API calls their name and thread: many sites (more than the load's
+ * caches hold, met in no order) each read back as written, each kept once.
+ */
+TEST(model_sites)
+{
+	static const char *const names[] = {"k_a", "k_b", "k_c", "k_d", "k_e"};
+	static const char *const calls[] = {"cudaLaunchKernel", "cuLaunchKernel", "cudaMemcpyAsync"};
+	struct tw t;
+	struct gpa_model m;
+	const size_t n = 6000;
+
+	tw_open(&t, "sites.gpz");
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t x = i * 2654435761u; /* the order the sites come in: scattered */
+		add_api(&t, 100 * (uint64_t)i, 100 * (uint64_t)i + 10, 100 + x % 7,
+			calls[x % 3], i + 1, GPT_API_RUNTIME);
+		add_kernel(&t, 100 * (uint64_t)i + 20, 100 * (uint64_t)i + 60, x % 3,
+			   x % 400 + (x % 2 ? 0x7fff0000u : 0), i + 1, names[x % 5],
+			   (int32_t)(x % 4) + 1);
+	}
+	tw_close(&t);
+	REQUIRE(load1(&m, t.path) == 0);
+	REQUIRE(m.kern.n == n && m.api.n == n);
+	/* distinct (stream, device, name, grid) and (name, thread) combinations */
+	uint8_t *seen = calloc(3u * 400 * 2 * 5 * 4, 1);
+	uint8_t aseen[3 * 7] = {0};
+	size_t want = 0, awant = 0;
+	REQUIRE(seen != NULL);
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t x = i * 2654435761u;
+		size_t key = (((x % 3) * 400 + x % 400) * 2 + x % 2) * 20 + (x % 5) * 4 + x % 4;
+		want += !seen[key];
+		seen[key] = 1;
+		awant += !aseen[(x % 3) * 7 + x % 7];
+		aseen[(x % 3) * 7 + x % 7] = 1;
+		CHECK_EQ_U(gpa_kern_stream(&m, i), x % 400 + (x % 2 ? 0x7fff0000u : 0));
+		CHECK_EQ_U(m.devs.v[gpa_kern_dev(&m, i)].id, x % 3);
+		CHECK_STR(gpa_model_str(&m, m.funcs.v[gpa_kern_func(&m, i)].name), names[x % 5]);
+		CHECK_EQ_U(m.shapes.v[gpa_kern_shape(&m, i)].grid_x, x % 4 + 1);
+		CHECK_STR(gpa_model_str(&m, gpa_api_name(&m, i)), calls[x % 3]);
+		CHECK_EQ_U(m.threads.v[gpa_api_thread(&m, i)].tid, 100 + x % 7);
+		CHECK_EQ_U(m.kern.api[i], i);
+	}
+	CHECK_EQ_U(m.ksites.n, want);
+	CHECK_EQ_U(m.asites.n, awant);
+	CHECK(want > 2 * 256); /* more than the caches hold */
+	free(seen);
+	gpa_model_release(&m);
 }
 
 /*
@@ -337,11 +389,19 @@ TEST(model_drop_columns)
 	CHECK(lean.api.domain == NULL);
 	/* three launch configurations, none when they are dropped */
 	CHECK_EQ_U(full.shapes.n, 3);
-	REQUIRE(full.kern.shape != NULL);
-	CHECK_EQ_U(gpa_col_opt(full.kern.shape, 0), 0);
-	CHECK_EQ_U(full.shapes.v[gpa_col_opt(full.kern.shape, 4)].grid_x, 2);
-	CHECK(lean.kern.shape == NULL);
+	CHECK_EQ_U(gpa_kern_shape(&full, 0), 0);
+	CHECK_EQ_U(full.shapes.v[gpa_kern_shape(&full, 4)].grid_x, 2);
 	CHECK_EQ_U(lean.shapes.n, 0);
+	/* a site per configuration (one function, stream and device); one without them */
+	CHECK_EQ_U(full.ksites.n, 3);
+	CHECK_EQ_U(lean.ksites.n, 1);
+	CHECK_EQ_U(full.asites.n, 1);
+	for (size_t k = 0; k < 50; k++) {
+		CHECK_EQ_U(gpa_kern_shape(&lean, k), 0);
+		CHECK_EQ_U(gpa_kern_func(&lean, k), gpa_kern_func(&full, k));
+		CHECK_EQ_U(gpa_kern_stream(&lean, k), 1);
+		CHECK_EQ_U(full.shapes.v[gpa_kern_shape(&full, k)].grid_x, k % 3 + 1);
+	}
 	REQUIRE(lean.kern.n == 50 && full.kern.n == 50);
 	for (size_t k = 0; k < 50; k++) {
 		CHECK_EQ_U(lean.kern.api[k], full.kern.api[k]);

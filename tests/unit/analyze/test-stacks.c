@@ -8,6 +8,7 @@
  */
 #include "base/compat.h"
 #include "analyze/model.h"
+#include "analyze/stacks.h"
 #include "tests/unit/test.h"
 
 #include <link.h>

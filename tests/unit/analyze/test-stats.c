@@ -698,10 +698,10 @@ TEST(stats_two_processes_and_devices)
 	for (size_t i = 0; i < 4; i++) {
 		CHECK_EQ_U(gpa_gpu_start(&m, st.order[i]), starts[i]);
 	}
-	CHECK_EQ_U(m.gpu.kind[st.order[0]], GPA_GPU_MEMCPY);
-	CHECK_STR(gpa_model_str(&m, m.devs.v[m.gpu.dev[st.order[0]]].name), "GPU-B");
-	CHECK_EQ_U(m.devs.v[m.gpu.dev[st.order[3]]].id, 1);
-	CHECK_STR(st.func_names[m.kern.func[m.gpu.row[st.order[1]]]], "k");
+	CHECK_EQ_U(gpa_gpu_kind(&m, st.order[0]), GPA_GPU_MEMCPY);
+	CHECK_STR(gpa_model_str(&m, m.devs.v[gpa_gpu_dev(&m, st.order[0])].name), "GPU-B");
+	CHECK_EQ_U(m.devs.v[gpa_gpu_dev(&m, st.order[3])].id, 1);
+	CHECK_STR(st.func_names[gpa_kern_func(&m, gpa_gpu_row(&m, st.order[1]))], "k");
 	gpa_stats_release(&st);
 	gpa_model_release(&m);
 }
