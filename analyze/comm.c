@@ -130,159 +130,117 @@ void gpa_comm_opts_init(struct gpa_comm_opts *o)
 
 /* ---- interval unions */
 
-struct iv {
-	uint64_t s, e;
+/*
+ * The length of a union of intervals met in start order, kept as it grows:
+ * the closed part's length and the open interval [s, e).
+ */
+struct iv_sum {
+	uint64_t len, s, e;
+	bool open;
 };
-typedef GP_VEC(struct iv) iv_vec;
 
-/* Appends [s, e) to a union being built in start order. */
-static int iv_add(iv_vec *v, uint64_t s, uint64_t e)
+static void iv_add(struct iv_sum *u, uint64_t s, uint64_t e)
 {
 	if (e <= s) {
-		return 0;
+		return;
 	}
-	if (v->n && s <= v->v[v->n - 1].e) {
-		if (e > v->v[v->n - 1].e) {
-			v->v[v->n - 1].e = e;
-		}
-		return 0;
+	if (u->open && s <= u->e) {
+		u->e = e > u->e ? e : u->e;
+		return;
 	}
-	struct iv x = {s, e};
-	return gp_vec_push(v, x);
+	u->len += u->open ? u->e - u->s : 0;
+	u->s = s;
+	u->e = e;
+	u->open = true;
 }
 
-static uint64_t iv_len(const iv_vec *v)
+static uint64_t iv_len(const struct iv_sum *u)
 {
-	uint64_t t = 0;
-	for (size_t i = 0; i < v->n; i++) {
-		t += v->v[i].e - v->v[i].s;
-	}
-	return t;
-}
-
-static uint64_t iv_inter(const iv_vec *a, const iv_vec *b)
-{
-	uint64_t t = 0;
-	size_t i = 0, j = 0;
-
-	while (i < a->n && j < b->n) {
-		uint64_t s = a->v[i].s > b->v[j].s ? a->v[i].s : b->v[j].s;
-		uint64_t e = a->v[i].e < b->v[j].e ? a->v[i].e : b->v[j].e;
-		if (e > s) {
-			t += e - s;
-		}
-		if (a->v[i].e < b->v[j].e) {
-			i++;
-		} else {
-			j++;
-		}
-	}
-	return t;
+	return u->len + (u->open ? u->e - u->s : 0);
 }
 
 /*
- * One device's (or one step's) kernels and peer copies, in start order: rows of
- * gpa_model.gpu.
+ * One device's (or one step's) kernels and peer copies, met in start order:
+ * the unions of communication (C), of the other kernels (K) and of both,
+ * so |C intersect K| = |C| + |K| - |C union K| with nothing kept per op.
  */
-static int measure(const struct gpa_model *m, const struct gpa_commclass *cc, const uint32_t *rows,
-		   size_t n, iv_vec *c, iv_vec *k, struct gpa_comm_dev *out)
+struct measure {
+	struct iv_sum c, k, all;
+	uint64_t kernels; /* communication kernels and peer copies */
+	bool any;         /* ops met */
+};
+
+static void measure_add(struct measure *x, bool is_comm, uint64_t s, uint64_t e)
 {
-	c->n = k->n = 0;
-	for (size_t i = 0; i < n; i++) {
-		uint32_t g = rows[i];
-		bool is_comm = gpa_commclass_gpu(cc, m, g);
-		int ret = is_comm ? iv_add(c, gpa_gpu_start(m, g), gpa_gpu_end(m, g))
-				  : iv_add(k, gpa_gpu_start(m, g), gpa_gpu_end(m, g));
-		if (ret) {
-			return ret;
-		}
-		out->kernels += is_comm;
-	}
-	out->comm = iv_len(c);
-	out->compute = iv_len(k);
-	out->overlap = iv_inter(c, k);
-	out->exposed = out->comm - out->overlap;
-	return 0;
+	iv_add(is_comm ? &x->c : &x->k, s, e);
+	iv_add(&x->all, s, e);
+	x->kernels += is_comm;
+	x->any = true;
 }
 
+static void measure_end(const struct measure *x, struct gpa_comm_dev *out)
+{
+	out->kernels = x->kernels;
+	out->comm = iv_len(&x->c);
+	out->compute = iv_len(&x->k);
+	out->overlap = out->comm + out->compute - iv_len(&x->all);
+	out->exposed = out->comm - out->overlap;
+}
+
+/*
+ * Per device with communication, and per step of it: its kernels' and peer
+ * copies' time, in one pass over the device's timeline (each step's ops are
+ * in start order within it).
+ */
 static int exposure(const struct gpa_model *m, const struct gpa_comm_opts *o,
 		    const struct gpa_commclass *cc, struct gpa_comm *out)
 {
-	GP_VEC(uint32_t) rows = {0};
-	uint32_t *order = NULL, *cnt = NULL;
-	iv_vec c = {0}, k = {0};
 	const struct gpa_steps *st = o->steps;
-	size_t nsteps = st ? st->v.n : 0;
-	int ret = -GP_ERR_NOMEM;
+	size_t nsteps = st && gpa_steps_assigned(st) ? st->v.n : 0;
+	struct measure *per = calloc(nsteps + 1, sizeof(*per));
 
-	cnt = calloc(nsteps + 2, sizeof(*cnt));
-	if (!cnt) {
-		goto out;
+	if (!per) {
+		return -GP_ERR_NOMEM;
 	}
 	for (uint32_t d = 0; d < m->devs.n; d++) {
 		const struct gpa_dev *dv = &m->devs.v[d];
-		rows.n = 0;
-		bool any = false;
+		struct measure tot = {0};
+		memset(per, 0, (nsteps + 1) * sizeof(*per));
 		for (uint32_t g = dv->gpu_first; g < dv->gpu_first + dv->gpu_count; g++) {
 			bool is_comm = gpa_commclass_gpu(cc, m, g);
-			if (gpa_gpu_kind(m, g) == GPA_GPU_KERNEL || is_comm) {
-				if (gp_vec_push(&rows, g)) {
-					goto out;
-				}
-				any |= is_comm;
+			if (gpa_gpu_kind(m, g) != GPA_GPU_KERNEL && !is_comm) {
+				continue;
+			}
+			uint64_t s = gpa_gpu_start(m, g), e = gpa_gpu_end(m, g);
+			measure_add(&tot, is_comm, s, e);
+			uint32_t k = nsteps ? gpa_step_of(st, g) : GPA_NONE;
+			if (k != GPA_NONE) {
+				measure_add(&per[k], is_comm, s, e);
 			}
 		}
-		if (!any) {
+		if (!tot.kernels) {
 			continue;
 		}
-		/* per step: counting sort of the rows by step, start order kept */
-		if (st && st->gpu_step) {
-			free(order);
-			order = gp_malloc_big((rows.n ? rows.n : 1) * sizeof(*order));
-			if (!order) {
-				goto out;
+		for (size_t k = 0; k < nsteps; k++) {
+			struct gpa_comm_dev r = {.dev = d, .step = (uint32_t)k};
+			if (!per[k].any) {
+				continue;
 			}
-			memset(cnt, 0, (nsteps + 2) * sizeof(*cnt));
-			for (size_t i = 0; i < rows.n; i++) {
-				uint32_t s = st->gpu_step[rows.v[i]];
-				cnt[(s == GPA_NONE ? nsteps : s) + 1]++;
-			}
-			for (size_t s = 1; s < nsteps + 2; s++) {
-				cnt[s] += cnt[s - 1];
-			}
-			for (size_t i = 0; i < rows.n; i++) {
-				uint32_t s = st->gpu_step[rows.v[i]];
-				order[cnt[s == GPA_NONE ? nsteps : s]++] = rows.v[i];
-			}
-			size_t at = 0;
-			for (size_t s = 0; s < nsteps; s++) {
-				size_t end = cnt[s];
-				if (end > at) {
-					struct gpa_comm_dev r = {.dev = d, .step = (uint32_t)s};
-					if (measure(m, cc, order + at, end - at, &c, &k, &r)) {
-						goto out;
-					}
-					if (r.kernels && gp_vec_push(&out->devs, r)) {
-						goto out;
-					}
-				}
-				at = end;
+			measure_end(&per[k], &r);
+			if (r.kernels && gp_vec_push(&out->devs, r)) {
+				free(per);
+				return -GP_ERR_NOMEM;
 			}
 		}
-		struct gpa_comm_dev tot = {.dev = d, .step = GPA_NONE};
-		if (measure(m, cc, rows.v, rows.n, &c, &k, &tot) ||
-		    gp_vec_push(&out->devs, tot)) {
-			goto out;
+		struct gpa_comm_dev r = {.dev = d, .step = GPA_NONE};
+		measure_end(&tot, &r);
+		if (gp_vec_push(&out->devs, r)) {
+			free(per);
+			return -GP_ERR_NOMEM;
 		}
 	}
-	ret = 0;
-out:
-	gp_vec_free(&rows);
-	gp_vec_free(&c);
-	gp_vec_free(&k);
-	free(order);
-	free(cnt);
-	return ret;
+	free(per);
+	return 0;
 }
 
 /* ---- which kernels communicate */

@@ -1436,16 +1436,16 @@ static int group_ops(const struct gpa_model *m, const struct gpa_steps *steps, u
 		return -GP_ERR_NOMEM;
 	}
 	for (size_t g = 0; g < m->gpu.n; g++) {
-		if (steps->gpu_step[g] < ns) {
-			(*first)[steps->gpu_step[g] + 2]++;
+		if (gpa_step_of(steps, g) < ns) {
+			(*first)[gpa_step_of(steps, g) + 2]++;
 		}
 	}
 	for (size_t s = 0; s < ns; s++) {
 		(*first)[s + 2] += (*first)[s + 1];
 	}
 	for (size_t g = 0; g < m->gpu.n; g++) {
-		if (steps->gpu_step[g] < ns) {
-			(*list)[(*first)[steps->gpu_step[g] + 1]++] = (uint32_t)g;
+		if (gpa_step_of(steps, g) < ns) {
+			(*list)[(*first)[gpa_step_of(steps, g) + 1]++] = (uint32_t)g;
 		}
 	}
 	return 0;

@@ -608,7 +608,7 @@ static int exposed_comm(struct run_ctx *c, double *row)
 			if (gpa_gpu_kind(m, i) != GPA_GPU_KERNEL && !is_comm) {
 				continue;
 			}
-			uint32_t st = c->steps.gpu_step[i];
+			uint32_t st = gpa_step_of(&c->steps, i);
 			uint32_t k = st == GPA_NONE ? GPA_NONE : c->ord[st];
 			if (is_comm) {
 				ivals_add(&comm, gpa_gpu_start(m, i), gpa_gpu_end(m, i), k);
@@ -723,7 +723,7 @@ static int kernels_and_copies(struct gpa_diff *d, struct run_ctx *c, int side, s
 		}
 	}
 	for (size_t i = 0; i < m->gpu.n; i++) {
-		uint32_t st = c->steps.gpu_step[i], row = gpa_gpu_row(m, i);
+		uint32_t st = gpa_step_of(&c->steps, i), row = gpa_gpu_row(m, i);
 		double dur = (double)(gpa_gpu_end(m, i) - gpa_gpu_start(m, i));
 		uint32_t kr = GPA_NONE;
 		if (gpa_gpu_kind(m, i) == GPA_GPU_KERNEL) {

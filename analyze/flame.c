@@ -628,7 +628,7 @@ static void add_gpu_op(struct builder *b, size_t g, uint64_t w)
 	if (api != GPA_NONE) {
 		uint32_t step = GPA_NONE;
 		if (b->o->flags & GPA_FLAME_BY_STEP) {
-			step = b->o->steps->gpu_step ? b->o->steps->gpu_step[g] : GPA_NONE;
+			step = gpa_steps_assigned(b->o->steps) ? gpa_step_of(b->o->steps, g) : GPA_NONE;
 		}
 		node = api_context(b, api, step);
 	} else {
@@ -640,8 +640,9 @@ static void add_gpu_op(struct builder *b, size_t g, uint64_t w)
 		if (node != GPA_NONE) {
 			if (b->o->flags & GPA_FLAME_BY_STEP) {
 				node = step_node(b, node,
-						 b->o->steps->gpu_step ? b->o->steps->gpu_step[g]
-								       : GPA_NONE);
+						 gpa_steps_assigned(b->o->steps)
+							 ? gpa_step_of(b->o->steps, g)
+							 : GPA_NONE);
 			}
 			node = child(f, node, intern(f, "[no launch call]"), GPA_FRAME_OTHER,
 				     GPA_CAT_OTHER);

@@ -188,11 +188,14 @@ struct ctx {
 	const struct gpa_model *m;
 	const struct gpa_steps *steps;
 	uint64_t min_gap, latency;
-	/* API calls by thread in start order; atop[k]: arows[k] starts at or after the end of
-	 * every earlier call of its thread, so no earlier call reaches past its start. */
-	uint32_t *arows;
-	size_t *afirst;
+	/*
+	 * API calls are read from the table (in start order) picking a thread's:
+	 * atop, a bit per API row: it starts at or after the end of every
+	 * earlier call of its thread, so no earlier call reaches past its start;
+	 * afirst: each thread's first row (UINT32_MAX: none).
+	 */
 	uint8_t *atop;
+	uint32_t *afirst;
 	uint8_t *scls;  /* per string id: the cause an API call so named stands for, CLS_NONE,
 			 * or CLS_UNSET until first asked */
 	uint32_t *blocking; /* API rows with an event, stream or context SYNC record, sorted */
@@ -214,8 +217,8 @@ struct ctx {
 	size_t *nfirst;
 	const struct gpa_commclass *cc;
 	struct gpa_commclass own_cc; /* when the caller gave none */
-	/* search cursors for the device being swept: per thread, per process */
-	size_t *acur, *pcur, *scur, *ocur, *ncur;
+	/* search cursors for the device being swept: of the API rows, per thread, per process */
+	size_t acur, *pcur, *scur, *ocur, *ncur;
 	/* stream-wait-event SYNC records by process, then stream and start */
 	uint32_t *wrows;
 	size_t *wfirst;
@@ -228,12 +231,8 @@ struct ctx {
 	size_t top;
 };
 
-/*
- * Groups rows by key (< nkeys; GPA_NONE leaves a row out) keeping row order;
- * with site, keys are API sites and the key is their thread.
- */
-static int group(const uint32_t *keys, const struct gpa_asite *site, size_t n, size_t nkeys,
-		 uint32_t **rows, size_t **first)
+/* Groups rows by key (< nkeys; GPA_NONE leaves a row out) keeping row order. */
+static int group(const uint32_t *keys, size_t n, size_t nkeys, uint32_t **rows, size_t **first)
 {
 	size_t *cnt = calloc(nkeys + 1, sizeof(*cnt));
 	size_t *pos = malloc((nkeys + 1) * sizeof(*pos));
@@ -246,9 +245,8 @@ static int group(const uint32_t *keys, const struct gpa_asite *site, size_t n, s
 		return -GP_ERR_NOMEM;
 	}
 	for (size_t i = 0; i < n; i++) {
-		uint32_t k = site ? site[keys[i]].thread : keys[i];
-		if (k != GPA_NONE) {
-			cnt[k + 1]++;
+		if (keys[i] != GPA_NONE) {
+			cnt[keys[i] + 1]++;
 			total++;
 		}
 	}
@@ -263,9 +261,8 @@ static int group(const uint32_t *keys, const struct gpa_asite *site, size_t n, s
 	}
 	memcpy(pos, cnt, (nkeys + 1) * sizeof(*pos));
 	for (size_t i = 0; i < n; i++) {
-		uint32_t k = site ? site[keys[i]].thread : keys[i];
-		if (k != GPA_NONE) {
-			r[pos[k]++] = (uint32_t)i;
+		if (keys[i] != GPA_NONE) {
+			r[pos[keys[i]]++] = (uint32_t)i;
 		}
 	}
 	free(pos);
@@ -360,21 +357,26 @@ static int build_index(struct ctx *c, pcre2_code *re)
 	}
 	gp_qsort(c->blocking, nkeys, sizeof(*c->blocking), cmp_u32);
 	c->nblocking = nkeys;
-	if (group(m->api.site, m->asites.v, m->api.n, nth, &c->arows, &c->afirst)) {
+	c->atop = calloc(m->api.n / 8 + 1, 1);
+	c->afirst = malloc((nth ? nth : 1) * sizeof(*c->afirst));
+	uint64_t *reach = calloc(nth ? nth : 1, sizeof(*reach));
+	if (!c->atop || !c->afirst || !reach) {
+		free(reach);
 		goto out;
 	}
-	c->atop = malloc(m->api.n ? m->api.n : 1);
-	if (!c->atop) {
-		goto out;
-	}
-	for (size_t t = 0; t < nth; t++) {
-		uint64_t reach = 0;
-		for (size_t k = c->afirst[t]; k < c->afirst[t + 1]; k++) {
-			uint32_t r = c->arows[k];
-			c->atop[k] = k == c->afirst[t] || gpa_api_start(m, r) >= reach;
-			reach = gpa_api_end(m, r) > reach ? gpa_api_end(m, r) : reach;
+	memset(c->afirst, 0xff, (nth ? nth : 1) * sizeof(*c->afirst));
+	for (size_t r = 0; r < m->api.n; r++) {
+		uint32_t t = gpa_api_thread(m, r);
+		bool first = c->afirst[t] == UINT32_MAX;
+		if (first) {
+			c->afirst[t] = (uint32_t)r;
 		}
+		if (first || gpa_api_start(m, r) >= reach[t]) {
+			c->atop[r / 8] |= (uint8_t)(1u << (r % 8));
+		}
+		reach[t] = gpa_api_end(m, r) > reach[t] ? gpa_api_end(m, r) : reach[t];
 	}
+	free(reach);
 	/* NVTX: data-loader names, push/pop ranges and data-loader start/end ranges by thread. */
 	pcre2_match_data *md = pcre2_match_data_create_from_pattern(re, NULL);
 	if (!md) {
@@ -392,14 +394,14 @@ static int build_index(struct ctx *c, pcre2_code *re)
 	for (size_t i = 0; i < m->nvtx.n; i++) {
 		keys[i] = m->nvtx.type[i] == GPT_NVTX_PUSH_POP ? m->nvtx.thread[i] : GPA_NONE;
 	}
-	if (group(keys, NULL, m->nvtx.n, nth, &c->prows, &c->pfirst)) {
+	if (group(keys, m->nvtx.n, nth, &c->prows, &c->pfirst)) {
 		goto out;
 	}
 	for (size_t i = 0; i < m->nvtx.n; i++) {
 		bool yes = m->nvtx.type[i] == GPT_NVTX_START_END && c->dl[m->nvtx.name[i]] == 2;
 		keys[i] = yes ? m->nvtx.thread[i] : GPA_NONE;
 	}
-	if (group(keys, NULL, m->nvtx.n, nth, &c->srows, &c->sfirst)) {
+	if (group(keys, m->nvtx.n, nth, &c->srows, &c->sfirst)) {
 		goto out;
 	}
 	c->smax = malloc((c->sfirst[nth] ? c->sfirst[nth] : 1) * sizeof(*c->smax));
@@ -415,7 +417,7 @@ static int build_index(struct ctx *c, pcre2_code *re)
 		}
 	}
 	/* Overhead records by process. */
-	if (group(m->ovh.proc, NULL, m->ovh.n, np, &c->orows, &c->ofirst)) {
+	if (group(m->ovh.proc, m->ovh.n, np, &c->orows, &c->ofirst)) {
 		goto out;
 	}
 	c->omax = malloc((m->ovh.n ? m->ovh.n : 1) * sizeof(*c->omax));
@@ -430,12 +432,11 @@ static int build_index(struct ctx *c, pcre2_code *re)
 			c->omax[k] = reach;
 		}
 	}
-	c->acur = malloc((nth + 1) * sizeof(*c->acur));
 	c->pcur = malloc((nth + 1) * sizeof(*c->pcur));
 	c->scur = malloc((nth + 1) * sizeof(*c->scur));
 	c->ocur = malloc((np + 1) * sizeof(*c->ocur));
 	c->ncur = malloc((np + 1) * sizeof(*c->ncur));
-	if (!c->acur || !c->pcur || !c->scur || !c->ocur || !c->ncur) {
+	if (!c->pcur || !c->scur || !c->ocur || !c->ncur) {
 		goto out;
 	}
 	/* Communication kernels by process and end; stream-wait-event records by process,
@@ -481,7 +482,6 @@ out:
 
 static void ctx_release(struct ctx *c)
 {
-	free(c->arows);
 	free(c->afirst);
 	free(c->atop);
 	free(c->scls);
@@ -500,7 +500,6 @@ static void ctx_release(struct ctx *c)
 	gpa_commclass_release(&c->own_cc);
 	free(c->wrows);
 	free(c->wfirst);
-	free(c->acur);
 	free(c->pcur);
 	free(c->scur);
 	free(c->ocur);
@@ -509,11 +508,11 @@ static void ctx_release(struct ctx *c)
 }
 
 /* What seek compares: an array of times, the kernels' ends or the API calls' starts. */
-enum seek_by { BY_ARRAY, BY_KERN_END, BY_API_START };
+enum seek_by { BY_ARRAY, BY_KERN_END };
 
 /*
  * First k in [*cur, hi) with key(rows[k]) >= t, key(r) being key[r] (by
- * BY_ARRAY), the end of kernel row r or the start of API row r. The gaps of one device come
+ * BY_ARRAY) or the end of kernel row r. The gaps of one device come
  * in time order, so each search starts where the last one ended and
  * gallops forward: O(log distance), no cache misses from a full binary
  * search per gap. advance: move the cursor to the answer (only for
@@ -524,7 +523,7 @@ static size_t seek(const struct gpa_model *m, enum seek_by by, const uint64_t *k
 {
 	size_t lo = *cur, bound = 1, top;
 #define KEY_(r)                                                                                    \
-	(by == BY_ARRAY ? key[r] : by == BY_KERN_END ? gpa_kern_end(m, r) : gpa_api_start(m, r))
+	(by == BY_ARRAY ? key[r] : gpa_kern_end(m, r))
 
 	while (lo + bound <= hi && KEY_(rows[lo + bound - 1]) < t) {
 		lo += bound;
@@ -607,29 +606,59 @@ static uint8_t call_class(struct ctx *c, uint32_t r)
 	return c->scls[s];
 }
 
-/* The thread's API calls overlapping [h0, h1), by class; own: the launch call of the op. */
+/* The first API row at or after *cur starting at or after t (galloping from *cur, which moves there). */
+static size_t seek_api(const struct gpa_model *m, size_t *cur, uint64_t t)
+{
+	size_t lo = *cur, bound = 1, top, hi = m->api.n;
+
+	while (lo + bound <= hi && gpa_api_start(m, lo + bound - 1) < t) {
+		lo += bound;
+		bound *= 2;
+	}
+	top = lo + bound < hi ? lo + bound : hi;
+	while (lo < top) {
+		size_t mid = lo + (top - lo) / 2;
+		if (gpa_api_start(m, mid) < t) {
+			lo = mid + 1;
+		} else {
+			top = mid;
+		}
+	}
+	*cur = lo;
+	return lo;
+}
+
+/*
+ * The thread's API calls overlapping [h0, h1), by class; own: the launch
+ * call of the op. Its calls are picked from the table's rows in start order.
+ */
 static void thread_calls(struct ctx *c, uint32_t th, uint64_t h0, uint64_t h1, uint32_t own)
 {
 	const struct gpa_model *m = c->m;
-	size_t lo = c->afirst[th], hi = c->afirst[th + 1];
-	size_t k = seek(m, BY_API_START, NULL, c->arows, &c->acur[th], hi, h0, true);
+	size_t k = seek_api(m, &c->acur, h0);
 
 	/* Calls that started earlier and still run at h0: back to the nearest top-level one. */
-	for (size_t j = k; j-- > lo;) {
-		uint32_t r = c->arows[j];
-		uint8_t cls = r == own ? GPA_GAP_LAUNCH : call_class(c, r);
-		if (gpa_api_end(m, r) > h0 && cls != CLS_NONE) {
-			add_span(c, gpa_api_start(m, r), gpa_api_end(m, r), h0, h1, cls, SPAN_API, r);
+	for (size_t r = k; r-- > c->afirst[th] && c->afirst[th] != UINT32_MAX;) {
+		if (gpa_api_thread(m, r) != th) {
+			continue;
 		}
-		if (c->atop[j]) {
+		uint8_t cls = r == own ? GPA_GAP_LAUNCH : call_class(c, (uint32_t)r);
+		if (gpa_api_end(m, r) > h0 && cls != CLS_NONE) {
+			add_span(c, gpa_api_start(m, r), gpa_api_end(m, r), h0, h1, cls, SPAN_API,
+				 (uint32_t)r);
+		}
+		if (c->atop[r / 8] >> (r % 8) & 1) {
 			break;
 		}
 	}
-	for (size_t j = k; j < hi && gpa_api_start(m, c->arows[j]) < h1; j++) {
-		uint32_t r = c->arows[j];
-		uint8_t cls = r == own ? GPA_GAP_LAUNCH : call_class(c, r);
+	for (size_t r = k; r < m->api.n && gpa_api_start(m, r) < h1; r++) {
+		if (gpa_api_thread(m, r) != th) {
+			continue;
+		}
+		uint8_t cls = r == own ? GPA_GAP_LAUNCH : call_class(c, (uint32_t)r);
 		if (cls != CLS_NONE) {
-			add_span(c, gpa_api_start(m, r), gpa_api_end(m, r), h0, h1, cls, SPAN_API, r);
+			add_span(c, gpa_api_start(m, r), gpa_api_end(m, r), h0, h1, cls, SPAN_API,
+				 (uint32_t)r);
 		}
 	}
 }
@@ -1136,13 +1165,13 @@ static int scan_device(struct ctx *c, uint16_t d)
 	const struct gpa_model *m = c->m;
 	const struct gpa_dev *dv = &m->devs.v[d];
 	size_t f = dv->gpu_first, e = f + dv->gpu_count;
-	uint32_t cur = c->steps ? c->steps->gpu_step[f] : GPA_NONE;
+	uint32_t cur = c->steps ? gpa_step_of(c->steps, f) : GPA_NONE;
 	struct gpa_gaps_dev gd = {.dev = d, .first = gpa_gpu_start(m, f)};
 	uint64_t busy_end = gpa_gpu_end(m, f);
 	size_t prev = f;
 
 	/* Searches restart for each device: its gaps come in time order. */
-	memcpy(c->acur, c->afirst, m->threads.n * sizeof(*c->acur));
+	c->acur = 0;
 	memcpy(c->pcur, c->pfirst, m->threads.n * sizeof(*c->pcur));
 	memcpy(c->scur, c->sfirst, m->threads.n * sizeof(*c->scur));
 	memcpy(c->ocur, c->ofirst, m->procs.n * sizeof(*c->ocur));
@@ -1158,7 +1187,7 @@ static int scan_device(struct ctx *c, uint16_t d)
 		uint64_t s = gpa_gpu_start(m, g);
 		bool gap = s > busy_end;
 		if (c->steps) {
-			uint32_t k = c->steps->gpu_step[g];
+			uint32_t k = gpa_step_of(c->steps, g);
 			/* A later step's first op starts its stretch (with the gap before it). */
 			if (k != GPA_NONE && (cur == GPA_NONE || k > cur)) {
 				uint64_t b = gap ? busy_end : s;

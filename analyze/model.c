@@ -243,16 +243,24 @@ static uint32_t map_row(const struct gp_u64map *h, uint64_t key)
 struct keysrc {
 	const uint64_t *key;
 	const struct gpa_model *m;
-	size_t first;
-	bool api; /* with key NULL: the starts of the API rows, not the timeline's */
+	bool api; /* with key NULL: the starts of the API rows, else of timeline op values */
 };
+
+/* The start of timeline op value v (kind and row: gpa_gpus.op). */
+static inline uint64_t op_start(const struct gpa_model *m, uint32_t v)
+{
+	uint32_t r = v & GPA_GPU_ROW_MAX, k = v >> GPA_GPU_KIND_SHIFT;
+
+	return k == GPA_GPU_KERNEL ? gpa_kern_start(m, r) : k == GPA_GPU_MEMCPY ? m->copy.start[r]
+										: m->set.start[r];
+}
 
 static inline uint64_t key_at(const struct keysrc *ks, size_t i)
 {
 	if (ks->key) {
 		return ks->key[i];
 	}
-	return ks->api ? gpa_api_start(ks->m, i) : gpa_gpu_start(ks->m, ks->first + i);
+	return ks->api ? gpa_api_start(ks->m, i) : op_start(ks->m, (uint32_t)i);
 }
 
 /*
@@ -269,7 +277,7 @@ static void merge_pass(const struct keysrc *key, const uint32_t *src, uint32_t *
 		size_t o = i;
 		while (i < mid && j < e) {
 			uint64_t kj = key_at(key, src[j]), ki = key_at(key, src[i]);
-			/* ties by row: runs need not be in row order (sort_perm_grouped) */
+			/* ties by row: runs need not be in row order (sort_ops_grouped) */
 			bool first_j = kj < ki || (kj == ki && src[j] < src[i]);
 			dst[o++] = first_j ? src[j++] : src[i++];
 		}
@@ -285,8 +293,7 @@ static void merge_pass(const struct keysrc *key, const uint32_t *src, uint32_t *
 	*nruns = out;
 }
 
-static int sort_perm_grouped(const struct keysrc *key, const uint8_t *cls, size_t n, uint32_t *perm,
-			     uint32_t *tmp, bool *moved);
+static int sort_perm_keys(const struct keysrc *key, size_t n, uint32_t *perm, bool *moved);
 
 /* Up to this many sorted runs are merged in one pass, more pairwise. */
 #define MERGE_WAYS 8
@@ -372,36 +379,17 @@ static int sort_perm(const uint64_t *key, size_t n, uint32_t *perm, bool *moved)
 {
 	struct keysrc ks = {.key = key};
 
-	return sort_perm_grouped(&ks, NULL, n, perm, NULL, moved);
+	return sort_perm_keys(&ks, n, perm, moved);
 }
 
-/*
- * sort_perm with each row's group (cls, below MERGE_RUNS_MAX; NULL: one
- * group): the runs are looked for in each group's rows, in row order, so
- * rows of a few interleaved queues (the streams of a device, each in order)
- * are merged, not radix sorted. The same stable order by (key, row).
- */
-static int sort_perm_grouped(const struct keysrc *key, const uint8_t *cls, size_t n, uint32_t *perm,
-			     uint32_t *tmp, bool *moved)
+/* sort_perm with the keys of a keysrc (an array, or starts read from the tables). */
+static int sort_perm_keys(const struct keysrc *key, size_t n, uint32_t *perm, bool *moved)
 {
 	uint64_t lo = UINT64_MAX, hi = 0;
 	size_t runs = n ? 1 : 0, b[MERGE_RUNS_MAX + 1] = {0};
-	uint32_t at[MERGE_RUNS_MAX + 1] = {0};
 
-	if (cls) { /* perm = the rows by group, a stable counting sort */
-		for (size_t i = 0; i < n; i++) {
-			at[cls[i] + 1]++;
-		}
-		for (size_t c = 0; c < MERGE_RUNS_MAX; c++) {
-			at[c + 1] += at[c];
-		}
-		for (size_t i = 0; i < n; i++) {
-			perm[at[cls[i]]++] = (uint32_t)i;
-		}
-	} else {
-		for (size_t i = 0; i < n; i++) {
-			perm[i] = (uint32_t)i;
-		}
+	for (size_t i = 0; i < n; i++) {
+		perm[i] = (uint32_t)i;
 	}
 	uint64_t prev = 0;
 	for (size_t i = 0; i < n; prev = key_at(key, perm[i]), i++) {
@@ -420,9 +408,6 @@ static int sort_perm_grouped(const struct keysrc *key, const uint8_t *cls, size_
 		}
 	}
 	*moved = runs > 1;
-	for (size_t i = 0; cls && !*moved && i < n; i++) {
-		*moved = perm[i] != i;
-	}
 	if (runs <= 1) {
 		return 0;
 	}
@@ -430,11 +415,10 @@ static int sort_perm_grouped(const struct keysrc *key, const uint8_t *cls, size_
 		for (size_t i = 0; i < n; i++) {
 			perm[i] = (uint32_t)i;
 		}
-		return radix_perm(key, n, lo, hi, perm, tmp);
+		return radix_perm(key, n, lo, hi, perm, NULL);
 	}
 	b[runs] = n;
-	uint32_t *own = tmp ? NULL : gp_malloc_big(n * sizeof(*own)), *src = perm;
-	uint32_t *dst = tmp ? tmp : own;
+	uint32_t *own = gp_malloc_big(n * sizeof(*own)), *src = perm, *dst = own;
 	if (!dst) {
 		return -GP_ERR_NOMEM;
 	}
@@ -453,6 +437,62 @@ static int sort_perm_grouped(const struct keysrc *key, const uint8_t *cls, size_
 		memcpy(perm, src, n * sizeof(*perm));
 	}
 	free(own);
+	return 0;
+}
+
+/*
+ * The op values of one device's timeline rows (vals: ascending, which is
+ * file order) sorted in place by (start, value), the starts read from the
+ * tables; cls: each row's stream group; tmp: room for n. The order
+ * sort_perm gives rows, with no permutation beside the values: runs are
+ * looked for in each stream group's rows, so a few interleaved queues (the
+ * streams of a device, each in order) are merged, not radix sorted.
+ */
+static int sort_ops_grouped(const struct keysrc *key, const uint8_t *cls, size_t n, uint32_t *vals,
+			    uint32_t *tmp)
+{
+	uint64_t lo = UINT64_MAX, hi = 0, prev = 0;
+	size_t runs = n ? 1 : 0, b[MERGE_RUNS_MAX + 1] = {0};
+	uint32_t at[MERGE_RUNS_MAX + 1] = {0};
+
+	for (size_t i = 0; i < n; i++) { /* tmp = the values by group, a stable counting sort */
+		at[cls[i] + 1]++;
+	}
+	for (size_t c = 0; c < MERGE_RUNS_MAX; c++) {
+		at[c + 1] += at[c];
+	}
+	for (size_t i = 0; i < n; i++) {
+		tmp[at[cls[i]]++] = vals[i];
+	}
+	for (size_t i = 0; i < n; prev = key_at(key, tmp[i]), i++) {
+		uint64_t k = key_at(key, tmp[i]);
+		lo = k < lo ? k : lo;
+		hi = k > hi ? k : hi;
+		if (i && (k < prev || (k == prev && tmp[i] < tmp[i - 1]))) {
+			if (runs < MERGE_RUNS_MAX) {
+				b[runs] = i;
+			}
+			runs++;
+		}
+	}
+	if (runs > MERGE_RUNS_MAX) { /* vals is still in file order: stable radix passes */
+		return radix_perm(key, n, lo, hi, vals, tmp);
+	}
+	b[runs] = n;
+	uint32_t *src = tmp, *dst = vals;
+	if (runs > 1 && runs <= MERGE_WAYS) {
+		merge_ways(key, src, dst, b, runs);
+		return 0;
+	}
+	while (runs > 1) {
+		merge_pass(key, src, dst, b, &runs);
+		uint32_t *t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != vals) {
+		memcpy(vals, src, n * sizeof(*vals));
+	}
 	return 0;
 }
 
@@ -1834,7 +1874,7 @@ static int sort_tables(struct gpa_model *m)
 	if (in_order < m->api.n) {
 		struct keysrc ks = {.m = m, .api = true};
 		bool moved;
-		ret = sort_perm_grouped(&ks, NULL, m->api.n, perm, NULL, &moved);
+		ret = sort_perm_keys(&ks, m->api.n, perm, &moved);
 		if (!ret && moved) {
 			/* the offsets are from their blocks' bases: encoded anew in the new order */
 			uint64_t *v = gp_malloc_big((m->api.n ? m->api.n : 1) * sizeof(*v));
@@ -1904,10 +1944,57 @@ struct corr_index {
 	uint32_t lo, hi;  /* ids covered by dense */
 	uint32_t *dense;  /* api row by id - lo, GPA_NONE */
 	struct gp_u64map map; /* when the ids are too sparse */
+	/*
+	 * Neither, when every API row has an id and the ids rise with the rows
+	 * (one process, its calls made on one thread: the common case): the
+	 * row is found in api.corr itself, from the last one found.
+	 */
+	const uint32_t *rising;
+	size_t n, hint;
 };
 
-static uint32_t corr_find(const struct corr_index *ci, uint32_t corr)
+/* The row of id c in ci->rising (ascending), searched outwards from the last one found. */
+static uint32_t corr_search(struct corr_index *ci, uint32_t c)
 {
+	const uint32_t *v = ci->rising;
+	size_t h = ci->hint, lo, hi, step = 1;
+
+	if (c < ci->lo || c > ci->hi) {
+		return GPA_NONE;
+	}
+	if (v[h] < c) { /* the first row >= c is in (h, n): doubling steps bound it */
+		while (h + step < ci->n && v[h + step] < c) {
+			step *= 2;
+		}
+		lo = h + step / 2 + 1;
+		hi = h + step < ci->n ? h + step + 1 : ci->n;
+	} else { /* in [0, h] */
+		while (step <= h && v[h - step] >= c) {
+			step *= 2;
+		}
+		lo = step <= h ? h - step + 1 : 0;
+		hi = h - step / 2 + 1;
+	}
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (v[mid] < c) {
+			lo = mid + 1;
+		} else {
+			hi = mid;
+		}
+	}
+	if (lo >= ci->n || v[lo] != c) {
+		return GPA_NONE;
+	}
+	ci->hint = lo;
+	return (uint32_t)lo;
+}
+
+static uint32_t corr_find(struct corr_index *ci, uint32_t corr)
+{
+	if (ci->rising) {
+		return corr_search(ci, corr);
+	}
 	if (ci->dense) {
 		return corr >= ci->lo && corr <= ci->hi ? ci->dense[corr - ci->lo] : GPA_NONE;
 	}
@@ -1989,6 +2076,17 @@ static int link_correlation(struct gpa_model *m, bool corr_in_api)
 			cnt[p]++;
 		}
 	}
+	if (np == 1 && cnt[0] == m->api.n && m->api.n) {
+		bool rising = true;
+		for (size_t i = 1; i < m->api.n && rising; i++) {
+			rising = m->api.corr[i] > m->api.corr[i - 1];
+		}
+		if (rising) {
+			ci[0].rising = m->api.corr;
+			ci[0].n = m->api.n;
+			cnt[0] = 0; /* no index to build */
+		}
+	}
 	for (size_t p = 0; p < np; p++) {
 		if (!cnt[p]) {
 			continue;
@@ -2004,7 +2102,7 @@ static int link_correlation(struct gpa_model *m, bool corr_in_api)
 			goto out;
 		}
 	}
-	for (size_t i = 0; i < m->api.n; i++) {
+	for (size_t i = 0; i < m->api.n && !ci[0].rising; i++) {
 		uint32_t p = m->threads.v[gpa_api_thread(m, i)].proc, c = m->api.corr[i];
 		if (!c || corr_find(&ci[p], c) != GPA_NONE) {
 			continue; /* rows are in start order: the first is the outer call */
@@ -2032,7 +2130,7 @@ static int link_correlation(struct gpa_model *m, bool corr_in_api)
 		m->kern.api[i] = corr_find(&ci[gpa_dev_proc(m, gpa_kern_dev(m, i))], c);
 	}
 	for (size_t i = 0; i < m->copy.n; i++) {
-		const struct corr_index *c = &ci[gpa_dev_proc(m, m->copy.dev[i])];
+		struct corr_index *c = &ci[gpa_dev_proc(m, m->copy.dev[i])];
 		uint32_t a = m->copy.rcorr[i] ? corr_find(c, m->copy.rcorr[i]) : GPA_NONE;
 		m->copy.api[i] = a != GPA_NONE ? a : corr_find(c, m->copy.corr[i]);
 	}
@@ -2059,12 +2157,9 @@ out:
 	return ret;
 }
 
-/*
- * Rows of a start-sorted table grouped by thread, keeping start order (a
- * counting sort); thread: the rows' threads, or with site their API sites.
- */
-static int by_thread(const uint32_t *thread, const struct gpa_asite *site, size_t n, size_t nthreads,
-		     uint32_t **rows, size_t **first)
+/* Rows of a start-sorted table grouped by thread, keeping start order (counting sort). */
+static int by_thread(const uint32_t *thread, size_t n, size_t nthreads, uint32_t **rows,
+		     size_t **first)
 {
 	size_t *cnt = calloc(nthreads + 1, sizeof(*cnt));
 	uint32_t *r = gp_malloc_big((n ? n : 1) * sizeof(*r));
@@ -2075,7 +2170,7 @@ static int by_thread(const uint32_t *thread, const struct gpa_asite *site, size_
 		return -GP_ERR_NOMEM;
 	}
 	for (size_t i = 0; i < n; i++) {
-		cnt[(site ? site[thread[i]].thread : thread[i]) + 1]++;
+		cnt[thread[i] + 1]++;
 	}
 	for (size_t t = 0; t < nthreads; t++) {
 		cnt[t + 1] += cnt[t];
@@ -2088,7 +2183,7 @@ static int by_thread(const uint32_t *thread, const struct gpa_asite *site, size_
 	}
 	memcpy(pos, cnt, (nthreads + 1) * sizeof(*pos));
 	for (size_t i = 0; i < n; i++) {
-		r[pos[site ? site[thread[i]].thread : thread[i]]++] = (uint32_t)i;
+		r[pos[thread[i]]++] = (uint32_t)i;
 	}
 	free(pos);
 	*rows = r;
@@ -2096,62 +2191,81 @@ static int by_thread(const uint32_t *thread, const struct gpa_asite *site, size_
 	return 0;
 }
 
+/* One thread's sweep: its next range (rows ni .. ne of the by-thread order) and its stack. */
+struct nvtx_sweep {
+	size_t ni, ne;
+	uint32_t *stack; /* room for its ranges */
+	size_t sp;
+};
+
+/* Closes the ranges on top of the thread's stack that end by t0. */
+static void sweep_pop(const struct gpa_model *m, struct nvtx_sweep *s, uint64_t t0)
+{
+	while (s->sp && m->nvtx.end[s->stack[s->sp - 1]] <= t0 &&
+	       m->nvtx.end[s->stack[s->sp - 1]] != m->nvtx.start[s->stack[s->sp - 1]]) {
+		s->sp--;
+	}
+	/* Zero-length ranges close at once. */
+	while (s->sp && m->nvtx.end[s->stack[s->sp - 1]] < t0) {
+		s->sp--;
+	}
+}
+
+/* The thread's ranges that start by t0 (every one left when all) opened in order. */
+static void sweep_ranges(struct gpa_model *m, const uint32_t *nrows, struct nvtx_sweep *s,
+			 uint64_t t0, bool all)
+{
+	while (s->ni < s->ne && (all || m->nvtx.start[nrows[s->ni]] <= t0)) {
+		uint32_t nr = nrows[s->ni++];
+		sweep_pop(m, s, m->nvtx.start[nr]);
+		if (m->nvtx.type[nr] != GPT_NVTX_PUSH_POP) {
+			continue;
+		}
+		m->nvtx.parent[nr] = s->sp ? s->stack[s->sp - 1] : GPA_NONE;
+		m->nvtx.depth[nr] = (uint16_t)(s->sp < UINT16_MAX ? s->sp : UINT16_MAX);
+		s->stack[s->sp++] = nr;
+	}
+}
+
 /*
- * One sweep per thread over its push/pop ranges and API calls in start
- * order, with a stack of open ranges: gives each range its parent and
- * depth, and each API call its innermost enclosing range.
+ * One sweep over the API calls in start order, each thread with a stack of
+ * its open push/pop ranges, opened as the calls reach their starts: gives
+ * each range its parent and depth, and each API call its innermost
+ * enclosing range (a range starting with the call encloses it). Per thread
+ * the same steps as a sweep of that thread alone, with no list of each
+ * thread's calls.
  */
 static int link_nvtx(struct gpa_model *m)
 {
 	size_t nth = m->threads.n;
-	uint32_t *nrows = NULL, *arows = NULL, *stack = NULL;
-	size_t *nfirst = NULL, *afirst = NULL;
+	uint32_t *nrows = NULL, *stack = NULL;
+	size_t *nfirst = NULL;
+	struct nvtx_sweep *sw = NULL;
 	int ret;
 
-	ret = by_thread(m->nvtx.thread, NULL, m->nvtx.n, nth, &nrows, &nfirst);
-	if (!ret) {
-		ret = by_thread(m->api.site, m->asites.v, m->api.n, nth, &arows, &afirst);
-	}
+	ret = by_thread(m->nvtx.thread, m->nvtx.n, nth, &nrows, &nfirst);
 	if (!ret) {
 		stack = malloc((m->nvtx.n ? m->nvtx.n : 1) * sizeof(*stack));
-		ret = stack ? 0 : -GP_ERR_NOMEM;
+		sw = calloc(nth ? nth : 1, sizeof(*sw));
+		ret = stack && sw ? 0 : -GP_ERR_NOMEM;
 	}
 	for (size_t t = 0; !ret && t < nth; t++) {
-		size_t ni = nfirst[t], ne = nfirst[t + 1], ai = afirst[t], ae = afirst[t + 1];
-		size_t sp = 0;
-		while (ni < ne || ai < ae) {
-			uint32_t nr = ni < ne ? nrows[ni] : GPA_NONE;
-			uint32_t ar = ai < ae ? arows[ai] : GPA_NONE;
-			bool take_nvtx = nr != GPA_NONE &&
-					 (ar == GPA_NONE || m->nvtx.start[nr] <= gpa_api_start(m, ar));
-			uint64_t t0 = take_nvtx ? m->nvtx.start[nr] : gpa_api_start(m, ar);
-			while (sp && m->nvtx.end[stack[sp - 1]] <= t0 &&
-			       m->nvtx.end[stack[sp - 1]] != m->nvtx.start[stack[sp - 1]]) {
-				sp--;
-			}
-			/* Zero-length ranges close at once. */
-			while (sp && m->nvtx.end[stack[sp - 1]] < t0) {
-				sp--;
-			}
-			if (take_nvtx) {
-				ni++;
-				if (m->nvtx.type[nr] != GPT_NVTX_PUSH_POP) {
-					continue;
-				}
-				m->nvtx.parent[nr] = sp ? stack[sp - 1] : GPA_NONE;
-				m->nvtx.depth[nr] = (uint16_t)(sp < UINT16_MAX ? sp : UINT16_MAX);
-				stack[sp++] = nr;
-			} else {
-				ai++;
-				m->api.nvtx[ar] = sp ? stack[sp - 1] : GPA_NONE;
-			}
-		}
+		sw[t] = (struct nvtx_sweep){nfirst[t], nfirst[t + 1], stack + nfirst[t], 0};
+	}
+	for (size_t ar = 0; !ret && ar < m->api.n; ar++) {
+		struct nvtx_sweep *s = &sw[gpa_api_thread(m, ar)];
+		uint64_t t0 = gpa_api_start(m, ar);
+		sweep_ranges(m, nrows, s, t0, false);
+		sweep_pop(m, s, t0);
+		m->api.nvtx[ar] = s->sp ? s->stack[s->sp - 1] : GPA_NONE;
+	}
+	for (size_t t = 0; !ret && t < nth; t++) {
+		sweep_ranges(m, nrows, &sw[t], 0, true);
 	}
 	free(nrows);
-	free(arows);
 	free(nfirst);
-	free(afirst);
 	free(stack);
+	free(sw);
 	return ret;
 }
 
@@ -2186,26 +2300,16 @@ static void stream_groups(const struct gpa_model *m, size_t first, size_t n, uin
 
 /*
  * Timeline rows [first, first + n) (one device's, in file order) sorted by
- * (start, file order), the starts read from the tables; row, perm and cls
- * have room for n.
+ * (start, file order), the starts read from the tables; tmp and cls have
+ * room for n.
  */
 static int sort_device(struct gpa_gpus *g, const struct gpa_model *m, size_t first, size_t n,
-		       uint32_t *row, uint32_t *perm, uint8_t *cls)
+		       uint32_t *tmp, uint8_t *cls)
 {
-	struct keysrc ks = {.m = m, .first = first};
-	bool moved;
-	int ret;
+	struct keysrc ks = {.m = m};
 
 	stream_groups(m, first, n, cls);
-	ret = sort_perm_grouped(&ks, cls, n, perm, row, &moved);
-	if (ret || !moved) {
-		return ret;
-	}
-	for (size_t j = 0; j < n; j++) {
-		row[j] = g->op[first + perm[j]];
-	}
-	memcpy(g->op + first, row, n * sizeof(*row));
-	return 0;
+	return sort_ops_grouped(&ks, cls, n, g->op + first, tmp);
 }
 
 /*
@@ -2257,16 +2361,13 @@ static int build_gpu(struct gpa_model *m)
 	g->n = total;
 	gpa_gpus_shrink(g); /* sized while reading from the chunk headers, which may overcount */
 	free(at);
-	uint32_t *row = gp_malloc_big(cmax * sizeof(*row));
-	uint32_t *perm = gp_malloc_big(cmax * sizeof(*perm));
+	uint32_t *tmp = gp_malloc_big(cmax * sizeof(*tmp));
 	uint8_t *cls = gp_malloc_big(cmax);
-	ret = row && perm && cls ? 0 : -GP_ERR_NOMEM;
+	ret = tmp && cls ? 0 : -GP_ERR_NOMEM;
 	for (size_t d = 0; !ret && d < nd; d++) {
-		ret = sort_device(g, m, m->devs.v[d].gpu_first, m->devs.v[d].gpu_count, row, perm,
-				  cls);
+		ret = sort_device(g, m, m->devs.v[d].gpu_first, m->devs.v[d].gpu_count, tmp, cls);
 	}
-	free(row);
-	free(perm);
+	free(tmp);
 	free(cls);
 	return ret;
 }

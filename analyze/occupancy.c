@@ -325,7 +325,7 @@ int gpa_occupancy_analyze(const struct gpa_model *m, const struct gpa_steps *ste
 		} else {
 			out->unknown_launches++;
 		}
-		uint32_t st = steps && steps->v.n ? steps->gpu_step[i] : GPA_NONE;
+		uint32_t st = steps && steps->v.n ? gpa_step_of(steps, i) : GPA_NONE;
 		if (st != GPA_NONE) {
 			struct gpa_occ_step *s = &out->steps.v[st];
 			s->kernels++;

@@ -531,8 +531,12 @@ static int assign(const struct gpa_model *m, struct gpa_steps *s)
 		bool open;
 	} *cur = calloc(ns ? ns : 1, sizeof(*cur));
 
-	s->gpu_step = gp_malloc_big((m->gpu.n ? m->gpu.n : 1) * sizeof(*s->gpu_step));
-	if (!pfirst || !cur || !s->gpu_step) {
+	if (ns < UINT16_MAX) {
+		s->gpu_step16 = gp_malloc_big((m->gpu.n ? m->gpu.n : 1) * sizeof(*s->gpu_step16));
+	} else {
+		s->gpu_step = gp_malloc_big((m->gpu.n ? m->gpu.n : 1) * sizeof(*s->gpu_step));
+	}
+	if (!pfirst || !cur || !gpa_steps_assigned(s)) {
 		free(pfirst);
 		free(cur);
 		return -GP_ERR_NOMEM;
@@ -550,7 +554,11 @@ static int assign(const struct gpa_model *m, struct gpa_steps *s)
 		uint64_t t = op_api_start(m, g, &linked);
 		uint32_t p = m->devs.v[gpa_gpu_dev(m, g)].proc;
 		uint32_t k = step_at(s, pfirst, p, t, &hint);
-		s->gpu_step[g] = k;
+		if (s->gpu_step16) {
+			s->gpu_step16[g] = k == GPA_NONE ? UINT16_MAX : (uint16_t)k;
+		} else {
+			s->gpu_step[g] = k;
+		}
 		if (!linked) {
 			s->unlinked_ops++;
 		}
@@ -714,6 +722,7 @@ void gpa_steps_release(struct gpa_steps *s)
 {
 	free(s->pattern);
 	gp_vec_free(&s->v);
+	free(s->gpu_step16);
 	free(s->gpu_step);
 	memset(s, 0, sizeof(*s));
 }

@@ -38,11 +38,32 @@ struct gpa_steps {
 	enum gpa_step_source source;
 	char *pattern;                /* the regex used, for NVTX steps */
 	GP_VEC(struct gpa_step) v;    /* by process, then start */
-	uint32_t *gpu_step;           /* per gpa_model.gpu row: its step or GPA_NONE */
+	/*
+	 * Per gpa_model.gpu row: its step or GPA_NONE, read with gpa_step_of;
+	 * in 16 bits (UINT16_MAX: none) when there are fewer than 65535 steps,
+	 * else in 32. Both NULL when no op was assigned (gpa_steps_assigned).
+	 */
+	uint16_t *gpu_step16;
+	uint32_t *gpu_step;
 	uint64_t unassigned_ops;      /* GPU ops launched outside every step */
 	uint64_t unlinked_ops;        /* GPU ops with no API call: placed by their own start */
 	struct gpa_dist wall, busy;   /* over all steps */
 };
+
+/* Whether the steps' GPU ops were assigned to them (gpa_step_of may be called). */
+static inline bool gpa_steps_assigned(const struct gpa_steps *s)
+{
+	return s->gpu_step16 || s->gpu_step;
+}
+
+/* The step of gpa_model.gpu row g, GPA_NONE when none. */
+static inline uint32_t gpa_step_of(const struct gpa_steps *s, size_t g)
+{
+	if (s->gpu_step16) {
+		return s->gpu_step16[g] == UINT16_MAX ? GPA_NONE : s->gpu_step16[g];
+	}
+	return s->gpu_step[g];
+}
 
 /*
  * What a step's busy % divides gpu_busy by: its window (from the earlier of
@@ -86,7 +107,7 @@ int gpa_steps_find(const struct gpa_model *m, const char *regex, struct gpa_step
 		   char *errbuf, size_t errlen);
 /*
  * As gpa_steps_find, the steps alone: which they are (their ranges, numbers,
- * names, CPU starts and ends), no op assigned to them (gpu_step NULL) and no
+ * names, CPU starts and ends), no op assigned to them (gpa_steps_assigned false) and no
  * per-step GPU figures; for a flame graph that only merges step ranges.
  */
 int gpa_steps_find_ranges(const struct gpa_model *m, const char *regex, struct gpa_steps *out,

@@ -306,6 +306,69 @@ TEST(model_timeline_interleaved_streams)
 }
 
 /*
+ * Correlation without an index: one thread's calls with rising ids (gaps
+ * between them) found from kernels met in no order, ids below, above and
+ * between the calls' finding none; the same trace with a second thread
+ * (ids no longer rising with the rows: the index) links the same. NVTX
+ * ranges nested on two threads, interleaved in time: each call's innermost
+ * range is the deepest of its thread's ranges holding its start.
+ */
+TEST(model_corr_search_and_nvtx_sweep)
+{
+	for (int threads = 1; threads <= 2; threads++) {
+		struct tw t;
+		struct gpa_model m;
+		const uint32_t n = 300;
+
+		tw_open(&t, threads == 1 ? "rise1.gpz" : "rise2.gpz");
+		for (uint32_t i = 0; i < n; i++) {
+			uint32_t tid = threads == 2 && i % 5 == 4 ? 8 : 7;
+			/* thread 8's call is made a little before the id order says */
+			uint64_t at = 1000 * (uint64_t)i + (tid == 8 ? 0 : 10);
+			add_api(&t, at, at + 5, tid, "cudaLaunchKernel", 3 * i + 5, GPT_API_RUNTIME);
+		}
+		/* per thread: a range per 40 calls, one inside per 10, one inside that */
+		for (uint32_t tid = 7; tid <= 8; tid++) {
+			for (uint64_t a = 0; a < 1000 * (uint64_t)n; a += 40000) {
+				add_nvtx(&t, a + tid, a + 39000, tid, "outer");
+				for (uint64_t b = a + 500; b < a + 39000; b += 10000) {
+					add_nvtx(&t, b, b + 7000, tid, "mid");
+					add_nvtx(&t, b + 2000, b + 3000, tid, "in");
+				}
+			}
+		}
+		for (uint32_t k = 0; k < 2 * n; k++) {
+			uint32_t x = k * 2654435761u % (3 * n + 20);
+			add_kernel(&t, 1000 * (uint64_t)k, 1000 * (uint64_t)k + 50, k % 2, 1, x, "k", 1);
+		}
+		tw_close(&t);
+		REQUIRE(load1(&m, t.path) == 0);
+		REQUIRE(m.kern.n == 2 * n && m.api.n == n);
+		for (uint32_t k = 0; k < 2 * n; k++) {
+			uint32_t x = k * 2654435761u % (3 * n + 20), a = m.kern.api[k];
+			if (x >= 5 && (x - 5) % 3 == 0 && (x - 5) / 3 < n) {
+				REQUIRE(a != GPA_NONE);
+				CHECK_EQ_U(m.api.corr[a], x);
+			} else {
+				CHECK_EQ_U(a, GPA_NONE);
+			}
+		}
+		for (size_t a = 0; a < m.api.n; a++) {
+			uint64_t s = gpa_api_start(&m, a);
+			uint32_t th = gpa_api_thread(&m, a), want = GPA_NONE;
+			for (size_t r = 0; r < m.nvtx.n; r++) {
+				if (m.nvtx.thread[r] == th && m.nvtx.start[r] <= s && s < m.nvtx.end[r] &&
+				    (want == GPA_NONE || m.nvtx.depth[r] > m.nvtx.depth[want])) {
+					want = (uint32_t)r;
+				}
+			}
+			CHECK_EQ_U(m.api.nvtx[a], want);
+		}
+		gpa_model_release(&m);
+	}
+}
+
+/*
  * Kernels keep their function, configuration, stream and device as one
  * site, API calls their name and thread: many sites (more than the load's
  * caches hold, met in no order) each read back as written, each kept once.
@@ -577,6 +640,51 @@ TEST(expand_inputs_directory)
 }
 
 /*
+ * A step of each op kept in 16 bits below 65535 steps, in 32 at and above:
+ * the same steps either way, the ops outside every step in neither.
+ */
+TEST(steps_of_ops_in_16_and_32_bits)
+{
+	static const uint32_t counts[] = {65534, 65535};
+
+	for (size_t c = 0; c < 2; c++) {
+		struct tw t;
+		struct gpa_model m;
+		struct gpa_steps s;
+		char err[256];
+		uint32_t n = counts[c];
+
+		tw_open(&t, c ? "s32.gpz" : "s16.gpz");
+		for (uint32_t i = 0; i < n; i++) {
+			char name[32];
+			snprintf(name, sizeof(name), "ProfilerStep#%u", i);
+			add_nvtx(&t, 100 * (uint64_t)i, 100 * (uint64_t)i + 90, 7, name);
+		}
+		/* one op in the first step, one in the last, one between two steps */
+		add_api(&t, 10, 20, 7, "cudaLaunchKernel", 1, GPT_API_RUNTIME);
+		add_api(&t, 100 * (uint64_t)(n - 1) + 10, 100 * (uint64_t)(n - 1) + 20, 7,
+			"cudaLaunchKernel", 2, GPT_API_RUNTIME);
+		add_api(&t, 195, 196, 7, "cudaLaunchKernel", 3, GPT_API_RUNTIME);
+		add_kernel(&t, 30, 40, 0, 7, 1, "a", 1);
+		add_kernel(&t, 100 * (uint64_t)(n - 1) + 30, 100 * (uint64_t)(n - 1) + 40, 0, 7, 2, "a", 1);
+		add_kernel(&t, 197, 198, 0, 7, 3, "a", 1);
+		tw_close(&t);
+		REQUIRE(load1(&m, t.path) == 0);
+		REQUIRE(gpa_steps_find(&m, NULL, &s, err, sizeof(err)) == 0);
+		REQUIRE(s.v.n == n);
+		CHECK(c ? s.gpu_step != NULL && s.gpu_step16 == NULL
+			: s.gpu_step16 != NULL && s.gpu_step == NULL);
+		REQUIRE(m.gpu.n == 3);
+		CHECK_EQ_U(gpa_step_of(&s, 0), 0);
+		CHECK_EQ_U(gpa_step_of(&s, 1), GPA_NONE);
+		CHECK_EQ_U(gpa_step_of(&s, 2), n - 1);
+		CHECK_EQ_U(s.unassigned_ops, 1);
+		gpa_steps_release(&s);
+		gpa_model_release(&m);
+	}
+}
+
+/*
  * Steps 0 [0,1000) and 1 [1000,2000) (the last one too). A kernel launched
  * in step 0 runs in step 1's time and still belongs to step 0.
  */
@@ -637,8 +745,8 @@ TEST(steps_assign_by_launch)
 		CHECK_EQ_U(r.v.v[i].end, s.v.v[i].end);
 		CHECK_EQ_U(r.v.v[i].gpu_ops, 0);
 	}
-	CHECK(r.gpu_step == NULL);
-	CHECK(s.gpu_step != NULL);
+	CHECK(!gpa_steps_assigned(&r));
+	CHECK(gpa_steps_assigned(&s) && s.gpu_step16 != NULL);
 	gpa_steps_release(&r);
 	gpa_steps_release(&s);
 	CHECK(gpa_steps_find_ranges(&m, "([", &r, err, sizeof(err)) == -GP_ERR_API);
