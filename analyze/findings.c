@@ -63,7 +63,7 @@ bool gpa_kernel_graph_launched(const struct gpa_model *m, uint32_t k)
 	uint32_t a = m->kern.api[k];
 
 	return gpa_col_opt(m->kern.graph, k) ||
-	       (a != GPA_NONE && (m->api.flags[a] & GPA_API_GRAPH_LAUNCH));
+	       (a != GPA_NONE && (gpa_api_flags(m, a) & GPA_API_GRAPH_LAUNCH));
 }
 
 static bool is_material(uint64_t cost, uint64_t basis, uint32_t bp)

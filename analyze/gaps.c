@@ -315,6 +315,52 @@ static int sorted_by_proc(struct kv *kvs, size_t n, size_t nprocs, uint32_t **ro
 	return 0;
 }
 
+static int cmp_comm_end(const void *x, const void *y, void *arg)
+{
+	const struct gpa_model *m = arg;
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+	uint32_t pa = gpa_dev_proc(m, gpa_kern_dev(m, a)), pb = gpa_dev_proc(m, gpa_kern_dev(m, b));
+	uint64_t ea = gpa_kern_end(m, a), eb = gpa_kern_end(m, b);
+
+	if (pa != pb) {
+		return pa < pb ? -1 : 1;
+	}
+	if (ea != eb) {
+		return ea < eb ? -1 : 1;
+	}
+	return a < b ? -1 : a > b;
+}
+
+/* c->nrows, c->nfirst: the communication kernels by process, then end, then row. */
+static int comm_by_end(struct ctx *c, size_t np)
+{
+	const struct gpa_model *m = c->m;
+	size_t n = 0;
+
+	for (size_t i = 0; i < m->kern.n; i++) {
+		n += c->cc->kern[i] != GPA_COMM_NOT;
+	}
+	c->nrows = malloc((n ? n : 1) * sizeof(*c->nrows));
+	c->nfirst = calloc(np + 1, sizeof(*c->nfirst));
+	if (!c->nrows || !c->nfirst) {
+		return -GP_ERR_NOMEM;
+	}
+	n = 0;
+	for (size_t i = 0; i < m->kern.n; i++) {
+		if (c->cc->kern[i] != GPA_COMM_NOT) {
+			c->nrows[n++] = (uint32_t)i;
+			c->nfirst[gpa_dev_proc(m, gpa_kern_dev(m, i)) + 1]++;
+		}
+	}
+	if (n > 1) {
+		qsort_r(c->nrows, n, sizeof(*c->nrows), cmp_comm_end, (void *)m);
+	}
+	for (size_t p = 0; p < np; p++) {
+		c->nfirst[p + 1] += c->nfirst[p];
+	}
+	return 0;
+}
+
 static int compile(const char *pat, pcre2_code **re, char *errbuf, size_t errlen)
 {
 	int errcode;
@@ -439,28 +485,16 @@ static int build_index(struct ctx *c, pcre2_code *re)
 	if (!c->pcur || !c->scur || !c->ocur || !c->ncur) {
 		goto out;
 	}
-	/* Communication kernels by process and end; stream-wait-event records by process,
-	 * stream, start. */
-	GP_VEC(struct kv) kvs = {0};
-	size_t want = m->sync.n;
-	for (size_t i = 0; i < m->kern.n; i++) {
-		want += c->cc->kern[i] != GPA_COMM_NOT;
-	}
-	if (gp_vec_reserve(&kvs, want ? want : 1)) {
+	/* Communication kernels by process and end (their rows sorted as they are) */
+	if (comm_by_end(c, np)) {
 		goto out;
 	}
-	for (size_t i = 0; i < m->kern.n; i++) {
-		if (c->cc->kern[i] != GPA_COMM_NOT) {
-			uint32_t p = gpa_dev_proc(m, gpa_kern_dev(m, i));
-			struct kv e = {p, gpa_kern_end(m, i), (uint32_t)i};
-			if (gp_vec_push(&kvs, e)) {
-				gp_vec_free(&kvs);
-				goto out;
-			}
-		}
+	/* stream-wait-event records by process, stream, start */
+	GP_VEC(struct kv) kvs = {0};
+	if (gp_vec_reserve(&kvs, m->sync.n ? m->sync.n : 1)) {
+		goto out;
 	}
-	ret = sorted_by_proc(kvs.v, kvs.n, np, &c->nrows, &c->nfirst);
-	kvs.n = 0;
+	ret = 0;
 	for (size_t i = 0; !ret && i < m->sync.n; i++) {
 		if (m->sync.type[i] == 2) {
 			struct kv e = {m->sync.proc[i], ((uint64_t)m->sync.stream[i] << 32),

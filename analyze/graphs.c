@@ -64,7 +64,7 @@ uint32_t gpa_gpu_graph(const struct gpa_model *m, size_t i)
 		return g;
 	}
 	api = gpa_gpu_api(m, i);
-	return api != GPA_NONE && (m->api.flags[api] & GPA_API_GRAPH_LAUNCH) ? 0 : GPA_GRAPH_NONE;
+	return api != GPA_NONE && (gpa_api_flags(m, api) & GPA_API_GRAPH_LAUNCH) ? 0 : GPA_GRAPH_NONE;
 }
 
 int gpa_graphs_flag_calls(struct gpa_model *m)
@@ -78,21 +78,34 @@ int gpa_graphs_flag_calls(struct gpa_model *m)
 		free(capturing);
 		return -GP_ERR_NOMEM;
 	}
-	/* API rows are in start order: a thread's calls after its begin and before its end. */
-	for (size_t i = 0; i < m->api.n; i++) {
-		uint32_t name = gpa_api_name(m, i), t = gpa_api_thread(m, i);
+	/* What a call is by its name: on its site. */
+	for (size_t s = 0; s < m->asites.n; s++) {
+		uint32_t name = m->asites.v[s].name;
 		if (!kind[name]) {
 			kind[name] = (uint8_t)(api_kind(gpa_model_str(m, name)) + 1);
 		}
 		uint8_t k = (uint8_t)(kind[name] - 1);
-		m->api.flags[i] = (uint8_t)((k & ~0x80) | ((k & 0x80) ? GPA_API_CAPTURE_BEGIN : 0));
+		m->asites.v[s].flags = (uint8_t)((k & ~0x80) | ((k & 0x80) ? GPA_API_CAPTURE_BEGIN : 0));
+	}
+	/* API rows are in start order: a thread's calls after its begin and before its end. */
+	for (size_t i = 0; i < m->api.n; i++) {
+		uint32_t t = gpa_api_thread(m, i);
+		uint8_t k = m->asites.v[m->api.site[i]].flags;
 		if (k & GPA_API_CAPTURE) {
-			capturing[t] = (k & 0x80) != 0;
-			m->captures += (k & 0x80) != 0;
+			capturing[t] = (k & GPA_API_CAPTURE_BEGIN) != 0;
+			m->captures += (k & GPA_API_CAPTURE_BEGIN) != 0;
 			continue;
 		}
 		if (capturing[t]) {
-			m->api.flags[i] |= GPA_API_CAPTURED;
+			if (!m->api.captured) {
+				m->api.captured = calloc(m->api.n, 1);
+				if (!m->api.captured) {
+					free(kind);
+					free(capturing);
+					return -GP_ERR_NOMEM;
+				}
+			}
+			m->api.captured[i] = GPA_API_CAPTURED;
 			m->captured_apis++;
 		} else if (k & GPA_API_GRAPH_LAUNCH) {
 			m->graph_launches++;
@@ -108,7 +121,7 @@ void gpa_graphs_count_ops(struct gpa_model *m)
 	bool launches = false;
 
 	for (size_t i = 0; i < m->api.n && !launches; i++) {
-		launches = (m->api.flags[i] & GPA_API_GRAPH_LAUNCH) != 0;
+		launches = (gpa_api_flags(m, i) & GPA_API_GRAPH_LAUNCH) != 0;
 	}
 	/* no graph id and no graph launch: no op is a graph's (the usual case, in one pass) */
 	if (!launches && !m->kern.graph && !m->copy.graph && !m->set.graph) {
@@ -145,10 +158,10 @@ static int capture_windows(const struct gpa_model *m, struct win **out, size_t *
 
 	for (size_t i = 0; !ret && i < m->api.n; i++) {
 		uint32_t t = gpa_api_thread(m, i);
-		if (!(m->api.flags[i] & GPA_API_CAPTURE)) {
+		if (!(gpa_api_flags(m, i) & GPA_API_CAPTURE)) {
 			continue;
 		}
-		if (m->api.flags[i] & GPA_API_CAPTURE_BEGIN) {
+		if (gpa_api_flags(m, i) & GPA_API_CAPTURE_BEGIN) {
 			open[t] = gpa_api_start(m, i) + 1;
 		} else if (open[t]) {
 			struct win x = {m->threads.v[t].proc, open[t] - 1, gpa_api_end(m, i)};

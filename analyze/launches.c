@@ -192,7 +192,7 @@ static void op_of(const struct gpa_model *m, size_t i, struct api_filter *f, str
 	if (api != GPA_NONE) {
 		o->api_start = gpa_api_start(m, api);
 		o->api_end = gpa_api_end(m, api) > o->api_start ? gpa_api_end(m, api) : o->api_start;
-		o->graph = (m->api.flags[api] & GPA_API_GRAPH_LAUNCH) != 0;
+		o->graph = (gpa_api_flags(m, api) & GPA_API_GRAPH_LAUNCH) != 0;
 		o->other_api = !api_matches(m, f, gpa_api_name(m, api));
 	}
 }
@@ -730,7 +730,7 @@ static bool brief_op(const struct gpa_model *m, size_t i, struct gpa_launches *l
 		l->unlinked++;
 		return false;
 	}
-	if (m->api.flags[api] & GPA_API_GRAPH_LAUNCH) {
+	if (gpa_api_flags(m, api) & GPA_API_GRAPH_LAUNCH) {
 		l->graph_ops++;
 		return false;
 	}

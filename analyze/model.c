@@ -700,7 +700,7 @@ static uint32_t map_asite(struct file_ctx *f, uint32_t name, uint32_t tid)
 	if (c->site != GPA_NONE && c->name == name && c->tid == tid) {
 		return c->site;
 	}
-	struct gpa_asite as = {map_str(f, name), map_thread(f, tid)};
+	struct gpa_asite as = {map_str(f, name), map_thread(f, tid), 0};
 	if (as.name == GPA_NONE || as.thread == GPA_NONE) {
 		return GPA_NONE;
 	}
@@ -980,7 +980,6 @@ static int take_api(struct file_ctx *f, const struct gpt_chunk *ch)
 		t->corr[r] = a->correlation;
 		t->nvtx[r] = GPA_NONE;
 		SET_OPT_(t, ret, r, a->return_value);
-		t->flags[r] = 0;
 	}
 	return 0;
 }

@@ -86,8 +86,7 @@
 	X(uint32_t, dur)      /* end - start, GPA_DUR_LONG: in gpa_model.api_long */               \
 	X(uint32_t, site)     /* row in gpa_model.asites: gpa_api_name, gpa_api_thread */          \
 	X(uint32_t, corr)     /* NULL when the load dropped it (GPA_DROP_CORR) */                 \
-	X(uint32_t, nvtx)     /* innermost enclosing NVTX push/pop range or GPA_NONE */            \
-	X(uint8_t, flags)     /* enum gpa_api_flags */
+	X(uint32_t, nvtx)     /* innermost enclosing NVTX push/pop range or GPA_NONE */
 
 #define GPA_SYNC_COLS(X)                                                                           \
 	X(uint64_t, start)                                                                         \
@@ -186,9 +185,11 @@ enum gpa_gpu_kind {
 /*
  * An API call's return value (CUresult, cudaError_t; 0 success), its
  * callback id and its enum gpt_api_domain (NULL when the load dropped them,
- * GPA_DROP_API_IDS): gpa_col_opt, gpa_col_opt8.
+ * GPA_DROP_API_IDS): gpa_col_opt, gpa_col_opt8; GPA_API_CAPTURED when the
+ * call was made inside a stream capture (NULL when none was): gpa_api_flags.
  */
-#define GPA_API_OPT_COLS_(X) X(uint32_t, ret) X(uint32_t, cbid) X(uint8_t, domain)
+#define GPA_API_OPT_COLS_(X)                                                                       \
+	X(uint32_t, ret) X(uint32_t, cbid) X(uint8_t, domain) X(uint8_t, captured)
 /* A CPU op's recorded inputs (NVTX field args, import/kineto.c): model string id; 0 none. */
 #define GPA_NVTX_OPT_COLS_(X) X(uint32_t, args)
 
@@ -305,10 +306,11 @@ struct gpa_ksite {
 	uint32_t dev;    /* model device index */
 };
 
-/* What the API calls of one site share: name and thread. */
+/* What the API calls of one site share: name and thread, and what the name makes them. */
 struct gpa_asite {
 	uint32_t name;   /* model string id */
 	uint32_t thread; /* model thread index */
+	uint8_t flags;   /* enum gpa_api_flags but GPA_API_CAPTURED (analyze/graphs.c) */
 };
 
 /*
@@ -533,6 +535,12 @@ static inline uint32_t gpa_api_name(const struct gpa_model *m, size_t i)
 static inline uint32_t gpa_api_thread(const struct gpa_model *m, size_t i)
 {
 	return m->asites.v[m->api.site[i]].thread;
+}
+
+/* What API row i is to CUDA/HIP graphs: enum gpa_api_flags. */
+static inline uint8_t gpa_api_flags(const struct gpa_model *m, size_t i)
+{
+	return (uint8_t)(m->asites.v[m->api.site[i]].flags | gpa_col_opt8(m->api.captured, i));
 }
 
 /* Kind (enum gpa_gpu_kind) and row in its table of GPU op row i of gpa_model.gpu. */

@@ -79,7 +79,7 @@ static void spans(const struct gpa_model *m, struct proc_span *ps, struct gpa_sa
 		struct proc_span *s = &ps[m->threads.v[gpa_api_thread(m, i)].proc];
 		s->first = a < s->first ? a : s->first;
 		s->last = e > s->last ? e : s->last;
-		if (!(m->api.flags[i] & GPA_API_CAPTURED) &&
+		if (!(gpa_api_flags(m, i) & GPA_API_CAPTURED) &&
 		    launch_name(m, known, gpa_api_name(m, i))) {
 			s->launches++;
 		}

@@ -513,18 +513,130 @@ static int cmp_rows(const void *a, const void *b)
 	return c ? c : (x->style > y->style) - (x->style < y->style);
 }
 
-/* Buckets the events of c by group, summarizes each non-empty group into st->rows. */
+/*
+ * Summaries of the 32-bit values of groups too large to collect: count,
+ * total, extremes and the sum of squared deviations as summarize_u32 takes
+ * them (in event order), and the median's one or two ranks by radix select:
+ * a histogram of each rank's candidates by 12, then 10, then 10 bits, one
+ * pass over the events each, nothing kept per value.
+ */
+#define BIG_GROUP 65536 /* more values than this: radix select, not collected */
+#define SEL_BITS1 12
+#define SEL_BITS 10
+
+struct big {
+	uint32_t g;
+	uint64_t n, total;
+	uint32_t min, max;
+	long double mean, ss;
+	size_t rank[2];     /* the median's ranks: k - 1 and k (n even), k and k (odd) */
+	size_t within[2];   /* each rank's rank among the values under its prefix */
+	uint32_t prefix[2]; /* the bits found so far */
+	uint32_t *h;        /* 1 << SEL_BITS1 counts, then 2 x (1 << SEL_BITS) */
+};
+
+/* Ranks r of b found in histogram h of nb buckets: prefix extended by the bucket. */
+static void big_pick(struct big *b, const uint32_t *h0, const uint32_t *h1, size_t nb, int bits)
+{
+	for (int r = 0; r < 2; r++) {
+		const uint32_t *h = r ? h1 : h0;
+		size_t below = 0, k = 0;
+		while (k + 1 < nb && b->within[r] >= below + h[k]) {
+			below += h[k++];
+		}
+		b->within[r] -= below;
+		b->prefix[r] = b->prefix[r] << bits | (uint32_t)k;
+	}
+}
+
+static int summarize_big(const struct source *c, const uint32_t *big_of, struct big *bigs, size_t nb,
+			 struct gpa_stats_summary *sum)
+{
+	uint32_t g;
+	uint64_t v;
+
+	for (size_t j = 0; j < nb; j++) {
+		bigs[j].h = calloc(1u << SEL_BITS1, sizeof(*bigs[j].h));
+		if (!bigs[j].h) {
+			return -GP_ERR_NOMEM;
+		}
+		bigs[j].min = UINT32_MAX;
+	}
+	for (size_t i = 0; i < c->n; i++) { /* totals, extremes, the top bits */
+		if (event_at(c, i, &g, &v) && big_of[g] != GPA_NONE) {
+			struct big *b = &bigs[big_of[g]];
+			b->total += v;
+			b->min = (uint32_t)v < b->min ? (uint32_t)v : b->min;
+			b->max = (uint32_t)v > b->max ? (uint32_t)v : b->max;
+			b->h[v >> (32 - SEL_BITS1)]++;
+		}
+	}
+	for (size_t j = 0; j < nb; j++) {
+		struct big *b = &bigs[j];
+		size_t k = b->n / 2;
+		b->mean = (long double)b->total / (long double)b->n;
+		b->rank[0] = b->within[0] = b->n & 1 ? k : k - 1;
+		b->rank[1] = b->within[1] = k;
+		big_pick(b, b->h, b->h, 1u << SEL_BITS1, 0);
+		memset(b->h, 0, 2 * (1u << SEL_BITS) * sizeof(*b->h)); /* fits: 2^11 <= 2^12 */
+	}
+	for (int level = 0; level < 2; level++) { /* the next bits; first the deviations too */
+		int shift = level ? 0 : SEL_BITS, have = SEL_BITS1 + level * SEL_BITS;
+		for (size_t i = 0; i < c->n; i++) {
+			if (!event_at(c, i, &g, &v) || big_of[g] == GPA_NONE) {
+				continue;
+			}
+			struct big *b = &bigs[big_of[g]];
+			if (!level) {
+				long double d = (long double)v - b->mean;
+				b->ss += d * d;
+			}
+			uint32_t top = (uint32_t)(v >> (32 - have)), low = (v >> shift) & ((1u << SEL_BITS) - 1);
+			for (int r = 0; r < 2; r++) {
+				b->h[r * (1u << SEL_BITS) + low] += top == b->prefix[r];
+			}
+		}
+		for (size_t j = 0; j < nb; j++) {
+			struct big *b = &bigs[j];
+			big_pick(b, b->h, b->h + (1u << SEL_BITS), 1u << SEL_BITS, SEL_BITS);
+			memset(b->h, 0, 2 * (1u << SEL_BITS) * sizeof(*b->h));
+		}
+	}
+	for (size_t j = 0; j < nb; j++) {
+		const struct big *b = &bigs[j];
+		struct gpa_stats_summary *s = &sum[b->g];
+		s->count = b->n;
+		s->total = b->total;
+		s->min = b->min;
+		s->max = b->max;
+		s->stddev = b->n > 1 ? (double)sqrtl(b->ss / (long double)(b->n - 1)) : 0;
+		s->median2 = (uint64_t)b->prefix[0] + b->prefix[1];
+	}
+	return 0;
+}
+
+/*
+ * Buckets the events of c by group, summarizes each non-empty group into
+ * st->rows. Values of 32 bits are collected a batch of groups at a time
+ * (at most a few MiB of them, one pass over the events a batch) and groups
+ * of more than BIG_GROUP values are not collected at all (summarize_big):
+ * the same figures as collecting every value, in a bounded scratch.
+ */
 static int summarize_groups(const struct source *c, const struct group *groups, size_t ng,
 			    struct gpa_stats *st)
 {
 	size_t *first = calloc(ng + 1, sizeof(*first));
 	size_t *pos = malloc((ng + 1) * sizeof(*pos));
+	struct gpa_stats_summary *sum = calloc(ng ? ng : 1, sizeof(*sum));
+	uint32_t *big_of = malloc((ng ? ng : 1) * sizeof(*big_of));
+	struct big *bigs = NULL;
 	uint64_t *vals = NULL, most = 0;
 	uint32_t *vals32 = NULL, g;
 	uint64_t v;
+	size_t nbig = 0;
 	int ret = -GP_ERR_NOMEM;
 
-	if (!first || !pos) {
+	if (!first || !pos || !sum || !big_of) {
 		goto out;
 	}
 	for (size_t i = 0; i < c->n; i++) {
@@ -534,27 +646,79 @@ static int summarize_groups(const struct source *c, const struct group *groups, 
 		}
 	}
 	for (size_t k = 0; k < ng; k++) {
+		big_of[k] = most <= UINT32_MAX && first[k + 1] > BIG_GROUP ? (uint32_t)nbig++ : GPA_NONE;
 		first[k + 1] += first[k];
 	}
-	/* the values grouped; in 32 bits when they all fit (half the memory, the same summary) */
+	if (nbig) {
+		bigs = calloc(nbig, sizeof(*bigs));
+		if (!bigs) {
+			goto out;
+		}
+		for (size_t k = 0; k < ng; k++) {
+			if (big_of[k] != GPA_NONE) {
+				bigs[big_of[k]].g = (uint32_t)k;
+				bigs[big_of[k]].n = first[k + 1] - first[k];
+			}
+		}
+		if (summarize_big(c, big_of, bigs, nbig, sum)) {
+			goto out;
+		}
+	}
+	/* the other groups' values, a batch of groups at a time (all at once in 64 bits) */
+	size_t budget = most <= UINT32_MAX ? (size_t)1 << 20 : SIZE_MAX;
+	size_t room = 0, small = 0; /* the largest group collected; all of them */
+	for (size_t k = 0; k < ng; k++) {
+		size_t cnt = big_of[k] == GPA_NONE ? first[k + 1] - first[k] : 0;
+		room = cnt > room ? cnt : room;
+		small += cnt;
+	}
+	room = room > budget ? room : budget;
+	room = room < small ? room : small;
 	if (most <= UINT32_MAX) {
-		vals32 = gp_malloc_big((first[ng] ? first[ng] : 1) * sizeof(*vals32));
+		vals32 = gp_malloc_big((room ? room : 1) * sizeof(*vals32));
 	} else {
-		vals = gp_malloc_big((first[ng] ? first[ng] : 1) * sizeof(*vals));
+		vals = gp_malloc_big((room ? room : 1) * sizeof(*vals));
 	}
 	if (!vals && !vals32) {
 		goto out;
 	}
-	memcpy(pos, first, (ng + 1) * sizeof(*pos));
-	for (size_t i = 0; i < c->n; i++) {
-		if (!event_at(c, i, &g, &v)) {
+	for (size_t k0 = 0; k0 < ng;) {
+		size_t k1 = k0, held = 0; /* groups [k0, k1): held values */
+		while (k1 < ng) {
+			size_t cnt = big_of[k1] == GPA_NONE ? first[k1 + 1] - first[k1] : 0;
+			if (held + cnt > room) {
+				break;
+			}
+			pos[k1] = held;
+			held += cnt;
+			k1++;
+		}
+		if (!held) {
+			k0 = k1;
 			continue;
 		}
-		if (vals32) {
-			vals32[pos[g]++] = (uint32_t)v;
-		} else {
-			vals[pos[g]++] = v;
+		for (size_t i = 0; i < c->n; i++) {
+			if (!event_at(c, i, &g, &v) || g < k0 || g >= k1 || big_of[g] != GPA_NONE) {
+				continue;
+			}
+			if (vals32) {
+				vals32[pos[g]++] = (uint32_t)v;
+			} else {
+				vals[pos[g]++] = v;
+			}
 		}
+		for (size_t k = k0; k < k1; k++) {
+			size_t cnt = big_of[k] == GPA_NONE ? first[k + 1] - first[k] : 0;
+			if (!cnt) {
+				continue;
+			}
+			if (vals32) {
+				summarize_u32(vals32 + pos[k] - cnt, cnt, &sum[k]);
+			} else {
+				summarize_u64(vals + pos[k] - cnt, cnt, &sum[k]);
+			}
+		}
+		k0 = k1;
 	}
 	for (size_t k = 0; k < ng; k++) {
 		struct gpa_stats_row row = {.name = groups[k].name, .style = groups[k].style,
@@ -565,11 +729,7 @@ static int summarize_groups(const struct source *c, const struct group *groups, 
 		if (first[k + 1] == first[k]) {
 			continue;
 		}
-		if (vals32) {
-			summarize_u32(vals32 + first[k], first[k + 1] - first[k], &row.s);
-		} else {
-			summarize_u64(vals + first[k], first[k + 1] - first[k], &row.s);
-		}
+		row.s = sum[k];
 		if (gp_vec_push(&st->rows, row)) {
 			goto out;
 		}
@@ -580,6 +740,12 @@ static int summarize_groups(const struct source *c, const struct group *groups, 
 	}
 	ret = 0;
 out:
+	for (size_t j = 0; bigs && j < nbig; j++) {
+		free(bigs[j].h);
+	}
+	free(bigs);
+	free(big_of);
+	free(sum);
 	free(first);
 	free(pos);
 	free(vals);

@@ -211,10 +211,10 @@ TEST(model_graphs)
 	for (size_t i = 0; i < m.api.n; i++) {
 		const char *name = gpa_model_str(&m, gpa_api_name(&m, i));
 		bool captured = gpa_api_start(&m, i) == 300;
-		CHECK_EQ_I(!!(m.api.flags[i] & GPA_API_CAPTURED), captured);
-		CHECK_EQ_I(!!(m.api.flags[i] & GPA_API_GRAPH_LAUNCH),
+		CHECK_EQ_I(!!(gpa_api_flags(&m, i) & GPA_API_CAPTURED), captured);
+		CHECK_EQ_I(!!(gpa_api_flags(&m, i) & GPA_API_GRAPH_LAUNCH),
 			   strstr(name, "GraphLaunch") != NULL);
-		CHECK_EQ_I(!!(m.api.flags[i] & GPA_API_CAPTURE), strstr(name, "Capture") != NULL);
+		CHECK_EQ_I(!!(gpa_api_flags(&m, i) & GPA_API_CAPTURE), strstr(name, "Capture") != NULL);
 	}
 	for (size_t i = 0; i < m.gpu.n; i++) {
 		uint32_t g = gpa_gpu_graph(&m, i), api = gpa_gpu_api(&m, i);
@@ -254,7 +254,7 @@ TEST(model_graphs_tracelens)
 	CHECK(m.graph_ops > m.gpu.n / 2); /* most of a decode step is the graph */
 	for (size_t i = 0; i < m.gpu.n; i++) {
 		uint32_t api = gpa_gpu_api(&m, i);
-		bool by_launch = api != GPA_NONE && (m.api.flags[api] & GPA_API_GRAPH_LAUNCH);
+		bool by_launch = api != GPA_NONE && (gpa_api_flags(&m, api) & GPA_API_GRAPH_LAUNCH);
 		CHECK_EQ_I(gpa_gpu_graph(&m, i) != GPA_GRAPH_NONE, by_launch);
 		if (by_launch) {
 			CHECK(gpa_api_start(&m, api) <= gpa_gpu_start(&m, i));
@@ -272,7 +272,7 @@ TEST(model_graphs_tracelens)
 	for (size_t i = 0; i < m.gpu.n; i++) {
 		uint32_t api = gpa_gpu_api(&m, i);
 		/* nothing launched under capture ran */
-		CHECK(api == GPA_NONE || !(m.api.flags[api] & GPA_API_CAPTURED));
+		CHECK(api == GPA_NONE || !(gpa_api_flags(&m, api) & GPA_API_CAPTURED));
 	}
 	gpa_model_release(&m);
 }

@@ -454,6 +454,71 @@ TEST(stats_kern_sum_wide_and_narrow_values)
 	}
 }
 
+/*
+ * Groups of more than 65,536 values are summarized without collecting them
+ * (radix select of the median's ranks) and the others a batch of about a
+ * million values at a time: every figure must be the one of summarizing
+ * each group's values collected in event order (gpa_stats_summarize). Two
+ * large groups (values over the whole 32-bit range; a few values with many
+ * ties, even and odd counts) and 40 groups of 30,000 (two batches).
+ */
+TEST(stats_kern_sum_large_groups_and_batches)
+{
+	enum { NSMALL = 40, SMALL = 30000, BIG_A = 70001, BIG_B = 66000 };
+	static const size_t count[2] = {BIG_A, BIG_B};
+	size_t ng = NSMALL + 2, total = BIG_A + BIG_B + (size_t)NSMALL * SMALL;
+	uint64_t **vals = calloc(ng, sizeof(*vals));
+	size_t *n = calloc(ng, sizeof(*n));
+	struct tb t;
+	struct gpa_model m;
+	struct gpa_stats st;
+	uint64_t x = 88172645463325252ULL;
+	char name[32];
+
+	REQUIRE(vals && n);
+	for (size_t g = 0; g < ng; g++) {
+		vals[g] = malloc((g < 2 ? count[g] : SMALL) * sizeof(**vals));
+		REQUIRE(vals[g] != NULL);
+	}
+	tb_open(&t, "groups.gpz", 13);
+	for (size_t i = 0; i < total; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		/* the groups' values interleave: a group by a random draw, while it has room */
+		size_t g = (size_t)(x >> 40) % ng;
+		while (n[g] == (g < 2 ? count[g] : SMALL)) {
+			g = (g + 1) % ng;
+		}
+		uint64_t v = g == 0 ? (x & 0xffffffffu) : g == 1 ? (x >> 20) % 41 : (x >> 8) % 900000;
+		vals[g][n[g]++] = v;
+		snprintf(name, sizeof(name), "g%zu", g);
+		tb_kernel(&t, 0, 7, (uint32_t)i + 1, 1000 * (uint64_t)i, 1000 * (uint64_t)i + v, name, NULL);
+	}
+	REQUIRE(tb_close(&t) == 0);
+	REQUIRE(load(&m, t.path, NULL) == 0);
+	REQUIRE(gpa_stats_compute(&m, GPA_STATS_KERN_SUM, GPA_KNAME_DEMANGLED, &st) == 0);
+	CHECK_EQ_U(st.rows.n, ng);
+	for (size_t g = 0; g < ng; g++) {
+		struct gpa_stats_summary want;
+		snprintf(name, sizeof(name), "g%zu", g);
+		const struct gpa_stats_row *r = row_named(&st, name, 0);
+		REQUIRE(r != NULL);
+		gpa_stats_summarize(vals[g], n[g], &want); /* reorders vals[g]: after the trace */
+		CHECK_EQ_U(r->s.count, want.count);
+		CHECK_EQ_U(r->s.total, want.total);
+		CHECK_EQ_U(r->s.min, want.min);
+		CHECK_EQ_U(r->s.max, want.max);
+		CHECK_EQ_U(r->s.median2, want.median2);
+		CHECK(r->s.stddev == want.stddev);
+		free(vals[g]);
+	}
+	free(vals);
+	free(n);
+	gpa_stats_release(&st);
+	gpa_model_release(&m);
+}
+
 /* ------------------------------------------------------------- memory */
 
 TEST(stats_memops)
