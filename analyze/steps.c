@@ -549,10 +549,13 @@ static int assign(const struct gpa_model *m, struct gpa_steps *s)
 	}
 	/* gpu rows run by device, then start: per-step unions merge in one pass. */
 	size_t hint = SIZE_MAX;
-	for (size_t g = 0; g < m->gpu.n; g++) {
+	for (size_t g = 0, dev = 0; g < m->gpu.n; g++) {
 		bool linked;
 		uint64_t t = op_api_start(m, g, &linked);
-		uint32_t p = m->devs.v[gpa_gpu_dev(m, g)].proc;
+		while (g >= (size_t)m->devs.v[dev].gpu_first + m->devs.v[dev].gpu_count) {
+			dev++; /* rows come by device: the device of row g, as gpa_gpu_dev */
+		}
+		uint32_t p = m->devs.v[dev].proc;
 		uint32_t k = step_at(s, pfirst, p, t, &hint);
 		if (s->gpu_step16) {
 			s->gpu_step16[g] = k == GPA_NONE ? UINT16_MAX : (uint16_t)k;
@@ -575,19 +578,19 @@ static int assign(const struct gpa_model *m, struct gpa_steps *s)
 			st->gpu_end = e;
 		}
 		struct cur *c = &cur[k];
-		if (!st->gpu_ops || c->last_dev != gpa_gpu_dev(m, g)) {
+		if (!st->gpu_ops || c->last_dev != dev) {
 			st->gpu_devices++; /* rows come by device: each device once */
 		}
-		c->last_dev = gpa_gpu_dev(m, g);
+		c->last_dev = (uint16_t)dev;
 		st->gpu_ops++;
-		if (c->open && c->dev == gpa_gpu_dev(m, g) && a <= c->end) {
+		if (c->open && c->dev == dev && a <= c->end) {
 			c->end = e > c->end ? e : c->end;
 			continue;
 		}
 		if (c->open) {
 			st->gpu_busy += c->end - c->start;
 		}
-		*c = (struct cur){a, e, gpa_gpu_dev(m, g), gpa_gpu_dev(m, g), true};
+		*c = (struct cur){a, e, (uint16_t)dev, (uint16_t)dev, true};
 	}
 	for (size_t k = 0; k < ns; k++) {
 		if (cur[k].open) {

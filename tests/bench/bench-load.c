@@ -125,9 +125,12 @@ static int bytes(const char *path, unsigned threads, const char *as)
 	TABLE_(m.gpu, "gpu timeline", GPA_GPU_COLS, GPA_NO_COLS_)
 	size_t strs = m.strs.text.alloc + m.strs.off.cap * sizeof(uint32_t) +
 		      m.strs.nslots * sizeof(uint32_t);
+	size_t sites = m.ksites.cap * sizeof(*m.ksites.v) + m.asites.cap * sizeof(*m.asites.v);
 	printf("strings      %8.1f MiB; funcs %zu, shapes %zu, threads %zu\n",
 	       (double)strs / 1048576.0, m.funcs.n, m.shapes.n, m.threads.n);
-	total_ += strs;
+	printf("sites        %8.1f MiB; kernel sites %zu, API sites %zu\n",
+	       (double)sites / 1048576.0, m.ksites.n, m.asites.n);
+	total_ += strs + sites;
 	printf("tables and strings: %.1f MiB, %.2f B/event; peak resident set of the load: "
 	       "%.1f MiB, %.2f B/event\n",
 	       (double)total_ / 1048576.0, events_ ? (double)total_ / (double)events_ : 0.0,
