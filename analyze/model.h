@@ -297,7 +297,7 @@ struct gpa_thread {
 
 /*
  * What the kernels of one launch site share, kept once (a kernel row holds
- * its row here: 12 bytes a kernel less than four columns).
+ * its row here: 4 bytes for the 14 of four columns).
  */
 struct gpa_ksite {
 	uint32_t func;   /* row in gpa_model.funcs */
