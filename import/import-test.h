@@ -20,7 +20,10 @@ void gpa_import_kineto_fast_path(bool on);
 /*
  * For tests: the least bytes of events in the buffer for which
  * gpa_import_kineto_threads() hands part of them to its side thread
- * (default 32 KiB; 0 splits every buffer). Process-wide, not thread-safe.
+ * (default 32 KiB; 0 splits every buffer), and from then on every such
+ * buffer is split (by default the import times a few buffers each way now
+ * and then and reads the rest the faster way). Process-wide, not
+ * thread-safe.
  */
 void gpa_import_kineto_split_min(size_t bytes);
 

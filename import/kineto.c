@@ -30,6 +30,7 @@
 #include "import/json-scan.h"
 #include "import/json-raw.h"
 #include <pthread.h>
+#include <time.h>
 #include <sys/stat.h>
 
 #define CHUNK (256u << 10)
@@ -175,6 +176,15 @@ struct imp {
 	uint64_t fast_resumes; /* times it handed the scan to the token loop */
 	struct side *side;     /* parses part of each buffer of events; NULL: none */
 	uint64_t side_taken;   /* events of fast_taken the side thread read */
+	/*
+	 * Whether the side thread pays: a few buffers read without it and a few
+	 * with it, timed; the faster way for the next many, then again
+	 * (side_choose). Either way the import is the same.
+	 */
+	unsigned probe_at;     /* buffers since the last choice */
+	double probe_ns[2];    /* per byte: alone, with the side thread; 0 not measured */
+	bool side_on;          /* the way chosen */
+	uint64_t side_buffers; /* buffers read with the side thread */
 	struct batch *defer;   /* the side thread's own imp: events closed go here, not to w */
 
 	struct ev ev;
@@ -2713,10 +2723,12 @@ static int fast_object(struct imp *im, struct fast *f, const unsigned char **pp,
  * the scan back to the token loop.
  */
 static size_t kineto_split_min = 32u << 10;
+static bool kineto_split_always; /* set by the tests' switch: no timing, every buffer split */
 
 void gpa_import_kineto_split_min(size_t bytes)
 {
 	kineto_split_min = bytes;
+	kineto_split_always = true;
 }
 
 struct side {
@@ -2998,6 +3010,47 @@ static int fast_events_run(struct imp *im, struct fast *f, const unsigned char *
 	}
 }
 
+/*
+ * Of every SIDE_PERIOD buffers of events, the first SIDE_PROBE are read alone
+ * and the next SIDE_PROBE with the side thread, each timed per byte; the
+ * rest the faster way. Two threads only pay where the second one has a
+ * core of its own: on a 2-vCPU VM both ran at about half speed while they
+ * parsed together (docs/performance.md), so one was faster.
+ */
+#define SIDE_PROBE 3
+#define SIDE_PERIOD 64
+
+static double now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
+}
+
+/* Whether this buffer is read with the side thread. */
+static bool side_choose(struct imp *im)
+{
+	unsigned k = im->probe_at++ % SIDE_PERIOD;
+
+	if (kineto_split_always) {
+		return true;
+	}
+	if (k == 0) {
+		im->probe_ns[0] = im->probe_ns[1] = 0;
+	}
+	if (k < SIDE_PROBE) {
+		return false;
+	}
+	if (k < 2 * SIDE_PROBE) {
+		return true;
+	}
+	if (k == 2 * SIDE_PROBE) {
+		im->side_on = im->probe_ns[1] > 0 && im->probe_ns[1] < im->probe_ns[0];
+	}
+	return im->side_on;
+}
+
 static int fast_events(struct imp *im, struct gpa_json_scan *sc)
 {
 	struct fast f = {.sc = sc, .resumes = &im->fast_resumes, .max = gpa_json_max_token(sc),
@@ -3011,13 +3064,26 @@ static int fast_events(struct imp *im, struct gpa_json_scan *sc)
 		return 1;
 	}
 	/* The side thread takes the last 70 % (it only parses; this thread also writes). */
-	if (im->side && (size_t)(f.e - p) >= kineto_split_min &&
-	    (split = find_split(p + (size_t)(f.e - p) * 3 / 10, f.e))) {
+	size_t bytes = (size_t)(f.e - p);
+	bool with = false, timed = false;
+	double t0 = 0;
+	if (im->side && bytes >= kineto_split_min) {
+		unsigned k = im->probe_at % SIDE_PERIOD;
+		with = side_choose(im);
+		timed = k < 2 * SIDE_PROBE;
+		t0 = timed ? now_ns() : 0;
+	}
+	if (with && (split = find_split(p + bytes * 3 / 10, f.e))) {
 		side_post(im->side, im, &f, split);
+		im->side_buffers++;
 	}
 	int r = fast_events_run(im, &f, p, split);
 	if (split) {
 		side_wait(im->side); /* before the buffer moves */
+	}
+	if (timed && with == (split != NULL)) { /* the lower of the buffers' times per byte */
+		double ns = (now_ns() - t0) / (double)bytes, *best = &im->probe_ns[with];
+		*best = *best == 0 || ns < *best ? ns : *best;
 	}
 	return r;
 }
@@ -3172,9 +3238,10 @@ int gpa_import_kineto_threads(const char *path, struct gpt_writer *w,
 	if (write_tail(&im)) {
 		goto out;
 	}
-	gp_debug("%s: the fast path read %" PRIu64 " events (%" PRIu64 " on the side thread) "
-		 "and handed the scan to the token loop %" PRIu64 " times%s", path, im.fast_taken,
-		 im.side_taken, im.fast_resumes, kineto_fast_path ? "" : " (fast path off)");
+	gp_debug("%s: the fast path read %" PRIu64 " events (%" PRIu64 " on the side thread, in %"
+		 PRIu64 " buffers of %u) and handed the scan to the token loop %" PRIu64 " times%s",
+		 path, im.fast_taken, im.side_taken, im.side_buffers, im.probe_at, im.fast_resumes,
+		 kineto_fast_path ? "" : " (fast path off)");
 	if (im.sigs_dropped) {
 		gp_debug("%s: recorded inputs of %" PRIu64 " CPU ops dropped (over %u bytes, or not "
 			 "arrays of scalars)", path, im.sigs_dropped, MAX_SIG);

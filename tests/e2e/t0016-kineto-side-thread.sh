@@ -6,7 +6,8 @@
 # "dur"), a cut gzip stream, and for the anchors; buffers split however
 # small (tests/tools/kineto-drive TRACE OUT THREADS SPLIT_MIN), and at the
 # default size through gpuprof itself, which then says at debug level how
-# many events the side thread read.
+# many events the side thread read (it times a few buffers each way and
+# reads the rest the faster way).
 . "$TOP/tests/e2e/lib.sh"
 
 drv=$BUILD/tests/kineto-drive
@@ -92,9 +93,11 @@ for cmd in "report" "report --format json" "gaps"; do
 	cmp -s one.out two.out || fail "$cmd: outputs differ"
 	cmp -s one.err two.err || fail "$cmd: messages differ"
 done
+# (The side thread reads the buffers timed with it, and the others only when that was
+# faster: at least the timed ones.)
 GPUPROF_LOG=debug "$GPUPROF" gaps --threads 2 big.json >/dev/null 2>err || fail gaps
-h=$(sed -n 's/.*big.json: the fast path read [0-9]* events (\([0-9]*\) on the side thread).*/\1/p' err)
-[ -n "$h" ] && [ "$h" -gt 1000 ] || fail "the side thread read ${h:-no} events: $(grep 'fast path' err)"
+h=$(sed -n 's/.*big.json: the fast path read [0-9]* events (\([0-9]*\) on the side thread.*/\1/p' err)
+[ -n "$h" ] && [ "$h" -gt 0 ] || fail "the side thread read ${h:-no} events: $(grep 'fast path' err)"
 GPUPROF_LOG=debug "$GPUPROF" gaps --threads 1 big.json >/dev/null 2>err || fail gaps
-grep -q '(0 on the side thread)' err || fail "a side thread on one thread: $(grep 'fast path' err)"
+grep -q '(0 on the side thread' err || fail "a side thread on one thread: $(grep 'fast path' err)"
 exit 0
