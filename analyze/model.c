@@ -382,47 +382,41 @@ static int sort_perm(const uint64_t *key, size_t n, uint32_t *perm, bool *moved)
 	return sort_perm_keys(&ks, n, perm, moved);
 }
 
-/* sort_perm with the keys of a keysrc (an array, or starts read from the tables). */
-static int sort_perm_keys(const struct keysrc *key, size_t n, uint32_t *perm, bool *moved)
+/*
+ * The sorted runs of the n elements e (by key, ties by element): how many,
+ * the starts of the first MERGE_RUNS_MAX in b, the keys' extremes in *lo, *hi.
+ */
+static size_t find_runs(const struct keysrc *key, const uint32_t *e, size_t n, size_t *b,
+			uint64_t *lo, uint64_t *hi)
 {
-	uint64_t lo = UINT64_MAX, hi = 0;
-	size_t runs = n ? 1 : 0, b[MERGE_RUNS_MAX + 1] = {0};
-
-	for (size_t i = 0; i < n; i++) {
-		perm[i] = (uint32_t)i;
-	}
+	size_t runs = n ? 1 : 0;
 	uint64_t prev = 0;
-	for (size_t i = 0; i < n; prev = key_at(key, perm[i]), i++) {
-		uint64_t k = key_at(key, perm[i]);
-		if (k < lo) {
-			lo = k;
-		}
-		if (k > hi) {
-			hi = k;
-		}
-		if (i && (k < prev || (k == prev && perm[i] < perm[i - 1]))) {
+
+	*lo = UINT64_MAX;
+	*hi = 0;
+	b[0] = 0;
+	for (size_t i = 0; i < n; prev = key_at(key, e[i]), i++) {
+		uint64_t k = key_at(key, e[i]);
+		*lo = k < *lo ? k : *lo;
+		*hi = k > *hi ? k : *hi;
+		if (i && (k < prev || (k == prev && e[i] < e[i - 1]))) {
 			if (runs < MERGE_RUNS_MAX) {
 				b[runs] = i;
 			}
 			runs++;
 		}
 	}
-	*moved = runs > 1;
-	if (runs <= 1) {
-		return 0;
-	}
-	if (runs > MERGE_RUNS_MAX) {
-		for (size_t i = 0; i < n; i++) {
-			perm[i] = (uint32_t)i;
-		}
-		return radix_perm(key, n, lo, hi, perm, NULL);
-	}
-	b[runs] = n;
-	uint32_t *own = gp_malloc_big(n * sizeof(*own)), *src = perm, *dst = own;
-	if (!dst) {
-		return -GP_ERR_NOMEM;
-	}
-	if (runs <= MERGE_WAYS) {
+	return runs;
+}
+
+/*
+ * The runs [b[r], b[r+1]) of src (runs <= MERGE_RUNS_MAX, b[runs] = n)
+ * merged stably, the result left in out (src or dst); dst: room for n.
+ */
+static void merge_runs(const struct keysrc *key, uint32_t *src, uint32_t *dst, size_t *b,
+		       size_t runs, size_t n, uint32_t *out)
+{
+	if (runs > 1 && runs <= MERGE_WAYS) {
 		merge_ways(key, src, dst, b, runs);
 		src = dst;
 		runs = 1;
@@ -433,9 +427,34 @@ static int sort_perm_keys(const struct keysrc *key, size_t n, uint32_t *perm, bo
 		src = dst;
 		dst = t;
 	}
-	if (src != perm) {
-		memcpy(perm, src, n * sizeof(*perm));
+	if (src != out) {
+		memcpy(out, src, n * sizeof(*out));
 	}
+}
+
+/* sort_perm with the keys of a keysrc (an array, or starts read from the tables). */
+static int sort_perm_keys(const struct keysrc *key, size_t n, uint32_t *perm, bool *moved)
+{
+	size_t b[MERGE_RUNS_MAX + 1];
+	uint64_t lo, hi;
+
+	for (size_t i = 0; i < n; i++) {
+		perm[i] = (uint32_t)i;
+	}
+	size_t runs = find_runs(key, perm, n, b, &lo, &hi);
+	*moved = runs > 1;
+	if (runs <= 1) {
+		return 0;
+	}
+	if (runs > MERGE_RUNS_MAX) { /* perm is still the identity: stable radix passes */
+		return radix_perm(key, n, lo, hi, perm, NULL);
+	}
+	b[runs] = n;
+	uint32_t *own = gp_malloc_big(n * sizeof(*own));
+	if (!own) {
+		return -GP_ERR_NOMEM;
+	}
+	merge_runs(key, perm, own, b, runs, n, perm);
 	free(own);
 	return 0;
 }
@@ -451,9 +470,9 @@ static int sort_perm_keys(const struct keysrc *key, size_t n, uint32_t *perm, bo
 static int sort_ops_grouped(const struct keysrc *key, const uint8_t *cls, size_t n, uint32_t *vals,
 			    uint32_t *tmp)
 {
-	uint64_t lo = UINT64_MAX, hi = 0, prev = 0;
-	size_t runs = n ? 1 : 0, b[MERGE_RUNS_MAX + 1] = {0};
+	size_t b[MERGE_RUNS_MAX + 1];
 	uint32_t at[MERGE_RUNS_MAX + 1] = {0};
+	uint64_t lo, hi;
 
 	for (size_t i = 0; i < n; i++) { /* tmp = the values by group, a stable counting sort */
 		at[cls[i] + 1]++;
@@ -464,35 +483,12 @@ static int sort_ops_grouped(const struct keysrc *key, const uint8_t *cls, size_t
 	for (size_t i = 0; i < n; i++) {
 		tmp[at[cls[i]]++] = vals[i];
 	}
-	for (size_t i = 0; i < n; prev = key_at(key, tmp[i]), i++) {
-		uint64_t k = key_at(key, tmp[i]);
-		lo = k < lo ? k : lo;
-		hi = k > hi ? k : hi;
-		if (i && (k < prev || (k == prev && tmp[i] < tmp[i - 1]))) {
-			if (runs < MERGE_RUNS_MAX) {
-				b[runs] = i;
-			}
-			runs++;
-		}
-	}
+	size_t runs = find_runs(key, tmp, n, b, &lo, &hi);
 	if (runs > MERGE_RUNS_MAX) { /* vals is still in file order: stable radix passes */
 		return radix_perm(key, n, lo, hi, vals, tmp);
 	}
 	b[runs] = n;
-	uint32_t *src = tmp, *dst = vals;
-	if (runs > 1 && runs <= MERGE_WAYS) {
-		merge_ways(key, src, dst, b, runs);
-		return 0;
-	}
-	while (runs > 1) {
-		merge_pass(key, src, dst, b, &runs);
-		uint32_t *t = src;
-		src = dst;
-		dst = t;
-	}
-	if (src != vals) {
-		memcpy(vals, src, n * sizeof(*vals));
-	}
+	merge_runs(key, tmp, vals, b, runs, n, vals);
 	return 0;
 }
 
