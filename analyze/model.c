@@ -2695,6 +2695,12 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+bool gpa_is_trace_name(const char *name)
+{
+	return has_suffix(name, ".gpz") || has_suffix(name, ".json") ||
+	       has_suffix(name, ".json.gz") || has_suffix(name, ".sqlite");
+}
+
 int gpa_expand_inputs(const char *const *args, size_t nargs, char ***out, size_t *nout,
 		      char *errbuf, size_t errlen)
 {
@@ -2722,10 +2728,7 @@ int gpa_expand_inputs(const char *const *args, size_t nargs, char ***out, size_t
 		struct dirent *de;
 		while ((de = readdir(d))) {
 			size_t len = strlen(de->d_name);
-			if (len < 5 || (!has_suffix(de->d_name, ".gpz") &&
-					!has_suffix(de->d_name, ".json") &&
-					!has_suffix(de->d_name, ".json.gz") &&
-					!has_suffix(de->d_name, ".sqlite"))) {
+			if (len < 5 || !gpa_is_trace_name(de->d_name)) {
 				continue;
 			}
 			struct gp_strbuf sb2 = GP_STRBUF_INIT;

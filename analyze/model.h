@@ -640,9 +640,11 @@ int gpa_capture_idle(const struct gpa_model *m, uint64_t *out);
 uint32_t gpa_gpu_stream(const struct gpa_model *m, size_t i);
 
 /*
- * Expands directories (every *.gpz inside, sorted) into a list of files.
- * Caller frees each string and the array.
+ * Expands directories (every trace inside: gpa_is_trace_name, sorted) into a
+ * list of files. Caller frees each string and the array.
  */
+/* Is NAME (a file name) one a directory input reads: .gpz, .json, .json.gz, .sqlite? */
+bool gpa_is_trace_name(const char *name);
 int gpa_expand_inputs(const char *const *args, size_t nargs, char ***out, size_t *nout,
 		      char *errbuf, size_t errlen);
 

@@ -163,11 +163,14 @@ bool cli_write_stdout(const void *buf, size_t len);
 bool cli_write_file(const char *path, const void *buf, size_t len);
 /*
  * Refuses two outputs naming the same file (through links, "-" and
- * /dev/stdout alike) and an output that is one of the inputs: a usage error
- * said, CMD_USAGE; else CMD_OK. NULL outputs are skipped.
+ * /dev/stdout alike), an output that is one of the inputs or one of the
+ * traces an input directory holds (through symbolic links and hard links),
+ * and, unless force, an output with a trace's name written into an input
+ * directory, which the next run over it would read: a usage error said,
+ * CMD_USAGE; else CMD_OK. NULL outputs are skipped.
  */
 int cli_check_outputs(const struct cli_command *cmd, const char *const *outs, size_t nouts,
-		      char *const *ins, size_t nins);
+		      char *const *ins, size_t nins, bool force);
 
 /* ---- how text reads (cli/display.c, docs/units.md) */
 

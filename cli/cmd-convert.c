@@ -51,7 +51,8 @@ int cmd_convert(int argc, char **argv)
 		return cli_cmd_usage_error(&cmd_convert_opts,
 					   "convert takes an input and an output");
 	}
-	status = cli_check_outputs(&cmd_convert_opts, (const char *const *)&argv[1], 1, argv, 1);
+	status = cli_check_outputs(&cmd_convert_opts, (const char *const *)&argv[1], 1, argv, 1,
+				   o.force);
 	if (status != CMD_OK) {
 		return status;
 	}

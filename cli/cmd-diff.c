@@ -26,7 +26,7 @@ struct diff_cfg {
 	const char *junit, *markdown, *json;
 	size_t markdown_max;
 	double peak_tflops;
-	bool quiet, mpi;
+	bool quiet, mpi, force;
 	struct cli_comm_rules comm;
 };
 
@@ -677,6 +677,9 @@ static const struct cli_option diff_options[] = {
 		   "thresholds and options from a file (docs/diff.md);\n"
 		   "command-line options override it"),
 	CLI_OPT_BOOL('q', "quiet", struct diff_cfg, quiet, "no table on standard output"),
+	CLI_OPT_BOOL(0, "force", struct diff_cfg, force,
+		     "let --json write into an input directory, where\n"
+		     "the next run reads it as a trace"),
 	CLI_OPT_BOOL(0, "mpi", struct diff_cfg, mpi,
 		     "under mpirun or srun: the MPI processes share the\n"
 		     "runs, rank 0 writes the outputs (docs/cluster.md)"),
@@ -764,7 +767,7 @@ int cmd_diff(int argc, char **argv)
 	if (status == CMD_OK) {
 		const char *outs[] = {c.json, c.markdown, c.junit};
 		status = cli_check_outputs(&cmd_diff_opts, outs, GP_ARRAY_SIZE(outs), argv + first,
-					   (size_t)(nargs - first));
+					   (size_t)(nargs - first), c.force);
 		/* The table goes to standard output unless --quiet: "-" would mix with it. */
 		for (size_t i = 0; i < GP_ARRAY_SIZE(outs) && status == CMD_OK && !c.quiet; i++) {
 			if (outs[i] && gp_out_same(outs[i], "-")) {

@@ -104,7 +104,9 @@ static const struct cli_option export_options[] = {
 		     "critical_path"),
 	CLI_OPT_BITV(0, "force", struct export_opts, flags, GPR_EXPORT_FORCE,
 		     "replace OUT if it is an existing file (a device or\n"
-		     "FIFO is written without it; docs/reliability.md)"),
+		     "FIFO is written without it; docs/reliability.md),\n"
+		     "or write it into an input directory (never over an\n"
+		     "input)"),
 	CLI_OPT_HELP(CLI_OPTF_HIDDEN),
 	CLI_OPT_END(),
 };
@@ -176,7 +178,7 @@ int cmd_export(int argc, char **argv)
 					   "--critical-path needs a JSON --perfetto output");
 	}
 	status = cli_check_outputs(&cmd_export_opts, o.out, GP_ARRAY_SIZE(o.out), argv,
-				   (size_t)nargs);
+				   (size_t)nargs, o.flags & GPR_EXPORT_FORCE);
 	if (status != CMD_OK) {
 		return status;
 	}

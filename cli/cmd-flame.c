@@ -27,6 +27,7 @@ struct flame_opts {
 	const char *step_regex;
 	const char *rules;
 	bool diff;
+	bool force;
 	bool min_width_pct;
 	double min_width;
 	enum gpr_speedscope_type sstype;
@@ -98,6 +99,9 @@ static const struct cli_option flame_options[] = {
 		     "name processes and threads without pid and tid\n"
 		     "(implied by --diff, so runs compare)"),
 	CLI_OPT_BOOL(0, "diff", FO, diff, "differential: BEFORE... -- AFTER..."),
+	CLI_OPT_BOOL(0, "force", FO, force,
+		     "let -o write a trace-named file (.json) into an\n"
+		     "input directory, where the next run reads it"),
 	CLI_OPT_STR(0, "rules", "FILE", FO, rules,
 		    "colour rules, 'CATEGORY REGEX' a line, before the\n"
 		    "built-in ones (gemm, attention, communication,\n"
@@ -415,7 +419,8 @@ int cmd_flame(int argc, char **argv)
 	}
 	status = check(&opts, argv, (size_t)nargs, &split);
 	if (status == CMD_OK) {
-		status = cli_check_outputs(&cmd_flame_opts, &opts.output, 1, argv, (size_t)nargs);
+		status = cli_check_outputs(&cmd_flame_opts, &opts.output, 1, argv, (size_t)nargs,
+					   opts.force);
 	}
 	if (status != CMD_OK) {
 		return status;

@@ -36,6 +36,7 @@ struct report_opts {
 	struct gpa_gaps_opts gaps;
 	struct cli_mfu mfu;
 	struct cli_comm_rules comm;
+	bool force;    /* an output may go into an input directory */
 	bool job, mpi; /* the job report: --job in one process, --mpi shared among MPI processes */
 };
 
@@ -79,6 +80,9 @@ static const struct cli_option report_options[] = {
 	CLI_OPT_ENUMV(0, "kernel-name", "MODE", struct report_opts, kname, knames,
 		      "unknown kernel-name mode '%s'", "short, demangled (default) or mangled"),
 	CLI_OPT_SUB(cli_comm_options, struct report_opts, comm, 0),
+	CLI_OPT_BOOL(0, "force", struct report_opts, force,
+		     "let -o write a trace-named file (.json) into an\n"
+		     "input directory, where the next run reads it"),
 	CLI_OPT_BOOL(0, "job", struct report_opts, job,
 		     "the job report: each trace analysed alone, then\n"
 		     "stragglers, skew, slow ranks (docs/cluster.md)"),
@@ -485,7 +489,7 @@ int cmd_report(int argc, char **argv)
 	if (!nargs) {
 		return cli_cmd_usage_error(&cmd_report_opts, "no trace given");
 	}
-	status = cli_check_outputs(&cmd_report_opts, &o.output, 1, argv, (size_t)nargs);
+	status = cli_check_outputs(&cmd_report_opts, &o.output, 1, argv, (size_t)nargs, o.force);
 	if (status != CMD_OK) {
 		return status;
 	}

@@ -5,6 +5,7 @@
 #include "base/outfile.h"
 #include "cli/cli.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 bool cli_write_stdout(const void *buf, size_t len)
@@ -27,8 +28,80 @@ bool cli_write_file(const char *path, const void *buf, size_t len)
 	return true;
 }
 
+/* The folder PATH's name sits in ("." for a bare name), for stat. */
+static char *folder_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!slash) {
+		return strdup(".");
+	}
+	if (slash == path) {
+		return strdup("/");
+	}
+	return strndup(path, (size_t)(slash - path));
+}
+
+/*
+ * Would a later run over the directory input DIR read OUT? OUT's own name
+ * (not a link's target) in DIR, with a name gpa_expand_inputs picks.
+ */
+static bool read_next_time(const char *out, const char *dir)
+{
+	const char *base = strrchr(out, '/');
+	struct stat so, sd;
+	char *folder;
+	bool in;
+
+	base = base ? base + 1 : out;
+	if (!gpa_is_trace_name(base) || stat(dir, &sd) || !S_ISDIR(sd.st_mode)) {
+		return false;
+	}
+	folder = folder_of(out);
+	in = folder && !stat(folder, &so) && so.st_dev == sd.st_dev && so.st_ino == sd.st_ino;
+	free(folder);
+	return in;
+}
+
+/* An output that is an input, or one of the files an input directory holds. */
+static int check_against_input(const struct cli_command *cmd, const char *out, const char *in,
+			       bool force)
+{
+	char err[256], **files = NULL;
+	size_t nfiles = 0;
+	int status = CMD_OK;
+
+	if (gp_out_same(out, in)) {
+		return cli_cmd_usage_error(cmd, "output '%s' is the input '%s'", out, in);
+	}
+	/* An input that cannot be expanded is said by the load. */
+	if (gpa_expand_inputs(&in, 1, &files, &nfiles, err, sizeof(err))) {
+		return CMD_OK;
+	}
+	for (size_t k = 0; k < nfiles && status == CMD_OK; k++) {
+		if (strcmp(files[k], in) && gp_out_same(out, files[k])) {
+			status = cli_cmd_usage_error(cmd,
+						     "output '%s' is the input '%s' (in the "
+						     "directory '%s')",
+						     out, files[k], in);
+		}
+	}
+	for (size_t k = 0; k < nfiles; k++) {
+		free(files[k]);
+	}
+	free(files);
+	if (status == CMD_OK && !force && read_next_time(out, in)) {
+		status = cli_cmd_usage_error(cmd,
+					     "output '%s' would be written into the input directory "
+					     "'%s', where the next run would read it as a trace: "
+					     "write it elsewhere, or add --force",
+					     out, in);
+	}
+	return status;
+}
+
 int cli_check_outputs(const struct cli_command *cmd, const char *const *outs, size_t nouts,
-		      char *const *ins, size_t nins)
+		      char *const *ins, size_t nins, bool force)
 {
 	for (size_t i = 0; i < nouts; i++) {
 		if (!outs[i]) {
@@ -42,9 +115,9 @@ int cli_check_outputs(const struct cli_command *cmd, const char *const *outs, si
 			}
 		}
 		for (size_t j = 0; j < nins; j++) {
-			if (gp_out_same(outs[i], ins[j])) {
-				return cli_cmd_usage_error(cmd, "output '%s' is the input '%s'",
-							   outs[i], ins[j]);
+			int status = check_against_input(cmd, outs[i], ins[j], force);
+			if (status != CMD_OK) {
+				return status;
 			}
 		}
 	}
