@@ -13,6 +13,7 @@
 #include "base/compat.h"
 #include "analyze/critpath.h"
 #include "analyze/commclass.h"
+#include "analyze/gaps.h"
 #include "analyze/model.h"
 #include "analyze/steps.h"
 
@@ -25,8 +26,24 @@
 enum { N_API = 0, N_GPU = 1, N_END = 2 };
 #define B_ROOT 3
 #define WALK_MAX 256 /* ops looked at, at most, for one wait or cross-stream edge */
-#define NAME_SYNC 1
-#define NAME_ASYNC 2
+#define NAME_SYNC 1u   /* a *Synchronize call */
+#define NAME_ASYNC 2u  /* an *Async call */
+#define NAME_QUERY 4u  /* an event or stream query: a host polling the GPU */
+#define NAME_WARM 8u   /* one-off start-up: context, module and library loading */
+#define NAME_SEEN 128u /* looked at */
+/*
+ * A host gap ending within SPIN_EPS_NS after a GPU op finished, when that op
+ * was already running as the gap began and the gap is at least SPIN_GAP_NS,
+ * is the host spinning on the GPU (a flag a kernel sets), not host work.
+ */
+#define SPIN_EPS_NS 5000
+#define SPIN_GAP_NS 20000
+/* The first call of a process lasting this long creates its context (lazy start-up). */
+#define WARM_FIRST_NS 1000000
+#define WARM_PATTERN                                                                               \
+	"^(cu|hip)(Init|CtxCreate|DevicePrimaryCtxRetain|ModuleLoad|LibraryLoad|"                 \
+	"ModuleGetFunction|LibraryGetKernel|GetProcAddress)|^(cuda|hip)GetDriverEntryPoint|"       \
+	"^cudaDeviceReset"
 
 /*
  * One node of the graph, 28 bytes: a window over a whole trace holds one a
@@ -39,7 +56,7 @@ struct node {
 	uint32_t p[3]; /* API, END: {thread, the GPU op it waited for (API only), -};
 			* GPU: start edges {launch, stream, other stream} */
 	uint32_t row;  /* api row, gpu row, or GPA_NONE */
-	uint32_t kind : 2, cat : 3;
+	uint32_t kind : 2, cat : 4;
 	uint32_t ob : 2;    /* the start edge that set the recorded start, or B_ROOT */
 	uint32_t bs : 2;    /* re-timed: the start edge that set the start */
 	uint32_t be : 1;    /* re-timed: 1 when the waited-for op set the end */
@@ -51,6 +68,12 @@ struct node {
 } __attribute__((packed, aligned(4)));
 
 #define W_SLOT 1 /* an API node's p[] slot of the GPU op it waited for */
+
+/* Host time inside data-loader ranges of one process. */
+struct drange {
+	uint32_t proc;
+	uint64_t s, e;
+};
 
 /* A GPU node on its stream, by the time its launch call began. */
 struct streamkey {
@@ -72,7 +95,12 @@ struct ctx {
 	pcre2_code *sp, *rm;
 	pcre2_match_data *md;
 	uint8_t *func_chg;  /* per func: 0 not looked at, else chg + 1 */
-	uint8_t *name_flag; /* per string id: NAME_* + 4 once looked at */
+	uint8_t *name_flag; /* per string id: NAME_*, NAME_SEEN once looked at */
+	pcre2_code *warm;   /* WARM_PATTERN */
+	uint32_t *first_api; /* per process: its first API row, or GPA_NONE */
+	uint32_t *first_k;   /* per function: its first kernel row, or GPA_NONE */
+	/* data-loader ranges, per process merged and sorted: (proc, start, end) */
+	GP_VEC(struct drange) data;
 	struct gp_u64map syncs; /* api row -> sync row */
 	bool have_rec;          /* some sync names the event recording it waits for */
 	uint64_t *op_last;      /* per NCCL op: the last other rank's arrival; NULL none */
@@ -123,8 +151,8 @@ static uint32_t waited(const struct node *v)
 }
 
 static const char *const cat_names[GPA_CP__COUNT] = {
-	"cpu", "launch-overhead", "kernel", "copy", "communication", "wait-stream", "wait-rank",
-	"idle",
+	"cpu",  "launch-overhead", "kernel",       "copy",    "communication", "wait-stream",
+	"wait-rank", "idle",       "synchronization", "data-loading", "warm-up",
 };
 
 const char *gpa_cp_cat_name(unsigned cat)
@@ -194,16 +222,22 @@ static unsigned name_flags(struct ctx *c, uint32_t name)
 {
 	if (!c->name_flag[name]) {
 		const char *s = gpa_model_str(c->m, name);
-		unsigned v = 4;
+		unsigned v = NAME_SEEN;
 		if (strstr(s, "Synchronize")) {
 			v |= NAME_SYNC;
 		}
 		if (strstr(s, "Async")) {
 			v |= NAME_ASYNC;
 		}
+		if (strstr(s, "Query")) {
+			v |= NAME_QUERY;
+		}
+		if (c->warm && re_match(c, c->warm, s)) {
+			v |= NAME_WARM;
+		}
 		c->name_flag[name] = (uint8_t)v;
 	}
-	return c->name_flag[name] & 3u;
+	return c->name_flag[name] & ~NAME_SEEN;
 }
 
 /* ------------------------------------------------------------ CPU ops */
@@ -547,6 +581,25 @@ static int add_node(struct ctx *c, uint8_t kind, uint32_t row, uint8_t cat)
 	return gp_vec_push(&c->n, v);
 }
 
+/*
+ * The category of API row r's own time: warm-up for start-up calls (by name,
+ * or a process's first call lasting WARM_FIRST_NS: lazy context creation),
+ * synchronization for synchronize and query calls, else CPU. A launch
+ * call becomes launch overhead in add_gpu unless it is warm-up.
+ */
+static uint8_t api_cat(struct ctx *c, size_t r)
+{
+	const struct gpa_model *m = c->m;
+	unsigned f = name_flags(c, gpa_api_name(m, r));
+	uint32_t th = gpa_api_thread(m, r), p = m->threads.v[th].proc;
+
+	if ((f & NAME_WARM) ||
+	    (p < m->procs.n && c->first_api[p] == r && gpa_api_dur(m, r) >= WARM_FIRST_NS)) {
+		return GPA_CP_WARMUP;
+	}
+	return (f & (NAME_SYNC | NAME_QUERY)) ? GPA_CP_SYNC : GPA_CP_CPU;
+}
+
 static size_t lower_bound_api(const struct gpa_model *m, uint64_t t)
 {
 	size_t lo = 0, hi = m->api.n;
@@ -586,7 +639,7 @@ static int add_apis(struct ctx *c, uint32_t proc, uint64_t ws, uint64_t we, size
 			continue;
 		}
 		uint32_t idx = (uint32_t)c->n.n;
-		if (add_node(c, N_API, (uint32_t)r, GPA_CP_CPU)) {
+		if (add_node(c, N_API, (uint32_t)r, api_cat(c, r))) {
 			return -GP_ERR_NOMEM;
 		}
 		if (have) {
@@ -610,6 +663,21 @@ static uint8_t gpu_cat(const struct ctx *c, size_t g)
 	return gpa_gpu_kind(c->m, g) == GPA_GPU_KERNEL ? GPA_CP_KERNEL : GPA_CP_COPY;
 }
 
+/*
+ * Whether launch call a of GPU op g loaded its function's module: the first
+ * launch of the function, lasting WARM_FIRST_NS (lazy module loading).
+ */
+static bool lazy_load(const struct ctx *c, size_t g, uint32_t a)
+{
+	const struct gpa_model *m = c->m;
+
+	if (gpa_gpu_kind(m, g) != GPA_GPU_KERNEL || gpa_api_dur(m, a) < WARM_FIRST_NS) {
+		return false;
+	}
+	uint32_t k = gpa_gpu_row(m, g);
+	return c->first_k && c->first_k[gpa_kern_func(m, k)] == k;
+}
+
 /* GPU op row g as a node: its launch call and its stream predecessor. */
 static int add_gpu(struct ctx *c, size_t g, size_t lo)
 {
@@ -629,7 +697,7 @@ static int add_gpu(struct ctx *c, size_t g, size_t lo)
 		struct node *l = &c->n.v[c->amap.v[a - lo]];
 		uint64_t ve = rec_e(c, v);
 		v->p[0] = c->amap.v[a - lo];
-		l->cat = GPA_CP_LAUNCH;
+		l->cat = l->cat == GPA_CP_WARMUP || lazy_load(c, g, a) ? GPA_CP_WARMUP : GPA_CP_LAUNCH;
 		/* A synchronous copy call waits for its copy. */
 		if (gpa_gpu_kind(m, g) == GPA_GPU_MEMCPY && !(name_flags(c, gpa_api_name(m, a)) & NAME_ASYNC) &&
 		    ve > rec_s(c, l) && ve <= rec_e(c, l) &&
@@ -849,6 +917,71 @@ static int link_events(struct ctx *c)
 }
 
 /* Host syncs -> the op they waited for; GPU ops: the edge that set their start. */
+/* Whether GPU node v's launch call blocked until v ran (a synchronous copy waiting for it). */
+static bool launch_blocked(const struct ctx *c, const struct node *v)
+{
+	return v->kind == N_GPU && v->p[0] != GPA_NONE &&
+	       c->n.v[v->p[0]].p[W_SLOT] == (uint32_t)(v - c->n.v);
+}
+
+/* The first of the run of query calls that ends with u (walking back its thread). */
+static const struct node *query_run(struct ctx *c, const struct node *u, uint64_t *period)
+{
+	const struct node *q = u;
+
+	*period = 0;
+	for (unsigned k = 0; k < WALK_MAX && q->p[0] != GPA_NONE; k++) {
+		const struct node *pq = &c->n.v[q->p[0]];
+		if (pq->kind != N_API || !(name_flags(c, gpa_api_name(c->m, pq->row)) & NAME_QUERY)) {
+			break;
+		}
+		if (q == u) {
+			*period = rec_s(c, u) - rec_s(c, pq);
+		}
+		q = pq;
+	}
+	return q;
+}
+
+/*
+ * A host that waited for a GPU op without a synchronize call: API node v
+ * starts just after op g finished, g already running when the host began
+ * to wait. Polling (u, the call before v, a query that saw g running; the
+ * wait began at the first query of the run) or a spin (a host gap of
+ * SPIN_GAP_NS at least, ending within SPIN_EPS_NS of g's end). v's start
+ * then has an edge from g's end (slot 2) that set it.
+ */
+static void link_spin(struct ctx *c, struct node *v)
+{
+	const struct gpa_model *m = c->m;
+
+	if (v->p[0] == GPA_NONE || c->n.v[v->p[0]].kind != N_API) {
+		return;
+	}
+	const struct node *u = &c->n.v[v->p[0]];
+	uint64_t vs = rec_s(c, v), ue = rec_e(c, u), from, period;
+	uint32_t proc = m->threads.v[gpa_api_thread(m, v->row)].proc, g;
+	if (name_flags(c, gpa_api_name(m, u->row)) & NAME_QUERY) {
+		from = rec_s(c, query_run(c, u, &period));
+		/* the loop went on to v: the next poll, or v straight after the answer */
+		if ((vs > ue ? vs - ue : 0) > SPIN_GAP_NS &&
+		    vs - rec_s(c, u) > 2 * period + SPIN_EPS_NS) {
+			return;
+		}
+		g = find_op(c, rec_s(c, u), vs, NULL, proc, GPA_NONE);
+	} else {
+		if (vs < ue + SPIN_GAP_NS) {
+			return;
+		}
+		from = ue;
+		g = find_op(c, vs - SPIN_EPS_NS, vs, NULL, proc, GPA_NONE);
+	}
+	if (g != GPA_NONE && rec_s(c, &c->n.v[g]) <= from) {
+		v->p[2] = g;
+		v->ob = 2;
+	}
+}
+
 static void link_waits(struct ctx *c, uint64_t ws)
 {
 	const struct gpa_model *m = c->m;
@@ -859,6 +992,7 @@ static void link_waits(struct ctx *c, uint64_t ws)
 			uint32_t r = v->row, stream = GPA_NONE;
 			uint64_t *sr = gp_u64map_find(&c->syncs, r);
 			if (!sr && !(name_flags(c, gpa_api_name(m, r)) & NAME_SYNC)) {
+				link_spin(c, v);
 				continue;
 			}
 			if (sr && m->sync.type[*sr] == 3) {
@@ -876,7 +1010,8 @@ static void link_waits(struct ctx *c, uint64_t ws)
 			const struct node *l = &c->n.v[v->p[0]];
 			int64_t ls = (int64_t)rec_s(c, l), full = vs - ls;
 			int64_t d = (int64_t)(rec_e(c, l) - (uint64_t)ls);
-			t0 = ls + (full < d ? full : d);
+			/* a blocking call submits at once, then waits with the op's stream */
+			t0 = launch_blocked(c, v) ? ls : ls + (full < d ? full : d);
 		}
 		if (v->p[1] != GPA_NONE) {
 			t1 = (int64_t)rec_e(c, &c->n.v[v->p[1]]);
@@ -909,10 +1044,13 @@ static uint32_t src_point(const struct node *v, unsigned slot)
 	return v->p[slot] * 2u + (v->kind == N_GPU && slot == 0 ? 0u : 1u);
 }
 
-/* The start edges of v: three for a GPU op, the thread's for the others. */
-static unsigned start_slots(const struct node *v)
+/*
+ * Whether slot s of v is a start edge: a GPU op's three; an API node's
+ * thread (0) and a GPU op it spun on (2); an END node's thread.
+ */
+static bool start_slot(const struct node *v, unsigned s)
 {
-	return v->kind == N_GPU ? 3 : 1;
+	return v->p[s] != GPA_NONE && (v->kind == N_GPU || s != W_SLOT);
 }
 
 /* The lag of start edge slot of v: recorded for the edge that set its start, else the least. */
@@ -923,6 +1061,9 @@ static int64_t lag_of(const struct ctx *c, const struct node *v, unsigned slot)
 	uint64_t vs = rec_s(c, v), ps = rec_s(c, p), pe = rec_e(c, p);
 	int64_t exact = (int64_t)vs - (int64_t)(launch ? ps : pe);
 
+	if (v->kind == N_API && slot == 0 && v->ob == 2) {
+		return exact < 0 ? exact : 0; /* the host waited on the GPU, not on its thread */
+	}
 	if (v->kind != N_GPU && exact > 0 && c->wi && c->cpu.n) {
 		return (int64_t)cpu_retimed(c, node_thread(c, v), pe, vs);
 	}
@@ -930,7 +1071,7 @@ static int64_t lag_of(const struct ctx *c, const struct node *v, unsigned slot)
 		return exact;
 	}
 	if (launch) {
-		int64_t d = (int64_t)(pe - ps);
+		int64_t d = launch_blocked(c, v) ? 0 : (int64_t)(pe - ps);
 		return exact < d ? exact : d;
 	}
 	return exact < 0 ? exact : 0;
@@ -980,7 +1121,7 @@ static void set_pstate(struct ctx *c, uint32_t pt, unsigned st)
 static uint64_t start_of(const struct ctx *c, const struct node *v, unsigned *bs)
 {
 	int64_t best = INT64_MIN;
-	unsigned first = v->ob < 3 ? v->ob : 0, n = start_slots(v);
+	unsigned first = v->ob < 3 ? v->ob : 0;
 
 	if ((v->mark & 3u) == P_OUT) {
 		*bs = v->ob;
@@ -992,7 +1133,7 @@ static uint64_t start_of(const struct ctx *c, const struct node *v, unsigned *bs
 	}
 	for (unsigned k = 0; k < 3; k++) {
 		unsigned s = (first + k) % 3;
-		if (s >= n || v->p[s] == GPA_NONE) {
+		if (!start_slot(v, s)) {
 			continue;
 		}
 		const struct node *p = &c->n.v[v->p[s]];
@@ -1056,8 +1197,8 @@ static unsigned preds_of(const struct ctx *c, uint32_t pt, uint32_t out[3])
 		}
 		return n;
 	}
-	for (unsigned s = 0; s < start_slots(v); s++) {
-		if (v->p[s] != GPA_NONE) {
+	for (unsigned s = 0; s < 3; s++) {
+		if (start_slot(v, s)) {
 			out[n++] = src_point(v, s);
 		}
 	}
@@ -1225,12 +1366,53 @@ static int path_push(struct ctx *c, struct gpa_cp_seg s)
 	return gp_vec_push(&out->path, s);
 }
 
+/* The host time of [a, b) inside the data-loader ranges of proc. */
+static uint64_t data_overlap(const struct ctx *c, uint32_t proc, uint64_t a, uint64_t b)
+{
+	size_t lo = 0, hi = c->data.n;
+	uint64_t sum = 0;
+
+	while (lo < hi) { /* the first range of proc ending after a */
+		size_t mid = lo + (hi - lo) / 2;
+		const struct drange *r = &c->data.v[mid];
+		if (r->proc < proc || (r->proc == proc && r->e <= a)) {
+			lo = mid + 1;
+		} else {
+			hi = mid;
+		}
+	}
+	for (size_t i = lo; i < c->data.n && c->data.v[i].proc == proc && c->data.v[i].s < b; i++) {
+		uint64_t s = c->data.v[i].s > a ? c->data.v[i].s : a;
+		uint64_t e = c->data.v[i].e < b ? c->data.v[i].e : b;
+		sum += e > s ? e - s : 0;
+	}
+	return sum;
+}
+
+/* The process of a node: its thread's, or its device's. */
+static uint32_t node_proc(const struct ctx *c, const struct node *v)
+{
+	uint32_t th = node_thread(c, v);
+
+	if (th != GPA_NONE && th < c->m->threads.n) {
+		return c->m->threads.v[th].proc;
+	}
+	return v->kind == N_GPU ? gpa_dev_proc(c->m, gpa_gpu_dev(c->m, v->row)) : GPA_NONE;
+}
+
 static int seg(struct ctx *c, int64_t *cat, uint64_t a, uint64_t b, const struct node *v,
 	       uint8_t kat, bool edge)
 {
 	struct gpa_cp_seg s = {.start = a, .end = b, .row = v->row, .cat = kat,
 			       .kind = v->kind == N_END ? 2 : v->kind, .edge = edge};
 
+	if (kat == GPA_CP_CPU && c->data.n && b > a) {
+		/* host time inside a data-loader range is data loading */
+		uint64_t d = data_overlap(c, node_proc(c, v), a, b);
+		cat[GPA_CP_DATA] += (int64_t)d;
+		cat[kat] -= (int64_t)d;
+		s.cat = d * 2 >= b - a ? GPA_CP_DATA : kat;
+	}
 	cat[kat] += (int64_t)b - (int64_t)a;
 	if (b <= a) {
 		return 0;
@@ -1267,7 +1449,7 @@ static int trace_back(struct ctx *c, uint64_t ws, struct gpa_cp_path *p, struct 
 		uint64_t ns = start_of(c, v, &bs);
 		if (at_end) {
 			if (v->be && waited(v) != GPA_NONE) {
-				ret = seg(c, cat, c->n.v[waited(v)].ne, v->ne, v, GPA_CP_CPU, false);
+				ret = seg(c, cat, c->n.v[waited(v)].ne, v->ne, v, GPA_CP_SYNC, false);
 				i = waited(v);
 				continue;
 			}
@@ -1290,14 +1472,17 @@ static int trace_back(struct ctx *c, uint64_t ws, struct gpa_cp_path *p, struct 
 		}
 		const struct node *q = &c->n.v[v->p[v->bs]];
 		static const uint8_t gpu_edge[3] = {GPA_CP_LAUNCH, GPA_CP_IDLE, GPA_CP_WAIT_STREAM};
-		uint8_t k = v->kind == N_GPU ? gpu_edge[v->bs] : GPA_CP_CPU;
+		uint8_t k = v->kind == N_GPU ? gpu_edge[v->bs] : v->bs == 2 ? GPA_CP_SYNC : GPA_CP_CPU;
 		bool launch = v->kind == N_GPU && v->bs == 0;
+		if (launch && q->cat == GPA_CP_WARMUP) {
+			k = GPA_CP_WARMUP;
+		}
 		uint64_t qs = launch ? start_of(c, q, &bs) : 0;
 		ret = seg(c, cat, launch ? qs : q->ne, ns, v, k, true);
 		if (!ret && launch) {
 			/* the launch call is on the path, though its time counts as the edge's */
 			struct gpa_cp_seg s = {.start = qs, .end = q->ne, .row = q->row,
-					       .cat = GPA_CP_LAUNCH, .kind = N_API};
+					       .cat = k, .kind = N_API};
 			ret = path_push(c, s);
 		}
 		i = v->p[v->bs];
@@ -1516,6 +1701,10 @@ static void ctx_release(struct ctx *c)
 	free(c->func_chg);
 	free(c->op_last);
 	free(c->name_flag);
+	free(c->first_api);
+	free(c->first_k);
+	pcre2_code_free(c->warm);
+	gp_vec_free(&c->data);
 	free(c->tlast);
 	free(c->tstamp);
 	gp_u64map_release(&c->syncs);
@@ -1527,6 +1716,88 @@ static void ctx_release(struct ctx *c)
 	gp_vec_free(&c->bystream);
 	gp_vec_free(&c->stack);
 	gp_vec_free(&c->path);
+}
+
+/* Each process's first API row and each function's first kernel row (warm-up). */
+static int firsts(struct ctx *c)
+{
+	const struct gpa_model *m = c->m;
+
+	c->first_api = malloc((m->procs.n + 1) * sizeof(uint32_t));
+	c->first_k = malloc((m->funcs.n + 1) * sizeof(uint32_t));
+	if (!c->first_api || !c->first_k) {
+		return -GP_ERR_NOMEM;
+	}
+	memset(c->first_api, 0xff, (m->procs.n + 1) * sizeof(uint32_t));
+	memset(c->first_k, 0xff, (m->funcs.n + 1) * sizeof(uint32_t));
+	for (size_t r = 0; r < m->api.n; r++) { /* by start */
+		uint32_t th = gpa_api_thread(m, r);
+		uint32_t p = th < m->threads.n ? m->threads.v[th].proc : GPA_NONE;
+		if (p < m->procs.n && c->first_api[p] == GPA_NONE) {
+			c->first_api[p] = (uint32_t)r;
+		}
+	}
+	for (size_t k = 0; k < m->kern.n; k++) {
+		uint32_t f = gpa_kern_func(m, k);
+		if (f < m->funcs.n &&
+		    (c->first_k[f] == GPA_NONE || gpa_kern_start(m, k) < gpa_kern_start(m, c->first_k[f]))) {
+			c->first_k[f] = (uint32_t)k;
+		}
+	}
+	return 0;
+}
+
+static int cmp_drange(const void *a, const void *b)
+{
+	const struct drange *x = a, *y = b;
+
+	if (x->proc != y->proc) {
+		return x->proc < y->proc ? -1 : 1;
+	}
+	return x->s < y->s ? -1 : x->s > y->s;
+}
+
+/* The data-loader ranges (names matching opts.data_regex), merged per process. */
+static int data_ranges(struct ctx *c, char *errbuf, size_t errlen)
+{
+	const struct gpa_model *m = c->m;
+	const char *pat = c->o->data_regex ? c->o->data_regex : GPA_GAP_DATA_PATTERN;
+	pcre2_code *re = compile("data-loader", pat, errbuf, errlen);
+	uint8_t *seen = calloc(m->strs.off.n + 2, 1);
+	int ret = 0;
+
+	if (!re || !seen) {
+		free(seen);
+		pcre2_code_free(re);
+		return re ? -GP_ERR_NOMEM : -GP_ERR_API;
+	}
+	for (size_t r = 0; r < m->nvtx.n && !ret; r++) {
+		uint32_t name = m->nvtx.name[r], th = m->nvtx.thread[r];
+		if (!seen[name]) {
+			seen[name] = re_match(c, re, gpa_model_str(m, name)) ? 2 : 1;
+		}
+		if (seen[name] == 2 && th < m->threads.n && m->nvtx.end[r] > m->nvtx.start[r]) {
+			struct drange d = {m->threads.v[th].proc, m->nvtx.start[r], m->nvtx.end[r]};
+			ret = gp_vec_push(&c->data, d);
+		}
+	}
+	free(seen);
+	pcre2_code_free(re);
+	if (ret || !c->data.n) {
+		return ret;
+	}
+	qsort(c->data.v, c->data.n, sizeof(*c->data.v), cmp_drange);
+	size_t w = 0;
+	for (size_t i = 1; i < c->data.n; i++) {
+		struct drange *last = &c->data.v[w];
+		if (c->data.v[i].proc == last->proc && c->data.v[i].s <= last->e) {
+			last->e = c->data.v[i].e > last->e ? c->data.v[i].e : last->e;
+		} else {
+			c->data.v[++w] = c->data.v[i];
+		}
+	}
+	c->data.n = w + 1;
+	return 0;
 }
 
 static int ctx_init(struct ctx *c, const struct gpa_model *m, const struct gpa_critpath_opts *o,
@@ -1546,6 +1817,14 @@ static int ctx_init(struct ctx *c, const struct gpa_model *m, const struct gpa_c
 	}
 	if (o->op_last ? given_ranks(c) : match_ranks(c)) {
 		return -GP_ERR_NOMEM;
+	}
+	c->warm = compile("warm-up", WARM_PATTERN, errbuf, errlen);
+	if (!c->md || !c->warm || firsts(c)) {
+		return -GP_ERR_NOMEM;
+	}
+	int ret = data_ranges(c, errbuf, errlen);
+	if (ret) {
+		return ret;
 	}
 	c->func_chg = calloc(m->funcs.n + 1, 1);
 	c->name_flag = calloc(m->strs.off.n + 2, 1);

@@ -46,7 +46,12 @@ enum gpa_cp_cat {
 	GPA_CP_WAIT_STREAM = 5, /* a GPU op waiting for another stream's op */
 	GPA_CP_WAIT_RANK = 6,   /* a collective's kernel waiting for the last rank to arrive */
 	GPA_CP_IDLE = 7,        /* a stream that waited for nothing the graph shows */
-	GPA_CP__COUNT = 8,
+	GPA_CP_SYNC = 8,        /* synchronize and query calls, and the host's latency in
+				 * seeing a GPU op it waited for finish */
+	GPA_CP_DATA = 9,        /* host time inside data-loader ranges (opts.data_regex) */
+	GPA_CP_WARMUP = 10,     /* one-off start-up: context creation, module and library
+				 * loading, the first call of a process */
+	GPA_CP__COUNT = 11,
 };
 
 /* Stable key of a category ("launch-overhead"); "unknown" when out of range. */
@@ -57,6 +62,7 @@ struct gpa_critpath_opts {
 	const char *speedup_regex;        /* kernels, CPU ops taking speedup times less; NULL none */
 	double speedup;                   /* > 0 */
 	const char *remove_regex;         /* kernels, CPU ops removed (duration 0); NULL none */
+	const char *data_regex;           /* data-loader range names; NULL GPA_GAP_DATA_PATTERN */
 	bool window;                      /* one window instead of the steps */
 	uint64_t win_start, win_end;      /* model timeline, end exclusive */
 	size_t top;                       /* longest path segments kept per step */

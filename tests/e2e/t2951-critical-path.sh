@@ -17,7 +17,7 @@ python3 - <<'PY' || fail "categories do not add up"
 import json
 d = json.load(open("out"))
 cats = ["cpu", "launch-overhead", "kernel", "copy", "communication", "wait-stream", "wait-rank",
-        "idle"]
+        "idle", "synchronization", "data-loading", "warm-up"]
 assert d["totals"]["what_if"] is True
 for s in d["steps"]:
     assert sum(s[c + " (ns)"] for c in cats) == s["Time (ns)"], s
@@ -56,15 +56,16 @@ while read -r trace summary; do
 import csv, json, sys
 d = json.load(open("out"))
 cats = ["cpu", "launch-overhead", "kernel", "copy", "communication", "wait-stream", "wait-rank",
-        "idle"]
+        "idle", "synchronization", "data-loading", "warm-up"]
 for s in d["steps"]:
     assert sum(s[c + " (ns)"] for c in cats) == s["Time (ns)"], s
 rows = {r["bound_by"]: float(r["duration"]) for r in csv.DictReader(open(sys.argv[1]))}
 hta_bound = max(rows, key=rows.get)
 ours = {"cpu_bound": "cpu", "gpu_compute_bound": "kernel"}[hta_bound]
 comp = {r["Category"]: r["Time (ns)"] for r in d["composition"]}
-# launch calls are HTA's CPU ops: count them with cpu, as HTA does
-comp["cpu"] += comp["launch-overhead"]
+# launch, sync and start-up calls are HTA's CPU ops: count them with cpu, as HTA does
+for k in ("launch-overhead", "synchronization", "warm-up", "data-loading"):
+    comp["cpu"] += comp.pop(k)
 assert max(comp, key=comp.get) == ours, (comp, rows)
 PY
 done <<'EOF2'

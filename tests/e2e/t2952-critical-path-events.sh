@@ -35,31 +35,31 @@ got = [s["Time (ns)"], s["cpu (ns)"], s["launch-overhead (ns)"], s["kernel (ns)"
        s["wait-stream (ns)"], d["totals"]["what_if_time_ns"]]
 assert got == want, (got, want)
 cats = ["cpu", "launch-overhead", "kernel", "copy", "communication", "wait-stream", "wait-rank",
-        "idle"]
+        "idle", "synchronization", "data-loading", "warm-up"]
 assert sum(s[c + " (ns)"] for c in cats) == s["Time (ns)"], s
 PY
 }
 
 expect_rc 0 "$GPUPROF" critical-path --format json ev.json
 [ -s err ] && fail "unexpected stderr: $(cat err)"
-check 110000 16000 13000 80000 1000 110000
+check 110000 15000 13000 80000 1000 110000
 grep -q '"Event":"kernA_before_record"' out || fail "kernel A not on the path"
 grep -q '"Event":"kernC_off_path"' out && fail "kernel C on the path"
 # A on the path: twice as fast, B follows the event 25 us earlier.
 expect_rc 0 "$GPUPROF" critical-path --format json --speedup kernA=2 ev.json
-check 110000 16000 13000 80000 1000 85000
+check 110000 15000 13000 80000 1000 85000
 # B on the path, after the wait: three times as fast saves 20 us.
 expect_rc 0 "$GPUPROF" critical-path --format json --speedup kernB=3 ev.json
-check 110000 16000 13000 80000 1000 90000
+check 110000 15000 13000 80000 1000 90000
 # C off the path: nothing.
 expect_rc 0 "$GPUPROF" critical-path --format json --speedup kernC=2 ev.json
-check 110000 16000 13000 80000 1000 110000
+check 110000 15000 13000 80000 1000 110000
 
 # The same trace without the event's ids: the inferred edge goes to C, which
 # ended last before B started, and speeding up A buys nothing.
 sed 's/"wait_on_stream": 7, "wait_on_cuda_event_record_corr_id": 2, //' ev.json >noev.json
 expect_rc 0 "$GPUPROF" critical-path --format json --speedup kernA=2 noev.json
-check 110000 11000 4000 94500 500 110000
+check 110000 10000 4000 94500 500 110000
 
 # The path as flows in the Perfetto export: launch C -> launch A -> kernel A
 # -> kernel B -> the host sync, each arrow from the end of one event (less
