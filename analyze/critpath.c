@@ -65,6 +65,7 @@ struct node {
 			     * the graph, that held it past its launch; 0 none */
 	uint32_t ev : 1;    /* API: its wait came from event ids; GPU: p[2] is an event's edge */
 	uint32_t mark : 4;  /* retime(): the state of its start (bits 0-1) and end (2-3) */
+	uint32_t poll : 1;  /* API: a poll answered "not yet", passed over by a later call */
 } __attribute__((packed, aligned(4)));
 
 #define W_SLOT 1 /* an API node's p[] slot of the GPU op it waited for */
@@ -924,6 +925,17 @@ static bool launch_blocked(const struct ctx *c, const struct node *v)
 	       c->n.v[v->p[0]].p[W_SLOT] == (uint32_t)(v - c->n.v);
 }
 
+/* When GPU node g was handed to the GPU: its launch call's start, else its own start. */
+static uint64_t submitted(const struct ctx *c, const struct node *g)
+{
+	uint64_t s = rec_s(c, g);
+
+	if (g->p[0] != GPA_NONE && rec_s(c, &c->n.v[g->p[0]]) < s) {
+		s = rec_s(c, &c->n.v[g->p[0]]);
+	}
+	return s;
+}
+
 /* The first of the run of query calls that ends with u (walking back its thread). */
 static const struct node *query_run(struct ctx *c, const struct node *u, uint64_t *period)
 {
@@ -945,8 +957,8 @@ static const struct node *query_run(struct ctx *c, const struct node *u, uint64_
 
 /*
  * A host that waited for a GPU op without a synchronize call: API node v
- * starts just after op g finished, g already running when the host began
- * to wait. Polling (u, the call before v, a query that saw g running; the
+ * starts just after op g finished, g submitted (launched) before the host
+ * began to wait. Polling (u, the call before v, a query that saw g running; the
  * wait began at the first query of the run) or a spin (a host gap of
  * SPIN_GAP_NS at least, ending within SPIN_EPS_NS of g's end). v's start
  * then has an edge from g's end (slot 2) that set it.
@@ -960,9 +972,11 @@ static void link_spin(struct ctx *c, struct node *v)
 	}
 	const struct node *u = &c->n.v[v->p[0]];
 	uint64_t vs = rec_s(c, v), ue = rec_e(c, u), from, period;
-	uint32_t proc = m->threads.v[gpa_api_thread(m, v->row)].proc, g;
+	uint32_t proc = m->threads.v[gpa_api_thread(m, v->row)].proc, g, before = v->p[0];
 	if (name_flags(c, gpa_api_name(m, u->row)) & NAME_QUERY) {
-		from = rec_s(c, query_run(c, u, &period));
+		const struct node *q1 = query_run(c, u, &period);
+		from = rec_s(c, q1);
+		before = q1->p[0];
 		/* the loop went on to v: the next poll, or v straight after the answer */
 		if ((vs > ue ? vs - ue : 0) > SPIN_GAP_NS &&
 		    vs - rec_s(c, u) > 2 * period + SPIN_EPS_NS) {
@@ -976,7 +990,16 @@ static void link_spin(struct ctx *c, struct node *v)
 		from = ue;
 		g = find_op(c, vs - SPIN_EPS_NS, vs, NULL, proc, GPA_NONE);
 	}
-	if (g != GPA_NONE && rec_s(c, &c->n.v[g]) <= from) {
+	if (g != GPA_NONE && submitted(c, &c->n.v[g]) <= from) {
+		/* the polls answered "not yet": v follows the call before them, and g */
+		for (struct node *q = &c->n.v[v->p[0]]; before != v->p[0] && q->kind == N_API;) {
+			q->poll = 1;
+			if (q->p[0] == before || q->p[0] == GPA_NONE) {
+				break;
+			}
+			q = &c->n.v[q->p[0]];
+		}
+		v->p[0] = before;
 		v->p[2] = g;
 		v->ob = 2;
 	}
@@ -1438,7 +1461,7 @@ static int trace_back(struct ctx *c, uint64_t ws, struct gpa_cp_path *p, struct 
 	c->out = out;
 	c->path_mark = out->path.n;
 	for (size_t k = 1; k < c->n.n; k++) {
-		if (c->n.v[k].ne > c->n.v[i].ne) {
+		if (c->n.v[k].ne > c->n.v[i].ne && !c->n.v[k].poll) {
 			i = (uint32_t)k;
 		}
 	}

@@ -4,10 +4,11 @@
 # "correlation" arg (docs/import.md). Worked by hand on a step [1000, 1200)
 # us: cudaLaunchKernel [1010, 1020) -> kernA [1030, 1080), [1025, 1035) ->
 # kernB [1080, 1150), cudaDeviceSynchronize [1040, 1160). With the flows,
-# before or after the events they join: cpu 60 us (10 before the first
-# call, the sync's 10 after kernB, 40 before the step's end), launch 20
-# (call and latency of kernA), kernel 120, idle 0; launch delays 10 and 45
-# us. Without the flows nothing is linked: idle 30, cpu 50, no launch. On
+# before or after the events they join: cpu 50 us (10 before the first
+# call, 40 before the step's end), synchronization 10 (the sync's after
+# kernB), launch 20 (call and latency of kernA), kernel 120, idle 0; launch
+# delays 10 and 45 us. Without the flows nothing is linked: idle 30, cpu 40,
+# synchronization 10, no launch. On
 # the HTA critical-path anchors, dropping every correlation arg and keeping
 # the flows changes neither critical-path nor launches.
 . "$TOP/tests/e2e/lib.sh"
@@ -63,13 +64,13 @@ for order in after before; do
 	mk 1 "$order" "f-$order.json"
 	expect_rc 0 "$GPUPROF" critical-path --format json "f-$order.json"
 	[ -s err ] && fail "unexpected stderr: $(cat err)"
-	check_cp 60 20 120 0
+	check_cp 50 20 120 0
 	expect_rc 0 "$GPUPROF" launches --format json "f-$order.json"
 	check_launches 2 0 45000
 done
 mk 0 after none.json
 expect_rc 0 "$GPUPROF" critical-path --format json none.json
-check_cp 50 0 120 30
+check_cp 40 0 120 30
 expect_rc 0 "$GPUPROF" launches --format json none.json
 check_launches 0 2 0
 
