@@ -36,8 +36,14 @@ enum { N_API = 0, N_GPU = 1, N_END = 2 };
  * was already running as the gap began and the gap is at least SPIN_GAP_NS,
  * is the host spinning on the GPU (a flag a kernel sets), not host work.
  */
-#define SPIN_EPS_NS 5000
+#define SPIN_EPS_NS 10000
 #define SPIN_GAP_NS 20000
+/*
+ * Launch latency: a GPU op that starts later than this after its launch call
+ * returned, with its stream free, waited for something the graph does not
+ * show (an event, another process, a device-wide wait): the rest is idle.
+ */
+#define LAUNCH_LAT_MAX_NS 1000000
 /* The first call of a process lasting this long creates its context (lazy start-up). */
 #define WARM_FIRST_NS 1000000
 #define WARM_PATTERN                                                                               \
@@ -699,8 +705,13 @@ static int add_gpu(struct ctx *c, size_t g, size_t lo)
 		uint64_t ve = rec_e(c, v);
 		v->p[0] = c->amap.v[a - lo];
 		l->cat = l->cat == GPA_CP_WARMUP || lazy_load(c, g, a) ? GPA_CP_WARMUP : GPA_CP_LAUNCH;
-		/* A synchronous copy call waits for its copy. */
-		if (gpa_gpu_kind(m, g) == GPA_GPU_MEMCPY && !(name_flags(c, gpa_api_name(m, a)) & NAME_ASYNC) &&
+		/*
+		 * A synchronous copy call waits for its copy; so does an "async"
+		 * one that outlasts LAUNCH_LAT_MAX_NS and its copy (pageable memory).
+		 */
+		if (gpa_gpu_kind(m, g) == GPA_GPU_MEMCPY &&
+		    (!(name_flags(c, gpa_api_name(m, a)) & NAME_ASYNC) ||
+		     rec_e(c, l) - rec_s(c, l) > LAUNCH_LAT_MAX_NS) &&
 		    ve > rec_s(c, l) && ve <= rec_e(c, l) &&
 		    (l->p[W_SLOT] == GPA_NONE || rec_e(c, &c->n.v[l->p[W_SLOT]]) < ve)) {
 			l->p[W_SLOT] = idx;
@@ -1501,7 +1512,15 @@ static int trace_back(struct ctx *c, uint64_t ws, struct gpa_cp_path *p, struct 
 			k = GPA_CP_WARMUP;
 		}
 		uint64_t qs = launch ? start_of(c, q, &bs) : 0;
-		ret = seg(c, cat, launch ? qs : q->ne, ns, v, k, true);
+		if (launch && ns > q->ne + LAUNCH_LAT_MAX_NS && k == GPA_CP_LAUNCH) {
+			uint64_t lat = (q->ne > qs ? q->ne : qs) + LAUNCH_LAT_MAX_NS;
+			ret = seg(c, cat, qs, lat, v, k, true);
+			if (!ret) {
+				ret = seg(c, cat, lat, ns, v, GPA_CP_IDLE, true);
+			}
+		} else {
+			ret = seg(c, cat, launch ? qs : q->ne, ns, v, k, true);
+		}
 		if (!ret && launch) {
 			/* the launch call is on the path, though its time counts as the edge's */
 			struct gpa_cp_seg s = {.start = qs, .end = q->ne, .row = q->row,

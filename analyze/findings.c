@@ -29,6 +29,7 @@
 #include "analyze/model.h"
 #include "analyze/occupancy.h"
 #include "analyze/steps.h"
+#include "analyze/verdict.h"
 
 #include <string.h>
 
@@ -43,6 +44,9 @@ const char *gpa_finding_cat_name(unsigned cat)
 		[GPA_FIND_COPIES] = "copies",
 		[GPA_FIND_MEMORY] = "memory-bound",
 		[GPA_FIND_PROFILER] = "profiler-overhead",
+		[GPA_FIND_COPY_BOUND] = "copy-bound",
+		[GPA_FIND_PRELUDE] = "host-prelude",
+		[GPA_FIND_WARMUP] = "warm-up",
 	};
 
 	return cat < GPA_FIND__COUNT ? names[cat] : "unknown";
@@ -361,6 +365,154 @@ static void copy_finding(struct gpa_finding *f, const struct gpa_model *m)
 	}
 }
 
+/* ---- bounded by the critical path */
+
+#define CPB(c) (1u << (c))
+#define HOST_CATS (CPB(GPA_CP_CPU) | CPB(GPA_CP_SYNC) | CPB(GPA_CP_LAUNCH) | CPB(GPA_CP_DATA))
+
+/* The critical-path categories where a finding's cause shows, as a bit set. */
+static unsigned path_cats(const struct gpa_finding *f)
+{
+	static const unsigned idle[GPA_GAP__COUNT] = {
+		[GPA_GAP_PROFILER] = HOST_CATS,
+		[GPA_GAP_SYNC] = CPB(GPA_CP_SYNC) | CPB(GPA_CP_CPU),
+		[GPA_GAP_DATA] = CPB(GPA_CP_DATA),
+		[GPA_GAP_MEMORY] = CPB(GPA_CP_CPU) | CPB(GPA_CP_SYNC) | CPB(GPA_CP_WARMUP),
+		[GPA_GAP_JIT] = CPB(GPA_CP_WARMUP) | CPB(GPA_CP_CPU),
+		[GPA_GAP_LAUNCH] = CPB(GPA_CP_LAUNCH) | CPB(GPA_CP_CPU),
+		[GPA_GAP_CPU] = CPB(GPA_CP_CPU),
+		[GPA_GAP_COMM] = CPB(GPA_CP_COMM) | CPB(GPA_CP_WAIT_RANK),
+		[GPA_GAP_DEPENDENCY] = CPB(GPA_CP_WAIT_STREAM) | CPB(GPA_CP_IDLE),
+		[GPA_GAP_STRAGGLER] = CPB(GPA_CP_WAIT_RANK),
+		[GPA_GAP_UNKNOWN] = HOST_CATS | CPB(GPA_CP_IDLE),
+	};
+
+	switch (f->cat) {
+	case GPA_FIND_IDLE:
+	case GPA_FIND_PROFILER:
+		return f->cause < GPA_GAP__COUNT ? idle[f->cause] : HOST_CATS;
+	case GPA_FIND_LAUNCH:
+		return CPB(GPA_CP_LAUNCH) | CPB(GPA_CP_CPU);
+	case GPA_FIND_COMM:
+		return CPB(GPA_CP_COMM);
+	case GPA_FIND_STRAGGLER:
+		return CPB(GPA_CP_WAIT_RANK);
+	case GPA_FIND_OCCUPANCY:
+	case GPA_FIND_MEMORY:
+		return CPB(GPA_CP_KERNEL);
+	case GPA_FIND_COPIES:
+	case GPA_FIND_COPY_BOUND:
+		return CPB(GPA_CP_COPY);
+	case GPA_FIND_PRELUDE:
+		return CPB(GPA_CP_CPU) | CPB(GPA_CP_DATA);
+	default:
+		return CPB(GPA_CP_WARMUP);
+	}
+}
+
+/*
+ * A finding's bound is at most its cause's time on the critical path: what
+ * fixing it can recover from the steps. Off the path, nothing.
+ */
+static void path_bound(const struct gpa_findings *out, struct gpa_finding *f)
+{
+	unsigned cats = path_cats(f);
+	uint64_t cap = 0;
+
+	if (!out->on_path) {
+		return;
+	}
+	for (unsigned k = 0; k < GPA_CP__COUNT; k++) {
+		cap += (cats & CPB(k)) ? out->path_ns[k] : 0;
+	}
+	if (f->cost_ns > cap) {
+		f->unbound_ns = f->cost_ns;
+		f->cost_ns = cap;
+		f->off_path = !cap;
+	}
+}
+
+/* ---- from the verdict: copy-bound, host work before the GPU's, warm-up */
+
+static void copy_bound_finding(struct gpa_finding *f, const struct gpa_model *m,
+			       const struct gpa_bound_verdict *v)
+{
+	*f = (struct gpa_finding){
+		.cat = GPA_FIND_COPY_BOUND,
+		.conf = GPA_CONF_HIGH,
+		.conf_reason = "copies on the critical path of the steps",
+		.next = "gpuprof critical-path TRACE",
+	};
+	if (v->bound != GPA_BOUND_COPY) {
+		return;
+	}
+	f->cost_ns = v->cat_ns[GPA_CP_COPY];
+	f->count = m->copy.n + m->set.n;
+	f->count_ns = v->cat_ns[GPA_CP_COPY];
+	f->aux = v->copy_ns[GPA_CDIR_H2D];
+	f->aux2 = v->copy_pageable_ns;
+	for (size_t i = 0; i < m->copy.n; i++) {
+		uint64_t d = m->copy.end[i] - m->copy.start[i];
+		struct gpa_finding_event e = {.kind = GPA_FEV_COPY, .dev = m->copy.dev[i],
+					      .row = (uint32_t)i, .step = GPA_NONE,
+					      .start = m->copy.start[i], .ns = d};
+		insert_event(f, &e);
+	}
+}
+
+/*
+ * Host work before each step's first GPU op: with steps and enough GPU work,
+ * at least GPA_FINDING_PRELUDE_PCT % of the steps' wall time.
+ */
+static void prelude_finding(struct gpa_finding *f, const struct gpa_bound_verdict *v)
+{
+	*f = (struct gpa_finding){
+		.cat = GPA_FIND_PRELUDE,
+		.conf = GPA_CONF_MEDIUM,
+		.conf_reason = "the host's time from each step's start to its first GPU op",
+		.count_ns = v->wall_ns,
+		.next = "gpuprof critical-path TRACE",
+	};
+	if (!v->whole && v->gpu_ops >= GPA_VERDICT_FEW_OPS &&
+	    v->prelude_ns * 100 >= v->wall_ns * (uint64_t)GPA_FINDING_PRELUDE_PCT) {
+		f->cost_ns = v->prelude_ns;
+	}
+}
+
+static void warmup_finding(struct gpa_finding *f, const struct gpa_bound_verdict *v)
+{
+	*f = (struct gpa_finding){
+		.cat = GPA_FIND_WARMUP,
+		.conf = GPA_CONF_MEDIUM,
+		.conf_reason = "one-off start-up: context, modules, first calls, first steps",
+		.cost_ns = v->warm_ns,
+		.count = v->warm_steps,
+		.next = "gpuprof critical-path TRACE",
+	};
+}
+
+static int keep(struct gpa_findings *out, struct gpa_finding *f);
+static int keep_minor(struct gpa_findings *out, struct gpa_finding *f);
+
+/* The verdict's own findings; warm-up is one-off, never material while steady steps run. */
+static int verdict_findings(const struct gpa_findings_in *in, struct gpa_findings *out)
+{
+	struct gpa_finding f;
+	int ret;
+
+	copy_bound_finding(&f, in->m, in->verdict);
+	ret = keep(out, &f);
+	if (!ret) {
+		prelude_finding(&f, in->verdict);
+		ret = keep(out, &f);
+	}
+	if (!ret) {
+		warmup_finding(&f, in->verdict);
+		ret = in->verdict->bound == GPA_BOUND_WARMUP ? keep(out, &f) : keep_minor(out, &f);
+	}
+	return ret;
+}
+
 /* ---- ranking */
 
 static int cmp_cost(const void *x, const void *y)
@@ -375,6 +527,11 @@ static int cmp_cost(const void *x, const void *y)
 
 static int keep(struct gpa_findings *out, struct gpa_finding *f)
 {
+	path_bound(out, f);
+	if (f->off_path) {
+		f->material = f->major = false;
+		return gp_vec_push(&out->minor, *f);
+	}
 	if (!f->cost_ns) {
 		return 0;
 	}
@@ -386,7 +543,8 @@ static int keep(struct gpa_findings *out, struct gpa_finding *f)
 /* Keeps f among the minor findings whatever its size (f->material stays false). */
 static int keep_minor(struct gpa_findings *out, struct gpa_finding *f)
 {
-	if (!f->cost_ns) {
+	path_bound(out, f);
+	if (!f->cost_ns && !f->off_path) {
 		return 0;
 	}
 	f->material = f->major = false;
@@ -441,8 +599,9 @@ static int collect(const struct gpa_findings_in *in, struct gpa_findings *out)
 		}
 	}
 	if (!ret && in->occ) {
+		/* theoretical occupancy alone is no evidence that a kernel underperforms */
 		occupancy_finding(&f, in->occ);
-		ret = keep(out, &f);
+		ret = keep_minor(out, &f);
 	}
 	if (!ret && in->mfu && in->mfu->roof.rows.n) {
 		memory_finding(&f, &in->mfu->roof);
@@ -451,6 +610,9 @@ static int collect(const struct gpa_findings_in *in, struct gpa_findings *out)
 	if (!ret) {
 		copy_finding(&f, in->m);
 		ret = keep(out, &f);
+	}
+	if (!ret && in->verdict) {
+		ret = verdict_findings(in, out);
 	}
 	return ret;
 }
@@ -523,6 +685,11 @@ int gpa_findings_build(const struct gpa_findings_in *in, struct gpa_findings *ou
 	if (!out->basis_ns) {
 		out->verdict = GPA_VERDICT_NO_GPU;
 		return 0;
+	}
+	/* The paths cover the steps: GPU work outside every step keeps the estimated bounds. */
+	if (in->verdict && (!in->steps || !in->steps->unassigned_ops)) {
+		out->on_path = true;
+		memcpy(out->path_ns, in->verdict->all_ns, sizeof(out->path_ns));
 	}
 	ret = capture_rule(in, out);
 	if (!ret) {

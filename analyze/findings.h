@@ -12,6 +12,7 @@
 #ifndef GPA_FINDINGS_H
 #define GPA_FINDINGS_H
 
+#include "analyze/critpath.h"
 #include "analyze/model.h"
 
 struct gpa_comm;
@@ -20,6 +21,7 @@ struct gpa_gaps;
 struct gpa_mfu;
 struct gpa_occupancy;
 struct gpa_steps;
+struct gpa_bound_verdict;
 
 /*
  * Memory findings (from gpa_memory; they cost no GPU time and do not enter
@@ -66,6 +68,8 @@ struct gpa_mem_finding {
 #define GPA_FINDING_LOW_OCC_BP 2500
 /* Host-device copies under this many bytes count as small. */
 #define GPA_FINDING_SMALL_COPY_BYTES 65536
+/* Host work before the steps' first GPU ops is a finding from this share of their wall time. */
+#define GPA_FINDING_PRELUDE_PCT 10
 /* Events kept as evidence per finding. */
 #define GPA_FINDING_EVENTS 3
 /* Idle mostly inside stream captures: at least this share of it (and the rest not material). */
@@ -80,7 +84,10 @@ enum gpa_finding_cat {
 	GPA_FIND_COPIES = 5,      /* pageable or small host-device copies */
 	GPA_FIND_MEMORY = 6,      /* memory-bound kernels below the roofline (with --roofline) */
 	GPA_FIND_PROFILER = 7,    /* idle caused by the profiler itself */
-	GPA_FIND__COUNT = 8,
+	GPA_FIND_COPY_BOUND = 8,  /* copies are the step's bound (the verdict) */
+	GPA_FIND_PRELUDE = 9,     /* host work before a step's first GPU op */
+	GPA_FIND_WARMUP = 10,     /* one-off start-up on the path, left out of the verdict */
+	GPA_FIND__COUNT = 11,
 };
 
 /* Stable key of a category ("idle", "exposed-communication", ...). */
@@ -126,6 +133,8 @@ struct gpa_finding {
 	uint64_t count;            /* gaps, kernels, copies, operations behind it */
 	uint64_t count_ns;         /* their time (for idle: the cost itself) */
 	uint64_t aux, aux2;        /* category-specific: see docs/report.md */
+	bool off_path;             /* nothing of its cause is on the critical path */
+	uint64_t unbound_ns;       /* its own estimate, before the critical path bounded it */
 	const char *conf_reason;   /* static sentence */
 	const char *next;          /* static command line; TRACE stands for the inputs */
 	struct gpa_finding_event ev[GPA_FINDING_EVENTS];
@@ -141,6 +150,12 @@ struct gpa_findings_in {
 	const struct gpa_occupancy *occ;    /* low occupancy on hot kernels */
 	const struct gpa_mfu *mfu;          /* roofline (memory-bound kernels) */
 	const struct gpa_memory *memory;    /* peaks near capacity, leaks, fragmentation */
+	/*
+	 * The verdict from the critical path: each finding's bound is at most
+	 * its cause's time on the path, and copy-bound, host-prelude and
+	 * warm-up findings come from it. NULL: bounds as estimated.
+	 */
+	const struct gpa_bound_verdict *verdict;
 };
 
 enum gpa_findings_verdict {
@@ -162,6 +177,8 @@ struct gpa_findings {
 	 */
 	uint64_t capture_idle_ns;
 	uint8_t verdict;                /* enum gpa_findings_verdict */
+	bool on_path;                   /* bounds capped by the critical path (path_ns) */
+	uint64_t path_ns[GPA_CP__COUNT]; /* the path's time by category over every step */
 	GP_VEC(struct gpa_finding) v;   /* material findings, largest bound first */
 	GP_VEC(struct gpa_finding) minor; /* the others, largest first */
 	const struct gpa_memory *memory; /* borrowed from the input: what mem rows index */

@@ -20,6 +20,7 @@
 #include "analyze/overview.h"
 #include "analyze/stats.h"
 #include "analyze/steps.h"
+#include "analyze/verdict.h"
 #include "cli/cli.h"
 #include "report/report.h"
 
@@ -258,6 +259,31 @@ static int render_html(const struct report_opts *o, struct gpa_model *m,
 	return ret;
 }
 
+/*
+ * The verdict: what bounds the steps, from their critical path (the copies'
+ * directions read the path's events). Returns 0, or non-zero after saying why.
+ */
+static int verdict_of(const struct report_opts *o, const struct gpa_model *m,
+		      const struct gpa_steps *steps, const struct gpa_commclass *cc,
+		      struct gpa_bound_verdict *vd)
+{
+	struct gpa_critpath_opts cpo = {.comm = cc, .data_regex = o->gaps.data_regex,
+					.keep_path = m->copy.n > 0};
+	struct gpa_critpath cp = {0};
+	char err[512];
+	int ret = gpa_critpath_analyze(m, steps, &cpo, &cp, err, sizeof(err));
+
+	if (!ret) {
+		ret = gpa_verdict_build(m, steps, &cp, vd);
+		snprintf(err, sizeof(err), "out of memory");
+	}
+	if (ret) {
+		cli_error("%s", err);
+	}
+	gpa_critpath_release(&cp);
+	return ret;
+}
+
 /* The kernel-efficiency sections: occupancy, utilization, the top operators. */
 static int efficiency_of(const struct gpa_model *m, const struct gpa_steps *steps,
 			 const struct report_opts *o, const struct gpa_occ_opts *occ_opts,
@@ -335,6 +361,7 @@ static int run(const struct report_opts *o, char **args, size_t nargs)
 	struct gpa_occ_opts occ_opts = {.device = -1};
 	struct gpa_comm comm = {0};
 	struct gpa_findings fnd = {0};
+	struct gpa_bound_verdict vd;
 	struct gpa_launches lau = {0};
 	struct gpa_ops ops = {0};
 	struct gpa_memory mem = {0};
@@ -401,8 +428,11 @@ static int run(const struct report_opts *o, char **args, size_t nargs)
 		cli_error("%s", cerr);
 		goto out;
 	}
+	if (verdict_of(o, &m, &steps, &cc, &vd)) {
+		goto out;
+	}
 	struct gpa_findings_in fin = {.m = &m, .steps = &steps, .gaps = &gaps, .comm = &comm,
-				      .occ = &occ, .mfu = &mfu, .memory = &mem};
+				      .occ = &occ, .mfu = &mfu, .memory = &mem, .verdict = &vd};
 	if (gpa_findings_build(&fin, &fnd)) {
 		cli_error("out of memory");
 		goto out;
@@ -425,6 +455,7 @@ static int run(const struct report_opts *o, char **args, size_t nargs)
 		.mfu_dtype = o->mfu.a.dtype,
 		.comm = &comm,
 		.findings = &fnd,
+		.verdict = &vd,
 		.launches = &lau,
 		.ops = &ops,
 		.memory = &mem,

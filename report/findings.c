@@ -80,6 +80,15 @@ static void add_title(struct gp_strbuf *sb, const struct gpr_report_parts *p,
 	case GPA_FIND_PROFILER:
 		gp_strbuf_adds(sb, "Profiler overhead");
 		break;
+	case GPA_FIND_COPY_BOUND:
+		gp_strbuf_adds(sb, "Copy-bound: copies are the step's critical path");
+		break;
+	case GPA_FIND_PRELUDE:
+		gp_strbuf_adds(sb, "Host work before each step's first GPU operation");
+		break;
+	case GPA_FIND_WARMUP:
+		gp_strbuf_adds(sb, "Warm-up: one-off start-up on the critical path");
+		break;
 	default:
 		gp_strbuf_adds(sb, "unknown");
 	}
@@ -141,8 +150,37 @@ static void add_counts(struct gp_strbuf *sb, const struct gpa_finding *f, bool f
 			       " under %u KiB)", f->count, f->aux, f->aux2,
 			       GPA_FINDING_SMALL_COPY_BYTES / 1024);
 		break;
+	case GPA_FIND_COPY_BOUND:
+		gp_strbuf_addf(sb, "%" PRIu64 " copies and memsets; ", f->count);
+		dur(sb, f->count_ns, full);
+		gp_strbuf_adds(sb, " of copies on the path, ");
+		dur(sb, f->aux, full);
+		gp_strbuf_adds(sb, " of them host-to-device, ");
+		dur(sb, f->aux2, full);
+		gp_strbuf_adds(sb, " from or to pageable memory (pinned memory copies faster and can "
+				   "overlap compute)");
+		break;
+	case GPA_FIND_PRELUDE:
+		dur(sb, f->cost_ns, full);
+		gp_strbuf_adds(sb, " of host time before the first GPU operation of the steps, of ");
+		dur(sb, f->count_ns, full);
+		gp_strbuf_adds(sb, " of step time (prefetch or overlap it with the previous step)");
+		break;
+	case GPA_FIND_WARMUP:
+		gp_strbuf_addf(sb, "%" PRIu64 " warm-up step%s and start-up calls, left out of the "
+			       "steady-state verdict", f->count, f->count == 1 ? "" : "s");
+		break;
 	default:
 		break;
+	}
+	if (f->off_path) {
+		gp_strbuf_adds(sb, "; ");
+		dur(sb, f->unbound_ns, full);
+		gp_strbuf_adds(sb, " estimated, none of it on the critical path");
+	} else if (f->unbound_ns) {
+		gp_strbuf_adds(sb, "; bounded by its time on the critical path (");
+		dur(sb, f->unbound_ns, full);
+		gp_strbuf_adds(sb, " estimated)");
 	}
 }
 

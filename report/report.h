@@ -347,6 +347,7 @@ struct gpr_report_parts {
 	const struct gpa_comm *comm;     /* Communication sections when it has data; NULL: none */
 	const struct gpa_memory *memory; /* "GPU memory" when it has events; NULL: none */
 	const struct gpa_findings *findings; /* the Findings section; NULL: none */
+	const struct gpa_bound_verdict *verdict;   /* the headline's bound (critical path); NULL: none */
 	const struct gpa_launches *launches; /* the Launches section; NULL or no launches: none */
 	/* "Top operators by GPU time" (report/ops.c); NULL or no recorded shapes: none */
 	const struct gpa_ops *ops;

@@ -18,6 +18,7 @@
 #include "report/memory.h"
 #include "report/ops.h"
 #include "report/report.h"
+#include "report/verdict.h"
 
 /* ---- the tables */
 
@@ -406,9 +407,18 @@ static void idle_clause(struct gp_strbuf *o, const struct gpr_report_parts *p)
 	const struct gpa_findings *fs = p->findings;
 	unsigned top = 0;
 
+	const struct gpa_bound_verdict *v = p->verdict;
 	gp_strbuf_adds(o, "GPU busy ");
-	gpr_fmt_pct(o, g->all.busy, g->all.window);
-	gp_strbuf_adds(o, "% of its window; idle ");
+	if (v && !v->whole && v->busy_basis_ns) {
+		/* per step, as the step table: a step's host time before its first GPU op counts */
+		gpr_fmt_pct(o, v->busy_ns, v->busy_basis_ns);
+		gp_strbuf_adds(o, "% of step time (");
+		gpr_fmt_pct(o, g->all.busy, g->all.window);
+		gp_strbuf_adds(o, "% of the GPU's own window); idle ");
+	} else {
+		gpr_fmt_pct(o, g->all.busy, g->all.window);
+		gp_strbuf_adds(o, "% of its window; idle ");
+	}
 	gpr_fmt_ns(o, g->all.idle);
 	if (!g->all.idle) {
 		gp_strbuf_adds(o, ".\n");
@@ -423,7 +433,7 @@ static void idle_clause(struct gp_strbuf *o, const struct gpr_report_parts *p)
 	if (!idle_material(fs)) {
 		gp_strbuf_adds(o, " (");
 		gpr_fmt_pct(o, g->all.idle, g->all.window);
-		gp_strbuf_adds(o, "% of GPU time): nothing material.\n");
+		gp_strbuf_adds(o, "% of GPU time): idle is not material.\n");
 		return;
 	}
 	for (unsigned c = 1; c < GPA_GAP__COUNT; c++) {
@@ -493,6 +503,10 @@ static void headline(struct gp_strbuf *o, const struct gpr_report_parts *p, bool
 	gp_strbuf_adds(o, ov->copies == 1 ? " copy, " : " copies, ");
 	gpr_fmt_count(o, ov->sets);
 	gp_strbuf_adds(o, ov->sets == 1 ? " memset.\n" : " memsets.\n");
+	if (p->verdict) {
+		gpr_verdict_sentence(o, p->verdict, false);
+		gp_strbuf_addch(o, '\n');
+	}
 	if (g->all.window) {
 		idle_clause(o, p);
 	}
@@ -632,8 +646,11 @@ static int render_json(struct gp_strbuf *o, const struct gpr_report_parts *p)
 	const struct gpa_overview *ov = p->ov;
 	int ret = 0;
 
-	gp_strbuf_adds(o, "{\"schema\":\"gpuprof-report/1.4\"");
+	gp_strbuf_adds(o, "{\"schema\":\"gpuprof-report/1.5\"");
 	ret = gpr_findings_json(o, p);
+	if (p->verdict) {
+		gpr_verdict_json(o, p->verdict);
+	}
 	gp_strbuf_addf(o, ",\"traced\":{\"first_ns\":%" PRIu64
 			  ",\"last_ns\":%" PRIu64 ",\"span_ns\":%" PRIu64 ",\"events\":%" PRIu64
 			  ",\"kernels\":%" PRIu64 ",\"copies\":%" PRIu64 ",\"memsets\":%" PRIu64

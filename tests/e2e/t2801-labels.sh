@@ -1,7 +1,8 @@
 #!/bin/sh
 # The labelled corpus (tests/anchors/labels.tsv): for every anchor trace, what a
 # careful engineer concludes from the file itself (steps, main idle cause,
-# communication, devices with work, findings that must and must not appear),
+# communication, devices with work, what bounds the step, findings that must
+# and must not appear),
 # checked against `gpuprof report --format json`. A label marked pending is
 # work in progress elsewhere: it is printed (and printed again once it
 # passes, to be flipped) but does not fail the suite; any other label that
@@ -68,11 +69,18 @@ def check(d, label, expect):
     if label == "comm":
         has = d["communication_summary"]["present"]
         return has == (expect == "yes"), "yes" if has else "no"
+    if label == "verdict":
+        got = d["bound"]["bound"]
+        return got in expect.split("|"), got
     if label == "devices":
         return len(d["devices"]) == int(expect), str(len(d["devices"]))
     got = ",".join(f["category"] + (":" + f["cause"] if f["cause"] else "") for f in d["findings"])
     if label == "must":
         return all(any(matches(f, s) for f in d["findings"]) for s in expect.split(",")), got
+    if label == "present":
+        allf = d["findings"] + d["findings_summary"].get("minor", [])
+        got = ",".join(f["category"] + (":" + f["cause"] if f["cause"] else "") for f in allf)
+        return all(any(matches(f, s) for f in allf) for s in expect.split(",")), got
     if label == "mustnot":
         if expect == "any":
             return not d["findings"], got or "-"
