@@ -31,6 +31,8 @@
 #include "analyze/steps.h"
 #include "analyze/verdict.h"
 
+#include <ctype.h>
+#include <stdlib.h>
 #include <string.h>
 
 const char *gpa_finding_cat_name(unsigned cat)
@@ -47,6 +49,7 @@ const char *gpa_finding_cat_name(unsigned cat)
 		[GPA_FIND_COPY_BOUND] = "copy-bound",
 		[GPA_FIND_PRELUDE] = "host-prelude",
 		[GPA_FIND_WARMUP] = "warm-up",
+		[GPA_FIND_OLD_ARCH] = "old-arch-kernel",
 	};
 
 	return cat < GPA_FIND__COUNT ? names[cat] : "unknown";
@@ -399,6 +402,7 @@ static unsigned path_cats(const struct gpa_finding *f)
 		return CPB(GPA_CP_WAIT_RANK);
 	case GPA_FIND_OCCUPANCY:
 	case GPA_FIND_MEMORY:
+	case GPA_FIND_OLD_ARCH:
 		return CPB(GPA_CP_KERNEL);
 	case GPA_FIND_COPIES:
 	case GPA_FIND_COPY_BOUND:
@@ -513,6 +517,111 @@ static int verdict_findings(const struct gpa_findings_in *in, struct gpa_finding
 	return ret;
 }
 
+/* ---- kernels built for an older GPU */
+
+/*
+ * The architecture a kernel's name says it was built for (cuBLAS, cuDNN and
+ * CUTLASS name their kernels so: "sm75_xmma_gemm_...", "sm80_...",
+ * "volta_h884gemm_...", "turing_...", "ampere_..."), as major x 10 + minor;
+ * 0 when the name says none.
+ */
+static unsigned name_arch(const char *s)
+{
+	static const struct {
+		const char *prefix;
+		unsigned arch;
+	} families[] = {{"volta_", 70}, {"turing_", 75}, {"ampere_", 80}};
+
+	for (size_t i = 0; i < GP_ARRAY_SIZE(families); i++) {
+		if (!strncmp(s, families[i].prefix, strlen(families[i].prefix))) {
+			return families[i].arch;
+		}
+	}
+	for (const char *p = s; (p = strstr(p, "sm")); p += 2) {
+		const char *d = p + 2 + (p[2] == '_');
+		unsigned v = 0, n = 0;
+		if (p > s && (isalnum((unsigned char)p[-1]))) {
+			continue;
+		}
+		while (isdigit((unsigned char)d[n]) && n < 4) {
+			v = v * 10 + (unsigned)(d[n++] - '0');
+		}
+		if ((n == 2 || n == 3) && (d[n] == '_' || (isalpha((unsigned char)d[n]) && d[n + 1] == '_'))) {
+			return v;
+		}
+	}
+	return 0;
+}
+
+/* The architecture of func f, looked up once (arch[f]: 0 not yet, 1 none, else the arch). */
+static unsigned func_arch(const struct gpa_model *m, uint32_t f, uint16_t *arch)
+{
+	if (!arch[f]) {
+		const struct gpa_func *fn = &m->funcs.v[f];
+		unsigned a = name_arch(gpa_model_str(m, fn->demangled ? fn->demangled : fn->name));
+		arch[f] = (uint16_t)(a ? a : 1);
+	}
+	return arch[f] > 1 ? arch[f] : 0;
+}
+
+/* Inserts func f with its time into the finding's evidence, longest first. */
+static void arch_event(struct gpa_finding *f, const struct gpa_model *m, uint32_t fn, uint16_t dev,
+		       uint64_t ns, uint64_t n, unsigned arch)
+{
+	const struct gpa_dev *d = &m->devs.v[dev];
+	struct gpa_finding_event e = {.kind = GPA_FEV_ARCH, .func_only = true, .dev = dev,
+				      .row = fn, .step = GPA_NONE, .ns = ns, .count = n,
+				      .value_bp = arch * 100 + d->cc_major * 10u + d->cc_minor};
+	insert_event(f, &e);
+}
+
+/*
+ * Kernels whose name says they were built for an architecture at least two
+ * major generations older than the device that ran them (an sm75 tensor-op
+ * GEMM on sm90): they cannot use the newer units. Bound: their time.
+ */
+static int old_arch_finding(struct gpa_finding *f, const struct gpa_model *m)
+{
+	uint16_t *arch = calloc(m->funcs.n + 1, sizeof(uint16_t));
+	uint64_t *ns = calloc(m->funcs.n + 1, sizeof(uint64_t));
+	uint64_t *cnt = calloc(m->funcs.n + 1, sizeof(uint64_t));
+	uint16_t *dev = calloc(m->funcs.n + 1, sizeof(uint16_t));
+
+	*f = (struct gpa_finding){
+		.cat = GPA_FIND_OLD_ARCH,
+		.conf = GPA_CONF_MEDIUM,
+		.conf_reason = "the architecture is read from the kernel's name, the device's from "
+			       "the trace",
+		.next = "gpuprof stats --report cuda_gpu_kern_sum TRACE",
+	};
+	if (!arch || !ns || !cnt || !dev) {
+		free(arch), free(ns), free(cnt), free(dev);
+		return -GP_ERR_NOMEM;
+	}
+	for (size_t k = 0; k < m->kern.n; k++) {
+		uint32_t fn = gpa_kern_func(m, k);
+		uint16_t d = gpa_kern_dev(m, k);
+		unsigned a = fn < m->funcs.n ? func_arch(m, fn, arch) : 0;
+		if (!a || d >= m->devs.n || !m->devs.v[d].cc_major ||
+		    a / 10 + 2 > m->devs.v[d].cc_major) {
+			continue;
+		}
+		ns[fn] += gpa_kern_dur(m, k);
+		cnt[fn]++;
+		dev[fn] = d;
+	}
+	for (uint32_t fn = 0; fn < m->funcs.n; fn++) {
+		if (cnt[fn]) {
+			f->cost_ns += ns[fn];
+			f->count += cnt[fn];
+			arch_event(f, m, fn, dev[fn], ns[fn], cnt[fn], arch[fn]);
+		}
+	}
+	f->count_ns = f->cost_ns;
+	free(arch), free(ns), free(cnt), free(dev);
+	return 0;
+}
+
 /* ---- ranking */
 
 static int cmp_cost(const void *x, const void *y)
@@ -610,6 +719,10 @@ static int collect(const struct gpa_findings_in *in, struct gpa_findings *out)
 	if (!ret) {
 		copy_finding(&f, in->m);
 		ret = keep(out, &f);
+	}
+	if (!ret) {
+		ret = old_arch_finding(&f, in->m);
+		ret = ret ? ret : keep(out, &f);
 	}
 	if (!ret && in->verdict) {
 		ret = verdict_findings(in, out);

@@ -87,7 +87,8 @@ enum gpa_finding_cat {
 	GPA_FIND_COPY_BOUND = 8,  /* copies are the step's bound (the verdict) */
 	GPA_FIND_PRELUDE = 9,     /* host work before a step's first GPU op */
 	GPA_FIND_WARMUP = 10,     /* one-off start-up on the path, left out of the verdict */
-	GPA_FIND__COUNT = 11,
+	GPA_FIND_OLD_ARCH = 11,   /* kernels built for an architecture two generations older */
+	GPA_FIND__COUNT = 12,
 };
 
 /* Stable key of a category ("idle", "exposed-communication", ...). */
@@ -110,6 +111,7 @@ enum gpa_fev_kind {
 	GPA_FEV_KERNEL = 4, /* row: index in gpa_occupancy.groups, or a gpa_model.funcs row
 			     * when func_only (launch-bound, roofline) */
 	GPA_FEV_COPY = 5,   /* row: gpa_model.copy row */
+	GPA_FEV_ARCH = 6,   /* row: a gpa_model.funcs row; value_bp: its arch x 100 + the device's */
 };
 
 struct gpa_finding_event {

@@ -89,6 +89,9 @@ static void add_title(struct gp_strbuf *sb, const struct gpr_report_parts *p,
 	case GPA_FIND_WARMUP:
 		gp_strbuf_adds(sb, "Warm-up: one-off start-up on the critical path");
 		break;
+	case GPA_FIND_OLD_ARCH:
+		gp_strbuf_adds(sb, "Kernels built for a GPU two generations older");
+		break;
 	default:
 		gp_strbuf_adds(sb, "unknown");
 	}
@@ -141,6 +144,7 @@ static void add_counts(struct gp_strbuf *sb, const struct gpa_finding *f, bool f
 		break;
 	case GPA_FIND_OCCUPANCY:
 	case GPA_FIND_MEMORY:
+	case GPA_FIND_OLD_ARCH:
 		gp_strbuf_addf(sb, "%" PRIu64 " launches, ", f->count);
 		dur(sb, f->count_ns, full);
 		gp_strbuf_adds(sb, " of kernel time");
@@ -218,6 +222,13 @@ static void add_event(struct gp_strbuf *sb, const struct gpr_report_parts *p,
 		dur(sb, r->matched ? r->late_sum / r->matched : 0, full);
 		break;
 	}
+	case GPA_FEV_ARCH:
+		add_func(sb, m, e->row, full);
+		gp_strbuf_adds(sb, ": ");
+		dur(sb, e->ns, full);
+		gp_strbuf_addf(sb, " over %" PRIu64 " launches, built for sm%u on an sm%u device",
+			       e->count, e->value_bp / 100, e->value_bp % 100);
+		break;
 	case GPA_FEV_KERNEL:
 		if (e->func_only) {
 			add_func(sb, m, e->row, full);

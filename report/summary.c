@@ -473,9 +473,9 @@ static void idle_note(struct gp_strbuf *o, const struct gpr_report_parts *p, boo
 	} else {
 		gp_strbuf_adds(o, "Nothing material: idle is ");
 		gpr_fmt_pct(o, g->all.idle, g->all.window);
-		gp_strbuf_adds(o, "% of GPU time, under the ");
+		gp_strbuf_adds(o, "% of GPU time and no cause of it reaches the ");
 		gpr_fmt_pct(o, fs->threshold_bp, 10000);
-		gp_strbuf_adds(o, "% threshold; the causes are shown for detail.");
+		gp_strbuf_adds(o, "% threshold on the critical path; the causes are shown for detail.");
 	}
 	if (!md) {
 		gpr_text_wrap(o, from, 2);

@@ -132,14 +132,15 @@ TEST(critpath_kernel_on_path)
 	CHECK_EQ_U(st->now.end, U(125));
 	CHECK_EQ_U(st->now.cat_ns[GPA_CP_KERNEL], U(100));
 	CHECK_EQ_U(st->now.cat_ns[GPA_CP_LAUNCH], U(20));
-	CHECK_EQ_U(st->now.cat_ns[GPA_CP_CPU], U(5));
+	CHECK_EQ_U(st->now.cat_ns[GPA_CP_CPU], U(0));
+	CHECK_EQ_U(st->now.cat_ns[GPA_CP_SYNC], U(5));
 	CHECK_EQ_U(gpa_cp_bound(&st->now), GPA_CP_KERNEL);
 	/* K1 four times faster: 25 us; the sync returns at 50, K2 ends at 50 too. */
 	CHECK_EQ_U(st->matched, 1);
 	CHECK_EQ_U(st->what_if.end, U(50));
 	CHECK_EQ_U(st->what_if.cat_ns[GPA_CP_KERNEL], U(25));
 	CHECK_EQ_U(st->what_if.cat_ns[GPA_CP_LAUNCH], U(20));
-	CHECK_EQ_U(st->what_if.cat_ns[GPA_CP_CPU], U(5));
+	CHECK_EQ_U(st->what_if.cat_ns[GPA_CP_SYNC], U(5));
 	/* The longest segment is K1 itself. */
 	const struct gpa_cp_seg *g = &r.cp.segs.v[st->now.top_first];
 	CHECK_EQ_U(g->end - g->start, U(100));
@@ -196,7 +197,8 @@ TEST(critpath_two_streams)
 	CHECK_EQ_U(st->now.cat_ns[GPA_CP_WAIT_STREAM], U(2));
 	CHECK_EQ_U(st->now.cat_ns[GPA_CP_KERNEL], U(120));
 	CHECK_EQ_U(st->now.cat_ns[GPA_CP_LAUNCH], U(10));
-	CHECK_EQ_U(st->now.cat_ns[GPA_CP_CPU], U(5));
+	CHECK_EQ_U(st->now.cat_ns[GPA_CP_CPU], U(0));
+	CHECK_EQ_U(st->now.cat_ns[GPA_CP_SYNC], U(5));
 	/* producer 45 us: ends at 55, consumer 57..87, sync returns at 92. */
 	CHECK_EQ_U(st->what_if.end, U(92));
 	run_close(&r);
@@ -221,7 +223,8 @@ TEST(critpath_host_bound_step)
 	REQUIRE(r.cp.steps.n == 1);
 	const struct gpa_cp_step *st = &r.cp.steps.v[0];
 	CHECK_EQ_U(st->now.end, U(80));
-	CHECK_EQ_U(st->now.cat_ns[GPA_CP_CPU], U(70));
+	CHECK_EQ_U(st->now.cat_ns[GPA_CP_CPU], U(60));
+	CHECK_EQ_U(st->now.cat_ns[GPA_CP_SYNC], U(10));
 	CHECK_EQ_U(st->now.cat_ns[GPA_CP_LAUNCH], U(10));
 	CHECK_EQ_U(st->now.cat_ns[GPA_CP_KERNEL], U(0));
 	CHECK_EQ_U(gpa_cp_bound(&st->now), GPA_CP_CPU);
@@ -245,7 +248,8 @@ TEST(critpath_host_sync_waits)
 	CHECK_EQ_U(st->now.end, U(240));
 	CHECK_EQ_U(st->now.cat_ns[GPA_CP_KERNEL], U(200));
 	CHECK_EQ_U(st->now.cat_ns[GPA_CP_LAUNCH], U(12));
-	CHECK_EQ_U(st->now.cat_ns[GPA_CP_CPU], U(28));
+	CHECK_EQ_U(st->now.cat_ns[GPA_CP_CPU], U(25));
+	CHECK_EQ_U(st->now.cat_ns[GPA_CP_SYNC], U(3));
 	/* kernel 100: sync returns at 115, cudaFree ends at 140 */
 	CHECK_EQ_U(st->what_if.end, U(140));
 	run_close(&r);
@@ -304,7 +308,8 @@ TEST(critpath_event_edges)
 	CHECK_EQ_U(st->now.cat_ns[GPA_CP_LAUNCH], U(20));
 	CHECK_EQ_U(st->now.cat_ns[GPA_CP_KERNEL], U(120));
 	CHECK_EQ_U(st->now.cat_ns[GPA_CP_WAIT_STREAM], U(1));
-	CHECK_EQ_U(st->now.cat_ns[GPA_CP_CPU], U(4));
+	CHECK_EQ_U(st->now.cat_ns[GPA_CP_CPU], U(0));
+	CHECK_EQ_U(st->now.cat_ns[GPA_CP_SYNC], U(4));
 	/*
 	 * K_A four times faster (25 us): K_B follows the event at 46 and ends
 	 * at 66, the sync returns at 70; K_C, unchanged, now ends the step at 121.
