@@ -799,8 +799,12 @@ int gpa_findings_build(const struct gpa_findings_in *in, struct gpa_findings *ou
 		out->verdict = GPA_VERDICT_NO_GPU;
 		return 0;
 	}
-	/* The paths cover the steps: GPU work outside every step keeps the estimated bounds. */
-	if (in->verdict && (!in->steps || !in->steps->unassigned_ops)) {
+	/*
+	 * The paths cover the steps: GPU work outside every step, or steps that
+	 * leave much of the trace out, keep the estimated bounds.
+	 */
+	if (in->verdict && (!in->steps || !in->steps->unassigned_ops) &&
+	    in->verdict->cover_bp >= GPA_VERDICT_COVER_BP) {
 		out->on_path = true;
 		memcpy(out->path_ns, in->verdict->all_ns, sizeof(out->path_ns));
 	}

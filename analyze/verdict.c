@@ -185,6 +185,47 @@ static void choose(struct gpa_bound_verdict *v)
 	v->bound = v->share_bp >= GPA_VERDICT_MIN_BP ? (uint8_t)best : GPA_BOUND_MIXED;
 }
 
+/* Steps' wall time over each process's span, from its first step or GPU op to its last. */
+static uint32_t coverage(const struct gpa_model *m, const struct gpa_steps *steps)
+{
+	size_t np = m->procs.n;
+	uint64_t *lo = malloc((np + 1) * sizeof(uint64_t)), *hi = calloc(np + 1, sizeof(uint64_t));
+	uint64_t wall = 0, span = 0;
+	uint32_t bp = 10000;
+
+	if (!lo || !hi) {
+		free(lo);
+		free(hi);
+		return bp; /* no figure: keep the paths as the bound */
+	}
+	memset(lo, 0xff, (np + 1) * sizeof(uint64_t));
+	for (size_t i = 0; i < steps->v.n; i++) {
+		const struct gpa_step *s = &steps->v.v[i];
+		if (s->proc < np) {
+			wall += s->end - s->start;
+			lo[s->proc] = s->start < lo[s->proc] ? s->start : lo[s->proc];
+			hi[s->proc] = s->end > hi[s->proc] ? s->end : hi[s->proc];
+		}
+	}
+	for (size_t g = 0; g < m->gpu.n; g++) {
+		uint32_t p = gpa_dev_proc(m, gpa_gpu_dev(m, g));
+		if (p < np) {
+			uint64_t s = gpa_gpu_start(m, g), e = gpa_gpu_end(m, g);
+			lo[p] = s < lo[p] ? s : lo[p];
+			hi[p] = e > hi[p] ? e : hi[p];
+		}
+	}
+	for (size_t p = 0; p < np; p++) {
+		span += hi[p] > lo[p] ? hi[p] - lo[p] : 0;
+	}
+	if (span && wall < span) {
+		bp = (uint32_t)((double)wall * 10000.0 / (double)span);
+	}
+	free(lo);
+	free(hi);
+	return bp;
+}
+
 int gpa_verdict_build(const struct gpa_model *m, const struct gpa_steps *steps,
 		      const struct gpa_critpath *cp, struct gpa_bound_verdict *out)
 {
@@ -199,6 +240,7 @@ int gpa_verdict_build(const struct gpa_model *m, const struct gpa_steps *steps,
 	out->gpu_ops = m->gpu.n;
 	out->steps = (uint32_t)n;
 	out->whole = whole;
+	out->cover_bp = whole ? 10000 : coverage(m, steps);
 	for (size_t i = 0; i < n && !ret; i++) {
 		const struct gpa_cp_step *s = &cp->steps.v[i];
 		out->whole |= s->step == GPA_NONE;

@@ -59,7 +59,16 @@ struct gpa_bound_verdict {
 	uint64_t wall_ns, busy_ns, busy_basis_ns; /* steady steps: wall, GPU busy, its basis */
 	uint64_t gpu_ops;                /* GPU operations in the trace */
 	bool whole;                      /* one window over the whole trace, no steps */
+	/*
+	 * The share of each process's span (its first step or GPU op to its
+	 * last) that its steps cover, in basis points; 10000 for a whole trace.
+	 * Below GPA_VERDICT_COVER_BP the paths leave out time the findings see.
+	 */
+	uint32_t cover_bp;
 };
+
+/* The steps' paths bound the findings only when the steps cover this much of the span. */
+#define GPA_VERDICT_COVER_BP 9000
 
 /* Stable key of a bound ("copy", "host", "none"...); "unknown" out of range. */
 const char *gpa_bound_name(unsigned b);

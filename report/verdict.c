@@ -70,6 +70,11 @@ static void scope(struct gp_strbuf *o, const struct gpa_bound_verdict *v, bool f
 		gp_strbuf_adds(o, " (median step ");
 		dur(o, v->step_median_ns, full);
 		gp_strbuf_addf(o, " over %" PRIu32 " step%s", steady, steady == 1 ? "" : "s");
+		if (v->cover_bp < GPA_VERDICT_COVER_BP) {
+			gp_strbuf_adds(o, ", which cover only ");
+			gpr_fmt_pct(o, v->cover_bp, 10000);
+			gp_strbuf_adds(o, "% of the trace: the time between them is not judged here");
+		}
 	}
 	if (v->warm_ns) {
 		gp_strbuf_adds(o, "; warm-up ");
@@ -163,9 +168,11 @@ void gpr_verdict_json(struct gp_strbuf *o, const struct gpa_bound_verdict *v)
 	gp_strbuf_addf(o, ",\"path_ns\":%" PRIu64 ",\"steps\":%" PRIu32 ",\"warm_up_steps\":%" PRIu32
 			  ",\"warm_up_ns\":%" PRIu64 ",\"step_median_ns\":%" PRIu64
 			  ",\"host_before_gpu_ns\":%" PRIu64 ",\"step_wall_ns\":%" PRIu64
-			  ",\"step_gpu_busy_ns\":%" PRIu64 ",\"whole_trace\":%s,\"path\":{",
+			  ",\"step_gpu_busy_ns\":%" PRIu64 ",\"whole_trace\":%s,\"steps_cover_pct\":",
 		       v->path_ns, v->steps, v->warm_steps, v->warm_ns, v->step_median_ns,
 		       v->prelude_ns, v->wall_ns, v->busy_ns, v->whole ? "true" : "false");
+	gpr_fmt_pct(o, v->cover_bp, 10000);
+	gp_strbuf_adds(o, ",\"path\":{");
 	for (unsigned k = 0; k < GPA_CP__COUNT; k++) {
 		gp_strbuf_addf(o, "%s\"%s\":%" PRIu64, k ? "," : "", gpa_cp_cat_name(k), v->cat_ns[k]);
 	}
