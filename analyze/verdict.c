@@ -146,8 +146,37 @@ static void add_step(const struct gpa_model *m, const struct gpa_steps *steps,
 	v->wall_ns += st->end - st->start;
 	v->busy_ns += st->gpu_busy;
 	v->busy_basis_ns += gpa_step_busy_basis(st);
-	if (st->gpu_ops && st->gpu_start > st->start) {
-		v->prelude_ns += st->gpu_start - st->start;
+}
+
+/*
+ * Host time before each steady step's GPU work while the GPU had nothing to
+ * run: from the later of the step's start and the end of the work of the
+ * process's earlier steps, to its first GPU op's start. A GPU still busy with
+ * earlier steps' work hides the host's time, and nothing is counted.
+ */
+static void add_preludes(const struct gpa_steps *steps, const struct gpa_critpath *cp,
+			 const bool *warm, struct gpa_bound_verdict *v)
+{
+	uint32_t proc = GPA_NONE;
+	uint64_t busy_until = 0;
+
+	for (size_t i = 0; i < cp->steps.n; i++) {
+		uint32_t si = cp->steps.v[i].step;
+		if (si == GPA_NONE || si >= steps->v.n) {
+			continue;
+		}
+		const struct gpa_step *st = &steps->v.v[si];
+		if (st->proc != proc) {
+			proc = st->proc;
+			busy_until = 0;
+		}
+		uint64_t from = st->start > busy_until ? st->start : busy_until;
+		if (!warm[i] && st->gpu_ops && st->gpu_start > from) {
+			v->prelude_ns += st->gpu_start - from;
+		}
+		if (st->gpu_ops && st->gpu_end > busy_until) {
+			busy_until = st->gpu_end;
+		}
 	}
 }
 
@@ -254,6 +283,9 @@ int gpa_verdict_build(const struct gpa_model *m, const struct gpa_steps *steps,
 		}
 		add_step(m, steps, cp, s, out);
 		len[nlen++] = path_len(&s->now);
+	}
+	if (!ret && steps && !whole) {
+		add_preludes(steps, cp, warm, out);
 	}
 	if (!ret && nlen) {
 		qsort(len, nlen, sizeof(*len), cmp_u64);

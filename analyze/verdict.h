@@ -55,7 +55,8 @@ struct gpa_bound_verdict {
 	uint64_t warm_ns;                /* warm-up: the warm-up steps' path plus warm-up time */
 	uint32_t steps, warm_steps;      /* steps analysed; of which warm-up (left out) */
 	uint64_t step_median_ns;         /* median path time of the steady steps */
-	uint64_t prelude_ns;             /* steady steps: host time before each first GPU op */
+	uint64_t prelude_ns;             /* steady steps: host time before each first GPU op
+					  * while the GPU had nothing to run */
 	uint64_t wall_ns, busy_ns, busy_basis_ns; /* steady steps: wall, GPU busy, its basis */
 	uint64_t gpu_ops;                /* GPU operations in the trace */
 	bool whole;                      /* one window over the whole trace, no steps */
