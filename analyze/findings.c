@@ -803,8 +803,8 @@ int gpa_findings_build(const struct gpa_findings_in *in, struct gpa_findings *ou
 	 * The paths cover the steps: GPU work outside every step, or steps that
 	 * leave much of the trace out, keep the estimated bounds.
 	 */
-	if (in->verdict && (!in->steps || !in->steps->unassigned_ops) &&
-	    in->verdict->cover_bp >= GPA_VERDICT_COVER_BP) {
+	if (in->verdict && (in->verdict->whole || ((!in->steps || !in->steps->unassigned_ops) &&
+						   in->verdict->cover_bp >= GPA_VERDICT_COVER_BP))) {
 		out->on_path = true;
 		memcpy(out->path_ns, in->verdict->all_ns, sizeof(out->path_ns));
 	}

@@ -214,13 +214,18 @@ static void choose(struct gpa_bound_verdict *v)
 	v->bound = v->share_bp >= GPA_VERDICT_MIN_BP ? (uint8_t)best : GPA_BOUND_MIXED;
 }
 
-/* Steps' wall time over each process's span, from its first step or GPU op to its last. */
+/*
+ * The union of the steps' windows (each from the earlier of its start and its
+ * first GPU op to the later of its end and its last GPU op: a step's work may
+ * run after its CPU range) over each process's span, from its first step or
+ * GPU op to its last.
+ */
 static uint32_t coverage(const struct gpa_model *m, const struct gpa_steps *steps)
 {
 	size_t np = m->procs.n;
 	uint64_t *lo = malloc((np + 1) * sizeof(uint64_t)), *hi = calloc(np + 1, sizeof(uint64_t));
-	uint64_t wall = 0, span = 0;
-	uint32_t bp = 10000;
+	uint64_t wall = 0, span = 0, until = 0;
+	uint32_t bp = 10000, proc = GPA_NONE;
 
 	if (!lo || !hi) {
 		free(lo);
@@ -230,11 +235,22 @@ static uint32_t coverage(const struct gpa_model *m, const struct gpa_steps *step
 	memset(lo, 0xff, (np + 1) * sizeof(uint64_t));
 	for (size_t i = 0; i < steps->v.n; i++) {
 		const struct gpa_step *s = &steps->v.v[i];
-		if (s->proc < np) {
-			wall += s->end - s->start;
-			lo[s->proc] = s->start < lo[s->proc] ? s->start : lo[s->proc];
-			hi[s->proc] = s->end > hi[s->proc] ? s->end : hi[s->proc];
+		uint64_t a = s->start, b = s->end;
+		if (s->gpu_ops) {
+			a = s->gpu_start < a ? s->gpu_start : a;
+			b = s->gpu_end > b ? s->gpu_end : b;
 		}
+		if (s->proc >= np) {
+			continue;
+		}
+		if (s->proc != proc) { /* steps come by process, then start */
+			proc = s->proc;
+			until = 0;
+		}
+		wall += b > until ? b - (a > until ? a : until) : 0;
+		until = b > until ? b : until;
+		lo[s->proc] = a < lo[s->proc] ? a : lo[s->proc];
+		hi[s->proc] = b > hi[s->proc] ? b : hi[s->proc];
 	}
 	for (size_t g = 0; g < m->gpu.n; g++) {
 		uint32_t p = gpa_dev_proc(m, gpa_gpu_dev(m, g));

@@ -277,6 +277,20 @@ static int verdict_of(const struct report_opts *o, const struct gpa_model *m,
 		ret = gpa_verdict_build(m, steps, &cp, vd);
 		snprintf(err, sizeof(err), "out of memory");
 	}
+	/* Steps that leave much of the trace out: the whole trace is the unit judged. */
+	if (!ret && !vd->whole && vd->cover_bp < GPA_VERDICT_COVER_BP) {
+		uint32_t cover = vd->cover_bp;
+		cpo.window = true;
+		cpo.win_start = m->t0;
+		cpo.win_end = UINT64_MAX;
+		gpa_critpath_release(&cp);
+		ret = gpa_critpath_analyze(m, steps, &cpo, &cp, err, sizeof(err));
+		if (!ret) {
+			ret = gpa_verdict_build(m, NULL, &cp, vd);
+			snprintf(err, sizeof(err), "out of memory");
+			vd->cover_bp = cover;
+		}
+	}
 	if (ret) {
 		cli_error("%s", err);
 	}

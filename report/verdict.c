@@ -64,17 +64,16 @@ static void scope(struct gp_strbuf *o, const struct gpa_bound_verdict *v, bool f
 {
 	uint32_t steady = v->steps - v->warm_steps;
 
-	if (v->whole) {
+	if (v->whole && v->cover_bp < GPA_VERDICT_COVER_BP) {
+		gp_strbuf_adds(o, " (the whole trace, as the steps cover only ");
+		gpr_fmt_pct(o, v->cover_bp, 10000);
+		gp_strbuf_adds(o, "% of it");
+	} else if (v->whole) {
 		gp_strbuf_adds(o, " (the whole trace");
 	} else {
 		gp_strbuf_adds(o, " (median step ");
 		dur(o, v->step_median_ns, full);
 		gp_strbuf_addf(o, " over %" PRIu32 " step%s", steady, steady == 1 ? "" : "s");
-		if (v->cover_bp < GPA_VERDICT_COVER_BP) {
-			gp_strbuf_adds(o, ", which cover only ");
-			gpr_fmt_pct(o, v->cover_bp, 10000);
-			gp_strbuf_adds(o, "% of the trace: the time between them is not judged here");
-		}
 	}
 	if (v->warm_ns) {
 		gp_strbuf_adds(o, "; warm-up ");
