@@ -298,5 +298,8 @@ int main(int argc, char **argv)
 		cli_error("no such command: '%s'; see 'gpuprof help'", argv[1]);
 		return CMD_USAGE;
 	}
-	return finish(c->fn(argc - 1, argv + 1));
+	if (c->fn != cmd_record) {
+		cli_signals_init();
+	}
+	return finish(cli_exit_status_checked(c->name, c->fn(argc - 1, argv + 1)));
 }
