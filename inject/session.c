@@ -399,30 +399,69 @@ static void note_writer_losses(void)
 }
 
 /*
- * At the end: says once on stderr, and to `gpuprof record` through the
- * manifest, what failed writes cost. The program's exit status is its own.
+ * The records lost other than to failed writes, as `gpuprof record`'s
+ * summary names their causes ("CUPTI 120, NVTX buffers 3"), into buf; their
+ * count. Ranges still open at the end are not lost records.
  */
-static void report_writer_losses(const struct gpt_writer_stats *st, uint64_t lost, int close_ret,
-				 const char *why)
+static uint64_t other_losses(char *buf, size_t size)
 {
-	char text[512];
+	static const char *const cause[GPT_LOSS__MAX] = {
+		"",	"CUPTI",  "buffer pool",       "NVTX buffers",
+		"NCCL", "write errors", "unfinished ranges", "flush deadline",
+		"call-stack queue", "call-stack table", "GEMM queue"};
+	uint64_t n = 0;
+	size_t len = 0;
 
-	if (!lost && !close_ret) {
+	buf[0] = 0;
+	for (unsigned k = 1; k < GPT_LOSS__MAX; k++) {
+		if (!conv.lost[k] || k == GPT_LOSS_WRITER || k == GPT_LOSS_UNFINISHED) {
+			continue;
+		}
+		len += gpi_fmt(buf + len, size - len, "%s%s %llu", n ? ", " : "", cause[k],
+			       (unsigned long long)conv.lost[k]);
+		n += conv.lost[k];
+	}
+	return n;
+}
+
+/*
+ * At the end: says in one line on stderr what was lost, whatever started
+ * the program; under `gpuprof record` (a manifest) failed writes go to the
+ * manifest and the other losses are in the summary record prints from the
+ * trace. GPUPROF_QUIET=1: nothing. The program's exit status is its own.
+ */
+static void report_losses(const struct gpt_writer_stats *st, uint64_t lost, int close_ret,
+			  const char *why)
+{
+	char text[512], causes[256], more[320] = "";
+	uint64_t other = other_losses(causes, sizeof(causes));
+
+	if (lost || close_ret) {
+		gpi_fmt(text, sizeof(text), "%llu\t%llu\t%s", (unsigned long long)lost,
+			(unsigned long long)st->lost_bytes, why);
+		if (manifest_note(close_ret ? "cut" : "lost", gpi_s.path, text)) {
+			return;
+		}
+	}
+	/* record's summary says the other losses, from the trace */
+	if (gpi_s.cfg.quiet || (gpi_s.cfg.manifest[0] && !lost && !close_ret)) {
 		return;
 	}
-	gpi_fmt(text, sizeof(text), "%llu\t%llu\t%s", (unsigned long long)lost,
-		(unsigned long long)st->lost_bytes, why);
-	if (manifest_note(close_ret ? "cut" : "lost", gpi_s.path, text)) {
-		return;
+	if (other) {
+		gpi_fmt(more, sizeof(more), "; %llu more lost (%s), counted in the trace",
+			(unsigned long long)other, causes);
 	}
 	if (lost) {
-		gpi_warn("%s: %llu records lost: writing the trace failed (%s)%s", gpi_s.path,
+		gpi_warn("%s: %llu records lost: writing the trace failed (%s)%s%s", gpi_s.path,
 			 (unsigned long long)lost, why,
-			 close_ret ? "; the file ends at its last whole chunk" : "");
-	} else {
+			 close_ret ? "; the file ends at its last whole chunk" : "", more);
+	} else if (close_ret) {
 		gpi_warn("%s: the end of the trace could not be written (%s); the file ends at "
-			 "its last whole chunk",
-			 gpi_s.path, why);
+			 "its last whole chunk%s",
+			 gpi_s.path, why, more);
+	} else if (other) {
+		gpi_warn("%s: %llu records lost (%s); the trace counts them", gpi_s.path,
+			 (unsigned long long)other, causes);
 	}
 }
 
@@ -464,7 +503,7 @@ static void close_trace(void)
 	}
 	writer = NULL;
 	trace_fd = -1;
-	report_writer_losses(&st, lost, ret, why);
+	report_losses(&st, lost, ret, why);
 	if (ret) {
 		gpi_dbg("close: %s", why);
 	}
@@ -857,6 +896,7 @@ static void atfork_child(void)
 	}
 	/* Only this thread survives. The parent's writer state is not ours: leave it. */
 	gpi_cupti_forget();
+	gpi_pool_atfork_child();
 	if (trace_fd >= 0) {
 		close(trace_fd);
 	}
