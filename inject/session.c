@@ -305,6 +305,19 @@ static int open_trace(void)
 
 	choose_path(path, sizeof(path));
 	mkdir_last(path);
+	/*
+	 * A device, FIFO or directory at the name (GPUPROF_OUTPUT=/dev/null): not
+	 * a file to write a trace into, nor a name to add the pid to (as root,
+	 * /dev/null.PID would be created in /dev). Not traced, said once.
+	 */
+	struct stat sb;
+	if (!stat(path, &sb) && !S_ISREG(sb.st_mode)) {
+		static const char why[] = "not a regular file (a device, FIFO or directory)";
+		if (!manifest_note("create", path, why)) {
+			gpi_warn_once("cannot create trace file %s: %s; not tracing", path, why);
+		}
+		return -1;
+	}
 	if (gpi_s.cfg.manifest[0]) {
 		mfd = open(gpi_s.cfg.manifest, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 		if (mfd >= 0) {
