@@ -77,4 +77,17 @@ for sig in TERM INT HUP; do
 		rm ff
 	done
 done
+# A long Kineto import (a 100+ MB JSON): its temporary .gpz has no name, so
+# nothing is left whenever the signal comes.
+"$GPUPROF" export --perfetto big.json big.gpz 2>/dev/null || fail "export big.json"
+for sig in TERM INT; do
+	run_bg report big.json
+	sleep 0.5
+	kill -s $sig $pid
+	wait $pid
+	rc=$?
+	[ $rc -eq 0 ] && { echo "note: the import ended before SIG$sig"; continue; }
+	[ $rc -eq "$(status_of $sig)" ] || fail "import: SIG$sig gave status $rc: $(cat err)"
+	[ -z "$(ls tmp)" ] || fail "import: SIG$sig left in TMPDIR: $(ls tmp)"
+done
 echo ok
