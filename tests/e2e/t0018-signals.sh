@@ -7,7 +7,7 @@
 mkdir tmp
 TMPDIR=$PWD/tmp
 export TMPDIR
-"$TRACEGEN" --steps 200 --kernels 2000 -o big.gpz >/dev/null || fail "tracegen"
+"$TRACEGEN" --steps 100 --kernels 2000 -o big.gpz >/dev/null || fail "tracegen"
 "$TRACEGEN" --steps 3 --kernels 20 -o t.gpz >/dev/null || fail "tracegen"
 "$GPUPROF" export --sqlite t.sqlite t.gpz 2>/dev/null || fail "export --sqlite"
 "$GPUPROF" export --perfetto t.json t.gpz 2>/dev/null || fail "export --perfetto"
