@@ -42,6 +42,15 @@ fi
 cat t.json.gz | "$GPUPROF" convert - c.gpz 2>err || fail "convert -: $(cat err)"
 "$GPUPROF" gaps c.gpz >a && "$GPUPROF" gaps t.json >b && cmp -s a b || fail "convert - differs"
 
+# "-" in is standard input, "-" out standard output: not the same file...
+cat t.json.gz | "$GPUPROF" convert - - >s.gpz 2>err || fail "convert - -: $(cat err)"
+cmp -s s.gpz c.gpz || fail "convert - - differs from convert - c.gpz"
+# ...but standard input read from a file is that file: never written over.
+cp t.gpz u.gpz
+"$GPUPROF" report -o u.gpz - <u.gpz >out 2>err && fail "report -o u.gpz - <u.gpz exited 0"
+grep -q "^gpuprof: error: output 'u.gpz' is the input '-'" err || fail "-o u.gpz - <u.gpz: $(cat err)"
+cmp -s u.gpz t.gpz || fail "u.gpz was written over"
+
 # A FIFO: every command says it waits before it blocks, then reads the trace.
 mkfifo ff
 wait_for() { # wait_for FILE TEXT: up to 20 s for TEXT in FILE
