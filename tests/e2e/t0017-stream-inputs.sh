@@ -44,7 +44,8 @@ cat t.json.gz | "$GPUPROF" convert - c.gpz 2>err || fail "convert -: $(cat err)"
 
 # "-" in is standard input, "-" out standard output: not the same file...
 cat t.json.gz | "$GPUPROF" convert - - >s.gpz 2>err || fail "convert - -: $(cat err)"
-cmp -s s.gpz c.gpz || fail "convert - - differs from convert - c.gpz"
+"$GPUPROF" dump s.gpz >a && "$GPUPROF" dump c.gpz >b && cmp -s a b ||
+	fail "convert - - differs from convert - c.gpz"
 # ...but standard input read from a file is that file: never written over.
 cp t.gpz u.gpz
 "$GPUPROF" report -o u.gpz - <u.gpz >out 2>err && fail "report -o u.gpz - <u.gpz exited 0"
