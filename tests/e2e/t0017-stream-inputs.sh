@@ -95,8 +95,8 @@ cmp -s want out || fail "gaps d differs from gaps t.gpz"
 # Devices that never end are not read for ever: no format claims their bytes.
 expect_rc 1 timeout 20 "$GPUPROF" info /dev/zero
 grep -q "^gpuprof: error: /dev/zero: not a gpuprof trace" err || fail "/dev/zero: $(cat err)"
-expect_rc 1 timeout 20 "$GPUPROF" convert /dev/urandom u.gpz
-[ -e u.gpz ] && fail "convert /dev/urandom wrote u.gpz"
+expect_rc 1 timeout 20 "$GPUPROF" convert /dev/urandom ur.gpz
+[ -e ur.gpz ] && fail "convert /dev/urandom wrote ur.gpz"
 # An empty stream.
 : | "$GPUPROF" gaps - >out 2>err && fail "gaps of an empty stream exited 0"
 grep -q "^gpuprof: error: -: " err || fail "empty stream: $(cat err)"
