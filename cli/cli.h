@@ -100,6 +100,12 @@ bool cli_capturing(void);
  * directory (cli/signals.c). Not for record, which passes signals on.
  */
 void cli_signals_init(void);
+/*
+ * fopen(path, "rb") of a file the user names (rules, a device file): a FIFO
+ * with no writer is said ("PATH: waiting for a writer") before the open
+ * waits. NULL with errno on failure.
+ */
+FILE *cli_fopen_input(const char *path);
 /* Prints the usage line of help to stderr with the error; returns CMD_USAGE. */
 GP_PRINTF(2, 3) int cli_usage_error(const char *help, const char *fmt, ...);
 /* The usage error of a command (its usage line after the error); returns CMD_USAGE. */

@@ -13,8 +13,11 @@
 #include "cli/cli.h"
 #include "import/import.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -54,6 +57,59 @@ static void stream_note(enum gpa_stream_event ev, const char *path)
 			"left out\n", path);
 	}
 	pthread_mutex_unlock(&lock);
+}
+
+/* fd, now blocking; -1 (closed) if that cannot be set. */
+static int blocking(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0) {
+		int e = errno;
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	return fd;
+}
+
+FILE *cli_fopen_input(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	struct stat sb;
+	int first = EOF;
+	FILE *f;
+
+	if (fd < 0) {
+		return NULL;
+	}
+	if (!fstat(fd, &sb) && S_ISFIFO(sb.st_mode)) {
+		unsigned char c;
+		ssize_t got = read(fd, &c, 1);
+		if (got == 1) {
+			first = c;
+		} else if (got == 0) {
+			/* No writer yet: say so, then wait for one. */
+			stream_note(GPA_STREAM_WAITING, path);
+			close(fd);
+			fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+			if (fd < 0) {
+				return NULL;
+			}
+		}
+	}
+	fd = blocking(fd);
+	f = fd < 0 ? NULL : fdopen(fd, "rb");
+	if (!f) {
+		if (fd >= 0) {
+			close(fd);
+		}
+		return NULL;
+	}
+	if (first != EOF) {
+		ungetc(first, f); /* one byte of push-back: always there */
+	}
+	return f;
 }
 
 void cli_signals_init(void)

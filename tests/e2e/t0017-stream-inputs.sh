@@ -81,6 +81,17 @@ for c in report info dump stats gaps launches ops memory breakdown flame occupan
 	[ "$(grep -vc 'waiting for a writer' err)" -eq 0 ] || fail "$c: stderr: $(cat err)"
 done
 
+# The other files a command reads (a device file here) wait the same way.
+printf 'name="Lab GPU" match="H200" cc=9.0 bf16=100 mem_bw=1000\n' >lab.dev
+"$GPUPROF" devices --device-file ff >out 2>err &
+pid=$!
+wait_for err "gpuprof: ff: waiting for a writer" || { kill $pid; fail "devices: no waiting line: $(cat err)"; }
+cat lab.dev >ff
+wait $pid || fail "devices --device-file on a FIFO: $(cat err)"
+grep -q "Lab GPU" out || fail "devices --device-file ff: no row from the file"
+"$GPUPROF" devices --device-file lab.dev >want
+cmp -s want out || fail "devices --device-file ff differs from the file"
+
 # A FIFO inside a directory input: left out with a note, the rest read, no wait.
 mkdir d
 cp t.gpz d/
