@@ -411,12 +411,8 @@ static void note_writer_losses(void)
 	}
 }
 
-/*
- * The records lost other than to failed writes, as `gpuprof record`'s
- * summary names their causes ("CUPTI 120, NVTX buffers 3"), into buf; their
- * count. Ranges still open at the end are not lost records.
- */
-static uint64_t other_losses(char *buf, size_t size)
+/* The records lost by cause (all but writes, deadline buffers, open ranges), into buf. */
+static uint64_t record_losses(char *buf, size_t size)
 {
 	static const char *const cause[GPT_LOSS__MAX] = {
 		"",	"CUPTI",  "buffer pool",       "NVTX buffers",
@@ -427,7 +423,8 @@ static uint64_t other_losses(char *buf, size_t size)
 
 	buf[0] = 0;
 	for (unsigned k = 1; k < GPT_LOSS__MAX; k++) {
-		if (!conv.lost[k] || k == GPT_LOSS_WRITER || k == GPT_LOSS_UNFINISHED) {
+		if (!conv.lost[k] || k == GPT_LOSS_WRITER || k == GPT_LOSS_UNFINISHED ||
+		    k == GPT_LOSS_DEADLINE) {
 			continue;
 		}
 		len += gpi_fmt(buf + len, size - len, "%s%s %llu", n ? ", " : "", cause[k],
@@ -435,6 +432,32 @@ static uint64_t other_losses(char *buf, size_t size)
 		n += conv.lost[k];
 	}
 	return n;
+}
+
+/*
+ * The losses other than to failed writes, as `gpuprof record`'s summary
+ * names their causes, into buf: "120 records lost (CUPTI 120, NVTX buffers
+ * 3)", and the CUPTI buffers not handed back by the exit deadline (a count
+ * of buffers, not records). Ranges still open at the end are not lost
+ * records. Returns whether there was any.
+ */
+static bool other_losses(char *buf, size_t size)
+{
+	char causes[256];
+	uint64_t n = record_losses(causes, sizeof(causes));
+	uint64_t bufs = conv.lost[GPT_LOSS_DEADLINE];
+	size_t len = 0;
+
+	buf[0] = 0;
+	if (n) {
+		len = gpi_fmt(buf, size, "%llu records lost (%s)", (unsigned long long)n, causes);
+	}
+	if (bufs) {
+		gpi_fmt(buf + len, size - len, "%s%llu CUPTI buffer%s of records not handed back "
+			"by the exit deadline", n ? ", and " : "", (unsigned long long)bufs,
+			bufs == 1 ? "" : "s");
+	}
+	return n || bufs;
 }
 
 /*
@@ -446,8 +469,8 @@ static uint64_t other_losses(char *buf, size_t size)
 static void report_losses(const struct gpt_writer_stats *st, uint64_t lost, int close_ret,
 			  const char *why)
 {
-	char text[512], causes[256], more[320] = "";
-	uint64_t other = other_losses(causes, sizeof(causes));
+	char text[512], other[400], more[440] = "";
+	bool any = other_losses(other, sizeof(other));
 
 	if (lost || close_ret) {
 		gpi_fmt(text, sizeof(text), "%llu\t%llu\t%s", (unsigned long long)lost,
@@ -460,9 +483,8 @@ static void report_losses(const struct gpt_writer_stats *st, uint64_t lost, int 
 	if (gpi_s.cfg.quiet || (gpi_s.cfg.manifest[0] && !lost && !close_ret)) {
 		return;
 	}
-	if (other) {
-		gpi_fmt(more, sizeof(more), "; %llu more lost (%s), counted in the trace",
-			(unsigned long long)other, causes);
+	if (any) {
+		gpi_fmt(more, sizeof(more), "; also %s, counted in the trace", other);
 	}
 	if (lost) {
 		gpi_warn("%s: %llu records lost: writing the trace failed (%s)%s%s", gpi_s.path,
@@ -472,9 +494,8 @@ static void report_losses(const struct gpt_writer_stats *st, uint64_t lost, int 
 		gpi_warn("%s: the end of the trace could not be written (%s); the file ends at "
 			 "its last whole chunk%s",
 			 gpi_s.path, why, more);
-	} else if (other) {
-		gpi_warn("%s: %llu records lost (%s); the trace counts them", gpi_s.path,
-			 (unsigned long long)other, causes);
+	} else if (any) {
+		gpi_warn("%s: %s; the trace counts them", gpi_s.path, other);
 	}
 }
 
