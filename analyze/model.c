@@ -19,6 +19,7 @@
 
 #include <ctype.h>
 #include <dirent.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -1450,6 +1451,23 @@ static bool has_suffix(const char *s, const char *suffix)
 	return n > k && !strcmp(s + n - k, suffix);
 }
 
+/* A .gpz (a stream's copy for a stream: import/stream.c), named path in messages. */
+static int open_gpz(const char *path, struct gpt_reader **r, char *errbuf, size_t errlen)
+{
+	int fd = gpa_input_open_fd(path);
+	int ret;
+
+	if (fd < 0) {
+		ret = gpt_reader_open(path, r); /* says why, as it always did */
+	} else {
+		ret = gpt_reader_open_fd(fd, path, r);
+	}
+	if (ret) {
+		snprintf(errbuf, errlen, "%s", *r ? gpt_reader_last_error(*r) : gp_err_str(ret));
+	}
+	return ret;
+}
+
 /*
  * Opens a trace for reading: a .gpz directly; a Kineto JSON or nsys export
  * through its importer into an unlinked temporary .gpz (every analysis then
@@ -1467,26 +1485,25 @@ static int open_input(const char *path, const struct gpa_nsys_import_opts *nsys,
 		return ret;
 	}
 	if (fmt == GPA_INPUT_GPZ) {
-		ret = gpt_reader_open(path, r);
-		if (ret) {
-			snprintf(errbuf, errlen, "%s", *r ? gpt_reader_last_error(*r) : gp_err_str(ret));
-		}
-		return ret;
+		return open_gpz(path, r, errbuf, errlen);
 	}
-	struct gp_strbuf tmp = GP_STRBUF_INIT;
 	struct gpt_writer *w = NULL;
-	gp_strbuf_addf(&tmp, "%s/gpuprof-import-XXXXXX", gp_tmpdir());
-	int fd = tmp.failed ? -1 : mkstemp(tmp.buf);
-	if (fd < 0) {
-		snprintf(errbuf, errlen, "%s: cannot create a temporary file: %s", path,
-			 strerror(errno));
-		gp_strbuf_release(&tmp);
+	/* A file with no name: nothing is left behind, whatever ends the process. */
+	int fd = gp_tmpfile();
+	int rfd = fd < 0 ? -1 : fcntl(fd, F_DUPFD_CLOEXEC, 3); /* the writer closes fd */
+	if (rfd < 0) {
+		snprintf(errbuf, errlen, "%s: cannot create a temporary file in %s: %s", path,
+			 gp_tmpdir(), strerror(errno));
+		if (fd >= 0) {
+			close(fd);
+		}
 		return -GP_ERR_IO;
 	}
-	gp_debug("%s: %s, converted through the temporary file %s", path,
-		 fmt == GPA_INPUT_NSYS ? "an Nsight Systems export" : "a Kineto trace", tmp.buf);
+	gp_debug("%s: %s, converted through a temporary file in %s", path,
+		 fmt == GPA_INPUT_NSYS ? "an Nsight Systems export" : "a Kineto trace",
+		 gp_tmpdir());
 	const struct gpt_writer_opts wo = {.chunk_records = GPA_IMPORT_CHUNK_RECORDS};
-	ret = gpt_writer_open_fd(fd, tmp.buf, &wo, &w);
+	ret = gpt_writer_open_fd(fd, path, &wo, &w);
 	if (!ret) {
 		struct gpa_nsys_import_opts no = {.progress = progress};
 		if (nsys) {
@@ -1510,14 +1527,13 @@ static int open_input(const char *path, const struct gpa_nsys_import_opts *nsys,
 		snprintf(errbuf, errlen, "%s: %s", path, gp_err_str(ret));
 	}
 	if (!ret) {
-		ret = gpt_reader_open(tmp.buf, r);
+		ret = gpt_reader_open_fd(rfd, path, r);
 		if (ret) {
-			snprintf(errbuf, errlen, "%s: %s", path,
-				 *r ? gpt_reader_last_error(*r) : gp_err_str(ret));
+			snprintf(errbuf, errlen, "%s", *r ? gpt_reader_last_error(*r) : gp_err_str(ret));
 		}
+	} else {
+		close(rfd);
 	}
-	unlink(tmp.buf); /* the reader keeps it open */
-	gp_strbuf_release(&tmp);
 	return ret;
 }
 
@@ -1565,9 +1581,13 @@ int gpa_input_open(const char *path, struct gpt_reader **r, int *format, char *e
 		   size_t errlen)
 {
 	enum gpa_input_format fmt = GPA_INPUT_UNKNOWN;
-	int ret = gpa_input_detect(path, &fmt, errbuf, errlen);
+	int ret = gpa_input_is_stream(path) ? gpa_stream_spool(path, errbuf, errlen) : 0;
 
 	*r = NULL;
+	if (ret) {
+		return ret;
+	}
+	ret = gpa_input_detect(path, &fmt, errbuf, errlen);
 	if (format) {
 		*format = ret ? GPA_INPUT_GPZ : (int)fmt;
 	}
@@ -2473,7 +2493,7 @@ int gpa_model_load(struct gpa_model *m, const char *const *paths, size_t npaths,
 	}
 	for (size_t i = 0; i < npaths; i++) {
 		struct stat sb;
-		if (!stat(paths[i], &sb)) {
+		if (!gpa_input_stat(paths[i], &sb)) {
 			total += (uint64_t)sb.st_size;
 		}
 	}
@@ -2701,6 +2721,17 @@ bool gpa_is_trace_name(const char *name)
 	       has_suffix(name, ".json.gz") || has_suffix(name, ".sqlite");
 }
 
+/* A FIFO, socket or device in a directory (through links): never one of its traces. */
+static bool is_special(const struct dirent *de, const char *path)
+{
+	struct stat sb;
+
+	if (de->d_type == DT_REG || de->d_type == DT_DIR) {
+		return false;
+	}
+	return !stat(path, &sb) && !S_ISREG(sb.st_mode) && !S_ISDIR(sb.st_mode);
+}
+
 int gpa_expand_inputs(const char *const *args, size_t nargs, char ***out, size_t *nout,
 		      char *errbuf, size_t errlen)
 {
@@ -2710,6 +2741,13 @@ int gpa_expand_inputs(const char *const *args, size_t nargs, char ***out, size_t
 	for (size_t i = 0; i < nargs && !ret; i++) {
 		struct stat sb;
 		if (stat(args[i], &sb) || !S_ISDIR(sb.st_mode)) {
+			/* A stream is read once, into a temporary every reader then opens. */
+			if (gpa_input_is_stream(args[i])) {
+				ret = gpa_stream_spool(args[i], errbuf, errlen);
+				if (ret) {
+					break;
+				}
+			}
 			char *s = strdup(args[i]);
 			if (!s || gp_vec_push(&v, s)) {
 				free(s);
@@ -2734,6 +2772,12 @@ int gpa_expand_inputs(const char *const *args, size_t nargs, char ***out, size_t
 			struct gp_strbuf sb2 = GP_STRBUF_INIT;
 			gp_strbuf_addf(&sb2, "%s/%s", args[i], de->d_name);
 			char *s = gp_strbuf_detach(&sb2, NULL);
+			/* A FIFO would block the run, and is read by whoever opens it first. */
+			if (s && is_special(de, s)) {
+				gpa_stream_note(GPA_STREAM_SKIPPED, s);
+				free(s);
+				continue;
+			}
 			if (!s || gp_vec_push(&v, s)) {
 				free(s);
 				ret = -GP_ERR_NOMEM;

@@ -641,7 +641,10 @@ uint32_t gpa_gpu_stream(const struct gpa_model *m, size_t i);
 
 /*
  * Expands directories (every trace inside: gpa_is_trace_name, sorted) into a
- * list of files. Caller frees each string and the array.
+ * list of files. Caller frees each string and the array. A stream given
+ * ("-", a pipe, a FIFO, a device) is copied into its temporary here
+ * (gpa_stream_spool, import.h); one inside a directory is left out and
+ * noted (GPA_STREAM_SKIPPED).
  */
 /* Is NAME (a file name) one a directory input reads: .gpz, .json, .json.gz, .sqlite? */
 bool gpa_is_trace_name(const char *name);

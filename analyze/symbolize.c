@@ -199,7 +199,8 @@ int gpa_symtab_read(const char *path, struct gpa_symtab *out, char *errbuf, size
 
 	memset(out, 0, sizeof(*out));
 	gp_strbuf_init(&names);
-	f.fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* non-blocking: a FIFO at a module's path must not hang the run (refused below) */
+	f.fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (f.fd < 0 || fstat(f.fd, &sb) || !S_ISREG(sb.st_mode)) {
 		snprintf(errbuf, errlen, "%s: cannot open: %s", path,
 			 f.fd < 0 || errno ? strerror(errno) : "not a regular file");

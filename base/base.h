@@ -203,6 +203,25 @@ uint32_t gp_crc32(uint32_t crc, const void *data, size_t len);
  */
 const char *gp_tmpdir(void);
 
+/*
+ * A private temporary file in gp_tmpdir(), read-write, that has no name
+ * (O_TMPFILE; where the file system lacks it, a name removed at once): it
+ * disappears with its last descriptor, whatever ends the process. Returns
+ * the descriptor, or -1 with errno set.
+ */
+int gp_tmpfile(void);
+
+/*
+ * Named temporaries a signal must remove: gp_cleanup_add() records a copy
+ * of path and returns its id (0: not recorded, the list is full or the
+ * path too long); gp_cleanup_remove(id) forgets it (0: nothing) once the
+ * file is renamed or removed. gp_cleanup_run() unlinks every recorded path:
+ * async-signal-safe, for a handler of SIGINT, SIGTERM and SIGHUP.
+ */
+unsigned gp_cleanup_add(const char *path);
+void gp_cleanup_remove(unsigned id);
+void gp_cleanup_run(void);
+
 /* --------------------------------------------------------------- clocks */
 
 /* Signal-safe. Nanoseconds of the named clock; 0 if the clock fails. */

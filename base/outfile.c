@@ -137,6 +137,7 @@ static int make_temp(struct gp_out *o, const char *prefix)
 		int fd = open(name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
 		if (fd >= 0) {
 			o->tmp = name;
+			o->tmp_id = gp_cleanup_add(name); /* a signal removes it (cli/signals.c) */
 			return fd;
 		}
 		free(name);
@@ -286,8 +287,18 @@ static int copy_out(struct gp_out *o)
 	}
 }
 
+/* Our temporary is gone (renamed or removed): a signal has nothing to remove. */
+static void forget_tmp(struct gp_out *o)
+{
+	gp_cleanup_remove(o->tmp_id);
+	o->tmp_id = 0;
+	free(o->tmp);
+	o->tmp = NULL;
+}
+
 static void release(struct gp_out *o)
 {
+	gp_cleanup_remove(o->tmp_id);
 	free(o->path);
 	free(o->dest);
 	free(o->tmp);
@@ -337,13 +348,11 @@ int gp_out_close(struct gp_out *o, char *errbuf, size_t errlen)
 		if (rename_over(o)) {
 			err = errno;
 		} else {
-			free(o->tmp);
-			o->tmp = NULL;
+			forget_tmp(o);
 		}
 	} else if (!err && o->tmp) {
 		unlink(o->tmp);
-		free(o->tmp);
-		o->tmp = NULL;
+		forget_tmp(o);
 	}
 	if (err) {
 		if (err == EEXIST) {
@@ -368,6 +377,7 @@ void gp_out_abandon(struct gp_out *o)
 	}
 	if (o->tmp) {
 		unlink(o->tmp); /* ours alone: created with O_EXCL */
+		forget_tmp(o);
 	}
 	release(o);
 }

@@ -15,7 +15,8 @@
  * - a directory: refused.
  *
  * On any error the only file removed is the temporary this module created.
- * Not signal-safe: not for inject/.
+ * Not signal-safe: not for inject/. Our temporaries are in the list a
+ * signal handler removes (gp_cleanup_run, base.h) while they exist.
  */
 #ifndef GP_OUTFILE_H
 #define GP_OUTFILE_H
@@ -41,6 +42,7 @@ struct gp_out {
 	char *path;   /* as given, for messages */
 	char *dest;   /* GP_OUT_RENAME: the file renamed over (symbolic links followed) */
 	char *tmp;    /* our temporary file, or NULL */
+	unsigned tmp_id; /* tmp in the list a signal removes (gp_cleanup_add), or 0 */
 	int fd;       /* where the bytes go: the temporary, the device, or standard output */
 	int copy_fd;  /* GP_OUT_BY_NAME in place: copied to at close; else -1 */
 	enum gp_out_kind kind;

@@ -33,6 +33,11 @@ struct cmd {
  */
 void cli_exit_status_init(void);
 void cli_exit_status_rows(const char *name, struct gp_strbuf *sb);
+/*
+ * The exit status command name exits with: status when the table gives it
+ * for the command; else 1 (a negative enum gp_err: as cli_exit_code says).
+ */
+int cli_exit_status_checked(const char *name, int status);
 
 /* The command table (gpuprof.c). */
 extern const struct cmd cmd_table[];
@@ -87,6 +92,20 @@ GP_PRINTF(1, 2) void cli_warn(const char *fmt, ...);
  */
 void cli_capture_messages(struct gp_strbuf *sb);
 bool cli_capturing(void);
+
+/*
+ * SIGINT, SIGTERM and SIGHUP (unless ignored) remove the named temporaries
+ * (gp_cleanup_run) and end the process by the signal; streams given as
+ * inputs say on stderr when they wait for a writer or are left out of a
+ * directory (cli/signals.c). Not for record, which passes signals on.
+ */
+void cli_signals_init(void);
+/*
+ * fopen(path, "rb") of a file the user names (rules, a device file): a FIFO
+ * with no writer is said ("PATH: waiting for a writer") before the open
+ * waits. NULL with errno on failure.
+ */
+FILE *cli_fopen_input(const char *path);
 /* Prints the usage line of help to stderr with the error; returns CMD_USAGE. */
 GP_PRINTF(2, 3) int cli_usage_error(const char *help, const char *fmt, ...);
 /* The usage error of a command (its usage line after the error); returns CMD_USAGE. */

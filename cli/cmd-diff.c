@@ -267,7 +267,7 @@ bad:
 /* Reads "key value" lines ('#' comments); errors name FILE:LINE. */
 static int read_config(struct diff_cfg *c, const char *path, bool rules_only)
 {
-	FILE *f = fopen(path, "r");
+	FILE *f = cli_fopen_input(path);
 	char *line = NULL, err[512];
 	size_t cap = 0;
 	ssize_t got;

@@ -199,6 +199,15 @@ int cmd_dump(int argc, char **argv)
 		cli_error("%s: %" PRIu64 " corrupt chunks in all", argv[0], st.problems);
 		status = CMD_ERROR;
 	}
+	/* A damaged file that gave no record at all: an error, as every analysis says. */
+	uint64_t nrec = 0;
+	for (size_t k = 0; k < GPT_KIND__MAX; k++) {
+		nrec += st.records[k];
+	}
+	if (!nrec && (st.truncated || st.problems) && status == CMD_OK) {
+		cli_error("%s: no records could be read", argv[0]);
+		status = CMD_ERROR;
+	}
 	gpt_reader_free(r);
 	gp_strbuf_release(&sb);
 	return status;

@@ -166,7 +166,7 @@ static int parse_min_width(struct cli_ctx *ctx, const struct cli_option *opt, co
 /* Reads a small text file whole (rules). Caller frees. */
 static char *read_text(const char *path)
 {
-	FILE *fp = fopen(path, "rb");
+	FILE *fp = cli_fopen_input(path);
 	struct gp_strbuf sb = GP_STRBUF_INIT;
 	char buf[4096];
 	size_t n;

@@ -161,7 +161,7 @@ static int read_small(const char *path, char **out, size_t *len)
 	char *buf;
 	size_t n;
 
-	f = fopen(path, "rb");
+	f = cli_fopen_input(path);
 	if (!f) {
 		cli_error("%s: cannot open: %s", path, strerror(errno));
 		return -1;

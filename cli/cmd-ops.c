@@ -66,9 +66,8 @@ static int run(const struct ops_opts *o, char **args, size_t nargs)
 	char err[512];
 	int status, ret;
 
-	status = cli_load_model(&m, args, nargs);
-	if (status != CMD_OK) {
-		return status;
+	if (cli_load_model(&m, args, nargs)) {
+		return CMD_ERROR; /* said; a negative error is not an exit status */
 	}
 	status = CMD_ERROR;
 	ret = gpa_ops_analyze(&m, &o->a, &r, err, sizeof(err));

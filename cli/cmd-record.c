@@ -253,8 +253,12 @@ static int make_output_dir(const char *dir)
 	slash = strrchr(parent, '/');
 	if (slash && slash != parent) {
 		*slash = '\0';
-		if (stat(parent, &sb) || !S_ISDIR(sb.st_mode)) {
+		if (stat(parent, &sb)) {
 			cli_error("cannot create directory %s: %s does not exist", dir, parent);
+			return -1;
+		}
+		if (!S_ISDIR(sb.st_mode)) {
+			cli_error("cannot create directory %s: %s is not a directory", dir, parent);
 			return -1;
 		}
 	}

@@ -83,6 +83,24 @@ void cli_exit_status_rows(const char *name, struct gp_strbuf *sb)
 	}
 }
 
+int cli_exit_status_checked(const char *name, int status)
+{
+	char num[16];
+
+	snprintf(num, sizeof(num), "%d", status);
+	for (size_t i = 0; i < GP_ARRAY_SIZE(rows); i++) {
+		if (!row_applies(&rows[i], name)) {
+			continue;
+		}
+		if (!strcmp(rows[i].status, num) ||
+		    (!strcmp(rows[i].status, "N") && status >= 0 && status <= 255)) {
+			return status;
+		}
+	}
+	/* A negative enum gp_err, or a status the table does not give: an error. */
+	return status < 0 ? cli_exit_code(status, 0) : CMD_ERROR;
+}
+
 /* After a command's help (cli_set_help_tail): its exit statuses. */
 static void help_tail(const struct cli_command *cmd, struct gp_strbuf *sb)
 {

@@ -129,6 +129,7 @@ static const char *const env_vars[][2] = {
 	{"GPUPROF_EXIT_TIMEOUT_MS", "recording: how long exit and signals wait for the writer, ms"},
 	{"GPUPROF_MANIFEST", "recording: a file each traced process adds its trace's path to"},
 	{"GPUPROF_DEBUG", "recording: 1 writes a signal-safe debug log on stderr"},
+	{"GPUPROF_QUIET", "recording: 1 leaves out the line on stderr that says records were lost"},
 	{"GPUPROF_EXEC_CHAIN", "internal: kept by the recording library across exec"},
 	{"GPUPROF_INJECT_LIB",
 	 "record: the recording library, when not beside gpuprof or in ../lib/gpuprof/"},
@@ -298,5 +299,8 @@ int main(int argc, char **argv)
 		cli_error("no such command: '%s'; see 'gpuprof help'", argv[1]);
 		return CMD_USAGE;
 	}
-	return finish(c->fn(argc - 1, argv + 1));
+	if (c->fn != cmd_record) {
+		cli_signals_init();
+	}
+	return finish(cli_exit_status_checked(c->name, c->fn(argc - 1, argv + 1)));
 }

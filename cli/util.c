@@ -71,7 +71,8 @@ static int check_against_input(const struct cli_command *cmd, const char *out, c
 	size_t nfiles = 0;
 	int status = CMD_OK;
 
-	if (gp_out_same(out, in)) {
+	/* An input "-" is standard input ("-" as an output is standard output). */
+	if (gp_out_same(out, strcmp(in, "-") ? in : "/dev/stdin")) {
 		return cli_cmd_usage_error(cmd, "output '%s' is the input '%s'", out, in);
 	}
 	/* An input that cannot be expanded is said by the load. */

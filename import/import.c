@@ -29,12 +29,38 @@ static const char *format_name(enum gpa_input_format fmt)
 	return "unknown";
 }
 
-int gpa_input_detect(const char *path, enum gpa_input_format *fmt, char *errbuf, size_t errlen)
+enum gpa_input_format gpa_input_detect_bytes(const unsigned char *b, size_t n)
 {
 	static const char gpz_magic[] = "\x89GPZ\r\n\x1a\n";
 	static const char sqlite_magic[] = "SQLite format 3";
+
+	if (n >= 8 && !memcmp(b, gpz_magic, 8)) {
+		return GPA_INPUT_GPZ;
+	}
+	if (n >= 16 && !memcmp(b, sqlite_magic, 16)) {
+		return GPA_INPUT_NSYS;
+	}
+	if (n >= 2 && b[0] == 0x1f && b[1] == 0x8b) {
+		return GPA_INPUT_KINETO; /* gzip: a compressed JSON trace */
+	}
+	size_t i = 0;
+	while (i < n && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n')) {
+		i++;
+	}
+	/* A UTF-8 byte order mark may precede JSON. */
+	if (i + 2 < n && b[i] == 0xef && b[i + 1] == 0xbb && b[i + 2] == 0xbf) {
+		i += 3;
+	}
+	if (i < n && (b[i] == '{' || b[i] == '[')) {
+		return GPA_INPUT_KINETO;
+	}
+	return GPA_INPUT_UNKNOWN;
+}
+
+int gpa_input_detect(const char *path, enum gpa_input_format *fmt, char *errbuf, size_t errlen)
+{
 	unsigned char b[16] = {0};
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = gpa_input_open_fd(path);
 	ssize_t n;
 
 	*fmt = GPA_INPUT_UNKNOWN;
@@ -42,31 +68,13 @@ int gpa_input_detect(const char *path, enum gpa_input_format *fmt, char *errbuf,
 		snprintf(errbuf, errlen, "%s: cannot open: %s", path, strerror(errno));
 		return -GP_ERR_IO;
 	}
-	n = read(fd, b, sizeof(b));
+	n = pread(fd, b, sizeof(b), 0);
 	close(fd);
 	if (n < 0) {
 		snprintf(errbuf, errlen, "%s: cannot read: %s", path, strerror(errno));
 		return -GP_ERR_IO;
 	}
-	if (n >= 8 && !memcmp(b, gpz_magic, 8)) {
-		*fmt = GPA_INPUT_GPZ;
-	} else if (n >= 16 && !memcmp(b, sqlite_magic, 16)) {
-		*fmt = GPA_INPUT_NSYS;
-	} else if (n >= 2 && b[0] == 0x1f && b[1] == 0x8b) {
-		*fmt = GPA_INPUT_KINETO; /* gzip: a compressed JSON trace */
-	} else {
-		ssize_t i = 0;
-		while (i < n && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n')) {
-			i++;
-		}
-		/* A UTF-8 byte order mark may precede JSON. */
-		if (i + 2 < n && b[i] == 0xef && b[i + 1] == 0xbb && b[i + 2] == 0xbf) {
-			i += 3;
-		}
-		if (i < n && (b[i] == '{' || b[i] == '[')) {
-			*fmt = GPA_INPUT_KINETO;
-		}
-	}
+	*fmt = gpa_input_detect_bytes(b, (size_t)n);
 	/* Unknown content is left to the .gpz reader, whose message says what it is not. */
 	if (*fmt == GPA_INPUT_UNKNOWN) {
 		gp_debug("%s: content not recognized; read as a .gpz", path);
@@ -101,8 +109,8 @@ static int not_importable(const char *in, char *errbuf, size_t errlen)
 {
 	static const char gpz_magic[] = "\x89GPZ\r\n\x1a\n";
 	unsigned char b[8];
-	int fd = open(in, O_RDONLY | O_CLOEXEC);
-	ssize_t n = fd < 0 ? -1 : read(fd, b, sizeof(b));
+	int fd = gpa_input_open_fd(in);
+	ssize_t n = fd < 0 ? -1 : pread(fd, b, sizeof(b), 0);
 
 	if (fd >= 0) {
 		close(fd);
@@ -135,8 +143,11 @@ int gpa_convert_opts(const char *in, const char *out, const struct gp_progress_c
 {
 	enum gpa_input_format fmt;
 	struct gpt_writer *w = NULL;
-	int ret = gpa_input_detect(in, &fmt, errbuf, errlen);
+	int ret = gpa_input_is_stream(in) ? gpa_stream_spool(in, errbuf, errlen) : 0;
 
+	if (!ret) {
+		ret = gpa_input_detect(in, &fmt, errbuf, errlen);
+	}
 	if (ret) {
 		return ret;
 	}

@@ -16,6 +16,8 @@
 #include "base/base.h"
 #include "trace/trace.h"
 
+struct stat;
+
 /* ----------------------------------------------------------- nsys import */
 
 /* What one import read and wrote (docs/import-nsys.md). */
@@ -136,6 +138,44 @@ enum gpa_input_format {
  * GPA_INPUT_GPZ, so the trace reader's message says what it is not.
  */
 int gpa_input_detect(const char *path, enum gpa_input_format *fmt, char *errbuf, size_t errlen);
+/* The format the first n bytes of an input claim; GPA_INPUT_UNKNOWN if none does. */
+enum gpa_input_format gpa_input_detect_bytes(const unsigned char *b, size_t n);
+
+/*
+ * Streams: "-" (standard input), pipes, FIFOs, character devices. Each is
+ * copied once per process into a private temporary file with no name
+ * (gp_tmpfile) by gpa_stream_spool(); the openers below then open that copy
+ * wherever they are given the stream's path, so every format is read from
+ * a stream as from a file. A FIFO is opened without blocking; with no
+ * writer, GPA_STREAM_WAITING is noted, then the open waits for one. Content
+ * that no format claims is copied only as far as its first 16 bytes. An
+ * nsys export (SQLite opens files by name) is copied into a named private
+ * temporary instead, in the list a signal removes (gp_cleanup_add), removed
+ * by gpa_stream_release_all().
+ */
+enum gpa_stream_event {
+	GPA_STREAM_WAITING, /* a FIFO with no writer yet: the open now blocks */
+	GPA_STREAM_SKIPPED, /* a FIFO, socket or device found in a directory input: left out */
+};
+typedef void (*gpa_stream_note_fn)(enum gpa_stream_event ev, const char *path);
+/* Who is told of those events (the command line prints them); NULL: nobody. */
+void gpa_stream_set_note(gpa_stream_note_fn fn);
+void gpa_stream_note(enum gpa_stream_event ev, const char *path);
+/* Is path "-" or, through links, a FIFO, socket or character device? */
+bool gpa_input_is_stream(const char *path);
+/*
+ * Copies the stream path into its temporary (once: later calls return what
+ * the first did). 0, or a negative error with one line naming path in errbuf.
+ */
+int gpa_stream_spool(const char *path, char *errbuf, size_t errlen);
+/* Opens an input for reading (the copy of a spooled stream): a descriptor, or -1 (errno). */
+int gpa_input_open_fd(const char *path);
+/* A name that opens the input: path, or /proc/self/fd/N of its copy, written into buf. */
+const char *gpa_input_path(const char *path, char *buf, size_t len);
+/* stat(2) of an input, of its copy for a spooled stream. */
+int gpa_input_stat(const char *path, struct stat *sb);
+/* Closes every copy, removing the named ones (an nsys export's): at exit. */
+void gpa_stream_release_all(void);
 /*
  * Records per chunk of the temporary .gpz an analysis writes when it is given
  * a Kineto or nsys file (and of bench-kineto, which times that import). Small

@@ -13,6 +13,7 @@
 #include "base/base.h"
 #include "import/json-scan.h"
 #include "import/json-raw.h"
+#include "import/import.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -943,7 +944,7 @@ int gpa_json_file_open(const char *path, struct gpa_json_file **out, char *errbu
 		snprintf(errbuf, errlen, "%s: out of memory", path);
 		return -GP_ERR_NOMEM;
 	}
-	f->fd = open(path, O_RDONLY | O_CLOEXEC);
+	f->fd = gpa_input_open_fd(path); /* a stream's copy (stream.c) */
 	if (f->fd < 0) {
 		snprintf(errbuf, errlen, "%s: %s", path, strerror(errno));
 		free(f);

@@ -3161,7 +3161,7 @@ int gpa_import_kineto_threads(const char *path, struct gpt_writer *w,
 	im.name = malloc(MAX_STR + 1);
 	im.argname = malloc(MAX_STR + 1);
 	pr.f = f;
-	pr.size = !stat(path, &sb) ? (uint64_t)sb.st_size : 0;
+	pr.size = !gpa_input_stat(path, &sb) ? (uint64_t)sb.st_size : 0;
 	if (!im.name || !im.argname ||
 	    gpa_json_scan_new(progress && progress->fn ? read_with_progress : gpa_json_file_read,
 			      progress && progress->fn ? (void *)&pr : (void *)f, MAX_STR, &sc)) {

@@ -1577,7 +1577,10 @@ static int find_shift(struct imp *im)
 /* Opens and checks the export; 0 or a negative gp_err with the message. */
 static int open_export(struct imp *im)
 {
-	if (sqlite3_open_v2(im->path, &im->db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+	char alias[64]; /* a stream's copy (stream.c) */
+
+	if (sqlite3_open_v2(gpa_input_path(im->path, alias, sizeof(alias)), &im->db,
+			    SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
 		return fail(im, GP_ERR_IO, "cannot open: %s",
 			    im->db ? sqlite3_errmsg(im->db) : "out of memory");
 	}

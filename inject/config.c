@@ -283,6 +283,9 @@ void gpi_config_load(struct gpi_config *c, gpi_getenv_fn env, char *errbuf, size
 	if ((v = env("GPUPROF_DEBUG")) && *v && strcmp(v, "0")) {
 		c->debug = true;
 	}
+	if ((v = env("GPUPROF_QUIET")) && *v && strcmp(v, "0")) {
+		c->quiet = true;
+	}
 	if ((v = env("GPUPROF_CUPTI_PATH")) && *v) {
 		copy_str(c->cupti_path, sizeof(c->cupti_path), v);
 	}

@@ -54,6 +54,13 @@ void gpi_conv_add(struct gpi_conv *cv, enum gpt_kind kind, const void *rec)
 	if (!cv->w) {
 		return;
 	}
+	if (kind == GPT_KIND_LOSS) {
+		/* counted also when the file takes no more: said at exit (session.c) */
+		const struct gpt_loss *l = rec;
+		if (l->cause < GPT_LOSS__MAX) {
+			cv->lost[l->cause] += l->count;
+		}
+	}
 	if (cv->err) {
 		cv->refused++;
 		return;

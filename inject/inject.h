@@ -134,6 +134,7 @@ struct gpi_config {
 	uint32_t exit_timeout_ms;	/* how long exit waits for the writer */
 	enum gpi_clock_src clock;
 	bool debug;
+	bool quiet;		/* GPUPROF_QUIET=1: no line on stderr for losses at exit */
 	char cupti_path[GPI_PATH_MAX];
 	char manifest[GPI_PATH_MAX];
 	uint32_t backtrace;	  /* frames captured at launch API calls; 0 off */
@@ -271,6 +272,8 @@ uint32_t gpi_pool_collect(struct gpi_slot **out, uint32_t max);
 void gpi_pool_release(struct gpi_slot *s);
 /* Slots still handed to CUPTI. */
 uint32_t gpi_pool_outstanding(void);
+/* In a forked child: every buffer is free, the parent's are not its own. */
+void gpi_pool_atfork_child(void);
 
 /* --------------------------------------------------------- conv.c */
 
@@ -288,6 +291,7 @@ struct gpi_conv {
 	uint64_t unknown_kinds;
 	uint64_t untimed;  /* event records with neither a device time nor a seen call */
 	uint64_t refused; /* records not added: the writer had failed for good */
+	uint64_t lost[GPT_LOSS__MAX]; /* the counts of the LOSS records added, by cause */
 	/* API names by domain and cbid */
 	uint32_t *api_names[3];
 	uint32_t api_names_n[3];

@@ -174,6 +174,20 @@ void gpi_pool_release(struct gpi_slot *s)
 	atomic_store_explicit(&s->state, GPI_SLOT_FREE, memory_order_release);
 }
 
+void gpi_pool_atfork_child(void)
+{
+	/*
+	 * Buffers the parent's CUPTI holds, or handed back to the parent's
+	 * writer, are the parent's: it writes their records. Counted here they
+	 * would be lost at the child's exit (a "flush deadline" loss the child
+	 * never had) or written twice.
+	 */
+	for (uint32_t i = 0; i < gpi_pool.nslots; i++) {
+		atomic_store_explicit(&gpi_pool.slots[i].state, GPI_SLOT_FREE,
+				      memory_order_relaxed);
+	}
+}
+
 uint32_t gpi_pool_outstanding(void)
 {
 	uint32_t n = 0;

@@ -305,6 +305,19 @@ static int open_trace(void)
 
 	choose_path(path, sizeof(path));
 	mkdir_last(path);
+	/*
+	 * A device, FIFO or directory at the name (GPUPROF_OUTPUT=/dev/null): not
+	 * a file to write a trace into, nor a name to add the pid to (as root,
+	 * /dev/null.PID would be created in /dev). Not traced, said once.
+	 */
+	struct stat sb;
+	if (!stat(path, &sb) && !S_ISREG(sb.st_mode)) {
+		static const char why[] = "not a regular file (a device, FIFO or directory)";
+		if (!manifest_note("create", path, why)) {
+			gpi_warn_once("cannot create trace file %s: %s; not tracing", path, why);
+		}
+		return -1;
+	}
 	if (gpi_s.cfg.manifest[0]) {
 		mfd = open(gpi_s.cfg.manifest, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 		if (mfd >= 0) {
@@ -398,31 +411,91 @@ static void note_writer_losses(void)
 	}
 }
 
-/*
- * At the end: says once on stderr, and to `gpuprof record` through the
- * manifest, what failed writes cost. The program's exit status is its own.
- */
-static void report_writer_losses(const struct gpt_writer_stats *st, uint64_t lost, int close_ret,
-				 const char *why)
+/* The records lost by cause (all but writes, deadline buffers, open ranges), into buf. */
+static uint64_t record_losses(char *buf, size_t size)
 {
-	char text[512];
+	static const char *const cause[GPT_LOSS__MAX] = {
+		"",	"CUPTI",  "buffer pool",       "NVTX buffers",
+		"NCCL", "write errors", "unfinished ranges", "flush deadline",
+		"call-stack queue", "call-stack table", "GEMM queue"};
+	uint64_t n = 0;
+	size_t len = 0;
 
-	if (!lost && !close_ret) {
+	buf[0] = 0;
+	for (unsigned k = 1; k < GPT_LOSS__MAX; k++) {
+		if (!conv.lost[k] || k == GPT_LOSS_WRITER || k == GPT_LOSS_UNFINISHED ||
+		    k == GPT_LOSS_DEADLINE) {
+			continue;
+		}
+		len += gpi_fmt(buf + len, size - len, "%s%s %llu", n ? ", " : "", cause[k],
+			       (unsigned long long)conv.lost[k]);
+		n += conv.lost[k];
+	}
+	return n;
+}
+
+/*
+ * The losses other than to failed writes, as `gpuprof record`'s summary
+ * names their causes, into buf: "120 records lost (CUPTI 120, NVTX buffers
+ * 3)", and the CUPTI buffers not handed back by the exit deadline (a count
+ * of buffers, not records). Ranges still open at the end are not lost
+ * records. Returns whether there was any.
+ */
+static bool other_losses(char *buf, size_t size)
+{
+	char causes[256];
+	uint64_t n = record_losses(causes, sizeof(causes));
+	uint64_t bufs = conv.lost[GPT_LOSS_DEADLINE];
+	size_t len = 0;
+
+	buf[0] = 0;
+	if (n) {
+		len = gpi_fmt(buf, size, "%llu records lost (%s)", (unsigned long long)n, causes);
+	}
+	if (bufs) {
+		gpi_fmt(buf + len, size - len, "%s%llu CUPTI buffer%s of records not handed back "
+			"by the exit deadline", n ? ", and " : "", (unsigned long long)bufs,
+			bufs == 1 ? "" : "s");
+	}
+	return n || bufs;
+}
+
+/*
+ * At the end: says in one line on stderr what was lost, whatever started
+ * the program; under `gpuprof record` (a manifest) failed writes go to the
+ * manifest and the other losses are in the summary record prints from the
+ * trace. GPUPROF_QUIET=1: nothing. The program's exit status is its own.
+ */
+static void report_losses(const struct gpt_writer_stats *st, uint64_t lost, int close_ret,
+			  const char *why)
+{
+	char text[512], other[400], more[440] = "";
+	bool any = other_losses(other, sizeof(other));
+
+	if (lost || close_ret) {
+		gpi_fmt(text, sizeof(text), "%llu\t%llu\t%s", (unsigned long long)lost,
+			(unsigned long long)st->lost_bytes, why);
+		if (manifest_note(close_ret ? "cut" : "lost", gpi_s.path, text)) {
+			return;
+		}
+	}
+	/* record's summary says the other losses, from the trace */
+	if (gpi_s.cfg.quiet || (gpi_s.cfg.manifest[0] && !lost && !close_ret)) {
 		return;
 	}
-	gpi_fmt(text, sizeof(text), "%llu\t%llu\t%s", (unsigned long long)lost,
-		(unsigned long long)st->lost_bytes, why);
-	if (manifest_note(close_ret ? "cut" : "lost", gpi_s.path, text)) {
-		return;
+	if (any) {
+		gpi_fmt(more, sizeof(more), "; also %s, counted in the trace", other);
 	}
 	if (lost) {
-		gpi_warn("%s: %llu records lost: writing the trace failed (%s)%s", gpi_s.path,
+		gpi_warn("%s: %llu records lost: writing the trace failed (%s)%s%s", gpi_s.path,
 			 (unsigned long long)lost, why,
-			 close_ret ? "; the file ends at its last whole chunk" : "");
-	} else {
+			 close_ret ? "; the file ends at its last whole chunk" : "", more);
+	} else if (close_ret) {
 		gpi_warn("%s: the end of the trace could not be written (%s); the file ends at "
-			 "its last whole chunk",
-			 gpi_s.path, why);
+			 "its last whole chunk%s",
+			 gpi_s.path, why, more);
+	} else if (any) {
+		gpi_warn("%s: %s; the trace counts them", gpi_s.path, other);
 	}
 }
 
@@ -464,7 +537,7 @@ static void close_trace(void)
 	}
 	writer = NULL;
 	trace_fd = -1;
-	report_writer_losses(&st, lost, ret, why);
+	report_losses(&st, lost, ret, why);
 	if (ret) {
 		gpi_dbg("close: %s", why);
 	}
@@ -857,6 +930,7 @@ static void atfork_child(void)
 	}
 	/* Only this thread survives. The parent's writer state is not ours: leave it. */
 	gpi_cupti_forget();
+	gpi_pool_atfork_child();
 	if (trace_fd >= 0) {
 		close(trace_fd);
 	}

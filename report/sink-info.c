@@ -123,7 +123,10 @@ static void text_file_info(struct gpr_sink *s, const struct gpa_file_info *fi)
 	}
 	gp_strbuf_adds(o, any ? "\n" : "none\n");
 	row(o, "losses");
-	if (!fi->loss_total) {
+	if (!fi->loss_total && !fi->has_footer) {
+		/* the final counts are written at close: a file cut short may have lost more */
+		gp_strbuf_adds(o, "unknown (no footer: the trace was cut short)");
+	} else if (!fi->loss_total) {
 		gp_strbuf_adds(o, "none");
 	} else {
 		any = false;
@@ -133,6 +136,9 @@ static void text_file_info(struct gpr_sink *s, const struct gpa_file_info *fi)
 				gpr_fmt_count(o, fi->losses[c]);
 				any = true;
 			}
+		}
+		if (!fi->has_footer) {
+			gp_strbuf_adds(o, "; more may be lost (no footer: the trace was cut short)");
 		}
 	}
 	if (fi->overhead_ns) {
@@ -324,6 +330,8 @@ static void json_file_info(struct gpr_sink *s, const struct gpa_file_info *fi)
 		}
 	}
 	gp_strbuf_adds(o, "},");
+	jbool(o, "losses_known", fi->has_footer); /* cut short: more may be lost */
+	gp_strbuf_addch(o, ',');
 	ju64(o, "overhead_ns", fi->overhead_ns);
 	gp_strbuf_addch(o, ',');
 	ju64(o, "corrupt_chunks", fi->problem_count);

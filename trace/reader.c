@@ -296,21 +296,10 @@ static int opened(struct gpt_reader *r)
 	return 0;
 }
 
-int gpt_reader_open(const char *path, struct gpt_reader **out)
+static int open_fd(struct gpt_reader *r)
 {
-	struct gpt_reader *r;
 	struct stat sb;
-	int ret = reader_new(path, &r);
 
-	if (ret) {
-		return ret;
-	}
-	*out = r;
-	r->fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (r->fd < 0) {
-		set_err(r, "cannot open: %s", strerror(errno));
-		return -GP_ERR_IO;
-	}
 	if (fstat(r->fd, &sb)) {
 		set_err(r, "cannot stat: %s", strerror(errno));
 		return -GP_ERR_IO;
@@ -322,6 +311,37 @@ int gpt_reader_open(const char *path, struct gpt_reader **out)
 	r->size = (uint64_t)sb.st_size;
 	r->st.file_bytes = r->size;
 	return opened(r);
+}
+
+int gpt_reader_open(const char *path, struct gpt_reader **out)
+{
+	struct gpt_reader *r;
+	int ret = reader_new(path, &r);
+
+	if (ret) {
+		return ret;
+	}
+	*out = r;
+	r->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (r->fd < 0) {
+		set_err(r, "cannot open: %s", strerror(errno));
+		return -GP_ERR_IO;
+	}
+	return open_fd(r);
+}
+
+int gpt_reader_open_fd(int fd, const char *name, struct gpt_reader **out)
+{
+	struct gpt_reader *r;
+	int ret = reader_new(name, &r);
+
+	if (ret) {
+		close(fd);
+		return ret;
+	}
+	*out = r;
+	r->fd = fd;
+	return open_fd(r);
 }
 
 int gpt_reader_open_mem(const void *data, size_t len, const char *name, struct gpt_reader **out)

@@ -257,6 +257,12 @@ struct gpt_reader_status {
  * it could be allocated, so gpt_reader_last_error explains; free it.
  */
 int gpt_reader_open(const char *path, struct gpt_reader **out);
+/*
+ * The same over fd, a regular file read with pread only (its offset is not
+ * used), which the reader owns from now on, also on error; name is used in
+ * messages.
+ */
+int gpt_reader_open_fd(int fd, const char *name, struct gpt_reader **out);
 /* The same over bytes in memory (borrowed until gpt_reader_free); name is used in messages. */
 int gpt_reader_open_mem(const void *data, size_t len, const char *name, struct gpt_reader **out);
 void gpt_reader_free(struct gpt_reader *r);

@@ -42,4 +42,13 @@ head -c $((size / 2)) full.gpz >half.gpz
 head -c 20 full.gpz >hdr.gpz
 expect_rc 1 "$GPUPROF" info hdr.gpz
 grep -q "^gpuprof: error: hdr.gpz: truncated" err || fail "header cut message: $(cat err)"
+
+# Losses of a file cut short are unknown (the final counts go in at close), never "none".
+expect_rc 0 "$GPUPROF" info half.gpz
+grep -qx "  losses      unknown (no footer: the trace was cut short)" out ||
+	fail "info half.gpz: $(grep losses out)"
+expect_rc 0 "$GPUPROF" info --json half.gpz
+grep -q '"losses":{},"losses_known":false,' out || fail "info --json half.gpz: losses known"
+expect_rc 0 "$GPUPROF" info full.gpz
+grep -qx "  losses      none" out || fail "info full.gpz: $(grep losses out)"
 exit 0

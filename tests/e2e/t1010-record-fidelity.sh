@@ -15,7 +15,9 @@ for variant in plain shuffled twice; do
 	esac
 	inject env $extra GPUPROF_OUTPUT="$PWD/$variant.gpz" "$RUN" -e "$variant.exp" -s 11 \
 		"$SCEN/full.txt" >out.txt 2>err.txt || fail "$variant: exit $?: $(cat err.txt)"
-	[ -s err.txt ] && fail "$variant: stderr: $(cat err.txt)"
+	# the scenario's 5 drops, said at exit in one line (docs/recording.md, "Losses")
+	[ "$(cat err.txt)" = "gpuprof: warning: $PWD/$variant.gpz: 5 records lost (CUPTI 5); the trace counts them" ] ||
+		fail "$variant: stderr: $(cat err.txt)"
 	"$CHECK" compare "$variant.gpz" "$variant.exp" || fail "$variant: trace differs"
 	n=$(grep -c '^R ' "$variant.exp")
 	[ "$n" -gt 2000 ] || fail "$variant: only $n records expected"
