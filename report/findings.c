@@ -442,8 +442,12 @@ int gpr_findings_text(struct gp_strbuf *o, bool md, const struct gpr_report_part
 			gpr_text_wrap(o, from, strlen(ind));
 		}
 		gp_strbuf_addch(o, '\n');
+		from = o->len;
 		gp_strbuf_addf(o, "%sevidence: ", ind);
 		add_counts(o, f, false);
+		if (!md) {
+			gpr_text_wrap(o, from, strlen(ind) + 2);
+		}
 		gp_strbuf_addch(o, '\n');
 		for (size_t e = 0; e < f->nev; e++) {
 			size_t from = o->len;
