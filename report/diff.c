@@ -274,7 +274,30 @@ static void causes(struct gp_strbuf *out, const struct gpa_diff_result *r, bool 
 	}
 }
 
-static void headline(struct gp_strbuf *out, const struct gpa_diff_result *r, bool md)
+/*
+ * The causes, when they fit: Markdown under a cap (max_bytes, 0 none; the
+ * output began at start) keeps room for the method lines and the table's
+ * closing lines; over it, one line says where the causes are.
+ */
+static void causes_capped(struct gp_strbuf *out, const struct gpa_diff_result *r, bool md,
+			  size_t start, size_t max_bytes)
+{
+	struct gp_strbuf c = GP_STRBUF_INIT;
+	size_t keep = 1000; /* the method lines, the table's first rows, the closing lines */
+
+	causes(&c, r, md);
+	if (!max_bytes || out->len - start + c.len + keep <= max_bytes) {
+		gp_strbuf_add(out, c.buf ? c.buf : "", c.len);
+	} else if (c.len) {
+		gp_strbuf_adds(out, "\n*The causes are over the output cap: the text and JSON "
+				    "outputs have them.*\n");
+	}
+	out->failed |= c.failed;
+	gp_strbuf_release(&c);
+}
+
+static void headline(struct gp_strbuf *out, const struct gpa_diff_result *r, bool md,
+		     size_t start, size_t max_bytes)
 {
 	size_t n[4] = {0};
 	const struct gpa_diff_explain *e = &r->explain;
@@ -303,7 +326,7 @@ static void headline(struct gp_strbuf *out, const struct gpa_diff_result *r, boo
 		gp_strbuf_addf(out, "%sNo regression%s in the gated metrics%s.\n", md ? "**" : "",
 			       md ? "**" : "", ungated ? " (step.wall is not gated)" : "");
 	}
-	causes(out, r, md);
+	causes_capped(out, r, md, start, max_bytes);
 	if (md) {
 		gp_strbuf_adds(out, "\n");
 	}
@@ -350,7 +373,7 @@ int gpr_diff_text(struct gp_strbuf *out, const struct gpa_diff_result *r)
 		gp_strbuf_init(&cell[i]);
 	}
 	size_t from = out->len;
-	headline(out, r, false);
+	headline(out, r, false, from, 0);
 	gpr_text_wrap_lines(out, from, 2);
 	gp_strbuf_adds(out, "\n");
 	gpr_table_init(&t, cols, C__N);
@@ -414,7 +437,7 @@ int gpr_diff_markdown(struct gp_strbuf *out, const struct gpa_diff_result *r, si
 		gp_strbuf_init(&cell[i]);
 	}
 	gp_strbuf_adds(out, "## gpuprof diff\n\n");
-	headline(out, r, true);
+	headline(out, r, true, start, max_bytes);
 	/* gated metrics first, in the open; everything in <details> */
 	gp_strbuf_adds(out, "\n");
 	md_header(out);

@@ -75,6 +75,11 @@ assert abs(e["path_change_ns"] - e["change_ns"]) < 0.1 * abs(e["change_ns"])
 assert not [k for k in e["kernel_changes"] if k["metric"].startswith("kernel.")], e["kernel_changes"]
 PY
 
+# Under a small Markdown cap the first line stays and the causes give way.
+expect_rc 0 "$GPUPROF" diff -q --markdown cap.md --markdown-max 1000 $STALL -- $BASE
+[ "$(wc -c <cap.md)" -le 1000 ] || fail "markdown over its cap: $(wc -c <cap.md)"
+grep -q '^\*\*FASTER\*\* per step' cap.md || fail "capped markdown lost the first line"
+
 # The same comparison the other way round: slower, and the gate fails on it.
 expect_rc 3 "$GPUPROF" diff --json r.json $BASE -- $STALL
 head -n 1 out | grep -q '^SLOWER per step: +3\.' || fail "stall added: $(head -n 1 out)"
