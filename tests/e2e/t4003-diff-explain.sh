@@ -105,6 +105,13 @@ head -n 1 out | grep -q '^SLOWER per step' || fail "ungated: $(head -n 1 out)"
 gate_line | grep -qx 'No regression in the gated metrics (step.wall is not gated).' ||
 	fail "ungated gate line: $(gate_line)"
 
+# A path category can be gated like any metric; a misspelt one is refused.
+expect_rc 3 "$GPUPROF" diff --fail-on path.kernel $BASE -- $SLOW
+gate_line | grep -q '^REGRESSION: 1 gated metric regressed: path.kernel +' ||
+	fail "path.kernel gate: $(gate_line)"
+expect_rc 2 "$GPUPROF" diff --fail-on path.kernal $BASE -- $SLOW
+grep -q 'path.kernel' err || fail "refused pattern lists no path metric: $(cat err)"
+
 # 3. The same runs on both sides: no material change, nothing to explain.
 expect_rc 0 "$GPUPROF" diff --json n.json --junit n.xml --markdown n.md $BASE -- $BASE
 head -n 1 out | grep -q '^NO MATERIAL CHANGE per step: +0 ns (+0.00%)' ||
