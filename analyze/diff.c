@@ -1025,7 +1025,7 @@ int gpa_diff_add_run(struct gpa_diff *d, int side, const struct gpa_model *m, co
 	if (!ret) {
 		ret = idle_by_cause(d, &c, &a, errbuf, errlen);
 	}
-	if (!ret) {
+	if (!ret && !d->o->no_path) {
 		ret = path_by_cat(d, &c, &a, errbuf, errlen);
 	}
 	if (!ret) {

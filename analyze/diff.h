@@ -185,6 +185,12 @@ struct gpa_diff_opts {
 	 * kernel.<family>.
 	 */
 	enum gpa_diff_by by;
+	/*
+	 * No critical path per step: no path.<category> metrics, so no causes
+	 * (the first line stands). It costs about a quarter of a CPU-second per
+	 * million events of a run (docs/diff.md#performance).
+	 */
+	bool no_path;
 	/* extra PCRE2 patterns of communication kernels (analyze/commclass.h); borrowed */
 	const char *const *comm_rules;
 	size_t ncomm_rules;

@@ -677,6 +677,9 @@ static const struct cli_option diff_options[] = {
 	CLI_OPT_CB(0, "config", "FILE", opt_config,
 		   "thresholds and options from a file (docs/diff.md);\n"
 		   "command-line options override it"),
+	CLI_OPT_BOOL(0, "no-causes", struct diff_cfg, a.no_path,
+		     "skip the critical path per step (path.* metrics and\n"
+		     "the causes of the change): faster on huge traces"),
 	CLI_OPT_BOOL('q', "quiet", struct diff_cfg, quiet, "no table on standard output"),
 	CLI_OPT_BOOL(0, "force", struct diff_cfg, force,
 		     "let --json write into an input directory, where\n"

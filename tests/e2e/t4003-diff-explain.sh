@@ -75,6 +75,18 @@ assert abs(e["path_change_ns"] - e["change_ns"]) < 0.1 * abs(e["change_ns"])
 assert not [k for k in e["kernel_changes"] if k["metric"].startswith("kernel.")], e["kernel_changes"]
 PY
 
+# --no-causes skips the critical path: the same first line, no causes, no path metrics.
+head -n 1 out >with-causes
+expect_rc 0 "$GPUPROF" diff --no-causes --json nc.json $STALL -- $BASE
+head -n 1 out | cmp -s - with-causes || fail "--no-causes first line: $(head -n 1 out)"
+grep -q '^Why' out && fail "--no-causes printed causes"
+python3 - <<'PY' || fail "--no-causes JSON"
+import json
+d = json.load(open("nc.json"))
+assert not [m for m in d["metrics"] if m["name"].startswith("path.")]
+assert d["explain"]["causes"] == [] and d["explain"]["direction"] == "faster"
+PY
+
 # Under a small Markdown cap the first line stays and the causes give way.
 expect_rc 0 "$GPUPROF" diff -q --markdown cap.md --markdown-max 1000 $STALL -- $BASE
 [ "$(wc -c <cap.md)" -le 1000 ] || fail "markdown over its cap: $(wc -c <cap.md)"
