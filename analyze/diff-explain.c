@@ -147,6 +147,30 @@ static bool kernel_level(const char *name)
 	       prefixed(name, "comm.");
 }
 
+/* The path category a kernel-level metric's time runs in, when it is on the path. */
+static const char *path_of(const char *name)
+{
+	if (prefixed(name, "kernel.") || prefixed(name, "op.")) {
+		return "path.kernel";
+	}
+	return prefixed(name, "copy.") ? "path.copy" : "path.communication";
+}
+
+/* Kernel-level changes whose path category was found unchanged did not move the step. */
+static void mark_off_path(const struct gpa_diff_result *r, struct gpa_diff_explain *e)
+{
+	for (size_t i = 0; i < e->kernels.n; i++) {
+		const char *cat = path_of(e->kernels.v[i].metric);
+		e->kernels.v[i].path = cat;
+		for (size_t j = 0; j < r->metrics.n; j++) {
+			if (!strcmp(r->metrics.v[j].name, cat)) {
+				e->kernels.v[i].off_path =
+					r->metrics.v[j].verdict == GPA_VERDICT_UNCHANGED;
+			}
+		}
+	}
+}
+
 int gpa_diff_explain(struct gpa_diff_result *r)
 {
 	struct gpa_diff_explain *e = &r->explain;
@@ -199,5 +223,6 @@ int gpa_diff_explain(struct gpa_diff_result *r)
 	gp_qsort(e->causes.v, e->causes.n, sizeof(*e->causes.v), e->shifted ? cmp_size : cmp_share);
 	gp_qsort(e->kernels.v, e->kernels.n, sizeof(*e->kernels.v), cmp_size);
 	pair_idle(r, e);
+	mark_off_path(r, e);
 	return 0;
 }

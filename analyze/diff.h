@@ -253,6 +253,10 @@ struct gpa_diff_cause {
 	double change;          /* the metric's change of medians (gpa_diff_metric.delta) */
 	enum gpa_verdict verdict; /* the metric's own verdict */
 	bool host;              /* a path category where the GPU can sit idle (not GPU work) */
+	const char *path;       /* a kernel-level change: the path category its time runs in
+				 * (path.kernel, path.copy, path.communication); static */
+	bool off_path;          /* ... and that category was found unchanged: the change
+				 * did not move the step */
 };
 
 /* Why the candidate is faster or slower (docs/diff.md#the-first-line-and-its-causes). */

@@ -266,7 +266,10 @@ static void causes(struct gp_strbuf *out, const struct gpa_diff_result *r, bool 
 		fmt_sns(out, c->delta_ns);
 		gp_strbuf_adds(out, " (");
 		fmt_change(out, c->change);
-		gp_strbuf_addf(out, ") [%s].\n", gpa_verdict_name(c->verdict));
+		gp_strbuf_addf(out, ") [%s%s%s%s].\n", gpa_verdict_name(c->verdict),
+			       c->off_path ? "; off the critical path: " : "",
+			       c->off_path ? c->path : "",
+			       c->off_path ? " unchanged" : "");
 	}
 	if (e->kernels.n > KERNELS_MAX) {
 		gp_strbuf_addf(out, "%s... and %zu more (the table has them).\n", li,
@@ -547,6 +550,9 @@ static void json_causes(struct gp_strbuf *out, const char *key, const struct gpa
 		json_key(out, "change", true);
 		json_num(out, c->change);
 		gp_strbuf_addf(out, ",\"verdict\":\"%s\"", gpa_verdict_name(c->verdict));
+		if (c->off_path) {
+			gp_strbuf_adds(out, ",\"off_path\":true");
+		}
 		if (c->idle) {
 			json_key(out, "idle", true);
 			gp_strbuf_add_json_str(out, c->idle, strlen(c->idle));

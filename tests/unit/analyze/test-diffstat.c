@@ -669,3 +669,31 @@ TEST(explain_shifted_composition)
 	CHECK_EQ_I(t.explain.causes.n, 0);
 	gpa_diff_result_release(&t);
 }
+
+/*
+ * A kernel family that regressed while the path's kernel time was found
+ * unchanged did not move the step: off the path. One whose path category
+ * is inconclusive is not said to be off it.
+ */
+TEST(explain_kernel_changes_off_path)
+{
+	struct gpa_diff_result r = {.samples = GPA_DIFF_STEPS};
+
+	put_metric(&r, "step.wall", 100, 80, GPA_VERDICT_IMPROVED);
+	put_metric(&r, "path.cpu", 60, 40, GPA_VERDICT_IMPROVED);
+	put_metric(&r, "path.kernel", 40, 40, GPA_VERDICT_UNCHANGED);
+	put_metric(&r, "path.copy", 1, 1.2, GPA_VERDICT_INCONCLUSIVE);
+	put_metric(&r, "kernel.cudnn_conv", 8, 10, GPA_VERDICT_REGRESSED);
+	put_metric(&r, "copy.time", 3, 4, GPA_VERDICT_REGRESSED);
+	REQUIRE(gpa_diff_explain(&r) == 0);
+	const struct gpa_diff_explain *e = &r.explain;
+	REQUIRE(e->kernels.n == 2);
+	CHECK_STR(e->kernels.v[0].metric, "kernel.cudnn_conv");
+	CHECK(e->kernels.v[0].off_path);
+	CHECK_STR(e->kernels.v[0].path, "path.kernel");
+	CHECK_STR(e->kernels.v[1].metric, "copy.time");
+	CHECK(!e->kernels.v[1].off_path);
+	CHECK_STR(e->kernels.v[1].path, "path.copy");
+	CHECK_STR(e->causes.v[0].metric, "path.cpu");
+	gpa_diff_result_release(&r);
+}
