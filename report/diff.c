@@ -236,8 +236,13 @@ static void causes(struct gp_strbuf *out, const struct gpa_diff_result *r, bool 
 							      : "Why",
 		       e->whole ? "run" : "step");
 	fmt_sns(out, e->path_ns);
-	gp_strbuf_adds(out, e->shifted ? "; the composition shifted, largest first):\n"
-				       : "; causes by share of the change):\n");
+	if (!e->shifted) {
+		gp_strbuf_adds(out, "; causes by share of the change):\n");
+	} else if (e->direction == GPA_DIFF_SAME) {
+		gp_strbuf_adds(out, "; largest first):\n");
+	} else {
+		gp_strbuf_adds(out, "; the composition shifted, largest first):\n");
+	}
 	if (md) {
 		gp_strbuf_adds(out, "\n");
 	}
