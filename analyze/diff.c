@@ -3,12 +3,14 @@
  * diff.c - two sets of runs compared metric by metric (docs/diff.md). Each
  * run's model is reduced to per-step samples as it is added (so the model
  * can be freed before the next run loads): step wall time, GPU busy, idle
- * by cause, time per kernel family, copies, communication and exposed
- * communication, MFU. gpa_diff_compute then tests every metric
- * (diffstat.c), adjusts for multiple comparisons and gives verdicts.
+ * by cause, the critical path's time by category, time per kernel family,
+ * copies, communication and exposed communication, MFU. gpa_diff_compute
+ * then tests every metric (diffstat.c), adjusts for multiple comparisons,
+ * gives verdicts and explains the step time's change (diff-explain.c).
  */
 #include "base/compat.h"
 #include "analyze/commclass.h"
+#include "analyze/critpath.h"
 #include "analyze/diff.h"
 #include "analyze/model.h"
 #include "analyze/breakdown.h"
@@ -209,6 +211,12 @@ bool gpa_diff_metric_pattern_ok(const char *pattern)
 			return true;
 		}
 	}
+	for (unsigned c = 0; c < GPA_CP__COUNT; c++) {
+		snprintf(name, sizeof(name), "path.%s", gpa_cp_cat_name(c));
+		if (!fnmatch(pattern, name, 0)) {
+			return true;
+		}
+	}
 	return false;
 }
 
@@ -219,6 +227,9 @@ void gpa_diff_metric_names(struct gp_strbuf *sb)
 	}
 	for (unsigned c = 0; c < GPA_GAP__COUNT; c++) {
 		gp_strbuf_addf(sb, ", idle.%s", gpa_gap_cause_name(c));
+	}
+	for (unsigned c = 0; c < GPA_CP__COUNT; c++) {
+		gp_strbuf_addf(sb, ", path.%s", gpa_cp_cat_name(c));
 	}
 	gp_strbuf_adds(sb, ", kernel.FAMILY, op.OPERATOR");
 }
@@ -824,6 +835,51 @@ static int idle_by_cause(struct gpa_diff *d, struct run_ctx *c, struct acc *a, c
 	return idle ? 0 : -GP_ERR_NOMEM;
 }
 
+/*
+ * The critical path's time by category per step (path.<category>): in a run
+ * of several processes, the path of the process whose step is the slowest
+ * (the one step.wall reads), so the categories add up to its step.
+ */
+static int path_by_cat(struct gpa_diff *d, struct run_ctx *c, struct acc *a, char *errbuf,
+		       size_t errlen)
+{
+	struct gpa_critpath_opts po = {.comm = &c->comm};
+	struct gpa_critpath cp;
+	uint32_t row[GPA_CP__COUNT];
+	char name[64];
+	double *best = calloc(c->n ? c->n : 1, sizeof(double));
+	int ret = best ? gpa_critpath_analyze(c->m, &c->steps, &po, &cp, errbuf, errlen)
+		       : -GP_ERR_NOMEM;
+
+	for (unsigned k = 0; !ret && k < GPA_CP__COUNT; k++) {
+		snprintf(name, sizeof(name), "path.%s", gpa_cp_cat_name(k));
+		if (!acc_row(d, a, name, GPA_DIFF_NS, &row[k])) {
+			ret = -GP_ERR_NOMEM;
+		}
+	}
+	for (size_t i = 0; !ret && i < cp.steps.n; i++) {
+		const struct gpa_cp_step *st = &cp.steps.v[i];
+		if (st->step == GPA_NONE || c->ord[st->step] == GPA_NONE) {
+			continue;
+		}
+		const struct gpa_step *sp = &c->steps.v.v[st->step];
+		size_t o = c->ord[st->step];
+		double w = (double)(sp->end - sp->start);
+		if (best[o] > 0 && w <= best[o]) {
+			continue;
+		}
+		best[o] = w;
+		for (unsigned k = 0; k < GPA_CP__COUNT; k++) {
+			a->v[row[k] * a->n + o] = (double)st->now.cat_ns[k];
+		}
+	}
+	if (best) {
+		gpa_critpath_release(&cp);
+	}
+	free(best);
+	return ret;
+}
+
 /* Warns when rp is a run added before; keeps it (with a copy of label) for the next runs. */
 static void check_print(struct gpa_diff *d, struct run_print *rp, const char *label)
 {
@@ -969,6 +1025,9 @@ int gpa_diff_add_run(struct gpa_diff *d, int side, const struct gpa_model *m, co
 	if (!ret) {
 		ret = idle_by_cause(d, &c, &a, errbuf, errlen);
 	}
+	if (!ret && !d->o->no_path) {
+		ret = path_by_cat(d, &c, &a, errbuf, errlen);
+	}
 	if (!ret) {
 		ret = put_acc(d, side, &a);
 	}
@@ -1005,6 +1064,8 @@ void gpa_diff_result_release(struct gpa_diff_result *r)
 		free(r->warnings.v[i]);
 	}
 	gp_vec_free(&r->warnings);
+	gp_vec_free(&r->explain.causes);
+	gp_vec_free(&r->explain.kernels);
 }
 
 static bool matches_any(const char *const *pats, size_t n, const char *name)
@@ -1110,6 +1171,12 @@ static int compare_one(struct gpa_diff *d, struct series *s, bool medians,
 	mt->name = strdup(s->name);
 	if (!tmp || !mt->name) {
 		goto out;
+	}
+	for (size_t i = 0; i < mt->na; i++) {
+		mt->mean_a += va[i] / (double)mt->na;
+	}
+	for (size_t i = 0; i < mt->nb; i++) {
+		mt->mean_b += vb[i] / (double)mt->nb;
 	}
 	memcpy(tmp, va, mt->na * sizeof(double));
 	mt->med_a = gpa_median(tmp, mt->na);
@@ -1248,6 +1315,10 @@ int gpa_diff_compute(struct gpa_diff *d, struct gpa_diff_result *out)
 		}
 	}
 	gp_qsort(out->metrics.v, out->metrics.n, sizeof(*out->metrics.v), cmp_metric);
+	ret = gpa_diff_explain(out);
+	if (ret) {
+		goto out;
+	}
 	/* the warnings move to the result */
 	out->warnings.v = d->warnings.v;
 	out->warnings.n = d->warnings.n;

@@ -185,6 +185,12 @@ struct gpa_diff_opts {
 	 * kernel.<family>.
 	 */
 	enum gpa_diff_by by;
+	/*
+	 * No critical path per step: no path.<category> metrics, so no causes
+	 * (the first line stands). It costs about a quarter of a CPU-second per
+	 * million events of a run (docs/diff.md#performance).
+	 */
+	bool no_path;
 	/* extra PCRE2 patterns of communication kernels (analyze/commclass.h); borrowed */
 	const char *const *comm_rules;
 	size_t ncomm_rules;
@@ -195,9 +201,9 @@ void gpa_diff_opts_init(struct gpa_diff_opts *o);
 
 /*
  * Whether the fnmatch pattern can match a metric diff computes: one of the
- * fixed names (step.wall, gpu.busy, idle.total, idle.<cause>, copy.time,
- * copy.bytes, comm.time, comm.exposed, mfu), a kernel family (kernel.*) or
- * an operator (op.*).
+ * fixed names (step.wall, gpu.busy, idle.total, idle.<cause>, path.<category>
+ * of the critical path, copy.time, copy.bytes, comm.time, comm.exposed, mfu),
+ * a kernel family (kernel.*) or an operator (op.*).
  * A pattern that cannot ("step.wal") would gate nothing.
  */
 bool gpa_diff_metric_pattern_ok(const char *pattern);
@@ -211,6 +217,7 @@ struct gpa_diff_metric {
 	bool gated;             /* matched a fail_on pattern */
 	size_t na, nb;          /* samples */
 	double med_a, med_b;
+	double mean_a, mean_b;  /* means of the samples: they add up across metrics (causes) */
 	double delta;           /* med_b / med_a - 1; +inf when med_a is 0 < med_b */
 	double ci_lo, ci_hi;    /* bootstrap interval of delta */
 	double p, q;            /* Mann-Whitney p, and adjusted for multiple comparisons */
@@ -218,6 +225,56 @@ struct gpa_diff_metric {
 	double min_effect;
 	enum gpa_verdict verdict;
 	uint32_t more_runs;     /* inconclusive: runs per side to add (estimate) */
+};
+
+/* The headline's reading of the step time (step.wall) per step. */
+enum gpa_diff_direction {
+	GPA_DIFF_SAME = 0,         /* unchanged: the interval lies inside the minimum effect */
+	GPA_DIFF_FASTER = 1,       /* step.wall improved */
+	GPA_DIFF_SLOWER = 2,       /* step.wall regressed */
+	GPA_DIFF_UNDECIDED = 3,    /* inconclusive: the evidence does not separate the runs */
+};
+
+/* "no material change", "faster", "slower", "inconclusive". */
+const char *gpa_diff_direction_name(unsigned d);
+
+/*
+ * One reason the step time moved: a category of the critical path, an idle
+ * cause or a kernel-level metric, with the change of its mean per step.
+ */
+struct gpa_diff_cause {
+	const char *metric;     /* "path.cpu", "idle.data-loading", "kernel.gemm": borrowed
+				 * from gpa_diff_result.metrics */
+	const char *idle;       /* a host-side path category: the idle cause (metric name)
+				 * that moved most with it, or NULL */
+	double delta_ns;        /* mean candidate - mean baseline, ns per step */
+	double idle_ns;         /* the idle cause's change, ns per step */
+	double share;           /* delta_ns / gpa_diff_explain.path_ns (NAN when that is 0) */
+	double change;          /* the metric's change of medians (gpa_diff_metric.delta) */
+	enum gpa_verdict verdict; /* the metric's own verdict */
+	bool host;              /* a path category where the GPU can sit idle (not GPU work) */
+	const char *path;       /* a kernel-level change: the path category its time runs in
+				 * (path.kernel, path.copy, path.communication); static */
+	bool off_path;          /* ... and that category was found unchanged: the change
+				 * did not move the step */
+};
+
+/* Why the candidate is faster or slower (docs/diff.md#the-first-line-and-its-causes). */
+struct gpa_diff_explain {
+	enum gpa_diff_direction direction;
+	bool whole;             /* no steps: "per step" is per run */
+	size_t step;            /* index of step.wall in metrics; SIZE_MAX when absent */
+	double change_ns;       /* median candidate - median baseline of step.wall */
+	double path_ns;         /* the mean critical path's change per step: the sum of the
+				 * categories' changes */
+	bool shifted;           /* no change to share out (unchanged, whole runs, a path
+				 * change not within half to twice the mean step change, or
+				 * a cause over 150 % of it): causes ranked by size */
+	GP_VEC(struct gpa_diff_cause) causes;  /* path categories, largest share first
+						* (shifted: largest |change| first) */
+	GP_VEC(struct gpa_diff_cause) kernels; /* kernel, operator, copy and communication
+						* metrics that regressed or improved, largest
+						* |change| first */
 };
 
 struct gpa_diff_result {
@@ -232,6 +289,7 @@ struct gpa_diff_result {
 	GP_VEC(char *) vanished_kernels;    /* families (op.<name>: operators) only the baseline has */
 	GP_VEC(char *) warnings;
 	size_t regressed_gated;             /* gated metrics that regressed */
+	struct gpa_diff_explain explain;    /* the first line and its causes */
 };
 
 struct gpa_diff;
@@ -261,6 +319,15 @@ int gpa_diff_add_run(struct gpa_diff *d, int side, const struct gpa_model *m, co
 int gpa_diff_run_pack(const struct gpa_diff *d, struct gp_strbuf *out);
 int gpa_diff_run_unpack(struct gpa_diff *d, int side, const void *buf, size_t len,
 			const char *what, char *errbuf, size_t errlen);
+/*
+ * Fills r->explain from r->metrics (verdicts given): the direction from
+ * step.wall, the path.<category> metrics ranked by their share of the
+ * mean path change, each host-side category with the idle.<cause> that
+ * moved most with it, then the kernel-level metrics that changed.
+ * gpa_diff_compute calls it. Returns 0 or -GP_ERR_NOMEM.
+ */
+int gpa_diff_explain(struct gpa_diff_result *r);
+
 /* Compares the sides; fills *out (release with gpa_diff_result_release, also after an error). */
 int gpa_diff_compute(struct gpa_diff *d, struct gpa_diff_result *out);
 void gpa_diff_result_release(struct gpa_diff_result *r);

@@ -16,6 +16,7 @@
 #include "analyze/steps.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
+#include <ctype.h>
 #include <pcre2.h>
 #include <stdio.h>
 
@@ -292,6 +293,8 @@ struct builder {
 	 */
 	struct gp_u64map cpu;
 	uint32_t *thread_node; /* per thread, without steps */
+	uint32_t *role;       /* NO_IDS: per thread, its place by first launch in its
+			       * process (0 the main thread); GPA_NONE without launches */
 	uint32_t *chain;      /* MAX_CHAIN: an NVTX range's ancestors */
 	int err;
 };
@@ -391,14 +394,51 @@ static uint32_t step_node(struct builder *b, uint32_t parent, uint32_t step)
 	return child(b->f, parent, intern(b->f, name), GPA_FRAME_STEP, GPA_CAT_OTHER);
 }
 
+/*
+ * A thread's name without its OS id: the decimal tid, where it stands as a
+ * whole number in the name (Kineto names threads "thread 2568503
+ * (python3.8)"), is cut out with the space before it.
+ */
+static void name_without_tid(char *out, size_t len, const char *tn, uint32_t tid)
+{
+	char id[16];
+	size_t n = (size_t)snprintf(id, sizeof(id), "%" PRIu32, tid), o = 0;
+
+	for (const char *p = tn; *p && o + 1 < len;) {
+		bool whole = !strncmp(p, id, n) && !(p > tn && isdigit((unsigned char)p[-1])) &&
+			     !isdigit((unsigned char)p[n]);
+		if (whole) {
+			p += n;
+			if (o && out[o - 1] == ' ' && *p == ' ') {
+				p++;
+			}
+			continue;
+		}
+		out[o++] = *p++;
+	}
+	while (o && out[o - 1] == ' ') {
+		o--;
+	}
+	out[o] = 0;
+}
+
 static uint32_t thread_node(struct builder *b, uint32_t parent, uint32_t thread)
 {
 	const struct gpa_thread *t = &b->m->threads.v[thread];
 	const char *tn = gpa_model_str(b->m, t->name);
-	char name[320];
+	char name[320], base[280];
 
 	if (b->o->flags & GPA_FLAME_NO_IDS) {
-		snprintf(name, sizeof(name), "%s", *tn ? tn : "thread");
+		/* matched across runs by role, never by OS id (docs/flame.md) */
+		name_without_tid(base, sizeof(base), tn, t->tid);
+		uint32_t r = b->role ? b->role[thread] : GPA_NONE;
+		if (r == 0) {
+			snprintf(name, sizeof(name), "%s main", *base ? base : "thread");
+		} else if (r != GPA_NONE) {
+			snprintf(name, sizeof(name), "%s side %" PRIu32, *base ? base : "thread", r);
+		} else {
+			snprintf(name, sizeof(name), "%s", *base ? base : "thread");
+		}
 	} else if (*tn) {
 		snprintf(name, sizeof(name), "%.255s tid %" PRIu32, tn, t->tid);
 	} else {
@@ -873,6 +913,68 @@ static int compile(const char *pat, const char *what, pcre2_code **re, char *err
 	return 0;
 }
 
+struct thread_first {
+	uint64_t first;
+	uint32_t proc, thread;
+};
+
+static int cmp_first(const void *x, const void *y)
+{
+	const struct thread_first *a = x, *b = y;
+
+	if (a->proc != b->proc) {
+		return a->proc < b->proc ? -1 : 1;
+	}
+	if (a->first != b->first) {
+		return a->first < b->first ? -1 : 1;
+	}
+	return a->thread < b->thread ? -1 : a->thread > b->thread;
+}
+
+/*
+ * NO_IDS: each thread's role in its process, the order of its first launch
+ * (the call of the first GPU op it launched): 0 the main thread, then side
+ * threads 1, 2, ...; threads that launched nothing keep their name alone.
+ * Two runs of one program name the same thread alike whatever ids the OS
+ * gave them.
+ */
+static int thread_roles(struct builder *b)
+{
+	const struct gpa_model *m = b->m;
+	size_t nt = m->threads.n;
+	struct thread_first *v = malloc((nt + 1) * sizeof(*v));
+
+	b->role = malloc((nt + 1) * sizeof(*b->role));
+	if (!v || !b->role) {
+		free(v);
+		return -GP_ERR_NOMEM;
+	}
+	for (size_t t = 0; t < nt; t++) {
+		v[t] = (struct thread_first){UINT64_MAX, m->threads.v[t].proc, (uint32_t)t};
+		b->role[t] = GPA_NONE;
+	}
+	for (size_t g = 0; g < m->gpu.n; g++) {
+		uint32_t a = gpa_gpu_api(m, g);
+		if (a == GPA_NONE) {
+			continue;
+		}
+		uint32_t t = gpa_api_thread(m, a);
+		uint64_t s = gpa_api_start(m, a);
+		if (t < nt && s < v[t].first) {
+			v[t].first = s;
+		}
+	}
+	gp_qsort(v, nt, sizeof(*v), cmp_first);
+	for (size_t i = 0, k = 0; i < nt; i++) {
+		k = i && v[i].proc == v[i - 1].proc ? k + 1 : 0;
+		if (v[i].first != UINT64_MAX) {
+			b->role[v[i].thread] = (uint32_t)k;
+		}
+	}
+	free(v);
+	return 0;
+}
+
 /* The builder's tables, nleaf leaf slots; builder_release frees them, also on failure. */
 static int builder_alloc(struct builder *b, size_t nleaf)
 {
@@ -901,6 +1003,9 @@ static int builder_alloc(struct builder *b, size_t nleaf)
 	    !b->str_match || !b->leaf_name || !b->leaf_ok || !b->leaf_cat) {
 		return -GP_ERR_NOMEM;
 	}
+	if ((b->o->flags & GPA_FLAME_NO_IDS) && thread_roles(b)) {
+		return -GP_ERR_NOMEM;
+	}
 	memset(b->proc_node, 0xff, (m->procs.n + 1) * sizeof(*b->proc_node));
 	memset(b->thread_node, 0xff, (m->threads.n + 1) * sizeof(*b->thread_node));
 	memset(b->range_base, 0xff, (m->nvtx.n + 1) * sizeof(*b->range_base));
@@ -924,6 +1029,7 @@ static void builder_release(struct builder *b)
 	free(b->proc_node);
 	free(b->proc_ok);
 	free(b->thread_node);
+	free(b->role);
 	free(b->range_node);
 	free(b->range_base);
 	free(b->range_ok);

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * gpuprof diff - did the candidate runs get slower than the baseline runs,
- * beyond noise? Per-metric Mann-Whitney U tests, bootstrap intervals and a
- * noise floor (docs/diff.md); text, Markdown, JSON and JUnit outputs; exit 3
- * when a gated metric regressed.
+ * gpuprof diff - is the candidate faster or slower per step than the
+ * baseline, beyond noise, and why? Per-metric Mann-Whitney U tests,
+ * bootstrap intervals and a noise floor, the step time's change explained
+ * by the critical path (docs/diff.md); text, Markdown, JSON and JUnit
+ * outputs; exit 3 when a gated metric regressed.
  */
 #include "base/compat.h"
 #include "base/outfile.h"
@@ -676,6 +677,9 @@ static const struct cli_option diff_options[] = {
 	CLI_OPT_CB(0, "config", "FILE", opt_config,
 		   "thresholds and options from a file (docs/diff.md);\n"
 		   "command-line options override it"),
+	CLI_OPT_BOOL(0, "no-causes", struct diff_cfg, a.no_path,
+		     "skip the critical path per step (path.* metrics and\n"
+		     "the causes of the change): faster on huge traces"),
 	CLI_OPT_BOOL('q', "quiet", struct diff_cfg, quiet, "no table on standard output"),
 	CLI_OPT_BOOL(0, "force", struct diff_cfg, force,
 		     "let --json write into an input directory, where\n"
@@ -693,10 +697,13 @@ const struct cli_command cmd_diff_opts = {
 	.usage =
 	"usage: gpuprof diff [OPTIONS] BASELINE... -- CANDIDATE...\n"
 	"\n"
-	"Compares two sets of runs metric by metric and says which regressed beyond\n"
-	"noise. A run is one trace or a directory of rank traces (.gpz, Kineto JSON,\n"
-	"nsys SQLite). Metrics, per step: step.wall, gpu.busy, idle.total and\n"
-	"idle.<cause>, kernel.<family> (names normalized so a recompiled kernel\n"
+	"Says first whether the candidate is faster or slower per step, by how much\n"
+	"and how surely, and why: the critical path's categories ranked by their\n"
+	"share of the change. Then compares the runs metric by metric and says which\n"
+	"regressed beyond noise. A run is one trace or a directory of rank traces\n"
+	"(.gpz, Kineto JSON, nsys SQLite). Metrics, per step: step.wall, gpu.busy,\n"
+	"idle.total and idle.<cause>, path.<category> (the critical path's time),\n"
+	"kernel.<family> (names normalized so a recompiled kernel\n"
 	"matches itself; with --by op, op.<operator> for kernels PyTorch operators\n"
 	"launched), copy.time, copy.bytes, comm.time, comm.exposed,\n"
 	"and mfu with --flops-per-step and --peak-tflops. Each gets a two-sided\n"

@@ -96,8 +96,9 @@ static const struct cli_option flame_options[] = {
 	CLI_OPT_UINTV(0, "rank", "N", FO, a.rank, 0, INT32_MAX, "bad rank '%s'",
 		      "only the process of rank N"),
 	CLI_OPT_BITV(0, "no-ids", FO, a.flags, GPA_FLAME_NO_IDS,
-		     "name processes and threads without pid and tid\n"
-		     "(implied by --diff, so runs compare)"),
+		     "name processes and threads without pid and tid:\n"
+		     "threads by role, main or side N in order of first\n"
+		     "launch (implied by --diff, so runs compare)"),
 	CLI_OPT_BOOL(0, "diff", FO, diff, "differential: BEFORE... -- AFTER..."),
 	CLI_OPT_BOOL(0, "force", FO, force,
 		     "let -o write a trace-named file (.json) into an\n"

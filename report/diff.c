@@ -118,12 +118,204 @@ static const struct gpr_col cols[C__N] = {
 	{"Verdict", 0},	     {"Gate", 0},
 };
 
-static void headline(struct gp_strbuf *out, const struct gpa_diff_result *r, bool md)
+/* "+780 us", "-35.0 ms": a signed duration. */
+static void fmt_sns(struct gp_strbuf *sb, double ns)
+{
+	gp_strbuf_addch(sb, ns < 0 ? '-' : '+');
+	gpr_fmt_ns(sb, (uint64_t)llround(fabs(ns)));
+}
+
+static void fmt_abs_ns(struct gp_strbuf *sb, double ns)
+{
+	gpr_fmt_ns(sb, (uint64_t)llround(fabs(ns)));
+}
+
+/*
+ * The first line: faster or slower per step (step.wall's verdict), by how
+ * much, with the interval and adjusted p that decided it.
+ */
+static void first_line(struct gp_strbuf *out, const struct gpa_diff_result *r, bool md)
+{
+	static const char *const word[] = {"NO MATERIAL CHANGE", "FASTER", "SLOWER",
+					   "INCONCLUSIVE"};
+	const struct gpa_diff_explain *e = &r->explain;
+	const char *b = md ? "**" : "";
+
+	if (e->step == SIZE_MAX) {
+		gp_strbuf_addf(out, "%sNO STEP TIME%s: neither side has a step time to compare.\n", b,
+			       b);
+		return;
+	}
+	const struct gpa_diff_metric *m = &r->metrics.v[e->step];
+	gp_strbuf_addf(out, "%s%s%s %s: ", b, word[e->direction], b,
+		       e->whole ? "per run (no steps: each whole run)" : "per step");
+	fmt_sns(out, e->change_ns);
+	gp_strbuf_adds(out, " (");
+	fmt_change(out, m->delta);
+	gp_strbuf_adds(out, "), ");
+	fmt_value(out, m, m->med_a);
+	gp_strbuf_adds(out, " -> ");
+	fmt_value(out, m, m->med_b);
+	gp_strbuf_adds(out, "; 95% CI ");
+	fmt_ci(out, m);
+	gp_strbuf_adds(out, ", p (adj) ");
+	fmt_p(out, m->q);
+	if (e->direction == GPA_DIFF_SAME) {
+		gp_strbuf_addf(out, "; inside the minimum effect of %g%%", m->min_effect * 100);
+	} else if (e->direction == GPA_DIFF_UNDECIDED) {
+		gp_strbuf_adds(out, "; the evidence does not separate the runs: ");
+		fmt_verdict(out, m);
+	}
+	gp_strbuf_adds(out, ".\n");
+}
+
+/* One cause: what moved, by how much, its share of the change and its own verdict. */
+static void cause_phrase(struct gp_strbuf *out, const struct gpa_diff_cause *c, bool shifted,
+			 bool md)
+{
+	const char *q = md ? "`" : "";
+	const char *cat = c->metric + 5; /* "path." */
+
+	if (c->idle) {
+		gp_strbuf_addf(out, "%s idle %s by ", c->idle + 5, c->idle_ns < 0 ? "fell" : "rose");
+		fmt_abs_ns(out, c->idle_ns);
+		gp_strbuf_addf(out, " (on the critical path: %s%s%s ", q, cat, q);
+		fmt_sns(out, c->delta_ns);
+		gp_strbuf_adds(out, ")");
+	} else {
+		gp_strbuf_addf(out, "%s%s%s time on the critical path %s by ", q, cat, q,
+			       c->delta_ns < 0 ? "fell" : "rose");
+		fmt_abs_ns(out, c->delta_ns);
+	}
+	if (shifted) {
+		/* no change to share out */
+	} else if (isfinite(c->share) && c->share >= 0.5) {
+		gp_strbuf_addf(out, ", most of the step-time change (%.0f%%)", c->share * 100);
+	} else if (isfinite(c->share) && c->share > 0) {
+		gp_strbuf_addf(out, ", %.0f%% of the step-time change", c->share * 100);
+	} else if (isfinite(c->share)) {
+		gp_strbuf_addf(out, ", against the change (%.0f%%)", c->share * 100);
+	}
+	gp_strbuf_addf(out, " [%s]", gpa_verdict_name(c->verdict));
+}
+
+/* Whether a cause is worth a line: 1% of the baseline step, and 5% of a change to explain. */
+static bool material(const struct gpa_diff_result *r, const struct gpa_diff_cause *c)
+{
+	const struct gpa_diff_explain *e = &r->explain;
+	double step = e->step != SIZE_MAX ? r->metrics.v[e->step].med_a : 0;
+
+	if (fabs(c->delta_ns) < 0.01 * step || c->delta_ns == 0) {
+		return false;
+	}
+	if (e->shifted || !isfinite(c->share)) {
+		return true;
+	}
+	return fabs(c->share) >= 0.05;
+}
+
+#define CAUSES_MAX 6
+#define KERNELS_MAX 8
+
+/* The causes of the change, ranked, then the kernel-level changes. */
+static void causes(struct gp_strbuf *out, const struct gpa_diff_result *r, bool md)
+{
+	const struct gpa_diff_explain *e = &r->explain;
+	const char *li = md ? "- " : "  ";
+	size_t shown = 0;
+
+	if (!e->causes.n) {
+		return;
+	}
+	if (md) {
+		gp_strbuf_adds(out, "\n");
+	}
+	gp_strbuf_addf(out, "%s (critical path per %s, mean change ",
+		       e->shifted ? "What moved"
+		       : e->direction == GPA_DIFF_UNDECIDED ? "Where the undecided change comes from"
+							      : "Why",
+		       e->whole ? "run" : "step");
+	fmt_sns(out, e->path_ns);
+	if (!e->shifted) {
+		gp_strbuf_adds(out, "; causes by share of the change):\n");
+	} else if (e->direction == GPA_DIFF_SAME) {
+		gp_strbuf_adds(out, "; largest first):\n");
+	} else {
+		gp_strbuf_adds(out, "; the composition shifted, largest first):\n");
+	}
+	if (md) {
+		gp_strbuf_adds(out, "\n");
+	}
+	for (size_t i = 0; i < e->causes.n && shown < CAUSES_MAX; i++) {
+		if (!material(r, &e->causes.v[i])) {
+			continue;
+		}
+		gp_strbuf_adds(out, li);
+		cause_phrase(out, &e->causes.v[i], e->shifted, md);
+		gp_strbuf_adds(out, ".\n");
+		shown++;
+	}
+	if (!shown) {
+		gp_strbuf_addf(out, "%snothing material moved on the critical path.\n", li);
+	}
+	if (!e->kernels.n) {
+		return;
+	}
+	gp_strbuf_addf(out, "%sKernel-level changes (GPU time per %s; they move the %s only "
+			    "through the critical path above):\n%s",
+		       md ? "\n" : "", e->whole ? "run" : "step", e->whole ? "run" : "step",
+		       md ? "\n" : "");
+	for (size_t i = 0; i < e->kernels.n && i < KERNELS_MAX; i++) {
+		const struct gpa_diff_cause *c = &e->kernels.v[i];
+		gp_strbuf_addf(out, "%s%s%s%s ", li, md ? "`" : "", c->metric, md ? "`" : "");
+		fmt_sns(out, c->delta_ns);
+		gp_strbuf_adds(out, " (");
+		fmt_change(out, c->change);
+		gp_strbuf_addf(out, ") [%s%s%s%s].\n", gpa_verdict_name(c->verdict),
+			       c->off_path ? "; off the critical path: " : "",
+			       c->off_path ? c->path : "",
+			       c->off_path ? " unchanged" : "");
+	}
+	if (e->kernels.n > KERNELS_MAX) {
+		gp_strbuf_addf(out, "%s... and %zu more (the table has them).\n", li,
+			       e->kernels.n - KERNELS_MAX);
+	}
+}
+
+/*
+ * The causes, when they fit: Markdown under a cap (max_bytes, 0 none; the
+ * output began at start) keeps room for the method lines and the table's
+ * closing lines; over it, one line says where the causes are.
+ */
+static void causes_capped(struct gp_strbuf *out, const struct gpa_diff_result *r, bool md,
+			  size_t start, size_t max_bytes)
+{
+	struct gp_strbuf c = GP_STRBUF_INIT;
+	size_t keep = 1000; /* the method lines, the table's first rows, the closing lines */
+
+	causes(&c, r, md);
+	if (!max_bytes || out->len - start + c.len + keep <= max_bytes) {
+		gp_strbuf_add(out, c.buf ? c.buf : "", c.len);
+	} else if (c.len) {
+		gp_strbuf_adds(out, "\n*The causes are over the output cap: the text and JSON "
+				    "outputs have them.*\n");
+	}
+	out->failed |= c.failed;
+	gp_strbuf_release(&c);
+}
+
+static void headline(struct gp_strbuf *out, const struct gpa_diff_result *r, bool md,
+		     size_t start, size_t max_bytes)
 {
 	size_t n[4] = {0};
+	const struct gpa_diff_explain *e = &r->explain;
 
 	for (size_t i = 0; i < r->metrics.n; i++) {
 		n[r->metrics.v[i].verdict]++;
+	}
+	first_line(out, r, md);
+	if (md) {
+		gp_strbuf_adds(out, "\n");
 	}
 	if (r->regressed_gated) {
 		gp_strbuf_addf(out, "%sREGRESSION%s: %zu gated metric%s regressed:", md ? "**" : "",
@@ -137,9 +329,12 @@ static void headline(struct gp_strbuf *out, const struct gpa_diff_result *r, boo
 		}
 		gp_strbuf_adds(out, "\n");
 	} else {
-		gp_strbuf_addf(out, "%sNo regression%s in the gated metrics.\n", md ? "**" : "",
-			       md ? "**" : "");
+		bool ungated = e->step != SIZE_MAX && e->direction == GPA_DIFF_SLOWER &&
+			       !r->metrics.v[e->step].gated;
+		gp_strbuf_addf(out, "%sNo regression%s in the gated metrics%s.\n", md ? "**" : "",
+			       md ? "**" : "", ungated ? " (step.wall is not gated)" : "");
 	}
+	causes_capped(out, r, md, start, max_bytes);
 	if (md) {
 		gp_strbuf_adds(out, "\n");
 	}
@@ -186,7 +381,7 @@ int gpr_diff_text(struct gp_strbuf *out, const struct gpa_diff_result *r)
 		gp_strbuf_init(&cell[i]);
 	}
 	size_t from = out->len;
-	headline(out, r, false);
+	headline(out, r, false, from, 0);
 	gpr_text_wrap_lines(out, from, 2);
 	gp_strbuf_adds(out, "\n");
 	gpr_table_init(&t, cols, C__N);
@@ -250,7 +445,7 @@ int gpr_diff_markdown(struct gp_strbuf *out, const struct gpa_diff_result *r, si
 		gp_strbuf_init(&cell[i]);
 	}
 	gp_strbuf_adds(out, "## gpuprof diff\n\n");
-	headline(out, r, true);
+	headline(out, r, true, start, max_bytes);
 	/* gated metrics first, in the open; everything in <details> */
 	gp_strbuf_adds(out, "\n");
 	md_header(out);
@@ -343,6 +538,76 @@ static void json_names(struct gp_strbuf *sb, const char *k, char **v, size_t n)
 	gp_strbuf_adds(sb, "]");
 }
 
+static void json_causes(struct gp_strbuf *out, const char *key, const struct gpa_diff_cause *v,
+			size_t n)
+{
+	json_key(out, key, true);
+	gp_strbuf_adds(out, "[");
+	for (size_t i = 0; i < n; i++) {
+		const struct gpa_diff_cause *c = &v[i];
+		gp_strbuf_adds(out, i ? ",{" : "{");
+		json_key(out, "metric", false);
+		gp_strbuf_add_json_str(out, c->metric, strlen(c->metric));
+		json_key(out, "delta_ns", true);
+		json_num(out, c->delta_ns);
+		json_key(out, "share", true);
+		json_num(out, c->share);
+		json_key(out, "change", true);
+		json_num(out, c->change);
+		gp_strbuf_addf(out, ",\"verdict\":\"%s\"", gpa_verdict_name(c->verdict));
+		if (c->off_path) {
+			gp_strbuf_adds(out, ",\"off_path\":true");
+		}
+		if (c->idle) {
+			json_key(out, "idle", true);
+			gp_strbuf_add_json_str(out, c->idle, strlen(c->idle));
+			json_key(out, "idle_delta_ns", true);
+			json_num(out, c->idle_ns);
+		}
+		gp_strbuf_adds(out, "}");
+	}
+	gp_strbuf_adds(out, "]");
+}
+
+/* "explain": the first line, its numbers, and the causes (docs/diff.md). */
+static void json_explain(struct gp_strbuf *out, const struct gpa_diff_result *r)
+{
+	const struct gpa_diff_explain *e = &r->explain;
+	struct gp_strbuf line = GP_STRBUF_INIT;
+
+	first_line(&line, r, false);
+	if (line.len && line.buf[line.len - 1] == '\n') {
+		line.buf[--line.len] = 0;
+	}
+	json_key(out, "explain", true);
+	gp_strbuf_adds(out, "{\"headline\":");
+	gp_strbuf_add_json_str(out, line.buf ? line.buf : "", line.len);
+	gp_strbuf_release(&line);
+	gp_strbuf_addf(out, ",\"direction\":\"%s\",\"per\":\"%s\"",
+		       gpa_diff_direction_name(e->direction), e->whole ? "run" : "step");
+	if (e->step != SIZE_MAX) {
+		const struct gpa_diff_metric *m = &r->metrics.v[e->step];
+		json_key(out, "change_ns", true);
+		json_num(out, e->change_ns);
+		json_key(out, "change", true);
+		json_num(out, m->delta);
+		json_key(out, "ci", true);
+		gp_strbuf_adds(out, "[");
+		json_num(out, m->ci_lo);
+		gp_strbuf_adds(out, ",");
+		json_num(out, m->ci_hi);
+		gp_strbuf_adds(out, "]");
+		json_key(out, "p_adjusted", true);
+		json_num(out, m->q);
+	}
+	json_key(out, "path_change_ns", true);
+	json_num(out, e->path_ns);
+	gp_strbuf_addf(out, ",\"ranked_by\":\"%s\"", e->shifted ? "size" : "share");
+	json_causes(out, "causes", e->causes.v, e->causes.n);
+	json_causes(out, "kernel_changes", e->kernels.v, e->kernels.n);
+	gp_strbuf_adds(out, "}");
+}
+
 int gpr_diff_json(struct gp_strbuf *out, const struct gpa_diff_result *r)
 {
 	static const char *const units[] = {"ns", "bytes", "ratio"};
@@ -371,6 +636,10 @@ int gpr_diff_json(struct gp_strbuf *out, const struct gpa_diff_result *r)
 		json_num(out, m->med_b);
 		json_key(out, "change", true);
 		json_num(out, m->delta);
+		json_key(out, "baseline_mean", true);
+		json_num(out, m->mean_a);
+		json_key(out, "candidate_mean", true);
+		json_num(out, m->mean_b);
 		json_key(out, "ci", true);
 		gp_strbuf_adds(out, "[");
 		json_num(out, m->ci_lo);
@@ -390,6 +659,7 @@ int gpr_diff_json(struct gp_strbuf *out, const struct gpa_diff_result *r)
 		gp_strbuf_adds(out, "}");
 	}
 	gp_strbuf_adds(out, "]");
+	json_explain(out, r);
 	json_names(out, "new_kernels", r->new_kernels.v, r->new_kernels.n);
 	json_names(out, "vanished_kernels", r->vanished_kernels.v, r->vanished_kernels.n);
 	json_names(out, "warnings", r->warnings.v, r->warnings.n);
@@ -519,6 +789,20 @@ int gpr_diff_junit(struct gp_strbuf *out, const struct gpa_diff_result *r)
 		W(xmlTextWriterStartElement(w, BAD_CAST "property"));
 		W(xmlTextWriterWriteAttribute(w, BAD_CAST "name", BAD_CAST "alpha"));
 		W(xmlTextWriterWriteAttribute(w, BAD_CAST "value", BAD_CAST v));
+		W(xmlTextWriterEndElement(w));
+		W(xmlTextWriterStartElement(w, BAD_CAST "property"));
+		W(xmlTextWriterWriteAttribute(w, BAD_CAST "name", BAD_CAST "direction"));
+		W(xmlTextWriterWriteAttribute(
+			w, BAD_CAST "value", BAD_CAST gpa_diff_direction_name(r->explain.direction)));
+		W(xmlTextWriterEndElement(w));
+		gp_strbuf_reset(&msg);
+		first_line(&msg, r, false);
+		if (msg.len && msg.buf[msg.len - 1] == '\n') {
+			msg.buf[--msg.len] = 0;
+		}
+		W(xmlTextWriterStartElement(w, BAD_CAST "property"));
+		W(xmlTextWriterWriteAttribute(w, BAD_CAST "name", BAD_CAST "headline"));
+		W(xmlTextWriterWriteAttribute(w, BAD_CAST "value", BAD_CAST xml_safe(&safe, msg.buf)));
 		W(xmlTextWriterEndElement(w));
 	}
 	W(xmlTextWriterEndElement(w));

@@ -81,6 +81,15 @@ op.aten::relu=unchanged
 new=op.aten::gelu
 W
 cmp -s ov ov.want || fail "by op: $(cat ov)"
+# The first line: the slowed operators make the step slower; they lead the
+# kernel-level changes (by operator), the unchanged relu is not among them.
+head -n 1 out | grep -q '^SLOWER per step: +' || fail "first line: $(head -n 1 out)"
+python3 - <<'PY' || fail "by op: kernel-level changes"
+import json
+e = json.load(open("o.json"))["explain"]
+assert e["direction"] == "slower", e
+assert [k["metric"] for k in e["kernel_changes"]] == ["op.aten::mm", "op.aten::add"], e
+PY
 
 # By operator and inputs: only the slowed shape of aten::mm.
 expect_rc 3 "$GPUPROF" diff --by op-inputs --json i.json $A -- $B

@@ -24,6 +24,7 @@ expect_rc 3 "$GPUPROF" diff --junit j.xml --markdown m.md --json d.json \
 	a1.gpz a2.gpz a3.gpz a4.gpz a5.gpz -- b1.gpz b2.gpz b3.gpz b4.gpz b5.gpz
 [ -s err ] && fail "unexpected stderr: $(cat err)"
 golden t4001 out
+head -n 1 out | grep -q '^SLOWER per step: +' || fail "A/B first line: $(head -n 1 out)"
 golden t4001-md m.md
 golden t4001-junit j.xml
 if command -v xmllint >/dev/null 2>&1; then
@@ -43,6 +44,11 @@ assert f["verdict"] == "regressed" and 0.45 < f["change"] < 0.65, f
 v = [x["verdict"] for x in d["metrics"]]
 assert v == sorted(v, key=["regressed", "inconclusive", "unchanged", "improved"].index), v
 assert d["regressed_gated"] == 1
+# the first line reads step.wall, the top cause is the slowed kernels' path time
+e = d["explain"]
+assert e["direction"] == "slower" and e["change"] == w["change"] and e["ci"] == w["ci"], e
+assert e["causes"][0]["metric"] == "path.kernel", e["causes"][0]
+assert e["kernel_changes"][0]["metric"] == f["name"], e["kernel_changes"]
 PY
 
 # Same seeds, same intervals: the output is deterministic.
@@ -52,7 +58,11 @@ golden t4001 out
 # A/A: different seeds, same distribution; nothing gated regresses.
 expect_rc 0 "$GPUPROF" diff --fail-on 'step.wall,gpu.busy,kernel.*' --junit aa.xml \
 	a1.gpz a2.gpz a3.gpz a4.gpz a5.gpz -- c1.gpz c2.gpz c3.gpz c4.gpz c5.gpz
-grep -q '^No regression in the gated metrics' out || fail "A/A headline: $(head -n 1 out)"
+head -n 1 out | grep -Eq '^(NO MATERIAL CHANGE|INCONCLUSIVE) per step: ' ||
+	fail "A/A first line: $(head -n 1 out)"
+# the gate's line follows the first line (which the text may wrap, indented)
+awk 'NR > 1 && !/^  /{print; exit}' out | grep -q '^No regression in the gated metrics' ||
+	fail "A/A gate: $(head -n 3 out)"
 grep -q 'failures="0"' aa.xml || fail "A/A JUnit has failures"
 
 # A config file: a higher floor for step time, gating on the kernel families too.

@@ -40,7 +40,11 @@ d = json.load(open("one.json"))
 m = {x["name"]: x for x in d["metrics"]}
 assert d["runs"] == {"baseline": 5, "candidate": 4}, d["runs"]
 assert m["step.wall"]["verdict"] == "regressed", m["step.wall"]
+# the explanation travels with the samples: path metrics and causes
+e = d["explain"]
+assert e["direction"] == "slower" and e["causes"][0]["metric"] == "path.kernel", e
 PY
+head -n 1 one.txt | grep -q '^SLOWER per step' || fail "first line: $(head -n 1 one.txt)"
 for n in 1 2 4; do
 	expect_rc 3 mpi $n "$GPUPROF" diff --mpi --json mpi.json --markdown mpi.md "$@"
 	cmp -s out one.txt || fail "diff --mpi text with $n processes differs"

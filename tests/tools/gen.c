@@ -485,6 +485,15 @@ int gen_write(struct gpt_writer *w, const struct gen_opts *o, struct gen_stats *
 		if (o->same_kernels) {
 			gp_rng_seed(&g.seq, 0x5eed); /* the same sequence every step */
 		}
+		if (o->load_ns) {
+			/* A data-loading stall inside the step: the host fetches, the GPU waits. */
+			struct gpt_nvtx dl = {
+				.start = g.cpu, .end = g.cpu + o->load_ns, .type = GPT_NVTX_PUSH_POP,
+				.message = intern(&g, "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__"),
+				.start_tid = g.tid, .end_tid = g.tid};
+			add(&g, GPT_KIND_NVTX, &dl, true);
+			g.cpu += o->load_ns;
+		}
 		if (o->item_sync) {
 			/* loss.item(): the host waits for the first half before queuing the rest. */
 			uint32_t k1 = o->kernels_per_step / 2, c1 = o->copies_per_step / 2;

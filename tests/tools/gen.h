@@ -22,6 +22,9 @@ struct gen_opts {
 	uint32_t nvtx_depth;       /* phase nesting inside each step range (0: step range only) */
 	uint32_t rank, world_size; /* process rank written in the PROCESS record */
 	uint64_t gap_ns;           /* after each step: a DataLoader.__next__ NVTX range this long */
+	uint64_t load_ns;          /* at the start of each step, inside its range: the
+				    * DataLoader iterator's range this long (PyTorch's
+				    * ProfilerStep holds fetching the batch) */
 	uint64_t sync_wake_ns;     /* the step's closing stream sync returns this long after
 				    * the GPU is done (blocking-sync wake-up latency; 2000) */
 	bool item_sync;            /* also a host sync halfway through each step (loss.item()) */

@@ -23,6 +23,8 @@ static void usage(FILE *f)
 	      "  --nvtx-depth N    NVTX nesting below each step range (2)\n"
 	      "  --ranks N         write N files, one per rank; PATH needs %r (1)\n"
 	      "  --gap-ns N        idle time after each step, in a DataLoader NVTX range (0)\n"
+	      "  --load-ns N       host time at the start of each step, inside it, in the\n"
+	      "                    DataLoader iterator's range (a data-loading stall) (0)\n"
 	      "  --sync-wake-ns N  the step's closing sync returns N ns after the GPU is done (2000)\n"
 	      "  --item-sync       a host sync halfway through each step (like loss.item())\n"
 	      "  --all-kinds       also write every other record kind\n"
@@ -143,7 +145,7 @@ static bool take_number(struct args *a, int c, const char *arg)
 {
 	uint64_t v;
 
-	if (!parse_u64(arg, &v) || (c != 's' && c != 'g' && c != 'W' && v > UINT32_MAX)) {
+	if (!parse_u64(arg, &v) || (c != 's' && c != 'g' && c != 'W' && c != 1009 && v > UINT32_MAX)) {
 		return false;
 	}
 	switch (c) {
@@ -161,6 +163,7 @@ static bool take_number(struct args *a, int c, const char *arg)
 	case 'C': a->wo.chunk_records = (uint32_t)v; break;
 	case 1005: a->wo.compact = true; a->wo.pack_bytes = (uint32_t)v; break;
 	case 1007: a->go.memory_per_step = (uint32_t)v; break;
+	case 1009: a->go.load_ns = v; break;
 	}
 	return true;
 }
@@ -181,7 +184,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 		{"nccl-fill", 1, 0, 1003},  {"nccl-names", 0, 0, 1004}, {"compact", 1, 0, 1005},
 		{"nccl-sync", 0, 0, 1006},
 		{"memory", 1, 0, 1007},
-		{"slow-rank", 1, 0, 1008},
+		{"slow-rank", 1, 0, 1008},  {"load-ns", 1, 0, 1009},
 		{0, 0, 0, 0},
 	};
 	int c;

@@ -571,3 +571,129 @@ TEST(run_unpack_damaged)
 	free(b);
 	gp_strbuf_release(&blob);
 }
+
+/* A metric of a hand-made result: medians and means of each side, a verdict. */
+static void put_metric(struct gpa_diff_result *r, const char *name, double a, double b,
+		       enum gpa_verdict v)
+{
+	struct gpa_diff_metric m = {.name = strdup(name), .med_a = a, .med_b = b, .mean_a = a,
+				    .mean_b = b, .delta = a > 0 ? b / a - 1 : 0, .verdict = v};
+
+	REQUIRE(m.name != NULL);
+	REQUIRE(gp_vec_push(&r->metrics, m) == 0);
+}
+
+/*
+ * gpa_diff_explain on known numbers: the step fell by 30 (of 100); the path's
+ * cpu time fell by 28 and kernel time by 2, and data-loading idle fell by 27
+ * while launch-overhead idle rose: the top cause is cpu (93 %) paired with
+ * data-loading idle (the same direction, by name none is akin to cpu);
+ * launch-overhead on the path, paired by name, is against the change; a
+ * kernel family that regressed is a kernel-level change.
+ */
+TEST(explain_ranks_causes_by_share)
+{
+	struct gpa_diff_result r = {.samples = GPA_DIFF_STEPS};
+
+	put_metric(&r, "step.wall", 100, 70, GPA_VERDICT_IMPROVED);
+	put_metric(&r, "path.kernel", 40, 38, GPA_VERDICT_INCONCLUSIVE);
+	put_metric(&r, "path.cpu", 50, 22, GPA_VERDICT_IMPROVED);
+	put_metric(&r, "path.launch-overhead", 10, 10.5, GPA_VERDICT_INCONCLUSIVE);
+	put_metric(&r, "idle.data-loading", 27, 0, GPA_VERDICT_IMPROVED);
+	put_metric(&r, "idle.launch-overhead", 1, 1.4, GPA_VERDICT_INCONCLUSIVE);
+	put_metric(&r, "idle.total", 28, 1.4, GPA_VERDICT_IMPROVED);
+	put_metric(&r, "kernel.gemm", 20, 25, GPA_VERDICT_REGRESSED);
+	put_metric(&r, "kernel.same", 5, 5, GPA_VERDICT_UNCHANGED);
+	REQUIRE(gpa_diff_explain(&r) == 0);
+	const struct gpa_diff_explain *e = &r.explain;
+	CHECK_EQ_I(e->direction, GPA_DIFF_FASTER);
+	CHECK(!e->shifted);
+	CHECK_NEAR(e->change_ns, -30, 1e-9);
+	CHECK_NEAR(e->path_ns, -29.5, 1e-9);
+	REQUIRE(e->causes.n == 3);
+	CHECK_STR(e->causes.v[0].metric, "path.cpu");
+	CHECK_NEAR(e->causes.v[0].share, 28 / 29.5, 1e-9);
+	CHECK(e->causes.v[0].idle && !strcmp(e->causes.v[0].idle, "idle.data-loading"));
+	CHECK_NEAR(e->causes.v[0].idle_ns, -27, 1e-9);
+	CHECK_STR(e->causes.v[1].metric, "path.kernel");
+	CHECK(e->causes.v[1].idle == NULL);
+	CHECK_STR(e->causes.v[2].metric, "path.launch-overhead");
+	CHECK(e->causes.v[2].share < 0);
+	CHECK(e->causes.v[2].idle && !strcmp(e->causes.v[2].idle, "idle.launch-overhead"));
+	REQUIRE(e->kernels.n == 1);
+	CHECK_STR(e->kernels.v[0].metric, "kernel.gemm");
+	CHECK_NEAR(e->kernels.v[0].delta_ns, 5, 1e-9);
+	gpa_diff_result_release(&r);
+}
+
+/*
+ * No change to share out: a step that did not move, and a path whose change
+ * is not the step's (the composition shifted), rank by size without shares;
+ * an inconclusive step time is undecided, whole runs say so.
+ */
+TEST(explain_shifted_composition)
+{
+	struct gpa_diff_result r = {.samples = GPA_DIFF_WHOLE_RUNS};
+
+	put_metric(&r, "step.wall", 300, 299.4, GPA_VERDICT_INCONCLUSIVE);
+	put_metric(&r, "path.kernel", 200, 175, GPA_VERDICT_INCONCLUSIVE);
+	put_metric(&r, "path.cpu", 50, 61, GPA_VERDICT_INCONCLUSIVE);
+	put_metric(&r, "path.communication", 50, 63.4, GPA_VERDICT_INCONCLUSIVE);
+	put_metric(&r, "idle.cpu-bound", 40, 74, GPA_VERDICT_INCONCLUSIVE);
+	REQUIRE(gpa_diff_explain(&r) == 0);
+	const struct gpa_diff_explain *e = &r.explain;
+	CHECK_EQ_I(e->direction, GPA_DIFF_UNDECIDED);
+	CHECK(e->whole && e->shifted);
+	REQUIRE(e->causes.n == 3);
+	CHECK_STR(e->causes.v[0].metric, "path.kernel");
+	CHECK_STR(e->causes.v[1].metric, "path.communication");
+	CHECK_STR(e->causes.v[2].metric, "path.cpu");
+	/* akin by name: cpu with cpu-bound, though it moved three times as much */
+	CHECK(e->causes.v[2].idle && !strcmp(e->causes.v[2].idle, "idle.cpu-bound"));
+	CHECK(e->causes.v[1].idle == NULL); /* communication is GPU work */
+	gpa_diff_result_release(&r);
+
+	/* steps, but the mean path moved four times as much as the mean step: shifted */
+	struct gpa_diff_result s = {.samples = GPA_DIFF_STEPS};
+	put_metric(&s, "step.wall", 100, 101, GPA_VERDICT_INCONCLUSIVE);
+	put_metric(&s, "path.launch-overhead", 50, 46, GPA_VERDICT_INCONCLUSIVE);
+	REQUIRE(gpa_diff_explain(&s) == 0);
+	CHECK(s.explain.shifted && !s.explain.whole);
+	gpa_diff_result_release(&s);
+
+	/* no step time at all: nothing to read the direction from */
+	struct gpa_diff_result t = {.samples = GPA_DIFF_STEPS};
+	put_metric(&t, "gpu.busy", 10, 12, GPA_VERDICT_REGRESSED);
+	REQUIRE(gpa_diff_explain(&t) == 0);
+	CHECK(t.explain.step == SIZE_MAX && t.explain.direction == GPA_DIFF_SAME);
+	CHECK_EQ_I(t.explain.causes.n, 0);
+	gpa_diff_result_release(&t);
+}
+
+/*
+ * A kernel family that regressed while the path's kernel time was found
+ * unchanged did not move the step: off the path. One whose path category
+ * is inconclusive is not said to be off it.
+ */
+TEST(explain_kernel_changes_off_path)
+{
+	struct gpa_diff_result r = {.samples = GPA_DIFF_STEPS};
+
+	put_metric(&r, "step.wall", 100, 80, GPA_VERDICT_IMPROVED);
+	put_metric(&r, "path.cpu", 60, 40, GPA_VERDICT_IMPROVED);
+	put_metric(&r, "path.kernel", 40, 40, GPA_VERDICT_UNCHANGED);
+	put_metric(&r, "path.copy", 1, 1.2, GPA_VERDICT_INCONCLUSIVE);
+	put_metric(&r, "kernel.cudnn_conv", 8, 10, GPA_VERDICT_REGRESSED);
+	put_metric(&r, "copy.time", 3, 4, GPA_VERDICT_REGRESSED);
+	REQUIRE(gpa_diff_explain(&r) == 0);
+	const struct gpa_diff_explain *e = &r.explain;
+	REQUIRE(e->kernels.n == 2);
+	CHECK_STR(e->kernels.v[0].metric, "kernel.cudnn_conv");
+	CHECK(e->kernels.v[0].off_path);
+	CHECK_STR(e->kernels.v[0].path, "path.kernel");
+	CHECK_STR(e->kernels.v[1].metric, "copy.time");
+	CHECK(!e->kernels.v[1].off_path);
+	CHECK_STR(e->kernels.v[1].path, "path.copy");
+	CHECK_STR(e->causes.v[0].metric, "path.cpu");
+	gpa_diff_result_release(&r);
+}
