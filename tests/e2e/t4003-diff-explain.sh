@@ -1,6 +1,6 @@
 #!/bin/sh
 # gpuprof diff explains: generated pairs whose truth is known. A data-loading
-# stall removed -> FASTER, the top cause host time on the critical path paired
+# stall removed -> FASTER, the top cause data loading on the critical path paired
 # with data-loading idle; one kernel family slowed -> SLOWER (exit 3), the top
 # cause kernel time, the family first among the kernel-level changes; the same
 # runs on both sides -> NO MATERIAL CHANGE. Text, Markdown, JSON and JUnit say
@@ -66,7 +66,7 @@ assert e["direction"] == "faster" and e["per"] == "step" and e["ranked_by"] == "
 # 3 ms of loading per step removed: the step falls by about that much
 assert -3.3e6 < e["change_ns"] < -2.7e6, e["change_ns"]
 top = e["causes"][0]
-assert top["metric"] == "path.cpu" and top["idle"] == "idle.data-loading", top
+assert top["metric"] == "path.data-loading" and top["idle"] == "idle.data-loading", top
 assert top["share"] > 0.9 and top["verdict"] == "improved", top
 # the causes add up to the path's change
 assert abs(sum(c["delta_ns"] for c in e["causes"]) - e["path_change_ns"]) < 1
