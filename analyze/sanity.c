@@ -1,16 +1,26 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * sanity.c - what no real run can hold, counted once per model: records whose
- * end came before their start (model.c counts them while loading, as it keeps
- * them at 0 ns), operations longer than a day, kernel launches of a process
- * without a single kernel record (a kernel table missing from an export),
- * and a trace given twice: two inputs with the same process id, host,
- * command line, record count and first and last times.
+ * sanity.c - what no real run can hold. Before the load: an input that is
+ * an earlier one again (the same file, or the same bytes), which is not
+ * read. After it, once the device timelines are built: records starting far
+ * away from the bulk of the trace (outliers), GPU operations longer than a
+ * day, and processes that repeat an earlier one (same process id, host,
+ * command line, record count and first and last times), whose GPU operations
+ * are taken out of the device timelines, so that windows and busy time are
+ * not stretched or doubled by them. Counted once per model: records whose
+ * end came before their start (model.c counts them while loading, as it
+ * keeps them at 0 ns), operations longer than a day, kernel launches of a
+ * process without a single kernel record (a kernel table missing from an
+ * export).
  */
 #include "base/compat.h"
 #include "analyze/sanity.h"
 
+#include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 bool gpa_api_is_kernel_launch(const char *name)
 {
@@ -20,7 +30,309 @@ bool gpa_api_is_kernel_launch(const char *name)
 	return l && strstr(l, "Kernel") && (!strncmp(name, "cu", 2) || !strncmp(name, "hip", 3));
 }
 
-static void count_absurd(struct gpa_sanity *s, uint64_t start, uint64_t end)
+/* ------------------------------------------------------------ inputs given twice */
+
+/* Whether two regular files of the same size hold the same bytes. */
+static bool same_bytes(const char *a, const char *b)
+{
+	static char x[65536], y[65536]; /* NEEDSWORK: one load at a time per process */
+	int fa = open(a, O_RDONLY), fb = open(b, O_RDONLY);
+	bool same = fa >= 0 && fb >= 0;
+
+	while (same) {
+		ssize_t na = read(fa, x, sizeof(x)), nb = read(fb, y, sizeof(y));
+		if (na < 0 || na != nb || memcmp(x, y, (size_t)na)) {
+			same = false;
+		} else if (!na) {
+			break;
+		}
+	}
+	if (fa >= 0) {
+		close(fa);
+	}
+	if (fb >= 0) {
+		close(fb);
+	}
+	return same;
+}
+
+static int add_dup(struct gpa_implausible *b, const char *path, const char *of, bool same_file)
+{
+	struct gpa_dup_input d = {strdup(path), strdup(of), same_file};
+
+	if (!d.path || !d.same_as || gp_vec_push(&b->dup_inputs, d)) {
+		free(d.path);
+		free(d.same_as);
+		return -GP_ERR_NOMEM;
+	}
+	return 0;
+}
+
+int gpa_sanity_unique_inputs(struct gpa_model *m, const char *const *paths, size_t n, bool *keep)
+{
+	struct stat *st = calloc(n ? n : 1, sizeof(*st));
+	bool *ok = calloc(n ? n : 1, sizeof(*ok));
+	int ret = st && ok ? 0 : -GP_ERR_NOMEM;
+
+	for (size_t i = 0; i < n && !ret; i++) {
+		keep[i] = true;
+		ok[i] = !stat(paths[i], &st[i]); /* one that cannot be read is said by the load */
+		for (size_t j = 0; ok[i] && j < i && keep[i]; j++) {
+			if (!keep[j] || !ok[j]) {
+				continue;
+			}
+			bool file = st[i].st_dev == st[j].st_dev && st[i].st_ino == st[j].st_ino;
+			/* only regular files are read twice to compare: a pipe would lose its data */
+			if (file || (S_ISREG(st[i].st_mode) && S_ISREG(st[j].st_mode) &&
+				     st[i].st_size == st[j].st_size && same_bytes(paths[i], paths[j]))) {
+				keep[i] = false;
+				ret = add_dup(&m->bad, paths[i], paths[j], file);
+			}
+		}
+	}
+	free(st);
+	free(ok);
+	return ret;
+}
+
+/* ------------------------------------------------------------ outlying starts */
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+#define EACH_TIMED_(m, DO)                                                                         \
+	do {                                                                                       \
+		for (size_t i_ = 0; i_ < (m)->kern.n; i_++) {                                      \
+			DO(gpa_kern_start(m, i_), gpa_kern_end(m, i_));                            \
+		}                                                                                  \
+		for (size_t i_ = 0; i_ < (m)->copy.n; i_++) {                                      \
+			DO((m)->copy.start[i_], (m)->copy.end[i_]);                                \
+		}                                                                                  \
+		for (size_t i_ = 0; i_ < (m)->set.n; i_++) {                                       \
+			DO((m)->set.start[i_], (m)->set.end[i_]);                                  \
+		}                                                                                  \
+		for (size_t i_ = 0; i_ < (m)->api.n; i_++) {                                       \
+			DO(gpa_api_start(m, i_), gpa_api_end(m, i_));                              \
+		}                                                                                  \
+		for (size_t i_ = 0; i_ < (m)->sync.n; i_++) {                                      \
+			DO((m)->sync.start[i_], (m)->sync.end[i_]);                                \
+		}                                                                                  \
+		for (size_t i_ = 0; i_ < (m)->nvtx.n; i_++) {                                      \
+			DO((m)->nvtx.start[i_], (m)->nvtx.end[i_]);                                \
+		}                                                                                  \
+	} while (0)
+
+/*
+ * The plausible starts of sorted starts s[0, n): split where no record
+ * starts for more than a day, the largest group is the bulk, and a group on
+ * either side is an outlier when it is small (at most 8 records or 0.1 % of
+ * them) and farther from the groups kept than those span. A real trace has
+ * no day without a record; a group of its own with much of the trace (a
+ * process on another clock) is kept.
+ */
+static void bounds(struct gpa_implausible *b, const uint64_t *s, size_t n)
+{
+	size_t g0 = 0, best0 = 0, best1 = n, small = n / 1000 > 8 ? n / 1000 : 8;
+
+	for (size_t i = 1; i <= n; i++) { /* the largest group [best0, best1) */
+		if (i == n || s[i] - s[i - 1] > GPA_SANITY_MAX_NS) {
+			if (i - g0 > best1 - best0 || best1 == n) {
+				best0 = g0;
+				best1 = i;
+			}
+			g0 = i;
+		}
+	}
+	size_t lo = best0, hi = best1; /* kept: [lo, hi) */
+	for (bool grew = true; grew;) {
+		grew = false;
+		uint64_t far = s[hi - 1] - s[lo];
+		far = far > GPA_SANITY_MAX_NS ? far : GPA_SANITY_MAX_NS;
+		size_t j = lo; /* the group before lo: [j, lo) */
+		while (j > 0 && (j == lo || s[j] - s[j - 1] <= GPA_SANITY_MAX_NS)) {
+			j--;
+		}
+		if (lo > 0 && (lo - j > small || s[lo] - s[lo - 1] <= far)) {
+			lo = j;
+			grew = true;
+		}
+		size_t k = hi; /* the group after hi: [hi, k) */
+		while (k < n && (k == hi || s[k] - s[k - 1] <= GPA_SANITY_MAX_NS)) {
+			k++;
+		}
+		if (hi < n && (k - hi > small || s[hi] - s[hi - 1] <= far)) {
+			hi = k;
+			grew = true;
+		}
+	}
+	b->bounded = lo > 0 || hi < n;
+	b->lo = s[lo];
+	b->hi = s[hi - 1];
+	b->outliers = lo + (n - hi);
+	b->outlier_far_ns = lo > 0 ? b->lo - s[0] : 0;
+	if (hi < n && s[n - 1] - b->hi > b->outlier_far_ns) {
+		b->outlier_far_ns = s[n - 1] - b->hi;
+	}
+}
+
+/* Sets m->bad's bounds when some records start far from the rest; only then sorts the starts. */
+static int find_outliers(struct gpa_model *m)
+{
+	uint64_t first = UINT64_MAX, last = 0, *s;
+	size_t n = 0;
+
+#define MINMAX_(a, e)                                                                              \
+	do {                                                                                       \
+		first = (a) < first ? (a) : first;                                                 \
+		last = (a) > last ? (a) : last;                                                    \
+		n++;                                                                               \
+	} while (0)
+	EACH_TIMED_(m, MINMAX_);
+#undef MINMAX_
+	if (!n || last - first <= GPA_SANITY_MAX_NS) {
+		return 0; /* every real trace: no gap of a day can be in it */
+	}
+	s = gp_malloc_big(n * sizeof(*s));
+	if (!s) {
+		return -GP_ERR_NOMEM;
+	}
+	n = 0;
+#define TAKE_(a, e) (s[n++] = (a))
+	EACH_TIMED_(m, TAKE_);
+#undef TAKE_
+	gp_qsort(s, n, sizeof(*s), cmp_u64);
+	bounds(&m->bad, s, n);
+	free(s);
+	return 0;
+}
+
+/* ------------------------------------------------------------ processes given twice */
+
+struct proc_span {
+	uint64_t first, last;
+};
+
+static bool same_run(const struct gpa_model *m, const struct proc_span *ps, size_t a, size_t b)
+{
+	const struct gpa_proc *x = &m->procs.v[a], *y = &m->procs.v[b];
+
+	return x->pid == y->pid && x->host == y->host && x->cmdline == y->cmdline &&
+	       x->events == y->events && ps[a].first == ps[b].first && ps[a].last == ps[b].last;
+}
+
+/* m->bad.dup_of, when a process repeats an earlier one (left NULL when none does). */
+static int find_dup_procs(struct gpa_model *m)
+{
+	struct proc_span *ps = calloc(m->procs.n ? m->procs.n : 1, sizeof(*ps));
+
+	if (!ps) {
+		return -GP_ERR_NOMEM;
+	}
+	for (size_t p = 0; p < m->procs.n; p++) {
+		ps[p].first = UINT64_MAX;
+	}
+	for (size_t i = 0; i < m->gpu.n; i++) {
+		struct proc_span *s = &ps[gpa_dev_proc(m, gpa_gpu_dev(m, i))];
+		uint64_t a = gpa_gpu_start(m, i), e = gpa_gpu_end(m, i);
+		s->first = a < s->first ? a : s->first;
+		s->last = e > s->last ? e : s->last;
+	}
+	for (size_t i = 0; i < m->api.n; i++) {
+		struct proc_span *s = &ps[m->threads.v[gpa_api_thread(m, i)].proc];
+		uint64_t a = gpa_api_start(m, i), e = gpa_api_end(m, i);
+		s->first = a < s->first ? a : s->first;
+		s->last = e > s->last ? e : s->last;
+	}
+	for (size_t p = 0; p < m->procs.n; p++) {
+		for (size_t q = 0; q < p && ps[p].first != UINT64_MAX; q++) {
+			if (!same_run(m, ps, q, p)) {
+				continue;
+			}
+			if (!m->bad.dup_of) {
+				m->bad.dup_of = malloc(m->procs.n * sizeof(*m->bad.dup_of));
+				if (!m->bad.dup_of) {
+					free(ps);
+					return -GP_ERR_NOMEM;
+				}
+				memset(m->bad.dup_of, 0xff, m->procs.n * sizeof(*m->bad.dup_of));
+			}
+			m->bad.dup_of[p] = m->bad.dup_of[q] == GPA_NONE ? (uint32_t)q : m->bad.dup_of[q];
+			break;
+		}
+	}
+	free(ps);
+	return 0;
+}
+
+/* ------------------------------------------------------------ the timelines */
+
+/* Keeps on m->gpu the plausible ops of processes that repeat none; counts those left out. */
+static void trim_timelines(struct gpa_model *m)
+{
+	struct gpa_implausible *b = &m->bad;
+	size_t w = 0;
+
+	for (size_t d = 0; d < m->devs.n; d++) {
+		struct gpa_dev *dv = &m->devs.v[d];
+		bool dup = b->dup_of && b->dup_of[dv->proc] != GPA_NONE;
+		size_t first = w;
+		for (size_t i = dv->gpu_first; i < (size_t)dv->gpu_first + dv->gpu_count; i++) {
+			uint64_t a = gpa_gpu_start(m, i), e = gpa_gpu_end(m, i);
+			bool out = b->bounded && (a < b->lo || a > b->hi);
+			b->outlier_gpu += out;
+			b->long_gpu += !out && e - a > GPA_SANITY_MAX_NS;
+			if (!dup && gpa_plausible(m, a, e)) {
+				m->gpu.op[w++] = m->gpu.op[i];
+			}
+		}
+		dv->gpu_first = (uint32_t)first;
+		dv->gpu_count = (uint32_t)(w - first);
+	}
+	m->gpu.n = w;
+}
+
+static void count(struct gpa_model *m);
+
+int gpa_sanity_prepare(struct gpa_model *m)
+{
+	bool any = false;
+
+	if (find_outliers(m) || find_dup_procs(m)) {
+		return -GP_ERR_NOMEM;
+	}
+	count(m);
+	trim_timelines(m);
+#define SPAN_(a, e)                                                                                \
+	do {                                                                                       \
+		if (gpa_plausible(m, a, e)) {                                                      \
+			m->bad.t0 = !any || (a) < m->bad.t0 ? (a) : m->bad.t0;                     \
+			m->bad.t1 = !any || (e) > m->bad.t1 ? (e) : m->bad.t1;                     \
+			any = true;                                                                \
+		}                                                                                  \
+	} while (0)
+	EACH_TIMED_(m, SPAN_);
+#undef SPAN_
+	return 0;
+}
+
+void gpa_sanity_release(struct gpa_implausible *b)
+{
+	for (size_t i = 0; i < b->dup_inputs.n; i++) {
+		free(b->dup_inputs.v[i].path);
+		free(b->dup_inputs.v[i].same_as);
+	}
+	gp_vec_free(&b->dup_inputs);
+	free(b->dup_of);
+	memset(b, 0, sizeof(*b));
+}
+
+/* ------------------------------------------------------------ the counts */
+
+static void count_absurd(struct gpa_implausible *s, uint64_t start, uint64_t end)
 {
 	uint64_t d = end - start;
 
@@ -31,10 +343,6 @@ static void count_absurd(struct gpa_sanity *s, uint64_t start, uint64_t end)
 		}
 	}
 }
-
-struct proc_span {
-	uint64_t first, last, kernels, launches;
-};
 
 /*
  * Whether API name id `name` is a kernel launch's, known[name] caching it
@@ -51,78 +359,182 @@ static bool launch_name(const struct gpa_model *m, uint8_t *known, uint32_t name
 	return known[name] == 2;
 }
 
-/* Each process's span and counts (ps: NULL, only the absurd durations), in one pass a table. */
-static void spans(const struct gpa_model *m, struct proc_span *ps, struct gpa_sanity *out)
+/* Processes with kernel launch calls but no kernel record (kernels[p], launches[p]). */
+static void launches_without_kernels(struct gpa_model *m, struct gpa_implausible *out)
 {
+	uint64_t *kernels = calloc(m->procs.n ? m->procs.n : 1, 2 * sizeof(uint64_t));
+	uint64_t *launches = kernels ? kernels + m->procs.n : NULL;
 	uint8_t *known = calloc(m->strs.off.n + 1, 1); /* NULL: no cache, the same answers */
 
-	for (size_t p = 0; ps && p < m->procs.n; p++) {
-		ps[p].first = UINT64_MAX;
+	for (size_t i = 0; kernels && i < m->kern.n; i++) {
+		kernels[gpa_dev_proc(m, gpa_kern_dev(m, i))]++;
 	}
-	for (size_t i = 0; i < m->gpu.n; i++) {
-		uint64_t a = gpa_gpu_start(m, i), e = gpa_gpu_end(m, i);
-		count_absurd(out, a, e);
-		if (!ps) {
-			continue;
-		}
-		struct proc_span *s = &ps[gpa_dev_proc(m, gpa_gpu_dev(m, i))];
-		s->first = a < s->first ? a : s->first;
-		s->last = e > s->last ? e : s->last;
-		s->kernels += gpa_gpu_kind(m, i) == GPA_GPU_KERNEL;
-	}
-	for (size_t i = 0; i < m->api.n; i++) {
-		uint64_t a = gpa_api_start(m, i), e = gpa_api_end(m, i);
-		count_absurd(out, a, e);
-		if (!ps) {
-			continue;
-		}
-		struct proc_span *s = &ps[m->threads.v[gpa_api_thread(m, i)].proc];
-		s->first = a < s->first ? a : s->first;
-		s->last = e > s->last ? e : s->last;
+	for (size_t i = 0; kernels && i < m->api.n; i++) {
 		if (!(gpa_api_flags(m, i) & GPA_API_CAPTURED) &&
 		    launch_name(m, known, gpa_api_name(m, i))) {
-			s->launches++;
+			launches[m->threads.v[gpa_api_thread(m, i)].proc]++;
+		}
+	}
+	for (size_t p = 0; kernels && p < m->procs.n; p++) {
+		bool dup = m->bad.dup_of && m->bad.dup_of[p] != GPA_NONE;
+		if (launches[p] && !kernels[p] && !dup) {
+			out->procs_nokern++;
+			out->launches_nokern += launches[p];
 		}
 	}
 	free(known);
+	free(kernels);
 }
 
-static bool same_run(const struct gpa_model *m, const struct proc_span *ps, size_t a, size_t b)
+/* The absurd durations and the launches without kernels, into m->bad. */
+static void count(struct gpa_model *m)
 {
-	const struct gpa_proc *x = &m->procs.v[a], *y = &m->procs.v[b];
-
-	return x->pid == y->pid && x->host == y->host && x->cmdline == y->cmdline &&
-	       x->events == y->events && ps[a].first == ps[b].first && ps[a].last == ps[b].last;
+	for (size_t i = 0; i < m->kern.n; i++) {
+		count_absurd(&m->bad, gpa_kern_start(m, i), gpa_kern_end(m, i));
+	}
+	for (size_t i = 0; i < m->copy.n; i++) {
+		count_absurd(&m->bad, m->copy.start[i], m->copy.end[i]);
+	}
+	for (size_t i = 0; i < m->set.n; i++) {
+		count_absurd(&m->bad, m->set.start[i], m->set.end[i]);
+	}
+	for (size_t i = 0; i < m->api.n; i++) {
+		count_absurd(&m->bad, gpa_api_start(m, i), gpa_api_end(m, i));
+	}
+	launches_without_kernels(m, &m->bad);
 }
 
 void gpa_sanity_check(const struct gpa_model *m, struct gpa_sanity *out)
 {
-	struct proc_span *ps;
+	const struct gpa_implausible *b = &m->bad;
 
 	memset(out, 0, sizeof(*out));
 	out->first_duplicate = out->first_duplicate_of = GPA_NONE;
 	for (size_t p = 0; p < m->procs.n; p++) {
 		out->negative += m->procs.v[p].negative_durations;
 	}
-	ps = calloc(m->procs.n ? m->procs.n : 1, sizeof(*ps));
-	spans(m, ps, out); /* without ps (out of memory) only the absurd durations are counted */
-	if (!ps) {
+	out->absurd = b->absurd;
+	out->absurd_max_ns = b->absurd_max_ns;
+	out->launches_without_kernels = b->launches_nokern;
+	out->procs_without_kernels = b->procs_nokern;
+	out->outliers = b->outliers;
+	out->outlier_gpu = b->outlier_gpu;
+	out->outlier_far_ns = b->outlier_far_ns;
+	out->absurd_gpu = b->long_gpu;
+	out->duplicate_files = (uint32_t)b->dup_inputs.n;
+	for (size_t p = 0; b->dup_of && p < m->procs.n; p++) {
+		if (b->dup_of[p] != GPA_NONE && !out->duplicate_procs++) {
+			out->first_duplicate = (uint32_t)p;
+			out->first_duplicate_of = b->dup_of[p];
+		}
+	}
+	out->duplicates = out->duplicate_files + out->duplicate_procs;
+}
+
+/* ------------------------------------------------------------ the warnings */
+
+bool gpa_sanity_any(const struct gpa_sanity *s)
+{
+	return s->negative || s->absurd || s->outliers || s->launches_without_kernels ||
+	       s->duplicates;
+}
+
+/* "up to 1461 days", "up to 30.5 h": how far the outliers lie. */
+static void far_text(char *buf, size_t len, uint64_t ns)
+{
+	double h = (double)ns / 3.6e12;
+
+	if (h >= 48) {
+		snprintf(buf, len, "%.0f days", h / 24);
+	} else {
+		snprintf(buf, len, "%.1f h", h);
+	}
+}
+
+struct say {
+	int (*fn)(void *data, const char *sentence);
+	void *data;
+	int ret;
+};
+
+static void say(struct say *w, const char *fmt, ...) GP_PRINTF(2, 3);
+static void say(struct say *w, const char *fmt, ...)
+{
+	struct gp_strbuf sb = GP_STRBUF_INIT;
+	va_list ap;
+
+	if (w->ret) {
 		return;
 	}
-	for (size_t p = 0; p < m->procs.n; p++) {
-		if (ps[p].launches && !ps[p].kernels) {
-			out->procs_without_kernels++;
-			out->launches_without_kernels += ps[p].launches;
-		}
-		for (size_t q = 0; q < p; q++) {
-			if (ps[p].first != UINT64_MAX && same_run(m, ps, q, p)) {
-				if (!out->duplicates++) {
-					out->first_duplicate = (uint32_t)p;
-					out->first_duplicate_of = (uint32_t)q;
-				}
-				break;
-			}
+	va_start(ap, fmt);
+	gp_strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	w->ret = sb.failed ? -GP_ERR_NOMEM : w->fn(w->data, sb.buf);
+	gp_strbuf_release(&sb);
+}
+
+static void say_times(struct say *w, const struct gpa_sanity *s)
+{
+	char far[64];
+
+	if (s->negative) {
+		say(w, "%" PRIu64 " GPU operations or API calls end before they start; they count "
+		       "as 0 ns", s->negative);
+	}
+	if (s->absurd) {
+		say(w, "%" PRIu64 " GPU operations or API calls last longer than a day (the "
+		       "longest %.0f s): implausible times; %" PRIu64 " GPU operation%s among "
+		       "them %s left out of the device timelines (GPU time, busy, idle gaps and "
+		       "windows)", s->absurd, (double)s->absurd_max_ns / 1e9, s->absurd_gpu,
+		    s->absurd_gpu == 1 ? "" : "s", s->absurd_gpu == 1 ? "is" : "are");
+	}
+	if (s->outliers) {
+		far_text(far, sizeof(far), s->outlier_far_ns);
+		say(w, "%" PRIu64 " record%s start%s far from the rest of the trace (up to %s "
+		       "away, with no record for more than a day between): implausible "
+		       "timestamps; %" PRIu64 " GPU operation%s among them %s left out of the "
+		       "device timelines (GPU time, busy, idle gaps and windows), and the trace "
+		       "span is taken without them", s->outliers, s->outliers == 1 ? "" : "s",
+		    s->outliers == 1 ? "s" : "", far, s->outlier_gpu, s->outlier_gpu == 1 ? "" : "s",
+		    s->outlier_gpu == 1 ? "is" : "are");
+	}
+}
+
+int gpa_sanity_warnings(const struct gpa_model *m, const struct gpa_sanity *s,
+			int (*fn)(void *data, const char *sentence), void *data)
+{
+	const struct gpa_implausible *b = &m->bad;
+	struct say w = {fn, data, 0};
+
+	say_times(&w, s);
+	if (s->launches_without_kernels) {
+		say(&w, "%" PRIu64 " kernel launch calls but no kernel record in %u process%s: the "
+			"trace's kernel table is missing; GPU time is understated",
+		    s->launches_without_kernels, s->procs_without_kernels,
+		    s->procs_without_kernels == 1 ? "" : "es");
+	}
+	if (s->duplicate_files) {
+		const struct gpa_dup_input *d = &b->dup_inputs.v[0];
+		bool one = s->duplicate_files == 1;
+		char what[64];
+		snprintf(what, sizeof(what), "%u input%s repeat%s %s and %s not read again",
+			 s->duplicate_files, one ? "" : "s", one ? "s" : "",
+			 one ? "an earlier one" : "earlier ones", one ? "is" : "are");
+		if (!strcmp(d->path, d->same_as)) {
+			say(&w, "%s is given twice: %s", d->path, what);
+		} else {
+			say(&w, "%s is the same trace as %s (the same %s): %s", d->path, d->same_as,
+			    d->same_file ? "file" : "bytes", what);
 		}
 	}
-	free(ps);
+	if (s->duplicate_procs) {
+		say(&w, "%s is the same trace as %s (same process, times and record count)%s: %u "
+			"process%s given twice: %s GPU operations are left out of the device "
+			"timelines, %s CPU calls and ranges are counted twice",
+		    m->procs.v[s->first_duplicate].path, m->procs.v[s->first_duplicate_of].path,
+		    s->duplicate_procs > 1 ? ", and others" : "", s->duplicate_procs,
+		    s->duplicate_procs == 1 ? "" : "es", s->duplicate_procs == 1 ? "its" : "their",
+		    s->duplicate_procs == 1 ? "its" : "their");
+	}
+	return w.ret;
 }
