@@ -381,8 +381,7 @@ struct gpa_dup_input {
 };
 /* Implausible data the load keeps out of the device timelines (analyze/sanity.h). */
 struct gpa_implausible {
-	bool bounded;         /* records starting outside [lo, hi] are outliers; else none */
-	uint64_t lo, hi;
+	uint64_t *lo, *hi;    /* by process: records starting outside are outliers; NULL none */
 	uint64_t t0, t1;      /* span of the plausible records */
 	uint64_t outliers, outlier_gpu, outlier_far_ns; /* records, GPU ops; farthest off */
 	uint64_t long_gpu;    /* GPU ops longer than GPA_SANITY_MAX_NS */
@@ -427,10 +426,11 @@ struct gpa_model {
 	struct gpa_implausible bad; /* left out of gpu and of whole-trace windows */
 };
 
-/* A record that windows and busy time take: start within the bulk, at most a day long. */
-static inline bool gpa_plausible(const struct gpa_model *m, uint64_t start, uint64_t end)
+/* A record of process p that windows and busy time take: in its bulk, at most a day long. */
+static inline bool gpa_plausible(const struct gpa_model *m, uint32_t p, uint64_t start,
+				 uint64_t end)
 {
-	return (!m->bad.bounded || (start >= m->bad.lo && start <= m->bad.hi)) &&
+	return (!m->bad.lo || (start >= m->bad.lo[p] && start <= m->bad.hi[p])) &&
 	       end - start <= GPA_SANITY_MAX_NS;
 }
 

@@ -84,7 +84,9 @@ int gpa_overview_build(const struct gpa_model *m, const struct gpa_steps *steps,
 	o->api_calls = m->api.n;
 	o->nvtx_ranges = m->nvtx.n;
 	for (size_t i = 0; i < m->kern.n; i++) {
-		o->kernel_time_ns += gpa_kern_dur(m, i);
+		if (gpa_sanity_keeps(m, gpa_kern_dev(m, i), gpa_kern_start(m, i), gpa_kern_end(m, i))) {
+			o->kernel_time_ns += gpa_kern_dur(m, i);
+		}
 	}
 	for (size_t i = 0; i < m->copy.n; i++) {
 		struct gpa_traffic *t = &by_kind[m->copy.copy_kind[i]];

@@ -104,37 +104,46 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* DO(process, start, end) for every timed record; a sync record's process may be unknown. */
 #define EACH_TIMED_(m, DO)                                                                         \
 	do {                                                                                       \
 		for (size_t i_ = 0; i_ < (m)->kern.n; i_++) {                                      \
-			DO(gpa_kern_start(m, i_), gpa_kern_end(m, i_));                            \
+			DO(gpa_dev_proc(m, gpa_kern_dev(m, i_)), gpa_kern_start(m, i_),            \
+			   gpa_kern_end(m, i_));                                                   \
 		}                                                                                  \
 		for (size_t i_ = 0; i_ < (m)->copy.n; i_++) {                                      \
-			DO((m)->copy.start[i_], (m)->copy.end[i_]);                                \
+			DO(gpa_dev_proc(m, (m)->copy.dev[i_]), (m)->copy.start[i_],                \
+			   (m)->copy.end[i_]);                                                     \
 		}                                                                                  \
 		for (size_t i_ = 0; i_ < (m)->set.n; i_++) {                                       \
-			DO((m)->set.start[i_], (m)->set.end[i_]);                                  \
+			DO(gpa_dev_proc(m, (m)->set.dev[i_]), (m)->set.start[i_],                  \
+			   (m)->set.end[i_]);                                                      \
 		}                                                                                  \
 		for (size_t i_ = 0; i_ < (m)->api.n; i_++) {                                       \
-			DO(gpa_api_start(m, i_), gpa_api_end(m, i_));                              \
+			DO((m)->threads.v[gpa_api_thread(m, i_)].proc, gpa_api_start(m, i_),       \
+			   gpa_api_end(m, i_));                                                    \
 		}                                                                                  \
 		for (size_t i_ = 0; i_ < (m)->sync.n; i_++) {                                      \
-			DO((m)->sync.start[i_], (m)->sync.end[i_]);                                \
+			if ((m)->sync.proc[i_] < (m)->procs.n) {                                   \
+				DO((m)->sync.proc[i_], (m)->sync.start[i_], (m)->sync.end[i_]);    \
+			}                                                                          \
 		}                                                                                  \
 		for (size_t i_ = 0; i_ < (m)->nvtx.n; i_++) {                                      \
-			DO((m)->nvtx.start[i_], (m)->nvtx.end[i_]);                                \
+			DO((m)->threads.v[(m)->nvtx.thread[i_]].proc, (m)->nvtx.start[i_],         \
+			   (m)->nvtx.end[i_]);                                                     \
 		}                                                                                  \
 	} while (0)
 
 /*
- * The plausible starts of sorted starts s[0, n): split where no record
- * starts for more than a day, the largest group is the bulk, and a group on
- * either side is an outlier when it is small (at most 8 records or 0.1 % of
- * them) and farther from the groups kept than those span. A real trace has
- * no day without a record; a group of its own with much of the trace (a
- * process on another clock) is kept.
+ * The plausible starts of one process's sorted starts s[0, n), into
+ * [*lo, *hi]: split where no record starts for more than a day, the largest
+ * group is the bulk, and a group on either side is an outlier when it is
+ * small (at most 8 records or 0.1 % of them) and farther from the groups
+ * kept than those span. A real trace has no day without a record; a group
+ * of its own with much of the trace is kept. Adds the outliers to b.
  */
-static void bounds(struct gpa_implausible *b, const uint64_t *s, size_t n)
+static void bounds(struct gpa_implausible *b, const uint64_t *s, size_t n, uint64_t *plo,
+		   uint64_t *phi)
 {
 	size_t g0 = 0, best0 = 0, best1 = n, small = n / 1000 > 8 ? n / 1000 : 8;
 
@@ -169,45 +178,96 @@ static void bounds(struct gpa_implausible *b, const uint64_t *s, size_t n)
 			grew = true;
 		}
 	}
-	b->bounded = lo > 0 || hi < n;
-	b->lo = s[lo];
-	b->hi = s[hi - 1];
-	b->outliers = lo + (n - hi);
-	b->outlier_far_ns = lo > 0 ? b->lo - s[0] : 0;
-	if (hi < n && s[n - 1] - b->hi > b->outlier_far_ns) {
-		b->outlier_far_ns = s[n - 1] - b->hi;
-	}
+	*plo = s[lo];
+	*phi = s[hi - 1];
+	b->outliers += lo + (n - hi);
+	uint64_t far = lo > 0 ? s[lo] - s[0] : 0;
+	far = hi < n && s[n - 1] - s[hi - 1] > far ? s[n - 1] - s[hi - 1] : far;
+	b->outlier_far_ns = far > b->outlier_far_ns ? far : b->outlier_far_ns;
 }
 
-/* Sets m->bad's bounds when some records start far from the rest; only then sorts the starts. */
-static int find_outliers(struct gpa_model *m)
+/* Sorts the starts of the processes whose records span more than a day; their bounds into b. */
+static int proc_bounds(struct gpa_model *m, const uint64_t *first, const uint64_t *last,
+		       size_t *at)
 {
-	uint64_t first = UINT64_MAX, last = 0, *s;
-	size_t n = 0;
+	size_t np = m->procs.n, total = 0;
+	uint64_t *s;
 
-#define MINMAX_(a, e)                                                                              \
-	do {                                                                                       \
-		first = (a) < first ? (a) : first;                                                 \
-		last = (a) > last ? (a) : last;                                                    \
-		n++;                                                                               \
-	} while (0)
-	EACH_TIMED_(m, MINMAX_);
-#undef MINMAX_
-	if (!n || last - first <= GPA_SANITY_MAX_NS) {
-		return 0; /* every real trace: no gap of a day can be in it */
+	for (size_t p = 0; p < np; p++) { /* at[p]: where p's starts go; 0 records when not wanted */
+		size_t c = at[p];
+		at[p] = total;
+		total += last[p] - first[p] > GPA_SANITY_MAX_NS ? c : 0;
 	}
-	s = gp_malloc_big(n * sizeof(*s));
+	s = gp_malloc_big((total ? total : 1) * sizeof(*s));
 	if (!s) {
 		return -GP_ERR_NOMEM;
 	}
-	n = 0;
-#define TAKE_(a, e) (s[n++] = (a))
+#define TAKE_(P, a, e)                                                                             \
+	do {                                                                                       \
+		if (last[P] - first[P] > GPA_SANITY_MAX_NS) {                                      \
+			s[at[P]++] = (a);                                                          \
+		}                                                                                  \
+	} while (0)
 	EACH_TIMED_(m, TAKE_);
 #undef TAKE_
-	gp_qsort(s, n, sizeof(*s), cmp_u64);
-	bounds(&m->bad, s, n);
+	for (size_t p = 0, from = 0; p < np; p++) {
+		m->bad.lo[p] = 0;
+		m->bad.hi[p] = UINT64_MAX;
+		if (at[p] > from) {
+			gp_qsort(s + from, at[p] - from, sizeof(*s), cmp_u64);
+			bounds(&m->bad, s + from, at[p] - from, &m->bad.lo[p], &m->bad.hi[p]);
+		}
+		from = at[p];
+	}
 	free(s);
 	return 0;
+}
+
+/*
+ * Sets m->bad's bounds when some process's records start far from the rest
+ * of them; only then are its starts sorted. Each process is taken alone:
+ * processes far apart from each other are on clocks of their own.
+ */
+static int find_outliers(struct gpa_model *m)
+{
+	size_t np = m->procs.n;
+	uint64_t *first = calloc(np ? np : 1, 2 * sizeof(uint64_t)), *last = first + np;
+	size_t *at = calloc(np ? np : 1, sizeof(*at));
+	bool wide = false;
+	int ret = 0;
+
+	if (!first || !at) {
+		free(first);
+		free(at);
+		return -GP_ERR_NOMEM;
+	}
+	for (size_t p = 0; p < np; p++) {
+		first[p] = UINT64_MAX;
+	}
+#define MINMAX_(P, a, e)                                                                           \
+	do {                                                                                       \
+		first[P] = (a) < first[P] ? (a) : first[P];                                        \
+		last[P] = (a) > last[P] ? (a) : last[P];                                           \
+		at[P]++;                                                                           \
+	} while (0)
+	EACH_TIMED_(m, MINMAX_);
+#undef MINMAX_
+	for (size_t p = 0; p < np; p++) {
+		wide |= at[p] && last[p] - first[p] > GPA_SANITY_MAX_NS;
+	}
+	if (wide) { /* not in a real trace: no gap of a day can be in it */
+		m->bad.lo = malloc(np * sizeof(*m->bad.lo));
+		m->bad.hi = malloc(np * sizeof(*m->bad.hi));
+		ret = m->bad.lo && m->bad.hi ? proc_bounds(m, first, last, at) : -GP_ERR_NOMEM;
+		if (!ret && !m->bad.outliers) {
+			free(m->bad.lo);
+			free(m->bad.hi);
+			m->bad.lo = m->bad.hi = NULL;
+		}
+	}
+	free(first);
+	free(at);
+	return ret;
 }
 
 /* ------------------------------------------------------------ processes given twice */
@@ -278,14 +338,13 @@ static void trim_timelines(struct gpa_model *m)
 
 	for (size_t d = 0; d < m->devs.n; d++) {
 		struct gpa_dev *dv = &m->devs.v[d];
-		bool dup = b->dup_of && b->dup_of[dv->proc] != GPA_NONE;
 		size_t first = w;
 		for (size_t i = dv->gpu_first; i < (size_t)dv->gpu_first + dv->gpu_count; i++) {
 			uint64_t a = gpa_gpu_start(m, i), e = gpa_gpu_end(m, i);
-			bool out = b->bounded && (a < b->lo || a > b->hi);
+			bool out = b->lo && (a < b->lo[dv->proc] || a > b->hi[dv->proc]);
 			b->outlier_gpu += out;
 			b->long_gpu += !out && e - a > GPA_SANITY_MAX_NS;
-			if (!dup && gpa_plausible(m, a, e)) {
+			if (gpa_sanity_keeps(m, (uint32_t)d, a, e)) {
 				m->gpu.op[w++] = m->gpu.op[i];
 			}
 		}
@@ -306,9 +365,9 @@ int gpa_sanity_prepare(struct gpa_model *m)
 	}
 	count(m);
 	trim_timelines(m);
-#define SPAN_(a, e)                                                                                \
+#define SPAN_(P, a, e)                                                                             \
 	do {                                                                                       \
-		if (gpa_plausible(m, a, e)) {                                                      \
+		if (gpa_plausible(m, P, a, e)) {                                                   \
 			m->bad.t0 = !any || (a) < m->bad.t0 ? (a) : m->bad.t0;                     \
 			m->bad.t1 = !any || (e) > m->bad.t1 ? (e) : m->bad.t1;                     \
 			any = true;                                                                \
@@ -327,6 +386,8 @@ void gpa_sanity_release(struct gpa_implausible *b)
 	}
 	gp_vec_free(&b->dup_inputs);
 	free(b->dup_of);
+	free(b->lo);
+	free(b->hi);
 	memset(b, 0, sizeof(*b));
 }
 

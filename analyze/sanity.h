@@ -32,6 +32,15 @@ struct gpa_sanity {
 	uint32_t first_duplicate, first_duplicate_of; /* process rows, GPA_NONE when none */
 };
 
+/* Whether the device timelines keep a GPU op of device dev (what gpa_sanity_prepare leaves). */
+static inline bool gpa_sanity_keeps(const struct gpa_model *m, uint32_t dev, uint64_t start,
+				    uint64_t end)
+{
+	uint32_t p = m->devs.v[dev].proc;
+
+	return gpa_plausible(m, p, start, end) && !(m->bad.dup_of && m->bad.dup_of[p] != GPA_NONE);
+}
+
 /*
  * Which of paths[0, n) to read: keep[i] false for an input that is an
  * earlier kept one again, the same file (device and inode: directly,
