@@ -5,6 +5,7 @@
  */
 #include "base/compat.h"
 #include "analyze/file-info.h"
+#include "analyze/sanity.h"
 #include "cli/cli.h"
 #include "report/report.h"
 
@@ -40,6 +41,36 @@ const struct cli_command cmd_info_opts = {
 	.msgs = &cli_msgs_plain,
 };
 
+/*
+ * A span over a day is where implausible data hides (a record years off, a
+ * day-long kernel): only then is the trace read whole, so that the load says
+ * what it found, as every command does.
+ */
+static int warn_file(void *data, const char *sentence)
+{
+	cli_warn("%s: %s", (const char *)data, sentence);
+	return 0;
+}
+
+static void check_span(const struct gpa_file_info *fi, const char *path)
+{
+	struct gpa_load_opts lo = {.drop = GPA_DROP_API_IDS | GPA_DROP_CORR};
+	struct gpa_sanity s;
+	struct gpa_model m;
+	char err[512];
+
+	if (!fi->has_span || fi->last_ts - fi->first_ts <= GPA_SANITY_MAX_NS) {
+		return;
+	}
+	if (gpa_model_load(&m, &path, 1, &lo, err, sizeof(err))) {
+		cli_error("%s", err);
+		return;
+	}
+	gpa_sanity_check(&m, &s);
+	gpa_sanity_warnings(&m, &s, warn_file, (void *)path);
+	gpa_model_release(&m);
+}
+
 int cmd_info(int argc, char **argv)
 {
 	struct info_opts opts = {0};
@@ -72,6 +103,7 @@ int cmd_info(int argc, char **argv)
 			continue;
 		}
 		sink->ops->file_info(sink, &fi);
+		check_span(&fi, argv[i]);
 		if (fi.problem_count) {
 			const struct gpa_problem *p = NULL;
 			for (size_t k = 0; k < fi.problems.n && !p; k++) {
