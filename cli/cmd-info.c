@@ -5,7 +5,7 @@
  */
 #include "base/compat.h"
 #include "analyze/file-info.h"
-#include "analyze/sanity.h"
+#include "analyze/model.h"
 #include "cli/cli.h"
 #include "report/report.h"
 
@@ -46,16 +46,9 @@ const struct cli_command cmd_info_opts = {
  * day-long kernel): only then is the trace read whole, so that the load says
  * what it found, as every command does.
  */
-static int warn_file(void *data, const char *sentence)
-{
-	cli_warn("%s: %s", (const char *)data, sentence);
-	return 0;
-}
-
 static void check_span(const struct gpa_file_info *fi, const char *path)
 {
 	struct gpa_load_opts lo = {.drop = GPA_DROP_API_IDS | GPA_DROP_CORR};
-	struct gpa_sanity s;
 	struct gpa_model m;
 	char err[512];
 
@@ -66,8 +59,7 @@ static void check_span(const struct gpa_file_info *fi, const char *path)
 		cli_error("%s", err);
 		return;
 	}
-	gpa_sanity_check(&m, &s);
-	gpa_sanity_warnings(&m, &s, warn_file, (void *)path);
+	cli_sanity_warn(&m, path);
 	gpa_model_release(&m);
 }
 

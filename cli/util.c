@@ -184,23 +184,26 @@ int cli_load_model_ex(struct gpa_model *m, char **args, size_t nargs, unsigned t
 				 p->corrupt_chunks == 1 ? "" : "s");
 		}
 	}
-	cli_sanity_warn(m);
+	cli_sanity_warn(m, NULL);
 	return 0;
 }
 
 static int warn_sentence(void *data, const char *sentence)
 {
-	(void)data;
-	cli_warn("%s", sentence);
+	if (data) {
+		cli_warn("%s: %s", (const char *)data, sentence);
+	} else {
+		cli_warn("%s", sentence);
+	}
 	return 0;
 }
 
-void cli_sanity_warn(const struct gpa_model *m)
+void cli_sanity_warn(const struct gpa_model *m, const char *path)
 {
 	struct gpa_sanity s;
 
 	gpa_sanity_check(m, &s);
-	gpa_sanity_warnings(m, &s, warn_sentence, NULL);
+	gpa_sanity_warnings(m, &s, warn_sentence, (void *)path);
 }
 
 int cli_load_steps(struct gpa_model *m, char **args, size_t nargs, const char *step_regex,
