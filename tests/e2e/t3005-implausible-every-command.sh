@@ -124,6 +124,40 @@ for c in "report -f json" "gaps -f json" "stats -f json --report cuda_gpu_kern_s
 	python3 figures.py "f$n.drop" "f$n.out" "f$n.long" || fail "$c: figures differ"
 done
 
+# What is not an outlier, and an outlier (a kernel and its call) before the
+# rest. kern.py OUT START COUNT STEP [START COUNT STEP]...: COUNT kernels of
+# 50 us every STEP us from START us (runs of them), each launched by a call.
+cat >kern.py <<'EOF'
+import json, sys
+a, ev, c = sys.argv[2:], [], 0
+for r in range(0, len(a), 3):
+    for i in range(int(a[r + 1])):
+        ts, c = float(a[r]) + i * float(a[r + 2]), c + 1
+        ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1,
+                   "tid": 1, "ts": ts - 10.0, "dur": 5.0, "args": {"correlation": c}})
+        ev.append({"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": ts,
+                   "dur": 50.0, "args": {"device": 0, "stream": 7, "correlation": c}})
+json.dump({"traceEvents": ev}, open(sys.argv[1], "w"))
+EOF
+DAY=86400000000
+python3 kern.py before.json 1000 1 1 400000000000000 400 100 &&
+	python3 kern.py bulk.json 400000000000000 400 100 &&
+	python3 kern.py groups.json 1000 200 100 $((3 * DAY)) 200 100 &&
+	python3 kern.py spread.json 1000 11 $((DAY / 2)) &&
+	python3 kern.py late.json 400000000000000 400 100 || fail "kern.py"
+expect_rc 0 "$GPUPROF" gaps -f json before.json
+grep -q "warning: 2 records start far from the rest of the trace (up to 4630 days away.*; 1 GPU operation among them" err ||
+	fail "an outlier before the rest: $(cat err)"
+"$GPUPROF" gaps -f json bulk.json >g.bulk 2>/dev/null || fail "gaps bulk"
+python3 figures.py g.bulk out || fail "an outlier before the rest: figures"
+# two big groups 3 days apart, a kernel every 12 h for 5 days, two processes
+# years apart (each on its own clock): none is an outlier
+for args in groups.json spread.json "clean.json late.json"; do
+	# shellcheck disable=SC2086
+	expect_rc 0 "$GPUPROF" gaps $args
+	grep -Eq "far from|longer than a day" err && fail "gaps $args: $(cat err)"
+done
+
 # The same trace twice: read once, said; through a link, a directory, a copy.
 mkdir dir && cp clean.json dir/a.json && ln -s ../clean.json dir/b.json &&
 	ln -s clean.json lnk.json && cp clean.json copy.json || fail "making the inputs"
