@@ -2588,6 +2588,7 @@ fail_maps:
 		goto fail;
 	}
 	span(m);
+	gpa_sanity_span(m);
 	gp_debug("model of %zu files: %" PRIu64 " events; %zu kernels, %zu copies, %zu memsets, "
 		 "%zu API calls, %zu syncs, %zu NVTX ranges (%zu kernels and %zu calls of 4.3 s "
 		 "or more); %s", m->procs.n, m->events, m->kern.n,

@@ -361,13 +361,24 @@ static void count(struct gpa_model *m);
 
 int gpa_sanity_prepare(struct gpa_model *m)
 {
-	bool any = false;
-
-	if (find_outliers(m) || find_dup_procs(m)) {
+	/* one process cannot repeat another */
+	if (find_outliers(m) || (m->procs.n > 1 && find_dup_procs(m))) {
 		return -GP_ERR_NOMEM;
 	}
 	count(m);
 	trim_timelines(m);
+	return 0;
+}
+
+void gpa_sanity_span(struct gpa_model *m)
+{
+	bool any = false;
+
+	m->bad.t0 = m->t0;
+	m->bad.t1 = m->t1;
+	if (m->t1 - m->t0 <= GPA_SANITY_MAX_NS) {
+		return; /* nothing starts a day away or lasts a day: every record is plausible */
+	}
 #define SPAN_(P, a, e)                                                                             \
 	do {                                                                                       \
 		if (gpa_plausible(m, P, a, e)) {                                                   \
@@ -378,7 +389,6 @@ int gpa_sanity_prepare(struct gpa_model *m)
 	} while (0)
 	EACH_TIMED_(m, SPAN_);
 #undef SPAN_
-	return 0;
 }
 
 void gpa_sanity_release(struct gpa_implausible *b)

@@ -54,6 +54,8 @@ int gpa_sanity_unique_inputs(struct gpa_model *m, const char *const *paths, size
  * timelines and sets m->bad. Returns 0 or -GP_ERR_NOMEM.
  */
 int gpa_sanity_prepare(struct gpa_model *m);
+/* m->bad.t0, t1 once m->t0, t1 are known (model.c): the span of the plausible records. */
+void gpa_sanity_span(struct gpa_model *m);
 /* Frees what m->bad holds; the model's release calls it. */
 void gpa_sanity_release(struct gpa_implausible *b);
 
