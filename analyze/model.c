@@ -2446,9 +2446,13 @@ static int build_indexes(struct gpa_model *m, const struct gpa_load_opts *opts)
 		gj.ret = build_gpu(m);
 	}
 	/* implausible GPU ops leave the timelines before anything counts them */
+	uint64_t t = gp_clock_monotonic_ns();
 	if (ret || gj.ret || gpa_sanity_prepare(m)) {
 		return -GP_ERR_NOMEM;
 	}
+	gp_debug("sanity pass: %.1f ms, %" PRIu64 " outliers, %" PRIu64 " GPU ops left out",
+		 (double)(gp_clock_monotonic_ns() - t) / 1e6, m->bad.outliers,
+		 m->bad.outlier_gpu + m->bad.long_gpu);
 	gpa_graphs_count_ops(m);
 	return 0;
 }

@@ -227,6 +227,34 @@ static int proc_bounds(struct gpa_model *m, const uint64_t *first, const uint64_
 }
 
 /*
+ * Whether every record starts within a day of every other, read from the
+ * ends of the tables sorted by start (API calls, syncs, NVTX ranges, each
+ * device's timeline): then no process can hold an outlier, and nothing more
+ * is read (every real trace).
+ */
+static bool within_a_day(const struct gpa_model *m)
+{
+	uint64_t lo = UINT64_MAX, hi = 0;
+
+#define ENDS_(n, FIRST, LAST)                                                                      \
+	do {                                                                                       \
+		if (n) {                                                                           \
+			lo = (FIRST) < lo ? (FIRST) : lo;                                          \
+			hi = (LAST) > hi ? (LAST) : hi;                                            \
+		}                                                                                  \
+	} while (0)
+	ENDS_(m->api.n, gpa_api_start(m, 0), gpa_api_start(m, m->api.n - 1));
+	ENDS_(m->sync.n, m->sync.start[0], m->sync.start[m->sync.n - 1]);
+	ENDS_(m->nvtx.n, m->nvtx.start[0], m->nvtx.start[m->nvtx.n - 1]);
+	for (size_t d = 0; d < m->devs.n; d++) {
+		size_t f = m->devs.v[d].gpu_first, n = m->devs.v[d].gpu_count;
+		ENDS_(n, gpa_gpu_start(m, f), gpa_gpu_start(m, f + n - 1));
+	}
+#undef ENDS_
+	return lo > hi || hi - lo <= GPA_SANITY_MAX_NS;
+}
+
+/*
  * Sets m->bad's bounds when some process's records start far from the rest
  * of them; only then are its starts sorted. Each process is taken alone:
  * processes far apart from each other are on clocks of their own.
@@ -239,6 +267,11 @@ static int find_outliers(struct gpa_model *m)
 	bool wide = false;
 	int ret = 0;
 
+	if (within_a_day(m)) {
+		free(first);
+		free(at);
+		return 0;
+	}
 	if (!first || !at) {
 		free(first);
 		free(at);
@@ -366,7 +399,9 @@ int gpa_sanity_prepare(struct gpa_model *m)
 		return -GP_ERR_NOMEM;
 	}
 	count(m);
-	trim_timelines(m);
+	if (m->bad.lo || m->bad.dup_of || m->bad.absurd) { /* else every op stays */
+		trim_timelines(m);
+	}
 	return 0;
 }
 
@@ -406,10 +441,8 @@ void gpa_sanity_release(struct gpa_implausible *b)
 
 /* ------------------------------------------------------------ the counts */
 
-static void count_absurd(struct gpa_implausible *s, uint64_t start, uint64_t end)
+static void count_absurd(struct gpa_implausible *s, uint64_t d)
 {
-	uint64_t d = end - start;
-
 	if (d > GPA_SANITY_MAX_NS) {
 		s->absurd++;
 		if (d > s->absurd_max_ns) {
@@ -440,8 +473,17 @@ static void launches_without_kernels(struct gpa_model *m, struct gpa_implausible
 	uint64_t *launches = kernels ? kernels + m->procs.n : NULL;
 	uint8_t *known = calloc(m->strs.off.n + 1, 1); /* NULL: no cache, the same answers */
 
+	bool some = false; /* a process without kernels: else no call needs looking at */
 	for (size_t i = 0; kernels && i < m->kern.n; i++) {
 		kernels[gpa_dev_proc(m, gpa_kern_dev(m, i))]++;
+	}
+	for (size_t p = 0; kernels && p < m->procs.n; p++) {
+		some |= !kernels[p];
+	}
+	if (!some) {
+		free(known);
+		free(kernels);
+		return;
 	}
 	for (size_t i = 0; kernels && i < m->api.n; i++) {
 		if (!(gpa_api_flags(m, i) & GPA_API_CAPTURED) &&
@@ -464,16 +506,16 @@ static void launches_without_kernels(struct gpa_model *m, struct gpa_implausible
 static void count(struct gpa_model *m)
 {
 	for (size_t i = 0; i < m->kern.n; i++) {
-		count_absurd(&m->bad, gpa_kern_start(m, i), gpa_kern_end(m, i));
+		count_absurd(&m->bad, gpa_kern_dur(m, i));
 	}
 	for (size_t i = 0; i < m->copy.n; i++) {
-		count_absurd(&m->bad, m->copy.start[i], m->copy.end[i]);
+		count_absurd(&m->bad, m->copy.end[i] - m->copy.start[i]);
 	}
 	for (size_t i = 0; i < m->set.n; i++) {
-		count_absurd(&m->bad, m->set.start[i], m->set.end[i]);
+		count_absurd(&m->bad, m->set.end[i] - m->set.start[i]);
 	}
 	for (size_t i = 0; i < m->api.n; i++) {
-		count_absurd(&m->bad, gpa_api_start(m, i), gpa_api_end(m, i));
+		count_absurd(&m->bad, gpa_api_dur(m, i));
 	}
 	launches_without_kernels(m, &m->bad);
 }
