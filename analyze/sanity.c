@@ -262,16 +262,17 @@ static bool within_a_day(const struct gpa_model *m)
 static int find_outliers(struct gpa_model *m)
 {
 	size_t np = m->procs.n;
-	uint64_t *first = calloc(np ? np : 1, 2 * sizeof(uint64_t)), *last = first + np;
-	size_t *at = calloc(np ? np : 1, sizeof(*at));
+	uint64_t *first, *last;
+	size_t *at;
 	bool wide = false;
 	int ret = 0;
 
 	if (within_a_day(m)) {
-		free(first);
-		free(at);
 		return 0;
 	}
+	first = calloc(np ? np : 1, 2 * sizeof(uint64_t));
+	last = first ? first + np : NULL;
+	at = calloc(np ? np : 1, sizeof(*at));
 	if (!first || !at) {
 		free(first);
 		free(at);
