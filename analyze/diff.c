@@ -901,6 +901,19 @@ static void check_print(struct gpa_diff *d, struct run_print *rp, const char *la
 	}
 }
 
+struct sanity_say {
+	struct gpa_diff *d;
+	const char *label;
+};
+
+static int say_sanity(void *data, const char *sentence)
+{
+	struct sanity_say *w = data;
+
+	warn(w->d, "%s: %s", w->label, sentence);
+	return 0;
+}
+
 /*
  * The run's implausible data (analyze/sanity.h) and whether it is a run added
  * before (same processes, times and counts): warnings, since each would
@@ -917,23 +930,7 @@ static void sanity_warnings(struct gpa_diff *d, const struct gpa_model *m, const
 			       .procs_hash = 1469598103934665603ull /* FNV-1a basis */};
 
 	gpa_sanity_check(m, &s);
-	if (s.negative) {
-		warn(d, "%s: %" PRIu64 " GPU operations or API calls end before they start", label,
-		     s.negative);
-	}
-	if (s.absurd) {
-		warn(d, "%s: %" PRIu64 " GPU operations or API calls last longer than a day", label,
-		     s.absurd);
-	}
-	if (s.launches_without_kernels) {
-		warn(d,
-		     "%s: %" PRIu64 " kernel launch calls but no kernel record: the kernel "
-		     "table is missing",
-		     label, s.launches_without_kernels);
-	}
-	if (s.duplicates) {
-		warn(d, "%s: %u of its traces are given twice", label, s.duplicates);
-	}
+	gpa_sanity_warnings(m, &s, say_sanity, &(struct sanity_say){d, label});
 	for (size_t p = 0; p < m->procs.n; p++) {
 		const char *host = gpa_model_str(m, m->procs.v[p].host);
 		rp.procs_hash = (rp.procs_hash ^ m->procs.v[p].pid) * 1099511628211ull;

@@ -14,6 +14,7 @@
 #include "analyze/model.h"
 #include "analyze/ops.h"
 #include "analyze/file-info.h"
+#include "analyze/sanity.h"
 #include "analyze/import-ahead.h"
 #include "import/import.h"
 
@@ -2464,9 +2465,14 @@ static int build_indexes(struct gpa_model *m, const struct gpa_load_opts *opts)
 	} else if (!ret) {
 		gj.ret = build_gpu(m);
 	}
-	if (ret || gj.ret) {
+	/* implausible GPU ops leave the timelines before anything counts them */
+	uint64_t t = gp_clock_monotonic_ns();
+	if (ret || gj.ret || gpa_sanity_prepare(m)) {
 		return -GP_ERR_NOMEM;
 	}
+	gp_debug("sanity pass: %.1f ms, %" PRIu64 " outliers, %" PRIu64 " GPU ops left out",
+		 (double)(gp_clock_monotonic_ns() - t) / 1e6, m->bad.outliers,
+		 m->bad.outlier_gpu + m->bad.long_gpu);
 	gpa_graphs_count_ops(m);
 	return 0;
 }
@@ -2491,6 +2497,25 @@ int gpa_model_load(struct gpa_model *m, const char *const *paths, size_t npaths,
 			return -GP_ERR_NOMEM;
 		}
 	}
+	/* an input given twice (the same file, or bytes) is read once: m->bad says which */
+	const char **kept = malloc((npaths ? npaths : 1) * sizeof(*kept));
+	bool *keep = malloc((npaths ? npaths : 1) * sizeof(*keep));
+	size_t nkept = 0;
+	if (!kept || !keep || gpa_sanity_unique_inputs(m, paths, npaths, keep)) {
+		free(kept);
+		free(keep);
+		snprintf(errbuf, errlen, "out of memory");
+		ret = -GP_ERR_NOMEM;
+		goto fail_maps;
+	}
+	for (size_t i = 0; i < npaths; i++) {
+		if (keep[i]) {
+			kept[nkept++] = paths[i];
+		}
+	}
+	free(keep);
+	paths = kept;
+	npaths = nkept;
 	for (size_t i = 0; i < npaths; i++) {
 		struct stat sb;
 		if (!gpa_input_stat(paths[i], &sb)) {
@@ -2526,6 +2551,8 @@ int gpa_model_load(struct gpa_model *m, const char *const *paths, size_t npaths,
 		free(procs);
 	}
 	gpa_import_ahead_free(ahead);
+	free(kept);
+fail_maps:
 	for (size_t i = 0; i < GP_ARRAY_SIZE(maps); i++) {
 		gp_u64map_release(&maps[i]);
 	}
@@ -2585,6 +2612,7 @@ int gpa_model_load(struct gpa_model *m, const char *const *paths, size_t npaths,
 		goto fail;
 	}
 	span(m);
+	gpa_sanity_span(m);
 	gp_debug("model of %zu files: %" PRIu64 " events; %zu kernels, %zu copies, %zu memsets, "
 		 "%zu API calls, %zu syncs, %zu NVTX ranges (%zu kernels and %zu calls of 4.3 s "
 		 "or more); %s", m->procs.n, m->events, m->kern.n,
@@ -2598,6 +2626,7 @@ fail:
 
 void gpa_model_release(struct gpa_model *m)
 {
+	gpa_sanity_release(&m->bad);
 	for (size_t i = 0; i < m->procs.n; i++) {
 		free(m->procs.v[i].path);
 	}

@@ -371,6 +371,26 @@ struct gpa_starts {
 	struct gpa_long_durs far; /* rows GPA_START_FAR: their starts (.dur), by row */
 };
 
+/* A single GPU operation or API call longer than this is absurd: 24 hours. */
+#define GPA_SANITY_MAX_NS (24ull * 3600 * 1000000000)
+
+/* An input not read: the same file (device and inode) or bytes as an earlier one. */
+struct gpa_dup_input {
+	char *path, *same_as;
+	bool same_file;
+};
+/* Implausible data the load keeps out of the device timelines (analyze/sanity.h). */
+struct gpa_implausible {
+	uint64_t *lo, *hi;    /* by process: records starting outside are outliers; NULL none */
+	uint64_t t0, t1;      /* span of the plausible records */
+	uint64_t outliers, outlier_gpu, outlier_far_ns; /* records, GPU ops; farthest off */
+	uint64_t long_gpu;    /* GPU ops longer than GPA_SANITY_MAX_NS */
+	uint64_t absurd, absurd_max_ns, launches_nokern; /* counts of struct gpa_sanity */
+	uint32_t procs_nokern;
+	uint32_t *dup_of;     /* by process: the earlier process it repeats, or GPA_NONE */
+	GP_VEC(struct gpa_dup_input) dup_inputs;
+};
+
 struct gpa_model {
 	struct gpa_strtab strs;
 	GP_VEC(struct gpa_proc) procs;
@@ -403,7 +423,16 @@ struct gpa_model {
 	uint64_t captures;       /* stream captures begun */
 	uint64_t captured_apis;  /* API calls made inside a capture (they ran nothing) */
 	bool aligned;        /* all processes placed by clock anchors */
+	struct gpa_implausible bad; /* left out of gpu and of whole-trace windows */
 };
+
+/* A record of process p that windows and busy time take: in its bulk, at most a day long. */
+static inline bool gpa_plausible(const struct gpa_model *m, uint32_t p, uint64_t start,
+				 uint64_t end)
+{
+	return (!m->bad.lo || (start >= m->bad.lo[p] && start <= m->bad.hi[p])) &&
+	       end - start <= GPA_SANITY_MAX_NS;
+}
 
 struct gpa_load_opts {
 	/*

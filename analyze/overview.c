@@ -55,44 +55,16 @@ static int cmp_traffic(const void *a, const void *b)
 	return x->copy_kind < y->copy_kind ? -1 : x->copy_kind > y->copy_kind;
 }
 
+static int push_warning(void *data, const char *sentence)
+{
+	return warnf(data, "%s", sentence);
+}
+
 /* The warnings of gpa_sanity_check, with their counts. */
 static int sanity_warnings(struct gpa_overview *o, const struct gpa_model *m)
 {
-	const struct gpa_sanity *s = &o->sanity;
-	int ret = 0;
-
 	gpa_sanity_check(m, &o->sanity);
-	if (s->negative) {
-		ret = warnf(o,
-			    "%" PRIu64 " GPU operations or API calls end before they start; "
-			    "they count as 0 ns",
-			    s->negative);
-	}
-	if (!ret && s->absurd) {
-		ret = warnf(o,
-			    "%" PRIu64 " GPU operations or API calls last longer than a day "
-			    "(the longest %.0f s): implausible times; totals and the trace "
-			    "span include them",
-			    s->absurd, (double)s->absurd_max_ns / 1e9);
-	}
-	if (!ret && s->launches_without_kernels) {
-		ret = warnf(o,
-			    "%" PRIu64 " kernel launch calls but no kernel record in %u "
-			    "process%s: the trace's kernel table is missing; GPU time is "
-			    "understated",
-			    s->launches_without_kernels, s->procs_without_kernels,
-			    s->procs_without_kernels == 1 ? "" : "es");
-	}
-	if (!ret && s->duplicates) {
-		ret = warnf(o,
-			    "%s is the same trace as %s (same process, times and record "
-			    "count)%s: %u input%s counted twice",
-			    m->procs.v[s->first_duplicate].path,
-			    m->procs.v[s->first_duplicate_of].path,
-			    s->duplicates > 1 ? ", and others" : "", s->duplicates,
-			    s->duplicates == 1 ? " is" : "s are");
-	}
-	return ret;
+	return gpa_sanity_warnings(m, &o->sanity, push_warning, o);
 }
 
 int gpa_overview_build(const struct gpa_model *m, const struct gpa_steps *steps,
@@ -102,8 +74,9 @@ int gpa_overview_build(const struct gpa_model *m, const struct gpa_steps *steps,
 	int ret = 0;
 
 	memset(o, 0, sizeof(*o));
-	o->first_ns = m->t0;
-	o->last_ns = m->t1;
+	/* the span of the plausible records: one 4 years off would stretch it */
+	o->first_ns = m->bad.t0;
+	o->last_ns = m->bad.t1;
 	o->events = m->events;
 	o->kernels = m->kern.n;
 	o->copies = m->copy.n;
@@ -111,7 +84,9 @@ int gpa_overview_build(const struct gpa_model *m, const struct gpa_steps *steps,
 	o->api_calls = m->api.n;
 	o->nvtx_ranges = m->nvtx.n;
 	for (size_t i = 0; i < m->kern.n; i++) {
-		o->kernel_time_ns += gpa_kern_dur(m, i);
+		if (gpa_sanity_keeps(m, gpa_kern_dev(m, i), gpa_kern_start(m, i), gpa_kern_end(m, i))) {
+			o->kernel_time_ns += gpa_kern_dur(m, i);
+		}
 	}
 	for (size_t i = 0; i < m->copy.n; i++) {
 		struct gpa_traffic *t = &by_kind[m->copy.copy_kind[i]];

@@ -12,6 +12,7 @@
  */
 #include "base/compat.h"
 #include "analyze/stats.h"
+#include "analyze/sanity.h"
 #include "analyze/model.h"
 
 #include <math.h>
@@ -466,7 +467,9 @@ static inline bool event_at(const struct source *c, size_t i, uint32_t *g, uint6
 	case GPA_STATS_KERN_SUM:
 		*g = c->group_of[gpa_kern_func(m, i)];
 		*v = gpa_kern_dur(m, i);
-		return true;
+		/* as the device timelines: implausible kernels would skew every share */
+		return gpa_sanity_keeps(m, gpa_kern_dev(m, i), gpa_kern_start(m, i),
+					gpa_kern_end(m, i));
 	case GPA_STATS_MEM_TIME_SUM:
 	case GPA_STATS_MEM_SIZE_SUM:
 		if (i < m->copy.n) {
@@ -474,13 +477,13 @@ static inline bool event_at(const struct source *c, size_t i, uint32_t *g, uint6
 			bool size = c->report == GPA_STATS_MEM_SIZE_SUM;
 			*g = k < GP_ARRAY_SIZE(memcpy_names) ? k : 0;
 			*v = size ? m->copy.bytes[i] : m->copy.end[i] - m->copy.start[i];
-		} else {
-			bool size = c->report == GPA_STATS_MEM_SIZE_SUM;
-			i -= m->copy.n;
-			*g = MEM_GROUP_MEMSET;
-			*v = size ? m->set.bytes[i] : m->set.end[i] - m->set.start[i];
+			return gpa_sanity_keeps(m, m->copy.dev[i], m->copy.start[i], m->copy.end[i]);
 		}
-		return true;
+		bool size = c->report == GPA_STATS_MEM_SIZE_SUM;
+		i -= m->copy.n;
+		*g = MEM_GROUP_MEMSET;
+		*v = size ? m->set.bytes[i] : m->set.end[i] - m->set.start[i];
+		return gpa_sanity_keeps(m, m->set.dev[i], m->set.start[i], m->set.end[i]);
 	case GPA_STATS_API_SUM:
 		*g = c->group_of[gpa_api_name(m, i)];
 		*v = gpa_api_dur(m, i);

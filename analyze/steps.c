@@ -420,7 +420,7 @@ static int whole_steps(const struct gpa_model *m, struct gpa_steps *out)
 		bool any = false;
 #define WIDEN_(tab, procof, START, END)                                                            \
 	for (size_t i = 0; i < (tab).n; i++) {                                                     \
-		if ((procof) != p) {                                                               \
+		if ((procof) != p || !gpa_plausible(m, (uint32_t)p, START, END)) {                 \
 			continue;                                                                  \
 		}                                                                                  \
 		st.start = (START) < st.start ? (START) : st.start;                                \

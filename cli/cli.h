@@ -136,6 +136,12 @@ int cli_load_model_threads(struct gpa_model *m, char **args, size_t nargs, unsig
 int cli_load_model_ex(struct gpa_model *m, char **args, size_t nargs, unsigned threads,
 		      unsigned drop);
 /*
+ * The model's implausible data (analyze/sanity.h), one warning each on
+ * standard error, after "path: " unless path is NULL; cli_load_model_ex
+ * says them for every command.
+ */
+void cli_sanity_warn(const struct gpa_model *m, const char *path);
+/*
  * cli_load_model, then the steps (step_regex as --step; NULL the default).
  * Returns CMD_OK, or CMD_ERROR / CMD_USAGE (a bad regex) said, with the
  * model released.

@@ -151,7 +151,8 @@ static int run(struct cp_opts *o, char **args, size_t nargs)
 		status = cli_exit_code(ret, 0);
 		goto out;
 	}
-	if (gpr_critpath_render(&out, o->format, &m, &steps, &cp)) {
+	if (gpr_critpath_render(&out, o->format, &m, &steps, &cp) ||
+	    gpr_sanity_append(&out, o->format, &m)) {
 		cli_error("out of memory");
 	} else if (cli_write_stdout(out.buf, out.len)) {
 		status = CMD_OK;

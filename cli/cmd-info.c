@@ -5,6 +5,7 @@
  */
 #include "base/compat.h"
 #include "analyze/file-info.h"
+#include "analyze/model.h"
 #include "cli/cli.h"
 #include "report/report.h"
 
@@ -40,6 +41,28 @@ const struct cli_command cmd_info_opts = {
 	.msgs = &cli_msgs_plain,
 };
 
+/*
+ * A span over a day is where implausible data hides (a record years off, a
+ * day-long kernel): only then is the trace read whole, so that the load says
+ * what it found, as every command does.
+ */
+static void check_span(const struct gpa_file_info *fi, const char *path)
+{
+	struct gpa_load_opts lo = {.drop = GPA_DROP_API_IDS | GPA_DROP_CORR};
+	struct gpa_model m;
+	char err[512];
+
+	if (!fi->has_span || fi->last_ts - fi->first_ts <= GPA_SANITY_MAX_NS) {
+		return;
+	}
+	if (gpa_model_load(&m, &path, 1, &lo, err, sizeof(err))) {
+		cli_error("%s", err);
+		return;
+	}
+	cli_sanity_warn(&m, path);
+	gpa_model_release(&m);
+}
+
 int cmd_info(int argc, char **argv)
 {
 	struct info_opts opts = {0};
@@ -72,6 +95,7 @@ int cmd_info(int argc, char **argv)
 			continue;
 		}
 		sink->ops->file_info(sink, &fi);
+		check_span(&fi, argv[i]);
 		if (fi.problem_count) {
 			const struct gpa_problem *p = NULL;
 			for (size_t k = 0; k < fi.problems.n && !p; k++) {

@@ -97,7 +97,8 @@ static int run(const struct occ_cli *o, char **args, size_t nargs)
 	if (!occ.launches && o->format == GPR_FORMAT_TEXT) {
 		cli_warn("no kernel launches%s", o->a.kernel_regex ? " match" : " in the traces");
 	}
-	if (gpr_occupancy_render(&out, o->format, &m, &steps, &occ, o->top)) {
+	if (gpr_occupancy_render(&out, o->format, &m, &steps, &occ, o->top) ||
+	    gpr_sanity_append(&out, o->format, &m)) {
 		cli_error("out of memory");
 	} else if (cli_write_stdout(out.buf, out.len)) {
 		status = CMD_OK;

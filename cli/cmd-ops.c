@@ -76,7 +76,8 @@ static int run(const struct ops_opts *o, char **args, size_t nargs)
 		gpa_model_release(&m);
 		return cli_exit_code(ret, 0);
 	}
-	if (gpr_ops_render(&out, o->format, o->tables, &r)) {
+	if (gpr_ops_render(&out, o->format, o->tables, &r) ||
+	    gpr_sanity_append(&out, o->format, &m)) {
 		cli_error("out of memory");
 	} else if (cli_write_stdout(out.buf, out.len)) {
 		status = CMD_OK;

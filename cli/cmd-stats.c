@@ -138,7 +138,8 @@ static int run(const struct stats_opts *o, const struct gpa_model *m)
 		gpa_stats_release(&st);
 	}
 	if (status == CMD_OK) {
-		if (gpr_stats_writer_finish(w, &out)) {
+		if (gpr_stats_writer_finish(w, &out) ||
+		    gpr_sanity_append_end(&out, (enum gpr_format)o->format, m)) {
 			cli_error("out of memory");
 			status = CMD_ERROR;
 		} else if (!cli_write_stdout(out.buf, out.len)) {

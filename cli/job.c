@@ -127,6 +127,7 @@ static int analyse(const struct cli_job *jo, const char *path, uint32_t file, un
 		cli_warn("%s: corrupt at offset %" PRIu64 ": %" PRIu64 " chunk(s) skipped", path,
 			 m.procs.v[0].corrupt_at, m.procs.v[0].corrupt_chunks);
 	}
+	cli_sanity_warn(&m, path);
 	ret = gpa_steps_find(&m, jo->step_regex, &steps, err, sizeof(err));
 	if (!ret) {
 		ret = gpa_commclass_compute(&m, &cco, &cc, err, sizeof(err));

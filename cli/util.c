@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "base/compat.h"
 #include "analyze/model.h"
+#include "analyze/sanity.h"
 #include "analyze/steps.h"
 #include "base/outfile.h"
 #include "cli/cli.h"
@@ -184,7 +185,26 @@ int cli_load_model_ex(struct gpa_model *m, char **args, size_t nargs, unsigned t
 				 p->corrupt_chunks == 1 ? "" : "s");
 		}
 	}
+	cli_sanity_warn(m, NULL);
 	return 0;
+}
+
+static int warn_sentence(void *data, const char *sentence)
+{
+	if (data) {
+		cli_warn("%s: %s", (const char *)data, sentence);
+	} else {
+		cli_warn("%s", sentence);
+	}
+	return 0;
+}
+
+void cli_sanity_warn(const struct gpa_model *m, const char *path)
+{
+	struct gpa_sanity s;
+
+	gpa_sanity_check(m, &s);
+	gpa_sanity_warnings(m, &s, warn_sentence, (void *)path);
 }
 
 int cli_load_steps(struct gpa_model *m, char **args, size_t nargs, const char *step_regex,

@@ -308,6 +308,15 @@ bool gpr_comm_has_data(const struct gpa_comm *c);
 int gpr_comm_render(struct gp_strbuf *out, enum gpr_format fmt, unsigned tables,
 		    const struct gpa_model *m, const struct gpa_steps *steps, const struct gpa_comm *c);
 
+/* ---- implausible data, every command (report/sanity.c, docs/reliability.md) */
+struct gpa_sanity;
+/* "sanity":{counts} into o. */
+void gpr_sanity_json(struct gp_strbuf *o, const struct gpa_sanity *s);
+/* m's implausible-data warnings added to out, a JSON object or Markdown; 0 or -GP_ERR_NOMEM. */
+int gpr_sanity_append(struct gp_strbuf *out, enum gpr_format fmt, const struct gpa_model *m);
+/* The same for an output written in pieces: out is the last, closing the JSON object. */
+int gpr_sanity_append_end(struct gp_strbuf *out, enum gpr_format fmt, const struct gpa_model *m);
+
 /* ---- report: the one-stop answer (report/summary.c, docs/report.md) */
 
 /* ---- launch and queue analytics (report/launches.c, docs/launches.md) */

@@ -690,13 +690,8 @@ static int render_json(struct gp_strbuf *o, const struct gpr_report_parts *p)
 		}
 		gpr_table_release(&t);
 	}
-	gp_strbuf_addf(o, ",\"sanity\":{\"negative_durations\":%" PRIu64
-			  ",\"absurd_durations\":%" PRIu64 ",\"absurd_max_ns\":%" PRIu64
-			  ",\"launches_without_kernels\":%" PRIu64
-			  ",\"processes_without_kernels\":%u,\"duplicate_inputs\":%u}",
-		       ov->sanity.negative, ov->sanity.absurd, ov->sanity.absurd_max_ns,
-		       ov->sanity.launches_without_kernels, ov->sanity.procs_without_kernels,
-		       ov->sanity.duplicates);
+	gp_strbuf_addch(o, ',');
+	gpr_sanity_json(o, &ov->sanity);
 	gp_strbuf_adds(o, ",\"warnings\":[");
 	for (size_t i = 0; i < ov->warnings.n; i++) {
 		if (i) {

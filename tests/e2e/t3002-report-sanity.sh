@@ -37,7 +37,7 @@ assert s["absurd_max_ns"] == 10**15, s
 assert any("longer than a day" in w for w in d["warnings"]), d["warnings"]
 PY
 
-# A clean trace: all counts 0, no such warning. Given twice: counted, said.
+# A clean trace: all counts 0, no such warning. Given twice: read once, said.
 "$TRACEGEN" --steps 2 --kernels 4 -o t.gpz >/dev/null || fail tracegen
 cp t.gpz u.gpz
 expect_rc 0 "$GPUPROF" report -f json -o t.out t.gpz
@@ -51,7 +51,9 @@ python3 - tu.out <<'PY' || fail "duplicate input"
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["sanity"]["duplicate_inputs"] == 1, d["sanity"]
-assert any("u.gpz is the same trace as t.gpz" in w and "1 input is counted twice" in w
+assert d["sanity"]["duplicate_files_not_read"] == 1, d["sanity"]
+assert any("u.gpz is the same trace as t.gpz (the same bytes)" in w and
+	   "1 input repeats an earlier one and is not read again" in w
 	   for w in d["warnings"]), d["warnings"]
 PY
 expect_rc 0 "$GPUPROF" report t.gpz u.gpz
