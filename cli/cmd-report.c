@@ -298,6 +298,48 @@ static int verdict_of(const struct report_opts *o, const struct gpa_model *m,
 	return ret;
 }
 
+/* verdict_of on a thread of its own, beside the other analyses (it reads only the model). */
+struct verdict_job {
+	const struct report_opts *o;
+	const struct gpa_model *m;
+	const struct gpa_steps *steps;
+	const struct gpa_commclass *cc;
+	struct gpa_bound_verdict *vd;
+	int ret;
+	pthread_t th;
+	bool threaded;
+};
+
+static void *verdict_main(void *arg)
+{
+	struct verdict_job *j = arg;
+
+	j->ret = verdict_of(j->o, j->m, j->steps, j->cc, j->vd);
+	return NULL;
+}
+
+/* Starts the verdict on a thread when threads > 1, else runs it at once. */
+static void verdict_start(struct verdict_job *j)
+{
+	unsigned threads = 1;
+
+	j->threaded = cli_thread_count(&threads) == 0 && threads > 1 &&
+		      pthread_create(&j->th, NULL, verdict_main, j) == 0;
+	if (!j->threaded) {
+		verdict_main(j);
+	}
+}
+
+/* The verdict's status once done: 0, or non-zero after it said why. */
+static int verdict_finish(struct verdict_job *j)
+{
+	if (j->threaded) {
+		pthread_join(j->th, NULL);
+		j->threaded = false;
+	}
+	return j->ret;
+}
+
 /* The kernel-efficiency sections: occupancy, utilization, the top operators. */
 static int efficiency_of(const struct gpa_model *m, const struct gpa_steps *steps,
 			 const struct report_opts *o, const struct gpa_occ_opts *occ_opts,
@@ -413,6 +455,8 @@ static int run(const struct report_opts *o, char **args, size_t nargs)
 	struct side side = {.m = &m, .steps = &steps, .o = o, .occ_opts = &occ_opts, .kern = &kern,
 			    .lau = &lau, .mem = &mem, .occ = &occ, .mfu = &mfu, .ops = &ops};
 	pthread_t th;
+	struct verdict_job vj = {.o = o, .m = &m, .steps = &steps, .cc = &cc, .vd = &vd};
+	verdict_start(&vj);
 	bool threaded = side_start(&side, &th);
 	gpa_comm_opts_init(&comm_opts);
 	comm_opts.steps = &steps;
@@ -424,6 +468,7 @@ static int run(const struct report_opts *o, char **args, size_t nargs)
 	if (threaded) {
 		pthread_join(th, NULL);
 	}
+	int vret = verdict_finish(&vj);
 	if (ret) {
 		cli_error("%s", err);
 		status = cli_exit_code(ret, 0);
@@ -442,7 +487,7 @@ static int run(const struct report_opts *o, char **args, size_t nargs)
 		cli_error("%s", cerr);
 		goto out;
 	}
-	if (verdict_of(o, &m, &steps, &cc, &vd)) {
+	if (vret) {
 		goto out;
 	}
 	struct gpa_findings_in fin = {.m = &m, .steps = &steps, .gaps = &gaps, .comm = &comm,
