@@ -634,7 +634,7 @@ static int render_json(struct gp_strbuf *o, const struct gpr_report_parts *p)
 	const struct gpa_overview *ov = p->ov;
 	int ret = 0;
 
-	gp_strbuf_adds(o, "{\"schema\":\"gpuprof-report/1.4\"");
+	gp_strbuf_adds(o, "{\"schema\":\"gpuprof-report/1.5\"");
 	ret = gpr_findings_json(o, p);
 	gp_strbuf_addf(o, ",\"traced\":{\"first_ns\":%" PRIu64
 			  ",\"last_ns\":%" PRIu64 ",\"span_ns\":%" PRIu64 ",\"events\":%" PRIu64
