@@ -580,14 +580,18 @@ struct loop_thread {
 	bool closes;       /* the delimiting annotation is an optimizer step */
 };
 
-/* The last end of the optimizer steps that start in [a, b); 0 none, UINT64_MAX one lost its end. */
-static uint64_t step_end_in(const struct loop_thread *lt, uint64_t a, uint64_t b)
+/*
+ * The last end of the optimizer steps that start in [a, b); 0 none,
+ * UINT64_MAX one lost its end. *from: where to look from in lt->v, moved
+ * past b, so that calls over consecutive ranges take one pass.
+ */
+static uint64_t step_end_in(const struct loop_thread *lt, size_t *from, uint64_t a, uint64_t b)
 {
 	uint64_t e = 0;
 
-	for (size_t i = 0; i < lt->n; i++) {
-		const struct marker *s = &lt->v[i];
-		if (s->fam != FAM_STEP || s->start < a || s->start >= b) {
+	for (; *from < lt->n && lt->v[*from].start < b; ++*from) {
+		const struct marker *s = &lt->v[*from];
+		if (s->fam != FAM_STEP || s->start < a) {
 			continue;
 		}
 		if (s->end == s->start) {
@@ -607,17 +611,18 @@ static uint64_t step_end_in(const struct loop_thread *lt, uint64_t a, uint64_t b
 static int last_end(const struct loop_ctx *c, const struct loop_thread *lt, uint64_t a,
 		    uint64_t *b)
 {
-	uint64_t te = thread_end(c->m, lt->v[0].thread), se = step_end_in(lt, a, UINT64_MAX);
+	size_t from = 0, n = 0;
+	uint64_t te = thread_end(c->m, lt->v[0].thread), se = step_end_in(lt, &from, a, UINT64_MAX);
 	uint64_t *after = malloc(lt->ntop * sizeof(*after));
-	size_t n = 0;
 	struct gpa_dist d;
 
 	if (!after) {
 		return -GP_ERR_NOMEM;
 	}
+	from = 0;
 	for (size_t k = 0; k + 1 < lt->ntop; k++) {
 		uint64_t s = lt->v[lt->top[k]].start, e = lt->v[lt->top[k + 1]].start;
-		uint64_t x = lt->steps ? step_end_in(lt, s, e) : s;
+		uint64_t x = lt->steps ? step_end_in(lt, &from, s, e) : s;
 		if (x && x != UINT64_MAX && x <= e) {
 			after[n++] = e - x;
 		}
@@ -709,14 +714,19 @@ static int loop_process(struct loop_ctx *c, const struct marker *v, size_t n)
 static int loop_steps(const struct gpa_model *m, struct gpa_steps *out)
 {
 	struct loop_ctx c = {.m = m};
-	int ret = work_build(m, &c.w);
+	int ret;
 
-	if (ret || !c.w.total) {
-		goto out;
-	}
 	c.fam = calloc(m->strs.off.n + 2, 1);
 	ret = c.fam ? name_families(&c) : -GP_ERR_NOMEM;
 	ret = ret ? ret : collect_markers(&c);
+	/* Too few loop annotations to delimit anything: no need to place the GPU work. */
+	if (ret || c.mk.n < GPA_STEP_MIN_REPEAT) {
+		goto out;
+	}
+	ret = work_build(m, &c.w);
+	if (ret || !c.w.total) {
+		goto out;
+	}
 	/* Per process, the thread that makes most of its loop annotations. */
 	for (size_t i = 0, j; !ret && i < c.mk.n; i = j) {
 		size_t best = i, best_n = 0;
