@@ -94,10 +94,14 @@ static int nvtx_steps(const struct gpa_model *m, pcre2_code *re, const uint8_t *
 		if (yes[m->nvtx.name[i]] != 2 || m->nvtx.type[i] == GPT_NVTX_MARK) {
 			continue;
 		}
-		/* Only the outermost matching range of a nest is a step. */
+		/*
+		 * Only the outermost matching range of a nest is a step. An ancestor
+		 * that ends before it does not hold it: ProfilerStep#N+1 begins inside
+		 * profiler.step(), a frame that began inside ProfilerStep#N.
+		 */
 		bool nested = false;
 		for (uint32_t p = m->nvtx.parent[i]; p != GPA_NONE; p = m->nvtx.parent[p]) {
-			if (yes[m->nvtx.name[p]] == 2) {
+			if (yes[m->nvtx.name[p]] == 2 && m->nvtx.end[p] >= m->nvtx.end[i]) {
 				nested = true;
 				break;
 			}
@@ -476,7 +480,7 @@ static int collect_markers(struct loop_ctx *c)
 		}
 		bool nested = false;
 		for (uint32_t p = m->nvtx.parent[i]; p != GPA_NONE && !nested; p = m->nvtx.parent[p]) {
-			nested = is_marker(c, p);
+			nested = is_marker(c, p) && m->nvtx.end[p] >= m->nvtx.end[i];
 		}
 		if (nested) {
 			continue; /* "## zero_grad ##" around Optimizer.zero_grad#...: one */

@@ -152,6 +152,45 @@ TEST(steps_whole_trace_without_evidence)
 	gpa_model_release(&m);
 }
 
+/*
+ * PyTorch opens ProfilerStep#N+1 inside profiler.step(), a Python frame that
+ * began inside ProfilerStep#N: the frame's parent is step N, step N+1's
+ * parent the frame. Step N+1 is not nested in step N all the same.
+ */
+TEST(steps_profiler_step_opened_inside_a_frame)
+{
+	struct tw t;
+	struct gpa_model m;
+	struct gpa_steps s;
+	char err[256];
+
+	tw_open(&t, "steps-crossing.gpz");
+	for (int i = 0; i < 3; i++) {
+		char name[32];
+		uint64_t b = 100 + (uint64_t)i * 100;
+		snprintf(name, sizeof(name), "ProfilerStep#%d", i);
+		range(&t, b, b + 98, "user_annotation", name);
+		launch(&t, b + 10, b + 11, b + 50, 1, "gemm");
+		range(&t, b + 95, b + 105, "python_function", "torch/profiler/profiler.py(811): step");
+	}
+	load(&t, &m);
+	/* As the model nests them: step 1 in the first frame, that frame in step 0. */
+	size_t s1 = 0;
+	while (s1 < m.nvtx.n && strcmp(gpa_model_str(&m, m.nvtx.name[s1]), "ProfilerStep#1")) {
+		s1++;
+	}
+	REQUIRE(s1 < m.nvtx.n && m.nvtx.parent[s1] != GPA_NONE);
+	uint32_t frame = m.nvtx.parent[s1];
+	REQUIRE(m.nvtx.parent[frame] != GPA_NONE);
+	CHECK_STR(gpa_model_str(&m, m.nvtx.name[m.nvtx.parent[frame]]), "ProfilerStep#0");
+	REQUIRE(!gpa_steps_find(&m, NULL, &s, err, sizeof(err)));
+	CHECK_EQ_U(s.source, GPA_STEPS_NVTX);
+	CHECK_EQ_U(s.v.n, 3);
+	CHECK_EQ_U(s.unassigned_ops, 0);
+	gpa_steps_release(&s);
+	gpa_model_release(&m);
+}
+
 /* ---------------------------------------------------- steps from the training loop */
 
 #define FETCH "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__"
