@@ -312,6 +312,41 @@ TEST(steps_from_training_loop_families)
 }
 
 /*
+ * NVTX ranges (nsys with emit_nvtx) count as the profiler's annotations do;
+ * Python frames never do, whatever their name: two optimizer.py zero_grad
+ * frames per iteration would disagree with the fetches. Without an
+ * optimizer step the last iteration ends after the median iteration or at
+ * the thread's last call, whichever is first.
+ */
+TEST(steps_from_training_loop_nvtx_not_frames)
+{
+	struct tw t;
+	struct gpa_model m;
+	struct gpa_steps s;
+	char err[256];
+
+	tw_open(&t, "steps-loop-nvtx.gpz");
+	for (int i = 0; i < 3; i++) {
+		uint64_t b = 1000 + (uint64_t)i * 1000;
+		range(&t, b, b + 50, "", FETCH);
+		range(&t, b + 100, b + 110, "python_function", "torch/optim/optimizer.py(939): zero_grad");
+		range(&t, b + 120, b + 130, "python_function", "torch/optim/optimizer.py(939): zero_grad");
+		launch(&t, b + 200, b + 201, b + 800, 1, "gemm");
+	}
+	load(&t, &m);
+	REQUIRE(!gpa_steps_find(&m, NULL, &s, err, sizeof(err)));
+	CHECK_EQ_U(s.source, GPA_STEPS_LOOP);
+	REQUIRE(s.v.n == 3);
+	CHECK_EQ_U(s.v.v[0].start, U(1000));
+	CHECK_EQ_U(s.v.v[0].end, U(2000));
+	CHECK_EQ_U(s.v.v[2].start, U(3000));
+	CHECK_EQ_U(s.v.v[2].end, U(3201)); /* the last launch call's end, before 3000 + 1000 */
+	CHECK_EQ_U(s.unassigned_ops, 0);
+	gpa_steps_release(&s);
+	gpa_model_release(&m);
+}
+
+/*
  * Weak evidence is no steps: one iteration; two fetches per optimizer step
  * (gradient accumulation, or an evaluation loop: which is the iteration is
  * unknown). A repeating annotation named like a step, or ProfilerStep#N,
