@@ -378,7 +378,12 @@ out:
 
 /* ------------------------------------------- steps from the training loop's annotations */
 
-enum loop_family { FAM_FETCH, FAM_ZERO_GRAD, FAM_STEP, FAM_N };
+enum loop_family {
+	FAM_FETCH,
+	FAM_ZERO_GRAD,
+	FAM_STEP,
+	FAM_N
+};
 
 /* One outermost loop annotation. */
 struct marker {
@@ -427,8 +432,8 @@ static int name_families(struct loop_ctx *c)
 	PCRE2_SIZE erroff;
 
 	for (int f = 0; f < FAM_N; f++) {
-		re[f] = pcre2_compile((PCRE2_SPTR)pat[f], PCRE2_ZERO_TERMINATED, PCRE2_UTF, &errcode,
-				      &erroff, NULL);
+		re[f] = pcre2_compile((PCRE2_SPTR)pat[f], PCRE2_ZERO_TERMINATED, PCRE2_UTF,
+				      &errcode, &erroff, NULL);
 		if (!re[f]) {
 			goto out; /* constant patterns (the unit tests use them): out of memory */
 		}
@@ -479,15 +484,20 @@ static int collect_markers(struct loop_ctx *c)
 			continue;
 		}
 		bool nested = false;
-		for (uint32_t p = m->nvtx.parent[i]; p != GPA_NONE && !nested; p = m->nvtx.parent[p]) {
+		for (uint32_t p = m->nvtx.parent[i]; p != GPA_NONE && !nested;
+		     p = m->nvtx.parent[p]) {
 			nested = is_marker(c, p) && m->nvtx.end[p] >= m->nvtx.end[i];
 		}
 		if (nested) {
 			continue; /* "## zero_grad ##" around Optimizer.zero_grad#...: one */
 		}
-		struct marker k = {m->nvtx.start[i], m->nvtx.end[i],
-				   m->threads.v[m->nvtx.thread[i]].proc, m->nvtx.thread[i],
-				   (uint32_t)i, m->nvtx.name[i], (uint8_t)(c->fam[m->nvtx.name[i]] - 2)};
+		struct marker k = {m->nvtx.start[i],
+				   m->nvtx.end[i],
+				   m->threads.v[m->nvtx.thread[i]].proc,
+				   m->nvtx.thread[i],
+				   (uint32_t)i,
+				   m->nvtx.name[i],
+				   (uint8_t)(c->fam[m->nvtx.name[i]] - 2)};
 		if (gp_vec_push(&c->mk, k)) {
 			return -GP_ERR_NOMEM;
 		}
@@ -525,8 +535,9 @@ static bool names_agree(const struct marker *v, size_t n, size_t *steps)
 		hi = cnt[j] > hi ? cnt[j] : hi;
 	}
 	if (hi - lo > 1) {
-		gp_debug("process %u: loop annotations occur %zu to %zu times: no iterations from them",
-			 v[0].proc, lo, hi);
+		gp_debug(
+			"process %u: loop annotations occur %zu to %zu times: no iterations from them",
+			v[0].proc, lo, hi);
 	}
 	return hi - lo <= 1;
 }
@@ -612,8 +623,7 @@ static uint64_t step_end_in(const struct loop_thread *lt, size_t *from, uint64_t
  * iterations ran after theirs; without, after the median iteration; never
  * after the thread's last call.
  */
-static int last_end(const struct loop_ctx *c, const struct loop_thread *lt, uint64_t a,
-		    uint64_t *b)
+static int last_end(const struct loop_ctx *c, const struct loop_thread *lt, uint64_t a, uint64_t *b)
 {
 	size_t from = 0, n = 0;
 	uint64_t te = thread_end(c->m, lt->v[0].thread), se = step_end_in(lt, &from, a, UINT64_MAX);
@@ -697,8 +707,12 @@ static int loop_process(struct loop_ctx *c, const struct marker *v, size_t n)
 		if (ret || !b || !ops_in(&c->w, p, a, b)) {
 			continue;
 		}
-		struct gpa_step st = {.proc = p, .nvtx = v[lt.top[k]].row, .name = top,
-				      .number = (int64_t)(c->it.n - base), .start = a, .end = b};
+		struct gpa_step st = {.proc = p,
+				      .nvtx = v[lt.top[k]].row,
+				      .name = top,
+				      .number = (int64_t)(c->it.n - base),
+				      .start = a,
+				      .end = b};
 		cov += work_in(&c->w, p, a, b, &kcov);
 		ret = gp_vec_push(&c->it, st);
 	}
@@ -752,7 +766,8 @@ static int loop_steps(const struct gpa_model *m, struct gpa_steps *out)
 	}
 	if (c.covered * 100 < c.w.total * (uint64_t)GPA_STEP_MIN_COVER_PCT &&
 	    (!c.w.ktotal || c.kcovered * 100 < c.w.ktotal * (uint64_t)GPA_STEP_MIN_COVER_PCT)) {
-		gp_debug("loop iterations hold %" PRIu64 " of %" PRIu64 " ns of GPU time: too little",
+		gp_debug("loop iterations hold %" PRIu64 " of %" PRIu64
+			 " ns of GPU time: too little",
 			 c.covered, c.w.total);
 		goto out;
 	}

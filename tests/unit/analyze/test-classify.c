@@ -171,7 +171,8 @@ TEST(steps_profiler_step_opened_inside_a_frame)
 		snprintf(name, sizeof(name), "ProfilerStep#%d", i);
 		range(&t, b, b + 98, "user_annotation", name);
 		launch(&t, b + 10, b + 11, b + 50, 1, "gemm");
-		range(&t, b + 95, b + 105, "python_function", "torch/profiler/profiler.py(811): step");
+		range(&t, b + 95, b + 105, "python_function",
+		      "torch/profiler/profiler.py(811): step");
 	}
 	load(&t, &m);
 	/* As the model nests them: step 1 in the first frame, that frame in step 0. */
@@ -288,8 +289,8 @@ TEST(steps_from_training_loop_families)
 	CHECK_EQ_U(s.v.v[1].start, U(2100));
 	/* Its step's end + the 500 us after the others' (2100 - 1600), cut at the thread's last call. */
 	CHECK_EQ_U(s.v.v[2].end, U(3801));
-	CHECK_EQ_U(s.v.v[0].gpu_ops, 4);          /* three of its own, the next one's copy */
-	CHECK_EQ_U(s.unassigned_ops, 1);          /* the first copy */
+	CHECK_EQ_U(s.v.v[0].gpu_ops, 4); /* three of its own, the next one's copy */
+	CHECK_EQ_U(s.unassigned_ops, 1); /* the first copy */
 	gpa_steps_release(&s);
 	gpa_model_release(&m);
 
@@ -329,8 +330,10 @@ TEST(steps_from_training_loop_nvtx_not_frames)
 	for (int i = 0; i < 3; i++) {
 		uint64_t b = 1000 + (uint64_t)i * 1000;
 		range(&t, b, b + 50, "", FETCH);
-		range(&t, b + 100, b + 110, "python_function", "torch/optim/optimizer.py(939): zero_grad");
-		range(&t, b + 120, b + 130, "python_function", "torch/optim/optimizer.py(939): zero_grad");
+		range(&t, b + 100, b + 110, "python_function",
+		      "torch/optim/optimizer.py(939): zero_grad");
+		range(&t, b + 120, b + 130, "python_function",
+		      "torch/optim/optimizer.py(939): zero_grad");
 		launch(&t, b + 200, b + 201, b + 800, 1, "gemm");
 	}
 	load(&t, &m);
