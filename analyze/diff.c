@@ -1516,7 +1516,7 @@ static void unpack_head(struct gpa_diff *d, struct rd *r, int side, size_t *n)
 	nwarn = get(r, 4);
 	if (!r->bad && ver != RUN_VERSION) {
 		r->bad = "another version of the format";
-	} else if (!r->bad && ((int)rside != side || !source || source > GPA_STEPS_REPEAT ||
+	} else if (!r->bad && ((int)rside != side || !source || source > GPA_STEPS_LOOP ||
 			       !*n || npre > nwarn)) {
 		r->bad = "bad side, step source or count";
 	}

@@ -147,6 +147,7 @@ int gpa_overview_build(const struct gpa_model *m, const struct gpa_steps *steps,
 		if (steps->source == GPA_STEPS_WHOLE) {
 			ret = warnf(o, "no steps found (no ProfilerStep#N or range matching the step "
 				       "pattern, no annotation that repeats and holds most GPU work, "
+				       "no training-loop annotations that delimit iterations, "
 				       "no cudaProfilerStart/Stop): the whole trace is one step; "
 				       "try --step REGEX");
 		}

@@ -94,10 +94,14 @@ static int nvtx_steps(const struct gpa_model *m, pcre2_code *re, const uint8_t *
 		if (yes[m->nvtx.name[i]] != 2 || m->nvtx.type[i] == GPT_NVTX_MARK) {
 			continue;
 		}
-		/* Only the outermost matching range of a nest is a step. */
+		/*
+		 * Only the outermost matching range of a nest is a step. An ancestor
+		 * that ends before it does not hold it: ProfilerStep#N+1 begins inside
+		 * profiler.step(), a frame that began inside ProfilerStep#N.
+		 */
 		bool nested = false;
 		for (uint32_t p = m->nvtx.parent[i]; p != GPA_NONE; p = m->nvtx.parent[p]) {
-			if (yes[m->nvtx.name[p]] == 2) {
+			if (yes[m->nvtx.name[p]] == 2 && m->nvtx.end[p] >= m->nvtx.end[i]) {
 				nested = true;
 				break;
 			}
@@ -299,8 +303,9 @@ static bool better(const struct name_score *a, const struct name_score *b)
 	return a->with_work > b->with_work;
 }
 
-/* Steps from the best repeating annotation, if one qualifies (steps.h). */
-static int repeat_steps(const struct gpa_model *m, pcre2_code *steplike, struct gpa_steps *out)
+/* Steps from the best repeating annotation, if one qualifies (steps.h); *named: named like a step. */
+static int repeat_steps(const struct gpa_model *m, pcre2_code *steplike, struct gpa_steps *out,
+			bool *named)
 {
 	struct work w;
 	struct tkv *kv = NULL;
@@ -349,6 +354,7 @@ static int repeat_steps(const struct gpa_model *m, pcre2_code *steplike, struct 
 		}
 	}
 	ret = 0;
+	*named = found && best.steplike;
 	int64_t ordinal = 0;
 	for (size_t k = best.first; found && k < best.first + best.n; k++) {
 		uint32_t r = kv[k].row, p = (uint32_t)kv[k].b;
@@ -367,6 +373,413 @@ out:
 	pcre2_match_data_free(md);
 	free(kv);
 	work_release(&w);
+	return ret;
+}
+
+/* ------------------------------------------- steps from the training loop's annotations */
+
+enum loop_family {
+	FAM_FETCH,
+	FAM_ZERO_GRAD,
+	FAM_STEP,
+	FAM_N
+};
+
+/* One outermost loop annotation. */
+struct marker {
+	uint64_t start, end;
+	uint32_t proc, thread, row, name;
+	uint8_t fam;
+};
+
+/* More loop annotation names than this on one thread: no telling which is the iteration. */
+#define LOOP_MAX_NAMES 8
+
+static int cmp_marker(const void *a, const void *b)
+{
+	const struct marker *x = a, *y = b;
+
+	if (x->proc != y->proc) {
+		return x->proc < y->proc ? -1 : 1;
+	}
+	if (x->thread != y->thread) {
+		return x->thread < y->thread ? -1 : 1;
+	}
+	if (x->start != y->start) {
+		return x->start < y->start ? -1 : 1;
+	}
+	return x->row < y->row ? -1 : x->row > y->row;
+}
+
+struct loop_ctx {
+	const struct gpa_model *m;
+	struct work w;
+	GP_VEC(struct marker) mk;
+	GP_VEC(struct gpa_step) it; /* the iterations found, by process */
+	uint8_t *fam;               /* per string id: 0 not decided, 1 none, 2 + family */
+	uint64_t covered, kcovered;
+};
+
+/* Decides the family of every range name (ctx->fam); 0 or -GP_ERR_NOMEM. */
+static int name_families(struct loop_ctx *c)
+{
+	static const char *const pat[FAM_N] = {GPA_LOOP_PATTERN_FETCH, GPA_LOOP_PATTERN_ZERO_GRAD,
+					       GPA_LOOP_PATTERN_STEP};
+	const struct gpa_model *m = c->m;
+	pcre2_code *re[FAM_N] = {0};
+	pcre2_match_data *md = NULL;
+	int ret = -GP_ERR_NOMEM, errcode;
+	PCRE2_SIZE erroff;
+
+	for (int f = 0; f < FAM_N; f++) {
+		re[f] = pcre2_compile((PCRE2_SPTR)pat[f], PCRE2_ZERO_TERMINATED, PCRE2_UTF,
+				      &errcode, &erroff, NULL);
+		if (!re[f]) {
+			goto out; /* constant patterns (the unit tests use them): out of memory */
+		}
+	}
+	md = pcre2_match_data_create_from_pattern(re[0], NULL);
+	if (!md) {
+		goto out;
+	}
+	for (size_t i = 0; i < m->nvtx.n; i++) {
+		uint32_t s = m->nvtx.name[i];
+		if (c->fam[s]) {
+			continue;
+		}
+		const char *t = gpa_model_str(m, s);
+		c->fam[s] = 1;
+		for (int f = 0; s && f < FAM_N && c->fam[s] == 1; f++) {
+			if (pcre2_match(re[f], (PCRE2_SPTR)t, strlen(t), 0, 0, md, NULL) >= 0) {
+				c->fam[s] = (uint8_t)(2 + f);
+			}
+		}
+	}
+	ret = 0;
+out:
+	pcre2_match_data_free(md);
+	for (int f = 0; f < FAM_N; f++) {
+		pcre2_code_free(re[f]);
+	}
+	return ret;
+}
+
+/* Whether nvtx row i is a loop annotation: a user annotation or NVTX range of a loop name. */
+static bool is_marker(const struct loop_ctx *c, size_t i)
+{
+	const struct gpa_model *m = c->m;
+	uint8_t o = m->nvtx.origin[i];
+
+	return c->fam[m->nvtx.name[i]] >= 2 && (o == GPA_RANGE_NVTX || o == GPA_RANGE_ANNOTATION) &&
+	       m->nvtx.type[i] != GPT_NVTX_MARK && m->nvtx.end[i] >= m->nvtx.start[i];
+}
+
+/* The outermost loop annotations (user annotations and NVTX ranges only), sorted. */
+static int collect_markers(struct loop_ctx *c)
+{
+	const struct gpa_model *m = c->m;
+
+	for (size_t i = 0; i < m->nvtx.n; i++) {
+		if (!is_marker(c, i)) {
+			continue;
+		}
+		bool nested = false;
+		for (uint32_t p = m->nvtx.parent[i]; p != GPA_NONE && !nested;
+		     p = m->nvtx.parent[p]) {
+			nested = is_marker(c, p) && m->nvtx.end[p] >= m->nvtx.end[i];
+		}
+		if (nested) {
+			continue; /* "## zero_grad ##" around Optimizer.zero_grad#...: one */
+		}
+		struct marker k = {m->nvtx.start[i],
+				   m->nvtx.end[i],
+				   m->threads.v[m->nvtx.thread[i]].proc,
+				   m->nvtx.thread[i],
+				   (uint32_t)i,
+				   m->nvtx.name[i],
+				   (uint8_t)(c->fam[m->nvtx.name[i]] - 2)};
+		if (gp_vec_push(&c->mk, k)) {
+			return -GP_ERR_NOMEM;
+		}
+	}
+	gp_qsort(c->mk.v, c->mk.n, sizeof(*c->mk.v), cmp_marker);
+	return 0;
+}
+
+/*
+ * Whether every loop annotation name of v[0..n) occurs as often as the
+ * others, give or take one (at most LOOP_MAX_NAMES names); *steps: how many
+ * optimizer steps there are.
+ */
+static bool names_agree(const struct marker *v, size_t n, size_t *steps)
+{
+	uint32_t name[LOOP_MAX_NAMES];
+	size_t cnt[LOOP_MAX_NAMES] = {0}, k = 0, lo = SIZE_MAX, hi = 0;
+
+	*steps = 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t j = 0;
+		while (j < k && name[j] != v[i].name) {
+			j++;
+		}
+		if (j == LOOP_MAX_NAMES) {
+			return false;
+		}
+		name[j] = v[i].name;
+		k += j == k;
+		cnt[j]++;
+		*steps += v[i].fam == FAM_STEP;
+	}
+	for (size_t j = 0; j < k; j++) {
+		lo = cnt[j] < lo ? cnt[j] : lo;
+		hi = cnt[j] > hi ? cnt[j] : hi;
+	}
+	if (hi - lo > 1) {
+		gp_debug(
+			"process %u: loop annotations occur %zu to %zu times: no iterations from them",
+			v[0].proc, lo, hi);
+	}
+	return hi - lo <= 1;
+}
+
+/*
+ * The name of the annotation that delimits iterations (steps.h): the fetch
+ * or zero_grad that comes first after an optimizer step (else the first in
+ * the trace); with optimizer steps alone, the last of them (*closes: it
+ * closes an iteration rather than opening one).
+ */
+static uint32_t top_name(const struct marker *v, size_t n, bool *closes)
+{
+	size_t step = SIZE_MAX, open = SIZE_MAX;
+
+	for (size_t i = 0; i < n; i++) {
+		step = v[i].fam == FAM_STEP && step == SIZE_MAX ? i : step;
+		open = v[i].fam != FAM_STEP && open == SIZE_MAX ? i : open;
+	}
+	*closes = open == SIZE_MAX;
+	if (*closes) {
+		return v[n - 1].name;
+	}
+	for (size_t j = step + 1; step != SIZE_MAX && j < n; j++) {
+		if (v[j].fam != FAM_STEP && v[j].start >= v[step].end) {
+			return v[j].name;
+		}
+	}
+	return v[open].name;
+}
+
+/* The end of thread th's last API call or range. */
+static uint64_t thread_end(const struct gpa_model *m, uint32_t th)
+{
+	uint64_t e = 0;
+
+	for (size_t i = 0; i < m->api.n; i++) {
+		if (gpa_api_thread(m, i) == th && gpa_api_end(m, i) > e) {
+			e = gpa_api_end(m, i);
+		}
+	}
+	for (size_t i = 0; i < m->nvtx.n; i++) {
+		if (m->nvtx.thread[i] == th && m->nvtx.end[i] > e) {
+			e = m->nvtx.end[i];
+		}
+	}
+	return e;
+}
+
+/* One thread's loop annotations, and those that delimit its iterations. */
+struct loop_thread {
+	const struct marker *v;
+	size_t n;
+	size_t *top, ntop; /* indices in v of the delimiting annotations */
+	size_t steps;      /* optimizer steps among v */
+	bool closes;       /* the delimiting annotation is an optimizer step */
+};
+
+/*
+ * The last end of the optimizer steps that start in [a, b); 0 none,
+ * UINT64_MAX one lost its end. *from: where to look from in lt->v, moved
+ * past b, so that calls over consecutive ranges take one pass.
+ */
+static uint64_t step_end_in(const struct loop_thread *lt, size_t *from, uint64_t a, uint64_t b)
+{
+	uint64_t e = 0;
+
+	for (; *from < lt->n && lt->v[*from].start < b; ++*from) {
+		const struct marker *s = &lt->v[*from];
+		if (s->fam != FAM_STEP || s->start < a) {
+			continue;
+		}
+		if (s->end == s->start) {
+			return UINT64_MAX; /* no duration: the trace stopped inside it */
+		}
+		e = s->end > e ? s->end : e;
+	}
+	return e;
+}
+
+/*
+ * Where the last iteration, opened at a, ends (0: it is incomplete): with
+ * optimizer steps, at its step's end plus the median time earlier
+ * iterations ran after theirs; without, after the median iteration; never
+ * after the thread's last call.
+ */
+static int last_end(const struct loop_ctx *c, const struct loop_thread *lt, uint64_t a, uint64_t *b)
+{
+	size_t from = 0, n = 0;
+	uint64_t te = thread_end(c->m, lt->v[0].thread), se = step_end_in(lt, &from, a, UINT64_MAX);
+	uint64_t *after = malloc(lt->ntop * sizeof(*after));
+	struct gpa_dist d;
+
+	if (!after) {
+		return -GP_ERR_NOMEM;
+	}
+	from = 0;
+	for (size_t k = 0; k + 1 < lt->ntop; k++) {
+		uint64_t s = lt->v[lt->top[k]].start, e = lt->v[lt->top[k + 1]].start;
+		uint64_t x = lt->steps ? step_end_in(lt, &from, s, e) : s;
+		if (x && x != UINT64_MAX && x <= e) {
+			after[n++] = e - x;
+		}
+	}
+	gpa_dist_of(after, n, &d);
+	free(after);
+	if (lt->steps && !se) {
+		*b = 0; /* no optimizer step after it: cut short */
+	} else if (se == UINT64_MAX || !n) {
+		*b = te;
+	} else {
+		uint64_t from = lt->steps ? se : a;
+		*b = te < from + d.median ? te : from + d.median;
+	}
+	*b = *b > a ? *b : 0;
+	return 0;
+}
+
+/* The CPU range of iteration k of lt (steps.h); *b 0 when it has none. */
+static int iteration_at(const struct loop_ctx *c, const struct loop_thread *lt, size_t k,
+			uint64_t *a, uint64_t *b)
+{
+	const struct marker *o = &lt->v[lt->top[k]];
+	uint32_t p = o->proc;
+
+	if (lt->closes) {
+		bool any = c->w.first[p] < c->w.first[p + 1];
+		*a = k ? lt->v[lt->top[k - 1]].end : any ? c->w.t[c->w.first[p]] : o->end;
+		*b = o->end > *a ? o->end : 0;
+		if (k + 1 == lt->ntop && o->end == o->start) {
+			*b = thread_end(c->m, o->thread); /* the last step lost its end */
+		}
+		return 0;
+	}
+	*a = o->start;
+	if (k + 1 < lt->ntop) {
+		*b = lt->v[lt->top[k + 1]].start;
+		return 0;
+	}
+	return last_end(c, lt, *a, b);
+}
+
+/* The iterations of one thread's loop annotations v[0..n); 0 or -GP_ERR_NOMEM. */
+static int loop_process(struct loop_ctx *c, const struct marker *v, size_t n)
+{
+	struct loop_thread lt = {.v = v, .n = n};
+	size_t base = c->it.n;
+	uint64_t cov = 0, kcov = 0;
+	uint32_t p = v[0].proc;
+	int ret = 0;
+
+	if (!names_agree(v, n, &lt.steps)) {
+		return 0;
+	}
+	uint32_t top = top_name(v, n, &lt.closes);
+	lt.top = malloc(n * sizeof(*lt.top));
+	if (!lt.top) {
+		return -GP_ERR_NOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (v[i].name == top) {
+			lt.top[lt.ntop++] = i;
+		}
+	}
+	for (size_t k = 0; k < lt.ntop && !ret; k++) {
+		uint64_t a, b;
+		ret = iteration_at(c, &lt, k, &a, &b);
+		if (ret || !b || !ops_in(&c->w, p, a, b)) {
+			continue;
+		}
+		struct gpa_step st = {.proc = p,
+				      .nvtx = v[lt.top[k]].row,
+				      .name = top,
+				      .number = (int64_t)(c->it.n - base),
+				      .start = a,
+				      .end = b};
+		cov += work_in(&c->w, p, a, b, &kcov);
+		ret = gp_vec_push(&c->it, st);
+	}
+	free(lt.top);
+	if (ret || c->it.n - base < GPA_STEP_MIN_REPEAT) {
+		c->it.n = base;
+		return ret;
+	}
+	gp_debug("process %u: %zu iterations delimited by '%s'", p, c->it.n - base,
+		 gpa_model_str(c->m, top));
+	c->covered += cov;
+	c->kcovered += kcov;
+	return 0;
+}
+
+/* Steps from the training loop's annotations, if they qualify (steps.h). */
+static int loop_steps(const struct gpa_model *m, struct gpa_steps *out)
+{
+	struct loop_ctx c = {.m = m};
+	int ret;
+
+	c.fam = calloc(m->strs.off.n + 2, 1);
+	ret = c.fam ? name_families(&c) : -GP_ERR_NOMEM;
+	ret = ret ? ret : collect_markers(&c);
+	/* Too few loop annotations to delimit anything: no need to place the GPU work. */
+	if (ret || c.mk.n < GPA_STEP_MIN_REPEAT) {
+		goto out;
+	}
+	ret = work_build(m, &c.w);
+	if (ret || !c.w.total) {
+		goto out;
+	}
+	/* Per process, the thread that makes most of its loop annotations. */
+	for (size_t i = 0, j; !ret && i < c.mk.n; i = j) {
+		size_t best = i, best_n = 0;
+		for (j = i; j < c.mk.n && c.mk.v[j].proc == c.mk.v[i].proc;) {
+			size_t t = j;
+			while (j < c.mk.n && c.mk.v[j].proc == c.mk.v[t].proc &&
+			       c.mk.v[j].thread == c.mk.v[t].thread) {
+				j++;
+			}
+			if (j - t > best_n) {
+				best = t;
+				best_n = j - t;
+			}
+		}
+		ret = loop_process(&c, c.mk.v + best, best_n);
+	}
+	if (ret || c.it.n < GPA_STEP_MIN_REPEAT) {
+		goto out;
+	}
+	if (c.covered * 100 < c.w.total * (uint64_t)GPA_STEP_MIN_COVER_PCT &&
+	    (!c.w.ktotal || c.kcovered * 100 < c.w.ktotal * (uint64_t)GPA_STEP_MIN_COVER_PCT)) {
+		gp_debug("loop iterations hold %" PRIu64 " of %" PRIu64
+			 " ns of GPU time: too little",
+			 c.covered, c.w.total);
+		goto out;
+	}
+	out->v.v = c.it.v;
+	out->v.n = c.it.n;
+	out->v.cap = c.it.cap;
+	c.it.v = NULL;
+out:
+	gp_vec_free(&c.it);
+	gp_vec_free(&c.mk);
+	free(c.fam);
+	work_release(&c.w);
 	return ret;
 }
 
@@ -605,6 +1018,24 @@ static int assign(const struct gpa_model *m, struct gpa_steps *s)
 static int find(const struct gpa_model *m, const char *regex, bool assign_ops,
 		struct gpa_steps *out, char *errbuf, size_t errlen);
 
+/* out's steps (from repeating annotations, or none) replaced by loop iterations if any. */
+static int prefer_loop(const struct gpa_model *m, struct gpa_steps *out)
+{
+	struct gpa_steps loop = {0};
+	int ret = loop_steps(m, &loop);
+
+	if (!ret && loop.v.n) {
+		gp_vec_free(&out->v);
+		out->v.v = loop.v.v;
+		out->v.n = loop.v.n;
+		out->v.cap = loop.v.cap;
+		out->source = GPA_STEPS_LOOP;
+		return 0;
+	}
+	gp_vec_free(&loop.v);
+	return ret;
+}
+
 int gpa_steps_find(const struct gpa_model *m, const char *regex, struct gpa_steps *out,
 		   char *errbuf, size_t errlen)
 {
@@ -645,8 +1076,11 @@ static int find(const struct gpa_model *m, const char *regex, bool assign_ops,
 		}
 		if (attempt) {
 			/* No ProfilerStep#N: annotations that repeat and hold most GPU work. */
-			ret = repeat_steps(m, re, out);
+			bool named = false;
+			ret = repeat_steps(m, re, out, &named);
 			out->source = GPA_STEPS_REPEAT;
+			/* Unless one is named like a step, the training loop's annotations first. */
+			ret = ret || named ? ret : prefer_loop(m, out);
 			break;
 		}
 		memset(yes, 0, m->strs.off.n + 2);
@@ -681,6 +1115,7 @@ static int find(const struct gpa_model *m, const char *regex, bool assign_ops,
 		gp_debug("%zu steps from %s", out->v.n,
 			 out->source == GPA_STEPS_PROFILER ? "profiler start/stop ranges"
 			 : out->source == GPA_STEPS_REPEAT ? "a repeating annotation"
+			 : out->source == GPA_STEPS_LOOP   ? "the training loop's annotations"
 							   : "the whole trace of each process");
 	}
 	if (!assign_ops) {

@@ -2,8 +2,10 @@
 /*
  * steps.h - training steps (analyze/steps.c): ProfilerStep#N ranges (or the
  * ranges a user's pattern names), else annotations that repeat and hold most
- * of the GPU work, else cudaProfilerStart/Stop ranges, else one step per
- * process; every GPU op is assigned to the step it was launched in.
+ * of the GPU work, else the training loop's own annotations (DataLoader
+ * fetch, zero_grad, optimizer step), else cudaProfilerStart/Stop ranges,
+ * else one step per process; every GPU op is assigned to the step it was
+ * launched in.
  */
 #ifndef GPA_STEPS_H
 #define GPA_STEPS_H
@@ -15,6 +17,7 @@ enum gpa_step_source {
 	GPA_STEPS_PROFILER = 2, /* cudaProfilerStart/Stop ranges */
 	GPA_STEPS_WHOLE = 3,    /* no steps found: the whole trace of each process */
 	GPA_STEPS_REPEAT = 4,   /* an annotation that repeats and holds most GPU work */
+	GPA_STEPS_LOOP = 5,     /* iterations between the training loop's own annotations */
 };
 
 struct gpa_step {
@@ -94,9 +97,39 @@ uint64_t gpa_step_busy_basis(const struct gpa_step *s);
 #define GPA_STEP_MIN_COVER_PCT 50
 
 /*
+ * The annotations a training loop makes once per iteration (PyTorch names
+ * them "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__",
+ * "Optimizer.zero_grad#SGD.zero_grad", "Optimizer.step#SGD.step"), by family.
+ */
+#define GPA_LOOP_PATTERN_FETCH "(?i)^enumerate\\(dataloader\\)|dataloader.*(__next__|_next$)"
+#define GPA_LOOP_PATTERN_ZERO_GRAD "(?i)(^|[^a-z0-9])zero_grad([^a-z0-9]|$)"
+#define GPA_LOOP_PATTERN_STEP "(?i)(^|[^a-z0-9])optimizer[._]step([^a-z0-9]|$)"
+
+/*
+ * Without ProfilerStep#N and without a repeating annotation named like a
+ * step, the training loop's own annotations delimit iterations
+ * (GPA_STEPS_LOOP), one process at a time, on the thread that makes most of
+ * them; only the outermost of nested loop annotations counts (user
+ * annotations and NVTX ranges, never Python frames). Each loop annotation
+ * name there must occur as often as the others, give or take one (a
+ * DataLoader fetched twice per optimizer step is gradient accumulation, or
+ * an evaluation loop: which one is the iteration is unknown, so none is).
+ * The annotation that delimits them is the fetch or zero_grad that comes
+ * first after an optimizer step (else the first in the trace): each
+ * iteration runs from one to the next; the last ends at the end of the
+ * optimizer step that follows it plus the median time the others ran after
+ * their step (without optimizer steps: after the median iteration), never
+ * after the thread's last call, and is dropped when no step follows it.
+ * With optimizer steps alone, the last one's ends delimit them, the first
+ * from the process's first GPU launch. At least GPA_STEP_MIN_REPEAT
+ * iterations hold GPU work, and together they hold GPA_STEP_MIN_COVER_PCT %
+ * of the GPU time or of the kernel time, as for repeating annotations.
+ */
+/*
  * Finds the steps: NVTX ranges matching regex (only the outermost matching
  * range of a nest counts); regex NULL: ProfilerStep#N ranges if any, else
- * repeating annotations as above; then cudaProfilerStart/Stop ranges, else
+ * repeating annotations as above when one is named like a step, else the
+ * training loop's annotations, else any repeating annotation; then cudaProfilerStart/Stop ranges, else
  * one step per process spanning its records. Every GPU op is assigned
  * to the step whose CPU range contains the start of the API call that
  * launched it (ops without one: their own start). The last step is kept

@@ -110,7 +110,8 @@ static const char *step_name(const struct mine *f)
 {
 	const struct gpa_steps *st = &f->steps;
 
-	if (st->source != GPA_STEPS_REPEAT || !st->v.n || !st->v.v[0].name) {
+	if ((st->source != GPA_STEPS_REPEAT && st->source != GPA_STEPS_LOOP) || !st->v.n ||
+	    !st->v.v[0].name) {
 		return "";
 	}
 	return gpa_model_str(&f->m, st->v.v[0].name);

@@ -498,7 +498,8 @@ static void section_title(struct gp_strbuf *o, unsigned bit, const struct gpa_ga
 
 static void json_options(struct gp_strbuf *o, const struct gpa_steps *s, const struct gpa_gaps *g)
 {
-	static const char *const sources[] = {"", "nvtx", "profiler", "whole", "repeating-range"};
+	static const char *const sources[] = {"",      "nvtx",        "profiler",
+					      "whole", "repeating-range", "training-loop"};
 	const struct gpa_gap_totals *a = &g->all;
 
 	gp_strbuf_addf(o, "{\"options\":{\"min_gap_ns\":%" PRIu64 ",\"top\":", g->min_gap_ns);

@@ -348,6 +348,8 @@ static const char *source_name(enum gpa_step_source s)
 		return "profiler-range";
 	case GPA_STEPS_REPEAT:
 		return "repeating-range";
+	case GPA_STEPS_LOOP:
+		return "training-loop";
 	default:
 		return "whole-trace";
 	}
@@ -523,7 +525,7 @@ static void headline(struct gp_strbuf *o, const struct gpr_report_parts *p, bool
 	} else if (p->steps->v.n) {
 		gp_strbuf_addf(o, "%zu step%s (%s", p->steps->v.n, p->steps->v.n == 1 ? "" : "s",
 			       source_name(p->steps->source));
-		if (p->steps->source == GPA_STEPS_REPEAT) {
+		if (p->steps->source == GPA_STEPS_REPEAT || p->steps->source == GPA_STEPS_LOOP) {
 			gp_strbuf_addf(o, " '%s'", gpa_model_str(p->m, p->steps->v.v[0].name));
 		}
 		if (p->steps->pattern) {

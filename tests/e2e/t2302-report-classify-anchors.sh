@@ -1,6 +1,7 @@
 #!/bin/sh
-# gpuprof report on every Kineto anchor: steps are ProfilerStep#N ranges or
-# annotations that repeat around GPU work, never Python frames or CPU ops,
+# gpuprof report on every Kineto anchor: steps are ProfilerStep#N ranges,
+# annotations that repeat around GPU work or iterations between the training
+# loop's annotations, never Python frames or CPU ops,
 # and every step found without ProfilerStep#N holds GPU work; without steps
 # the headline says so and suggests --step. Checked against the files
 # themselves (their categories), never against their names. A step's busy %
@@ -16,7 +17,7 @@ for f in "$ANCHORS"/kineto/hta/*/*.json* "$ANCHORS"/kineto/hta/*/*/*.json* \
 	mv out json
 	expect_rc 0 "$GPUPROF" report "$f"
 	python3 - "$f" <<'PY' || fail "$f"
-import gzip, json, sys
+import gzip, json, re, sys
 path = sys.argv[1]
 raw = (gzip.open if path.endswith(".gz") else open)(path, "rt").read()
 d = json.loads(raw)
@@ -44,6 +45,10 @@ for s in steps:
         assert c and c <= {"user_annotation"}, (name, c)
     if src == "nvtx":
         assert name.startswith("ProfilerStep#"), name
+    if src == "training-loop":
+        assert s["GPU ops"] > 0, s
+        assert re.search(r"(?i)dataloader|zero_grad|optimizer[._]step", name), name
+        assert cats.get(name, set()) & {"user_annotation"}, (name, cats.get(name))
 PY
 done
 

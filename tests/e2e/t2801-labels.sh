@@ -37,6 +37,8 @@ def report(anchor):
         return json.load(f)
 
 def steps_kind(d):
+    if d["step_source"] == "training-loop":
+        return "training-loop"
     if d["step_source"] not in ("nvtx", "repeating-range"):
         return "none"
     names = [s["Name"] for s in d["steps"]]

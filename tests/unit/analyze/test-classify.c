@@ -139,7 +139,7 @@ TEST(steps_whole_trace_without_evidence)
 	tw_open(&t, "steps-none.gpz");
 	for (int i = 0; i < 3; i++) {
 		uint64_t b = 100 + (uint64_t)i * 100;
-		range(&t, b, b + 10, "user_annotation", "zero_grad");
+		range(&t, b, b + 10, "user_annotation", "log_metrics");
 		launch(&t, b + 1, b + 2, b + 5, 1, "fill");          /* 3 us inside */
 		launch(&t, b + 20, b + 21, b + 60, 1, "gemm");       /* 39 us outside */
 		range(&t, b + 19, b + 70, "python_function", "train.py(3): step");
@@ -150,6 +150,258 @@ TEST(steps_whole_trace_without_evidence)
 	CHECK_EQ_U(s.v.n, 1);
 	gpa_steps_release(&s);
 	gpa_model_release(&m);
+}
+
+/*
+ * PyTorch opens ProfilerStep#N+1 inside profiler.step(), a Python frame that
+ * began inside ProfilerStep#N: the frame's parent is step N, step N+1's
+ * parent the frame. Step N+1 is not nested in step N all the same.
+ */
+TEST(steps_profiler_step_opened_inside_a_frame)
+{
+	struct tw t;
+	struct gpa_model m;
+	struct gpa_steps s;
+	char err[256];
+
+	tw_open(&t, "steps-crossing.gpz");
+	for (int i = 0; i < 3; i++) {
+		char name[32];
+		uint64_t b = 100 + (uint64_t)i * 100;
+		snprintf(name, sizeof(name), "ProfilerStep#%d", i);
+		range(&t, b, b + 98, "user_annotation", name);
+		launch(&t, b + 10, b + 11, b + 50, 1, "gemm");
+		range(&t, b + 95, b + 105, "python_function",
+		      "torch/profiler/profiler.py(811): step");
+	}
+	load(&t, &m);
+	/* As the model nests them: step 1 in the first frame, that frame in step 0. */
+	size_t s1 = 0;
+	while (s1 < m.nvtx.n && strcmp(gpa_model_str(&m, m.nvtx.name[s1]), "ProfilerStep#1")) {
+		s1++;
+	}
+	REQUIRE(s1 < m.nvtx.n && m.nvtx.parent[s1] != GPA_NONE);
+	uint32_t frame = m.nvtx.parent[s1];
+	REQUIRE(m.nvtx.parent[frame] != GPA_NONE);
+	CHECK_STR(gpa_model_str(&m, m.nvtx.name[m.nvtx.parent[frame]]), "ProfilerStep#0");
+	REQUIRE(!gpa_steps_find(&m, NULL, &s, err, sizeof(err)));
+	CHECK_EQ_U(s.source, GPA_STEPS_NVTX);
+	CHECK_EQ_U(s.v.n, 3);
+	CHECK_EQ_U(s.unassigned_ops, 0);
+	gpa_steps_release(&s);
+	gpa_model_release(&m);
+}
+
+/* ---------------------------------------------------- steps from the training loop */
+
+#define FETCH "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__"
+#define ZERO_GRAD "Optimizer.zero_grad#SGD.zero_grad"
+#define OPT_STEP "Optimizer.step#SGD.step"
+
+/*
+ * One training-loop iteration at b us: a DataLoader fetch, the input copy,
+ * zero_grad, a "forward" annotation around the model's kernel (most GPU
+ * time), the optimizer step with its kernel, and a logging kernel after it.
+ * Four launches, all before b + 1000.
+ */
+static void loop_iteration(struct tw *t, uint64_t b, bool fetch, bool zero_grad, bool step)
+{
+	if (fetch) {
+		range(t, b, b + 50, "user_annotation", FETCH);
+	}
+	launch(t, b + 60, b + 61, b + 70, 1, "copy_kernel");
+	if (zero_grad) {
+		range(t, b + 100, b + 110, "user_annotation", ZERO_GRAD);
+	}
+	range(t, b + 150, b + 450, "user_annotation", "forward");
+	launch(t, b + 200, b + 201, b + 900, 1, "gemm");
+	if (step) {
+		range(t, b + 500, b + 600, "user_annotation", OPT_STEP);
+	}
+	launch(t, b + 510, b + 901, b + 950, 1, "sgd");
+	launch(t, b + 800, b + 951, b + 960, 1, "log");
+}
+
+/*
+ * Four iterations marked only by the loop's annotations, a set-up kernel
+ * before them and an evaluation kernel well after: four steps, each from its
+ * fetch to the next; the last ends at its optimizer step's end plus the
+ * 400 us the others ran after theirs. The "forward" annotation holds most
+ * GPU work but is not named like a step: the loop's iterations win.
+ */
+TEST(steps_from_training_loop)
+{
+	struct tw t;
+	struct gpa_model m;
+	struct gpa_steps s;
+	char err[256];
+
+	tw_open(&t, "steps-loop.gpz");
+	launch(&t, 10, 11, 12, 1, "setup");
+	for (int i = 0; i < 4; i++) {
+		loop_iteration(&t, 1000 + (uint64_t)i * 1000, true, true, true);
+	}
+	launch(&t, 6000, 6001, 6002, 1, "eval");
+	load(&t, &m);
+	REQUIRE(!gpa_steps_find(&m, NULL, &s, err, sizeof(err)));
+	CHECK_EQ_U(s.source, GPA_STEPS_LOOP);
+	REQUIRE(s.v.n == 4);
+	for (size_t i = 0; i < s.v.n; i++) {
+		const struct gpa_step *st = &s.v.v[i];
+		CHECK_STR(gpa_model_str(&m, st->name), FETCH);
+		CHECK_EQ_I(st->number, (int64_t)i);
+		CHECK_EQ_U(st->start, U(1000 + i * 1000));
+		CHECK_EQ_U(st->end, i < 3 ? U(2000 + i * 1000) : U(5000));
+		CHECK_EQ_U(st->gpu_ops, 4);
+	}
+	CHECK_EQ_U(s.unassigned_ops, 2); /* set-up and evaluation */
+	gpa_steps_release(&s);
+	/* The ranges alone give the same steps. */
+	REQUIRE(!gpa_steps_find_ranges(&m, NULL, &s, err, sizeof(err)));
+	CHECK_EQ_U(s.source, GPA_STEPS_LOOP);
+	CHECK_EQ_U(s.v.n, 4);
+	gpa_steps_release(&s);
+	gpa_model_release(&m);
+}
+
+/*
+ * Without a fetch, zero_grad opens each iteration (the input copy before it
+ * counts in the iteration before); with optimizer steps alone, each
+ * iteration ends with its step, the first beginning at the first launch.
+ */
+TEST(steps_from_training_loop_families)
+{
+	struct tw t;
+	struct gpa_model m;
+	struct gpa_steps s;
+	char err[256];
+
+	tw_open(&t, "steps-loop-zg.gpz");
+	for (int i = 0; i < 3; i++) {
+		loop_iteration(&t, 1000 + (uint64_t)i * 1000, false, true, true);
+	}
+	load(&t, &m);
+	REQUIRE(!gpa_steps_find(&m, NULL, &s, err, sizeof(err)));
+	CHECK_EQ_U(s.source, GPA_STEPS_LOOP);
+	REQUIRE(s.v.n == 3);
+	CHECK_STR(gpa_model_str(&m, s.v.v[0].name), ZERO_GRAD);
+	CHECK_EQ_U(s.v.v[0].start, U(1100));
+	CHECK_EQ_U(s.v.v[1].start, U(2100));
+	/* Its step's end + the 500 us after the others' (2100 - 1600), cut at the thread's last call. */
+	CHECK_EQ_U(s.v.v[2].end, U(3801));
+	CHECK_EQ_U(s.v.v[0].gpu_ops, 4); /* three of its own, the next one's copy */
+	CHECK_EQ_U(s.unassigned_ops, 1); /* the first copy */
+	gpa_steps_release(&s);
+	gpa_model_release(&m);
+
+	tw_open(&t, "steps-loop-opt.gpz");
+	for (int i = 0; i < 3; i++) {
+		loop_iteration(&t, 1000 + (uint64_t)i * 1000, false, false, true);
+	}
+	load(&t, &m);
+	REQUIRE(!gpa_steps_find(&m, NULL, &s, err, sizeof(err)));
+	CHECK_EQ_U(s.source, GPA_STEPS_LOOP);
+	REQUIRE(s.v.n == 3);
+	CHECK_STR(gpa_model_str(&m, s.v.v[0].name), OPT_STEP);
+	CHECK_EQ_U(s.v.v[0].start, U(1060));
+	CHECK_EQ_U(s.v.v[0].end, U(1600));
+	CHECK_EQ_U(s.v.v[1].start, U(1600));
+	CHECK_EQ_U(s.v.v[2].end, U(3600));
+	CHECK_EQ_U(s.unassigned_ops, 1); /* the last log kernel, after the last step */
+	gpa_steps_release(&s);
+	gpa_model_release(&m);
+}
+
+/*
+ * NVTX ranges (nsys with emit_nvtx) count as the profiler's annotations do;
+ * Python frames never do, whatever their name: two optimizer.py zero_grad
+ * frames per iteration would disagree with the fetches. Without an
+ * optimizer step the last iteration ends after the median iteration or at
+ * the thread's last call, whichever is first.
+ */
+TEST(steps_from_training_loop_nvtx_not_frames)
+{
+	struct tw t;
+	struct gpa_model m;
+	struct gpa_steps s;
+	char err[256];
+
+	tw_open(&t, "steps-loop-nvtx.gpz");
+	for (int i = 0; i < 3; i++) {
+		uint64_t b = 1000 + (uint64_t)i * 1000;
+		range(&t, b, b + 50, "", FETCH);
+		range(&t, b + 100, b + 110, "python_function",
+		      "torch/optim/optimizer.py(939): zero_grad");
+		range(&t, b + 120, b + 130, "python_function",
+		      "torch/optim/optimizer.py(939): zero_grad");
+		launch(&t, b + 200, b + 201, b + 800, 1, "gemm");
+	}
+	load(&t, &m);
+	REQUIRE(!gpa_steps_find(&m, NULL, &s, err, sizeof(err)));
+	CHECK_EQ_U(s.source, GPA_STEPS_LOOP);
+	REQUIRE(s.v.n == 3);
+	CHECK_EQ_U(s.v.v[0].start, U(1000));
+	CHECK_EQ_U(s.v.v[0].end, U(2000));
+	CHECK_EQ_U(s.v.v[2].start, U(3000));
+	CHECK_EQ_U(s.v.v[2].end, U(3201)); /* the last launch call's end, before 3000 + 1000 */
+	CHECK_EQ_U(s.unassigned_ops, 0);
+	gpa_steps_release(&s);
+	gpa_model_release(&m);
+}
+
+/*
+ * Weak evidence is no steps: one iteration; two fetches per optimizer step
+ * (gradient accumulation, or an evaluation loop: which is the iteration is
+ * unknown). A repeating annotation named like a step, or ProfilerStep#N,
+ * wins over the loop's annotations.
+ */
+TEST(steps_from_training_loop_weak_or_beaten)
+{
+	struct tw t;
+	struct gpa_model m;
+	struct gpa_steps s;
+	char err[256];
+
+	tw_open(&t, "steps-loop-one.gpz");
+	loop_iteration(&t, 1000, true, true, true);
+	load(&t, &m);
+	REQUIRE(!gpa_steps_find(&m, NULL, &s, err, sizeof(err)));
+	CHECK(s.source != GPA_STEPS_LOOP);
+	gpa_steps_release(&s);
+	gpa_model_release(&m);
+
+	tw_open(&t, "steps-loop-accum.gpz");
+	for (int i = 0; i < 4; i++) {
+		loop_iteration(&t, 1000 + (uint64_t)i * 1000, true, false, i % 2);
+	}
+	load(&t, &m);
+	REQUIRE(!gpa_steps_find(&m, NULL, &s, err, sizeof(err)));
+	CHECK(s.source != GPA_STEPS_LOOP);
+	gpa_steps_release(&s);
+	gpa_model_release(&m);
+
+	static const enum gpa_step_source want[] = {GPA_STEPS_NVTX, GPA_STEPS_REPEAT};
+	for (int k = 0; k < 2; k++) {
+		tw_open(&t, "steps-loop-beaten.gpz");
+		for (int i = 0; i < 4; i++) {
+			char name[64];
+			uint64_t b = 1000 + (uint64_t)i * 1000;
+			if (k) {
+				snprintf(name, sizeof(name), "train_step");
+			} else {
+				snprintf(name, sizeof(name), "ProfilerStep#%d", i);
+			}
+			range(&t, b, b + 999, "user_annotation", name);
+			loop_iteration(&t, b, true, true, true);
+		}
+		load(&t, &m);
+		REQUIRE(!gpa_steps_find(&m, NULL, &s, err, sizeof(err)));
+		CHECK_EQ_U(s.source, want[k]);
+		CHECK_EQ_U(s.v.n, 4);
+		CHECK_EQ_U(s.v.v[0].start, U(1000));
+		gpa_steps_release(&s);
+		gpa_model_release(&m);
+	}
 }
 
 /* ------------------------------------------------------------ data loading */
