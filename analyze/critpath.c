@@ -126,6 +126,7 @@ struct ctx {
 	struct gpa_critpath *out;       /* the result (keep_path appends to out->path) */
 	size_t path_mark;               /* out->path.n when the path being traced began */
 	size_t nsegs;                   /* segments of that path */
+	uint64_t copy_ns[GPA_CPC__COUNT], pageable_ns; /* its copies by direction */
 	struct gp_u64map streams;
 };
 
@@ -1434,6 +1435,29 @@ static uint32_t node_proc(const struct ctx *c, const struct node *v)
 	return v->kind == N_GPU ? gpa_dev_proc(c->m, gpa_gpu_dev(c->m, v->row)) : GPA_NONE;
 }
 
+/* A copy's direction, and whether its host side is pageable memory (CUPTI memory kind 1). */
+static unsigned copy_dir(const struct gpa_model *m, uint32_t g, bool *pageable)
+{
+	*pageable = false;
+	if (g >= m->gpu.n || gpa_gpu_kind(m, g) != GPA_GPU_MEMCPY) {
+		return GPA_CPC_OTHER;
+	}
+	uint32_t r = gpa_gpu_row(m, g);
+	unsigned k = m->copy.copy_kind[r];
+	*pageable = m->copy.src_kind[r] == 1 || m->copy.dst_kind[r] == 1;
+	return k == 1 ? GPA_CPC_H2D : k == 2 ? GPA_CPC_D2H : k == 8 ? GPA_CPC_D2D : GPA_CPC_OTHER;
+}
+
+/* Copy time [a, b) of node v on the path being traced, by direction. */
+static void copy_seg(struct ctx *c, const struct node *v, uint64_t a, uint64_t b, bool edge)
+{
+	bool pageable = false;
+	unsigned d = v->kind == N_GPU && !edge ? copy_dir(c->m, v->row, &pageable) : GPA_CPC_OTHER;
+
+	c->copy_ns[d] += b - a;
+	c->pageable_ns += pageable ? b - a : 0;
+}
+
 static int seg(struct ctx *c, int64_t *cat, uint64_t a, uint64_t b, const struct node *v,
 	       uint8_t kat, bool edge)
 {
@@ -1450,6 +1474,9 @@ static int seg(struct ctx *c, int64_t *cat, uint64_t a, uint64_t b, const struct
 	cat[kat] += (int64_t)b - (int64_t)a;
 	if (b <= a) {
 		return 0;
+	}
+	if (kat == GPA_CP_COPY) {
+		copy_seg(c, v, a, b, edge);
 	}
 	c->nsegs++;
 	if (!edge && path_push(c, s)) {
@@ -1469,6 +1496,8 @@ static int trace_back(struct ctx *c, uint64_t ws, struct gpa_cp_path *p, struct 
 
 	c->path.n = 0;
 	c->nsegs = 0;
+	memset(c->copy_ns, 0, sizeof(c->copy_ns));
+	c->pageable_ns = 0;
 	c->out = out;
 	c->path_mark = out->path.n;
 	for (size_t k = 1; k < c->n.n; k++) {
@@ -1534,6 +1563,8 @@ static int trace_back(struct ctx *c, uint64_t ws, struct gpa_cp_path *p, struct 
 		p->cat_ns[k] = cat[k] > 0 ? (uint64_t)cat[k] : 0;
 	}
 	p->segs = c->nsegs;
+	memcpy(p->copy_ns, c->copy_ns, sizeof(p->copy_ns));
+	p->pageable_ns = c->pageable_ns;
 	p->path_first = c->path_mark;
 	p->path_n = out->path.n - c->path_mark;
 	for (size_t a = p->path_first, b = out->path.n; b > a + 1; a++, b--) {

@@ -86,9 +86,14 @@ struct gpa_cp_seg {
 	bool edge;     /* a lag between two events rather than an event's own time */
 };
 
+/* Copies on a path by direction (gpa_cp_path.copy_ns). */
+enum gpa_cp_copy { GPA_CPC_H2D = 0, GPA_CPC_D2H, GPA_CPC_D2D, GPA_CPC_OTHER, GPA_CPC__COUNT };
+
 struct gpa_cp_path {
 	uint64_t end;                  /* the step's end: the last node's */
 	uint64_t cat_ns[GPA_CP__COUNT]; /* sums to end - gpa_cp_step.start */
+	/* cat_ns[GPA_CP_COPY] by direction (memsets and held starts: other), and pageable */
+	uint64_t copy_ns[GPA_CPC__COUNT], pageable_ns;
 	size_t segs;                   /* segments on the path */
 	size_t top_first, top_n;       /* its longest segments in gpa_critpath.segs */
 	size_t path_first, path_n;     /* with keep_path: its events in order, in .path */

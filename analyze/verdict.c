@@ -94,51 +94,23 @@ static int mark_warm(const struct gpa_critpath *cp, bool whole, bool *warm)
 	return 0;
 }
 
-/* A copy's direction, and whether its host side is pageable memory. */
-static unsigned copy_dir(const struct gpa_model *m, uint32_t g, bool *pageable)
+/* The copies on a steady step's path by direction. */
+static void add_copies(const struct gpa_cp_path *p, struct gpa_bound_verdict *v)
 {
-	*pageable = false;
-	if (gpa_gpu_kind(m, g) != GPA_GPU_MEMCPY) {
-		return GPA_CDIR_OTHER;
+	for (unsigned d = 0; d < GPA_CDIR__COUNT; d++) {
+		v->copy_ns[d] += p->copy_ns[d];
 	}
-	uint32_t r = gpa_gpu_row(m, g);
-	unsigned k = m->copy.copy_kind[r];
-	*pageable = m->copy.src_kind[r] == 1 || m->copy.dst_kind[r] == 1; /* CUPTI: 1 pageable */
-	return k == 1 ? GPA_CDIR_H2D : k == 2 ? GPA_CDIR_D2H : k == 8 ? GPA_CDIR_D2D
-							 : GPA_CDIR_OTHER;
-}
-
-/* The copies on a steady step's path by direction; what the path does not list is "other". */
-static void add_copies(const struct gpa_model *m, const struct gpa_critpath *cp,
-		       const struct gpa_cp_path *p, struct gpa_bound_verdict *v)
-{
-	uint64_t listed = 0;
-
-	for (size_t i = p->path_first; i < p->path_first + p->path_n && i < cp->path.n; i++) {
-		const struct gpa_cp_seg *g = &cp->path.v[i];
-		if (g->cat != GPA_CP_COPY || g->kind != 1 || g->edge || g->row >= m->gpu.n) {
-			continue;
-		}
-		bool pageable;
-		unsigned d = copy_dir(m, g->row, &pageable);
-		v->copy_ns[d] += g->end - g->start;
-		v->copy_pageable_ns += pageable ? g->end - g->start : 0;
-		listed += g->end - g->start;
-	}
-	if (p->cat_ns[GPA_CP_COPY] > listed) {
-		v->copy_ns[GPA_CDIR_OTHER] += p->cat_ns[GPA_CP_COPY] - listed;
-	}
+	v->copy_pageable_ns += p->pageable_ns;
 }
 
 /* A steady step's figures: its path, copies, host prelude, wall and busy time. */
-static void add_step(const struct gpa_model *m, const struct gpa_steps *steps,
-		     const struct gpa_critpath *cp, const struct gpa_cp_step *s,
+static void add_step(const struct gpa_steps *steps, const struct gpa_cp_step *s,
 		     struct gpa_bound_verdict *v)
 {
 	for (unsigned k = 0; k < GPA_CP__COUNT; k++) {
 		v->cat_ns[k] += s->now.cat_ns[k];
 	}
-	add_copies(m, cp, &s->now, v);
+	add_copies(&s->now, v);
 	if (s->step == GPA_NONE || !steps || s->step >= steps->v.n) {
 		return;
 	}
@@ -297,7 +269,7 @@ int gpa_verdict_build(const struct gpa_model *m, const struct gpa_steps *steps,
 			out->warm_ns += path_len(&s->now);
 			continue;
 		}
-		add_step(m, steps, cp, s, out);
+		add_step(steps, s, out);
 		len[nlen++] = path_len(&s->now);
 	}
 	if (!ret && steps && !whole) {

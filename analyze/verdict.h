@@ -42,7 +42,14 @@ enum gpa_bound {
 /* ... and at least this many steps of the process follow it. */
 #define GPA_VERDICT_WARM_STEPS 2
 
-enum gpa_copy_dir { GPA_CDIR_H2D = 0, GPA_CDIR_D2H, GPA_CDIR_D2D, GPA_CDIR_OTHER, GPA_CDIR__COUNT };
+/* Copy directions: those of the critical path (enum gpa_cp_copy). */
+enum gpa_copy_dir {
+	GPA_CDIR_H2D = GPA_CPC_H2D,
+	GPA_CDIR_D2H = GPA_CPC_D2H,
+	GPA_CDIR_D2D = GPA_CPC_D2D,
+	GPA_CDIR_OTHER = GPA_CPC_OTHER,
+	GPA_CDIR__COUNT = GPA_CPC__COUNT,
+};
 
 struct gpa_bound_verdict {
 	uint8_t bound;                   /* enum gpa_bound */
@@ -77,8 +84,7 @@ const char *gpa_bound_name(unsigned b);
 unsigned gpa_bound_of_cat(unsigned cat);
 
 /*
- * The verdict of cp, the critical path of the steps of m (analyzed with
- * keep_path for the copies' directions; without it every copy is "other").
+ * The verdict of cp, the critical path of the steps of m.
  * Fills *out. Returns 0 or -GP_ERR_NOMEM.
  */
 int gpa_verdict_build(const struct gpa_model *m, const struct gpa_steps *steps,

@@ -267,8 +267,7 @@ static int verdict_of(const struct report_opts *o, const struct gpa_model *m,
 		      const struct gpa_steps *steps, const struct gpa_commclass *cc,
 		      struct gpa_bound_verdict *vd)
 {
-	struct gpa_critpath_opts cpo = {.comm = cc, .data_regex = o->gaps.data_regex,
-					.keep_path = m->copy.n > 0};
+	struct gpa_critpath_opts cpo = {.comm = cc, .data_regex = o->gaps.data_regex};
 	struct gpa_critpath cp = {0};
 	char err[512];
 	int ret = gpa_critpath_analyze(m, steps, &cpo, &cp, err, sizeof(err));

@@ -515,8 +515,9 @@ static void headline(struct gp_strbuf *o, const struct gpr_report_parts *p, bool
 	comm_line(o, p->m, p->comm);
 	if (p->steps->source == GPA_STEPS_WHOLE) {
 		size_t from = o->len;
-		gp_strbuf_adds(o, "No steps were found (no ProfilerStep#N, no annotation that repeats "
-				  "and holds most GPU work): the whole trace is analyzed as one; "
+		gp_strbuf_adds(o, "No steps were found (no ProfilerStep#N, no training-loop annotations, "
+				  "no annotation that repeats and holds most GPU work): the whole "
+				  "trace is analyzed as one; "
 				  "name the step ranges with --step REGEX.");
 		if (!md) {
 			gpr_text_wrap(o, from, 0);
