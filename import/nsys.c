@@ -17,10 +17,12 @@
 #include "import/import.h"
 
 #include <sqlite3.h>
+#include <sys/stat.h>
 #include <stdio.h>
 
 #define MAX_COLS 48
 #define SMAP_MAX_ID (1u << 26) /* nsys string ids cached up to here; larger ones looked up */
+#define SMAP_MIN_ID (1u << 16) /* ... and at least up to here, whatever the file's size */
 
 struct imp {
 	sqlite3 *db;
@@ -33,6 +35,7 @@ struct imp {
 	sqlite3_stmt *str_stmt;        /* SELECT value FROM StringIds WHERE id = ? */
 	uint32_t *smap;                /* nsys string id -> our id + 1; 0 unknown */
 	size_t smap_n;
+	uint64_t smap_max;             /* ids cached below this: a quarter of the file's size */
 	GP_VEC(struct pidcount { uint64_t key; uint64_t n; }) pids; /* key: globalPid >> 24 */
 	GP_VEC(struct domain { int64_t id; uint32_t name; }) domains;
 	uint32_t main_pid;
@@ -329,7 +332,7 @@ static int string_id(struct tab *t, int i, int64_t sid, uint32_t *out)
 	if (ret) {
 		return ret;
 	}
-	if (sid >= 0 && (uint64_t)sid < SMAP_MAX_ID) {
+	if (sid >= 0 && (uint64_t)sid < im->smap_max) {
 		if ((uint64_t)sid >= im->smap_n) {
 			size_t n = im->smap_n ? im->smap_n : 1024;
 			uint32_t *m;
@@ -1581,6 +1584,16 @@ static int open_export(struct imp *im)
 		return fail(im, GP_ERR_IO, "cannot open: %s",
 			    im->db ? sqlite3_errmsg(im->db) : "out of memory");
 	}
+	/*
+	 * The string id cache is an array by id: a row of StringIds takes a few
+	 * bytes of the file at least, so ids up to a quarter of its size cover a
+	 * real export, and a crafted id cannot make the array outgrow the file.
+	 */
+	struct stat sb;
+	im->smap_max = stat(im->path, &sb) ? 0 : (uint64_t)sb.st_size / 4;
+	im->smap_max = im->smap_max < SMAP_MIN_ID	? SMAP_MIN_ID
+		       : im->smap_max > SMAP_MAX_ID ? SMAP_MAX_ID
+						    : im->smap_max;
 	/* Reading the schema is the first access: it fails on text files and cut databases. */
 	if (sqlite3_exec(im->db, "SELECT count(*) FROM sqlite_master", NULL, NULL, NULL) !=
 	    SQLITE_OK) {
