@@ -635,6 +635,11 @@ static int find(const struct gpa_model *m, const char *regex, bool assign_ops,
 		PCRE2_SIZE erroff;
 		re = pcre2_compile((PCRE2_SPTR)pat, PCRE2_ZERO_TERMINATED, PCRE2_UTF, &errcode,
 				   &erroff, NULL);
+		if (!re && errcode == PCRE2_ERROR_HEAP_FAILED) {
+			snprintf(errbuf, errlen, "out of memory");
+			ret = -GP_ERR_NOMEM;
+			goto out;
+		}
 		if (!re) {
 			PCRE2_UCHAR msg[160];
 			pcre2_get_error_message(errcode, msg, sizeof(msg));

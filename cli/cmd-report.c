@@ -248,7 +248,7 @@ static int render_html(const struct report_opts *o, struct gpa_model *m,
 		ret = gpr_html_render(out, parts, &ho, err, sizeof(err));
 	}
 	if (ret) {
-		cli_error("%s", err);
+		cli_error_ret(ret, err);
 	}
 	gpa_critpath_release(&cp);
 	gpa_ops_release(&ops);
@@ -358,7 +358,7 @@ static int run(const struct report_opts *o, char **args, size_t nargs)
 	cli_commclass_start(&ccj, &m, &o->comm, &cc);
 	ret = gpa_steps_find(&m, o->step_regex, &steps, err, sizeof(err));
 	if (ret) {
-		cli_error("%s", err);
+		cli_error_ret(ret, err);
 		cli_commclass_finish(&ccj, false);
 		status = cli_exit_code(ret, 0);
 		goto out;
@@ -384,7 +384,7 @@ static int run(const struct report_opts *o, char **args, size_t nargs)
 		pthread_join(th, NULL);
 	}
 	if (ret) {
-		cli_error("%s", err);
+		cli_error_ret(ret, err);
 		status = cli_exit_code(ret, 0);
 		goto out;
 	}
@@ -393,12 +393,12 @@ static int run(const struct report_opts *o, char **args, size_t nargs)
 		goto out;
 	}
 	if (side.ret) {
-		cli_error("%s", side.err);
+		cli_error_ret(side.ret, side.err);
 		status = cli_exit_code(side.ret, CLI_NOTFOUND_IS_USAGE);
 		goto out;
 	}
 	if (cret) {
-		cli_error("%s", cerr);
+		cli_error_ret(cret, cerr);
 		goto out;
 	}
 	struct gpa_findings_in fin = {.m = &m, .steps = &steps, .gaps = &gaps, .comm = &comm,
