@@ -270,7 +270,11 @@ void gpr_fmt_name_fit(struct gp_strbuf *sb, const char *name, size_t maxw)
 	}
 	ident_part(&id, name);
 	/* The middle gives way: the scope's start and the function's end stay. */
-	gpr_fmt_elide(sb, id.failed ? name : id.buf, maxw);
+	if (id.failed) {
+		sb->failed = true; /* out of memory: never the name unshortened instead */
+	} else {
+		gpr_fmt_elide(sb, id.buf, maxw);
+	}
 	gp_strbuf_release(&id);
 }
 

@@ -490,6 +490,7 @@ static void step_label(struct gp_strbuf *o, const struct gpa_model *m, const str
 		gp_strbuf_adds(&sb, "whole trace");
 	}
 	json_str(o, sb.failed ? "?" : sb.buf);
+	o->failed |= sb.failed; /* out of memory: the page is not written with a "?" */
 	gp_strbuf_release(&sb);
 }
 
@@ -605,6 +606,7 @@ static void lanes_json(struct gp_strbuf *o, const struct tl *t)
 			       i ? "," : "", lane_kind_name[l->kind], l->proc, l->a, l->b,
 			       l->kind == LANE_GPU ? (int64_t)l->a : (int64_t)-1);
 		json_str(o, lab.failed ? "?" : lab.buf);
+		o->failed |= lab.failed;
 		gp_strbuf_addch(o, '}');
 		gp_strbuf_release(&lab);
 	}
@@ -763,7 +765,7 @@ static xmlNodePtr el(struct doc *d, xmlNodePtr parent, const char *name, const c
 		gp_strbuf_reset(&d->tmp);
 		add_clean(&d->tmp, text, strlen(text), false);
 		xmlNodePtr tx = xmlNewText(BAD_CAST(d->tmp.failed ? "" : d->tmp.buf));
-		if (!tx || !xmlAddChild(n, tx)) {
+		if (!tx || d->tmp.failed || !xmlAddChild(n, tx)) {
 			xmlFreeNode(tx);
 			d->failed = true;
 		}
