@@ -5,7 +5,8 @@
 # FIRST + STRIDE, ... <= A with the Nth allocation failing (tests/tools/
 # failmalloc.c; -m after, the default: that one and every later one; -m
 # once: that one alone). Each run must end in one of two ways:
-#   ok   exit 0 (the failure was one the command does without)
+#   ok   exit 0 (the failure was one the command does without) with the
+#        same standard output as the run without a fault: nothing lost silently
 #   oom  exit 1 with "out of memory" on stderr
 # anything else (a signal, a timeout, another status, exit 1 with another
 # message, a sanitizer report) is BAD, printed with its stderr. The last line
@@ -15,7 +16,7 @@
 # FAILMALLOC_SO names the shim (default $BUILD/tests/libfailmalloc.so, BUILD
 # default build). Under AddressSanitizer set FAILMALLOC_ASAN=1: the shim is
 # preloaded before the sanitizer's runtime, and a leak report is BAD too.
-# CMD's standard output goes to /dev/null; it runs in the current directory.
+# CMD runs in the current directory; its output must not vary from run to run.
 set -u
 mode=after stride=1 first=1 limit=20
 while [ $# -gt 0 ]; do
@@ -45,10 +46,11 @@ try() {
 	shift
 	rm -f "$tmp.rep"
 	timeout -k 5 "$limit" env FAILMALLOC_N="$try_n" FAILMALLOC_MODE="$mode" \
-		FAILMALLOC_REPORT="$tmp.rep" LD_PRELOAD="$preload" "$@" >/dev/null 2>"$tmp.err"
+		FAILMALLOC_REPORT="$tmp.rep" LD_PRELOAD="$preload" "$@" >"$tmp.out" 2>"$tmp.err"
 }
 try 0 "$@"
 rc=$?
+cp "$tmp.out" "$tmp.want"
 if [ "$rc" -ne 0 ]; then
 	echo "failmalloc: $*: exit $rc without a fault:" >&2
 	head -n 5 "$tmp.err" >&2
@@ -63,7 +65,11 @@ while [ "$n" -le "$allocs" ]; do
 	runs=$((runs + 1))
 	f=$(sed -n 's/^allocs [0-9]* failed \([0-9]*\)/\1/p' "$tmp.rep" 2>/dev/null)
 	faults=$((faults + ${f:-0}))
-	if [ "$rc" -eq 0 ] && ! grep -aq "Sanitizer" "$tmp.err"; then
+	if [ "$rc" -eq 0 ] && ! cmp -s "$tmp.out" "$tmp.want"; then
+		bad=$((bad + 1))
+		echo "BAD: N=$n exit 0 with another output: $*"
+		diff "$tmp.want" "$tmp.out" | head -n 8 | sed 's/^/    /'
+	elif [ "$rc" -eq 0 ] && ! grep -aq "Sanitizer" "$tmp.err"; then
 		ok=$((ok + 1))
 	elif [ "$rc" -eq 1 ] && grep -aq "out of memory" "$tmp.err" && ! grep -aq "Sanitizer" "$tmp.err"; then
 		oom=$((oom + 1))
