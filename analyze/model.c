@@ -2759,7 +2759,8 @@ int gpa_expand_inputs(const char *const *args, size_t nargs, char ***out, size_t
 			}
 			struct gp_strbuf sb2 = GP_STRBUF_INIT;
 			gp_strbuf_addf(&sb2, "%s/%s", args[i], de->d_name);
-			char *s = gp_strbuf_detach(&sb2, NULL);
+			char *s = sb2.failed ? NULL : gp_strbuf_detach(&sb2, NULL);
+			gp_strbuf_release(&sb2);
 			if (!s || gp_vec_push(&v, s)) {
 				free(s);
 				ret = -GP_ERR_NOMEM;
