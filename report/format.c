@@ -327,7 +327,8 @@ void gpr_text_wrap(struct gp_strbuf *sb, size_t from, size_t indent)
 		sb->failed = true;
 		return;
 	}
-	for (const char *p = line; *p; p++) {
+	for (const char *p = line; *p && !out.failed; p++) {
+		/* out of memory: stop, last_space may be past what out holds */
 		bool lead = ((unsigned char)*p & 0xc0) != 0x80;
 		if (*p == ' ' && col >= width) {
 			gp_strbuf_addf(&out, "\n%*s", (int)indent, ""); /* a break at this space */
