@@ -304,9 +304,6 @@ static void set_limits(struct gpt_reader *r, uint64_t size)
 	r->lim_raw = at_least(GPT_LIMIT_RAW_PER_BYTE, size, GPT_LIMIT_RAW_MIN);
 	r->lim_records = at_least(GPT_LIMIT_RECORDS_PER_BYTE, size, GPT_LIMIT_RECORDS_MIN);
 	r->lim_strings = at_least(GPT_LIMIT_STRINGS_PER_BYTE, size, GPT_LIMIT_STRINGS_MIN);
-	if (r->lim_strings > GPT_MAX_STRINGS_BYTES) {
-		r->lim_strings = GPT_MAX_STRINGS_BYTES;
-	}
 }
 
 void gpt_reader_limit_as(struct gpt_reader *r, uint64_t size)
@@ -558,8 +555,10 @@ static int absorb_strings(struct gpt_reader *r, const uint8_t *p, size_t len, ui
 		snprintf(errbuf, errlen, "bytes after the last string");
 		return -GP_ERR_FORMAT;
 	}
-	/* Memory: the bytes, their NULs, and a pointer per id defined or skipped. */
-	if (r->string_bytes + total + (first - 1 + count) * sizeof(char *) > r->lim_strings) {
+	/* Memory: the bytes, their NULs, and a pointer per id defined or skipped; the bytes alone
+	 * within the format's limit. */
+	if (r->string_bytes + total + (first - 1 + count) * sizeof(char *) > r->lim_strings ||
+	    r->string_bytes + total > GPT_MAX_STRINGS_BYTES) {
 		snprintf(errbuf, errlen, "strings exceed the reader's limit");
 		return -GP_ERR_RANGE;
 	}

@@ -40,8 +40,8 @@
 #define GPT_LIMIT_RAW_MIN (64ull << 20)     /* ... at least this many */
 #define GPT_LIMIT_RECORDS_PER_BYTE 8u       /* records handed out per file byte */
 #define GPT_LIMIT_RECORDS_MIN (1ull << 20)  /* ... at least this many */
-#define GPT_LIMIT_STRINGS_PER_BYTE 32u      /* string memory (bytes, NULs, 8 per id) per file byte */
-#define GPT_LIMIT_STRINGS_MIN (16ull << 20) /* ... at least this, at most GPT_MAX_STRINGS_BYTES */
+#define GPT_LIMIT_STRINGS_PER_BYTE 32u      /* string bytes, NULs and 8 per id, per file byte */
+#define GPT_LIMIT_STRINGS_MIN (16ull << 20) /* ... at least this many */
 
 /* ---------------------------------------------------------------- schema */
 
