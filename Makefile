@@ -176,7 +176,12 @@ unit-bins: $(UNIT_BINS)
 # Small programs the e2e tests run from $(BUILD)/tests/ (tests/tools/*-drive.c): they call
 # the libraries directly, where no command does the same.
 E2E_PROGS := $(O)/tests/kineto-drive $(O)/tests/nsys-drive $(O)/tests/perfetto-drive \
-	$(O)/tests/pftrace-dump $(O)/tests/demangle
+	$(O)/tests/pftrace-dump $(O)/tests/demangle $(O)/tests/libfailmalloc.so
+# The allocation-failure shim (tests/tools/failmalloc.c) is built without sanitizers: under
+# AddressSanitizer it is preloaded before the runtime and forwards to its allocator.
+$(O)/tests/libfailmalloc.so: tests/tools/failmalloc.c base/compat.h
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -O2 -g -Wall -Wextra -Werror -I. -fPIC -shared -o $@ $< -ldl
 $(O)/tests/demangle: $(call obj,tests/tools/demangle.c) $(LIB_ANALYZE) $(LIB_IMPORT) $(LIB_TRACE) \
 		$(LIB_BASE)
 	@mkdir -p $(dir $@)
@@ -205,6 +210,14 @@ install-prog:
 test: all $(UNIT_BINS) $(E2E_PROGS)
 	@sh scripts/deps.sh test
 	@O=$(O) TEST_LDFLAGS='$(LDFLAGS)' sh tests/run-tests.sh $(UNIT_BINS)
+
+# Every allocation of reading, importing, modelling and reporting failed in turn (about
+# 30,000 runs, tens of minutes; make test runs a strided sample): docs/reliability.md.
+.PHONY: test-alloc-faults
+test-alloc-faults: all $(E2E_PROGS)
+	@cd "$$(mktemp -d "$${TMPDIR:-/tmp}/gpuprof-e2e-XXXXXX")" && GPUPROF_FAILMALLOC_FULL=1 \
+		GPUPROF=$(abspath $(O))/gpuprof TRACEGEN=$(abspath $(O))/tracegen TOP=$(CURDIR) \
+		BUILD=$(abspath $(O)) O=$(O) sh $(CURDIR)/tests/e2e/t0021-alloc-faults.sh
 
 check: check-layering check-headers check-rules
 	$(MAKE) O=build-san SAN=1 test

@@ -106,6 +106,10 @@ static int add_rules(struct gpa_classifier *c, const char *text, const char *nam
 			PCRE2_SIZE erroff;
 			pcre2_code *re = pcre2_compile((PCRE2_SPTR)(p + k), end - k, PCRE2_UTF,
 						       &errcode, &erroff, NULL);
+			if (!re && errcode == PCRE2_ERROR_HEAP_FAILED) {
+				snprintf(errbuf, errlen, "out of memory");
+				return -GP_ERR_NOMEM;
+			}
 			if (!re) {
 				PCRE2_UCHAR msg[160];
 				pcre2_get_error_message(errcode, msg, sizeof(msg));

@@ -48,7 +48,9 @@ static pcre2_code *compile(const char *pat, char *errbuf, size_t errlen)
 	pcre2_code *re = pcre2_compile((PCRE2_SPTR)pat, PCRE2_ZERO_TERMINATED, PCRE2_UTF, &code,
 				       &off, NULL);
 
-	if (!re && errbuf) {
+	if (!re && errbuf && code == PCRE2_ERROR_HEAP_FAILED) {
+		snprintf(errbuf, errlen, "out of memory");
+	} else if (!re && errbuf) {
 		PCRE2_UCHAR msg[128];
 		pcre2_get_error_message(code, msg, sizeof(msg));
 		snprintf(errbuf, errlen, "bad kernel rule '%s': %s at offset %zu", pat,
@@ -85,7 +87,7 @@ static int rules_init(struct rules *r, const struct gpa_commclass_opts *o, char 
 	for (size_t i = 0; i < nu; i++) {
 		r->user[i] = compile(o->kernel_rules[i], errbuf, errlen);
 		if (!r->user[i]) {
-			return -GP_ERR_API;
+			return strcmp(errbuf, "out of memory") ? -GP_ERR_API : -GP_ERR_NOMEM;
 		}
 		r->nuser++;
 	}

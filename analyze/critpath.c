@@ -189,7 +189,9 @@ static pcre2_code *compile(const char *what, const char *pat, char *errbuf, size
 	pcre2_code *re = pcre2_compile((PCRE2_SPTR)pat, PCRE2_ZERO_TERMINATED, PCRE2_UTF, &code,
 				       &off, NULL);
 
-	if (!re) {
+	if (!re && code == PCRE2_ERROR_HEAP_FAILED) {
+		snprintf(errbuf, errlen, "out of memory");
+	} else if (!re) {
 		PCRE2_UCHAR msg[128];
 		pcre2_get_error_message(code, msg, sizeof(msg));
 		snprintf(errbuf, errlen, "bad %s pattern '%s': %s at offset %zu", what, pat,
@@ -1878,11 +1880,9 @@ static int ctx_init(struct ctx *c, const struct gpa_model *m, const struct gpa_c
 {
 	c->m = m;
 	c->o = o;
-	if (o->speedup_regex && !(c->sp = compile("speedup", o->speedup_regex, errbuf, errlen))) {
-		return -GP_ERR_API;
-	}
-	if (o->remove_regex && !(c->rm = compile("remove", o->remove_regex, errbuf, errlen))) {
-		return -GP_ERR_API;
+	if ((o->speedup_regex && !(c->sp = compile("speedup", o->speedup_regex, errbuf, errlen))) ||
+	    (o->remove_regex && !(c->rm = compile("remove", o->remove_regex, errbuf, errlen)))) {
+		return strcmp(errbuf, "out of memory") ? -GP_ERR_API : -GP_ERR_NOMEM;
 	}
 	c->md = pcre2_match_data_create(4, NULL);
 	if (c->md && (c->sp || c->rm) && collect_cpu_ops(c)) {

@@ -71,6 +71,10 @@ int gpa_kname_rules_add(struct gpa_kname_rules *r, const char *regex, const char
 
 	k.re = pcre2_compile((PCRE2_SPTR)regex, PCRE2_ZERO_TERMINATED, PCRE2_UTF, &errcode,
 			     &erroff, NULL);
+	if (!k.re && errcode == PCRE2_ERROR_HEAP_FAILED) {
+		snprintf(errbuf, errlen, "out of memory");
+		return -GP_ERR_NOMEM;
+	}
 	if (!k.re) {
 		PCRE2_UCHAR msg[160];
 		pcre2_get_error_message(errcode, msg, sizeof(msg));

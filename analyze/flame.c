@@ -903,6 +903,10 @@ static int compile(const char *pat, const char *what, pcre2_code **re, char *err
 	}
 	*re = pcre2_compile((PCRE2_SPTR)pat, PCRE2_ZERO_TERMINATED, PCRE2_UTF, &errcode, &erroff,
 			    NULL);
+	if (!*re && errcode == PCRE2_ERROR_HEAP_FAILED) {
+		snprintf(errbuf, errlen, "out of memory");
+		return -GP_ERR_NOMEM;
+	}
 	if (!*re) {
 		PCRE2_UCHAR msg[160];
 		pcre2_get_error_message(errcode, msg, sizeof(msg));

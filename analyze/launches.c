@@ -146,6 +146,10 @@ static int filter_init(const struct gpa_model *m, const char *pat, struct api_fi
 	}
 	f->re = pcre2_compile((PCRE2_SPTR)pat, PCRE2_ZERO_TERMINATED, PCRE2_UTF, &errcode, &erroff,
 			      NULL);
+	if (!f->re && errcode == PCRE2_ERROR_HEAP_FAILED) {
+		snprintf(errbuf, errlen, "out of memory");
+		return -GP_ERR_NOMEM;
+	}
 	if (!f->re) {
 		PCRE2_UCHAR msg[160];
 		pcre2_get_error_message(errcode, msg, sizeof(msg));

@@ -519,6 +519,7 @@ struct file_ctx {
 	uint32_t proc;
 	GP_VEC(uint32_t) remap; /* file string id -> model id; GPA_NONE not yet */
 	GP_VEC(struct fcache) fcache; /* by file string id of the kernel name */
+	struct fcache fc_undefined;   /* for a name id above every id the file defines */
 	struct gp_u64map threads;   /* tid -> model thread */
 	struct gp_u64map funcs;     /* (file name id, file demangled id) -> func */
 	struct gp_u64map *m_funcs;  /* (model name, model demangled) -> func, across files */
@@ -538,6 +539,12 @@ static uint32_t map_str(struct file_ctx *f, uint32_t id)
 {
 	if (id == 0) {
 		return 0;
+	}
+	if (id > gpt_reader_string_ids(f->r)) {
+		/* Not defined (yet): no table up to an id the file picked at will. */
+		char buf[48];
+		snprintf(buf, sizeof(buf), "<missing string %" PRIu32 ">", id);
+		return gpa_model_intern(f->m, buf);
 	}
 	if (id >= f->remap.n) {
 		size_t old = f->remap.n;
@@ -564,6 +571,10 @@ static uint32_t map_str(struct file_ctx *f, uint32_t id)
 /* Per file name id: its function and last launch configuration. */
 static struct fcache *func_cache(struct file_ctx *f, uint32_t name)
 {
+	if (name > gpt_reader_string_ids(f->r)) {
+		f->fc_undefined = (struct fcache){GPA_NONE, 0, GPA_NONE};
+		return &f->fc_undefined;
+	}
 	if (name >= f->fcache.n) {
 		size_t old = f->fcache.n;
 		if (gp_vec_reserve(&f->fcache, (size_t)name + 1)) {
@@ -1470,6 +1481,19 @@ static int open_gpz(const char *path, struct gpt_reader **r, char *errbuf, size_
 }
 
 /*
+ * The reader's limits on an import's temporary .gpz are those of the input
+ * it came from, whose importer bounded what it wrote (a regular file: its
+ * size; a stream, whose size is not known: none but the format's).
+ */
+static void import_limits(struct gpt_reader *r, const char *path)
+{
+	struct stat sb;
+
+	gpt_reader_limit_as(r, stat(path, &sb) || !S_ISREG(sb.st_mode) ? UINT64_MAX
+									: (uint64_t)sb.st_size);
+}
+
+/*
  * Opens a trace for reading: a .gpz directly; a Kineto JSON or nsys export
  * through its importer into an unlinked temporary .gpz (every analysis then
  * reads every input the same way).
@@ -1531,6 +1555,8 @@ static int open_input(const char *path, const struct gpa_nsys_import_opts *nsys,
 		ret = gpt_reader_open_fd(rfd, path, r);
 		if (ret) {
 			snprintf(errbuf, errlen, "%s", *r ? gpt_reader_last_error(*r) : gp_err_str(ret));
+		} else {
+			import_limits(*r, path);
 		}
 	} else {
 		close(rfd);
@@ -2800,7 +2826,8 @@ int gpa_expand_inputs(const char *const *args, size_t nargs, char ***out, size_t
 			}
 			struct gp_strbuf sb2 = GP_STRBUF_INIT;
 			gp_strbuf_addf(&sb2, "%s/%s", args[i], de->d_name);
-			char *s = gp_strbuf_detach(&sb2, NULL);
+			char *s = sb2.failed ? NULL : gp_strbuf_detach(&sb2, NULL);
+			gp_strbuf_release(&sb2);
 			/* A FIFO would block the run, and is read by whoever opens it first. */
 			if (s && is_special(de, s)) {
 				gpa_stream_note(GPA_STREAM_SKIPPED, s);

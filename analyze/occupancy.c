@@ -266,6 +266,10 @@ int gpa_occupancy_analyze(const struct gpa_model *m, const struct gpa_steps *ste
 		PCRE2_SIZE erroff;
 		b.re = pcre2_compile((PCRE2_SPTR)o->kernel_regex, PCRE2_ZERO_TERMINATED, PCRE2_UTF,
 				     &errcode, &erroff, NULL);
+		if (!b.re && errcode == PCRE2_ERROR_HEAP_FAILED) {
+			snprintf(errbuf, errlen, "out of memory");
+			return -GP_ERR_NOMEM;
+		}
 		if (!b.re) {
 			PCRE2_UCHAR msg[160];
 			pcre2_get_error_message(errcode, msg, sizeof(msg));

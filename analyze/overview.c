@@ -37,7 +37,8 @@ static int warnf(struct gpa_overview *o, const char *fmt, ...)
 	va_start(ap, fmt);
 	gp_strbuf_vaddf(&sb, fmt, ap);
 	va_end(ap);
-	char *s = gp_strbuf_detach(&sb, NULL);
+	char *s = sb.failed ? NULL : gp_strbuf_detach(&sb, NULL); /* never a warning cut short */
+	gp_strbuf_release(&sb);
 	if (!s || gp_vec_push(&o->warnings, s)) {
 		free(s);
 		return -GP_ERR_NOMEM;

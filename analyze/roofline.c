@@ -221,6 +221,10 @@ static int parse_rule(const char *path, size_t ln, char *s, struct rule *r, char
 	PCRE2_SIZE off;
 	r->re = pcre2_compile((PCRE2_SPTR)r->pattern, PCRE2_ZERO_TERMINATED, PCRE2_UTF, &code, &off,
 			      NULL);
+	if (!r->re && code == PCRE2_ERROR_HEAP_FAILED) {
+		snprintf(errbuf, errlen, "out of memory");
+		return -GP_ERR_NOMEM;
+	}
 	if (!r->re) {
 		PCRE2_UCHAR msg[120];
 		pcre2_get_error_message(code, msg, sizeof(msg));

@@ -62,14 +62,17 @@ static int64_t number_of(const char *name, int64_t ordinal)
 	return ordinal;
 }
 
-/* Marks the NVTX ranges whose names match re; returns how many. */
+/*
+ * Marks the NVTX ranges whose names match re; returns how many, or SIZE_MAX
+ * out of memory (never "none match" for want of memory).
+ */
 static size_t match_names(const struct gpa_model *m, pcre2_code *re, uint8_t *match_by_str)
 {
 	pcre2_match_data *md = pcre2_match_data_create_from_pattern(re, NULL);
 	size_t n = 0;
 
 	if (!md) {
-		return 0;
+		return SIZE_MAX;
 	}
 	/* Names repeat: decide once per distinct string. 0 unknown, 1 no, 2 yes. */
 	for (size_t i = 0; i < m->nvtx.n; i++) {
@@ -77,6 +80,10 @@ static size_t match_names(const struct gpa_model *m, pcre2_code *re, uint8_t *ma
 		if (!match_by_str[s]) {
 			const char *t = gpa_model_str(m, s);
 			int rc = pcre2_match(re, (PCRE2_SPTR)t, strlen(t), 0, 0, md, NULL);
+			if (rc == PCRE2_ERROR_NOMEMORY) {
+				pcre2_match_data_free(md);
+				return SIZE_MAX;
+			}
 			match_by_str[s] = rc >= 0 ? 2 : 1;
 		}
 		n += match_by_str[s] == 2;
@@ -1066,6 +1073,11 @@ static int find(const struct gpa_model *m, const char *regex, bool assign_ops,
 		PCRE2_SIZE erroff;
 		re = pcre2_compile((PCRE2_SPTR)pat, PCRE2_ZERO_TERMINATED, PCRE2_UTF, &errcode,
 				   &erroff, NULL);
+		if (!re && errcode == PCRE2_ERROR_HEAP_FAILED) {
+			snprintf(errbuf, errlen, "out of memory");
+			ret = -GP_ERR_NOMEM;
+			goto out;
+		}
 		if (!re) {
 			PCRE2_UCHAR msg[160];
 			pcre2_get_error_message(errcode, msg, sizeof(msg));
@@ -1084,7 +1096,13 @@ static int find(const struct gpa_model *m, const char *regex, bool assign_ops,
 			break;
 		}
 		memset(yes, 0, m->strs.off.n + 2);
-		if (match_names(m, re, yes) || regex) {
+		size_t matched = match_names(m, re, yes);
+		if (matched == SIZE_MAX) {
+			snprintf(errbuf, errlen, "out of memory");
+			ret = -GP_ERR_NOMEM;
+			goto out;
+		}
+		if (matched || regex) {
 			out->pattern = strdup(pat);
 			ret = out->pattern ? nvtx_steps(m, re, yes, out) : -GP_ERR_NOMEM;
 			out->source = GPA_STEPS_NVTX;

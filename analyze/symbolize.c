@@ -270,6 +270,10 @@ int gpa_symtab_read(const char *path, struct gpa_symtab *out, char *errbuf, size
 		}
 		syms.n = k;
 	}
+	if (names.failed) {
+		ret = -GP_ERR_NOMEM; /* never names cut short */
+		goto out;
+	}
 	out->v = syms.v;
 	out->n = syms.n;
 	syms.v = NULL;

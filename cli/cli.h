@@ -86,6 +86,12 @@ extern const struct cli_command cmd_critical_path_opts;
 GP_PRINTF(1, 2) void cli_error(const char *fmt, ...);
 GP_PRINTF(1, 2) void cli_warn(const char *fmt, ...);
 /*
+ * The error of a library call that returned ret (< 0) with its detail in err:
+ * err, or what ret means where the callee left err empty; out of memory,
+ * err only when it says "out of memory" (callees often leave it unwritten).
+ */
+void cli_error_ret(int ret, const char *err);
+/*
  * While sb is set, this thread's cli_error and cli_warn lines go to sb, not
  * stderr (NULL: written again): work on a worker thread keeps its messages
  * for the main thread to write in input order. No progress is shown meanwhile.

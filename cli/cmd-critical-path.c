@@ -89,8 +89,9 @@ static int parse_speedup(struct cli_ctx *ctx, const struct cli_option *opt, cons
 	}
 	memcpy(o->speedup_re, arg, (size_t)(eq - arg));
 	o->speedup_re[eq - arg] = '\0';
-	if (cli_check_regex(o->speedup_re, "speedup pattern", 0)) {
-		return CMD_USAGE;
+	int ret = cli_check_regex(o->speedup_re, "speedup pattern", 0);
+	if (ret) {
+		return ret;
 	}
 	o->a.speedup_regex = o->speedup_re;
 	o->a.speedup = f;

@@ -249,7 +249,7 @@ static int render_html(const struct report_opts *o, struct gpa_model *m,
 		ret = gpr_html_render(out, parts, &ho, err, sizeof(err));
 	}
 	if (ret) {
-		cli_error("%s", err);
+		cli_error_ret(ret, err);
 	}
 	gpa_critpath_release(&cp);
 	gpa_ops_release(&ops);
@@ -440,7 +440,7 @@ static int run(const struct report_opts *o, char **args, size_t nargs)
 	cli_commclass_start(&ccj, &m, &o->comm, &cc);
 	ret = gpa_steps_find(&m, o->step_regex, &steps, err, sizeof(err));
 	if (ret) {
-		cli_error("%s", err);
+		cli_error_ret(ret, err);
 		cli_commclass_finish(&ccj, false);
 		status = cli_exit_code(ret, 0);
 		goto out;
@@ -469,7 +469,7 @@ static int run(const struct report_opts *o, char **args, size_t nargs)
 	}
 	int vret = verdict_finish(&vj);
 	if (ret) {
-		cli_error("%s", err);
+		cli_error_ret(ret, err);
 		status = cli_exit_code(ret, 0);
 		goto out;
 	}
@@ -478,12 +478,12 @@ static int run(const struct report_opts *o, char **args, size_t nargs)
 		goto out;
 	}
 	if (side.ret) {
-		cli_error("%s", side.err);
+		cli_error_ret(side.ret, side.err);
 		status = cli_exit_code(side.ret, CLI_NOTFOUND_IS_USAGE);
 		goto out;
 	}
 	if (cret) {
-		cli_error("%s", cerr);
+		cli_error_ret(cret, cerr);
 		goto out;
 	}
 	if (vret) {

@@ -37,7 +37,7 @@ int cli_commclass(const struct gpa_model *m, const struct cli_comm_rules *r,
 	int ret = gpa_commclass_compute(m, &co, out, err, sizeof(err));
 
 	if (ret) {
-		cli_error("%s", err);
+		cli_error_ret(ret, err);
 		return cli_exit_code(ret, 0);
 	}
 	return CMD_OK;
@@ -73,7 +73,7 @@ int cli_commclass_finish(struct cli_commclass_job *j, bool say)
 	}
 	if (j->ret) {
 		if (say) {
-			cli_error("%s", j->err);
+			cli_error_ret(j->ret, j->err);
 		}
 		return cli_exit_code(j->ret, 0);
 	}

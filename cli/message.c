@@ -56,6 +56,19 @@ void cli_error(const char *fmt, ...)
 	va_end(ap);
 }
 
+void cli_error_ret(int ret, const char *err)
+{
+	/*
+	 * Out of memory, a callee may not have written err at all (it may be
+	 * the caller's uninitialized buffer): its detail is used only when it
+	 * says so.
+	 */
+	if (ret == -GP_ERR_NOMEM && !(err && strstr(err, "out of memory"))) {
+		err = NULL;
+	}
+	cli_error("%s", err && err[0] ? err : gp_err_str(ret));
+}
+
 void cli_warn(const char *fmt, ...)
 {
 	va_list ap;

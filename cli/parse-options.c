@@ -194,6 +194,10 @@ int cli_check_regex(const char *pattern, const char *what, unsigned flags)
 		pcre2_code_free(re);
 		return 0;
 	}
+	if (code == PCRE2_ERROR_HEAP_FAILED) {
+		cli_error("out of memory");
+		return CMD_ERROR;
+	}
 	pcre2_get_error_message(code, msg, sizeof(msg));
 	/* Said as the analyses say it, without the usage line. */
 	if (flags & CLI_OPTF_REASON_FIRST) {

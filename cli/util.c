@@ -150,7 +150,7 @@ int cli_load_model_ex(struct gpa_model *m, char **args, size_t nargs, unsigned t
 	ret = gpa_expand_inputs((const char *const *)args, nargs, &paths, &npaths, err,
 				sizeof(err));
 	if (ret) {
-		cli_error("%s", err);
+		cli_error_ret(ret, err);
 		return ret;
 	}
 	lo.threads = threads;
@@ -170,7 +170,7 @@ int cli_load_model_ex(struct gpa_model *m, char **args, size_t nargs, unsigned t
 	}
 	free(paths);
 	if (ret) {
-		cli_error("%s", err);
+		cli_error_ret(ret, err);
 		return ret;
 	}
 	for (size_t i = 0; i < m->procs.n; i++) {
@@ -218,7 +218,7 @@ int cli_load_steps(struct gpa_model *m, char **args, size_t nargs, const char *s
 	}
 	ret = gpa_steps_find(m, step_regex, steps, err, sizeof(err));
 	if (ret) {
-		cli_error("%s", err);
+		cli_error_ret(ret, err);
 		gpa_model_release(m);
 		return cli_exit_code(ret, 0);
 	}

@@ -27,6 +27,14 @@
 
 #define PAD 32
 #define IN_CAP (256u << 10)	/* compressed bytes read at a time */
+/*
+ * A gzip file may inflate to GZ_MAX_RATIO times the compressed bytes read so
+ * far, or GZ_MAX_FLOOR bytes, whichever is more: past that it is a crafted
+ * file (a gzip bomb), not a trace. Real Kineto traces inflate 8-23 times
+ * (docs/reliability.md, "Memory").
+ */
+#define GZ_MAX_RATIO 128u
+#define GZ_MAX_FLOOR (256ull << 20)
 #define FIRST_CAP (256u << 10)
 
 enum state {
@@ -925,6 +933,7 @@ struct gpa_json_file {
 	bool gz;
 	bool in_eof;
 	uint64_t consumed;	/* bytes read from the file */
+	uint64_t inflated;	/* bytes handed out (gzip) */
 	bool member_done;	/* between gzip members */
 	uint64_t members;
 	struct inflate_state st;
@@ -1068,6 +1077,14 @@ ssize_t gpa_json_file_read(void *ctx, void *buf, size_t n)
 			return -GP_ERR_FORMAT;
 		}
 		size_t out = n - f->st.avail_out;
+		f->inflated += out;
+		if (f->inflated > GZ_MAX_FLOOR && f->inflated / GZ_MAX_RATIO > f->consumed) {
+			snprintf(f->msg, sizeof(f->msg),
+				 "gzip data inflates more than %u times (%llu bytes from %llu): "
+				 "not read further", GZ_MAX_RATIO, (unsigned long long)f->inflated,
+				 (unsigned long long)f->consumed);
+			return -GP_ERR_RANGE;
+		}
 		if (f->st.block_state == ISAL_BLOCK_FINISH) {
 			f->member_done = true;
 			f->members++;

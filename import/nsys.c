@@ -17,10 +17,12 @@
 #include "import/import.h"
 
 #include <sqlite3.h>
+#include <sys/stat.h>
 #include <stdio.h>
 
 #define MAX_COLS 48
 #define SMAP_MAX_ID (1u << 26) /* nsys string ids cached up to here; larger ones looked up */
+#define SMAP_MIN_ID (1u << 16) /* ... and at least up to here, whatever the file's size */
 
 struct imp {
 	sqlite3 *db;
@@ -33,6 +35,8 @@ struct imp {
 	sqlite3_stmt *str_stmt;        /* SELECT value FROM StringIds WHERE id = ? */
 	uint32_t *smap;                /* nsys string id -> our id + 1; 0 unknown */
 	size_t smap_n;
+	uint64_t smap_max;             /* ids cached below this: a quarter of the file's size */
+	int schema_rc;                 /* the SQLite error of a failed has_table, else 0 */
 	GP_VEC(struct pidcount { uint64_t key; uint64_t n; }) pids; /* key: globalPid >> 24 */
 	GP_VEC(struct domain { int64_t id; uint32_t name; }) domains;
 	uint32_t main_pid;
@@ -82,19 +86,35 @@ static int db_fail(struct imp *im, const char *what)
 	return fail(im, err, "%s: %s", what, sqlite3_errmsg(im->db));
 }
 
+/*
+ * Whether the export has the table; false also when the lookup itself fails
+ * (out of memory), which is kept in im->schema_rc for schema_failed to say.
+ */
 static bool has_table(struct imp *im, const char *name)
 {
 	sqlite3_stmt *s;
-	bool found = false;
+	int rc = sqlite3_prepare_v2(im->db,
+				    "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
+				    -1, &s, NULL);
 
-	if (sqlite3_prepare_v2(im->db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
-			       -1, &s, NULL) != SQLITE_OK) {
-		return false;
+	if (rc == SQLITE_OK) {
+		sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
+		rc = sqlite3_step(s);
+		sqlite3_finalize(s);
 	}
-	sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
-	found = sqlite3_step(s) == SQLITE_ROW;
-	sqlite3_finalize(s);
-	return found;
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE && !im->schema_rc) {
+		im->schema_rc = rc == SQLITE_OK ? SQLITE_ERROR : rc;
+	}
+	return rc == SQLITE_ROW;
+}
+
+/* A has_table lookup that failed: the error, so that no table is taken for absent. */
+static int schema_failed(struct imp *im)
+{
+	if (im->schema_rc == SQLITE_NOMEM) {
+		return fail(im, GP_ERR_NOMEM, "out of memory");
+	}
+	return fail(im, GP_ERR_FORMAT, "reading the schema: %s", sqlite3_errstr(im->schema_rc));
 }
 
 static int has_column(struct imp *im, const char *table, const char *col, bool *out)
@@ -329,7 +349,7 @@ static int string_id(struct tab *t, int i, int64_t sid, uint32_t *out)
 	if (ret) {
 		return ret;
 	}
-	if (sid >= 0 && (uint64_t)sid < SMAP_MAX_ID) {
+	if (sid >= 0 && (uint64_t)sid < im->smap_max) {
 		if ((uint64_t)sid >= im->smap_n) {
 			size_t n = im->smap_n ? im->smap_n : 1024;
 			uint32_t *m;
@@ -1578,19 +1598,35 @@ static int find_shift(struct imp *im)
 static int open_export(struct imp *im)
 {
 	char alias[64]; /* a stream's copy (stream.c) */
-
-	if (sqlite3_open_v2(gpa_input_path(im->path, alias, sizeof(alias)), &im->db,
-			    SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-		return fail(im, GP_ERR_IO, "cannot open: %s",
-			    im->db ? sqlite3_errmsg(im->db) : "out of memory");
+	const char *dbpath = gpa_input_path(im->path, alias, sizeof(alias));
+	int rc = sqlite3_open_v2(dbpath, &im->db, SQLITE_OPEN_READONLY, NULL);
+	if (rc != SQLITE_OK) {
+		return fail(im, rc == SQLITE_NOMEM || !im->db ? GP_ERR_NOMEM : GP_ERR_IO,
+			    "cannot open: %s", im->db ? sqlite3_errmsg(im->db) : "out of memory");
 	}
+	/*
+	 * The string id cache is an array by id: a row of StringIds takes a few
+	 * bytes of the file at least, so ids up to a quarter of its size cover a
+	 * real export, and a crafted id cannot make the array outgrow the file.
+	 */
+	struct stat sb;
+	im->smap_max = stat(dbpath, &sb) ? 0 : (uint64_t)sb.st_size / 4;
+	im->smap_max = im->smap_max < SMAP_MIN_ID	? SMAP_MIN_ID
+		       : im->smap_max > SMAP_MAX_ID ? SMAP_MAX_ID
+						    : im->smap_max;
 	/* Reading the schema is the first access: it fails on text files and cut databases. */
 	if (sqlite3_exec(im->db, "SELECT count(*) FROM sqlite_master", NULL, NULL, NULL) !=
 	    SQLITE_OK) {
+		if (sqlite3_errcode(im->db) == SQLITE_NOMEM) {
+			return fail(im, GP_ERR_NOMEM, "out of memory");
+		}
 		return fail(im, GP_ERR_FORMAT, "not a readable SQLite database (%s)",
 			    sqlite3_errmsg(im->db));
 	}
 	if (!has_table(im, "StringIds") || !has_table(im, "CUPTI_ACTIVITY_KIND_KERNEL")) {
+		if (im->schema_rc) {
+			return schema_failed(im);
+		}
 		if (!has_table(im, "StringIds") ||
 		    (!has_table(im, "CUPTI_ACTIVITY_KIND_RUNTIME") &&
 		     !has_table(im, "NVTX_EVENTS"))) {
@@ -1683,6 +1719,9 @@ int gpa_import_nsys_opts(const char *path, struct gpt_writer *w,
 	}
 	if (!ret) {
 		ret = import_activity(&im);
+	}
+	if (!ret && im.schema_rc) {
+		ret = schema_failed(&im);
 	}
 	im.st->main_pid = im.main_pid;
 	gp_debug("%s: %" PRIu64 " processes (pid %u written), %" PRIu64 " devices, %" PRIu64

@@ -270,7 +270,11 @@ void gpr_fmt_name_fit(struct gp_strbuf *sb, const char *name, size_t maxw)
 	}
 	ident_part(&id, name);
 	/* The middle gives way: the scope's start and the function's end stay. */
-	gpr_fmt_elide(sb, id.failed ? name : id.buf, maxw);
+	if (id.failed) {
+		sb->failed = true; /* out of memory: never the name unshortened instead */
+	} else {
+		gpr_fmt_elide(sb, id.buf, maxw);
+	}
 	gp_strbuf_release(&id);
 }
 
@@ -323,7 +327,8 @@ void gpr_text_wrap(struct gp_strbuf *sb, size_t from, size_t indent)
 		sb->failed = true;
 		return;
 	}
-	for (const char *p = line; *p; p++) {
+	for (const char *p = line; *p && !out.failed; p++) {
+		/* out of memory: stop, last_space may be past what out holds */
 		bool lead = ((unsigned char)*p & 0xc0) != 0x80;
 		if (*p == ' ' && col >= width) {
 			gp_strbuf_addf(&out, "\n%*s", (int)indent, ""); /* a break at this space */

@@ -490,6 +490,7 @@ static void step_label(struct gp_strbuf *o, const struct gpa_model *m, const str
 		gp_strbuf_adds(&sb, "whole trace");
 	}
 	json_str(o, sb.failed ? "?" : sb.buf);
+	o->failed |= sb.failed; /* out of memory: the page is not written with a "?" */
 	gp_strbuf_release(&sb);
 }
 
@@ -605,6 +606,7 @@ static void lanes_json(struct gp_strbuf *o, const struct tl *t)
 			       i ? "," : "", lane_kind_name[l->kind], l->proc, l->a, l->b,
 			       l->kind == LANE_GPU ? (int64_t)l->a : (int64_t)-1);
 		json_str(o, lab.failed ? "?" : lab.buf);
+		o->failed |= lab.failed;
 		gp_strbuf_addch(o, '}');
 		gp_strbuf_release(&lab);
 	}
@@ -763,7 +765,7 @@ static xmlNodePtr el(struct doc *d, xmlNodePtr parent, const char *name, const c
 		gp_strbuf_reset(&d->tmp);
 		add_clean(&d->tmp, text, strlen(text), false);
 		xmlNodePtr tx = xmlNewText(BAD_CAST(d->tmp.failed ? "" : d->tmp.buf));
-		if (!tx || !xmlAddChild(n, tx)) {
+		if (!tx || d->tmp.failed || !xmlAddChild(n, tx)) {
 			xmlFreeNode(tx);
 			d->failed = true;
 		}
@@ -913,6 +915,7 @@ static int table_section(void *data, const char *title, const char *key,
 		gp_strbuf_reset(&d->cell);
 		bool ch = gpr_fmt_header(&d->cell, t->cols[c].name, html_col_flags(&t->cols[c]));
 		xmlNodePtr th = header_cell(d, tr, ch && !d->cell.failed ? d->cell.buf : t->cols[c].name);
+		d->failed |= ch && d->cell.failed;
 		if ((t->cols[c].flags & GPR_COL_NUM) && !(t->cols[c].flags & GPR_COL_LEFT)) {
 			attr(d, th, "class", "num");
 		}
@@ -1197,6 +1200,7 @@ static void memory_section(struct doc *d, const struct gpr_report_parts *p)
 		attr(d, fr, "class", "gp-memory");
 		attr(d, fr, "title", "allocated and reserved bytes over time, per device");
 		attr(d, fr, "src", url.failed ? "" : url.buf);
+		d->failed |= url.failed;
 		snprintf(style, sizeof(style), "width: 740px; height: %zupx; border: 0",
 			 p->memory->pools.n * 200 + 50);
 		attr(d, fr, "style", style);
@@ -1228,6 +1232,7 @@ static void roofline_section(struct doc *d, const struct gpa_ops *ops)
 		attr(d, fr, "class", "gp-roofline");
 		attr(d, fr, "title", "operators on the device roofline");
 		attr(d, fr, "src", url.failed ? "" : url.buf);
+		d->failed |= url.failed;
 		attr(d, fr, "style", "width: 780px; height: 510px; border: 0");
 		el(d, sec, "p",
 		   "Each point is one operator with one set of recorded inputs: its FLOPs per byte "
@@ -1252,6 +1257,7 @@ static void flame_section(struct doc *d, const char *svg_doc, size_t len)
 	attr(d, fr, "class", "gp-flame");
 	attr(d, fr, "title", "GPU-time flame graph");
 	attr(d, fr, "src", url.failed ? "" : url.buf);
+	d->failed |= url.failed;
 	/* As tall as the drawing: its height attribute, within reason. */
 	const char *svg = memmem(svg_doc, len, "<svg ", 5);
 	const char *h = svg ? memmem(svg, len - (size_t)(svg - svg_doc), " height=\"", 9) : NULL;

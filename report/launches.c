@@ -88,6 +88,7 @@ static void cutoff_row(struct gpr_table *t, const char *pre, uint64_t ns, const 
 	gpr_fmt_ns(&sb, ns);
 	gp_strbuf_adds(&sb, post);
 	count_row(t, sb.failed ? pre : sb.buf, n);
+	t->failed |= sb.failed; /* out of memory: never the label cut short */
 	gp_strbuf_release(&sb);
 }
 

@@ -106,11 +106,13 @@ static void panel(struct svg *s, const struct gpa_model *m, const struct gpa_mem
 	}
 	gp_strbuf_adds(&sb, p->rebuilt ? " (totals rebuilt from the events)" : "");
 	xmlNodePtr t = gpr_svg_node(&s->failed, g, "text", sb.failed ? "" : sb.buf);
+	s->failed |= sb.failed;
 	gpr_svg_prop(&s->failed, t, "x", "%d", LEFT);
 	gpr_svg_prop(&s->failed, t, "y", "%.0f", y0 - 8);
 	gp_strbuf_reset(&sb);
 	gpr_fmt_bytes(&sb, top);
 	t = gpr_svg_node(&s->failed, g, "text", sb.failed ? "" : sb.buf);
+	s->failed |= sb.failed;
 	gpr_svg_prop(&s->failed, t, "x", "%d", LEFT - 6);
 	gpr_svg_prop(&s->failed, t, "y", "%.0f", y0 + 10);
 	gpr_svg_prop(&s->failed, t, "text-anchor", "end");

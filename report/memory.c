@@ -362,7 +362,8 @@ int gpr_memory_render(struct gp_strbuf *out, enum gpr_format fmt, unsigned mask,
 			continue;
 		}
 		ret = gpr_memory_table(&t, tables[i].bit, m, r);
-		if (ret) {
+		if (ret || t.failed) {
+			ret = ret ? ret : -GP_ERR_NOMEM;
 			gpr_table_release(&t);
 			break;
 		}

@@ -235,7 +235,8 @@ int gpr_mfu_render(struct gp_strbuf *out, enum gpr_format fmt, const struct gpa_
 	for (size_t i = 0; i < GP_ARRAY_SIZE(secs) && !ret; i++) {
 		struct gpr_table t;
 		ret = gpr_mfu_table(&t, secs[i].which, m, steps, u, dtype);
-		if (ret) {
+		if (ret || t.failed) {
+			ret = ret ? ret : -GP_ERR_NOMEM;
 			gpr_table_release(&t);
 			break;
 		}

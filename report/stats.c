@@ -620,7 +620,8 @@ int gpr_stats_writer_start(struct gpr_stats_writer *w, const struct gpa_model *m
 		} else {
 			gp_strbuf_adds(&h, col->name);
 		}
-		w->headers[c] = gp_strbuf_detach(&h, NULL);
+		w->headers[c] = h.failed ? NULL : gp_strbuf_detach(&h, NULL);
+		gp_strbuf_release(&h);
 		if (!w->headers[c]) {
 			return -GP_ERR_NOMEM;
 		}

@@ -610,6 +610,9 @@ static int render_text_md(struct gp_strbuf *o, enum gpr_format fmt,
 			continue;
 		}
 		ret = fill(&t, s, p, fmt);
+		if (!ret && t.failed) {
+			ret = -GP_ERR_NOMEM; /* rows missing: never "none" for them */
+		}
 		if (!ret) {
 			if (md) {
 				gp_strbuf_addf(o, "## %s\n\n", sections[s].title);

@@ -119,9 +119,10 @@ static void view_release(struct view *v)
 	free(v->w);
 }
 
+/* The formatted cell (NULL when formatting it ran out of memory: never the raw value instead). */
 static char *take(struct gp_strbuf *sb, bool changed, const char *orig)
 {
-	char *r = changed && !sb->failed ? strdup(sb->buf ? sb->buf : "") : strdup(orig);
+	char *r = !changed ? strdup(orig) : sb->failed ? NULL : strdup(sb->buf ? sb->buf : "");
 
 	gp_strbuf_release(sb);
 	return r;

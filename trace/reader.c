@@ -89,6 +89,15 @@ struct gpt_reader {
 	GP_VEC(struct gpt_problem) problems;
 
 	/*
+	 * What this file may make the reader inflate, hand out and keep (the
+	 * GPT_LIMIT_* of trace.h, from the file's size), and what it has so
+	 * far; pf_raw and pf_records count the chunks planned for the workers
+	 * as well, whose buffers hold them.
+	 */
+	uint64_t lim_size, lim_raw, lim_records, lim_strings;
+	uint64_t used_raw, used_records, pf_raw, pf_records;
+
+	/*
 	 * Worker threads decoding the chunks ahead (gpt_reader_set_threads):
 	 * planned from pf_scan on; pf_stopped when the chunk there is one the
 	 * reader reads itself; pf_used the job whose records *out borrows.
@@ -280,6 +289,67 @@ static int reader_new(const char *name, struct gpt_reader **out)
 
 static bool is_trailer(struct gpt_reader *r, uint64_t off);
 
+static uint64_t at_least(uint64_t per_byte, uint64_t size, uint64_t min)
+{
+	if (size > UINT64_MAX / per_byte) {
+		return UINT64_MAX;
+	}
+	return size * per_byte > min ? size * per_byte : min;
+}
+
+/* The memory a file of size bytes may make the reader use (trace.h, FORMAT.md 4.2). */
+static void set_limits(struct gpt_reader *r, uint64_t size)
+{
+	r->lim_size = size;
+	r->lim_raw = at_least(GPT_LIMIT_RAW_PER_BYTE, size, GPT_LIMIT_RAW_MIN);
+	r->lim_records = at_least(GPT_LIMIT_RECORDS_PER_BYTE, size, GPT_LIMIT_RECORDS_MIN);
+	r->lim_strings = at_least(GPT_LIMIT_STRINGS_PER_BYTE, size, GPT_LIMIT_STRINGS_MIN);
+}
+
+void gpt_reader_limit_as(struct gpt_reader *r, uint64_t size)
+{
+	if (size > r->size) {
+		set_limits(r, size);
+	}
+}
+
+/*
+ * Reading stops: the chunk at off would take the file past one of its
+ * limits (what, in units, per_byte of the file's size, at least min).
+ */
+static int over_limit(struct gpt_reader *r, uint32_t idx, uint64_t off, const char *what,
+		      uint64_t limit, const char *units, unsigned per_byte, uint64_t min)
+{
+	set_err(r, "chunk %u at offset %" PRIu64 ": %s more than %" PRIu64 " %s, the limit for a "
+		   "file of %" PRIu64 " bytes (%u per byte, at least %" PRIu64 "); not read further",
+		idx, off, what, limit, units, r->lim_size, per_byte, min);
+	gp_debug("%s", r->errbuf);
+	r->done = true;
+	return -GP_ERR_RANGE;
+}
+
+/* Checks out the raw payload of the chunk at off against the file's limit. */
+static int charge_raw(struct gpt_reader *r, uint32_t idx, uint64_t off, uint32_t raw_len)
+{
+	if (r->used_raw + raw_len > r->lim_raw) {
+		return over_limit(r, idx, off, "its chunks inflate to", r->lim_raw, "bytes",
+				  GPT_LIMIT_RAW_PER_BYTE, GPT_LIMIT_RAW_MIN);
+	}
+	r->used_raw += raw_len;
+	return 0;
+}
+
+/* Checks out the records of the chunk at off against the file's limit. */
+static int charge_records(struct gpt_reader *r, uint32_t idx, uint64_t off, uint64_t count)
+{
+	if (r->used_records + count > r->lim_records) {
+		return over_limit(r, idx, off, "its chunks hold", r->lim_records, "records",
+				  GPT_LIMIT_RECORDS_PER_BYTE, GPT_LIMIT_RECORDS_MIN);
+	}
+	r->used_records += count;
+	return 0;
+}
+
 /* Checks the header of a file just opened. */
 static int opened(struct gpt_reader *r)
 {
@@ -289,6 +359,7 @@ static int opened(struct gpt_reader *r)
 		gp_debug("not opened: %s", r->errbuf);
 		return ret;
 	}
+	set_limits(r, r->size);
 	r->trailer_at_end = r->size >= (uint64_t)r->header_len + GPT_TRAILER_SIZE &&
 			    is_trailer(r, r->size - GPT_TRAILER_SIZE);
 	gp_debug("%s: trace format %u.%u, %" PRIu64 " bytes, header %u bytes", r->name,
@@ -504,7 +575,10 @@ static int absorb_strings(struct gpt_reader *r, const uint8_t *p, size_t len, ui
 		snprintf(errbuf, errlen, "bytes after the last string");
 		return -GP_ERR_FORMAT;
 	}
-	if (r->string_bytes + total > GPT_MAX_STRINGS_BYTES) {
+	/* Memory: the bytes, their NULs, and a pointer per id defined or skipped; the bytes alone
+	 * within the format's limit. */
+	if (r->string_bytes + total + (first - 1 + count) * sizeof(char *) > r->lim_strings ||
+	    r->string_bytes + total > GPT_MAX_STRINGS_BYTES) {
 		snprintf(errbuf, errlen, "strings exceed the reader's limit");
 		return -GP_ERR_RANGE;
 	}
@@ -566,6 +640,10 @@ static int take_payload(struct gpt_reader *r, const struct gpt_chunk_header *h,
 			set_err(r, "out of memory reading strings");
 			return ret;
 		}
+		if (ret == -GP_ERR_RANGE) {
+			return over_limit(r, idx, off, "its strings take", r->lim_strings, "bytes",
+					  GPT_LIMIT_STRINGS_PER_BYTE, GPT_LIMIT_STRINGS_MIN);
+		}
 		if (ret) {
 			snprintf(errbuf, errlen, "bad string chunk: %s", reason);
 			*err = ret;
@@ -573,6 +651,9 @@ static int take_payload(struct gpt_reader *r, const struct gpt_chunk_header *h,
 		}
 		r->st.chunks++;
 		return TAKE_ABSORBED;
+	}
+	if (h->kind != GPT_KIND_INDEX && charge_records(r, idx, off, h->count)) {
+		return -GP_ERR_RANGE;
 	}
 	size_t rb = (size_t)h->count * ki->size;
 	if (decoded) {
@@ -1019,6 +1100,9 @@ static int read_cut_pack(struct gpt_reader *r, const struct gpt_chunk_header *h,
 			    r->pk_need, r->size - off);
 		return STEP_END;
 	}
+	if (charge_raw(r, r->pk_idx, off, h->raw_len)) {
+		return -GP_ERR_RANGE;
+	}
 	if (ensure((void **)&r->stored, &r->stored_cap, h->stored_len + 1u) ||
 	    ensure((void **)&r->raw, &r->raw_cap, h->raw_len + 1u)) {
 		set_err(r, "out of memory reading the packed chunk");
@@ -1100,8 +1184,10 @@ static bool pf_plan_one(struct gpt_reader *r, uint64_t off, struct gpt_pf_job *j
 	if ((h->flags & ~GPT_CHUNK_FLAGS_KNOWN) || h->raw_len > GPT_MAX_CHUNK_BYTES ||
 	    h->stored_len > GPT_MAX_CHUNK_BYTES || h->count > GPT_MAX_CHUNK_RECORDS ||
 	    (!(h->flags & GPT_CHUNK_FLAG_DEFLATE) && h->stored_len != h->raw_len) ||
-	    off + GPT_CHUNK_HEADER_SIZE + h->stored_len > r->size) {
-		return false;
+	    off + GPT_CHUNK_HEADER_SIZE + h->stored_len > r->size ||
+	    r->pf_raw + h->raw_len > r->lim_raw ||
+	    (h->kind != GPT_KIND_STRING && r->pf_records + h->count > r->lim_records)) {
+		return false; /* past the limit: the reader says so when it gets there */
 	}
 	j->off = off;
 	j->ki = h->kind == GPT_KIND_STRING ? NULL : gpt_kind_info(h->kind);
@@ -1126,6 +1212,8 @@ static void pf_plan(struct gpt_reader *r)
 	if (gpt_pf_empty(r->pf)) {
 		r->pf_scan = r->pos;
 		r->pf_stopped = false;
+		r->pf_raw = r->used_raw;
+		r->pf_records = r->used_records;
 	}
 	while (!r->pf_stopped && (j = gpt_pf_slot(r->pf))) {
 		if (!pf_plan_one(r, r->pf_scan, j)) {
@@ -1133,6 +1221,8 @@ static void pf_plan(struct gpt_reader *r)
 			break;
 		}
 		r->pf_scan = j->off + GPT_CHUNK_HEADER_SIZE + j->h.stored_len;
+		r->pf_raw += j->h.raw_len;
+		r->pf_records += j->ki ? j->h.count : 0;
 		gpt_pf_submit(r->pf);
 	}
 }
@@ -1216,6 +1306,9 @@ static int next_chunk(struct gpt_reader *r, struct gpt_chunk *out)
 	}
 	r->chunk_index = at.idx; /* problems below name this chunk */
 	ret = check_chunk(r, &h, packed, &at);
+	if (ret == STEP_READY && charge_raw(r, at.idx, at.off, h.raw_len)) {
+		return -GP_ERR_RANGE;
+	}
 	job = ret == STEP_READY ? pf_take(r, &h, at.off) : NULL;
 	if (job) {
 		raw = job->raw;
@@ -1296,7 +1389,7 @@ int gpt_reader_next(struct gpt_reader *r, struct gpt_chunk *out)
 
 int gpt_reader_count_records(struct gpt_reader *r, uint64_t counts[GPT_KIND__MAX])
 {
-	uint64_t off = r->pos;
+	uint64_t off = r->pos, total = 0;
 
 	memset(counts, 0, sizeof(uint64_t) * GPT_KIND__MAX);
 	/* Chunk headers only: stops at the first one that is cut or does not check out. */
@@ -1314,14 +1407,18 @@ int gpt_reader_count_records(struct gpt_reader *r, uint64_t counts[GPT_KIND__MAX
 		}
 		if (h.kind < GPT_KIND__MAX && gpt_kind_info(h.kind)) {
 			counts[h.kind] += h.count;
+			total += h.count;
+		}
+		if (r->used_records + total > r->lim_records) {
+			set_err(r, "its chunk headers announce more than %" PRIu64 " records, the "
+				   "limit for a file of %" PRIu64 " bytes", r->lim_records, r->lim_size);
+			return -GP_ERR_RANGE;
 		}
 		off += GPT_CHUNK_HEADER_SIZE + (uint64_t)h.stored_len;
 	}
 	if (gp_log_enabled(GP_LOG_DEBUG)) {
-		uint64_t total = 0;
 		unsigned kinds = 0;
 		for (size_t k = 0; k < GPT_KIND__MAX; k++) {
-			total += counts[k];
 			kinds += counts[k] != 0;
 		}
 		gp_debug("%s: chunk headers announce %" PRIu64 " records of %u kinds", r->name,
@@ -1339,6 +1436,11 @@ const char *gpt_reader_string(const struct gpt_reader *r, uint32_t id)
 		return NULL;
 	}
 	return r->strs.v[id - 1];
+}
+
+uint32_t gpt_reader_string_ids(const struct gpt_reader *r)
+{
+	return (uint32_t)r->strs.n;
 }
 
 const char *gpt_reader_string_or(const struct gpt_reader *r, uint32_t id, const char *missing)

@@ -28,6 +28,21 @@
 #define GPT_MAX_STRING_BYTES (1u << 20)      /* one interned string */
 #define GPT_MAX_STRINGS_BYTES (256u << 20)   /* all strings of one file, NULs included */
 
+/*
+ * What one file may make the reader inflate and hand out, relative to its
+ * size (FORMAT.md 4.2): a file that would pass one of these is refused,
+ * reading stops with -GP_ERR_RANGE, so that a small crafted file cannot make
+ * a command allocate far more than the file is worth. Real traces stay
+ * under a tenth of each ratio (docs/reliability.md has the measurements);
+ * the floors let small files be as regular as they like.
+ */
+#define GPT_LIMIT_RAW_PER_BYTE 64u          /* chunk payload bytes inflated per file byte */
+#define GPT_LIMIT_RAW_MIN (64ull << 20)     /* ... at least this many */
+#define GPT_LIMIT_RECORDS_PER_BYTE 8u       /* records handed out per file byte */
+#define GPT_LIMIT_RECORDS_MIN (1ull << 20)  /* ... at least this many */
+#define GPT_LIMIT_STRINGS_PER_BYTE 32u      /* string bytes, NULs and 8 per id, per file byte */
+#define GPT_LIMIT_STRINGS_MIN (16ull << 20) /* ... at least this many */
+
 /* ---------------------------------------------------------------- schema */
 
 enum gpt_type {
@@ -263,6 +278,14 @@ int gpt_reader_open(const char *path, struct gpt_reader **out);
  * messages.
  */
 int gpt_reader_open_fd(int fd, const char *name, struct gpt_reader **out);
+/*
+ * Sets the limits on what the file may make the reader allocate
+ * (GPT_LIMIT_*) as for a file of size bytes, when that is more than the
+ * file's own size: for a file converted from a larger input (an import's
+ * temporary .gpz), whose importer bounded what it made. UINT64_MAX lifts
+ * them, leaving the format's hard limits. Call it before reading.
+ */
+void gpt_reader_limit_as(struct gpt_reader *r, uint64_t size);
 /* The same over bytes in memory (borrowed until gpt_reader_free); name is used in messages. */
 int gpt_reader_open_mem(const void *data, size_t len, const char *name, struct gpt_reader **out);
 void gpt_reader_free(struct gpt_reader *r);
@@ -280,7 +303,9 @@ int gpt_reader_next(struct gpt_reader *r, struct gpt_chunk *out);
  * Sums the record counts the chunk headers from the reader's position on
  * announce, per kind, reading headers only (no payload): a quick estimate
  * for sizing tables before reading. Stops at the first header that is cut
- * or fails its CRC. Does not move the reader. Returns 0 or -GP_ERR_IO.
+ * or fails its CRC. Does not move the reader. Returns 0, -GP_ERR_IO, or
+ * -GP_ERR_RANGE when they announce more records than the file may hold
+ * (GPT_LIMIT_RECORDS_*; gpt_reader_last_error says so): do not size by them.
  */
 int gpt_reader_count_records(struct gpt_reader *r, uint64_t counts[GPT_KIND__MAX]);
 
@@ -291,6 +316,12 @@ int gpt_reader_count_records(struct gpt_reader *r, uint64_t counts[GPT_KIND__MAX
 const char *gpt_reader_string(const struct gpt_reader *r, uint32_t id);
 /* Same, with a visible placeholder instead of NULL. */
 const char *gpt_reader_string_or(const struct gpt_reader *r, uint32_t id, const char *missing);
+/*
+ * The highest string id the chunks read so far define or skip: every id
+ * above it is undefined (gpt_reader_string gives NULL) until a later string
+ * chunk defines it. Never more than 2^24.
+ */
+uint32_t gpt_reader_string_ids(const struct gpt_reader *r);
 
 void gpt_reader_get_status(const struct gpt_reader *r, struct gpt_reader_status *st);
 const char *gpt_reader_name(const struct gpt_reader *r);
