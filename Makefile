@@ -1,7 +1,10 @@
 # gpuprof - GPU profiling and trace analysis.
 #
 #   make                build the gpuprof command and libraries into build/
-#   make test           unit and end-to-end tests; ends with "N passed, N failed"
+#   make test           unit and end-to-end tests, -j2 two at a time; ends with "N passed, N failed,
+#                       N skipped"; T=WORDS runs those whose name holds a word (tests/tests.mk)
+#   make test-failed    the tests that failed in the last run, again
+#   make stress         the long forms of the stress tests
 #   make check          the same suite under AddressSanitizer + UBSan, plus a bounded fuzz run
 #   make bench          benchmarks (figures in docs/performance.md)
 #   make fuzz           run the libFuzzer reader target (FUZZ_SECONDS, default 60)
@@ -65,7 +68,7 @@ UNIT_BINS := $(UNIT_BASE) $(UNIT_TRACE) $(UNIT_IMPORT) $(UNIT_ANALYZE) $(UNIT_RE
 BENCH_TRACE := $(O)/bench-trace
 
 
-.PHONY: all deps test check bench fuzz fuzz-kineto demo install clean check-layering check-headers \
+.PHONY: all deps check bench fuzz fuzz-kineto demo install clean check-layering check-headers \
 	check-rules cuda-parts unit-bins
 .DEFAULT_GOAL := all
 
@@ -206,10 +209,6 @@ install-prog:
 	$(CC) -std=gnu11 -I$(PREFIX)/include/gpuprof tests/tools/install-prog.c \
 		$(PREFIX)/lib/libgptrace.a $(PREFIX)/lib/libgpbase.a $(TEST_LDFLAGS) \
 		$$(pkg-config --libs zlib libdeflate) -o $(O)/tests/install-prog
-
-test: all $(UNIT_BINS) $(E2E_PROGS)
-	@sh scripts/deps.sh test
-	@O=$(O) TEST_LDFLAGS='$(LDFLAGS)' sh tests/run-tests.sh $(UNIT_BINS)
 
 # Every allocation of reading, importing, modelling and reporting failed in turn (about
 # 30,000 runs, tens of minutes; make test runs a strided sample): docs/reliability.md.
@@ -395,7 +394,7 @@ clean:
 UNIT_OCC_ORACLE := $(O)/tests/unit-occ-oracle
 ifneq ($(wildcard $(CUDA_HOME)/include/cuda_occupancy.h),)
 UNIT_BINS += $(UNIT_OCC_ORACLE)
-test unit-bins: $(UNIT_OCC_ORACLE)
+test-build unit-bins: $(UNIT_OCC_ORACLE)
 endif
 $(O)/tests/unit/occupancy/test-occ-oracle.o: CFLAGS += -isystem $(CUDA_HOME)/include
 $(UNIT_OCC_ORACLE): $(call obj,tests/unit/occupancy/test-occ-oracle.c analyze/occupancy-calc.c) \
@@ -412,3 +411,6 @@ $(BENCH_OCCUPANCY): $(call obj,tests/bench/bench-occupancy.c tests/tools/gen.c) 
 bench-occupancy: $(BENCH_OCCUPANCY)
 	$(BENCH_OCCUPANCY) 10000000 3
 bench: bench-occupancy
+
+# ---- the test loop: every test a target (make test, test-failed, stress)
+include tests/tests.mk

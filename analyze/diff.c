@@ -9,6 +9,7 @@
  * gives verdicts and explains the step time's change (diff-explain.c).
  */
 #include "base/compat.h"
+#include "base/le.h"
 #include "analyze/commclass.h"
 #include "analyze/critpath.h"
 #include "analyze/diff.h"
@@ -1337,32 +1338,6 @@ out:
 #define RUN_MAGIC "GPDR"
 #define RUN_VERSION 1
 
-static void put(struct gp_strbuf *o, uint64_t v, unsigned bytes)
-{
-	unsigned char b[8];
-
-	for (unsigned i = 0; i < bytes; i++) {
-		b[i] = (unsigned char)(v >> (8 * i));
-	}
-	gp_strbuf_add(o, b, bytes);
-}
-
-static void put_str(struct gp_strbuf *o, const char *s)
-{
-	size_t n = strlen(s);
-
-	put(o, n, 4);
-	gp_strbuf_add(o, s, n);
-}
-
-static uint64_t dbits(double v)
-{
-	uint64_t u;
-
-	memcpy(&u, &v, sizeof(u));
-	return u;
-}
-
 int gpa_diff_run_pack(const struct gpa_diff *d, struct gp_strbuf *out)
 {
 	int side = d->nsteps[0].n ? 0 : 1;
@@ -1378,109 +1353,58 @@ int gpa_diff_run_pack(const struct gpa_diff *d, struct gp_strbuf *out)
 		}
 	}
 	gp_strbuf_add(out, RUN_MAGIC, 4);
-	put(out, RUN_VERSION, 2);
-	put(out, (unsigned)side, 1);
-	put(out, (unsigned)d->source[side], 1);
-	put(out, n, 8);
-	put(out, d->pre_warnings, 4);
-	put(out, d->warnings.n, 4);
+	gp_le_put(out, RUN_VERSION, 2);
+	gp_le_put(out, (unsigned)side, 1);
+	gp_le_put(out, (unsigned)d->source[side], 1);
+	gp_le_put(out, n, 8);
+	gp_le_put(out, d->pre_warnings, 4);
+	gp_le_put(out, d->warnings.n, 4);
 	for (size_t i = 0; i < d->warnings.n; i++) {
-		put_str(out, d->warnings.v[i]);
+		gp_le_put_str(out, d->warnings.v[i]);
 	}
 	const struct run_print *rp = &d->prints.v[0];
-	put(out, rp->t0, 8);
-	put(out, rp->t1, 8);
-	put(out, rp->events, 8);
-	put(out, rp->kernels, 8);
-	put(out, rp->apis, 8);
-	put(out, rp->procs_hash, 8);
-	put_str(out, rp->label);
-	put(out, d->s.n, 4);
+	gp_le_put(out, rp->t0, 8);
+	gp_le_put(out, rp->t1, 8);
+	gp_le_put(out, rp->events, 8);
+	gp_le_put(out, rp->kernels, 8);
+	gp_le_put(out, rp->apis, 8);
+	gp_le_put(out, rp->procs_hash, 8);
+	gp_le_put_str(out, rp->label);
+	gp_le_put(out, d->s.n, 4);
 	for (size_t i = 0; i < d->s.n; i++) {
 		const struct series *s = &d->s.v[i];
-		put_str(out, s->name);
-		put(out, s->unit, 1);
-		put(out, (s->higher_better ? 1u : 0) | (s->kernel ? 2u : 0) |
-				 (s->present[side] ? 4u : 0), 1);
+		gp_le_put_str(out, s->name);
+		gp_le_put(out, s->unit, 1);
+		gp_le_put(out, (s->higher_better ? 1u : 0) | (s->kernel ? 2u : 0) |
+				       (s->present[side] ? 4u : 0), 1);
 		for (size_t k = 0; k < n; k++) {
-			put(out, dbits(s->v[side].v[k]), 8);
+			gp_le_put_f64(out, s->v[side].v[k]);
 		}
 	}
 	return out->failed ? -GP_ERR_NOMEM : 0;
 }
 
-struct rd {
-	const unsigned char *p, *end;
-	const char *bad; /* the first problem, or NULL */
-};
-
-static uint64_t get(struct rd *r, unsigned bytes)
-{
-	uint64_t v = 0;
-
-	if (r->bad || (size_t)(r->end - r->p) < bytes) {
-		r->bad = r->bad ? r->bad : "ends early";
-		return 0;
-	}
-	for (unsigned i = 0; i < bytes; i++) {
-		v |= (uint64_t)r->p[i] << (8 * i);
-	}
-	r->p += bytes;
-	return v;
-}
-
-/* n items of at least min bytes each fit in what is left. */
-static bool fits(struct rd *r, uint64_t n, size_t min)
-{
-	if (!r->bad && n > (uint64_t)(r->end - r->p) / min) {
-		r->bad = "count larger than the record";
-	}
-	return !r->bad;
-}
-
-/* A string of the record, NUL-terminated in a copy; NULL when bad. */
-static char *get_str(struct rd *r)
-{
-	uint64_t n = get(r, 4);
-	char *s;
-
-	if (!fits(r, n, 1)) {
-		return NULL;
-	}
-	s = strndup((const char *)r->p, n);
-	if (!s) {
-		r->bad = "out of memory";
-	} else if (strlen(s) != n) {
-		r->bad = "string holds a NUL byte";
-		free(s);
-		s = NULL;
-	}
-	r->p += n;
-	return s;
-}
-
 /* The series of a record, added to d as gpa_diff_add_run adds a run's accumulators. */
-static void unpack_series(struct gpa_diff *d, struct rd *r, int side, size_t n)
+static void unpack_series(struct gpa_diff *d, struct gp_le_rd *r, int side, size_t n)
 {
-	uint64_t ns = get(r, 4);
+	uint64_t ns = gp_le_get(r, 4);
 	double *vals = NULL;
 
 	/* every run has step.wall, and each series holds n values: checked before allocating */
 	if (!r->bad && !ns) {
 		r->bad = "no metric";
 	}
-	if (fits(r, n, 8) && !(vals = malloc((n ? n : 1) * sizeof(double)))) {
+	if (gp_le_fits(r, n, 8) && !(vals = malloc((n ? n : 1) * sizeof(double)))) {
 		r->bad = "out of memory";
 	}
-	for (uint64_t i = 0; fits(r, ns - i, 6) && i < ns; i++) {
-		char *name = get_str(r);
-		unsigned unit = (unsigned)get(r, 1), flags = (unsigned)get(r, 1);
+	for (uint64_t i = 0; gp_le_fits(r, ns - i, 6) && i < ns; i++) {
+		char *name = gp_le_get_str(r);
+		unsigned unit = (unsigned)gp_le_get(r, 1), flags = (unsigned)gp_le_get(r, 1);
 		if (!r->bad && (unit > GPA_DIFF_RATIO || flags > 7)) {
 			r->bad = "bad unit or flags";
 		}
-		for (size_t k = 0; fits(r, n - k, 8) && k < n; k++) {
-			uint64_t u = get(r, 8);
-			memcpy(&vals[k], &u, sizeof(u));
+		for (size_t k = 0; gp_le_fits(r, n - k, 8) && k < n; k++) {
+			vals[k] = gp_le_get_f64(r);
 		}
 		uint32_t idx = r->bad ? GPA_NONE : series_get(d, name, (enum gpa_diff_unit)unit);
 		free(name);
@@ -1502,22 +1426,22 @@ static void unpack_series(struct gpa_diff *d, struct rd *r, int side, size_t n)
 }
 
 /* Header and warnings of a record; the run's step count in *n. */
-static void unpack_head(struct gpa_diff *d, struct rd *r, int side, size_t *n)
+static void unpack_head(struct gpa_diff *d, struct gp_le_rd *r, int side, size_t *n)
 {
 	unsigned ver, rside, source;
 	uint64_t npre, nwarn;
 
-	if (!fits(r, 4, 1) || memcmp(r->p, RUN_MAGIC, 4)) {
+	if (!gp_le_fits(r, 4, 1) || memcmp(r->p, RUN_MAGIC, 4)) {
 		r->bad = r->bad ? r->bad : "not a run's samples";
 		return;
 	}
 	r->p += 4;
-	ver = (unsigned)get(r, 2);
-	rside = (unsigned)get(r, 1);
-	source = (unsigned)get(r, 1);
-	*n = (size_t)get(r, 8);
-	npre = get(r, 4);
-	nwarn = get(r, 4);
+	ver = (unsigned)gp_le_get(r, 2);
+	rside = (unsigned)gp_le_get(r, 1);
+	source = (unsigned)gp_le_get(r, 1);
+	*n = (size_t)gp_le_get(r, 8);
+	npre = gp_le_get(r, 4);
+	nwarn = gp_le_get(r, 4);
 	if (!r->bad && ver != RUN_VERSION) {
 		r->bad = "another version of the format";
 	} else if (!r->bad && ((int)rside != side || !source || source > GPA_STEPS_LOOP ||
@@ -1525,8 +1449,8 @@ static void unpack_head(struct gpa_diff *d, struct rd *r, int side, size_t *n)
 		r->bad = "bad side, step source or count";
 	}
 	d->pre_warnings = d->warnings.n + (size_t)npre;
-	for (uint64_t i = 0; fits(r, nwarn - i, 4) && i < nwarn; i++) {
-		char *w = get_str(r);
+	for (uint64_t i = 0; gp_le_fits(r, nwarn - i, 4) && i < nwarn; i++) {
+		char *w = gp_le_get_str(r);
 		if (w && gp_vec_push(&d->warnings, w)) {
 			free(w);
 			r->bad = "out of memory";
@@ -1546,7 +1470,7 @@ static void unpack_head(struct gpa_diff *d, struct rd *r, int side, size_t *n)
 int gpa_diff_run_unpack(struct gpa_diff *d, int side, const void *buf, size_t len,
 			const char *what, char *errbuf, size_t errlen)
 {
-	struct rd r = {.p = buf, .end = (const unsigned char *)buf + len};
+	struct gp_le_rd r = gp_le_rd_init(buf, len);
 	struct run_print rp = {0};
 	size_t n = 0;
 
@@ -1554,13 +1478,13 @@ int gpa_diff_run_unpack(struct gpa_diff *d, int side, const void *buf, size_t le
 		return -GP_ERR_API;
 	}
 	unpack_head(d, &r, side, &n);
-	rp.t0 = get(&r, 8);
-	rp.t1 = get(&r, 8);
-	rp.events = get(&r, 8);
-	rp.kernels = get(&r, 8);
-	rp.apis = get(&r, 8);
-	rp.procs_hash = get(&r, 8);
-	char *label = get_str(&r);
+	rp.t0 = gp_le_get(&r, 8);
+	rp.t1 = gp_le_get(&r, 8);
+	rp.events = gp_le_get(&r, 8);
+	rp.kernels = gp_le_get(&r, 8);
+	rp.apis = gp_le_get(&r, 8);
+	rp.procs_hash = gp_le_get(&r, 8);
+	char *label = gp_le_get_str(&r);
 	if (!r.bad) {
 		/* the same-run warning goes between the run's own warnings, as in add_run */
 		size_t post = d->warnings.n - d->pre_warnings;

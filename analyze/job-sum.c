@@ -5,6 +5,7 @@
  * the byte format of docs/cluster.md.
  */
 #include "base/compat.h"
+#include "base/le.h"
 #include "analyze/job.h"
 #include "analyze/comm.h"
 #include "analyze/commclass.h"
@@ -300,96 +301,78 @@ int gpa_rank_sum_build(const struct gpa_rank_in *in, uint32_t file, struct gpa_r
 
 /* ---- the byte format: little-endian integers, strings as u32 length + bytes */
 
-static void put(struct gp_strbuf *o, uint64_t v, unsigned bytes)
-{
-	unsigned char b[8];
-
-	for (unsigned i = 0; i < bytes; i++) {
-		b[i] = (unsigned char)(v >> (8 * i));
-	}
-	gp_strbuf_add(o, b, bytes);
-}
-
-static void put_str(struct gp_strbuf *o, const char *s)
-{
-	size_t n = strlen(s);
-
-	put(o, n, 4);
-	gp_strbuf_add(o, s, n);
-}
-
 static void pack_body(const struct gpa_rank_sum *s, struct gp_strbuf *o)
 {
-	put(o, s->file, 4);
-	put(o, s->ok, 1);
-	put_str(o, s->path);
-	put_str(o, s->error);
-	put_str(o, s->host);
-	put(o, (uint32_t)s->rank, 4);
-	put(o, (uint32_t)s->world_size, 4);
-	put(o, s->aligned, 1);
-	put(o, (uint64_t)s->clock_offset, 8);
-	put(o, s->t0, 8);
-	put(o, s->t1, 8);
-	put(o, s->events, 8);
-	put(o, s->strs.n, 4);
+	gp_le_put(o, s->file, 4);
+	gp_le_put(o, s->ok, 1);
+	gp_le_put_str(o, s->path);
+	gp_le_put_str(o, s->error);
+	gp_le_put_str(o, s->host);
+	gp_le_put(o, (uint32_t)s->rank, 4);
+	gp_le_put(o, (uint32_t)s->world_size, 4);
+	gp_le_put(o, s->aligned, 1);
+	gp_le_put(o, (uint64_t)s->clock_offset, 8);
+	gp_le_put(o, s->t0, 8);
+	gp_le_put(o, s->t1, 8);
+	gp_le_put(o, s->events, 8);
+	gp_le_put(o, s->strs.n, 4);
 	for (size_t i = 0; i < s->strs.n; i++) {
-		put_str(o, s->strs.v[i]);
+		gp_le_put_str(o, s->strs.v[i]);
 	}
-	put(o, s->steps.n, 4);
+	gp_le_put(o, s->steps.n, 4);
 	for (size_t i = 0; i < s->steps.n; i++) {
 		const struct gpa_rank_step *st = &s->steps.v[i];
-		put(o, (uint64_t)st->number, 8);
-		put(o, st->start, 8);
-		put(o, st->end, 8);
-		put(o, st->busy, 8);
+		gp_le_put(o, (uint64_t)st->number, 8);
+		gp_le_put(o, st->start, 8);
+		gp_le_put(o, st->end, 8);
+		gp_le_put(o, st->busy, 8);
 	}
-	put(o, s->window, 8);
-	put(o, s->busy, 8);
-	put(o, s->idle, 8);
-	put(o, GPA_GAP__COUNT, 1);
+	gp_le_put(o, s->window, 8);
+	gp_le_put(o, s->busy, 8);
+	gp_le_put(o, s->idle, 8);
+	gp_le_put(o, GPA_GAP__COUNT, 1);
 	for (unsigned c = 0; c < GPA_GAP__COUNT; c++) {
-		put(o, s->cause_ns[c], 8);
+		gp_le_put(o, s->cause_ns[c], 8);
 	}
-	put(o, s->comm_ns, 8);
-	put(o, s->exposed_ns, 8);
-	put(o, s->compute_ns, 8);
-	put(o, s->kernels.n, 4);
+	gp_le_put(o, s->comm_ns, 8);
+	gp_le_put(o, s->exposed_ns, 8);
+	gp_le_put(o, s->compute_ns, 8);
+	gp_le_put(o, s->kernels.n, 4);
 	for (size_t i = 0; i < s->kernels.n; i++) {
 		const struct gpa_rank_kernel *k = &s->kernels.v[i];
-		put(o, k->name, 4);
-		put(o, k->device, 4);
+		gp_le_put(o, k->name, 4);
+		gp_le_put(o, k->device, 4);
 		for (unsigned d = 0; d < 3; d++) {
-			put(o, (uint32_t)k->grid[d], 4);
+			gp_le_put(o, (uint32_t)k->grid[d], 4);
 		}
 		for (unsigned d = 0; d < 3; d++) {
-			put(o, (uint32_t)k->block[d], 4);
+			gp_le_put(o, (uint32_t)k->block[d], 4);
 		}
-		put(o, k->count, 8);
-		put(o, k->total, 8);
-		put(o, k->min, 8);
-		put(o, k->max, 8);
+		gp_le_put(o, k->count, 8);
+		gp_le_put(o, k->total, 8);
+		gp_le_put(o, k->min, 8);
+		gp_le_put(o, k->max, 8);
 	}
-	put(o, s->colls.n, 4);
+	gp_le_put(o, s->colls.n, 4);
 	for (size_t i = 0; i < s->colls.n; i++) {
 		const struct gpa_rank_coll *c = &s->colls.v[i];
-		put(o, c->hash, 8);
-		put(o, c->seq, 8);
-		put(o, c->func, 4);
-		put(o, c->bytes, 8);
-		put(o, c->arrival, 8);
-		put(o, c->end, 8);
-		put(o, c->doing, 4);
-		put(o, c->idle_before, 8);
+		gp_le_put(o, c->hash, 8);
+		gp_le_put(o, c->seq, 8);
+		gp_le_put(o, c->func, 4);
+		gp_le_put(o, c->bytes, 8);
+		gp_le_put(o, c->arrival, 8);
+		gp_le_put(o, c->end, 8);
+		gp_le_put(o, c->doing, 4);
+		gp_le_put(o, c->idle_before, 8);
 	}
-	put(o, s->findings.n, 4);
+	gp_le_put(o, s->findings.n, 4);
 	for (size_t i = 0; i < s->findings.n; i++) {
 		const struct gpa_rank_finding *f = &s->findings.v[i];
-		put(o, f->cat, 1);
-		put(o, f->cause, 1);
-		put(o, f->conf, 1);
-		put(o, f->cost_ns, 8);
-		put(o, f->count, 8);
+		gp_le_put(o, f->cat, 1);
+		gp_le_put(o, f->cause, 1);
+		gp_le_put(o, f->conf, 1);
+		gp_le_put(o, f->cost_ns, 8);
+		gp_le_put(o, f->count, 8);
 	}
 }
 
@@ -398,13 +381,13 @@ int gpa_rank_sums_pack(const struct gpa_rank_sum *s, size_t n, struct gp_strbuf 
 	struct gp_strbuf body = GP_STRBUF_INIT;
 
 	gp_strbuf_add(out, GPA_JOB_MAGIC, 4);
-	put(out, GPA_JOB_VERSION, 2);
-	put(out, 0, 2);
-	put(out, n, 4);
+	gp_le_put(out, GPA_JOB_VERSION, 2);
+	gp_le_put(out, 0, 2);
+	gp_le_put(out, n, 4);
 	for (size_t i = 0; i < n; i++) {
 		gp_strbuf_reset(&body);
 		pack_body(&s[i], &body);
-		put(out, body.len, 4);
+		gp_le_put(out, body.len, 4);
 		gp_strbuf_add(out, body.buf, body.len);
 		if (body.failed) {
 			out->failed = true;
@@ -416,88 +399,38 @@ int gpa_rank_sums_pack(const struct gpa_rank_sum *s, size_t n, struct gp_strbuf 
 
 /* ---- reading: every length checked against what is left */
 
-struct rd {
-	const unsigned char *p, *end;
-	const char *bad; /* the first problem, or NULL */
-};
-
-static uint64_t get(struct rd *r, unsigned bytes)
+static void unpack_head(struct gp_le_rd *r, struct gpa_rank_sum *s)
 {
-	uint64_t v = 0;
-
-	if (r->bad || (size_t)(r->end - r->p) < bytes) {
-		r->bad = r->bad ? r->bad : "ends early";
-		return 0;
-	}
-	for (unsigned i = 0; i < bytes; i++) {
-		v |= (uint64_t)r->p[i] << (8 * i);
-	}
-	r->p += bytes;
-	return v;
-}
-
-/* A counted array of n items of at least `min` bytes each: NULL when it cannot fit. */
-static bool fits(struct rd *r, uint64_t n, size_t min)
-{
-	if (!r->bad && n > (uint64_t)(r->end - r->p) / min) {
-		r->bad = "count larger than the record";
-	}
-	return !r->bad;
-}
-
-static char *get_str(struct rd *r)
-{
-	uint64_t n = get(r, 4);
-
-	if (!fits(r, n, 1)) {
-		return NULL;
-	}
-	char *s = malloc(n + 1);
-	if (!s) {
-		r->bad = "out of memory";
-		return NULL;
-	}
-	memcpy(s, r->p, n);
-	s[n] = 0;
-	if (memchr(s, 0, n)) {
-		r->bad = "string holds a NUL byte";
-	}
-	r->p += n;
-	return s;
-}
-
-static void unpack_head(struct rd *r, struct gpa_rank_sum *s)
-{
-	s->file = (uint32_t)get(r, 4);
-	s->ok = get(r, 1) != 0;
-	s->path = get_str(r);
-	s->error = get_str(r);
-	s->host = get_str(r);
-	s->rank = (int32_t)(uint32_t)get(r, 4);
-	s->world_size = (int32_t)(uint32_t)get(r, 4);
-	s->aligned = get(r, 1) != 0;
-	s->clock_offset = (int64_t)get(r, 8);
-	s->t0 = get(r, 8);
-	s->t1 = get(r, 8);
-	s->events = get(r, 8);
-	uint64_t n = get(r, 4);
+	s->file = (uint32_t)gp_le_get(r, 4);
+	s->ok = gp_le_get(r, 1) != 0;
+	s->path = gp_le_get_str(r);
+	s->error = gp_le_get_str(r);
+	s->host = gp_le_get_str(r);
+	s->rank = (int32_t)(uint32_t)gp_le_get(r, 4);
+	s->world_size = (int32_t)(uint32_t)gp_le_get(r, 4);
+	s->aligned = gp_le_get(r, 1) != 0;
+	s->clock_offset = (int64_t)gp_le_get(r, 8);
+	s->t0 = gp_le_get(r, 8);
+	s->t1 = gp_le_get(r, 8);
+	s->events = gp_le_get(r, 8);
+	uint64_t n = gp_le_get(r, 4);
 	if (!r->bad && !n) {
 		r->bad = "empty string table";
 	}
-	if (fits(r, n, 4) && gp_vec_reserve(&s->strs, n)) {
+	if (gp_le_fits(r, n, 4) && gp_vec_reserve(&s->strs, n)) {
 		r->bad = "out of memory";
 	}
 	for (uint64_t i = 0; !r->bad && i < n; i++) {
-		char *str = get_str(r);
+		char *str = gp_le_get_str(r);
 		if (str) {
 			s->strs.v[s->strs.n++] = str;
 		}
 	}
 }
 
-static uint32_t get_ref(struct rd *r, const struct gpa_rank_sum *s)
+static uint32_t get_ref(struct gp_le_rd *r, const struct gpa_rank_sum *s)
 {
-	uint64_t v = get(r, 4);
+	uint64_t v = gp_le_get(r, 4);
 
 	if (!r->bad && v >= s->strs.n) {
 		r->bad = "string index out of range";
@@ -505,35 +438,35 @@ static uint32_t get_ref(struct rd *r, const struct gpa_rank_sum *s)
 	return r->bad ? 0 : (uint32_t)v;
 }
 
-static void unpack_tables(struct rd *r, struct gpa_rank_sum *s)
+static void unpack_tables(struct gp_le_rd *r, struct gpa_rank_sum *s)
 {
-	uint64_t n = get(r, 4);
+	uint64_t n = gp_le_get(r, 4);
 
-	if (fits(r, n, 32) && gp_vec_reserve(&s->steps, n)) {
+	if (gp_le_fits(r, n, 32) && gp_vec_reserve(&s->steps, n)) {
 		r->bad = "out of memory";
 	}
 	for (uint64_t i = 0; !r->bad && i < n; i++) {
 		struct gpa_rank_step *st = &s->steps.v[s->steps.n++];
-		st->number = (int64_t)get(r, 8);
-		st->start = get(r, 8);
-		st->end = get(r, 8);
-		st->busy = get(r, 8);
+		st->number = (int64_t)gp_le_get(r, 8);
+		st->start = gp_le_get(r, 8);
+		st->end = gp_le_get(r, 8);
+		st->busy = gp_le_get(r, 8);
 	}
-	s->window = get(r, 8);
-	s->busy = get(r, 8);
-	s->idle = get(r, 8);
-	n = get(r, 1);
+	s->window = gp_le_get(r, 8);
+	s->busy = gp_le_get(r, 8);
+	s->idle = gp_le_get(r, 8);
+	n = gp_le_get(r, 1);
 	for (uint64_t c = 0; !r->bad && c < n; c++) {
-		uint64_t v = get(r, 8);
+		uint64_t v = gp_le_get(r, 8);
 		if (c < GPA_GAP__COUNT) { /* causes a newer writer added are left out */
 			s->cause_ns[c] = v;
 		}
 	}
-	s->comm_ns = get(r, 8);
-	s->exposed_ns = get(r, 8);
-	s->compute_ns = get(r, 8);
-	n = get(r, 4);
-	if (fits(r, n, 64) && gp_vec_reserve(&s->kernels, n)) {
+	s->comm_ns = gp_le_get(r, 8);
+	s->exposed_ns = gp_le_get(r, 8);
+	s->compute_ns = gp_le_get(r, 8);
+	n = gp_le_get(r, 4);
+	if (gp_le_fits(r, n, 64) && gp_vec_reserve(&s->kernels, n)) {
 		r->bad = "out of memory";
 	}
 	for (uint64_t i = 0; !r->bad && i < n; i++) {
@@ -541,49 +474,49 @@ static void unpack_tables(struct rd *r, struct gpa_rank_sum *s)
 		k->name = get_ref(r, s);
 		k->device = get_ref(r, s);
 		for (unsigned d = 0; d < 3; d++) {
-			k->grid[d] = (int32_t)(uint32_t)get(r, 4);
+			k->grid[d] = (int32_t)(uint32_t)gp_le_get(r, 4);
 		}
 		for (unsigned d = 0; d < 3; d++) {
-			k->block[d] = (int32_t)(uint32_t)get(r, 4);
+			k->block[d] = (int32_t)(uint32_t)gp_le_get(r, 4);
 		}
-		k->count = get(r, 8);
-		k->total = get(r, 8);
-		k->min = get(r, 8);
-		k->max = get(r, 8);
+		k->count = gp_le_get(r, 8);
+		k->total = gp_le_get(r, 8);
+		k->min = gp_le_get(r, 8);
+		k->max = gp_le_get(r, 8);
 	}
-	n = get(r, 4);
-	if (fits(r, n, 56) && gp_vec_reserve(&s->colls, n)) {
+	n = gp_le_get(r, 4);
+	if (gp_le_fits(r, n, 56) && gp_vec_reserve(&s->colls, n)) {
 		r->bad = "out of memory";
 	}
 	for (uint64_t i = 0; !r->bad && i < n; i++) {
 		struct gpa_rank_coll *c = &s->colls.v[s->colls.n++];
-		c->hash = get(r, 8);
-		c->seq = get(r, 8);
+		c->hash = gp_le_get(r, 8);
+		c->seq = gp_le_get(r, 8);
 		c->func = get_ref(r, s);
-		c->bytes = get(r, 8);
-		c->arrival = get(r, 8);
-		c->end = get(r, 8);
+		c->bytes = gp_le_get(r, 8);
+		c->arrival = gp_le_get(r, 8);
+		c->end = gp_le_get(r, 8);
 		c->doing = get_ref(r, s);
-		c->idle_before = get(r, 8);
+		c->idle_before = gp_le_get(r, 8);
 	}
-	n = get(r, 4);
-	if (fits(r, n, 19) && gp_vec_reserve(&s->findings, n)) {
+	n = gp_le_get(r, 4);
+	if (gp_le_fits(r, n, 19) && gp_vec_reserve(&s->findings, n)) {
 		r->bad = "out of memory";
 	}
 	for (uint64_t i = 0; !r->bad && i < n; i++) {
 		struct gpa_rank_finding *f = &s->findings.v[s->findings.n++];
-		f->cat = (uint8_t)get(r, 1);
-		f->cause = (uint8_t)get(r, 1);
-		f->conf = (uint8_t)get(r, 1);
-		f->cost_ns = get(r, 8);
-		f->count = get(r, 8);
+		f->cat = (uint8_t)gp_le_get(r, 1);
+		f->cause = (uint8_t)gp_le_get(r, 1);
+		f->conf = (uint8_t)gp_le_get(r, 1);
+		f->cost_ns = gp_le_get(r, 8);
+		f->count = gp_le_get(r, 8);
 	}
 }
 
 int gpa_rank_sums_unpack(const void *buf, size_t len, const char *what, struct gpa_rank_sum **v,
 			 size_t *n, size_t *cap, char *errbuf, size_t errlen)
 {
-	struct rd r = {.p = buf, .end = (const unsigned char *)buf + len};
+	struct gp_le_rd r = gp_le_rd_init(buf, len);
 	uint64_t count;
 
 	if (len < 12 || memcmp(buf, GPA_JOB_MAGIC, 4)) {
@@ -591,16 +524,16 @@ int gpa_rank_sums_unpack(const void *buf, size_t len, const char *what, struct g
 		return -GP_ERR_FORMAT;
 	}
 	r.p += 4;
-	if (get(&r, 2) != GPA_JOB_VERSION) {
+	if (gp_le_get(&r, 2) != GPA_JOB_VERSION) {
 		snprintf(errbuf, errlen, "%s: rank summary version not %d", what, GPA_JOB_VERSION);
 		return -GP_ERR_VERSION;
 	}
-	get(&r, 2);
-	count = get(&r, 4);
+	gp_le_get(&r, 2);
+	count = gp_le_get(&r, 4);
 	for (uint64_t i = 0; i < count; i++) {
 		size_t at = (size_t)(r.p - (const unsigned char *)buf);
-		uint64_t blen = get(&r, 4);
-		if (!fits(&r, blen, 1)) {
+		uint64_t blen = gp_le_get(&r, 4);
+		if (!gp_le_fits(&r, blen, 1)) {
 			snprintf(errbuf, errlen, "%s: summary %" PRIu64 " at byte %zu: %s", what, i, at,
 				 r.bad);
 			return -GP_ERR_FORMAT;
@@ -614,7 +547,7 @@ int gpa_rank_sums_unpack(const void *buf, size_t len, const char *what, struct g
 			*v = nv;
 			*cap = nc;
 		}
-		struct rd b = {.p = r.p, .end = r.p + blen};
+		struct gp_le_rd b = {.p = r.p, .end = r.p + blen};
 		struct gpa_rank_sum *s = &(*v)[*n];
 		memset(s, 0, sizeof(*s));
 		unpack_head(&b, s);

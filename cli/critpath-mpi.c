@@ -20,6 +20,7 @@
  */
 #define GP_LOG_TAG "cli/critpath-mpi"
 #include "base/compat.h"
+#include "base/le.h"
 #include "analyze/commclass.h"
 #include "analyze/critpath.h"
 #include "analyze/model.h"
@@ -54,57 +55,6 @@ struct head {
 	int64_t shift; /* onto the job's timeline */
 };
 
-static void put(struct gp_strbuf *o, uint64_t v, unsigned bytes)
-{
-	uint8_t b[8];
-
-	for (unsigned i = 0; i < bytes; i++) {
-		b[i] = (uint8_t)(v >> (8 * i));
-	}
-	gp_strbuf_add(o, b, bytes);
-}
-
-static void put_str(struct gp_strbuf *o, const char *s)
-{
-	put(o, strlen(s), 4);
-	gp_strbuf_adds(o, s);
-}
-
-struct rd {
-	const uint8_t *p, *end;
-	bool bad;
-};
-
-static uint64_t get(struct rd *r, unsigned bytes)
-{
-	uint64_t v = 0;
-
-	if (r->bad || (size_t)(r->end - r->p) < bytes) {
-		r->bad = true;
-		return 0;
-	}
-	for (unsigned i = 0; i < bytes; i++) {
-		v |= (uint64_t)r->p[i] << (8 * i);
-	}
-	r->p += bytes;
-	return v;
-}
-
-/* A string of the bytes, copied; "" (static) when bad. */
-static char *get_str(struct rd *r)
-{
-	uint64_t n = get(r, 4);
-	char *s;
-
-	if (r->bad || n > (uint64_t)(r->end - r->p) || !(s = strndup((const char *)r->p, n)) ||
-	    strlen(s) != n) {
-		r->bad = true;
-		return NULL;
-	}
-	r->p += n;
-	return s;
-}
-
 /* The name steps were found by: the chosen annotation's, or "" (the source says the rest). */
 static const char *step_name(const struct mine *f)
 {
@@ -123,8 +73,8 @@ static int head_record(struct mine *f, bool ok, struct gp_strbuf *o)
 	struct gpa_cp_arrival *arr = NULL;
 	size_t n = 0;
 
-	put(o, f->file, 4);
-	put(o, !ok, 1);
+	gp_le_put(o, f->file, 4);
+	gp_le_put(o, !ok, 1);
 	if (!ok) {
 		return 0;
 	}
@@ -132,20 +82,20 @@ static int head_record(struct mine *f, bool ok, struct gp_strbuf *o)
 		return -GP_ERR_NOMEM;
 	}
 	const struct gpa_proc *p = f->m.procs.n ? &f->m.procs.v[0] : NULL;
-	put(o, f->m.procs.n, 4);
-	put(o, p && f->m.aligned, 1);
-	put(o, p ? (uint64_t)p->anchor_offset : 0, 8);
-	put(o, f->m.t0, 8);
-	put(o, f->steps.source, 1);
-	put_str(o, step_name(f));
-	put(o, n, 4);
+	gp_le_put(o, f->m.procs.n, 4);
+	gp_le_put(o, p && f->m.aligned, 1);
+	gp_le_put(o, p ? (uint64_t)p->anchor_offset : 0, 8);
+	gp_le_put(o, f->m.t0, 8);
+	gp_le_put(o, f->steps.source, 1);
+	gp_le_put_str(o, step_name(f));
+	gp_le_put(o, n, 4);
 	for (size_t i = 0; i < n; i++) {
-		put(o, arr[i].hash, 8);
-		put(o, arr[i].seq, 8);
-		put_str(o, arr[i].func);
-		put(o, arr[i].start, 8);
-		put(o, arr[i].t, 8);
-		put(o, arr[i].op, 4);
+		gp_le_put(o, arr[i].hash, 8);
+		gp_le_put(o, arr[i].seq, 8);
+		gp_le_put_str(o, arr[i].func);
+		gp_le_put(o, arr[i].start, 8);
+		gp_le_put(o, arr[i].t, 8);
+		gp_le_put(o, arr[i].op, 4);
 	}
 	free(arr);
 	return o->failed ? -GP_ERR_NOMEM : 0;
@@ -174,10 +124,10 @@ static void job_release(struct job *j)
 }
 
 /* One record of exchange 1 read into j; false when damaged. */
-static bool read_head(struct job *j, struct rd *r)
+static bool read_head(struct job *j, struct gp_le_rd *r)
 {
-	uint32_t file = (uint32_t)get(r, 4);
-	bool failed = get(r, 1) != 0;
+	uint32_t file = (uint32_t)gp_le_get(r, 4);
+	bool failed = gp_le_get(r, 1) != 0;
 
 	if (r->bad || file >= j->n || j->h[file].seen) {
 		return false;
@@ -188,30 +138,30 @@ static bool read_head(struct job *j, struct rd *r)
 	if (failed) {
 		return true;
 	}
-	h->procs = (uint32_t)get(r, 4);
-	h->aligned = get(r, 1) != 0;
-	h->offset = (int64_t)get(r, 8);
-	h->t0 = get(r, 8);
-	h->source = (uint8_t)get(r, 1);
-	h->step_name = get_str(r);
-	uint64_t na = get(r, 4);
-	if (r->bad || na > (uint64_t)(r->end - r->p) / 40) {
+	h->procs = (uint32_t)gp_le_get(r, 4);
+	h->aligned = gp_le_get(r, 1) != 0;
+	h->offset = (int64_t)gp_le_get(r, 8);
+	h->t0 = gp_le_get(r, 8);
+	h->source = (uint8_t)gp_le_get(r, 1);
+	h->step_name = gp_le_get_str(r);
+	uint64_t na = gp_le_get(r, 4);
+	if (!gp_le_fits(r, na, 40)) {
 		return false;
 	}
 	for (uint64_t i = 0; i < na; i++) {
 		struct gpa_cp_arrival a = {.proc = file};
 		char *func;
-		a.hash = get(r, 8);
-		a.seq = get(r, 8);
-		func = get_str(r);
+		a.hash = gp_le_get(r, 8);
+		a.seq = gp_le_get(r, 8);
+		func = gp_le_get_str(r);
 		if (func && gp_vec_push(&j->names, func)) {
 			free(func);
 			return false;
 		}
 		a.func = func;
-		a.start = get(r, 8);
-		a.t = get(r, 8);
-		a.op = (uint32_t)get(r, 4);
+		a.start = gp_le_get(r, 8);
+		a.t = gp_le_get(r, 8);
+		a.op = (uint32_t)gp_le_get(r, 4);
 		if (r->bad || gp_vec_push(&j->arr, a)) {
 			return false;
 		}
@@ -226,7 +176,7 @@ static bool read_head(struct job *j, struct rd *r)
  */
 static int read_heads(struct job *j, const char *all, const size_t *lens, int size, int me)
 {
-	struct rd r = {.p = (const uint8_t *)all};
+	struct gp_le_rd r = {.p = (const uint8_t *)all};
 	bool aligned = true, failed = false;
 
 	for (int k = 0; k < size; k++) {
@@ -287,12 +237,12 @@ static int read_heads(struct job *j, const char *all, const size_t *lens, int si
 
 static void put_path(struct gp_strbuf *o, const struct gpa_cp_path *p, int64_t shift)
 {
-	put(o, (uint64_t)((int64_t)p->end + shift), 8);
+	gp_le_put(o, (uint64_t)((int64_t)p->end + shift), 8);
 	for (unsigned k = 0; k < GPA_CP__COUNT; k++) {
-		put(o, p->cat_ns[k], 8);
+		gp_le_put(o, p->cat_ns[k], 8);
 	}
-	put(o, p->segs, 8);
-	put(o, p->top_n, 4);
+	gp_le_put(o, p->segs, 8);
+	gp_le_put(o, p->top_n, 4);
 }
 
 /* Exchange 2's record of one trace: its steps' paths on the job's timeline, names resolved. */
@@ -302,28 +252,28 @@ static void path_record(const struct mine *f, const struct gpa_critpath *cp, int
 	const struct gpa_model *m = &f->m;
 	char pid[32];
 
-	put(o, f->file, 4);
-	put(o, cp->cycles, 8);
-	put(o, cp->steps.n, 4);
+	gp_le_put(o, f->file, 4);
+	gp_le_put(o, cp->cycles, 8);
+	gp_le_put(o, cp->steps.n, 4);
 	for (size_t i = 0; i < cp->steps.n; i++) {
 		const struct gpa_cp_step *s = &cp->steps.v[i];
 		const struct gpa_step *st = &f->steps.v.v[s->step];
 		snprintf(pid, sizeof(pid), "process %" PRIu32, m->procs.v[st->proc].pid);
-		put_str(o, st->name ? gpa_model_str(m, st->name) : pid);
-		put(o, (uint64_t)((int64_t)s->start + shift), 8);
-		put(o, s->nodes, 4);
-		put(o, s->matched, 4);
+		gp_le_put_str(o, st->name ? gpa_model_str(m, st->name) : pid);
+		gp_le_put(o, (uint64_t)((int64_t)s->start + shift), 8);
+		gp_le_put(o, s->nodes, 4);
+		gp_le_put(o, s->matched, 4);
 		const struct gpa_cp_path *ps[2] = {&s->now, &s->what_if};
 		for (int w = 0; w < 2; w++) {
 			put_path(o, ps[w], shift);
 			for (size_t k = 0; k < ps[w]->top_n; k++) {
 				const struct gpa_cp_seg *g = &cp->segs.v[ps[w]->top_first + k];
-				put(o, (uint64_t)((int64_t)g->start + shift), 8);
-				put(o, (uint64_t)((int64_t)g->end + shift), 8);
-				put(o, g->cat, 1);
-				put(o, g->kind, 1);
-				put(o, g->edge, 1);
-				put_str(o, gpa_cp_seg_name(m, g));
+				gp_le_put(o, (uint64_t)((int64_t)g->start + shift), 8);
+				gp_le_put(o, (uint64_t)((int64_t)g->end + shift), 8);
+				gp_le_put(o, g->cat, 1);
+				gp_le_put(o, g->kind, 1);
+				gp_le_put(o, g->edge, 1);
+				gp_le_put_str(o, gpa_cp_seg_name(m, g));
 			}
 		}
 	}
@@ -387,53 +337,51 @@ static void merged_release(struct merged *mg)
 	gpa_critpath_release(&mg->cp);
 }
 
-static void read_path(struct rd *r, struct gpa_cp_path *p, struct merged *mg)
+static void read_path(struct gp_le_rd *r, struct gpa_cp_path *p, struct merged *mg)
 {
-	p->end = get(r, 8);
+	p->end = gp_le_get(r, 8);
 	for (unsigned k = 0; k < GPA_CP__COUNT; k++) {
-		p->cat_ns[k] = get(r, 8);
+		p->cat_ns[k] = gp_le_get(r, 8);
 	}
-	p->segs = (size_t)get(r, 8);
-	p->top_n = (size_t)get(r, 4);
+	p->segs = (size_t)gp_le_get(r, 8);
+	p->top_n = (size_t)gp_le_get(r, 4);
 	p->top_first = mg->cp.segs.n;
-	if (p->top_n > (uint64_t)(r->end - r->p) / 23) {
-		r->bad = true;
-	}
+	gp_le_fits(r, p->top_n, 23);
 	for (size_t k = 0; !r->bad && k < p->top_n; k++) {
 		struct gpa_cp_seg g = {.row = GPA_NONE};
-		g.start = get(r, 8);
-		g.end = get(r, 8);
-		g.cat = (uint8_t)get(r, 1);
-		g.kind = (uint8_t)get(r, 1);
-		g.edge = get(r, 1) != 0;
-		char *name = get_str(r);
+		g.start = gp_le_get(r, 8);
+		g.end = gp_le_get(r, 8);
+		g.cat = (uint8_t)gp_le_get(r, 1);
+		g.kind = (uint8_t)gp_le_get(r, 1);
+		g.edge = gp_le_get(r, 1) != 0;
+		char *name = gp_le_get_str(r);
 		if (r->bad || g.end < g.start || g.cat >= GPA_CP__COUNT ||
 		    gp_vec_push(&mg->cp.segs, g) || gp_vec_push(&mg->seg_names, name)) {
 			free(name);
-			r->bad = true;
+			gp_le_fail(r, "damaged");
 		}
 	}
 }
 
 /* One trace's record appended to mg; false when damaged. */
-static bool read_paths(struct rd *r, struct merged *mg)
+static bool read_paths(struct gp_le_rd *r, struct merged *mg)
 {
-	mg->cp.cycles += get(r, 8);
-	uint64_t ns = get(r, 4);
+	mg->cp.cycles += gp_le_get(r, 8);
+	uint64_t ns = gp_le_get(r, 4);
 
-	if (r->bad || ns > (uint64_t)(r->end - r->p) / 24) {
+	if (!gp_le_fits(r, ns, 24)) {
 		return false;
 	}
 	for (uint64_t i = 0; i < ns && !r->bad; i++) {
 		struct gpa_cp_step s = {.step = GPA_NONE, .proc = GPA_NONE};
-		char *label = get_str(r);
+		char *label = gp_le_get_str(r);
 		if (!label || gp_vec_push(&mg->step_names, label)) {
 			free(label);
 			return false;
 		}
-		s.start = get(r, 8);
-		s.nodes = (uint32_t)get(r, 4);
-		s.matched = (uint32_t)get(r, 4);
+		s.start = gp_le_get(r, 8);
+		s.nodes = (uint32_t)gp_le_get(r, 4);
+		s.matched = (uint32_t)gp_le_get(r, 4);
 		read_path(r, &s.now, mg);
 		read_path(r, &s.what_if, mg);
 		if (r->bad || s.now.end < s.start || s.what_if.end < s.start ||
@@ -452,7 +400,7 @@ static int finish(const struct job *j, int format, bool what_if, const char *all
 	const uint8_t **end = calloc(j->n ? j->n : 1, sizeof(*end));
 	struct merged mg = {.cp = {.what_if = what_if}};
 	struct gp_strbuf out = GP_STRBUF_INIT;
-	struct rd r = {.p = (const uint8_t *)all};
+	struct gp_le_rd r = {.p = (const uint8_t *)all};
 	int status = CMD_ERROR;
 	bool ok = at && end;
 
@@ -460,8 +408,8 @@ static int finish(const struct job *j, int format, bool what_if, const char *all
 	for (int k = 0; ok && k < size; k++) {
 		const uint8_t *stop = r.p + lens[k];
 		while (ok && r.p < stop) {
-			struct rd one = {.p = r.p, .end = stop};
-			uint32_t file = (uint32_t)get(&one, 4);
+			struct gp_le_rd one = {.p = r.p, .end = stop};
+			uint32_t file = (uint32_t)gp_le_get(&one, 4);
 			ok = !one.bad && file < j->n && !at[file];
 			if (ok) {
 				struct merged skip = {0};
@@ -474,7 +422,7 @@ static int finish(const struct job *j, int format, bool what_if, const char *all
 		}
 	}
 	for (size_t i = 0; ok && i < j->n; i++) {
-		struct rd one = {.p = at[i], .end = end[i]};
+		struct gp_le_rd one = {.p = at[i], .end = end[i]};
 		ok = at[i] && read_paths(&one, &mg);
 	}
 	if (!ok) {

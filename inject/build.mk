@@ -267,6 +267,6 @@ test-gpu: all
 
 all: inject
 install: install-inject
-test: inject-test-bins
+test-build: inject-test-bins
 UNIT_BINS += $(if $(filter 1,$(INJ_HAVE)),$(UNIT_INJECT))
 bench: bench-inject

@@ -29,6 +29,7 @@
  */
 #include "base/compat.h"
 #include "inject/inject.h"
+#include "inject/queue.h"
 
 #include <cublasLt.h>
 #include <cublas_api.h>
@@ -45,65 +46,30 @@
 
 #define QCAP 4096 /* entries; power of two */
 
-struct qcell {
-	_Atomic uint64_t seq;
-	struct gpi_gemm_ev ev;
-};
-
-/* Cell i's sequence number is stored minus i: the zeroed table is the initial state. */
-static struct qcell queue[QCAP];
-static _Atomic uint64_t q_tail;
-static _Atomic uint64_t q_head; /* written by the writer only */
-static _Atomic uint64_t q_dropped;
+static _Atomic uint64_t q_seq[QCAP];
+static struct gpi_gemm_ev q_ev[QCAP];
+static struct gpi_queue_ends q_ends;
+static const struct gpi_queue queue = GPI_QUEUE_INIT(q_seq, q_ev, &q_ends);
 static _Atomic unsigned fork_gen; /* a forked child's thread has a new id */
-
-static inline uint64_t cell_seq(uint64_t pos, memory_order mo)
-{
-	return atomic_load_explicit(&queue[pos & (QCAP - 1)].seq, mo) + (pos & (QCAP - 1));
-}
-
-static inline void cell_set(uint64_t pos, uint64_t seq)
-{
-	atomic_store_explicit(&queue[pos & (QCAP - 1)].seq, seq - (pos & (QCAP - 1)),
-			      memory_order_release);
-}
 
 bool gpi_gemm_push(const struct gpi_gemm_ev *ev)
 {
-	uint64_t pos = atomic_load_explicit(&q_tail, memory_order_relaxed);
+	enum gpi_queue_push r = gpi_queue_push(&queue, ev);
 
-	for (;;) {
-		int64_t dif = (int64_t)(cell_seq(pos, memory_order_acquire) - pos);
-		if (dif == 0) {
-			if (atomic_compare_exchange_weak_explicit(&q_tail, &pos, pos + 1,
-								  memory_order_relaxed,
-								  memory_order_relaxed)) {
-				queue[pos & (QCAP - 1)].ev = *ev;
-				cell_set(pos, pos + 1);
-				if (!(pos & 511) &&
-				    pos - atomic_load_explicit(&q_head, memory_order_relaxed) > QCAP / 2) {
-					gpi_session_wake();
-				}
-				return true;
-			}
-		} else if (dif < 0) {
-			atomic_fetch_add_explicit(&q_dropped, 1, memory_order_relaxed);
-			return false;
-		} else {
-			pos = atomic_load_explicit(&q_tail, memory_order_relaxed);
-		}
+	if (r == GPI_QUEUE_WAKE) {
+		gpi_session_wake();
 	}
+	return r != GPI_QUEUE_FULL;
 }
 
 bool gpi_gemm_has_data(void)
 {
-	uint64_t h = atomic_load_explicit(&q_head, memory_order_relaxed);
-	return cell_seq(h, memory_order_acquire) == h + 1;
+	return gpi_queue_has_data(&queue);
 }
 
 uint64_t gpi_gemm_take_dropped(void)
 {
-	return atomic_exchange(&q_dropped, 0);
+	return gpi_queue_take_dropped(&queue);
 }
 
 /* ----------------------------------------------------- the signature text */
@@ -245,15 +211,9 @@ size_t gpi_gemm_signature(const struct gpi_gemm_ev *e, char *buf, size_t size)
 void gpi_gemm_drain(struct gpi_conv *cv)
 {
 	char sig[1024];
+	struct gpi_gemm_ev e;
 
-	for (;;) {
-		uint64_t h = atomic_load_explicit(&q_head, memory_order_relaxed);
-		if (cell_seq(h, memory_order_acquire) != h + 1) {
-			break;
-		}
-		struct gpi_gemm_ev e = queue[h & (QCAP - 1)].ev;
-		cell_set(h, h + QCAP);
-		atomic_store_explicit(&q_head, h + 1, memory_order_relaxed);
+	while (gpi_queue_pop(&queue, &e)) {
 		if (!gpi_capture_keep(e.start)) {
 			cv->filtered++;
 			continue;
@@ -285,23 +245,7 @@ void gpi_gemm_drain(struct gpi_conv *cv)
 
 void gpi_gemm_atfork_child(void)
 {
-	for (;;) {
-		uint64_t h = atomic_load_explicit(&q_head, memory_order_relaxed);
-		if (cell_seq(h, memory_order_acquire) != h + 1) {
-			break;
-		}
-		cell_set(h, h + QCAP);
-		atomic_store_explicit(&q_head, h + 1, memory_order_relaxed);
-	}
-	if (atomic_load(&q_tail) != atomic_load(&q_head)) {
-		/* a parent thread was inside a push: start the ring afresh (one thread lives) */
-		for (size_t i = 0; i < QCAP; i++) {
-			atomic_store_explicit(&queue[i].seq, 0, memory_order_relaxed);
-		}
-		atomic_store(&q_tail, 0);
-		atomic_store(&q_head, 0);
-	}
-	atomic_store(&q_dropped, 0);
+	gpi_queue_atfork_child(&queue);
 	atomic_fetch_add(&fork_gen, 1);
 }
 
@@ -633,7 +577,7 @@ GPI_EXPORT cublasStatus_t cublasLtMatmul(cublasLtHandle_t lightHandle,
 		gpi_nccl_extcorr_pop(c.pushed);
 		c.on = false;
 		if (r == CUBLAS_STATUS_SUCCESS) {
-			atomic_fetch_add_explicit(&q_dropped, 1, memory_order_relaxed);
+			gpi_queue_drop(&queue);
 		}
 	}
 	call_end(&c, &e, r);

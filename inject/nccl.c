@@ -33,12 +33,12 @@
  * table, of the expected kind. Proxy events (never requested, but handled)
  * may come from another process under PXN: their parentObj is never read.
  *
- * The queue: a bounded multi-producer single-consumer ring (sequence number
- * per cell). Producers claim a cell with one compare-and-swap on the tail;
+ * The queue: inject/queue.h's bounded multi-producer single-consumer ring;
  * the writer is the only consumer.
  */
 #include "base/compat.h"
 #include "inject/inject.h"
+#include "inject/queue.h"
 #include "inject/nccl-abi.h"
 
 #include <sys/syscall.h>
@@ -50,32 +50,12 @@
 
 #define QCAP 8192 /* entries; power of two */
 
-struct qcell {
-	_Atomic uint64_t seq;
-	struct gpi_nccl_ev ev;
-};
-
-/*
- * Cell i's sequence number is stored minus i, so the zero-filled table is
- * the initial state (cell i expects position i) and needs no set-up.
- */
-static struct qcell queue[QCAP];
-static _Atomic uint64_t q_tail;
-static _Atomic uint64_t q_head; /* written by the writer only */
-static _Atomic uint64_t q_dropped;
+static _Atomic uint64_t q_seq[QCAP];
+static struct gpi_nccl_ev q_ev[QCAP];
+static struct gpi_queue_ends q_ends;
+static const struct gpi_queue queue = GPI_QUEUE_INIT(q_seq, q_ev, &q_ends);
 static _Atomic uint64_t next_id;
 _Atomic int gpi_nccl_plugin_active;
-
-static inline uint64_t cell_seq(uint64_t pos, memory_order mo)
-{
-	return atomic_load_explicit(&queue[pos & (QCAP - 1)].seq, mo) + (pos & (QCAP - 1));
-}
-
-static inline void cell_set(uint64_t pos, uint64_t seq)
-{
-	atomic_store_explicit(&queue[pos & (QCAP - 1)].seq, seq - (pos & (QCAP - 1)),
-			      memory_order_release);
-}
 
 uint64_t gpi_nccl_next_id(void)
 {
@@ -85,43 +65,24 @@ uint64_t gpi_nccl_next_id(void)
 bool gpi_nccl_push(const struct gpi_nccl_ev *ev)
 {
 	if (atomic_load_explicit(&gpi_s.state, memory_order_relaxed) != GPI_RUNNING) {
-		atomic_fetch_add_explicit(&q_dropped, 1, memory_order_relaxed);
+		gpi_queue_drop(&queue);
 		return false;
 	}
-	uint64_t pos = atomic_load_explicit(&q_tail, memory_order_relaxed);
-	for (;;) {
-		int64_t dif = (int64_t)(cell_seq(pos, memory_order_acquire) - pos);
-		if (dif == 0) {
-			if (atomic_compare_exchange_weak_explicit(&q_tail, &pos, pos + 1,
-								  memory_order_relaxed,
-								  memory_order_relaxed)) {
-				queue[pos & (QCAP - 1)].ev = *ev;
-				cell_set(pos, pos + 1);
-				/* past half full: wake the writer now (one eventfd write per 512) */
-				if (!(pos & 511) &&
-				    pos - atomic_load_explicit(&q_head, memory_order_relaxed) > QCAP / 2) {
-					gpi_session_wake();
-				}
-				return true;
-			}
-		} else if (dif < 0) {
-			atomic_fetch_add_explicit(&q_dropped, 1, memory_order_relaxed);
-			return false;
-		} else {
-			pos = atomic_load_explicit(&q_tail, memory_order_relaxed);
-		}
+	enum gpi_queue_push r = gpi_queue_push(&queue, ev);
+	if (r == GPI_QUEUE_WAKE) {
+		gpi_session_wake();
 	}
+	return r != GPI_QUEUE_FULL;
 }
 
 bool gpi_nccl_has_data(void)
 {
-	uint64_t h = atomic_load_explicit(&q_head, memory_order_relaxed);
-	return cell_seq(h, memory_order_acquire) == h + 1;
+	return gpi_queue_has_data(&queue);
 }
 
 uint64_t gpi_nccl_take_dropped(void)
 {
-	return atomic_exchange(&q_dropped, 0);
+	return gpi_queue_take_dropped(&queue);
 }
 
 uint32_t gpi_nccl_tid(void)
@@ -218,7 +179,7 @@ static struct slot *slot_get(uint8_t kind)
 			return s;
 		}
 	}
-	atomic_fetch_add_explicit(&q_dropped, 1, memory_order_relaxed);
+	gpi_queue_drop(&queue);
 	return NULL;
 }
 
@@ -521,7 +482,7 @@ static gpi_nccl_result init_common(void **ctx, uint64_t hash, int *mask, const c
 		cx->version = version;
 		atomic_store(&cx->live, 1);
 	} else {
-		atomic_fetch_add(&q_dropped, 1);
+		gpi_queue_drop(&queue);
 	}
 	if (ctx) {
 		*ctx = cx;
@@ -703,14 +664,9 @@ void gpi_nccl_drain(struct gpi_conv *cv)
 	int64_t off = 0;
 	bool have_off = false;
 
-	for (;;) {
-		uint64_t h = atomic_load_explicit(&q_head, memory_order_relaxed);
-		if (cell_seq(h, memory_order_acquire) != h + 1) {
-			break;
-		}
-		struct gpi_nccl_ev e = queue[h & (QCAP - 1)].ev;
-		cell_set(h, h + QCAP);
-		atomic_store_explicit(&q_head, h + 1, memory_order_relaxed);
+	struct gpi_nccl_ev e;
+
+	while (gpi_queue_pop(&queue, &e)) {
 		if (!have_off) {
 			off = (int64_t)(gp_clock_realtime_ns() - gpi_now());
 			have_off = true;

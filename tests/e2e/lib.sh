@@ -1,5 +1,5 @@
 # lib.sh - helpers for end-to-end tests (sourced). Tests run in an empty
-# temporary directory; $GPUPROF, $TRACEGEN and $TOP are set by run-tests.sh.
+# temporary directory; $GPUPROF, $TRACEGEN and $TOP are set by tests/run-one.sh.
 set -u
 
 fail() {

@@ -1,11 +1,16 @@
 #!/bin/sh
-# SIGKILL at 100 random moments: every kernel launched more than one flush
+# SIGKILL at 100 random moments (make stress, GPUPROF_STRESS=1) or at 10 fixed
+# ones 50 ms apart (make test): every kernel launched more than one flush
 # period (50 ms) plus a 250 ms margin for the writer to be scheduled before
 # the kill is in the trace, and the trace reads without a corrupt chunk.
 # Prints the worst lag seen (docs/reliability.md).
 . "$TOP/tests/fakecuda/e2e-lib.sh"
 
-RUNS=${GPUPROF_KILL_RUNS:-100}
+if [ "${GPUPROF_STRESS:-}" = 1 ]; then
+	RUNS=${GPUPROF_KILL_RUNS:-100}
+else
+	RUNS=${GPUPROF_KILL_RUNS:-10}
+fi
 FLUSH_MS=50
 MARGIN_MS=250
 i=0
@@ -15,8 +20,12 @@ while [ $i -lt $RUNS ]; do
 	env LD_LIBRARY_PATH="$FAKE" CUDA_INJECTION64_PATH="$LIB" NVTX_INJECTION64_PATH="$LIB" \
 		GPUPROF_FLUSH_MS=$FLUSH_MS GPUPROF_OUTPUT="$PWD/k.gpz" "$LIFE" stream >k.txt 2>err.txt &
 	pid=$!
-	# 100 to 600 ms after the start
-	r=$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')
+	# 100 to 600 ms after the start: at random, or spread evenly over RUNS kills
+	if [ "${GPUPROF_STRESS:-}" = 1 ]; then
+		r=$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')
+	else
+		r=$((i * 500 / RUNS))
+	fi
 	ms=$((100 + r % 500))
 	sleep "$(printf '0.%03d' $ms)"
 	kill -KILL $pid

@@ -5,7 +5,7 @@
  * Failed checks print the expression and both values.
  *
  * Output, one line per case: "ok <binary> <case>" or
- * "FAIL <binary> <case>: <detail>"; tests/run-tests.sh counts them.
+ * "FAIL <binary> <case>: <detail>"; tests/run-one.sh counts them.
  * Arguments: an optional substring selects cases; -n runs without forking.
  */
 #ifndef GP_TEST_H

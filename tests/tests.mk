@@ -1,0 +1,85 @@
+# tests/tests.mk - the test loop: every test a make target (docs/dev/testing.md).
+#
+#   make -j2 test            every unit binary and e2e script, two at a time
+#   make test T='t1101 kineto'   only the tests whose name holds one of the words
+#   make test-failed         again the tests that failed in the last run
+#   make stress              the long forms of the stress tests (TESTS_STRESS)
+#   make test SUITE=ci-san   the part CI runs under the sanitizers, SUITE=ci-plain the rest
+#
+# Each test's result lands in $(TEST_RESULTS)/NAME.res (tests/run-one.sh); tests/summary.sh
+# adds them up, shows the failures' output and ends with "N passed, N failed, N skipped".
+# Included last by the Makefile, once UNIT_BINS has every unit binary.
+
+TEST_RESULTS ?= $(O)/test-results
+T ?=
+SUITE ?= all
+
+TEST_UNIT_NAMES := $(notdir $(UNIT_BINS))
+TEST_E2E_NAMES := $(patsubst tests/e2e/%.sh,%,$(wildcard tests/e2e/t[0-9][0-9][0-9][0-9]-*.sh))
+
+# Started first, slowest first, so that two at a time ends on short tests rather than on
+# one long one left alone: the slowest of a timed run (docs/dev/testing.md).
+TESTS_FIRST := t3001-html-report t5009-mpi-anchors t2681-ops-anchors \
+	t2302-report-classify-anchors t3003-text-width t2705-flame-anchors t2501-kineto \
+	t3004-text-every-anchor t2691-memory-anchors unit-analyze t2520-launches-hta \
+	t2688-diff-by-op t0012-threads unit-trace t5008-critical-path-mpi unit-import
+
+# CI runs each test once: these on the plain build (SUITE=ci-plain), every other one under
+# AddressSanitizer + UBSan (SUITE=ci-san). docs/dev/testing.md has the reasons:
+# 1. forks, signals and clocks: a sanitizer's slower threads and its fork (GCC 12's ASan
+#    does not hold its allocator across fork) change what they measure;
+TESTS_CI_PLAIN := t0009-progress t0012-threads t0016-kineto-side-thread t1030-signal-term \
+	t1031-sigkill t1032-exit-thread t1033-fork t1034-exec t1042-nvtx-burst t1051-capture \
+	t1100-faults t1101-sigkill-random
+# 2. their time goes to another program (the compiler, OpenMPI's launcher);
+TESTS_CI_PLAIN += t0006-install t5003-job-mpi t5007-diff-mpi t5008-critical-path-mpi \
+	t5009-mpi-anchors
+# 3. the report of every anchor again, at other widths and in every format: the same C
+#    paths t2302-report-classify-anchors and the analyses' anchor tests run sanitized.
+TESTS_CI_PLAIN += t3003-text-width t3004-text-every-anchor
+
+# Their long forms, under GPUPROF_STRESS=1 (make stress); make test runs a short one.
+TESTS_STRESS := t1101-sigkill-random
+
+TEST_SUITE_all := $(TEST_UNIT_NAMES) $(TEST_E2E_NAMES)
+TEST_STALE := $(filter-out $(TEST_SUITE_all),$(TESTS_CI_PLAIN) $(TESTS_STRESS))
+$(if $(TEST_STALE),$(warning tests/tests.mk names tests that do not exist: $(TEST_STALE)))
+TEST_SUITE_ci-plain := $(filter $(TESTS_CI_PLAIN),$(TEST_SUITE_all))
+TEST_SUITE_ci-san := $(filter-out $(TESTS_CI_PLAIN),$(TEST_SUITE_all))
+TEST_SUITE := $(TEST_SUITE_$(SUITE))
+# test_match NAME: NAME when T is empty or one of T's words is part of it
+test_match = $(if $(T),$(if $(strip $(foreach p,$(T),$(findstring $(p),$(1)))),$(1)),$(1))
+TEST_PICKED := $(foreach n,$(TEST_SUITE),$(call test_match,$(n)))
+TEST_SEL := $(foreach n,$(TESTS_FIRST),$(filter $(n),$(TEST_PICKED))) \
+	$(filter-out $(TESTS_FIRST),$(TEST_PICKED))
+TEST_SEL := $(strip $(TEST_SEL))
+
+test_res = $(addprefix $(TEST_RESULTS)/,$(addsuffix .res,$(1)))
+TEST_UNIT_RES := $(call test_res,$(filter $(TEST_UNIT_NAMES),$(TEST_SEL)))
+TEST_E2E_RES := $(call test_res,$(filter $(TEST_E2E_NAMES),$(TEST_SEL)))
+
+.PHONY: test test-build test-failed test-force stress
+
+# Everything a test runs, built before the first test starts.
+test-build: all $(UNIT_BINS) $(E2E_PROGS)
+	@sh scripts/deps.sh test
+
+test: $(call test_res,$(TEST_SEL))
+	$(if $(TEST_SEL),,$(error no test in SUITE=$(SUITE) matches T=$(T)))
+	@sh tests/summary.sh $(TEST_RESULTS) $(TEST_SEL)
+
+$(TEST_UNIT_RES): $(TEST_RESULTS)/%.res: $(O)/tests/% test-force | test-build
+	@O=$(O) sh tests/run-one.sh unit $< $@
+$(TEST_E2E_RES): $(TEST_RESULTS)/%.res: tests/e2e/%.sh test-force | test-build
+	@O=$(O) TEST_LDFLAGS='$(LDFLAGS)' sh tests/run-one.sh e2e $< $@
+
+test-failed:
+	@if [ -s $(TEST_RESULTS)/failed ]; then \
+		$(MAKE) --no-print-directory test SUITE=all T="$$(cat $(TEST_RESULTS)/failed)"; \
+	else \
+		echo "test-failed: nothing failed in the last run ($(TEST_RESULTS)/failed)"; \
+	fi
+
+stress:
+	@GPUPROF_STRESS=1 $(MAKE) --no-print-directory test SUITE=all T="$(TESTS_STRESS)" \
+		TEST_RESULTS=$(O)/stress-results
