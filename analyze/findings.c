@@ -571,7 +571,7 @@ static void arch_event(struct gpa_finding *f, const struct gpa_model *m, uint32_
 	const struct gpa_dev *d = &m->devs.v[dev];
 	struct gpa_finding_event e = {.kind = GPA_FEV_ARCH, .func_only = true, .dev = dev,
 				      .row = fn, .step = GPA_NONE, .ns = ns, .count = n,
-				      .value_bp = arch * 100 + d->cc_major * 10u + d->cc_minor};
+				      .value_bp = arch * 1000 + d->cc_major * 10u + d->cc_minor};
 	insert_event(f, &e);
 }
 

@@ -111,7 +111,8 @@ enum gpa_fev_kind {
 	GPA_FEV_KERNEL = 4, /* row: index in gpa_occupancy.groups, or a gpa_model.funcs row
 			     * when func_only (launch-bound, roofline) */
 	GPA_FEV_COPY = 5,   /* row: gpa_model.copy row */
-	GPA_FEV_ARCH = 6,   /* row: a gpa_model.funcs row; value_bp: its arch x 100 + the device's */
+	GPA_FEV_ARCH = 6,   /* row: a gpa_model.funcs row; value_bp: its arch x 1000 + the
+			     * device's (major x 10 + minor: sm100 and cc 10.0 are 100) */
 };
 
 struct gpa_finding_event {

@@ -227,7 +227,7 @@ static void add_event(struct gp_strbuf *sb, const struct gpr_report_parts *p,
 		gp_strbuf_adds(sb, ": ");
 		dur(sb, e->ns, full);
 		gp_strbuf_addf(sb, " over %" PRIu64 " launches, built for sm%u on an sm%u device",
-			       e->count, e->value_bp / 100, e->value_bp % 100);
+			       e->count, e->value_bp / 1000, e->value_bp % 1000);
 		break;
 	case GPA_FEV_KERNEL:
 		if (e->func_only) {
