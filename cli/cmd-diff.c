@@ -351,7 +351,7 @@ struct slot {
 	struct gp_strbuf msgs; /* what loading it said, written when the run is added */
 	int state;	      /* 0 waiting, 1 working, 2 done, 3 load failed, 4 reduce failed */
 	int ret;	      /* state 4: the library's error */
-	char err[512];	      /* state 4: its reason */
+	char err[1024];	      /* state 4: its reason */
 };
 
 struct loader {
@@ -600,7 +600,7 @@ out:
 /* A setting named as its option; not in the first pass (cli_prescan_options). */
 static int opt_setting(struct cli_ctx *ctx, const struct cli_option *opt, const char *arg)
 {
-	char err[512];
+	char err[1024]; /* an unknown metric lists every metric's name */
 	int ret;
 
 	if (ctx->prescan) {
