@@ -34,7 +34,12 @@ for f in $(find "$ANCHORS" \( -name '*.json.gz' -o -name '*.json' -o -name '*.sq
 		continue
 	fi
 	[ "$mrc" = "$rc" ] || fail "$f: exit $mrc with --mpi, $rc without: $(head -n 3 err)"
-	cmp -s out one.json || fail "$f: critical-path --mpi differs"
+	# the same, but for the implausible-data object, which --mpi leaves to stderr
+	python3 -c '
+import json, sys
+a, b = (json.load(open(x)) for x in sys.argv[1:])
+a.pop("sanity", None)
+sys.exit(a != b)' one.json out || fail "$f: critical-path --mpi differs"
 done
 [ "$n" -ge 20 ] || fail "only $n anchors"
 [ "$refused" -le 4 ] || fail "$refused of $n anchors refused"
