@@ -15,7 +15,9 @@
  * cudaEventSynchronize it held (gpa_syncs rec_corr, analyze/model.h); where
  * no event is known, a GPU op that started later than its launch and its
  * stream allowed -> the op of another stream of its device that ended last
- * before it (an inferred cross-stream dependency). With several ranks'
+ * before it (an inferred cross-stream dependency); a GPU op the host polled
+ * (event/stream queries) or spun on (a host gap ending just after it) -> the
+ * first call after the wait. With several ranks'
  * traces, a collective's kernel waits for the last other rank to arrive
  * (the same communicator, collective and sequence number, as `comm`
  * matches them; a rank arrives when its kernel starts): that time is
