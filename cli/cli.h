@@ -135,12 +135,14 @@ struct gpa_steps;
  * terminal when it takes more than a second; errors are reported (exit 1),
  * truncated and corrupt files warned about. Returns 0 or a negative error.
  */
-int cli_load_model(struct gpa_model *m, char **args, size_t nargs);
-/* As cli_load_model, reading on threads threads (0: --threads, GPUPROF_THREADS or one per core). */
-int cli_load_model_threads(struct gpa_model *m, char **args, size_t nargs, unsigned threads);
-/* As cli_load_model_threads, leaving out the columns drop names (enum gpa_drop). */
-int cli_load_model_ex(struct gpa_model *m, char **args, size_t nargs, unsigned threads,
-		      unsigned drop);
+struct cli_common;
+int cli_load_model(struct cli_common *c, struct gpa_model *m, char **args, size_t nargs);
+/*
+ * As cli_load_model, reading on threads threads (0: the command's,
+ * cli_common_threads) and leaving out the columns drop names (enum gpa_drop).
+ */
+int cli_load_model_ex(struct cli_common *c, struct gpa_model *m, char **args, size_t nargs,
+		      unsigned threads, unsigned drop);
 /*
  * The model's implausible data (analyze/sanity.h), one warning each on
  * standard error, after "path: " unless path is NULL; cli_load_model_ex
@@ -152,32 +154,39 @@ void cli_sanity_warn(const struct gpa_model *m, const char *path);
  * Returns CMD_OK, or CMD_ERROR / CMD_USAGE (a bad regex) said, with the
  * model released.
  */
-int cli_load_steps(struct gpa_model *m, char **args, size_t nargs, const char *step_regex,
-		   struct gpa_steps *steps);
-/* ---- threads reading traces (cli/threads.c) */
+int cli_load_steps(struct cli_common *c, struct gpa_model *m, char **args, size_t nargs,
+		   const char *step_regex, struct gpa_steps *steps);
+/* ---- options every command takes, resolved once per command (cli/threads.c) */
 
-/* --threads N, which every command takes (cli/parse-options.c); 0: not given. */
-extern unsigned cli_threads;
+/*
+ * --threads N and --quiet, which every command takes without naming them in
+ * its table (cli/parse-options.c): the command owns one, zeroed, hands it to
+ * cli_parse_options and passes it down to what loads traces and shows
+ * progress. Nothing of it is process-wide.
+ */
+struct cli_common {
+	unsigned threads_given; /* --threads N; 0: not given */
+	bool quiet;             /* --quiet: no progress line */
+	unsigned threads;       /* what cli_common_threads resolved; 0: not yet */
+};
 /* "N" from 1 to GPT_MAX_THREADS. */
 bool cli_parse_threads(const char *s, unsigned *out);
 /*
- * The threads to read traces with: --threads, else GPUPROF_THREADS, else one
- * per core. Returns 0, or -GP_ERR_RANGE with a bad GPUPROF_THREADS said.
+ * The threads to read traces and run analyses with: --threads, else
+ * GPUPROF_THREADS, else one per core; resolved at the first call and kept in
+ * c. Returns 0, or -GP_ERR_RANGE with a bad GPUPROF_THREADS said.
  */
-int cli_thread_count(unsigned *out);
+int cli_common_threads(struct cli_common *c, unsigned *out);
 
 /* ---- progress on stderr (cli/progress.c) */
-
-/* --quiet, which every command takes (cli/parse-options.c): no progress line. */
-extern bool cli_quiet;
 
 struct cli_progress {
 	uint64_t t0, last, delay_ns;
 	bool on;    /* stderr is a terminal and not --quiet */
 	bool shown; /* a line is on the screen */
 };
-/* Starts timing a job; the line shows only once it has run past the delay. */
-void cli_progress_start(struct cli_progress *pr);
+/* Starts timing a job; the line shows only once it has run past the delay, never when quiet. */
+void cli_progress_start(struct cli_progress *pr, bool quiet);
 /* A gp_progress_cb function; data is the struct cli_progress. */
 void cli_progress_fn(const struct gp_progress *p, void *data);
 /* Erases the line, if one was drawn. */
@@ -265,8 +274,9 @@ struct cli_commclass_job {
 	int ret;
 	char err[512];
 };
-void cli_commclass_start(struct cli_commclass_job *j, const struct gpa_model *m,
-			 const struct cli_comm_rules *r, struct gpa_commclass *out);
+void cli_commclass_start(struct cli_commclass_job *j, struct cli_common *c,
+			 const struct gpa_model *m, const struct cli_comm_rules *r,
+			 struct gpa_commclass *out);
 /* CMD_OK, or the exit status after saying the error (say false: silent, as after another error). */
 int cli_commclass_finish(struct cli_commclass_job *j, bool say);
 
@@ -274,6 +284,7 @@ int cli_commclass_finish(struct cli_commclass_job *j, bool say);
 
 struct gpa_gaps_opts;
 struct cli_job {
+	struct cli_common *common;	   /* --threads */
 	bool mpi;			   /* share the traces among MPI processes */
 	int format;			   /* enum gpr_format: text, json or markdown */
 	unsigned parts;			   /* GPR_JOB_* */
@@ -299,11 +310,12 @@ int cli_share_inputs(char **paths, size_t n, int size, int *owner);
  */
 struct gpa_diff;
 struct gpa_diff_opts;
-int cli_diff_mpi_runs(struct gpa_diff *d, const struct gpa_diff_opts *o, char **runs, size_t n,
-		      size_t nbase, bool *root);
+int cli_diff_mpi_runs(struct cli_common *c, struct gpa_diff *d, const struct gpa_diff_opts *o,
+		      char **runs, size_t n, size_t nbase, bool *root);
 /* critical-path --mpi (cli/critpath-mpi.c): the options as the command parsed them. */
 struct gpa_critpath_opts;
 struct cli_critpath_mpi {
+	struct cli_common *common;	      /* --threads, --quiet */
 	const struct gpa_critpath_opts *opts; /* comm and the window are not used */
 	const char *step_regex;
 	const struct cli_comm_rules *comm;

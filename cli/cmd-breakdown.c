@@ -73,7 +73,7 @@ const struct cli_command cmd_breakdown_opts = {
 	.msgs = &cli_msgs_letter,
 };
 
-static int run(const struct breakdown_opts *o, char **args, size_t nargs)
+static int run(const struct breakdown_opts *o, struct cli_common *cm, char **args, size_t nargs)
 {
 	struct gpa_model m;
 	struct gpa_breakdown b = {0};
@@ -82,7 +82,7 @@ static int run(const struct breakdown_opts *o, char **args, size_t nargs)
 	struct gp_strbuf out = GP_STRBUF_INIT;
 	int status = CMD_ERROR;
 
-	if (cli_load_model(&m, args, nargs)) {
+	if (cli_load_model(cm, &m, args, nargs)) {
 		return CMD_ERROR;
 	}
 	status = cli_commclass(&m, &o->comm, &cc);
@@ -152,11 +152,12 @@ static int parse_compat(struct cli_ctx *ctx, const struct cli_option *opt, const
 
 int cmd_breakdown(int argc, char **argv)
 {
+	struct cli_common common = {0};
 	struct breakdown_opts opts = {.format = GPR_FORMAT_TEXT, .tables = GPR_BD_ALL};
 	int nargs, status;
 
 	gpa_breakdown_opts_init(&opts.a);
-	status = cli_parse_options(&cmd_breakdown_opts, &opts, argc, argv, &nargs);
+	status = cli_parse_options(&cmd_breakdown_opts, &opts, &common, argc, argv, &nargs);
 	if (status != CLI_PARSE_CONTINUE) {
 		return status;
 	}
@@ -170,5 +171,5 @@ int cmd_breakdown(int argc, char **argv)
 		}
 		opts.a.flags |= GPA_BD_F64_TS;
 	}
-	return run(&opts, argv, (size_t)nargs);
+	return run(&opts, &common, argv, (size_t)nargs);
 }

@@ -97,7 +97,7 @@ static int add_rule(struct cli_ctx *ctx, const struct cli_option *opt, const cha
 	return 0;
 }
 
-static int run(const struct comm_opts *o, char **args, size_t nargs)
+static int run(const struct comm_opts *o, struct cli_common *cm, char **args, size_t nargs)
 {
 	struct gpa_model m;
 	struct gpa_steps steps;
@@ -107,7 +107,7 @@ static int run(const struct comm_opts *o, char **args, size_t nargs)
 	char err[512];
 	int status = CMD_ERROR, ret;
 
-	status = cli_load_steps(&m, args, nargs, o->step_regex, &steps);
+	status = cli_load_steps(cm, &m, args, nargs, o->step_regex, &steps);
 	if (status != CMD_OK) {
 		return status;
 	}
@@ -142,10 +142,11 @@ out_steps:
 
 int cmd_comm(int argc, char **argv)
 {
+	struct cli_common common = {0};
 	struct comm_opts o = {.format = GPR_FORMAT_TEXT, .tables = GPR_COMM_ALL};
 	int nargs, status;
 
-	status = cli_parse_options(&cmd_comm_opts, &o, argc, argv, &nargs);
+	status = cli_parse_options(&cmd_comm_opts, &o, &common, argc, argv, &nargs);
 	if (status != CLI_PARSE_CONTINUE) {
 		return status;
 	}
@@ -157,7 +158,7 @@ int cmd_comm(int argc, char **argv)
 		struct gpa_gaps_opts go;
 		memcpy(rules.rules, o.rules, o.nrules * sizeof(*o.rules));
 		gpa_gaps_opts_init(&go);
-		struct cli_job j = {.mpi = o.mpi, .format = o.format, .parts = GPR_JOB_COMM,
+		struct cli_job j = {.common = &common, .mpi = o.mpi, .format = o.format, .parts = GPR_JOB_COMM,
 				    .step_regex = o.step_regex, .comm = &rules, .gaps = &go};
 		if (o.format == GPR_FORMAT_CSV) {
 			return cli_cmd_usage_error(&cmd_comm_opts, "--job and --mpi write text, json "
@@ -165,5 +166,5 @@ int cmd_comm(int argc, char **argv)
 		}
 		return cli_job_run(&j, argv, (size_t)nargs);
 	}
-	return run(&o, argv, (size_t)nargs);
+	return run(&o, &common, argv, (size_t)nargs);
 }

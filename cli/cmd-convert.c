@@ -37,13 +37,14 @@ const struct cli_command cmd_convert_opts = {
 
 int cmd_convert(int argc, char **argv)
 {
+	struct cli_common common = {0};
 	char err[512];
 	int nargs, status, ret;
 	struct cli_progress pr;
 	struct gp_progress_cb cb = {cli_progress_fn, &pr};
 	struct convert_opts o = {0};
 
-	status = cli_parse_options(&cmd_convert_opts, &o, argc, argv, &nargs);
+	status = cli_parse_options(&cmd_convert_opts, &o, &common, argc, argv, &nargs);
 	if (status != CLI_PARSE_CONTINUE) {
 		return status;
 	}
@@ -60,7 +61,7 @@ int cmd_convert(int argc, char **argv)
 		cli_error("'%s' already exists (use --force to replace it)", argv[1]);
 		return CMD_ERROR;
 	}
-	cli_progress_start(&pr);
+	cli_progress_start(&pr, common.quiet);
 	ret = gpa_convert_opts(argv[0], argv[1], &cb, err, sizeof(err));
 	cli_progress_end(&pr);
 	if (ret) {

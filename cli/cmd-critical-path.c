@@ -122,7 +122,7 @@ static int parse_window(struct cli_ctx *ctx, const struct cli_option *opt, const
 	return 0;
 }
 
-static int run(struct cp_opts *o, char **args, size_t nargs)
+static int run(struct cp_opts *o, struct cli_common *cm, char **args, size_t nargs)
 {
 	struct gpa_model m;
 	struct gpa_steps steps;
@@ -132,7 +132,7 @@ static int run(struct cp_opts *o, char **args, size_t nargs)
 	char err[512];
 	int status, ret;
 
-	status = cli_load_steps(&m, args, nargs, o->step_regex, &steps);
+	status = cli_load_steps(cm, &m, args, nargs, o->step_regex, &steps);
 	if (status != CMD_OK) {
 		return status;
 	}
@@ -169,10 +169,11 @@ out:
 
 int cmd_critical_path(int argc, char **argv)
 {
+	struct cli_common common = {0};
 	struct cp_opts opts = {.format = GPR_FORMAT_TEXT, .a = {.top = 5}};
 	int nargs, status;
 
-	status = cli_parse_options(&cmd_critical_path_opts, &opts, argc, argv, &nargs);
+	status = cli_parse_options(&cmd_critical_path_opts, &opts, &common, argc, argv, &nargs);
 	if (status != CLI_PARSE_CONTINUE) {
 		return status;
 	}
@@ -189,9 +190,9 @@ int cmd_critical_path(int argc, char **argv)
 					   "(a window spans every rank's work)");
 	}
 	if (opts.mpi) {
-		struct cli_critpath_mpi c = {.opts = &opts.a, .step_regex = opts.step_regex,
+		struct cli_critpath_mpi c = {.common = &common, .opts = &opts.a, .step_regex = opts.step_regex,
 					     .comm = &opts.comm, .format = (int)opts.format};
 		return cli_critpath_mpi_run(&c, argv, (size_t)nargs);
 	}
-	return run(&opts, argv, (size_t)nargs);
+	return run(&opts, &common, argv, (size_t)nargs);
 }

@@ -74,7 +74,7 @@ int cmd_devices(int argc, char **argv)
 	int nargs, status;
 
 	cli_mfu_init(&o.mfu);
-	status = cli_parse_options(&cmd_devices_opts, &o, argc, argv, &nargs);
+	status = cli_parse_options(&cmd_devices_opts, &o, NULL, argc, argv, &nargs);
 	if (status != CLI_PARSE_CONTINUE) {
 		return status;
 	}

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 struct diff_cfg {
+	struct cli_common common; /* --threads, --quiet */
 	struct gpa_diff_opts a;
 	GP_VEC(struct gpa_diff_threshold) thr;
 	GP_VEC(char *) fail_on;
@@ -357,6 +358,7 @@ struct slot {
 struct loader {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
+	struct cli_common *common; /* read only: its threads are resolved before the workers start */
 	const struct gpa_diff_opts *opts;
 	char **args;
 	struct slot *slots;
@@ -375,7 +377,7 @@ static int reduce_run(struct loader *l, size_t i)
 
 	cli_capture_messages(&s->msgs);
 	/* a run is reduced to per-step figures: no correlation or callback id is read */
-	ret = cli_load_model_ex(&m, &l->args[i], 1, l->load_threads,
+	ret = cli_load_model_ex(l->common, &m, &l->args[i], 1, l->load_threads,
 				GPA_DROP_API_IDS | GPA_DROP_CORR);
 	cli_capture_messages(NULL);
 	if (ret) {
@@ -439,16 +441,16 @@ static int add_packed(struct gpa_diff *d, struct loader *l, size_t i)
 	return CMD_OK;
 }
 
-static int load_runs(struct gpa_diff *d, const struct gpa_diff_opts *o, char **args, size_t n,
-		     size_t nbase)
+static int load_runs(struct cli_common *c, struct gpa_diff *d, const struct gpa_diff_opts *o,
+		     char **args, size_t n, size_t nbase)
 {
-	struct loader l = {.opts = o, .args = args, .n = n, .nbase = nbase};
+	struct loader l = {.common = c, .opts = o, .args = args, .n = n, .nbase = nbase};
 	pthread_t th[MAX_LOADERS];
 	unsigned want;
 	size_t nth, started = 0;
 	int status = CMD_OK;
 
-	if (cli_thread_count(&want)) {
+	if (cli_common_threads(c, &want)) {
 		return CMD_ERROR;
 	}
 	nth = want > MAX_LOADERS ? MAX_LOADERS : want;
@@ -535,7 +537,7 @@ static int run(struct diff_cfg *c, char **base, size_t nbase, char **cand, size_
 	memcpy(runs + nbase, cand, ncand * sizeof(*runs));
 	if (c->mpi) {
 		bool root;
-		status = cli_diff_mpi_runs(d, &c->a, runs, nbase + ncand, nbase, &root);
+		status = cli_diff_mpi_runs(&c->common, d, &c->a, runs, nbase + ncand, nbase, &root);
 		if (root && status == CMD_OK) {
 			status = emit(c, d, &r, &sb);
 		}
@@ -543,7 +545,7 @@ static int run(struct diff_cfg *c, char **base, size_t nbase, char **cand, size_
 		cli_mpi_finalize();
 		goto out;
 	}
-	status = load_runs(d, &c->a, runs, nbase + ncand, nbase);
+	status = load_runs(&c->common, d, &c->a, runs, nbase + ncand, nbase);
 	if (status == CMD_OK) {
 		status = emit(c, d, &r, &sb);
 	}
@@ -766,7 +768,7 @@ int cmd_diff(int argc, char **argv)
 	if (status) {
 		goto out;
 	}
-	status = cli_parse_options(&cmd_diff_opts, &c, argc, argv, &nargs);
+	status = cli_parse_options(&cmd_diff_opts, &c, &c.common, argc, argv, &nargs);
 	if (status != CLI_PARSE_CONTINUE) {
 		goto out;
 	}

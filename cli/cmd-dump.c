@@ -119,6 +119,7 @@ static void dump_record(struct gp_strbuf *sb, const struct gpt_reader *r,
 
 int cmd_dump(int argc, char **argv)
 {
+	struct cli_common common = {0};
 	struct dump_opts opts = {0};
 	struct gp_strbuf sb = GP_STRBUF_INIT;
 	struct gpt_reader *r = NULL;
@@ -126,7 +127,7 @@ int cmd_dump(int argc, char **argv)
 	struct gpt_chunk ch;
 	int nargs, ret, status;
 
-	status = cli_parse_options(&cmd_dump_opts, &opts, argc, argv, &nargs);
+	status = cli_parse_options(&cmd_dump_opts, &opts, &common, argc, argv, &nargs);
 	if (status != CLI_PARSE_CONTINUE) {
 		return status;
 	}
@@ -144,7 +145,7 @@ int cmd_dump(int argc, char **argv)
 		return CMD_ERROR;
 	}
 	unsigned threads;
-	if (cli_thread_count(&threads)) {
+	if (cli_common_threads(&common, &threads)) {
 		gpt_reader_free(r);
 		return CMD_ERROR;
 	}

@@ -22,6 +22,7 @@ typedef int (*export_fn)(const struct gpa_model *m, const char *path, unsigned f
 /* Flags of this file beside enum gpr_export_flags. */
 #define EXPORT_PROTO (1u << 16) /* --perfetto writes Perfetto's protobuf format */
 #define EXPORT_CRITPATH (1u << 17) /* --critical-path: the path as flows */
+#define EXPORT_QUIET (1u << 18)    /* --quiet: no progress line */
 
 /* Each step's critical path (gpuprof critical-path's defaults), every event kept. */
 static int critpath_of(const struct gpa_model *m, struct gpa_critpath *cp, char *errbuf,
@@ -56,7 +57,7 @@ static int export_perfetto(const struct gpa_model *m, const char *path, unsigned
 		ret = critpath_of(m, &cp, errbuf, errlen);
 	}
 	/* --force is checked before loading; the writers replace a regular file at the end. */
-	cli_progress_start(&pr);
+	cli_progress_start(&pr, flags & EXPORT_QUIET);
 	if (!ret) {
 		ret = flags & EXPORT_PROTO
 			      ? gpr_export_pftrace(m, path, &cb, errbuf, errlen)
@@ -143,13 +144,14 @@ static bool is_pftrace_name(const char *path)
 
 int cmd_export(int argc, char **argv)
 {
+	struct cli_common common = {0};
 	struct export_opts o = {.flags = 0};
 	struct gpa_model m;
 	bool any = false;
 	char err[1024];
 	int nargs, status;
 
-	status = cli_parse_options(&cmd_export_opts, &o, argc, argv, &nargs);
+	status = cli_parse_options(&cmd_export_opts, &o, &common, argc, argv, &nargs);
 	if (status != CLI_PARSE_CONTINUE) {
 		return status;
 	}
@@ -192,9 +194,10 @@ int cmd_export(int argc, char **argv)
 			return CMD_ERROR;
 		}
 	}
-	if (cli_load_model(&m, argv, (size_t)nargs)) {
+	if (cli_load_model(&common, &m, argv, (size_t)nargs)) {
 		return CMD_ERROR;
 	}
+	o.flags |= common.quiet ? EXPORT_QUIET : 0;
 	for (size_t i = 0; i < GP_ARRAY_SIZE(formats) && status == CMD_OK; i++) {
 		if (o.out[i] && formats[i].fn(&m, o.out[i], o.flags, err, sizeof(err))) {
 			cli_error("%s", err);

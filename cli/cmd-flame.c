@@ -22,6 +22,7 @@ enum flame_format {
 };
 
 struct flame_opts {
+	struct cli_common common; /* --threads, --quiet */
 	int format; /* enum flame_format, -1 until given */
 	const char *output;
 	const char *step_regex;
@@ -200,14 +201,14 @@ static int build(struct flame_opts *o, char **args, size_t nargs, struct gpa_mod
 
 	memset(&steps, 0, sizeof(steps));
 	/* frames name no launch configuration, correlation or callback id */
-	if (cli_load_model_ex(m, args, nargs, 0,
+	if (cli_load_model_ex(&o->common, m, args, nargs, 0,
 			      GPA_DROP_API_IDS | GPA_DROP_CORR | GPA_DROP_SHAPES)) {
 		return CMD_ERROR;
 	}
 	/* the classification on a second thread while the steps are found */
 	struct gpa_commclass cc = {0};
 	struct cli_commclass_job ccj;
-	cli_commclass_start(&ccj, m, &o->comm, &cc);
+	cli_commclass_start(&ccj, &o->common, m, &o->comm, &cc);
 	/* always: step ranges merge into one frame unless --by-step keeps them apart */
 	/* merged, the steps' ranges are all a flame graph needs; apart, their ops too */
 	ret = o->a.flags & GPA_FLAME_BY_STEP
@@ -414,7 +415,7 @@ int cmd_flame(int argc, char **argv)
 
 	gpa_flame_opts_init(&opts.a);
 	gpr_flame_svg_opts_init(&opts.svg);
-	status = cli_parse_options(&cmd_flame_opts, &opts, argc, argv, &nargs);
+	status = cli_parse_options(&cmd_flame_opts, &opts, &opts.common, argc, argv, &nargs);
 	if (status != CLI_PARSE_CONTINUE) {
 		return status;
 	}

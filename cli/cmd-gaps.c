@@ -78,7 +78,7 @@ const struct cli_command cmd_gaps_opts = {
 	.msgs = &cli_msgs_letter,
 };
 
-static int run(const struct gaps_opts *o, char **args, size_t nargs)
+static int run(const struct gaps_opts *o, struct cli_common *cm, char **args, size_t nargs)
 {
 	struct gpa_model m;
 	struct gpa_steps steps;
@@ -87,7 +87,7 @@ static int run(const struct gaps_opts *o, char **args, size_t nargs)
 	char err[512];
 	int status = CMD_ERROR, ret;
 
-	status = cli_load_steps(&m, args, nargs, o->step_regex, &steps);
+	status = cli_load_steps(cm, &m, args, nargs, o->step_regex, &steps);
 	if (status != CMD_OK) {
 		return status;
 	}
@@ -126,11 +126,12 @@ out:
 
 int cmd_gaps(int argc, char **argv)
 {
+	struct cli_common common = {0};
 	struct gaps_opts opts = {.format = GPR_FORMAT_TEXT, .tables = GPR_GAPS_DEFAULT};
 	int nargs, status;
 
 	gpa_gaps_opts_init(&opts.a);
-	status = cli_parse_options(&cmd_gaps_opts, &opts, argc, argv, &nargs);
+	status = cli_parse_options(&cmd_gaps_opts, &opts, &common, argc, argv, &nargs);
 	if (status != CLI_PARSE_CONTINUE) {
 		return status;
 	}
@@ -140,5 +141,5 @@ int cmd_gaps(int argc, char **argv)
 	if (opts.per_step && opts.tables == GPR_GAPS_DEFAULT) {
 		opts.tables |= GPR_GAPS_STEPS;
 	}
-	return run(&opts, argv, (size_t)nargs);
+	return run(&opts, &common, argv, (size_t)nargs);
 }

@@ -70,7 +70,7 @@ int cmd_info(int argc, char **argv)
 	struct gpr_sink *sink = NULL;
 	int nargs, status;
 
-	status = cli_parse_options(&cmd_info_opts, &opts, argc, argv, &nargs);
+	status = cli_parse_options(&cmd_info_opts, &opts, NULL, argc, argv, &nargs);
 	if (status != CLI_PARSE_CONTINUE) {
 		return status;
 	}

@@ -73,7 +73,7 @@ const struct cli_command cmd_launches_opts = {
 	.msgs = &cli_msgs_letter,
 };
 
-static int run(const struct launches_opts *o, char **args, size_t nargs)
+static int run(const struct launches_opts *o, struct cli_common *cm, char **args, size_t nargs)
 {
 	struct gpa_model m;
 	struct gpa_launches l;
@@ -81,7 +81,7 @@ static int run(const struct launches_opts *o, char **args, size_t nargs)
 	char err[512];
 	int status, ret;
 
-	if (cli_load_model(&m, args, nargs)) {
+	if (cli_load_model(cm, &m, args, nargs)) {
 		return CMD_ERROR; /* said; a negative error is not an exit status */
 	}
 	status = CMD_ERROR;
@@ -108,16 +108,17 @@ static int run(const struct launches_opts *o, char **args, size_t nargs)
 
 int cmd_launches(int argc, char **argv)
 {
+	struct cli_common common = {0};
 	struct launches_opts opts = {.format = GPR_FORMAT_TEXT, .tables = GPR_LAUNCH_ALL};
 	int nargs, status;
 
 	gpa_launches_opts_init(&opts.a);
-	status = cli_parse_options(&cmd_launches_opts, &opts, argc, argv, &nargs);
+	status = cli_parse_options(&cmd_launches_opts, &opts, &common, argc, argv, &nargs);
 	if (status != CLI_PARSE_CONTINUE) {
 		return status;
 	}
 	if (!nargs) {
 		return cli_cmd_usage_error(&cmd_launches_opts, "no trace file given");
 	}
-	return run(&opts, argv, (size_t)nargs);
+	return run(&opts, &common, argv, (size_t)nargs);
 }

@@ -81,7 +81,7 @@ static bool gap_memory(const struct gpa_model *m, const struct gpa_steps *steps,
 	return true;
 }
 
-static int run(const struct memory_opts *o, char **args, size_t nargs)
+static int run(const struct memory_opts *o, struct cli_common *cm, char **args, size_t nargs)
 {
 	struct gpa_model m;
 	struct gpa_steps steps;
@@ -91,7 +91,7 @@ static int run(const struct memory_opts *o, char **args, size_t nargs)
 	char err[512];
 	int status, ret;
 
-	status = cli_load_steps(&m, args, nargs, o->step_regex, &steps);
+	status = cli_load_steps(cm, &m, args, nargs, o->step_regex, &steps);
 	if (status != CMD_OK) {
 		return status;
 	}
@@ -122,16 +122,17 @@ static int run(const struct memory_opts *o, char **args, size_t nargs)
 
 int cmd_memory(int argc, char **argv)
 {
+	struct cli_common common = {0};
 	struct memory_opts opts = {.format = GPR_FORMAT_TEXT, .tables = GPR_MEM_DEFAULT};
 	int nargs, status;
 
 	gpa_memory_opts_init(&opts.a);
-	status = cli_parse_options(&cmd_memory_opts, &opts, argc, argv, &nargs);
+	status = cli_parse_options(&cmd_memory_opts, &opts, &common, argc, argv, &nargs);
 	if (status != CLI_PARSE_CONTINUE) {
 		return status;
 	}
 	if (!nargs) {
 		return cli_cmd_usage_error(&cmd_memory_opts, "no trace file given");
 	}
-	return run(&opts, argv, (size_t)nargs);
+	return run(&opts, &common, argv, (size_t)nargs);
 }

@@ -223,6 +223,7 @@ int cli_mfu_load_file(struct cli_mfu *o)
 
 int cmd_mfu(int argc, char **argv)
 {
+	struct cli_common common = {0};
 	struct mfu_opts o = {.format = GPR_FORMAT_TEXT};
 	struct gpa_model m;
 	struct gpa_steps steps;
@@ -232,7 +233,7 @@ int cmd_mfu(int argc, char **argv)
 	int nargs, status, ret;
 
 	cli_mfu_init(&o.mfu);
-	status = cli_parse_options(&cmd_mfu_opts, &o, argc, argv, &nargs);
+	status = cli_parse_options(&cmd_mfu_opts, &o, &common, argc, argv, &nargs);
 	if (status != CLI_PARSE_CONTINUE) {
 		return status;
 	}
@@ -242,7 +243,7 @@ int cmd_mfu(int argc, char **argv)
 	if (cli_mfu_load_file(&o.mfu)) {
 		return CMD_ERROR;
 	}
-	status = cli_load_steps(&m, argv, (size_t)nargs, o.step_regex, &steps);
+	status = cli_load_steps(&common, &m, argv, (size_t)nargs, o.step_regex, &steps);
 	if (status != CMD_OK) {
 		cli_mfu_release(&o.mfu);
 		return status;

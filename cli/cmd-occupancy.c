@@ -62,7 +62,7 @@ const struct cli_command cmd_occupancy_opts = {
 	.msgs = &cli_msgs_letter2,
 };
 
-static int run(const struct occ_cli *o, char **args, size_t nargs)
+static int run(const struct occ_cli *o, struct cli_common *cm, char **args, size_t nargs)
 {
 	struct gpa_model m;
 	struct gpa_steps steps;
@@ -83,7 +83,7 @@ static int run(const struct occ_cli *o, char **args, size_t nargs)
 		a.gpu_cc_minor = r->cc_minor;
 		a.gpu_sms = r->sms;
 	}
-	status = cli_load_steps(&m, args, nargs, o->step_regex, &steps);
+	status = cli_load_steps(cm, &m, args, nargs, o->step_regex, &steps);
 	if (status != CMD_OK) {
 		return status;
 	}
@@ -113,16 +113,17 @@ out:
 
 int cmd_occupancy(int argc, char **argv)
 {
+	struct cli_common common = {0};
 	struct occ_cli o = {.format = GPR_FORMAT_TEXT, .top = 20,
 			    .a = {.device = -1, .whatif = true}};
 	int nargs, status;
 
-	status = cli_parse_options(&cmd_occupancy_opts, &o, argc, argv, &nargs);
+	status = cli_parse_options(&cmd_occupancy_opts, &o, &common, argc, argv, &nargs);
 	if (status != CLI_PARSE_CONTINUE) {
 		return status;
 	}
 	if (!nargs) {
 		return cli_cmd_usage_error(&cmd_occupancy_opts, "no trace file given");
 	}
-	return run(&o, argv, (size_t)nargs);
+	return run(&o, &common, argv, (size_t)nargs);
 }

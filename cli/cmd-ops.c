@@ -58,7 +58,7 @@ const struct cli_command cmd_ops_opts = {
 	.msgs = &cli_msgs_letter,
 };
 
-static int run(const struct ops_opts *o, char **args, size_t nargs)
+static int run(const struct ops_opts *o, struct cli_common *cm, char **args, size_t nargs)
 {
 	struct gpa_model m;
 	struct gpa_ops r;
@@ -66,7 +66,7 @@ static int run(const struct ops_opts *o, char **args, size_t nargs)
 	char err[512];
 	int status, ret;
 
-	if (cli_load_model(&m, args, nargs)) {
+	if (cli_load_model(cm, &m, args, nargs)) {
 		return CMD_ERROR; /* said; a negative error is not an exit status */
 	}
 	status = CMD_ERROR;
@@ -90,15 +90,16 @@ static int run(const struct ops_opts *o, char **args, size_t nargs)
 
 int cmd_ops(int argc, char **argv)
 {
+	struct cli_common common = {0};
 	struct ops_opts opts = {.format = GPR_FORMAT_TEXT, .tables = GPR_OPS_ALL, .a.top = 20};
 	int nargs, status;
 
-	status = cli_parse_options(&cmd_ops_opts, &opts, argc, argv, &nargs);
+	status = cli_parse_options(&cmd_ops_opts, &opts, &common, argc, argv, &nargs);
 	if (status != CLI_PARSE_CONTINUE) {
 		return status;
 	}
 	if (!nargs) {
 		return cli_cmd_usage_error(&cmd_ops_opts, "no trace file given");
 	}
-	return run(&opts, argv, (size_t)nargs);
+	return run(&opts, &common, argv, (size_t)nargs);
 }

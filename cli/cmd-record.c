@@ -654,7 +654,7 @@ int cmd_record(int argc, char **argv)
 	int nargs, mfd, status;
 	bool traced;
 
-	status = cli_parse_options(&cmd_record_opts, &o, argc, argv, &nargs);
+	status = cli_parse_options(&cmd_record_opts, &o, NULL, argc, argv, &nargs);
 	if (status != CLI_PARSE_CONTINUE) {
 		return status;
 	}

@@ -153,6 +153,7 @@ static int run(const struct stats_opts *o, const struct gpa_model *m)
 
 int cmd_stats(int argc, char **argv)
 {
+	struct cli_common common = {0};
 	static const enum gpa_stats_report defaults[] = {
 		GPA_STATS_NVTX_SUM, GPA_STATS_API_SUM, GPA_STATS_KERN_SUM,
 		GPA_STATS_MEM_TIME_SUM, GPA_STATS_MEM_SIZE_SUM,
@@ -162,7 +163,7 @@ int cmd_stats(int argc, char **argv)
 	struct gpa_model m;
 	int nargs, status;
 
-	status = cli_parse_options(&cmd_stats_opts, &opts, argc, argv, &nargs);
+	status = cli_parse_options(&cmd_stats_opts, &opts, &common, argc, argv, &nargs);
 	if (status != CLI_PARSE_CONTINUE) {
 		goto out;
 	}
@@ -180,7 +181,7 @@ int cmd_stats(int argc, char **argv)
 		}
 	}
 	status = CMD_ERROR;
-	if (cli_load_model(&m, argv, (size_t)nargs)) {
+	if (cli_load_model(&common, &m, argv, (size_t)nargs)) {
 		goto out;
 	}
 	status = run(&opts, &m);

@@ -52,13 +52,14 @@ static void *commclass_main(void *arg)
 	return NULL;
 }
 
-void cli_commclass_start(struct cli_commclass_job *j, const struct gpa_model *m,
-			 const struct cli_comm_rules *r, struct gpa_commclass *out)
+void cli_commclass_start(struct cli_commclass_job *j, struct cli_common *c,
+			 const struct gpa_model *m, const struct cli_comm_rules *r,
+			 struct gpa_commclass *out)
 {
 	unsigned threads = 1;
 
 	*j = (struct cli_commclass_job){.m = m, .r = r, .out = out};
-	j->threaded = cli_thread_count(&threads) == 0 && threads > 1 &&
+	j->threaded = cli_common_threads(c, &threads) == 0 && threads > 1 &&
 		      pthread_create(&j->th, NULL, commclass_main, j) == 0;
 	if (!j->threaded) {
 		commclass_main(j);

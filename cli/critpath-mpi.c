@@ -461,8 +461,8 @@ static int load_share(const struct cli_critpath_mpi *c, struct job *j, const int
 			return CMD_ERROR;
 		}
 		f->file = (uint32_t)i;
-		bool ok = cli_load_steps(&f->m, &j->paths[i], 1, c->step_regex, &f->steps) ==
-			  CMD_OK;
+		bool ok = cli_load_steps(c->common, &f->m, &j->paths[i], 1, c->step_regex,
+					 &f->steps) == CMD_OK;
 		if (ok && cli_commclass(&f->m, c->comm, &f->cc) != CMD_OK) {
 			gpa_steps_release(&f->steps);
 			gpa_model_release(&f->m);

@@ -30,15 +30,15 @@ static void put32(struct gp_strbuf *o, uint32_t v)
 }
 
 /* The samples of run i, packed into rec; the exit status, said on failure. */
-static int one_run(const struct gpa_diff_opts *o, char **runs, size_t i, int side,
-		   struct gp_strbuf *rec)
+static int one_run(struct cli_common *c, const struct gpa_diff_opts *o, char **runs, size_t i,
+		   int side, struct gp_strbuf *rec)
 {
 	struct gpa_model m;
 	struct gpa_diff *d1 = NULL;
 	char err[512];
 	int ret;
 
-	if (cli_load_model_ex(&m, &runs[i], 1, 0, GPA_DROP_API_IDS | GPA_DROP_CORR)) {
+	if (cli_load_model_ex(c, &m, &runs[i], 1, 0, GPA_DROP_API_IDS | GPA_DROP_CORR)) {
 		return CMD_ERROR;
 	}
 	ret = gpa_diff_new(o, &d1, err, sizeof(err));
@@ -59,8 +59,8 @@ static int one_run(const struct gpa_diff_opts *o, char **runs, size_t i, int sid
 }
 
 /* This process's runs, in order, as records; it stops at its first failure. */
-static int my_runs(const struct gpa_diff_opts *o, char **runs, size_t n, size_t nbase,
-		   const int *owner, int me, struct gp_strbuf *blob)
+static int my_runs(struct cli_common *c, const struct gpa_diff_opts *o, char **runs, size_t n,
+		   size_t nbase, const int *owner, int me, struct gp_strbuf *blob)
 {
 	struct gp_strbuf rec = GP_STRBUF_INIT;
 	int status = CMD_OK;
@@ -70,7 +70,7 @@ static int my_runs(const struct gpa_diff_opts *o, char **runs, size_t n, size_t 
 			continue;
 		}
 		gp_strbuf_reset(&rec);
-		status = one_run(o, runs, i, i < nbase ? 0 : 1, &rec);
+		status = one_run(c, o, runs, i, i < nbase ? 0 : 1, &rec);
 		put32(blob, (uint32_t)i);
 		put32(blob, (uint32_t)status);
 		put32(blob, status == CMD_OK ? (uint32_t)rec.len : 0);
@@ -154,8 +154,8 @@ static int add_all(struct gpa_diff *d, char **runs, size_t n, size_t nbase, cons
 	return status;
 }
 
-int cli_diff_mpi_runs(struct gpa_diff *d, const struct gpa_diff_opts *o, char **runs, size_t n,
-		      size_t nbase, bool *root)
+int cli_diff_mpi_runs(struct cli_common *c, struct gpa_diff *d, const struct gpa_diff_opts *o,
+		      char **runs, size_t n, size_t nbase, bool *root)
 {
 	struct gp_strbuf blob = GP_STRBUF_INIT;
 	int me = 0, size = 1, status = CMD_ERROR, *owner;
@@ -172,7 +172,7 @@ int cli_diff_mpi_runs(struct gpa_diff *d, const struct gpa_diff_opts *o, char **
 		cli_error("out of memory");
 		gp_strbuf_reset(&blob); /* an empty share: every process still meets the gather */
 	} else {
-		status = my_runs(o, runs, n, nbase, owner, me, &blob);
+		status = my_runs(c, o, runs, n, nbase, owner, me, &blob);
 	}
 	if (!cli_mpi_gather(blob.buf, blob.len, me, size, &all, &lens) && me == 0) {
 		status = add_all(d, runs, n, nbase, all, lens, size);

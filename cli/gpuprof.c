@@ -203,7 +203,7 @@ static int cmd_help(int argc, char **argv)
 	if (argc > 2) {
 		return cli_cmd_usage_error(&cmd_help_opts, "help takes at most one argument");
 	}
-	status = cli_parse_options(&cmd_help_opts, &o, argc, argv, &nargs);
+	status = cli_parse_options(&cmd_help_opts, &o, NULL, argc, argv, &nargs);
 	if (status != CLI_PARSE_CONTINUE) {
 		return status;
 	}

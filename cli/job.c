@@ -8,12 +8,8 @@
  */
 #define GP_LOG_TAG "cli/job"
 #include "base/compat.h"
-#include "analyze/comm.h"
-#include "analyze/commclass.h"
-#include "analyze/findings.h"
-#include "analyze/gaps.h"
 #include "analyze/job.h"
-#include "analyze/steps.h"
+#include "analyze/report.h"
 #include "cli/cli.h"
 #include "report/report.h"
 
@@ -101,15 +97,8 @@ static int analyse(const struct cli_job *jo, const char *path, uint32_t file, un
 {
 	struct gpa_load_opts lo = {.threads = threads, .drop = GPA_DROP_API_IDS | GPA_DROP_CORR};
 	struct gpa_model m;
-	struct gpa_steps steps = {0};
-	struct gpa_gaps gaps = {0};
-	struct gpa_commclass cc = {0};
-	struct gpa_comm comm = {0};
-	struct gpa_findings fnd = {0};
-	struct gpa_gaps_opts go = *jo->gaps;
-	struct gpa_comm_opts co;
-	struct gpa_commclass_opts cco = {.kernel_rules = jo->comm->rules,
-					 .nkernel_rules = jo->comm->n};
+	struct gpa_report_opts ro;
+	struct gpa_report *r = NULL;
 	char err[512];
 	int ret;
 
@@ -128,38 +117,22 @@ static int analyse(const struct cli_job *jo, const char *path, uint32_t file, un
 			 m.procs.v[0].corrupt_at, m.procs.v[0].corrupt_chunks);
 	}
 	cli_sanity_warn(&m, path);
-	ret = gpa_steps_find(&m, jo->step_regex, &steps, err, sizeof(err));
+	gpa_report_opts_init(&ro);
+	ro.kind = GPA_REPORT_RANK;
+	ro.step_regex = jo->step_regex;
+	ro.comm_rules = jo->comm->rules;
+	ro.ncomm_rules = jo->comm->n;
+	ro.gaps = *jo->gaps;
+	ret = gpa_report_build(&m, &ro, &r, err, sizeof(err));
 	if (!ret) {
-		ret = gpa_commclass_compute(&m, &cco, &cc, err, sizeof(err));
-	}
-	go.comm = &cc;
-	if (!ret) {
-		ret = gpa_gaps_analyze(&m, &steps, &go, &gaps, err, sizeof(err));
-	}
-	gpa_comm_opts_init(&co);
-	co.steps = &steps;
-	co.comm = &cc;
-	if (!ret) {
-		ret = gpa_comm_analyze(&m, &co, &comm, err, sizeof(err));
-	}
-	struct gpa_findings_in fin = {.m = &m, .steps = &steps, .gaps = &gaps, .comm = &comm};
-	if (!ret) {
-		ret = gpa_findings_build(&fin, &fnd) ? -GP_ERR_NOMEM : 0;
-		snprintf(err, sizeof(err), "out of memory");
-	}
-	struct gpa_rank_in in = {.m = &m, .steps = &steps, .gaps = &gaps, .cc = &cc, .comm = &comm,
-				 .findings = &fnd};
-	if (!ret) {
+		struct gpa_rank_in in = {.m = &m, .steps = &r->steps, .gaps = &r->gaps, .cc = &r->cc,
+					 .comm = &r->comm, .findings = &r->findings};
 		ret = gpa_rank_sum_build(&in, file, out);
 	} else if (ret != -GP_ERR_NOMEM) {
 		cli_error("%s", err);
 		ret = gpa_rank_sum_failed(file, path, err, out);
 	}
-	gpa_findings_release(&fnd);
-	gpa_comm_release(&comm);
-	gpa_gaps_release(&gaps);
-	gpa_commclass_release(&cc);
-	gpa_steps_release(&steps);
+	gpa_report_free(r);
 	gpa_model_release(&m);
 	return ret;
 }
@@ -170,13 +143,14 @@ static int my_share(const struct cli_job *jo, char **paths, size_t n, const int 
 {
 	struct gpa_rank_sum *v = calloc(n ? n : 1, sizeof(*v));
 	size_t k = 0;
-	unsigned threads = cli_threads;
+	unsigned threads = jo->common->threads_given;
 	int ret = 0;
 
 	if (!v) {
 		return -GP_ERR_NOMEM;
 	}
-	if (!threads && !jo->mpi && cli_thread_count(&threads)) {
+	/* under MPI, without --threads, each process reads on the model's default */
+	if (!threads && !jo->mpi && cli_common_threads(jo->common, &threads)) {
 		free(v);
 		return CMD_ERROR;
 	}

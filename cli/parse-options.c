@@ -488,7 +488,9 @@ static int parse_long(struct parser *p, const char *arg)
 	p->i++;
 	/* --quiet: every command's, beside what a command's own --quiet does. */
 	if (!eq && len == 5 && !strncmp(name, "quiet", 5)) {
-		cli_quiet = true;
+		if (p->ctx.common) {
+			p->ctx.common->quiet = true;
+		}
 		if (!f.o || !f.exact) {
 			return 0;
 		}
@@ -496,9 +498,13 @@ static int parse_long(struct parser *p, const char *arg)
 	/* --threads N: every command's too, unless the command has its own. */
 	if (len == 7 && !strncmp(name, "threads", 7) && !(f.o && f.exact)) {
 		const char *v = eq ? eq + 1 : p->i < p->argc ? p->argv[p->i++] : NULL;
-		if (!cli_parse_threads(v, &cli_threads)) {
+		unsigned n = 0;
+		if (!cli_parse_threads(v, &n)) {
 			return cli_opt_usage_error(&p->ctx, "--threads needs a number of threads from 1 "
 						   "to %u", GPT_MAX_THREADS);
+		}
+		if (p->ctx.common) {
+			p->ctx.common->threads_given = n;
 		}
 		return 0;
 	}
@@ -601,10 +607,11 @@ static int parse(struct parser *p, int *nargs)
 	return CLI_PARSE_CONTINUE;
 }
 
-int cli_parse_options(const struct cli_command *cmd, void *base, int argc, char **argv,
-		      int *nargs)
+int cli_parse_options(const struct cli_command *cmd, void *base, struct cli_common *common,
+		      int argc, char **argv, int *nargs)
 {
-	struct parser p = {.ctx = {.cmd = cmd, .base = base}, .argc = argc, .argv = argv};
+	struct parser p = {.ctx = {.cmd = cmd, .base = base, .common = common}, .argc = argc,
+			   .argv = argv};
 	int ret;
 
 	*nargs = 0;

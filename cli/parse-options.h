@@ -112,9 +112,11 @@ struct cli_command {
 	unsigned flags;     /* enum cli_parse_flags */
 };
 
+struct cli_common;
 struct cli_ctx {
 	const struct cli_command *cmd;
 	void *base;
+	struct cli_common *common; /* where --threads and --quiet go; NULL: nowhere */
 	bool prescan; /* cli_prescan_options: only callbacks run, nothing is said */
 	int status;   /* prescan: the first failing callback's status */
 	/* The options given so far (the first 32), for conflicts. */
@@ -127,13 +129,14 @@ struct cli_ctx {
 
 /*
  * Parses argv[1..argc) (argv[0] is the command's name) against cmd's table,
- * storing into base. Returns CLI_PARSE_CONTINUE with the arguments left in
+ * storing into base, and --threads and --quiet, which every command takes,
+ * into common (struct cli_common, cli/cli.h; NULL: checked, kept nowhere). Returns CLI_PARSE_CONTINUE with the arguments left in
  * argv[0..*nargs); otherwise the command is done and the return value is its
  * exit status: CMD_OK after --help (printed), CMD_USAGE after saying why
  * (the usage line follows the error), or a callback's status.
  */
-int cli_parse_options(const struct cli_command *cmd, void *base, int argc, char **argv,
-		      int *nargs);
+int cli_parse_options(const struct cli_command *cmd, void *base, struct cli_common *common,
+		      int argc, char **argv, int *nargs);
 /*
  * A first pass over argv that runs only the callbacks (with ctx->prescan
  * set) and says nothing: for options that must act before the others

@@ -15,7 +15,6 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-bool cli_quiet;
 
 /* 1234567 -> "1,234,567" */
 static void add_count(struct gp_strbuf *sb, uint64_t v)
@@ -82,7 +81,7 @@ void cli_progress_line(struct gp_strbuf *sb, const struct gp_progress *p, uint64
 	}
 }
 
-void cli_progress_start(struct cli_progress *pr)
+void cli_progress_start(struct cli_progress *pr, bool quiet)
 {
 	const char *after = getenv("GPUPROF_PROGRESS_AFTER");
 	char *end;
@@ -95,7 +94,7 @@ void cli_progress_start(struct cli_progress *pr)
 			ms = 1000;
 		}
 	}
-	pr->on = !cli_quiet && !cli_capturing() && isatty(STDERR_FILENO);
+	pr->on = !quiet && !cli_capturing() && isatty(STDERR_FILENO);
 	pr->t0 = gp_clock_monotonic_ns();
 	pr->delay_ns = (uint64_t)ms * 1000000u;
 }

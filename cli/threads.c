@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * threads.c - how many threads read traces: --threads N (every command's,
- * cli/parse-options.c), else GPUPROF_THREADS, else one per core this
- * process may run on (its CPU affinity: taskset, a cgroup's cpuset, an MPI
- * launcher's binding), else one per online core. The results are the same
- * whatever the count; only the time changes.
+ * cli/parse-options.c, kept in the command's struct cli_common), else
+ * GPUPROF_THREADS, else one per core this process may run on (its CPU
+ * affinity: taskset, a cgroup's cpuset, an MPI launcher's binding), else
+ * one per online core; resolved once per command. The results are the
+ * same whatever the count; only the time changes.
  */
 #include "base/compat.h"
 #include "cli/cli.h"
@@ -12,8 +13,6 @@
 
 #include <sched.h>
 #include <unistd.h>
-
-unsigned cli_threads;
 
 bool cli_parse_threads(const char *s, unsigned *out)
 {
@@ -38,13 +37,13 @@ static long usable_cores(void)
 	return sysconf(_SC_NPROCESSORS_ONLN);
 }
 
-int cli_thread_count(unsigned *out)
+static int thread_count(unsigned given, unsigned *out)
 {
 	const char *env = getenv("GPUPROF_THREADS");
 	long cores;
 
-	if (cli_threads) {
-		*out = cli_threads;
+	if (given) {
+		*out = given;
 		return 0;
 	}
 	if (env && *env) {
@@ -58,4 +57,12 @@ int cli_thread_count(unsigned *out)
 	cores = usable_cores();
 	*out = cores < 1 ? 1u : cores > (long)GPT_MAX_THREADS ? GPT_MAX_THREADS : (unsigned)cores;
 	return 0;
+}
+
+int cli_common_threads(struct cli_common *c, unsigned *out)
+{
+	int ret = c->threads ? 0 : thread_count(c->threads_given, &c->threads);
+
+	*out = c->threads;
+	return ret;
 }

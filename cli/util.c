@@ -128,18 +128,13 @@ int cli_check_outputs(const struct cli_command *cmd, const char *const *outs, si
 
 /* ---- loading traces, with progress on a terminal (cli/progress.c) */
 
-int cli_load_model(struct gpa_model *m, char **args, size_t nargs)
+int cli_load_model(struct cli_common *c, struct gpa_model *m, char **args, size_t nargs)
 {
-	return cli_load_model_threads(m, args, nargs, 0);
+	return cli_load_model_ex(c, m, args, nargs, 0, 0);
 }
 
-int cli_load_model_threads(struct gpa_model *m, char **args, size_t nargs, unsigned threads)
-{
-	return cli_load_model_ex(m, args, nargs, threads, 0);
-}
-
-int cli_load_model_ex(struct gpa_model *m, char **args, size_t nargs, unsigned threads,
-		      unsigned drop)
+int cli_load_model_ex(struct cli_common *c, struct gpa_model *m, char **args, size_t nargs,
+		      unsigned threads, unsigned drop)
 {
 	struct cli_progress pr;
 	struct gpa_load_opts lo = {.progress = {cli_progress_fn, &pr}, .drop = drop};
@@ -154,7 +149,7 @@ int cli_load_model_ex(struct gpa_model *m, char **args, size_t nargs, unsigned t
 		return ret;
 	}
 	lo.threads = threads;
-	ret = threads ? 0 : cli_thread_count(&lo.threads);
+	ret = threads ? 0 : cli_common_threads(c, &lo.threads);
 	if (ret) {
 		for (size_t i = 0; i < npaths; i++) {
 			free(paths[i]);
@@ -162,7 +157,7 @@ int cli_load_model_ex(struct gpa_model *m, char **args, size_t nargs, unsigned t
 		free(paths);
 		return ret;
 	}
-	cli_progress_start(&pr);
+	cli_progress_start(&pr, c->quiet);
 	ret = gpa_model_load(m, (const char *const *)paths, npaths, &lo, err, sizeof(err));
 	cli_progress_end(&pr);
 	for (size_t i = 0; i < npaths; i++) {
@@ -207,13 +202,13 @@ void cli_sanity_warn(const struct gpa_model *m, const char *path)
 	gpa_sanity_warnings(m, &s, warn_sentence, (void *)path);
 }
 
-int cli_load_steps(struct gpa_model *m, char **args, size_t nargs, const char *step_regex,
-		   struct gpa_steps *steps)
+int cli_load_steps(struct cli_common *c, struct gpa_model *m, char **args, size_t nargs,
+		   const char *step_regex, struct gpa_steps *steps)
 {
 	char err[512];
 	int ret;
 
-	if (cli_load_model(m, args, nargs)) {
+	if (cli_load_model(c, m, args, nargs)) {
 		return CMD_ERROR;
 	}
 	ret = gpa_steps_find(m, step_regex, steps, err, sizeof(err));

@@ -119,7 +119,7 @@ static int parse(const struct cli_command *cmd, struct t_opts *o, char **args, i
 	saved = dup(STDERR_FILENO);
 	fd = fileno(tmp);
 	dup2(fd, STDERR_FILENO);
-	ret = cli_parse_options(cmd, o, argc, args, nargs);
+	ret = cli_parse_options(cmd, o, NULL, argc, args, nargs);
 	fflush(stderr);
 	dup2(saved, STDERR_FILENO);
 	close(saved);

@@ -62,8 +62,7 @@ static size_t drawn(bool quiet, const char *after)
 	gp_strbuf_release(&path);
 	dup2(fd, STDERR_FILENO);
 	setenv("GPUPROF_PROGRESS_AFTER", after, 1);
-	cli_quiet = quiet;
-	cli_progress_start(&pr);
+	cli_progress_start(&pr, quiet);
 	cli_progress_fn(&p, &pr);
 	cli_progress_end(&pr);
 	fflush(stderr);
@@ -87,11 +86,46 @@ TEST(progress_quiet_option)
 	const struct cli_command cmd = {.usage = "usage: t\n", .options = opts,
 					.msgs = &cli_msgs_plain};
 	char *argv[] = {"t", "--quiet", "x", NULL};
+	struct cli_common c = {0};
 	int nargs = 0;
 
-	cli_quiet = false;
-	CHECK_EQ_I(cli_parse_options(&cmd, NULL, 3, argv, &nargs), CLI_PARSE_CONTINUE);
-	CHECK(cli_quiet);
+	CHECK_EQ_I(cli_parse_options(&cmd, NULL, &c, 3, argv, &nargs), CLI_PARSE_CONTINUE);
+	CHECK(c.quiet);
+	CHECK_EQ_U(c.threads_given, 0);
 	CHECK_EQ_I(nargs, 1);
 	CHECK_STR(argv[0], "x");
+}
+
+/* --threads goes into the command's struct cli_common, resolved once from it. */
+TEST(threads_option_per_command)
+{
+	static const struct cli_option opts[] = {CLI_OPT_HELP(0), CLI_OPT_END()};
+	const struct cli_command cmd = {.usage = "usage: t\n", .options = opts,
+					.msgs = &cli_msgs_plain};
+	char *argv[] = {"t", "--threads", "3", "x", NULL};
+	char *argv2[] = {"t", "y", NULL};
+	char *argv3[] = {"t", "--threads=2", "z", NULL};
+	struct cli_common a = {0}, b = {0};
+	unsigned n = 0;
+	int nargs = 0;
+
+	CHECK_EQ_I(cli_parse_options(&cmd, NULL, &a, 4, argv, &nargs), CLI_PARSE_CONTINUE);
+	CHECK_EQ_U(a.threads_given, 3);
+	CHECK(!a.quiet);
+	CHECK_EQ_I(nargs, 1);
+	setenv("GPUPROF_THREADS", "5", 1);
+	CHECK_EQ_I(cli_common_threads(&a, &n), 0);
+	CHECK_EQ_U(n, 3);
+	/* another command's options are its own: GPUPROF_THREADS, read once */
+	CHECK_EQ_I(cli_parse_options(&cmd, NULL, &b, 2, argv2, &nargs), CLI_PARSE_CONTINUE);
+	CHECK_EQ_U(b.threads_given, 0);
+	CHECK_EQ_I(cli_common_threads(&b, &n), 0);
+	CHECK_EQ_U(n, 5);
+	setenv("GPUPROF_THREADS", "7", 1);
+	CHECK_EQ_I(cli_common_threads(&b, &n), 0);
+	CHECK_EQ_U(n, 5);
+	unsetenv("GPUPROF_THREADS");
+	/* accepted and checked, kept nowhere, without a struct */
+	CHECK_EQ_I(cli_parse_options(&cmd, NULL, NULL, 3, argv3, &nargs), CLI_PARSE_CONTINUE);
+	CHECK_EQ_I(nargs, 1);
 }
