@@ -10,6 +10,7 @@
 #include "analyze/commclass.h"
 #include "cli/cli.h"
 #include "report/report.h"
+#include "report/breakdown.h"
 
 struct breakdown_opts {
 	enum gpr_format format;

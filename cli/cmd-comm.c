@@ -11,6 +11,8 @@
 #include "analyze/steps.h"
 #include "cli/cli.h"
 #include "report/report.h"
+#include "report/comm.h"
+#include "report/job.h"
 
 #define MAX_RULES 32
 

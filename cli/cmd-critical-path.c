@@ -10,6 +10,7 @@
 #include "analyze/steps.h"
 #include "cli/cli.h"
 #include "report/report.h"
+#include "report/critpath.h"
 
 #include <stdlib.h>
 

@@ -7,6 +7,7 @@
 #include "analyze/mfu.h"
 #include "cli/cli.h"
 #include "report/report.h"
+#include "report/mfu.h"
 
 #include <stdlib.h>
 

@@ -12,6 +12,7 @@
 #include "analyze/diff.h"
 #include "cli/cli.h"
 #include "report/report.h"
+#include "report/diff.h"
 
 #include <math.h>
 #include <pthread.h>

@@ -11,6 +11,7 @@
 #include "analyze/steps.h"
 #include "cli/cli.h"
 #include "report/report.h"
+#include "report/export.h"
 
 #include <stdio.h>
 #include <string.h>

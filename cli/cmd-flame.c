@@ -12,6 +12,7 @@
 #include "analyze/steps.h"
 #include "cli/cli.h"
 #include "report/report.h"
+#include "report/flame-graph.h"
 
 #include <stdio.h>
 

@@ -9,6 +9,7 @@
 #include "analyze/model.h"
 #include "cli/cli.h"
 #include "report/report.h"
+#include "report/launches.h"
 
 struct launches_opts {
 	enum gpr_format format;

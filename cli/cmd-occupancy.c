@@ -11,6 +11,7 @@
 #include "analyze/steps.h"
 #include "cli/cli.h"
 #include "report/report.h"
+#include "report/occupancy.h"
 
 struct occ_cli {
 	enum gpr_format format;

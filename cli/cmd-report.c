@@ -8,6 +8,10 @@
 #include "analyze/report.h"
 #include "cli/cli.h"
 #include "report/report.h"
+#include "report/flame-graph.h"
+#include "report/html.h"
+#include "report/job.h"
+#include "report/summary.h"
 
 struct report_opts {
 	enum gpr_format format;

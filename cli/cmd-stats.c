@@ -8,6 +8,7 @@
 #include "analyze/stats.h"
 #include "cli/cli.h"
 #include "report/report.h"
+#include "report/stats.h"
 
 struct stats_opts {
 	GP_VEC(enum gpa_stats_report) reports;

@@ -12,6 +12,7 @@
 #include "analyze/report.h"
 #include "cli/cli.h"
 #include "report/report.h"
+#include "report/job.h"
 
 #include <pthread.h>
 #include <stdlib.h>

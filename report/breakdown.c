@@ -7,6 +7,7 @@
 #include "base/compat.h"
 #include "analyze/breakdown.h"
 #include "report/report.h"
+#include "report/breakdown.h"
 
 #include <math.h>
 

@@ -8,6 +8,7 @@
 #include "analyze/comm.h"
 #include "analyze/steps.h"
 #include "report/report.h"
+#include "report/comm.h"
 
 static const struct gpr_col coll_cols[] = {
 	{"Collective", GPR_COL_LEFT}, {"Size", GPR_COL_LEFT},	    {"Ranks", GPR_COL_NUM},

@@ -10,6 +10,7 @@
 #include "analyze/model.h"
 #include "analyze/steps.h"
 #include "report/report.h"
+#include "report/critpath.h"
 
 static const struct gpr_col step_cols[] = {
 	{"Step", GPR_COL_LEFT},

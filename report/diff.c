@@ -6,6 +6,7 @@
 #include "base/compat.h"
 #include "analyze/diff.h"
 #include "report/report.h"
+#include "report/diff.h"
 
 #include <libxml/xmlwriter.h>
 #include <math.h>

@@ -16,6 +16,7 @@
 #include "analyze/overview.h"
 #include "analyze/critpath.h"
 #include "report/report.h"
+#include "report/export.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -31,6 +31,7 @@
 #include "analyze/model.h"
 #include "analyze/overview.h"
 #include "report/report.h"
+#include "report/export.h"
 #include "report/proto/perfetto-trace.pb-c.h"
 
 #include <errno.h>

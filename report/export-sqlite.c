@@ -13,6 +13,7 @@
 #include "analyze/model.h"
 #include "analyze/stats.h"
 #include "report/report.h"
+#include "report/export.h"
 
 #include <fcntl.h>
 #include <sqlite3.h>

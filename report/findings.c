@@ -14,6 +14,8 @@
 #include "analyze/steps.h"
 #include "report/memory.h"
 #include "report/report.h"
+#include "report/gaps.h"
+#include "report/summary.h"
 
 #include <string.h>
 

@@ -7,6 +7,7 @@
 #include "analyze/model.h"
 #include "analyze/flame.h"
 #include "report/report.h"
+#include "report/flame-graph.h"
 
 int gpr_flame_folded(struct gp_strbuf *out, const struct gpa_flame *f)
 {

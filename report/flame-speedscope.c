@@ -7,6 +7,7 @@
 #include "analyze/model.h"
 #include "analyze/flame.h"
 #include "report/report.h"
+#include "report/flame-graph.h"
 #include "report/flame.h"
 
 #include <stdio.h>

@@ -10,6 +10,7 @@
 #include "analyze/model.h"
 #include "analyze/flame.h"
 #include "report/report.h"
+#include "report/flame-graph.h"
 #include "report/flame.h"
 
 #include <libxml/xmlwriter.h>

@@ -10,6 +10,7 @@
 #include "analyze/gaps.h"
 #include "analyze/steps.h"
 #include "report/report.h"
+#include "report/gaps.h"
 
 static const char *const cause_labels[GPA_GAP__COUNT] = {
 	[GPA_GAP_PROFILER] = "profiler overhead",

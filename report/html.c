@@ -22,6 +22,10 @@
 #include "report/memory.h"
 #include "report/ops.h"
 #include "report/report.h"
+#include "report/critpath.h"
+#include "report/gaps.h"
+#include "report/html.h"
+#include "report/summary.h"
 
 #include <libxml/HTMLtree.h>
 #include <libxml/tree.h>

@@ -7,6 +7,7 @@
 #include "analyze/job.h"
 #include "analyze/findings.h"
 #include "report/report.h"
+#include "report/job.h"
 
 #include <stdlib.h>
 #include <string.h>

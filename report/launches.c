@@ -6,6 +6,7 @@
 #include "base/compat.h"
 #include "analyze/launches.h"
 #include "report/report.h"
+#include "report/launches.h"
 
 #include <math.h>
 #include <string.h>

@@ -10,6 +10,7 @@
 #include "analyze/stats.h"
 #include "analyze/steps.h"
 #include "report/report.h"
+#include "report/mfu.h"
 
 #include <inttypes.h>
 

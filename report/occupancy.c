@@ -9,6 +9,7 @@
 #include "analyze/occupancy.h"
 #include "analyze/steps.h"
 #include "report/report.h"
+#include "report/occupancy.h"
 
 #include <inttypes.h>
 

@@ -13,6 +13,7 @@
 #include "analyze/model.h"
 #include "analyze/stats.h"
 #include "report/report.h"
+#include "report/stats.h"
 
 #define ROWS_PER_PART 4096
 

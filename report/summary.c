@@ -18,6 +18,12 @@
 #include "report/memory.h"
 #include "report/ops.h"
 #include "report/report.h"
+#include "report/comm.h"
+#include "report/gaps.h"
+#include "report/launches.h"
+#include "report/mfu.h"
+#include "report/occupancy.h"
+#include "report/summary.h"
 #include "report/verdict.h"
 
 /* ---- the tables */

@@ -21,6 +21,7 @@
 #include "analyze/model.h"
 #include "analyze/flame.h"
 #include "report/report.h"
+#include "report/flame-graph.h"
 #include "tests/tools/gen.h"
 #include "tests/bench/timing.h"
 

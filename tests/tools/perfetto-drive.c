@@ -10,6 +10,7 @@
 #include "base/compat.h"
 #include "analyze/model.h"
 #include "report/report.h"
+#include "report/export.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -7,6 +7,7 @@
 #include "base/compat.h"
 #include "analyze/model.h"
 #include "report/report.h"
+#include "report/export.h"
 #include "tests/unit/test.h"
 
 #include <stdio.h>

@@ -8,6 +8,7 @@
 #include "analyze/model.h"
 #include "analyze/flame.h"
 #include "report/report.h"
+#include "report/flame-graph.h"
 #include "tests/unit/test.h"
 
 #include <libxml/parser.h>

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * comm.h - communication tables (report/comm.c, docs/comm.md).
+ */
+#ifndef GPR_COMM_H
+#define GPR_COMM_H
+
+#include "report/report.h"
+
+struct gpa_comm;
+struct gpa_model;
+struct gpa_steps;
+
+enum gpr_comm_tables {
+	GPR_COMM_COLLS = 1 << 0,   /* collectives by type and size: bandwidth */
+	GPR_COMM_EXPOSED = 1 << 1, /* exposed communication per device and step */
+	GPR_COMM_RANKS = 1 << 2,   /* arrival and waiting per rank */
+	GPR_COMM_ALL = 7,
+};
+
+/*
+ * Fills t (initialized here; caller releases) with one table (a single
+ * GPR_COMM_* bit) of c; totals_only keeps the per-device totals of the
+ * exposed table. Returns 0 or -GP_ERR_API for a bad table.
+ */
+int gpr_comm_table(struct gpr_table *t, unsigned table, const struct gpa_model *m,
+		   const struct gpa_steps *steps, const struct gpa_comm *c, bool totals_only);
+/* Whether c found any NCCL operation or communication kernel. */
+bool gpr_comm_has_data(const struct gpa_comm *c);
+/*
+ * Appends the summary and the tables in mask 'tables': text and Markdown
+ * (summary lines, then a title and a table per section), CSV (tables
+ * separated by blank lines), JSON (one object: "summary", then one array
+ * per table).
+ */
+int gpr_comm_render(struct gp_strbuf *out, enum gpr_format fmt, unsigned tables,
+		    const struct gpa_model *m, const struct gpa_steps *steps, const struct gpa_comm *c);
+
+#endif /* GPR_COMM_H */
