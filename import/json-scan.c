@@ -17,6 +17,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -928,6 +929,35 @@ int gpa_json_file_line(const char *path, uint64_t offset, uint64_t *line)
 	return 0;
 }
 
+/*
+ * Inflating ahead (gpa_json_file_read_ahead): a thread of its own inflates
+ * into AHEAD_SLOTS buffers of AHEAD_SLOT bytes in turn, and the reader copies
+ * out of them. A slot is handed over whole, with what the inflater said after
+ * its bytes (the end, or an error and its message); the reader then says it
+ * too, and goes on saying it. The inflater waits while every slot is full, so
+ * the memory is the slots' whatever the file.
+ */
+#define AHEAD_SLOTS 4
+#define AHEAD_SLOT (1u << 20)
+
+struct ahead_slot {
+	unsigned char *data;
+	size_t len, off;	/* bytes in the slot; bytes the reader took */
+	bool last;		/* the inflater stopped after these bytes: err says why */
+	int err;		/* 0 at the end of the file, else a negative enum gp_err */
+	uint64_t consumed;	/* the file's bytes read when the slot was filled */
+	char msg[160];
+};
+
+struct ahead {
+	pthread_t th;
+	pthread_mutex_t mu;
+	pthread_cond_t filled, freed;
+	unsigned head, count;	/* the reader's slot; slots filled and not yet read */
+	bool stop;		/* the reader closes the file */
+	struct ahead_slot slot[AHEAD_SLOTS];
+};
+
 struct gpa_json_file {
 	int fd;
 	bool gz;
@@ -939,6 +969,10 @@ struct gpa_json_file {
 	struct inflate_state st;
 	unsigned char *in;
 	char msg[160];
+	/* inflating ahead: the fields above are the inflater thread's */
+	struct ahead *ahead;
+	uint64_t ahead_consumed; /* the reader's view of consumed */
+	char ahead_msg[160];	/* the reader's view of msg */
 };
 
 int gpa_json_file_open(const char *path, struct gpa_json_file **out, char *errbuf, size_t errlen)
@@ -981,14 +1015,17 @@ int gpa_json_file_open(const char *path, struct gpa_json_file **out, char *errbu
 
 const char *gpa_json_file_error(const struct gpa_json_file *f)
 {
-	return f->msg;
+	return f->ahead ? f->ahead_msg : f->msg;
 }
+
+static void ahead_stop(struct gpa_json_file *f);
 
 void gpa_json_file_close(struct gpa_json_file *f)
 {
 	if (!f) {
 		return;
 	}
+	ahead_stop(f);
 	if (f->fd >= 0) {
 		close(f->fd);
 	}
@@ -1013,7 +1050,7 @@ static ssize_t raw_read(struct gpa_json_file *f, void *buf, size_t n)
 
 uint64_t gpa_json_file_consumed(const struct gpa_json_file *f)
 {
-	return f->consumed;
+	return f->ahead ? f->ahead_consumed : f->consumed;
 }
 
 static const char *isal_msg(int r)
@@ -1029,13 +1066,11 @@ static const char *isal_msg(int r)
 	}
 }
 
-ssize_t gpa_json_file_read(void *ctx, void *buf, size_t n)
-{
-	struct gpa_json_file *f = ctx;
+static ssize_t ahead_read(struct gpa_json_file *f, void *buf, size_t n);
 
-	if (!f->gz) {
-		return raw_read(f, buf, n);
-	}
+/* The inflater's read: up to n bytes inflated from the file (gzip). */
+static ssize_t gz_read(struct gpa_json_file *f, void *buf, size_t n)
+{
 	if (n > UINT32_MAX) {
 		n = UINT32_MAX;
 	}
@@ -1102,4 +1137,152 @@ ssize_t gpa_json_file_read(void *ctx, void *buf, size_t n)
 			return -GP_ERR_FORMAT;
 		}
 	}
+}
+
+ssize_t gpa_json_file_read(void *ctx, void *buf, size_t n)
+{
+	struct gpa_json_file *f = ctx;
+
+	if (f->ahead) {
+		return ahead_read(f, buf, n);
+	}
+	return f->gz ? gz_read(f, buf, n) : raw_read(f, buf, n);
+}
+
+/* Fills slot s as far as the file goes; the inflater thread's part. */
+static void ahead_fill(struct gpa_json_file *f, struct ahead_slot *s)
+{
+	s->len = 0;
+	s->last = false;
+	while (s->len < AHEAD_SLOT) {
+		ssize_t got = gz_read(f, s->data + s->len, AHEAD_SLOT - s->len);
+		if (got <= 0) {
+			s->last = true;
+			s->err = (int)got;
+			memcpy(s->msg, f->msg, sizeof(s->msg));
+			break;
+		}
+		s->len += (size_t)got;
+	}
+	s->off = 0;
+	s->consumed = f->consumed;
+}
+
+static void *ahead_main(void *arg)
+{
+	struct gpa_json_file *f = arg;
+	struct ahead *a = f->ahead;
+	unsigned tail = 0;
+
+	for (;;) {
+		pthread_mutex_lock(&a->mu);
+		while (a->count == AHEAD_SLOTS && !a->stop) {
+			pthread_cond_wait(&a->freed, &a->mu);
+		}
+		bool stop = a->stop;
+		pthread_mutex_unlock(&a->mu);
+		if (stop) {
+			break;
+		}
+		struct ahead_slot *s = &a->slot[tail];
+		ahead_fill(f, s); /* a slot the reader does not hold */
+		pthread_mutex_lock(&a->mu);
+		a->count++;
+		pthread_cond_signal(&a->filled);
+		pthread_mutex_unlock(&a->mu);
+		if (s->last) {
+			break;
+		}
+		tail = (tail + 1) % AHEAD_SLOTS;
+	}
+	return NULL;
+}
+
+/* The reader's read: out of the slot at the head, the next one when it is empty. */
+static ssize_t ahead_read(struct gpa_json_file *f, void *buf, size_t n)
+{
+	struct ahead *a = f->ahead;
+	struct ahead_slot *s = &a->slot[a->head];
+
+	pthread_mutex_lock(&a->mu);
+	while (!a->count) {
+		pthread_cond_wait(&a->filled, &a->mu);
+	}
+	pthread_mutex_unlock(&a->mu);
+	f->ahead_consumed = s->consumed;
+	if (s->off == s->len) {
+		/* only a last slot stays at the head empty: the end, or the error */
+		memcpy(f->ahead_msg, s->msg, sizeof(f->ahead_msg));
+		return s->err;
+	}
+	size_t take = n < s->len - s->off ? n : s->len - s->off;
+	memcpy(buf, s->data + s->off, take);
+	s->off += take;
+	if (s->off == s->len && !s->last) {
+		pthread_mutex_lock(&a->mu);
+		a->head = (a->head + 1) % AHEAD_SLOTS;
+		a->count--;
+		pthread_cond_signal(&a->freed);
+		pthread_mutex_unlock(&a->mu);
+	}
+	return (ssize_t)take;
+}
+
+static void ahead_free(struct ahead *a)
+{
+	for (unsigned i = 0; i < AHEAD_SLOTS; i++) {
+		free(a->slot[i].data);
+	}
+	free(a);
+}
+
+int gpa_json_file_read_ahead(struct gpa_json_file *f)
+{
+	struct ahead *a;
+
+	if (!f->gz || f->ahead || f->inflated || f->consumed) {
+		return 0; /* a plain file is read as it is; a file already read stays as it is */
+	}
+	a = calloc(1, sizeof(*a));
+	if (!a) {
+		return -GP_ERR_NOMEM;
+	}
+	for (unsigned i = 0; i < AHEAD_SLOTS; i++) {
+		if (!(a->slot[i].data = malloc(AHEAD_SLOT))) {
+			ahead_free(a);
+			return -GP_ERR_NOMEM;
+		}
+	}
+	pthread_mutex_init(&a->mu, NULL);
+	pthread_cond_init(&a->filled, NULL);
+	pthread_cond_init(&a->freed, NULL);
+	f->ahead = a;
+	if (pthread_create(&a->th, NULL, ahead_main, f)) {
+		f->ahead = NULL;
+		pthread_mutex_destroy(&a->mu);
+		pthread_cond_destroy(&a->filled);
+		pthread_cond_destroy(&a->freed);
+		ahead_free(a);
+		return -GP_ERR_NOMEM;
+	}
+	return 0;
+}
+
+static void ahead_stop(struct gpa_json_file *f)
+{
+	struct ahead *a = f->ahead;
+
+	if (!a) {
+		return;
+	}
+	pthread_mutex_lock(&a->mu);
+	a->stop = true;
+	pthread_cond_signal(&a->freed);
+	pthread_mutex_unlock(&a->mu);
+	pthread_join(a->th, NULL);
+	pthread_mutex_destroy(&a->mu);
+	pthread_cond_destroy(&a->filled);
+	pthread_cond_destroy(&a->freed);
+	ahead_free(a);
+	f->ahead = NULL;
 }

@@ -153,6 +153,17 @@ struct gpa_json_file;
 int gpa_json_file_open(const char *path, struct gpa_json_file **out, char *errbuf,
 		       size_t errlen);
 
+/*
+ * gpa_json_file_read_ahead - inflates a gzip file on a thread of its own from
+ * now on, a few megabytes ahead of the reads, which then only copy; call it
+ * before the first read (later, and on a plain file, it does nothing). The
+ * bytes read are the same; an error in the gzip data is said after the bytes
+ * inflated before it, as without the thread, though where the reads stop
+ * (the byte offset of such a message) may differ. 0, or -GP_ERR_NOMEM when
+ * the thread or its buffers cannot be had: the file is then read as before.
+ */
+int gpa_json_file_read_ahead(struct gpa_json_file *f);
+
 /* A gpa_json_read_fn: ctx is the struct gpa_json_file. */
 ssize_t gpa_json_file_read(void *ctx, void *buf, size_t n);
 /* Bytes read from the file so far (compressed ones for a gzip file), for progress. */

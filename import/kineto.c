@@ -3170,6 +3170,9 @@ int gpa_import_kineto_threads(const char *path, struct gpt_writer *w,
 		goto out;
 	}
 	gpa_json_scan_no_lines(sc); /* locate() counts them on error only */
+	if (threads > 1 && gpa_json_file_read_ahead(f)) {
+		gp_debug("%s: no inflater thread: the file is inflated as it is read", path);
+	}
 	if (threads > 1 && kineto_fast_path && !(im.side = side_new(&im))) {
 		gp_debug("%s: no side thread: the events are read on one", path);
 	}
