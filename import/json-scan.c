@@ -930,15 +930,20 @@ int gpa_json_file_line(const char *path, uint64_t offset, uint64_t *line)
 }
 
 /*
- * Inflating ahead (gpa_json_file_read_ahead): a thread of its own inflates
- * into AHEAD_SLOTS buffers of AHEAD_SLOT bytes in turn, and the reader copies
- * out of them. A slot is handed over whole, with what the inflater said after
- * its bytes (the end, or an error and its message); the reader then says it
- * too, and goes on saying it. The inflater waits while every slot is full, so
- * the memory is the slots' whatever the file.
+ * gzip is inflated into slots of AHEAD_SLOT bytes, each filled from its start
+ * by calls asking for the rest of the slot, and the reads copy out of them:
+ * so the inflater's calls, and with them where an error or the gzip bomb
+ * limit stops the reading, do not depend on the sizes the reads ask for, nor
+ * on whether a thread inflates. Without one the file has one slot (stage),
+ * filled when a read finds it empty. Inflating ahead
+ * (gpa_json_file_read_ahead): a thread of its own fills AHEAD_SLOTS slots in
+ * turn. A slot is handed over whole, with what the inflater said after its
+ * bytes (the end, or an error and its message); the reader then says it too,
+ * and goes on saying it. The inflater waits while every slot is full, so the
+ * memory is the slots' whatever the file.
  */
-#define AHEAD_SLOTS 4
-#define AHEAD_SLOT (1u << 20)
+#define AHEAD_SLOTS 8
+#define AHEAD_SLOT (256u << 10)
 
 struct ahead_slot {
 	unsigned char *data;
@@ -969,6 +974,7 @@ struct gpa_json_file {
 	struct inflate_state st;
 	unsigned char *in;
 	char msg[160];
+	struct ahead_slot stage; /* gzip read without a thread: the inflated bytes */
 	/* inflating ahead: the fields above are the inflater thread's */
 	struct ahead *ahead;
 	uint64_t ahead_consumed; /* the reader's view of consumed */
@@ -997,10 +1003,13 @@ int gpa_json_file_open(const char *path, struct gpa_json_file **out, char *errbu
 	f->gz = got == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
 	if (f->gz) {
 		f->in = malloc(IN_CAP);
+		f->stage.data = malloc(AHEAD_SLOT);
 		if (f->in) {
 			gp_prefault(f->in, IN_CAP);
 		}
-		if (!f->in) {
+		if (!f->in || !f->stage.data) {
+			free(f->in);
+			free(f->stage.data);
 			snprintf(errbuf, errlen, "%s: out of memory", path);
 			close(f->fd);
 			free(f);
@@ -1026,6 +1035,7 @@ void gpa_json_file_close(struct gpa_json_file *f)
 		return;
 	}
 	ahead_stop(f);
+	free(f->stage.data);
 	if (f->fd >= 0) {
 		close(f->fd);
 	}
@@ -1067,6 +1077,7 @@ static const char *isal_msg(int r)
 }
 
 static ssize_t ahead_read(struct gpa_json_file *f, void *buf, size_t n);
+static ssize_t staged_read(struct gpa_json_file *f, void *buf, size_t n);
 
 /* The inflater's read: up to n bytes inflated from the file (gzip). */
 static ssize_t gz_read(struct gpa_json_file *f, void *buf, size_t n)
@@ -1146,7 +1157,7 @@ ssize_t gpa_json_file_read(void *ctx, void *buf, size_t n)
 	if (f->ahead) {
 		return ahead_read(f, buf, n);
 	}
-	return f->gz ? gz_read(f, buf, n) : raw_read(f, buf, n);
+	return f->gz ? staged_read(f, buf, n) : raw_read(f, buf, n);
 }
 
 /* Fills slot s as far as the file goes; the inflater thread's part. */
@@ -1198,6 +1209,31 @@ static void *ahead_main(void *arg)
 	return NULL;
 }
 
+/* Up to n bytes of slot s into buf; at its end, what the inflater said after it. */
+static ssize_t slot_take(struct gpa_json_file *f, struct ahead_slot *s, void *buf, size_t n)
+{
+	if (s->off == s->len) {
+		/* only a last slot is read when empty: the end, or the error */
+		memcpy(f->ahead ? f->ahead_msg : f->msg, s->msg, sizeof(f->msg));
+		return s->err;
+	}
+	size_t take = n < s->len - s->off ? n : s->len - s->off;
+	memcpy(buf, s->data + s->off, take);
+	s->off += take;
+	return (ssize_t)take;
+}
+
+/* The read without a thread: out of the one slot, filled again when it is empty. */
+static ssize_t staged_read(struct gpa_json_file *f, void *buf, size_t n)
+{
+	struct ahead_slot *s = &f->stage;
+
+	if (s->off == s->len && !s->last) {
+		ahead_fill(f, s);
+	}
+	return slot_take(f, s, buf, n);
+}
+
 /* The reader's read: out of the slot at the head, the next one when it is empty. */
 static ssize_t ahead_read(struct gpa_json_file *f, void *buf, size_t n)
 {
@@ -1210,14 +1246,7 @@ static ssize_t ahead_read(struct gpa_json_file *f, void *buf, size_t n)
 	}
 	pthread_mutex_unlock(&a->mu);
 	f->ahead_consumed = s->consumed;
-	if (s->off == s->len) {
-		/* only a last slot stays at the head empty: the end, or the error */
-		memcpy(f->ahead_msg, s->msg, sizeof(f->ahead_msg));
-		return s->err;
-	}
-	size_t take = n < s->len - s->off ? n : s->len - s->off;
-	memcpy(buf, s->data + s->off, take);
-	s->off += take;
+	ssize_t take = slot_take(f, s, buf, n);
 	if (s->off == s->len && !s->last) {
 		pthread_mutex_lock(&a->mu);
 		a->head = (a->head + 1) % AHEAD_SLOTS;
@@ -1225,7 +1254,7 @@ static ssize_t ahead_read(struct gpa_json_file *f, void *buf, size_t n)
 		pthread_cond_signal(&a->freed);
 		pthread_mutex_unlock(&a->mu);
 	}
-	return (ssize_t)take;
+	return take;
 }
 
 static void ahead_free(struct ahead *a)

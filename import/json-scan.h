@@ -157,10 +157,10 @@ int gpa_json_file_open(const char *path, struct gpa_json_file **out, char *errbu
  * gpa_json_file_read_ahead - inflates a gzip file on a thread of its own from
  * now on, a few megabytes ahead of the reads, which then only copy; call it
  * before the first read (later, and on a plain file, it does nothing). The
- * bytes read are the same; an error in the gzip data is said after the bytes
- * inflated before it, as without the thread, though where the reads stop
- * (the byte offset of such a message) may differ. 0, or -GP_ERR_NOMEM when
- * the thread or its buffers cannot be had: the file is then read as before.
+ * reads give the same bytes, the same end and the same errors at the same
+ * byte as without it (the inflater's calls are the same either way). 0, or
+ * -GP_ERR_NOMEM when the thread or its buffers cannot be had: the file is
+ * then read as before.
  */
 int gpa_json_file_read_ahead(struct gpa_json_file *f);
 
