@@ -930,20 +930,22 @@ int gpa_json_file_line(const char *path, uint64_t offset, uint64_t *line)
 }
 
 /*
- * gzip is inflated into slots of AHEAD_SLOT bytes, each filled from its start
- * by calls asking for the rest of the slot, and the reads copy out of them:
- * so the inflater's calls, and with them where an error or the gzip bomb
- * limit stops the reading, do not depend on the sizes the reads ask for, nor
- * on whether a thread inflates. Without one the file has one slot (stage),
- * filled when a read finds it empty. Inflating ahead
+ * gzip is inflated in units of GZ_UNIT bytes, each filled from its start by
+ * calls asking for the rest of the unit: so the inflater's calls, and with
+ * them where an error or the gzip bomb limit stops the reading, do not depend
+ * on the sizes the reads ask for, nor on whether a thread inflates. Without
+ * one, a read inflates whole units straight into the reader's buffer, and a
+ * read of less than a unit takes it from a unit of its own (stage), filled
+ * when a read finds it empty. Inflating ahead
  * (gpa_json_file_read_ahead): a thread of its own fills AHEAD_SLOTS slots in
  * turn. A slot is handed over whole, with what the inflater said after its
  * bytes (the end, or an error and its message); the reader then says it too,
  * and goes on saying it. The inflater waits while every slot is full, so the
  * memory is the slots' whatever the file.
  */
+#define GZ_UNIT (64u << 10)
 #define AHEAD_SLOTS 8
-#define AHEAD_SLOT (256u << 10)
+#define AHEAD_SLOT (4 * GZ_UNIT)
 
 struct ahead_slot {
 	unsigned char *data;
@@ -1003,7 +1005,7 @@ int gpa_json_file_open(const char *path, struct gpa_json_file **out, char *errbu
 	f->gz = got == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
 	if (f->gz) {
 		f->in = malloc(IN_CAP);
-		f->stage.data = malloc(AHEAD_SLOT);
+		f->stage.data = malloc(GZ_UNIT);
 		if (f->in) {
 			gp_prefault(f->in, IN_CAP);
 		}
@@ -1160,20 +1162,35 @@ ssize_t gpa_json_file_read(void *ctx, void *buf, size_t n)
 	return f->gz ? staged_read(f, buf, n) : raw_read(f, buf, n);
 }
 
-/* Fills slot s as far as the file goes; the inflater thread's part. */
-static void ahead_fill(struct gpa_json_file *f, struct ahead_slot *s)
+/*
+ * One unit of GZ_UNIT bytes at dst, filled from its start: its length; when
+ * the file stops in it (the end, an error), s->last is set, with what the
+ * inflater said in s->err and s->msg.
+ */
+static size_t fill_unit(struct gpa_json_file *f, unsigned char *dst, struct ahead_slot *s)
 {
-	s->len = 0;
-	s->last = false;
-	while (s->len < AHEAD_SLOT) {
-		ssize_t got = gz_read(f, s->data + s->len, AHEAD_SLOT - s->len);
+	size_t len = 0;
+
+	while (len < GZ_UNIT) {
+		ssize_t got = gz_read(f, dst + len, GZ_UNIT - len);
 		if (got <= 0) {
 			s->last = true;
 			s->err = (int)got;
 			memcpy(s->msg, f->msg, sizeof(s->msg));
 			break;
 		}
-		s->len += (size_t)got;
+		len += (size_t)got;
+	}
+	return len;
+}
+
+/* Fills slot s as far as the file goes; the inflater thread's part. */
+static void ahead_fill(struct gpa_json_file *f, struct ahead_slot *s)
+{
+	s->len = 0;
+	s->last = false;
+	while (s->len < AHEAD_SLOT && !s->last) {
+		s->len += fill_unit(f, s->data + s->len, s);
 	}
 	s->off = 0;
 	s->consumed = f->consumed;
@@ -1229,7 +1246,18 @@ static ssize_t staged_read(struct gpa_json_file *f, void *buf, size_t n)
 	struct ahead_slot *s = &f->stage;
 
 	if (s->off == s->len && !s->last) {
-		ahead_fill(f, s);
+		size_t got = 0;
+		/* whole units straight into the reader's buffer; the rest through the slot */
+		while (n - got >= GZ_UNIT && !s->last) {
+			got += fill_unit(f, (unsigned char *)buf + got, s);
+		}
+		s->len = s->off = 0;
+		if (got) {
+			return (ssize_t)got; /* and what stopped the file, if it did, at the next read */
+		}
+		if (!s->last) {
+			s->len = fill_unit(f, s->data, s);
+		}
 	}
 	return slot_take(f, s, buf, n);
 }

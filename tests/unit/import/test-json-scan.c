@@ -507,8 +507,8 @@ TEST(json_file_gzip_read_ahead)
 
 /*
  * Members larger than the inflater thread's buffers, read in pieces of every
- * size against one read: the same bytes; a file cut short says what it says
- * without the thread, after the same bytes.
+ * size against one read: the same bytes; a file cut short says the same thing
+ * after the same bytes with and without the thread, in large reads and small.
  */
 TEST(json_file_read_ahead_large)
 {
@@ -552,6 +552,12 @@ TEST(json_file_read_ahead_large)
 		CHECK_STR(err, err1);
 		/* the same bytes before the error (ISA-L's: they may end in what it made of the cut) */
 		CHECK(r1 < 0);
+		CHECK_EQ_U(n2, n1);
+		CHECK(first_diff(b, a, n1) == n1);
+		/* and in small reads without the thread */
+		read_ahead = false;
+		CHECK_EQ_I(read_all_step(path, b, len + 1, &n2, err, sizeof(err), 4099), r1);
+		CHECK_STR(err, err1);
 		CHECK_EQ_U(n2, n1);
 		CHECK(first_diff(b, a, n1) == n1);
 	}
