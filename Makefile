@@ -321,7 +321,7 @@ bench-scaling: $(BENCH_LOAD) $(GPUPROF) $(TRACEGEN)
 # on ten million events (tests/bench/bench-vs.sh; docs/performance.md).
 bench-vs: $(GPUPROF) $(TRACEGEN)
 	@test -n "$(BEFORE)" || { echo "bench-vs: give BEFORE=path to the gpuprof to compare with"; exit 2; }
-	@sh tests/bench/bench-vs.sh $(BEFORE) $(GPUPROF) $(TRACEGEN)
+	@BEFORE_REV="$(BEFORE_REV)" sh tests/bench/bench-vs.sh $(BEFORE) $(GPUPROF) $(TRACEGEN)
 .PHONY: bench-vs
 
 # Kineto JSON import alone (in-process), per anchor: tests/bench/bench-kineto.sh.
@@ -333,6 +333,14 @@ bench-kineto: $(BENCH_KINETO) $(GPUPROF)
 	@sh tests/bench/bench-kineto-report.sh $(BENCH_KINETO) $(GPUPROF)
 bench: bench-kineto
 .PHONY: bench-kineto
+
+# breakdown --compat hta and report of another build (BEFORE=path to its gpuprof, BEFORE_REV=its
+# commit) against this one, interleaved, on an inference anchor replicated to 2.6 M events
+# (tests/bench/bench-kineto-vs.sh; docs/performance.md).
+bench-kineto-vs: $(GPUPROF)
+	@test -n "$(BEFORE)" || { echo "bench-kineto-vs: give BEFORE=path to the gpuprof to compare with"; exit 2; }
+	@BEFORE_REV="$(BEFORE_REV)" sh tests/bench/bench-kineto-vs.sh $(BEFORE) $(GPUPROF) $(or $(RUNS),5)
+.PHONY: bench-kineto-vs
 
 # gpuprof ops on about 1 M events with recorded shapes (tests/bench/bench-ops.sh).
 bench-ops: $(GPUPROF)

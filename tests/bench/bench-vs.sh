@@ -9,11 +9,14 @@
 # bench-threads.sh keeps it), RUNS rounds (default 7), each running
 #   report --format json   (output to /dev/null)
 #   flame -o x.svg
-# once with each binary, so a machine whose speed drifts over minutes slows
-# both alike. Printed per command and binary: the median wall time with its
-# range, the median CPU time (user + system, all threads), the largest peak
+# once with each binary, the order of the two swapped every round, so a
+# machine whose speed drifts over minutes slows both alike. Printed per
+# command and binary: the median wall time with its range, the median CPU
+# time (user + system, all threads) with its range, the largest peak
 # resident set and bytes per event; then AFTER / BEFORE of the medians. The
-# outputs of the two binaries are compared too (they should be the same bytes).
+# outputs of the two binaries are compared too (they should be the same
+# bytes). The load average before and after and the commits (BEFORE_REV,
+# AFTER_REV if set, else what git says of this tree) are printed with it.
 set -u
 BEFORE=${1:?usage: bench-vs.sh BEFORE AFTER TRACEGEN [RUNS]}
 AFTER=${2:?usage: bench-vs.sh BEFORE AFTER TRACEGEN [RUNS]}
@@ -23,7 +26,10 @@ command -v python3 >/dev/null 2>&1 || { echo "bench-vs: skipped (no python3)"; e
 . "$(dirname "$0")/trace-10m.sh"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/bench-vs-XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-echo "bench-vs: $trace, $(wc -c <"$trace") bytes; load before: $(cut -d' ' -f1-3 /proc/loadavg), $RUNS rounds"
+top=$(cd "$(dirname "$0")/../.." && pwd)
+after_rev=${AFTER_REV:-$(git -C "$top" describe --always --dirty 2>/dev/null || echo unknown)}
+echo "bench-vs: before: $BEFORE (${BEFORE_REV:-commit not given}); after: $AFTER ($after_rev)"
+echo "bench-vs: $trace, $(wc -c <"$trace") bytes; load before: $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) CPUs, $RUNS rounds"
 python3 - "$BEFORE" "$AFTER" "$trace" "$RUNS" "$tmp" <<'PY'
 import filecmp, os, resource, subprocess, sys, time
 before, after, trace, runs, tmp = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5]
@@ -45,9 +51,10 @@ def cmd(path, b, c):
     return [path, "flame", "-o", out(b, c), trace]
 
 res = {}
-for _ in range(runs):
+for r in range(runs):
     for c in ("report", "flame"):
-        for b, path in (("before", before), ("after", after)):
+        order = (("before", before), ("after", after))
+        for b, path in (order if r % 2 == 0 else order[::-1]):
             try:
                 os.unlink(out(b, c))
             except FileNotFoundError:
@@ -67,19 +74,21 @@ for _ in range(runs):
         same = filecmp.cmp(out("before", c), out("after", c), shallow=False)
         res.setdefault((c, "same"), []).append(same)
 med = lambda v: sorted(v)[len(v) // 2]
-print("| command | binary | wall, median (range) | CPU, median | peak RSS | B/event | after / before (wall) | same output |")
+print("| command | binary | wall, median (range) | CPU, median (range) | peak RSS | B/event | after / before (wall) | same output |")
 print("| --- | --- | ---: | ---: | ---: | ---: | ---: | --- |")
 for c in ("report", "flame"):
     wb = med([w for w, _, _ in res[(c, "before")]])
     for b in ("before", "after"):
         v = res[(c, b)]
         w = [x[0] for x in v]
-        cpu = med([x[1] for x in v])
+        cpus = [x[1] for x in v]
+        cpu = med(cpus)
         rss = max(x[2] for x in v)  # KiB
         bpe = "%.1f" % (rss * 1024.0 / events) if events else "-"
         ratio = "%.2fx" % (med(w) / wb) if b == "after" else ""
         same = ("yes" if all(res[(c, "same")]) else "NO") if b == "after" else ""
-        print("| %s | %s | %.2f s (%.2f-%.2f) | %.2f s | %.0f MiB | %s | %s | %s |" %
-              (c, b, med(w), min(w), max(w), cpu, rss / 1024.0, bpe, ratio, same))
+        print("| %s | %s | %.2f s (%.2f-%.2f) | %.2f s (%.2f-%.2f) | %.0f MiB | %s | %s | %s |" %
+              (c, b, med(w), min(w), max(w), cpu, min(cpus), max(cpus), rss / 1024.0, bpe,
+               ratio, same))
 PY
 echo "bench-vs: load after: $(cut -d' ' -f1-3 /proc/loadavg)"
