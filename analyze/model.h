@@ -681,4 +681,7 @@ int gpa_expand_inputs(const char *const *args, size_t nargs, char ***out, size_t
 /* Frees what stacks.c kept for the model (NULL: nothing). */
 void gpa_stacks_free(struct gpa_stacks *s);
 
+/* One accessor per column: gpa_copy_bytes(m, i), gpa_nvtx_parent(m, i)... */
+#include "analyze/model-access.h"
+
 #endif /* GPA_MODEL_H */
