@@ -70,42 +70,20 @@ GPA_GET_(api, api, uint32_t, nvtx)
 #define GPA_API_GET_OPT_(type, col) GPA_GET_OPT_(api, api, type, col)
 GPA_API_OPT_COLS_(GPA_API_GET_OPT_)
 
-/* Rows of each table. */
-static inline size_t gpa_kern_rows(const struct gpa_model *m)
-{
-	return m->kern.n;
-}
-static inline size_t gpa_copy_rows(const struct gpa_model *m)
-{
-	return m->copy.n;
-}
-static inline size_t gpa_set_rows(const struct gpa_model *m)
-{
-	return m->set.n;
-}
-static inline size_t gpa_api_rows(const struct gpa_model *m)
-{
-	return m->api.n;
-}
-static inline size_t gpa_sync_rows(const struct gpa_model *m)
-{
-	return m->sync.n;
-}
-static inline size_t gpa_nvtx_rows(const struct gpa_model *m)
-{
-	return m->nvtx.n;
-}
-static inline size_t gpa_ovh_rows(const struct gpa_model *m)
-{
-	return m->ovh.n;
-}
-static inline size_t gpa_mem_rows(const struct gpa_model *m)
-{
-	return m->mem.n;
-}
-static inline size_t gpa_gpu_rows(const struct gpa_model *m)
-{
-	return m->gpu.n;
-}
+/* Rows of each table: gpa_<prefix>_rows(m). */
+#define GPA_ROWS_(tab, prefix)                                                                     \
+	static inline size_t gpa_##prefix##_rows(const struct gpa_model *m)                        \
+	{                                                                                          \
+		return m->tab.n;                                                                   \
+	}
+GPA_ROWS_(kern, kern)
+GPA_ROWS_(copy, copy)
+GPA_ROWS_(set, set)
+GPA_ROWS_(api, api)
+GPA_ROWS_(sync, sync)
+GPA_ROWS_(nvtx, nvtx)
+GPA_ROWS_(ovh, ovh)
+GPA_ROWS_(mem, mem)
+GPA_ROWS_(gpu, gpu)
 
 #endif /* GPA_MODEL_ACCESS_H */

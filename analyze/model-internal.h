@@ -38,12 +38,7 @@
 /* An optional column grows with its table once it exists. */
 #define COL_RESERVE_OPT_(type, col)                                                                \
 	if (t->col) {                                                                              \
-		void *p_ = realloc(t->col, ncap * sizeof(type));                                   \
-		if (!p_) {                                                                         \
-			return -GP_ERR_NOMEM;                                                      \
-		}                                                                                  \
-		t->col = p_;                                                                       \
-		gp_huge_pages(p_, ncap * sizeof(type));                                            \
+		COL_RESERVE_(type, col)                                                            \
 	}
 #define COL_FREE_(type, col)                                                                       \
 	free(t->col);                                                                              \
