@@ -228,21 +228,21 @@ static int last_steps(const struct gpa_model *m, int64_t *last)
 	for (size_t p = 0; p < np; p++) {
 		last[p] = INT64_MIN;
 	}
-	for (size_t i = 0; i < m->nvtx.n; i++) {
-		uint32_t th = m->nvtx.thread[i], p;
-		const char *name = gpa_model_str(m, m->nvtx.name[i]);
+	for (size_t i = 0; i < gpa_nvtx_rows(m); i++) {
+		uint32_t th = gpa_nvtx_thread(m, i), p;
+		const char *name = gpa_model_str(m, gpa_nvtx_name(m, i));
 
 		if (th == GPA_NONE || th >= m->threads.n || !starts(name, "ProfilerStep#")) {
 			continue;
 		}
 		p = m->threads.v[th].proc;
 		if (!first_name[p]) {
-			first_name[p] = m->nvtx.name[i];
-		} else if (first_name[p] != m->nvtx.name[i]) {
+			first_name[p] = gpa_nvtx_name(m, i);
+		} else if (first_name[p] != gpa_nvtx_name(m, i)) {
 			two[p] = true;
 		}
-		if ((int64_t)m->nvtx.start[i] > last[p]) {
-			last[p] = (int64_t)m->nvtx.start[i];
+		if ((int64_t)gpa_nvtx_start(m, i) > last[p]) {
+			last[p] = (int64_t)gpa_nvtx_start(m, i);
 		}
 	}
 	for (size_t p = 0; p < np; p++) {
@@ -321,26 +321,26 @@ static int collect(const struct gpa_model *m, unsigned flags, const struct gpa_c
 {
 	int ret = 0;
 
-	for (size_t i = 0; i < m->gpu.n && !ret; i++) {
+	for (size_t i = 0; i < gpa_gpu_rows(m) && !ret; i++) {
 		uint32_t row = gpa_gpu_row(m, i), proc = gpa_dev_proc(m, gpa_gpu_dev(m, i));
 		uint32_t api, stream;
 		uint8_t cls;
 
 		switch (gpa_gpu_kind(m, i)) {
 		case GPA_GPU_KERNEL:
-			api = m->kern.api[row];
+			api = gpa_kern_api(m, row);
 			stream = gpa_kern_stream(m, row);
 			cls = kernel_class(m, flags, cc, row);
 			break;
 		case GPA_GPU_MEMCPY:
-			api = m->copy.api[row];
-			stream = m->copy.stream[row];
+			api = gpa_copy_api(m, row);
+			stream = gpa_copy_stream(m, row);
 			/* A peer copy between GPUs is communication (not under HTA's names). */
 			cls = !(flags & GPA_BD_NAME_ONLY) && cc->copy[row] ? GPA_BD_COMM : GPA_BD_MEM;
 			break;
 		case GPA_GPU_MEMSET:
-			api = m->set.api[row];
-			stream = m->set.stream[row];
+			api = gpa_set_api(m, row);
+			stream = gpa_set_stream(m, row);
 			cls = GPA_BD_MEM;
 			break;
 		default:
@@ -353,12 +353,13 @@ static int collect(const struct gpa_model *m, unsigned flags, const struct gpa_c
 	 * HTA counts cuda_sync events whose stream is not -1 as GPU events. The
 	 * importer stores stream -1 as 0, so stream 0 stands for "none" here.
 	 */
-	for (size_t i = 0; (flags & GPA_BD_SYNC_BUSY) && i < m->sync.n && !ret; i++) {
-		if (!m->sync.stream[i] || m->sync.proc[i] >= m->procs.n) {
+	for (size_t i = 0; (flags & GPA_BD_SYNC_BUSY) && i < gpa_sync_rows(m) && !ret; i++) {
+		if (!gpa_sync_stream(m, i) || gpa_sync_proc(m, i) >= m->procs.n) {
 			continue;
 		}
-		ret = add_op(m, flags, last, out, m->sync.proc[i], m->sync.start[i],
-			     m->sync.end[i], m->sync.api[i], m->sync.stream[i], 0, true);
+		ret = add_op(m, flags, last, out, gpa_sync_proc(m, i), gpa_sync_start(m, i),
+			     gpa_sync_end(m, i), gpa_sync_api(m, i), gpa_sync_stream(m, i), 0,
+			     true);
 	}
 	return ret;
 }

@@ -140,17 +140,17 @@ static uint8_t name_rules(const struct rules *r, const char *s)
 static bool launched_by_comm_op(const struct gpa_model *m, const struct rules *r, uint32_t api,
 				uint8_t *by_str)
 {
-	uint32_t n = api == GPA_NONE ? GPA_NONE : m->api.nvtx[api];
+	uint32_t n = api == GPA_NONE ? GPA_NONE : gpa_api_nvtx(m, api);
 
-	while (n != GPA_NONE && (m->nvtx.origin[n] == GPA_RANGE_PYTHON ||
-				 m->nvtx.origin[n] == GPA_RANGE_GPU_ANNOTATION)) {
-		n = m->nvtx.parent[n];
+	while (n != GPA_NONE && (gpa_nvtx_origin(m, n) == GPA_RANGE_PYTHON ||
+				 gpa_nvtx_origin(m, n) == GPA_RANGE_GPU_ANNOTATION)) {
+		n = gpa_nvtx_parent(m, n);
 	}
-	if (n == GPA_NONE || (m->nvtx.origin[n] != GPA_RANGE_CPU_OP &&
-			      m->nvtx.origin[n] != GPA_RANGE_ANNOTATION)) {
+	if (n == GPA_NONE || (gpa_nvtx_origin(m, n) != GPA_RANGE_CPU_OP &&
+			      gpa_nvtx_origin(m, n) != GPA_RANGE_ANNOTATION)) {
 		return false;
 	}
-	uint32_t s = m->nvtx.name[n];
+	uint32_t s = gpa_nvtx_name(m, n);
 	if (!by_str[s]) {
 		by_str[s] = match(r, r->cpu_op, gpa_model_str(m, s)) ? 2 : 1;
 	}
@@ -175,8 +175,8 @@ static uint8_t func_rules(const struct gpa_model *m, const struct rules *r, uint
 static bool is_host_coll(const struct gpa_model *m, const struct rules *r, uint32_t n,
 			 uint8_t *by_str)
 {
-	uint8_t o = m->nvtx.origin[n];
-	uint32_t s = m->nvtx.name[n];
+	uint8_t o = gpa_nvtx_origin(m, n);
+	uint32_t s = gpa_nvtx_name(m, n);
 
 	if (o != GPA_RANGE_CPU_OP && o != GPA_RANGE_ANNOTATION) {
 		return false;
@@ -191,16 +191,17 @@ static bool is_host_coll(const struct gpa_model *m, const struct rules *r, uint3
 static void host_collectives(const struct gpa_model *m, const struct rules *r, uint8_t *by_str,
 			     struct gpa_commclass *out)
 {
-	for (size_t i = 0; i < m->nvtx.n; i++) {
+	for (size_t i = 0; i < gpa_nvtx_rows(m); i++) {
 		if (!is_host_coll(m, r, (uint32_t)i, by_str)) {
 			continue;
 		}
 		bool nested = false;
-		for (uint32_t p = m->nvtx.parent[i]; p != GPA_NONE && !nested; p = m->nvtx.parent[p]) {
+		for (uint32_t p = gpa_nvtx_parent(m, i); p != GPA_NONE && !nested;
+		     p = gpa_nvtx_parent(m, p)) {
 			nested = is_host_coll(m, r, p, by_str);
 		}
 		if (!nested) {
-			out->host_name = out->host_colls++ ? out->host_name : m->nvtx.name[i];
+			out->host_name = out->host_colls++ ? out->host_name : gpa_nvtx_name(m, i);
 		}
 	}
 }
@@ -219,8 +220,8 @@ int gpa_commclass_compute(const struct gpa_model *m, const struct gpa_commclass_
 		goto out;
 	}
 	ret = -GP_ERR_NOMEM;
-	out->kern = calloc(m->kern.n ? m->kern.n : 1, 1);
-	out->copy = calloc(m->copy.n ? m->copy.n : 1, 1);
+	out->kern = calloc(gpa_kern_rows(m) ? gpa_kern_rows(m) : 1, 1);
+	out->copy = calloc(gpa_copy_rows(m) ? gpa_copy_rows(m) : 1, 1);
 	fam = malloc(m->funcs.n ? m->funcs.n : 1);
 	linked = calloc(m->procs.n ? m->procs.n : 1, 1);
 	by_str = calloc(m->strs.off.n + 2, 1);
@@ -228,17 +229,17 @@ int gpa_commclass_compute(const struct gpa_model *m, const struct gpa_commclass_
 		goto out;
 	}
 	memset(fam, FAM_UNSET, m->funcs.n ? m->funcs.n : 1);
-	for (size_t k = 0; kop && k < m->kern.n; k++) {
+	for (size_t k = 0; kop && k < gpa_kern_rows(m); k++) {
 		if (kop[k] != GPA_NONE) {
 			linked[gpa_dev_proc(m, gpa_kern_dev(m, k))] = 1;
 		}
 	}
-	for (size_t k = 0; k < m->kern.n; k++) {
+	for (size_t k = 0; k < gpa_kern_rows(m); k++) {
 		uint8_t why = GPA_COMM_NOT;
 		uint32_t f = gpa_kern_func(m, k);
 		if (kop && kop[k] != GPA_NONE) {
 			why = GPA_COMM_RECORD;
-		} else if (launched_by_comm_op(m, &r, m->kern.api[k], by_str)) {
+		} else if (launched_by_comm_op(m, &r, gpa_kern_api(m, k), by_str)) {
 			why = GPA_COMM_CPU_OP;
 		} else {
 			if (fam[f] == FAM_UNSET) {
@@ -256,8 +257,8 @@ int gpa_commclass_compute(const struct gpa_model *m, const struct gpa_commclass_
 		out->kern[k] = why;
 		out->n[why]++;
 	}
-	for (size_t c = 0; c < m->copy.n; c++) {
-		out->copy[c] = m->copy.copy_kind[c] == GPT_COPY_KIND_PTOP ? GPA_COMM_PEER : 0;
+	for (size_t c = 0; c < gpa_copy_rows(m); c++) {
+		out->copy[c] = gpa_copy_copy_kind(m, c) == GPT_COPY_KIND_PTOP ? GPA_COMM_PEER : 0;
 		out->n[out->copy[c]] += out->copy[c] != 0;
 	}
 	memset(by_str, 0, m->strs.off.n + 2);

@@ -278,10 +278,10 @@ static int collect_cpu_ops(struct ctx *c)
 	if (!seen) {
 		return -GP_ERR_NOMEM;
 	}
-	for (size_t r = 0; r < m->nvtx.n; r++) {
-		uint32_t name = m->nvtx.name[r];
-		if (m->nvtx.origin[r] != GPA_RANGE_CPU_OP || m->nvtx.end[r] <= m->nvtx.start[r] ||
-		    name > m->strs.off.n) {
+	for (size_t r = 0; r < gpa_nvtx_rows(m); r++) {
+		uint32_t name = gpa_nvtx_name(m, r);
+		if (gpa_nvtx_origin(m, r) != GPA_RANGE_CPU_OP ||
+		    gpa_nvtx_end(m, r) <= gpa_nvtx_start(m, r) || name > m->strs.off.n) {
 			continue;
 		}
 		if (!seen[name]) {
@@ -290,8 +290,8 @@ static int collect_cpu_ops(struct ctx *c)
 			seen[name] = (uint8_t)(v + 1);
 		}
 		if (seen[name] > 1) {
-			struct cpuspan sp = {m->nvtx.thread[r], (uint8_t)(seen[name] - 1),
-					     m->nvtx.start[r], m->nvtx.end[r]};
+			struct cpuspan sp = {gpa_nvtx_thread(m, r), (uint8_t)(seen[name] - 1),
+					     gpa_nvtx_start(m, r), gpa_nvtx_end(m, r)};
 			if (gp_vec_push(&c->cpu, sp)) {
 				free(seen);
 				return -GP_ERR_NOMEM;
@@ -398,7 +398,7 @@ static uint64_t *op_arrivals(const struct gpa_model *m)
 	for (size_t i = 0; i < n->ops.n; i++) {
 		arr[i] = n->ops.v[i].gpu_start ? n->ops.v[i].gpu_start : n->ops.v[i].start;
 	}
-	for (size_t k = 0; n->kern_op && k < m->kern.n; k++) {
+	for (size_t k = 0; n->kern_op && k < gpa_kern_rows(m); k++) {
 		uint32_t op = n->kern_op[k];
 		if (op < n->ops.n && gpa_kern_start(m, k) && gpa_kern_start(m, k) < arr[op]) {
 			arr[op] = gpa_kern_start(m, k);
@@ -612,7 +612,7 @@ static uint8_t api_cat(struct ctx *c, size_t r)
 
 static size_t lower_bound_api(const struct gpa_model *m, uint64_t t)
 {
-	size_t lo = 0, hi = m->api.n;
+	size_t lo = 0, hi = gpa_api_rows(m);
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -908,20 +908,21 @@ static int link_events(struct ctx *c)
 			continue;
 		}
 		uint64_t *sp = gp_u64map_find(&c->syncs, v->row);
-		if (!sp || !m->sync.rec_corr[*sp] || m->sync.rec_api[*sp] == GPA_NONE) {
+		if (!sp || !gpa_sync_rec_corr(m, *sp) || gpa_sync_rec_api(m, *sp) == GPA_NONE) {
 			continue;
 		}
 		size_t sr = *sp;
-		uint32_t proc = m->sync.proc[sr], ra = m->sync.rec_api[sr];
-		uint32_t src = op_at(c, proc, m->sync.rec_stream[sr], gpa_api_start(m, ra), false);
-		if (m->sync.type[sr] == 1) {
+		uint32_t proc = gpa_sync_proc(m, sr), ra = gpa_sync_rec_api(m, sr);
+		uint32_t src =
+			op_at(c, proc, gpa_sync_rec_stream(m, sr), gpa_api_start(m, ra), false);
+		if (gpa_sync_type(m, sr) == 1) {
 			v->ev = 1; /* an event sync: it waited for src, or for nothing */
 			uint64_t se = src != GPA_NONE ? rec_e(c, &c->n.v[src]) : 0;
 			if (src != GPA_NONE && se > rec_s(c, v) && se <= rec_e(c, v)) {
 				v->p[W_SLOT] = src;
 			}
-		} else if (m->sync.type[sr] == 2 && src != GPA_NONE) {
-			uint32_t dst = op_at(c, proc, m->sync.stream[sr], rec_s(c, v), true);
+		} else if (gpa_sync_type(m, sr) == 2 && src != GPA_NONE) {
+			uint32_t dst = op_at(c, proc, gpa_sync_stream(m, sr), rec_s(c, v), true);
 			if (dst != GPA_NONE && dst != src) {
 				c->n.v[dst].p[2] = src;
 				c->n.v[dst].ev = 1;
@@ -1032,8 +1033,8 @@ static void link_waits(struct ctx *c, uint64_t ws)
 				link_spin(c, v);
 				continue;
 			}
-			if (sr && m->sync.type[*sr] == 3) {
-				stream = m->sync.stream[*sr];
+			if (sr && gpa_sync_type(m, *sr) == 3) {
+				stream = gpa_sync_stream(m, *sr);
 			}
 			v->p[W_SLOT] = find_op(c, rec_s(c, v), rec_e(c, v), NULL,
 					       m->threads.v[gpa_api_thread(m, r)].proc, stream);
@@ -1441,12 +1442,12 @@ static uint32_t node_proc(const struct ctx *c, const struct node *v)
 static unsigned copy_dir(const struct gpa_model *m, uint32_t g, bool *pageable)
 {
 	*pageable = false;
-	if (g >= m->gpu.n || gpa_gpu_kind(m, g) != GPA_GPU_MEMCPY) {
+	if (g >= gpa_gpu_rows(m) || gpa_gpu_kind(m, g) != GPA_GPU_MEMCPY) {
 		return GPA_CPC_OTHER;
 	}
 	uint32_t r = gpa_gpu_row(m, g);
-	unsigned k = m->copy.copy_kind[r];
-	*pageable = m->copy.src_kind[r] == 1 || m->copy.dst_kind[r] == 1;
+	unsigned k = gpa_copy_copy_kind(m, r);
+	*pageable = gpa_copy_src_kind(m, r) == 1 || gpa_copy_dst_kind(m, r) == 1;
 	return k == 1 ? GPA_CPC_H2D : k == 2 ? GPA_CPC_D2H : k == 8 ? GPA_CPC_D2D : GPA_CPC_OTHER;
 }
 
@@ -1690,12 +1691,12 @@ static int group_ops(const struct gpa_model *m, const struct gpa_steps *steps, u
 {
 	size_t ns = steps->v.n;
 
-	*list = malloc((m->gpu.n + 1) * sizeof(uint32_t));
+	*list = malloc((gpa_gpu_rows(m) + 1) * sizeof(uint32_t));
 	*first = calloc(ns + 2, sizeof(uint32_t));
 	if (!*list || !*first) {
 		return -GP_ERR_NOMEM;
 	}
-	for (size_t g = 0; g < m->gpu.n; g++) {
+	for (size_t g = 0; g < gpa_gpu_rows(m); g++) {
 		if (gpa_step_of(steps, g) < ns) {
 			(*first)[gpa_step_of(steps, g) + 2]++;
 		}
@@ -1703,7 +1704,7 @@ static int group_ops(const struct gpa_model *m, const struct gpa_steps *steps, u
 	for (size_t s = 0; s < ns; s++) {
 		(*first)[s + 2] += (*first)[s + 1];
 	}
-	for (size_t g = 0; g < m->gpu.n; g++) {
+	for (size_t g = 0; g < gpa_gpu_rows(m); g++) {
 		if (gpa_step_of(steps, g) < ns) {
 			(*list)[(*first)[gpa_step_of(steps, g) + 1]++] = (uint32_t)g;
 		}
@@ -1720,7 +1721,7 @@ static int run_steps(struct ctx *c, const struct gpa_steps *steps, struct gpa_cr
 	for (size_t s = 0; s < steps->v.n && !ret; s++) {
 		const struct gpa_step *sp = &steps->v.v[s];
 		struct gpa_cp_step st = {.step = (uint32_t)s, .proc = sp->proc};
-		uint32_t th = sp->nvtx != GPA_NONE ? m->nvtx.thread[sp->nvtx] : GPA_NONE;
+		uint32_t th = sp->nvtx != GPA_NONE ? gpa_nvtx_thread(m, sp->nvtx) : GPA_NONE;
 		ret = analyze_one(c, &st, list + first[s], first[s + 1] - first[s], sp->start,
 				  sp->end, th, sp->end, out);
 		if (!ret) {
@@ -1750,11 +1751,11 @@ static int run_window(struct ctx *c, struct gpa_critpath *out)
 	size_t nops = 0, lo;
 	int ret;
 
-	for (size_t g = 0; g < m->gpu.n; g++) {
+	for (size_t g = 0; g < gpa_gpu_rows(m); g++) {
 		nops += in_window(m, g, ws, we);
 	}
 	ret = begin_graph(c, GPA_NONE, ws, we, nops, &lo);
-	for (size_t g = 0; g < m->gpu.n && !ret; g++) {
+	for (size_t g = 0; g < gpa_gpu_rows(m) && !ret; g++) {
 		if (in_window(m, g, ws, we)) {
 			ret = add_gpu(c, g, lo);
 		}
@@ -1805,14 +1806,14 @@ static int firsts(struct ctx *c)
 	}
 	memset(c->first_api, 0xff, (m->procs.n + 1) * sizeof(uint32_t));
 	memset(c->first_k, 0xff, (m->funcs.n + 1) * sizeof(uint32_t));
-	for (size_t r = 0; r < m->api.n; r++) { /* by start */
+	for (size_t r = 0; r < gpa_api_rows(m); r++) { /* by start */
 		uint32_t th = gpa_api_thread(m, r);
 		uint32_t p = th < m->threads.n ? m->threads.v[th].proc : GPA_NONE;
 		if (p < m->procs.n && c->first_api[p] == GPA_NONE) {
 			c->first_api[p] = (uint32_t)r;
 		}
 	}
-	for (size_t k = 0; k < m->kern.n; k++) {
+	for (size_t k = 0; k < gpa_kern_rows(m); k++) {
 		uint32_t f = gpa_kern_func(m, k);
 		if (f < m->funcs.n &&
 		    (c->first_k[f] == GPA_NONE || gpa_kern_start(m, k) < gpa_kern_start(m, c->first_k[f]))) {
@@ -1846,13 +1847,15 @@ static int data_ranges(struct ctx *c, char *errbuf, size_t errlen)
 		pcre2_code_free(re);
 		return re ? -GP_ERR_NOMEM : -GP_ERR_API;
 	}
-	for (size_t r = 0; r < m->nvtx.n && !ret; r++) {
-		uint32_t name = m->nvtx.name[r], th = m->nvtx.thread[r];
+	for (size_t r = 0; r < gpa_nvtx_rows(m) && !ret; r++) {
+		uint32_t name = gpa_nvtx_name(m, r), th = gpa_nvtx_thread(m, r);
 		if (!seen[name]) {
 			seen[name] = re_match(c, re, gpa_model_str(m, name)) ? 2 : 1;
 		}
-		if (seen[name] == 2 && th < m->threads.n && m->nvtx.end[r] > m->nvtx.start[r]) {
-			struct drange d = {m->threads.v[th].proc, m->nvtx.start[r], m->nvtx.end[r]};
+		if (seen[name] == 2 && th < m->threads.n &&
+		    gpa_nvtx_end(m, r) > gpa_nvtx_start(m, r)) {
+			struct drange d = {m->threads.v[th].proc, gpa_nvtx_start(m, r),
+					   gpa_nvtx_end(m, r)};
 			ret = gp_vec_push(&c->data, d);
 		}
 	}
@@ -1906,11 +1909,12 @@ static int ctx_init(struct ctx *c, const struct gpa_model *m, const struct gpa_c
 	if (!c->md || !c->func_chg || !c->name_flag || !c->tlast || !c->tstamp) {
 		return -GP_ERR_NOMEM;
 	}
-	for (size_t r = 0; r < m->sync.n; r++) {
-		if (m->sync.api[r] != GPA_NONE && gp_u64map_put(&c->syncs, m->sync.api[r], r) < 0) {
+	for (size_t r = 0; r < gpa_sync_rows(m); r++) {
+		if (gpa_sync_api(m, r) != GPA_NONE &&
+		    gp_u64map_put(&c->syncs, gpa_sync_api(m, r), r) < 0) {
 			return -GP_ERR_NOMEM;
 		}
-		c->have_rec |= m->sync.rec_api[r] != GPA_NONE;
+		c->have_rec |= gpa_sync_rec_api(m, r) != GPA_NONE;
 	}
 	return 0;
 }

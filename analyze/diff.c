@@ -671,19 +671,19 @@ static uint32_t kernel_row(struct gpa_diff *d, struct run_ctx *c, struct acc *a,
 {
 	const struct gpa_model *m = c->m;
 	uint32_t r = c->by_op ? gpa_ops_leaf(m, i) : GPA_NONE, row;
-	uint32_t args = r != GPA_NONE && o->inputs ? gpa_col_opt(m->nvtx.args, r) : 0;
+	uint32_t args = r != GPA_NONE && o->inputs ? gpa_nvtx_args(m, r) : 0;
 	uint64_t *v;
 
 	if (r == GPA_NONE) {
 		return fam[gpa_kern_func(m, gpa_gpu_row(m, i))];
 	}
-	int added = gp_u64map_get_or_insert(&o->row, ((uint64_t)m->nvtx.name[r] << 32) | args,
+	int added = gp_u64map_get_or_insert(&o->row, ((uint64_t)gpa_nvtx_name(m, r) << 32) | args,
 					    GPA_NONE, &v);
 	if (added <= 0) {
 		return added < 0 ? GPA_NONE : (uint32_t)*v;
 	}
 	gp_strbuf_reset(&o->name);
-	gp_strbuf_addf(&o->name, "op.%s", gpa_model_str(m, m->nvtx.name[r]));
+	gp_strbuf_addf(&o->name, "op.%s", gpa_model_str(m, gpa_nvtx_name(m, r)));
 	if (args) {
 		gp_strbuf_addf(&o->name, " (%s)", gpa_model_str(m, args));
 	}
@@ -713,7 +713,7 @@ static int kernels_and_copies(struct gpa_diff *d, struct run_ctx *c, int side, s
 	}
 	/* comm[f]: some kernel of function f is communication (analyze/commclass.h). */
 	memset(comm, 0, m->funcs.n ? m->funcs.n : 1);
-	for (size_t k = 0; k < m->kern.n; k++) {
+	for (size_t k = 0; k < gpa_kern_rows(m); k++) {
 		comm[gpa_kern_func(m, k)] |= c->comm.kern[k] != GPA_COMM_NOT;
 	}
 	for (size_t f = 0; f < m->funcs.n; f++) {
@@ -738,7 +738,7 @@ static int kernels_and_copies(struct gpa_diff *d, struct run_ctx *c, int side, s
 			goto out;
 		}
 	}
-	for (size_t i = 0; i < m->gpu.n; i++) {
+	for (size_t i = 0; i < gpa_gpu_rows(m); i++) {
 		uint32_t st = gpa_step_of(&c->steps, i), row = gpa_gpu_row(m, i);
 		double dur = (double)(gpa_gpu_end(m, i) - gpa_gpu_start(m, i));
 		uint32_t kr = GPA_NONE;
@@ -770,7 +770,7 @@ static int kernels_and_copies(struct gpa_diff *d, struct run_ctx *c, int side, s
 				a->v[row_comm * a->n + k] += dur;
 			}
 			a->v[row_ct * a->n + k] += dur;
-			a->v[row_cb * a->n + k] += (double)m->copy.bytes[row];
+			a->v[row_cb * a->n + k] += (double)gpa_copy_bytes(m, row);
 			break;
 		default:
 			break;
@@ -930,8 +930,8 @@ static void sanity_warnings(struct gpa_diff *d, const struct gpa_model *m, const
 	struct run_print rp = {.t0 = m->t0,
 			       .t1 = m->t1,
 			       .events = m->events,
-			       .kernels = m->kern.n,
-			       .apis = m->api.n,
+			       .kernels = gpa_kern_rows(m),
+			       .apis = gpa_api_rows(m),
 			       .procs_hash = 1469598103934665603ull /* FNV-1a basis */};
 
 	gpa_sanity_check(m, &s);

@@ -544,7 +544,7 @@ static uint32_t api_context(struct builder *b, uint32_t a, uint32_t step)
 {
 	struct gpa_model *m = b->m;
 	uint32_t thread = gpa_api_thread(m, a);
-	uint32_t r = m->api.nvtx[a];
+	uint32_t r = gpa_api_nvtx(m, a);
 	uint32_t proc = m->threads.v[thread].proc;
 	uint32_t node = proc_node(b, proc);
 
@@ -631,7 +631,7 @@ static void add_gpu_op(struct builder *b, size_t g, uint64_t w)
 
 	switch (kind) {
 	case GPA_GPU_KERNEL:
-		api = m->kern.api[row];
+		api = gpa_kern_api(m, row);
 		slot = gpa_kern_func(m, row);
 		fkind = GPA_FRAME_KERNEL;
 		if (!b->leaf_name[slot]) {
@@ -640,15 +640,16 @@ static void add_gpu_op(struct builder *b, size_t g, uint64_t w)
 		}
 		break;
 	case GPA_GPU_MEMCPY:
-		api = m->copy.api[row];
-		slot = LEAF_COPY(m, m->copy.copy_kind[row]);
+		api = gpa_copy_api(m, row);
+		slot = LEAF_COPY(m, gpa_copy_copy_kind(m, row));
 		fkind = GPA_FRAME_MEMCPY;
 		if (!b->leaf_name[slot]) {
-			leaf_of(b, slot, gpa_stats_memcpy_name(m->copy.copy_kind[row]), GPA_CAT_COPY);
+			leaf_of(b, slot, gpa_stats_memcpy_name(gpa_copy_copy_kind(m, row)),
+				GPA_CAT_COPY);
 		}
 		break;
 	default:
-		api = m->set.api[row];
+		api = gpa_set_api(m, row);
 		slot = LEAF_MEMSET(m);
 		fkind = GPA_FRAME_MEMSET;
 		if (!b->leaf_name[slot]) {
@@ -957,7 +958,7 @@ static int thread_roles(struct builder *b)
 		v[t] = (struct thread_first){UINT64_MAX, m->threads.v[t].proc, (uint32_t)t};
 		b->role[t] = GPA_NONE;
 	}
-	for (size_t g = 0; g < m->gpu.n; g++) {
+	for (size_t g = 0; g < gpa_gpu_rows(m); g++) {
 		uint32_t a = gpa_gpu_api(m, g);
 		if (a == GPA_NONE) {
 			continue;
@@ -991,11 +992,11 @@ static int builder_alloc(struct builder *b, size_t nleaf)
 	b->proc_node = malloc((m->procs.n + 1) * sizeof(*b->proc_node));
 	b->proc_ok = calloc(m->procs.n + 1, 1);
 	b->thread_node = malloc((m->threads.n + 1) * sizeof(*b->thread_node));
-	b->range_node = malloc((m->nvtx.n + 1) * sizeof(*b->range_node));
-	b->range_base = malloc((m->nvtx.n + 1) * sizeof(*b->range_base));
-	b->range_ok = calloc(m->nvtx.n + 1, 1);
+	b->range_node = malloc((gpa_nvtx_rows(m) + 1) * sizeof(*b->range_node));
+	b->range_base = malloc((gpa_nvtx_rows(m) + 1) * sizeof(*b->range_base));
+	b->range_ok = calloc(gpa_nvtx_rows(m) + 1, 1);
 	if (b->o->steps) {
-		b->step_range = calloc(m->nvtx.n + 1, 1);
+		b->step_range = calloc(gpa_nvtx_rows(m) + 1, 1);
 	}
 	/* per model string and leaf slot */
 	b->str_match = calloc(nstr, 1);
@@ -1012,11 +1013,11 @@ static int builder_alloc(struct builder *b, size_t nleaf)
 	}
 	memset(b->proc_node, 0xff, (m->procs.n + 1) * sizeof(*b->proc_node));
 	memset(b->thread_node, 0xff, (m->threads.n + 1) * sizeof(*b->thread_node));
-	memset(b->range_base, 0xff, (m->nvtx.n + 1) * sizeof(*b->range_base));
+	memset(b->range_base, 0xff, (gpa_nvtx_rows(m) + 1) * sizeof(*b->range_base));
 	if (b->o->steps) {
 		const struct gpa_steps *st = b->o->steps;
 		for (size_t i = 0; i < st->v.n; i++) {
-			if (st->v.v[i].nvtx < m->nvtx.n) {
+			if (st->v.v[i].nvtx < gpa_nvtx_rows(m)) {
 				b->step_range[st->v.v[i].nvtx] = 1;
 			}
 		}
@@ -1084,12 +1085,12 @@ static int add_gpu_ops(struct builder *b, char *errbuf, size_t errlen)
 		}
 	}
 	if (o->flags & GPA_FLAME_KEEP_OPS) {
-		out->op_node = malloc((m->gpu.n + 1) * sizeof(*out->op_node));
+		out->op_node = malloc((gpa_gpu_rows(m) + 1) * sizeof(*out->op_node));
 		if (!out->op_node) {
 			free(share);
 			return -GP_ERR_NOMEM;
 		}
-		memset(out->op_node, 0xff, (m->gpu.n + 1) * sizeof(*out->op_node));
+		memset(out->op_node, 0xff, (gpa_gpu_rows(m) + 1) * sizeof(*out->op_node));
 	}
 	for (size_t d = 0; d < m->devs.n && !b->err && !ret; d++) {
 		const struct gpa_dev *dv = &m->devs.v[d];
@@ -1140,7 +1141,7 @@ static int comm_funcs(struct builder *b, char *errbuf, size_t errlen)
 	if (!ret && !b->func_comm) {
 		ret = -GP_ERR_NOMEM;
 	}
-	for (size_t k = 0; !ret && k < m->kern.n; k++) {
+	for (size_t k = 0; !ret && k < gpa_kern_rows(m); k++) {
 		b->func_comm[gpa_kern_func(m, k)] |= cc->kern[k] != GPA_COMM_NOT;
 	}
 	gpa_commclass_release(&own);
@@ -1197,7 +1198,7 @@ int gpa_flame_build(struct gpa_model *m, const struct gpa_flame_opts *o, struct 
 		goto out;
 	}
 	if (o->weight == GPA_FLAME_API_TIME) {
-		for (size_t a = 0; a < m->api.n && !b.err; a++) {
+		for (size_t a = 0; a < gpa_api_rows(m) && !b.err; a++) {
 			add_api_call(&b, (uint32_t)a);
 		}
 	} else {

@@ -337,7 +337,7 @@ static int comm_by_end(struct ctx *c, size_t np)
 	const struct gpa_model *m = c->m;
 	size_t n = 0;
 
-	for (size_t i = 0; i < m->kern.n; i++) {
+	for (size_t i = 0; i < gpa_kern_rows(m); i++) {
 		n += c->cc->kern[i] != GPA_COMM_NOT;
 	}
 	c->nrows = malloc((n ? n : 1) * sizeof(*c->nrows));
@@ -346,7 +346,7 @@ static int comm_by_end(struct ctx *c, size_t np)
 		return -GP_ERR_NOMEM;
 	}
 	n = 0;
-	for (size_t i = 0; i < m->kern.n; i++) {
+	for (size_t i = 0; i < gpa_kern_rows(m); i++) {
 		if (c->cc->kern[i] != GPA_COMM_NOT) {
 			c->nrows[n++] = (uint32_t)i;
 			c->nfirst[gpa_dev_proc(m, gpa_kern_dev(m, i)) + 1]++;
@@ -391,23 +391,23 @@ static int build_index(struct ctx *c, pcre2_code *re)
 	int ret = -GP_ERR_NOMEM;
 
 	/* Few rows are looked at per gap: classes are found when asked, per name. */
-	keys = malloc((m->nvtx.n ? m->nvtx.n : 1) * sizeof(*keys));
+	keys = malloc((gpa_nvtx_rows(m) ? gpa_nvtx_rows(m) : 1) * sizeof(*keys));
 	c->scls = malloc(nstr);
 	c->dl = calloc(nstr, 1);
-	c->blocking = malloc((m->sync.n ? m->sync.n : 1) * sizeof(*c->blocking));
+	c->blocking = malloc((gpa_sync_rows(m) ? gpa_sync_rows(m) : 1) * sizeof(*c->blocking));
 	if (!keys || !c->scls || !c->dl || !c->blocking) {
 		goto out;
 	}
 	memset(c->scls, CLS_UNSET, nstr);
-	for (size_t i = 0; i < m->sync.n; i++) {
+	for (size_t i = 0; i < gpa_sync_rows(m); i++) {
 		/* Event, stream and context syncs block the host; stream-wait-event does not. */
-		if (m->sync.api[i] != GPA_NONE && m->sync.type[i] != 2) {
-			c->blocking[nkeys++] = m->sync.api[i];
+		if (gpa_sync_api(m, i) != GPA_NONE && gpa_sync_type(m, i) != 2) {
+			c->blocking[nkeys++] = gpa_sync_api(m, i);
 		}
 	}
 	gp_qsort(c->blocking, nkeys, sizeof(*c->blocking), cmp_u32);
 	c->nblocking = nkeys;
-	c->atop = calloc(m->api.n / 8 + 1, 1);
+	c->atop = calloc(gpa_api_rows(m) / 8 + 1, 1);
 	c->afirst = malloc((nth ? nth : 1) * sizeof(*c->afirst));
 	uint64_t *reach = calloc(nth ? nth : 1, sizeof(*reach));
 	if (!c->atop || !c->afirst || !reach) {
@@ -415,7 +415,7 @@ static int build_index(struct ctx *c, pcre2_code *re)
 		goto out;
 	}
 	memset(c->afirst, 0xff, (nth ? nth : 1) * sizeof(*c->afirst));
-	for (size_t r = 0; r < m->api.n; r++) {
+	for (size_t r = 0; r < gpa_api_rows(m); r++) {
 		uint32_t t = gpa_api_thread(m, r);
 		bool first = c->afirst[t] == UINT32_MAX;
 		if (first) {
@@ -432,8 +432,8 @@ static int build_index(struct ctx *c, pcre2_code *re)
 	if (!md) {
 		goto out;
 	}
-	for (size_t i = 0; i < m->nvtx.n; i++) {
-		uint32_t s = m->nvtx.name[i];
+	for (size_t i = 0; i < gpa_nvtx_rows(m); i++) {
+		uint32_t s = gpa_nvtx_name(m, i);
 		if (!c->dl[s]) {
 			const char *t = gpa_model_str(m, s);
 			int rc = pcre2_match(re, (PCRE2_SPTR)t, strlen(t), 0, 0, md, NULL);
@@ -441,17 +441,19 @@ static int build_index(struct ctx *c, pcre2_code *re)
 		}
 	}
 	pcre2_match_data_free(md);
-	for (size_t i = 0; i < m->nvtx.n; i++) {
-		keys[i] = m->nvtx.type[i] == GPT_NVTX_PUSH_POP ? m->nvtx.thread[i] : GPA_NONE;
+	for (size_t i = 0; i < gpa_nvtx_rows(m); i++) {
+		keys[i] =
+			gpa_nvtx_type(m, i) == GPT_NVTX_PUSH_POP ? gpa_nvtx_thread(m, i) : GPA_NONE;
 	}
-	if (group(keys, m->nvtx.n, nth, &c->prows, &c->pfirst)) {
+	if (group(keys, gpa_nvtx_rows(m), nth, &c->prows, &c->pfirst)) {
 		goto out;
 	}
-	for (size_t i = 0; i < m->nvtx.n; i++) {
-		bool yes = m->nvtx.type[i] == GPT_NVTX_START_END && c->dl[m->nvtx.name[i]] == 2;
-		keys[i] = yes ? m->nvtx.thread[i] : GPA_NONE;
+	for (size_t i = 0; i < gpa_nvtx_rows(m); i++) {
+		bool yes = gpa_nvtx_type(m, i) == GPT_NVTX_START_END &&
+			   c->dl[gpa_nvtx_name(m, i)] == 2;
+		keys[i] = yes ? gpa_nvtx_thread(m, i) : GPA_NONE;
 	}
-	if (group(keys, m->nvtx.n, nth, &c->srows, &c->sfirst)) {
+	if (group(keys, gpa_nvtx_rows(m), nth, &c->srows, &c->sfirst)) {
 		goto out;
 	}
 	c->smax = malloc((c->sfirst[nth] ? c->sfirst[nth] : 1) * sizeof(*c->smax));
@@ -461,23 +463,23 @@ static int build_index(struct ctx *c, pcre2_code *re)
 	for (size_t t = 0; t < nth; t++) {
 		uint64_t reach = 0;
 		for (size_t k = c->sfirst[t]; k < c->sfirst[t + 1]; k++) {
-			uint64_t e = m->nvtx.end[c->srows[k]];
+			uint64_t e = gpa_nvtx_end(m, c->srows[k]);
 			reach = e > reach ? e : reach;
 			c->smax[k] = reach;
 		}
 	}
 	/* Overhead records by process. */
-	if (group(m->ovh.proc, m->ovh.n, np, &c->orows, &c->ofirst)) {
+	if (group(m->ovh.proc, gpa_ovh_rows(m), np, &c->orows, &c->ofirst)) {
 		goto out;
 	}
-	c->omax = malloc((m->ovh.n ? m->ovh.n : 1) * sizeof(*c->omax));
+	c->omax = malloc((gpa_ovh_rows(m) ? gpa_ovh_rows(m) : 1) * sizeof(*c->omax));
 	if (!c->omax) {
 		goto out;
 	}
 	for (size_t p = 0; p < np; p++) {
 		uint64_t reach = 0;
 		for (size_t k = c->ofirst[p]; k < c->ofirst[p + 1]; k++) {
-			uint64_t e = m->ovh.end[c->orows[k]];
+			uint64_t e = gpa_ovh_end(m, c->orows[k]);
 			reach = e > reach ? e : reach;
 			c->omax[k] = reach;
 		}
@@ -495,13 +497,13 @@ static int build_index(struct ctx *c, pcre2_code *re)
 	}
 	/* stream-wait-event records by process, stream, start */
 	GP_VEC(struct kv) kvs = {0};
-	if (gp_vec_reserve(&kvs, m->sync.n ? m->sync.n : 1)) {
+	if (gp_vec_reserve(&kvs, gpa_sync_rows(m) ? gpa_sync_rows(m) : 1)) {
 		goto out;
 	}
 	ret = 0;
-	for (size_t i = 0; !ret && i < m->sync.n; i++) {
-		if (m->sync.type[i] == 2) {
-			struct kv e = {m->sync.proc[i], ((uint64_t)m->sync.stream[i] << 32),
+	for (size_t i = 0; !ret && i < gpa_sync_rows(m); i++) {
+		if (gpa_sync_type(m, i) == 2) {
+			struct kv e = {gpa_sync_proc(m, i), ((uint64_t)gpa_sync_stream(m, i) << 32),
 				       (uint32_t)i};
 			if (gp_vec_push(&kvs, e)) {
 				ret = -GP_ERR_NOMEM;
@@ -610,11 +612,11 @@ static uint32_t op_api(const struct gpa_model *m, size_t g)
 
 	switch (gpa_gpu_kind(m, g)) {
 	case GPA_GPU_KERNEL:
-		return m->kern.api[r];
+		return gpa_kern_api(m, r);
 	case GPA_GPU_MEMCPY:
-		return m->copy.api[r];
+		return gpa_copy_api(m, r);
 	case GPA_GPU_MEMSET:
-		return m->set.api[r];
+		return gpa_set_api(m, r);
 	default:
 		GP_BUG("GPU operation %zu has kind %u", g, gpa_gpu_kind(m, g));
 	}
@@ -647,7 +649,7 @@ static uint8_t call_class(struct ctx *c, uint32_t r)
 /* The first API row at or after *cur starting at or after t (galloping from *cur, which moves there). */
 static size_t seek_api(const struct gpa_model *m, size_t *cur, uint64_t t)
 {
-	size_t lo = *cur, bound = 1, top, hi = m->api.n;
+	size_t lo = *cur, bound = 1, top, hi = gpa_api_rows(m);
 
 	while (lo + bound <= hi && gpa_api_start(m, lo + bound - 1) < t) {
 		lo += bound;
@@ -689,7 +691,7 @@ static void thread_calls(struct ctx *c, uint32_t th, uint64_t h0, uint64_t h1, u
 			break;
 		}
 	}
-	for (size_t r = k; r < m->api.n && gpa_api_start(m, r) < h1; r++) {
+	for (size_t r = k; r < gpa_api_rows(m) && gpa_api_start(m, r) < h1; r++) {
 		if (gpa_api_thread(m, r) != th) {
 			continue;
 		}
@@ -712,8 +714,8 @@ static uint32_t nvtx_at(const struct ctx *c, uint32_t th, uint64_t t)
 		return GPA_NONE;
 	}
 	/* Ranges nest: those containing t are the last one started by t and its parents. */
-	for (uint32_t r = c->prows[k - 1]; r != GPA_NONE; r = m->nvtx.parent[r]) {
-		if (m->nvtx.end[r] > t) {
+	for (uint32_t r = c->prows[k - 1]; r != GPA_NONE; r = gpa_nvtx_parent(m, r)) {
+		if (gpa_nvtx_end(m, r) > t) {
 			return r;
 		}
 	}
@@ -729,17 +731,17 @@ static void thread_data(struct ctx *c, uint32_t th, uint64_t h0, uint64_t h1)
 
 	/* Push/pop ranges running at h0: the chain of parents. */
 	if (k > lo) {
-		for (uint32_t r = c->prows[k - 1]; r != GPA_NONE; r = m->nvtx.parent[r]) {
-			if (m->nvtx.end[r] > h0 && c->dl[m->nvtx.name[r]] == 2) {
-				add_span(c, m->nvtx.start[r], m->nvtx.end[r], h0, h1, GPA_GAP_DATA,
-					 SPAN_NVTX, r);
+		for (uint32_t r = c->prows[k - 1]; r != GPA_NONE; r = gpa_nvtx_parent(m, r)) {
+			if (gpa_nvtx_end(m, r) > h0 && c->dl[gpa_nvtx_name(m, r)] == 2) {
+				add_span(c, gpa_nvtx_start(m, r), gpa_nvtx_end(m, r), h0, h1,
+					 GPA_GAP_DATA, SPAN_NVTX, r);
 			}
 		}
 	}
-	for (size_t j = k; j < hi && m->nvtx.start[c->prows[j]] < h1; j++) {
+	for (size_t j = k; j < hi && gpa_nvtx_start(m, c->prows[j]) < h1; j++) {
 		uint32_t r = c->prows[j];
-		if (c->dl[m->nvtx.name[r]] == 2) {
-			add_span(c, m->nvtx.start[r], m->nvtx.end[r], h0, h1, GPA_GAP_DATA,
+		if (c->dl[gpa_nvtx_name(m, r)] == 2) {
+			add_span(c, gpa_nvtx_start(m, r), gpa_nvtx_end(m, r), h0, h1, GPA_GAP_DATA,
 				 SPAN_NVTX, r);
 		}
 	}
@@ -749,11 +751,13 @@ static void thread_data(struct ctx *c, uint32_t th, uint64_t h0, uint64_t h1)
 	k = seek(m, BY_ARRAY, m->nvtx.start, c->srows, &c->scur[th], hi, h0, true);
 	for (size_t j = k; j-- > lo && c->smax[j] > h0;) {
 		uint32_t r = c->srows[j];
-		add_span(c, m->nvtx.start[r], m->nvtx.end[r], h0, h1, GPA_GAP_DATA, SPAN_NVTX, r);
+		add_span(c, gpa_nvtx_start(m, r), gpa_nvtx_end(m, r), h0, h1, GPA_GAP_DATA,
+			 SPAN_NVTX, r);
 	}
-	for (size_t j = k; j < hi && m->nvtx.start[c->srows[j]] < h1; j++) {
+	for (size_t j = k; j < hi && gpa_nvtx_start(m, c->srows[j]) < h1; j++) {
 		uint32_t r = c->srows[j];
-		add_span(c, m->nvtx.start[r], m->nvtx.end[r], h0, h1, GPA_GAP_DATA, SPAN_NVTX, r);
+		add_span(c, gpa_nvtx_start(m, r), gpa_nvtx_end(m, r), h0, h1, GPA_GAP_DATA,
+			 SPAN_NVTX, r);
 	}
 }
 
@@ -766,13 +770,13 @@ static void proc_overhead(struct ctx *c, uint32_t p, uint64_t h0, uint64_t h1)
 
 	for (size_t j = k; j-- > lo && c->omax[j] > h0;) {
 		uint32_t r = c->orows[j];
-		uint8_t cls = classify_overhead(m->ovh.kind[r]);
-		add_span(c, m->ovh.start[r], m->ovh.end[r], h0, h1, cls, SPAN_OVH, r);
+		uint8_t cls = classify_overhead(gpa_ovh_kind(m, r));
+		add_span(c, gpa_ovh_start(m, r), gpa_ovh_end(m, r), h0, h1, cls, SPAN_OVH, r);
 	}
-	for (size_t j = k; j < hi && m->ovh.start[c->orows[j]] < h1; j++) {
+	for (size_t j = k; j < hi && gpa_ovh_start(m, c->orows[j]) < h1; j++) {
 		uint32_t r = c->orows[j];
-		uint8_t cls = classify_overhead(m->ovh.kind[r]);
-		add_span(c, m->ovh.start[r], m->ovh.end[r], h0, h1, cls, SPAN_OVH, r);
+		uint8_t cls = classify_overhead(gpa_ovh_kind(m, r));
+		add_span(c, gpa_ovh_start(m, r), gpa_ovh_end(m, r), h0, h1, cls, SPAN_OVH, r);
 	}
 }
 
@@ -816,13 +820,14 @@ static uint32_t stream_wait(const struct ctx *c, size_t op, uint64_t t)
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 		uint32_t r = c->wrows[mid];
-		if (m->sync.stream[r] < s || (m->sync.stream[r] == s && m->sync.start[r] <= t)) {
+		if (gpa_sync_stream(m, r) < s ||
+		    (gpa_sync_stream(m, r) == s && gpa_sync_start(m, r) <= t)) {
 			lo = mid + 1;
 		} else {
 			hi = mid;
 		}
 	}
-	if (lo > c->wfirst[p] && m->sync.stream[c->wrows[lo - 1]] == s) {
+	if (lo > c->wfirst[p] && gpa_sync_stream(m, c->wrows[lo - 1]) == s) {
 		found = c->wrows[lo - 1];
 	}
 	return found;
@@ -863,7 +868,7 @@ static void classify(struct ctx *c, size_t op, size_t prev, uint64_t g0, uint64_
 		hq = hq > g1 ? g1 : hq;
 		hbase = GPA_GAP_CPU;
 		gap->thread = th;
-		gap->context = m->api.nvtx[a];
+		gap->context = gpa_api_nvtx(m, a);
 		gap->queued = gpa_api_end(m, a) <= g0;
 	} else {
 		hq = g1;
@@ -1009,8 +1014,8 @@ static int data_conflict(struct ctx *c)
 	uint8_t *want = NULL;
 	int ret = -GP_ERR_NOMEM;
 
-	for (size_t i = 0; i < m->nvtx.n; i++) {
-		nr += m->nvtx.type[i] != GPT_NVTX_MARK && c->dl[m->nvtx.name[i]] == 2;
+	for (size_t i = 0; i < gpa_nvtx_rows(m); i++) {
+		nr += gpa_nvtx_type(m, i) != GPT_NVTX_MARK && c->dl[gpa_nvtx_name(m, i)] == 2;
 	}
 	out->data_ranges = nr;
 	if (!nr) {
@@ -1022,14 +1027,14 @@ static int data_conflict(struct ctx *c)
 		goto out;
 	}
 	nr = 0;
-	for (size_t i = 0; i < m->nvtx.n; i++) {
-		if (m->nvtx.type[i] != GPT_NVTX_MARK && c->dl[m->nvtx.name[i]] == 2) {
-			uint32_t p = m->threads.v[m->nvtx.thread[i]].proc;
-			r[nr++] = (struct span3){p, m->nvtx.start[i], m->nvtx.end[i]};
+	for (size_t i = 0; i < gpa_nvtx_rows(m); i++) {
+		if (gpa_nvtx_type(m, i) != GPT_NVTX_MARK && c->dl[gpa_nvtx_name(m, i)] == 2) {
+			uint32_t p = m->threads.v[gpa_nvtx_thread(m, i)].proc;
+			r[nr++] = (struct span3){p, gpa_nvtx_start(m, i), gpa_nvtx_end(m, i)};
 			want[p] = 1;
 		}
 	}
-	for (size_t i = 0; i < m->gpu.n; i++) {
+	for (size_t i = 0; i < gpa_gpu_rows(m); i++) {
 		ng += want[gpa_dev_proc(m, gpa_gpu_dev(m, i))];
 	}
 	g = malloc((ng ? ng : 1) * sizeof(*g));
@@ -1037,7 +1042,7 @@ static int data_conflict(struct ctx *c)
 		goto out;
 	}
 	ng = 0;
-	for (size_t i = 0; i < m->gpu.n; i++) {
+	for (size_t i = 0; i < gpa_gpu_rows(m); i++) {
 		uint32_t p = gpa_dev_proc(m, gpa_gpu_dev(m, i));
 		if (want[p]) {
 			g[ng++] = (struct span3){p, gpa_gpu_start(m, i), gpa_gpu_end(m, i)};

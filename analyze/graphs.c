@@ -6,7 +6,7 @@
  * analyses get.
  */
 #include "base/compat.h"
-#include "analyze/model.h"
+#include "analyze/model-internal.h"
 
 #include <stdlib.h>
 

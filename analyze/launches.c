@@ -183,13 +183,13 @@ static void op_of(const struct gpa_model *m, size_t i, struct api_filter *f, str
 		stream = gpa_kern_stream(m, r);
 		o->name = gpa_model_str(m, f->demangled ? f->demangled : f->name);
 	} else if (o->kind == GPA_GPU_MEMCPY) {
-		stream = m->copy.stream[r];
-		o->bytes = m->copy.bytes[r];
-		o->copy_kind = m->copy.copy_kind[r];
+		stream = gpa_copy_stream(m, r);
+		o->bytes = gpa_copy_bytes(m, r);
+		o->copy_kind = gpa_copy_copy_kind(m, r);
 		o->name = gpa_copy_kind_name(o->copy_kind);
 	} else {
-		stream = m->set.stream[r];
-		o->bytes = m->set.bytes[r];
+		stream = gpa_set_stream(m, r);
+		o->bytes = gpa_set_bytes(m, r);
 		o->name = "memset";
 	}
 	o->key = (uint64_t)gpa_dev_proc(m, dev) << 48 | (uint64_t)dev << 32 | stream;
@@ -553,21 +553,21 @@ static int last_step_filter(const struct gpa_model *m, struct op *ops, size_t *n
 
 static int annots(const struct gpa_model *m, int64_t cut, struct gpa_launches *l)
 {
-	struct arec *r = calloc(m->nvtx.n + 1, sizeof(*r));
-	uint64_t *scratch = calloc(m->nvtx.n + 1, sizeof(*scratch));
+	struct arec *r = calloc(gpa_nvtx_rows(m) + 1, sizeof(*r));
+	uint64_t *scratch = calloc(gpa_nvtx_rows(m) + 1, sizeof(*scratch));
 	size_t nr = 0;
 	int ret = -GP_ERR_NOMEM;
 
 	if (!r || !scratch) {
 		goto out;
 	}
-	for (size_t i = 0; i < m->nvtx.n; i++) {
-		if (m->nvtx.origin[i] != GPA_RANGE_GPU_ANNOTATION ||
-		    (int64_t)m->nvtx.start[i] >= cut) {
+	for (size_t i = 0; i < gpa_nvtx_rows(m); i++) {
+		if (gpa_nvtx_origin(m, i) != GPA_RANGE_GPU_ANNOTATION ||
+		    (int64_t)gpa_nvtx_start(m, i) >= cut) {
 			continue;
 		}
-		uint64_t s = m->nvtx.start[i], e = m->nvtx.end[i];
-		r[nr++] = (struct arec){gpa_model_str(m, m->nvtx.name[i]), e > s ? e - s : 0};
+		uint64_t s = gpa_nvtx_start(m, i), e = gpa_nvtx_end(m, i);
+		r[nr++] = (struct arec){gpa_model_str(m, gpa_nvtx_name(m, i)), e > s ? e - s : 0};
 	}
 	gp_qsort(r, nr, sizeof(*r), cmp_arec);
 	for (size_t i = 0, j; i < nr; i = j) {
@@ -764,7 +764,7 @@ static int brief(const struct gpa_model *m, struct gpa_launches *l)
 		ret = -GP_ERR_NOMEM;
 		goto out;
 	}
-	for (size_t i = 0; i < m->gpu.n; i++) {
+	for (size_t i = 0; i < gpa_gpu_rows(m); i++) {
 		if (!brief_op(m, i, l, &cpu, &delay)) {
 			continue;
 		}
@@ -782,7 +782,7 @@ static int brief(const struct gpa_model *m, struct gpa_launches *l)
 		goto out;
 	}
 	struct gpa_launches again = {.opts = l->opts}; /* the second pass counts nothing */
-	for (size_t i = 0; i < m->gpu.n; i++) {
+	for (size_t i = 0; i < gpa_gpu_rows(m); i++) {
 		if (brief_op(m, i, &again, &cpu, &delay)) {
 			bdist_add2(&d[0], (uint32_t)cpu);
 			bdist_add2(&d[1], (uint32_t)delay);
@@ -801,7 +801,7 @@ int gpa_launches_analyze(const struct gpa_model *m, const struct gpa_launches_op
 {
 	struct api_filter f;
 	struct op *ops;
-	size_t n = m->gpu.n;
+	size_t n = gpa_gpu_rows(m);
 	int64_t cut = INT64_MAX;
 	int ret;
 
@@ -816,12 +816,12 @@ int gpa_launches_analyze(const struct gpa_model *m, const struct gpa_launches_op
 		out->opts = *o;
 	}
 	ret = filter_init(m, o->api_regex, &f, errbuf, errlen);
-	ops = ret ? NULL : calloc(m->gpu.n + 1, sizeof(*ops));
+	ops = ret ? NULL : calloc(gpa_gpu_rows(m) + 1, sizeof(*ops));
 	if (!ops) {
 		filter_release(&f);
 		return ret ? ret : -GP_ERR_NOMEM;
 	}
-	for (size_t i = 0; i < m->gpu.n; i++) {
+	for (size_t i = 0; i < gpa_gpu_rows(m); i++) {
 		op_of(m, i, &f, &ops[i]);
 	}
 	filter_release(&f);

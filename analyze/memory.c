@@ -65,17 +65,17 @@ static int owner_fill(const struct gpa_model *m, struct owners *o, uint32_t r, u
 {
 	size_t n = 0;
 
-	while (r != GPA_NONE && o->phase[r] == 0xfe && n < m->nvtx.n) {
+	while (r != GPA_NONE && o->phase[r] == 0xfe && n < gpa_nvtx_rows(m)) {
 		path[n++] = r;
-		r = m->nvtx.parent[r];
+		r = gpa_nvtx_parent(m, r);
 	}
 	while (n) {
-		uint32_t x = path[--n], p = m->nvtx.parent[x];
-		uint8_t ph = name_phase(gpa_model_str(m, m->nvtx.name[x]));
+		uint32_t x = path[--n], p = gpa_nvtx_parent(m, x);
+		uint8_t ph = name_phase(gpa_model_str(m, gpa_nvtx_name(m, x)));
 		uint8_t pph = p != GPA_NONE && o->phase[p] != 0xfe ? o->phase[p] : 0xff;
 		uint32_t pout = p != GPA_NONE && o->phase[p] != 0xfe ? o->outer[p] : GPA_NONE;
 		o->phase[x] = ph != 0xff ? ph : pph;
-		if (pout != GPA_NONE && m->nvtx.origin[pout] == GPA_RANGE_CPU_OP) {
+		if (pout != GPA_NONE && gpa_nvtx_origin(m, pout) == GPA_RANGE_CPU_OP) {
 			o->outer[x] = pout;
 		} else {
 			o->outer[x] = x;
@@ -270,12 +270,12 @@ static uint32_t new_pool(struct ctx *c, size_t i)
 {
 	const struct gpa_model *m = c->m;
 	struct gpa_memory *r = c->r;
-	const struct gpa_mem_where *w = &m->mem_where.v[m->mem.where[i]];
+	const struct gpa_mem_where *w = &m->mem_where.v[gpa_mem_where(m, i)];
 	struct gpa_mem_pool p = {.proc = w->proc,
 				 .dev_id = w->dev_id,
 				 .dev_type = w->dev_type,
 				 .host = w->host,
-				 .first_ts = m->mem.ts[i]};
+				 .first_ts = gpa_mem_ts(m, i)};
 	struct pool_state s = {.leak_upto = GPA_NONE};
 
 	if (!w->host) {
@@ -297,12 +297,12 @@ static uint32_t new_pool(struct ctx *c, size_t i)
 	}
 	/* A second pool: events need their pool written down (the first ones were in pool 0). */
 	if (r->pools.n == 2) {
-		r->ev_pool = calloc(m->mem.n, sizeof(*r->ev_pool));
+		r->ev_pool = calloc(gpa_mem_rows(m), sizeof(*r->ev_pool));
 		if (!r->ev_pool) {
 			return GPA_NONE;
 		}
 	}
-	c->pool_of[m->mem.where[i]] = (uint32_t)(r->pools.n - 1);
+	c->pool_of[gpa_mem_where(m, i)] = (uint32_t)(r->pools.n - 1);
 	return (uint32_t)(r->pools.n - 1);
 }
 
@@ -463,14 +463,15 @@ static int ranges_by_call(const struct gpa_model *m, struct gp_u64map *calls)
 {
 	bool any = false;
 
-	for (size_t i = 0; m->mem.corr && i < m->mem.n && !any; i++) {
-		any = m->mem.thread[i] == GPA_NONE && m->mem.corr[i];
+	for (size_t i = 0; m->mem.corr && i < gpa_mem_rows(m) && !any; i++) {
+		any = gpa_mem_thread(m, i) == GPA_NONE && gpa_mem_corr(m, i);
 	}
-	for (size_t a = 0; any && a < m->api.n; a++) {
-		if (!m->api.corr[a] || gpa_api_thread(m, a) >= m->threads.n) {
+	for (size_t a = 0; any && a < gpa_api_rows(m); a++) {
+		if (!gpa_api_corr(m, a) || gpa_api_thread(m, a) >= m->threads.n) {
 			continue;
 		}
-		uint64_t key = (uint64_t)m->threads.v[gpa_api_thread(m, a)].proc << 32 | m->api.corr[a];
+		uint64_t key = (uint64_t)m->threads.v[gpa_api_thread(m, a)].proc << 32 |
+			       gpa_api_corr(m, a);
 		if (gp_u64map_put(calls, key, a + 1) < 0) {
 			return -GP_ERR_NOMEM;
 		}
@@ -498,7 +499,7 @@ struct walker {
 
 static int walker_init(struct walker *w, const struct gpa_model *m)
 {
-	size_t nth = m->threads.n, nn = m->nvtx.n;
+	size_t nth = m->threads.n, nn = gpa_nvtx_rows(m);
 
 	memset(w, 0, sizeof(*w));
 	w->m = m;
@@ -568,20 +569,20 @@ static uint32_t walker_range(struct walker *w, uint32_t t, uint64_t ts)
 static uint32_t walker_owner(struct walker *w, size_t i, uint8_t *phase)
 {
 	const struct gpa_model *m = w->m;
-	uint32_t t = m->mem.thread[i], r = GPA_NONE;
+	uint32_t t = gpa_mem_thread(m, i), r = GPA_NONE;
 
 	*phase = GPA_MEM_PHASE_UNKNOWN;
 	if (t == GPA_NONE) {
-		uint32_t corr = gpa_col_opt(m->mem.corr, i);
+		uint32_t corr = gpa_mem_corr(m, i);
 		if (corr && gp_u64map_count(&w->calls)) {
-			uint32_t proc = m->mem_where.v[m->mem.where[i]].proc;
+			uint32_t proc = m->mem_where.v[gpa_mem_where(m, i)].proc;
 			uint64_t row = gp_u64map_get(&w->calls, (uint64_t)proc << 32 | corr, 0);
-			r = row ? m->api.nvtx[row - 1] : GPA_NONE;
+			r = row ? gpa_api_nvtx(m, row - 1) : GPA_NONE;
 		}
-	} else if (m->nvtx.n && t < m->threads.n) {
-		r = walker_range(w, t, m->mem.ts[i]);
+	} else if (gpa_nvtx_rows(m) && t < m->threads.n) {
+		r = walker_range(w, t, gpa_mem_ts(m, i));
 	}
-	if (r == GPA_NONE || r >= m->nvtx.n) {
+	if (r == GPA_NONE || r >= gpa_nvtx_rows(m)) {
 		return GPA_NONE;
 	}
 	if (w->memo.phase[r] == 0xfe) {
@@ -723,7 +724,7 @@ static int second_pass(struct ctx *c)
 		}
 		uint8_t phase;
 		uint32_t own = walker_owner(&w, i, &phase);
-		uint32_t name = own == GPA_NONE ? 0 : m->nvtx.name[own];
+		uint32_t name = own == GPA_NONE ? 0 : gpa_nvtx_name(m, own);
 		if (i == p->peak_event) {
 			p->peak_phase = phase;
 		}
@@ -770,7 +771,7 @@ static void mm_calls(const struct gpa_model *m, struct gpa_memory *r)
 	uint32_t last_name = GPA_NONE;
 	bool last_mm = false;
 
-	for (size_t i = 0; i < m->api.n; i++) {
+	for (size_t i = 0; i < gpa_api_rows(m); i++) {
 		if (gpa_api_name(m, i) != last_name) {
 			last_name = gpa_api_name(m, i);
 			last_mm = is_mm_call(gpa_model_str(m, last_name));
@@ -798,13 +799,13 @@ int gpa_memory_analyze(const struct gpa_model *m, const struct gpa_memory_opts *
 
 	memset(out, 0, sizeof(*out));
 	out->top = o->top;
-	out->events = m->mem.n;
+	out->events = gpa_mem_rows(m);
 	out->gap_memory_ns = o->gap_memory_ns;
 	out->gap_known = o->gap_known;
 	c.pool_of = malloc((m->mem_where.n ? m->mem_where.n : 1) * sizeof(*c.pool_of));
-	c.free_of = malloc((m->mem.n ? m->mem.n : 1) * sizeof(*c.free_of));
+	c.free_of = malloc((gpa_mem_rows(m) ? gpa_mem_rows(m) : 1) * sizeof(*c.free_of));
 	if (c.pool_of && c.free_of) {
-		gp_prefault(c.free_of, m->mem.n * sizeof(*c.free_of));
+		gp_prefault(c.free_of, gpa_mem_rows(m) * sizeof(*c.free_of));
 		memset(c.pool_of, 0xff, m->mem_where.n * sizeof(*c.pool_of));
 		ret = first_pass(&c);
 	}

@@ -640,9 +640,7 @@ uint32_t gpa_model_work_devices(const struct gpa_model *m, uint32_t *first);
  * launch's correlation id, so it belongs to that launch and the launch's CPU
  * thread. API calls between a stream capture's begin and end on a thread are
  * flagged GPA_API_CAPTURED: under capture nothing runs, the replays do.
- * gpa_graphs_flag_calls sets the flags and the call counts, then
- * gpa_graphs_count_ops (needs the timeline) counts the graphs' ops; model.c
- * calls both.
+ * The load sets the flags and counts (model-internal.h).
  */
 #define GPA_GRAPH_NONE UINT32_MAX
 /* GPU op row i of gpa_model.gpu: its graph id; 0 for a graph launch whose id the trace lacks. */
@@ -655,8 +653,6 @@ static inline uint32_t gpa_gpu_api(const struct gpa_model *m, size_t i)
 
 	return k == GPA_GPU_KERNEL ? m->kern.api[r] : k == GPA_GPU_MEMCPY ? m->copy.api[r] : m->set.api[r];
 }
-int gpa_graphs_flag_calls(struct gpa_model *m);
-void gpa_graphs_count_ops(struct gpa_model *m);
 /*
  * GPU idle inside stream captures: per device with work, the time within its
  * window (first op start to last op end) while a thread of its process was
@@ -682,16 +678,10 @@ int gpa_expand_inputs(const char *const *args, size_t nargs, char ***out, size_t
 
 /* ------------------------------------------------------- CPU call stacks */
 
-/*
- * Used by model.c while loading (stacks.c keeps the tables): records of
- * process proc, string fields already model ids. Each returns 0 or
- * -GP_ERR_NOMEM. gpa_stacks_link runs once the API table is sorted.
- */
-int gpa_stacks_add_node(struct gpa_model *m, uint32_t proc, const struct gpt_stack_node *r);
-int gpa_stacks_add_stack(struct gpa_model *m, uint32_t proc, const struct gpt_stack *r);
-int gpa_stacks_add_module(struct gpa_model *m, uint32_t proc, const struct gpt_module *r,
-			  uint32_t path, uint32_t build_id);
-int gpa_stacks_link(struct gpa_model *m);
+/* Frees what stacks.c kept for the model (NULL: nothing). */
 void gpa_stacks_free(struct gpa_stacks *s);
+
+/* One accessor per column: gpa_copy_bytes(m, i), gpa_nvtx_parent(m, i)... */
+#include "analyze/model-access.h"
 
 #endif /* GPA_MODEL_H */

@@ -17,7 +17,7 @@
  * records while linking.
  */
 #include "base/compat.h"
-#include "analyze/model.h"
+#include "analyze/model-internal.h"
 
 #define EXT_KIND_CUSTOM2 5 /* CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2 */
 

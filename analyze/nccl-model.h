@@ -54,17 +54,7 @@ struct gpa_nccl {
 	GP_VEC(struct gpa_nccl_chan) ch;  /* while loading */
 };
 
-/*
- * Used by model.c while loading: records of process proc, string fields
- * already model ids. Each returns 0 or -GP_ERR_NOMEM. gpa_nccl_link runs
- * once the tables are built: times onto the model timeline, channels and
- * kernels (through CUSTOM2 external correlation) to their operations.
- */
-int gpa_nccl_add_op(struct gpa_model *m, uint32_t proc, const struct gpt_nccl *r, uint32_t func,
-		    uint32_t algo, uint32_t proto, uint32_t comm_name);
-int gpa_nccl_add_channel(struct gpa_model *m, uint32_t proc, const struct gpt_nccl_channel *r);
-int gpa_nccl_add_extcorr(struct gpa_model *m, uint32_t proc, const struct gpt_extcorr *r);
-int gpa_nccl_link(struct gpa_model *m);
+/* Frees what nccl-model.c kept for the model (NULL: nothing; the load fills it). */
 void gpa_nccl_free(struct gpa_nccl *n);
 
 #endif /* GPA_NCCL_MODEL_H */

@@ -299,7 +299,7 @@ int gpa_occupancy_analyze(const struct gpa_model *m, const struct gpa_steps *ste
 			out->steps.v[i].step = (uint32_t)i;
 		}
 	}
-	for (size_t i = 0; i < m->gpu.n; i++) {
+	for (size_t i = 0; i < gpa_gpu_rows(m); i++) {
 		if (gpa_gpu_kind(m, i) != GPA_GPU_KERNEL) {
 			continue;
 		}

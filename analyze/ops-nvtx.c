@@ -13,7 +13,7 @@
  * FLOPs but neither bytes nor a peak.
  */
 #include "base/compat.h"
-#include "analyze/ops.h"
+#include "analyze/model-internal.h"
 
 #include <string.h>
 

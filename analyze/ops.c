@@ -28,21 +28,21 @@ struct call {
 uint32_t gpa_ops_leaf(const struct gpa_model *m, size_t i)
 {
 	uint32_t api = gpa_gpu_api(m, i);
-	uint32_t r = api == GPA_NONE ? GPA_NONE : m->api.nvtx[api];
+	uint32_t r = api == GPA_NONE ? GPA_NONE : gpa_api_nvtx(m, api);
 
 	for (int hops = 0; r != GPA_NONE && hops < 1024; hops++) {
-		if (m->nvtx.origin[r] == GPA_RANGE_CPU_OP) {
+		if (gpa_nvtx_origin(m, r) == GPA_RANGE_CPU_OP) {
 			return r;
 		}
-		r = m->nvtx.parent[r];
+		r = gpa_nvtx_parent(m, r);
 	}
 	return GPA_NONE;
 }
 
 bool gpa_ops_any(const struct gpa_model *m)
 {
-	for (size_t r = 0; r < m->nvtx.n; r++) {
-		if (m->nvtx.origin[r] == GPA_RANGE_CPU_OP) {
+	for (size_t r = 0; r < gpa_nvtx_rows(m); r++) {
+		if (gpa_nvtx_origin(m, r) == GPA_RANGE_CPU_OP) {
 			return true;
 		}
 	}
@@ -157,19 +157,19 @@ static int cmp_row(const void *a, const void *b)
 static int collect_calls(const struct gpa_model *m, struct gpa_ops *out, struct call **callsp,
 			 size_t *ncalls)
 {
-	uint32_t *slot = malloc(sizeof(uint32_t) * (m->nvtx.n ? m->nvtx.n : 1));
+	uint32_t *slot = malloc(sizeof(uint32_t) * (gpa_nvtx_rows(m) ? gpa_nvtx_rows(m) : 1));
 	GP_VEC(struct call) calls = {0};
 
 	if (!slot) {
 		return -GP_ERR_NOMEM;
 	}
-	memset(slot, 0xff, sizeof(uint32_t) * m->nvtx.n);
+	memset(slot, 0xff, sizeof(uint32_t) * gpa_nvtx_rows(m));
 	/* at most one call per GPU op: reserve for a tenth of them, growing from there */
-	if (gp_vec_reserve(&calls, m->gpu.n / 10 + 16)) {
+	if (gp_vec_reserve(&calls, gpa_gpu_rows(m) / 10 + 16)) {
 		free(slot);
 		return -GP_ERR_NOMEM;
 	}
-	for (size_t i = 0; i < m->gpu.n; i++) {
+	for (size_t i = 0; i < gpa_gpu_rows(m); i++) {
 		uint64_t d = gpa_gpu_end(m, i) - gpa_gpu_start(m, i);
 		uint32_t r = gpa_ops_leaf(m, i);
 		out->gpu_ops++;
@@ -252,7 +252,7 @@ static int group_calls(const struct gpa_model *m, struct gpa_ops *out, struct ca
 
 	for (size_t i = 0; i < n && !ret; i++) {
 		uint32_t r = c[i].nvtx;
-		uint64_t key = ((uint64_t)m->nvtx.name[r] << 32) | gpa_col_opt(m->nvtx.args, r);
+		uint64_t key = ((uint64_t)gpa_nvtx_name(m, r) << 32) | gpa_nvtx_args(m, r);
 		uint64_t *v;
 		int added = gp_u64map_get_or_insert(&g, key, out->by_args.n, &v);
 		if (added < 0) {
@@ -262,8 +262,8 @@ static int group_calls(const struct gpa_model *m, struct gpa_ops *out, struct ca
 		c[i].group = (uint32_t)*v;
 		if (added) {
 			struct gpa_op_row row = {0};
-			row.name = gpa_model_str(m, m->nvtx.name[r]);
-			row.args = gpa_model_str(m, gpa_col_opt(m->nvtx.args, r));
+			row.name = gpa_model_str(m, gpa_nvtx_name(m, r));
+			row.args = gpa_model_str(m, gpa_nvtx_args(m, r));
 			gpa_op_perf(row.name, row.args, &row.perf);
 			ret = gp_vec_push(&out->by_args, row);
 		}
@@ -356,10 +356,10 @@ int gpa_ops_analyze(const struct gpa_model *m, const struct gpa_ops_opts *o, str
 	int ret;
 
 	memset(out, 0, sizeof(*out));
-	for (size_t r = 0; r < m->nvtx.n; r++) {
-		if (m->nvtx.origin[r] == GPA_RANGE_CPU_OP) {
+	for (size_t r = 0; r < gpa_nvtx_rows(m); r++) {
+		if (gpa_nvtx_origin(m, r) == GPA_RANGE_CPU_OP) {
 			out->cpu_ops++;
-			out->cpu_ops_shaped += gpa_col_opt(m->nvtx.args, r) != 0;
+			out->cpu_ops_shaped += gpa_nvtx_args(m, r) != 0;
 		}
 	}
 	gpa_model_work_devices(m, &dev);
@@ -466,8 +466,8 @@ int gpa_ops_step_totals(const struct gpa_model *m, const struct gpa_steps *steps
 	}
 	ret = collect_calls(m, &tmp, &calls, &n);
 	for (size_t i = 0; i < n && !ret; i++) {
-		uint32_t r = calls[i].nvtx, args = gpa_col_opt(m->nvtx.args, r);
-		uint64_t key = ((uint64_t)m->nvtx.name[r] << 32) | args, *v;
+		uint32_t r = calls[i].nvtx, args = gpa_nvtx_args(m, r);
+		uint64_t key = ((uint64_t)gpa_nvtx_name(m, r) << 32) | args, *v;
 		if (!args) {
 			continue;
 		}
@@ -478,13 +478,15 @@ int gpa_ops_step_totals(const struct gpa_model *m, const struct gpa_steps *steps
 		}
 		if (added) {
 			struct gpa_op_perf p;
-			gpa_op_perf(gpa_model_str(m, m->nvtx.name[r]), gpa_model_str(m, args), &p);
+			gpa_op_perf(gpa_model_str(m, gpa_nvtx_name(m, r)), gpa_model_str(m, args),
+				    &p);
 			if ((ret = gp_vec_push(&models, p))) {
 				break;
 			}
 		}
 		const struct gpa_op_perf *p = &models.v[*v];
-		long s = step_of(steps, m->threads.v[m->nvtx.thread[r]].proc, m->nvtx.start[r]);
+		long s = step_of(steps, m->threads.v[gpa_nvtx_thread(m, r)].proc,
+				 gpa_nvtx_start(m, r));
 		if (p->kind != GPA_OPK_NONE && s >= 0) {
 			flops[s] += p->flops;
 			bytes[s] += p->bytes;

@@ -104,23 +104,6 @@ uint32_t gpa_ops_leaf(const struct gpa_model *m, size_t i);
 /* Whether the trace has CPU operator ranges (PyTorch profiler cpu_op events). */
 bool gpa_ops_any(const struct gpa_model *m);
 
-/*
- * The text of an NVTX range PyTorch pushes under emit_nvtx() (analyze/
- * ops-nvtx.c): "NAME, seq = N[, op_id = N][, sizes = [[8, 4], []]][,
- * input_op_ids = [...]]", the fields in that order, at least one of seq,
- * op_id and sizes. Returns 1 with the length of NAME in *name_len and the
- * signature of the sizes ("D=[[8,4],[]]"; "" without sizes) in sig; 0 when
- * text is not of that form (sig emptied); -GP_ERR_NOMEM.
- */
-int gpa_ops_nvtx_parse(const char *text, size_t *name_len, struct gp_strbuf *sig);
-
-/*
- * Turns the model's NVTX ranges (origin GPA_RANGE_NVTX) whose text is
- * PyTorch's emit_nvtx form into CPU operator ranges: name NAME, args the
- * signature of their sizes. Called while the model loads. 0 or -GP_ERR_NOMEM.
- */
-int gpa_ops_nvtx_convert(struct gpa_model *m);
-
 struct gpa_steps;
 
 /*

@@ -79,27 +79,27 @@ int gpa_overview_build(const struct gpa_model *m, const struct gpa_steps *steps,
 	o->first_ns = m->bad.t0;
 	o->last_ns = m->bad.t1;
 	o->events = m->events;
-	o->kernels = m->kern.n;
-	o->copies = m->copy.n;
-	o->sets = m->set.n;
-	o->api_calls = m->api.n;
-	o->nvtx_ranges = m->nvtx.n;
-	for (size_t i = 0; i < m->kern.n; i++) {
+	o->kernels = gpa_kern_rows(m);
+	o->copies = gpa_copy_rows(m);
+	o->sets = gpa_set_rows(m);
+	o->api_calls = gpa_api_rows(m);
+	o->nvtx_ranges = gpa_nvtx_rows(m);
+	for (size_t i = 0; i < gpa_kern_rows(m); i++) {
 		if (gpa_sanity_keeps(m, gpa_kern_dev(m, i), gpa_kern_start(m, i), gpa_kern_end(m, i))) {
 			o->kernel_time_ns += gpa_kern_dur(m, i);
 		}
 	}
-	for (size_t i = 0; i < m->copy.n; i++) {
-		struct gpa_traffic *t = &by_kind[m->copy.copy_kind[i]];
+	for (size_t i = 0; i < gpa_copy_rows(m); i++) {
+		struct gpa_traffic *t = &by_kind[gpa_copy_copy_kind(m, i)];
 		t->count++;
-		t->bytes += m->copy.bytes[i];
-		t->time_ns += m->copy.end[i] - m->copy.start[i];
+		t->bytes += gpa_copy_bytes(m, i);
+		t->time_ns += gpa_copy_end(m, i) - gpa_copy_start(m, i);
 	}
-	for (size_t i = 0; i < m->set.n; i++) {
+	for (size_t i = 0; i < gpa_set_rows(m); i++) {
 		/* memsets go in slot 0, which no copy kind uses */
 		by_kind[0].count++;
-		by_kind[0].bytes += m->set.bytes[i];
-		by_kind[0].time_ns += m->set.end[i] - m->set.start[i];
+		by_kind[0].bytes += gpa_set_bytes(m, i);
+		by_kind[0].time_ns += gpa_set_end(m, i) - gpa_set_start(m, i);
 	}
 	for (unsigned k = 0; k < 256; k++) {
 		if (by_kind[k].count) {
@@ -141,7 +141,7 @@ int gpa_overview_build(const struct gpa_model *m, const struct gpa_steps *steps,
 		ret = warnf(o, "some traces have no clock anchor: processes are compared on "
 			       "their raw clocks and may be misaligned");
 	}
-	if (!ret && !m->gpu.n) {
+	if (!ret && !gpa_gpu_rows(m)) {
 		ret = warnf(o, "no GPU activity in the traces");
 	}
 	if (!ret && steps) {

@@ -21,7 +21,7 @@
  * strings, so they live as long as the model.
  */
 #include "base/compat.h"
-#include "analyze/model.h"
+#include "analyze/model-internal.h"
 #include "analyze/stacks.h"
 #include "analyze/symbolize.h"
 

@@ -472,25 +472,28 @@ static inline bool event_at(const struct source *c, size_t i, uint32_t *g, uint6
 					gpa_kern_end(m, i));
 	case GPA_STATS_MEM_TIME_SUM:
 	case GPA_STATS_MEM_SIZE_SUM:
-		if (i < m->copy.n) {
-			unsigned k = m->copy.copy_kind[i];
+		if (i < gpa_copy_rows(m)) {
+			unsigned k = gpa_copy_copy_kind(m, i);
 			bool size = c->report == GPA_STATS_MEM_SIZE_SUM;
 			*g = k < GP_ARRAY_SIZE(memcpy_names) ? k : 0;
-			*v = size ? m->copy.bytes[i] : m->copy.end[i] - m->copy.start[i];
-			return gpa_sanity_keeps(m, m->copy.dev[i], m->copy.start[i], m->copy.end[i]);
+			*v = size ? gpa_copy_bytes(m, i)
+				  : gpa_copy_end(m, i) - gpa_copy_start(m, i);
+			return gpa_sanity_keeps(m, gpa_copy_dev(m, i), gpa_copy_start(m, i),
+						gpa_copy_end(m, i));
 		}
 		bool size = c->report == GPA_STATS_MEM_SIZE_SUM;
-		i -= m->copy.n;
+		i -= gpa_copy_rows(m);
 		*g = MEM_GROUP_MEMSET;
-		*v = size ? m->set.bytes[i] : m->set.end[i] - m->set.start[i];
-		return gpa_sanity_keeps(m, m->set.dev[i], m->set.start[i], m->set.end[i]);
+		*v = size ? gpa_set_bytes(m, i) : gpa_set_end(m, i) - gpa_set_start(m, i);
+		return gpa_sanity_keeps(m, gpa_set_dev(m, i), gpa_set_start(m, i),
+					gpa_set_end(m, i));
 	case GPA_STATS_API_SUM:
 		*g = c->group_of[gpa_api_name(m, i)];
 		*v = gpa_api_dur(m, i);
 		return true;
 	case GPA_STATS_NVTX_SUM:
 		*g = c->nvtx_group[i];
-		*v = m->nvtx.end[i] - m->nvtx.start[i];
+		*v = gpa_nvtx_end(m, i) - gpa_nvtx_start(m, i);
 		return *g != GPA_NONE;
 	case GPA_STATS_NVTX_GPU_PROJ_SUM:
 		*g = c->nvtx_group[i];
@@ -760,7 +763,7 @@ out:
 
 static int kern_sum(const struct gpa_model *m, struct gpa_stats *st)
 {
-	struct source c = {.m = m, .report = st->report, .n = m->kern.n};
+	struct source c = {.m = m, .report = st->report, .n = gpa_kern_rows(m)};
 	uint32_t *group_of = malloc((m->funcs.n ? m->funcs.n : 1) * sizeof(*group_of));
 	const char **names = NULL;
 	struct group *groups = NULL;
@@ -792,7 +795,7 @@ out:
 
 static int mem_sum(const struct gpa_model *m, struct gpa_stats *st)
 {
-	struct source c = {.m = m, .report = st->report, .n = m->copy.n + m->set.n};
+	struct source c = {.m = m, .report = st->report, .n = gpa_copy_rows(m) + gpa_set_rows(m)};
 	struct group groups[MEM_GROUPS] = {{0}};
 
 	for (size_t k = 0; k < GP_ARRAY_SIZE(memcpy_names); k++) {
@@ -826,7 +829,7 @@ static size_t api_name_len(const char *s)
 static int api_sum(const struct gpa_model *m, struct gpa_stats *st)
 {
 	size_t nstr = m->strs.off.n + 1;
-	struct source c = {.m = m, .report = st->report, .n = m->api.n};
+	struct source c = {.m = m, .report = st->report, .n = gpa_api_rows(m)};
 	uint32_t *group_of = malloc(nstr * sizeof(*group_of));
 	GP_VEC(uint32_t) ids = {0};
 	const char **item_names = NULL, **names = NULL;
@@ -840,7 +843,7 @@ static int api_sum(const struct gpa_model *m, struct gpa_stats *st)
 	}
 	memset(group_of, 0xff, nstr * sizeof(*group_of));
 	/* The distinct names, once each. */
-	for (size_t i = 0; i < m->api.n; i++) {
+	for (size_t i = 0; i < gpa_api_rows(m); i++) {
 		uint32_t s = gpa_api_name(m, i);
 		if (group_of[s] == GPA_NONE) {
 			group_of[s] = 0;
@@ -954,11 +957,11 @@ static int project(const struct gpa_model *m, uint64_t *proj_start, uint64_t *pr
 	size_t *tfirst = NULL;
 	uint32_t *trows = NULL, *afirst = NULL, *aops = NULL;
 
-	for (size_t r = 0; r < m->nvtx.n; r++) {
+	for (size_t r = 0; r < gpa_nvtx_rows(m); r++) {
 		proj_start[r] = UINT64_MAX;
 		proj_end[r] = 0;
 		ops[r] = 0;
-		any_start_end |= m->nvtx.type[r] == GPT_NVTX_START_END;
+		any_start_end |= gpa_nvtx_type(m, r) == GPT_NVTX_START_END;
 	}
 #define PROJECT_(r, a, b)                                                                          \
 	do {                                                                                       \
@@ -966,54 +969,54 @@ static int project(const struct gpa_model *m, uint64_t *proj_start, uint64_t *pr
 		proj_end[r] = (b) > proj_end[r] ? (b) : proj_end[r];                               \
 		ops[r]++;                                                                          \
 	} while (0)
-	for (size_t g = 0; g < m->gpu.n; g++) {
+	for (size_t g = 0; g < gpa_gpu_rows(m); g++) {
 		uint32_t row = gpa_gpu_row(m, g), a;
 		switch (gpa_gpu_kind(m, g)) {
 		case GPA_GPU_KERNEL:
-			a = m->kern.api[row];
+			a = gpa_kern_api(m, row);
 			break;
 		case GPA_GPU_MEMCPY:
-			a = m->copy.api[row];
+			a = gpa_copy_api(m, row);
 			break;
 		default:
-			a = m->set.api[row];
+			a = gpa_set_api(m, row);
 			break;
 		}
 		if (a == GPA_NONE) {
 			continue;
 		}
-		for (uint32_t r = m->api.nvtx[a]; r != GPA_NONE; r = m->nvtx.parent[r]) {
+		for (uint32_t r = gpa_api_nvtx(m, a); r != GPA_NONE; r = gpa_nvtx_parent(m, r)) {
 			PROJECT_(r, gpa_gpu_start(m, g), gpa_gpu_end(m, g));
 		}
 	}
-	if (!any_start_end || !m->api.n) {
+	if (!any_start_end || !gpa_api_rows(m)) {
 		return 0;
 	}
 	/* Start/end ranges: the API calls of each thread in start order, their GPU ops. */
 	size_t nth = m->threads.n;
 	tfirst = calloc(nth + 2, sizeof(*tfirst));
-	trows = malloc(m->api.n * sizeof(*trows));
-	afirst = calloc(m->api.n + 2, sizeof(*afirst));
-	aops = malloc((m->gpu.n ? m->gpu.n : 1) * sizeof(*aops));
+	trows = malloc(gpa_api_rows(m) * sizeof(*trows));
+	afirst = calloc(gpa_api_rows(m) + 2, sizeof(*afirst));
+	aops = malloc((gpa_gpu_rows(m) ? gpa_gpu_rows(m) : 1) * sizeof(*aops));
 	if (!tfirst || !trows || !afirst || !aops) {
 		goto out;
 	}
-	for (size_t i = 0; i < m->api.n; i++) {
+	for (size_t i = 0; i < gpa_api_rows(m); i++) {
 		tfirst[gpa_api_thread(m, i) + 2]++;
 	}
 	for (size_t t = 0; t < nth; t++) {
 		tfirst[t + 2] += tfirst[t + 1];
 	}
-	for (size_t i = 0; i < m->api.n; i++) {
+	for (size_t i = 0; i < gpa_api_rows(m); i++) {
 		trows[tfirst[gpa_api_thread(m, i) + 1]++] = (uint32_t)i;
 	}
 	/* tfirst[t] .. tfirst[t + 1] now index thread t's calls in trows. */
 	for (int pass = 0; pass < 2; pass++) {
-		for (size_t g = 0; g < m->gpu.n; g++) {
+		for (size_t g = 0; g < gpa_gpu_rows(m); g++) {
 			uint32_t row = gpa_gpu_row(m, g);
-			uint32_t a = gpa_gpu_kind(m, g) == GPA_GPU_KERNEL   ? m->kern.api[row]
-				     : gpa_gpu_kind(m, g) == GPA_GPU_MEMCPY ? m->copy.api[row]
-									: m->set.api[row];
+			uint32_t a = gpa_gpu_kind(m, g) == GPA_GPU_KERNEL   ? gpa_kern_api(m, row)
+				     : gpa_gpu_kind(m, g) == GPA_GPU_MEMCPY ? gpa_copy_api(m, row)
+									    : gpa_set_api(m, row);
 			if (a == GPA_NONE) {
 				continue;
 			}
@@ -1024,21 +1027,21 @@ static int project(const struct gpa_model *m, uint64_t *proj_start, uint64_t *pr
 			}
 		}
 		if (!pass) {
-			for (size_t a = 0; a < m->api.n; a++) {
+			for (size_t a = 0; a < gpa_api_rows(m); a++) {
 				afirst[a + 2] += afirst[a + 1];
 			}
 		}
 	}
 	/* afirst[a] .. afirst[a + 1] index call a's ops in aops. */
-	for (size_t r = 0; r < m->nvtx.n; r++) {
-		if (m->nvtx.type[r] != GPT_NVTX_START_END) {
+	for (size_t r = 0; r < gpa_nvtx_rows(m); r++) {
+		if (gpa_nvtx_type(m, r) != GPT_NVTX_START_END) {
 			continue;
 		}
-		uint32_t t = m->nvtx.thread[r];
+		uint32_t t = gpa_nvtx_thread(m, r);
 		size_t lo = tfirst[t], hi = tfirst[t + 1];
 		while (lo < hi) {
 			size_t mid = lo + (hi - lo) / 2;
-			if (gpa_api_start(m, trows[mid]) < m->nvtx.start[r]) {
+			if (gpa_api_start(m, trows[mid]) < gpa_nvtx_start(m, r)) {
 				lo = mid + 1;
 			} else {
 				hi = mid;
@@ -1046,10 +1049,10 @@ static int project(const struct gpa_model *m, uint64_t *proj_start, uint64_t *pr
 		}
 		for (size_t i = lo; i < tfirst[t + 1]; i++) {
 			uint32_t a = trows[i];
-			if (gpa_api_start(m, a) > m->nvtx.end[r]) {
+			if (gpa_api_start(m, a) > gpa_nvtx_end(m, r)) {
 				break;
 			}
-			if (gpa_api_end(m, a) > m->nvtx.end[r]) {
+			if (gpa_api_end(m, a) > gpa_nvtx_end(m, r)) {
 				continue;
 			}
 			for (uint32_t k = afirst[a]; k < afirst[a + 1]; k++) {
@@ -1070,9 +1073,9 @@ out:
 static int nvtx_sum(const struct gpa_model *m, struct gpa_stats *st)
 {
 	bool proj = st->report == GPA_STATS_NVTX_GPU_PROJ_SUM;
-	size_t nstr = m->strs.off.n + 1, nr = m->nvtx.n ? m->nvtx.n : 1;
+	size_t nstr = m->strs.off.n + 1, nr = gpa_nvtx_rows(m) ? gpa_nvtx_rows(m) : 1;
 	struct nvtx_groups ng = {0};
-	struct source c = {.m = m, .report = st->report, .n = m->nvtx.n};
+	struct source c = {.m = m, .report = st->report, .n = gpa_nvtx_rows(m)};
 	uint32_t *rgroup = malloc(nr * sizeof(*rgroup));
 	uint64_t *pstart = NULL, *pend = NULL, *ops = NULL, *nchild = NULL;
 	struct group *groups = NULL;
@@ -1091,21 +1094,21 @@ static int nvtx_sum(const struct gpa_model *m, struct gpa_stats *st)
 		if (!pstart || !pend || !ops || !nchild || project(m, pstart, pend, ops)) {
 			goto out;
 		}
-		for (size_t r = 0; r < m->nvtx.n; r++) {
-			if (ops[r] && m->nvtx.type[r] == GPT_NVTX_PUSH_POP &&
-			    m->nvtx.parent[r] != GPA_NONE) {
-				nchild[m->nvtx.parent[r]]++;
+		for (size_t r = 0; r < gpa_nvtx_rows(m); r++) {
+			if (ops[r] && gpa_nvtx_type(m, r) == GPT_NVTX_PUSH_POP &&
+			    gpa_nvtx_parent(m, r) != GPA_NONE) {
+				nchild[gpa_nvtx_parent(m, r)]++;
 			}
 		}
 	}
-	for (size_t r = 0; r < m->nvtx.n; r++) {
-		uint8_t type = m->nvtx.type[r];
+	for (size_t r = 0; r < gpa_nvtx_rows(m); r++) {
+		uint8_t type = gpa_nvtx_type(m, r);
 		bool range = type == GPT_NVTX_PUSH_POP || type == GPT_NVTX_START_END;
 		rgroup[r] = GPA_NONE;
 		if (!range || (proj && !ops[r])) {
 			continue;
 		}
-		rgroup[r] = nvtx_group_of(&ng, m->nvtx.name[r], m->nvtx.domain[r], type);
+		rgroup[r] = nvtx_group_of(&ng, gpa_nvtx_name(m, r), gpa_nvtx_domain(m, r), type);
 		if (rgroup[r] == GPA_NONE) {
 			goto out;
 		}
@@ -1122,16 +1125,16 @@ static int nvtx_sum(const struct gpa_model *m, struct gpa_stats *st)
 		}
 	}
 	if (proj) {
-		for (size_t r = 0; r < m->nvtx.n; r++) {
+		for (size_t r = 0; r < gpa_nvtx_rows(m); r++) {
 			struct group *gr;
 			if (rgroup[r] == GPA_NONE) {
 				continue;
 			}
 			gr = &groups[rgroup[r]];
-			gr->range_total += m->nvtx.end[r] - m->nvtx.start[r];
+			gr->range_total += gpa_nvtx_end(m, r) - gpa_nvtx_start(m, r);
 			gr->gpu_ops += ops[r];
-			if (m->nvtx.type[r] == GPT_NVTX_PUSH_POP) {
-				gr->level_sum += m->nvtx.depth[r];
+			if (gpa_nvtx_type(m, r) == GPT_NVTX_PUSH_POP) {
+				gr->level_sum += gpa_nvtx_depth(m, r);
 			}
 			gr->child_sum += nchild[r];
 		}
@@ -1160,7 +1163,7 @@ static int gpu_trace(const struct gpa_model *m, struct gpa_stats *st)
 	uint32_t *next = malloc((nd ? nd : 1) * sizeof(*next));
 
 	st->origin = m->t0;
-	st->order = malloc((m->gpu.n ? m->gpu.n : 1) * sizeof(*st->order));
+	st->order = malloc((gpa_gpu_rows(m) ? gpa_gpu_rows(m) : 1) * sizeof(*st->order));
 	if (!heap || !next || !st->order || func_names(m, st)) {
 		free(heap);
 		free(next);

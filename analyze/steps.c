@@ -75,8 +75,8 @@ static size_t match_names(const struct gpa_model *m, pcre2_code *re, uint8_t *ma
 		return SIZE_MAX;
 	}
 	/* Names repeat: decide once per distinct string. 0 unknown, 1 no, 2 yes. */
-	for (size_t i = 0; i < m->nvtx.n; i++) {
-		uint32_t s = m->nvtx.name[i];
+	for (size_t i = 0; i < gpa_nvtx_rows(m); i++) {
+		uint32_t s = gpa_nvtx_name(m, i);
 		if (!match_by_str[s]) {
 			const char *t = gpa_model_str(m, s);
 			int rc = pcre2_match(re, (PCRE2_SPTR)t, strlen(t), 0, 0, md, NULL);
@@ -97,8 +97,8 @@ static int nvtx_steps(const struct gpa_model *m, pcre2_code *re, const uint8_t *
 {
 	int64_t ordinal = 0;
 
-	for (size_t i = 0; i < m->nvtx.n; i++) {
-		if (yes[m->nvtx.name[i]] != 2 || m->nvtx.type[i] == GPT_NVTX_MARK) {
+	for (size_t i = 0; i < gpa_nvtx_rows(m); i++) {
+		if (yes[gpa_nvtx_name(m, i)] != 2 || gpa_nvtx_type(m, i) == GPT_NVTX_MARK) {
 			continue;
 		}
 		/*
@@ -107,8 +107,9 @@ static int nvtx_steps(const struct gpa_model *m, pcre2_code *re, const uint8_t *
 		 * profiler.step(), a frame that began inside ProfilerStep#N.
 		 */
 		bool nested = false;
-		for (uint32_t p = m->nvtx.parent[i]; p != GPA_NONE; p = m->nvtx.parent[p]) {
-			if (yes[m->nvtx.name[p]] == 2 && m->nvtx.end[p] >= m->nvtx.end[i]) {
+		for (uint32_t p = gpa_nvtx_parent(m, i); p != GPA_NONE; p = gpa_nvtx_parent(m, p)) {
+			if (yes[gpa_nvtx_name(m, p)] == 2 &&
+			    gpa_nvtx_end(m, p) >= gpa_nvtx_end(m, i)) {
 				nested = true;
 				break;
 			}
@@ -117,11 +118,11 @@ static int nvtx_steps(const struct gpa_model *m, pcre2_code *re, const uint8_t *
 			continue;
 		}
 		struct gpa_step st = {
-			.proc = m->threads.v[m->nvtx.thread[i]].proc,
+			.proc = m->threads.v[gpa_nvtx_thread(m, i)].proc,
 			.nvtx = (uint32_t)i,
-			.name = m->nvtx.name[i],
-			.start = m->nvtx.start[i],
-			.end = m->nvtx.end[i],
+			.name = gpa_nvtx_name(m, i),
+			.start = gpa_nvtx_start(m, i),
+			.end = gpa_nvtx_end(m, i),
 		};
 		st.number = number_of(gpa_model_str(m, st.name), ordinal++);
 		if (gp_vec_push(&out->v, st)) {
@@ -167,7 +168,7 @@ static uint64_t op_api_start(const struct gpa_model *m, size_t g, bool *linked);
 
 static int work_build(const struct gpa_model *m, struct work *w)
 {
-	size_t n = m->gpu.n, np = m->procs.n;
+	size_t n = gpa_gpu_rows(m), np = m->procs.n;
 	struct tkv *kv = malloc((n ? n : 1) * sizeof(*kv));
 
 	memset(w, 0, sizeof(*w));
@@ -243,18 +244,18 @@ static size_t ops_in(const struct work *w, uint32_t p, uint64_t a, uint64_t b)
 
 static bool is_candidate(const struct gpa_model *m, size_t i)
 {
-	uint8_t o = m->nvtx.origin[i];
+	uint8_t o = gpa_nvtx_origin(m, i);
 
 	if (o != GPA_RANGE_NVTX && o != GPA_RANGE_ANNOTATION) {
 		return false;
 	}
-	if (m->nvtx.type[i] == GPT_NVTX_MARK || m->nvtx.end[i] <= m->nvtx.start[i] ||
-	    !m->nvtx.name[i]) {
+	if (gpa_nvtx_type(m, i) == GPT_NVTX_MARK || gpa_nvtx_end(m, i) <= gpa_nvtx_start(m, i) ||
+	    !gpa_nvtx_name(m, i)) {
 		return false;
 	}
 	/* Only the outermost range of a name: none of its enclosing ranges has it. */
-	for (uint32_t p = m->nvtx.parent[i]; p != GPA_NONE; p = m->nvtx.parent[p]) {
-		if (m->nvtx.name[p] == m->nvtx.name[i]) {
+	for (uint32_t p = gpa_nvtx_parent(m, i); p != GPA_NONE; p = gpa_nvtx_parent(m, p)) {
+		if (gpa_nvtx_name(m, p) == gpa_nvtx_name(m, i)) {
 			return false;
 		}
 	}
@@ -280,7 +281,7 @@ static void score_name(const struct gpa_model *m, const struct work *w, const st
 	sc->kcovered = 0;
 	for (size_t k = sc->first; k < sc->first + sc->n; k++) {
 		uint32_t r = kv[k].row, p = (uint32_t)kv[k].b;
-		uint64_t s = m->nvtx.start[r], e = m->nvtx.end[r];
+		uint64_t s = gpa_nvtx_start(m, r), e = gpa_nvtx_end(m, r);
 		sc->with_work += ops_in(w, p, s, e) > 0;
 		/* Ranges of one name can overlap across threads: count their union once. */
 		if (p == up && s <= ue) {
@@ -324,15 +325,16 @@ static int repeat_steps(const struct gpa_model *m, pcre2_code *steplike, struct 
 		goto out;
 	}
 	ret = -GP_ERR_NOMEM;
-	kv = malloc((m->nvtx.n ? m->nvtx.n : 1) * sizeof(*kv));
+	kv = malloc((gpa_nvtx_rows(m) ? gpa_nvtx_rows(m) : 1) * sizeof(*kv));
 	md = pcre2_match_data_create_from_pattern(steplike, NULL);
 	if (!kv || !md) {
 		goto out;
 	}
-	for (size_t i = 0; i < m->nvtx.n; i++) {
+	for (size_t i = 0; i < gpa_nvtx_rows(m); i++) {
 		if (is_candidate(m, i)) {
-			kv[n++] = (struct tkv){m->nvtx.name[i], m->threads.v[m->nvtx.thread[i]].proc,
-					       m->nvtx.start[i], (uint32_t)i};
+			kv[n++] = (struct tkv){gpa_nvtx_name(m, i),
+					       m->threads.v[gpa_nvtx_thread(m, i)].proc,
+					       gpa_nvtx_start(m, i), (uint32_t)i};
 		}
 	}
 	gp_qsort(kv, n, sizeof(*kv), cmp_tkv);
@@ -365,11 +367,14 @@ static int repeat_steps(const struct gpa_model *m, pcre2_code *steplike, struct 
 	int64_t ordinal = 0;
 	for (size_t k = best.first; found && k < best.first + best.n; k++) {
 		uint32_t r = kv[k].row, p = (uint32_t)kv[k].b;
-		if (!ops_in(&w, p, m->nvtx.start[r], m->nvtx.end[r])) {
+		if (!ops_in(&w, p, gpa_nvtx_start(m, r), gpa_nvtx_end(m, r))) {
 			continue; /* never a step without GPU work */
 		}
-		struct gpa_step st = {.proc = p, .nvtx = r, .name = m->nvtx.name[r],
-				      .start = m->nvtx.start[r], .end = m->nvtx.end[r]};
+		struct gpa_step st = {.proc = p,
+				      .nvtx = r,
+				      .name = gpa_nvtx_name(m, r),
+				      .start = gpa_nvtx_start(m, r),
+				      .end = gpa_nvtx_end(m, r)};
 		st.number = number_of(gpa_model_str(m, st.name), ordinal++);
 		if (gp_vec_push(&out->v, st)) {
 			ret = -GP_ERR_NOMEM;
@@ -449,8 +454,8 @@ static int name_families(struct loop_ctx *c)
 	if (!md) {
 		goto out;
 	}
-	for (size_t i = 0; i < m->nvtx.n; i++) {
-		uint32_t s = m->nvtx.name[i];
+	for (size_t i = 0; i < gpa_nvtx_rows(m); i++) {
+		uint32_t s = gpa_nvtx_name(m, i);
 		if (c->fam[s]) {
 			continue;
 		}
@@ -475,10 +480,11 @@ out:
 static bool is_marker(const struct loop_ctx *c, size_t i)
 {
 	const struct gpa_model *m = c->m;
-	uint8_t o = m->nvtx.origin[i];
+	uint8_t o = gpa_nvtx_origin(m, i);
 
-	return c->fam[m->nvtx.name[i]] >= 2 && (o == GPA_RANGE_NVTX || o == GPA_RANGE_ANNOTATION) &&
-	       m->nvtx.type[i] != GPT_NVTX_MARK && m->nvtx.end[i] >= m->nvtx.start[i];
+	return c->fam[gpa_nvtx_name(m, i)] >= 2 &&
+	       (o == GPA_RANGE_NVTX || o == GPA_RANGE_ANNOTATION) &&
+	       gpa_nvtx_type(m, i) != GPT_NVTX_MARK && gpa_nvtx_end(m, i) >= gpa_nvtx_start(m, i);
 }
 
 /* The outermost loop annotations (user annotations and NVTX ranges only), sorted. */
@@ -486,25 +492,25 @@ static int collect_markers(struct loop_ctx *c)
 {
 	const struct gpa_model *m = c->m;
 
-	for (size_t i = 0; i < m->nvtx.n; i++) {
+	for (size_t i = 0; i < gpa_nvtx_rows(m); i++) {
 		if (!is_marker(c, i)) {
 			continue;
 		}
 		bool nested = false;
-		for (uint32_t p = m->nvtx.parent[i]; p != GPA_NONE && !nested;
-		     p = m->nvtx.parent[p]) {
-			nested = is_marker(c, p) && m->nvtx.end[p] >= m->nvtx.end[i];
+		for (uint32_t p = gpa_nvtx_parent(m, i); p != GPA_NONE && !nested;
+		     p = gpa_nvtx_parent(m, p)) {
+			nested = is_marker(c, p) && gpa_nvtx_end(m, p) >= gpa_nvtx_end(m, i);
 		}
 		if (nested) {
 			continue; /* "## zero_grad ##" around Optimizer.zero_grad#...: one */
 		}
-		struct marker k = {m->nvtx.start[i],
-				   m->nvtx.end[i],
-				   m->threads.v[m->nvtx.thread[i]].proc,
-				   m->nvtx.thread[i],
+		struct marker k = {gpa_nvtx_start(m, i),
+				   gpa_nvtx_end(m, i),
+				   m->threads.v[gpa_nvtx_thread(m, i)].proc,
+				   gpa_nvtx_thread(m, i),
 				   (uint32_t)i,
-				   m->nvtx.name[i],
-				   (uint8_t)(c->fam[m->nvtx.name[i]] - 2)};
+				   gpa_nvtx_name(m, i),
+				   (uint8_t)(c->fam[gpa_nvtx_name(m, i)] - 2)};
 		if (gp_vec_push(&c->mk, k)) {
 			return -GP_ERR_NOMEM;
 		}
@@ -580,14 +586,14 @@ static uint64_t thread_end(const struct gpa_model *m, uint32_t th)
 {
 	uint64_t e = 0;
 
-	for (size_t i = 0; i < m->api.n; i++) {
+	for (size_t i = 0; i < gpa_api_rows(m); i++) {
 		if (gpa_api_thread(m, i) == th && gpa_api_end(m, i) > e) {
 			e = gpa_api_end(m, i);
 		}
 	}
-	for (size_t i = 0; i < m->nvtx.n; i++) {
-		if (m->nvtx.thread[i] == th && m->nvtx.end[i] > e) {
-			e = m->nvtx.end[i];
+	for (size_t i = 0; i < gpa_nvtx_rows(m); i++) {
+		if (gpa_nvtx_thread(m, i) == th && gpa_nvtx_end(m, i) > e) {
+			e = gpa_nvtx_end(m, i);
 		}
 	}
 	return e;
@@ -799,7 +805,7 @@ static int profiler_steps(const struct gpa_model *m, struct gpa_steps *out)
 	if (!open) {
 		return -GP_ERR_NOMEM;
 	}
-	for (size_t i = 0; i < m->api.n; i++) {
+	for (size_t i = 0; i < gpa_api_rows(m); i++) {
 		const char *name = gpa_model_str(m, gpa_api_name(m, i));
 		uint32_t p = m->threads.v[gpa_api_thread(m, i)].proc;
 		bool start = !strcmp(name, "cudaProfilerStart") || !strcmp(name, "cuProfilerStart");
@@ -848,10 +854,13 @@ static int whole_steps(const struct gpa_model *m, struct gpa_steps *out)
 		any = true;                                                                        \
 	}
 		WIDEN_(m->kern, m->devs.v[gpa_kern_dev(m, i)].proc, gpa_kern_start(m, i), gpa_kern_end(m, i));
-		WIDEN_(m->copy, m->devs.v[m->copy.dev[i]].proc, m->copy.start[i], m->copy.end[i]);
-		WIDEN_(m->set, m->devs.v[m->set.dev[i]].proc, m->set.start[i], m->set.end[i]);
+		WIDEN_(m->copy, m->devs.v[gpa_copy_dev(m, i)].proc, gpa_copy_start(m, i),
+		       gpa_copy_end(m, i));
+		WIDEN_(m->set, m->devs.v[gpa_set_dev(m, i)].proc, gpa_set_start(m, i),
+		       gpa_set_end(m, i));
 		WIDEN_(m->api, m->threads.v[gpa_api_thread(m, i)].proc, gpa_api_start(m, i), gpa_api_end(m, i));
-		WIDEN_(m->nvtx, m->threads.v[m->nvtx.thread[i]].proc, m->nvtx.start[i], m->nvtx.end[i]);
+		WIDEN_(m->nvtx, m->threads.v[gpa_nvtx_thread(m, i)].proc, gpa_nvtx_start(m, i),
+		       gpa_nvtx_end(m, i));
 #undef WIDEN_
 		if (!any) {
 			continue;
@@ -916,13 +925,13 @@ static uint64_t op_api_start(const struct gpa_model *m, size_t g, bool *linked)
 
 	switch (gpa_gpu_kind(m, g)) {
 	case GPA_GPU_KERNEL:
-		a = m->kern.api[r];
+		a = gpa_kern_api(m, r);
 		break;
 	case GPA_GPU_MEMCPY:
-		a = m->copy.api[r];
+		a = gpa_copy_api(m, r);
 		break;
 	default:
-		a = m->set.api[r];
+		a = gpa_set_api(m, r);
 		break;
 	}
 	*linked = a != GPA_NONE;
@@ -952,9 +961,11 @@ static int assign(const struct gpa_model *m, struct gpa_steps *s)
 	} *cur = calloc(ns ? ns : 1, sizeof(*cur));
 
 	if (ns < UINT16_MAX) {
-		s->gpu_step16 = gp_malloc_big((m->gpu.n ? m->gpu.n : 1) * sizeof(*s->gpu_step16));
+		s->gpu_step16 = gp_malloc_big((gpa_gpu_rows(m) ? gpa_gpu_rows(m) : 1) *
+					      sizeof(*s->gpu_step16));
 	} else {
-		s->gpu_step = gp_malloc_big((m->gpu.n ? m->gpu.n : 1) * sizeof(*s->gpu_step));
+		s->gpu_step = gp_malloc_big((gpa_gpu_rows(m) ? gpa_gpu_rows(m) : 1) *
+					    sizeof(*s->gpu_step));
 	}
 	if (!pfirst || !cur || !gpa_steps_assigned(s)) {
 		free(pfirst);
@@ -969,7 +980,7 @@ static int assign(const struct gpa_model *m, struct gpa_steps *s)
 	}
 	/* gpu rows run by device, then start: per-step unions merge in one pass. */
 	size_t hint = SIZE_MAX;
-	for (size_t g = 0, dev = 0; g < m->gpu.n; g++) {
+	for (size_t g = 0, dev = 0; g < gpa_gpu_rows(m); g++) {
 		bool linked;
 		uint64_t t = op_api_start(m, g, &linked);
 		while (g >= (size_t)m->devs.v[dev].gpu_first + m->devs.v[dev].gpu_count) {

@@ -224,7 +224,7 @@ static uint32_t coverage(const struct gpa_model *m, const struct gpa_steps *step
 		lo[s->proc] = a < lo[s->proc] ? a : lo[s->proc];
 		hi[s->proc] = b > hi[s->proc] ? b : hi[s->proc];
 	}
-	for (size_t g = 0; g < m->gpu.n; g++) {
+	for (size_t g = 0; g < gpa_gpu_rows(m); g++) {
 		uint32_t p = gpa_dev_proc(m, gpa_gpu_dev(m, g));
 		if (p < np) {
 			uint64_t s = gpa_gpu_start(m, g), e = gpa_gpu_end(m, g);
@@ -254,7 +254,7 @@ int gpa_verdict_build(const struct gpa_model *m, const struct gpa_steps *steps,
 	int ret = warm && len ? mark_warm(cp, whole, warm) : -GP_ERR_NOMEM;
 
 	memset(out, 0, sizeof(*out));
-	out->gpu_ops = m->gpu.n;
+	out->gpu_ops = gpa_gpu_rows(m);
 	out->steps = (uint32_t)n;
 	out->whole = whole;
 	out->cover_bp = whole ? 10000 : coverage(m, steps);

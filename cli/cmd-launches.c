@@ -92,7 +92,7 @@ static int run(const struct launches_opts *o, struct cli_common *cm, char **args
 		gpa_model_release(&m);
 		return cli_exit_code(ret, 0);
 	}
-	if (!m.gpu.n && o->format == GPR_FORMAT_TEXT) {
+	if (!gpa_gpu_rows(&m) && o->format == GPR_FORMAT_TEXT) {
 		cli_warn("no GPU activity in the trace%s", m.procs.n == 1 ? "" : "s");
 	}
 	if (gpr_launches_render(&out, o->format, o->tables, &m, &l) ||

@@ -68,7 +68,7 @@ static bool gap_memory(const struct gpa_model *m, const struct gpa_steps *steps,
 	struct gpa_gaps g;
 	char err[256];
 
-	if (!m->gpu.n) {
+	if (!gpa_gpu_rows(m)) {
 		return false;
 	}
 	gpa_gaps_opts_init(&go);

@@ -32,5 +32,22 @@ for mod in base trace inject import analyze report cli; do
 		esac
 	done
 done
+# The model's private header: its own files and the hooks it calls (docs/dev/model.md).
+for f in $(grep -rl '#include "analyze/model-internal.h"' analyze cli report tests 2>/dev/null); do
+	case $f in
+	analyze/model*.[ch] | analyze/stacks.c | analyze/nccl-model.c | analyze/graphs.c | \
+	analyze/ops-nvtx.c | tests/unit/analyze/test-ops-nvtx.c) ;;
+	*) echo "layering: $f includes analyze/model-internal.h, private to the model"; bad=1 ;;
+	esac
+done
+# The model includes no analysis: only its own headers and the steps it runs.
+for f in analyze/model*.[ch]; do
+	for inc in $(sed -n 's/^#include "analyze\/\(.*\)\.h"/\1/p' "$f"); do
+		case $inc in
+		model | model-internal | model-access | nccl-model | file-info | import-ahead | sanity) ;;
+		*) echo "layering: $f includes analyze/$inc.h: the model includes no analysis"; bad=1 ;;
+		esac
+	done
+done
 [ $bad -eq 0 ] && echo "check-layering: ok"
 exit $bad

@@ -6,7 +6,7 @@
  * whose NVTX ranges become CPU operators the operator analysis models.
  */
 #include "base/compat.h"
-#include "analyze/model.h"
+#include "analyze/model-internal.h"
 #include "analyze/ops.h"
 #include "tests/unit/test.h"
 

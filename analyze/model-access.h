@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * model-access.h - one accessor per column of the model's tables, row i:
+ * gpa_copy_bytes(m, i), gpa_nvtx_parent(m, i), gpa_mem_ts(m, i)... made
+ * from the column lists of analyze/model.h, so a new column has its
+ * accessor with no line written here. An optional column's accessor reads
+ * 0 where the column is absent. Kernels' and API calls' encoded columns
+ * (start_off, dur, site) are read through gpa_kern_start, gpa_kern_dur,
+ * gpa_kern_site, gpa_api_start, gpa_api_name... (model.h) instead.
+ *
+ * Analyses read the tables through these, never through the columns: a
+ * column can then change its form (plain, optional, encoded, moved into a
+ * site: docs/dev/model.md) by changing its accessor alone.
+ *
+ * Included by analyze/model.h; include that.
+ */
+#ifndef GPA_MODEL_ACCESS_H
+#define GPA_MODEL_ACCESS_H
+
+#include "analyze/model.h"
+
+/* gpa_<prefix>_<col>(m, i): row i of column col of table tab; OPT: NULL reads as 0. */
+#define GPA_GET_(tab, prefix, type, col)                                                           \
+	static inline type gpa_##prefix##_##col(const struct gpa_model *m, size_t i)               \
+	{                                                                                          \
+		return m->tab.col[i];                                                              \
+	}
+#define GPA_GET_OPT_(tab, prefix, type, col)                                                       \
+	static inline type gpa_##prefix##_##col(const struct gpa_model *m, size_t i)               \
+	{                                                                                          \
+		return m->tab.col ? m->tab.col[i] : 0;                                             \
+	}
+
+#define GPA_COPY_GET_(type, col) GPA_GET_(copy, copy, type, col)
+#define GPA_COPY_GET_OPT_(type, col) GPA_GET_OPT_(copy, copy, type, col)
+GPA_MEMCPY_COLS(GPA_COPY_GET_)
+GPA_GRAPH_COLS_(GPA_COPY_GET_OPT_)
+
+#define GPA_SET_GET_(type, col) GPA_GET_(set, set, type, col)
+#define GPA_SET_GET_OPT_(type, col) GPA_GET_OPT_(set, set, type, col)
+GPA_MEMSET_COLS(GPA_SET_GET_)
+GPA_GRAPH_COLS_(GPA_SET_GET_OPT_)
+
+#define GPA_SYNC_GET_(type, col) GPA_GET_(sync, sync, type, col)
+GPA_SYNC_COLS(GPA_SYNC_GET_)
+
+#define GPA_NVTX_GET_(type, col) GPA_GET_(nvtx, nvtx, type, col)
+#define GPA_NVTX_GET_OPT_(type, col) GPA_GET_OPT_(nvtx, nvtx, type, col)
+GPA_NVTX_COLS(GPA_NVTX_GET_)
+GPA_NVTX_OPT_COLS_(GPA_NVTX_GET_OPT_)
+
+#define GPA_OVH_GET_(type, col) GPA_GET_(ovh, ovh, type, col)
+GPA_OVERHEAD_COLS(GPA_OVH_GET_)
+
+#define GPA_MEM_GET_(type, col) GPA_GET_(mem, mem, type, col)
+#define GPA_MEM_GET_OPT_(type, col) GPA_GET_OPT_(mem, mem, type, col)
+GPA_MEM_COLS(GPA_MEM_GET_)
+GPA_MEM_OPT_COLS_(GPA_MEM_GET_OPT_)
+
+#define GPA_GPU_GET_(type, col) GPA_GET_(gpu, gpu, type, col)
+GPA_GPU_COLS(GPA_GPU_GET_)
+
+/* Kernels and API calls: the columns that are not encoded. */
+GPA_GET_(kern, kern, uint32_t, api)
+#define GPA_KERN_GET_OPT_(type, col) GPA_GET_OPT_(kern, kern, type, col)
+GPA_KERNEL_OPT_COLS_(GPA_KERN_GET_OPT_)
+/* api.corr: NULL when the load dropped it (GPA_DROP_CORR); read only when it is kept. */
+GPA_GET_(api, api, uint32_t, corr)
+GPA_GET_(api, api, uint32_t, nvtx)
+#define GPA_API_GET_OPT_(type, col) GPA_GET_OPT_(api, api, type, col)
+GPA_API_OPT_COLS_(GPA_API_GET_OPT_)
+
+/* Rows of each table: gpa_<prefix>_rows(m). */
+#define GPA_ROWS_(tab, prefix)                                                                     \
+	static inline size_t gpa_##prefix##_rows(const struct gpa_model *m)                        \
+	{                                                                                          \
+		return m->tab.n;                                                                   \
+	}
+GPA_ROWS_(kern, kern)
+GPA_ROWS_(copy, copy)
+GPA_ROWS_(set, set)
+GPA_ROWS_(api, api)
+GPA_ROWS_(sync, sync)
+GPA_ROWS_(nvtx, nvtx)
+GPA_ROWS_(ovh, ovh)
+GPA_ROWS_(mem, mem)
+GPA_ROWS_(gpu, gpu)
+
+#endif /* GPA_MODEL_ACCESS_H */
