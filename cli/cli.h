@@ -148,6 +148,14 @@ int cli_load_model_ex(struct gpa_model *m, char **args, size_t nargs, unsigned t
  */
 void cli_sanity_warn(const struct gpa_model *m, const char *path);
 /*
+ * Unless --allow-unrelated: whether the model's traces are one run
+ * (analyze/related.h); when they are not, says why (exit 1) and returns
+ * -GP_ERR_FORMAT. cli_load_model_ex checks it for every command.
+ */
+int cli_check_related(const struct gpa_model *m);
+/* ret of gpa_related_*: 1 said with why and -GP_ERR_FORMAT returned; else ret. */
+int cli_refuse_unrelated(int ret, const char *why);
+/*
  * cli_load_model, then the steps (step_regex as --step; NULL the default).
  * Returns CMD_OK, or CMD_ERROR / CMD_USAGE (a bad regex) said, with the
  * model released.
@@ -170,6 +178,8 @@ int cli_thread_count(unsigned *out);
 
 /* --quiet, which every command takes (cli/parse-options.c): no progress line. */
 extern bool cli_quiet;
+/* --allow-unrelated (every command's): take traces that are not one run together. */
+extern bool cli_allow_unrelated;
 
 struct cli_progress {
 	uint64_t t0, last, delay_ns;

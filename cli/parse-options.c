@@ -477,6 +477,8 @@ static int missing(struct parser *p, const struct cli_option *o, const char *as_
 	return say(&p->ctx, m->missing ? m->missing : m->unknown, as_given);
 }
 
+bool cli_allow_unrelated;
+
 /* "--name", "--name=value", "--name value"; returns 0 or a status. */
 static int parse_long(struct parser *p, const char *arg)
 {
@@ -492,6 +494,11 @@ static int parse_long(struct parser *p, const char *arg)
 		if (!f.o || !f.exact) {
 			return 0;
 		}
+	}
+	/* --allow-unrelated: every command's, traces that are not one run taken together. */
+	if (!eq && len == 15 && !strncmp(name, "allow-unrelated", 15) && !(f.o && f.exact)) {
+		cli_allow_unrelated = true;
+		return 0;
 	}
 	/* --threads N: every command's too, unless the command has its own. */
 	if (len == 7 && !strncmp(name, "threads", 7) && !(f.o && f.exact)) {
