@@ -138,8 +138,8 @@ static int copies(const struct gpa_model *m, struct gpa_mfu *u)
 	/* Slow copies: under half their group's bandwidth, or from pageable memory. */
 	for (size_t i = 0; i < c->n; i++) {
 		uint64_t ns = c->end[i] - c->start[i];
-		if (!ns || !c->bytes[i]) {
-			continue;
+		if (!ns || !c->bytes[i] || (ns % GPA_MFU_QUANTUM_NS == 0 && ns < GPA_MFU_QUANTUM_MIN_NS)) {
+			continue; /* a few whole microseconds: timed too coarsely to call it slow */
 		}
 		double gbps = (double)c->bytes[i] / (double)ns;
 		const struct gpa_copy_bw *b = NULL;
