@@ -312,17 +312,12 @@ void gpr_fmt_elide_words(struct gp_strbuf *sb, const char *s, size_t maxw)
 		return;
 	}
 	/* the longest run of whole words from the start that leaves room for the ellipsis */
-	for (size_t i = 1; s[i]; i++) {
+	for (size_t i = 1, hw = 1; s[i] && hw + 1 <= maxw; i++) {
 		if (s[i] == ' ' && s[i - 1] != ' ') {
-			char *head = strndup(s, i);
-			size_t hw = head ? gpr_text_width(head) : maxw;
-			free(head);
-			if (hw + 1 > maxw) {
-				break;
-			}
 			keep = i;
 			keep_w = hw;
 		}
+		hw += ((unsigned char)s[i] & 0xc0) != 0x80;
 	}
 	if (keep && 2 * keep_w >= maxw) {
 		gp_strbuf_add(sb, s, keep);
