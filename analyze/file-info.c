@@ -111,6 +111,59 @@ static void take_process(struct gpa_file_info *fi, const struct gpt_reader *r,
 	fi->process.nccl_version = p->nccl_version;
 }
 
+/* dev into fi->work_devs (kept sorted, bounded); 0 or -GP_ERR_NOMEM. */
+static int note_device(struct gpa_file_info *fi, uint32_t dev)
+{
+	size_t at = 0;
+
+	while (at < fi->work_devs.n && fi->work_devs.v[at] < dev) {
+		at++;
+	}
+	if ((at < fi->work_devs.n && fi->work_devs.v[at] == dev) ||
+	    fi->work_devs.n >= GPA_INFO_WORK_DEVS) {
+		return 0;
+	}
+	if (gp_vec_push(&fi->work_devs, dev)) {
+		return -GP_ERR_NOMEM;
+	}
+	memmove(&fi->work_devs.v[at + 1], &fi->work_devs.v[at],
+		(fi->work_devs.n - 1 - at) * sizeof(*fi->work_devs.v));
+	fi->work_devs.v[at] = dev;
+	return 0;
+}
+
+struct span {
+	uint64_t start, end;
+};
+
+static int cmp_span(const void *a, const void *b)
+{
+	const struct span *x = a, *y = b;
+
+	if (x->start != y->start) {
+		return x->start < y->start ? -1 : 1;
+	}
+	return x->end < y->end ? -1 : x->end > y->end;
+}
+
+/* The time under some interval of v (sorted here): overhead records overlap across threads. */
+static uint64_t union_ns(struct span *v, size_t n)
+{
+	uint64_t sum = 0, s = 0, e = 0;
+
+	gp_qsort(v, n, sizeof(*v), cmp_span);
+	for (size_t i = 0; i < n; i++) {
+		if (i && v[i].start <= e) {
+			e = v[i].end > e ? v[i].end : e;
+			continue;
+		}
+		sum += e - s;
+		s = v[i].start;
+		e = v[i].end;
+	}
+	return sum + (e - s);
+}
+
 const char *gpa_input_format_name(int format)
 {
 	switch (format) {
@@ -132,6 +185,7 @@ int gpa_file_info_read(const char *path, struct gpa_file_info *fi, char *errbuf,
 	struct gpt_chunk ch;
 	uint64_t first_clock_ts = 0, first_clock_rt = 0;
 	bool have_clock = false;
+	GP_VEC(struct span) over = {0};
 	int ret;
 
 	memset(fi, 0, sizeof(*fi));
@@ -197,11 +251,27 @@ int gpa_file_info_read(const char *path, struct gpa_file_info *fi, char *errbuf,
 			}
 			case GPT_KIND_OVERHEAD: {
 				const struct gpt_overhead *o = (const void *)rec;
-				if (o->end > o->start) {
-					fi->overhead_ns += o->end - o->start;
+				struct span sp = {o->start, o->end};
+				if (o->end > o->start && gp_vec_push(&over, sp)) {
+					ret = -GP_ERR_NOMEM;
+					goto out;
 				}
+				fi->overhead_ns += o->end > o->start ? o->end - o->start : 0;
+				fi->overhead_records++;
 				break;
 			}
+			case GPT_KIND_KERNEL:
+			case GPT_KIND_MEMCPY:
+			case GPT_KIND_MEMSET:
+				if (note_device(fi, ch.kind == GPT_KIND_KERNEL
+							    ? ((const struct gpt_kernel *)(const void *)rec)->device
+						    : ch.kind == GPT_KIND_MEMCPY
+							    ? ((const struct gpt_memcpy *)(const void *)rec)->device
+							    : ((const struct gpt_memset *)(const void *)rec)->device)) {
+					ret = -GP_ERR_NOMEM;
+					goto out;
+				}
+				break;
 			default:
 				break;
 			}
@@ -211,6 +281,7 @@ int gpa_file_info_read(const char *path, struct gpa_file_info *fi, char *errbuf,
 		snprintf(errbuf, errlen, "%s", gpt_reader_last_error(r));
 		goto out;
 	}
+	fi->overhead_union_ns = union_ns(over.v, over.n);
 	if (have_clock && fi->has_span) {
 		fi->start_realtime = first_clock_rt + (fi->first_ts - first_clock_ts);
 	}
@@ -241,6 +312,7 @@ out:
 		snprintf(errbuf, errlen, "%s: out of memory", path);
 	}
 	gpt_reader_free(r);
+	gp_vec_free(&over);
 	return ret;
 }
 
@@ -258,6 +330,7 @@ void gpa_file_info_release(struct gpa_file_info *fi)
 		free(fi->devices.v[i].name);
 	}
 	gp_vec_free(&fi->devices);
+	gp_vec_free(&fi->work_devs);
 	for (size_t i = 0; i < fi->problems.n; i++) {
 		free(fi->problems.v[i].reason);
 	}

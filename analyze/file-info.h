@@ -62,7 +62,13 @@ struct gpa_file_info {
 	uint64_t losses[GPT_LOSS__MAX];   /* records lost by cause */
 	uint64_t loss_total;
 	uint64_t overhead_ns;             /* sum of OVERHEAD record durations */
+	uint64_t overhead_union_ns;       /* time under some OVERHEAD record (they overlap) */
+	uint64_t overhead_records;
+	/* devices named by GPU records (kernel, copy, set), ascending; at most GPA_INFO_WORK_DEVS */
+	GP_VEC(uint32_t) work_devs;
 };
+
+#define GPA_INFO_WORK_DEVS 64
 
 /* Whether records of this kind are activity (counted as events) or metadata. */
 bool gpa_kind_is_event(enum gpt_kind kind);

@@ -203,34 +203,159 @@ static void what_before(const struct gpa_rank_in *in, uint32_t dev, uint64_t at,
 	*idle = end && end < at ? at - end : 0;
 }
 
-static int take_colls(const struct gpa_rank_in *in, struct gpa_rank_sum *s)
+/* One collective of s: its name canonical, what ran before it. */
+static int add_coll(const struct gpa_rank_in *in, struct gpa_rank_sum *s, struct gpa_rank_coll *c,
+		    const char *fn, uint32_t dev, uint64_t host_at)
+{
+	const struct gpa_model *m = in->m;
+	const char *canon = gpa_comm_canonical(fn);
+	uint32_t k;
+
+	what_before(in, dev, host_at, &k, &c->idle_before);
+	if (str_id(s, canon ? canon : fn, &c->func) ||
+	    str_id(s, k == GPA_NONE ? "" : gpa_model_str(m, m->funcs.v[gpa_kern_func(m, k)].name),
+		   &c->doing) ||
+	    gp_vec_push(&s->colls, *c)) {
+		return -GP_ERR_NOMEM;
+	}
+	return 0;
+}
+
+/* NCCL records with communicator and sequence number: matched by both. */
+static int take_seq_colls(const struct gpa_rank_in *in, struct gpa_rank_sum *s)
 {
 	const struct gpa_model *m = in->m;
 
-	if (!m->nccl) {
-		return 0;
-	}
 	for (size_t i = 0; i < m->nccl->ops.n && s->colls.n < GPA_RANK_COLLS; i++) {
 		const struct gpa_nccl_op *op = &m->nccl->ops.v[i];
 		if (!op->comm_hash || !op->seq || (op->flags & GPT_NCCL_P2P)) {
 			continue; /* not matchable across ranks */
 		}
-		const char *fn = gpa_model_str(m, op->func), *canon = gpa_comm_canonical(fn);
 		struct gpa_rank_coll c = {.hash = op->comm_hash, .seq = op->seq, .bytes = op->bytes,
 					  .arrival = op->start, .end = op->end};
-		uint32_t k;
 		if (op->gpu_from != GPA_NCCL_GPU_NONE) {
 			c.end = op->gpu_end;
+			c.gpu_end = true;
 		}
-		what_before(in, op->dev, op->start, &k, &c.idle_before);
-		if (str_id(s, canon ? canon : fn, &c.func) ||
-		    str_id(s, k == GPA_NONE ? "" : gpa_model_str(m, m->funcs.v[gpa_kern_func(m, k)].name),
-			   &c.doing) ||
-		    gp_vec_push(&s->colls, c)) {
+		if (add_coll(in, s, &c, gpa_model_str(m, op->func), op->dev, op->start)) {
 			return -GP_ERR_NOMEM;
 		}
 	}
 	return 0;
+}
+
+/* The n-th collective of each key gets seq n (1-based), keys as they come. */
+static int number_by_order(struct gpa_rank_sum *s, size_t from)
+{
+	struct gp_u64map next = GP_U64MAP_INIT;
+
+	for (size_t i = from; i < s->colls.n; i++) {
+		uint64_t *v;
+		if (gp_u64map_get_or_insert(&next, s->colls.v[i].hash, 0, &v) < 0) {
+			gp_u64map_release(&next);
+			return -GP_ERR_NOMEM;
+		}
+		s->colls.v[i].seq = ++*v;
+	}
+	gp_u64map_release(&next);
+	return 0;
+}
+
+/* NCCL records without sequence numbers: by their order per communicator, GPU start when known. */
+static int take_ordered_ops(const struct gpa_rank_in *in, struct gpa_rank_sum *s)
+{
+	const struct gpa_model *m = in->m;
+
+	for (size_t i = 0; i < m->nccl->ops.n && s->colls.n < GPA_RANK_COLLS; i++) {
+		const struct gpa_nccl_op *op = &m->nccl->ops.v[i];
+		if (op->flags & GPT_NCCL_P2P) {
+			continue; /* each rank's peer differs: no order to share */
+		}
+		struct gpa_rank_coll c = {.hash = op->comm_hash, .by = GPA_COLL_ORDER_COMM,
+					  .bytes = op->bytes, .arrival = op->start, .end = op->end};
+		if (op->gpu_from != GPA_NCCL_GPU_NONE) {
+			c.arrival = op->gpu_start;
+			c.end = op->gpu_end;
+			c.gpu_end = true;
+		}
+		if (add_coll(in, s, &c, gpa_model_str(m, op->func), op->dev, op->start)) {
+			return -GP_ERR_NOMEM;
+		}
+	}
+	return 0;
+}
+
+struct comm_kern {
+	uint32_t stream, row;
+	uint16_t dev;
+	uint64_t start;
+};
+
+static int cmp_comm_kern(const void *a, const void *b)
+{
+	const struct comm_kern *x = a, *y = b;
+
+	if (x->stream != y->stream) {
+		return x->stream < y->stream ? -1 : 1;
+	}
+	if (x->start != y->start) {
+		return x->start < y->start ? -1 : 1;
+	}
+	return x->row < y->row ? -1 : x->row > y->row;
+}
+
+/* No NCCL records: communication kernels by their order per stream, from their GPU times. */
+static int take_comm_kernels(const struct gpa_rank_in *in, struct gpa_rank_sum *s)
+{
+	const struct gpa_model *m = in->m;
+	GP_VEC(struct comm_kern) v = {0};
+	int ret = 0;
+
+	for (size_t g = 0; g < m->gpu.n; g++) {
+		if (gpa_gpu_kind(m, g) != GPA_GPU_KERNEL || !gpa_commclass_gpu(in->cc, m, g)) {
+			continue;
+		}
+		uint32_t k = gpa_gpu_row(m, g);
+		struct comm_kern c = {gpa_kern_stream(m, k), k, gpa_kern_dev(m, k),
+				      gpa_kern_start(m, k)};
+		if (gp_vec_push(&v, c)) {
+			gp_vec_free(&v);
+			return -GP_ERR_NOMEM;
+		}
+	}
+	gp_qsort(v.v, v.n, sizeof(*v.v), cmp_comm_kern);
+	for (size_t i = 0; i < v.n && !ret && s->colls.n < GPA_RANK_COLLS; i++) {
+		uint32_t k = v.v[i].row;
+		struct gpa_rank_coll c = {.hash = v.v[i].stream, .by = GPA_COLL_ORDER_STREAM,
+					  .arrival = v.v[i].start, .end = gpa_kern_end(m, k),
+					  .gpu_end = true};
+		ret = add_coll(in, s, &c, gpa_model_str(m, m->funcs.v[gpa_kern_func(m, k)].name),
+			       v.v[i].dev, v.v[i].start);
+	}
+	gp_vec_free(&v);
+	return ret;
+}
+
+/*
+ * The collectives to match across ranks: NCCL records with sequence
+ * numbers; without any, NCCL records by order per communicator; without
+ * NCCL records, communication kernels by order per stream.
+ */
+static int take_colls(const struct gpa_rank_in *in, struct gpa_rank_sum *s)
+{
+	const struct gpa_model *m = in->m;
+	int ret;
+
+	if (m->nccl && m->nccl->ops.n) {
+		ret = take_seq_colls(in, s);
+		if (ret || s->colls.n) {
+			return ret;
+		}
+		ret = take_ordered_ops(in, s);
+	} else {
+		ret = take_comm_kernels(in, s);
+	}
+	return ret ? ret : number_by_order(s, 0);
 }
 
 static int take_rest(const struct gpa_rank_in *in, struct gpa_rank_sum *s)
@@ -358,6 +483,8 @@ static void pack_body(const struct gpa_rank_sum *s, struct gp_strbuf *o)
 		const struct gpa_rank_coll *c = &s->colls.v[i];
 		gp_le_put(o, c->hash, 8);
 		gp_le_put(o, c->seq, 8);
+		gp_le_put(o, c->by, 1);
+		gp_le_put(o, c->gpu_end, 1);
 		gp_le_put(o, c->func, 4);
 		gp_le_put(o, c->bytes, 8);
 		gp_le_put(o, c->arrival, 8);
@@ -485,13 +612,18 @@ static void unpack_tables(struct gp_le_rd *r, struct gpa_rank_sum *s)
 		k->max = gp_le_get(r, 8);
 	}
 	n = gp_le_get(r, 4);
-	if (gp_le_fits(r, n, 56) && gp_vec_reserve(&s->colls, n)) {
+	if (gp_le_fits(r, n, 58) && gp_vec_reserve(&s->colls, n)) {
 		r->bad = "out of memory";
 	}
 	for (uint64_t i = 0; !r->bad && i < n; i++) {
 		struct gpa_rank_coll *c = &s->colls.v[s->colls.n++];
 		c->hash = gp_le_get(r, 8);
 		c->seq = gp_le_get(r, 8);
+		c->by = (uint8_t)gp_le_get(r, 1);
+		c->gpu_end = gp_le_get(r, 1) != 0;
+		if (!r->bad && (c->by >= GPA_COLL_BY__COUNT || c->seq == 0)) {
+			r->bad = c->seq ? "unknown collective key" : "collective sequence 0";
+		}
 		c->func = get_ref(r, s);
 		c->bytes = gp_le_get(r, 8);
 		c->arrival = gp_le_get(r, 8);

@@ -10,6 +10,7 @@
 #include "base/compat.h"
 #include "analyze/job.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -201,22 +202,33 @@ static int rank_spread(struct gpa_job *j)
 
 struct collk {
 	uint64_t hash, seq;
+	uint8_t by;
+	bool gpu_end;
 	const char *func, *doing;
-	uint64_t arrival, idle_before;
+	uint64_t bytes, arrival, end, idle_before;
 	uint32_t rank;
 };
 
-static int cmp_collk(const void *a, const void *b)
+/* Same key: by, hash, seq, and the collective's name unless matched by order (checked after). */
+static int cmp_key(const struct collk *x, const struct collk *y)
 {
-	const struct collk *x = a, *y = b;
-
+	if (x->by != y->by) {
+		return x->by < y->by ? -1 : 1;
+	}
 	if (x->hash != y->hash) {
 		return x->hash < y->hash ? -1 : 1;
 	}
 	if (x->seq != y->seq) {
 		return x->seq < y->seq ? -1 : 1;
 	}
-	int c = strcmp(x->func, y->func);
+	return x->by == GPA_COLL_SEQ ? strcmp(x->func, y->func) : 0;
+}
+
+static int cmp_collk(const void *a, const void *b)
+{
+	const struct collk *x = a, *y = b;
+	int c = cmp_key(x, y);
+
 	if (c) {
 		return c;
 	}
@@ -233,6 +245,9 @@ static int cmp_coll(const void *a, const void *b)
 	if (x->skew != y->skew) {
 		return x->skew > y->skew ? -1 : 1;
 	}
+	if (x->by != y->by) {
+		return x->by < y->by ? -1 : 1;
+	}
 	if (x->hash != y->hash) {
 		return x->hash < y->hash ? -1 : 1;
 	}
@@ -243,10 +258,12 @@ static int cmp_coll(const void *a, const void *b)
 }
 
 /* One matched group [a, b) of k: its skew and last rank, the ranks' shares. */
-static int one_group(struct gpa_job *j, const struct collk *k, size_t a, size_t b)
+static int one_group(struct gpa_job *j, const struct collk *k, size_t a, size_t b,
+		     uint64_t spread)
 {
 	const struct collk *l = &k[b - 1];
-	struct gpa_job_coll c = {.hash = l->hash, .seq = l->seq, .func = l->func,
+	struct gpa_job_coll c = {.hash = l->hash, .seq = l->seq, .by = l->by,
+				 .end_spread = spread, .func = l->func,
 				 .ranks = (uint32_t)(b - a), .first = k[a].arrival,
 				 .skew = l->arrival - k[a].arrival,
 				 .margin = l->arrival - k[b - 2].arrival, .last = l->rank,
@@ -267,7 +284,31 @@ static int one_group(struct gpa_job *j, const struct collk *k, size_t a, size_t 
 	return gp_vec_push(&j->colls, c);
 }
 
-static int match(struct gpa_job *j)
+/*
+ * A group [a, b) of one key: -1 when matched by order but its kinds or
+ * sizes differ; else the spread of its GPU ends (0 when not all known),
+ * *timed whether they are.
+ */
+static int64_t group_check(const struct collk *k, size_t a, size_t b, bool *timed)
+{
+	uint64_t lo = UINT64_MAX, hi = 0;
+
+	*timed = true;
+	for (size_t i = a; i < b; i++) {
+		if (k[i].by != GPA_COLL_SEQ &&
+		    (strcmp(k[i].func, k[a].func) ||
+		     (k[i].bytes && k[a].bytes && k[i].bytes != k[a].bytes))) {
+			return -1;
+		}
+		*timed &= k[i].gpu_end;
+		lo = k[i].end < lo ? k[i].end : lo;
+		hi = k[i].end > hi ? k[i].end : hi;
+	}
+	return *timed ? (int64_t)(hi - lo) : 0;
+}
+
+/* Every rank's collectives, on the job's timeline, sorted by key then arrival. */
+static struct collk *collect(struct gpa_job *j, size_t *pn)
 {
 	size_t n = 0, at = 0;
 	struct collk *k;
@@ -277,31 +318,92 @@ static int match(struct gpa_job *j)
 	}
 	k = malloc((n ? n : 1) * sizeof(*k));
 	if (!k) {
-		return -GP_ERR_NOMEM;
+		return NULL;
 	}
 	for (uint32_t i = 0; i < j->ranks.n; i++) {
 		const struct gpa_rank_sum *s = j->ranks.v[i].s;
-		int64_t sh = shift_of(j, s);
+		uint64_t sh = (uint64_t)shift_of(j, s);
 		for (size_t q = 0; q < s->colls.n; q++) {
 			const struct gpa_rank_coll *c = &s->colls.v[q];
-			k[at++] = (struct collk){c->hash, c->seq, s->strs.v[c->func], s->strs.v[c->doing],
-						 c->arrival + (uint64_t)sh, c->idle_before, i};
+			j->by = c->by > j->by ? c->by : j->by;
+			k[at++] = (struct collk){.hash = c->hash, .seq = c->seq, .by = c->by,
+						 .gpu_end = c->gpu_end, .func = s->strs.v[c->func],
+						 .doing = s->strs.v[c->doing], .bytes = c->bytes,
+						 .arrival = c->arrival + sh, .end = c->end + sh,
+						 .idle_before = c->idle_before, .rank = i};
 		}
 	}
 	gp_qsort(k, n, sizeof(*k), cmp_collk);
-	int ret = 0;
-	for (size_t a = 0; a < n && !ret;) {
-		size_t b = a + 1;
-		while (b < n && k[b].hash == k[a].hash && k[b].seq == k[a].seq &&
-		       !strcmp(k[b].func, k[a].func)) {
-			b++;
+	*pn = n;
+	return k;
+}
+
+/* End of the group of k[a]. */
+static size_t group_end(const struct collk *k, size_t n, size_t a)
+{
+	size_t b = a + 1;
+
+	while (b < n && !cmp_key(&k[a], &k[b])) {
+		b++;
+	}
+	return b;
+}
+
+/*
+ * First pass: which groups are kept (kind and size agree), how many have
+ * GPU ends and how many of those lie beyond GPA_JOB_END_NS; the clocks
+ * disagree when most do.
+ */
+static int check_ends(struct gpa_job *j, const struct collk *k, size_t n)
+{
+	uint64_t *v = malloc((n ? n : 1) * sizeof(*v));
+	size_t nv = 0;
+
+	if (!v) {
+		return -GP_ERR_NOMEM;
+	}
+	for (size_t a = 0, b; a < n; a = b) {
+		bool timed;
+		b = group_end(k, n, a);
+		int64_t spread = b - a >= 2 ? group_check(k, a, b, &timed) : 0;
+		if (b - a < 2 || spread < 0) {
+			j->mismatched += spread < 0;
+			continue;
 		}
-		if (b - a >= 2) {
-			ret = one_group(j, k, a, b);
-		} else if (j->ranks.n > 1) {
+		if (timed) {
+			v[nv++] = (uint64_t)spread;
+			j->ends_far += (uint64_t)spread > GPA_JOB_END_NS;
+		}
+	}
+	j->ends_checked = nv;
+	struct gpa_job_dist d;
+	dist_of(v, nv, &d);
+	j->end_spread_median = d.median;
+	j->clocks_disagree = nv && 2 * j->ends_far > nv;
+	free(v);
+	return 0;
+}
+
+static int match(struct gpa_job *j)
+{
+	size_t n = 0;
+	struct collk *k = collect(j, &n);
+	int ret;
+
+	if (!k) {
+		return -GP_ERR_NOMEM;
+	}
+	ret = check_ends(j, k, n);
+	for (size_t a = 0, b; a < n && !ret; a = b) {
+		bool timed;
+		b = group_end(k, n, a);
+		int64_t spread = b - a >= 2 ? group_check(k, a, b, &timed) : 0;
+		if (b - a >= 2 && spread >= 0 && !j->clocks_disagree &&
+		    (uint64_t)spread <= GPA_JOB_END_NS) {
+			ret = one_group(j, k, a, b, (uint64_t)spread);
+		} else if (j->ranks.n > 1 && b - a < 2) {
 			j->unmatched++;
 		}
-		a = b;
 	}
 	free(k);
 	if (ret) {
@@ -318,6 +420,49 @@ static int match(struct gpa_job *j)
 	dist_of(v, j->colls.n, &j->skew);
 	free(v);
 	return 0;
+}
+
+const char *gpa_coll_by_name(uint8_t by)
+{
+	switch (by) {
+	case GPA_COLL_SEQ:
+		return "sequence number";
+	case GPA_COLL_ORDER_COMM:
+		return "order per communicator";
+	case GPA_COLL_ORDER_STREAM:
+		return "order per stream";
+	default:
+		GP_BUG("collective key %u", by);
+	}
+}
+
+const char *gpa_job_why_unmatched(const struct gpa_job *j, char *buf, size_t len)
+{
+	uint64_t colls = 0;
+
+	for (size_t i = 0; i < j->ranks.n; i++) {
+		colls += j->ranks.v[i].s->colls.n;
+	}
+	if (j->groups) {
+		snprintf(buf, len, "%s", "");
+	} else if (j->ranks.n < 2) {
+		snprintf(buf, len, "fewer than two ranks were analysed");
+	} else if (!colls) {
+		snprintf(buf, len, "no rank recorded a collective (no NCCL records, no "
+				   "communication kernels)");
+	} else if (j->clocks_disagree) {
+		snprintf(buf, len, "the clocks disagree: %" PRIu64 " of %" PRIu64 " collectives "
+			 "matched by %s end more than %llu ms apart across ranks (median %.3f ms), "
+			 "where a collective ends at once on every rank: collectives are missing "
+			 "from some traces or their clocks are not aligned", j->ends_far, j->ends_checked,
+			 gpa_coll_by_name(j->by), GPA_JOB_END_NS / 1000000, (double)j->end_spread_median / 1e6);
+	} else if (j->mismatched) {
+		snprintf(buf, len, "the ranks' collectives differ in kind or size at the same place "
+				   "in their order (%" PRIu64 " times)", j->mismatched);
+	} else {
+		snprintf(buf, len, "no collective was found on two ranks");
+	}
+	return buf;
 }
 
 /* The rank last most often, when it is last in half the collectives by a clear margin. */

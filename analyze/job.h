@@ -22,7 +22,7 @@ struct gpa_findings;
 
 /* The byte format's magic and version (docs/cluster.md). */
 #define GPA_JOB_MAGIC "GPJS"
-#define GPA_JOB_VERSION 1
+#define GPA_JOB_VERSION 2
 
 /* Bounds that keep a summary compact whatever the trace holds. */
 #define GPA_RANK_KERNELS 32	 /* kernels kept, by total GPU time */
@@ -45,11 +45,22 @@ struct gpa_rank_kernel {
 	uint64_t count, total, min, max;
 };
 
+/* How a rank's collectives are keyed for matching across ranks. */
+enum gpa_coll_by {
+	GPA_COLL_SEQ = 0,	    /* communicator hash and sequence number (NCCL records) */
+	GPA_COLL_ORDER_COMM = 1,    /* no sequence numbers: order per communicator (NCCL records) */
+	GPA_COLL_ORDER_STREAM = 2,  /* no NCCL records: communication kernels, order per stream */
+	GPA_COLL_BY__COUNT = 3,
+};
+
 struct gpa_rank_coll {
-	uint64_t hash, seq; /* communicator hash, sequence number */
+	uint64_t hash, seq; /* communicator hash (stream id by stream), sequence number or order */
+	uint8_t by;	    /* enum gpa_coll_by */
+	bool gpu_end;	    /* end is the GPU's: ranks' ends of one collective coincide */
 	uint32_t func;	    /* strs index: the collective's canonical name */
 	uint64_t bytes;
-	uint64_t arrival, end; /* host start; the GPU end when known, else the host end */
+	/* host start (by order: the GPU start when known); the GPU end when known, else the host's */
+	uint64_t arrival, end;
 	uint32_t doing;	       /* strs index: the last compute kernel started before arrival */
 	uint64_t idle_before;  /* arrival minus the latest end of GPU work begun before it */
 };
@@ -141,6 +152,8 @@ struct gpa_job_step {
 
 struct gpa_job_coll {
 	uint64_t hash, seq;
+	uint8_t by;	      /* enum gpa_coll_by */
+	uint64_t end_spread;  /* latest GPU end minus the earliest; 0 when not all GPU-timed */
 	const char *func;     /* borrowed */
 	uint32_t ranks;
 	uint64_t first;       /* earliest arrival, job timeline */
@@ -156,6 +169,9 @@ enum gpa_job_evidence {
 	GPA_JOB_NOTHING = 1,  /* judged: nothing material */
 	GPA_JOB_FOUND = 2,
 };
+
+/* A collective's GPU ends on all ranks coincide within this on aligned clocks. */
+#define GPA_JOB_END_NS 1000000ull
 
 /* A straggler is last in at least half the matched collectives, this far ahead of the rest. */
 #define GPA_JOB_STRAGGLER_NS 50000ull
@@ -183,6 +199,11 @@ struct gpa_job {
 	uint64_t early_ns, late_ns;	    /* mean step of the first and second half of steps */
 	GP_VEC(struct gpa_job_coll) colls;  /* matched collectives by skew, largest first */
 	uint64_t groups, unmatched;
+	uint8_t by;			    /* enum gpa_coll_by: the loosest key of a group */
+	uint64_t mismatched;		    /* groups by order whose kinds or sizes differ */
+	uint64_t ends_checked, ends_far;    /* groups timed on the GPU; ends beyond GPA_JOB_END_NS */
+	uint64_t end_spread_median;	    /* over the groups checked */
+	bool clocks_disagree;		    /* most checked groups' ends far apart: none used */
 	struct gpa_job_dist skew;
 	uint8_t straggler_ev;		    /* enum gpa_job_evidence */
 	uint32_t straggler;		    /* gpa_job.ranks index, or GPA_NONE */
@@ -198,6 +219,13 @@ struct gpa_job {
  * their file numbers, never on their order. Returns 0 or -GP_ERR_NOMEM.
  */
 int gpa_job_merge(struct gpa_rank_sum *sums, size_t n, struct gpa_job *out);
+/*
+ * Why no collective was matched (j->groups 0), one sentence into buf
+ * ("" when some were); returns buf.
+ */
+const char *gpa_job_why_unmatched(const struct gpa_job *j, char *buf, size_t len);
+/* "sequence number", "order per communicator", "order per stream". */
+const char *gpa_coll_by_name(uint8_t by);
 void gpa_job_release(struct gpa_job *j);
 
 #endif /* GPA_JOB_H */

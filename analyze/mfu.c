@@ -154,10 +154,15 @@ static int copies(const struct gpa_model *m, struct gpa_mfu *u)
 		if (!pageable && gbps >= b->gbps / 2) {
 			continue;
 		}
+		bool small = c->bytes[i] < 64 * 1024;
+		if (!pageable && !small && ns % GPA_MFU_QUANTUM_NS == 0 &&
+		    ns < GPA_MFU_QUANTUM_MIN_NS) {
+			continue; /* a few whole microseconds: timed too coarsely to call it slow */
+		}
 		struct gpa_copy_outlier o = {.row = (uint32_t)i, .gbps = gbps};
 		o.why = pageable ? "pageable host memory"
-			: c->bytes[i] < 64 * 1024 ? "small transfer (latency-bound)"
-						  : "slow for its kind";
+			: small	 ? "small transfer (latency-bound)"
+				 : "slow for its kind";
 		if (gp_vec_push(&u->outliers, o)) {
 			return -GP_ERR_NOMEM;
 		}

@@ -9,6 +9,14 @@
 
 #include "analyze/model.h"
 
+/*
+ * A copy timed in whole microseconds (traces of 1 us resolution) and shorter
+ * than GPA_MFU_QUANTUM_MIN_NS is never a slow copy: its bandwidth is known
+ * only to within the quantum (10 % or worse).
+ */
+#define GPA_MFU_QUANTUM_NS 1000u
+#define GPA_MFU_QUANTUM_MIN_NS 10000u
+
 struct gpa_steps;
 
 /* ------------------------------------------------------------ device peaks */

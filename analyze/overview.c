@@ -68,6 +68,22 @@ static int sanity_warnings(struct gpa_overview *o, const struct gpa_model *m)
 	return gpa_sanity_warnings(m, &o->sanity, push_warning, o);
 }
 
+
+/*
+ * Whether the model's processes come from more than one file: the
+ * processes of one file (an nsys export of several) share its clock.
+ */
+static bool several_files(const struct gpa_model *m)
+{
+	for (size_t i = 1; i < m->procs.n; i++) {
+		const char *a = m->procs.v[i].path, *b = m->procs.v[0].path;
+		if (!a || !b || strcmp(a, b)) {
+			return true;
+		}
+	}
+	return false;
+}
+
 int gpa_overview_build(const struct gpa_model *m, const struct gpa_steps *steps,
 		       struct gpa_overview *o)
 {
@@ -137,7 +153,7 @@ int gpa_overview_build(const struct gpa_model *m, const struct gpa_steps *steps,
 	if (!ret) {
 		ret = sanity_warnings(o, m);
 	}
-	if (!ret && m->procs.n > 1 && !m->aligned) {
+	if (!ret && !m->aligned && several_files(m)) {
 		ret = warnf(o, "some traces have no clock anchor: processes are compared on "
 			       "their raw clocks and may be misaligned");
 	}

@@ -150,6 +150,14 @@ int cli_load_model_ex(struct cli_common *c, struct gpa_model *m, char **args, si
  */
 void cli_sanity_warn(const struct gpa_model *m, const char *path);
 /*
+ * Unless --allow-unrelated: whether the model's traces are one run
+ * (analyze/related.h); when they are not, says why (exit 1) and returns
+ * -GP_ERR_FORMAT. cli_load_model_ex checks it for every command.
+ */
+int cli_check_related(const struct cli_common *c, const struct gpa_model *m);
+/* ret of gpa_related_*: 1 said with why and -GP_ERR_FORMAT returned; else ret. */
+int cli_refuse_unrelated(int ret, const char *why);
+/*
  * cli_load_model, then the steps (step_regex as --step; NULL the default).
  * Returns CMD_OK, or CMD_ERROR / CMD_USAGE (a bad regex) said, with the
  * model released.
@@ -167,6 +175,7 @@ int cli_load_steps(struct cli_common *c, struct gpa_model *m, char **args, size_
 struct cli_common {
 	unsigned threads_given; /* --threads N; 0: not given */
 	bool quiet;             /* --quiet: no progress line */
+	bool allow_unrelated;   /* --allow-unrelated: traces that are not one run taken together */
 	unsigned threads;       /* what cli_common_threads resolved; 0: not yet */
 };
 /* "N" from 1 to GPT_MAX_THREADS. */

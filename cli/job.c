@@ -9,6 +9,7 @@
 #define GP_LOG_TAG "cli/job"
 #include "base/compat.h"
 #include "analyze/job.h"
+#include "analyze/related.h"
 #include "analyze/report.h"
 #include "cli/cli.h"
 #include "report/report.h"
@@ -189,6 +190,15 @@ static int finish(const struct cli_job *jo, const char *all, const size_t *lens,
 	}
 	if (ret) {
 		cli_error("%s", ret == -GP_ERR_NOMEM ? "out of memory" : err);
+		for (size_t i = 0; i < n; i++) {
+			gpa_rank_sum_release(&v[i]);
+		}
+		free(v);
+		return CMD_ERROR;
+	}
+	ret = jo->common->allow_unrelated ? 0 : gpa_related_sums(v, n, err, sizeof(err));
+	if (ret) {
+		cli_refuse_unrelated(ret, err);
 		for (size_t i = 0; i < n; i++) {
 			gpa_rank_sum_release(&v[i]);
 		}

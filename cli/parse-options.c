@@ -495,6 +495,13 @@ static int parse_long(struct parser *p, const char *arg)
 			return 0;
 		}
 	}
+	/* --allow-unrelated: every command's, traces that are not one run taken together. */
+	if (!eq && len == 15 && !strncmp(name, "allow-unrelated", 15) && !(f.o && f.exact)) {
+		if (p->ctx.common) {
+			p->ctx.common->allow_unrelated = true;
+		}
+		return 0;
+	}
 	/* --threads N: every command's too, unless the command has its own. */
 	if (len == 7 && !strncmp(name, "threads", 7) && !(f.o && f.exact)) {
 		const char *v = eq ? eq + 1 : p->i < p->argc ? p->argv[p->i++] : NULL;

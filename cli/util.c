@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "base/compat.h"
 #include "analyze/model.h"
+#include "analyze/related.h"
 #include "analyze/sanity.h"
 #include "analyze/steps.h"
 #include "base/outfile.h"
@@ -180,8 +181,35 @@ int cli_load_model_ex(struct cli_common *c, struct gpa_model *m, char **args, si
 				 p->corrupt_chunks == 1 ? "" : "s");
 		}
 	}
+	ret = cli_check_related(c, m);
+	if (ret) {
+		gpa_model_release(m);
+		return ret;
+	}
 	cli_sanity_warn(m, NULL);
 	return 0;
+}
+
+int cli_refuse_unrelated(int ret, const char *why)
+{
+	if (ret == 1) {
+		cli_error("%s; give --allow-unrelated to analyse them together", why);
+		return -GP_ERR_FORMAT;
+	}
+	if (ret < 0) {
+		cli_error_ret(ret, "out of memory");
+	}
+	return ret;
+}
+
+int cli_check_related(const struct cli_common *c, const struct gpa_model *m)
+{
+	char err[1024];
+
+	if (c && c->allow_unrelated) {
+		return 0;
+	}
+	return cli_refuse_unrelated(gpa_related_model(m, err, sizeof(err)), err);
 }
 
 static int warn_sentence(void *data, const char *sentence)

@@ -303,6 +303,30 @@ void gpr_fmt_elide(struct gp_strbuf *sb, const char *s, size_t maxw)
 	gp_strbuf_adds(sb, s + prefix_bytes(s, w - tail));
 }
 
+void gpr_fmt_elide_words(struct gp_strbuf *sb, const char *s, size_t maxw)
+{
+	size_t w = gpr_text_width(s), keep = 0, keep_w = 0;
+
+	if (!maxw || w <= maxw) {
+		gp_strbuf_adds(sb, s);
+		return;
+	}
+	/* the longest run of whole words from the start that leaves room for the ellipsis */
+	for (size_t i = 1, hw = 1; s[i] && hw + 1 <= maxw; i++) {
+		if (s[i] == ' ' && s[i - 1] != ' ') {
+			keep = i;
+			keep_w = hw;
+		}
+		hw += ((unsigned char)s[i] & 0xc0) != 0x80;
+	}
+	if (keep && 2 * keep_w >= maxw) {
+		gp_strbuf_add(sb, s, keep);
+		gp_strbuf_adds(sb, "\xe2\x80\xa6");
+		return;
+	}
+	gpr_fmt_elide(sb, s, maxw); /* one long word: its middle gives way */
+}
+
 /* Shortens sb to its first len bytes (len <= sb->len). */
 static void cut(struct gp_strbuf *sb, size_t len)
 {

@@ -61,6 +61,49 @@ static void head_text(struct gp_strbuf *o, enum gpr_format f, const struct gpa_j
 	}
 }
 
+/* "AllReduce seq 3 (comm 0123456789abcdef)", "AllReduce #3 on stream 13". */
+static void coll_name(struct gp_strbuf *o, const struct gpa_job_coll *c)
+{
+	switch (c->by) {
+	case GPA_COLL_SEQ:
+		gp_strbuf_addf(o, "%s seq %" PRIu64 " (comm %016" PRIx64 ")", c->func, c->seq,
+			       c->hash);
+		break;
+	case GPA_COLL_ORDER_COMM:
+		gp_strbuf_addf(o, "%s #%" PRIu64 " of comm %016" PRIx64, c->func, c->seq, c->hash);
+		break;
+	default:
+		gp_strbuf_addf(o, "%s #%" PRIu64 " on stream %" PRIu64, c->func, c->seq, c->hash);
+		break;
+	}
+}
+
+/* The communicator cell: its hash, or the stream collectives were matched on. */
+static void comm_cell(struct gpr_table *t, const struct gpa_job_coll *c)
+{
+	if (c->by == GPA_COLL_ORDER_STREAM) {
+		gpr_table_cellf(t, "stream %" PRIu64, c->hash);
+	} else {
+		gpr_table_cellf(t, "%016" PRIx64, c->hash);
+	}
+}
+
+/*
+ * t as a section; in text and Markdown, a table with no rows is one line
+ * instead: its title and why.
+ */
+static int section_or_why(struct gpr_table *t, enum gpr_format f, const char *title,
+			  const char *key, bool first, const char *why, struct gp_strbuf *o)
+{
+	if (f == GPR_FORMAT_JSON || gpr_table_rows(t)) {
+		return gpr_table_section(t, f, title, key, first, o);
+	}
+	gpr_table_release(t);
+	gp_strbuf_addf(o, "\n%s%s: none: %s\n", f == GPR_FORMAT_MARKDOWN ? "### " : "", title,
+		       why);
+	return 0;
+}
+
 static void straggler_text(struct gp_strbuf *o, const struct gpa_job *j)
 {
 	gp_strbuf_addf(o, "\nStraggler: %s", evidence(j->straggler_ev));
@@ -72,8 +115,9 @@ static void straggler_text(struct gp_strbuf *o, const struct gpa_job *j)
 		gpr_fmt_ns(o, j->straggler_margin);
 		gp_strbuf_adds(o, " after the next rank; the others waited ");
 		gpr_fmt_ns(o, r->caused);
-		gp_strbuf_addf(o, " for it. Latest: %s seq %" PRIu64 " (comm %016" PRIx64 "), ", c->func,
-			       c->seq, c->hash);
+		gp_strbuf_adds(o, " for it. Latest: ");
+		coll_name(o, c);
+		gp_strbuf_adds(o, ", ");
 		gpr_fmt_ns(o, c->margin);
 		gp_strbuf_adds(o, " late");
 		if (c->doing[0]) {
@@ -85,8 +129,21 @@ static void straggler_text(struct gp_strbuf *o, const struct gpa_job *j)
 	} else if (j->straggler_ev == GPA_JOB_NOTHING) {
 		gp_strbuf_addf(o, " (no rank last in half of %" PRIu64 " collectives by %llu us or more)",
 			       j->groups, GPA_JOB_STRAGGLER_NS / 1000);
+	} else {
+		char why[512];
+		gp_strbuf_addf(o, " (%s)", gpa_job_why_unmatched(j, why, sizeof(why)));
 	}
 	gp_strbuf_adds(o, "\n");
+	if (j->groups && (j->by != GPA_COLL_SEQ || j->ends_far)) {
+		gp_strbuf_addf(o, "Collectives matched by %s%s; %" PRIu64 " of %" PRIu64
+			       " timed on the GPU end within %llu ms of each other on every rank "
+			       "(median spread ", gpa_coll_by_name(j->by),
+			       j->by != GPA_COLL_SEQ ? " (the traces carry no sequence numbers)" : "",
+			       j->ends_checked - j->ends_far, j->ends_checked,
+			       GPA_JOB_END_NS / 1000000);
+		gpr_fmt_ns(o, j->end_spread_median);
+		gp_strbuf_adds(o, ")\n");
+	}
 }
 
 static void slow_text(struct gp_strbuf *o, const struct gpa_job *j)
@@ -221,13 +278,15 @@ static int comm_sections(struct gp_strbuf *o, enum gpr_format f, const struct gp
 		gpr_table_cellf(&t, "%" PRIu64, r->s->comm_ns);
 		gpr_table_cellf(&t, "%" PRIu64, r->s->exposed_ns);
 	}
-	ret = gpr_table_section(&t, f, json ? "Collectives per rank" : "Ranks that arrived last",
-				"collective_ranks", false, o);
+	char why[512];
+	gpa_job_why_unmatched(j, why, sizeof(why));
+	ret = section_or_why(&t, f, json ? "Collectives per rank" : "Ranks that arrived last",
+			     "collective_ranks", false, why, o);
 	gpr_table_init(&t, skew_cols, sizeof(skew_cols) / sizeof(skew_cols[0]));
 	for (size_t i = 0; i < j->colls.n && (json || i < TEXT_ROWS); i++) {
 		const struct gpa_job_coll *c = &j->colls.v[i];
 		gpr_table_cell(&t, c->func);
-		gpr_table_cellf(&t, "%016" PRIx64, c->hash);
+		comm_cell(&t, c);
 		gpr_table_cellf(&t, "%" PRIu64, c->seq);
 		gpr_table_cellf(&t, "%" PRIu32, c->ranks);
 		gpr_table_cellf(&t, "%" PRIu64, c->skew);
@@ -236,8 +295,8 @@ static int comm_sections(struct gp_strbuf *o, enum gpr_format f, const struct gp
 		gpr_table_cellf(&t, "%" PRIu64, c->idle_before);
 		gpr_table_cell(&t, c->doing);
 	}
-	return ret | gpr_table_section(&t, f, "Collective skew (largest first)", "collectives", false,
-				       o);
+	return ret | section_or_why(&t, f, "Collective skew (largest first)", "collectives", false,
+				    why, o);
 }
 
 /* Idle by cause per rank: the causes some rank has, side by side. */
@@ -319,9 +378,13 @@ static int kernel_section(struct gp_strbuf *o, enum gpr_format f, const struct g
 		gpr_table_cell(&t, r->s->strs.v[r->worst]);
 	}
 	free(ord);
-	return gpr_table_section(&t, f,
-				 json ? "Kernels against peers" : "Kernels against peers (highest)",
-				 "kernels", false, o);
+	return section_or_why(&t, f,
+			      json ? "Kernels against peers" : "Kernels against peers (highest)",
+			      "kernels", false,
+			      j->ranks.n < 2 ? "fewer than two ranks were analysed"
+					     : "no compute kernel ran on two ranks with the same name, "
+					       "device, launch configuration and launch count",
+			      o);
 }
 
 static void failed_section(struct gp_strbuf *o, enum gpr_format f, const struct gpa_job *j,
@@ -356,8 +419,13 @@ static void json_head(struct gp_strbuf *o, const struct gpa_job *j)
 			  "}",
 		       j->early_ns, j->late_ns);
 	gp_strbuf_addf(o, ",\n\"skew\":{\"matched\":%" PRIu64 ",\"unmatched\":%" PRIu64
-			  ",\"median\":%" PRIu64 ",\"p90\":%" PRIu64 ",\"max\":%" PRIu64 "}",
+			  ",\"median\":%" PRIu64 ",\"p90\":%" PRIu64 ",\"max\":%" PRIu64,
 		       j->groups, j->unmatched, j->skew.median, j->skew.p90, j->skew.max);
+	gp_strbuf_addf(o, ",\"matched_by\":\"%s\",\"mismatched\":%" PRIu64
+			  ",\"ends_checked\":%" PRIu64 ",\"ends_far\":%" PRIu64
+			  ",\"end_spread_median_ns\":%" PRIu64 ",\"clocks_agree\":%s}",
+		       gpa_coll_by_name(j->by), j->mismatched, j->ends_checked, j->ends_far,
+		       j->end_spread_median, j->clocks_disagree ? "false" : "true");
 	gp_strbuf_addf(o, ",\n\"straggler\":{\"verdict\":\"%s\"", evidence(j->straggler_ev));
 	if (j->straggler_ev == GPA_JOB_FOUND) {
 		const struct gpa_job_rank *r = &j->ranks.v[j->straggler];
@@ -368,11 +436,22 @@ static void json_head(struct gp_strbuf *o, const struct gpa_job *j)
 			       ",\"at\":{\"collective\":",
 			       r->last, j->straggler_margin, r->caused);
 		gp_strbuf_add_json_str(o, c->func, strlen(c->func));
-		gp_strbuf_addf(o, ",\"communicator\":\"%016" PRIx64 "\",\"seq\":%" PRIu64
-			       ",\"margin_ns\":%" PRIu64 ",\"idle_before_ns\":%" PRIu64 ",\"doing\":",
-			       c->hash, c->seq, c->margin, c->idle_before);
+		gp_strbuf_adds(o, ",\"communicator\":\"");
+		if (c->by == GPA_COLL_ORDER_STREAM) {
+			gp_strbuf_addf(o, "stream %" PRIu64, c->hash);
+		} else {
+			gp_strbuf_addf(o, "%016" PRIx64, c->hash);
+		}
+		gp_strbuf_addf(o, "\",\"seq\":%" PRIu64 ",\"margin_ns\":%" PRIu64
+			       ",\"idle_before_ns\":%" PRIu64 ",\"doing\":",
+			       c->seq, c->margin, c->idle_before);
 		gp_strbuf_add_json_str(o, c->doing, strlen(c->doing));
 		gp_strbuf_adds(o, "}");
+	} else if (j->straggler_ev == GPA_JOB_NONE) {
+		char why[512];
+		gpa_job_why_unmatched(j, why, sizeof(why));
+		gp_strbuf_adds(o, ",\"why\":");
+		gp_strbuf_add_json_str(o, why, strlen(why));
 	}
 	gp_strbuf_addf(o, "},\n\"slow_gpus\":{\"verdict\":\"%s\",\"ranks\":[", evidence(j->slow_ev));
 	for (size_t i = 0; i < j->slow.n; i++) {

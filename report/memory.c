@@ -302,8 +302,15 @@ static void summary_lines(struct gp_strbuf *out, const struct gpa_model *m,
 				    "profiler with profile_memory=True, nsys --cuda-memory-usage=true).\n");
 		return;
 	}
+	bool any_dev = false;
+	for (size_t i = 0; i < r->pools.n; i++) {
+		any_dev |= !r->pools.v[i].host;
+	}
 	for (size_t i = 0; i < r->pools.n; i++) {
 		const struct gpa_mem_pool *p = &r->pools.v[i];
+		if (p->host && any_dev) {
+			continue; /* host memory beside the GPUs': a table row, not a headline */
+		}
 		gp_strbuf_adds(out, "Peak ");
 		gpr_memory_device_name(out, m, p);
 		gp_strbuf_adds(out, ": ");

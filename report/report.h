@@ -73,7 +73,7 @@ enum gpr_col_flags {
 	GPR_COL_COUNT = 1 << 3,
 	GPR_COL_BYTES = 1 << 4,
 	GPR_COL_NAME = 1 << 5,
-	GPR_COL_ELIDE = 1 << 6, /* free text whose middle text elides to fit (gpr_fmt_elide) */
+	GPR_COL_ELIDE = 1 << 6, /* free text cut between words to fit (gpr_fmt_elide_words) */
 	/* HTML: a secondary column, shown in the row's expandable "Details" cell. */
 	GPR_COL_DETAIL = 1 << 7,
 };
@@ -169,6 +169,8 @@ void gpr_text_wrap_lines(struct gp_strbuf *sb, size_t from, size_t indent);
 void gpr_fmt_name_fit(struct gp_strbuf *sb, const char *name, size_t maxw);
 /* s in at most maxw columns (0: no limit), its middle elided by "…" when longer. */
 void gpr_fmt_elide(struct gp_strbuf *sb, const char *s, size_t maxw);
+/* Free text: whole words from the start then "…" (half of maxw or more), else gpr_fmt_elide. */
+void gpr_fmt_elide_words(struct gp_strbuf *sb, const char *s, size_t maxw);
 /* Bytes in binary units: "1.50 GiB", "512 B". */
 void gpr_fmt_bytes(struct gp_strbuf *sb, uint64_t bytes);
 /* A count with thousands separators: 1234567 -> "1,234,567". */

@@ -26,6 +26,70 @@ static void row(struct gp_strbuf *o, const char *label)
 	gp_strbuf_addf(o, "  %-10s  ", label);
 }
 
+
+/* CUDA, CUPTI and gpuprof versions; what the trace does not hold is "unknown". */
+static void versions_text(struct gp_strbuf *o, const struct gpa_file_info *fi)
+{
+	row(o, "versions");
+	if (!fi->process.driver_version && !fi->process.runtime_version &&
+	    !fi->process.cupti_version && !fi->process.gpuprof_version[0]) {
+		gp_strbuf_adds(o, "unknown (none in the trace)\n");
+		return;
+	}
+	gp_strbuf_adds(o, "CUDA driver ");
+	gpr_fmt_cuda_version(o, fi->process.driver_version);
+	gp_strbuf_adds(o, ", runtime ");
+	gpr_fmt_cuda_version(o, fi->process.runtime_version);
+	if (fi->process.cupti_version) {
+		gp_strbuf_addf(o, ", CUPTI %" PRIu32, fi->process.cupti_version);
+	} else {
+		gp_strbuf_adds(o, ", CUPTI unknown");
+	}
+	gp_strbuf_addf(o, ", gpuprof %s\n",
+		       fi->process.gpuprof_version[0] ? fi->process.gpuprof_version : "unknown");
+}
+
+/* Each device and its properties ("unknown" where the trace has none). */
+static void devices_text(struct gp_strbuf *o, const struct gpa_file_info *fi)
+{
+	if (!fi->devices.n) {
+		row(o, "devices");
+		if (!fi->work_devs.n) {
+			gp_strbuf_adds(o, "none\n");
+			return;
+		}
+		for (size_t i = 0; i < fi->work_devs.n; i++) {
+			gp_strbuf_addf(o, "%s%" PRIu32, i ? ", " : "", fi->work_devs.v[i]);
+		}
+		gp_strbuf_adds(o, ": named by GPU records; the trace holds no device properties\n");
+		return;
+	}
+	for (size_t i = 0; i < fi->devices.n; i++) {
+		const struct gpa_device_info *d = &fi->devices.v[i];
+		row(o, i ? "" : "devices");
+		gp_strbuf_addf(o, "%" PRIu32 ": %s", d->id, d->name[0] ? d->name : "unnamed");
+		if (d->cc_major) {
+			gp_strbuf_addf(o, ", cc %u.%u", d->cc_major, d->cc_minor);
+		}
+		if (d->num_sms) {
+			gp_strbuf_addf(o, ", %" PRIu32 " SMs", d->num_sms);
+		}
+		if (d->global_mem_bytes) {
+			gp_strbuf_adds(o, ", ");
+			gpr_fmt_bytes(o, d->global_mem_bytes);
+		}
+		if (d->global_mem_bw_kbps) {
+			gp_strbuf_addf(o, ", %.1f GB/s", (double)d->global_mem_bw_kbps * 1e3 / 1e9);
+		} else {
+			gp_strbuf_adds(o, ", memory bandwidth unknown");
+		}
+		if (!d->cc_major || !d->num_sms || !d->global_mem_bytes) {
+			gp_strbuf_adds(o, " (other properties not in the trace)");
+		}
+		gp_strbuf_addch(o, '\n');
+	}
+}
+
 static void text_file_info(struct gpr_sink *s, const struct gpa_file_info *fi)
 {
 	struct gp_strbuf *o = s->out;
@@ -52,21 +116,18 @@ static void text_file_info(struct gpr_sink *s, const struct gpa_file_info *fi)
 	gp_strbuf_adds(o, fi->has_footer ? "closed cleanly\n" : "not closed cleanly\n");
 	if (fi->has_process) {
 		row(o, "process");
-		gp_strbuf_addf(o, "pid %" PRIu32 " on %s: %s\n", fi->process.pid, fi->process.host,
-			       fi->process.cmdline);
+		gp_strbuf_addf(o, "pid %" PRIu32 " on %s: %s\n", fi->process.pid,
+			       fi->process.host[0] ? fi->process.host : "an unnamed host",
+			       fi->process.cmdline[0] ? fi->process.cmdline
+			       : fi->process.exe[0]   ? fi->process.exe
+						      : "(no command line in the trace)");
 		if (fi->process.rank >= 0 && fi->process.world_size > 0) {
 			row(o, "rank");
 			gp_strbuf_addf(o, "%" PRId32 " of %" PRId32 " (local %" PRId32 ", %s)\n",
 				       fi->process.rank, fi->process.world_size,
 				       fi->process.local_rank, fi->process.launcher);
 		}
-		row(o, "versions");
-		gp_strbuf_adds(o, "CUDA driver ");
-		gpr_fmt_cuda_version(o, fi->process.driver_version);
-		gp_strbuf_adds(o, ", runtime ");
-		gpr_fmt_cuda_version(o, fi->process.runtime_version);
-		gp_strbuf_addf(o, ", CUPTI %" PRIu32 ", gpuprof %s\n", fi->process.cupti_version,
-			       fi->process.gpuprof_version);
+		versions_text(o, fi);
 		if (fi->process.status[0]) {
 			row(o, "status");
 			gp_strbuf_addf(o, "%s\n", fi->process.status);
@@ -83,18 +144,7 @@ static void text_file_info(struct gpr_sink *s, const struct gpa_file_info *fi)
 		row(o, "process");
 		gp_strbuf_adds(o, "unknown (no process record)\n");
 	}
-	if (!fi->devices.n) {
-		row(o, "devices");
-		gp_strbuf_adds(o, "none\n");
-	}
-	for (size_t i = 0; i < fi->devices.n; i++) {
-		const struct gpa_device_info *d = &fi->devices.v[i];
-		row(o, i ? "" : "devices");
-		gp_strbuf_addf(o, "%" PRIu32 ": %s, cc %u.%u, %" PRIu32 " SMs, ", d->id, d->name,
-			       d->cc_major, d->cc_minor, d->num_sms);
-		gpr_fmt_bytes(o, d->global_mem_bytes);
-		gp_strbuf_addf(o, ", %.1f GB/s\n", (double)d->global_mem_bw_kbps * 1e3 / 1e9);
-	}
+	devices_text(o, fi);
 	row(o, "span");
 	if (fi->has_span) {
 		gpr_fmt_ns(o, fi->last_ts - fi->first_ts);
@@ -141,9 +191,10 @@ static void text_file_info(struct gpr_sink *s, const struct gpa_file_info *fi)
 			gp_strbuf_adds(o, "; more may be lost (no footer: the trace was cut short)");
 		}
 	}
-	if (fi->overhead_ns) {
+	if (fi->overhead_union_ns) {
+		/* the time under some overhead record: records of several threads overlap */
 		gp_strbuf_adds(o, "; profiler overhead ");
-		gpr_fmt_ns(o, fi->overhead_ns);
+		gpr_fmt_ns(o, fi->overhead_union_ns);
 	}
 	gp_strbuf_addch(o, '\n');
 	row(o, "integrity");
@@ -296,6 +347,10 @@ static void json_file_info(struct gpr_sink *s, const struct gpa_file_info *fi)
 		ju64(o, "memory_bandwidth_kbps", d->global_mem_bw_kbps);
 		gp_strbuf_addch(o, '}');
 	}
+	gp_strbuf_adds(o, "],\"work_devices\":[");
+	for (size_t i = 0; i < fi->work_devs.n; i++) {
+		gp_strbuf_addf(o, "%s%" PRIu32, i ? "," : "", fi->work_devs.v[i]);
+	}
 	gp_strbuf_adds(o, "],");
 	if (fi->has_span) {
 		ju64(o, "first_ns", fi->first_ts);
@@ -333,6 +388,8 @@ static void json_file_info(struct gpr_sink *s, const struct gpa_file_info *fi)
 	jbool(o, "losses_known", fi->has_footer); /* cut short: more may be lost */
 	gp_strbuf_addch(o, ',');
 	ju64(o, "overhead_ns", fi->overhead_ns);
+	gp_strbuf_addch(o, ',');
+	ju64(o, "overhead_union_ns", fi->overhead_union_ns);
 	gp_strbuf_addch(o, ',');
 	ju64(o, "corrupt_chunks", fi->problem_count);
 	gp_strbuf_adds(o, ",\"problems\":[");

@@ -147,7 +147,7 @@ static int fit_names(struct view *v, const struct gpr_table *t, size_t c)
 		if (t->cols[c].flags & GPR_COL_NAME) {
 			gpr_fmt_name_fit(&sb, t->cells.v[r * t->ncols + c], budget);
 		} else {
-			gpr_fmt_elide(&sb, t->cells.v[r * t->ncols + c], budget);
+			gpr_fmt_elide_words(&sb, t->cells.v[r * t->ncols + c], budget);
 		}
 		free(*cell);
 		if (!(*cell = take(&sb, true, ""))) {

@@ -69,8 +69,8 @@ n=0
 for set in $sets bad-later bad-first missing; do
 	case $set in
 	ok) files=$inputs ;;
-	anchors) files=$(find "$ANCHORS/kineto/hta/trace_filter" "$ANCHORS/kineto/tracelens" \
-		-name '*.json.gz' 2>/dev/null | sort | head -4) ;;
+	anchors) files="--allow-unrelated $(find "$ANCHORS/kineto/hta/trace_filter" \
+		"$ANCHORS/kineto/tracelens" -name '*.json.gz' 2>/dev/null | sort | head -4)" ;;
 	bad-later) files="rank0.json rank1.json bad2.json rank3.json bad3.json" ;;
 	bad-first) files="rank0.json cut.json.gz rank1.json bad2.json" ;;
 	missing) files="rank0.json rank1.json nothing.json rank3.json" ;;

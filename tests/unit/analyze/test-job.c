@@ -246,3 +246,139 @@ TEST(job_order_and_failures)
 	gpa_job_release(&ja);
 	gpa_job_release(&jb);
 }
+
+/*
+ * Collectives without sequence numbers, keyed by order per stream 13 and
+ * timed on the GPU: every rank's kernel ends when the last one's arrives
+ * plus 100 us (at end_skew[r] more on rank r), as a collective does.
+ */
+static void by_order(struct gpa_rank_sum *v, uint32_t n, const uint64_t *end_skew)
+{
+	for (uint32_t r = 0; r < n; r++) {
+		uint64_t last = 0;
+		for (size_t k = 0; k < v[r].colls.n; k++) {
+			last = v[r].colls.v[k].arrival > last ? v[r].colls.v[k].arrival : last;
+		}
+		for (size_t k = 0; k < v[r].colls.n; k++) {
+			struct gpa_rank_coll *c = &v[r].colls.v[k];
+			uint64_t a_last = 0;
+			for (uint32_t q = 0; q < n; q++) {
+				uint64_t a = v[q].colls.v[k].arrival;
+				a_last = a > a_last ? a : a_last;
+			}
+			c->by = GPA_COLL_ORDER_STREAM;
+			c->hash = 13;
+			c->bytes = 0;
+			c->gpu_end = true;
+			c->end = a_last + U(100) + (end_skew ? end_skew[r] : 0);
+		}
+	}
+}
+
+TEST(job_straggler_by_order)
+{
+	struct gpa_rank_sum *v = job_of(8, 3, U(200), -1, 1);
+	struct gpa_job j;
+	char why[512];
+
+	by_order(v, 8, NULL);
+	CHECK_EQ_I(gpa_job_merge(v, 8, &j), 0);
+	CHECK_EQ_U(j.by, GPA_COLL_ORDER_STREAM);
+	CHECK_EQ_U(j.groups, 3);
+	CHECK_EQ_U(j.ends_checked, 3);
+	CHECK_EQ_U(j.ends_far, 0);
+	CHECK(!j.clocks_disagree);
+	CHECK_EQ_U(j.straggler_ev, GPA_JOB_FOUND);
+	CHECK_EQ_I(j.ranks.v[j.straggler].s->rank, 3);
+	CHECK_EQ_U(j.straggler_margin, U(130));
+	CHECK_STR(gpa_job_why_unmatched(&j, why, sizeof(why)), "");
+	gpa_job_release(&j);
+}
+
+/* Ends 5 ms apart on half the ranks: the clocks disagree, nothing is claimed and the why says so. */
+TEST(job_order_clocks_disagree)
+{
+	struct gpa_rank_sum *v = job_of(4, 3, U(200), -1, 1);
+	uint64_t skew[4] = {0, U(5000), 0, U(5000)};
+	struct gpa_job j;
+	char why[512];
+
+	by_order(v, 4, skew);
+	CHECK_EQ_I(gpa_job_merge(v, 4, &j), 0);
+	CHECK_EQ_U(j.ends_checked, 3);
+	CHECK_EQ_U(j.ends_far, 3);
+	CHECK(j.clocks_disagree);
+	CHECK_EQ_U(j.groups, 0);
+	CHECK_EQ_U(j.straggler_ev, GPA_JOB_NONE);
+	CHECK_EQ_U(j.end_spread_median, U(5000));
+	CHECK_CONTAINS(gpa_job_why_unmatched(&j, why, sizeof(why)), "the clocks disagree: 3 of 3");
+	CHECK_CONTAINS(why, "order per stream");
+	gpa_job_release(&j);
+}
+
+/* By order, a collective of another kind or size at the same place matches nothing. */
+TEST(job_order_kind_and_size_checked)
+{
+	struct gpa_rank_sum *v = job_of(2, -1, 0, -1, 1);
+	struct gpa_job j;
+	char why[512];
+
+	by_order(v, 2, NULL);
+	str(&v[1], "AllGather"); /* 3 */
+	for (size_t k = 0; k < 3; k++) {
+		v[0].colls.v[k].bytes = 1024;
+		v[1].colls.v[k].bytes = k == 1 ? 2048 : 1024;
+	}
+	v[1].colls.v[0].func = 3;
+	CHECK_EQ_I(gpa_job_merge(v, 2, &j), 0);
+	CHECK_EQ_U(j.mismatched, 2);
+	CHECK_EQ_U(j.groups, 1);
+	CHECK_EQ_U(j.colls.v[0].seq, 3);
+	gpa_job_release(&j);
+	v = job_of(2, -1, 0, -1, 1);
+	by_order(v, 2, NULL);
+	for (size_t k = 0; k < 3; k++) {
+		v[1].colls.v[k].bytes = 4096;
+		v[0].colls.v[k].bytes = 1024;
+	}
+	CHECK_EQ_I(gpa_job_merge(v, 2, &j), 0);
+	CHECK_EQ_U(j.groups, 0);
+	CHECK_CONTAINS(gpa_job_why_unmatched(&j, why, sizeof(why)), "differ in kind or size");
+	gpa_job_release(&j);
+}
+
+/* The collective key and GPU-end flag survive the byte format; an unknown key is refused. */
+TEST(job_pack_order_keys)
+{
+	struct gpa_rank_sum *v = job_of(2, -1, 0, -1, 1), *w = NULL;
+	struct gp_strbuf a = GP_STRBUF_INIT;
+	size_t n = 0, cap = 0;
+	char err[256];
+
+	by_order(v, 2, NULL);
+	CHECK_EQ_I(gpa_rank_sums_pack(v, 2, &a), 0);
+	CHECK_EQ_I(gpa_rank_sums_unpack(a.buf, a.len, "blob", &w, &n, &cap, err, sizeof(err)), 0);
+	CHECK_EQ_U(w[1].colls.v[2].by, GPA_COLL_ORDER_STREAM);
+	CHECK(w[1].colls.v[2].gpu_end);
+	for (size_t i = 0; i < 2; i++) {
+		gpa_rank_sum_release(&w[i]);
+	}
+	free(w);
+	w = NULL;
+	n = cap = 0;
+	v[0].colls.v[0].by = 9;
+	gp_strbuf_reset(&a);
+	CHECK_EQ_I(gpa_rank_sums_pack(v, 2, &a), 0);
+	CHECK_EQ_I(gpa_rank_sums_unpack(a.buf, a.len, "blob", &w, &n, &cap, err, sizeof(err)),
+		   -GP_ERR_FORMAT);
+	CHECK_CONTAINS(err, "unknown collective key");
+	for (size_t i = 0; i < n; i++) {
+		gpa_rank_sum_release(&w[i]);
+	}
+	free(w);
+	for (size_t i = 0; i < 2; i++) {
+		gpa_rank_sum_release(&v[i]);
+	}
+	free(v);
+	gp_strbuf_release(&a);
+}

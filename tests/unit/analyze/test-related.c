@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Tests of whether traces are one run (analyze/related.c): traces hours
+ * apart on one clock or naming jobs of different sizes are refused with
+ * both files named; traces of one file, untimed traces and traces that
+ * overlap or follow each other within the bound are one run.
+ */
+#include "base/compat.h"
+#include "analyze/related.h"
+#include "tests/unit/test.h"
+
+#define S(x) ((uint64_t)(x) * 1000000000u)
+
+TEST(related_one_run)
+{
+	struct gpa_related_in v[] = {
+		{"a.json", 0, 8, true, S(100), S(200)},
+		{"b.json", 1, 8, true, S(150), S(260)},
+		{"c.json", 2, 8, true, S(200) + S(3000), S(4000)}, /* 50 min after a, b */
+		{"d.json", -1, 0, false, 0, 0},
+	};
+	char err[256] = "";
+
+	CHECK_EQ_I(gpa_related_check(v, 4, err, sizeof(err)), 0);
+	CHECK_STR(err, "");
+}
+
+TEST(related_far_apart)
+{
+	struct gpa_related_in v[] = {
+		{"late.json", 0, 0, true, S(100) + S(365ull * 86400 * 4), S(100) + S(365ull * 86400 * 4) + 5},
+		{"early.json", 0, 0, true, S(100), S(200)},
+		{"mid.json", 0, 0, true, S(150), S(300)},
+	};
+	char err[256];
+
+	CHECK_EQ_I(gpa_related_check(v, 3, err, sizeof(err)), 1);
+	CHECK_STR(err, "'mid.json' and 'late.json' are not one run: the second began 4.0 years "
+		       "after the first ended");
+	/* one file's processes are one run, however far apart */
+	v[1].path = v[2].path = "late.json";
+	v[1].t1 = v[2].t1 = S(200);
+	CHECK_EQ_I(gpa_related_check(v, 3, err, sizeof(err)), 0);
+	/* untimed: their clocks say nothing */
+	v[0].timed = false;
+	v[1].path = "x";
+	CHECK_EQ_I(gpa_related_check(v, 3, err, sizeof(err)), 0);
+}
+
+TEST(related_two_hours)
+{
+	struct gpa_related_in v[] = {
+		{"a", 0, 2, true, S(0), S(10)},
+		{"b", 1, 2, true, S(10) + S(7200), S(7300)},
+	};
+	char err[256];
+
+	CHECK_EQ_I(gpa_related_check(v, 2, err, sizeof(err)), 1);
+	CHECK_CONTAINS(err, "began 2.0 hours after");
+}
+
+TEST(related_world_sizes)
+{
+	struct gpa_related_in v[] = {
+		{"r3.json", 3, 8, true, S(0), S(10)},
+		{"nows.json", -1, 0, true, S(0), S(10)},
+		{"r1.json", 1, 2, true, S(0), S(10)},
+	};
+	char err[256];
+
+	CHECK_EQ_I(gpa_related_check(v, 3, err, sizeof(err)), 1);
+	CHECK_STR(err, "'r3.json' and 'r1.json' are not one run: they name jobs of 8 and 2 ranks");
+	v[2].world_size = 8;
+	CHECK_EQ_I(gpa_related_check(v, 3, err, sizeof(err)), 0);
+}
