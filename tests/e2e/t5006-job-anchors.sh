@@ -7,8 +7,9 @@
 . "$TOP/tests/e2e/lib.sh"
 
 need_anchors kineto/hta nsys
-set -- $(find "$ANCHORS" \( -name '*.json.gz' -o -name '*.json' -o -name '*.sqlite' \) | sort)
-[ $# -ge 20 ] || fail "only $# anchors"
+find "$ANCHORS" \( -name '*.json.gz' -o -name '*.json' -o -name '*.sqlite' \) | sort >all
+[ "$(wc -l <all)" -ge 20 ] || fail "only $(wc -l <all) anchors"
+set -- $(anchor_sweep <all)
 expect_rc 0 "$GPUPROF" report --job --format json "$@"
 cp out all.json
 F=$ANCHORS/kineto/hta/trace_filter
