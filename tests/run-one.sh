@@ -6,8 +6,10 @@
 # make runs this once per test (tests/tests.mk), several at a time under -j.
 # Unit binaries print "ok|FAIL <binary> <case>" per case; an end-to-end script
 # (tests/e2e/tNNNN-*.sh) passes with exit 0, skips with 77, fails otherwise.
-# RESULT gets "PASSED FAILED SKIPPED SECONDS" and RESULT's .out the test's output
+# RESULT gets "PASSED FAILED SKIPPED SECONDS CPU" and RESULT's .out the test's output
 # (for a unit binary, its lines other than "ok"); tests/summary.sh adds them up.
+# SECONDS is wall time; CPU the user + system seconds of everything the test ran and
+# waited for, the figure that holds when other work shares the machine.
 # A unit binary runs from the checkout, an e2e script in an empty temporary folder.
 # One line goes to stdout: "ok|skip|FAIL NAME (S s)".
 #
@@ -36,6 +38,27 @@ now_ms() {
 	t=$(date +%s%N)
 	echo $((t / 1000000))
 }
+# centis TIME: "1m2.345s", as the shell's times prints it, in hundredths of a second
+centis() {
+	m=${1%%m*}
+	r=${1#*m}
+	r=${r%s}
+	f=${r#*.}00
+	f=${f%"${f#??}"}
+	echo $((m * 6000 + ${r%%.*} * 100 + 1$f - 100))
+}
+# cpu_secs: cpu="S.S", the user + system time of the children this script waited for
+# (set, not printed: in a $(...) subshell times would count none of them)
+cpu_secs() {
+	times >"$res.times"
+	{
+		read -r _ _
+		read -r u sy
+	} <"$res.times"
+	rm -f "$res.times"
+	c=$(($(centis "$u") + $(centis "$sy")))
+	cpu=$((c / 100)).$((c % 100 / 10))
+}
 
 case $O in
 /*) build=$O ;;
@@ -46,6 +69,8 @@ esac
 unset GPUPROF_LOG
 # Text fits 120 columns when not on a terminal; a width from the caller would change it.
 unset COLUMNS
+# python3 as make test-build found it, without a version manager's shim in between.
+if [ -x "$build/tests/bin/python3" ]; then PATH=$build/tests/bin:$PATH; fi
 export GPUPROF="$build/gpuprof" TRACEGEN="$build/tracegen" TOP="$top" BUILD="$build" O
 
 start=$(now_ms)
@@ -87,5 +112,6 @@ elif [ "$s" -gt 0 ]; then
 else
 	word=ok
 fi
-echo "$p $f $s $secs" >"$res"
+cpu_secs
+echo "$p $f $s $secs $cpu" >"$res"
 echo "$word $name ($secs s)"

@@ -6,7 +6,7 @@
 # For each failed NAME its output (60 lines at most), then "failed: NAME..."
 # and last "N passed, N failed, N skipped". The names that failed go to
 # RESULTS_DIR/failed (what `make test-failed` runs again), the time of each
-# test to RESULTS_DIR/times, slowest first. Exits 1 when any test failed or
+# test to RESULTS_DIR/times, "WALL CPU NAME" in seconds, the most CPU first. Exits 1 when any test failed or
 # left no result.
 set -u
 dir=$1
@@ -19,22 +19,22 @@ failures=""
 for name in "$@"; do
 	res=$dir/$name.res
 	if [ -s "$res" ]; then
-		read -r p f s secs <"$res"
+		read -r p f s secs cpu <"$res"
 	else
-		p=0 f=1 s=0 secs=0
+		p=0 f=1 s=0 secs=0 cpu=0
 		echo "no result (interrupted?)" >"$res.out"
 	fi
 	passed=$((passed + p))
 	failed=$((failed + f))
 	skipped=$((skipped + s))
-	echo "$secs $name" >>"$dir/times.tmp"
+	echo "$secs ${cpu:-0} $name" >>"$dir/times.tmp"
 	if [ "$f" -gt 0 ]; then
 		failures="$failures $name"
 		echo "---- FAIL $name"
 		head -n 60 "$res.out"
 	fi
 done
-sort -rn "$dir/times.tmp" >"$dir/times"
+sort -k2,2rn "$dir/times.tmp" >"$dir/times"
 rm -f "$dir/times.tmp"
 : >"$dir/failed"
 for name in $failures; do echo "$name" >>"$dir/failed"; done

@@ -5,6 +5,7 @@
 #   make test-failed         again the tests that failed in the last run
 #   make stress              the long forms of the stress tests (TESTS_STRESS)
 #   make test SUITE=ci-san   the part CI runs under the sanitizers, SUITE=ci-plain the rest
+#                            and the full anchor sweeps (TESTS_SWEEP)
 #
 # Each test's result lands in $(TEST_RESULTS)/NAME.res (tests/run-one.sh); tests/summary.sh
 # adds them up, shows the failures' output and ends with "N passed, N failed, N skipped".
@@ -38,13 +39,20 @@ TESTS_CI_PLAIN += t0006-install t5003-job-mpi t5007-diff-mpi t5008-critical-path
 #    paths t2302-report-classify-anchors and the analyses' anchor tests run sanitized.
 TESTS_CI_PLAIN += t3003-text-width t3004-text-every-anchor
 
+# The tests that sweep every anchor with one command or analysis (they call lib.sh's
+# anchor_swept): in CI they run in both halves, sanitized on the anchors under 1 MB
+# (GPUPROF_ANCHOR_SWEEP=small), plain on every anchor. The import and the report's
+# analyses of every anchor run sanitized in t2302-report-classify-anchors.
+TESTS_SWEEP := $(patsubst tests/e2e/%.sh,%,$(shell grep -l -e anchor_swe -e GPUPROF_ANCHOR_SWEEP \
+	tests/e2e/t[0-9][0-9][0-9][0-9]-*.sh))
+
 # Their long forms, under GPUPROF_STRESS=1 (make stress); make test runs a short one.
 TESTS_STRESS := t1101-sigkill-random
 
 TEST_SUITE_all := $(TEST_UNIT_NAMES) $(TEST_E2E_NAMES)
 TEST_STALE := $(filter-out $(TEST_SUITE_all),$(TESTS_CI_PLAIN) $(TESTS_STRESS))
 $(if $(TEST_STALE),$(warning tests/tests.mk names tests that do not exist: $(TEST_STALE)))
-TEST_SUITE_ci-plain := $(filter $(TESTS_CI_PLAIN),$(TEST_SUITE_all))
+TEST_SUITE_ci-plain := $(filter $(TESTS_CI_PLAIN) $(TESTS_SWEEP),$(TEST_SUITE_all))
 TEST_SUITE_ci-san := $(filter-out $(TESTS_CI_PLAIN),$(TEST_SUITE_all))
 TEST_SUITE := $(TEST_SUITE_$(SUITE))
 # test_match NAME: NAME when T is empty or one of T's words is part of it
@@ -60,9 +68,15 @@ TEST_E2E_RES := $(call test_res,$(filter $(TEST_E2E_NAMES),$(TEST_SEL)))
 
 .PHONY: test test-build test-failed test-force stress
 
-# Everything a test runs, built before the first test starts.
+# Everything a test runs, built before the first test starts. $(O)/tests/bin/python3: the
+# interpreter python3 names, found once, first in the tests' PATH (tests/run-one.sh): a
+# version manager's python3 (pyenv's shim) is a shell script that costs 0.4 CPU seconds a
+# call, against 0.1 for the interpreter, and the tests call python3 hundreds of times.
 test-build: all $(UNIT_BINS) $(E2E_PROGS)
 	@sh scripts/deps.sh test
+	@mkdir -p $(O)/tests/bin && rm -f $(O)/tests/bin/python3 && \
+		p=$$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null) && \
+		[ -x "$$p" ] && ln -s "$$p" $(O)/tests/bin/python3 || true
 
 test: $(call test_res,$(TEST_SEL))
 	$(if $(TEST_SEL),,$(error no test in SUITE=$(SUITE) matches T=$(T)))
@@ -70,8 +84,11 @@ test: $(call test_res,$(TEST_SEL))
 
 $(TEST_UNIT_RES): $(TEST_RESULTS)/%.res: $(O)/tests/% test-force | test-build
 	@O=$(O) sh tests/run-one.sh unit $< $@
+# sweep_env NAME: the sweep of the anchors NAME makes (tests/e2e/lib.sh's anchor_swept)
+sweep_env = GPUPROF_ANCHOR_SWEEP=$(if $(and $(filter ci-san,$(SUITE)),$(filter $(1),$(TESTS_SWEEP))),small,all)
+
 $(TEST_E2E_RES): $(TEST_RESULTS)/%.res: tests/e2e/%.sh test-force | test-build
-	@O=$(O) TEST_LDFLAGS='$(LDFLAGS)' sh tests/run-one.sh e2e $< $@
+	@O=$(O) TEST_LDFLAGS='$(LDFLAGS)' $(call sweep_env,$*) sh tests/run-one.sh e2e $< $@
 
 test-failed:
 	@if [ -s $(TEST_RESULTS)/failed ]; then \

@@ -41,6 +41,21 @@ need_anchors() {
 	done
 }
 
+# anchor_swept FILE: whether a test that sweeps every anchor reads FILE: always, but
+# where tests/tests.mk sets GPUPROF_ANCHOR_SWEEP=small (the sanitized half of CI) only
+# when FILE is under 1 MB, the same test reading every anchor in the plain half
+# (docs/dev/testing.md, "What CI runs where"). A test that calls it runs in both.
+anchor_swept() {
+	[ "${GPUPROF_ANCHOR_SWEEP:-all}" != small ] || [ "$(wc -c <"$1")" -lt 1000000 ]
+}
+
+# anchor_sweep: the paths on stdin, one a line, that anchor_swept keeps
+anchor_sweep() {
+	while read -r sweep_; do
+		if anchor_swept "$sweep_"; then echo "$sweep_"; fi
+	done
+}
+
 # expect_rc WANT CMD...: run CMD, check its exit status; output in out/err.
 expect_rc() {
 	want=$1

@@ -12,8 +12,9 @@ command -v python3 >/dev/null 2>&1 || exit 77
 drv=$BUILD/tests/kineto-drive
 [ -x "$drv" ] || fail "missing $drv (build first)"
 
-n=0
-for f in $(find "$anchors" -name '*.json.gz' -o -name '*.json' | sort); do
+find "$anchors" -name '*.json.gz' -o -name '*.json' | sort >all
+[ "$(wc -l <all)" -ge 20 ] || fail "only $(wc -l <all) anchors found"
+for f in $(anchor_sweep <all); do
 	"$drv" "$f" out.gpz >got 2>err || fail "import $f: $(cat err)"
 	python3 - "$f" >want <<'PY' || fail "python3 could not count $f"
 import gzip, json, sys
@@ -33,9 +34,7 @@ for e in d["traceEvents"]:
 print(*n)
 PY
 	cmp -s got want || fail "$f: kernel memcpy memset api nvtx: got $(cat got), want $(cat want)"
-	n=$((n + 1))
 done
-[ "$n" -ge 20 ] || fail "only $n anchors found"
 
 # The imported trace loads in gpuprof.
 f=$anchors/nccl_parser_config/nccl_data.json.gz

@@ -161,6 +161,7 @@ if have_anchors kineto nsys; then
 	find "$ANCHORS" -type f \( -name '*.json' -o -name '*.json.gz' -o -name '*.sqlite' \) \
 		! -path '*/hta_reference/*' | sort >anchors.txt
 	[ "$(wc -l <anchors.txt)" -ge 10 ] || fail "too few anchors: $(cat anchors.txt)"
+	anchor_sweep <anchors.txt >swept.txt
 	while read -r k; do
 		rm -f k.pftrace k.json
 		expect_rc 0 "$GPUPROF" export --perfetto k.pftrace "$k"
@@ -171,6 +172,6 @@ if have_anchors kineto nsys; then
 		p=$(wc -c <k.pftrace) j=$(wc -c <k.json)
 		echo "ratio $(awk "BEGIN { printf \"%.3f\", $p / $j }") $p $j ${k#"$ANCHORS"/}"
 		size_ok k.pftrace k.json
-	done <anchors.txt
+	done <swept.txt
 fi
 exit 0

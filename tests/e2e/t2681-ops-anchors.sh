@@ -59,7 +59,7 @@ assert r["GFLOPs"] == 0.01 and r["Model"] == "gemm", r
 PY
 
 # Every Kineto anchor: no error, no crash, and a note when nothing is modelled.
-for f in $(find "$ANCHORS/kineto" -name '*.json*' | LC_ALL=C sort); do
+for f in $(find "$ANCHORS/kineto" -name '*.json*' | LC_ALL=C sort | anchor_sweep); do
 	expect_rc 0 "$GPUPROF" ops --format json "$f"
 	python3 -c 'import json,sys; json.load(open("out"))' || fail "$f: JSON"
 done

@@ -2,7 +2,8 @@
 # gpuprof memory on every Kineto anchor: where a trace has PyTorch "[memory]"
 # events, the peak of each device equals the largest "Total Allocated" of its
 # events (computed here with python3's json, independently of the importer),
-# with the same device count; a trace without them says it has none.
+# with the same device count; a trace without them says it has none. Under
+# GPUPROF_ANCHOR_SWEEP=small only the anchors under 1 MB, as anchor_swept.
 . "$TOP/tests/e2e/lib.sh"
 
 need_anchors kineto
@@ -13,6 +14,8 @@ import glob, gzip, json, os, subprocess, sys
 
 root, gp = sys.argv[1:3]
 files = sorted(glob.glob(os.path.join(root, "**", "*.json*"), recursive=True))
+if os.environ.get("GPUPROF_ANCHOR_SWEEP") == "small":  # lib.sh's anchor_swept
+    files = [f for f in files if os.path.getsize(f) < 1000000]
 with_mem = 0
 for f in files:
     op = gzip.open if f.endswith(".gz") else open

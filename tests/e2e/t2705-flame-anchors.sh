@@ -9,8 +9,9 @@ anchors=$ANCHORS
 have_anchors kineto/hta || have_anchors nsys || no_anchors "kineto/hta and nsys"
 
 find "$anchors/kineto/hta" "$anchors/nsys" \( -name '*.json' -o -name '*.json.gz' -o \
-	-name '*.sqlite' \) 2>/dev/null | sort >list
-[ -s list ] || no_anchors "kineto/hta and nsys traces"
+	-name '*.sqlite' \) 2>/dev/null | sort >all
+[ -s all ] || no_anchors "kineto/hta and nsys traces"
+anchor_sweep <all >list
 n=0
 while read -r f; do
 	n=$((n + 1))

@@ -16,16 +16,17 @@ find "$ANCHORS" -type f \( -name '*.json' -o -name '*.json.gz' -o -name '*.sqlit
 	-name '*.gpz' \) | sort >list
 [ "$(wc -l <list)" -ge 30 ] || fail "only $(wc -l <list) anchors under $ANCHORS"
 IMPLAUSIBLE='far from the rest|longer than a day|end before they start|not read again|given twice'
+anchor_sweep <list >swept
 while read -r f; do
 	"$GPUPROF" launches -f json "$f" >out 2>err || fail "$f: exit $?: $(head -c 300 err)"
 	if grep -Eq "$IMPLAUSIBLE" err; then
 		fail "$f: $(grep -E "$IMPLAUSIBLE" err | head -c 400)"
 	fi
 	n=$((${n:-0} + 1))
-done <list
+done <swept
 # unrelated runs taken together on purpose: every anchor in one model
 # shellcheck disable=SC2046
-"$GPUPROF" launches -f json --allow-unrelated $(cat list) >out 2>err || fail "all anchors: exit $?"
+"$GPUPROF" launches -f json --allow-unrelated $(cat swept) >out 2>err || fail "all anchors: exit $?"
 if grep -Eq "$IMPLAUSIBLE" err; then
 	fail "all anchors as one model: $(grep -E "$IMPLAUSIBLE" err | head -c 400)"
 fi

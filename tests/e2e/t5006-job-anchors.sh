@@ -9,8 +9,9 @@
 . "$TOP/tests/e2e/lib.sh"
 
 need_anchors kineto/hta nsys
-set -- $(find "$ANCHORS" \( -name '*.json.gz' -o -name '*.json' -o -name '*.sqlite' \) | sort)
-[ $# -ge 20 ] || fail "only $# anchors"
+find "$ANCHORS" \( -name '*.json.gz' -o -name '*.json' -o -name '*.sqlite' \) | sort >all
+[ "$(wc -l <all)" -ge 20 ] || fail "only $(wc -l <all) anchors"
+set -- $(anchor_sweep <all)
 expect_rc 1 "$GPUPROF" report --job --format json "$@"
 grep -q "are not one run: .*; give --allow-unrelated to analyse them together$" err ||
 	fail "unrelated anchors: $(cat err)"
