@@ -15,10 +15,11 @@
 
 static const struct gpa_devrow builtin[] = {
 #define X(k, nm, pat, maj, min, sm, mem, mhz, f64, f64tc, tf32, bf16, fp8, int8, fp4, bw, nvl,    \
-	  pcie, disp)                                                                              \
+	  pcie, disp, src, nt)                                                                     \
 	{.key = #k, .name = nm, .patterns = pat, .cc_major = maj, .cc_minor = min, .sms = sm,     \
 	 .mem_gib = mem, .boost_mhz = mhz, .tflops = {f64, f64tc, tf32, bf16, fp8, int8, fp4},    \
-	 .mem_gbps = bw, .nvlink_gbps = nvl, .pcie_gen = pcie, .disputed = disp},
+	 .mem_gbps = bw, .nvlink_gbps = nvl, .pcie_gen = pcie, .disputed = disp, .source = src,   \
+	 .note = nt},
 #include "analyze/devices.def"
 #undef X
 };
@@ -91,59 +92,107 @@ static size_t pattern_match(const char *name, const char *pats)
 	return best;
 }
 
+/*
+ * A name that says no model: no digit in it ("AMD Radeon Graphics", "NVIDIA
+ * Graphics Device") or none at all. Such a device is matched by its numbers.
+ */
+bool gpa_device_name_is_vague(const char *name)
+{
+	if (!name) {
+		return true;
+	}
+	for (const char *p = name; *p; p++) {
+		if (isdigit((unsigned char)*p)) {
+			return false;
+		}
+	}
+	return true;
+}
+
+/*
+ * How well row r fits a device of sms SMs and mem bytes, after its name
+ * matched len characters: the same SM count first, then the longer name
+ * fragment, then the closer memory size. Higher is better.
+ */
+static double fit(const struct gpa_devrow *r, size_t len, uint32_t sms, uint64_t mem)
+{
+	double gib = (double)mem / (1024.0 * 1024 * 1024);
+	double d = mem ? fabs((double)r->mem_gib - gib) : 0;
+
+	return (sms && r->sms == sms ? 1e9 : 0) + (double)len * 1e5 - (d < 1e5 ? d : 1e5);
+}
+
 static const struct gpa_devrow *match_rows(const struct gpa_devrow *rows, size_t n,
 					   const char *name, unsigned maj, unsigned min,
-					   uint32_t sms, uint64_t mem, size_t *best_len)
+					   uint32_t sms, uint64_t mem, bool *by_numbers,
+					   const struct gpa_devrow **also)
 {
 	const struct gpa_devrow *best = NULL;
+	double best_fit = -INFINITY;
+	bool vague = gpa_device_name_is_vague(name);
 
-	for (size_t i = 0; i < n; i++) {
+	/*
+	 * A named device matches by name; where several rows match (a vague
+	 * name such as "NVIDIA A100-PG509-200" or "AMD Instinct MI250X / MI250"),
+	 * the SM count and memory size decide between them.
+	 */
+	for (size_t i = 0; i < n && !vague; i++) {
 		const struct gpa_devrow *r = &rows[i];
 		if (maj && (r->cc_major != maj || r->cc_minor != min)) {
 			continue;
 		}
-		size_t len = name ? pattern_match(name, r->patterns) : 0;
-		if (len > *best_len) {
-			*best_len = len;
+		size_t len = pattern_match(name, r->patterns);
+		if (len && fit(r, len, sms, mem) > best_fit) {
+			best_fit = fit(r, len, sms, mem);
 			best = r;
 		}
 	}
-	if (best || !maj || !sms || (name && *name)) {
+	if (best || !maj || !sms || !vague) {
 		return best;
 	}
 	/*
-	 * No name: the same architecture and SM count, the closest memory size.
-	 * A named device that matches no row is not guessed from its numbers: an
-	 * H800 has the H100's architecture, SMs and memory but not its peaks.
+	 * A name that says no model: the same architecture and SM count, the
+	 * closest memory size. A named device that matches no row is not
+	 * guessed from its numbers: a new part may share an old one's
+	 * architecture, SMs and memory but not its peaks.
 	 */
-	double best_d = INFINITY;
 	for (size_t i = 0; i < n; i++) {
 		const struct gpa_devrow *r = &rows[i];
 		if (r->cc_major != maj || r->cc_minor != min || r->sms != sms) {
 			continue;
 		}
-		double d = fabs((double)r->mem_gib - (double)mem / (1024.0 * 1024 * 1024));
-		if (d < best_d) {
-			best_d = d;
+		if (fit(r, 0, sms, mem) > best_fit) {
+			best_fit = fit(r, 0, sms, mem);
 			best = r;
+			*also = NULL;
+		} else if (fit(r, 0, sms, mem) == best_fit && !*also) {
+			*also = r; /* another part with the same numbers */
 		}
 	}
+	*by_numbers = best != NULL;
 	return best;
 }
 
 const struct gpa_devrow *gpa_device_match(const char *name, unsigned cc_major, unsigned cc_minor,
 					  uint32_t sms, uint64_t mem_bytes,
-					  const struct gpa_devrow *user, size_t nuser)
+					  const struct gpa_devrow *user, size_t nuser, bool *by_numbers,
+					  const struct gpa_devrow **also)
 {
-	size_t len = 0;
+	bool numbers = false;
+	const struct gpa_devrow *other = NULL;
 	const struct gpa_devrow *r =
-		match_rows(user, nuser, name, cc_major, cc_minor, sms, mem_bytes, &len);
-	if (r) {
-		return r;
+		match_rows(user, nuser, name, cc_major, cc_minor, sms, mem_bytes, &numbers, &other);
+	if (!r) {
+		r = match_rows(builtin, GP_ARRAY_SIZE(builtin), name, cc_major, cc_minor, sms,
+			       mem_bytes, &numbers, &other);
 	}
-	len = 0;
-	return match_rows(builtin, GP_ARRAY_SIZE(builtin), name, cc_major, cc_minor, sms,
-			  mem_bytes, &len);
+	if (by_numbers) {
+		*by_numbers = numbers;
+	}
+	if (also) {
+		*also = other;
+	}
+	return r;
 }
 
 /* A row chosen by --device: its key, or a name/pattern fragment. */
@@ -177,6 +226,14 @@ const struct gpa_devrow *gpa_device_find(const char *want, const struct gpa_devr
 /* Dense BF16/FP16 tensor FLOP per clock per SM by architecture (docs/mfu.md). */
 static double bf16_per_clock(unsigned maj, unsigned min, const char *name)
 {
+	/*
+	 * AMD parts report the gfx target as their compute capability (gfx90a
+	 * is 9.0, like Hopper): NVIDIA's rates say nothing about them.
+	 */
+	if (name && (strcasestr(name, "AMD") || strcasestr(name, "Radeon") ||
+		     strcasestr(name, "Instinct"))) {
+		return 0;
+	}
 	switch (maj) {
 	case 7:
 		return 1024;
@@ -187,7 +244,7 @@ static double bf16_per_clock(unsigned maj, unsigned min, const char *name)
 		/* GeForce parts run FP16 with FP32 accumulation at half the datacenter rate. */
 		return name && strcasestr(name, "geforce") ? 512 : 1024;
 	case 9:
-		return 4096;
+		return min == 0 ? 4096 : 0; /* 9.4, 9.5: AMD CDNA 3 and 4 */
 	case 10:
 	case 11:
 		return 8192;
@@ -215,6 +272,32 @@ static void from_row(struct gpa_peaks *p, const struct gpa_devrow *r, uint32_t s
 	p->pcie_gbps = gpa_pcie_gbps(r->pcie_gen);
 }
 
+/* Unknown part: SMs x FLOP/clock/SM x clock, said to be an estimate. */
+static void estimate(const struct gpa_dev *d, const char *name, struct gpa_peaks *out)
+{
+	double per_clock = bf16_per_clock(d->cc_major, d->cc_minor, name);
+
+	if (!d->num_sms || !d->core_clock_khz || !per_clock) {
+		return;
+	}
+	double bf16 = d->num_sms * per_clock * (d->core_clock_khz * 1e3) / 1e12;
+	out->source = GPA_PEAK_ESTIMATE;
+	out->name = *name ? name : "unknown GPU";
+	out->tflops[GPA_DT_BF16] = bf16;
+	if (d->cc_major >= 8) {
+		out->tflops[GPA_DT_TF32] = bf16 / 2; /* TF32 came with Ampere */
+	}
+	if (d->cc_major * 10 + d->cc_minor >= 75) {
+		out->tflops[GPA_DT_INT8] = bf16 * 2;
+	}
+	if (d->cc_major * 10 + d->cc_minor >= 89) {
+		out->tflops[GPA_DT_FP8] = bf16 * 2;
+	}
+	if (d->cc_major >= 10) {
+		out->tflops[GPA_DT_FP4] = bf16 * 4;
+	}
+}
+
 int gpa_device_peaks_opts(const struct gpa_model *m, uint32_t dev, const struct gpa_peak_opts *o,
 			  struct gpa_peaks *out, char *errbuf, size_t errlen)
 {
@@ -233,6 +316,8 @@ int gpa_device_peaks_opts(const struct gpa_model *m, uint32_t dev, const struct 
 	}
 	const struct gpa_dev *d = dev < m->devs.n ? &m->devs.v[dev] : NULL;
 	const struct gpa_devrow *r = NULL;
+	const struct gpa_devrow *also = NULL;
+	bool by_numbers = false;
 	if (o->device) {
 		r = gpa_device_find(o->device, o->user, o->nuser);
 		if (!r) {
@@ -243,34 +328,27 @@ int gpa_device_peaks_opts(const struct gpa_model *m, uint32_t dev, const struct 
 		}
 	} else if (d) {
 		r = gpa_device_match(gpa_model_str(m, d->name), d->cc_major, d->cc_minor, d->num_sms,
-				     d->global_mem_bytes, o->user, o->nuser);
+				     d->global_mem_bytes, o->user, o->nuser, &by_numbers, &also);
 	}
+	out->recorded = d ? gpa_model_str(m, d->name) : "";
 	if (r) {
 		from_row(out, r, o->device || !d ? 0 : d->num_sms);
 		out->source = r >= builtin && r < builtin + GP_ARRAY_SIZE(builtin) ? GPA_PEAK_TABLE
 										    : GPA_PEAK_USER;
-	} else if (d && d->num_sms && d->core_clock_khz &&
-		   bf16_per_clock(d->cc_major, d->cc_minor, gpa_model_str(m, d->name))) {
-		/* Unknown part: SMs x FLOP/clock/SM x clock, said to be an estimate. */
-		const char *name = gpa_model_str(m, d->name);
-		double bf16 = d->num_sms * bf16_per_clock(d->cc_major, d->cc_minor, name) *
-			      (d->core_clock_khz * 1e3) / 1e12;
-		out->source = GPA_PEAK_ESTIMATE;
-		out->name = *name ? name : "unknown GPU";
-		out->tflops[GPA_DT_BF16] = bf16;
-		out->tflops[GPA_DT_TF32] = bf16 / 2;
-		if (d->cc_major * 10 + d->cc_minor >= 75) {
-			out->tflops[GPA_DT_INT8] = bf16 * 2;
+		out->by_numbers = by_numbers;
+		out->doc = r->source;
+		if (also) {
+			/* Two parts with the same numbers: the name is a guess, the peaks too
+			 * unless they are the same. */
+			out->also = also->name;
+			out->disputed |= memcmp(also->tflops, r->tflops, sizeof(r->tflops)) ||
+					 also->mem_gbps != r->mem_gbps;
 		}
-		if (d->cc_major * 10 + d->cc_minor >= 89) {
-			out->tflops[GPA_DT_FP8] = bf16 * 2;
-		}
-		if (d->cc_major >= 10) {
-			out->tflops[GPA_DT_FP4] = bf16 * 4;
-		}
+	} else if (d) {
+		estimate(d, gpa_model_str(m, d->name), out);
 	}
-	if (out->source == GPA_PEAK_NONE && d && *gpa_model_str(m, d->name)) {
-		out->name = gpa_model_str(m, d->name); /* unknown peaks, but the trace names it */
+	if (out->source == GPA_PEAK_NONE && d && *out->recorded) {
+		out->name = out->recorded; /* unknown peaks, but the trace names it */
 	}
 	if (d && !out->mem_gbps && d->global_mem_bw_kbps) {
 		out->mem_gbps = (double)d->global_mem_bw_kbps * 1e3 / 1e9;

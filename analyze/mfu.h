@@ -54,6 +54,8 @@ struct gpa_devrow {
 	double nvlink_gbps;           /* total bidirectional GB/s; 0 none */
 	uint8_t pcie_gen;             /* x16 host link generation; 0 none */
 	bool disputed;                /* sources disagree: verify on the device */
+	const char *source;           /* the document the figures come from; NULL: a device file */
+	const char *note;             /* what the source leaves out ("" none); NULL: a device file */
 };
 
 /* The built-in table (analyze/devices.def). */
@@ -64,6 +66,10 @@ struct gpa_peaks {
 	enum gpa_peak_source source;
 	const char *name;             /* the row's name, "estimate" or "unknown"; static or borrowed */
 	bool disputed, overridden;    /* overridden: --peak-tflops / --peak-bw applied */
+	bool by_numbers;              /* the row was picked by CC, SMs and memory: a vague name */
+	const char *recorded;         /* the trace's own name for the device ("" none); borrowed */
+	const char *also;             /* by_numbers: another row with the same numbers; NULL none */
+	const char *doc;              /* the row's source document; NULL when not a table row */
 	double scale;                 /* compute scale for partial devices (MIG): SMs / row SMs */
 	double tflops[GPA_DT__COUNT];
 	double mem_gbps;
@@ -97,12 +103,18 @@ const struct gpa_devrow *gpa_device_find(const char *want, const struct gpa_devr
 					 size_t nuser);
 /*
  * Matches a device description against rows (user first, then built-in); NULL
- * none. A device with a name matches by name only; cc, SMs and memory pick a
- * row only for a device the trace does not name.
+ * none. A device with a name matches by name, the SM count and memory size
+ * deciding between rows the name matches equally; cc, SMs and memory alone
+ * pick a row only for a device whose name says no model (no name, or no digit
+ * in it: gpa_device_name_is_vague), and then *by_numbers is set and *also
+ * names another row with the same numbers, if any (both may be NULL).
  */
 const struct gpa_devrow *gpa_device_match(const char *name, unsigned cc_major, unsigned cc_minor,
 					  uint32_t sms, uint64_t mem_bytes,
-					  const struct gpa_devrow *user, size_t nuser);
+					  const struct gpa_devrow *user, size_t nuser, bool *by_numbers,
+					  const struct gpa_devrow **also);
+/* True for a device name that names no model: NULL, empty, or without a digit. */
+bool gpa_device_name_is_vague(const char *name);
 /* PCIe x16 bandwidth per direction, GB/s (128b/130b encoding): gen 3 15.75, 4 31.5, 5 63, 6 126. */
 double gpa_pcie_gbps(unsigned gen);
 

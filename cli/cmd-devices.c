@@ -31,8 +31,9 @@ const struct cli_command cmd_devices_opts = {
 	.usage = "usage: gpuprof devices [--format FORMAT] [--device-file FILE]\n"
 		 "\n"
 		 "Lists the GPU peak table: SMs, dense TFLOP/s per datatype, memory, NVLink and\n"
-		 "PCIe; rows marked 'verify' have figures whose sources disagree. With\n"
-		 "--device-file, the file's rows come first. See docs/mfu.md.\n",
+		 "PCIe, and the document each row's figures come from; rows marked 'verify'\n"
+		 "have figures whose sources disagree. With --device-file, the file's rows come\n"
+		 "first. See docs/mfu.md.\n",
 	.options = devices_options,
 	.msgs = &cli_msgs_either2,
 };
@@ -54,7 +55,7 @@ static bool render(const struct devices_opts *o, struct gp_strbuf *out)
 	}
 	memcpy(all + o->mfu.nrows, b, nb * sizeof(*all));
 	if (o->format == GPR_FORMAT_JSON) {
-		gp_strbuf_adds(out, "{\"schema\":\"gpuprof-devices/1\"");
+		gp_strbuf_adds(out, "{\"schema\":\"gpuprof-devices/1.1\"");
 	}
 	if (!gpr_devices_table(&t, all, nb + o->mfu.nrows) &&
 	    !gpr_table_section(&t, o->format, "GPU peak table (dense TFLOP/s; INT8 TOPS)",

@@ -38,6 +38,33 @@ static const char *source_name(enum gpa_peak_source s)
 	GP_BUG("peak source %d", (int)s);
 }
 
+/* The device, where its peaks come from, and for an unknown part how to give them. */
+static void device_rows(struct gpr_table *t, const struct gpa_peaks *p)
+{
+	gpr_table_cell(t, "device");
+	if (p->source == GPA_PEAK_NONE && !p->overridden) {
+		gpr_table_cellf(t, "%s (not in the peak table: give --device NAME, --peak-tflops "
+				   "and --peak-bw, or --device-file FILE)",
+				p->name);
+	} else {
+		char how[256] = "";
+		if (p->by_numbers) {
+			snprintf(how, sizeof(how),
+				 ", matched by compute capability and SMs%s%s: the trace %s%s%s",
+				 p->also ? " as well as " : "", p->also ? p->also : "",
+				 *p->recorded ? "calls it '" : "gives no name",
+				 p->recorded, *p->recorded ? "'" : "");
+		}
+		gpr_table_cellf(t, "%s (%s%s%s%s)", p->name, source_name(p->source), how,
+				p->disputed ? ", figures disputed: verify" : "",
+				p->overridden ? ", overridden" : "");
+	}
+	if (p->doc) {
+		gpr_table_cell(t, "peaks from");
+		gpr_table_cell(t, p->doc);
+	}
+}
+
 static const struct gpr_col util_cols[] = {
 	{"Metric", GPR_COL_LEFT}, {"Value", GPR_COL_LEFT}};
 static const struct gpr_col step_cols[] = {
@@ -82,7 +109,9 @@ static const struct gpr_col dev_cols[] = {
 	{"SMs", GPR_COL_NUM},         {"FP64", GPR_COL_NUM},        {"FP64 TC", GPR_COL_NUM},
 	{"TF32", GPR_COL_NUM},        {"BF16/FP16", GPR_COL_NUM},   {"FP8", GPR_COL_NUM},
 	{"INT8 (TOPS)", GPR_COL_NUM}, {"FP4", GPR_COL_NUM},         {"Memory (GB/s)", GPR_COL_NUM},
-	{"NVLink (GB/s)", GPR_COL_NUM}, {"PCIe gen", GPR_COL_NUM},  {"Verify", GPR_COL_LEFT}};
+	{"NVLink (GB/s)", GPR_COL_NUM}, {"PCIe gen", GPR_COL_NUM},  {"Verify", GPR_COL_LEFT},
+	{"Source", GPR_COL_LEFT | GPR_COL_ELIDE | GPR_COL_DETAIL},
+	{"Note", GPR_COL_LEFT | GPR_COL_ELIDE | GPR_COL_DETAIL}};
 
 int gpr_mfu_table(struct gpr_table *t, unsigned which, const struct gpa_model *m,
 		  const struct gpa_steps *steps, const struct gpa_mfu *u, enum gpa_dtype dtype)
@@ -90,10 +119,7 @@ int gpr_mfu_table(struct gpr_table *t, unsigned which, const struct gpa_model *m
 	switch (which) {
 	case GPR_MFU_SUMMARY:
 		gpr_table_init(t, util_cols, GP_ARRAY_SIZE(util_cols));
-		gpr_table_cell(t, "device");
-		gpr_table_cellf(t, "%s (%s%s%s)", u->peaks.name, source_name(u->peaks.source),
-				u->peaks.disputed ? ", figures disputed: verify" : "",
-				u->peaks.overridden ? ", overridden" : "");
+		device_rows(t, &u->peaks);
 		gpr_table_cell(t, "GPUs");
 		gpr_table_cellf(t, "%u", u->gpus);
 		gpr_table_cellf(t, "peak %s (TFLOP/s per GPU)", gpa_dtype_name(dtype));
@@ -270,6 +296,8 @@ int gpr_devices_table(struct gpr_table *t, const struct gpa_devrow *rows, size_t
 		cell_g(t, r->nvlink_gbps > 0 ? r->nvlink_gbps : -1, "%.6g");
 		cell_g(t, r->pcie_gen ? r->pcie_gen : -1, "%.0f");
 		gpr_table_cell(t, r->disputed ? "yes" : "");
+		gpr_table_cell(t, r->source ? r->source : "device file");
+		gpr_table_cell(t, r->note ? r->note : "");
 	}
 	return t->failed ? -GP_ERR_NOMEM : 0;
 }

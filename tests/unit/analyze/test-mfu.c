@@ -49,15 +49,25 @@ TEST(peaks_every_row)
 {
 	size_t n;
 	const struct gpa_devrow *rows = gpa_devices_builtin(&n);
-	CHECK(n >= 18);
-	/* The name NVIDIA gives each part finds its own row. */
+	/* The name each part reports (nvidia-smi, hipDeviceProp) finds its own row. */
 	static const char *const names[] = {
-		"NVIDIA A100-SXM4-40GB", "NVIDIA A100-SXM4-80GB", "NVIDIA A100-PCIE-40GB",
-		"NVIDIA A100 80GB PCIe", "NVIDIA H100 80GB HBM3",  "NVIDIA H100 PCIe",
-		"NVIDIA H100 NVL",       "NVIDIA H200",            "NVIDIA H200 NVL",
-		"NVIDIA H20",            "NVIDIA L4",              "NVIDIA L40S",
-		"NVIDIA A10",            "NVIDIA GeForce RTX 4090", "NVIDIA B200",
-		"NVIDIA GB200",          "NVIDIA B300 SXM6 AC",    "NVIDIA GB300",
+		"Tesla V100-SXM2-16GB",    "Tesla V100-SXM2-32GB",    "Tesla V100-PCIE-16GB",
+		"Tesla V100-PCIE-32GB",    "Tesla V100S-PCIE-32GB",   "Tesla T4",
+		"NVIDIA GeForce RTX 2080 Ti", "NVIDIA A100-SXM4-40GB", "NVIDIA A100-SXM4-80GB",
+		"NVIDIA A100-PCIE-40GB",   "NVIDIA A100 80GB PCIe",   "NVIDIA A30",
+		"NVIDIA A10",              "NVIDIA A10G",             "NVIDIA A16",
+		"NVIDIA A2",               "NVIDIA A40",              "NVIDIA RTX A6000",
+		"NVIDIA GeForce RTX 3090", "NVIDIA GeForce RTX 3090 Ti", "NVIDIA L4",
+		"NVIDIA L40",              "NVIDIA L40S",             "NVIDIA RTX 6000 Ada Generation",
+		"NVIDIA GeForce RTX 4090", "NVIDIA H100 80GB HBM3",   "NVIDIA H100 PCIe",
+		"NVIDIA H100 NVL",         "NVIDIA H800",             "NVIDIA H800 PCIe",
+		"NVIDIA H20",              "NVIDIA GH200 480GB",      "NVIDIA GH200 144G HBM3e",
+		"NVIDIA H200",             "NVIDIA H200 NVL",         "NVIDIA B100",
+		"NVIDIA B200",             "NVIDIA GB200",            "NVIDIA B300 SXM6 AC",
+		"NVIDIA GB300",            "NVIDIA GeForce RTX 5090", "AMD Instinct MI100",
+		"AMD Instinct MI210",      "AMD Instinct MI250",      "AMD Instinct MI250X",
+		"AMD Instinct MI300A",     "AMD Instinct MI300X",     "AMD Instinct MI325X",
+		"AMD Instinct MI355X",
 	};
 	REQUIRE(n == GP_ARRAY_SIZE(names));
 	for (size_t i = 0; i < n; i++) {
@@ -66,13 +76,159 @@ TEST(peaks_every_row)
 		model_with(&m, names[i], rows[i].cc_major, rows[i].cc_minor, rows[i].sms,
 			   (uint64_t)rows[i].mem_gib << 30, 1500000);
 		CHECK_EQ_I(gpa_device_peaks(&m, 0, &p), 0);
-		if (p.source != GPA_PEAK_TABLE || strcmp(p.name, rows[i].name)) {
+		if (p.source != GPA_PEAK_TABLE || strcmp(p.name, rows[i].name) || p.by_numbers) {
 			TFAIL("%s matched %s", names[i], p.name);
 		}
 		CHECK(p.tflops[GPA_DT_BF16] == rows[i].tflops[GPA_DT_BF16]);
 		CHECK(p.mem_gbps == rows[i].mem_gbps);
+		CHECK(p.doc == rows[i].source);
 		gpa_model_release(&m);
 	}
+}
+
+/* The datatypes' order of speed: each path is at least as fast as the wider one. */
+static void check_row_rates(const struct gpa_devrow *r)
+{
+	const double *t = r->tflops;
+	if (t[GPA_DT_TF32] > 0 && t[GPA_DT_BF16] > 0 && t[GPA_DT_TF32] > t[GPA_DT_BF16]) {
+		TFAIL("%s: TF32 %g over BF16 %g", r->key, t[GPA_DT_TF32], t[GPA_DT_BF16]);
+	}
+	if (t[GPA_DT_FP8] > 0 && t[GPA_DT_FP8] < t[GPA_DT_BF16]) {
+		TFAIL("%s: FP8 %g under BF16 %g", r->key, t[GPA_DT_FP8], t[GPA_DT_BF16]);
+	}
+	if (t[GPA_DT_FP4] > 0 && t[GPA_DT_FP4] < t[GPA_DT_FP8]) {
+		TFAIL("%s: FP4 %g under FP8 %g", r->key, t[GPA_DT_FP4], t[GPA_DT_FP8]);
+	}
+	if (t[GPA_DT_FP64] > 0 && t[GPA_DT_BF16] > 0 && t[GPA_DT_FP64] > t[GPA_DT_BF16]) {
+		TFAIL("%s: FP64 %g over BF16 %g", r->key, t[GPA_DT_FP64], t[GPA_DT_BF16]);
+	}
+	if (t[GPA_DT_FP8] > 0 && r->cc_major == 8 && r->cc_minor < 9) {
+		TFAIL("%s: FP8 on a part before Ada", r->key);
+	}
+	if (t[GPA_DT_FP4] > 0 && r->cc_major < 10 && !strstr(r->name, "MI3")) {
+		TFAIL("%s: FP4 on a part before Blackwell / CDNA 3", r->key);
+	}
+}
+
+/*
+ * Every row's units and sources: TFLOP/s within what any part reaches
+ * (1e5, i.e. 100 PF dense), GB/s of memory between 100 and 20000,
+ * NVLink under 10000, a known PCIe generation; a source naming a vendor
+ * document (datasheet, whitepaper, technical brief, specifications), a note
+ * for every row without a vendor datasheet, and no two rows with one key.
+ */
+TEST(peaks_every_row_units_and_sources)
+{
+	size_t n;
+	const struct gpa_devrow *rows = gpa_devices_builtin(&n);
+	for (size_t i = 0; i < n; i++) {
+		const struct gpa_devrow *r = &rows[i];
+		bool any = false;
+		for (int d = 0; d < GPA_DT__COUNT; d++) {
+			if (r->tflops[d] < 0 || r->tflops[d] > 1e5) {
+				TFAIL("%s: %s %g TFLOP/s out of range", r->key,
+				      gpa_dtype_name((enum gpa_dtype)d), r->tflops[d]);
+			}
+			any |= r->tflops[d] > 0;
+		}
+		if (!any && !r->disputed) {
+			TFAIL("%s: no peak and not marked disputed", r->key);
+		}
+		if (r->mem_gbps < 100 || r->mem_gbps > 20000) {
+			TFAIL("%s: memory %g GB/s is not GB/s", r->key, r->mem_gbps);
+		}
+		if (r->nvlink_gbps < 0 || r->nvlink_gbps > 10000 || r->pcie_gen > 6 ||
+		    (r->pcie_gen && r->pcie_gen < 3)) {
+			TFAIL("%s: link %g GB/s, PCIe gen %u", r->key, r->nvlink_gbps, r->pcie_gen);
+		}
+		if (!r->cc_major || !r->mem_gib || r->mem_gib > 1024) {
+			TFAIL("%s: CC %u.%u, %u GiB", r->key, r->cc_major, r->cc_minor, r->mem_gib);
+		}
+		if (r->boost_mhz && (r->boost_mhz < 500 || r->boost_mhz > 3500)) {
+			TFAIL("%s: clock %u MHz", r->key, r->boost_mhz);
+		}
+		check_row_rates(r);
+		if (!r->source || !r->note) {
+			TFAIL("%s: no source or note", r->key);
+			continue;
+		}
+		bool vendor = (!strncmp(r->source, "NVIDIA ", 7) || !strncmp(r->source, "AMD ", 4)) &&
+			      (strstr(r->source, "datasheet") || strstr(r->source, "whitepaper") ||
+			       strstr(r->source, "technical brief") || strstr(r->source, "specifications"));
+		if (!vendor && !(r->disputed && *r->note)) {
+			TFAIL("%s: source '%s' names no vendor document", r->key, r->source);
+		}
+		if (r->disputed && !*r->note) {
+			TFAIL("%s: disputed without a note saying why", r->key);
+		}
+		for (size_t j = 0; j < i; j++) {
+			if (!strcmp(rows[j].key, r->key) || !strcmp(rows[j].name, r->name)) {
+				TFAIL("%s: key or name twice", r->key);
+			}
+		}
+	}
+}
+
+/* Vague names: the SM count and memory decide; no name or no model in it: the numbers. */
+TEST(peaks_vague_names)
+{
+	struct gpa_model m;
+	struct gpa_peaks p;
+
+	/* Meta's A100 boards report their board number: 108 SMs, 40 GB. */
+	model_with(&m, "NVIDIA A100-PG509-200", 8, 0, 108, 42297524224ull, 0);
+	CHECK_EQ_I(gpa_device_peaks(&m, 0, &p), 0);
+	CHECK_STR(p.name, "A100 SXM4 40GB");
+	CHECK(!p.by_numbers);
+	gpa_model_release(&m);
+	/* "NVIDIA H100" alone: 114 SMs is the PCIe card, 132 SMs and 80 GB the SXM. */
+	model_with(&m, "NVIDIA H100", 9, 0, 114, 80ull << 30, 0);
+	CHECK_EQ_I(gpa_device_peaks(&m, 0, &p), 0);
+	CHECK_STR(p.name, "H100 PCIe 80GB");
+	m.devs.v[0].num_sms = 132;
+	CHECK_EQ_I(gpa_device_peaks(&m, 0, &p), 0);
+	CHECK_STR(p.name, "H100 SXM 80GB");
+	gpa_model_release(&m);
+	/* ROCm's name for both: the CU count decides (110 a GCD of an MI250X). */
+	model_with(&m, "AMD Instinct MI250X / MI250", 9, 0, 104, 64ull << 30, 0);
+	CHECK_EQ_I(gpa_device_peaks(&m, 0, &p), 0);
+	CHECK_STR(p.name, "Instinct MI250 (per GCD)");
+	m.devs.v[0].num_sms = 110;
+	CHECK_EQ_I(gpa_device_peaks(&m, 0, &p), 0);
+	CHECK_STR(p.name, "Instinct MI250X (per GCD)");
+	gpa_model_release(&m);
+	/* No model in the name: compute capability, CUs and memory, said so. */
+	model_with(&m, "AMD Radeon Graphics", 9, 4, 304, 192ull << 30, 2100000);
+	CHECK_EQ_I(gpa_device_peaks(&m, 0, &p), 0);
+	CHECK_STR(p.name, "Instinct MI300X 192GB");
+	CHECK(p.by_numbers && p.tflops[GPA_DT_BF16] == 1307.4);
+	CHECK(p.also == NULL);
+	/* 256 GB: the MI325X. */
+	m.devs.v[0].global_mem_bytes = 256ull << 30;
+	CHECK_EQ_I(gpa_device_peaks(&m, 0, &p), 0);
+	CHECK_STR(p.name, "Instinct MI325X 256GB");
+	gpa_model_release(&m);
+	/* Two parts with the same numbers and peaks: both named, not disputed. */
+	model_with(&m, "", 9, 0, 104, 64ull << 30, 1700000);
+	CHECK_EQ_I(gpa_device_peaks(&m, 0, &p), 0);
+	CHECK(p.by_numbers && p.also != NULL && !p.disputed);
+	CHECK(p.tflops[GPA_DT_BF16] == 181);
+	gpa_model_release(&m);
+	/* A named part of no row is never taken for a row of the same numbers. */
+	model_with(&m, "NVIDIA H100 Future", 9, 0, 132, 80ull << 30, 0);
+	CHECK_EQ_I(gpa_device_peaks(&m, 0, &p), 0);
+	CHECK_STR(p.name, "H100 SXM 80GB"); /* "H100" is in its name */
+	gpa_model_release(&m);
+	model_with(&m, "NVIDIA X900", 9, 0, 132, 80ull << 30, 0);
+	CHECK_EQ_I(gpa_device_peaks(&m, 0, &p), 0);
+	CHECK_EQ_I(p.source, GPA_PEAK_NONE);
+	CHECK_STR(p.name, "NVIDIA X900");
+	gpa_model_release(&m);
+	/* An AMD part of no row gets no NVIDIA estimate, even at CC 9.0 with a clock. */
+	model_with(&m, "AMD Instinct MI999", 9, 0, 100, 64ull << 30, 2000000);
+	CHECK_EQ_I(gpa_device_peaks(&m, 0, &p), 0);
+	CHECK_EQ_I(p.source, GPA_PEAK_NONE);
+	gpa_model_release(&m);
 }
 
 TEST(peaks_values_and_fallbacks)
@@ -135,7 +291,7 @@ TEST(devices_file)
 	REQUIRE(n == 1);
 	CHECK_STR(rows[0].name, "Lab GPU");
 	CHECK(rows[0].tflops[GPA_DT_BF16] == 500 && rows[0].mem_gbps == 2000);
-	const struct gpa_devrow *r = gpa_device_match("NVIDIA LabGPU 9000", 9, 0, 100, 0, rows, n);
+	const struct gpa_devrow *r = gpa_device_match("NVIDIA LabGPU 9000", 9, 0, 100, 0, rows, n, NULL, NULL);
 	CHECK(r == &rows[0]);
 	free(rows);
 	static const struct {
@@ -308,32 +464,36 @@ TEST(roofline_rules_and_placement)
 
 /*
  * A device the trace names but the table lacks is not guessed from its
- * numbers (an H800 has the H100's CC, SMs and memory, not its peaks); a
- * device without a name is. Peaks unknown: the trace's own name, not "unknown".
+ * numbers (a new part may have an H100's CC, SMs and memory, not its peaks:
+ * so did the H800 before it had a row); a device without a name is. Peaks
+ * unknown: the trace's own name, not "unknown".
  */
 TEST(peaks_named_device_not_guessed)
 {
 	struct gpa_model m;
 	struct gpa_peaks p;
 
-	model_with(&m, "NVIDIA H800", 9, 0, 132, 80ull << 30, 1980000);
+	model_with(&m, "NVIDIA H900", 9, 0, 132, 80ull << 30, 1980000);
 	CHECK_EQ_I(gpa_device_peaks(&m, 0, &p), 0);
 	CHECK_EQ_I(p.source, GPA_PEAK_ESTIMATE);
-	CHECK_STR(p.name, "NVIDIA H800");
+	CHECK_STR(p.name, "NVIDIA H900");
 	gpa_model_release(&m);
+	/* No name: the numbers, which fit the H100 SXM and the H800 SXM: said, and
+	 * their peaks differ (FP64), so the figures are to verify. */
 	model_with(&m, "", 9, 0, 132, 80ull << 30, 1980000);
 	CHECK_EQ_I(gpa_device_peaks(&m, 0, &p), 0);
 	CHECK_EQ_I(p.source, GPA_PEAK_TABLE);
 	CHECK_STR(p.name, "H100 SXM 80GB");
+	CHECK(p.by_numbers && p.also && !strcmp(p.also, "H800 SXM 80GB") && p.disputed);
 	gpa_model_release(&m);
-	/* A V100 (not in the table, no clock in the trace): no peaks, but its name. */
-	model_with(&m, "Tesla V100-SXM2-32GB", 7, 0, 80, 32ull << 30, 0);
+	/* A Pascal part (not in the table, no clock in the trace): no peaks, but its name. */
+	model_with(&m, "Quadro GP100", 6, 0, 56, 16ull << 30, 0);
 	CHECK_EQ_I(gpa_device_peaks(&m, 0, &p), 0);
 	CHECK_EQ_I(p.source, GPA_PEAK_NONE);
-	CHECK_STR(p.name, "Tesla V100-SXM2-32GB");
+	CHECK_STR(p.name, "Quadro GP100");
 	gpa_model_release(&m);
 	CHECK(gpa_device_find("h100_sxm", NULL, 0) != NULL);
-	CHECK(gpa_device_find("H800", NULL, 0) == NULL);
+	CHECK(gpa_device_find("H900", NULL, 0) == NULL);
 }
 
 /*
