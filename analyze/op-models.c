@@ -640,19 +640,99 @@ static double broadcast(const struct sig *s, int n, int *es, double *in_bytes)
 	return e;
 }
 
-/* Elementwise: 1 FLOP per output element (none for copies); inputs read, output written. */
-static int elementwise(struct gpa_op_perf *o, const struct sig *s, enum gpa_op_kind kind, int nin,
-		       bool boolean_out)
+/* PyTorch's type categories: bool 0, integers 1, floating 2, complex 3; -1 not a tensor type. */
+static int category(const char *t)
+{
+	int es = elem_size(t);
+
+	if (!es || t[0] == UNTYPED[0]) {
+		return -1;
+	}
+	if (!strcmp(t, "bool")) {
+		return 0;
+	}
+	if (strstr(t, "complex")) {
+		return 3;
+	}
+	if (!strcmp(t, "float") || !strcmp(t, "double") || !strncmp(t, "c10::", 5)) {
+		return 2;
+	}
+	return 1;
+}
+
+/*
+ * The element size of an elementwise result over tensor inputs [0, nin), as
+ * PyTorch promotes (torch.result_type): tensors with dimensions decide; a
+ * 0-dim tensor (a Python scalar wrapped as a "double" or "long int" of no
+ * dimensions) counts only when its category is higher, and then gives the
+ * default type of that category (float 4, complex 8, integer 8). Within a
+ * category the wider type wins; BF16 with FP16 is FP32. 0 when unknown.
+ */
+static int result_size(const struct sig *s, int nin)
+{
+	int cat[2] = {-1, -1}, size[2] = {0, 0};
+	bool bf16 = false, half = false;
+
+	for (int i = 0; i < nin && i < s->n; i++) {
+		if (!is_tensor(s, i) || category(s->in[i].type) < 0) {
+			continue;
+		}
+		int z = s->in[i].nd == 0, c = category(s->in[i].type), es = elem_size(s->in[i].type);
+		if (c > cat[z]) {
+			cat[z] = c;
+			size[z] = es;
+		} else if (c == cat[z] && es > size[z]) {
+			size[z] = es;
+		}
+		if (!z) {
+			bf16 |= !strcmp(s->in[i].type, "c10::BFloat16");
+			half |= !strcmp(s->in[i].type, "c10::Half");
+		}
+	}
+	if (cat[0] < 0) {
+		return size[1]; /* only 0-dim tensors: they promote among themselves */
+	}
+	if (cat[1] > cat[0]) {
+		return cat[1] == 2 ? 4 : 8;
+	}
+	return bf16 && half && size[0] == 2 ? 4 : size[0];
+}
+
+/*
+ * Elementwise: 1 FLOP per output element (none for copies); inputs read,
+ * output written at the type PyTorch gives it: an in-place op (name_) writes
+ * its first input's type, an out= tensor (a tensor input after the operands
+ * with one element per output element) its own, true division of integers
+ * FP32, and otherwise the promoted type of the operands (result_size).
+ */
+static int elementwise(struct gpa_op_perf *o, const struct sig *s, const char *name,
+		       enum gpa_op_kind kind, int nin, bool boolean_out)
 {
 	int es;
 	double in_bytes, n = broadcast(s, nin, &es, &in_bytes);
+	size_t len = strlen(name);
+	bool in_place = len > 2 && name[len - 1] == '_' && name[len - 2] != '_';
 
 	if (!es) {
 		return none(o, "no tensor input recorded");
 	}
 	set_kind(o, kind, s, 0);
+	int out_es = result_size(s, nin);
+	if (in_place && is_tensor(s, 0)) {
+		out_es = elem_size(s->in[0].type);
+	}
+	for (int i = nin; i < s->n && !in_place; i++) {
+		if (is_tensor(s, i) && s->in[i].nd > 0 && numel(s, i) == n) {
+			out_es = elem_size(s->in[i].type); /* out= */
+			break;
+		}
+	}
+	if (!strcmp(name, "aten::div") && out_es && category(s->in[0].type) < 2 &&
+	    (nin < 2 || category(s->in[1].type) < 2)) {
+		out_es = 4; /* true division of integers gives the default float type */
+	}
 	o->flops = kind == GPA_OPK_COPY ? 0 : n;
-	o->bytes = in_bytes + n * (boolean_out ? 1 : es);
+	o->bytes = in_bytes + n * (boolean_out ? 1 : out_es ? out_es : es);
 	if (kind == GPA_OPK_COPY) {
 		/* copy_(dst, src): src read, dst written */
 		o->bytes = tbytes(s, 1) > 0 ? tbytes(s, 1) + tbytes(s, 0) : 2 * tbytes(s, 0);
@@ -819,13 +899,14 @@ int gpa_op_perf(const char *name, const char *sig, struct gpa_op_perf *out)
 	} else if (!strcmp(name, "aten::embedding")) {
 		ret = embedding(out, s);
 	} else if (!strcmp(name, "aten::copy_")) {
-		ret = elementwise(out, s, GPA_OPK_COPY, 2, false);
+		ret = elementwise(out, s, name, GPA_OPK_COPY, 2, false);
 	} else if (name_in(n, unary_ops, GP_ARRAY_SIZE(unary_ops))) {
-		ret = elementwise(out, s, GPA_OPK_UNARY, 1, false);
+		ret = elementwise(out, s, name, GPA_OPK_UNARY, 1, false);
 	} else if (name_in(n, binary_ops, GP_ARRAY_SIZE(binary_ops))) {
-		ret = elementwise(out, s, GPA_OPK_BINARY, !strcmp(n, "aten::where") ? 3 : 2, false);
+		ret = elementwise(out, s, name, GPA_OPK_BINARY, !strcmp(n, "aten::where") ? 3 : 2,
+				  false);
 	} else if (name_in(n, compare_ops, GP_ARRAY_SIZE(compare_ops))) {
-		ret = elementwise(out, s, GPA_OPK_BINARY, 2, true);
+		ret = elementwise(out, s, name, GPA_OPK_BINARY, 2, true);
 	} else if (name_in(n, reduce_ops, GP_ARRAY_SIZE(reduce_ops))) {
 		ret = reduction(out, s);
 	} else {

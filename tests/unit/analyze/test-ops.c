@@ -162,6 +162,50 @@ TEST(ops_memory_bound_models)
 	      GPA_OPK_COPY, 0, 1536);
 }
 
+/*
+ * Types as PyTorch promotes them (torch.result_type): the output of an
+ * elementwise op is written at the promoted type, not the widest input's.
+ */
+TEST(ops_dtype_promotion)
+{
+	/* bf16 x Python scalar (a 0-dim "double"), out= bf16, as recorded on the
+	 * ResNet anchor: 512 FLOPs; 512 x 2 + 8 read, 512 x 2 written (not x 8). */
+	model("aten::mul", "D=[[512],[],[512]] T=[\"c10::BFloat16\",\"double\",\"c10::BFloat16\"]",
+	      GPA_OPK_BINARY, 512, 1024 + 8 + 1024);
+	/* the same without out=: still bf16 out */
+	model("aten::mul", "D=[[512],[]] T=[\"c10::BFloat16\",\"double\"]", GPA_OPK_BINARY, 512,
+	      1024 + 8 + 1024);
+	/* int tensor x float scalar: the scalar's category wins, default float (4 bytes) */
+	model("aten::mul", "D=[[100],[]] T=[\"long int\",\"double\"]", GPA_OPK_BINARY, 100,
+	      800 + 8 + 400);
+	/* bool tensor + int scalar: int64 */
+	model("aten::add", "D=[[100],[]] T=[\"bool\",\"long int\"]", GPA_OPK_BINARY, 100,
+	      100 + 8 + 800);
+	/* int64 tensor + bf16 tensor: floating wins, at bf16 */
+	model("aten::add", "D=[[100],[100]] T=[\"long int\",\"c10::BFloat16\"]", GPA_OPK_BINARY,
+	      100, 800 + 200 + 200);
+	/* mixed precision: bf16 + fp32 tensors give fp32; bf16 + fp16 give fp32 */
+	model("aten::add", "D=[[100],[100]] T=[\"c10::BFloat16\",\"float\"]", GPA_OPK_BINARY,
+	      100, 200 + 400 + 400);
+	model("aten::add", "D=[[100],[100]] T=[\"c10::BFloat16\",\"c10::Half\"]", GPA_OPK_BINARY,
+	      100, 200 + 200 + 400);
+	/* in place: the output is self, at self's type (bf16 += fp32 stays bf16) */
+	model("aten::add_", "D=[[100],[100]] T=[\"c10::BFloat16\",\"float\"]", GPA_OPK_BINARY,
+	      100, 200 + 400 + 200);
+	/* out= decides: fp32 inputs written to an fp16 out tensor (alpha a Scalar between) */
+	model("aten::add", "D=[[100],[100],[],[100]] T=[\"float\",\"float\",\"Scalar\",\"c10::Half\"]",
+	      GPA_OPK_BINARY, 100, 800 + 200);
+	/* true division of integers: float */
+	model("aten::div", "D=[[100],[100]] T=[\"long int\",\"long int\"]", GPA_OPK_BINARY, 100,
+	      1600 + 400);
+	/* broadcasting: a [1, 64] row over [32, 64]: read once, 32 x 64 written */
+	model("aten::add", "D=[[32,64],[1,64]] T=[\"float\",\"float\"]", GPA_OPK_BINARY, 2048,
+	      8192 + 256 + 8192);
+	/* comparisons write bool */
+	model("aten::lt", "D=[[100],[]] T=[\"float\",\"double\"]", GPA_OPK_BINARY, 100,
+	      400 + 8 + 100);
+}
+
 TEST(ops_no_model)
 {
 	struct gpa_op_perf p;
