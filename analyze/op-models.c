@@ -733,6 +733,11 @@ static int elementwise(struct gpa_op_perf *o, const struct sig *s, const char *n
 	}
 	o->flops = kind == GPA_OPK_COPY ? 0 : n;
 	o->bytes = in_bytes + n * (boolean_out ? 1 : out_es ? out_es : es);
+	if (!strncmp(name, "aten::fill", 10) || !strncmp(name, "aten::zero", 10)) {
+		/* fill_(self, value), zero_(self): self is written, never read */
+		o->flops = 0;
+		o->bytes = n * (out_es ? out_es : es);
+	}
 	if (kind == GPA_OPK_COPY) {
 		/* copy_(dst, src): src read, dst written */
 		o->bytes = tbytes(s, 1) > 0 ? tbytes(s, 1) + tbytes(s, 0) : 2 * tbytes(s, 0);

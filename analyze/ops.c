@@ -49,8 +49,40 @@ bool gpa_ops_any(const struct gpa_model *m)
 	return false;
 }
 
-/* Roofline placement of a row from its totals and the device peaks. */
-static void place(struct gpa_op_row *r, const struct gpa_peaks *pk)
+/*
+ * Whether a row ran faster than the device can: its FLOP/s over the peak of
+ * its dtype or its bytes/s over the memory bandwidth (the roofline's roofs,
+ * so never a point over 100 %). Marks the row and keeps the worst in out.
+ */
+static bool over_peak(struct gpa_op_row *r, double tflops, double tbps, struct gpa_ops *out)
+{
+	bool compute = r->peak_tflops > 0 && tflops > r->peak_tflops;
+	bool memory = r->peak_tbps > 0 && tbps > r->peak_tbps;
+
+	if (!compute && !memory) {
+		return false;
+	}
+	double ratio = compute ? tflops / r->peak_tflops : tbps / r->peak_tbps;
+	r->implausible = true;
+	if (!out) {
+		return true; /* a by-name row: its by-inputs rows were counted */
+	}
+	if (!out->implausible++ || ratio > out->worst.achieved / out->worst.peak) {
+		out->worst = (struct gpa_op_implausible){
+			.name = r->name, .args = r->args, .kind = r->perf.kind, .compute = compute,
+			.achieved = compute ? tflops : tbps,
+			.peak = compute ? r->peak_tflops : r->peak_tbps};
+	}
+	out->implausible_ns += r->gpu_ns;
+	return true;
+}
+
+/*
+ * Roofline placement of a row from its totals and the device peaks; a row
+ * faster than the peaks is counted in out (by-inputs rows; NULL for by-name)
+ * and not placed.
+ */
+static void place(struct gpa_op_row *r, const struct gpa_peaks *pk, struct gpa_ops *out)
 {
 	r->bound = 0;
 	r->roof_pct = -1;
@@ -62,7 +94,7 @@ static void place(struct gpa_op_row *r, const struct gpa_peaks *pk)
 	double ai = r->flops / r->bytes;
 	double achieved = r->flops / (double)r->gpu_ns / 1000; /* FLOP/ns = GFLOP/s; /1000 TFLOP/s */
 	double tbps = r->bytes / (double)r->gpu_ns / 1000;    /* B/ns = GB/s; /1000 TB/s */
-	if (r->peak_tbps <= 0) {
+	if (over_peak(r, achieved, tbps, out) || r->peak_tbps <= 0) {
 		return;
 	}
 	if (r->peak_tflops > 0 && r->flops > 0) {
@@ -237,7 +269,7 @@ static int group_totals(struct gpa_ops *out, const struct call *c, size_t n)
 			out->gpu_ns_modelled += row->gpu_ns;
 		}
 		group_stats(row, ns + from, ns + n, at[g] - from);
-		place(row, &out->peaks);
+		place(row, &out->peaks, out);
 	}
 	free(at);
 	free(ns);
@@ -328,7 +360,7 @@ static int by_name(const struct gpa_model *m, struct gpa_ops *out)
 		}
 		uint64_t keep = r->gpu_ns;
 		r->gpu_ns = (uint64_t)ns;
-		place(r, &out->peaks);
+		place(r, &out->peaks, NULL);
 		r->gpu_ns = keep;
 		if (r->gpu_ns_min == UINT64_MAX) {
 			r->gpu_ns_min = 0;

@@ -73,6 +73,19 @@ struct gpa_op_row {
 	double ridge;           /* FLOP/byte at which the roofs meet; 0 unknown */
 	int bound;              /* 1 compute, 2 memory, 0 unknown */
 	double roof_pct;        /* achieved / attainable at its FLOP/byte, %; <0 unknown */
+	bool implausible;       /* faster than the device's peak: not placed (roof_pct < 0) */
+};
+
+/*
+ * An operator whose achieved FLOP/s or bytes/s exceeds the device's peak: its
+ * model or its recorded shapes and types are not what ran, or the device is
+ * not the one matched. The by-inputs row furthest over its peak.
+ */
+struct gpa_op_implausible {
+	const char *name, *args;  /* borrowed from the model */
+	enum gpa_op_kind kind;
+	bool compute;             /* FLOP/s over the dtype's peak; else bytes/s over memory */
+	double achieved, peak;    /* TFLOP/s or TB/s */
 };
 
 struct gpa_ops_opts {
@@ -91,6 +104,9 @@ struct gpa_ops {
 	double flops, bytes;       /* Σ over modelled calls */
 	size_t names_total, args_total; /* rows before --top */
 	struct gpa_peaks peaks;    /* of the first device with work */
+	uint64_t implausible;      /* by-inputs rows faster than the peak (never placed) */
+	uint64_t implausible_ns;   /* their GPU time */
+	struct gpa_op_implausible worst; /* implausible: the row furthest over its peak */
 	const char *why_none;      /* no rows: why (static) */
 };
 

@@ -76,6 +76,12 @@ static int run(const struct ops_opts *o, struct cli_common *cm, char **args, siz
 		gpa_model_release(&m);
 		return cli_exit_code(ret, 0);
 	}
+	if (r.implausible) {
+		struct gp_strbuf w = GP_STRBUF_INIT;
+		gpr_ops_implausible(&w, &r);
+		cli_warn("%s", w.buf ? w.buf : "implausible data");
+		gp_strbuf_release(&w);
+	}
 	if (gpr_ops_render(&out, o->format, o->tables, &r) ||
 	    gpr_sanity_append(&out, o->format, &m)) {
 		cli_error("out of memory");

@@ -51,7 +51,7 @@ static double py(const struct svg *s, double y)
 static bool drawable(const struct gpa_op_row *r)
 {
 	return r->perf.kind != GPA_OPK_NONE && r->perf.flops > 0 && r->perf.bytes > 0 &&
-	       r->gpu_ns > 0;
+	       r->gpu_ns > 0 && !r->implausible; /* faster than the peak: never drawn */
 }
 
 static double intensity(const struct gpa_op_row *r)

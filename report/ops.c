@@ -165,6 +165,26 @@ int gpr_ops_table(struct gpr_table *t, unsigned which, const struct gpa_ops *o)
 	return t->failed ? -GP_ERR_NOMEM : 0;
 }
 
+int gpr_ops_implausible(struct gp_strbuf *out, const struct gpa_ops *o)
+{
+	const struct gpa_op_implausible *w = &o->worst;
+
+	if (!o->implausible) {
+		return 0;
+	}
+	gp_strbuf_addf(out,
+		       "implausible data: %" PRIu64 " operator%s with given inputs ran faster than "
+		       "%s's peak, left off the roofline; the furthest: %s (%s model%s%s) at %.3g %s "
+		       "over the peak's %.3g: its recorded shapes or types are not what ran, its "
+		       "model overstates the %s,%s or the device is not %s (give --device)",
+		       o->implausible, o->implausible == 1 ? "" : "s", o->peaks.name, w->name,
+		       gpa_op_kind_name(w->kind), w->args && *w->args ? ", inputs " : "",
+		       w->args && *w->args ? w->args : "", w->achieved,
+		       w->compute ? "TFLOP/s" : "TB/s", w->peak, w->compute ? "work" : "bytes",
+		       w->compute ? "" : " its data was still in the L2 cache,", o->peaks.name);
+	return out->failed ? -GP_ERR_NOMEM : 0;
+}
+
 /* The summary lines of text and Markdown. */
 static void summary(struct gp_strbuf *out, const struct gpa_ops *o)
 {
@@ -184,9 +204,38 @@ static void summary(struct gp_strbuf *out, const struct gpa_ops *o)
 	if (o->why_none) {
 		gp_strbuf_addf(out, "Note: %s\n", o->why_none);
 	}
+	if (o->implausible) {
+		gp_strbuf_adds(out, "Warning: ");
+		gpr_ops_implausible(out, o);
+		gp_strbuf_adds(out, "\n");
+	}
 	gp_strbuf_release(&a);
 	gp_strbuf_release(&b);
 	gp_strbuf_release(&c);
+}
+
+/* "implausible": null, or the count, GPU time and the furthest row (schema 1.1). */
+static void implausible_json(struct gp_strbuf *out, const struct gpa_ops *o)
+{
+	gp_strbuf_adds(out, ",\"implausible\":");
+	if (!o->implausible) {
+		gp_strbuf_adds(out, "null");
+		return;
+	}
+	gp_strbuf_addf(out, "{\"rows\":%" PRIu64 ",\"gpu_ns\":%" PRIu64 ",\"operator\":",
+		       o->implausible, o->implausible_ns);
+	gp_strbuf_add_json_str(out, o->worst.name, strlen(o->worst.name));
+	gp_strbuf_adds(out, ",\"inputs\":");
+	gp_strbuf_add_json_str(out, o->worst.args ? o->worst.args : "", o->worst.args ? strlen(o->worst.args) : 0);
+	gp_strbuf_addf(out, ",\"model\":\"%s\",\"over\":\"%s\",\"achieved\":%.6g,"
+			    "\"peak\":%.6g,\"message\":",
+		       gpa_op_kind_name(o->worst.kind), o->worst.compute ? "tflops" : "tbps",
+		       o->worst.achieved, o->worst.peak);
+	struct gp_strbuf m = GP_STRBUF_INIT;
+	gpr_ops_implausible(&m, o);
+	gp_strbuf_add_json_str(out, m.buf ? m.buf : "", m.len);
+	gp_strbuf_release(&m);
+	gp_strbuf_adds(out, "}");
 }
 
 int gpr_ops_render(struct gp_strbuf *out, enum gpr_format fmt, unsigned mask,
@@ -203,7 +252,7 @@ int gpr_ops_render(struct gp_strbuf *out, enum gpr_format fmt, unsigned mask,
 	int ret = 0;
 
 	if (fmt == GPR_FORMAT_JSON) {
-		gp_strbuf_addf(out, "{\"schema\":\"gpuprof-ops/1\",\"totals\":{\"gpu_ops\":%" PRIu64
+		gp_strbuf_addf(out, "{\"schema\":\"gpuprof-ops/1.1\",\"totals\":{\"gpu_ops\":%" PRIu64
 				    ",\"gpu_ops_in_ops\":%" PRIu64 ",\"gpu_ns\":%" PRIu64
 				    ",\"gpu_ns_in_ops\":%" PRIu64 ",\"gpu_ns_modelled\":%" PRIu64
 				    ",\"cpu_ops\":%" PRIu64 ",\"cpu_ops_shaped\":%" PRIu64
@@ -219,6 +268,7 @@ int gpr_ops_render(struct gp_strbuf *out, enum gpr_format fmt, unsigned mask,
 		} else {
 			gp_strbuf_addf(out, "null");
 		}
+		implausible_json(out, o);
 	} else if (fmt == GPR_FORMAT_TEXT || fmt == GPR_FORMAT_MARKDOWN) {
 		summary(out, o);
 	}

@@ -201,6 +201,10 @@ TEST(ops_dtype_promotion)
 	/* broadcasting: a [1, 64] row over [32, 64]: read once, 32 x 64 written */
 	model("aten::add", "D=[[32,64],[1,64]] T=[\"float\",\"float\"]", GPA_OPK_BINARY, 2048,
 	      8192 + 256 + 8192);
+	/* fill_ and zero_ write self and read nothing (no arithmetic either) */
+	model("aten::fill_", "D=[[4096,2798],[]] T=[\"float\",\"Scalar\"]", GPA_OPK_UNARY, 0,
+	      4096.0 * 2798 * 4);
+	model("aten::zero_", "D=[[100]] T=[\"c10::BFloat16\"]", GPA_OPK_UNARY, 0, 200);
 	/* comparisons write bool */
 	model("aten::lt", "D=[[100],[]] T=[\"float\",\"double\"]", GPA_OPK_BINARY, 100,
 	      400 + 8 + 100);
@@ -337,4 +341,94 @@ TEST(ops_damaged_signatures)
 	}
 	/* most mutations leave a readable signature: the models did run */
 	CHECK(modelled > 500);
+}
+
+/* A trace of one operator `name` with inputs `sig` whose one kernel takes ns on device 0. */
+static void one_op_trace(const char *path, const char *name, const char *sig, uint64_t ns)
+{
+	struct gpt_writer *w;
+	uint32_t dom, op, args, launch, kname, dname;
+
+	CHECK_EQ_I(gpt_writer_open(path, NULL, &w), 0);
+	struct gpt_process pr = {.pid = 7, .rank = -1, .phase = 1};
+	CHECK_EQ_I(gpt_writer_add(w, GPT_KIND_PROCESS, &pr), 0);
+	CHECK_EQ_I(gpt_writer_intern_cstr(w, "NVIDIA H100 80GB HBM3", &dname), 0);
+	struct gpt_device d = {.id = 0, .name = dname, .cc_major = 9, .cc_minor = 0,
+			       .num_sms = 132, .global_mem_bytes = 80ull << 30};
+	CHECK_EQ_I(gpt_writer_add(w, GPT_KIND_DEVICE, &d), 0);
+	CHECK_EQ_I(gpt_writer_intern_cstr(w, "cpu_op", &dom), 0);
+	CHECK_EQ_I(gpt_writer_intern_cstr(w, name, &op), 0);
+	CHECK_EQ_I(gpt_writer_intern_cstr(w, sig, &args), 0);
+	CHECK_EQ_I(gpt_writer_intern_cstr(w, "cudaLaunchKernel", &launch), 0);
+	CHECK_EQ_I(gpt_writer_intern_cstr(w, "elementwise_kernel", &kname), 0);
+	struct gpt_nvtx n = {.start = 0, .end = 100000, .type = GPT_NVTX_PUSH_POP, .domain = dom,
+			     .message = op, .start_tid = 100, .end_tid = 100, .args = args};
+	CHECK_EQ_I(gpt_writer_add(w, GPT_KIND_NVTX, &n), 0);
+	struct gpt_api a = {.start = 20000, .end = 30000, .tid = 100, .domain = GPT_API_RUNTIME,
+			    .name = launch, .correlation = 1};
+	struct gpt_kernel k = {.start = 40000, .end = 40000 + ns, .stream = 7, .correlation = 1,
+			       .name = kname, .grid_x = 1, .grid_y = 1, .grid_z = 1,
+			       .block_x = 32, .block_y = 1, .block_z = 1};
+	CHECK_EQ_I(gpt_writer_add(w, GPT_KIND_API, &a), 0);
+	CHECK_EQ_I(gpt_writer_add(w, GPT_KIND_KERNEL, &k), 0);
+	CHECK_EQ_I(gpt_writer_close(w), 0);
+}
+
+/*
+ * An operator faster than the device's peak is implausible: counted, named
+ * with its model, never placed on the roofline (no point over 100 %).
+ */
+TEST(ops_implausible_over_peak)
+{
+	char path[512];
+	struct gpa_model m;
+	struct gpa_ops r;
+	struct gpa_ops_opts o = {0};
+	const char *paths[1] = {path};
+	char err[256] = "";
+
+	/* 2^24 bf16 elements times a scalar: 2 x 32 MiB + 8 B moved. In 10 us that is
+	 * 6.7 TB/s on an H100 SXM's 3.35: implausible. */
+	snprintf(path, sizeof(path), "%s/fast.gpz", test_tmpdir());
+	one_op_trace(path, "aten::mul", "D=[[16777216],[]] T=[\"c10::BFloat16\",\"double\"]",
+		     10000);
+	REQUIRE(gpa_model_load(&m, paths, 1, NULL, err, sizeof(err)) == 0);
+	REQUIRE(gpa_ops_analyze(&m, &o, &r, err, sizeof(err)) == 0);
+	CHECK_STR(r.peaks.name, "H100 SXM 80GB");
+	CHECK_EQ_U(r.implausible, 1);
+	CHECK_EQ_U(r.implausible_ns, 10000);
+	CHECK_STR(r.worst.name, "aten::mul");
+	CHECK_EQ_I(r.worst.kind, GPA_OPK_BINARY);
+	CHECK(!r.worst.compute);
+	near(r.worst.achieved, (2.0 * 16777216 * 2 + 8) / 10000 / 1000);
+	near(r.worst.peak, 3.35);
+	REQUIRE(r.by_args.n == 1);
+	CHECK(r.by_args.v[0].implausible && r.by_args.v[0].roof_pct < 0);
+	CHECK(r.by_name.v[0].implausible && r.by_name.v[0].roof_pct < 0);
+	gpa_ops_release(&r);
+	gpa_model_release(&m);
+	/* The same in 40 us: 1.68 TB/s, 50 % of the roof, placed. */
+	snprintf(path, sizeof(path), "%s/slow.gpz", test_tmpdir());
+	one_op_trace(path, "aten::mul", "D=[[16777216],[]] T=[\"c10::BFloat16\",\"double\"]",
+		     40000);
+	REQUIRE(gpa_model_load(&m, paths, 1, NULL, err, sizeof(err)) == 0);
+	REQUIRE(gpa_ops_analyze(&m, &o, &r, err, sizeof(err)) == 0);
+	CHECK_EQ_U(r.implausible, 0);
+	REQUIRE(r.by_args.n == 1);
+	CHECK(!r.by_args.v[0].implausible);
+	near(r.by_args.v[0].roof_pct, 100 * ((2.0 * 16777216 * 2 + 8) / 40000 / 1000) / 3.35);
+	gpa_ops_release(&r);
+	gpa_model_release(&m);
+	/* A GEMM over the BF16 peak: 2 x 8192^3 FLOPs in 1 ms is 1100 TFLOP/s > 989.5. */
+	snprintf(path, sizeof(path), "%s/gemm.gpz", test_tmpdir());
+	one_op_trace(path, "aten::mm",
+		     "D=[[8192,8192],[8192,8192]] T=[\"c10::BFloat16\",\"c10::BFloat16\"]", 1000000);
+	REQUIRE(gpa_model_load(&m, paths, 1, NULL, err, sizeof(err)) == 0);
+	REQUIRE(gpa_ops_analyze(&m, &o, &r, err, sizeof(err)) == 0);
+	CHECK_EQ_U(r.implausible, 1);
+	CHECK(r.worst.compute);
+	CHECK_EQ_I(r.worst.kind, GPA_OPK_GEMM);
+	near(r.worst.peak, 989.5);
+	gpa_ops_release(&r);
+	gpa_model_release(&m);
 }

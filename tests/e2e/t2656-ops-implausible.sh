@@ -1,0 +1,36 @@
+#!/bin/sh
+# gpuprof ops checks every operator's achieved FLOP/s and bytes/s against the
+# device's peak: faster than the peak is an "implausible data" warning naming
+# the operator and its model, and never a roofline point over 100 %.
+. "$TOP/tests/e2e/lib.sh"
+
+K=kineto/hta
+need_anchors "$K/trace_diff/control/control.json.gz" "$K/trace_diff/test/test.json.gz"
+# the A100 (40 GB by its SMs and memory): elementwise adds of 17.7 MB run above
+# its 1555 GB/s (their inputs still in the 40 MB L2 cache)
+expect_rc 0 "$GPUPROF" ops --format json "$ANCHORS/$K/trace_diff/control/control.json.gz"
+grep -q "^gpuprof: warning: implausible data: [0-9]* operators with given inputs ran faster than A100 SXM4 40GB's peak, left off the roofline; the furthest: aten::[a-z_]* ([a-z]* model, inputs D=" err ||
+	fail "no implausible-data warning: $(cat err)"
+[ "$(wc -l <err)" -eq 1 ] || fail "stderr: $(cat err)"
+python3 - <<'PY' || fail "ops JSON"
+import json
+j = json.load(open("out"))
+assert j["schema"] == "gpuprof-ops/1.1", j["schema"]
+imp = j["implausible"]
+assert imp["rows"] >= 1 and imp["gpu_ns"] > 0, imp
+assert imp["operator"].startswith("aten::") and imp["model"] in ("unary", "binary", "copy"), imp
+assert imp["over"] == "tbps" and imp["achieved"] > imp["peak"] == 1.555, imp
+for table in ("by_name", "by_inputs"):
+    for r in j[table]:
+        v = r.get("% Roofline")
+        assert v in (None, "") or float(v) <= 100.0, (table, r)
+PY
+# the text summary says it too
+expect_rc 0 "$GPUPROF" ops "$ANCHORS/$K/trace_diff/control/control.json.gz"
+grep -q '^Warning: implausible data: ' out || fail "text: no warning line"
+# the V100 trace: no operator over the peak once fill_ is costed as a write
+expect_rc 0 "$GPUPROF" ops --format json "$ANCHORS/$K/trace_diff/test/test.json.gz"
+[ -s err ] && fail "V100: $(cat err)"
+python3 -c 'import json; j = json.load(open("out")); assert j["implausible"] is None, j["implausible"]' ||
+	fail "V100 implausible"
+exit 0
