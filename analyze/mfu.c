@@ -229,6 +229,43 @@ static int refuse_over_100(const struct gpa_mfu *u, const struct gpa_mfu_opts *o
 	return -GP_ERR_API;
 }
 
+/* The share of GPU time outside communication that a model covers (ops.h). */
+static double cover(uint64_t modelled, uint64_t compute)
+{
+	return compute ? (double)modelled / (double)compute : 0;
+}
+
+/*
+ * FLOPs and bytes per step from the recorded operators (sf, sb, tmp: arrays
+ * of steps->v.n), where not given and the device has the peak. Returns the
+ * calls counted or -GP_ERR_NOMEM.
+ */
+static int from_ops(const struct gpa_model *m, const struct gpa_steps *steps, double peak,
+		    double bw, double *sf, double *sb, double *tmp, struct gpa_mfu *out)
+{
+	size_t ns = steps->v.n;
+	struct gpa_ops_cover cv;
+	int c = gpa_ops_step_totals(m, steps, sf, sb, &cv);
+
+	if (c <= 0) {
+		return c;
+	}
+	if (!out->has_flops && peak > 0) {
+		out->flops_source = GPA_MFU_SRC_OPS;
+		out->has_flops = true;
+		out->flops_per_step = out->hw_flops_per_step = median_pos(sf, ns, tmp);
+		out->flops_cover = cover(cv.flops_ns, cv.gpu_ns - cv.comm_ns);
+	}
+	double mb = median_pos(sb, ns, tmp);
+	if (mb > 0 && !out->has_bytes && bw > 0) { /* 0: bytes unknown (NVTX sizes) */
+		out->bytes_source = GPA_MFU_SRC_OPS;
+		out->has_bytes = true;
+		out->bytes_per_step = mb;
+		out->bytes_cover = cover(cv.bytes_ns, cv.gpu_ns - cv.comm_ns);
+	}
+	return c;
+}
+
 int gpa_mfu_analyze(const struct gpa_model *m, const struct gpa_steps *steps,
 		    const struct gpa_mfu_opts *o, struct gpa_mfu *out, char *errbuf, size_t errlen)
 {
@@ -298,24 +335,11 @@ int gpa_mfu_analyze(const struct gpa_model *m, const struct gpa_steps *steps,
 	}
 	/* Nothing given: the recorded operators' FLOPs and bytes, where the device has peaks. */
 	double *sf = tmp + 3 * ns, *sb = tmp + 4 * ns;
-	if (ns && (!out->has_flops || !out->has_bytes)) {
-		int c = gpa_ops_step_totals(m, steps, sf, sb);
-		if (c < 0) {
-			free(tmp);
-			snprintf(errbuf, errlen, "out of memory");
-			return -GP_ERR_NOMEM;
-		}
-		if (c > 0 && !out->has_flops && peak > 0) {
-			out->flops_source = GPA_MFU_SRC_OPS;
-			out->has_flops = true;
-			out->flops_per_step = out->hw_flops_per_step = median_pos(sf, ns, tmp);
-		}
-		double mb = c > 0 ? median_pos(sb, ns, tmp) : 0;
-		if (mb > 0 && !out->has_bytes && bw > 0) { /* 0: bytes unknown (NVTX sizes) */
-			out->bytes_source = GPA_MFU_SRC_OPS;
-			out->has_bytes = true;
-			out->bytes_per_step = mb;
-		}
+	if (ns && (!out->has_flops || !out->has_bytes) &&
+	    from_ops(m, steps, peak, bw, sf, sb, tmp, out) < 0) {
+		free(tmp);
+		snprintf(errbuf, errlen, "out of memory");
+		return -GP_ERR_NOMEM;
 	}
 	if (out->has_flops && !(peak > 0)) {
 		snprintf(errbuf, errlen,

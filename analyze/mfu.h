@@ -222,6 +222,10 @@ struct gpa_mfu {
 	double flops_per_step, hw_flops_per_step; /* 0 when not given; SRC_OPS: the median step's */
 	double bytes_per_step;    /* SRC_OPS: the median step's; else as given */
 	enum gpa_mfu_source flops_source, bytes_source;
+	/* SRC_OPS: the share of GPU time (outside communication operators) whose
+	 * operators have a FLOP (byte) model, 0 to 1; what the MFU (MBU) leaves out
+	 * is the rest. Below 0.5 it is a warning. */
+	double flops_cover, bytes_cover;
 	bool has_flops, has_bytes;
 	GP_VEC(struct gpa_mfu_step) steps;
 	double mfu_median, hfu_median, mbu_median; /* < 0 when not computable */

@@ -479,8 +479,26 @@ static bool steps_sorted(const struct gpa_steps *steps)
 	return true;
 }
 
+/*
+ * A communication operator (the CPU-op half of GPA_COMM_CPU_OP_PATTERN,
+ * analyze/commclass.h): its kernels move data and have no FLOPs by nature.
+ */
+static bool is_comm_op(const char *n)
+{
+	static const char *const prefixes[] = {
+		"record_param_comms", "c10d::", "_c10d_functional::", "c10d_functional::",
+		"symm_mem::", "nccl", "rccl", "ProcessGroup",
+	};
+	for (size_t i = 0; i < GP_ARRAY_SIZE(prefixes); i++) {
+		if (!strncasecmp(n, prefixes[i], strlen(prefixes[i]))) {
+			return true;
+		}
+	}
+	return false;
+}
+
 int gpa_ops_step_totals(const struct gpa_model *m, const struct gpa_steps *steps, double *flops,
-			double *bytes)
+			double *bytes, struct gpa_ops_cover *cover)
 {
 	struct gp_u64map perf = GP_U64MAP_INIT;
 	GP_VEC(struct gpa_op_perf) models = {0};
@@ -493,10 +511,16 @@ int gpa_ops_step_totals(const struct gpa_model *m, const struct gpa_steps *steps
 	for (size_t i = 0; i < steps->v.n; i++) {
 		flops[i] = bytes[i] = 0;
 	}
+	if (cover) {
+		memset(cover, 0, sizeof(*cover));
+	}
 	if (!steps->v.n || !m->nvtx.args || !steps_sorted(steps)) {
 		return 0;
 	}
 	ret = collect_calls(m, &tmp, &calls, &n);
+	if (cover) {
+		*cover = (struct gpa_ops_cover){.gpu_ns = tmp.gpu_ns};
+	}
 	for (size_t i = 0; i < n && !ret; i++) {
 		uint32_t r = calls[i].nvtx, args = gpa_nvtx_args(m, r);
 		uint64_t key = ((uint64_t)gpa_nvtx_name(m, r) << 32) | args, *v;
@@ -517,6 +541,13 @@ int gpa_ops_step_totals(const struct gpa_model *m, const struct gpa_steps *steps
 			}
 		}
 		const struct gpa_op_perf *p = &models.v[*v];
+		if (cover && is_comm_op(gpa_model_str(m, gpa_nvtx_name(m, r)))) {
+			cover->comm_ns += calls[i].ns;
+		}
+		if (cover && p->kind != GPA_OPK_NONE) {
+			cover->flops_ns += p->flops > 0 ? calls[i].ns : 0;
+			cover->bytes_ns += p->bytes > 0 && !p->untyped ? calls[i].ns : 0;
+		}
 		long s = step_of(steps, m->threads.v[gpa_nvtx_thread(m, r)].proc,
 				 gpa_nvtx_start(m, r));
 		if (p->kind != GPA_OPK_NONE && s >= 0) {

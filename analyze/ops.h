@@ -122,15 +122,24 @@ bool gpa_ops_any(const struct gpa_model *m);
 
 struct gpa_steps;
 
+/* How much GPU time the operator models cover (gpa_ops_step_totals). */
+struct gpa_ops_cover {
+	uint64_t gpu_ns;   /* every kernel, copy and memset */
+	uint64_t flops_ns; /* of which launched by operator calls with FLOPs from a model */
+	uint64_t bytes_ns; /* ... with bytes from a model */
+	uint64_t comm_ns;  /* of gpu_ns, launched by communication operators (no FLOPs by nature) */
+};
+
 /*
  * Model FLOPs and minimum bytes of each step (steps->v order, arrays of
  * steps->v.n the caller owns): the sum over the modelled leaf operator
  * calls that launched GPU work and began inside the step, on the step's
- * process (bytes all 0 when some call's are unknown, perf.untyped). Returns
- * the number of calls counted, or -GP_ERR_NOMEM.
+ * process (bytes all 0 when some call's are unknown, perf.untyped), and in
+ * *cover (may be NULL) the GPU time the models cover, over the whole trace.
+ * Returns the number of calls counted, or -GP_ERR_NOMEM.
  */
 int gpa_ops_step_totals(const struct gpa_model *m, const struct gpa_steps *steps, double *flops,
-			double *bytes);
+			double *bytes, struct gpa_ops_cover *cover);
 
 /* Fills *out (zeroed here). Returns 0, or a negative error with errbuf set. */
 int gpa_ops_analyze(const struct gpa_model *m, const struct gpa_ops_opts *o, struct gpa_ops *out,

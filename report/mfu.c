@@ -65,6 +65,19 @@ static void device_rows(struct gpr_table *t, const struct gpa_peaks *p)
 	}
 }
 
+/* The share of GPU time the operator models cover, and a warning below half. */
+static void cover_rows(struct gpr_table *t, const char *what, double cover, const char *metric)
+{
+	gpr_table_cellf(t, "GPU time with a %s model, outside communication (%%)", what);
+	gpr_table_cellf(t, "%.2f", cover * 100);
+	if (cover < 0.5) {
+		gpr_table_cell(t, "warning");
+		gpr_table_cellf(t, "%s counts the %s of operators covering %.1f %% of the GPU's "
+				   "compute time: a lower bound (gpuprof ops lists what has no model)",
+				metric, !strcmp(what, "FLOP") ? "FLOPs" : "bytes", cover * 100);
+	}
+}
+
 static const struct gpr_col util_cols[] = {
 	{"Metric", GPR_COL_LEFT}, {"Value", GPR_COL_LEFT}};
 static const struct gpr_col step_cols[] = {
@@ -129,6 +142,7 @@ int gpr_mfu_table(struct gpr_table *t, unsigned which, const struct gpa_model *m
 		if (u->has_flops && u->flops_source == GPA_MFU_SRC_OPS) {
 			gpr_table_cell(t, "FLOPs per step from");
 			gpr_table_cell(t, "recorded operator shapes (gpuprof ops)");
+			cover_rows(t, "FLOP", u->flops_cover, "MFU");
 			gpr_table_cell(t, "model FLOPs, median step");
 			gpr_table_cellf(t, "%.6g", u->flops_per_step);
 		} else if (u->has_flops) {
@@ -150,6 +164,7 @@ int gpr_mfu_table(struct gpr_table *t, unsigned which, const struct gpa_model *m
 		if (u->has_bytes && u->bytes_source == GPA_MFU_SRC_OPS) {
 			gpr_table_cell(t, "bytes per step from");
 			gpr_table_cell(t, "recorded operator shapes (gpuprof ops)");
+			cover_rows(t, "byte", u->bytes_cover, "MBU");
 			gpr_table_cell(t, "bytes, median step");
 			gpr_table_cellf(t, "%.6g", u->bytes_per_step);
 		}

@@ -1,7 +1,9 @@
 #!/bin/sh
 # gpuprof ops checks every operator's achieved FLOP/s and bytes/s against the
 # device's peak: faster than the peak is an "implausible data" warning naming
-# the operator and its model, and never a roofline point over 100 %.
+# the operator and its model, and never a roofline point over 100 %. MFU and
+# MBU from operator shapes state the share of GPU time their models cover,
+# with a warning below half.
 . "$TOP/tests/e2e/lib.sh"
 
 K=kineto/hta
@@ -33,4 +35,21 @@ expect_rc 0 "$GPUPROF" ops --format json "$ANCHORS/$K/trace_diff/test/test.json.
 [ -s err ] && fail "V100: $(cat err)"
 python3 -c 'import json; j = json.load(open("out")); assert j["implausible"] is None, j["implausible"]' ||
 	fail "V100 implausible"
+
+# coverage: the MI300X ResNet trace's models cover about a third of the compute time
+# (convolutions and norms modelled; a third of its GPU ops ran outside any operator)
+T=kineto/tracelens
+need_anchors "$T/mi300_resnet_act_checkpoint/resnet_act_checkpoint.json.gz" \
+	"$T/normalization/normalization_layer_test.json.gz"
+expect_rc 0 "$GPUPROF" mfu --format csv "$ANCHORS/$T/mi300_resnet_act_checkpoint/resnet_act_checkpoint.json.gz"
+grep -q '^"GPU time with a FLOP model, outside communication (%)",3[0-9]\.[0-9][0-9]$' out ||
+	fail "FLOP coverage: $(cat out)"
+grep -q '^warning,MFU counts the FLOPs of operators covering 3[0-9]\.[0-9] % of the GPU.s compute time: a lower bound' out ||
+	fail "no coverage warning: $(cat out)"
+grep -q '^warning,MBU counts the bytes of operators covering' out || fail "no MBU warning"
+# the normalization test: over 90 % covered, no warning
+expect_rc 0 "$GPUPROF" mfu --format csv "$ANCHORS/$T/normalization/normalization_layer_test.json.gz"
+grep -q '^"GPU time with a FLOP model, outside communication (%)",9[0-9]\.[0-9][0-9]$' out ||
+	fail "FLOP coverage: $(cat out)"
+grep -q '^warning' out && fail "warning at over 90 %: $(cat out)"
 exit 0
