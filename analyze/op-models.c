@@ -520,6 +520,9 @@ static const struct attn_layout attn_layouts[] = {
 	{"aten::_scaled_dot_product_cudnn_attention_backward", 1, 10, false, false, true},
 	{"aten::_flash_attention_backward", 1, 11, true, false, true},
 	{"aten::_efficient_attention_backward", 1, 14, true, true, true},
+	/* the flash-attn package's custom ops (flash_attn_func): q, k, v [B, L, H, E] */
+	{"flash_attn::_flash_attn_forward", 0, 5, true, false, false},
+	{"flash_attn::_flash_attn_backward", 1, 11, true, false, true},
 };
 
 /*

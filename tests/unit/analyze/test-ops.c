@@ -136,6 +136,23 @@ TEST(ops_attention_models)
 	      "\"c10::BFloat16\",\"c10::BFloat16\",\"Scalar\",\"Scalar\",\"Scalar\",\"\"] "
 	      "C=[\"\",\"\",\"\",\"0.\",\"False\",\"False\",\"\"]",
 	      GPA_OPK_ATTN, 33554432, 524288);
+	/* flash-attn's own op (flash_attn_func): [B, L, H, E], causal the 6th input; the
+	 * same sizes as above in that layout give the same FLOPs */
+	model("flash_attn::_flash_attn_forward",
+	      "D=[[2,128,4,64],[2,128,4,64],[2,128,4,64],[],[],[],[],[],[],[],[]] "
+	      "T=[\"c10::BFloat16\",\"c10::BFloat16\",\"c10::BFloat16\",\"Scalar\",\"Scalar\","
+	      "\"Scalar\",\"Scalar\",\"Scalar\",\"Scalar\",\"\",\"Scalar\"] "
+	      "C=[\"\",\"\",\"\",\"0.\",\"0.125\",\"True\",\"-1\",\"-1\",\"0.\",\"\",\"False\"]",
+	      GPA_OPK_ATTN, 16777216, 524288);
+	/* its backward: dout, q, k, v, out, lse, dq, dk, dv, ..., causal the 12th: 2.5 x */
+	model("flash_attn::_flash_attn_backward",
+	      "D=[[2,128,4,64],[2,128,4,64],[2,128,4,64],[2,128,4,64],[2,128,4,64],[2,4,128],"
+	      "[2,128,4,64],[2,128,4,64],[2,128,4,64],[],[],[]] "
+	      "T=[\"c10::BFloat16\",\"c10::BFloat16\",\"c10::BFloat16\",\"c10::BFloat16\","
+	      "\"c10::BFloat16\",\"float\",\"c10::BFloat16\",\"c10::BFloat16\",\"c10::BFloat16\","
+	      "\"Scalar\",\"Scalar\",\"Scalar\"] "
+	      "C=[\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"0.\",\"0.125\",\"False\"]",
+	      GPA_OPK_ATTN, 2.5 * 33554432, 2 * (3 * 131072.0) + 2 * 131072.0);
 }
 
 TEST(ops_memory_bound_models)
