@@ -141,6 +141,7 @@ enum gpa_roof_bound {
 	GPA_ROOF_LATENCY = 3,  /* under 5 us a launch: not placed */
 	GPA_ROOF_NO_VALUE = 4, /* the formulas gave no finite positive value */
 	GPA_ROOF_NO_PEAK = 5,  /* the device has no peak for the datatype or no bandwidth */
+	GPA_ROOF_IMPLAUSIBLE = 6, /* faster than the peak (efficiency > 1): not placed */
 };
 
 /* One kernel and launch configuration with a rule. Per launch: flops, bytes. */

@@ -403,7 +403,10 @@ int gpa_roofline_analyze(const struct gpa_model *m, const struct gpa_roof_rules 
 		r->achieved_tflops = secs > 0 ? r->flops * r->launches / secs / 1e12 : 0;
 		double tmin = fmax(r->flops / (peak * part), r->bytes / bw) * r->launches;
 		r->efficiency = secs > 0 ? tmin / secs : 0;
-		if (r->gpu_ns / r->launches < 5000) {
+		if (r->efficiency > 1) {
+			/* faster than the roofs: the formula overstates the work; never placed */
+			r->bound = GPA_ROOF_IMPLAUSIBLE;
+		} else if (r->gpu_ns / r->launches < 5000) {
 			r->bound = GPA_ROOF_LATENCY; /* a few microseconds: launch and latency bound */
 		} else {
 			r->bound = r->ai * bw < peak * part ? GPA_ROOF_MEMORY : GPA_ROOF_COMPUTE;

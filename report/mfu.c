@@ -113,6 +113,8 @@ static const char *bound_name(enum gpa_roof_bound b)
 		return "formula gave no positive value";
 	case GPA_ROOF_NO_PEAK:
 		return "no peak for the datatype";
+	case GPA_ROOF_IMPLAUSIBLE:
+		return "implausible data: faster than the peak (the formula overstates the work)";
 	}
 	GP_BUG("roofline bound %d", (int)b);
 }
@@ -272,7 +274,7 @@ int gpr_mfu_render(struct gp_strbuf *out, enum gpr_format fmt, const struct gpa_
 	int ret = 0;
 
 	if (fmt == GPR_FORMAT_JSON) {
-		gp_strbuf_adds(out, "{\"schema\":\"gpuprof-mfu/1\"");
+		gp_strbuf_adds(out, "{\"schema\":\"gpuprof-mfu/1.1\"");
 	}
 	for (size_t i = 0; i < GP_ARRAY_SIZE(secs) && !ret; i++) {
 		struct gpr_table t;

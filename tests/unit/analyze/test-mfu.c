@@ -459,6 +459,16 @@ TEST(roofline_rules_and_placement)
 	CHECK(NEAR(c->efficiency, c->bytes / 3350e9 / 1e-3));
 	gpa_roofline_release(&r);
 	gpa_roof_rules_free(rs);
+	/* A rule that overstates the work: 264 x 1e13 FLOP a launch in 1 ms is 2640 PF/s,
+	 * over the 989.5 TF peak: implausible, not placed (never over 100 %). */
+	const char big[] = "pattern=gemm flops=\"grid * 1e13\" bytes=\"grid * 1e6\"\n";
+	CHECK_EQ_I(gpa_roof_rules_parse("f", big, strlen(big), &rs, err, sizeof(err)), 0);
+	CHECK_EQ_I(gpa_roofline_analyze(&m, rs, &p, GPA_DT_BF16, &r, err, sizeof(err)), 0);
+	REQUIRE(r.rows.n == 1);
+	CHECK_EQ_I(r.rows.v[0].bound, GPA_ROOF_IMPLAUSIBLE);
+	CHECK(r.rows.v[0].efficiency > 1);
+	gpa_roofline_release(&r);
+	gpa_roof_rules_free(rs);
 	gpa_model_release(&m);
 }
 
