@@ -169,6 +169,30 @@ TEST(peaks_every_row_units_and_sources)
 	}
 }
 
+/* The name of the row a device of these numbers (memory in GiB) matches; "" none. */
+static const char *matched(const char *name, unsigned maj, unsigned min, uint32_t sms,
+			   uint64_t gib)
+{
+	const struct gpa_devrow *r = gpa_device_match(name, maj, min, sms, gib << 30, NULL, 0,
+						      NULL, NULL);
+	return r ? r->name : "";
+}
+
+/* Where the peaks of a CC 9.0 device of 80 GB come from; its name is kept when not a row's. */
+static enum gpa_peak_source source_of(const char *name, uint32_t sms, uint32_t clock_khz)
+{
+	struct gpa_model m;
+	struct gpa_peaks p;
+
+	model_with(&m, name, 9, 0, sms, 80ull << 30, clock_khz);
+	CHECK_EQ_I(gpa_device_peaks(&m, 0, &p), 0);
+	if (p.source != GPA_PEAK_TABLE && p.source != GPA_PEAK_USER) {
+		CHECK_STR(p.name, name);
+	}
+	gpa_model_release(&m);
+	return p.source;
+}
+
 /* Vague names: the SM count and memory decide; no name or no model in it: the numbers. */
 TEST(peaks_vague_names)
 {
@@ -182,21 +206,11 @@ TEST(peaks_vague_names)
 	CHECK(!p.by_numbers);
 	gpa_model_release(&m);
 	/* "NVIDIA H100" alone: 114 SMs is the PCIe card, 132 SMs and 80 GB the SXM. */
-	model_with(&m, "NVIDIA H100", 9, 0, 114, 80ull << 30, 0);
-	CHECK_EQ_I(gpa_device_peaks(&m, 0, &p), 0);
-	CHECK_STR(p.name, "H100 PCIe 80GB");
-	m.devs.v[0].num_sms = 132;
-	CHECK_EQ_I(gpa_device_peaks(&m, 0, &p), 0);
-	CHECK_STR(p.name, "H100 SXM 80GB");
-	gpa_model_release(&m);
+	CHECK_STR(matched("NVIDIA H100", 9, 0, 114, 80), "H100 PCIe 80GB");
+	CHECK_STR(matched("NVIDIA H100", 9, 0, 132, 80), "H100 SXM 80GB");
 	/* ROCm's name for both: the CU count decides (110 a GCD of an MI250X). */
-	model_with(&m, "AMD Instinct MI250X / MI250", 9, 0, 104, 64ull << 30, 0);
-	CHECK_EQ_I(gpa_device_peaks(&m, 0, &p), 0);
-	CHECK_STR(p.name, "Instinct MI250 (per GCD)");
-	m.devs.v[0].num_sms = 110;
-	CHECK_EQ_I(gpa_device_peaks(&m, 0, &p), 0);
-	CHECK_STR(p.name, "Instinct MI250X (per GCD)");
-	gpa_model_release(&m);
+	CHECK_STR(matched("AMD Instinct MI250X / MI250", 9, 0, 104, 64), "Instinct MI250 (per GCD)");
+	CHECK_STR(matched("AMD Instinct MI250X / MI250", 9, 0, 110, 64), "Instinct MI250X (per GCD)");
 	/* No model in the name: compute capability, CUs and memory, said so. */
 	model_with(&m, "AMD Radeon Graphics", 9, 4, 304, 192ull << 30, 2100000);
 	CHECK_EQ_I(gpa_device_peaks(&m, 0, &p), 0);
@@ -215,20 +229,11 @@ TEST(peaks_vague_names)
 	CHECK(p.tflops[GPA_DT_BF16] == 181);
 	gpa_model_release(&m);
 	/* A named part of no row is never taken for a row of the same numbers. */
-	model_with(&m, "NVIDIA H100 Future", 9, 0, 132, 80ull << 30, 0);
-	CHECK_EQ_I(gpa_device_peaks(&m, 0, &p), 0);
-	CHECK_STR(p.name, "H100 SXM 80GB"); /* "H100" is in its name */
-	gpa_model_release(&m);
-	model_with(&m, "NVIDIA X900", 9, 0, 132, 80ull << 30, 0);
-	CHECK_EQ_I(gpa_device_peaks(&m, 0, &p), 0);
-	CHECK_EQ_I(p.source, GPA_PEAK_NONE);
-	CHECK_STR(p.name, "NVIDIA X900");
-	gpa_model_release(&m);
+	CHECK_STR(matched("NVIDIA H100 Future", 9, 0, 132, 80), "H100 SXM 80GB"); /* "H100" */
+	CHECK_STR(matched("NVIDIA X900", 9, 0, 132, 80), "");
+	CHECK_EQ_I(source_of("NVIDIA X900", 132, 0), GPA_PEAK_NONE);
 	/* An AMD part of no row gets no NVIDIA estimate, even at CC 9.0 with a clock. */
-	model_with(&m, "AMD Instinct MI999", 9, 0, 100, 64ull << 30, 2000000);
-	CHECK_EQ_I(gpa_device_peaks(&m, 0, &p), 0);
-	CHECK_EQ_I(p.source, GPA_PEAK_NONE);
-	gpa_model_release(&m);
+	CHECK_EQ_I(source_of("AMD Instinct MI999", 100, 2000000), GPA_PEAK_NONE);
 }
 
 TEST(peaks_values_and_fallbacks)
@@ -483,11 +488,7 @@ TEST(peaks_named_device_not_guessed)
 	struct gpa_model m;
 	struct gpa_peaks p;
 
-	model_with(&m, "NVIDIA H900", 9, 0, 132, 80ull << 30, 1980000);
-	CHECK_EQ_I(gpa_device_peaks(&m, 0, &p), 0);
-	CHECK_EQ_I(p.source, GPA_PEAK_ESTIMATE);
-	CHECK_STR(p.name, "NVIDIA H900");
-	gpa_model_release(&m);
+	CHECK_EQ_I(source_of("NVIDIA H900", 132, 1980000), GPA_PEAK_ESTIMATE);
 	/* No name: the numbers, which fit the H100 SXM and the H800 SXM: said, and
 	 * their peaks differ (FP64), so the figures are to verify. */
 	model_with(&m, "", 9, 0, 132, 80ull << 30, 1980000);
