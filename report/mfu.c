@@ -43,9 +43,11 @@ static void device_rows(struct gpr_table *t, const struct gpa_peaks *p)
 {
 	gpr_table_cell(t, "device");
 	if (p->source == GPA_PEAK_NONE && !p->overridden) {
-		gpr_table_cellf(t, "%s (not in the peak table: give --device NAME, --peak-tflops "
-				   "and --peak-bw, or --device-file FILE)",
-				p->name);
+		gpr_table_cellf(t, "%s (%s: give --device NAME, --peak-tflops and --peak-bw, or "
+				   "--device-file FILE)",
+				p->name, p->recorded && *p->recorded
+						 ? "not in the peak table"
+						 : "the trace describes no GPU that did work");
 	} else {
 		char how[256] = "";
 		if (p->by_numbers) {
