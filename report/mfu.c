@@ -43,23 +43,21 @@ static void device_rows(struct gpr_table *t, const struct gpa_peaks *p)
 {
 	gpr_table_cell(t, "device");
 	if (p->source == GPA_PEAK_NONE && !p->overridden) {
-		gpr_table_cellf(t, "%s (%s: give --device NAME, --peak-tflops and --peak-bw, or "
-				   "--device-file FILE)",
-				p->name, p->recorded && *p->recorded
-						 ? "not in the peak table"
-						 : "the trace describes no GPU that did work");
+		gpr_table_cellf(t, "%s (%s: give --device or --peak-tflops, --peak-bw)", p->name,
+				p->recorded && *p->recorded ? "not in the table" : "no device record");
 	} else {
-		char how[256] = "";
-		if (p->by_numbers) {
-			snprintf(how, sizeof(how),
-				 ", matched by compute capability and SMs%s%s: the trace %s%s%s",
-				 p->also ? " as well as " : "", p->also ? p->also : "",
-				 *p->recorded ? "calls it '" : "gives no name",
-				 p->recorded, *p->recorded ? "'" : "");
-		}
-		gpr_table_cellf(t, "%s (%s%s%s%s)", p->name, source_name(p->source), how,
+		gpr_table_cellf(t, "%s (%s%s%s%s)", p->name, source_name(p->source),
+				p->by_numbers ? ", matched by CC and SMs" : "",
 				p->disputed ? ", figures disputed: verify" : "",
 				p->overridden ? ", overridden" : "");
+	}
+	if (p->by_numbers) {
+		gpr_table_cell(t, "name in the trace");
+		gpr_table_cell(t, *p->recorded ? p->recorded : "(none)");
+	}
+	if (p->also) {
+		gpr_table_cell(t, "same CC, SMs and memory as");
+		gpr_table_cell(t, p->also);
 	}
 	if (p->doc) {
 		gpr_table_cell(t, "peaks from");
@@ -70,13 +68,12 @@ static void device_rows(struct gpr_table *t, const struct gpa_peaks *p)
 /* The share of GPU time the operator models cover, and a warning below half. */
 static void cover_rows(struct gpr_table *t, const char *what, double cover, const char *metric)
 {
-	gpr_table_cellf(t, "GPU time with a %s model, outside communication (%%)", what);
+	gpr_table_cellf(t, "GPU time with a %s model (%%)", what);
 	gpr_table_cellf(t, "%.2f", cover * 100);
 	if (cover < 0.5) {
 		gpr_table_cell(t, "warning");
-		gpr_table_cellf(t, "%s counts the %s of operators covering %.1f %% of the GPU's "
-				   "compute time: a lower bound (gpuprof ops lists what has no model)",
-				metric, !strcmp(what, "FLOP") ? "FLOPs" : "bytes", cover * 100);
+		gpr_table_cellf(t, "%s is a lower bound: %s models cover %.1f %% of compute time",
+				metric, what, cover * 100);
 	}
 }
 

@@ -61,20 +61,23 @@ case "$(device "$K/critical_path/simple_add/benchmark_result_493459_1694039959_t
 esac
 # "AMD Radeon Graphics" at 9.0 with 104 CUs and 64 GB: MI210 and an MI250 GCD,
 # both named, their peaks the same
-device "$K/amd_trace/mi250_minitoy_train_ROCm6_2_kineto.json.gz" |
-	grep -q "matched by compute capability and SMs as well as Instinct MI250 (per GCD): the trace calls it 'AMD Radeon Graphics'" ||
+[ "$(device "$K/amd_trace/mi250_minitoy_train_ROCm6_2_kineto.json.gz")" = \
+	'device,"Instinct MI210 64GB (table, matched by CC and SMs)"' ] ||
 	fail "vague AMD name: $(grep '^device' out)"
+grep -q '^name in the trace,AMD Radeon Graphics$' out || fail "recorded name: $(cat out)"
+grep -q '^"same CC, SMs and memory as",Instinct MI250 (per GCD)$' out || fail "other part: $(cat out)"
 grep -q '^peak bf16 (TFLOP/s per GPU),181$' out || fail "MI250 GCD peak: $(cat out)"
 grep -q 'disputed' out && fail "same peaks said to be disputed: $(grep '^device' out)"
 # no name at all: 9.4 with 304 CUs and 192 GB is an MI300X
-device "kineto/tracelens/vllm_decode_full/graph_execution.json.gz" |
-	grep -q "^device,\"Instinct MI300X 192GB (table, matched by compute capability and SMs: the trace gives no name)\"$" ||
+[ "$(device "kineto/tracelens/vllm_decode_full/graph_execution.json.gz")" = \
+	'device,"Instinct MI300X 192GB (table, matched by CC and SMs)"' ] ||
 	fail "unnamed MI300X: $(grep '^device' out)"
+grep -q '^name in the trace,(none)$' out || fail "no recorded name: $(cat out)"
 [ "$(device "kineto/tracelens/mi210_gpu_only/gpu_only_trace.json.gz")" = \
 	'device,Instinct MI210 64GB (table)' ] || fail "MI210: $(grep '^device' out)"
 # Pascal: not in the table, and no clock in a PyTorch trace: named, with the options
-device "$K/with_gpu_user_annotation/step_based_trace_2543932.json.gz" |
-	grep -q '^device,"Quadro GP100 (not in the peak table: give --device NAME, --peak-tflops and --peak-bw, or --device-file FILE)"$' ||
+[ "$(device "$K/with_gpu_user_annotation/step_based_trace_2543932.json.gz")" = \
+	'device,"Quadro GP100 (not in the table: give --device or --peak-tflops, --peak-bw)"' ] ||
 	fail "unknown part: $(grep '^device' out)"
 # ... and the options do supply them
 expect_rc 0 "$GPUPROF" mfu --format csv --peak-tflops 18.7 --peak-bw 717 \

@@ -152,6 +152,9 @@ TEST(peaks_every_row_units_and_sources)
 			TFAIL("%s: no source or note", r->key);
 			continue;
 		}
+		if (strlen(r->source) > 78) { /* fits the 120-column Utilization table */
+			TFAIL("%s: source of %zu characters", r->key, strlen(r->source));
+		}
 		bool vendor = (!strncmp(r->source, "NVIDIA ", 7) || !strncmp(r->source, "AMD ", 4)) &&
 			      (strstr(r->source, "datasheet") || strstr(r->source, "whitepaper") ||
 			       strstr(r->source, "technical brief") || strstr(r->source, "specifications"));
