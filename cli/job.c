@@ -10,6 +10,7 @@
 #include "base/compat.h"
 #include "analyze/job.h"
 #include "analyze/report.h"
+#include "import/import.h"
 #include "cli/cli.h"
 #include "report/report.h"
 #include "report/job.h"

@@ -3,6 +3,7 @@
 #include "analyze/model.h"
 #include "analyze/sanity.h"
 #include "analyze/steps.h"
+#include "import/import.h"
 #include "base/outfile.h"
 #include "cli/cli.h"
 
