@@ -20,7 +20,7 @@ GPUPROF_LOG=debug expect_rc 0 "$GPUPROF" report t.gpz
 cmp -s out base.out || fail "GPUPROF_LOG=debug changed stdout"
 grep -q '^gpuprof: debug: \[trace/reader\] t.gpz: trace format ' err ||
 	fail "no reader debug line: $(cat err)"
-grep -q '^gpuprof: debug: \[analyze/model\] model of 1 files: ' err ||
+grep -q '^gpuprof: debug: \[analyze/model-load\] model of 1 files: ' err ||
 	fail "no model debug line: $(cat err)"
 grep -q '^gpuprof: debug: \[analyze/steps\] 3 steps from ' err || fail "no steps line: $(cat err)"
 grep -q '^gpuprof: trace: ' err && fail "trace lines at debug level: $(cat err)"
