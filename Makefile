@@ -329,6 +329,13 @@ bench-vs: $(GPUPROF) $(TRACEGEN)
 	@BEFORE_REV="$(BEFORE_REV)" sh tests/bench/bench-vs.sh $(BEFORE) $(GPUPROF) $(TRACEGEN)
 .PHONY: bench-vs
 
+# Kineto and nsys inputs (import, model, report) of another build against this one, interleaved
+# (tests/bench/bench-inputs.sh; docs/dev/performance-history.md).
+bench-inputs: $(GPUPROF)
+	@test -n "$(BEFORE)" || { echo "bench-inputs: give BEFORE=path to the gpuprof to compare with"; exit 2; }
+	@sh tests/bench/bench-inputs.sh $(BEFORE) $(GPUPROF)
+.PHONY: bench-inputs
+
 # Kineto JSON import alone (in-process), per anchor: tests/bench/bench-kineto.sh.
 BENCH_KINETO := $(O)/bench-kineto
 $(BENCH_KINETO): $(call obj,tests/bench/bench-kineto.c) $(LIB_IMPORT) $(LIB_TRACE) $(LIB_BASE)

@@ -164,18 +164,9 @@ static uint64_t union_ns(struct span *v, size_t n)
 	return sum + (e - s);
 }
 
-const char *gpa_input_format_name(int format)
+const char *gpa_file_info_source(const struct gpa_file_info *fi)
 {
-	switch (format) {
-	case GPA_INPUT_GPZ:
-		return "gpz";
-	case GPA_INPUT_KINETO:
-		return "kineto";
-	case GPA_INPUT_NSYS:
-		return "nsys";
-	default:
-		return "unknown";
-	}
+	return gpa_input_format_name(fi->source);
 }
 
 int gpa_file_info_read(const char *path, struct gpa_file_info *fi, char *errbuf, size_t errlen)

@@ -83,17 +83,8 @@ int gpa_file_info_read(const char *path, struct gpa_file_info *out, char *errbuf
 		       size_t errlen);
 void gpa_file_info_release(struct gpa_file_info *fi);
 
-/*
- * Opens any input the analyses read as a trace reader: a .gpz directly; a
- * Kineto JSON or nsys SQLite export through its importer into an unlinked
- * temporary .gpz, as the model loads them (analyze/model.c). *format (may be
- * NULL) is set to its enum gpa_input_format. Returns 0 (caller frees *r with
- * gpt_reader_free), or a negative error with "FILE: problem" in errbuf.
- */
-int gpa_input_open(const char *path, struct gpt_reader **r, int *format, char *errbuf,
-		   size_t errlen);
-/* "gpz", "kineto" or "nsys" for an enum gpa_input_format; "unknown" otherwise. */
-const char *gpa_input_format_name(int format);
+/* The format fi was read from: "gpz", "kineto" or "nsys" (gpa_input_format_name, import.h). */
+const char *gpa_file_info_source(const struct gpa_file_info *fi);
 
 /* Name of a record kind ("kernel"); NULL for numbers that are not record kinds. */
 const char *gpa_kind_name(unsigned kind);

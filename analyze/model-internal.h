@@ -229,15 +229,6 @@ struct file_ctx {
 /* Appends the records of chunk ch to the tables (model-take.c). 0 or -GP_ERR_NOMEM. */
 int gpa_model_take_chunk(struct file_ctx *f, const struct gpt_chunk *ch);
 
-/*
- * Opens a trace for reading (model.c): a .gpz directly; a Kineto JSON or
- * nsys export through its importer into an unlinked temporary .gpz.
- * nsys: one process of an export (NULL: the whole input as one process).
- */
-int gpa_model_open_input(const char *path, const struct gpa_nsys_import_opts *nsys,
-			 const struct gp_progress_cb *progress, unsigned threads,
-			 struct gpt_reader **r, char *errbuf, size_t errlen);
-
 /* ------------------------------------------------ sorting and linking */
 
 /* Model-sort.c: each 0 or a negative error. */

@@ -8,8 +8,8 @@
 #define GP_LOG_TAG "analyze/model-load"
 #include "base/compat.h"
 #include "analyze/model-internal.h"
-#include "analyze/import-ahead.h"
 #include "analyze/sanity.h"
+#include "import/import.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -199,8 +199,10 @@ static int load_file(struct gpa_model *m, const char *path, const struct gpa_nsy
 	}
 	ret = gpa_import_ahead_take(ahead, idx, &f.r, errbuf, errlen);
 	if (ret == 1) {
-		ret = gpa_model_open_input(path, nsys, opts ? &opts->progress : NULL,
-				 opts ? opts->threads : 1, &f.r, errbuf, errlen);
+		struct gpa_input_opts io = {.nsys = nsys,
+					    .progress = opts ? &opts->progress : NULL,
+					    .threads = opts ? opts->threads : 1};
+		ret = gpa_input_open_opts(path, &io, &f.r, errbuf, errlen);
 	}
 	if (ret) {
 		goto out;
@@ -316,14 +318,10 @@ int gpa_model_load(struct gpa_model *m, const char *const *paths, size_t npaths,
 		gpa_import_ahead_start(paths, npaths, opts ? opts->threads : 0, errlen);
 	for (size_t i = 0; i < npaths && !ret; i++) {
 		struct gpa_nsys_process *procs = NULL;
-		size_t nprocs = 0, main = 0;
-		enum gpa_input_format fmt = GPA_INPUT_UNKNOWN;
+		size_t nprocs = 0;
 
 		/* An nsys export of several processes: each is a process of the model. */
-		if (!gpa_input_detect(paths[i], &fmt, errbuf, errlen) && fmt == GPA_INPUT_NSYS &&
-		    gpa_nsys_processes(paths[i], &procs, &nprocs, &main, errbuf, errlen)) {
-			nprocs = 0; /* the import proper says what is wrong */
-		}
+		gpa_input_processes(paths[i], &procs, &nprocs, errbuf, errlen);
 		for (size_t k = 0; k < (nprocs > 1 ? nprocs : 1) && !ret; k++) {
 			struct gpa_nsys_import_opts one = {.one_process = true};
 			struct file_rows fr = {m->kern.n, m->copy.n, m->set.n, m->api.n,

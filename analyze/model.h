@@ -664,18 +664,6 @@ int gpa_capture_idle(const struct gpa_model *m, uint64_t *out);
 /* The stream of GPU op row i of gpa_model.gpu. */
 uint32_t gpa_gpu_stream(const struct gpa_model *m, size_t i);
 
-/*
- * Expands directories (every trace inside: gpa_is_trace_name, sorted) into a
- * list of files. Caller frees each string and the array. A stream given
- * ("-", a pipe, a FIFO, a device) is copied into its temporary here
- * (gpa_stream_spool, import.h); one inside a directory is left out and
- * noted (GPA_STREAM_SKIPPED).
- */
-/* Is NAME (a file name) one a directory input reads: .gpz, .json, .json.gz, .sqlite? */
-bool gpa_is_trace_name(const char *name);
-int gpa_expand_inputs(const char *const *args, size_t nargs, char ***out, size_t *nout,
-		      char *errbuf, size_t errlen);
-
 /* ------------------------------------------------------- CPU call stacks */
 
 /* Frees what stacks.c kept for the model (NULL: nothing). */

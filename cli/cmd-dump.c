@@ -6,6 +6,7 @@
 #include "base/compat.h"
 #include "analyze/file-info.h"
 #include "cli/cli.h"
+#include "import/import.h"
 #include "trace/trace.h"
 
 struct dump_opts {

@@ -25,6 +25,7 @@
 #include "analyze/critpath.h"
 #include "analyze/model.h"
 #include "analyze/steps.h"
+#include "import/import.h"
 #include "cli/cli.h"
 #include "report/report.h"
 #include "report/critpath.h"

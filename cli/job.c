@@ -11,6 +11,7 @@
 #include "analyze/job.h"
 #include "analyze/related.h"
 #include "analyze/report.h"
+#include "import/import.h"
 #include "cli/cli.h"
 #include "report/report.h"
 #include "report/job.h"

@@ -4,6 +4,7 @@
 #include "analyze/related.h"
 #include "analyze/sanity.h"
 #include "analyze/steps.h"
+#include "import/import.h"
 #include "base/outfile.h"
 #include "cli/cli.h"
 

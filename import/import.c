@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * import.c - inputs other than .gpz: detection by content, and conversion
- * to .gpz through the importers. The model (analyze/model.c) loads such an
- * input by way of a temporary .gpz written here, so every analysis reads
- * every input the same way.
+ * to .gpz through the importers (gpuprof convert); open.c opens such an
+ * input for an analysis by way of a temporary .gpz.
  */
 #define GP_LOG_TAG "import/import"
 #include "base/compat.h"
@@ -13,21 +12,6 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <unistd.h>
-
-static const char *format_name(enum gpa_input_format fmt)
-{
-	switch (fmt) {
-	case GPA_INPUT_GPZ:
-		return "gpz";
-	case GPA_INPUT_KINETO:
-		return "kineto";
-	case GPA_INPUT_NSYS:
-		return "nsys";
-	case GPA_INPUT_UNKNOWN:
-		break;
-	}
-	return "unknown";
-}
 
 enum gpa_input_format gpa_input_detect_bytes(const unsigned char *b, size_t n)
 {
@@ -80,7 +64,7 @@ int gpa_input_detect(const char *path, enum gpa_input_format *fmt, char *errbuf,
 		gp_debug("%s: content not recognized; read as a .gpz", path);
 		*fmt = GPA_INPUT_GPZ;
 	}
-	gp_debug("%s: format %s", path, format_name(*fmt));
+	gp_debug("%s: format %s", path, gpa_input_format_name((int)*fmt));
 	return 0;
 }
 
@@ -100,7 +84,8 @@ int gpa_import(const char *in, enum gpa_input_format fmt, struct gpt_writer *w, 
 		snprintf(errbuf, errlen, "%s: not an importable trace", in);
 		return -GP_ERR_API;
 	}
-	gp_debug("%s: %s import %s", in, format_name(fmt), ret ? gp_err_str(ret) : "done");
+	gp_debug("%s: %s import %s", in, gpa_input_format_name((int)fmt),
+		 ret ? gp_err_str(ret) : "done");
 	return ret;
 }
 

@@ -187,6 +187,105 @@ void gpa_stream_release_all(void);
  */
 #define GPA_IMPORT_CHUNK_RECORDS 2048
 
+/* "gpz", "kineto" or "nsys" for an enum gpa_input_format; "unknown" otherwise. */
+const char *gpa_input_format_name(int format);
+
+/* ------------------------------------------------------- opening inputs */
+
+/*
+ * Opening an input for an analysis (open.c): what the analyses read of any
+ * input is a trace reader's stream of chunks. A .gpz is opened directly; a
+ * Kineto JSON or nsys SQLite export goes through its importer into an
+ * unlinked temporary .gpz, which is opened. import/ hands the reader over
+ * and never sees what the caller builds from it (analyze/'s model).
+ */
+struct gpa_input_opts {
+	const struct gpa_nsys_import_opts *nsys; /* one process of an export; NULL: all */
+	const struct gp_progress_cb *progress;   /* "importing"; NULL: none */
+	unsigned threads;                        /* for a Kineto import (at most 2 used) */
+};
+
+/*
+ * Opens path (a file, or a stream already spooled) as a trace reader, with
+ * o (NULL: one thread, no progress). Returns 0 (caller frees *r with
+ * gpt_reader_free), or a negative error with "FILE: problem" in errbuf.
+ */
+int gpa_input_open_opts(const char *path, const struct gpa_input_opts *o, struct gpt_reader **r,
+			char *errbuf, size_t errlen);
+/*
+ * The same for one input given alone (gpuprof info, dump): a stream is
+ * spooled first, and an input that cannot be read is said by the trace
+ * reader. *format (may be NULL) is set to its enum gpa_input_format.
+ */
+int gpa_input_open(const char *path, struct gpt_reader **r, int *format, char *errbuf,
+		   size_t errlen);
+/*
+ * The processes of an nsys export that has several, each loaded apart
+ * (gpa_nsys_import_opts.one_process); *n is 0 for any other input, or when
+ * they cannot be listed (the import proper then says what is wrong, and
+ * errbuf may hold a message meanwhile). Caller frees *procs.
+ */
+void gpa_input_processes(const char *path, struct gpa_nsys_process **procs, size_t *n,
+			 char *errbuf, size_t errlen);
+
+/* Is NAME (a file name) one a directory input reads: .gpz, .json, .json.gz, .sqlite? */
+bool gpa_is_trace_name(const char *name);
+/*
+ * Expands directories (every trace inside: gpa_is_trace_name, sorted in
+ * natural order) into a list of files (expand.c). Caller frees each string
+ * and the array. A stream given ("-", a pipe, a FIFO, a device) is copied
+ * into its temporary here (gpa_stream_spool); one inside a directory is
+ * left out and noted (GPA_STREAM_SKIPPED).
+ */
+int gpa_expand_inputs(const char *const *args, size_t nargs, char ***out, size_t *nout,
+		      char *errbuf, size_t errlen);
+
+/* ------------------------------------------------------ conversion ahead */
+
+/*
+ * Kineto inputs of one load imported on worker threads, ahead of the input
+ * the caller reads (ahead.c). The caller reads its inputs one after the
+ * other in the order given; with several Kineto inputs and more than one
+ * thread, their conversions run on worker threads, no more files at a time
+ * than threads, from the input being read on, and the caller takes each
+ * converted trace in its turn. Each conversion is the one the calling
+ * thread would have made (same file, same bytes), so what the caller
+ * builds is the same on any number of threads; an error is reported for
+ * the first failing file in the order given, with the message the file
+ * alone gives.
+ */
+struct gpa_import_ahead;
+
+/*
+ * gpa_import_ahead_start - starts converting the Kineto inputs among
+ * paths[0..n) on up to threads workers. paths must stay valid until
+ * gpa_import_ahead_free(). Returns NULL, and starts nothing, when there is
+ * nothing to gain (fewer than two Kineto inputs, one thread) or no thread
+ * or memory to do it: the caller then opens each input itself. errlen: the
+ * size of the buffer gpa_import_ahead_take() will be given, so messages
+ * are cut where the caller's own conversion would have cut them. Caller
+ * frees with gpa_import_ahead_free().
+ */
+struct gpa_import_ahead *gpa_import_ahead_start(const char *const *paths, size_t n,
+						unsigned threads, size_t errlen);
+/*
+ * gpa_import_ahead_take - the converted trace of paths[i], once ready.
+ * Returns 1 when input i is not converted ahead (*r untouched: the caller
+ * opens it itself), else what gpa_input_open() returned for it: 0 with *r
+ * (caller frees with gpt_reader_free), or a negative enum gp_err with the
+ * reason in errbuf. Taking input i lets the workers go on past it. a may be
+ * NULL (returns 1).
+ */
+int gpa_import_ahead_take(struct gpa_import_ahead *a, size_t i, struct gpt_reader **r,
+			  char *errbuf, size_t errlen);
+/*
+ * gpa_import_ahead_free - stops the workers (a conversion under way is
+ * finished first), frees the traces nobody took. NULL does nothing.
+ */
+void gpa_import_ahead_free(struct gpa_import_ahead *a);
+
+/* ------------------------------------------------------------ conversion */
+
 /* Runs the importer for fmt (KINETO or NSYS), writing through w. */
 int gpa_import(const char *in, enum gpa_input_format fmt, struct gpt_writer *w, char *errbuf,
 	       size_t errlen);

@@ -100,7 +100,7 @@ static void text_file_info(struct gpr_sink *s, const struct gpa_file_info *fi)
 	}
 	gp_strbuf_addf(o, "%s\n", fi->path);
 	from = o->len;
-	const char *src = gpa_input_format_name(fi->source);
+	const char *src = gpa_file_info_source(fi);
 	if (strcmp(src, "gpz")) {
 		row(o, "source");
 		gp_strbuf_addf(o, "%s, imported: what follows is of the converted trace\n",
@@ -275,7 +275,7 @@ static void json_file_info(struct gpr_sink *s, const struct gpa_file_info *fi)
 	gp_strbuf_addch(o, '{');
 	jstr(o, "path", fi->path);
 	gp_strbuf_addch(o, ',');
-	jstr(o, "source", gpa_input_format_name(fi->source));
+	jstr(o, "source", gpa_file_info_source(fi));
 	gp_strbuf_addf(o, ",\"format\":\"%u.%u\",", fi->major, fi->minor);
 	ju64(o, "file_bytes", fi->file_bytes);
 	gp_strbuf_addch(o, ',');

@@ -20,7 +20,7 @@ GPUPROF_LOG=debug expect_rc 0 "$GPUPROF" report t.gpz
 cmp -s out base.out || fail "GPUPROF_LOG=debug changed stdout"
 grep -q '^gpuprof: debug: \[trace/reader\] t.gpz: trace format ' err ||
 	fail "no reader debug line: $(cat err)"
-grep -q '^gpuprof: debug: \[analyze/model\] model of 1 files: ' err ||
+grep -q '^gpuprof: debug: \[analyze/model-load\] model of 1 files: ' err ||
 	fail "no model debug line: $(cat err)"
 grep -q '^gpuprof: debug: \[analyze/steps\] 3 steps from ' err || fail "no steps line: $(cat err)"
 grep -q '^gpuprof: trace: ' err && fail "trace lines at debug level: $(cat err)"
@@ -52,7 +52,7 @@ mv out k.out
 GPUPROF_LOG=debug expect_rc 0 "$GPUPROF" stats k.json
 cmp -s out k.out || fail "GPUPROF_LOG=debug changed stats' stdout"
 grep -q '^gpuprof: debug: \[import/import\] k.json: format kineto$' err || fail "no format: $(cat err)"
-grep -q '^gpuprof: debug: \[analyze/model\] k.json: a Kineto trace, converted through a temporary file in ' err ||
+grep -q '^gpuprof: debug: \[import/open\] k.json: a Kineto trace, converted through a temporary file in ' err ||
 	fail "no temporary file: $(cat err)"
 grep -q '^gpuprof: debug: \[import/kineto\] k.json: the fast path read 1 events ' err ||
 	fail "no fast path count: $(cat err)"

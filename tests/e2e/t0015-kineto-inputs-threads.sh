@@ -1,6 +1,6 @@
 #!/bin/sh
 # Several Kineto JSON inputs of one command are converted on worker threads
-# (analyze/import-ahead.c), ahead of the file the model reads: every output
+# (import/ahead.c), ahead of the file the model reads: every output
 # is the same bytes on one thread and on several, and a bad input gives the
 # same message and exit status, the first bad one in the order given winning.
 . "$TOP/tests/e2e/lib.sh"
@@ -112,10 +112,10 @@ cmp -s all.json one.json && fail "five ranks report as one"
 
 # The workers do run with several threads and several Kineto inputs, and not otherwise.
 GPUPROF_LOG=debug "$GPUPROF" gaps --threads 2 $inputs >/dev/null 2>err || fail "gaps"
-grep -q '\[analyze/import-ahead\] 5 Kineto inputs converted on 2 worker threads' err ||
+grep -q '\[import/ahead\] 5 Kineto inputs converted on 2 worker threads' err ||
 	fail "no workers: $(grep -c . err) lines"
 GPUPROF_LOG=debug "$GPUPROF" gaps --threads 1 $inputs >/dev/null 2>err || fail "gaps"
-grep -q 'import-ahead' err && fail "workers with --threads 1"
+grep -q 'import/ahead' err && fail "workers with --threads 1"
 GPUPROF_LOG=debug "$GPUPROF" gaps --threads 4 rank0.json >/dev/null 2>err || fail "gaps"
-grep -q 'import-ahead' err && fail "workers for one input"
+grep -q 'import/ahead' err && fail "workers for one input"
 exit 0

@@ -610,35 +610,6 @@ TEST(model_load_errors_name_the_file)
 	CHECK_CONTAINS(err, "text.gpz: not a gpuprof trace");
 }
 
-TEST(expand_inputs_directory)
-{
-	struct tw t;
-	char dir[512], err[256], **files = NULL;
-	size_t n = 0;
-
-	snprintf(dir, sizeof(dir), "%s/run", test_tmpdir());
-	REQUIRE(mkdir(dir, 0755) == 0);
-	tw_open(&t, "run/b.gpz");
-	tw_close(&t);
-	tw_open(&t, "run/a.gpz");
-	tw_close(&t);
-	const char *args[] = {dir};
-	REQUIRE(gpa_expand_inputs(args, 1, &files, &n, err, sizeof(err)) == 0);
-	REQUIRE(n == 2);
-	CHECK(strstr(files[0], "/a.gpz") != NULL);
-	CHECK(strstr(files[1], "/b.gpz") != NULL);
-	for (size_t i = 0; i < n; i++) {
-		free(files[i]);
-	}
-	free(files);
-
-	snprintf(dir, sizeof(dir), "%s/empty", test_tmpdir());
-	REQUIRE(mkdir(dir, 0755) == 0);
-	const char *args2[] = {dir};
-	CHECK(gpa_expand_inputs(args2, 1, &files, &n, err, sizeof(err)) < 0);
-	CHECK_CONTAINS(err, "no traces in the directory");
-}
-
 /*
  * A step of each op kept in 16 bits below 65535 steps, in 32 at and above:
  * the same steps either way, the ops outside every step in neither.

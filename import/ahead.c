@@ -1,19 +1,17 @@
 // SPDX-License-Identifier: MIT
 /*
- * import-ahead.c - Kineto inputs of one model load converted on worker
- * threads (import-ahead.h).
+ * ahead.c - Kineto inputs of one load converted on worker threads, ahead of
+ * the input the caller is reading (import.h, "Conversion ahead").
  *
  * One job per input; a worker takes the lowest Kineto input not started,
- * as long as it is fewer than nth inputs past the one the model is reading
+ * as long as it is fewer than nth inputs past the one the caller is reading
  * (the window bounds the converted traces waiting: each holds an unlinked
  * temporary file and an open reader). Every job writes only its own slot;
  * the slots, the cursor and the window move under one mutex.
  */
-#define GP_LOG_TAG "analyze/import-ahead"
+#define GP_LOG_TAG "import/ahead"
 #include "base/compat.h"
 #include "base/base.h"
-#include "analyze/import-ahead.h"
-#include "analyze/file-info.h"
 #include "import/import.h"
 #include "trace/trace.h"
 
@@ -47,7 +45,7 @@ struct gpa_import_ahead {
 	struct job *jobs;
 	size_t n;
 	size_t next;     /* no job below it is waiting */
-	size_t consumed; /* inputs the model has taken or opened itself */
+	size_t consumed; /* inputs the caller has taken or opened itself */
 	size_t window;   /* jobs started at most this far past consumed */
 	size_t errlen;
 	bool stop;

@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Tests of opening inputs (import/open.c, expand.c, ahead.c): any input as a
+ * trace reader, directories expanded, Kineto inputs converted ahead on
+ * worker threads with the records and messages of one thread.
+ */
+#include "base/compat.h"
+#include "import/import.h"
+#include "tests/unit/test.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* A Kineto trace of nk kernels at path (under the test's folder); its full path in out. */
+static void kineto_file(char *out, size_t len, const char *name, unsigned nk)
+{
+	snprintf(out, len, "%s/%s", test_tmpdir(), name);
+	FILE *f = fopen(out, "w");
+	REQUIRE(f != NULL);
+	fputs("{\"traceEvents\": [\n", f);
+	for (unsigned i = 0; i < nk; i++) {
+		fprintf(f, "%s{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k%u\", \"pid\": 0, "
+			"\"tid\": 7, \"ts\": %u.5, \"dur\": 1.25, \"args\": {\"correlation\": %u}}\n",
+			i ? "," : "", i, 10 + 3 * i, i + 1);
+	}
+	fputs("]}\n", f);
+	fclose(f);
+}
+
+static void text_file(char *out, size_t len, const char *name, const char *text)
+{
+	snprintf(out, len, "%s/%s", test_tmpdir(), name);
+	FILE *f = fopen(out, "w");
+	REQUIRE(f != NULL);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* Kernels read from r (then freed), their starts summed into *sum. */
+static uint64_t kernels_of(struct gpt_reader *r, uint64_t *sum)
+{
+	struct gpt_chunk ch;
+	uint64_t n = 0;
+	int rc;
+
+	*sum = 0;
+	while ((rc = gpt_reader_next(r, &ch)) == 1) {
+		if (ch.kind != GPT_KIND_KERNEL) {
+			continue;
+		}
+		for (uint32_t i = 0; i < ch.count; i++) {
+			const struct gpt_kernel *k =
+				(const void *)((const char *)ch.records + i * sizeof(*k));
+			*sum += k->start;
+		}
+		n += ch.count;
+	}
+	CHECK_EQ_I(rc, 0);
+	gpt_reader_free(r);
+	return n;
+}
+
+TEST(input_open_kineto_and_its_gpz)
+{
+	char json[512], gpz[512], err[256] = "";
+	struct gpt_reader *r = NULL;
+	uint64_t sum1, sum2;
+	int fmt = -1;
+
+	kineto_file(json, sizeof(json), "k.json", 5);
+	REQUIRE(gpa_input_open(json, &r, &fmt, err, sizeof(err)) == 0);
+	CHECK_EQ_I(fmt, GPA_INPUT_KINETO);
+	CHECK_STR(gpa_input_format_name(fmt), "kineto");
+	CHECK_EQ_U(kernels_of(r, &sum1), 5);
+	CHECK_EQ_U(sum1, (10 + 13 + 16 + 19 + 22) * 1000ull + 5 * 500);
+
+	/* the same records from the .gpz gpuprof convert writes */
+	snprintf(gpz, sizeof(gpz), "%s/k.gpz", test_tmpdir());
+	REQUIRE(gpa_convert(json, gpz, err, sizeof(err)) == 0);
+	REQUIRE(gpa_input_open(gpz, &r, &fmt, err, sizeof(err)) == 0);
+	CHECK_EQ_I(fmt, GPA_INPUT_GPZ);
+	CHECK_EQ_U(kernels_of(r, &sum2), 5);
+	CHECK_EQ_U(sum2, sum1);
+
+	/* with options: two threads, the same records */
+	struct gpa_input_opts o = {.threads = 2};
+	REQUIRE(gpa_input_open_opts(json, &o, &r, err, sizeof(err)) == 0);
+	CHECK_EQ_U(kernels_of(r, &sum2), 5);
+	CHECK_EQ_U(sum2, sum1);
+
+	/* not an nsys export: no processes to load apart */
+	struct gpa_nsys_process *procs = NULL;
+	size_t n = 7;
+	gpa_input_processes(json, &procs, &n, err, sizeof(err));
+	CHECK_EQ_U(n, 0);
+	free(procs);
+}
+
+TEST(input_open_bad_inputs)
+{
+	char path[512], err[256] = "";
+	struct gpt_reader *r = NULL;
+	int fmt = -1;
+
+	snprintf(path, sizeof(path), "%s/none.gpz", test_tmpdir());
+	CHECK(gpa_input_open(path, &r, &fmt, err, sizeof(err)) < 0);
+	CHECK_CONTAINS(err, "none.gpz");
+	CHECK_CONTAINS(err, "cannot open");
+	gpt_reader_free(r); /* the reader that said why, as gpt_reader_open leaves it */
+	CHECK(gpa_input_open_opts(path, NULL, &r, err, sizeof(err)) < 0);
+	CHECK(r == NULL);
+	CHECK_CONTAINS(err, "none.gpz: cannot open");
+
+	text_file(path, sizeof(path), "text.gpz", "not a trace at all");
+	CHECK(gpa_input_open(path, &r, &fmt, err, sizeof(err)) < 0);
+	CHECK_CONTAINS(err, "text.gpz: not a gpuprof trace");
+	gpt_reader_free(r);
+
+	text_file(path, sizeof(path), "bad.json", "{\"traceEvents\": [{\"ph\": ");
+	CHECK(gpa_input_open(path, &r, &fmt, err, sizeof(err)) < 0);
+	CHECK(r == NULL);
+	CHECK_EQ_I(fmt, GPA_INPUT_KINETO);
+	CHECK_CONTAINS(err, "bad.json");
+}
+
+static void free_list(char **files, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(files[i]);
+	}
+	free(files);
+}
+
+TEST(expand_inputs_directory)
+{
+	char dir[512], path[512], err[256], **files = NULL;
+	size_t n = 0;
+	static const char *const names[] = {"rank10.gpz", "rank2.json", "rank1.sqlite",
+					    "notes.txt", "x.json.gz"};
+
+	snprintf(dir, sizeof(dir), "%s/run", test_tmpdir());
+	REQUIRE(mkdir(dir, 0755) == 0);
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		snprintf(path, sizeof(path), "run/%s", names[i]);
+		char full[512];
+		text_file(full, sizeof(full), path, "x");
+	}
+	const char *args[] = {dir, "plain.gpz"};
+	REQUIRE(gpa_expand_inputs(args, 2, &files, &n, err, sizeof(err)) == 0);
+	REQUIRE(n == 5);
+	/* natural order: rank1, rank2, rank10; the text file left out; files given kept */
+	CHECK(strstr(files[0], "/rank1.sqlite") != NULL);
+	CHECK(strstr(files[1], "/rank2.json") != NULL);
+	CHECK(strstr(files[2], "/rank10.gpz") != NULL);
+	CHECK(strstr(files[3], "/x.json.gz") != NULL);
+	CHECK_STR(files[4], "plain.gpz");
+	free_list(files, n);
+	CHECK(gpa_is_trace_name("a.json.gz"));
+	CHECK(!gpa_is_trace_name("a.gz"));
+
+	snprintf(dir, sizeof(dir), "%s/empty", test_tmpdir());
+	REQUIRE(mkdir(dir, 0755) == 0);
+	const char *args2[] = {dir};
+	CHECK(gpa_expand_inputs(args2, 1, &files, &n, err, sizeof(err)) < 0);
+	CHECK_CONTAINS(err, "no traces in the directory");
+}
+
+TEST(import_ahead_as_one_thread)
+{
+	char p[4][512], err[256] = "";
+	const char *paths[4];
+	struct gpt_reader *r = NULL;
+	uint64_t sum, want;
+
+	for (unsigned i = 0; i < 3; i++) {
+		char name[32];
+		snprintf(name, sizeof(name), "k%u.json", i);
+		kineto_file(p[i], sizeof(p[i]), name, i + 1);
+		paths[i] = p[i];
+	}
+	text_file(p[3], sizeof(p[3]), "bad.json", "[{\"ph\": \"X\", \"ts\": ");
+	paths[3] = p[3];
+
+	/* nothing to gain on one thread, or with one Kineto input */
+	CHECK(gpa_import_ahead_start(paths, 4, 1, sizeof(err)) == NULL);
+	CHECK(gpa_import_ahead_start(paths, 1, 2, sizeof(err)) == NULL);
+	CHECK_EQ_I(gpa_import_ahead_take(NULL, 0, &r, err, sizeof(err)), 1);
+
+	struct gpa_import_ahead *a = gpa_import_ahead_start(paths, 4, 2, sizeof(err));
+	REQUIRE(a != NULL);
+	for (unsigned i = 0; i < 3; i++) {
+		REQUIRE(gpa_import_ahead_take(a, i, &r, err, sizeof(err)) == 0);
+		CHECK_EQ_U(kernels_of(r, &sum), i + 1);
+		REQUIRE(gpa_input_open(paths[i], &r, NULL, err, sizeof(err)) == 0);
+		kernels_of(r, &want);
+		CHECK_EQ_U(sum, want);
+	}
+	/* the bad file's message is the one it gives alone */
+	char alone[256] = "";
+	CHECK(gpa_input_open(paths[3], &r, NULL, alone, sizeof(alone)) < 0);
+	CHECK(gpa_import_ahead_take(a, 3, &r, err, sizeof(err)) < 0);
+	CHECK_STR(err, alone);
+	CHECK_CONTAINS(err, "bad.json");
+	gpa_import_ahead_free(a);
+
+	/* inputs not taken are freed with it */
+	a = gpa_import_ahead_start(paths, 3, 2, sizeof(err));
+	REQUIRE(a != NULL);
+	gpa_import_ahead_free(a);
+}
