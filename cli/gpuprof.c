@@ -40,6 +40,8 @@ static const struct cli_command cmd_help_opts = {
 
 const struct cmd cmd_table[] = {
 	{"record", cmd_record, "run a program and record its GPU activity", &cmd_record_opts},
+	{"trigger", cmd_trigger, "ask a program recording with --flight to save its recording now",
+	 &cmd_trigger_opts},
 	{"report", cmd_report,
 	 "the one-stop answer: steps, GPU busy and idle by cause, top kernels, gaps",
 	 &cmd_report_opts},

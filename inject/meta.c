@@ -113,6 +113,12 @@ static void cmdline(char *out, size_t size)
 
 void gpi_meta_process(struct gpi_conv *cv, int phase, int exit_status)
 {
+	gpi_meta_process_status(cv, phase, exit_status, NULL);
+}
+
+void gpi_meta_process_status(struct gpi_conv *cv, int phase, int exit_status,
+			     const char *status)
+{
 	static uint64_t start_realtime;
 	struct gpi_rank rank;
 	struct gpt_process p = {0};
@@ -170,7 +176,7 @@ void gpi_meta_process(struct gpi_conv *cv, int phase, int exit_status)
 		gpi_fmt(buf + l, sizeof(gpi_s.status) - l,
 			"%sCUDA never initialized: no GPU activity", l ? "; " : "");
 	}
-	p.status = gpi_conv_intern(cv, buf);
+	p.status = gpi_conv_intern(cv, status ? status : buf);
 	p.exit_status = exit_status;
 	p.phase = (uint8_t)phase;
 	gpi_conv_add(cv, GPT_KIND_PROCESS, &p);

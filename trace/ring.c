@@ -33,6 +33,7 @@ struct gpt_ring {
 	struct ring_chunk *q; /* circular: q[(head + i) % cap], i < n */
 	size_t head, n, cap;
 	uint64_t newest_ts;
+	uint64_t floor_ts; /* gpt_ring_hold: the window never drops chunks newer than this */
 	bool clock_pinned;
 	struct gpt_ring_stats st;
 };
@@ -117,7 +118,8 @@ void gpt_ring_trim(struct gpt_ring *r, uint64_t now_ns)
 	if (now_ns > r->newest_ts) {
 		r->newest_ts = now_ns;
 	}
-	while (r->n && r->q[r->head].age_ts + r->window_ns < r->newest_ts) {
+	while (r->n && r->q[r->head].age_ts + r->window_ns < r->newest_ts &&
+	       (!r->floor_ts || r->q[r->head].age_ts < r->floor_ts)) {
 		drop_oldest(r);
 	}
 	while (r->n && r->st.ring_bytes + r->st.pinned_bytes > r->max_bytes) {
@@ -189,6 +191,11 @@ int gpt_ring_add(struct gpt_ring *r, const uint8_t *chunk, size_t len)
 	}
 	gpt_ring_trim(r, 0);
 	return 0;
+}
+
+void gpt_ring_hold(struct gpt_ring *r, uint64_t floor_ts)
+{
+	r->floor_ts = floor_ts;
 }
 
 int gpt_ring_sink(void *ctx, const uint8_t *chunk, size_t len)

@@ -266,6 +266,12 @@ int gpt_ring_add(struct gpt_ring *r, const uint8_t *chunk, size_t len);
 int gpt_ring_sink(void *ctx, const uint8_t *chunk, size_t len);
 /* Drops what is older than the window at now_ns (the newest time seen, if later). */
 void gpt_ring_trim(struct gpt_ring *r, uint64_t now_ns);
+/*
+ * While a save waits (the seconds after a trigger), the window must not
+ * drop what came after floor_ts: chunks whose last time is at or after it
+ * stay (the byte bound still applies). 0 releases the hold.
+ */
+void gpt_ring_hold(struct gpt_ring *r, uint64_t floor_ts);
 void gpt_ring_get_stats(const struct gpt_ring *r, struct gpt_ring_stats *st);
 /*
  * Writes the ring as a .gpz on fd (owned and closed): the file header, the
