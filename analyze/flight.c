@@ -365,7 +365,9 @@ static int grew_names(const struct gpa_model *m, const struct gpa_steps *steps,
 				base[nb++] = nm.v[j * n + k];
 			}
 		}
-		struct gpa_flight_grew g = {.name = gpa_model_str(m, nm.id[j]),
+		const struct gpa_func *f = nm.kernel[j] ? &m->funcs.v[nm.id[j]] : NULL;
+		uint32_t sid = f ? (f->demangled ? f->demangled : f->name) : nm.id[j];
+		struct gpa_flight_grew g = {.name = gpa_model_str(m, sid),
 					    .kernel = nm.kernel[j],
 					    .slow_ns = (uint64_t)nm.v[j * n + slow],
 					    .median_ns = (uint64_t)gpa_median(base, nb)};
