@@ -130,7 +130,7 @@ static uint32_t pick_step(const struct gpa_model *m, const struct gpa_steps *ste
 
 /* One metric: baseline v[0..n) but the slow step's slot, candidate v[slow]. */
 static int add_metric(struct gpa_flight_cmp *c, const char *name, const double *v, size_t n,
-		      size_t slow)
+		      size_t slow, double floor_ns)
 {
 	double *base = malloc(n * sizeof(double));
 	size_t nb = 0;
@@ -154,9 +154,10 @@ static int add_metric(struct gpa_flight_cmp *c, const char *name, const double *
 	mt.delta = mt.med_a > 0 ? mt.med_b / mt.med_a - 1 : (mt.med_b > 0 ? INFINITY : 0);
 	mt.ci_lo = mt.ci_hi = mt.delta;
 	mt.p = mt.q = NAN;
-	if (v[slow] > mx && mt.delta > MIN_EFFECT) {
+	double moved = fabs(mt.mean_b - mt.mean_a);
+	if (v[slow] > mx && mt.delta > MIN_EFFECT && moved >= floor_ns) {
 		mt.verdict = GPA_VERDICT_REGRESSED;
-	} else if (v[slow] < mn && mt.delta < -MIN_EFFECT) {
+	} else if (v[slow] < mn && mt.delta < -MIN_EFFECT && moved >= floor_ns) {
 		mt.verdict = GPA_VERDICT_IMPROVED;
 	}
 	mt.name = strdup(name);
@@ -165,6 +166,15 @@ static int add_metric(struct gpa_flight_cmp *c, const char *name, const double *
 		return -GP_ERR_NOMEM;
 	}
 	return 0;
+}
+
+/* A category counts when it moved by 1 % of the step's change, and at least 1 us. */
+static double floor_of(const struct gpa_flight_cmp *c)
+{
+	const struct gpa_diff_metric *w = c->res.metrics.n ? &c->res.metrics.v[0] : NULL;
+	double f = w ? fabs(w->mean_b - w->mean_a) / 100 : 0;
+
+	return f > 1000 ? f : 1000;
 }
 
 /* The steps of the slow step's process, in order: their gpa_steps.v indexes. */
@@ -214,11 +224,12 @@ static int path_metrics(const struct gpa_model *m, const struct gpa_steps *steps
 		}
 	}
 	if (!ret) {
-		ret = add_metric(c, "step.wall", v, n, slow);
+		ret = add_metric(c, "step.wall", v, n, slow, 0);
 	}
+	double fl = floor_of(c);
 	for (unsigned cat = 0; !ret && cat < GPA_CP__COUNT; cat++) {
 		snprintf(name, sizeof(name), "path.%s", gpa_cp_cat_name(cat));
-		ret = add_metric(c, name, v + (cat + 1) * n, n, slow);
+		ret = add_metric(c, name, v + (cat + 1) * n, n, slow, fl);
 	}
 	gpa_critpath_release(&cp);
 	free(v);
@@ -249,7 +260,7 @@ static int idle_metrics(const struct gpa_model *m, const struct gpa_steps *steps
 	}
 	for (unsigned cause = 0; !ret && cause < GPA_GAP__COUNT; cause++) {
 		snprintf(name, sizeof(name), "idle.%s", gpa_gap_cause_name(cause));
-		ret = add_metric(c, name, v + cause * n, n, slow);
+		ret = add_metric(c, name, v + cause * n, n, slow, floor_of(c));
 	}
 	gpa_gaps_release(&g);
 	free(v);

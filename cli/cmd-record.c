@@ -590,7 +590,7 @@ static int check_opts(const struct record_opts *o)
 		return cli_cmd_usage_error(cmd, "bad --flight '%s' (seconds, such as 60, 1.5 or 500ms)",
 					   o->flight);
 	}
-	if (o->flight_mb && !valid_number(o->flight_mb, 1, 1048576)) {
+	if (o->flight_mb && !valid_number(o->flight_mb, 0.0625, 1048576)) {
 		return cli_cmd_usage_error(cmd, "bad --flight-mb '%s'", o->flight_mb);
 	}
 	if (!o->flight && (o->flight_mb || o->flight_on_exit || o->flight_dir)) {

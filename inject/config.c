@@ -297,8 +297,8 @@ static void flight_config_load(struct gpi_config *c, gpi_getenv_fn env, char *er
 
 	c->flight_bytes = 256ull << 20;
 	c->flight_cooldown_ns = 60ull * 1000000000;
-	c->flight_slow_k = 2.0;
-	c->flight_steps = 20;
+	c->flight_slow_k = 3.0;
+	c->flight_steps = 50;
 	c->flight_triggers = GPI_FLIGHT_DEFAULT_TRIGGERS;
 	c->flight_signal = SIGUSR2;
 	if ((v = env("GPUPROF_FLIGHT")) && *v && strcmp(v, "0") && strcmp(v, "off")) {
@@ -313,7 +313,7 @@ static void flight_config_load(struct gpi_config *c, gpi_getenv_fn env, char *er
 		char *end;
 		errno = 0;
 		double mb = strtod(v, &end);
-		if (errno || *end || !(mb >= 1 && mb <= 1048576)) {
+		if (errno || *end || !(mb >= 0.0625 && mb <= 1048576)) {
 			add_err(errbuf, errlen, "GPUPROF_FLIGHT_MB", v);
 		} else {
 			c->flight_bytes = (uint64_t)(mb * 1048576.0);

@@ -55,6 +55,8 @@ static _Atomic int sig_old_idx;
 static _Atomic uint64_t sig_count;
 static uint64_t sig_seen;
 static bool sig_installed;
+static uint64_t sig_next_check;
+#define SIG_CHECK_NS 100000000ull
 
 static struct {
 	bool pending;
@@ -302,7 +304,11 @@ static void request(enum gpi_flight_trig kind, const char *fmt, ...)
 	va_list ap;
 	uint64_t now = gpi_now();
 
-	if (!wanted(kind) || trig.pending) {
+	if (!wanted(kind)) {
+		return;
+	}
+	if (trig.pending) {
+		suppressed++; /* merged into the save on its way */
 		return;
 	}
 	if (last_save_ts && now < last_save_ts + gpi_s.cfg.flight_cooldown_ns) {
@@ -543,7 +549,6 @@ static void save(struct gpi_conv *cv, struct gpt_writer *w)
 	if (!cv->err && gpt_writer_flush(w)) {
 		cv->err = -GP_ERR_NOMEM;
 	}
-	gpt_ring_trim(ring, gpi_now());
 	int fd = open_save(path, sizeof(path));
 	if (fd >= 0) {
 		int ret = gpt_ring_save_fd(ring, fd, path, err, sizeof(err));
@@ -573,13 +578,17 @@ void gpi_flight_poll(struct gpi_conv *cv, struct gpt_writer *w)
 	}
 	serve_socket();
 	poll_dir(now);
-	if (sig_installed && now >= dir_next_poll - DIR_POLL_NS / 2) {
+	if (sig_installed && now >= sig_next_check) {
+		sig_next_check = now + SIG_CHECK_NS;
 		install_signal(); /* the program may have installed its own since */
 	}
 	if (trig.pending && now >= trig.save_at) {
 		save(cv, w);
 	}
-	gpt_ring_trim(ring, now);
+	/*
+	 * No trim by the wall clock: the window is the last SECONDS of recorded
+	 * activity, so a stall longer than the window keeps the steps before it.
+	 */
 }
 
 void gpi_flight_end(struct gpi_conv *cv, struct gpt_writer *w, int exit_signal, bool crashing)

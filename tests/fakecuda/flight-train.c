@@ -6,13 +6,13 @@
  * slowed by an injected stall. API calls succeed unless asked otherwise.
  *
  * usage: flight-train STEPS SLOW STALL [ACTION...]
- *   STALL  sleep   a host pause of 300 ms inside an NVTX range "stall"
- *          sync    a 300 ms kernel the step then waits for (a host sync)
- *          kernel  a 300 ms kernel the step's own synchronization waits for
+ *   STALL  sleep   a host pause of 1 s inside an NVTX range "stall"
+ *          sync    a 1 s kernel the step then waits for (a host sync)
+ *          kernel  a 1 s kernel the step's own synchronization waits for
  *          none    no stall
  *   ACTION handler        install a SIGUSR2 handler before CUDA starts
  *          handler-late   install it after CUDA started
- *          usr2:N         raise SIGUSR2 at step N
+ *          usr2:N         raise SIGUSR2 at step N (up to four times)
  *          crash:N        raise SIGSEGV at step N (after a 600 ms pause)
  *          error:N        one API call of step N returns error 1
  *          pause:MS       sleep MS milliseconds before returning
@@ -28,7 +28,7 @@
 #include <time.h>
 
 #define COMPUTE 7
-#define STALL_NS 300000000ull
+#define STALL_NS 1000000000ull
 
 static volatile sig_atomic_t handler_calls;
 
@@ -104,7 +104,7 @@ int main(int argc, char **argv)
 	}
 	int steps = atoi(argv[1]), slow_step = atoi(argv[2]);
 	const char *stall = argv[3];
-	int usr2_at = -1, crash_at = -1, error_at = -1, pause_ms = 0, v;
+	int usr2_at[4] = {-1, -1, -1, -1}, nusr2 = 0, crash_at = -1, error_at = -1, pause_ms = 0, v;
 	unsigned step_us = 1500;
 	bool handler = false, late = false;
 
@@ -113,8 +113,8 @@ int main(int argc, char **argv)
 			handler = true;
 		} else if (!strcmp(argv[i], "handler-late")) {
 			late = true;
-		} else if ((v = at(argv[i], "usr2:")) >= 0) {
-			usr2_at = v;
+		} else if ((v = at(argv[i], "usr2:")) >= 0 && nusr2 < 4) {
+			usr2_at[nusr2++] = v;
 		} else if ((v = at(argv[i], "crash:")) >= 0) {
 			crash_at = v;
 		} else if ((v = at(argv[i], "error:")) >= 0) {
@@ -138,8 +138,10 @@ int main(int argc, char **argv)
 		install();
 	}
 	for (int s = 0; s < steps; s++) {
-		if (s == usr2_at) {
-			raise(SIGUSR2);
+		for (int k = 0; k < nusr2; k++) {
+			if (s == usr2_at[k]) {
+				raise(SIGUSR2);
+			}
 		}
 		if (s == crash_at) {
 			sleep_us(600000); /* the steps before it reach the ring */
