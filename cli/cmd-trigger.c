@@ -14,7 +14,7 @@
 #include "cli/parse-options.h"
 #include "analyze/flight.h"
 #include "analyze/steps.h"
-#include "report/report.h"
+#include "report/flight.h"
 
 #include <poll.h>
 #include <sys/socket.h>

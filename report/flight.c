@@ -4,7 +4,7 @@
  * was saved, and the slow step against the median step (analyze/flight.h).
  */
 #include "base/compat.h"
-#include "report/report.h"
+#include "report/flight.h"
 #include "analyze/flight.h"
 #include "analyze/steps.h"
 
