@@ -40,10 +40,8 @@ const struct cli_command cmd_trigger_opts = {
 		 "Asks the program PID, recorded with `gpuprof record --flight`, to save its\n"
 		 "flight recording now (the same as its flight signal, SIGUSR2 by default).\n"
 		 "Only a program of the same user is asked. The answer is one line: accepted,\n"
-		 "cooling down (the last save was too recent) or pending (a save is on its way).\n",
+		 "cooling down (the last save was too recent) or pending (a save is on its way).\n\n",
 	.options = trigger_options,
-	.footer = "\nExit status: 0 accepted or pending, 1 refused, cooling down or not\n"
-		  "reachable, 2 usage.\n",
 	.msgs = &cli_msgs_letter,
 };
 
