@@ -221,7 +221,7 @@ int gpt_ring_save_fd(const struct gpt_ring *r, int fd, const char *name, char *e
 		     size_t errlen)
 {
 	struct gpt_writer *w = NULL;
-	struct gpt_writer_opts wo = {.level = -1};
+	struct gpt_writer_opts wo = {.level = -1, .flight = true};
 	int ret = gpt_writer_open_fd(fd, name, &wo, &w);
 
 	/* pinned chunks first: the strings every later chunk refers to */

@@ -21,6 +21,8 @@
 #define GPT_FORMAT_MINOR 1
 #define GPT_FORMAT_STREAM_MAJOR 1
 #define GPT_FORMAT_STREAM_MINOR 2
+/* 1.3: process phase 3, a flight recording's trigger; only files that hold one say 1.3. */
+#define GPT_FORMAT_FLIGHT_MINOR 3
 
 /* Hard limits the reader enforces on untrusted files (the writer stays below). */
 #define GPT_MAX_CHUNK_RECORDS (1u << 17)     /* records in one chunk */
@@ -140,6 +142,8 @@ struct gpt_writer_opts {
 	 */
 	int (*sink)(void *ctx, const uint8_t *chunk, size_t len);
 	void *sink_ctx;
+	/* The file holds a flight recording's trigger record: its header says 1.3. */
+	bool flight;
 };
 
 /*

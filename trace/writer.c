@@ -792,7 +792,9 @@ int gpt_writer_open_fd(int fd, const char *name, const struct gpt_writer_opts *o
 	memcpy(hdr, GPT_FILE_MAGIC, 8);
 	/* The version needed to read the file: 2.0 only for what 1.x readers cannot read. */
 	gp_put_le16(hdr + 8, w->compact ? GPT_FORMAT_MAJOR : GPT_FORMAT_STREAM_MAJOR);
-	gp_put_le16(hdr + 10, w->compact ? GPT_FORMAT_MINOR : GPT_FORMAT_STREAM_MINOR);
+	gp_put_le16(hdr + 10, w->compact		 ? GPT_FORMAT_MINOR
+			      : opts && opts->flight ? GPT_FORMAT_FLIGHT_MINOR
+						     : GPT_FORMAT_STREAM_MINOR);
 	gp_put_le32(hdr + 12, 0);
 	gp_put_le32(hdr + 16, GPT_FILE_HEADER_SIZE);
 	gp_put_le64(hdr + 20, gp_clock_realtime_ns());

@@ -92,6 +92,8 @@ TEST(ring_keeps_newest_and_pinned)
 	save(r, &rd);
 	CHECK_EQ_I(rd.next_ret, 0);
 	CHECK(rd.st.has_footer);
+	CHECK_EQ_U(rd.st.major, 1);
+	CHECK_EQ_U(rd.st.minor, GPT_FORMAT_FLIGHT_MINOR);
 	CHECK(rd.strings_ok);
 	CHECK_EQ_U(rd.recs[GPT_KIND_DEVICE].n, 1);
 	REQUIRE(rd.recs[GPT_KIND_KERNEL].n == 8);
