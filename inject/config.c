@@ -272,6 +272,25 @@ static int parse_signal(const char *v)
 	return -1;
 }
 
+/* A decimal setting in [min, max]: true with *out set; false when unset or bad (said). */
+static bool env_decimal(gpi_getenv_fn env, const char *var, double min, double max, double *out,
+			char *errbuf, size_t errlen)
+{
+	const char *v = env(var);
+	char *end;
+
+	if (!v || !*v) {
+		return false;
+	}
+	errno = 0;
+	*out = strtod(v, &end);
+	if (errno || *end || !(*out >= min && *out <= max)) {
+		add_err(errbuf, errlen, var, v);
+		return false;
+	}
+	return true;
+}
+
 /* A duration setting; false (and said) when bad. */
 static bool env_duration(gpi_getenv_fn env, const char *var, uint64_t *ns, char *errbuf,
 			 size_t errlen)
@@ -294,6 +313,7 @@ static void flight_config_load(struct gpi_config *c, gpi_getenv_fn env, char *er
 {
 	const char *v;
 	uint64_t u;
+	double d;
 
 	c->flight_bytes = 256ull << 20;
 	c->flight_cooldown_ns = 60ull * 1000000000;
@@ -309,27 +329,13 @@ static void flight_config_load(struct gpi_config *c, gpi_getenv_fn env, char *er
 			c->flight_window_ns = u;
 		}
 	}
-	if ((v = env("GPUPROF_FLIGHT_MB")) && *v) {
-		char *end;
-		errno = 0;
-		double mb = strtod(v, &end);
-		if (errno || *end || !(mb >= 0.0625 && mb <= 1048576)) {
-			add_err(errbuf, errlen, "GPUPROF_FLIGHT_MB", v);
-		} else {
-			c->flight_bytes = (uint64_t)(mb * 1048576.0);
-		}
+	if (env_decimal(env, "GPUPROF_FLIGHT_MB", 0.0625, 1048576, &d, errbuf, errlen)) {
+		c->flight_bytes = (uint64_t)(d * 1048576.0);
 	}
 	env_duration(env, "GPUPROF_FLIGHT_AFTER", &c->flight_after_ns, errbuf, errlen);
 	env_duration(env, "GPUPROF_FLIGHT_COOLDOWN", &c->flight_cooldown_ns, errbuf, errlen);
-	if ((v = env("GPUPROF_FLIGHT_SLOW")) && *v) {
-		char *end;
-		errno = 0;
-		double k = strtod(v, &end);
-		if (errno || *end || !(k >= 1.05 && k <= 1000)) {
-			add_err(errbuf, errlen, "GPUPROF_FLIGHT_SLOW", v);
-		} else {
-			c->flight_slow_k = k;
-		}
+	if (env_decimal(env, "GPUPROF_FLIGHT_SLOW", 1.05, 1000, &d, errbuf, errlen)) {
+		c->flight_slow_k = d;
 	}
 	if ((v = env("GPUPROF_FLIGHT_STEPS")) && *v) {
 		if (parse_u64(v, 3, 1024, &u)) {
@@ -363,6 +369,7 @@ void gpi_config_load(struct gpi_config *c, gpi_getenv_fn env, char *errbuf, size
 {
 	const char *v;
 	uint64_t u;
+	double d;
 
 	memset(c, 0, sizeof(*c));
 	if (errlen) {
@@ -392,16 +399,9 @@ void gpi_config_load(struct gpi_config *c, gpi_getenv_fn env, char *errbuf, size
 			add_err(errbuf, errlen, "GPUPROF_FLUSH_MS", v);
 		}
 	}
-	if ((v = env("GPUPROF_BUFFER_MB")) && *v) {
-		/* Decimal megabytes: "0.25" is allowed, for tests that want a tiny pool. */
-		char *end;
-		errno = 0;
-		double mb = strtod(v, &end);
-		if (errno || *end || !(mb >= 0.0625 && mb <= 1048576)) {
-			add_err(errbuf, errlen, "GPUPROF_BUFFER_MB", v);
-		} else {
-			c->buffer_bytes = (uint64_t)(mb * 1048576.0);
-		}
+	/* Decimal megabytes: "0.25" is allowed, for tests that want a tiny pool. */
+	if (env_decimal(env, "GPUPROF_BUFFER_MB", 0.0625, 1048576, &d, errbuf, errlen)) {
+		c->buffer_bytes = (uint64_t)(d * 1048576.0);
 	}
 	if ((v = env("GPUPROF_FORK")) && *v) {
 		if (!strcmp(v, "child") || !strcmp(v, "on")) {
