@@ -573,8 +573,10 @@ void gpi_flight_poll(struct gpi_conv *cv, struct gpt_writer *w)
 		return;
 	}
 	if (n != sig_seen) {
+		uint64_t more = n - sig_seen - 1; /* signals since the last look: one trigger */
 		sig_seen = n;
 		request(GPI_FLIGHT_SIGNAL, "signal %d", gpi_s.cfg.flight_signal);
+		suppressed += more;
 	}
 	serve_socket();
 	poll_dir(now);

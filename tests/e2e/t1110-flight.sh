@@ -66,12 +66,13 @@ f=$(one_file c) || exit 1
 grep -q '^    kernel  *+1\(\.0[0-9]*\)\? s' rep.txt || fail "kernel path: $(head -n 10 rep.txt)"
 grep -q "kernel 'slow_stall_kernel' 1\(\.0[0-9]*\)\? s" rep.txt || fail "kernel not named"
 
-# 4. SIGUSR2 with the program's own handler, before the library's and after it; one save
-#    per cool-down (two signals), and the program's handler runs every time
+# 4. SIGUSR2 with the program's own handler, before the library's and after it; two signals
+#    in one step make one save (the second is counted as held back), and the program's
+#    handler runs every time
 for when in handler handler-late; do
 	mkdir "s-$when"
-	GPUPROF_FLIGHT=30 inject env GPUPROF_OUTPUT="$PWD/s-$when/run.gpz" \
-		"$FT" 400 -1 none "$when" usr2:150 usr2:300 pause:800 >out.txt ||
+	GPUPROF_FLIGHT=30 GPUPROF_FLIGHT_ON=signal inject env GPUPROF_OUTPUT="$PWD/s-$when/run.gpz" \
+		"$FT" 400 -1 none "$when" usr2:150 usr2:150 pause:800 >out.txt ||
 		fail "$when: exit $?"
 	grep -q '^handler calls 2$' out.txt || fail "$when: the program's handler: $(cat out.txt)"
 	f=$(one_file "s-$when") || exit 1
@@ -107,7 +108,8 @@ f=$(one_file t) || exit 1
 
 # 6. a CUDA error returned by an API call
 mkdir e
-GPUPROF_FLIGHT=30 inject env GPUPROF_OUTPUT="$PWD/e/run.gpz" "$FT" 300 -1 none error:120 \
+GPUPROF_FLIGHT=30 GPUPROF_FLIGHT_ON=cuda-error inject env GPUPROF_OUTPUT="$PWD/e/run.gpz" \
+	"$FT" 300 -1 none error:120 \
 	>/dev/null || fail "exit $?"
 f=$(one_file e) || exit 1
 "$G" dump --kind process "$f" | grep -q 'what=cudaLaunchKernel returned error 1' ||
@@ -115,7 +117,8 @@ f=$(one_file e) || exit 1
 
 # 7. a crash: the program dies by SIGSEGV, the file reads whole
 mkdir x
-GPUPROF_FLIGHT=30 inject env GPUPROF_OUTPUT="$PWD/x/run.gpz" "$FT" 400 -1 none crash:300 \
+GPUPROF_FLIGHT=30 GPUPROF_FLIGHT_ON=crash inject env GPUPROF_OUTPUT="$PWD/x/run.gpz" \
+	"$FT" 400 -1 none crash:300 \
 	>/dev/null 2>&1
 rc=$?
 [ $rc -eq 139 ] || fail "crash exit $rc"
@@ -126,11 +129,14 @@ f=$(one_file x) || exit 1
 
 # 8. no trigger: nothing written, said once; --flight-on-exit saves at the end
 mkdir n
-"$G" record --flight -o "$PWD/n/run.gpz" -- "$FT" 100 -1 none >/dev/null 2>err.txt ||
+# (only the triggers each case is about: a loaded machine's slow steps save nothing else)
+GPUPROF_FLIGHT_ON=signal "$G" record --flight -o "$PWD/n/run.gpz" -- "$FT" 100 -1 none \
+	>/dev/null 2>err.txt ||
 	fail "exit $?"
 [ -z "$(ls n)" ] || fail "files without a trigger: $(ls n)"
 grep -q 'no flight recording saved: no trigger fired' err.txt || fail "$(cat err.txt)"
-"$G" record --flight --flight-on-exit -o "$PWD/n/run.gpz" -- "$FT" 100 -1 none \
+GPUPROF_FLIGHT_ON=signal "$G" record --flight --flight-on-exit -o "$PWD/n/run.gpz" -- \
+	"$FT" 100 -1 none \
 	>/dev/null 2>&1 || fail "exit $?"
 f=$(one_file n) || exit 1
 case $f in *flight-exit-*) ;; *) fail "exit name $f" ;; esac
@@ -152,9 +158,10 @@ size=$(wc -c <"$f")
 # 10. two ranks through a shared directory: rank 0's slow step makes rank 1 save too
 mkdir r shared
 for rank in 0 1; do
-	slow=-1
-	[ $rank -eq 0 ] && slow=200
-	GPUPROF_FLIGHT=30 GPUPROF_FLIGHT_DIR="$PWD/shared" RANK=$rank WORLD_SIZE=2 inject env \
+	slow=-1 on=rank
+	[ $rank -eq 0 ] && slow=200 on=slow-step
+	GPUPROF_FLIGHT=30 GPUPROF_FLIGHT_ON=$on GPUPROF_FLIGHT_DIR="$PWD/shared" RANK=$rank \
+		WORLD_SIZE=2 inject env \
 		GPUPROF_OUTPUT="$PWD/r/rank%r.gpz" "$FT" 400 $slow sleep pause:1500 >/dev/null &
 done
 wait || fail "ranks"
