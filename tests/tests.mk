@@ -50,7 +50,7 @@ TESTS_SWEEP := $(patsubst tests/e2e/%.sh,%,$(shell grep -l -e anchor_swe -e GPUP
 	tests/e2e/t[0-9][0-9][0-9][0-9]-*.sh))
 
 # Their long forms, under GPUPROF_STRESS=1 (make stress); make test runs a short one.
-TESTS_STRESS := t1101-sigkill-random
+TESTS_STRESS := t1101-sigkill-random unit-trace
 
 TEST_SUITE_all := $(TEST_UNIT_NAMES) $(TEST_E2E_NAMES)
 TEST_STALE := $(filter-out $(TEST_SUITE_all),$(TESTS_CI_PLAIN) $(TESTS_STRESS))
