@@ -60,6 +60,14 @@ static int parse_status(const char *st, struct gpa_flight_info *fi)
 	return fi->what ? 0 : -GP_ERR_NOMEM;
 }
 
+/* Kinds a flight recording keeps for good and writes before its ring's chunks. */
+static bool is_front_kind(enum gpt_kind k)
+{
+	return k == GPT_KIND_PROCESS || k == GPT_KIND_DEVICE || k == GPT_KIND_CONTEXT ||
+	       k == GPT_KIND_STREAM || k == GPT_KIND_THREAD || k == GPT_KIND_NAME ||
+	       k == GPT_KIND_STACK_NODE || k == GPT_KIND_MODULE || k == GPT_KIND_CLOCK;
+}
+
 int gpa_flight_read(const char *path, struct gpa_flight_info *out, char *errbuf, size_t errlen)
 {
 	struct gpt_reader *r = NULL;
@@ -73,7 +81,12 @@ int gpa_flight_read(const char *path, struct gpa_flight_info *out, char *errbuf,
 		gpt_reader_free(r);
 		return ret;
 	}
-	while ((got = gpt_reader_next(r, &ch)) > 0) {
+	/*
+	 * A flight recording's process records come first, among the chunks it
+	 * keeps for good (trace/FORMAT.md): reading stops at the first chunk of
+	 * recorded activity, so any other trace costs a few chunks, not a read.
+	 */
+	while ((got = gpt_reader_next(r, &ch)) > 0 && is_front_kind(ch.kind)) {
 		const struct gpt_process *p = ch.records;
 		for (uint32_t i = 0; ch.kind == GPT_KIND_PROCESS && i < ch.count; i++) {
 			const char *st = gpt_reader_string(r, p[i].status);
