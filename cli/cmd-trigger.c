@@ -89,7 +89,7 @@ int cmd_trigger(int argc, char **argv)
 	char ans[200], proc[64], *end;
 	struct stat sb;
 
-	status = cli_parse_options(&cmd_trigger_opts, &o, argc, argv, &nargs);
+	status = cli_parse_options(&cmd_trigger_opts, &o, NULL, argc, argv, &nargs);
 	if (status != CLI_PARSE_CONTINUE) {
 		return status;
 	}

@@ -11,6 +11,7 @@
 
 struct gpa_flight_info;
 struct gpa_flight_cmp;
+struct gpa_steps;
 
 /*
  * The opening of `gpuprof report` on a flight recording (text or Markdown):
