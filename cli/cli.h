@@ -52,6 +52,7 @@ int cmd_memory(int argc, char **argv);
 int cmd_comm(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_record(int argc, char **argv);
+int cmd_trigger(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
 int cmd_breakdown(int argc, char **argv);
@@ -71,6 +72,7 @@ extern const struct cli_command cmd_memory_opts;
 extern const struct cli_command cmd_comm_opts;
 extern const struct cli_command cmd_convert_opts;
 extern const struct cli_command cmd_record_opts;
+extern const struct cli_command cmd_trigger_opts;
 extern const struct cli_command cmd_report_opts;
 extern const struct cli_command cmd_stats_opts;
 extern const struct cli_command cmd_breakdown_opts;
@@ -252,6 +254,15 @@ int cli_mfu_load_file(struct cli_mfu *o);
 
 struct gpa_commclass;
 struct gpa_model;
+
+/*
+ * `gpuprof report` on one flight recording (text or Markdown): its opening
+ * section (the trigger, the slow step against the median step) appended to
+ * out; nothing for any other input. 0, or -GP_ERR_NOMEM.
+ */
+int cli_flight_prefix(char **args, size_t nargs, int fmt, const struct gpa_model *m,
+		      const struct gpa_steps *steps, const struct gpa_commclass *cc,
+		      struct gp_strbuf *out);
 
 #define CLI_COMM_RULES_MAX 32
 struct cli_comm_rules {

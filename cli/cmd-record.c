@@ -32,7 +32,17 @@ struct record_opts {
 	const char *backtrace;
 	const char *backtrace_method;
 	bool preload;
+	const char *flight, *flight_mb, *flight_dir; /* docs/flight-recorder.md */
+	bool flight_on_exit;
 };
+
+/* --flight alone keeps the last 60 seconds. */
+static int opt_flight(struct cli_ctx *ctx, const struct cli_option *opt, const char *arg)
+{
+	(void)opt;
+	((struct record_opts *)ctx->base)->flight = arg ? arg : "60";
+	return 0;
+}
 
 /* --backtrace alone is 16 frames. */
 static int opt_backtrace(struct cli_ctx *ctx, const struct cli_option *opt, const char *arg)
@@ -81,6 +91,19 @@ static const struct cli_option record_options[] = {
 		     "recorded with their shapes (kind gemm), and NCCL calls\n"
 		     "interposed when NCCL does not load the profiler\n"
 		     "plugin (NCCL older than 2.27)"),
+	{.type = CLI_OPT_CALLBACK, 0, "flight", "SECONDS",
+	 "flight recorder: keep the last SECONDS (default 60) in\n"
+	 "memory and save them only when a trigger fires: a slow\n"
+	 "step, SIGUSR2 or `gpuprof trigger PID`, a CUDA error, a\n"
+	 "crash (docs/flight-recorder.md)",
+	 .flags = CLI_OPTF_OPTARG, .cb = opt_flight},
+	CLI_OPT_STR(0, "flight-mb", "N", RO, flight_mb,
+		    "the flight ring's bound in MiB (default 256)"),
+	CLI_OPT_BOOL(0, "flight-on-exit", RO, flight_on_exit,
+		     "also save the flight recording when the program ends"),
+	CLI_OPT_STR(0, "flight-dir", "DIR", RO, flight_dir,
+		    "a directory every rank shares: a rank that saves makes\n"
+		    "the others save the same window"),
 	CLI_OPT_HELP(0),
 	CLI_OPT_END(),
 };
@@ -173,6 +196,20 @@ static bool valid_capture(const char *spec)
 		return false;
 	}
 	return true;
+}
+
+/* Seconds as the library takes them: "60", "1.5", "2s", "500ms"; more than 0. */
+static bool valid_duration(const char *s)
+{
+	char *end;
+	double v;
+
+	if (*s < '0' || *s > '9') {
+		return false;
+	}
+	errno = 0;
+	v = strtod(s, &end);
+	return !errno && v > 0 && v < 1e9 && (!*end || !strcmp(end, "s") || !strcmp(end, "ms"));
 }
 
 static bool valid_number(const char *s, double min, double max)
@@ -369,8 +406,15 @@ static void summarize(const char *path, const struct trace_note *note)
 			for (uint32_t i = 0; i < c.count; i++) {
 				const struct gpt_process *p =
 					(const struct gpt_process *)c.records + i;
-				snprintf(status, sizeof(status), "%s",
-					 gpt_reader_string_or(r, p->status, ""));
+				const char *t = gpt_reader_string_or(r, p->status, "");
+				const char *what = p->phase == 3 ? strstr(t, "; what=") : NULL;
+				/* a flight save's record (phase 3): its trigger, in words */
+				if (what) {
+					snprintf(status, sizeof(status), "flight recording: %s",
+						 what + 7);
+				} else if (p->phase != 3) {
+					snprintf(status, sizeof(status), "%s", t);
+				}
 			}
 		}
 		if (c.kind < GPT_KIND_KERNEL || c.kind == GPT_KIND_NAME ||
@@ -542,6 +586,17 @@ static int check_opts(const struct record_opts *o)
 		return cli_cmd_usage_error(cmd, "bad --backtrace-method '%s' (auto, fp or unwind)",
 					   o->backtrace_method);
 	}
+	if (o->flight && !valid_duration(o->flight)) {
+		return cli_cmd_usage_error(cmd, "bad --flight '%s' (seconds, such as 60, 1.5 or 500ms)",
+					   o->flight);
+	}
+	if (o->flight_mb && !valid_number(o->flight_mb, 0.0625, 1048576)) {
+		return cli_cmd_usage_error(cmd, "bad --flight-mb '%s'", o->flight_mb);
+	}
+	if (!o->flight && (o->flight_mb || o->flight_on_exit || o->flight_dir)) {
+		return cli_cmd_usage_error(cmd, "--flight-mb, --flight-on-exit and --flight-dir need "
+						"--flight");
+	}
 	return CMD_OK;
 }
 
@@ -564,6 +619,15 @@ static void set_environment(const struct record_opts *o, const char *lib, const 
 	set_env("GPUPROF_FORK", o->fork_mode);
 	set_env("GPUPROF_BACKTRACE", o->backtrace);
 	set_env("GPUPROF_BACKTRACE_METHOD", o->backtrace_method);
+	set_env("GPUPROF_FLIGHT", o->flight);
+	set_env("GPUPROF_FLIGHT_MB", o->flight_mb);
+	set_env("GPUPROF_FLIGHT_DIR", o->flight_dir);
+	if (o->flight_on_exit) {
+		const char *on = getenv("GPUPROF_FLIGHT_ON");
+		char buf[256];
+		snprintf(buf, sizeof(buf), "%s%s+exit", on && *on ? on : "", on && *on ? "," : "");
+		setenv("GPUPROF_FLIGHT_ON", buf, 1);
+	}
 	/* a fresh chain for exec naming: the program is not an exec of gpuprof */
 	unsetenv("GPUPROF_EXEC_CHAIN");
 	if (o->preload) {
@@ -641,7 +705,9 @@ static void summarize_manifest(const char *manifest, const char *cmd)
 		free(lines[i]);
 	}
 	free(lines);
-	if (!traces && !failed) {
+	if (!traces && !failed && getenv("GPUPROF_FLIGHT")) {
+		cli_warn("no flight recording saved: no trigger fired while '%s' ran", cmd);
+	} else if (!traces && !failed) {
 		cli_warn("no trace written: '%s' never initialized CUDA or used NVTX", cmd);
 	}
 }

@@ -236,7 +236,8 @@ static int run(const struct report_opts *o, struct cli_common *c, char **args, s
 		if (render_html(o, r, &parts, &out)) {
 			goto out;
 		}
-	} else if (gpr_report_render(&out, o->format, &parts)) {
+	} else if (cli_flight_prefix(args, nargs, o->format, &m, &r->steps, &r->cc, &out) ||
+		   gpr_report_render(&out, o->format, &parts)) {
 		cli_error("out of memory");
 		goto out;
 	}

@@ -28,6 +28,8 @@ static const struct exit_row rows[] = {
 	{"devices", NULL, "1", "the device file could not be read"},
 	{"mfu", NULL, "1", "a trace or the device file could not be read, or an output written"},
 	{"record", NULL, "1", "gpuprof failed before running CMD"},
+	{"trigger", NULL, "0", "the program took the request (or a save was on its way)"},
+	{"trigger", NULL, "1", "refused, cooling down, or no program recording with --flight"},
 	{"*", NULL, "2", "usage: an unknown command or option, a bad value, a missing argument"},
 	{"diff", NULL, "3", "a gated metric regressed"},
 	{"record", NULL, "126", "CMD could not be run"},

@@ -28,7 +28,7 @@ FAKE_DIR := $(O)/fakecuda
 FAKE_CUPTI := $(FAKE_DIR)/libcupti.so.13
 FAKE_CUDA := $(FAKE_DIR)/libcuda.so.1
 FAKE_TOOLS := $(O)/tests/fakecuda-run $(O)/tests/check-trace $(O)/tests/nvtx-threads \
-	$(O)/tests/life $(O)/tests/demo-train $(O)/tests/bt-prog-fp $(O)/tests/bt-prog-nofp \
+	$(O)/tests/life $(O)/tests/demo-train $(O)/tests/flight-train $(O)/tests/bt-prog-fp $(O)/tests/bt-prog-nofp \
 	$(O)/tests/stack-frames $(O)/tests/libfailwrite.so
 UNIT_INJECT := $(O)/tests/unit-inject
 BENCH_INJECT := $(O)/bench-inject-nvtx $(O)/bench-inject-writer $(O)/bench-backtrace \
@@ -107,6 +107,9 @@ $(O)/tests/life: $(call obj,tests/fakecuda/life.c) $(FAKE_SIM_OBJ) $(LIB_TRACE) 
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -ldl -lpthread -lm
 $(O)/tests/demo-train: $(call obj,tests/fakecuda/demo-train.c) $(FAKE_SIM_OBJ) $(LIB_TRACE) $(LIB_BASE)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -ldl -lpthread -lm
+$(O)/tests/flight-train: $(call obj,tests/fakecuda/flight-train.c) $(FAKE_SIM_OBJ) $(LIB_TRACE) $(LIB_BASE)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -ldl -lpthread -lm
 

@@ -7,6 +7,8 @@
 #include "base/compat.h"
 #include "inject/inject.h"
 
+#include <signal.h>
+
 static const struct {
 	const char *name;
 	uint32_t bits;
@@ -207,10 +209,167 @@ static void copy_str(char *dst, size_t size, const char *src)
 	dst[n] = '\0';
 }
 
+static const char *const flight_trig_words[GPI_FLIGHT__COUNT] = {
+	"slow-step", "signal", "cuda-error", "crash", "exit", "rank",
+};
+
+/* "slow-step,signal", "all", "-rank", "+exit": like the kinds list. -1 on a bad word. */
+int gpi_parse_flight_triggers(const char *s, uint32_t *out)
+{
+	uint32_t bits = GPI_FLIGHT_DEFAULT_TRIGGERS;
+	bool first = true;
+
+	while (*s) {
+		size_t n = strcspn(s, ", ");
+		char sign = 0;
+		if (!n) {
+			s++;
+			continue;
+		}
+		if (*s == '-' || *s == '+') {
+			sign = *s++;
+			n--;
+		} else if (first) {
+			bits = 0; /* a plain list names every trigger wanted */
+		}
+		first = false;
+		uint32_t b = 0;
+		if (n == 3 && !strncmp(s, "all", 3)) {
+			b = (1u << GPI_FLIGHT__COUNT) - 1;
+		}
+		for (unsigned i = 0; i < GPI_FLIGHT__COUNT && !b; i++) {
+			if (strlen(flight_trig_words[i]) == n && !strncmp(s, flight_trig_words[i], n)) {
+				b = 1u << i;
+			}
+		}
+		if (!b) {
+			return -1;
+		}
+		bits = sign == '-' ? bits & ~b : bits | b;
+		s += n;
+	}
+	*out = bits;
+	return 0;
+}
+
+static int parse_signal(const char *v)
+{
+	static const struct {
+		const char *name;
+		int sig;
+	} names[] = {{"USR1", SIGUSR1}, {"USR2", SIGUSR2}, {"SIGUSR1", SIGUSR1},
+		     {"SIGUSR2", SIGUSR2}, {"none", 0},	     {"0", 0}};
+	uint64_t u;
+
+	for (size_t i = 0; i < GP_ARRAY_SIZE(names); i++) {
+		if (!strcmp(v, names[i].name)) {
+			return names[i].sig;
+		}
+	}
+	if (parse_u64(v, SIGRTMIN, SIGRTMAX, &u)) {
+		return (int)u;
+	}
+	return -1;
+}
+
+/* A decimal setting in [min, max]: true with *out set; false when unset or bad (said). */
+static bool env_decimal(gpi_getenv_fn env, const char *var, double min, double max, double *out,
+			char *errbuf, size_t errlen)
+{
+	const char *v = env(var);
+	char *end;
+
+	if (!v || !*v) {
+		return false;
+	}
+	errno = 0;
+	*out = strtod(v, &end);
+	if (errno || *end || !(*out >= min && *out <= max)) {
+		add_err(errbuf, errlen, var, v);
+		return false;
+	}
+	return true;
+}
+
+/* A duration setting; false (and said) when bad. */
+static bool env_duration(gpi_getenv_fn env, const char *var, uint64_t *ns, char *errbuf,
+			 size_t errlen)
+{
+	const char *v = env(var);
+
+	if (!v || !*v) {
+		return true;
+	}
+	if (parse_duration(v, strlen(v), ns)) {
+		add_err(errbuf, errlen, var, v);
+		return false;
+	}
+	return true;
+}
+
+/* GPUPROF_FLIGHT and its companions (docs/flight-recorder.md). */
+static void flight_config_load(struct gpi_config *c, gpi_getenv_fn env, char *errbuf,
+			       size_t errlen)
+{
+	const char *v;
+	uint64_t u;
+	double d;
+
+	c->flight_bytes = 256ull << 20;
+	c->flight_cooldown_ns = 60ull * 1000000000;
+	c->flight_slow_k = 3.0;
+	c->flight_steps = 50;
+	c->flight_triggers = GPI_FLIGHT_DEFAULT_TRIGGERS;
+	c->flight_signal = SIGUSR2;
+	if ((v = env("GPUPROF_FLIGHT")) && *v && strcmp(v, "0") && strcmp(v, "off")) {
+		c->flight_window_ns = 60ull * 1000000000;
+		if (strcmp(v, "on") && (parse_duration(v, strlen(v), &u) || !u)) {
+			add_err(errbuf, errlen, "GPUPROF_FLIGHT", v);
+		} else if (strcmp(v, "on")) {
+			c->flight_window_ns = u;
+		}
+	}
+	if (env_decimal(env, "GPUPROF_FLIGHT_MB", 0.0625, 1048576, &d, errbuf, errlen)) {
+		c->flight_bytes = (uint64_t)(d * 1048576.0);
+	}
+	env_duration(env, "GPUPROF_FLIGHT_AFTER", &c->flight_after_ns, errbuf, errlen);
+	env_duration(env, "GPUPROF_FLIGHT_COOLDOWN", &c->flight_cooldown_ns, errbuf, errlen);
+	if (env_decimal(env, "GPUPROF_FLIGHT_SLOW", 1.05, 1000, &d, errbuf, errlen)) {
+		c->flight_slow_k = d;
+	}
+	if ((v = env("GPUPROF_FLIGHT_STEPS")) && *v) {
+		if (parse_u64(v, 3, 1024, &u)) {
+			c->flight_steps = (uint32_t)u;
+		} else {
+			add_err(errbuf, errlen, "GPUPROF_FLIGHT_STEPS", v);
+		}
+	}
+	if ((v = env("GPUPROF_FLIGHT_ON")) && *v &&
+	    gpi_parse_flight_triggers(v, &c->flight_triggers)) {
+		c->flight_triggers = GPI_FLIGHT_DEFAULT_TRIGGERS;
+		add_err(errbuf, errlen, "GPUPROF_FLIGHT_ON", v);
+	}
+	if ((v = env("GPUPROF_FLIGHT_SIGNAL")) && *v) {
+		int sig = parse_signal(v);
+		if (sig < 0) {
+			add_err(errbuf, errlen, "GPUPROF_FLIGHT_SIGNAL", v);
+		} else {
+			c->flight_signal = sig;
+		}
+	}
+	if ((v = env("GPUPROF_FLIGHT_STEP")) && *v) {
+		copy_str(c->flight_step, sizeof(c->flight_step), v);
+	}
+	if ((v = env("GPUPROF_FLIGHT_DIR")) && *v) {
+		copy_str(c->flight_dir, sizeof(c->flight_dir), v);
+	}
+}
+
 void gpi_config_load(struct gpi_config *c, gpi_getenv_fn env, char *errbuf, size_t errlen)
 {
 	const char *v;
 	uint64_t u;
+	double d;
 
 	memset(c, 0, sizeof(*c));
 	if (errlen) {
@@ -240,16 +399,9 @@ void gpi_config_load(struct gpi_config *c, gpi_getenv_fn env, char *errbuf, size
 			add_err(errbuf, errlen, "GPUPROF_FLUSH_MS", v);
 		}
 	}
-	if ((v = env("GPUPROF_BUFFER_MB")) && *v) {
-		/* Decimal megabytes: "0.25" is allowed, for tests that want a tiny pool. */
-		char *end;
-		errno = 0;
-		double mb = strtod(v, &end);
-		if (errno || *end || !(mb >= 0.0625 && mb <= 1048576)) {
-			add_err(errbuf, errlen, "GPUPROF_BUFFER_MB", v);
-		} else {
-			c->buffer_bytes = (uint64_t)(mb * 1048576.0);
-		}
+	/* Decimal megabytes: "0.25" is allowed, for tests that want a tiny pool. */
+	if (env_decimal(env, "GPUPROF_BUFFER_MB", 0.0625, 1048576, &d, errbuf, errlen)) {
+		c->buffer_bytes = (uint64_t)(d * 1048576.0);
 	}
 	if ((v = env("GPUPROF_FORK")) && *v) {
 		if (!strcmp(v, "child") || !strcmp(v, "on")) {
@@ -308,6 +460,7 @@ void gpi_config_load(struct gpi_config *c, gpi_getenv_fn env, char *errbuf, size
 			add_err(errbuf, errlen, "GPUPROF_BACKTRACE_METHOD", v);
 		}
 	}
+	flight_config_load(c, env, errbuf, errlen);
 }
 
 void gpi_config_describe(const struct gpi_config *c, char *buf, size_t size)
@@ -359,6 +512,26 @@ void gpi_config_describe(const struct gpi_config *c, char *buf, size_t size)
 		static const char *const m[] = {"auto", "fp", "unwind"};
 		n += gpi_fmt(buf + n, size - n, " backtrace=%u backtrace_method=%s", c->backtrace,
 			     m[c->backtrace_method % 3]);
+	}
+	if (c->flight_window_ns) {
+		n += gpi_fmt(buf + n, size - n,
+			     " flight_ms=%llu flight_kb=%llu flight_after_ms=%llu "
+			     "flight_cooldown_ms=%llu flight_slow_pct=%u flight_steps=%u "
+			     "flight_on=",
+			     (unsigned long long)(c->flight_window_ns / 1000000),
+			     (unsigned long long)(c->flight_bytes >> 10),
+			     (unsigned long long)(c->flight_after_ns / 1000000),
+			     (unsigned long long)(c->flight_cooldown_ns / 1000000),
+			     (unsigned)(c->flight_slow_k * 100 + 0.5), c->flight_steps);
+		bool any = false;
+		for (unsigned i = 0; i < GPI_FLIGHT__COUNT; i++) {
+			if (c->flight_triggers & (1u << i)) {
+				n += gpi_fmt(buf + n, size - n, "%s%s", any ? "," : "",
+					     flight_trig_words[i]);
+				any = true;
+			}
+		}
+		n += gpi_fmt(buf + n, size - n, " flight_signal=%d", c->flight_signal);
 	}
 }
 

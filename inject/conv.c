@@ -645,6 +645,9 @@ static void conv_api(struct gpi_conv *cv, const CUpti_ActivityAPI *a, int domain
 	gpi_capture_note_api(a->start, a->correlationId);
 	gpi_conv_note_tid(cv, a->threadId);
 	gpi_conv_add(cv, GPT_KIND_API, &r);
+	if (gpi_flight_on && r.return_value) {
+		gpi_flight_note_api(cv, &r);
+	}
 }
 
 static void conv_sync(struct gpi_conv *cv, const CUpti_ActivitySynchronization2 *s)

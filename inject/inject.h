@@ -139,7 +139,29 @@ struct gpi_config {
 	char manifest[GPI_PATH_MAX];
 	uint32_t backtrace;	  /* frames captured at launch API calls; 0 off */
 	uint8_t backtrace_method; /* enum gpi_bt_method */
+	/* the flight recorder (flight.c): flight_window_ns 0 is off */
+	uint64_t flight_window_ns, flight_bytes, flight_after_ns, flight_cooldown_ns;
+	double flight_slow_k;	  /* a step over k x the median of the last flight_steps */
+	uint32_t flight_steps;
+	uint32_t flight_triggers; /* 1 << enum gpi_flight_trig */
+	int flight_signal;	  /* 0: none */
+	char flight_step[256];	  /* POSIX extended regex of step range names; "" the default */
+	char flight_dir[GPI_PATH_MAX]; /* shared directory for triggers across ranks; "" none */
 };
+
+enum gpi_flight_trig {
+	GPI_FLIGHT_SLOW_STEP = 0,
+	GPI_FLIGHT_SIGNAL = 1, /* the signal, or `gpuprof trigger` */
+	GPI_FLIGHT_CUDA_ERROR = 2,
+	GPI_FLIGHT_CRASH = 3,
+	GPI_FLIGHT_EXIT = 4,
+	GPI_FLIGHT_RANK = 5,
+	GPI_FLIGHT__COUNT = 6,
+};
+#define GPI_FLIGHT_DEFAULT_TRIGGERS                                                                \
+	((1u << GPI_FLIGHT_SLOW_STEP) | (1u << GPI_FLIGHT_SIGNAL) | (1u << GPI_FLIGHT_CUDA_ERROR) | \
+	 (1u << GPI_FLIGHT_CRASH) | (1u << GPI_FLIGHT_RANK))
+#define GPI_FLIGHT_DEFAULT_STEP "^(ProfilerStep#[0-9]+|([Tt]rain_?)?[Ss]tep[ _#:]?[0-9]*)$"
 
 typedef const char *(*gpi_getenv_fn)(const char *name);
 
@@ -156,6 +178,9 @@ void gpi_config_describe(const struct gpi_config *c, char *buf, size_t size);
 
 /* Parses a kinds list ("all,-driver", "kernel,memcpy,nvtx"); -1 on a bad word. */
 int gpi_parse_kinds(const char *s, uint32_t *out);
+
+/* Parses a flight trigger list ("slow-step,signal", "-rank", "+exit"); -1 on a bad word. */
+int gpi_parse_flight_triggers(const char *s, uint32_t *out);
 
 /* Parses a capture spec: all, cudaProfilerApi, nvtx:NAME[@DOMAIN], delay:S, duration:S. */
 int gpi_parse_capture(const char *s, struct gpi_config *c);
@@ -458,13 +483,23 @@ void gpi_session_wake(void);
 /* Finishes the trace: from atexit, a destructor or a signal handler. */
 void gpi_session_finish(void);
 
+/*
+ * Creates a trace file at path (made unique: the pid added when the name
+ * exists), listed in the manifest. Its descriptor, or -1, said once.
+ */
+int gpi_session_create(char *path, size_t size);
+
 /* The library's own path (dladdr), "" if unknown. */
 const char *gpi_self_path(void);
 
 /* ----------------------------------------------------------- meta.c */
 
+#define GPI_PROCESS_FLIGHT 3 /* the phase of a flight save's trigger record */
 /* Writer: the PROCESS record (phase 1 start, 2 close). */
 void gpi_meta_process(struct gpi_conv *cv, int phase, int exit_status);
+/* Same with the status given (a flight save's trigger, phase 3) instead of the session's. */
+void gpi_meta_process_status(struct gpi_conv *cv, int phase, int exit_status,
+			     const char *status);
 /* Writer: a CLOCK anchor record. */
 void gpi_meta_clock(struct gpi_conv *cv, int phase);
 /* Writer: completes a DEVICE record with driver attributes (cuDeviceGetAttribute). */
@@ -475,6 +510,35 @@ void gpi_meta_threads(struct gpi_conv *cv);
 void gpi_meta_losses(struct gpi_conv *cv, uint64_t cupti_dropped);
 /* The host name (cached). */
 const char *gpi_hostname(void);
+
+/* --------------------------------------------------------- flight.c */
+
+/* Whether the flight recorder is on (GPUPROF_FLIGHT): chunks go to a ring, not the file. */
+extern bool gpi_flight_on;
+/* Cold, at session start after the configuration: the step pattern, signal, socket. */
+void gpi_flight_init(void);
+/* The writer's options for the ring (made on first use). 0 or -GP_ERR_NOMEM. */
+int gpi_flight_writer_opts(struct gpt_writer_opts *wo);
+/* The trigger socket the writer polls, -1 none. */
+int gpi_flight_poll_fd(void);
+/* Writer: a converted NVTX range (slow-step trigger) and API record (cuda-error trigger). */
+void gpi_flight_note_range(struct gpi_conv *cv, const struct gpt_nvtx *r);
+void gpi_flight_note_api(struct gpi_conv *cv, const struct gpt_api *r);
+/* Writer, every wake-up: signals, the socket, the shared directory, pending saves. */
+void gpi_flight_poll(struct gpi_conv *cv, struct gpt_writer *w);
+/*
+ * Writer, at the end: with crashing, saves at once (before CUPTI is called);
+ * otherwise saves a pending trigger, or the exit when asked.
+ */
+void gpi_flight_end(struct gpi_conv *cv, struct gpt_writer *w, int exit_signal, bool crashing);
+/* Writer, after the end: frees the ring. */
+void gpi_flight_release(void);
+/* Fork child: the parent's ring and socket are not the child's. */
+void gpi_flight_atfork_child(void);
+/* The median of n values (n <= 1024), 0 when n is 0. */
+uint64_t gpi_flight_median(const uint64_t *v, uint32_t n);
+/* A trigger's name ("slow-step"). */
+const char *gpi_flight_trig_name(unsigned t);
 
 /* ------------------------------------------------------ backtrace.c */
 

@@ -111,14 +111,51 @@ static void cmdline(char *out, size_t size)
 	out[pos] = '\0';
 }
 
+/*
+ * The CUDA driver, runtime and NCCL versions. In a crash (a flight save
+ * made before anything else) the libraries are not called: the versions
+ * of the last record stand.
+ */
+static void versions(struct gpt_process *p)
+{
+	static uint32_t drv_v, rt_v, nccl_v;
+	int v = 0;
+
+	if (!atomic_load(&gpi_s.crashing)) {
+		drv_v = rt_v = nccl_v = 0;
+		int (*drv)(int *) = (int (*)(int *))driver_sym("cuDriverGetVersion");
+		if (drv && drv(&v) == 0) {
+			drv_v = (uint32_t)v;
+		}
+		/* The runtime may be linked statically and not export this; then it stays 0. */
+		int (*rt)(int *) = (int (*)(int *))gpi_dlsym(RTLD_DEFAULT, "cudaRuntimeGetVersion");
+		if (rt && atomic_load(&gpi_cupti_state) != GPI_CUPTI_NONE && rt(&v) == 0) {
+			rt_v = (uint32_t)v;
+		}
+		int (*nccl)(int *) = (int (*)(int *))gpi_dlsym(RTLD_DEFAULT, "ncclGetVersion");
+		if (nccl && nccl(&v) == 0) {
+			nccl_v = (uint32_t)v;
+		}
+	}
+	p->cuda_driver_version = drv_v;
+	p->cuda_runtime_version = rt_v;
+	p->cupti_version = gpi_cupti_version;
+	p->nccl_version = nccl_v;
+}
+
 void gpi_meta_process(struct gpi_conv *cv, int phase, int exit_status)
+{
+	gpi_meta_process_status(cv, phase, exit_status, NULL);
+}
+
+void gpi_meta_process_status(struct gpi_conv *cv, int phase, int exit_status,
+			     const char *status)
 {
 	static uint64_t start_realtime;
 	struct gpi_rank rank;
 	struct gpt_process p = {0};
 	char buf[8192];
 	char settings[1024];
-	int v = 0;
 
 	if (!start_realtime) {
 		start_realtime = gp_clock_realtime_ns() - (gpi_now() - gpi_s.start_ts);
@@ -141,20 +178,7 @@ void gpi_meta_process(struct gpi_conv *cv, int phase, int exit_status)
 	p.launcher = gpi_conv_intern(cv, rank.launcher);
 	p.start_realtime = start_realtime;
 
-	int (*drv)(int *) = (int (*)(int *))driver_sym("cuDriverGetVersion");
-	if (drv && drv(&v) == 0) {
-		p.cuda_driver_version = (uint32_t)v;
-	}
-	/* The runtime may be linked statically and not export this; then it stays 0. */
-	int (*rt)(int *) = (int (*)(int *))gpi_dlsym(RTLD_DEFAULT, "cudaRuntimeGetVersion");
-	if (rt && atomic_load(&gpi_cupti_state) != GPI_CUPTI_NONE && rt(&v) == 0) {
-		p.cuda_runtime_version = (uint32_t)v;
-	}
-	p.cupti_version = gpi_cupti_version;
-	int (*nccl)(int *) = (int (*)(int *))gpi_dlsym(RTLD_DEFAULT, "ncclGetVersion");
-	if (nccl && nccl(&v) == 0) {
-		p.nccl_version = (uint32_t)v;
-	}
+	versions(&p);
 	p.gpuprof_version = gpi_conv_intern(cv, GP_VERSION);
 	gpi_config_describe(&gpi_s.cfg, settings, sizeof(settings));
 	p.settings = gpi_conv_intern(cv, settings);
@@ -170,7 +194,7 @@ void gpi_meta_process(struct gpi_conv *cv, int phase, int exit_status)
 		gpi_fmt(buf + l, sizeof(gpi_s.status) - l,
 			"%sCUDA never initialized: no GPU activity", l ? "; " : "");
 	}
-	p.status = gpi_conv_intern(cv, buf);
+	p.status = gpi_conv_intern(cv, status ? status : buf);
 	p.exit_status = exit_status;
 	p.phase = (uint8_t)phase;
 	gpi_conv_add(cv, GPT_KIND_PROCESS, &p);

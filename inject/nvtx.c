@@ -1404,6 +1404,9 @@ static void emit_range(struct gpi_conv *cv, struct gpt_nvtx *r, bool trigger)
 		cv->last_ts = r->end;
 	}
 	gpi_conv_add(cv, GPT_KIND_NVTX, r);
+	if (gpi_flight_on) {
+		gpi_flight_note_range(cv, r);
+	}
 }
 
 static uint32_t depth_in_domain(const struct tbuf *b, const struct domain *d)

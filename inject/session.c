@@ -294,16 +294,15 @@ static int create_exclusive(char *path, size_t size, const char *listed)
 	return fd;
 }
 
-static int open_trace(void)
+/*
+ * Creates the file at path (made unique), listed in the manifest; its
+ * descriptor, or -1 with the reason said once (or noted for `record`).
+ */
+int gpi_session_create(char *path, size_t size)
 {
-	char path[GPI_PATH_MAX];
 	int fd = -1, mfd = -1;
 	char *listed = NULL;
-	struct gpt_writer *w = NULL;
-	struct gpt_writer_opts wo = {.level = -1, .keep_going = true};
-	int ret;
 
-	choose_path(path, sizeof(path));
 	mkdir_last(path);
 	/*
 	 * A device, FIFO or directory at the name (GPUPROF_OUTPUT=/dev/null): not
@@ -326,7 +325,7 @@ static int open_trace(void)
 			listed = slurp_fd(mfd);
 		}
 	}
-	fd = create_exclusive(path, sizeof(path), listed);
+	fd = create_exclusive(path, size, listed);
 	if (fd < 0) {
 		int e = errno;
 		if (mfd >= 0) {
@@ -348,6 +347,35 @@ static int open_trace(void)
 		close(mfd);
 	}
 	free(listed);
+	return fd;
+}
+
+static int open_trace(void)
+{
+	char path[GPI_PATH_MAX];
+	int fd = -1;
+	struct gpt_writer *w = NULL;
+	struct gpt_writer_opts wo = {.level = -1, .keep_going = true};
+	int ret;
+
+	choose_path(path, sizeof(path));
+	if (gpi_flight_on) {
+		/* nothing reaches a file until a trigger: the writer fills the ring */
+		ret = gpi_flight_writer_opts(&wo);
+		if (!ret) {
+			ret = gpt_writer_open_fd(-1, path, &wo, &w);
+		}
+		if (ret) {
+			gpi_warn_once("cannot start the flight recorder: %s; not tracing",
+				      gp_err_str(ret));
+			return -1;
+		}
+		goto opened;
+	}
+	fd = gpi_session_create(path, sizeof(path));
+	if (fd < 0) {
+		return -1;
+	}
 	trace_fd = fd;
 	ret = gpt_writer_open_fd(fd, path, &wo, &w);
 	if (ret) {
@@ -366,6 +394,7 @@ static int open_trace(void)
 		trace_fd = -1;
 		return -1;
 	}
+opened:
 	writer = w;
 	memcpy(gpi_s.path, path, sizeof(gpi_s.path));
 	gpi_conv_init(&conv, writer);
@@ -617,8 +646,9 @@ static void *writer_main(void *arg)
 		} else if (next_flush <= now) {
 			timeout = 0;
 		}
-		struct pollfd pfd = {.fd = gpi_s.wake_fd, .events = POLLIN};
-		if (poll(&pfd, 1, timeout) > 0) {
+		struct pollfd pfd[2] = {{.fd = gpi_s.wake_fd, .events = POLLIN},
+					{.fd = gpi_flight_poll_fd(), .events = POLLIN}};
+		if (poll(pfd, pfd[1].fd >= 0 ? 2 : 1, timeout) > 0 && (pfd[0].revents & POLLIN)) {
 			drain_eventfd();
 		}
 		if (atomic_load(&gpi_s.stop_requested)) {
@@ -659,6 +689,7 @@ static void *writer_main(void *arg)
 			gpi_meta_clock(&conv, 3);
 			next_clock = now + 10ULL * 1000000000;
 		}
+		gpi_flight_poll(&conv, writer);
 	}
 
 	/* The end: CUPTI's last buffers, open ranges, losses, anchors, footer. */
@@ -675,6 +706,8 @@ static void *writer_main(void *arg)
 		if (!conv.err) {
 			gpt_writer_flush(writer);
 		}
+		/* a flight recording is saved now: CUPTI may never answer again */
+		gpi_flight_end(&conv, writer, atomic_load(&gpi_s.exit_signal), true);
 	}
 	gpi_cupti_flush(true);
 	/* Buffers CUPTI still holds after a forced flush will never come. */
@@ -710,7 +743,12 @@ static void *writer_main(void *arg)
 	note_writer_losses();
 	gpi_meta_clock(&conv, 2);
 	gpi_meta_process(&conv, 2, gpi_s.exit_signal ? 128 + gpi_s.exit_signal : -1);
-	if (writer) {
+	if (writer && gpi_flight_on) {
+		gpi_flight_end(&conv, writer, gpi_s.exit_signal, false);
+		gpt_writer_close(writer); /* into the ring: no file */
+		writer = NULL;
+		gpi_flight_release();
+	} else if (writer) {
 		close_trace();
 	}
 	gpi_dbg("trace done: %llu records, %llu events, %llu outside the capture window, "
@@ -954,7 +992,10 @@ static void atfork_child(void)
 	close(gpi_s.done_fd[0]);
 	close(gpi_s.done_fd[1]);
 	gpi_s.wake_fd = -1;
-	if (gpi_s.cfg.fork_mode == GPI_FORK_OFF) {
+	if (gpi_flight_on) {
+		gpi_flight_atfork_child();
+	}
+	if (gpi_s.cfg.fork_mode == GPI_FORK_OFF || gpi_flight_on) {
 		gpi_nvtx_disable();
 		atomic_store(&gpi_s.state, GPI_DISABLED);
 		return;
@@ -1003,6 +1044,7 @@ bool gpi_session_start(void)
 	gpi_tick_init(gpi_s.cfg.clock);
 	gpi_s.pid = (unsigned)getpid();
 	gpi_s.start_ts = gpi_now();
+	gpi_flight_init();
 	gpi_dbg("session start: pid %u, library %s, tick %s", gpi_s.pid, gpi_self_path(),
 		gpi_tick_is_tsc ? "tsc" : "clock_gettime");
 	if (gpi_pool_init(gpi_s.cfg.buffer_bytes)) {

@@ -38,6 +38,9 @@ TESTS_CI_PLAIN += t0006-install t5003-job-mpi t5007-diff-mpi t5008-critical-path
 # 3. the report of every anchor again, at other widths and in every format: the same C
 #    paths t2302-report-classify-anchors and the analyses' anchor tests run sanitized.
 TESTS_CI_PLAIN += t3003-text-width t3004-text-every-anchor
+# 4. the flight recorder: signals, a crash, a socket, two processes, and step times it judges
+#    against their median (a sanitizer's slower threads make normal steps look slow).
+TESTS_CI_PLAIN += t1110-flight
 
 # The tests that sweep every anchor with one command or analysis (they call lib.sh's
 # anchor_swept): in CI they run in both halves, sanitized on the anchors under 1 MB
@@ -47,7 +50,7 @@ TESTS_SWEEP := $(patsubst tests/e2e/%.sh,%,$(shell grep -l -e anchor_swe -e GPUP
 	tests/e2e/t[0-9][0-9][0-9][0-9]-*.sh))
 
 # Their long forms, under GPUPROF_STRESS=1 (make stress); make test runs a short one.
-TESTS_STRESS := t1101-sigkill-random
+TESTS_STRESS := t1101-sigkill-random unit-trace
 
 TEST_SUITE_all := $(TEST_UNIT_NAMES) $(TEST_E2E_NAMES)
 TEST_STALE := $(filter-out $(TEST_SUITE_all),$(TESTS_CI_PLAIN) $(TESTS_STRESS))

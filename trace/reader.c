@@ -458,28 +458,6 @@ void gpt_reader_free(struct gpt_reader *r)
 	free(r);
 }
 
-int gpt_chunk_header_unpack(const uint8_t in[GPT_CHUNK_HEADER_SIZE], struct gpt_chunk_header *h,
-			    char *errbuf, size_t errlen)
-{
-	if (gp_get_le32(in) != GPT_CHUNK_MAGIC) {
-		snprintf(errbuf, errlen, "bad chunk magic");
-		return -GP_ERR_FORMAT;
-	}
-	if (gp_get_le32(in + 44) != gp_crc32(0, in, 44)) {
-		snprintf(errbuf, errlen, "bad chunk header crc");
-		return -GP_ERR_CHECKSUM;
-	}
-	h->kind = gp_get_le16(in + 4);
-	h->flags = gp_get_le16(in + 6);
-	h->count = gp_get_le32(in + 8);
-	h->raw_len = gp_get_le32(in + 12);
-	h->stored_len = gp_get_le32(in + 16);
-	h->raw_crc = gp_get_le32(in + 20);
-	h->first_ts = gp_get_le64(in + 24);
-	h->last_ts = gp_get_le64(in + 32);
-	return 0;
-}
-
 /* Is the trailer at off, and does it end the file? */
 static bool is_trailer(struct gpt_reader *r, uint64_t off)
 {

@@ -21,6 +21,8 @@
 #define GPT_FORMAT_MINOR 1
 #define GPT_FORMAT_STREAM_MAJOR 1
 #define GPT_FORMAT_STREAM_MINOR 2
+/* 1.3: process phase 3, a flight recording's trigger; only files that hold one say 1.3. */
+#define GPT_FORMAT_FLIGHT_MINOR 3
 
 /* Hard limits the reader enforces on untrusted files (the writer stays below). */
 #define GPT_MAX_CHUNK_RECORDS (1u << 17)     /* records in one chunk */
@@ -130,6 +132,18 @@ struct gpt_writer_opts {
 	 * the injected library sets it.
 	 */
 	bool keep_going;
+	/*
+	 * Instead of a file: every finished chunk (its 48-byte header and its
+	 * payload, as the file would hold them) is handed to sink, which
+	 * returns 0 or a negative error (the writer then fails). No file
+	 * header, index or footer is made; the fd given is ignored (pass -1)
+	 * and gpt_writer_close closes nothing. A flight ring (gpt_ring) is
+	 * such a sink. Not with compact.
+	 */
+	int (*sink)(void *ctx, const uint8_t *chunk, size_t len);
+	void *sink_ctx;
+	/* The file holds a flight recording's trigger record: its header says 1.3. */
+	bool flight;
 };
 
 /*
@@ -202,6 +216,18 @@ void gpt_writer_abandon(struct gpt_writer *w);
 
 const char *gpt_writer_last_error(const struct gpt_writer *w);
 
+/* The text of interned string id, NULL when id is 0 or unknown. Borrowed until the next intern. */
+const char *gpt_writer_string(const struct gpt_writer *w, uint32_t id);
+
+/*
+ * Appends one whole chunk made by another writer (header and payload as
+ * that writer's sink received them) to the file as it is, and lists it in
+ * the footer index. The chunk's string ids must be this file's: a writer
+ * that copies chunks copies the string chunks too and interns nothing.
+ * -GP_ERR_API when the bytes are not one chunk.
+ */
+int gpt_writer_append_chunk(struct gpt_writer *w, const uint8_t *chunk, size_t len);
+
 struct gpt_writer_stats {
 	uint64_t records[GPT_KIND__MAX]; /* records written per kind */
 	uint64_t chunks;
@@ -215,6 +241,49 @@ struct gpt_writer_stats {
 	int lost_errno;        /* the errno of the last failed write, 0 none */
 };
 void gpt_writer_get_stats(const struct gpt_writer *w, struct gpt_writer_stats *st);
+
+/* ------------------------------------------------------------ flight ring */
+
+/*
+ * A bounded in-memory ring of finished chunks (ring.c): a writer whose
+ * sink is gpt_ring_sink (ctx the ring) fills it; gpt_ring_save_fd writes
+ * what it holds as a complete .gpz. Pinned chunks (strings and what
+ * describes the process: FORMAT.md "Flight recordings") are kept for good;
+ * the others leave whole, oldest first, when the ring holds more than
+ * max_bytes (pinned included) or when their last time is more than
+ * window_ns older than the newest time seen. For one thread at a time.
+ */
+struct gpt_ring;
+struct gpt_ring_stats {
+	uint64_t ring_chunks, ring_bytes;     /* held now, not pinned */
+	uint64_t pinned_chunks, pinned_bytes; /* held for good */
+	uint64_t added_records;               /* records of every ring chunk ever added */
+	uint64_t dropped_chunks, dropped_records, dropped_bytes; /* left the ring */
+	uint64_t oldest_ts;                   /* first time of the oldest ring chunk held, 0 none */
+};
+/* max_bytes and window_ns > 0, else -GP_ERR_API. Caller frees with gpt_ring_free. */
+int gpt_ring_new(uint64_t max_bytes, uint64_t window_ns, struct gpt_ring **out);
+void gpt_ring_free(struct gpt_ring *r);
+/* Adds one chunk (header and payload); -GP_ERR_API when it is not one, -GP_ERR_NOMEM. */
+int gpt_ring_add(struct gpt_ring *r, const uint8_t *chunk, size_t len);
+/* gpt_writer_opts.sink for a ring (ctx: the ring). */
+int gpt_ring_sink(void *ctx, const uint8_t *chunk, size_t len);
+/* Drops what is older than the window at now_ns (the newest time seen, if later). */
+void gpt_ring_trim(struct gpt_ring *r, uint64_t now_ns);
+/*
+ * While a save waits (the seconds after a trigger), the window must not
+ * drop what came after floor_ts: chunks whose last time is at or after it
+ * stay (the byte bound still applies). 0 releases the hold.
+ */
+void gpt_ring_hold(struct gpt_ring *r, uint64_t floor_ts);
+void gpt_ring_get_stats(const struct gpt_ring *r, struct gpt_ring_stats *st);
+/*
+ * Writes the ring as a .gpz on fd (owned and closed): the file header, the
+ * pinned chunks, the ring's chunks in order, the footer index. The ring is
+ * unchanged. 0, or an error with "NAME: reason" in errbuf.
+ */
+int gpt_ring_save_fd(const struct gpt_ring *r, int fd, const char *name, char *errbuf,
+		     size_t errlen);
 
 /* ---------------------------------------------------------------- reader */
 

@@ -81,6 +81,9 @@ struct gpt_writer {
 
 	/* gpt_writer_hold: full row buffers of timed kinds, in the order they filled */
 	bool holding;
+	/* gpt_writer_opts.sink: chunks go there, not to fd */
+	int (*sink)(void *ctx, const uint8_t *chunk, size_t len);
+	void *sink_ctx;
 	struct held {
 		uint8_t *rows;
 		uint32_t n;
@@ -149,6 +152,28 @@ void gpt_chunk_header_pack(const struct gpt_chunk_header *h, uint8_t out[GPT_CHU
 	gp_put_le64(out + 32, h->last_ts);
 	gp_put_le32(out + 40, 0);
 	gp_put_le32(out + 44, gp_crc32(0, out, 44));
+}
+
+int gpt_chunk_header_unpack(const uint8_t in[GPT_CHUNK_HEADER_SIZE], struct gpt_chunk_header *h,
+			    char *errbuf, size_t errlen)
+{
+	if (gp_get_le32(in) != GPT_CHUNK_MAGIC) {
+		snprintf(errbuf, errlen, "bad chunk magic");
+		return -GP_ERR_FORMAT;
+	}
+	if (gp_get_le32(in + 44) != gp_crc32(0, in, 44)) {
+		snprintf(errbuf, errlen, "bad chunk header crc");
+		return -GP_ERR_CHECKSUM;
+	}
+	h->kind = gp_get_le16(in + 4);
+	h->flags = gp_get_le16(in + 6);
+	h->count = gp_get_le32(in + 8);
+	h->raw_len = gp_get_le32(in + 12);
+	h->stored_len = gp_get_le32(in + 16);
+	h->raw_crc = gp_get_le32(in + 20);
+	h->first_ts = gp_get_le64(in + 24);
+	h->last_ts = gp_get_le64(in + 32);
+	return 0;
 }
 
 /*
@@ -392,6 +417,15 @@ static int write_chunk_out(struct gpt_writer *w, uint16_t kind, uint32_t count, 
 		.first_ts = first_ts,
 		.last_ts = last_ts,
 	};
+	if (w->sink) {
+		ret = w->sink(w->sink_ctx, (const uint8_t *)w->out.buf, GPT_CHUNK_HEADER_SIZE + plen);
+		if (ret) {
+			return set_err(w, ret, "chunk sink failed: %s", gp_err_str(ret));
+		}
+		w->stats.chunks++;
+		w->stats.raw_bytes += w->raw.len;
+		return 0;
+	}
 	w->in_chunk = true;
 	ret = write_all(w, w->out.buf, GPT_CHUNK_HEADER_SIZE + plen);
 	w->in_chunk = false;
@@ -709,17 +743,26 @@ int gpt_writer_open_fd(int fd, const char *name, const struct gpt_writer_opts *o
 	*out = NULL;
 	if (opts && (opts->level > 9 || opts->level < -1 ||
 		     opts->chunk_records > GPT_MAX_CHUNK_RECORDS ||
-		     opts->pack_bytes > GPT_MAX_CHUNK_BYTES)) {
-		close(fd);
+		     opts->pack_bytes > GPT_MAX_CHUNK_BYTES || (opts->sink && opts->compact))) {
+		if (fd >= 0) {
+			close(fd);
+		}
 		return -GP_ERR_API;
 	}
 	w = calloc(1, sizeof(*w));
 	if (!w) {
-		close(fd);
+		if (fd >= 0) {
+			close(fd);
+		}
 		return -GP_ERR_NOMEM;
 	}
-	w->fd = fd;
-	w->keep_going = opts && opts->keep_going && !opts->compact;
+	w->fd = opts && opts->sink ? -1 : fd;
+	if (opts && opts->sink) {
+		w->sink = opts->sink;
+		w->sink_ctx = opts->sink_ctx;
+		w->keep_going = false;
+	}
+	w->keep_going = opts && opts->keep_going && !opts->compact && !opts->sink;
 	w->name = strdup(name ? name : "trace");
 	w->level = (opts && opts->level >= 0) ? opts->level : DEFAULT_LEVEL;
 	w->chunk_records =
@@ -749,13 +792,15 @@ int gpt_writer_open_fd(int fd, const char *name, const struct gpt_writer_opts *o
 	memcpy(hdr, GPT_FILE_MAGIC, 8);
 	/* The version needed to read the file: 2.0 only for what 1.x readers cannot read. */
 	gp_put_le16(hdr + 8, w->compact ? GPT_FORMAT_MAJOR : GPT_FORMAT_STREAM_MAJOR);
-	gp_put_le16(hdr + 10, w->compact ? GPT_FORMAT_MINOR : GPT_FORMAT_STREAM_MINOR);
+	gp_put_le16(hdr + 10, w->compact		 ? GPT_FORMAT_MINOR
+			      : opts && opts->flight ? GPT_FORMAT_FLIGHT_MINOR
+						     : GPT_FORMAT_STREAM_MINOR);
 	gp_put_le32(hdr + 12, 0);
 	gp_put_le32(hdr + 16, GPT_FILE_HEADER_SIZE);
 	gp_put_le64(hdr + 20, gp_clock_realtime_ns());
 	gp_put_le32(hdr + 28, gp_crc32(0, hdr, 28));
 	*out = w;
-	return write_all(w, hdr, sizeof(hdr));
+	return w->sink ? 0 : write_all(w, hdr, sizeof(hdr));
 }
 
 int gpt_writer_open(const char *path, const struct gpt_writer_opts *opts,
@@ -976,10 +1021,10 @@ int gpt_writer_close_err(struct gpt_writer *w, char *errbuf, size_t errlen)
 		w->raw = w->pack;
 		w->pack = cur;
 		ret = write_chunk_out(w, GPT_KIND_PACKED, w->pack_chunks, 0, 0);
-	} else if (!ret) {
+	} else if (!ret && !w->sink) {
 		ret = write_footer(w);
 	}
-	if (close(w->fd) && !ret) {
+	if (w->fd >= 0 && close(w->fd) && !ret) {
 		ret = set_err(w, -GP_ERR_IO, "close failed: %s", strerror(errno));
 	}
 	if (ret && errlen) {
@@ -999,8 +1044,48 @@ void gpt_writer_abandon(struct gpt_writer *w)
 	if (!w) {
 		return;
 	}
-	close(w->fd);
+	if (w->fd >= 0) {
+		close(w->fd);
+	}
 	writer_free(w);
+}
+
+const char *gpt_writer_string(const struct gpt_writer *w, uint32_t id)
+{
+	if (!id || id > w->str_off.n) {
+		return NULL;
+	}
+	return w->text.buf + w->str_off.v[id - 1];
+}
+
+int gpt_writer_append_chunk(struct gpt_writer *w, const uint8_t *chunk, size_t len)
+{
+	struct gpt_chunk_header h;
+	int ret;
+
+	if (w->err) {
+		return w->err;
+	}
+	if (w->sink || w->packing || len < GPT_CHUNK_HEADER_SIZE ||
+	    gpt_chunk_header_unpack(chunk, &h, NULL, 0) ||
+	    (uint64_t)h.stored_len + GPT_CHUNK_HEADER_SIZE != len) {
+		return -GP_ERR_API;
+	}
+	struct gpt_index_entry ie = {.offset = w->offset, .kind = h.kind, .count = h.count,
+				     .first_ts = h.first_ts, .last_ts = h.last_ts};
+	ret = write_all(w, chunk, len);
+	if (ret) {
+		return ret;
+	}
+	w->stats.chunks++;
+	w->stats.raw_bytes += h.raw_len;
+	if (h.kind < GPT_KIND__MAX && h.kind != GPT_KIND_STRING) {
+		w->stats.records[h.kind] += h.count;
+	}
+	if (h.kind != GPT_KIND_INDEX && gp_vec_push(&w->index, ie)) {
+		return set_err(w, -GP_ERR_NOMEM, "out of memory growing the index");
+	}
+	return 0;
 }
 
 void gpt_writer_get_stats(const struct gpt_writer *w, struct gpt_writer_stats *st)

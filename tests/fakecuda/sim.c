@@ -172,6 +172,13 @@ static void expect_locked(enum gpt_kind kind, const void *rec, const uint16_t *s
 	gp_strbuf_release(&sb);
 }
 
+static int api_result = -1; /* sim_set_api_result: -1 random */
+
+void sim_set_api_result(int v)
+{
+	api_result = v;
+}
+
 static uint64_t rnd(uint64_t n)
 {
 	uint64_t v;
@@ -392,7 +399,7 @@ static void api_end(struct api_call *c)
 	r.cbid = c->cbid;
 	r.name = intern(name);
 	r.correlation = c->corr;
-	r.return_value = (uint32_t)rnd(3); /* mostly success */
+	r.return_value = api_result >= 0 ? (uint32_t)api_result : (uint32_t)rnd(3);
 	memset(&a, 0, sizeof(a));
 	a.kind = c->domain == 2 ? CUPTI_ACTIVITY_KIND_RUNTIME : CUPTI_ACTIVITY_KIND_DRIVER;
 	a.cbid = r.cbid;

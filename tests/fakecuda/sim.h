@@ -98,5 +98,7 @@ GP_PRINTF(1, 2) void sim_directive(const char *fmt, ...);
 void sim_finish(void);
 
 uint32_t sim_gettid(void);
+/* The return value of the API records made from now on; -1 (the default): random, mostly 0. */
+void sim_set_api_result(int v);
 
 #endif

@@ -257,6 +257,55 @@ if python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1
 	fi
 fi
 
+# ------------------------------------------------------------ flight recorder
+# A PyTorch loop with one slowed step under --flight: one file, saved by the
+# slow-step trigger, holding that step and the one before; its kernels are
+# kernels the same run records without --flight; the report names the stall.
+flight_line="flight recorder: not checked (no torch with CUDA)"
+if python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
+	say "== flight recorder (PyTorch, one slowed step)"
+	py=$top/samples/torch-flight.py
+	fdir=$work/flight
+	mkdir -p "$fdir"
+	if timeout 300 "$GPUPROF" record --flight -o "$fdir/f.gpz" -- python3 "$py" \
+		>"$work/flight.txt" 2>"$work/flight.err" &&
+		timeout 300 "$GPUPROF" record -o "$work/flight-plain.gpz" -- python3 "$py" \
+			>/dev/null 2>"$work/flight-plain.err"; then
+		slow=$(sed -n 's/^GT slow_step //p' "$work/flight.txt")
+		set -- "$fdir"/f.flight-*.gpz
+		if [ $# -eq 1 ] && [ -f "$1" ]; then
+			ff=$1
+			"$CHECK" stat "$ff" >"$work/flight.stat"
+			"$CHECK" stat "$work/flight-plain.gpz" >"$work/flight-plain.stat"
+			"$GPUPROF" report "$ff" >"$work/flight.report" 2>&1
+			prev=$((slow - 1))
+			if head -n 1 "$work/flight.report" | grep -q "saved on slow-step: step 'ProfilerStep#$slow'" &&
+				grep -q "^nvtx ProfilerStep#$prev 1\$" "$work/flight.stat" &&
+				grep -q "NVTX range 'stall'" "$work/flight.report"; then
+				pass "flight: saved on ProfilerStep#$slow, holds step $prev, report names the stall"
+			else
+				fail "flight: $(head -n 8 "$work/flight.report")"
+			fi
+			missing=0
+			for k in $(sed -n 's/^kernel \([^ ]*\) .*/\1/p' "$work/flight.stat"); do
+				grep -q "^kernel $k " "$work/flight-plain.stat" || missing=$((missing + 1))
+			done
+			fk=$(stat_val "$work/flight.stat" records kernel)
+			pk=$(stat_val "$work/flight-plain.stat" records kernel)
+			if [ "$missing" -eq 0 ] && [ "${fk:-0}" -gt 0 ] && [ "${fk:-0}" -le "${pk:-0}" ]; then
+				pass "flight: ${fk} kernels saved, all of kinds the uncaptured run has (${pk})"
+			else
+				fail "flight: ${fk:-0} kernels, ${missing} names not in the uncaptured run (${pk:-0})"
+			fi
+			flight_line="flight recorder: saved $(basename "$ff"), ${fk:-0} of ${pk:-0} kernels"
+		else
+			fail "flight: expected one flight file, got: $*"
+		fi
+	else
+		fail "flight: a run failed: $(tail -n 3 "$work/flight.err" "$work/flight-plain.err")"
+	fi
+fi
+
 # ------------------------------------------------------------ summary
 T1=$(date +%s)
 {
@@ -264,6 +313,7 @@ T1=$(date +%s)
 	echo "gpuprof GPU check: $(nvidia-smi -L | head -n 1)"
 	cat "$summary"
 	echo "$torch_line"
+	echo "$flight_line"
 	echo "checks: $passed passed, $failed failed; $((T1 - T0)) s; details in $work"
 } | tee -a "$log"
 [ "$failed" -eq 0 ]

@@ -8,6 +8,8 @@
 #include "inject/inject.h"
 #include "tests/unit/test.h"
 
+#include <signal.h>
+
 #include <cupti.h>
 #include <stdio.h>
 #include <unistd.h>
@@ -124,6 +126,82 @@ TEST(config_defaults_and_bad_values)
 	CHECK_CONTAINS(err, "GPUPROF_FLUSH_MS");
 	CHECK_CONTAINS(err, "GPUPROF_BUFFER_MB");
 	CHECK_CONTAINS(err, "GPUPROF_CAPTURE");
+}
+
+TEST(flight_config)
+{
+	static const char *const on[] = {
+		"GPUPROF_FLIGHT=1.5",	       "GPUPROF_FLIGHT_MB=8",	      "GPUPROF_FLIGHT_SLOW=2.5",
+		"GPUPROF_FLIGHT_STEPS=10",     "GPUPROF_FLIGHT_ON=-rank,+exit", "GPUPROF_FLIGHT_SIGNAL=USR1",
+		"GPUPROF_FLIGHT_COOLDOWN=500ms", "GPUPROF_FLIGHT_AFTER=2",	      NULL,
+	};
+	static const char *const bad[] = {
+		"GPUPROF_FLIGHT=soon",	  "GPUPROF_FLIGHT_MB=0",	"GPUPROF_FLIGHT_SLOW=1",
+		"GPUPROF_FLIGHT_STEPS=2", "GPUPROF_FLIGHT_ON=slow-step,bogus", "GPUPROF_FLIGHT_SIGNAL=HUP",
+		NULL,
+	};
+	struct gpi_config c;
+	char err[512], desc[1024];
+	uint32_t t;
+
+	fake_env = NULL;
+	gpi_config_load(&c, env_lookup, err, sizeof(err));
+	CHECK_EQ_U(c.flight_window_ns, 0); /* off */
+	CHECK_EQ_U(c.flight_bytes, 256ull << 20);
+	CHECK_EQ_U(c.flight_triggers, GPI_FLIGHT_DEFAULT_TRIGGERS);
+	CHECK_EQ_I(c.flight_signal, SIGUSR2);
+	gpi_config_describe(&c, desc, sizeof(desc));
+	CHECK(!strstr(desc, "flight"));
+
+	fake_env = on;
+	gpi_config_load(&c, env_lookup, err, sizeof(err));
+	CHECK_STR(err, "");
+	CHECK_EQ_U(c.flight_window_ns, 1500000000ull);
+	CHECK_EQ_U(c.flight_bytes, 8ull << 20);
+	CHECK(c.flight_slow_k == 2.5);
+	CHECK_EQ_U(c.flight_steps, 10);
+	CHECK_EQ_U(c.flight_triggers,
+		   (GPI_FLIGHT_DEFAULT_TRIGGERS & ~(1u << GPI_FLIGHT_RANK)) | (1u << GPI_FLIGHT_EXIT));
+	CHECK_EQ_I(c.flight_signal, SIGUSR1);
+	CHECK_EQ_U(c.flight_cooldown_ns, 500000000ull);
+	CHECK_EQ_U(c.flight_after_ns, 2000000000ull);
+	gpi_config_describe(&c, desc, sizeof(desc));
+	CHECK_CONTAINS(desc, "flight_ms=1500 flight_kb=8192");
+	CHECK_CONTAINS(desc, "flight_on=slow-step,signal,cuda-error,crash,exit");
+
+	fake_env = bad;
+	gpi_config_load(&c, env_lookup, err, sizeof(err));
+	CHECK_EQ_U(c.flight_window_ns, 60000000000ull); /* on, at the default window */
+	CHECK_EQ_U(c.flight_bytes, 256ull << 20);
+	CHECK(c.flight_slow_k == 3.0);
+	CHECK_EQ_U(c.flight_steps, 50);
+	CHECK_EQ_U(c.flight_triggers, GPI_FLIGHT_DEFAULT_TRIGGERS);
+	CHECK_EQ_I(c.flight_signal, SIGUSR2);
+	CHECK_CONTAINS(err, "GPUPROF_FLIGHT=\"soon\"");
+	CHECK_CONTAINS(err, "GPUPROF_FLIGHT_MB");
+	CHECK_CONTAINS(err, "GPUPROF_FLIGHT_SLOW");
+	CHECK_CONTAINS(err, "GPUPROF_FLIGHT_STEPS");
+	CHECK_CONTAINS(err, "GPUPROF_FLIGHT_ON");
+	CHECK_CONTAINS(err, "GPUPROF_FLIGHT_SIGNAL");
+
+	CHECK_EQ_I(gpi_parse_flight_triggers("signal", &t), 0);
+	CHECK_EQ_U(t, 1u << GPI_FLIGHT_SIGNAL);
+	CHECK_EQ_I(gpi_parse_flight_triggers("all", &t), 0);
+	CHECK_EQ_U(t, (1u << GPI_FLIGHT__COUNT) - 1);
+	CHECK_EQ_I(gpi_parse_flight_triggers("all,-crash", &t), 0);
+	CHECK_EQ_U(t, ((1u << GPI_FLIGHT__COUNT) - 1) & ~(1u << GPI_FLIGHT_CRASH));
+	CHECK_STR(gpi_flight_trig_name(GPI_FLIGHT_CUDA_ERROR), "cuda-error");
+	CHECK_STR(gpi_flight_trig_name(99), "unknown");
+}
+
+TEST(flight_median)
+{
+	uint64_t odd[] = {5, 1, 9, 3, 7}, even[] = {10, 2, 8, 4};
+
+	CHECK_EQ_U(gpi_flight_median(odd, 5), 5);
+	CHECK_EQ_U(gpi_flight_median(even, 4), 6);
+	CHECK_EQ_U(gpi_flight_median(odd, 0), 0);
+	CHECK_EQ_U(gpi_flight_median(odd, 1), 5);
 }
 
 TEST(pattern_expansion)

@@ -1,0 +1,174 @@
+#!/bin/sh
+# The flight recorder (docs/flight-recorder.md) on the fake CUDA stack: a
+# program whose step 437 of 1,000 is slowed by an injected stall saves one
+# file holding that step and the steps before it, and the report names the
+# stall; the window drops old steps; a slow kernel; SIGUSR2 chained to the
+# program's own handler (installed before and after the library's);
+# `gpuprof trigger PID`; a CUDA error; a crash leaves a readable file; the
+# exit when asked; nothing written without a trigger; the byte bound; two
+# ranks saving together through a shared directory.
+. "$TOP/tests/fakecuda/e2e-lib.sh"
+G=$TOP/$O/gpuprof
+FT=$B/tests/flight-train
+export LD_LIBRARY_PATH="$FAKE${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+# a normal step is about 2 ms, the stall 1 s: 100 x the median leaves room for a loaded machine
+export GPUPROF_FLIGHT_SLOW=100
+
+# one_file DIR: the single flight file in DIR
+one_file() {
+	set -- "$1"/*.flight-*.gpz
+	if [ $# -ne 1 ] || [ ! -f "$1" ]; then
+		echo "FAIL: expected one flight file, got: $*" >&2
+		exit 1
+	fi
+	echo "$1"
+}
+
+# 1. the slow step, a host stall inside an NVTX range
+mkdir a
+"$G" record --flight -o "$PWD/a/run.gpz" -- "$FT" 1000 437 sleep >out.txt 2>err.txt ||
+	fail "exit $? $(cat err.txt)"
+grep -q 'flight-train: 1000 steps' out.txt || fail "program output: $(cat out.txt)"
+f=$(one_file a) || exit 1
+case $f in *run.flight-slow-step-*Z.gpz) ;; *) fail "name $f" ;; esac
+grep -q "flight recording: step 'ProfilerStep#437' took" err.txt || fail "summary: $(cat err.txt)"
+"$CHECK" stat "$f" >stat.txt || fail "unreadable $f"
+for s in 0 200 436 437 438; do
+	grep -q "^nvtx ProfilerStep#$s 1\$" stat.txt || fail "step $s missing"
+done
+grep -q '^nvtx stall 1$' stat.txt || fail "the stall's range"
+"$G" info "$f" | grep -q 'closed cleanly' || fail "not closed cleanly"
+"$G" report "$f" >rep.txt 2>rep.err || fail "report: $(cat rep.err)"
+head -n 1 rep.txt | grep -q "^Flight recording saved on slow-step: step 'ProfilerStep#437'" ||
+	fail "report's first line: $(head -n 1 rep.txt)"
+grep -q '^Slow step ProfilerStep#437: ' rep.txt || fail "slow step line: $(head -n 8 rep.txt)"
+sed -n '/critical path of the slow step/,/^$/p' rep.txt >cmp.txt
+sed -n 2p cmp.txt | grep -q '^    cpu  *+1\(\.0[0-9]*\)\? s' || fail "path: $(cat cmp.txt)"
+grep -q "NVTX range 'stall' 1\(\.0[0-9]*\)\? s" cmp.txt || fail "stall not named: $(cat cmp.txt)"
+
+# 2. the window: 0.5 s keeps the steps just before the slow one, not the first ones
+mkdir b
+GPUPROF_FLIGHT=0.5 inject env GPUPROF_OUTPUT="$PWD/b/run.gpz" "$FT" 1000 437 sleep >/dev/null ||
+	fail "exit $?"
+f=$(one_file b) || exit 1
+"$CHECK" stat "$f" >stat.txt || fail "unreadable"
+grep -q '^nvtx ProfilerStep#437 1$' stat.txt || fail "window: slow step missing"
+grep -q '^nvtx ProfilerStep#436 1$' stat.txt || fail "window: step before missing"
+grep -q '^nvtx ProfilerStep#0 1$' stat.txt && fail "window: the first step is still there"
+"$G" dump --kind process "$f" | grep 'trigger=slow-step' | grep -q 'dropped_records=[1-9]' ||
+	fail "drops not counted"
+
+# 3. a slow kernel the step waits for: the report names it
+mkdir c
+"$G" record --flight -o "$PWD/c/run.gpz" -- "$FT" 600 437 sync >/dev/null 2>&1 || fail "exit $?"
+f=$(one_file c) || exit 1
+"$G" report "$f" >rep.txt || fail "report"
+grep -q '^    kernel  *+1\(\.0[0-9]*\)\? s' rep.txt || fail "kernel path: $(head -n 10 rep.txt)"
+grep -q "kernel 'slow_stall_kernel' 1\(\.0[0-9]*\)\? s" rep.txt || fail "kernel not named"
+
+# 4. SIGUSR2 with the program's own handler, before the library's and after it; two signals
+#    in one step make one save (the second is counted as held back), and the program's
+#    handler runs every time
+for when in handler handler-late; do
+	mkdir "s-$when"
+	GPUPROF_FLIGHT=30 GPUPROF_FLIGHT_ON=signal inject env GPUPROF_OUTPUT="$PWD/s-$when/run.gpz" \
+		"$FT" 400 -1 none "$when" usr2:150 usr2:150 pause:800 >out.txt ||
+		fail "$when: exit $?"
+	grep -q '^handler calls 2$' out.txt || fail "$when: the program's handler: $(cat out.txt)"
+	f=$(one_file "s-$when") || exit 1
+	case $f in *flight-signal-*) ;; *) fail "$when: name $f" ;; esac
+	"$G" dump --kind process "$f" | grep 'trigger=signal' | grep -q 'suppressed=1' ||
+		fail "$when: the second signal was not held back by the cool-down"
+done
+
+# 5. gpuprof trigger PID, through the socket (same user)
+mkdir t
+# env execs the program: $! is its pid
+env CUDA_INJECTION64_PATH="$LIB" NVTX_INJECTION64_PATH="$LIB" GPUPROF_FLIGHT=30 \
+	GPUPROF_OUTPUT="$PWD/t/run.gpz" GPUPROF_FLIGHT_ON=signal "$FT" 100 -1 none pause:3000 \
+	>/dev/null &
+pid=$!
+ok=
+for i in 1 2 3 4 5 6 7 8 9 10; do
+	sleep 0.2
+	if "$G" trigger --why "looked slow" "$pid" >trig.txt 2>trig.err; then
+		ok=1
+		break
+	fi
+done
+wait $pid || fail "traced program exit $?"
+[ -n "$ok" ] || fail "trigger: $(cat trig.txt trig.err)"
+grep -q "^$pid: accepted\$" trig.txt || fail "answer: $(cat trig.txt)"
+f=$(one_file t) || exit 1
+"$G" dump --kind process "$f" | grep -q "what=gpuprof trigger from pid [0-9]*: looked slow" ||
+	fail "trigger record"
+"$G" trigger 1 >/dev/null 2>err.txt && fail "pid 1 accepted"
+"$G" trigger x >/dev/null 2>&1
+[ $? -eq 2 ] || fail "bad pid not a usage error"
+
+# 6. a CUDA error returned by an API call
+mkdir e
+GPUPROF_FLIGHT=30 GPUPROF_FLIGHT_ON=cuda-error inject env GPUPROF_OUTPUT="$PWD/e/run.gpz" \
+	"$FT" 300 -1 none error:120 \
+	>/dev/null || fail "exit $?"
+f=$(one_file e) || exit 1
+"$G" dump --kind process "$f" | grep -q 'what=cudaLaunchKernel returned error 1' ||
+	fail "cuda-error trigger: $("$G" dump --kind process "$f" | tail -n 1)"
+
+# 7. a crash: the program dies by SIGSEGV, the file reads whole
+mkdir x
+GPUPROF_FLIGHT=30 GPUPROF_FLIGHT_ON=crash inject env GPUPROF_OUTPUT="$PWD/x/run.gpz" \
+	"$FT" 400 -1 none crash:300 \
+	>/dev/null 2>&1
+rc=$?
+[ $rc -eq 139 ] || fail "crash exit $rc"
+f=$(one_file x) || exit 1
+"$G" info "$f" | grep -q 'closed cleanly' || fail "crash file not whole"
+"$CHECK" stat "$f" | grep -q '^nvtx ProfilerStep#299 1$' || fail "steps before the crash"
+"$G" dump --kind process "$f" | grep -q 'trigger=crash.*signal 11' || fail "crash trigger"
+
+# 8. no trigger: nothing written, said once; --flight-on-exit saves at the end
+mkdir n
+# (only the triggers each case is about: a loaded machine's slow steps save nothing else)
+GPUPROF_FLIGHT_ON=signal "$G" record --flight -o "$PWD/n/run.gpz" -- "$FT" 100 -1 none \
+	>/dev/null 2>err.txt ||
+	fail "exit $?"
+[ -z "$(ls n)" ] || fail "files without a trigger: $(ls n)"
+grep -q 'no flight recording saved: no trigger fired' err.txt || fail "$(cat err.txt)"
+GPUPROF_FLIGHT_ON=signal "$G" record --flight --flight-on-exit -o "$PWD/n/run.gpz" -- \
+	"$FT" 100 -1 none \
+	>/dev/null 2>&1 || fail "exit $?"
+f=$(one_file n) || exit 1
+case $f in *flight-exit-*) ;; *) fail "exit name $f" ;; esac
+"$G" record --flight=x -- true >/dev/null 2>&1
+[ $? -eq 2 ] || fail "bad --flight not a usage error"
+
+# 9. the byte bound: 64 KiB over 4,000 steps (about 160 KB of trace), saved at exit (unit-trace checks the ring
+#    itself over 10^6 records, 10^7 in make stress)
+mkdir m
+GPUPROF_FLIGHT=600 GPUPROF_FLIGHT_MB=0.0625 GPUPROF_FLIGHT_ON=exit inject env \
+	GPUPROF_OUTPUT="$PWD/m/run.gpz" "$FT" 4000 -1 none step-us:0 >/dev/null || fail "exit $?"
+f=$(one_file m) || exit 1
+size=$(wc -c <"$f")
+[ "$size" -le 72000 ] || fail "ring over its bound: $size bytes"
+"$G" dump --kind process "$f" | grep 'trigger=exit' | grep -q 'dropped_records=[1-9]' ||
+	fail "bound: nothing dropped"
+"$CHECK" stat "$f" | grep -q '^nvtx ProfilerStep#3999 1$' || fail "bound: newest step missing"
+
+# 10. two ranks through a shared directory: rank 0's slow step makes rank 1 save too
+mkdir r shared
+for rank in 0 1; do
+	slow=-1 on=rank
+	[ $rank -eq 0 ] && slow=200 on=slow-step
+	GPUPROF_FLIGHT=30 GPUPROF_FLIGHT_ON=$on GPUPROF_FLIGHT_DIR="$PWD/shared" RANK=$rank \
+		WORLD_SIZE=2 inject env \
+		GPUPROF_OUTPUT="$PWD/r/rank%r.gpz" "$FT" 400 $slow sleep pause:1500 >/dev/null &
+done
+wait || fail "ranks"
+set -- r/rank0.flight-slow-step-*.gpz
+[ -f "$1" ] || fail "rank 0 did not save: $(ls r)"
+set -- r/rank1.flight-rank-*.gpz
+[ -f "$1" ] || fail "rank 1 did not save: $(ls r)"
+"$G" dump --kind process "$1" | grep -q "what=rank 0 (host .*): slow-step: step 'ProfilerStep#200'" ||
+	fail "rank 1's trigger"
+exit 0
