@@ -52,6 +52,9 @@ static void cell_dev(struct gpr_table *t, const struct gpa_model *m, const struc
 	struct gp_strbuf sb = GP_STRBUF_INIT;
 
 	gpr_memory_device_name(&sb, m, p);
+	if (sb.failed) {
+		t->failed = true; /* never a blank name for want of memory */
+	}
 	gpr_table_cell(t, sb.buf ? sb.buf : "");
 	gp_strbuf_release(&sb);
 }
