@@ -127,9 +127,15 @@ int cli_flight_prefix(char **args, size_t nargs, int fmt, const struct gpa_model
 	struct gpa_flight_info fi;
 	struct gpa_flight_cmp cmp = {0};
 	char err[512];
+	struct stat st;
 	int ret;
 
+	/*
+	 * Only a regular file is read again for its trigger: a pipe, FIFO or device was read
+	 * once already (into a temporary) and opening it again would wait for a writer.
+	 */
 	if (nargs != 1 || (fmt != GPR_FORMAT_TEXT && fmt != GPR_FORMAT_MARKDOWN) ||
+	    stat(args[0], &st) || !S_ISREG(st.st_mode) ||
 	    gpa_flight_read(args[0], &fi, err, sizeof(err)) || !fi.is_flight) {
 		return 0; /* not a flight recording (or not a .gpz: the model read it already) */
 	}
