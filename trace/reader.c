@@ -389,10 +389,10 @@ int gpt_reader_open(const char *path, struct gpt_reader **out)
 	struct gpt_reader *r;
 	int ret = reader_new(path, &r);
 
+	*out = r; /* also on error, when allocated: gpt_reader_last_error explains */
 	if (ret) {
 		return ret;
 	}
-	*out = r;
 	r->fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (r->fd < 0) {
 		set_err(r, "cannot open: %s", strerror(errno));
@@ -406,11 +406,11 @@ int gpt_reader_open_fd(int fd, const char *name, struct gpt_reader **out)
 	struct gpt_reader *r;
 	int ret = reader_new(name, &r);
 
+	*out = r;
 	if (ret) {
 		close(fd);
 		return ret;
 	}
-	*out = r;
 	r->fd = fd;
 	return open_fd(r);
 }
@@ -420,10 +420,10 @@ int gpt_reader_open_mem(const void *data, size_t len, const char *name, struct g
 	struct gpt_reader *r;
 	int ret = reader_new(name, &r);
 
+	*out = r;
 	if (ret) {
 		return ret;
 	}
-	*out = r;
 	r->mem = data;
 	r->size = len;
 	r->st.file_bytes = len;

@@ -51,6 +51,7 @@ done
 record fp fp 16
 f=$(frames_of fp-fp.txt launch)
 case "$f" in *"$chain;"*) ;; *) fail "fp fp launch: '$f'" ;; esac
+f16=$f
 f=$(frames_of fp-fp.txt copy)
 case "$f" in *"$copy;"*) ;; *) fail "fp fp copy: '$f'" ;; esac
 # ... and only up to the first function without them otherwise
@@ -76,7 +77,10 @@ case "$info" in *"stacks=5 "*"api_rows=5 "*"bad_nodes=0 bad_parents=0 bad_stacks
 record fp fp 4
 f=$(frames_of fp-fp.txt launch)
 [ "$(echo "$f" | tr ';' '\n' | wc -l)" = 4 ] || fail "depth 4: '$f'"
-case "$f" in sim_launch\;*) ;; *) fail "depth 4 keeps the innermost frames: '$f'" ;; esac
+# the innermost four of the same call recorded at depth 16 (how many of them are the fake
+# CUDA library's own frames depends on what the compiler inlined)
+inner4=$(echo "$f16" | tr ';' '\n' | tail -n 4 | paste -sd ';')
+[ "$f" = "$inner4" ] || fail "depth 4 keeps the innermost frames: '$f', not '$inner4'"
 
 # 8 threads launching at once: every call has its stack, one chain per thread
 # function, interned once (the same nodes whatever thread made them)
