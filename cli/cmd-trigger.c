@@ -6,7 +6,7 @@
  * listens on. The library accepts only its own user (SO_PEERCRED); this
  * command also refuses a PID of another user before connecting.
  *
- * Also cli/flight.c's helper for `gpuprof report`: the opening section of a
+ * Also cli_flight_prefix() for `gpuprof report`: the opening section of a
  * flight recording.
  */
 #include "base/compat.h"
