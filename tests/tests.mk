@@ -19,11 +19,18 @@ TEST_UNIT_NAMES := $(notdir $(UNIT_BINS))
 TEST_E2E_NAMES := $(patsubst tests/e2e/%.sh,%,$(wildcard tests/e2e/t[0-9][0-9][0-9][0-9]-*.sh))
 
 # Started first, slowest first, so that two at a time ends on short tests rather than on
-# one long one left alone: the slowest of a timed run (docs/dev/testing.md).
-TESTS_FIRST := t3001-html-report t5009-mpi-anchors t2681-ops-anchors \
-	t2302-report-classify-anchors t3003-text-width t2705-flame-anchors t2501-kineto \
-	t3004-text-every-anchor t2691-memory-anchors unit-analyze t2520-launches-hta \
-	t2688-diff-by-op t0012-threads unit-trace t5008-critical-path-mpi unit-import
+# one long one left alone (docs/dev/testing.md): the order of the last run's times in this
+# build folder (TEST_RESULTS/times, "WALL CPU NAME", the longest wall time first), a test
+# it did not time (new, or outside that run's T) after them: first those among the slowest
+# of a timed run, below, the order a clean clone (CI) gets, then the rest.
+TESTS_FIRST := t2510-export-pftrace t2520-launches-hta unit-trace t5009-mpi-anchors \
+	t2302-report-classify-anchors unit-analyze t3001-html-report t1110-flight \
+	t3005-implausible-every-command t0020-memory-bombs unit-import t3103-output-inputs \
+	t3101-output-files t3004-text-every-anchor t0015-kineto-inputs-threads \
+	t2705-flame-anchors t0021-alloc-faults t0012-threads t0019-exit-status-all
+TEST_TIMES_LAST := $(wildcard $(TEST_RESULTS)/times)
+TESTS_TIMED := $(if $(TEST_TIMES_LAST),$(shell sort -k1,1rn $(TEST_TIMES_LAST) | awk '{ print $$3 }'))
+TESTS_FIRST := $(TESTS_TIMED) $(filter-out $(TESTS_TIMED),$(TESTS_FIRST))
 
 # CI runs each test once: these on the plain build (SUITE=ci-plain), every other one under
 # AddressSanitizer + UBSan (SUITE=ci-san). docs/dev/testing.md has the reasons:
