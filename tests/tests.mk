@@ -56,13 +56,19 @@ TESTS_CI_PLAIN += t1110-flight
 TESTS_SWEEP := $(patsubst tests/e2e/%.sh,%,$(shell grep -l -e anchor_swe -e GPUPROF_ANCHOR_SWEEP \
 	tests/e2e/t[0-9][0-9][0-9][0-9]-*.sh))
 
+# The tests that load our output into a browser (they call lib.sh's browser_checks): in CI
+# they run in both halves, without the browser under the sanitizers (GPUPROF_BROWSER=0),
+# whole in the plain half. Chromium's time is its own; what we wrote runs sanitized.
+TESTS_BROWSER := $(patsubst tests/e2e/%.sh,%,$(shell grep -l -e browser_checks \
+	tests/e2e/t[0-9][0-9][0-9][0-9]-*.sh))
+
 # Their long forms, under GPUPROF_STRESS=1 (make stress); make test runs a short one.
 TESTS_STRESS := t1101-sigkill-random unit-trace
 
 TEST_SUITE_all := $(TEST_UNIT_NAMES) $(TEST_E2E_NAMES)
 TEST_STALE := $(filter-out $(TEST_SUITE_all),$(TESTS_CI_PLAIN) $(TESTS_STRESS))
 $(if $(TEST_STALE),$(warning tests/tests.mk names tests that do not exist: $(TEST_STALE)))
-TEST_SUITE_ci-plain := $(filter $(TESTS_CI_PLAIN) $(TESTS_SWEEP),$(TEST_SUITE_all))
+TEST_SUITE_ci-plain := $(filter $(TESTS_CI_PLAIN) $(TESTS_SWEEP) $(TESTS_BROWSER),$(TEST_SUITE_all))
 TEST_SUITE_ci-san := $(filter-out $(TESTS_CI_PLAIN),$(TEST_SUITE_all))
 TEST_SUITE := $(TEST_SUITE_$(SUITE))
 # test_match NAME: NAME when T is empty or one of T's words is part of it
@@ -94,8 +100,11 @@ test: $(call test_res,$(TEST_SEL))
 
 $(TEST_UNIT_RES): $(TEST_RESULTS)/%.res: $(O)/tests/% test-force | test-build
 	@O=$(O) sh tests/run-one.sh unit $< $@
-# sweep_env NAME: the sweep of the anchors NAME makes (tests/e2e/lib.sh's anchor_swept)
-sweep_env = GPUPROF_ANCHOR_SWEEP=$(if $(and $(filter ci-san,$(SUITE)),$(filter $(1),$(TESTS_SWEEP))),small,all)
+# sweep_env NAME: the sweep of the anchors NAME makes (tests/e2e/lib.sh's anchor_swept) and
+# whether it runs its browser checks (browser_checks): the short forms in CI's sanitized half
+san_half = $(and $(filter ci-san,$(SUITE)),$(filter $(1),$(2)))
+sweep_env = GPUPROF_ANCHOR_SWEEP=$(if $(call san_half,$(1),$(TESTS_SWEEP)),small,all) \
+	GPUPROF_BROWSER=$(if $(call san_half,$(1),$(TESTS_BROWSER)),0,1)
 
 $(TEST_E2E_RES): $(TEST_RESULTS)/%.res: tests/e2e/%.sh test-force | test-build
 	@O=$(O) TEST_LDFLAGS='$(LDFLAGS)' $(call sweep_env,$*) sh tests/run-one.sh e2e $< $@
