@@ -4,8 +4,9 @@
 #   make test T='t1101 kineto'   only the tests whose name holds one of the words
 #   make test-failed         again the tests that failed in the last run
 #   make stress              the long forms of the stress tests (TESTS_STRESS)
-#   make test SUITE=ci-san   the part CI runs under the sanitizers, SUITE=ci-plain the rest
-#                            and the full anchor sweeps (TESTS_SWEEP)
+#   make test SUITE=ci-san   the part CI runs under the sanitizers, SUITE=ci-plain the rest,
+#                            the full anchor sweeps (TESTS_SWEEP) and the browser checks
+#                            (TESTS_BROWSER)
 #
 # Each test's result lands in $(TEST_RESULTS)/NAME.res (tests/run-one.sh); tests/summary.sh
 # adds them up, shows the failures' output and ends with "N passed, N failed, N skipped".
