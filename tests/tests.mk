@@ -4,8 +4,9 @@
 #   make test T='t1101 kineto'   only the tests whose name holds one of the words
 #   make test-failed         again the tests that failed in the last run
 #   make stress              the long forms of the stress tests (TESTS_STRESS)
-#   make test SUITE=ci-san   the part CI runs under the sanitizers, SUITE=ci-plain the rest
-#                            and the full anchor sweeps (TESTS_SWEEP)
+#   make test SUITE=ci-san   the part CI runs under the sanitizers, SUITE=ci-plain the rest,
+#                            the full anchor sweeps (TESTS_SWEEP) and the browser checks
+#                            (TESTS_BROWSER)
 #
 # Each test's result lands in $(TEST_RESULTS)/NAME.res (tests/run-one.sh); tests/summary.sh
 # adds them up, shows the failures' output and ends with "N passed, N failed, N skipped".
@@ -19,11 +20,18 @@ TEST_UNIT_NAMES := $(notdir $(UNIT_BINS))
 TEST_E2E_NAMES := $(patsubst tests/e2e/%.sh,%,$(wildcard tests/e2e/t[0-9][0-9][0-9][0-9]-*.sh))
 
 # Started first, slowest first, so that two at a time ends on short tests rather than on
-# one long one left alone: the slowest of a timed run (docs/dev/testing.md).
-TESTS_FIRST := t3001-html-report t5009-mpi-anchors t2681-ops-anchors \
-	t2302-report-classify-anchors t3003-text-width t2705-flame-anchors t2501-kineto \
-	t3004-text-every-anchor t2691-memory-anchors unit-analyze t2520-launches-hta \
-	t2688-diff-by-op t0012-threads unit-trace t5008-critical-path-mpi unit-import
+# one long one left alone (docs/dev/testing.md): the order of the last run's times in this
+# build folder (TEST_RESULTS/times, "WALL CPU NAME", the longest wall time first), a test
+# it did not time (new, or outside that run's T) after them: first those among the slowest
+# of a timed run, below, the order a clean clone (CI) gets, then the rest.
+TESTS_FIRST := t2510-export-pftrace t2520-launches-hta unit-trace t5009-mpi-anchors \
+	t2302-report-classify-anchors unit-analyze t3001-html-report t1110-flight \
+	t3005-implausible-every-command t0020-memory-bombs unit-import t3103-output-inputs \
+	t3101-output-files t3004-text-every-anchor t0015-kineto-inputs-threads \
+	t2705-flame-anchors t0021-alloc-faults t0012-threads t0019-exit-status-all
+TEST_TIMES_LAST := $(wildcard $(TEST_RESULTS)/times)
+TESTS_TIMED := $(if $(TEST_TIMES_LAST),$(shell sort -k1,1rn $(TEST_TIMES_LAST) | awk '{ print $$3 }'))
+TESTS_FIRST := $(TESTS_TIMED) $(filter-out $(TESTS_TIMED),$(TESTS_FIRST))
 
 # CI runs each test once: these on the plain build (SUITE=ci-plain), every other one under
 # AddressSanitizer + UBSan (SUITE=ci-san). docs/dev/testing.md has the reasons:
@@ -49,13 +57,19 @@ TESTS_CI_PLAIN += t1110-flight
 TESTS_SWEEP := $(patsubst tests/e2e/%.sh,%,$(shell grep -l -e anchor_swe -e GPUPROF_ANCHOR_SWEEP \
 	tests/e2e/t[0-9][0-9][0-9][0-9]-*.sh))
 
+# The tests that load our output into a browser (they call lib.sh's browser_checks): in CI
+# they run in both halves, without the browser under the sanitizers (GPUPROF_BROWSER=0),
+# whole in the plain half. Chromium's time is its own; what we wrote runs sanitized.
+TESTS_BROWSER := $(patsubst tests/e2e/%.sh,%,$(shell grep -l -e browser_checks \
+	tests/e2e/t[0-9][0-9][0-9][0-9]-*.sh))
+
 # Their long forms, under GPUPROF_STRESS=1 (make stress); make test runs a short one.
 TESTS_STRESS := t1101-sigkill-random unit-trace
 
 TEST_SUITE_all := $(TEST_UNIT_NAMES) $(TEST_E2E_NAMES)
 TEST_STALE := $(filter-out $(TEST_SUITE_all),$(TESTS_CI_PLAIN) $(TESTS_STRESS))
 $(if $(TEST_STALE),$(warning tests/tests.mk names tests that do not exist: $(TEST_STALE)))
-TEST_SUITE_ci-plain := $(filter $(TESTS_CI_PLAIN) $(TESTS_SWEEP),$(TEST_SUITE_all))
+TEST_SUITE_ci-plain := $(filter $(TESTS_CI_PLAIN) $(TESTS_SWEEP) $(TESTS_BROWSER),$(TEST_SUITE_all))
 TEST_SUITE_ci-san := $(filter-out $(TESTS_CI_PLAIN),$(TEST_SUITE_all))
 TEST_SUITE := $(TEST_SUITE_$(SUITE))
 # test_match NAME: NAME when T is empty or one of T's words is part of it
@@ -87,8 +101,11 @@ test: $(call test_res,$(TEST_SEL))
 
 $(TEST_UNIT_RES): $(TEST_RESULTS)/%.res: $(O)/tests/% test-force | test-build
 	@O=$(O) sh tests/run-one.sh unit $< $@
-# sweep_env NAME: the sweep of the anchors NAME makes (tests/e2e/lib.sh's anchor_swept)
-sweep_env = GPUPROF_ANCHOR_SWEEP=$(if $(and $(filter ci-san,$(SUITE)),$(filter $(1),$(TESTS_SWEEP))),small,all)
+# sweep_env NAME: the sweep of the anchors NAME makes (tests/e2e/lib.sh's anchor_swept) and
+# whether it runs its browser checks (browser_checks): the short forms in CI's sanitized half
+san_half = $(and $(filter ci-san,$(SUITE)),$(filter $(1),$(2)))
+sweep_env = GPUPROF_ANCHOR_SWEEP=$(if $(call san_half,$(1),$(TESTS_SWEEP)),small,all) \
+	GPUPROF_BROWSER=$(if $(call san_half,$(1),$(TESTS_BROWSER)),0,1)
 
 $(TEST_E2E_RES): $(TEST_RESULTS)/%.res: tests/e2e/%.sh test-force | test-build
 	@O=$(O) TEST_LDFLAGS='$(LDFLAGS)' $(call sweep_env,$*) sh tests/run-one.sh e2e $< $@

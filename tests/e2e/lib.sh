@@ -56,6 +56,17 @@ anchor_sweep() {
 	done
 }
 
+# browser_checks: whether to run the checks that load our output into a browser
+# (Chromium): not where tests/tests.mk sets GPUPROF_BROWSER=0 (the sanitized half of CI,
+# whose sanitizers watch our C, not the browser's), the same test running them in the plain
+# half (docs/dev/testing.md). A test that calls it runs in both.
+browser_checks() {
+	[ "${GPUPROF_BROWSER:-1}" != 0 ] || {
+		echo "browser checks skipped here (GPUPROF_BROWSER=0): CI runs them in its plain half"
+		return 1
+	}
+}
+
 # expect_rc WANT CMD...: run CMD, check its exit status; output in out/err.
 expect_rc() {
 	want=$1

@@ -19,13 +19,19 @@ for f in "$ANCHORS"/kineto/hta/*/*.json* "$ANCHORS"/kineto/hta/*/*/*.json* \
 	python3 - "$f" <<'PY' || fail "$f"
 import gzip, json, re, sys
 path = sys.argv[1]
-raw = (gzip.open if path.endswith(".gz") else open)(path, "rt").read()
-d = json.loads(raw)
-ev = d["traceEvents"] if isinstance(d, dict) else d
-cats = {}
-for e in ev:
-    if e.get("ph") == "X" and "name" in e:
-        cats.setdefault(e["name"], set()).add(e.get("cat"))
+cats = None
+def categories():
+    # The file's categories by event name, read once and only where a step needs them.
+    global cats
+    if cats is None:
+        raw = (gzip.open if path.endswith(".gz") else open)(path, "rt").read()
+        d = json.loads(raw)
+        ev = d["traceEvents"] if isinstance(d, dict) else d
+        cats = {}
+        for e in ev:
+            if e.get("ph") == "X" and "name" in e:
+                cats.setdefault(e["name"], set()).add(e.get("cat"))
+    return cats
 r = json.load(open("json"))
 text = open("out").read()
 src = r["step_source"]
@@ -41,14 +47,14 @@ for s in steps:
     assert s["Busy (%)"] is None or s["Busy (%)"] <= 100.0, s
     if src == "repeating-range":
         assert s["GPU ops"] > 0, s
-        c = cats.get(name, set())
+        c = categories().get(name, set())
         assert c and c <= {"user_annotation"}, (name, c)
     if src == "nvtx":
         assert name.startswith("ProfilerStep#"), name
     if src == "training-loop":
         assert s["GPU ops"] > 0, s
         assert re.search(r"(?i)dataloader|zero_grad|optimizer[._]step", name), name
-        assert cats.get(name, set()) & {"user_annotation"}, (name, cats.get(name))
+        assert categories().get(name, set()) & {"user_annotation"}, (name, cats.get(name))
 PY
 done
 

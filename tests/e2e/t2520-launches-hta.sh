@@ -16,7 +16,7 @@ refs=$ANCHORS/kineto/hta_reference
 command -v python3 >/dev/null 2>&1 || exit 77
 
 python3 - "$anchors" "$refs" "$GPUPROF" <<'PY' || fail "launches HTA parity"
-import csv, json, math, os, subprocess, sys
+import copy, csv, json, math, os, subprocess, sys
 
 A, R, G = sys.argv[1:4]
 SETS = {
@@ -61,10 +61,37 @@ EXTRA = []
 DOUBLES = False
 
 
-def run(path, *extra):
-    out = subprocess.run([G, 'launches', '--format', 'json', '--top', 'all'] + EXTRA + list(extra) +
-                         [path], check=True, capture_output=True, text=True).stdout
+def launches(path, args):
+    out = subprocess.run([G, 'launches', '--format', 'json', '--top', 'all'] + args + [path],
+                         check=True, capture_output=True, text=True).stdout
     return json.loads(out)
+
+
+# One launches run per trace, mode and --launch-api, its tables read from it: --table NAME
+# prints the same keys as the whole output (TABLES_CHECKED below holds it on one trace).
+RUNS = {}
+TABLES_CHECKED = []
+
+
+def run(path, *extra):
+    extra = list(extra)
+    table = None
+    if '--table' in extra:
+        i = extra.index('--table')
+        table = extra[i + 1]
+        del extra[i:i + 2]
+    key = (path, tuple(EXTRA), tuple(extra))
+    if key not in RUNS:
+        RUNS[key] = launches(path, EXTRA + extra)
+    got = RUNS[key]
+    if table and not TABLES_CHECKED:
+        for t in ('summary', 'kernels', 'queues', 'copies', 'idle', 'annotations'):
+            one = launches(path, EXTRA + extra + ['--table', t])
+            want = {k: got[k] for k in ('schema', 'options', 'totals', t)}
+            if one != want:
+                bad.append('%s: --table %s is not that table of the whole output' % (path, t))
+        TABLES_CHECKED.append(path)
+    return copy.deepcopy(got)
 
 
 def us(d, k):

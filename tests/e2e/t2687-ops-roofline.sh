@@ -113,6 +113,7 @@ grep -q 'sec-roofline' plain.html && fail "a roofline without shapes"
 expect_rc 0 "$GPUPROF" report --format json k.json
 grep -q roofline out && fail "json report mentions the operator roofline"
 
+browser_checks || exit 0
 command -v chromium >/dev/null 2>&1 || { echo "chromium not installed: browser check skipped"; exit 77; }
 python3 - "$TOP/tests/e2e/html/check.js" <<'PY' || fail "cannot build the test page"
 import sys

@@ -57,6 +57,7 @@ root_bottom = max(float(r.get("y")) + float(r.get("height")) for r in rects)
 assert float(texts["details"].get("y")) - root_bottom < 20, (texts["details"].get("y"), root_bottom)
 PY
 
+browser_checks || exit 0
 CHROME=$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)
 [ -n "$CHROME" ] || { echo "chromium not installed" >&2; exit 77; }
 

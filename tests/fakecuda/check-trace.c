@@ -61,6 +61,22 @@ static int open_trace(const char *path, struct gpt_reader **r)
 	return 0;
 }
 
+/* push_line: appends s to the array *v of *n lines, its room doubled when full (the
+ * capacity is implied by *n: 16, then each power of two), so that a trace of many records
+ * is not copied once per record (quadratic, and slow under the sanitizers). */
+static void push_line(char ***v, size_t *n, char *s)
+{
+	if (*n == 0 || (*n >= 16 && (*n & (*n - 1)) == 0)) {
+		char **w = realloc(*v, sizeof(**v) * (*n ? 2 * *n : 16));
+		if (!w) {
+			fprintf(stderr, "check-trace: out of memory\n");
+			exit(2);
+		}
+		*v = w;
+	}
+	(*v)[(*n)++] = s;
+}
+
 /* Reads the trace; lines of the kinds in 'want' go to out. */
 static int load(const char *path, struct trace *t, const bool *want, char ***out, size_t *nout)
 {
@@ -99,8 +115,7 @@ static int load(const char *path, struct trace *t, const bool *want, char ***out
 				struct gp_strbuf sb = GP_STRBUF_INIT;
 				rt_format(&sb, c.info, rec, rd_str, t->r,
 					  c.kind == GPT_KIND_NVTX ? nvtx_skip : NULL);
-				*out = realloc(*out, sizeof(**out) * (*nout + 1));
-				(*out)[(*nout)++] = gp_strbuf_detach(&sb, NULL);
+				push_line(out, nout, gp_strbuf_detach(&sb, NULL));
 			}
 		}
 	}
@@ -210,8 +225,7 @@ static int cmd_compare(const char *trace_path, const char *expect_path, bool sub
 				want[ki->kind] = true;
 			}
 		} else if (line[0] == 'R' && line[1] == ' ') {
-			exp = realloc(exp, sizeof(*exp) * (nexp + 1));
-			exp[nexp++] = strdup(line + 2);
+			push_line(&exp, &nexp, strdup(line + 2));
 		} else if (line[0] == 'D' && line[1] == ' ') {
 			dropped += strtoull(line + 2, NULL, 10);
 		} else if (line[0] == 'C' && line[1] == ' ') {
