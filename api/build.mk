@@ -52,7 +52,7 @@ $(UNIT_API): $(call obj,$(wildcard tests/unit/api/*.c) tests/tools/gen.c) $(UNIT
 # package with its C half linked with the library's objects (it needs no libgpuprof.so), against
 # the system interpreter's headers (PYTHON, /usr/bin/python3: Debian's python3-dev).
 PYTHON ?= /usr/bin/python3
-PY_INC = $(shell $(PYTHON) -c 'import sysconfig; print(sysconfig.get_paths()["include"])' 2>/dev/null)
+PY_INC := $(shell $(PYTHON) -c 'import sysconfig; print(sysconfig.get_paths()["include"])' 2>/dev/null)
 PY_PKG := $(O)/python/gpuprof
 PY_CORE := $(PY_PKG)/_core.abi3.so
 PY_FILES := $(PY_PKG)/__init__.py $(PY_PKG)/__init__.pyi $(PY_PKG)/py.typed
@@ -73,3 +73,8 @@ $(PY_PKG)/%: python/gpuprof/%
 
 python: $(PY_CORE) $(PY_FILES)
 .PHONY: python
+
+# make test runs the module's tests (tests/e2e/t0030-python.sh) where the interpreter's headers are.
+ifneq ($(wildcard $(PY_INC)/Python.h),)
+test-build: python
+endif
