@@ -8,11 +8,13 @@
 #define GP_LOG_TAG "api/analyses"
 #include "base/compat.h"
 #include "api/internal.h"
+#include "analyze/breakdown.h"
 #include "analyze/commclass.h"
 #include "analyze/critpath.h"
 #include "analyze/gaps.h"
 #include "analyze/memory.h"
 #include "analyze/ops.h"
+#include "report/breakdown.h"
 #include "report/critpath.h"
 #include "report/gaps.h"
 #include "report/memory.h"
@@ -142,20 +144,38 @@ static int critpath_json(struct gpuprof_trace *t, const struct gpa_steps *steps,
 	return ret;
 }
 
+static int breakdown_json(struct gpuprof_trace *t, const struct gpa_commclass *cc,
+			  struct gp_strbuf *out)
+{
+	struct gpa_breakdown_opts bo;
+	struct gpa_breakdown b = {0};
+	int ret;
+
+	gpa_breakdown_opts_init(&bo);
+	bo.comm = cc;
+	ret = gpa_breakdown_compute(&t->m, &bo, &b);
+	if (ret || gpr_breakdown_render(out, GPR_FORMAT_JSON, GPR_BD_ALL, &b)) {
+		ret = oom(t);
+	}
+	gpa_breakdown_release(&b);
+	return ret;
+}
+
 static int with_comm(struct gpuprof_trace *t, enum gpuprof_analysis a, struct gp_strbuf *out)
 {
 	struct gpa_commclass_opts co = {(const char *const *)t->comm, t->ncomm};
 	struct gpa_commclass cc = {0};
-	int ret;
-	const struct gpa_steps *steps = api_steps(t, &ret);
+	int ret = 0;
+	const struct gpa_steps *steps = a == GPUPROF_BREAKDOWN ? NULL : api_steps(t, &ret);
 
-	if (!steps) {
+	if (ret) {
 		return ret;
 	}
 	ret = gpa_commclass_compute(&t->m, &co, &cc, t->err, sizeof(t->err));
 	if (!ret) {
-		ret = a == GPUPROF_GAPS ? gaps_json(t, steps, &cc, out)
-					: critpath_json(t, steps, &cc, out);
+		ret = a == GPUPROF_GAPS		 ? gaps_json(t, steps, &cc, out)
+		      : a == GPUPROF_BREAKDOWN ? breakdown_json(t, &cc, out)
+					       : critpath_json(t, steps, &cc, out);
 	}
 	gpa_commclass_release(&cc);
 	return ret;
@@ -211,6 +231,7 @@ int api_analysis_json(struct gpuprof_trace *t, enum gpuprof_analysis a, struct g
 		break;
 	case GPUPROF_GAPS:
 	case GPUPROF_CRITICAL_PATH:
+	case GPUPROF_BREAKDOWN:
 		ret = with_comm(t, a, out);
 		if (!ret && gpr_sanity_append(out, GPR_FORMAT_JSON, &t->m)) {
 			ret = oom(t);

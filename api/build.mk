@@ -78,3 +78,8 @@ python: $(PY_CORE) $(PY_FILES)
 ifneq ($(wildcard $(PY_INC)/Python.h),)
 test-build: python
 endif
+
+# gpuprof.open(...).kernels.to_pandas() on the 2.6 M-event Kineto trace (docs/performance.md).
+bench-python: python
+	@sh tests/bench/bench-python.sh $(O)
+.PHONY: bench-python

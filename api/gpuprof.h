@@ -157,6 +157,7 @@ enum gpuprof_analysis {
 	GPUPROF_CRITICAL_PATH = 3, /* gpuprof critical-path --format json */
 	GPUPROF_OPS = 4,           /* gpuprof ops --format json */
 	GPUPROF_MEMORY = 5,        /* gpuprof memory --format json */
+	GPUPROF_BREAKDOWN = 6,     /* gpuprof breakdown --format json (HTA's breakdowns, exact) */
 };
 
 /*

@@ -141,6 +141,15 @@ static void plain_tables(struct builder *b, enum api_table which)
 	}
 }
 
+/* The start, end and duration columns of kernels and API calls, computed. */
+static void time_cols(struct builder *b, const uint64_t *start, const uint64_t *end,
+		      const uint64_t *dur)
+{
+	col(b, "start", GPUPROF_U64, start);
+	col(b, "end", GPUPROF_U64, end);
+	col(b, "dur", GPUPROF_U64, dur);
+}
+
 static uint32_t dev_pid(const struct gpa_model *m, uint32_t dev)
 {
 	return dev < m->devs.n && m->devs.v[dev].proc < m->procs.n
@@ -181,9 +190,7 @@ static void kernels(struct builder *b)
 	}
 	static const char *const dim_names[8] = {"grid_x",  "grid_y",  "grid_z",      "block_x",
 						 "block_y", "block_z", "static_smem", "dynamic_smem"};
-	col(b, "start", GPUPROF_U64, start);
-	col(b, "end", GPUPROF_U64, end);
-	col(b, "dur", GPUPROF_U64, dur);
+	time_cols(b, start, end, dur);
 	col(b, "name", GPUPROF_STR, name);
 	col(b, "mangled", GPUPROF_STR, mangled);
 	col(b, "device", GPUPROF_U32, dev);
@@ -219,9 +226,7 @@ static void api_calls(struct builder *b)
 				 ? m->procs.v[m->threads.v[th].proc].pid
 				 : 0;
 	}
-	col(b, "start", GPUPROF_U64, start);
-	col(b, "end", GPUPROF_U64, end);
-	col(b, "dur", GPUPROF_U64, dur);
+	time_cols(b, start, end, dur);
 	col(b, "name", GPUPROF_STR, name);
 	col(b, "pid", GPUPROF_U32, pid);
 	col(b, "tid", GPUPROF_U32, tid);

@@ -16,7 +16,7 @@ otherwise) over the library's memory, without a copy; .to_pandas() makes a
 DataFrame. Times are integer nanoseconds.
 
 The analyses (Trace.report(), .gaps(), .critical_path(), .ops(),
-.memory()) return the tables of the JSON the matching command writes
+.memory(), .breakdown()) return the tables of the JSON the matching command writes
 (`gpuprof report --format json`...), as pandas DataFrames when pandas is
 installed, else as dicts of lists; the document's other values are in
 Result.doc.
@@ -234,6 +234,10 @@ class Trace:
     def memory(self):
         """`gpuprof memory`'s tables (allocator pools, peaks, leaks)."""
         return self._analyze(_core.MEMORY)
+
+    def breakdown(self):
+        """`gpuprof breakdown`'s tables: HTA's temporal, idle-time and kernel-type breakdowns."""
+        return self._analyze(_core.BREAKDOWN)
 
     def __repr__(self):
         return "<gpuprof.Trace closed>" if self.closed else "<gpuprof.Trace>"

@@ -473,7 +473,8 @@ static int core_exec(PyObject *m)
 	    PyModule_AddIntConstant(m, "GAPS", GPUPROF_GAPS) ||
 	    PyModule_AddIntConstant(m, "CRITICAL_PATH", GPUPROF_CRITICAL_PATH) ||
 	    PyModule_AddIntConstant(m, "OPS", GPUPROF_OPS) ||
-	    PyModule_AddIntConstant(m, "MEMORY", GPUPROF_MEMORY)) {
+	    PyModule_AddIntConstant(m, "MEMORY", GPUPROF_MEMORY) ||
+	    PyModule_AddIntConstant(m, "BREAKDOWN", GPUPROF_BREAKDOWN)) {
 		return -1;
 	}
 	return 0;

@@ -16,7 +16,7 @@ import gpuprof
 from conftest import anchor_files, cli, need_anchors
 
 ANALYSES = [("report", "report"), ("gaps", "gaps"), ("critical-path", "critical_path"),
-            ("ops", "ops"), ("memory", "memory")]
+            ("ops", "ops"), ("memory", "memory"), ("breakdown", "breakdown")]
 
 
 def frames_equal(doc, result):

@@ -117,9 +117,9 @@ TEST(generated_analyses)
 	struct gpuprof_trace *t = NULL;
 	static const enum gpuprof_analysis all[] = {GPUPROF_REPORT, GPUPROF_GAPS,
 						    GPUPROF_CRITICAL_PATH, GPUPROF_OPS,
-						    GPUPROF_MEMORY};
+						    GPUPROF_MEMORY, GPUPROF_BREAKDOWN};
 	static const char *const key[] = {"\"schema\":", "\"devices\":", "\"composition\":",
-					  "\"by_name\":", "\"schema\":"};
+					  "\"by_name\":", "\"schema\":", "\"temporal\":"};
 
 	REQUIRE(path);
 	REQUIRE(gpuprof_open(&path, 1, NULL, &t) == 0);
