@@ -28,8 +28,11 @@ $(SO_AR): $(filter-out $(O)/so/api/%,$(SO_OBJ))
 	@rm -f $@
 	ar rcs $@ $^
 
+# -z defs: every symbol resolved at link time, but in the sanitized build, whose runtime the
+# program loads.
+SO_LDFLAGS := $(if $(filter 1,$(SAN)),,-Wl,-z,defs)
 $(LIBGPUPROF): $(patsubst %.c,$(O)/so/%.o,$(API_SRC)) $(SO_AR) api/libgpuprof.map
-	$(CC) -shared $(LDFLAGS) -Wl,-z,defs -Wl,--version-script=api/libgpuprof.map \
+	$(CC) -shared $(LDFLAGS) $(SO_LDFLAGS) -Wl,--version-script=api/libgpuprof.map \
 		-Wl,-soname,libgpuprof.so.$(SO_MAJOR) -o $@ \
 		$(patsubst %.c,$(O)/so/%.o,$(API_SRC)) $(SO_AR) $(PKG_LIBS) -lpthread -ldl -lm
 $(LIBGPUPROF_LINK): $(LIBGPUPROF)
