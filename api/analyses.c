@@ -11,11 +11,13 @@
 #include "analyze/breakdown.h"
 #include "analyze/commclass.h"
 #include "analyze/critpath.h"
+#include "analyze/diff.h"
 #include "analyze/gaps.h"
 #include "analyze/memory.h"
 #include "analyze/ops.h"
 #include "report/breakdown.h"
 #include "report/critpath.h"
+#include "report/diff.h"
 #include "report/gaps.h"
 #include "report/memory.h"
 #include "report/ops.h"
@@ -218,6 +220,36 @@ static int memory_json(struct gpuprof_trace *t, struct gp_strbuf *out)
 		ret = oom(t);
 	}
 	gpa_memory_release(&r);
+	return ret;
+}
+
+int api_diff_json(struct gpuprof_trace *a, struct gpuprof_trace *b, struct gp_strbuf *out)
+{
+	static const char *const gate[] = {"step.wall"}; /* the command's --fail-on */
+	struct gpa_diff_opts o;
+	struct gpa_diff *d = NULL;
+	struct gpa_diff_result r = {0};
+	int ret;
+
+	gpa_diff_opts_init(&o);
+	o.step_regex = b->step_regex;
+	o.data_regex = b->data_regex;
+	o.fail_on = gate;
+	o.nfail_on = 1;
+	o.comm_rules = (const char *const *)b->comm;
+	o.ncomm_rules = b->ncomm;
+	ret = gpa_diff_new(&o, &d, b->err, sizeof(b->err));
+	if (!ret) {
+		ret = gpa_diff_add_run(d, 0, &a->m, a->label, b->err, sizeof(b->err));
+	}
+	if (!ret) {
+		ret = gpa_diff_add_run(d, 1, &b->m, b->label, b->err, sizeof(b->err));
+	}
+	if (!ret && (gpa_diff_compute(d, &r) || gpr_diff_json(out, &r))) {
+		ret = oom(b);
+	}
+	gpa_diff_result_release(&r);
+	gpa_diff_free(d);
 	return ret;
 }
 

@@ -185,6 +185,7 @@ static void trace_free(struct gpuprof_trace *t, bool loaded)
 		free(t->comm[i]);
 	}
 	free(t->comm);
+	free(t->label);
 	free(t->step_regex);
 	free(t->data_regex);
 	pthread_mutex_destroy(&t->lock);
@@ -225,6 +226,9 @@ int gpuprof_open(const char *const *paths, size_t npaths, const struct gpuprof_o
 	}
 	pthread_mutex_init(&t->lock, NULL);
 	ret = copy_opts(t, o);
+	if (!ret && !(t->label = strdup(paths[0]))) {
+		ret = -GP_ERR_NOMEM;
+	}
 	if (ret) {
 		open_fail(ret, "out of memory");
 		trace_free(t, false);
@@ -251,6 +255,20 @@ const char *gpuprof_trace_error(struct gpuprof_trace *t)
 	return t ? t->err : "";
 }
 
+/* out's text handed to the caller as gpuprof_analyze says. */
+static int hand_out(int ret, struct gp_strbuf *out, char **json, size_t *len)
+{
+	if (ret) {
+		gp_strbuf_release(out);
+		return ret;
+	}
+	if (len) {
+		*len = out->len;
+	}
+	*json = gp_strbuf_detach(out, NULL);
+	return 0;
+}
+
 int gpuprof_analyze(struct gpuprof_trace *t, enum gpuprof_analysis a, char **json, size_t *len)
 {
 	struct gp_strbuf out = GP_STRBUF_INIT;
@@ -267,15 +285,34 @@ int gpuprof_analyze(struct gpuprof_trace *t, enum gpuprof_analysis a, char **jso
 	t->err[0] = '\0';
 	ret = api_analysis_json(t, a, &out);
 	pthread_mutex_unlock(&t->lock);
-	if (ret) {
-		gp_strbuf_release(&out);
-		return ret;
+	return hand_out(ret, &out, json, len);
+}
+
+int gpuprof_diff(struct gpuprof_trace *a, struct gpuprof_trace *b, char **json, size_t *len)
+{
+	struct gp_strbuf out = GP_STRBUF_INIT;
+	/* two locks, always taken in the same order */
+	struct gpuprof_trace *first = a < b ? a : b, *second = a < b ? b : a;
+	int ret;
+
+	if (!a || !b || !json) {
+		return -GP_ERR_API;
 	}
+	*json = NULL;
 	if (len) {
-		*len = out.len;
+		*len = 0;
 	}
-	*json = gp_strbuf_detach(&out, NULL);
-	return 0;
+	if (a == b) {
+		snprintf(b->err, sizeof(b->err), "diff: the baseline and the candidate are one trace");
+		return -GP_ERR_API;
+	}
+	pthread_mutex_lock(&first->lock);
+	pthread_mutex_lock(&second->lock);
+	b->err[0] = '\0';
+	ret = api_diff_json(a, b, &out);
+	pthread_mutex_unlock(&second->lock);
+	pthread_mutex_unlock(&first->lock);
+	return hand_out(ret, &out, json, len);
 }
 
 void gpuprof_free(void *p)

@@ -170,7 +170,17 @@ enum gpuprof_analysis {
  */
 GPUPROF_EXPORT int gpuprof_analyze(struct gpuprof_trace *t, enum gpuprof_analysis a, char **json,
 				   size_t *len);
-/* Frees what gpuprof_analyze handed out; NULL does nothing. */
+/*
+ * Compares trace a (the baseline) with b (the candidate) as `gpuprof diff
+ * --json FILE A -- B` does, each trace one run, with the handles' step and
+ * data-loader patterns and the command's defaults, and hands the JSON it
+ * writes (*json, *len as gpuprof_analyze). a and b may not be the same
+ * handle. Returns 0 or a negative enum gpuprof_status, the reason in
+ * gpuprof_trace_error(b).
+ */
+GPUPROF_EXPORT int gpuprof_diff(struct gpuprof_trace *a, struct gpuprof_trace *b, char **json,
+				size_t *len);
+/* Frees what gpuprof_analyze and gpuprof_diff handed out; NULL does nothing. */
 GPUPROF_EXPORT void gpuprof_free(void *p);
 
 #ifdef __cplusplus

@@ -44,6 +44,7 @@ struct api_table_buf {
 struct gpuprof_trace {
 	pthread_mutex_t lock;
 	struct gpa_model m;
+	char *label;                   /* the first path opened: the run's name in a diff */
 	char *step_regex, *data_regex; /* owned copies; NULL: the defaults */
 	char **comm;                   /* owned copies */
 	size_t ncomm;
@@ -77,6 +78,8 @@ int gpuprof_report_compute(struct gpa_model *m, const struct gpuprof_report_args
 const struct gpa_steps *api_steps(struct gpuprof_trace *t, int *ret);
 /* Frees every table t handed out. */
 void api_tables_release(struct gpuprof_trace *t);
+/* The comparison of a and b into out (JSON); 0 or a negative enum gp_err with b->err said. */
+int api_diff_json(struct gpuprof_trace *a, struct gpuprof_trace *b, struct gp_strbuf *out);
 /* Runs analysis a on t into out (JSON); 0 or a negative enum gp_err with t->err said. */
 int api_analysis_json(struct gpuprof_trace *t, enum gpuprof_analysis a, struct gp_strbuf *out);
 

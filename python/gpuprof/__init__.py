@@ -21,6 +21,9 @@ The analyses (Trace.report(), .gaps(), .critical_path(), .ops(),
 installed, else as dicts of lists; the document's other values are in
 Result.doc.
 
+gpuprof.diff(a, b) compares two traces as `gpuprof diff --json` does (a the
+baseline, b the candidate, each one run): its metrics and verdicts.
+
 Errors raise gpuprof.Error (an OSError and a ValueError) with the message
 the gpuprof command prints. Nothing outside the standard library is needed
 to import the module.
@@ -33,7 +36,7 @@ from collections.abc import Mapping as _Mapping
 from . import _core
 from ._core import Error
 
-__all__ = ["open", "Trace", "Table", "Result", "Error", "version", "api_version"]
+__all__ = ["open", "diff", "Trace", "Table", "Result", "Error", "version", "api_version"]
 
 version = _core.version
 api_version = _core.api_version
@@ -259,3 +262,13 @@ def open(path, *more, threads=0, step=None, data_loader=None, comm_kernel=(),
         comm_kernel = [comm_kernel]
     return Trace(_core.open(paths, threads, step, data_loader, list(comm_kernel),
                             bool(allow_unrelated)))
+
+
+def diff(baseline, candidate):
+    """Compares two open traces as `gpuprof diff --json FILE A -- B` does, each one run.
+
+    The result's table is the JSON's "metrics" (per metric: both sides, the
+    change, its test and verdict); the explanation, run counts and warnings
+    are in .doc.
+    """
+    return Result(_core.diff(baseline._core, candidate._core))

@@ -421,6 +421,35 @@ out:
 	return res;
 }
 
+static PyObject *core_diff(PyObject *mod, PyObject *args)
+{
+	PyObject *a, *b, *s;
+	TraceObject *ta, *tb;
+	char *json = NULL;
+	size_t len = 0;
+	int ret;
+
+	(void)mod;
+	if (!PyArg_ParseTuple(args, "O!O!", (PyTypeObject *)TraceType, &a,
+			      (PyTypeObject *)TraceType, &b)) {
+		return NULL;
+	}
+	ta = (TraceObject *)a;
+	tb = (TraceObject *)b;
+	if (check_open(ta) || check_open(tb)) {
+		return NULL;
+	}
+	Py_BEGIN_ALLOW_THREADS
+	ret = gpuprof_diff(ta->h, tb->h, &json, &len);
+	Py_END_ALLOW_THREADS
+	if (ret) {
+		return raise(ret, gpuprof_trace_error(tb->h));
+	}
+	s = PyUnicode_DecodeUTF8(json, (Py_ssize_t)len, "replace");
+	gpuprof_free(json);
+	return s;
+}
+
 static PyObject *core_table_names(PyObject *mod, PyObject *unused)
 {
 	const char *const *n = gpuprof_table_names();
@@ -444,6 +473,8 @@ static PyMethodDef core_methods[] = {
 	{"open", (PyCFunction)(void (*)(void))core_open, METH_VARARGS | METH_KEYWORDS,
 	 "open(paths, threads=0, step=None, data_loader=None, comm_kernel=[], "
 	 "allow_unrelated=False) -> Trace"},
+	{"diff", core_diff, METH_VARARGS,
+	 "diff(baseline, candidate) -> the JSON of gpuprof diff --json, each trace one run"},
 	{"table_names", core_table_names, METH_NOARGS, "the tables a trace holds"},
 	{NULL, NULL, 0, NULL},
 };

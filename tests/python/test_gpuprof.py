@@ -51,6 +51,32 @@ def test_anchor_tables_equal_the_command(anchor):
                 assert t.steps.rows == len(res.doc["steps"])
 
 
+DIFF_PAIRS = [("kineto/hta/trace_diff/control/control.json.gz", "kineto/hta/trace_diff/test/test.json.gz"),
+              ("kineto/hta/trace_compare/base/base.json.gz", "kineto/hta/trace_compare/test/test.json.gz"),
+              ("nsys/mfu_2gpu_before.sqlite", "nsys/mfu_2gpu_after.sqlite")]
+
+
+@pytest.mark.parametrize("pair", DIFF_PAIRS)
+def test_diff_equals_the_command(pair, tmp_path):
+    need_anchors()
+    from conftest import ANCHORS
+    base, cand = (os.path.join(ANCHORS, p) for p in pair)
+    out = tmp_path / "diff.json"
+    _, err, status = cli("diff", "--quiet", "--json", str(out), base, "--", cand)
+    assert status in (0, 3), err
+    with gpuprof.open(base) as a, gpuprof.open(cand) as b:
+        res = gpuprof.diff(a, b)
+    assert res.json == out.read_text()
+    frames_equal(json.loads(res.json), res)
+    assert (res.doc["regressed_gated"] > 0) == (status == 3)
+
+
+def test_diff_of_one_trace_with_itself(small_trace):
+    with gpuprof.open(small_trace) as t:
+        with pytest.raises(gpuprof.Error, match="one trace"):
+            gpuprof.diff(t, t)
+
+
 def test_kernels_table(small_trace):
     with gpuprof.open(small_trace, threads=1) as t:
         k = t.kernels

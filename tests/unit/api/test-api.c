@@ -138,6 +138,33 @@ TEST(generated_analyses)
 	gpuprof_close(t);
 }
 
+TEST(diff_of_two_traces)
+{
+	struct gen_stats gs;
+	char dir[512];
+	const char *p1, *p2;
+	struct gpuprof_trace *a = NULL, *b = NULL;
+	char *json = NULL;
+
+	snprintf(dir, sizeof(dir), "%s/a", test_tmpdir());
+	p1 = strdup(gen_trace(dir, &gs));
+	snprintf(dir, sizeof(dir), "%s/b", test_tmpdir());
+	p2 = gen_trace(dir, &gs);
+	REQUIRE(p1 && p2);
+	REQUIRE(gpuprof_open(&p1, 1, NULL, &a) == 0 && gpuprof_open(&p2, 1, NULL, &b) == 0);
+	CHECK_EQ_I(gpuprof_diff(a, b, &json, NULL), 0);
+	CHECK_CONTAINS(json, "\"metrics\":");
+	CHECK_CONTAINS(json, "\"name\":\"step.wall\"");
+	gpuprof_free(json);
+	json = NULL;
+	CHECK_EQ_I(gpuprof_diff(a, a, &json, NULL), -GPUPROF_ERR_API);
+	CHECK_STR(gpuprof_trace_error(a), "diff: the baseline and the candidate are one trace");
+	CHECK(json == NULL);
+	gpuprof_close(a);
+	gpuprof_close(b);
+	free((void *)p1);
+}
+
 /* The anchors beside the checkout, as the e2e tests find them; NULL: skip (fails in CI). */
 static const char *anchors(void)
 {
