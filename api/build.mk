@@ -86,3 +86,12 @@ endif
 bench-python: python
 	@sh tests/bench/bench-python.sh $(O)
 .PHONY: bench-python
+
+# make install: the library, its soname link and its header (include/gpuprof/gpuprof.h).
+install: install-api
+install-api: $(LIBGPUPROF_LINK)
+	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/gpuprof
+	install -m 755 $(LIBGPUPROF) $(DESTDIR)$(PREFIX)/lib/libgpuprof.so.$(SO_MAJOR)
+	ln -sf libgpuprof.so.$(SO_MAJOR) $(DESTDIR)$(PREFIX)/lib/libgpuprof.so
+	install -m 644 api/gpuprof.h $(DESTDIR)$(PREFIX)/include/gpuprof/gpuprof.h
+.PHONY: install-api
