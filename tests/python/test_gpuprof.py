@@ -134,6 +134,17 @@ def test_open_close_1000_flat_rss(small_trace):
     assert grown < 4096, f"resident set grew {grown} KiB over 1,000 opens"
 
 
+def test_the_library_prints_nothing(small_trace, tmp_path, capfd):
+    bad = tmp_path / "bad.gpz"
+    bad.write_bytes(b"GPZ but not really")
+    with gpuprof.open(small_trace) as t:
+        t.report(), t.gaps(), t.kernels.to_pandas()
+    with pytest.raises(gpuprof.Error):
+        gpuprof.open(str(bad))
+    out, err = capfd.readouterr()
+    assert out == "" and err == ""
+
+
 def test_bad_file_says_what_the_command_says(tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text("{ not json")
