@@ -146,8 +146,9 @@ static int critpath_json(struct gpuprof_trace *t, const struct gpa_steps *steps,
 	return ret;
 }
 
-static int breakdown_json(struct gpuprof_trace *t, const struct gpa_commclass *cc,
-			  struct gp_strbuf *out)
+/* a: GPUPROF_BREAKDOWN, or one of its HTA modes. */
+static int breakdown_json(struct gpuprof_trace *t, enum gpuprof_analysis a,
+			  const struct gpa_commclass *cc, struct gp_strbuf *out)
 {
 	struct gpa_breakdown_opts bo;
 	struct gpa_breakdown b = {0};
@@ -155,6 +156,9 @@ static int breakdown_json(struct gpuprof_trace *t, const struct gpa_commclass *c
 
 	gpa_breakdown_opts_init(&bo);
 	bo.comm = cc;
+	bo.flags = a == GPUPROF_BREAKDOWN_HTA		? GPA_BD_COMPAT_HTA
+		   : a == GPUPROF_BREAKDOWN_HTA_NOROUND ? GPA_BD_COMPAT_HTA_NOROUND
+							: 0;
 	ret = gpa_breakdown_compute(&t->m, &bo, &b);
 	if (ret || gpr_breakdown_render(out, GPR_FORMAT_JSON, GPR_BD_ALL, &b)) {
 		ret = oom(t);
@@ -168,16 +172,18 @@ static int with_comm(struct gpuprof_trace *t, enum gpuprof_analysis a, struct gp
 	struct gpa_commclass_opts co = {(const char *const *)t->comm, t->ncomm};
 	struct gpa_commclass cc = {0};
 	int ret = 0;
-	const struct gpa_steps *steps = a == GPUPROF_BREAKDOWN ? NULL : api_steps(t, &ret);
+	bool bd = a == GPUPROF_BREAKDOWN || a == GPUPROF_BREAKDOWN_HTA ||
+		  a == GPUPROF_BREAKDOWN_HTA_NOROUND;
+	const struct gpa_steps *steps = bd ? NULL : api_steps(t, &ret);
 
 	if (ret) {
 		return ret;
 	}
 	ret = gpa_commclass_compute(&t->m, &co, &cc, t->err, sizeof(t->err));
 	if (!ret) {
-		ret = a == GPUPROF_GAPS		 ? gaps_json(t, steps, &cc, out)
-		      : a == GPUPROF_BREAKDOWN ? breakdown_json(t, &cc, out)
-					       : critpath_json(t, steps, &cc, out);
+		ret = a == GPUPROF_GAPS ? gaps_json(t, steps, &cc, out)
+		      : bd		? breakdown_json(t, a, &cc, out)
+					: critpath_json(t, steps, &cc, out);
 	}
 	gpa_commclass_release(&cc);
 	return ret;
@@ -264,6 +270,8 @@ int api_analysis_json(struct gpuprof_trace *t, enum gpuprof_analysis a, struct g
 	case GPUPROF_GAPS:
 	case GPUPROF_CRITICAL_PATH:
 	case GPUPROF_BREAKDOWN:
+	case GPUPROF_BREAKDOWN_HTA:
+	case GPUPROF_BREAKDOWN_HTA_NOROUND:
 		ret = with_comm(t, a, out);
 		if (!ret && gpr_sanity_append(out, GPR_FORMAT_JSON, &t->m)) {
 			ret = oom(t);

@@ -158,6 +158,9 @@ enum gpuprof_analysis {
 	GPUPROF_OPS = 4,           /* gpuprof ops --format json */
 	GPUPROF_MEMORY = 5,        /* gpuprof memory --format json */
 	GPUPROF_BREAKDOWN = 6,     /* gpuprof breakdown --format json (HTA's breakdowns, exact) */
+	GPUPROF_BREAKDOWN_HTA = 7, /* gpuprof breakdown --compat hta --format json */
+	/* gpuprof breakdown --compat hta-noround (HTA with HTA_DISABLE_NS_ROUNDING=1) */
+	GPUPROF_BREAKDOWN_HTA_NOROUND = 8,
 };
 
 /*

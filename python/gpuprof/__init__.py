@@ -238,9 +238,18 @@ class Trace:
         """`gpuprof memory`'s tables (allocator pools, peaks, leaks)."""
         return self._analyze(_core.MEMORY)
 
-    def breakdown(self):
-        """`gpuprof breakdown`'s tables: HTA's temporal, idle-time and kernel-type breakdowns."""
-        return self._analyze(_core.BREAKDOWN)
+    def breakdown(self, compat="none"):
+        """`gpuprof breakdown`'s tables: HTA's temporal, idle, kernel-type and overlap breakdowns.
+
+        compat: "none" (exact nanoseconds), "hta" (HTA's numbers, its rounding and other
+        quirks: docs/hta-parity.md) or "hta-noround" (HTA with HTA_DISABLE_NS_ROUNDING=1),
+        as `gpuprof breakdown --compat`.
+        """
+        kinds = {"none": _core.BREAKDOWN, "hta": _core.BREAKDOWN_HTA,
+                 "hta-noround": _core.BREAKDOWN_HTA_NOROUND}
+        if compat not in kinds:
+            raise ValueError(f"unknown compat mode '{compat}': none, hta or hta-noround")
+        return self._analyze(kinds[compat])
 
     def __repr__(self):
         return "<gpuprof.Trace closed>" if self.closed else "<gpuprof.Trace>"

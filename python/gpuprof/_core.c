@@ -505,7 +505,9 @@ static int core_exec(PyObject *m)
 	    PyModule_AddIntConstant(m, "CRITICAL_PATH", GPUPROF_CRITICAL_PATH) ||
 	    PyModule_AddIntConstant(m, "OPS", GPUPROF_OPS) ||
 	    PyModule_AddIntConstant(m, "MEMORY", GPUPROF_MEMORY) ||
-	    PyModule_AddIntConstant(m, "BREAKDOWN", GPUPROF_BREAKDOWN)) {
+	    PyModule_AddIntConstant(m, "BREAKDOWN", GPUPROF_BREAKDOWN) ||
+	    PyModule_AddIntConstant(m, "BREAKDOWN_HTA", GPUPROF_BREAKDOWN_HTA) ||
+	    PyModule_AddIntConstant(m, "BREAKDOWN_HTA_NOROUND", GPUPROF_BREAKDOWN_HTA_NOROUND)) {
 		return -1;
 	}
 	return 0;

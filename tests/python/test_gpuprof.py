@@ -17,6 +17,7 @@ from conftest import anchor_files, cli, need_anchors
 
 ANALYSES = [("report", "report"), ("gaps", "gaps"), ("critical-path", "critical_path"),
             ("ops", "ops"), ("memory", "memory"), ("breakdown", "breakdown")]
+COMPAT = ["hta", "hta-noround"]
 
 
 def frames_equal(doc, result):
@@ -39,6 +40,11 @@ def test_anchor_tables_equal_the_command(anchor):
             # the same renderer wrote both: the same bytes, and so the same tables
             assert res.json == out, f"{command} of {anchor}"
             frames_equal(json.loads(out), res)
+            if method == "breakdown":
+                for mode in COMPAT:
+                    out, err, status = cli(command, "--compat", mode, "--format", "json", anchor)
+                    assert status == 0, err
+                    assert t.breakdown(compat=mode).json == out, f"{command} {mode} of {anchor}"
             if method == "report":
                 traced = res.doc["traced"]
                 k = t.kernels
