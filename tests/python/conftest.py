@@ -40,7 +40,7 @@ def cli(*args):
     return p.stdout, p.stderr, p.returncode
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def small_trace(tmp_path_factory):
     """A generated .gpz of 4 steps (tests/tools/tracegen)."""
     path = str(tmp_path_factory.mktemp("gen") / "small.gpz")
