@@ -50,6 +50,7 @@ TRACE_SRC := $(wildcard trace/*.c)
 IMPORT_SRC := $(wildcard import/*.c)
 ANALYZE_SRC := $(wildcard analyze/*.c)
 REPORT_SRC := $(wildcard report/*.c)
+API_SRC := $(wildcard api/*.c)
 CLI_SRC := $(wildcard cli/*.c)
 GEN_SRC := tests/tools/tracegen.c
 
@@ -60,6 +61,7 @@ LIB_TRACE := $(O)/libgptrace.a
 LIB_IMPORT := $(O)/libgpimport.a
 LIB_ANALYZE := $(O)/libgpanalyze.a
 LIB_REPORT := $(O)/libgpreport.a
+LIB_API := $(O)/libgpapi.a
 GPUPROF := $(O)/gpuprof
 TRACEGEN := $(O)/tracegen
 
@@ -128,8 +130,13 @@ $(LIB_REPORT): $(call obj,$(REPORT_SRC)) $(O)/gen/html-assets.o $(PROTO_GEN).o
 	@rm -f $@
 	ar rcs $@ $^
 
+# The C API (api/): the command builds its report through it (libgpuprof.so: api/build.mk).
+$(LIB_API): $(call obj,$(API_SRC))
+	@rm -f $@
+	ar rcs $@ $^
+
 # analyze/ and report/ join the link once they have sources.
-ALL_LIBS = $(if $(REPORT_SRC),$(LIB_REPORT)) $(if $(ANALYZE_SRC),$(LIB_ANALYZE)) $(LIB_IMPORT) \
+ALL_LIBS = $(LIB_API) $(if $(REPORT_SRC),$(LIB_REPORT)) $(if $(ANALYZE_SRC),$(LIB_ANALYZE)) $(LIB_IMPORT) \
 	$(LIB_TRACE) $(LIB_BASE)
 
 $(GPUPROF): $(call obj,$(CLI_SRC)) $(ALL_LIBS)
@@ -239,7 +246,7 @@ check-rules:
 
 # Every header of every module compiles on its own, and twice (its include guard): found by
 # name, so a new header is checked without being listed here.
-HEADER_DIRS := base trace import inject analyze report cli
+HEADER_DIRS := base trace import inject analyze report api cli
 check-headers: | $(DEPS_STAMP)
 	@bad=0; n=0; \
 	for h in $$(find $(wildcard $(HEADER_DIRS)) -name '*.h' | LC_ALL=C sort); do \
@@ -409,6 +416,8 @@ clean:
 
 # The recording side: libgpuprof-inject.so, the fake CUDA stack, samples (needs CUDA_HOME).
 -include inject/build.mk
+# libgpuprof.so, its C API, and the Python module (make python): api/build.mk
+include api/build.mk
 
 # ---- occupancy: our calculator against the toolkit's cuda_occupancy.h, when it is installed
 UNIT_OCC_ORACLE := $(O)/tests/unit-occ-oracle

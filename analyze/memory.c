@@ -18,6 +18,7 @@
 #define GP_LOG_TAG "analyze/memory"
 #include "base/compat.h"
 #include "analyze/memory.h"
+#include "analyze/gaps.h"
 #include "analyze/steps.h"
 
 #include <stdlib.h>
@@ -27,6 +28,26 @@ void gpa_memory_opts_init(struct gpa_memory_opts *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->top = 10;
+}
+
+void gpa_memory_opts_gaps(struct gpa_memory_opts *o, const struct gpa_model *m,
+			  const struct gpa_steps *steps)
+{
+	struct gpa_gaps_opts go;
+	struct gpa_gaps g;
+	char err[256];
+
+	if (!gpa_gpu_rows(m)) {
+		return;
+	}
+	gpa_gaps_opts_init(&go);
+	go.top = 0;
+	if (gpa_gaps_analyze(m, steps, &go, &g, err, sizeof(err))) {
+		return;
+	}
+	o->gap_memory_ns = g.all.cause_ns[GPA_GAP_MEMORY];
+	o->gap_known = true;
+	gpa_gaps_release(&g);
 }
 
 const char *gpa_mem_phase_name(unsigned phase)

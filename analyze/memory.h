@@ -25,6 +25,13 @@ struct gpa_memory_opts {
 };
 
 void gpa_memory_opts_init(struct gpa_memory_opts *o);
+/*
+ * Sets o's gap_memory_ns and gap_known from a gap analysis of m with the
+ * default options (the idle GPU time it blames on memory management);
+ * leaves them unset when m has no GPU work or that analysis fails.
+ */
+void gpa_memory_opts_gaps(struct gpa_memory_opts *o, const struct gpa_model *m,
+			  const struct gpa_steps *steps);
 
 /* The phase of a training step an allocation was made in, from its ranges' names. */
 enum gpa_mem_phase {

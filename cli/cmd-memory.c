@@ -61,26 +61,6 @@ const struct cli_command cmd_memory_opts = {
 	.msgs = &cli_msgs_letter,
 };
 
-/* The idle GPU time the gap analysis blames on memory management; false when it did not run. */
-static bool gap_memory(const struct gpa_model *m, const struct gpa_steps *steps, uint64_t *ns)
-{
-	struct gpa_gaps_opts go;
-	struct gpa_gaps g;
-	char err[256];
-
-	if (!gpa_gpu_rows(m)) {
-		return false;
-	}
-	gpa_gaps_opts_init(&go);
-	go.top = 0;
-	if (gpa_gaps_analyze(m, steps, &go, &g, err, sizeof(err))) {
-		return false;
-	}
-	*ns = g.all.cause_ns[GPA_GAP_MEMORY];
-	gpa_gaps_release(&g);
-	return true;
-}
-
 static int run(const struct memory_opts *o, struct cli_common *cm, char **args, size_t nargs)
 {
 	struct gpa_model m;
@@ -98,7 +78,7 @@ static int run(const struct memory_opts *o, struct cli_common *cm, char **args, 
 	status = CMD_ERROR;
 	ao.steps = &steps;
 	if (o->tables & GPR_MEM_CALLS) {
-		ao.gap_known = gap_memory(&m, &steps, &ao.gap_memory_ns);
+		gpa_memory_opts_gaps(&ao, &m, &steps);
 	}
 	ret = gpa_memory_analyze(&m, &ao, &r, err, sizeof(err));
 	if (ret) {

@@ -6,6 +6,7 @@
  */
 #include "base/compat.h"
 #include "analyze/report.h"
+#include "api/internal.h"
 #include "cli/cli.h"
 #include "report/report.h"
 #include "report/flame-graph.h"
@@ -175,34 +176,10 @@ static int render_html(const struct report_opts *o, const struct gpa_report *r,
 	return ret;
 }
 
-/* What the report renders: every part of r, with the command's row limits. */
-static void parts_of(const struct report_opts *o, const struct gpa_model *m,
-		     const struct gpa_report *r, struct gpr_report_parts *p)
-{
-	*p = (struct gpr_report_parts){
-		.m = m,
-		.steps = &r->steps,
-		.ov = &r->ov,
-		.gaps = &r->shown,
-		.kernels = &r->kernels,
-		.top_kernels = o->top,
-		.max_steps = o->max_steps,
-		.occ = &r->occ,
-		.mfu = &r->mfu,
-		.mfu_dtype = o->mfu.a.dtype,
-		.comm = &r->comm,
-		.findings = &r->findings,
-		.verdict = &r->verdict,
-		.launches = &r->launches,
-		.ops = &r->ops,
-		.memory = &r->memory,
-	};
-}
-
 static int run(const struct report_opts *o, struct cli_common *c, char **args, size_t nargs)
 {
 	struct gpa_model m;
-	struct gpa_report_opts ro;
+	struct gpuprof_report_args a;
 	struct gpa_report *r = NULL;
 	struct gpr_report_parts parts;
 	struct gp_strbuf out = GP_STRBUF_INIT;
@@ -213,25 +190,28 @@ static int run(const struct report_opts *o, struct cli_common *c, char **args, s
 	if (cli_load_model_ex(c, &m, args, nargs, 0, GPA_DROP_API_IDS | GPA_DROP_CORR)) {
 		return CMD_ERROR;
 	}
-	gpa_report_opts_init(&ro);
-	ro.kind = o->html ? GPA_REPORT_PAGE : GPA_REPORT_FULL;
-	ro.step_regex = o->step_regex;
-	ro.comm_rules = o->comm.rules;
-	ro.ncomm_rules = o->comm.n;
-	ro.gaps = o->gaps;
-	ro.kname = o->kname;
-	ro.mfu = &o->mfu.a;
-	ro.page_events = o->html_events;
-	if (cli_common_threads(c, &ro.threads)) {
+	gpuprof_report_args_init(&a);
+	a.ro.kind = o->html ? GPA_REPORT_PAGE : GPA_REPORT_FULL;
+	a.ro.step_regex = o->step_regex;
+	a.ro.comm_rules = o->comm.rules;
+	a.ro.ncomm_rules = o->comm.n;
+	a.ro.gaps = o->gaps;
+	a.ro.kname = o->kname;
+	a.ro.mfu = &o->mfu.a;
+	a.ro.page_events = o->html_events;
+	a.top_kernels = o->top;
+	a.max_steps = o->max_steps;
+	a.mfu_dtype = o->mfu.a.dtype;
+	if (cli_common_threads(c, &a.ro.threads)) {
 		goto out;
 	}
-	ret = gpa_report_build(&m, &ro, &r, err, sizeof(err));
+	/* the build the library's gpuprof_analyze(GPUPROF_REPORT) runs */
+	ret = gpuprof_report_compute(&m, &a, &r, &parts, err, sizeof(err));
 	if (ret) {
 		cli_error("%s", err);
 		status = cli_exit_code(ret, CLI_NOTFOUND_IS_USAGE);
 		goto out;
 	}
-	parts_of(o, &m, r, &parts);
 	if (o->html) {
 		if (render_html(o, r, &parts, &out)) {
 			goto out;

@@ -11,11 +11,13 @@ allowed() { # module -> modules it may include
 	import) echo "base trace import" ;;
 	analyze) echo "base trace import analyze" ;;
 	report) echo "base analyze report" ;;
-	cli) echo "base trace import analyze report cli" ;;
+	api) echo "base trace import analyze report api" ;;
+	cli) echo "base trace import analyze report api cli" ;;
+	python) echo "api" ;;
 	*) echo "" ;;
 	esac
 }
-for mod in base trace inject import analyze report cli; do
+for mod in base trace inject import analyze report api cli python; do
 	[ -d "$mod" ] || continue
 	ok=$(allowed "$mod")
 	for f in $(find "$mod" -name '*.[ch]'); do
@@ -26,6 +28,7 @@ for mod in base trace inject import analyze report cli; do
 			esac
 		done
 		case $f in
+		python/*) ;;
 		*.c) first=$(grep -m1 '^#include' "$f")
 		     [ "$first" = '#include "base/compat.h"' ] ||
 			{ echo "layering: $f must include base/compat.h first"; bad=1; } ;;

@@ -18,8 +18,8 @@ say() {
 	echo "check-rules: $*"
 	bad=1
 }
-modules="base trace import inject analyze report cli"
-libs="base trace import analyze report"
+modules="base trace import inject analyze report api cli python"
+libs="base trace import analyze report api python"
 
 # 1, 2
 # The tests' programs follow the same limits as the modules.

@@ -65,6 +65,16 @@ if [ "${1:-}" = test ]; then
 	need_cmd xmllint libxml2-utils
 	# many e2e tests check outputs with Python; one reads an nsys export with sqlite3
 	need_cmd python3 python3
+	# the Python module (make python, docs/python.md) and its tests (tests/python, pytest)
+	# are built for and run by Debian's interpreter
+	need_py() { # module, Debian package
+		/usr/bin/python3 -c "import $1" 2>/dev/null || missing="$missing $2"
+	}
+	py_inc=$(/usr/bin/python3 -c 'import sysconfig; print(sysconfig.get_paths()["include"])' 2>/dev/null)
+	[ -n "$py_inc" ] && [ -f "$py_inc/Python.h" ] || missing="$missing python3-dev"
+	need_py pytest python3-pytest
+	need_py numpy python3-numpy
+	need_py pandas python3-pandas
 	need_cmd sqlite3 sqlite3
 fi
 

@@ -49,6 +49,8 @@ TESTS_CI_PLAIN += t3003-text-width t3004-text-every-anchor
 # 4. the flight recorder: signals, a crash, a socket, two processes, and step times it judges
 #    against their median (a sanitizer's slower threads make normal steps look slow).
 TESTS_CI_PLAIN += t1110-flight
+# 5. the Python module: loaded into Debian's interpreter, which is not sanitized.
+TESTS_CI_PLAIN += t0030-python
 
 # The tests that sweep every anchor with one command or analysis (they call lib.sh's
 # anchor_swept): in CI they run in both halves, sanitized on the anchors under 1 MB
