@@ -63,6 +63,7 @@ int cmd_occupancy(int argc, char **argv);
 int cmd_mfu(int argc, char **argv);
 int cmd_devices(int argc, char **argv);
 int cmd_critical_path(int argc, char **argv);
+int cmd_completion(int argc, char **argv);
 extern const struct cli_command cmd_info_opts;
 extern const struct cli_command cmd_dump_opts;
 extern const struct cli_command cmd_gaps_opts;
@@ -83,6 +84,7 @@ extern const struct cli_command cmd_occupancy_opts;
 extern const struct cli_command cmd_mfu_opts;
 extern const struct cli_command cmd_devices_opts;
 extern const struct cli_command cmd_critical_path_opts;
+extern const struct cli_command cmd_completion_opts;
 
 /* "gpuprof: error: ..." on stderr. */
 GP_PRINTF(1, 2) void cli_error(const char *fmt, ...);
@@ -189,6 +191,21 @@ bool cli_parse_threads(const char *s, unsigned *out);
  */
 int cli_common_threads(struct cli_common *c, unsigned *out);
 
+/* ---- "did you mean" (cli/suggest.c) */
+
+/* The name nearest to word among those added; ties suggest nothing. */
+struct cli_suggest {
+	const char *word;
+	const char *best; /* borrowed from cli_suggest_add */
+	unsigned dist;
+	bool tie;
+};
+void cli_suggest_init(struct cli_suggest *s, const char *word);
+/* Considers name (borrowed until cli_suggest_best's answer is used). */
+void cli_suggest_add(struct cli_suggest *s, const char *name);
+/* The nearest name within one or two edits (by length), or NULL. */
+const char *cli_suggest_best(const struct cli_suggest *s);
+
 /* ---- progress on stderr (cli/progress.c) */
 
 struct cli_progress {
@@ -222,6 +239,26 @@ bool cli_write_file(const char *path, const void *buf, size_t len);
  */
 int cli_check_outputs(const struct cli_command *cmd, const char *const *outs, size_t nouts,
 		      char *const *ins, size_t nins, bool force);
+
+/* An output file extension a command writes, and the format (the command's own numbering). */
+struct cli_out_ext {
+	const char *ext;  /* without the dot: "svg" */
+	int format;
+	const char *name; /* the format's name for --format */
+};
+/*
+ * Checks path's extension against the format (*format, -1 when not given,
+ * then set from a listed extension): a listed extension of another format,
+ * or one of a file other programs read as something else (.png, .pdf, .html,
+ * ...) that the list lacks, is a usage error naming the formats written
+ * (CMD_USAGE); "-", no extension or another one (.txt, .out) is CMD_OK.
+ * exts ends with {NULL}.
+ */
+int cli_output_format(const struct cli_command *cmd, const char *path,
+		      const struct cli_out_ext *exts, int *format);
+
+/* --format text|json of the commands with no other format (info, dump): json is 1. */
+extern const struct cli_enum_value cli_text_json[];
 
 /* ---- how text reads (cli/display.c, docs/units.md) */
 

@@ -35,14 +35,20 @@ static int opt_timeunit(struct cli_ctx *ctx, const struct cli_option *opt, const
 {
 	struct gpr_display d = *gpr_display_get();
 
+	static const uint64_t scale[] = {[GPR_TIME_US] = 1000, [GPR_TIME_MS] = 1000000,
+					 [GPR_TIME_S] = 1000000000};
+	int u = gpr_time_unit_parse(arg);
+
 	(void)opt;
-	if (!strcmp(arg, "ns") || !strcmp(arg, "nsec")) {
-		d.exact = true;
-	} else if (!strcmp(arg, "auto")) {
-		d.exact = false;
-	} else {
-		return ctx->prescan ? 0 : cli_opt_usage_error(ctx, "unknown time unit '%s'", arg);
+	if (u < 0) {
+		return ctx->prescan ? 0
+				    : cli_opt_usage_error(ctx,
+							  "unknown time unit '%s'; use auto, ns, us, "
+							  "ms or s (or nsec, usec, msec, sec)",
+							  arg);
 	}
+	d.exact = u == GPR_TIME_NS;
+	d.scale = u == GPR_TIME_AUTO || u == GPR_TIME_NS ? 0 : scale[u];
 	gpr_display_set(&d);
 	return 0;
 }
@@ -61,8 +67,9 @@ static int opt_wide(struct cli_ctx *ctx, const struct cli_option *opt, const cha
 
 const struct cli_option cli_display_options[] = {
 	CLI_OPT_CB(0, "timeunit", "UNIT", opt_timeunit,
-		   "auto (default: 3-4 digits in ns, us, ms or s)\n"
-		   "or ns (exact integer nanoseconds)"),
+		   "auto (default: 3-4 digits in ns, us, ms or s),\n"
+		   "ns (exact integers), us, ms or s (exact decimals);\n"
+		   "also nsys's nsec, usec, msec, sec"),
 	{.type = CLI_OPT_CALLBACK, 0, "wide", NULL, "kernel names whole in text tables",
 	 .cb = opt_wide},
 	CLI_OPT_END(),
