@@ -97,11 +97,34 @@ struct values_ctx {
 	bool zsh;
 };
 
-/* The fixed values of an option, a word each, after prefix. */
+/* Words an enum's parse function is asked about, for its values (aliases left out). */
+static const char *const probe_words[] = {"text", "json", "csv", "markdown", "html", "folded",
+					  "svg", "speedscope", "auto", "ns", "us", "ms", "s",
+					  "nsec", "usec", "msec", "sec"};
+
+/* Whether completion has a list of values for o: its values, or words its parse takes. */
+static bool has_values(const struct cli_option *o)
+{
+	for (size_t i = 0; o->parse && !o->values && i < GP_ARRAY_SIZE(probe_words); i++) {
+		if (o->parse(probe_words[i]) >= 0) {
+			return true;
+		}
+	}
+	return o->values;
+}
+
+/* The values of an option, space-separated. */
 static void add_values(struct gp_strbuf *sb, const struct cli_option *o)
 {
+	size_t start = sb->len;
+
 	for (const struct cli_enum_value *e = o->values; e && e->name; e++) {
-		gp_strbuf_addf(sb, "%s%s", e == o->values ? "" : " ", e->name);
+		gp_strbuf_addf(sb, "%s%s", sb->len > start ? " " : "", e->name);
+	}
+	for (size_t i = 0; o->parse && !o->values && i < GP_ARRAY_SIZE(probe_words); i++) {
+		if (o->parse(probe_words[i]) >= 0) {
+			gp_strbuf_addf(sb, "%s%s", sb->len > start ? " " : "", probe_words[i]);
+		}
 	}
 }
 
@@ -109,7 +132,7 @@ static void bash_values(const struct cli_option *o, void *data)
 {
 	struct values_ctx *v = data;
 
-	if (!o->values || !o->long_name) {
+	if (!has_values(o) || !o->long_name) {
 		return;
 	}
 	gp_strbuf_addf(v->sb, "\t\"%s --%s\"", v->cmd, o->long_name);
@@ -180,7 +203,7 @@ static void zsh_spec(const struct cli_option *o, void *data)
 		if (cli_option_takes_value(o)) {
 			gp_strbuf_adds(v->sb, ":");
 			add_plain(v->sb, o->argh ? o->argh : "value");
-			if (o->values) {
+			if (has_values(o)) {
 				gp_strbuf_adds(v->sb, ":(");
 				add_values(v->sb, o);
 				gp_strbuf_adds(v->sb, ")");

@@ -31,6 +31,9 @@ struct report_opts {
 };
 
 static int parse_format(struct cli_ctx *ctx, const struct cli_option *opt, const char *arg);
+/* For completion: what parse_format takes (and "table", "md"). */
+static const struct cli_enum_value formats[] = {
+	{"text", 0}, {"json", 0}, {"markdown", 0}, {"html", 0}, {NULL, 0}};
 
 static const struct cli_enum_value knames[] = {
 	{"short", GPA_KNAME_SHORT},
@@ -41,9 +44,9 @@ static const struct cli_enum_value knames[] = {
 
 static const struct cli_option report_options[] = {
 	CLI_OPT_GROUP("options:\n", 26, 6),
-	CLI_OPT_CB('f', "format", "FORMAT", parse_format,
-		   "text (default), json, markdown, or html: one\n"
-		   "self-contained page (docs/html-report.md)"),
+	{.type = CLI_OPT_CALLBACK, 'f', "format", "FORMAT", .cb = parse_format, .values = formats,
+	 .help = "text (default), json, markdown, or html: one\n"
+		 "self-contained page (docs/html-report.md)"},
 	CLI_OPT_STR('o', "output", "FILE", struct report_opts, output,
 		    "write there instead of standard output ('-' is standard\n"
 		    "output; a link's target, a device or FIFO in place:\n"

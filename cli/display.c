@@ -65,11 +65,15 @@ static int opt_wide(struct cli_ctx *ctx, const struct cli_option *opt, const cha
 	return 0;
 }
 
+/* For completion: the parser takes these and nsys's nsec, usec, msec, sec. */
+static const struct cli_enum_value timeunits[] = {
+	{"auto", 0}, {"ns", 0}, {"us", 0}, {"ms", 0}, {"s", 0}, {NULL, 0}};
+
 const struct cli_option cli_display_options[] = {
-	CLI_OPT_CB(0, "timeunit", "UNIT", opt_timeunit,
-		   "auto (default: 3-4 digits in ns, us, ms or s),\n"
-		   "ns (exact integers), us, ms or s (exact decimals);\n"
-		   "also nsys's nsec, usec, msec, sec"),
+	{.type = CLI_OPT_CALLBACK, 0, "timeunit", "UNIT", .cb = opt_timeunit, .values = timeunits,
+	 .help = "auto (default: 3-4 digits in ns, us, ms or s),\n"
+		 "ns (exact integers), us, ms or s (exact decimals);\n"
+		 "also nsys's nsec, usec, msec, sec"},
 	{.type = CLI_OPT_CALLBACK, 0, "wide", NULL, "kernel names whole in text tables",
 	 .cb = opt_wide},
 	CLI_OPT_END(),

@@ -128,6 +128,8 @@ COMP_WORDS=(gpuprof gaps --fo); COMP_CWORD=2; _gpuprof; echo "2 ${COMPREPLY[*]}"
 COMP_WORDS=(gpuprof gaps --g); COMP_CWORD=2; _gpuprof; echo "3 ${COMPREPLY[*]}"
 COMP_WORDS=(gpuprof flame --speedscope ''); COMP_CWORD=3; _gpuprof; echo "4 ${COMPREPLY[*]}"
 COMP_WORDS=(gpuprof help cr); COMP_CWORD=2; _gpuprof; echo "5 ${COMPREPLY[*]}"
+COMP_WORDS=(gpuprof gaps -f ''); COMP_CWORD=3; _gpuprof; echo "6 ${COMPREPLY[*]}"
+COMP_WORDS=(gpuprof stats --timeunit m); COMP_CWORD=3; _gpuprof; echo "7 ${COMPREPLY[*]}"
 EOF
 bash complete.sh >completed 2>&1 || fail "completing failed: $(cat completed)"
 grep -qx "1 report" completed || fail "command: $(cat completed)"
@@ -135,6 +137,8 @@ grep -qx "2 --format" completed || fail "option: $(cat completed)"
 grep -qx "3 --gpu" completed || fail "--g: $(cat completed)"
 grep -qx "4 sampled evented" completed || fail "values: $(cat completed)"
 grep -qx "5 critical-path" completed || fail "help: $(cat completed)"
+grep -qx "6 text json csv markdown" completed || fail "formats: $(cat completed)"
+grep -qx "7 ms msec" completed || fail "time units: $(cat completed)"
 expect_rc 0 "$GPUPROF" completion zsh
 mv out _gpuprof
 head -1 _gpuprof | grep -qx '#compdef gpuprof' || fail "zsh: $(head -1 _gpuprof)"
