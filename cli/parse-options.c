@@ -487,15 +487,14 @@ struct parser {
 	int i; /* the argument being looked at */
 };
 
-/* Appends "--a, --b" for the listed options whose long names start with name. */
+/* Appends "--a, --b" for the options whose long names start with name (aliases too). */
 static void list_matches(struct gp_strbuf *sb, const struct cli_option *t, const char *name,
 			 size_t len)
 {
 	for (; t->type != CLI_OPT_END; t++) {
 		if (t->type == CLI_OPT_SUBTABLE) {
 			list_matches(sb, t->sub, name, len);
-		} else if (is_option(t) && !(t->flags & CLI_OPTF_HIDDEN) && t->long_name &&
-			   !strncmp(t->long_name, name, len)) {
+		} else if (is_option(t) && t->long_name && !strncmp(t->long_name, name, len)) {
 			gp_strbuf_addf(sb, "%s--%s", sb->len ? ", " : "", t->long_name);
 		}
 	}
