@@ -121,6 +121,7 @@ const struct cli_command cmd_record_opts = {
 	"Without a CUDA driver CMD runs untraced after one warning.\n"
 	"\n",
 	.options = record_options,
+	.flags = CLI_NO_COMMON, /* no trace is read: --threads, --quiet would do nothing */
 	.footer =
 	"\n"
 	"Environment: GPUPROF_INJECT_LIB names the library when it is not next to\n"

@@ -144,11 +144,12 @@ int gpa_convert_opts(const char *in, const char *out, const struct gp_progress_c
 	if (!ret) {
 		ret = gpa_input_detect(in, &fmt, errbuf, errlen);
 	}
+	/* Content no reader takes: convert's own words, since a .gpz is no input to it. */
+	if (ret == -GP_ERR_FORMAT || (!ret && fmt == GPA_INPUT_GPZ)) {
+		return not_importable(in, errbuf, errlen);
+	}
 	if (ret) {
 		return ret;
-	}
-	if (fmt == GPA_INPUT_GPZ) {
-		return not_importable(in, errbuf, errlen);
 	}
 	/*
 	 * Offline, so the strongest deflate level: the file is written once and

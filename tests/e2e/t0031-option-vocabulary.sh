@@ -50,6 +50,8 @@ grep -q -- "--threads needs a number of threads from 1" err || fail "diff --thre
 # Commands that read no trace take none of the three.
 expect_rc 2 "$GPUPROF" devices --threads 2
 grep -q "unknown option '--threads'" err || fail "devices --threads: $(cat err)"
+expect_rc 2 "$GPUPROF" record --quiet -- true
+grep -q "unknown option '--quiet'" err || fail "record --quiet: $(cat err)"
 
 # ---- errors that help
 expect_rc 2 "$GPUPROF" reprot a.gpz
