@@ -16,6 +16,12 @@ awk -F '	' '{
 		printf "%s is %s in %s but %s in %s\n", $2, v[$2], c[$2], $4, $1; bad = 1
 	} else if (!($2 in v)) { v[$2] = $4; c[$2] = $1 }
 } END { exit bad }' list >clash || fail "one option name, two meanings: $(cat clash)"
+# A short option stands for one long option everywhere (-d is --gpu, -f --format).
+awk -F '	' '$3 != "-" {
+	if (($3 in v) && v[$3] != $2) {
+		printf "%s is %s in %s but %s in %s\n", $3, v[$3], c[$3], $2, $1; bad = 1
+	} else if (!($3 in v)) { v[$3] = $2; c[$3] = $1 }
+} END { exit bad }' list >clash || fail "one short option, two long ones: $(cat clash)"
 
 # ---- every option a help names parses, and every option is in its command's help
 cmds=$(cut -f1 list | sort -u)
