@@ -85,7 +85,6 @@ static const struct cli_option report_options[] = {
 	CLI_OPT_DISPLAY(),
 	CLI_OPT_HELP(0),
 	/* The MFU options of gpuprof mfu (cli/cmd-mfu.c), for the report's MFU section. */
-	CLI_OPT_GROUP("\nMFU options (as in 'gpuprof mfu'):\n", 0, 6),
 	CLI_OPT_SUB(cli_mfu_options, struct report_opts, mfu, 0),
 	CLI_OPT_END(),
 };
