@@ -66,6 +66,9 @@ expect_rc 2 "$GPUPROF" gaps --fromat json a.gpz
 grep -q "unknown option '--fromat'; did you mean '--format'?" err || fail "fromat: $(cat err)"
 expect_rc 2 "$GPUPROF" gaps --format
 grep -q "option '--format' needs a value (FORMAT)" err || fail "missing value: $(cat err)"
+expect_rc 2 "$GPUPROF" gaps --t 3 a.gpz # as docs/options.md shows it
+grep -qx "gpuprof: error: ambiguous option '--t': --top, --table, --timeunit" err ||
+	fail "ambiguous: $(cat err)"
 expect_rc 2 "$GPUPROF" gaps --zzzzzz a.gpz
 grep -qx "gpuprof: error: unknown option '--zzzzzz'" err || fail "unknown: $(cat err)"
 expect_rc 2 "$GPUPROF" flame -o out.png a.gpz
