@@ -181,6 +181,8 @@ struct cli_common {
 	bool quiet;             /* --quiet: no progress line */
 	bool allow_unrelated;   /* --allow-unrelated: traces that are not one run taken together */
 	unsigned threads;       /* what cli_common_threads resolved; 0: not yet */
+	int timeunit;           /* --timeunit: enum gpr_time_unit + 1; 0: not given (auto) */
+	bool wide;              /* --wide: names whole in text tables */
 };
 /* "N" from 1 to GPT_MAX_THREADS. */
 bool cli_parse_threads(const char *s, unsigned *out);
@@ -264,6 +266,13 @@ extern const struct cli_enum_value cli_text_json[];
 
 /* The width text fits: COLUMNS, else the terminal's, else 120. */
 void cli_display_init(void);
+/*
+ * How the command's text reads, once its options are parsed: --timeunit and
+ * --wide from c (NULL: the defaults) with the width cli_display_init found,
+ * handed to report/ (gpr_display_set). cli_parse_options calls it (its hook,
+ * cli_set_parse_done) when a command's options are read.
+ */
+void cli_display_apply(const struct cli_common *c);
 /* --timeunit auto|ns and --wide: a subtable (CLI_OPT_DISPLAY) any command adds. */
 extern const struct cli_option cli_display_options[];
 /* --wide alone, for a command with a --timeunit of its own (stats). */

@@ -71,9 +71,10 @@ int cmd_info(int argc, char **argv)
 	struct info_opts opts = {0};
 	struct gp_strbuf out = GP_STRBUF_INIT;
 	struct gpr_sink *sink = NULL;
+	struct cli_common common = {0}; /* --timeunit, --wide; --threads, --quiet unused */
 	int nargs, status;
 
-	status = cli_parse_options(&cmd_info_opts, &opts, NULL, argc, argv, &nargs);
+	status = cli_parse_options(&cmd_info_opts, &opts, &common, argc, argv, &nargs);
 	if (status != CLI_PARSE_CONTINUE) {
 		return status;
 	}

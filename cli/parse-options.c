@@ -681,6 +681,13 @@ static int parse(struct parser *p, int *nargs)
 	return CLI_PARSE_CONTINUE;
 }
 
+static void (*parse_done)(const struct cli_common *common);
+
+void cli_set_parse_done(void (*done)(const struct cli_common *common))
+{
+	parse_done = done;
+}
+
 int cli_parse_options(const struct cli_command *cmd, void *base, struct cli_common *common,
 		      int argc, char **argv, int *nargs)
 {
@@ -690,6 +697,9 @@ int cli_parse_options(const struct cli_command *cmd, void *base, struct cli_comm
 
 	*nargs = 0;
 	ret = parse(&p, nargs);
+	if (ret == CLI_PARSE_CONTINUE && parse_done) {
+		parse_done(common);
+	}
 	return ret == HELP_SHOWN ? CMD_OK : ret;
 }
 

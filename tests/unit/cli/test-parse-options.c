@@ -443,3 +443,47 @@ TEST(exit_codes)
 	CHECK_EQ_I(cli_exit_code(-GP_ERR_NOTFOUND, CLI_NOTFOUND_IS_USAGE), CMD_USAGE);
 	CHECK_EQ_I(cli_exit_code(-GP_ERR_IO, CLI_NOTFOUND_IS_USAGE), CMD_ERROR);
 }
+
+static int done_calls;
+static const struct cli_common *done_common;
+
+static void count_done(const struct cli_common *c)
+{
+	done_calls++;
+	done_common = c;
+}
+
+/* The settings resolved once per command: after options read whole, never after --help or an error. */
+TEST(parse_done_hook)
+{
+	const struct cli_command cmd = {.usage = "usage: t\n", .options = t_options};
+	char *ok[] = {"t", "--flag", "x", NULL};
+	char *bad[] = {"t", "--bogus", NULL};
+	char *help[] = {"t", "--help", NULL};
+	struct cli_common c = {0};
+	struct t_opts o = {0};
+	int nargs, saved, fd;
+
+	cli_set_parse_done(count_done);
+	CHECK_EQ_I(cli_parse_options(&cmd, &o, &c, 3, ok, &nargs), CLI_PARSE_CONTINUE);
+	CHECK_EQ_I(done_calls, 1);
+	CHECK(done_common == &c);
+	fflush(stdout);
+	fflush(stderr);
+	saved = dup(STDOUT_FILENO);
+	fd = dup(STDERR_FILENO);
+	FILE *null = fopen("/dev/null", "w");
+	dup2(fileno(null), STDOUT_FILENO);
+	dup2(fileno(null), STDERR_FILENO);
+	CHECK_EQ_I(cli_parse_options(&cmd, &o, &c, 2, bad, &nargs), CMD_USAGE);
+	CHECK_EQ_I(cli_parse_options(&cmd, &o, &c, 2, help, &nargs), CMD_OK);
+	fflush(stdout);
+	fflush(stderr);
+	dup2(saved, STDOUT_FILENO);
+	dup2(fd, STDERR_FILENO);
+	close(saved);
+	close(fd);
+	fclose(null);
+	CHECK_EQ_I(done_calls, 1);
+	cli_set_parse_done(NULL);
+}
