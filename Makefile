@@ -181,7 +181,7 @@ $(UNIT_REPORT): $(call obj,$(wildcard tests/unit/report/*.c)) $(UNIT_MAIN) \
 
 # The option parser of cli/, with base/ and PCRE2 alone.
 $(UNIT_CLI): $(call obj,$(wildcard tests/unit/cli/*.c) cli/parse-options.c cli/message.c \
-		cli/progress.c cli/threads.c) \
+		cli/progress.c cli/threads.c cli/suggest.c) \
 		$(UNIT_MAIN) $(LIB_BASE)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
@@ -406,6 +406,10 @@ install: all
 	install -m 644 base/base.h base/compat.h $(DESTDIR)$(PREFIX)/include/gpuprof/base/
 	install -m 644 trace/trace.h trace/records.h $(DESTDIR)$(PREFIX)/include/gpuprof/trace/
 	$(GPUPROF) help --man > $(DESTDIR)$(PREFIX)/share/man/man1/gpuprof.1
+	install -d $(DESTDIR)$(PREFIX)/share/bash-completion/completions \
+		$(DESTDIR)$(PREFIX)/share/zsh/site-functions
+	$(GPUPROF) completion bash > $(DESTDIR)$(PREFIX)/share/bash-completion/completions/gpuprof
+	$(GPUPROF) completion zsh > $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_gpuprof
 	install -m 644 trace/FORMAT.md README.md $(DESTDIR)$(PREFIX)/share/doc/gpuprof/
 	install -m 644 docs/*.md $(DESTDIR)$(PREFIX)/share/doc/gpuprof/
 

@@ -92,8 +92,9 @@ GPUPROF_EXPORT int gpuprof_open(const char *const *paths, size_t npaths,
 				const struct gpuprof_open_opts *o, struct gpuprof_trace **out);
 /*
  * The reason the calling thread's last failed gpuprof_open gave, "" when none:
- * "run.gpz: not a gpuprof trace (bad magic)", the message the command prints
- * after "gpuprof: error: ". Valid until that thread's next gpuprof_open.
+ * "run.gpz: not a gpuprof trace (.gpz), Kineto JSON or nsys SQLite file", the
+ * message the command prints after "gpuprof: error: ". Valid until that thread's
+ * next gpuprof_open.
  */
 GPUPROF_EXPORT const char *gpuprof_last_error(void);
 /* The reason t's last failed call gave, "" when none; valid until t's next call. */

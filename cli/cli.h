@@ -63,6 +63,7 @@ int cmd_occupancy(int argc, char **argv);
 int cmd_mfu(int argc, char **argv);
 int cmd_devices(int argc, char **argv);
 int cmd_critical_path(int argc, char **argv);
+int cmd_completion(int argc, char **argv);
 extern const struct cli_command cmd_info_opts;
 extern const struct cli_command cmd_dump_opts;
 extern const struct cli_command cmd_gaps_opts;
@@ -83,6 +84,7 @@ extern const struct cli_command cmd_occupancy_opts;
 extern const struct cli_command cmd_mfu_opts;
 extern const struct cli_command cmd_devices_opts;
 extern const struct cli_command cmd_critical_path_opts;
+extern const struct cli_command cmd_completion_opts;
 
 /* "gpuprof: error: ..." on stderr. */
 GP_PRINTF(1, 2) void cli_error(const char *fmt, ...);
@@ -179,6 +181,8 @@ struct cli_common {
 	bool quiet;             /* --quiet: no progress line */
 	bool allow_unrelated;   /* --allow-unrelated: traces that are not one run taken together */
 	unsigned threads;       /* what cli_common_threads resolved; 0: not yet */
+	int timeunit;           /* --timeunit: enum gpr_time_unit + 1; 0: not given (auto) */
+	bool wide;              /* --wide: names whole in text tables */
 };
 /* "N" from 1 to GPT_MAX_THREADS. */
 bool cli_parse_threads(const char *s, unsigned *out);
@@ -188,6 +192,21 @@ bool cli_parse_threads(const char *s, unsigned *out);
  * c. Returns 0, or -GP_ERR_RANGE with a bad GPUPROF_THREADS said.
  */
 int cli_common_threads(struct cli_common *c, unsigned *out);
+
+/* ---- "did you mean" (cli/suggest.c) */
+
+/* The name nearest to word among those added; ties suggest nothing. */
+struct cli_suggest {
+	const char *word;
+	const char *best; /* borrowed from cli_suggest_add */
+	unsigned dist;
+	bool tie;
+};
+void cli_suggest_init(struct cli_suggest *s, const char *word);
+/* Considers name (borrowed until cli_suggest_best's answer is used). */
+void cli_suggest_add(struct cli_suggest *s, const char *name);
+/* The nearest name within one or two edits (by length), or NULL. */
+const char *cli_suggest_best(const struct cli_suggest *s);
 
 /* ---- progress on stderr (cli/progress.c) */
 
@@ -223,10 +242,37 @@ bool cli_write_file(const char *path, const void *buf, size_t len);
 int cli_check_outputs(const struct cli_command *cmd, const char *const *outs, size_t nouts,
 		      char *const *ins, size_t nins, bool force);
 
+/* An output file extension a command writes, and the format (the command's own numbering). */
+struct cli_out_ext {
+	const char *ext;  /* without the dot: "svg" */
+	int format;
+	const char *name; /* the format's name for --format */
+};
+/*
+ * Checks path's extension against the format (*format, -1 when not given,
+ * then set from a listed extension): a listed extension of another format,
+ * or one of a file other programs read as something else (.png, .pdf, .html,
+ * ...) that the list lacks, is a usage error naming the formats written
+ * (CMD_USAGE); "-", no extension or another one (.txt, .out) is CMD_OK.
+ * exts ends with {NULL}.
+ */
+int cli_output_format(const struct cli_command *cmd, const char *path,
+		      const struct cli_out_ext *exts, int *format);
+
+/* --format text|json of the commands with no other format (info, dump): json is 1. */
+extern const struct cli_enum_value cli_text_json[];
+
 /* ---- how text reads (cli/display.c, docs/units.md) */
 
 /* The width text fits: COLUMNS, else the terminal's, else 120. */
 void cli_display_init(void);
+/*
+ * How the command's text reads, once its options are parsed: --timeunit and
+ * --wide from c (NULL: the defaults) with the width cli_display_init found,
+ * handed to report/ (gpr_display_set). cli_parse_options calls it (its hook,
+ * cli_set_parse_done) when a command's options are read.
+ */
+void cli_display_apply(const struct cli_common *c);
 /* --timeunit auto|ns and --wide: a subtable (CLI_OPT_DISPLAY) any command adds. */
 extern const struct cli_option cli_display_options[];
 /* --wide alone, for a command with a --timeunit of its own (stats). */

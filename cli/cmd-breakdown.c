@@ -71,7 +71,6 @@ const struct cli_command cmd_breakdown_opts = {
 	"See docs/hta-parity.md.\n"
 	"\n",
 	.options = breakdown_options,
-	.msgs = &cli_msgs_letter,
 };
 
 static int run(const struct breakdown_opts *o, struct cli_common *cm, char **args, size_t nargs)

@@ -84,7 +84,6 @@ const struct cli_command cmd_comm_opts = {
 	"nanoseconds; bandwidths GB/s (1e9 bytes per second). See docs/comm.md.\n"
 	"\n",
 	.options = comm_options,
-	.msgs = &cli_msgs_letter,
 };
 
 static int add_rule(struct cli_ctx *ctx, const struct cli_option *opt, const char *arg)

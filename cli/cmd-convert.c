@@ -32,7 +32,6 @@ const struct cli_command cmd_convert_opts = {
 	"(docs/reliability.md). A long conversion shows its progress on stderr when\n"
 	"that is a terminal; --quiet (which every command takes) turns it off.\n",
 	.options = convert_options,
-	.msgs = &cli_msgs_plain,
 };
 
 int cmd_convert(int argc, char **argv)

@@ -43,8 +43,9 @@ static const struct cli_option cp_options[] = {
 	CLI_OPT_RE(0, "remove", "REGEX", struct cp_opts, a.remove_regex, "remove pattern",
 		   "what-if: kernels and CPU ops whose name matches\n"
 		   "take no time"),
-	{.type = CLI_OPT_UINT, 'n', "top", "N", "longest path segments listed per step (5)",
-	 CLI_FIELD_(struct cp_opts, a.top), .umax = 100000, .err = "bad --top '%s'"},
+	{.type = CLI_OPT_UINT, 'n', "top", "N|all", "longest path segments listed per step (5)",
+	 CLI_FIELD_(struct cp_opts, a.top), .umax = 100000, .flags = CLI_OPTF_ALL,
+	 .err = "bad --top '%s'"},
 	CLI_OPT_SUB(cli_comm_options, struct cp_opts, comm, 0),
 	CLI_OPT_BOOL(0, "mpi", struct cp_opts, mpi,
 		     "under mpirun or srun: the MPI processes share the\n"
@@ -58,7 +59,7 @@ static const struct cli_option cp_options[] = {
 const struct cli_command cmd_critical_path_opts = {
 	.usage =
 	"usage: gpuprof critical-path [--format FORMAT] [--step REGEX | --window START:END]\n"
-	"                             [--speedup REGEX=F] [--remove REGEX] [--top N] [--mpi]\n"
+	"                             [--speedup REGEX=F] [--remove REGEX] [--top N|all] [--mpi]\n"
 	"                             TRACE...\n"
 	"\n"
 	"Builds the dependency graph of each step's work (API calls in order per\n"
@@ -70,7 +71,6 @@ const struct cli_command cmd_critical_path_opts = {
 	"See docs/critical-path.md.\n"
 	"\n",
 	.options = cp_options,
-	.msgs = &cli_msgs_letter,
 };
 
 static int parse_speedup(struct cli_ctx *ctx, const struct cli_option *opt, const char *arg)

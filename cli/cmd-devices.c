@@ -16,14 +16,13 @@ struct devices_opts {
 	struct cli_mfu mfu; /* its device file */
 };
 
-/* The help lists no options: the usage line names them. */
 static const struct cli_option devices_options[] = {
-	{.type = CLI_OPT_ENUM, 'f', "format", "FORMAT", NULL,
-	 CLI_FIELD_(struct devices_opts, format), .flags = CLI_OPTF_HIDDEN,
-	 .parse = gpr_format_parse, .err = "unknown format '%s'"},
-	{.type = CLI_OPT_STRING, 0, "device-file", "FILE", NULL,
-	 CLI_FIELD_(struct devices_opts, mfu.device_file), .flags = CLI_OPTF_HIDDEN},
-	CLI_OPT_HELP(CLI_OPTF_HIDDEN),
+	CLI_OPT_GROUP("\noptions:\n", 24, 6),
+	CLI_OPT_ENUMP('f', "format", "FORMAT", struct devices_opts, format, gpr_format_parse,
+		      "unknown format '%s'", "text (default), json, csv, markdown"),
+	CLI_OPT_STR(0, "device-file", "FILE", struct devices_opts, mfu.device_file,
+		    "more devices, listed first"),
+	CLI_OPT_HELP(0),
 	CLI_OPT_END(),
 };
 
@@ -35,7 +34,7 @@ const struct cli_command cmd_devices_opts = {
 		 "have figures whose sources disagree. With --device-file, the file's rows come\n"
 		 "first. See docs/mfu.md.\n",
 	.options = devices_options,
-	.msgs = &cli_msgs_either2,
+	.flags = CLI_NO_COMMON,
 };
 
 /* The table, the device file's rows first, into out; false when out of memory. */

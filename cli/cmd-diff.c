@@ -19,6 +19,14 @@
 #include <stdio.h>
 #include <unistd.h>
 
+enum diff_format { DIFF_TEXT, DIFF_JSON, DIFF_MARKDOWN, DIFF_JUNIT };
+
+static const struct cli_enum_value diff_formats[] = {{"text", DIFF_TEXT},
+						     {"json", DIFF_JSON},
+						     {"markdown", DIFF_MARKDOWN},
+						     {"junit", DIFF_JUNIT},
+						     {NULL, 0}};
+
 struct diff_cfg {
 	struct cli_common common; /* --threads, --quiet */
 	struct gpa_diff_opts a;
@@ -27,9 +35,11 @@ struct diff_cfg {
 	GP_VEC(char *) owned;   /* strings the options point into */
 	struct gpa_kname_rules *rules;
 	const char *junit, *markdown, *json;
+	int format;          /* enum diff_format: what -o (or standard output) gets */
+	const char *output;  /* -o FILE */
 	size_t markdown_max;
 	double peak_tflops;
-	bool quiet, mpi, force;
+	bool no_table, mpi, force;
 	struct cli_comm_rules comm;
 };
 
@@ -568,8 +578,9 @@ static int emit(struct diff_cfg *c, struct gpa_diff *d, struct gpa_diff_result *
 		cli_error("out of memory");
 		goto out;
 	}
-	if (!c->quiet) {
-		if (gpr_diff_text(sbp, rp) || !cli_write_stdout(sbp->buf, sbp->len)) {
+	if (!c->no_table) {
+		if (gpr_diff_text(sbp, rp) ||
+		    (c->output ? write_file(c->output, sbp) : !cli_write_stdout(sbp->buf, sbp->len))) {
 			goto out;
 		}
 	}
@@ -638,11 +649,20 @@ static int opt_config(struct cli_ctx *ctx, const struct cli_option *opt, const c
 
 static const struct cli_option diff_options[] = {
 	CLI_OPT_GROUP("options:\n", 28, 6),
+	CLI_OPT_ENUMV('f', "format", "FORMAT", struct diff_cfg, format, diff_formats,
+		      "unknown format '%s' (text, json, markdown or junit)",
+		      "text (the table, default), json, markdown or junit:\n"
+		      "what -o gets, else standard output instead of the\n"
+		      "table"),
+	CLI_OPT_STR('o', "output", "FILE", struct diff_cfg, output,
+		    "write the --format output there ('-' standard output)"),
 	CLI_OPT_STR(0, "junit", "FILE", struct diff_cfg, junit,
 		    "write JUnit XML (one test case per gated metric)"),
 	CLI_OPT_STR(0, "markdown", "FILE", struct diff_cfg, markdown,
 		    "write Markdown for a CI step summary or comment"),
-	CLI_OPT_STR(0, "json", "FILE", struct diff_cfg, json, "write the full result as JSON"),
+	/* The earlier spelling of --format json -o FILE, kept working. */
+	{.type = CLI_OPT_STRING, 0, "json", "FILE", NULL, CLI_FIELD_(struct diff_cfg, json),
+	 .flags = CLI_OPTF_HIDDEN},
 	CLI_OPT_UINTV(0, "markdown-max", "BYTES", struct diff_cfg, markdown_max, 1000, SIZE_MAX / 2,
 		      "bad --markdown-max '%s' (at least 1000)",
 		      "cap the Markdown output (1000000)"),
@@ -683,9 +703,11 @@ static const struct cli_option diff_options[] = {
 	CLI_OPT_BOOL(0, "no-causes", struct diff_cfg, a.no_path,
 		     "skip the critical path per step (path.* metrics and\n"
 		     "the causes of the change): faster on huge traces"),
-	CLI_OPT_BOOL('q', "quiet", struct diff_cfg, quiet, "no table on standard output"),
+	CLI_OPT_BOOL('q', "no-table", struct diff_cfg, no_table,
+		     "no table on standard output (--quiet, as in every\n"
+		     "command, only hides the progress line)"),
 	CLI_OPT_BOOL(0, "force", struct diff_cfg, force,
-		     "let --json write into an input directory, where\n"
+		     "let an output be written into an input directory, where\n"
 		     "the next run reads it as a trace"),
 	CLI_OPT_BOOL(0, "mpi", struct diff_cfg, mpi,
 		     "under mpirun or srun: the MPI processes share the\n"
@@ -716,11 +738,51 @@ const struct cli_command cmd_diff_opts = {
 	"\n",
 	.options = diff_options,
 	.footer = "\n"
-		  "FILE '-' is standard output (with --quiet, the table's place); two outputs\n"
-		  "may not name one file (docs/reliability.md).\n",
-	.msgs = &cli_msgs_either2,
+		  "FILE '-' is standard output (with --no-table, the table's place); two outputs\n"
+		  "may not name one file (docs/reliability.md). --json FILE, the earlier\n"
+		  "spelling of --format json -o FILE, still works.\n",
 	.flags = CLI_KEEP_DASHDASH,
 };
+
+/*
+ * --format F [-o FILE]: a format other than the table goes where --json,
+ * --markdown or --junit FILE would send it (-o, else standard output, and
+ * then the table is not printed); the table itself goes to -o when given.
+ */
+static int route_format(struct diff_cfg *c)
+{
+	const char **slot[] = {[DIFF_JSON] = &c->json, [DIFF_MARKDOWN] = &c->markdown,
+			       [DIFF_JUNIT] = &c->junit};
+	static const char *const names[] = {[DIFF_JSON] = "json", [DIFF_MARKDOWN] = "markdown",
+					    [DIFF_JUNIT] = "junit"};
+
+	static const struct cli_out_ext exts[] = {{"json", DIFF_JSON, "json"},
+						  {"md", DIFF_MARKDOWN, "markdown"},
+						  {"xml", DIFF_JUNIT, "junit"},
+						  {NULL, 0, NULL}};
+	int ret = cli_output_format(&cmd_diff_opts, c->output, exts, &c->format);
+
+	if (ret) {
+		return ret;
+	}
+	if (c->format < 0) {
+		c->format = DIFF_TEXT;
+	}
+	if (c->format == DIFF_TEXT) {
+		return CMD_OK;
+	}
+	if (*slot[c->format]) {
+		return cli_cmd_usage_error(&cmd_diff_opts,
+					   "options '--format %s' and '--%s' cannot be used together",
+					   names[c->format], names[c->format]);
+	}
+	*slot[c->format] = c->output ? c->output : "-";
+	if (!c->output) {
+		c->no_table = true;
+	}
+	c->output = NULL;
+	return CMD_OK;
+}
 
 /*
  * BASELINE... -- CANDIDATE... in args[0..n): *sep is the index of the "--".
@@ -755,7 +817,7 @@ static int split_runs(char **args, int n, int *first, int *sep)
 
 int cmd_diff(int argc, char **argv)
 {
-	struct diff_cfg c = {.markdown_max = GPR_DIFF_MARKDOWN_MAX};
+	struct diff_cfg c = {.markdown_max = GPR_DIFF_MARKDOWN_MAX, .format = -1};
 	int nargs, first, sep, status;
 
 	gpa_diff_opts_init(&c.a);
@@ -775,15 +837,18 @@ int cmd_diff(int argc, char **argv)
 	}
 	status = split_runs(argv, nargs, &first, &sep);
 	if (status == CMD_OK) {
-		const char *outs[] = {c.json, c.markdown, c.junit};
+		status = route_format(&c);
+	}
+	if (status == CMD_OK) {
+		const char *outs[] = {c.json, c.markdown, c.junit, c.output};
 		status = cli_check_outputs(&cmd_diff_opts, outs, GP_ARRAY_SIZE(outs), argv + first,
 					   (size_t)(nargs - first), c.force);
-		/* The table goes to standard output unless --quiet: "-" would mix with it. */
-		for (size_t i = 0; i < GP_ARRAY_SIZE(outs) && status == CMD_OK && !c.quiet; i++) {
+		/* The table goes to standard output unless --no-table: "-" would mix with it. */
+		for (size_t i = 0; i < GP_ARRAY_SIZE(outs) && status == CMD_OK && !c.no_table; i++) {
 			if (outs[i] && gp_out_same(outs[i], "-")) {
 				status = cli_cmd_usage_error(&cmd_diff_opts,
 							     "'%s' is standard output, where the "
-							     "table goes: add --quiet",
+							     "table goes: add --no-table",
 							     outs[i]);
 			}
 		}

@@ -19,8 +19,12 @@ struct dump_opts {
 static int parse_kinds(struct cli_ctx *ctx, const struct cli_option *opt, const char *list);
 
 static const struct cli_option dump_options[] = {
-	CLI_OPT_GROUP("options:\n", 21, 2),
-	CLI_OPT_BOOL(0, "json", struct dump_opts, json, "JSON Lines"),
+	CLI_OPT_GROUP("options:\n", 24, 2),
+	CLI_OPT_ENUMV('f', "format", "FORMAT", struct dump_opts, json, cli_text_json,
+		      "unknown format '%s' (text or json)", "text (default) or json (JSON Lines)"),
+	/* The earlier spelling of --format json, kept working. */
+	{.type = CLI_OPT_SET, 0, "json", NULL, NULL, CLI_FIELD_(struct dump_opts, json),
+	 .value = 1, .flags = CLI_OPTF_HIDDEN},
 	CLI_OPT_CB(0, "kind", "LIST", parse_kinds, "only these record kinds (comma-separated)"),
 	/* JSON Lines always print every field */
 	{.type = CLI_OPT_SET, 0, "all-fields", NULL, "text: print zero fields too",
@@ -31,16 +35,16 @@ static const struct cli_option dump_options[] = {
 
 const struct cli_command cmd_dump_opts = {
 	.usage =
-	"usage: gpuprof dump [--json] [--kind KIND[,KIND...]] [--all-fields] FILE\n"
+	"usage: gpuprof dump [--format json] [--kind KIND[,KIND...]] [--all-fields] FILE\n"
 	"\n"
 	"Prints every record of the trace, in file order, one per line. A PyTorch\n"
 	"profiler (Kineto) JSON or Nsight Systems SQLite file is imported first and\n"
 	"its converted records are shown, as every analysis reads them. Text lines\n"
 	"are '<kind> field=value ...' with the fields that are not zero (all of them\n"
 	"with --all-fields), preceded by a '# chunk' line per chunk; strings are\n"
-	"resolved and quoted as JSON strings. --json prints JSON Lines instead:\n"
-	"{\"kind\":\"kernel\",\"start\":...} with every field; a string id the file\n"
-	"never defined is null. Times are nanoseconds on the trace clock.\n"
+	"resolved and quoted as JSON strings. --format json (or --json) prints JSON\n"
+	"Lines instead: {\"kind\":\"kernel\",\"start\":...} with every field; a string\n"
+	"id the file never defined is null. Times are nanoseconds on the trace clock.\n"
 	"\n"
 	"Record kinds: process device context stream thread clock loss kernel memcpy\n"
 	"memset api sync nvtx nccl extcorr overhead metric memory graph name\n"
@@ -49,7 +53,6 @@ const struct cli_command cmd_dump_opts = {
 	"A file cut short is dumped to its last whole chunk with a warning.\n"
 	"\n",
 	.options = dump_options,
-	.msgs = &cli_msgs_either,
 };
 
 static int parse_kinds(struct cli_ctx *ctx, const struct cli_option *opt, const char *list)
@@ -131,6 +134,10 @@ int cmd_dump(int argc, char **argv)
 	status = cli_parse_options(&cmd_dump_opts, &opts, &common, argc, argv, &nargs);
 	if (status != CLI_PARSE_CONTINUE) {
 		return status;
+	}
+	if (opts.json && opts.all_fields) {
+		return cli_cmd_usage_error(&cmd_dump_opts, "options '--format json' and '--all-fields' "
+					   "cannot be used together");
 	}
 	status = CMD_OK;
 	if (nargs != 1) {

@@ -124,7 +124,6 @@ const struct cli_command cmd_export_opts = {
 	"progress on stderr when that is a terminal; --quiet turns it off.\n"
 	"\n",
 	.options = export_options,
-	.msgs = &cli_msgs_needs,
 };
 
 /* Whether an output name asks for Perfetto's protobuf format. */

@@ -91,10 +91,13 @@ static const struct cli_option flame_options[] = {
 	CLI_OPT_RE(0, "nvtx", "REGEX", FO, a.nvtx_regex, "NVTX pattern",
 		   "only ops launched inside a matching NVTX range"),
 	CLI_OPT_RE(0, "data-loader", "REGEX", FO, a.data_regex, "data-loader pattern",
-		   "with --busy-share: range names that are data\n"
+		   "with --wall: range names that are data\n"
 		   "loading (PCRE2; default in docs/gaps.md)"),
-	CLI_OPT_UINTV('d', "device", "N", FO, a.device, 0, INT32_MAX, "bad device '%s'",
+	CLI_OPT_UINTV('d', "gpu", "N", FO, a.device, 0, INT32_MAX, "bad GPU '%s'",
 		      "only CUDA device N (in every process)"),
+	/* The earlier spelling, kept working: --device names a peak-table row elsewhere. */
+	{.type = CLI_OPT_UINT, 0, "device", "N", NULL, CLI_FIELD_(FO, a.device),
+	 .umax = INT32_MAX, .err = "bad GPU '%s'", .flags = CLI_OPTF_HIDDEN},
 	CLI_OPT_UINTV(0, "rank", "N", FO, a.rank, 0, INT32_MAX, "bad rank '%s'",
 		      "only the process of rank N"),
 	CLI_OPT_BITV(0, "no-ids", FO, a.flags, GPA_FLAME_NO_IDS,
@@ -146,7 +149,6 @@ const struct cli_command cmd_flame_opts = {
 	"blue where it shrank. See docs/flame.md.\n"
 	"\n",
 	.options = flame_options,
-	.msgs = &cli_msgs_letter,
 };
 
 /* "0.5" px or "1%" of the drawing's width. */
@@ -341,25 +343,22 @@ static int run_diff(struct flame_opts *o, char **a, size_t na, char **b, size_t 
 	return status;
 }
 
-static bool ends_with(const char *s, const char *suffix)
-{
-	size_t a = strlen(s), b = strlen(suffix);
-
-	return a >= b && !strcmp(s + a - b, suffix);
-}
-
 /* The checks that need all the options; args split at "--" into *split. */
 static int check(struct flame_opts *o, char **args, size_t nargs, size_t *split)
 {
 	const struct cli_command *cmd = &cmd_flame_opts;
 
+	static const struct cli_out_ext exts[] = {{"folded", FLAME_FOLDED, "folded"},
+						  {"svg", FLAME_SVG, "svg"},
+						  {"json", FLAME_SPEEDSCOPE, "speedscope"},
+						  {NULL, 0, NULL}};
+	int ret = cli_output_format(cmd, o->output, exts, &o->format);
+
+	if (ret) {
+		return ret;
+	}
 	if (o->format < 0) {
 		o->format = FLAME_FOLDED;
-		if (o->output && ends_with(o->output, ".svg")) {
-			o->format = FLAME_SVG;
-		} else if (o->output && ends_with(o->output, ".json")) {
-			o->format = FLAME_SPEEDSCOPE;
-		}
 	}
 	if (!nargs) {
 		return cli_cmd_usage_error(cmd, "no trace file given");

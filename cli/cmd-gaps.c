@@ -34,8 +34,11 @@ static const struct cli_option gaps_options[] = {
 	CLI_OPT_RE(0, "step", "REGEX", struct gaps_opts, step_regex, "step pattern",
 		   "NVTX ranges that are steps (default: ProfilerStep#N,\n"
 		   "else annotations that repeat around GPU work)"),
-	CLI_OPT_UINTV('d', "device", "N", struct gaps_opts, a.device, 0, INT32_MAX,
-		      "bad device '%s'", "only CUDA device N (in every process)"),
+	CLI_OPT_UINTV('d', "gpu", "N", struct gaps_opts, a.device, 0, INT32_MAX,
+		      "bad GPU '%s'", "only CUDA device N (in every process)"),
+	/* The earlier spelling, kept working: --device names a peak-table row elsewhere. */
+	{.type = CLI_OPT_UINT, 0, "device", "N", NULL, CLI_FIELD_(struct gaps_opts, a.device),
+	 .umax = INT32_MAX, .err = "bad GPU '%s'", .flags = CLI_OPTF_HIDDEN},
 	CLI_OPT_BOOL(0, "per-step", struct gaps_opts, per_step, "add the per-step table"),
 	CLI_OPT_ENUMP(0, "table", "NAME", struct gaps_opts, tables, gpr_gaps_table_parse,
 		      "unknown table '%s'",
@@ -58,7 +61,7 @@ static const struct cli_option gaps_options[] = {
 const struct cli_command cmd_gaps_opts = {
 	.usage =
 	"usage: gpuprof gaps [--format FORMAT] [--top N|all] [--min-gap DURATION] [--step REGEX]\n"
-	"                    [--device N] [--per-step] [--table NAME] [--data-loader REGEX]\n"
+	"                    [--gpu N] [--per-step] [--table NAME] [--data-loader REGEX]\n"
 	"                    [--latency DURATION] TRACE...\n"
 	"\n"
 	"Finds the idle gaps of every GPU in the traces (files or directories of .gpz\n"
@@ -76,7 +79,6 @@ const struct cli_command cmd_gaps_opts = {
 	"and JSON; docs/units.md). See docs/gaps.md.\n"
 	"\n",
 	.options = gaps_options,
-	.msgs = &cli_msgs_letter,
 };
 
 static int run(const struct gaps_opts *o, struct cli_common *cm, char **args, size_t nargs)

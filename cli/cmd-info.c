@@ -14,9 +14,13 @@ struct info_opts {
 };
 
 static const struct cli_option info_options[] = {
-	CLI_OPT_GROUP("options:\n", 14, 2),
-	CLI_OPT_BOOL(0, "json", struct info_opts, json,
-		     "one JSON document {\"files\": [...]} instead of text"),
+	CLI_OPT_GROUP("options:\n", 24, 2),
+	CLI_OPT_ENUMV('f', "format", "FORMAT", struct info_opts, json, cli_text_json,
+		      "unknown format '%s' (text or json)",
+		      "text (default) or json: one document {\"files\": [...]}"),
+	/* The earlier spelling of --format json, kept working. */
+	{.type = CLI_OPT_SET, 0, "json", NULL, NULL, CLI_FIELD_(struct info_opts, json),
+	 .value = 1, .flags = CLI_OPTF_HIDDEN},
 	CLI_OPT_DISPLAY(),
 	CLI_OPT_HELP(0),
 	CLI_OPT_END(),
@@ -24,7 +28,7 @@ static const struct cli_option info_options[] = {
 
 const struct cli_command cmd_info_opts = {
 	.usage =
-	"usage: gpuprof info [--json] FILE...\n"
+	"usage: gpuprof info [--format json] FILE...\n"
 	"\n"
 	"Shows what each trace file holds: format version, the traced process (pid,\n"
 	"host, command line, rank), devices, the number of records of every kind,\n"
@@ -38,7 +42,6 @@ const struct cli_command cmd_info_opts = {
 	"command fails (status 1), as it does for a file it cannot read at all.\n"
 	"\n",
 	.options = info_options,
-	.msgs = &cli_msgs_plain,
 };
 
 /*
@@ -68,9 +71,10 @@ int cmd_info(int argc, char **argv)
 	struct info_opts opts = {0};
 	struct gp_strbuf out = GP_STRBUF_INIT;
 	struct gpr_sink *sink = NULL;
+	struct cli_common common = {0}; /* --timeunit, --wide; --threads, --quiet unused */
 	int nargs, status;
 
-	status = cli_parse_options(&cmd_info_opts, &opts, NULL, argc, argv, &nargs);
+	status = cli_parse_options(&cmd_info_opts, &opts, &common, argc, argv, &nargs);
 	if (status != CLI_PARSE_CONTINUE) {
 		return status;
 	}

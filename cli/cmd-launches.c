@@ -71,7 +71,6 @@ const struct cli_command cmd_launches_opts = {
 	"docs/launches.md.\n"
 	"\n",
 	.options = launches_options,
-	.msgs = &cli_msgs_letter,
 };
 
 static int run(const struct launches_opts *o, struct cli_common *cm, char **args, size_t nargs)

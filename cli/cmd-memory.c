@@ -58,7 +58,6 @@ const struct cli_command cmd_memory_opts = {
 	"Bytes and times are exact. See docs/memory.md.\n"
 	"\n",
 	.options = memory_options,
-	.msgs = &cli_msgs_letter,
 };
 
 static int run(const struct memory_opts *o, struct cli_common *cm, char **args, size_t nargs)

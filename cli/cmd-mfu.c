@@ -63,7 +63,7 @@ const struct cli_option cli_mfu_options[] = {
 		    "use this table row ('gpuprof devices')"),
 	CLI_OPT_STR(0, "device-file", "FILE", struct cli_mfu, device_file,
 		    "more devices, tried before the table"),
-	MFU_NUM("peak-tflops", "P", a.peaks.peak_tflops, 1e6,
+	MFU_NUM("peak-tflops", "T", a.peaks.peak_tflops, 1e6,
 		"--peak-tflops must be a number > 0 and <= 1e6, got '%s'",
 		"peak TFLOP/s per GPU for --dtype"),
 	MFU_NUM("peak-bw", "GBPS", a.peaks.peak_gbps, 1e6,
@@ -105,7 +105,6 @@ const struct cli_command cmd_mfu_opts = {
 	"slowest copies with the likely reason (pageable memory, small transfers).\n"
 	"\n",
 	.options = mfu_options,
-	.msgs = &cli_msgs_either2,
 };
 
 static int mfu_gpus(struct cli_ctx *ctx, const struct cli_option *opt, const char *arg)

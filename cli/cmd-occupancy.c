@@ -21,16 +21,38 @@ struct occ_cli {
 	struct gpa_occ_opts a;
 };
 
+/*
+ * --device NAME, and --gpu N: before the one vocabulary, --device N was the
+ * GPU index and --gpu NAME the table row here; a value of digits alone is an
+ * index (no row's name is a number), so both earlier spellings keep working.
+ */
+static int opt_device(struct cli_ctx *ctx, const struct cli_option *opt, const char *arg)
+{
+	struct occ_cli *o = ctx->base;
+	uint64_t n;
+
+	(void)opt;
+	if (arg[0] >= '0' && arg[0] <= '9') {
+		if (!cli_parse_uint(arg, INT32_MAX, &n)) {
+			return cli_opt_usage_error(ctx, "bad GPU '%s'", arg);
+		}
+		o->a.device = (int64_t)n;
+	} else {
+		o->gpu = arg;
+	}
+	return 0;
+}
+
 static const struct cli_option occupancy_options[] = {
 	CLI_OPT_GROUP("options:\n", 24, 6),
 	CLI_OPT_ENUMP('f', "format", "FORMAT", struct occ_cli, format, gpr_format_parse,
 		      "unknown format '%s'", "text (default), json, csv, markdown"),
 	CLI_OPT_RE('k', "kernel", "REGEX", struct occ_cli, a.kernel_regex, "kernel pattern",
 		   "only kernels whose (demangled) name matches (PCRE2)"),
-	CLI_OPT_UINTV('d', "device", "N", struct occ_cli, a.device, 0, INT32_MAX, "bad device '%s'",
-		      "only CUDA device N (in every process)"),
-	CLI_OPT_STR(0, "gpu", "NAME", struct occ_cli, gpu,
-		    "the GPU (a row of 'gpuprof devices') for devices the trace does not describe"),
+	CLI_OPT_CB('d', "gpu", "N", opt_device, "only CUDA device N (in every process)"),
+	CLI_OPT_CB(0, "device", "NAME", opt_device,
+		   "the device (a row of 'gpuprof devices') for GPUs the\n"
+		   "trace does not describe"),
 	{.type = CLI_OPT_UINT, 'n', "top", "N|all", "kernel groups shown (20)",
 	 CLI_FIELD_(struct occ_cli, top), .flags = CLI_OPTF_ALL, .err = "bad --top '%s'"},
 	CLI_OPT_RE(0, "step", "REGEX", struct occ_cli, step_regex, "step pattern",
@@ -43,7 +65,7 @@ static const struct cli_option occupancy_options[] = {
 
 const struct cli_command cmd_occupancy_opts = {
 	.usage =
-	"usage: gpuprof occupancy [--format FORMAT] [--kernel REGEX] [--device N] [--top N|all]\n"
+	"usage: gpuprof occupancy [--format FORMAT] [--kernel REGEX] [--gpu N] [--device NAME] [--top N|all]\n"
 	"                         [--step REGEX] [--no-whatif] TRACE...\n"
 	"\n"
 	"Computes the theoretical occupancy of every kernel launch from its recorded\n"
@@ -60,7 +82,6 @@ const struct cli_command cmd_occupancy_opts = {
 	"occupancy of its kernels weighted by their GPU time. See docs/occupancy.md.\n"
 	"\n",
 	.options = occupancy_options,
-	.msgs = &cli_msgs_letter2,
 };
 
 static int run(const struct occ_cli *o, struct cli_common *cm, char **args, size_t nargs)
@@ -77,7 +98,7 @@ static int run(const struct occ_cli *o, struct cli_common *cm, char **args, size
 		const struct gpa_devrow *r = gpa_device_find(o->gpu, NULL, 0);
 		if (!r) {
 			return cli_cmd_usage_error(&cmd_occupancy_opts,
-						   "unknown GPU '%s' ('gpuprof devices' lists them)",
+						   "unknown device '%s' ('gpuprof devices' lists them)",
 						   o->gpu);
 		}
 		a.gpu_cc_major = r->cc_major;

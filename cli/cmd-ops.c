@@ -55,7 +55,6 @@ const struct cli_command cmd_ops_opts = {
 	"See docs/ops.md.\n"
 	"\n",
 	.options = ops_options,
-	.msgs = &cli_msgs_letter,
 };
 
 static int run(const struct ops_opts *o, struct cli_common *cm, char **args, size_t nargs)

@@ -55,7 +55,7 @@ static int opt_backtrace(struct cli_ctx *ctx, const struct cli_option *opt, cons
 #define RO struct record_opts
 static const struct cli_option record_options[] = {
 	CLI_OPT_GROUP("options:\n", 24, 2),
-	CLI_OPT_STR('o', "output", "PATTERN", RO, output,
+	CLI_OPT_STR('o', "output", "FILE", RO, output,
 		    "trace file names; %p pid, %h host, %r rank,\n"
 		    "%q{VAR} an environment variable, %% a percent sign.\n"
 		    "A name without '%' that does not end in .gpz is a\n"
@@ -121,13 +121,13 @@ const struct cli_command cmd_record_opts = {
 	"Without a CUDA driver CMD runs untraced after one warning.\n"
 	"\n",
 	.options = record_options,
+	.flags = CLI_NO_COMMON, /* no trace is read: --threads, --quiet would do nothing */
 	.footer =
 	"\n"
 	"Environment: GPUPROF_INJECT_LIB names the library when it is not next to\n"
 	"the gpuprof executable; GPUPROF_DEBUG=1 makes the library log to stderr.\n"
 	"NCCL_PROFILER_PLUGIN is set to the library (NCCL operations, docs/comm.md)\n"
 	"unless it is already set; NCCL_PROFILER_PLUGIN=none turns that capture off.\n",
-	.msgs = &cli_msgs_plain,
 };
 
 static volatile sig_atomic_t got_signal;

@@ -17,6 +17,7 @@
 struct report_opts {
 	enum gpr_format format;
 	bool html;
+	bool format_given;
 	const char *output;
 	size_t html_events;
 	const char *step_regex;
@@ -30,6 +31,9 @@ struct report_opts {
 };
 
 static int parse_format(struct cli_ctx *ctx, const struct cli_option *opt, const char *arg);
+/* For completion: what parse_format takes (and "table", "md"). */
+static const struct cli_enum_value formats[] = {
+	{"text", 0}, {"json", 0}, {"markdown", 0}, {"html", 0}, {NULL, 0}};
 
 static const struct cli_enum_value knames[] = {
 	{"short", GPA_KNAME_SHORT},
@@ -40,9 +44,9 @@ static const struct cli_enum_value knames[] = {
 
 static const struct cli_option report_options[] = {
 	CLI_OPT_GROUP("options:\n", 26, 6),
-	CLI_OPT_CB('f', "format", "FORMAT", parse_format,
-		   "text (default), json, markdown, or html: one\n"
-		   "self-contained page (docs/html-report.md)"),
+	{.type = CLI_OPT_CALLBACK, 'f', "format", "FORMAT", .cb = parse_format, .values = formats,
+	 .help = "text (default), json, markdown, or html: one\n"
+		 "self-contained page (docs/html-report.md)"},
 	CLI_OPT_STR('o', "output", "FILE", struct report_opts, output,
 		    "write there instead of standard output ('-' is standard\n"
 		    "output; a link's target, a device or FIFO in place:\n"
@@ -80,8 +84,8 @@ static const struct cli_option report_options[] = {
 		     "processes share the traces (docs/cluster.md)"),
 	CLI_OPT_DISPLAY(),
 	CLI_OPT_HELP(0),
-	/* The MFU options of gpuprof mfu (cli/cmd-mfu.c), named in the text below. */
-	CLI_OPT_SUB(cli_mfu_options, struct report_opts, mfu, CLI_OPTF_HIDDEN),
+	/* The MFU options of gpuprof mfu (cli/cmd-mfu.c), for the report's MFU section. */
+	CLI_OPT_SUB(cli_mfu_options, struct report_opts, mfu, 0),
 	CLI_OPT_END(),
 };
 
@@ -118,7 +122,6 @@ const struct cli_command cmd_report_opts = {
 	"the job's: step time per rank, stragglers, collective skew, idle causes per\n"
 	"rank, ranks whose kernels run slower than their peers' (docs/cluster.md); a\n"
 	"trace that cannot be read is named, the others analysed, and the run fails.\n",
-	.msgs = &cli_msgs_either,
 };
 
 /* text, json, markdown, or html: a JSON report inside one page. */
@@ -128,6 +131,7 @@ static int parse_format(struct cli_ctx *ctx, const struct cli_option *opt, const
 	int v;
 
 	(void)opt;
+	o->format_given = true;
 	o->html = !strcmp(arg, "html");
 	if (o->html) {
 		o->format = GPR_FORMAT_JSON;
@@ -246,6 +250,25 @@ static int job(const struct report_opts *o, struct cli_common *c, char **args, s
 	return cli_job_run(&j, args, nargs);
 }
 
+/* -o's extension against --format, or the format from it when --format is not given. */
+static int output_format(struct report_opts *o)
+{
+	enum { HTML = 99 };
+	static const struct cli_out_ext exts[] = {{"json", GPR_FORMAT_JSON, "json"},
+						  {"md", GPR_FORMAT_MARKDOWN, "markdown"},
+						  {"html", HTML, "html"},
+						  {NULL, 0, NULL}};
+	int f = !o->format_given ? -1 : o->html ? HTML : (int)o->format;
+	int ret = cli_output_format(&cmd_report_opts, o->output, exts, &f);
+
+	if (ret || o->format_given || f < 0) {
+		return ret;
+	}
+	o->html = f == HTML;
+	o->format = o->html ? GPR_FORMAT_JSON : (enum gpr_format)f;
+	return CMD_OK;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct cli_common common = {0};
@@ -263,7 +286,11 @@ int cmd_report(int argc, char **argv)
 	if (!nargs) {
 		return cli_cmd_usage_error(&cmd_report_opts, "no trace given");
 	}
-	status = cli_check_outputs(&cmd_report_opts, &o.output, 1, argv, (size_t)nargs, o.force);
+	status = output_format(&o);
+	if (status == CMD_OK) {
+		status = cli_check_outputs(&cmd_report_opts, &o.output, 1, argv, (size_t)nargs,
+					   o.force);
+	}
 	if (status != CMD_OK) {
 		return status;
 	}

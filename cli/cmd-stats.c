@@ -34,10 +34,10 @@ static const struct cli_option stats_options[] = {
 		      "unknown format '%s'",
 		      "table (aligned text, the default), csv, json, markdown"),
 	CLI_OPT_ENUMP(0, "timeunit", "UNIT", struct stats_opts, unit, gpr_time_unit_parse,
-		      "unknown time unit '%s'; use auto, nsec, usec, msec or sec",
+		      "unknown time unit '%s'; use auto, ns, us, ms or s (or nsec, usec, msec, sec)",
 		      "auto (default: text and Markdown in 3-4 digits\n"
 		      "of ns, us, ms or s; CSV and JSON in nsec),\n"
-		      "nsec (also: ns), usec, msec or sec"),
+		      "nsec, usec, msec or sec (also: ns, us, ms, s)"),
 	CLI_OPT_ENUMV(0, "kernel-name", "MODE", struct stats_opts, kname, knames,
 		      "unknown kernel-name mode '%s'; use demangled, short or mangled",
 		      "demangled (default; the recorded name if none),\n"
@@ -70,7 +70,6 @@ const struct cli_command cmd_stats_opts = {
 	"share of the rows listed. Values are exact: see docs/stats.md.\n"
 	"\n",
 	.options = stats_options,
-	.msgs = &cli_msgs_needs,
 	.flags = CLI_PERMUTE,
 };
 

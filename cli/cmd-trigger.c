@@ -42,7 +42,7 @@ const struct cli_command cmd_trigger_opts = {
 		 "Only a program of the same user is asked. The answer is one line: accepted,\n"
 		 "cooling down (the last save was too recent) or pending (a save is on its way).\n\n",
 	.options = trigger_options,
-	.msgs = &cli_msgs_letter,
+	.flags = CLI_NO_COMMON,
 };
 
 static int ask(unsigned pid, const char *text, char *ans, size_t size)

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * display.c - how text output reads, set once per run: the terminal's width
- * and the --timeunit and --wide options every command that prints times or
- * names takes (docs/units.md). report/format.c does the formatting.
+ * display.c - how text output reads: the terminal's width, found once per
+ * run, and the --timeunit and --wide options every command that prints times
+ * or names takes, parsed into its struct cli_common and applied once its
+ * options are read (docs/units.md). report/format.c does the formatting.
  */
 #include "base/compat.h"
 #include "cli/cli.h"
@@ -14,55 +15,76 @@
 /* Text fits this many columns when standard output is not a terminal. */
 #define DEFAULT_WIDTH 120
 
+
+
+/* The width, found once per process: the command's options do not change it. */
+static unsigned width = DEFAULT_WIDTH;
+
 void cli_display_init(void)
 {
-	struct gpr_display d = *gpr_display_get();
 	const char *cols = getenv("COLUMNS");
 	struct winsize ws;
 	uint64_t n;
 
-	d.width = DEFAULT_WIDTH;
 	if (cols && cli_parse_uint(cols, 100000, &n) && n >= 40) {
-		d.width = (unsigned)n;
+		width = (unsigned)n;
 	} else if (isatty(STDOUT_FILENO) && !ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) &&
 		   ws.ws_col >= 40) {
-		d.width = ws.ws_col;
+		width = ws.ws_col;
 	}
+	cli_display_apply(NULL);
+}
+
+void cli_display_apply(const struct cli_common *c)
+{
+	static const uint64_t scale[] = {[GPR_TIME_US] = 1000, [GPR_TIME_MS] = 1000000,
+					 [GPR_TIME_S] = 1000000000};
+	int u = c && c->timeunit ? c->timeunit - 1 : GPR_TIME_AUTO;
+	struct gpr_display d = {.width = width, .wide = c && c->wide};
+
+	d.exact = u == GPR_TIME_NS;
+	d.scale = u == GPR_TIME_AUTO || u == GPR_TIME_NS ? 0 : scale[u];
 	gpr_display_set(&d);
 }
 
+/* --timeunit and --wide go into the command's struct cli_common (cli_display_apply). */
 static int opt_timeunit(struct cli_ctx *ctx, const struct cli_option *opt, const char *arg)
 {
-	struct gpr_display d = *gpr_display_get();
+	int u = gpr_time_unit_parse(arg);
 
 	(void)opt;
-	if (!strcmp(arg, "ns") || !strcmp(arg, "nsec")) {
-		d.exact = true;
-	} else if (!strcmp(arg, "auto")) {
-		d.exact = false;
-	} else {
-		return ctx->prescan ? 0 : cli_opt_usage_error(ctx, "unknown time unit '%s'", arg);
+	if (u < 0) {
+		return ctx->prescan ? 0
+				    : cli_opt_usage_error(ctx,
+							  "unknown time unit '%s'; use auto, ns, us, "
+							  "ms or s (or nsec, usec, msec, sec)",
+							  arg);
 	}
-	gpr_display_set(&d);
+	if (ctx->common) {
+		ctx->common->timeunit = u + 1;
+	}
 	return 0;
 }
 
 static int opt_wide(struct cli_ctx *ctx, const struct cli_option *opt, const char *arg)
 {
-	struct gpr_display d = *gpr_display_get();
-
-	(void)ctx;
 	(void)opt;
 	(void)arg;
-	d.wide = true;
-	gpr_display_set(&d);
+	if (ctx->common) {
+		ctx->common->wide = true;
+	}
 	return 0;
 }
 
+/* For completion: the parser takes these and nsys's nsec, usec, msec, sec. */
+static const struct cli_enum_value timeunits[] = {
+	{"auto", 0}, {"ns", 0}, {"us", 0}, {"ms", 0}, {"s", 0}, {NULL, 0}};
+
 const struct cli_option cli_display_options[] = {
-	CLI_OPT_CB(0, "timeunit", "UNIT", opt_timeunit,
-		   "auto (default: 3-4 digits in ns, us, ms or s)\n"
-		   "or ns (exact integer nanoseconds)"),
+	{.type = CLI_OPT_CALLBACK, 0, "timeunit", "UNIT", .cb = opt_timeunit, .values = timeunits,
+	 .help = "auto (default: 3-4 digits in ns, us, ms or s),\n"
+		 "ns (exact integers), us, ms or s (exact decimals);\n"
+		 "also nsys's nsec, usec, msec, sec"},
 	{.type = CLI_OPT_CALLBACK, 0, "wide", NULL, "kernel names whole in text tables",
 	 .cb = opt_wide},
 	CLI_OPT_END(),

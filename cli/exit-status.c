@@ -26,6 +26,7 @@ static const struct exit_row rows[] = {
 	{"*", "help", "1", "a trace could not be read or an output could not be written"},
 	{"info dump", NULL, "1", "a file could not be read or has corrupt chunks"},
 	{"devices", NULL, "1", "the device file could not be read"},
+	{"completion", NULL, "1", "the script could not be written"},
 	{"mfu", NULL, "1", "a trace or the device file could not be read, or an output written"},
 	{"record", NULL, "1", "gpuprof failed before running CMD"},
 	{"trigger", NULL, "0", "the program took the request (or a save was on its way)"},

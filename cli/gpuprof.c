@@ -34,8 +34,7 @@ static const struct cli_command cmd_help_opts = {
 		 "Lists the commands, shows one command's help, or prints the manual page\n"
 		 "(troff, for man(1)) with --man.\n",
 	.options = help_options,
-	.msgs = &cli_msgs_plain,
-	.flags = CLI_KEEP_DASHDASH | CLI_KEEP_UNKNOWN,
+	.flags = CLI_KEEP_DASHDASH | CLI_KEEP_UNKNOWN | CLI_NO_COMMON,
 };
 
 const struct cmd cmd_table[] = {
@@ -81,6 +80,8 @@ const struct cmd cmd_table[] = {
 	 "the chain of work that sets each step's time; what-if speedups", &cmd_critical_path_opts},
 	{"comm", cmd_comm, "communication: NCCL bandwidth, exposed communication, stragglers",
 	 &cmd_comm_opts},
+	{"completion", cmd_completion, "bash and zsh completion scripts made from the options",
+	 &cmd_completion_opts},
 	{"help", cmd_help, "this list, a command's help, or the manual page", &cmd_help_opts},
 };
 const size_t cmd_count = GP_ARRAY_SIZE(cmd_table);
@@ -103,12 +104,24 @@ static void list_commands(FILE *f)
 	gp_strbuf_release(&sb);
 }
 
+/* The command called name, or NULL after saying so with the nearest name (exit 2). */
 static const struct cmd *find_cmd(const char *name)
 {
+	struct cli_suggest s;
+	const char *best;
+
+	cli_suggest_init(&s, name);
 	for (size_t i = 0; i < cmd_count; i++) {
 		if (!strcmp(cmd_table[i].name, name)) {
 			return &cmd_table[i];
 		}
+		cli_suggest_add(&s, cmd_table[i].name);
+	}
+	best = cli_suggest_best(&s);
+	if (best) {
+		cli_error("no such command: '%s'; did you mean '%s'?", name, best);
+	} else {
+		cli_error("no such command: '%s'; see 'gpuprof help'", name);
 	}
 	return NULL;
 }
@@ -226,7 +239,6 @@ static int cmd_help(int argc, char **argv)
 	if (nargs) {
 		const struct cmd *c = find_cmd(argv[0]);
 		if (!c) {
-			cli_error("no such command: '%s'", argv[0]);
 			return CMD_USAGE;
 		}
 		cli_print_help(c->opts);
@@ -292,6 +304,7 @@ int main(int argc, char **argv)
 	mallopt(M_TRIM_THRESHOLD, 1 << 30);
 	gp_log_set_sink(gp_log_stderr_sink, NULL, log_level());
 	cli_display_init();
+	cli_set_parse_done(cli_display_apply);
 	cli_exit_status_init();
 	if (argc < 2) {
 		list_commands(stderr);
@@ -308,7 +321,6 @@ int main(int argc, char **argv)
 	}
 	c = find_cmd(argv[1]);
 	if (!c) {
-		cli_error("no such command: '%s'; see 'gpuprof help'", argv[1]);
 		return CMD_USAGE;
 	}
 	if (c->fn != cmd_record) {

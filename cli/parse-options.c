@@ -14,18 +14,6 @@
 #include <math.h>
 #include <pcre2.h>
 
-const struct cli_msgs cli_msgs_plain = {.unknown = "unknown option '%s'"};
-const struct cli_msgs cli_msgs_needs = {.unknown = "unknown option '%s'",
-					.missing = "option '%s' needs a value"};
-const struct cli_msgs cli_msgs_either = {.unknown = "unknown option or missing value '%s'"};
-const struct cli_msgs cli_msgs_either2 = {.unknown = "unknown option or missing value: '%s'"};
-const struct cli_msgs cli_msgs_letter = {.unknown = "unknown option or missing value: '%s'",
-					 .unknown_short = "unknown option '%s'",
-					 .missing = "option '%s' needs a value",
-					 .missing_short = true};
-const struct cli_msgs cli_msgs_letter2 = {.unknown = "unknown option or missing value: '%s'",
-					  .missing_short = true};
-
 int cli_opt_usage_error(const struct cli_ctx *ctx, const char *fmt, ...)
 {
 	const char *usage = ctx->cmd->usage;
@@ -43,7 +31,7 @@ int cli_opt_usage_error(const struct cli_ctx *ctx, const char *fmt, ...)
 	return CMD_USAGE;
 }
 
-/* Says a message of the command's style: fmt is one of its cli_msgs, with one %s. */
+/* Says a message with one %s (an option's err, a format the table gives). */
 static int say(const struct cli_ctx *ctx, const char *fmt, const char *what)
 {
 	return cli_opt_usage_error(ctx, fmt, what);
@@ -385,6 +373,53 @@ static bool takes_value(const struct cli_option *o)
 	       !(o->type == CLI_OPT_CALLBACK && !o->argh);
 }
 
+bool cli_option_takes_value(const struct cli_option *o)
+{
+	return takes_value(o);
+}
+
+/* ------------------------------------------------------------ common options */
+
+/* --quiet, --allow-unrelated, --threads N: into ctx->common (NULL: checked, kept nowhere). */
+static int opt_common(struct cli_ctx *ctx, const struct cli_option *o, const char *arg)
+{
+	struct cli_common *c = ctx->common;
+	unsigned n = 0;
+
+	if (ctx->prescan) {
+		return 0; /* said, if wrong, by the parse proper */
+	}
+	if (!strcmp(o->long_name, "threads")) {
+		if (!cli_parse_threads(arg, &n)) {
+			return cli_opt_usage_error(ctx, "--threads needs a number of threads from 1 "
+						   "to %u", GPT_MAX_THREADS);
+		}
+		if (c) {
+			c->threads_given = n;
+		}
+	} else if (c && !strcmp(o->long_name, "quiet")) {
+		c->quiet = true;
+	} else if (c) {
+		c->allow_unrelated = true;
+	}
+	return 0;
+}
+
+/*
+ * Taken by every command without being in its table, unless the table has
+ * an option of the exact name; listed after every command's options.
+ */
+static const struct cli_option common_options[] = {
+	CLI_OPT_GROUP("\ncommon options:\n", 0, 6),
+	CLI_OPT_CB(0, "threads", "N", opt_common,
+		   "threads that read traces and run analyses (default:\n"
+		   "GPUPROF_THREADS, else one per core)"),
+	CLI_OPT_CB(0, "quiet", NULL, opt_common, "no progress line on standard error"),
+	CLI_OPT_CB(0, "allow-unrelated", NULL, opt_common,
+		   "analyse traces that are not one run together"),
+	CLI_OPT_END(),
+};
+
 /* ------------------------------------------------------------ lookup */
 
 struct found {
@@ -452,29 +487,75 @@ struct parser {
 	int i; /* the argument being looked at */
 };
 
-static int unknown(struct parser *p, const char *arg)
+/* Appends "--a, --b" for the options whose long names start with name (aliases too). */
+static void list_matches(struct gp_strbuf *sb, const struct cli_option *t, const char *name,
+			 size_t len)
 {
-	return say(&p->ctx, p->ctx.cmd->msgs->unknown, arg);
+	for (; t->type != CLI_OPT_END; t++) {
+		if (t->type == CLI_OPT_SUBTABLE) {
+			list_matches(sb, t->sub, name, len);
+		} else if (is_option(t) && t->long_name && !strncmp(t->long_name, name, len)) {
+			gp_strbuf_addf(sb, "%s--%s", sb->len ? ", " : "", t->long_name);
+		}
+	}
+}
+
+/* Adds the long names of t's listed options to s. */
+static void suggest_table(struct cli_suggest *s, const struct cli_option *t)
+{
+	for (; t->type != CLI_OPT_END; t++) {
+		if (t->type == CLI_OPT_SUBTABLE) {
+			suggest_table(s, t->sub);
+		} else if (is_option(t) && !(t->flags & CLI_OPTF_HIDDEN)) {
+			cli_suggest_add(s, t->long_name);
+		}
+	}
+}
+
+/* "unknown option '--fromat'; did you mean '--format'?" (name: without "--" or "=value"). */
+static int unknown(struct parser *p, const char *name, size_t len)
+{
+	char word[80];
+	struct cli_suggest s;
+	const char *best;
+
+	snprintf(word, sizeof(word), "%.*s", (int)(len < 79 ? len : 79), name);
+	cli_suggest_init(&s, word);
+	suggest_table(&s, p->ctx.cmd->options);
+	if (!(p->ctx.cmd->flags & CLI_NO_COMMON)) {
+		suggest_table(&s, common_options);
+	}
+	best = cli_suggest_best(&s);
+	if (best) {
+		return cli_opt_usage_error(&p->ctx, "unknown option '--%s'; did you mean '--%s'?",
+					   word, best);
+	}
+	return cli_opt_usage_error(&p->ctx, "unknown option '--%s'", word);
+}
+
+/* An abbreviation of several options: say which. */
+static int ambiguous(struct parser *p, const char *name, size_t len)
+{
+	struct gp_strbuf sb = GP_STRBUF_INIT;
+	int ret;
+
+	list_matches(&sb, p->ctx.cmd->options, name, len);
+	ret = cli_opt_usage_error(&p->ctx, "ambiguous option '--%.*s': %s", (int)len, name,
+				  sb.failed ? "several options" : sb.buf);
+	gp_strbuf_release(&sb);
+	return ret;
 }
 
 static int unknown_short(struct parser *p, int c)
 {
-	const struct cli_msgs *m = p->ctx.cmd->msgs;
-	char name[3] = {'-', (char)c, '\0'};
-
-	return say(&p->ctx, m->unknown_short ? m->unknown_short : m->unknown, name);
+	return cli_opt_usage_error(&p->ctx, "unknown option '-%c'", c);
 }
 
 /* A value is missing: as_given is the option as written. */
 static int missing(struct parser *p, const struct cli_option *o, const char *as_given)
 {
-	const struct cli_msgs *m = p->ctx.cmd->msgs;
-	char name[3] = {'-', (char)o->short_name, '\0'};
-
-	if (m->missing_short && o->short_name) {
-		as_given = name;
-	}
-	return say(&p->ctx, m->missing ? m->missing : m->unknown, as_given);
+	return cli_opt_usage_error(&p->ctx, "option '%s' needs a value (%s)", as_given,
+				   o->argh ? o->argh : "VALUE");
 }
 
 /* "--name", "--name=value", "--name value"; returns 0 or a status. */
@@ -485,41 +566,27 @@ static int parse_long(struct parser *p, const char *arg)
 	struct found f = {0};
 
 	find_long(p->ctx.cmd->options, p->ctx.base, name, len, &f);
+	if (!f.exact && !(p->ctx.cmd->flags & CLI_NO_COMMON)) {
+		/* The options every command takes, by their whole names only. */
+		struct found c = {0};
+		find_long(common_options, NULL, name, len, &c);
+		if (c.exact) {
+			f = c;
+		}
+	}
 	p->i++;
-	/* --quiet: every command's, beside what a command's own --quiet does. */
-	if (!eq && len == 5 && !strncmp(name, "quiet", 5)) {
-		if (p->ctx.common) {
-			p->ctx.common->quiet = true;
-		}
-		if (!f.o || !f.exact) {
-			return 0;
-		}
+	if (!f.o) {
+		return unknown(p, name, len);
 	}
-	/* --allow-unrelated: every command's, traces that are not one run taken together. */
-	if (!eq && len == 15 && !strncmp(name, "allow-unrelated", 15) && !(f.o && f.exact)) {
-		if (p->ctx.common) {
-			p->ctx.common->allow_unrelated = true;
-		}
-		return 0;
-	}
-	/* --threads N: every command's too, unless the command has its own. */
-	if (len == 7 && !strncmp(name, "threads", 7) && !(f.o && f.exact)) {
-		const char *v = eq ? eq + 1 : p->i < p->argc ? p->argv[p->i++] : NULL;
-		unsigned n = 0;
-		if (!cli_parse_threads(v, &n)) {
-			return cli_opt_usage_error(&p->ctx, "--threads needs a number of threads from 1 "
-						   "to %u", GPT_MAX_THREADS);
-		}
-		if (p->ctx.common) {
-			p->ctx.common->threads_given = n;
-		}
-		return 0;
-	}
-	if (!f.o || f.n > 1) {
-		return unknown(p, arg);
+	if (f.n > 1) {
+		return ambiguous(p, name, len);
 	}
 	if (!takes_value(f.o)) {
-		return eq ? unknown(p, arg) : take(&p->ctx, f.o, NULL, f.base);
+		if (eq) {
+			return cli_opt_usage_error(&p->ctx, "option '--%s' takes no value",
+						   f.o->long_name);
+		}
+		return take(&p->ctx, f.o, NULL, f.base);
 	}
 	if (eq) {
 		return take(&p->ctx, f.o, eq + 1, f.base);
@@ -614,6 +681,13 @@ static int parse(struct parser *p, int *nargs)
 	return CLI_PARSE_CONTINUE;
 }
 
+static void (*parse_done)(const struct cli_common *common);
+
+void cli_set_parse_done(void (*done)(const struct cli_common *common))
+{
+	parse_done = done;
+}
+
 int cli_parse_options(const struct cli_command *cmd, void *base, struct cli_common *common,
 		      int argc, char **argv, int *nargs)
 {
@@ -623,6 +697,9 @@ int cli_parse_options(const struct cli_command *cmd, void *base, struct cli_comm
 
 	*nargs = 0;
 	ret = parse(&p, nargs);
+	if (ret == CLI_PARSE_CONTINUE && parse_done) {
+		parse_done(common);
+	}
 	return ret == HELP_SHOWN ? CMD_OK : ret;
 }
 
@@ -647,6 +724,7 @@ int cli_prescan_options(const struct cli_command *cmd, void *base, int argc, cha
 
 struct layout {
 	int col, indent;
+	int first; /* the column of the command's first group: the common options use it */
 };
 
 static void help_option(struct gp_strbuf *sb, const struct cli_option *o, const struct layout *l)
@@ -688,7 +766,8 @@ static void help_table(struct gp_strbuf *sb, const struct cli_option *t, struct 
 		switch (t->type) {
 		case CLI_OPT_GROUP:
 			gp_strbuf_adds(sb, t->help);
-			l->col = t->col;
+			l->col = t->col ? t->col : l->col;
+			l->first = l->first ? l->first : t->col;
 			l->indent = t->indent;
 			break;
 		case CLI_OPT_TEXT:
@@ -704,6 +783,9 @@ static void help_table(struct gp_strbuf *sb, const struct cli_option *t, struct 
 	}
 }
 
+/* The least help column of the common options: "      --allow-unrelated" and two spaces. */
+#define COMMON_COL 25
+
 static void (*help_tail)(const struct cli_command *cmd, struct gp_strbuf *sb);
 
 void cli_set_help_tail(void (*tail)(const struct cli_command *cmd, struct gp_strbuf *sb))
@@ -717,11 +799,40 @@ void cli_options_help(const struct cli_command *cmd, struct gp_strbuf *sb)
 
 	gp_strbuf_adds(sb, cmd->usage);
 	help_table(sb, cmd->options, &l);
+	if (!(cmd->flags & CLI_NO_COMMON)) {
+		/* Aligned with the first options, and wide enough for --allow-unrelated. */
+		l.col = l.first > COMMON_COL ? l.first : COMMON_COL;
+		help_table(sb, common_options, &l);
+	}
 	if (cmd->footer) {
 		gp_strbuf_adds(sb, cmd->footer);
 	}
 	if (help_tail) {
 		help_tail(cmd, sb);
+	}
+}
+
+static void each_option(const struct cli_option *t,
+			void (*fn)(const struct cli_option *o, void *data), void *data)
+{
+	for (; t->type != CLI_OPT_END; t++) {
+		if (t->flags & CLI_OPTF_HIDDEN) {
+			continue;
+		}
+		if (t->type == CLI_OPT_SUBTABLE) {
+			each_option(t->sub, fn, data);
+		} else if (is_option(t)) {
+			fn(t, data);
+		}
+	}
+}
+
+void cli_options_each(const struct cli_command *cmd,
+		      void (*fn)(const struct cli_option *o, void *data), void *data)
+{
+	each_option(cmd->options, fn, data);
+	if (!(cmd->flags & CLI_NO_COMMON)) {
+		each_option(common_options, fn, data);
 	}
 }
 

@@ -82,25 +82,11 @@ struct cli_option {
 	const char *conflicts;
 };
 
-/* How a command says an unknown option or a missing value (each a format with one %s). */
-struct cli_msgs {
-	const char *unknown;       /* the argument as given ("--bogus", "--json=1") */
-	const char *unknown_short; /* "-x"; NULL: as unknown */
-	const char *missing;       /* the option as given; NULL: as unknown */
-	bool missing_short;        /* a missing value names the short form ("-f") if any */
-};
-
-extern const struct cli_msgs cli_msgs_plain;   /* unknown option '%s' */
-extern const struct cli_msgs cli_msgs_needs;   /* ... and option '%s' needs a value */
-extern const struct cli_msgs cli_msgs_either;  /* unknown option or missing value '%s' */
-extern const struct cli_msgs cli_msgs_either2; /* unknown option or missing value: '%s' */
-extern const struct cli_msgs cli_msgs_letter;  /* as either2; option '-f' needs a value */
-extern const struct cli_msgs cli_msgs_letter2; /* as either2, naming '-f' */
-
 enum cli_parse_flags {
 	CLI_PERMUTE = 1u << 0,       /* options may follow arguments (else the first ends them) */
 	CLI_KEEP_DASHDASH = 1u << 1, /* the "--" that ends the options stays as an argument */
 	CLI_KEEP_UNKNOWN = 1u << 2,  /* unknown options are arguments */
+	CLI_NO_COMMON = 1u << 3,     /* takes no --threads, --quiet, --allow-unrelated */
 };
 
 /* A subcommand's options and help. */
@@ -108,7 +94,6 @@ struct cli_command {
 	const char *usage;  /* the help before the option list: usage line(s) first */
 	const struct cli_option *options;
 	const char *footer; /* the help after the option list */
-	const struct cli_msgs *msgs;
 	unsigned flags;     /* enum cli_parse_flags */
 };
 
@@ -145,10 +130,26 @@ int cli_parse_options(const struct cli_command *cmd, void *base, struct cli_comm
  */
 int cli_prescan_options(const struct cli_command *cmd, void *base, int argc, char **argv);
 
+/*
+ * Calls fn on every option the command takes and lists in its help, in the
+ * help's order: its table (subtables included) then, unless CLI_NO_COMMON,
+ * --threads, --quiet and --allow-unrelated.
+ */
+void cli_options_each(const struct cli_command *cmd,
+		      void (*fn)(const struct cli_option *o, void *data), void *data);
+/* Whether o takes a value (--name VALUE), possibly optional (CLI_OPTF_OPTARG). */
+bool cli_option_takes_value(const struct cli_option *o);
+
 /* Appends the command's help text to sb. */
 void cli_options_help(const struct cli_command *cmd, struct gp_strbuf *sb);
 /* Prints it to stdout. */
 void cli_print_help(const struct cli_command *cmd);
+/*
+ * Called with the command's struct cli_common (NULL when it has none) each
+ * time cli_parse_options has read a command's options without error: the
+ * settings resolved once per command (cli_display_apply).
+ */
+void cli_set_parse_done(void (*done)(const struct cli_common *common));
 /* Text cli_options_help appends after every command's help (the exit statuses). */
 void cli_set_help_tail(void (*tail)(const struct cli_command *cmd, struct gp_strbuf *sb));
 

@@ -8,6 +8,8 @@
 #include "base/outfile.h"
 #include "cli/cli.h"
 
+#include <strings.h>
+
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -247,4 +249,60 @@ int cli_load_steps(struct cli_common *c, struct gpa_model *m, char **args, size_
 		return cli_exit_code(ret, 0);
 	}
 	return CMD_OK;
+}
+
+const struct cli_enum_value cli_text_json[] = {{"text", 0}, {"json", 1}, {NULL, 0}};
+
+/* Extensions of files some program reads as something else than text (.gpz: cli_check_outputs). */
+static const char *const foreign_ext[] = {"png", "jpg", "jpeg", "gif", "bmp", "webp", "pdf",
+					  "tif", "tiff", "svg", "html", "htm", "json", "md",
+					  "csv", "sqlite", "pftrace", "xml", "folded", "gz"};
+
+int cli_output_format(const struct cli_command *cmd, const char *path,
+		      const struct cli_out_ext *exts, int *format)
+{
+	const char *slash = path ? strrchr(path, '/') : NULL;
+	const char *dot = path ? strrchr(slash ? slash : path, '.') : NULL;
+	struct gp_strbuf sb = GP_STRBUF_INIT;
+	bool foreign = false;
+	int ret;
+
+	if (!dot || dot == path || dot[-1] == '/' || !dot[1]) {
+		return CMD_OK; /* "-", no extension: whatever the format */
+	}
+	for (const struct cli_out_ext *e = exts; e->ext; e++) {
+		if (strcasecmp(dot + 1, e->ext)) {
+			continue;
+		}
+		if (*format < 0) {
+			*format = e->format;
+			return CMD_OK;
+		}
+		if (*format == e->format) {
+			return CMD_OK;
+		}
+		for (const struct cli_out_ext *g = exts; g->ext; g++) {
+			if (g->format == *format) {
+				return cli_cmd_usage_error(cmd, "cannot write '%s' as %s: .%s is "
+							   "the %s format's name here",
+							   path, g->name, e->ext, e->name);
+			}
+		}
+		foreign = true;
+	}
+	for (size_t i = 0; i < GP_ARRAY_SIZE(foreign_ext) && !foreign; i++) {
+		foreign = !strcasecmp(dot + 1, foreign_ext[i]);
+	}
+	if (!foreign) {
+		return CMD_OK; /* .txt, .out, .log: a name, not a format */
+	}
+	for (const struct cli_out_ext *e = exts; e->ext; e++) {
+		gp_strbuf_addf(&sb, "%s%s (.%s)", e == exts ? "" : e[1].ext ? ", " : " and ", e->name,
+			       e->ext);
+	}
+	ret = cli_cmd_usage_error(cmd, "cannot write '%s': the formats written here are %s; "
+				  "name the output so",
+				  path, sb.failed ? "others" : sb.buf);
+	gp_strbuf_release(&sb);
+	return ret;
 }

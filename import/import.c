@@ -13,9 +13,11 @@
 #include <stdio.h>
 #include <unistd.h>
 
+/* The first bytes of a .gpz (trace/FORMAT.md). */
+static const char gpz_magic[] = "\x89GPZ\r\n\x1a\n";
+
 enum gpa_input_format gpa_input_detect_bytes(const unsigned char *b, size_t n)
 {
-	static const char gpz_magic[] = "\x89GPZ\r\n\x1a\n";
 	static const char sqlite_magic[] = "SQLite format 3";
 
 	if (n >= 8 && !memcmp(b, gpz_magic, 8)) {
@@ -59,7 +61,17 @@ int gpa_input_detect(const char *path, enum gpa_input_format *fmt, char *errbuf,
 		return -GP_ERR_IO;
 	}
 	*fmt = gpa_input_detect_bytes(b, (size_t)n);
-	/* Unknown content is left to the .gpz reader, whose message says what it is not. */
+	/*
+	 * Content none of the readers takes is said in plain words; an empty
+	 * file, or the start of a .gpz signature alone, is left to the .gpz
+	 * reader, whose message says how the file is cut short.
+	 */
+	if (*fmt == GPA_INPUT_UNKNOWN && n > 0 &&
+	    memcmp(b, gpz_magic, (size_t)n < 8 ? (size_t)n : 8)) {
+		snprintf(errbuf, errlen, "%s: not a gpuprof trace (.gpz), Kineto JSON or nsys SQLite "
+			 "file", path);
+		return -GP_ERR_FORMAT;
+	}
 	if (*fmt == GPA_INPUT_UNKNOWN) {
 		gp_debug("%s: content not recognized; read as a .gpz", path);
 		*fmt = GPA_INPUT_GPZ;
@@ -92,7 +104,6 @@ int gpa_import(const char *in, enum gpa_input_format fmt, struct gpt_writer *w, 
 /* Says why in, not a Kineto or nsys input, cannot be converted. */
 static int not_importable(const char *in, char *errbuf, size_t errlen)
 {
-	static const char gpz_magic[] = "\x89GPZ\r\n\x1a\n";
 	unsigned char b[8];
 	int fd = gpa_input_open_fd(in);
 	ssize_t n = fd < 0 ? -1 : pread(fd, b, sizeof(b), 0);
@@ -133,11 +144,12 @@ int gpa_convert_opts(const char *in, const char *out, const struct gp_progress_c
 	if (!ret) {
 		ret = gpa_input_detect(in, &fmt, errbuf, errlen);
 	}
+	/* Content no reader takes: convert's own words, since a .gpz is no input to it. */
+	if (ret == -GP_ERR_FORMAT || (!ret && fmt == GPA_INPUT_GPZ)) {
+		return not_importable(in, errbuf, errlen);
+	}
 	if (ret) {
 		return ret;
-	}
-	if (fmt == GPA_INPUT_GPZ) {
-		return not_importable(in, errbuf, errlen);
 	}
 	/*
 	 * Offline, so the strongest deflate level: the file is written once and

@@ -157,11 +157,14 @@ int gpa_input_open(const char *path, struct gpt_reader **r, int *format, char *e
 	if (format) {
 		*format = ret ? GPA_INPUT_GPZ : (int)fmt;
 	}
-	if (ret) {
+	if (ret == -GP_ERR_IO) {
 		/* Unreadable: the trace reader says why, as it did before imports were read. */
 		ret = gpt_reader_open(path, r);
 		snprintf(errbuf, errlen, "%s", *r ? gpt_reader_last_error(*r) : gp_err_str(ret));
 		return ret ? ret : -GP_ERR_IO;
+	}
+	if (ret) {
+		return ret;
 	}
 	return gpa_input_open_opts(path, NULL, r, errbuf, errlen);
 }

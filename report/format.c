@@ -62,11 +62,33 @@ void gpr_fmt_time_human(struct gp_strbuf *sb, double ns)
 	scaled(sb, ns, names + 1, div + 1, 3);
 }
 
+/* The unit name of a fixed --timeunit, and its decimals (exact to the ns). */
+static const char *fixed_unit(uint64_t scale, int *decimals)
+{
+	*decimals = scale == 1000 ? 3 : scale == 1000000 ? 6 : 9;
+	return scale == 1000 ? "us" : scale == 1000000 ? "ms" : "s";
+}
+
+/* ns in the fixed unit, exact: 1234567 in ms is "1.234567". */
+static void fixed_value(struct gp_strbuf *sb, uint64_t ns, uint64_t scale, bool neg)
+{
+	int dec;
+
+	(void)fixed_unit(scale, &dec);
+	gp_strbuf_addf(sb, "%s%" PRIu64 ".%0*" PRIu64, neg ? "-" : "", ns / scale, dec, ns % scale);
+}
+
 void gpr_fmt_ns(struct gp_strbuf *sb, uint64_t ns)
 {
 	static const char *const names[] = {"\xc2\xb5s", "ms", "s"};
 	static const uint64_t div[] = {1000, 1000000, 1000000000};
+	int dec;
 
+	if (display.scale) {
+		fixed_value(sb, ns, display.scale, false);
+		gp_strbuf_addf(sb, " %s", fixed_unit(display.scale, &dec));
+		return;
+	}
 	if (display.exact) {
 		gp_strbuf_addf(sb, "%" PRIu64 " ns", ns);
 		return;
@@ -160,7 +182,11 @@ bool gpr_fmt_cell(struct gp_strbuf *sb, const char *cell, unsigned flags)
 		return false;
 	}
 	if (flags & GPR_COL_NS) {
-		if (display.exact) {
+		if (display.scale && integer) {
+			fixed_value(sb, (uint64_t)fabs(v), display.scale, v < 0);
+			return true;
+		}
+		if (display.exact || display.scale) {
 			return false;
 		}
 		gpr_fmt_time_human(sb, v);
@@ -180,11 +206,15 @@ bool gpr_fmt_cell(struct gp_strbuf *sb, const char *cell, unsigned flags)
 bool gpr_fmt_header(struct gp_strbuf *sb, const char *name, unsigned flags)
 {
 	size_t n = strlen(name);
+	int dec;
 
 	if (!(flags & GPR_COL_NS) || display.exact || n < 5 || strcmp(name + n - 5, " (ns)")) {
 		return false;
 	}
 	gp_strbuf_add(sb, name, n - 5);
+	if (display.scale) {
+		gp_strbuf_addf(sb, " (%s)", fixed_unit(display.scale, &dec));
+	}
 	return true;
 }
 

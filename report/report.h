@@ -125,6 +125,7 @@ int gpr_table_render(const struct gpr_table *t, enum gpr_format fmt, struct gp_s
  */
 struct gpr_display {
 	bool exact;     /* times as exact integer nanoseconds */
+	uint64_t scale; /* 1000, 1e6, 1e9: times in us, ms or s, exact decimals; 0: not fixed */
 	bool wide;      /* names whole, whatever the width */
 	unsigned width; /* columns text tables fit into; 0: no limit */
 };

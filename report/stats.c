@@ -182,18 +182,17 @@ static const unsigned unit_decimals[] = {0, 3, 6, 9}; /* of ns */
 
 int gpr_time_unit_parse(const char *name)
 {
-	static const char *const spellings[] = {"nsec", "usec", "msec", "sec"};
+	/* nsys's spellings and the short ones, in the order of enum gpr_time_unit. */
+	static const char *const spellings[][2] = {
+		{"nsec", "ns"}, {"usec", "us"}, {"msec", "ms"}, {"sec", "s"}};
 
 	for (unsigned i = 0; i < GP_ARRAY_SIZE(spellings); i++) {
-		if (!strcmp(name, spellings[i])) {
+		if (!strcmp(name, spellings[i][0]) || !strcmp(name, spellings[i][1])) {
 			return (int)i;
 		}
 	}
 	if (!strcmp(name, "auto")) {
 		return GPR_TIME_AUTO;
-	}
-	if (!strcmp(name, "ns")) {
-		return GPR_TIME_NS;
 	}
 	return !strcmp(name, "seconds") ? GPR_TIME_S : -1;
 }

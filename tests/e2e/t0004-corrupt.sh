@@ -29,7 +29,7 @@ grep -q "^gpuprof: error: bad.gpz: chunk [0-9]* at offset [0-9]*: " err || fail 
 # Not a trace at all.
 echo "hello" >text.gpz
 expect_rc 1 "$GPUPROF" info text.gpz
-grep -qx "gpuprof: error: text.gpz: not a gpuprof trace (bad magic)" err || fail "magic: $(cat err)"
+grep -qx "gpuprof: error: text.gpz: not a gpuprof trace (.gpz), Kineto JSON or nsys SQLite file" err || fail "magic: $(cat err)"
 : >empty.gpz
 expect_rc 1 "$GPUPROF" info empty.gpz
 grep -q "^gpuprof: error: empty.gpz: " err || fail "empty: $(cat err)"

@@ -6,7 +6,8 @@
 make -s -C "$TOP" install PREFIX="$PWD/inst" O="$O" >make.out 2>&1 || { cat make.out; fail "make install"; }
 for f in bin/gpuprof lib/libgptrace.a lib/libgpbase.a share/man/man1/gpuprof.1 \
 	share/doc/gpuprof/FORMAT.md share/doc/gpuprof/README.md share/doc/gpuprof/flame.md \
-	share/doc/gpuprof/reliability.md share/doc/gpuprof/units.md include/gpuprof/trace/trace.h; do
+	share/doc/gpuprof/reliability.md share/doc/gpuprof/units.md include/gpuprof/trace/trace.h \
+	share/bash-completion/completions/gpuprof share/zsh/site-functions/_gpuprof; do
 	[ -f "inst/$f" ] || fail "missing $f"
 done
 inst/bin/gpuprof --version | grep -q '^gpuprof ' || fail "installed command does not run"
@@ -15,6 +16,10 @@ for d in "$TOP"/docs/*.md; do
 	cmp -s "$d" "inst/share/doc/gpuprof/$(basename "$d")" || fail "docs/$(basename "$d") not installed"
 done
 grep -q '^\.SH ENVIRONMENT' inst/share/man/man1/gpuprof.1 || fail "manual page has no ENVIRONMENT"
+# The completion scripts are the command's own (t0031 checks that they complete).
+inst/bin/gpuprof completion bash | cmp -s - inst/share/bash-completion/completions/gpuprof ||
+	fail "bash completion differs from 'gpuprof completion bash'"
+bash -n inst/share/bash-completion/completions/gpuprof || fail "bash completion does not parse"
 # tests/tools/install-prog.c, built against inst/ alone.
 make -s -C "$TOP" install-prog PREFIX="$PWD/inst" O="$O" >make.out 2>&1 ||
 	{ cat make.out; fail "cannot build against the installed library"; }

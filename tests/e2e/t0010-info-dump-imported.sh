@@ -44,10 +44,10 @@ for f in "$k" "$n"; do
 	rm -f c.gpz
 done
 
-# What is neither still fails with the reader's message.
+# What is neither fails with one plain line naming the formats read.
 echo junk >j.gpz
 expect_rc 1 "$GPUPROF" info j.gpz
-grep -q "j.gpz: not a gpuprof trace (bad magic)" err || fail "info j.gpz: $(cat err)"
+grep -q "j.gpz: not a gpuprof trace (.gpz), Kineto JSON or nsys SQLite file" err || fail "info j.gpz: $(cat err)"
 expect_rc 1 "$GPUPROF" dump j.gpz
-grep -q "j.gpz: not a gpuprof trace (bad magic)" err || fail "dump j.gpz: $(cat err)"
+grep -q "j.gpz: not a gpuprof trace (.gpz), Kineto JSON or nsys SQLite file" err || fail "dump j.gpz: $(cat err)"
 exit 0

@@ -15,9 +15,9 @@ cmds=$("$GPUPROF" help | awk '/^  [a-z]/ { print $1 }')
 [ "$(echo "$cmds" | wc -l)" -ge 19 ] || fail "gpuprof help lists: $cmds"
 n=0
 for c in $cmds; do
-	# record runs a program (its status is the program's); help reads no input; trigger
-	# takes a process id (t1110).
-	case $c in record | help | trigger) continue ;; esac
+	# record runs a program (its status is the program's); help and completion read no
+	# input; trigger takes a process id (t1110).
+	case $c in record | help | completion | trigger) continue ;; esac
 	"$GPUPROF" help "$c" >h 2>&1 || fail "help $c"
 	grep -q '^  1    ' h || fail "help $c documents no exit status 1"
 	for in in missing.gpz junk.gpz empty.gpz none cut.gpz; do

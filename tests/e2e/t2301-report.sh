@@ -64,7 +64,7 @@ expect_rc 1 "$GPUPROF" report nosuch.gpz
 grep -qx "gpuprof: error: nosuch.gpz: cannot open: No such file or directory" err || fail "$(cat err)"
 echo junk >junk.gpz
 expect_rc 1 "$GPUPROF" report run.gpz junk.gpz
-grep -qx "gpuprof: error: junk.gpz: not a gpuprof trace (bad magic)" err || fail "$(cat err)"
+grep -qx "gpuprof: error: junk.gpz: not a gpuprof trace (.gpz), Kineto JSON or nsys SQLite file" err || fail "$(cat err)"
 python3 - <<'PY'
 import struct, zlib
 d = bytearray(open("run.gpz", "rb").read())

@@ -63,7 +63,11 @@ if have_anchors nsys/mfu_2gpu_before.sqlite; then
 		fail "--gpu: $(head -1 out)"
 	grep -q 'without a known occupancy' out && fail "--gpu left launches unknown: $(head -1 out)"
 	expect_rc 2 "$GPUPROF" occupancy --gpu no-such-gpu "$db"
-	grep -q "unknown GPU 'no-such-gpu'" err || fail "bad --gpu: $(cat err)"
+	grep -q "unknown device 'no-such-gpu'" err || fail "bad --gpu: $(cat err)"
+	# --device NAME is the spelling of every command; --gpu NAME (above) the earlier one.
+	expect_rc 0 "$GPUPROF" occupancy --no-whatif --device h100_sxm "$db"
+	expect_rc 2 "$GPUPROF" occupancy --device no-such-gpu "$db"
+	grep -q "unknown device 'no-such-gpu'" err || fail "bad --device: $(cat err)"
 	expect_rc 0 "$GPUPROF" report --format json --device h100_sxm "$db"
 	python3 -c '
 import json, sys

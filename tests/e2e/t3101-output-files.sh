@@ -130,7 +130,7 @@ touch y.out && ln y.out y.hard
 expect_rc 2 "$GPUPROF" diff -q --json y.out --junit y.hard t.gpz -- t.gpz
 expect_rc 2 "$GPUPROF" export --perfetto - --sqlite /dev/stdout t.gpz
 expect_rc 2 "$GPUPROF" diff --json - t.gpz -- t.gpz
-grep -q "add --quiet" err || fail "diff table and -: $(cat err)"
+grep -q "add --no-table" err || fail "diff table and -: $(cat err)"
 cp t.gpz u.gpz
 expect_rc 2 "$GPUPROF" report -o u.gpz u.gpz
 grep -q "output 'u.gpz' is the input 'u.gpz'" err || fail "input as output: $(cat err)"

@@ -240,7 +240,8 @@ TEST(bad_inputs)
 	fclose(f);
 	CHECK_EQ_I(gpuprof_open(&p, 1, NULL, &t), -GPUPROF_ERR_FORMAT);
 	CHECK(t == NULL);
-	snprintf(msg, sizeof(msg), "%s: not a gpuprof trace (bad magic)", path);
+	snprintf(msg, sizeof(msg), "%s: not a gpuprof trace (.gpz), Kineto JSON or nsys SQLite file",
+		 path);
 	CHECK_STR(gpuprof_last_error(), msg);
 	snprintf(path, sizeof(path), "%s/missing.gpz", test_tmpdir());
 	CHECK_EQ_I(gpuprof_open(&p, 1, NULL, &t), -GPUPROF_ERR_IO);

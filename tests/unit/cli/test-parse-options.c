@@ -87,13 +87,11 @@ static const struct cli_command t_cmd = {
 	.usage = "usage: t [options] ARGS...\n\n",
 	.options = t_options,
 	.footer = "\nthe end\n",
-	.msgs = &cli_msgs_letter,
 };
 
 static const struct cli_command t_cmd_permute = {
 	.usage = "usage: t [options] ARGS...\n",
 	.options = t_options,
-	.msgs = &cli_msgs_needs,
 	.flags = CLI_PERMUTE,
 };
 
@@ -202,27 +200,96 @@ TEST(missing_and_unknown)
 	char *args[32];
 	int nargs;
 
+	/* A missing value is told from an unknown option, and names the value wanted. */
 	CHECK_EQ_I(P("-o"), CMD_USAGE);
-	CHECK_STR(err_text,
-		  "gpuprof: error: option '-o' needs a value\nusage: t [options] ARGS...\n");
+	CHECK_STR(err_text, "gpuprof: error: option '-o' needs a value (NAME)\n"
+			    "usage: t [options] ARGS...\n");
 	CHECK_EQ_I(P("--name"), CMD_USAGE);
-	CHECK_CONTAINS(err_text, "option '-o' needs a value"); /* the short form: as getopt said */
+	CHECK_CONTAINS(err_text, "option '--name' needs a value (NAME)");
 	CHECK_EQ_I(P("--wait"), CMD_USAGE);
-	CHECK_CONTAINS(err_text, "option '--wait' needs a value");
+	CHECK_CONTAINS(err_text, "option '--wait' needs a value (DURATION)");
 	CHECK_EQ_I(P("-x"), CMD_USAGE);
 	CHECK_CONTAINS(err_text, "error: unknown option '-x'\n");
 	CHECK_EQ_I(P("--bogus=1"), CMD_USAGE);
-	CHECK_CONTAINS(err_text, "unknown option or missing value: '--bogus=1'");
+	CHECK_CONTAINS(err_text, "error: unknown option '--bogus'\n");
 	CHECK_EQ_I(P("--flag=1"), CMD_USAGE);
-	CHECK_CONTAINS(err_text, "'--flag=1'");
-	/* Ambiguous: --de is --device and --deep. */
+	CHECK_CONTAINS(err_text, "option '--flag' takes no value");
+	/* Ambiguous: --de is --device and --deep; both are named. */
 	CHECK_EQ_I(P("--de", "1"), CMD_USAGE);
-	CHECK_CONTAINS(err_text, "'--de'");
+	CHECK_CONTAINS(err_text, "ambiguous option '--de': --device, --deep\n");
 
 	CHECK_EQ_I(parse(&t_cmd_permute, &o, args, &nargs, "a", "--wait", NULL), CMD_USAGE);
 	CHECK_CONTAINS(err_text, "option '--wait' needs a value");
 	CHECK_EQ_I(parse(&t_cmd_permute, &o, args, &nargs, "--bogus", NULL), CMD_USAGE);
 	CHECK_CONTAINS(err_text, "unknown option '--bogus'");
+}
+
+/* An unknown option near a known one is answered with it; far from all, with none. */
+TEST(did_you_mean_option)
+{
+	struct t_opts o;
+	char *args[32];
+	int nargs;
+
+	CHECK_EQ_I(P("--nmae", "x"), CMD_USAGE); /* two letters swapped */
+	CHECK_CONTAINS(err_text, "unknown option '--nmae'; did you mean '--name'?\n");
+	CHECK_EQ_I(P("--pattren=x"), CMD_USAGE);
+	CHECK_CONTAINS(err_text, "unknown option '--pattren'; did you mean '--pattern'?\n");
+	CHECK_EQ_I(P("--threds", "2"), CMD_USAGE); /* an option every command takes */
+	CHECK_CONTAINS(err_text, "did you mean '--threads'?");
+	CHECK_EQ_I(P("--secrte"), CMD_USAGE); /* hidden options are not suggested */
+	CHECK(!strstr(err_text, "did you mean"));
+	CHECK_EQ_I(P("--zzzzzz"), CMD_USAGE);
+	CHECK(!strstr(err_text, "did you mean"));
+}
+
+TEST(suggest_distance)
+{
+	struct cli_suggest s;
+
+	cli_suggest_init(&s, "reprot");
+	cli_suggest_add(&s, "report");
+	cli_suggest_add(&s, "record");
+	CHECK_STR(cli_suggest_best(&s), "report");
+	cli_suggest_init(&s, "fromat");
+	cli_suggest_add(&s, "format");
+	CHECK_STR(cli_suggest_best(&s), "format");
+	/* Two equally near: no guess. */
+	cli_suggest_init(&s, "tap");
+	cli_suggest_add(&s, "top");
+	cli_suggest_add(&s, "tip");
+	CHECK(cli_suggest_best(&s) == NULL);
+	/* Short words take one edit at most; a word is never its own whole rewrite. */
+	cli_suggest_init(&s, "ab");
+	cli_suggest_add(&s, "xy");
+	CHECK(cli_suggest_best(&s) == NULL);
+	cli_suggest_init(&s, "x");
+	cli_suggest_add(&s, "y");
+	CHECK(cli_suggest_best(&s) == NULL);
+}
+
+/* --threads, --quiet, --allow-unrelated follow every command's options in its help. */
+TEST(common_options_in_help)
+{
+	struct gp_strbuf sb = GP_STRBUF_INIT;
+	const struct cli_command none = {.usage = "usage: t\n", .options = t_options,
+					 .flags = CLI_NO_COMMON};
+	struct t_opts o;
+	char *args[32];
+	int nargs;
+
+	cli_options_help(&t_cmd, &sb);
+	CHECK_CONTAINS(sb.buf, "\ncommon options:\n");
+	CHECK_CONTAINS(sb.buf, "      --threads N");
+	CHECK_CONTAINS(sb.buf, "      --quiet ");
+	CHECK_CONTAINS(sb.buf, "      --allow-unrelated ");
+	gp_strbuf_reset(&sb);
+	cli_options_help(&none, &sb);
+	CHECK(!strstr(sb.buf, "--threads"));
+	gp_strbuf_release(&sb);
+	/* A command without them refuses them as unknown. */
+	CHECK_EQ_I(parse(&none, &o, args, &nargs, "--threads", "2", NULL), CMD_USAGE);
+	CHECK_CONTAINS(err_text, "unknown option '--threads'");
 }
 
 TEST(numbers)
@@ -347,6 +414,12 @@ TEST(help_text)
 			  "      --ratio R     a ratio in (0, 10]\n"
 			  "      --deep        go deep\n"
 			  "\n"
+			  "common options:\n"
+			  "      --threads N        threads that read traces and run analyses (default:\n"
+			  "                         GPUPROF_THREADS, else one per core)\n"
+			  "      --quiet            no progress line on standard error\n"
+			  "      --allow-unrelated  analyse traces that are not one run together\n"
+			  "\n"
 			  "the end\n");
 	gp_strbuf_release(&sb);
 	/* --help prints it and the command is done. */
@@ -369,4 +442,48 @@ TEST(exit_codes)
 	CHECK_EQ_I(cli_exit_code(-GP_ERR_NOTFOUND, 0), CMD_ERROR);
 	CHECK_EQ_I(cli_exit_code(-GP_ERR_NOTFOUND, CLI_NOTFOUND_IS_USAGE), CMD_USAGE);
 	CHECK_EQ_I(cli_exit_code(-GP_ERR_IO, CLI_NOTFOUND_IS_USAGE), CMD_ERROR);
+}
+
+static int done_calls;
+static const struct cli_common *done_common;
+
+static void count_done(const struct cli_common *c)
+{
+	done_calls++;
+	done_common = c;
+}
+
+/* The settings resolved once per command: after options read whole, never after --help or an error. */
+TEST(parse_done_hook)
+{
+	const struct cli_command cmd = {.usage = "usage: t\n", .options = t_options};
+	char *ok[] = {"t", "--flag", "x", NULL};
+	char *bad[] = {"t", "--bogus", NULL};
+	char *help[] = {"t", "--help", NULL};
+	struct cli_common c = {0};
+	struct t_opts o = {0};
+	int nargs, saved, fd;
+
+	cli_set_parse_done(count_done);
+	CHECK_EQ_I(cli_parse_options(&cmd, &o, &c, 3, ok, &nargs), CLI_PARSE_CONTINUE);
+	CHECK_EQ_I(done_calls, 1);
+	CHECK(done_common == &c);
+	fflush(stdout);
+	fflush(stderr);
+	saved = dup(STDOUT_FILENO);
+	fd = dup(STDERR_FILENO);
+	FILE *null = fopen("/dev/null", "w");
+	dup2(fileno(null), STDOUT_FILENO);
+	dup2(fileno(null), STDERR_FILENO);
+	CHECK_EQ_I(cli_parse_options(&cmd, &o, &c, 2, bad, &nargs), CMD_USAGE);
+	CHECK_EQ_I(cli_parse_options(&cmd, &o, &c, 2, help, &nargs), CMD_OK);
+	fflush(stdout);
+	fflush(stderr);
+	dup2(saved, STDOUT_FILENO);
+	dup2(fd, STDERR_FILENO);
+	close(saved);
+	close(fd);
+	fclose(null);
+	CHECK_EQ_I(done_calls, 1);
+	cli_set_parse_done(NULL);
 }

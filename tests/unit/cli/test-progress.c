@@ -83,8 +83,7 @@ TEST(progress_silent_off_a_terminal)
 TEST(progress_quiet_option)
 {
 	static const struct cli_option opts[] = {CLI_OPT_HELP(0), CLI_OPT_END()};
-	const struct cli_command cmd = {.usage = "usage: t\n", .options = opts,
-					.msgs = &cli_msgs_plain};
+	const struct cli_command cmd = {.usage = "usage: t\n", .options = opts};
 	char *argv[] = {"t", "--quiet", "x", NULL};
 	struct cli_common c = {0};
 	int nargs = 0;
@@ -100,8 +99,7 @@ TEST(progress_quiet_option)
 TEST(threads_option_per_command)
 {
 	static const struct cli_option opts[] = {CLI_OPT_HELP(0), CLI_OPT_END()};
-	const struct cli_command cmd = {.usage = "usage: t\n", .options = opts,
-					.msgs = &cli_msgs_plain};
+	const struct cli_command cmd = {.usage = "usage: t\n", .options = opts};
 	char *argv[] = {"t", "--threads", "3", "x", NULL};
 	char *argv2[] = {"t", "y", NULL};
 	char *argv3[] = {"t", "--threads=2", "z", NULL};
