@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * related.c - whether traces given together are one run (analyze/related.h).
- * Two rules, each of which a real job or program never breaks: every trace
+ * Three rules, each of which a real job or program never breaks: every trace
  * was recording within GPA_RELATED_GAP_NS of another one (ranks run at the
- * same time; profiler windows of one run are seconds apart, not hours), and
- * the traces that name a world size name the same one.
+ * same time; profiler windows of one run are seconds apart, not hours), the
+ * traces that name a world size name the same one, and no two traces name
+ * the same rank, unless they are processes of one host that recorded at the
+ * same time (a rank's program and a helper process it started, which
+ * inherits its launcher's variables).
  */
 #include "base/compat.h"
 #include "analyze/related.h"
@@ -70,6 +73,55 @@ static int far_apart(const struct gpa_related_in *v, size_t n, char *errbuf, siz
 	return ret;
 }
 
+static int cmp_rank(const void *a, const void *b, void *arg)
+{
+	const struct gpa_related_in *v = arg;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	if (v[x].rank != v[y].rank) {
+		return v[x].rank < v[y].rank ? -1 : 1;
+	}
+	return x < y ? -1 : x > y;
+}
+
+/* Whether a and b, naming one rank, may be processes of that rank: one host, at the same time. */
+static bool one_rank(const struct gpa_related_in *a, const struct gpa_related_in *b)
+{
+	return !strcmp(a->path, b->path) ||
+	       (a->host && b->host && *a->host && !strcmp(a->host, b->host) && a->timed &&
+		b->timed && a->t0 <= b->t1 && b->t0 <= a->t1);
+}
+
+/* 1 when two traces name the same rank and are not processes of one run of it. */
+static int same_rank(const struct gpa_related_in *v, size_t n, char *errbuf, size_t errlen)
+{
+	uint32_t *o = malloc((n ? n : 1) * sizeof(*o));
+	size_t k = 0;
+	int ret = 0;
+
+	if (!o) {
+		return -GP_ERR_NOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (v[i].rank >= 0) {
+			o[k++] = (uint32_t)i;
+		}
+	}
+	qsort_r(o, k, sizeof(*o), cmp_rank, (void *)v);
+	for (size_t i = 0; i < k && !ret; i++) {
+		for (size_t j = i + 1; j < k && v[o[j]].rank == v[o[i]].rank && !ret; j++) {
+			const struct gpa_related_in *a = &v[o[i]], *b = &v[o[j]];
+			if (!one_rank(a, b)) {
+				snprintf(errbuf, errlen, "'%s' and '%s' are not one run: both are rank %d",
+					 a->path, b->path, a->rank);
+				ret = 1;
+			}
+		}
+	}
+	free(o);
+	return ret;
+}
+
 int gpa_related_check(const struct gpa_related_in *v, size_t n, char *errbuf, size_t errlen)
 {
 	const struct gpa_related_in *w = NULL; /* the first that names a world size */
@@ -87,7 +139,8 @@ int gpa_related_check(const struct gpa_related_in *v, size_t n, char *errbuf, si
 			return 1;
 		}
 	}
-	return far_apart(v, n, errbuf, errlen);
+	int ret = far_apart(v, n, errbuf, errlen);
+	return ret ? ret : same_rank(v, n, errbuf, errlen);
 }
 
 static void widen(struct gpa_related_in *r, uint64_t a, uint64_t e)
@@ -116,9 +169,11 @@ int gpa_related_model(const struct gpa_model *m, char *errbuf, size_t errlen)
 		return -GP_ERR_NOMEM;
 	}
 	for (size_t p = 0; p < np; p++) {
+		bool dup = m->bad.dup_of && m->bad.dup_of[p] != GPA_NONE;
 		v[p].path = m->procs.v[p].path ? m->procs.v[p].path : "";
-		v[p].rank = m->procs.v[p].rank;
+		v[p].rank = dup ? -1 : m->procs.v[p].rank;
 		v[p].world_size = m->procs.v[p].world_size;
+		v[p].host = gpa_model_str(m, m->procs.v[p].host);
 	}
 	if (m->aligned) { /* else each file keeps its own clock: nothing to compare */
 		for (size_t i = 0; i < m->gpu.n; i++) {
@@ -159,7 +214,8 @@ int gpa_related_sums(const struct gpa_rank_sum *s, size_t n, char *errbuf, size_
 		v[k++] = (struct gpa_related_in){.path = s[i].path, .rank = s[i].rank,
 						 .world_size = s[i].world_size,
 						 .timed = aligned && s[i].t1 > s[i].t0,
-						 .t0 = s[i].t0 + sh, .t1 = s[i].t1 + sh};
+						 .t0 = s[i].t0 + sh, .t1 = s[i].t1 + sh,
+						 .host = s[i].host};
 	}
 	ret = gpa_related_check(v, k, errbuf, errlen);
 	free(v);

@@ -21,20 +21,24 @@ struct gpa_related_in {
 	int32_t rank, world_size; /* world_size 0 or less: not known */
 	bool timed;		 /* t0, t1 hold its span on a clock shared by every timed trace */
 	uint64_t t0, t1;
+	const char *host;	 /* borrowed; NULL or "" not known */
 };
 
 /*
  * Whether v[0, n) may be one run: 0 when they may, 1 when they are not
  * (errbuf says why in one line naming two of the files), -GP_ERR_NOMEM.
- * Traces too far apart on the shared clock (GPA_RELATED_GAP_NS) or naming
- * different world sizes are not one run.
+ * Traces too far apart on the shared clock (GPA_RELATED_GAP_NS), naming
+ * different world sizes, or naming the same rank are not one run; two
+ * traces of one rank are only one run as processes of one host recording at
+ * the same time (a rank's program and a process it started).
  */
 int gpa_related_check(const struct gpa_related_in *v, size_t n, char *errbuf, size_t errlen);
 
 /*
  * As gpa_related_check, on the processes of a model: their spans are read
  * from its plausible GPU operations and API calls, on one clock when the
- * model aligned its files (gpa_model.aligned).
+ * model aligned its files (gpa_model.aligned). A process that repeats an
+ * earlier one (analyze/sanity.h) is left to the sanity warnings.
  */
 int gpa_related_model(const struct gpa_model *m, char *errbuf, size_t errlen);
 
