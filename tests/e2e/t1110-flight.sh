@@ -45,6 +45,31 @@ grep -q '^Slow step ProfilerStep#437: ' rep.txt || fail "slow step line: $(head 
 sed -n '/critical path of the slow step/,/^$/p' rep.txt >cmp.txt
 sed -n 2p cmp.txt | grep -q '^    cpu  *+1\(\.0[0-9]*\)\? s' || fail "path: $(cat cmp.txt)"
 grep -q "NVTX range 'stall' 1\(\.0[0-9]*\)\? s" cmp.txt || fail "stall not named: $(cat cmp.txt)"
+# the same in JSON (schema 1.6's "flight" object), and from a pipe: the model carries
+# the trigger, so nothing reads the file a second time
+"$G" report --format json "$f" >rep.json 2>rep.err || fail "report json: $(cat rep.err)"
+cat "$f" | "$G" report --format json - >pipe.json 2>rep.err || fail "report json -: $(cat rep.err)"
+cat "$f" | "$G" report - >pipe.txt 2>rep.err || fail "report -: $(cat rep.err)"
+sed -n '1,/^$/p' rep.txt >open.txt
+sed -n '1,/^$/p' pipe.txt | cmp -s open.txt - || fail "a pipe's flight section: $(head pipe.txt)"
+python3 - rep.json pipe.json <<'PY' || fail "report JSON's flight object"
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:])
+assert a["flight"] == b["flight"], "pipe and file differ"
+assert a["schema"] == "gpuprof-report/1.6", a["schema"]
+f = a["flight"]
+assert f["trigger"] == "slow-step" and "ProfilerStep#437" in f["what"], f
+assert f["step_start_ns"] < f["step_end_ns"] and f["step_start_ns"] <= f["trigger_ns"], f
+assert 0 < f["median_step_ns"] < (f["step_end_ns"] - f["step_start_ns"]) / 100, f
+assert a["traced"]["first_ns"] <= f["step_start_ns"] <= a["traced"]["last_ns"], (a["traced"], f)
+c = f["comparison"]
+assert c["step"] == "ProfilerStep#437" and c["other_steps"] >= 2, c
+assert c["slow_ns"] > 100 * c["median_ns"] > 0, c
+top = c["causes"][0]
+assert top["category"] == "cpu" and 1.0e9 <= top["delta_ns"] < 1.1e9, c["causes"]
+assert any(g["name"] == "stall" and g["kind"] == "nvtx" and g["slow_ns"] >= 1e9
+           for g in c["grew"]), c["grew"]
+PY
 
 # 2. the window: 0.5 s keeps the steps just before the slow one, not the first ones
 mkdir b
