@@ -17,7 +17,7 @@ struct gpa_commclass;
 /* The trigger record of a flight recording; zeroed (is_flight false) for any other trace. */
 struct gpa_flight_info {
 	bool is_flight;
-	char trigger[32];         /* "slow-step", "signal", "cuda-error", "crash", "exit", "rank" */
+	char trigger[32];         /* "slow-step", "signal", "cuda-error", "nccl-error", "crash", "exit", "rank" */
 	char *what;               /* the trigger in words; caller frees with _release */
 	uint64_t trigger_ts;      /* trace clock */
 	uint64_t step_start, step_end, median_ns; /* slow-step: the step, the median it beat */

@@ -4,9 +4,10 @@
 # file holding that step and the steps before it, and the report names the
 # stall; the window drops old steps; a slow kernel; SIGUSR2 chained to the
 # program's own handler (installed before and after the library's);
-# `gpuprof trigger PID`; a CUDA error; a crash leaves a readable file; the
-# exit when asked; nothing written without a trigger; the byte bound; two
-# ranks saving together through a shared directory.
+# `gpuprof trigger PID`; a CUDA error; an NCCL error, returned or
+# asynchronous; a crash leaves a readable file; the exit when asked; nothing
+# written without a trigger; the byte bound; two ranks saving together
+# through a shared directory.
 . "$TOP/tests/fakecuda/e2e-lib.sh"
 G=$TOP/$O/gpuprof
 FT=$B/tests/flight-train
@@ -139,6 +140,34 @@ GPUPROF_FLIGHT=30 GPUPROF_FLIGHT_ON=cuda-error inject env GPUPROF_OUTPUT="$PWD/e
 f=$(one_file e) || exit 1
 "$G" dump --kind process "$f" | grep -q 'what=cudaLaunchKernel returned error 1' ||
 	fail "cuda-error trigger: $("$G" dump --kind process "$f" | tail -n 1)"
+
+# 6b. NCCL errors (the library preloaded over the fake NCCL; the profiler plugin API has no
+#     error state): a collective's returned error, and a communicator's asynchronous error
+#     as a watchdog polls it; both save the ring, and a trigger turned off saves nothing
+NCCLAPP=$B/tests/nccl-app
+if [ -x "$NCCLAPP" ]; then
+	asan=$(ldd "$NCCLAPP" 2>/dev/null | awk '/libasan/ { print $3 }')
+	for how in FAIL_AT ASYNC_AT off; do
+		mkdir "n-$how"
+		on=+nccl-error at=FAKENCCL_$how
+		[ "$how" = off ] && on=-nccl-error at=FAKENCCL_FAIL_AT
+		env LD_LIBRARY_PATH="$FAKE/nccl" LD_PRELOAD="${asan:+$asan:}$LIB" GPUPROF_FLIGHT=30 \
+			GPUPROF_FLIGHT_ON=$on "$at=23" GPUPROF_OUTPUT="$PWD/n-$how/run.gpz" \
+			"$NCCLAPP" 0 2 12 >/dev/null 2>n.err && fail "nccl-app $how: exit 0"
+		if [ "$how" = off ]; then
+			set -- "n-$how"/*.flight-*.gpz
+			[ -f "$1" ] && fail "nccl-error off, saved: $1"
+			continue
+		fi
+		f=$(one_file "n-$how") || exit 1
+		case $f in *run.flight-nccl-error-*Z.gpz) ;; *) fail "name $f" ;; esac
+		"$G" report "$f" >rep.txt 2>rep.err || fail "report $how: $(cat rep.err)"
+		want="ncclRecv returned ncclRemoteError (6)" # the 23rd: round 5's Recv
+		[ "$how" = ASYNC_AT ] && want="ncclCommGetAsyncError reported ncclRemoteError (6)"
+		head -n 1 rep.txt | grep -qF "Flight recording saved on nccl-error: $want" ||
+			fail "nccl-error $how: $(head -n 1 rep.txt)"
+	done
+fi
 
 # 7. a crash: the program dies by SIGSEGV, the file reads whole
 mkdir x
