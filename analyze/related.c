@@ -42,22 +42,46 @@ static int cmp_t0(const void *a, const void *b, void *arg)
 	return x < y ? -1 : x > y;
 }
 
+static bool is_timed(const struct gpa_related_in *r)
+{
+	return r->timed && r->t1 >= r->t0;
+}
+
+static bool has_rank(const struct gpa_related_in *r)
+{
+	return r->rank >= 0;
+}
+
+/* The indexes of v[0, n) that keep, sorted by cmp (into *k of them); NULL out of memory. */
+static uint32_t *sorted(const struct gpa_related_in *v, size_t n,
+			bool (*keep)(const struct gpa_related_in *),
+			int (*cmp)(const void *, const void *, void *), size_t *k)
+{
+	uint32_t *o = malloc((n ? n : 1) * sizeof(*o));
+
+	*k = 0;
+	if (!o) {
+		return NULL;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (keep(&v[i])) {
+			o[(*k)++] = (uint32_t)i;
+		}
+	}
+	qsort_r(o, *k, sizeof(*o), cmp, (void *)v);
+	return o;
+}
+
 /* 1 when the timed traces split where one starts over the gap after all before it ended. */
 static int far_apart(const struct gpa_related_in *v, size_t n, char *errbuf, size_t errlen)
 {
-	uint32_t *o = malloc((n ? n : 1) * sizeof(*o));
-	size_t k = 0;
+	size_t k;
+	uint32_t *o = sorted(v, n, is_timed, cmp_t0, &k);
 	int ret = 0;
 
 	if (!o) {
 		return -GP_ERR_NOMEM;
 	}
-	for (size_t i = 0; i < n; i++) {
-		if (v[i].timed && v[i].t1 >= v[i].t0) {
-			o[k++] = (uint32_t)i;
-		}
-	}
-	qsort_r(o, k, sizeof(*o), cmp_t0, (void *)v);
 	for (size_t i = 1, end = 0; i < k && !ret; i++) { /* end: the trace that ends last so far */
 		const struct gpa_related_in *a = &v[o[end]], *b = &v[o[i]];
 		if (b->t0 > a->t1 && b->t0 - a->t1 > GPA_RELATED_GAP_NS && strcmp(a->path, b->path)) {
@@ -95,19 +119,13 @@ static bool one_rank(const struct gpa_related_in *a, const struct gpa_related_in
 /* 1 when two traces name the same rank and are not processes of one run of it. */
 static int same_rank(const struct gpa_related_in *v, size_t n, char *errbuf, size_t errlen)
 {
-	uint32_t *o = malloc((n ? n : 1) * sizeof(*o));
-	size_t k = 0;
+	size_t k;
+	uint32_t *o = sorted(v, n, has_rank, cmp_rank, &k);
 	int ret = 0;
 
 	if (!o) {
 		return -GP_ERR_NOMEM;
 	}
-	for (size_t i = 0; i < n; i++) {
-		if (v[i].rank >= 0) {
-			o[k++] = (uint32_t)i;
-		}
-	}
-	qsort_r(o, k, sizeof(*o), cmp_rank, (void *)v);
 	for (size_t i = 0; i < k && !ret; i++) {
 		for (size_t j = i + 1; j < k && v[o[j]].rank == v[o[i]].rank && !ret; j++) {
 			const struct gpa_related_in *a = &v[o[i]], *b = &v[o[j]];
