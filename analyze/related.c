@@ -5,9 +5,10 @@
  * was recording within GPA_RELATED_GAP_NS of another one (ranks run at the
  * same time; profiler windows of one run are seconds apart, not hours), the
  * traces that name a world size name the same one, and no two traces name
- * the same rank, unless they are processes of one host that recorded at the
- * same time (a rank's program and a helper process it started, which
- * inherits its launcher's variables).
+ * the same rank, unless they are profiling windows of one process (the same
+ * pid on one host) or processes of one host that recorded at the same time
+ * (a rank's program and a helper process it started, which inherits its
+ * launcher's variables).
  */
 #include "base/compat.h"
 #include "analyze/related.h"
@@ -108,12 +109,23 @@ static int cmp_rank(const void *a, const void *b, void *arg)
 	return x < y ? -1 : x > y;
 }
 
-/* Whether a and b, naming one rank, may be processes of that rank: one host, at the same time. */
+static const char *host_of(const struct gpa_related_in *r)
+{
+	return r->host ? r->host : "";
+}
+
+/*
+ * Whether a and b, naming one rank, may be one run of it: one file, two
+ * windows of one process (its pid on one host, or on hosts neither names),
+ * or processes of one named host recording at the same time.
+ */
 static bool one_rank(const struct gpa_related_in *a, const struct gpa_related_in *b)
 {
-	return !strcmp(a->path, b->path) ||
-	       (a->host && b->host && *a->host && !strcmp(a->host, b->host) && a->timed &&
-		b->timed && a->t0 <= b->t1 && b->t0 <= a->t1);
+	bool same_host = !strcmp(host_of(a), host_of(b));
+
+	return !strcmp(a->path, b->path) || (a->pid && a->pid == b->pid && same_host) ||
+	       (same_host && *host_of(a) && a->timed && b->timed && a->t0 <= b->t1 &&
+		b->t0 <= a->t1);
 }
 
 /* 1 when two traces name the same rank and are not processes of one run of it. */
@@ -192,6 +204,7 @@ int gpa_related_model(const struct gpa_model *m, char *errbuf, size_t errlen)
 		v[p].rank = dup ? -1 : m->procs.v[p].rank;
 		v[p].world_size = m->procs.v[p].world_size;
 		v[p].host = gpa_model_str(m, m->procs.v[p].host);
+		v[p].pid = m->procs.v[p].pid;
 	}
 	if (m->aligned) { /* else each file keeps its own clock: nothing to compare */
 		for (size_t i = 0; i < m->gpu.n; i++) {
@@ -229,7 +242,9 @@ int gpa_related_sums(const struct gpa_rank_sum *s, size_t n, char *errbuf, size_
 			continue;
 		}
 		uint64_t sh = (uint64_t)s[i].clock_offset;
-		v[k++] = (struct gpa_related_in){.path = s[i].path, .rank = s[i].rank,
+		/* no pid in a summary: two windows of one process are told apart by host only */
+		bool named = s[i].host && *s[i].host;
+		v[k++] = (struct gpa_related_in){.path = s[i].path, .rank = named ? s[i].rank : -1,
 						 .world_size = s[i].world_size,
 						 .timed = aligned && s[i].t1 > s[i].t0,
 						 .t0 = s[i].t0 + sh, .t1 = s[i].t1 + sh,

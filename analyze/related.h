@@ -22,6 +22,7 @@ struct gpa_related_in {
 	bool timed;		 /* t0, t1 hold its span on a clock shared by every timed trace */
 	uint64_t t0, t1;
 	const char *host;	 /* borrowed; NULL or "" not known */
+	uint32_t pid;		 /* 0 not known */
 };
 
 /*
@@ -29,8 +30,9 @@ struct gpa_related_in {
  * (errbuf says why in one line naming two of the files), -GP_ERR_NOMEM.
  * Traces too far apart on the shared clock (GPA_RELATED_GAP_NS), naming
  * different world sizes, or naming the same rank are not one run; two
- * traces of one rank are only one run as processes of one host recording at
- * the same time (a rank's program and a process it started).
+ * traces of one rank are only one run as windows of one process (the same
+ * pid on the same host, or on hosts not named) or as processes of one host
+ * recording at the same time (a rank's program and a process it started).
  */
 int gpa_related_check(const struct gpa_related_in *v, size_t n, char *errbuf, size_t errlen);
 
@@ -46,6 +48,9 @@ struct gpa_rank_sum;
 /*
  * As gpa_related_check, on the summaries of a job's traces (analyze/job.h):
  * those analysed, on CLOCK_REALTIME when every one of them has an anchor.
+ * A summary has no pid: the same-rank rule reads only traces that name
+ * their host (two windows of one process, as Kineto writes them with no
+ * host, cannot be told from two runs).
  */
 int gpa_related_sums(const struct gpa_rank_sum *s, size_t n, char *errbuf, size_t errlen);
 
