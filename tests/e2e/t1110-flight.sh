@@ -44,7 +44,8 @@ head -n 1 rep.txt | grep -q "^Flight recording saved on slow-step: step 'Profile
 	fail "report's first line: $(head -n 1 rep.txt)"
 grep -q '^Slow step ProfilerStep#437: ' rep.txt || fail "slow step line: $(head -n 8 rep.txt)"
 sed -n '/critical path of the slow step/,/^$/p' rep.txt >cmp.txt
-sed -n 2p cmp.txt | grep -q '^    cpu  *+1\(\.0[0-9]*\)\? s' || fail "path: $(cat cmp.txt)"
+# the 1-s stall less the median step's own CPU time: "+1.00 s", or just under it on a loaded machine
+sed -n 2p cmp.txt | grep -q '^    cpu  *+\(1\(\.0[0-9]*\)\? s\|99[0-9]\.[0-9] ms\)' || fail "path: $(cat cmp.txt)"
 grep -q "NVTX range 'stall' 1\(\.0[0-9]*\)\? s" cmp.txt || fail "stall not named: $(cat cmp.txt)"
 # the same in JSON (schema 1.6's "flight" object), and from a pipe: the model carries
 # the trigger, so nothing reads the file a second time
@@ -67,7 +68,7 @@ c = f["comparison"]
 assert c["step"] == "ProfilerStep#437" and c["other_steps"] >= 2, c
 assert c["slow_ns"] > 100 * c["median_ns"] > 0, c
 top = c["causes"][0]
-assert top["category"] == "cpu" and 1.0e9 <= top["delta_ns"] < 1.1e9, c["causes"]
+assert top["category"] == "cpu" and 0.99e9 <= top["delta_ns"] < 1.1e9, c["causes"]
 assert any(g["name"] == "stall" and g["kind"] == "nvtx" and g["slow_ns"] >= 1e9
            for g in c["grew"]), c["grew"]
 PY
