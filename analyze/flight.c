@@ -60,49 +60,23 @@ static int parse_status(const char *st, struct gpa_flight_info *fi)
 	return fi->what ? 0 : -GP_ERR_NOMEM;
 }
 
-/* Kinds a flight recording keeps for good and writes before its ring's chunks. */
-static bool is_front_kind(enum gpt_kind k)
+int gpa_flight_of_model(const struct gpa_model *m, struct gpa_flight_info *out)
 {
-	return k == GPT_KIND_PROCESS || k == GPT_KIND_DEVICE || k == GPT_KIND_CONTEXT ||
-	       k == GPT_KIND_STREAM || k == GPT_KIND_THREAD || k == GPT_KIND_NAME ||
-	       k == GPT_KIND_STACK_NODE || k == GPT_KIND_MODULE || k == GPT_KIND_CLOCK;
-}
-
-int gpa_flight_read(const char *path, struct gpa_flight_info *out, char *errbuf, size_t errlen)
-{
-	struct gpt_reader *r = NULL;
-	struct gpt_chunk ch;
-	int ret, got;
-
 	memset(out, 0, sizeof(*out));
-	ret = gpt_reader_open(path, &r);
-	if (ret) {
-		snprintf(errbuf, errlen, "%s", r ? gpt_reader_last_error(r) : gp_err_str(ret));
-		gpt_reader_free(r);
-		return ret;
-	}
-	/*
-	 * A flight recording's process records come first, among the chunks it
-	 * keeps for good (trace/FORMAT.md): reading stops at the first chunk of
-	 * recorded activity, so any other trace costs a few chunks, not a read.
-	 */
-	while ((got = gpt_reader_next(r, &ch)) > 0 && is_front_kind(ch.kind)) {
-		const struct gpt_process *p = ch.records;
-		for (uint32_t i = 0; ch.kind == GPT_KIND_PROCESS && i < ch.count; i++) {
-			const char *st = gpt_reader_string(r, p[i].status);
-			if (p[i].phase != 3 || !st) {
-				continue;
-			}
-			ret = parse_status(st, out);
-			if (ret == -GP_ERR_NOMEM) {
-				snprintf(errbuf, errlen, "out of memory");
-				gpt_reader_free(r);
-				return ret;
-			}
+	for (size_t p = 0; p < m->procs.n; p++) {
+		if (!m->procs.v[p].flight) {
+			continue;
+		}
+		int ret = parse_status(gpa_model_str(m, m->procs.v[p].flight), out);
+		if (ret == -GP_ERR_NOMEM) {
+			return ret;
+		}
+		if (out->is_flight) {
+			out->proc = (uint32_t)p;
+			break;
 		}
 	}
-	gpt_reader_free(r);
-	gp_debug("%s: %s", path, out->is_flight ? out->trigger : "not a flight recording");
+	gp_debug("%s", out->is_flight ? out->trigger : "not a flight recording");
 	return 0;
 }
 

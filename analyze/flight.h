@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * flight.h - flight recordings (docs/flight-recorder.md): what triggered a
- * save, read from the file's flight PROCESS record (phase 3, trace/FORMAT.md),
- * and the slow step compared with the median step of the same file through
- * diff's explanation engine (analyze/diff-explain.c).
+ * save, from the flight PROCESS record (phase 3, trace/FORMAT.md) the model
+ * keeps, and the slow step compared with the median step of the same file
+ * through diff's explanation engine (analyze/diff-explain.c).
  */
 #ifndef GPA_FLIGHT_H
 #define GPA_FLIGHT_H
@@ -17,21 +17,23 @@ struct gpa_commclass;
 /* The trigger record of a flight recording; zeroed (is_flight false) for any other trace. */
 struct gpa_flight_info {
 	bool is_flight;
-	char trigger[32];         /* "slow-step", "signal", "cuda-error", "crash", "exit", "rank" */
+	char trigger[32];         /* "slow-step", "signal", "cuda-error", "nccl-error", "crash", "exit", "rank" */
 	char *what;               /* the trigger in words; caller frees with _release */
 	uint64_t trigger_ts;      /* trace clock */
 	uint64_t step_start, step_end, median_ns; /* slow-step: the step, the median it beat */
 	uint64_t window_start;    /* the oldest record kept (trace clock), 0 unknown */
 	uint64_t dropped_chunks, dropped_records; /* left the ring before the save */
 	uint64_t suppressed;      /* triggers within the cool-down before this save */
+	uint32_t proc;            /* the model's process that carries it */
 };
 
 /*
- * Reads path's flight record (the last one when several). 0 (is_flight
- * false when the file is not a flight recording), or an error with the
- * reason in errbuf.
+ * The flight trigger the model's files carry (gpa_proc.flight: the last
+ * save's record of a file), of the first process that has one; is_flight
+ * false when none does. A status that does not parse is no trigger. 0 or
+ * -GP_ERR_NOMEM.
  */
-int gpa_flight_read(const char *path, struct gpa_flight_info *out, char *errbuf, size_t errlen);
+int gpa_flight_of_model(const struct gpa_model *m, struct gpa_flight_info *out);
 void gpa_flight_info_release(struct gpa_flight_info *fi);
 
 /* A name whose time per step grew in the slow step (an NVTX range or a kernel). */

@@ -542,6 +542,10 @@ static int take_process(struct file_ctx *f, const struct gpt_chunk *ch)
 		p->ts_epoch_decimals = st && strcmp(st, GPA_KINETO_SETTINGS_EPOCH_DECIMALS) == 0;
 		CHECK_ID(p->host);
 		CHECK_ID(p->cmdline);
+		if (pr->phase == 3 && pr->status) { /* a flight save's trigger: the last one wins */
+			p->flight = map_str(f, pr->status);
+			CHECK_ID(p->flight);
+		}
 	}
 	return 0;
 }

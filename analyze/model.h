@@ -237,6 +237,7 @@ struct gpa_proc {
 	uint32_t pid;
 	int32_t rank, world_size;
 	uint32_t host, cmdline; /* model string ids */
+	uint32_t flight;        /* the last flight trigger's status (process phase 3), 0 none */
 	int64_t clock_offset;   /* added to this file's trace-clock times */
 	int64_t anchor_offset;  /* its anchor's offset onto CLOCK_REALTIME, applied or not */
 	bool ts_epoch_decimals; /* Kineto file of epoch us with decimals, no base (HTA doubles) */

@@ -526,6 +526,17 @@ static const struct attn_layout attn_layouts[] = {
 };
 
 /*
+ * Variable-length attention (flash_attn_varlen_func, or the aten ops given
+ * packed q [total, H, E] and cumulative sequence offsets): its FLOPs are
+ * Σ over sequences of Lq·Lk, which need the offsets' values (cu_seqlens);
+ * a profiler records their shape only, so the FLOPs stay unknown rather
+ * than being taken from the packed total as one sequence.
+ */
+#define VARLEN_WHY                                                                                 \
+	"variable-length attention: its FLOPs need each sequence's length (cu_seqlens), whose "    \
+	"values the trace does not record"
+
+/*
  * Forward: S = QK^T (2·B·H·L·S·E) and O = PV (2·B·H·L·S·Ev); causal: half
  * of that (the masked half of S is skipped). Backward: 2.5 times the
  * forward (five products instead of two: S recomputed, dV, dP, dQ, dK).
@@ -534,6 +545,9 @@ static int attention(struct gpa_op_perf *o, const struct sig *s, const struct at
 {
 	int q = l->q, k = q + 1, v = q + 2;
 
+	if (is_tensor(s, q) && s->in[q].nd == 3) {
+		return none(o, VARLEN_WHY); /* q [total, H, E]: sequences packed, cum_seq given */
+	}
 	if (!is_tensor(s, q) || !is_tensor(s, k) || !is_tensor(s, v) || s->in[q].nd != 4 ||
 	    s->in[k].nd != 4 || s->in[v].nd != 4) {
 		return none(o, "attention q, k, v not recorded as 4-d tensors");
@@ -893,6 +907,8 @@ int gpa_op_perf(const char *name, const char *sig, struct gpa_op_perf *out)
 	}
 	if (ret >= 0) {
 		/* modelled, or its model's reason */
+	} else if (strstr(name, "attn") && strstr(name, "varlen")) {
+		ret = none(out, VARLEN_WHY);
 	} else if (!strcmp(name, "aten::convolution_backward")) {
 		ret = conv_backward(out, s);
 	} else if (name_in(name, norm_ops, GP_ARRAY_SIZE(norm_ops))) {

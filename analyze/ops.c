@@ -566,3 +566,23 @@ int gpa_ops_step_totals(const struct gpa_model *m, const struct gpa_steps *steps
 	gp_u64map_release(&perf);
 	return ret ? ret : counted;
 }
+
+int gpa_ops_implausible_sentence(struct gp_strbuf *out, const struct gpa_ops *o)
+{
+	const struct gpa_op_implausible *w = &o->worst;
+
+	if (!o->implausible) {
+		return 0;
+	}
+	gp_strbuf_addf(out,
+		       "implausible data: %" PRIu64 " operator%s with given inputs ran faster than "
+		       "%s's peak, left off the roofline; the furthest: %s (%s model%s%s) at %.3g %s "
+		       "over the peak's %.3g: its recorded shapes or types are not what ran, its "
+		       "model overstates the %s,%s or the device is not %s (give --device)",
+		       o->implausible, o->implausible == 1 ? "" : "s", o->peaks.name, w->name,
+		       gpa_op_kind_name(w->kind), w->args && *w->args ? ", inputs " : "",
+		       w->args && *w->args ? w->args : "", w->achieved,
+		       w->compute ? "TFLOP/s" : "TB/s", w->peak, w->compute ? "work" : "bytes",
+		       w->compute ? "" : " its data was still in the L2 cache,", o->peaks.name);
+	return out->failed ? -GP_ERR_NOMEM : 0;
+}

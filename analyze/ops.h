@@ -120,6 +120,14 @@ uint32_t gpa_ops_leaf(const struct gpa_model *m, size_t i);
 /* Whether the trace has CPU operator ranges (PyTorch profiler cpu_op events). */
 bool gpa_ops_any(const struct gpa_model *m);
 
+/*
+ * The implausible-data warning of o, one sentence naming the operator
+ * furthest over the device's peak and its model, appended to out; nothing
+ * when no row was over the peak. `ops` prints it, and `report` lists it
+ * among its warnings. Returns 0 or -GP_ERR_NOMEM.
+ */
+int gpa_ops_implausible_sentence(struct gp_strbuf *out, const struct gpa_ops *o);
+
 struct gpa_steps;
 
 /* How much GPU time the operator models cover (gpa_ops_step_totals). */

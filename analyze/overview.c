@@ -61,6 +61,11 @@ static int push_warning(void *data, const char *sentence)
 	return warnf(data, "%s", sentence);
 }
 
+int gpa_overview_warn(struct gpa_overview *o, const char *sentence)
+{
+	return warnf(o, "%s", sentence);
+}
+
 /* The warnings of gpa_sanity_check, with their counts. */
 static int sanity_warnings(struct gpa_overview *o, const struct gpa_model *m)
 {

@@ -37,6 +37,8 @@ struct gpa_overview {
 int gpa_overview_build(const struct gpa_model *m, const struct gpa_steps *steps,
 		       struct gpa_overview *out);
 void gpa_overview_release(struct gpa_overview *o);
+/* Appends a copy of sentence to o's warnings. Returns 0 or -GP_ERR_NOMEM. */
+int gpa_overview_warn(struct gpa_overview *o, const char *sentence);
 /* "Host-to-Device", "Device-to-Host", ... or "memset" for 0. */
 const char *gpa_copy_kind_name(unsigned kind);
 

@@ -182,6 +182,27 @@ static void *side_main(void *arg)
 	return NULL;
 }
 
+/*
+ * Operators faster than the device's peak (gpa_ops_implausible_sentence)
+ * join the overview's warnings once both are built: the report's warnings
+ * section, in every format, says what `ops` says.
+ */
+static int implausible_ops(struct gpa_report *r)
+{
+	struct gp_strbuf sb = GP_STRBUF_INIT;
+	int ret;
+
+	if (!r->ops.implausible) {
+		return 0;
+	}
+	ret = gpa_ops_implausible_sentence(&sb, &r->ops);
+	if (!ret) {
+		ret = gpa_overview_warn(&r->ov, sb.buf);
+	}
+	gp_strbuf_release(&sb);
+	return ret;
+}
+
 /* Gaps, overview and communication on the calling thread, the verdict and side beside them. */
 static int middle(const struct gpa_model *m, const struct gpa_report_opts *o,
 		  const struct gpa_gaps_opts *go, struct gpa_report *r, char *errbuf, size_t errlen)
@@ -228,7 +249,7 @@ static int middle(const struct gpa_model *m, const struct gpa_report_opts *o,
 		snprintf(errbuf, errlen, "%s", vj.err);
 		return vj.ret;
 	}
-	return 0;
+	return implausible_ops(r) ? fail(-GP_ERR_NOMEM, "out of memory", errbuf, errlen) : 0;
 }
 
 /* One rank of the job report: each analysis after the other on the calling thread. */

@@ -940,14 +940,10 @@ static uint64_t op_api_start(const struct gpa_model *m, size_t g, bool *linked)
 
 uint64_t gpa_step_busy_basis(const struct gpa_step *s)
 {
-	uint64_t a, e;
-
 	if (!s->gpu_ops) {
 		return 0;
 	}
-	a = s->gpu_start < s->start ? s->gpu_start : s->start;
-	e = s->gpu_end > s->end ? s->gpu_end : s->end;
-	return (e - a) * s->gpu_devices;
+	return (s->end - s->start) * s->gpu_devices;
 }
 
 static int assign(const struct gpa_model *m, struct gpa_steps *s)
@@ -955,9 +951,7 @@ static int assign(const struct gpa_model *m, struct gpa_steps *s)
 	size_t np = m->procs.n, ns = s->v.n;
 	size_t *pfirst = calloc(np + 1, sizeof(*pfirst));
 	struct cur {
-		uint64_t start, end;
-		uint16_t dev, last_dev; /* last_dev: the device of the step's last op */
-		bool open;
+		uint16_t last_dev; /* the device of the step's last op */
 	} *cur = calloc(ns ? ns : 1, sizeof(*cur));
 
 	if (ns < UINT16_MAX) {
@@ -1014,22 +1008,96 @@ static int assign(const struct gpa_model *m, struct gpa_steps *s)
 		}
 		c->last_dev = (uint16_t)dev;
 		st->gpu_ops++;
-		if (c->open && c->dev == dev && a <= c->end) {
-			c->end = e > c->end ? e : c->end;
-			continue;
-		}
-		if (c->open) {
-			st->gpu_busy += c->end - c->start;
-		}
-		*c = (struct cur){a, e, (uint16_t)dev, (uint16_t)dev, true};
-	}
-	for (size_t k = 0; k < ns; k++) {
-		if (cur[k].open) {
-			s->v.v[k].gpu_busy += cur[k].end - cur[k].start;
-		}
 	}
 	free(pfirst);
 	free(cur);
+	return 0;
+}
+
+struct busy_walk {
+	struct gpa_steps *s;
+	const uint32_t *stamp; /* per step: 1 + the last device that ran its work */
+	const uint64_t *pmax;  /* per step: the latest end of its process's steps up to it */
+	size_t lo, hi;         /* the device's process's steps, lo the first that may overlap */
+	uint32_t dev;
+};
+
+/* Adds busy interval [a, e) of device w->dev to the steps it overlaps that ran work there. */
+static void busy_add(struct busy_walk *w, uint64_t a, uint64_t e)
+{
+	while (w->lo < w->hi && w->pmax[w->lo] <= a) {
+		w->lo++; /* every step up to lo ended before a */
+	}
+	for (size_t k = w->lo; k < w->hi && w->s->v.v[k].start < e; k++) {
+		struct gpa_step *st = &w->s->v.v[k];
+		uint64_t x = a > st->start ? a : st->start, y = e < st->end ? e : st->end;
+		if (w->stamp[k] == w->dev + 1 && y > x) {
+			st->gpu_busy += y - x;
+		}
+	}
+}
+
+/*
+ * Each step's GPU busy: on every device that ran its work, the union of the
+ * device's GPU intervals within the step's wall [start, end], whichever step
+ * launched them, summed over those devices. It never exceeds the wall per
+ * device: work a step launched that runs after it ended (a GPU behind its
+ * host) is busy time of the steps it runs in, and a step during which the
+ * GPU ran an earlier step's work was busy. Rows come by device, then start.
+ */
+static int step_busy(const struct gpa_model *m, struct gpa_steps *s)
+{
+	size_t np = m->procs.n, ns = s->v.n;
+	size_t *pfirst = calloc(np + 1, sizeof(*pfirst));
+	uint32_t *stamp = calloc(ns ? ns : 1, sizeof(*stamp));
+	uint64_t *pmax = malloc((ns ? ns : 1) * sizeof(*pmax));
+
+	if (!pfirst || !stamp || !pmax) {
+		free(pfirst);
+		free(stamp);
+		free(pmax);
+		return -GP_ERR_NOMEM;
+	}
+	for (size_t k = 0; k < ns; k++) {
+		const struct gpa_step *st = &s->v.v[k];
+		pfirst[st->proc + 1]++;
+		pmax[k] = k && s->v.v[k - 1].proc == st->proc && pmax[k - 1] > st->end ? pmax[k - 1]
+											: st->end;
+		s->v.v[k].gpu_busy = 0;
+	}
+	for (size_t p = 0; p < np; p++) {
+		pfirst[p + 1] += pfirst[p];
+	}
+	for (uint32_t dev = 0; dev < m->devs.n; dev++) {
+		const struct gpa_dev *d = &m->devs.v[dev];
+		size_t g0 = d->gpu_first, g1 = g0 + d->gpu_count;
+		for (size_t g = g0; g < g1; g++) {
+			uint32_t k = gpa_step_of(s, g);
+			if (k != GPA_NONE) {
+				stamp[k] = dev + 1;
+			}
+		}
+		struct busy_walk w = {s, stamp, pmax, pfirst[d->proc], pfirst[d->proc + 1], dev};
+		uint64_t ua = 0, ue = 0;
+		for (size_t g = g0; g < g1; g++) {
+			uint64_t a = gpa_gpu_start(m, g), e = gpa_gpu_end(m, g);
+			if (g > g0 && a <= ue) {
+				ue = e > ue ? e : ue;
+				continue;
+			}
+			if (g > g0) {
+				busy_add(&w, ua, ue);
+			}
+			ua = a;
+			ue = e;
+		}
+		if (g1 > g0) {
+			busy_add(&w, ua, ue);
+		}
+	}
+	free(pfirst);
+	free(stamp);
+	free(pmax);
 	return 0;
 }
 
@@ -1158,6 +1226,10 @@ static int find(const struct gpa_model *m, const char *regex, bool assign_ops,
 	for (size_t i = 0; out->source == GPA_STEPS_REPEAT && i < out->v.n; i++) {
 		struct gpa_step *st = &out->v.v[i];
 		st->end = st->gpu_ops && st->gpu_end > st->end ? st->gpu_end : st->end;
+	}
+	ret = step_busy(m, out);
+	if (ret) {
+		goto out;
 	}
 	uint64_t *vals = malloc((out->v.n ? out->v.n : 1) * sizeof(*vals));
 	if (!vals) {

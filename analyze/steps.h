@@ -28,7 +28,7 @@ struct gpa_step {
 	uint64_t start, end;    /* the CPU range that defines the step */
 	uint32_t gpu_ops;       /* GPU ops launched inside it */
 	uint64_t gpu_start, gpu_end; /* first start and last end of those ops (0 when none) */
-	uint64_t gpu_busy;      /* their union, per device, summed over devices */
+	uint64_t gpu_busy;      /* on its devices, GPU busy within [start, end], summed */
 	uint32_t gpu_devices;   /* the devices that ran them */
 };
 
@@ -69,10 +69,10 @@ static inline uint32_t gpa_step_of(const struct gpa_steps *s, size_t g)
 }
 
 /*
- * What a step's busy % divides gpu_busy by: its window (from the earlier of
- * its CPU start and its first GPU op to the later of its CPU end and its last
- * GPU op) times the devices that ran its work, so the share is per device and
- * never over 100 %. 0 for a step without GPU work.
+ * What a step's busy % divides gpu_busy by: its wall (end - start) times the
+ * devices that ran its work; gpu_busy lies within the wall on each of them,
+ * so the share is per device and never over 100 %. 0 for a step without GPU
+ * work.
  */
 uint64_t gpa_step_busy_basis(const struct gpa_step *s);
 

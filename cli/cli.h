@@ -301,14 +301,18 @@ int cli_mfu_load_file(struct cli_mfu *o);
 struct gpa_commclass;
 struct gpa_model;
 
+struct gpa_flight_info;
+struct gpa_flight_cmp;
 /*
- * `gpuprof report` on one flight recording (text or Markdown): its opening
- * section (the trigger, the slow step against the median step) appended to
- * out; nothing for any other input. 0, or -GP_ERR_NOMEM.
+ * `gpuprof report` on a flight recording: *fi from the model (is_flight
+ * false for any other input) and, for one, *cmp, the slow step against the
+ * median step (cmp->have false when it cannot be compared: the reason is a
+ * warning). The report renders both. Release both after, whatever the
+ * return: 0, or -GP_ERR_NOMEM.
  */
-int cli_flight_prefix(char **args, size_t nargs, int fmt, const struct gpa_model *m,
-		      const struct gpa_steps *steps, const struct gpa_commclass *cc,
-		      struct gp_strbuf *out);
+int cli_flight_compare(const struct gpa_model *m, const struct gpa_steps *steps,
+		       const struct gpa_commclass *cc, struct gpa_flight_info *fi,
+		       struct gpa_flight_cmp *cmp);
 
 #define CLI_COMM_RULES_MAX 32
 struct cli_comm_rules {

@@ -8,6 +8,7 @@
 #include "analyze/report.h"
 #include "api/internal.h"
 #include "cli/cli.h"
+#include "analyze/flight.h"
 #include "report/report.h"
 #include "report/flame-graph.h"
 #include "report/html.h"
@@ -186,6 +187,8 @@ static int run(const struct report_opts *o, struct cli_common *c, char **args, s
 	struct gpuprof_report_args a;
 	struct gpa_report *r = NULL;
 	struct gpr_report_parts parts;
+	struct gpa_flight_info fi = {0};
+	struct gpa_flight_cmp cmp = {0};
 	struct gp_strbuf out = GP_STRBUF_INIT;
 	char err[512];
 	int ret, status = CMD_ERROR;
@@ -220,10 +223,18 @@ static int run(const struct report_opts *o, struct cli_common *c, char **args, s
 		if (render_html(o, r, &parts, &out)) {
 			goto out;
 		}
-	} else if (cli_flight_prefix(args, nargs, o->format, &m, &r->steps, &r->cc, &out) ||
-		   gpr_report_render(&out, o->format, &parts)) {
-		cli_error("out of memory");
-		goto out;
+	} else {
+		/* a flight recording opens with its trigger and slow step */
+		if (cli_flight_compare(&m, &r->steps, &r->cc, &fi, &cmp)) {
+			cli_error("out of memory");
+			goto out;
+		}
+		parts.flight = fi.is_flight ? &fi : NULL;
+		parts.flight_cmp = cmp.have ? &cmp : NULL;
+		if (gpr_report_render(&out, o->format, &parts)) {
+			cli_error("out of memory");
+			goto out;
+		}
 	}
 	if (o->output ? cli_write_file(o->output, out.buf, out.len)
 		      : cli_write_stdout(out.buf, out.len)) {
@@ -231,6 +242,8 @@ static int run(const struct report_opts *o, struct cli_common *c, char **args, s
 	}
 out:
 	gp_strbuf_release(&out);
+	gpa_flight_cmp_release(&cmp);
+	gpa_flight_info_release(&fi);
 	gpa_report_free(r);
 	gpa_model_release(&m);
 	return status;

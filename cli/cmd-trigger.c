@@ -6,15 +6,14 @@
  * listens on. The library accepts only its own user (SO_PEERCRED); this
  * command also refuses a PID of another user before connecting.
  *
- * Also cli_flight_prefix() for `gpuprof report`: the opening section of a
- * flight recording.
+ * Also cli_flight_compare() for `gpuprof report`: what a flight recording
+ * was saved for, and its slow step against the median step.
  */
 #include "base/compat.h"
 #include "cli/cli.h"
 #include "cli/parse-options.h"
 #include "analyze/flight.h"
 #include "analyze/steps.h"
-#include "report/flight.h"
 
 #include <poll.h>
 #include <sys/socket.h>
@@ -120,33 +119,22 @@ int cmd_trigger(int argc, char **argv)
 	return !strcmp(ans, "accepted") || !strncmp(ans, "pending", 7) ? CMD_OK : CMD_ERROR;
 }
 
-int cli_flight_prefix(char **args, size_t nargs, int fmt, const struct gpa_model *m,
-		      const struct gpa_steps *steps, const struct gpa_commclass *cc,
-		      struct gp_strbuf *out)
+int cli_flight_compare(const struct gpa_model *m, const struct gpa_steps *steps,
+		       const struct gpa_commclass *cc, struct gpa_flight_info *fi,
+		       struct gpa_flight_cmp *cmp)
 {
-	struct gpa_flight_info fi;
-	struct gpa_flight_cmp cmp = {0};
 	char err[512];
-	struct stat st;
-	int ret;
+	int ret = gpa_flight_of_model(m, fi);
 
-	/*
-	 * Only a regular file is read again for its trigger: a pipe, FIFO or device was read
-	 * once already (into a temporary) and opening it again would wait for a writer.
-	 */
-	if (nargs != 1 || (fmt != GPR_FORMAT_TEXT && fmt != GPR_FORMAT_MARKDOWN) ||
-	    stat(args[0], &st) || !S_ISREG(st.st_mode) ||
-	    gpa_flight_read(args[0], &fi, err, sizeof(err)) || !fi.is_flight) {
-		return 0; /* not a flight recording (or not a .gpz: the model read it already) */
+	memset(cmp, 0, sizeof(*cmp));
+	if (ret || !fi->is_flight) {
+		return ret;
 	}
-	ret = gpa_flight_compare(m, steps, cc, &fi, &cmp, err, sizeof(err));
+	ret = gpa_flight_compare(m, steps, cc, fi, cmp, err, sizeof(err));
 	if (ret && ret != -GP_ERR_NOMEM) {
-		cli_warn("%s: cannot compare the slow step: %s", args[0], err);
+		cli_warn("%s: cannot compare the slow step: %s", m->procs.v[fi->proc].path, err);
+		gpa_flight_cmp_release(cmp);
+		ret = 0;
 	}
-	if (ret != -GP_ERR_NOMEM) {
-		ret = gpr_flight_render(out, (enum gpr_format)fmt, &fi, ret ? NULL : &cmp, m, steps);
-	}
-	gpa_flight_cmp_release(&cmp);
-	gpa_flight_info_release(&fi);
 	return ret;
 }

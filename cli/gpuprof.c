@@ -142,7 +142,7 @@ static const char *const env_vars[][2] = {
 	{"GPUPROF_NVTX_CLOCK", "recording: the clock of NVTX stamps: auto, tsc or monotonic"},
 	{"GPUPROF_FLIGHT", "flight recorder: keep the last SECONDS in memory (record --flight)"},
 	{"GPUPROF_FLIGHT_MB", "flight recorder: the ring's bound in MiB (256)"},
-	{"GPUPROF_FLIGHT_ON", "flight recorder: the triggers (slow-step,signal,cuda-error,crash,rank)"},
+	{"GPUPROF_FLIGHT_ON", "flight recorder: the triggers (slow-step,signal,cuda-error,crash,rank,nccl-error)"},
 	{"GPUPROF_FLIGHT_AFTER", "flight recorder: seconds recorded after a trigger before the save"},
 	{"GPUPROF_FLIGHT_COOLDOWN", "flight recorder: at most one save per this many seconds (60)"},
 	{"GPUPROF_FLIGHT_SLOW", "flight recorder: a step over K x the median is slow (3)"},

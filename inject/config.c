@@ -210,7 +210,7 @@ static void copy_str(char *dst, size_t size, const char *src)
 }
 
 static const char *const flight_trig_words[GPI_FLIGHT__COUNT] = {
-	"slow-step", "signal", "cuda-error", "crash", "exit", "rank",
+	"slow-step", "signal", "cuda-error", "crash", "exit", "rank", "nccl-error",
 };
 
 /* "slow-step,signal", "all", "-rank", "+exit": like the kinds list. -1 on a bad word. */

@@ -14,6 +14,9 @@
  *               `gpuprof trigger PID` through an abstract Unix socket the
  *               writer polls, for the same user only (SO_PEERCRED)
  *   cuda-error  an API record whose return value is an error
+ *   nccl-error  an interposed NCCL call returned an error, or
+ *               ncclCommGetAsyncError reported one (a failed or timed-out
+ *               peer); the profiler plugin API has no error state
  *   crash       a fatal signal (the save comes before any call into CUPTI)
  *   exit        the end of the program, with --flight-on-exit
  *   rank        a trigger file another process of the job left in the shared
@@ -84,7 +87,14 @@ static const char *const trig_names[] = {
 	[GPI_FLIGHT_SLOW_STEP] = "slow-step", [GPI_FLIGHT_SIGNAL] = "signal",
 	[GPI_FLIGHT_CUDA_ERROR] = "cuda-error", [GPI_FLIGHT_CRASH] = "crash",
 	[GPI_FLIGHT_EXIT] = "exit",	     [GPI_FLIGHT_RANK] = "rank",
+	[GPI_FLIGHT_NCCL_ERROR] = "nccl-error",
 };
+
+/* the nccl-error trigger: counted on the program's threads, judged by the writer */
+static _Atomic uint64_t nccl_err_count;
+static _Atomic(const char *) nccl_err_fn;
+static _Atomic int nccl_err_code;
+static uint64_t nccl_err_seen;
 
 const char *gpi_flight_trig_name(unsigned t)
 {
@@ -564,6 +574,48 @@ static void save(struct gpi_conv *cv, struct gpt_writer *w)
 	gpt_ring_hold(ring, 0);
 }
 
+void gpi_flight_nccl_error(const char *fn, int code)
+{
+	if (!gpi_flight_on) {
+		return;
+	}
+	int saved = errno;
+	atomic_store_explicit(&nccl_err_fn, fn, memory_order_relaxed);
+	atomic_store_explicit(&nccl_err_code, code, memory_order_relaxed);
+	atomic_fetch_add_explicit(&nccl_err_count, 1, memory_order_release);
+	gpi_session_wake();
+	errno = saved;
+}
+
+/* ncclResult_t in words (nccl.h's values; the library is not called from the writer). */
+static const char *nccl_result_name(int code)
+{
+	static const char *const names[] = {
+		"ncclSuccess",	     "ncclUnhandledCudaError", "ncclSystemError",
+		"ncclInternalError", "ncclInvalidArgument",    "ncclInvalidUsage",
+		"ncclRemoteError",   "ncclInProgress",
+	};
+	return code >= 0 && (size_t)code < GP_ARRAY_SIZE(names) ? names[code] : "an NCCL error";
+}
+
+/* Writer: NCCL errors since the last look make one trigger (the others are held back). */
+static void note_nccl_errors(void)
+{
+	uint64_t n = atomic_load_explicit(&nccl_err_count, memory_order_acquire);
+
+	if (n == nccl_err_seen) {
+		return;
+	}
+	uint64_t more = n - nccl_err_seen - 1;
+	nccl_err_seen = n;
+	const char *fn = atomic_load_explicit(&nccl_err_fn, memory_order_relaxed);
+	int code = atomic_load_explicit(&nccl_err_code, memory_order_relaxed);
+	request(GPI_FLIGHT_NCCL_ERROR, "%s %s %s (%d)", fn ? fn : "an NCCL call",
+		fn && !strcmp(fn, "ncclCommGetAsyncError") ? "reported" : "returned",
+		nccl_result_name(code), code);
+	suppressed += more;
+}
+
 void gpi_flight_poll(struct gpi_conv *cv, struct gpt_writer *w)
 {
 	uint64_t now = gpi_now();
@@ -578,6 +630,7 @@ void gpi_flight_poll(struct gpi_conv *cv, struct gpt_writer *w)
 		request(GPI_FLIGHT_SIGNAL, "signal %d", gpi_s.cfg.flight_signal);
 		suppressed += more;
 	}
+	note_nccl_errors();
 	serve_socket();
 	poll_dir(now);
 	if (sig_installed && now >= sig_next_check) {
@@ -599,6 +652,9 @@ void gpi_flight_end(struct gpi_conv *cv, struct gpt_writer *w, int exit_signal, 
 
 	if (!gpi_flight_on || !w || saved_at_crash) {
 		return;
+	}
+	if (!crashing) {
+		note_nccl_errors(); /* an NCCL error just before the end is still its trigger */
 	}
 	/* a pending trigger is saved now whatever else happens: the program is ending */
 	if (crashing) {

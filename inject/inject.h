@@ -156,11 +156,12 @@ enum gpi_flight_trig {
 	GPI_FLIGHT_CRASH = 3,
 	GPI_FLIGHT_EXIT = 4,
 	GPI_FLIGHT_RANK = 5,
-	GPI_FLIGHT__COUNT = 6,
+	GPI_FLIGHT_NCCL_ERROR = 6, /* an NCCL call's error, or its communicator's async error */
+	GPI_FLIGHT__COUNT = 7,
 };
 #define GPI_FLIGHT_DEFAULT_TRIGGERS                                                                \
 	((1u << GPI_FLIGHT_SLOW_STEP) | (1u << GPI_FLIGHT_SIGNAL) | (1u << GPI_FLIGHT_CUDA_ERROR) | \
-	 (1u << GPI_FLIGHT_CRASH) | (1u << GPI_FLIGHT_RANK))
+	 (1u << GPI_FLIGHT_CRASH) | (1u << GPI_FLIGHT_RANK) | (1u << GPI_FLIGHT_NCCL_ERROR))
 #define GPI_FLIGHT_DEFAULT_STEP "^(ProfilerStep#[0-9]+|([Tt]rain_?)?[Ss]tep[ _#:]?[0-9]*)$"
 
 typedef const char *(*gpi_getenv_fn)(const char *name);
@@ -524,6 +525,13 @@ int gpi_flight_poll_fd(void);
 /* Writer: a converted NVTX range (slow-step trigger) and API record (cuda-error trigger). */
 void gpi_flight_note_range(struct gpi_conv *cv, const struct gpt_nvtx *r);
 void gpi_flight_note_api(struct gpi_conv *cv, const struct gpt_api *r);
+/*
+ * Any thread (the NCCL interposers): call fn (a static string) returned
+ * the error code, or reported it as its communicator's async error. Counts
+ * and wakes the writer, which turns it into an nccl-error trigger. No lock,
+ * no allocation; errno kept.
+ */
+void gpi_flight_nccl_error(const char *fn, int code);
 /* Writer, every wake-up: signals, the socket, the shared directory, pending saves. */
 void gpi_flight_poll(struct gpi_conv *cv, struct gpt_writer *w);
 /*

@@ -57,6 +57,20 @@ static const char *const fname[NFUNC] = {
 	"AlltoAll",  "Gather",	  "Scatter",	   "Send",	"Recv",
 };
 
+/* the API's names, for the nccl-error trigger's words */
+static const char *const api_name[NFUNC] = {
+	"ncclAllReduce", "ncclAllGather", "ncclReduceScatter", "ncclBroadcast", "ncclReduce",
+	"ncclAlltoAll",	 "ncclGather",	  "ncclScatter",       "ncclSend",	"ncclRecv",
+};
+
+/* An error NCCL returned is a flight trigger (nccl-error): the plugin API reports none. */
+static inline void check_result(const char *fn, ncclResult_t r)
+{
+	if (GP_UNLIKELY(r != ncclSuccess && r != ncclInProgress)) {
+		gpi_flight_nccl_error(fn, (int)r);
+	}
+}
+
 struct comm {
 	_Atomic uintptr_t key; /* the ncclComm_t; 0 free, 1 removed */
 	uint64_t hash;
@@ -207,7 +221,9 @@ static void call_end(struct call *k, enum fidx f, size_t count, ncclDataType_t d
 {
 	int saved = errno;
 
+	check_result(api_name[f], res);
 	if (!k->on) {
+		errno = saved;
 		return;
 	}
 	gpi_nccl_extcorr_pop(k->pushed);
@@ -403,6 +419,21 @@ GPI_EXPORT ncclResult_t ncclGroupEnd(void)
 	gpi_nccl_extcorr_pop(pushed);
 	if (tls_group > 0) {
 		tls_group--;
+	}
+	check_result("ncclGroupEnd", r);
+	return r;
+}
+
+/*
+ * A communicator's asynchronous error (a peer that failed or timed out, as
+ * PyTorch's watchdog polls it): an nccl-error trigger when it holds one.
+ */
+GPI_EXPORT ncclResult_t ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t *asyncError)
+{
+	REAL(ncclCommGetAsyncError);
+	ncclResult_t r = real_ncclCommGetAsyncError(comm, asyncError);
+	if (r == ncclSuccess && asyncError) {
+		check_result("ncclCommGetAsyncError", *asyncError);
 	}
 	return r;
 }

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * flight.h - the renderer of a flight recording's opening section
- * (report/flight.c); report.h is at its size limit, so it has a header of
- * its own.
+ * flight.h - the renderers of a flight recording's opening section and
+ * JSON object (report/flight.c).
  */
 #ifndef GPR_FLIGHT_H
 #define GPR_FLIGHT_H
@@ -22,5 +21,16 @@ struct gpa_steps;
 int gpr_flight_render(struct gp_strbuf *out, enum gpr_format fmt,
 		      const struct gpa_flight_info *fi, const struct gpa_flight_cmp *cmp,
 		      const struct gpa_model *m, const struct gpa_steps *steps);
+
+/*
+ * ,"flight":{...} for the report's JSON (docs/report.md, schema 1.6): the
+ * trigger, its time and step on the model's clock, what left the ring, and
+ * "comparison" (null without one): the slow step against the median step,
+ * the categories ranked as the text ranks them, the names that grew.
+ * ,"flight":null when fi is NULL or not a flight recording.
+ */
+void gpr_flight_json(struct gp_strbuf *o, const struct gpa_flight_info *fi,
+		     const struct gpa_flight_cmp *cmp, const struct gpa_model *m,
+		     const struct gpa_steps *steps);
 
 #endif /* GPR_FLIGHT_H */

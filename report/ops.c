@@ -167,22 +167,7 @@ int gpr_ops_table(struct gpr_table *t, unsigned which, const struct gpa_ops *o)
 
 int gpr_ops_implausible(struct gp_strbuf *out, const struct gpa_ops *o)
 {
-	const struct gpa_op_implausible *w = &o->worst;
-
-	if (!o->implausible) {
-		return 0;
-	}
-	gp_strbuf_addf(out,
-		       "implausible data: %" PRIu64 " operator%s with given inputs ran faster than "
-		       "%s's peak, left off the roofline; the furthest: %s (%s model%s%s) at %.3g %s "
-		       "over the peak's %.3g: its recorded shapes or types are not what ran, its "
-		       "model overstates the %s,%s or the device is not %s (give --device)",
-		       o->implausible, o->implausible == 1 ? "" : "s", o->peaks.name, w->name,
-		       gpa_op_kind_name(w->kind), w->args && *w->args ? ", inputs " : "",
-		       w->args && *w->args ? w->args : "", w->achieved,
-		       w->compute ? "TFLOP/s" : "TB/s", w->peak, w->compute ? "work" : "bytes",
-		       w->compute ? "" : " its data was still in the L2 cache,", o->peaks.name);
-	return out->failed ? -GP_ERR_NOMEM : 0;
+	return gpa_ops_implausible_sentence(out, o);
 }
 
 /* The summary lines of text and Markdown. */

@@ -19,6 +19,7 @@
 #include "report/ops.h"
 #include "report/report.h"
 #include "report/comm.h"
+#include "report/flight.h"
 #include "report/gaps.h"
 #include "report/launches.h"
 #include "report/mfu.h"
@@ -658,7 +659,8 @@ static int render_json(struct gp_strbuf *o, const struct gpr_report_parts *p)
 	const struct gpa_overview *ov = p->ov;
 	int ret = 0;
 
-	gp_strbuf_adds(o, "{\"schema\":\"gpuprof-report/1.5\"");
+	gp_strbuf_adds(o, "{\"schema\":\"gpuprof-report/1.6\"");
+	gpr_flight_json(o, p->flight, p->flight_cmp, p->m, p->steps);
 	ret = gpr_findings_json(o, p);
 	if (p->verdict) {
 		gpr_verdict_json(o, p->verdict);
@@ -747,6 +749,9 @@ int gpr_report_render(struct gp_strbuf *out, enum gpr_format fmt,
 	switch (fmt) {
 	case GPR_FORMAT_TEXT:
 	case GPR_FORMAT_MARKDOWN:
+		if (p->flight && gpr_flight_render(out, fmt, p->flight, p->flight_cmp, p->m, p->steps)) {
+			return -GP_ERR_NOMEM;
+		}
 		return render_text_md(out, fmt, p);
 	case GPR_FORMAT_JSON:
 		return render_json(out, p);

@@ -12,6 +12,8 @@
 struct gpa_bound_verdict;
 struct gpa_comm;
 struct gpa_findings;
+struct gpa_flight_cmp;
+struct gpa_flight_info;
 struct gpa_gaps;
 struct gpa_launches;
 struct gpa_memory;
@@ -42,6 +44,12 @@ struct gpr_report_parts {
 	const struct gpa_launches *launches; /* the Launches section; NULL or no launches: none */
 	/* "Top operators by GPU time" (report/ops.c); NULL or no recorded shapes: none */
 	const struct gpa_ops *ops;
+	/*
+	 * A flight recording's trigger (NULL: not one) and its slow step against
+	 * the median step (NULL: none): the opening section (report/flight.c).
+	 */
+	const struct gpa_flight_info *flight;
+	const struct gpa_flight_cmp *flight_cmp;
 };
 
 /*

@@ -9,6 +9,7 @@ syms=$(nm -D --defined-only "$LIB" | awk '$2 ~ /^[TDBRVW]$/ {print $3}' | sort |
 want="InitializeInjection InitializeInjectionNvtx2 cublasGemmEx cublasGemmStridedBatchedEx \
 cublasHgemm cublasLtMatmul cublasSgemm_v2 ncclAllGather ncclAllReduce ncclAlltoAll \
 ncclBcast ncclBroadcast ncclCommAbort ncclCommCount ncclCommCuDevice ncclCommDestroy \
+ncclCommGetAsyncError \
 ncclCommInitAll ncclCommInitRank ncclCommInitRankConfig ncclCommInitRankScalable ncclCommSplit \
 ncclCommUserRank ncclGather ncclGroupEnd ncclGroupStart ncclProfiler_v4 ncclProfiler_v5 \
 ncclProfiler_v6 ncclRecv ncclReduce ncclReduceScatter ncclScatter ncclSend "

@@ -17,7 +17,7 @@ golden t2301-json out
 python3 - <<'PY' || fail "report JSON does not hold what it should"
 import json
 r = json.load(open("out"))
-assert r["schema"] == "gpuprof-report/1.5"
+assert r["schema"] == "gpuprof-report/1.6"
 # The generated NCCL kernels make communication present; the idle is material.
 assert r["communication_summary"]["present"] and r["communication_summary"]["kernels"] > 0
 assert r["gpu"]["idle_material"] is True and r["gpu"]["capture_idle_ns"] == 0

@@ -3,7 +3,7 @@
 # device's peak: faster than the peak is an "implausible data" warning naming
 # the operator and its model, and never a roofline point over 100 %. MFU and
 # MBU from operator shapes state the share of GPU time their models cover,
-# with a warning below half.
+# with a warning below half. report lists the warning among its own.
 . "$TOP/tests/e2e/lib.sh"
 
 K=kineto/hta
@@ -30,11 +30,31 @@ PY
 # the text summary says it too
 expect_rc 0 "$GPUPROF" ops "$ANCHORS/$K/trace_diff/control/control.json.gz"
 grep -q '^Warning: implausible data: ' out || fail "text: no warning line"
+# report lists the same warning among its warnings, in every format
+C="$ANCHORS/$K/trace_diff/control/control.json.gz"
+"$GPUPROF" ops "$C" 2>&1 >/dev/null | sed 's/^gpuprof: warning: //' >ops.warn
+expect_rc 0 "$GPUPROF" report --format json "$C"
+python3 - ops.warn <<'PY' || fail "report JSON: no implausible-data warning"
+import json, sys
+want = open(sys.argv[1]).read().strip()
+assert want.startswith("implausible data: "), want
+w = json.load(open("out"))["warnings"]
+assert w.count(want) == 1, (want, w)
+PY
+expect_rc 0 "$GPUPROF" report --format markdown "$C"
+sed -n '/^## Warnings/,$p' out | grep -qF -- "- $(cat ops.warn)" || fail "report markdown: no warning"
+expect_rc 0 "$GPUPROF" report -o page.html --format html "$C"
+grep -q '<li>implausible data: [0-9]* operators with given inputs ran faster than A100' page.html ||
+	fail "report HTML: no warning"
+expect_rc 0 "$GPUPROF" report "$C"
+sed -n '/^Warnings$/,$p' out | grep -q '^  - implausible data: ' || fail "report text: no warning"
 # the V100 trace: no operator over the peak once fill_ is costed as a write
 expect_rc 0 "$GPUPROF" ops --format json "$ANCHORS/$K/trace_diff/test/test.json.gz"
 [ -s err ] && fail "V100: $(cat err)"
 python3 -c 'import json; j = json.load(open("out")); assert j["implausible"] is None, j["implausible"]' ||
 	fail "V100 implausible"
+expect_rc 0 "$GPUPROF" report --format json "$ANCHORS/$K/trace_diff/test/test.json.gz"
+grep -q 'implausible data' out && fail "V100: report warns of implausible data"
 
 # coverage: the MI300X ResNet trace's models cover about a third of the compute time
 # (convolutions and norms modelled; a third of its GPU ops ran outside any operator)

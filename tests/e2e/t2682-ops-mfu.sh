@@ -55,7 +55,7 @@ expect_rc 0 "$GPUPROF" report --format json m.json
 python3 - <<'PY' || fail "report"
 import json
 d = json.load(open("out"))
-assert d["schema"] == "gpuprof-report/1.5", d["schema"]
+assert d["schema"] == "gpuprof-report/1.6", d["schema"]
 o = d["operators"]
 assert len(o) == 1 and o[0]["Operator"] == "aten::mm" and o[0]["Calls"] == 2, o
 # 34359738368 FLOPs per call, two calls: 68.719 GFLOPs; 200 us: 343.597 TFLOP/s

@@ -63,7 +63,7 @@ assert [s["Live At End"] for s in n["steps"]] == [(3 + 3 * k) * MIB for k in ran
 assert n["leaks"][0]["Growth Per Step"] == 3 * MIB
 
 r = json.load(open("r.out.json"))
-assert r["schema"] == "gpuprof-report/1.5"
+assert r["schema"] == "gpuprof-report/1.6"
 assert r["gpu_memory"][0]["Peak Allocated"] == 37 * MIB
 cats = {f["category"]: f for f in r["memory_findings"]}
 assert set(cats) == {"memory-peak", "memory-leak", "fragmentation"}, cats

@@ -4,7 +4,9 @@
  * entry point the interposers wrap, exported as pncclX with ncclX as an
  * alias (as the real library does), built against the toolkit's nccl.h.
  * Communicators are plain structs; collectives only count themselves
- * (fakenccl_calls) and return success. No GPU, no network.
+ * (fakenccl_calls) and return success, unless FAKENCCL_FAIL_AT or
+ * FAKENCCL_ASYNC_AT plant an error (a peer gone, a peer timed out). No GPU,
+ * no network.
  */
 #include "base/compat.h"
 
@@ -119,12 +121,42 @@ FN(ncclResult_t, ncclCommCuDevice, (const ncclComm_t comm, int *dev))
 	return ncclSuccess;
 }
 
+/* FAKENCCL_FAIL_AT=K, FAKENCCL_ASYNC_AT=K: the K-th collective (from 1) fails, or from it on */
+static unsigned long env_at(const char *name)
+{
+	const char *s = getenv(name);
+	return s ? strtoul(s, NULL, 10) : 0;
+}
+
+/* The K-th collective returns ncclRemoteError when FAKENCCL_FAIL_AT=K (a peer gone). */
+static ncclResult_t coll(ncclComm_t comm)
+{
+	unsigned long at = env_at("FAKENCCL_FAIL_AT");
+
+	fakenccl_calls++;
+	if (!comm) {
+		return ncclInvalidArgument;
+	}
+	return at && fakenccl_calls == at ? ncclRemoteError : ncclSuccess;
+}
+
 #define COLL(name, params)                                                                         \
 	FN(ncclResult_t, name, params)                                                             \
 	{                                                                                          \
-		fakenccl_calls++;                                                                  \
-		return comm ? ncclSuccess : ncclInvalidArgument;                                   \
+		return coll(comm);                                                                 \
 	}
+
+/* ncclRemoteError once FAKENCCL_ASYNC_AT=K collectives were issued (a peer timed out). */
+FN(ncclResult_t, ncclCommGetAsyncError, (ncclComm_t comm, ncclResult_t *err))
+{
+	unsigned long at = env_at("FAKENCCL_ASYNC_AT");
+
+	if (!comm || !err) {
+		return ncclInvalidArgument;
+	}
+	*err = at && fakenccl_calls >= at ? ncclRemoteError : ncclSuccess;
+	return ncclSuccess;
+}
 
 COLL(ncclAllReduce, (const void *s, void *r, size_t n, ncclDataType_t t, ncclRedOp_t op,
 		     ncclComm_t comm, cudaStream_t st))

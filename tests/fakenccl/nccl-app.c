@@ -6,7 +6,9 @@
  * float), a grouped Send/Recv pair to the next rank, an AllGather and a
  * Broadcast from rank 0; a split communicator does one AllReduce; then
  * destroy. -d US: sleep that long before each AllReduce (a planted
- * straggler). Prints "calls N" (the operations issued).
+ * straggler). After each round it asks for the communicator's asynchronous
+ * error, as a watchdog does, and aborts on one. Prints "calls N" (the
+ * operations issued).
  *
  * usage: nccl-app RANK NRANKS ROUNDS [-d US]
  */
@@ -60,6 +62,13 @@ int main(int argc, char **argv)
 		OK(ncclAllGather(NULL, NULL, 512, ncclInt8, comm, st));
 		OK(ncclBroadcast(NULL, NULL, 100, ncclFloat64, 0, comm, st));
 		n += 5;
+		ncclResult_t async = ncclSuccess; /* as a watchdog polls it */
+		OK(ncclCommGetAsyncError(comm, &async));
+		if (async != ncclSuccess) {
+			fprintf(stderr, "nccl-app: asynchronous error %d\n", (int)async);
+			OK(ncclCommAbort(comm));
+			return 1;
+		}
 	}
 	OK(ncclCommSplit(comm, 7, rank, &sub, NULL));
 	OK(ncclAllReduce(NULL, NULL, 64, ncclFloat16, ncclMax, sub, st));

@@ -657,7 +657,8 @@ TEST(steps_of_ops_in_16_and_32_bits)
 
 /*
  * Steps 0 [0,1000) and 1 [1000,2000) (the last one too). A kernel launched
- * in step 0 runs in step 1's time and still belongs to step 0.
+ * in step 0 runs in step 1's time and still belongs to step 0; its GPU time
+ * is busy time of step 1, whose wall it runs in.
  */
 TEST(steps_assign_by_launch)
 {
@@ -685,10 +686,12 @@ TEST(steps_assign_by_launch)
 	CHECK_EQ_I(s.v.v[1].number, 5);
 	CHECK_EQ_U(s.v.v[0].gpu_ops, 2);
 	CHECK_EQ_U(s.v.v[1].gpu_ops, 1);
-	/* step 4: [200,400) and [1050,1300): 200 + 250 */
-	CHECK_EQ_U(s.v.v[0].gpu_busy, 450);
+	/* step 4: [200,400) within its wall; b runs after it, in step 5's */
+	CHECK_EQ_U(s.v.v[0].gpu_busy, 200);
 	CHECK_EQ_U(s.v.v[0].gpu_end, 1300);
-	CHECK_EQ_U(s.v.v[1].gpu_busy, 350);
+	/* step 5: the union of b and c, [1050,1600), whoever launched them */
+	CHECK_EQ_U(s.v.v[1].gpu_busy, 550);
+	CHECK(s.v.v[1].gpu_busy <= s.v.v[1].end - s.v.v[1].start);
 	CHECK_EQ_U(s.unassigned_ops, 0);
 	CHECK_EQ_U(s.wall.median, 1000);
 	gpa_steps_release(&s);

@@ -155,6 +155,34 @@ TEST(ops_attention_models)
 	      GPA_OPK_ATTN, 2.5 * 33554432, 2 * (3 * 131072.0) + 2 * 131072.0);
 }
 
+/* Variable-length attention: the packed total is not one sequence; without cu_seqlens, unknown. */
+TEST(ops_attention_varlen_unknown)
+{
+	struct gpa_op_perf p;
+
+	/* flash_attn_varlen_func: q, k, v [total, H, E], cu_seqlens_q, cu_seqlens_k [B + 1] */
+	CHECK_EQ_I(gpa_op_perf("flash_attn::_flash_attn_varlen_forward",
+			       "D=[[4096,8,64],[4096,8,64],[4096,8,64],[9],[9],[],[]] "
+			       "T=[\"c10::BFloat16\",\"c10::BFloat16\",\"c10::BFloat16\",\"int\","
+			       "\"int\",\"Scalar\",\"Scalar\"] C=[\"\",\"\",\"\",\"\",\"\",\"512\",\"512\"]",
+			       &p),
+		   0);
+	CHECK_EQ_I(p.kind, GPA_OPK_NONE);
+	CHECK_CONTAINS(p.why, "cu_seqlens");
+	CHECK_EQ_I(gpa_op_perf("flash_attn::_flash_attn_varlen_backward", "D=[[4096,8,64]] "
+			       "T=[\"c10::BFloat16\"] C=[\"\"]", &p), 0);
+	CHECK_CONTAINS(p.why, "variable-length attention");
+	/* aten's flash attention with packed q [total, H, E] (cum_seq_q given): the same */
+	CHECK_EQ_I(gpa_op_perf("aten::_flash_attention_forward",
+			       "D=[[4096,8,64],[4096,8,64],[4096,8,64],[9],[9],[],[],[],[]] "
+			       "T=[\"c10::BFloat16\",\"c10::BFloat16\",\"c10::BFloat16\",\"int\","
+			       "\"int\",\"Scalar\",\"Scalar\",\"Scalar\",\"Scalar\"] "
+			       "C=[\"\",\"\",\"\",\"\",\"\",\"512\",\"512\",\"0.\",\"True\"]",
+			       &p),
+		   0);
+	CHECK_CONTAINS(p.why, "cu_seqlens");
+}
+
 TEST(ops_memory_bound_models)
 {
 	/* layer norm [8,1024] with weight and bias: 7 FLOPs per element; in, w, b, out */
