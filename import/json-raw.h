@@ -121,6 +121,20 @@ const unsigned char *gpa_json_stop_sse2(const unsigned char *p);
 const unsigned char *gpa_json_stop_avx2(const unsigned char *p);
 bool gpa_json_stop_has_avx2(void);
 
+#ifdef __SSE2__
+/* Bit i set when p[i] (of 16) ends a string body's plain bytes. */
+static inline unsigned jr_stop_mask16(const unsigned char *p)
+{
+	const __m128i q = _mm_set1_epi8('"'), bs = _mm_set1_epi8('\\');
+	const __m128i sp = _mm_set1_epi8(0x20);
+	__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+	/* signed compare: bytes >= 0x80 count as below ' ' too */
+	__m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, q), _mm_cmpeq_epi8(v, bs)),
+				 _mm_cmplt_epi8(v, sp));
+	return (unsigned)_mm_movemask_epi8(m);
+}
+#endif
+
 /*
  * Past the plain bytes of a string body at p: stops at '"', '\\', a control
  * character or a byte >= 0x80 (UTF-8, checked by the caller), at the
@@ -131,14 +145,8 @@ bool gpa_json_stop_has_avx2(void);
 static inline const unsigned char *jr_string_stop(const unsigned char *p)
 {
 #ifdef __SSE2__
-	const __m128i q = _mm_set1_epi8('"'), bs = _mm_set1_epi8('\\');
-	const __m128i sp = _mm_set1_epi8(0x20);
 	for (int i = 0; i < 2; i++, p += 16) {
-		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
-		/* signed compare: bytes >= 0x80 count as below ' ' too */
-		__m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, q), _mm_cmpeq_epi8(v, bs)),
-					 _mm_cmplt_epi8(v, sp));
-		unsigned mask = (unsigned)_mm_movemask_epi8(m);
+		unsigned mask = jr_stop_mask16(p);
 		if (mask) {
 			return p + __builtin_ctz(mask);
 		}

@@ -25,14 +25,8 @@ const unsigned char *gpa_json_stop_bytes(const unsigned char *p)
 const unsigned char *gpa_json_stop_sse2(const unsigned char *p)
 {
 #ifdef __SSE2__
-	const __m128i q = _mm_set1_epi8('"'), bs = _mm_set1_epi8('\\');
-	const __m128i sp = _mm_set1_epi8(0x20);
 	for (;;) {
-		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
-		/* signed compare: bytes >= 0x80 count as below ' ' too */
-		__m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, q), _mm_cmpeq_epi8(v, bs)),
-					 _mm_cmplt_epi8(v, sp));
-		unsigned mask = (unsigned)_mm_movemask_epi8(m);
+		unsigned mask = jr_stop_mask16(p);
 		if (mask) {
 			return p + __builtin_ctz(mask);
 		}
