@@ -19,6 +19,7 @@
 #include <string.h>
 #ifdef __SSE2__
 #include <emmintrin.h>
+#define JR_HAVE_SSE2 1 /* as compiled, whatever a later intrinsics header defines */
 #endif
 
 #include "import/json-scan.h"
@@ -121,7 +122,7 @@ const unsigned char *gpa_json_stop_sse2(const unsigned char *p);
 const unsigned char *gpa_json_stop_avx2(const unsigned char *p);
 bool gpa_json_stop_has_avx2(void);
 
-#ifdef __SSE2__
+#ifdef JR_HAVE_SSE2
 /* Bit i set when p[i] (of 16) ends a string body's plain bytes. */
 static inline unsigned jr_stop_mask16(const unsigned char *p)
 {
@@ -144,7 +145,7 @@ static inline unsigned jr_stop_mask16(const unsigned char *p)
  */
 static inline const unsigned char *jr_string_stop(const unsigned char *p)
 {
-#ifdef __SSE2__
+#ifdef JR_HAVE_SSE2
 	for (int i = 0; i < 2; i++, p += 16) {
 		unsigned mask = jr_stop_mask16(p);
 		if (mask) {

@@ -24,7 +24,7 @@ const unsigned char *gpa_json_stop_bytes(const unsigned char *p)
 
 const unsigned char *gpa_json_stop_sse2(const unsigned char *p)
 {
-#ifdef __SSE2__
+#ifdef JR_HAVE_SSE2
 	for (;;) {
 		unsigned mask = jr_stop_mask16(p);
 		if (mask) {
