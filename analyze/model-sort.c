@@ -351,6 +351,81 @@ int gpa_model_sort_memory(struct gpa_model *m)
 	return ret;
 }
 
+/* Rows of NVTX ranges that start together: longer (later end) first, then by row. */
+static int nvtx_tie_cmp(const void *a, const void *b, void *ctx)
+{
+	const uint64_t *end = ctx;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	if (end[x] != end[y]) {
+		return end[x] > end[y] ? -1 : 1;
+	}
+	return x < y ? -1 : x > y;
+}
+
+/* Groups of tied starts up to this long are put in order by insertion. */
+#define NVTX_TIE_INSERT 16
+
+/*
+ * perm (rows stably by start) with every run of equal starts put in order
+ * of end descending, ties by row: the order (start, end descending, row).
+ */
+static void nvtx_order_ties(const struct gpa_nvtxs *t, uint32_t *perm)
+{
+	for (size_t i = 0, j; i < t->n; i = j) {
+		uint64_t s = t->start[perm[i]];
+		bool sorted = true;
+		for (j = i + 1; j < t->n && t->start[perm[j]] == s; j++) {
+			sorted = sorted && nvtx_tie_cmp(&perm[j - 1], &perm[j], t->end) < 0;
+		}
+		if (sorted) {
+			continue;
+		}
+		if (j - i > NVTX_TIE_INSERT) {
+			qsort_r(perm + i, j - i, sizeof(*perm), nvtx_tie_cmp, t->end);
+			continue;
+		}
+		for (size_t a = i + 1; a < j; a++) {
+			uint32_t v = perm[a];
+			size_t b = a;
+			for (; b > i && nvtx_tie_cmp(&perm[b - 1], &v, t->end) > 0; b--) {
+				perm[b] = perm[b - 1];
+			}
+			perm[b] = v;
+		}
+	}
+}
+
+/*
+ * NVTX rows by start, and at one start the enclosing (later-ending) range
+ * first, ties by row: one stable sort by start, then the few tied starts
+ * ordered among themselves, then one permutation; none when the rows are in
+ * that order already (checked first, without allocating). perm: room for
+ * the rows; scratch/most as the tables' permute.
+ */
+static int sort_nvtx(struct gpa_nvtxs *t, uint32_t *perm, void **scratch, size_t *most)
+{
+	size_t i = 1;
+	bool moved;
+	int ret;
+
+	gpa_nvtxs_shrink(t);
+	while (i < t->n && (t->start[i - 1] < t->start[i] ||
+			    (t->start[i - 1] == t->start[i] && t->end[i - 1] >= t->end[i]))) {
+		i++;
+	}
+	if (i >= t->n) {
+		return 0;
+	}
+	ret = sort_perm(t->start, t->n, perm, &moved);
+	if (ret) {
+		return ret;
+	}
+	nvtx_order_ties(t, perm);
+	gpa_nvtxs_permute(t, perm, scratch, most);
+	return 0;
+}
+
 int gpa_model_sort_tables(struct gpa_model *m)
 {
 	size_t most = 0;
@@ -404,37 +479,7 @@ int gpa_model_sort_tables(struct gpa_model *m)
 	SORT_TABLE_(gpa_syncs, m->sync);
 	SORT_TABLE_(gpa_overheads, m->ovh);
 	/* NVTX: outer ranges before the ranges they enclose when both start together. */
-	{
-		uint64_t *negend = scratch;
-		bool moved;
-		gpa_nvtxs_shrink(&m->nvtx);
-		for (size_t i = 0; i < m->nvtx.n; i++) {
-			negend[i] = UINT64_MAX - m->nvtx.end[i];
-		}
-		/* negend lives in scratch: sort by it into perm, then permute with another buffer. */
-		uint32_t *perm2 = gp_malloc_big((m->nvtx.n ? m->nvtx.n : 1) * sizeof(*perm2));
-		uint64_t *tmp = malloc((m->nvtx.n ? m->nvtx.n : 1) * sizeof(*tmp));
-		if (!perm2 || !tmp) {
-			free(perm2);
-			free(tmp);
-			ret = -GP_ERR_NOMEM;
-			goto out;
-		}
-		ret = sort_perm(negend, m->nvtx.n, perm2, &moved);
-		if (!ret && moved) {
-			{
-				void *tp = tmp;
-				size_t tn = m->nvtx.n;
-				gpa_nvtxs_permute(&m->nvtx, perm2, &tp, &tn);
-				tmp = tp;
-			}
-		}
-		free(perm2);
-		free(tmp);
-		if (!ret) {
-			SORT_TABLE_(gpa_nvtxs, m->nvtx);
-		}
-	}
+	ret = sort_nvtx(&m->nvtx, perm, &scratch, &most);
 out:
 	free(perm);
 	free(scratch);

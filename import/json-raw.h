@@ -19,6 +19,7 @@
 #include <string.h>
 #ifdef __SSE2__
 #include <emmintrin.h>
+#define JR_HAVE_SSE2 1 /* as compiled, whatever a later intrinsics header defines */
 #endif
 
 #include "import/json-scan.h"
@@ -109,31 +110,51 @@ static inline size_t jr_utf8_len(const unsigned char *p, size_t n)
 }
 
 /*
+ * The long part of a string body (json-stop.c): as jr_string_stop from p on,
+ * 32 bytes a step with AVX2 where the CPU has it (chosen at the first call),
+ * else SSE2, else a byte at a time. The variants are there for the tests;
+ * gpa_json_stop_avx2 falls back to SSE2 on a CPU without AVX2.
+ */
+typedef const unsigned char *(*gpa_json_stop_fn)(const unsigned char *p);
+extern gpa_json_stop_fn gpa_json_stop_long;
+const unsigned char *gpa_json_stop_bytes(const unsigned char *p);
+const unsigned char *gpa_json_stop_sse2(const unsigned char *p);
+const unsigned char *gpa_json_stop_avx2(const unsigned char *p);
+bool gpa_json_stop_has_avx2(void);
+
+#ifdef JR_HAVE_SSE2
+/* Bit i set when p[i] (of 16) ends a string body's plain bytes. */
+static inline unsigned jr_stop_mask16(const unsigned char *p)
+{
+	const __m128i q = _mm_set1_epi8('"'), bs = _mm_set1_epi8('\\');
+	const __m128i sp = _mm_set1_epi8(0x20);
+	__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+	/* signed compare: bytes >= 0x80 count as below ' ' too */
+	__m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, q), _mm_cmpeq_epi8(v, bs)),
+				 _mm_cmplt_epi8(v, sp));
+	return (unsigned)_mm_movemask_epi8(m);
+}
+#endif
+
+/*
  * Past the plain bytes of a string body at p: stops at '"', '\\', a control
  * character or a byte >= 0x80 (UTF-8, checked by the caller), at the
- * buffer's sentinel at the latest.
+ * buffer's sentinel at the latest. Most bodies (keys, names) end within
+ * the two 16-byte steps read here; a longer one goes on in
+ * gpa_json_stop_long.
  */
 static inline const unsigned char *jr_string_stop(const unsigned char *p)
 {
-#ifdef __SSE2__
-	const __m128i q = _mm_set1_epi8('"'), bs = _mm_set1_epi8('\\');
-	const __m128i sp = _mm_set1_epi8(0x20);
-	for (;;) {
-		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
-		/* signed compare: bytes >= 0x80 count as below ' ' too */
-		__m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, q), _mm_cmpeq_epi8(v, bs)),
-					 _mm_cmplt_epi8(v, sp));
-		unsigned mask = (unsigned)_mm_movemask_epi8(m);
+#ifdef JR_HAVE_SSE2
+	for (int i = 0; i < 2; i++, p += 16) {
+		unsigned mask = jr_stop_mask16(p);
 		if (mask) {
 			return p + __builtin_ctz(mask);
 		}
-		p += 16;
 	}
+	return __atomic_load_n(&gpa_json_stop_long, __ATOMIC_RELAXED)(p);
 #else
-	while (*p >= 0x20 && *p < 0x80 && *p != '"' && *p != '\\') {
-		p++;
-	}
-	return p;
+	return gpa_json_stop_bytes(p);
 #endif
 }
 

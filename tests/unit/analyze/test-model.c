@@ -10,6 +10,7 @@
 #include "tests/unit/test.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/stat.h>
 
 struct tw {
@@ -856,5 +857,53 @@ TEST(steps_empty_step_is_kept)
 	CHECK_EQ_U(s.busy.median, 1);
 	CHECK_EQ_U(s.wall.sum, 300);
 	gpa_steps_release(&s);
+	gpa_model_release(&m);
+}
+
+/*
+ * NVTX rows in file order with many tied starts (groups of about 25 and of
+ * 1-3) and tied ends come out by start, the enclosing (later-ending) range
+ * first, ties in file order; rows already in that order stay as they are.
+ */
+TEST(model_nvtx_order_with_tied_starts)
+{
+	struct tw t;
+	struct gpa_model m;
+	struct gp_rng rng;
+	char name[32];
+
+	gp_rng_seed(&rng, 38);
+	tw_open(&t, "ties.gpz");
+	for (int i = 0; i < 300; i++) {
+		uint64_t s = i < 200 ? gp_rng_below(&rng, 8) * 100 : 1000 + gp_rng_below(&rng, 150);
+		snprintf(name, sizeof(name), "%d", i);
+		add_nvtx(&t, s, s + 1 + gp_rng_below(&rng, 4) * 10, 7, name);
+	}
+	tw_close(&t);
+	REQUIRE(load1(&m, t.path) == 0);
+	REQUIRE(m.nvtx.n == 300);
+	int prev = atoi(gpa_model_str(&m, m.nvtx.name[0]));
+	for (size_t i = 1; i < m.nvtx.n; i++) {
+		int row = atoi(gpa_model_str(&m, m.nvtx.name[i]));
+		uint64_t s0 = m.nvtx.start[i - 1], s1 = m.nvtx.start[i];
+		uint64_t e0 = m.nvtx.end[i - 1], e1 = m.nvtx.end[i];
+		CHECK(s0 < s1 || (s0 == s1 && (e0 > e1 || (e0 == e1 && prev < row))));
+		prev = row;
+	}
+	gpa_model_release(&m);
+
+	/* In order already: loaded as written. */
+	tw_open(&t, "sorted.gpz");
+	for (int i = 0; i < 40; i++) {
+		snprintf(name, sizeof(name), "%d", i);
+		add_nvtx(&t, (uint64_t)(i / 4) * 10, (uint64_t)(i / 4) * 10 + 9 - (uint64_t)(i % 4) / 2,
+			 7, name);
+	}
+	tw_close(&t);
+	REQUIRE(load1(&m, t.path) == 0);
+	REQUIRE(m.nvtx.n == 40);
+	for (size_t i = 0; i < m.nvtx.n; i++) {
+		CHECK_EQ_I(atoi(gpa_model_str(&m, m.nvtx.name[i])), (int)i);
+	}
 	gpa_model_release(&m);
 }

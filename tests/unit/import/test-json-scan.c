@@ -7,6 +7,7 @@
  */
 #include "base/compat.h"
 #include "base/base.h"
+#include "import/json-raw.h"
 #include "import/json-scan.h"
 #include "tests/unit/test.h"
 
@@ -630,4 +631,46 @@ static void gzip_cases(void)
 	CHECK_EQ_I(read_all("/nonexistent/x.json", buf, sizeof(buf), &n, err, sizeof(err)),
 		   -GP_ERR_IO);
 	CHECK_CONTAINS(err, "/nonexistent/x.json");
+}
+
+/*
+ * Every way of finding the end of a string body's plain bytes (a byte at a
+ * time, SSE2, AVX2 when this CPU has it, the one chosen at run time and the
+ * inline reader) stops at the same byte: each kind of stop byte at every
+ * position up to 300, from every start before it, the sentinel and its
+ * 32 bytes of padding behind the text as in the scanner's buffer.
+ */
+TEST(json_string_stop_variants_agree)
+{
+	enum { LEN = 300, PAD = 32 };
+	static const unsigned char stops[] = {'"', '\\', 0x01, 0x1f, 0x80, 0xc3, 0xff};
+	unsigned char *buf = malloc(LEN + 1 + PAD);
+	struct gp_rng rng;
+
+	REQUIRE(buf != NULL);
+	gp_rng_seed(&rng, 38);
+	printf("# avx2 %s\n", gpa_json_stop_has_avx2() ? "present: both paths run" : "absent: sse2 twice");
+	for (size_t k = 0; k <= LEN; k++) {
+		for (size_t i = 0; i < LEN; i++) {
+			unsigned char c;
+			do {
+				c = (unsigned char)(0x20 + gp_rng_below(&rng, 0x60));
+			} while (c == '"' || c == '\\');
+			buf[i] = c;
+		}
+		buf[LEN] = '"';
+		memset(buf + LEN + 1, 0, PAD);
+		if (k < LEN) {
+			buf[k] = stops[k % sizeof(stops)];
+		}
+		for (size_t s = 0; s <= k; s += 1 + s / 40) {
+			const unsigned char *want = buf + k;
+			CHECK(gpa_json_stop_bytes(buf + s) == want);
+			CHECK(gpa_json_stop_sse2(buf + s) == want);
+			CHECK(gpa_json_stop_avx2(buf + s) == want);
+			CHECK(gpa_json_stop_long(buf + s) == want);
+			CHECK(jr_string_stop(buf + s) == want);
+		}
+	}
+	free(buf);
 }
