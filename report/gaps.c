@@ -27,7 +27,8 @@ static const char *const cause_labels[GPA_GAP__COUNT] = {
 };
 
 static const char *const bucket_labels[GPA_GAP_BUCKETS] = {
-	"<1us", "1-10us", "10-100us", "100us-1ms", "1-10ms", "10-100ms", ">=100ms",
+	"<1 \xc2\xb5s", "1-10 \xc2\xb5s", "10-100 \xc2\xb5s", "100 \xc2\xb5s-1 ms", "1-10 ms", "10-100 ms",
+	">=100 ms",
 };
 
 static const struct {
