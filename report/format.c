@@ -154,6 +154,12 @@ void gpr_fmt_count(struct gp_strbuf *sb, uint64_t n)
 	}
 }
 
+void gpr_fmt_counted(struct gp_strbuf *sb, uint64_t n, const char *one, const char *many)
+{
+	gpr_fmt_count(sb, n);
+	gp_strbuf_addf(sb, " %s", n == 1 ? one : many);
+}
+
 void gpr_fmt_cuda_version(struct gp_strbuf *sb, uint32_t v)
 {
 	if (!v) {
@@ -491,14 +497,25 @@ int gpr_fmt_names_fit(char **out, const char *const *names, size_t n, size_t max
 		}
 		f[i].row = i;
 	}
-	qsort(f, n, sizeof(*f), by_shown);
-	for (size_t i = 0, j; i < n; i = j) {
-		bool differ = false;
-		for (j = i + 1; j < n && !strcmp(f[j].shown, f[i].shown); j++) {
-			differ |= strcmp(f[j].full, f[i].full) != 0;
-		}
-		if (differ && maxw && !display.wide && tell_apart(f + i, j - i, maxw)) {
-			goto out;
+	/*
+	 * Names still alike after a pass share more than the group they came
+	 * from: the next pass looks further right. A few passes end it.
+	 */
+	for (int pass = 0, again = 1; again && pass < 6; pass++) {
+		again = 0;
+		qsort(f, n, sizeof(*f), by_shown);
+		for (size_t i = 0, j; i < n; i = j) {
+			bool differ = false;
+			for (j = i + 1; j < n && !strcmp(f[j].shown, f[i].shown); j++) {
+				differ |= strcmp(f[j].full, f[i].full) != 0;
+			}
+			if (!differ || !maxw || display.wide) {
+				continue;
+			}
+			if (tell_apart(f + i, j - i, maxw)) {
+				goto out;
+			}
+			again = 1;
 		}
 	}
 	for (size_t k = 0; k < n; k++) {
@@ -595,6 +612,11 @@ void gpr_text_wrap(struct gp_strbuf *sb, size_t from, size_t indent)
 			col = indent;
 			last_space = 0;
 			continue;
+		}
+		if (lead && col >= width && !last_space && col > indent) {
+			/* a word longer than the line: it breaks where the line ends */
+			gp_strbuf_addf(&out, "\n%*s", (int)indent, "");
+			col = indent;
 		}
 		if (lead && col >= width && last_space) {
 			/* Break at the last space: the rest moves to a new, indented line. */

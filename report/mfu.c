@@ -78,7 +78,7 @@ static void cover_rows(struct gpr_table *t, const char *what, double cover, cons
 }
 
 static const struct gpr_col util_cols[] = {
-	{"Metric", GPR_COL_LEFT}, {"Value", GPR_COL_LEFT}};
+	{"Metric", GPR_COL_LEFT}, {"Value", GPR_COL_LEFT | GPR_COL_ELIDE}};
 static const struct gpr_col step_cols[] = {
 	{"Step", GPR_COL_LEFT},     {"Wall (ns)", GPR_COL_NUM}, {"MFU (%)", GPR_COL_NUM},
 	{"HFU (%)", GPR_COL_NUM},   {"MBU (%)", GPR_COL_NUM},

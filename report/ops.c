@@ -122,7 +122,7 @@ static const struct gpr_col brief_cols[] = {
 	{"Model", 0},
 	{"Calls", GPR_COL_NUM | GPR_COL_COUNT},
 	{"GPU Time (ns)", GPR_COL_NUM | GPR_COL_NS},
-	{"GFLOPs", GPR_COL_NUM},
+	{"GFLOPs", GPR_COL_NUM | GPR_COL_FLOPS | GPR_COL_E9},
 	{"TFLOP/s", GPR_COL_NUM},
 	{"TB/s", GPR_COL_NUM},
 	{"Bound", 0},

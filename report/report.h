@@ -197,6 +197,8 @@ void gpr_fmt_bytes(struct gp_strbuf *sb, uint64_t bytes);
 void gpr_fmt_flops(struct gp_strbuf *sb, double flops);
 /* A count with thousands separators: 1234567 -> "1,234,567". */
 void gpr_fmt_count(struct gp_strbuf *sb, uint64_t n);
+/* n and its noun, n with separators: (8921, "gap", "gaps") -> "8,921 gaps", 1 -> "1 gap". */
+void gpr_fmt_counted(struct gp_strbuf *sb, uint64_t n, const char *one, const char *many);
 /* num / den as a percentage with two decimals, rounded half up; nothing when den is 0. */
 void gpr_fmt_pct(struct gp_strbuf *sb, uint64_t num, uint64_t den);
 /* A CUDA version number (13000 -> "13.0"); "unknown" for 0. */

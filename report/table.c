@@ -185,6 +185,8 @@ out:
 	return ret;
 }
 
+static size_t digits(size_t n);
+
 /* Cells of a NAME or ELIDE column shortened so that the line fits the display width. */
 static int fit_names(struct view *v, const struct gpr_table *t, size_t c)
 {
@@ -193,7 +195,23 @@ static int fit_names(struct view *v, const struct gpr_table *t, size_t c)
 	for (size_t k = 0; k < v->ncols; k++) {
 		others += k == c ? 0 : v->w[k];
 	}
-	budget = width > others + NAME_MIN_WIDTH ? width - others : NAME_MIN_WIDTH;
+	/* a table that cannot fold (two columns) gives its name what is left, down to 16 */
+	size_t least = v->ncols < 3 ? 16 : NAME_MIN_WIDTH;
+	budget = width > others + least ? width - others : least;
+	if (v->ncols >= 3 && others + v->w[c] > width) {
+		/*
+		 * It folds: a block holds the first column, maybe the row numbers,
+		 * and at least this one: free text takes what those leave.
+		 */
+		size_t lead = 2 + digits(v->rows) + 2 + (c ? v->w[0] + 2 : 0), widest = 0;
+		for (size_t k = 1; !c && k < v->ncols; k++) {
+			widest = v->w[k] > widest ? v->w[k] : widest; /* the first column's block-mate */
+		}
+		lead += c ? 0 : widest;
+		size_t room = width > lead + 20 ? width - lead : 20;
+		budget = c && !(t->cols[c].flags & GPR_COL_NAME) ? room
+			 : budget < room ? budget : room;
+	}
 	if (v->w[c] <= budget) {
 		return 0;
 	}
@@ -204,7 +222,7 @@ static int fit_names(struct view *v, const struct gpr_table *t, size_t c)
 	for (size_t r = 0; r < v->rows; r++) {
 		struct gp_strbuf sb = GP_STRBUF_INIT;
 		char **cell = &v->cell[r * v->ncols + c];
-		gpr_fmt_elide_words(&sb, t->cells.v[r * t->ncols + c], budget);
+		gpr_fmt_elide_words(&sb, *cell, budget); /* the cell as formatted (units) */
 		free(*cell);
 		if (!(*cell = take(&sb, true, ""))) {
 			return -1;
