@@ -293,7 +293,8 @@ static size_t prefix_bytes(const char *s, size_t n)
 /*
  * The identifying part of a demangled name: scope and function without the
  * return type, template arguments and parameters ("void ns::k<int>(float*)"
- * -> "ns::k"). Mangled and unparsable names come back whole.
+ * -> "ns::k"). Mangled names and names that are not signatures (no parameter
+ * list: a range, "[param|cuda]") come back whole.
  */
 static void ident_part(struct gp_strbuf *sb, const char *name)
 {
@@ -302,7 +303,8 @@ static void ident_part(struct gp_strbuf *sb, const char *name)
 	/* A space ends a return type only in a signature: "## backward ##" is a range's name. */
 	bool signature = strchr(name, '(') != NULL;
 
-	if (name[0] == '_' && name[1] == 'Z') {
+	if ((name[0] == '_' && name[1] == 'Z') || !signature) {
+		/* mangled, or not a C++ signature (a range, "[param|cuda]"): kept whole */
 		gp_strbuf_adds(sb, name);
 		return;
 	}
