@@ -209,8 +209,7 @@ static int fit_names(struct view *v, const struct gpr_table *t, size_t c)
 		}
 		lead += c ? 0 : widest;
 		size_t room = width > lead + 20 ? width - lead : 20;
-		budget = c && !(t->cols[c].flags & GPR_COL_NAME) ? room
-			 : budget < room ? budget : room;
+		budget = budget < room ? budget : room;
 	}
 	if (v->w[c] <= budget) {
 		return 0;
