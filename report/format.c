@@ -321,7 +321,7 @@ static void ident_part(struct gp_strbuf *sb, const char *name)
 			depth++;
 		} else if ((*p == '>' || *p == ')' || *p == ']') && depth) {
 			depth--;
-		} else if (!depth && *p == ' ' && signature) {
+		} else if (!depth && *p == ' ' && signature && p[1] != '(') {
 			begin = sb->len + 1; /* after a return type */
 			gp_strbuf_addch(sb, ' ');
 		} else if (!depth) {
@@ -372,8 +372,8 @@ static size_t ident_start(const char *name)
 			depth++;
 		} else if ((ch == '>' || ch == ')' || ch == ']') && depth) {
 			depth--;
-		} else if (!depth && ch == ' ') {
-			begin = i + 1;
+		} else if (!depth && ch == ' ' && name[i + 1] != '(') {
+			begin = i + 1; /* "f (x)" is a name and its note, not a return type */
 		}
 	}
 	return begin;
@@ -395,8 +395,11 @@ static void fit_showing(struct gp_strbuf *sb, const char *f, size_t p, size_t ma
 	struct gp_strbuf id = GP_STRBUF_INIT, head = GP_STRBUF_INIT;
 	size_t b = p, half = maxw * 3 / 5, rest;
 
-	/* back up to the start of the word holding the difference, for context */
-	while (b > 0 && p - b < 16 && !is_delim(f[b - 1])) {
+	/*
+	 * back up to the start of the word holding the difference, for context,
+	 * but not so far that the difference falls out of what is left
+	 */
+	while (b > 0 && p - b < maxw / 8 && !is_delim(f[b - 1])) {
 		b--;
 	}
 	while (b > 0 && ((unsigned char)f[b] & 0xc0) == 0x80) {
@@ -413,7 +416,20 @@ static void fit_showing(struct gp_strbuf *sb, const char *f, size_t p, size_t ma
 	if (!head.failed && gpr_text_width(head.buf ? head.buf : "") <= half) {
 		gp_strbuf_adds(sb, head.buf ? head.buf : "");
 	} else if (id.len <= b) {
-		gpr_fmt_elide(sb, id.buf, half - 1);
+		/*
+		 * The function's own name, its start kept: what tells kernels of
+		 * one scope apart ("vectorized_elementwise_kernel" beside
+		 * "elementwise_kernel"); the scope they share gives way.
+		 */
+		const char *lc = id.buf;
+		for (const char *q = strstr(id.buf, "::"); q; q = strstr(q + 2, "::")) {
+			lc = q + 2;
+		}
+		if (gpr_text_width(lc) <= half - 1) {
+			gp_strbuf_adds(sb, lc);
+		} else {
+			gp_strbuf_add(sb, lc, prefix_bytes(lc, half - 2));
+		}
 		gp_strbuf_adds(sb, "\xe2\x80\xa6");
 	} else {
 		gpr_fmt_elide(sb, head.buf ? head.buf : "", half);
@@ -462,20 +478,78 @@ static size_t common_prefix(const struct fitted *f, size_t n)
 	return p;
 }
 
-/* Names of one run of equal shown forms that differ: each shows where. */
-static int tell_apart(struct fitted *f, size_t n, size_t maxw)
+/* name's identifying part, "…" and as much of its end as fits maxw columns. */
+static void fit_tail(struct gp_strbuf *sb, const char *f, size_t maxw)
+{
+	struct gp_strbuf id = GP_STRBUF_INIT;
+	size_t w = gpr_text_width(f), used;
+
+	ident_part(&id, f);
+	gpr_fmt_elide(sb, id.failed ? "" : id.buf, maxw / 2 - 1);
+	sb->failed |= id.failed;
+	gp_strbuf_release(&id);
+	gp_strbuf_adds(sb, "\xe2\x80\xa6");
+	used = gpr_text_width(sb->buf ? sb->buf : "");
+	if (used < maxw && w > maxw - used) {
+		gp_strbuf_adds(sb, f + prefix_bytes(f, w - (maxw - used)));
+	}
+}
+
+/*
+ * Names of one run of equal shown forms that differ: each shows where, or
+ * (tail) its end, for names the first way could not tell apart.
+ */
+static int tell_apart(struct fitted *f, size_t n, size_t maxw, bool tail)
 {
 	size_t p = common_prefix(f, n);
 
 	for (size_t i = 0; i < n; i++) {
 		struct gp_strbuf sb = GP_STRBUF_INIT;
-		fit_showing(&sb, f[i].full, p, maxw);
+		if (tail) {
+			fit_tail(&sb, f[i].full, maxw);
+		} else {
+			fit_showing(&sb, f[i].full, p, maxw);
+		}
 		if (sb.failed) {
 			gp_strbuf_release(&sb);
 			return -GP_ERR_NOMEM;
 		}
 		free(f[i].shown);
 		f[i].shown = gp_strbuf_detach(&sb, NULL);
+	}
+	return 0;
+}
+
+/*
+ * The last resort for names that still read the same (they differ only in
+ * their middle, in more places than fit): each different name of a run gets
+ * its number within the run at its end, " #2", so that the rows read apart.
+ */
+static int number_alike(struct fitted *f, size_t n, size_t maxw)
+{
+	qsort(f, n, sizeof(*f), by_shown);
+	for (size_t i = 0, j; i < n; i = j) {
+		unsigned k = 1;
+		for (j = i + 1; j < n && !strcmp(f[j].shown, f[i].shown); j++) {
+		}
+		if (!strcmp(f[i].full, f[j - 1].full)) {
+			continue; /* one name, maybe on several rows */
+		}
+		for (size_t q = i; q < j; q++) {
+			struct gp_strbuf sb = GP_STRBUF_INIT;
+			char tag[24];
+			k += q > i && strcmp(f[q].full, f[q - 1].full) != 0;
+			snprintf(tag, sizeof(tag), " #%u", k);
+			/* room for the number: the middle gives way, the ends may differ */
+			gpr_fmt_elide(&sb, f[q].shown, maxw > strlen(tag) + 1 ? maxw - strlen(tag) : 1);
+			gp_strbuf_adds(&sb, tag);
+			if (sb.failed) {
+				gp_strbuf_release(&sb);
+				return -GP_ERR_NOMEM;
+			}
+			free(f[q].shown);
+			f[q].shown = gp_strbuf_detach(&sb, NULL);
+		}
 	}
 	return 0;
 }
@@ -514,11 +588,14 @@ int gpr_fmt_names_fit(char **out, const char *const *names, size_t n, size_t max
 			if (!differ || !maxw || display.wide) {
 				continue;
 			}
-			if (tell_apart(f + i, j - i, maxw)) {
+			if (tell_apart(f + i, j - i, maxw, pass >= 4)) {
 				goto out;
 			}
 			again = 1;
 		}
+	}
+	if (maxw && !display.wide && number_alike(f, n, maxw)) {
+		goto out;
 	}
 	for (size_t k = 0; k < n; k++) {
 		out[f[k].row] = f[k].shown;
