@@ -78,7 +78,7 @@ done
 python3 check.py o*.80 o*.100 o*.120 || fail "text over COLUMNS, numbers without units or rows that read the same"
 
 # The checks can fail: a line too wide, a raw FLOP count, two rows alike once shortened.
-printf 'Name\n----\nab\xe2\x80\xa6cd\nab\xe2\x80\xa6cd\n' >x.80
+printf 'Name\n----\nab\342\200\246cd\nab\342\200\246cd\n' >x.80
 echo "report made-up" >x.80.what
 python3 check.py x.80 >out && fail "two rows that read the same passed"
 printf '%090d\n' 0 >y.80
