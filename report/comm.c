@@ -189,26 +189,29 @@ static const char *ident_name(enum gpa_comm_ident i)
 
 static void summary_text(struct gp_strbuf *o, const struct gpa_model *m, const struct gpa_comm *c)
 {
-	gp_strbuf_addf(o, "%" PRIu64 " NCCL operation%s (%" PRIu64 " point-to-point), %" PRIu64
-			  " with GPU times; %" PRIu64 " communication kernel%s",
-		       c->ops, c->ops == 1 ? "" : "s", c->p2p_ops, c->ops_gpu, c->comm_kernels,
-		       c->comm_kernels == 1 ? "" : "s");
+	gpr_fmt_counted(o, c->ops, "NCCL operation", "NCCL operations");
+	gp_strbuf_adds(o, " (");
+	gpr_fmt_count(o, c->p2p_ops);
+	gp_strbuf_adds(o, " point-to-point), ");
+	gpr_fmt_count(o, c->ops_gpu);
+	gp_strbuf_adds(o, " with GPU times; ");
+	gpr_fmt_counted(o, c->comm_kernels, "communication kernel", "communication kernels");
 	if (c->comm_kernels) {
 		gp_strbuf_addf(o, " (found by %s)", ident_name(c->ident));
 	}
 	gp_strbuf_adds(o, ".\n");
 	if (c->host_colls) {
-		gp_strbuf_addf(o, "%" PRIu64 " collective call%s recorded on the host ('%s'%s): no GPU "
-				  "communication time of their own.\n",
-			       c->host_colls, c->host_colls == 1 ? "" : "s",
+		gpr_fmt_counted(o, c->host_colls, "collective call", "collective calls");
+		gp_strbuf_addf(o, " recorded on the host ('%s'%s): no GPU communication time of their own.\n",
 			       gpa_model_str(m, c->host_name), c->host_colls == 1 ? "" : ", ...");
 	}
 	if (c->ops && !c->peak_known) {
 		gp_strbuf_adds(o, "Link peak unknown: busbw is not compared with it.\n");
 	}
 	if (c->groups) {
-		gp_strbuf_addf(o, "Matched across ranks: %" PRIu64 " operations; arrival skew max ",
-			       c->groups);
+		gp_strbuf_adds(o, "Matched across ranks: ");
+		gpr_fmt_counted(o, c->groups, "operation", "operations");
+		gp_strbuf_adds(o, "; arrival skew max ");
 		gpr_fmt_ns(o, c->skew_max);
 		gp_strbuf_adds(o, ", mean ");
 		gpr_fmt_ns(o, c->skew_sum / c->groups);
@@ -262,7 +265,11 @@ int gpr_comm_render(struct gp_strbuf *out, enum gpr_format fmt, unsigned tables,
 		}
 		gp_strbuf_adds(out, "}");
 	} else if (fmt == GPR_FORMAT_TEXT || fmt == GPR_FORMAT_MARKDOWN) {
+		size_t from = out->len;
 		summary_text(out, m, c);
+		if (fmt == GPR_FORMAT_TEXT) {
+			gpr_text_wrap_lines(out, from, 2);
+		}
 	}
 	for (size_t i = 0; i < GP_ARRAY_SIZE(secs) && !ret; i++) {
 		if (!(tables & secs[i].bit)) {

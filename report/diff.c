@@ -398,7 +398,10 @@ int gpr_diff_text(struct gp_strbuf *out, const struct gpa_diff_result *r)
 	name_list(out, "Vanished kernel families", r->vanished_kernels.v, r->vanished_kernels.n,
 		  false);
 	for (size_t i = 0; i < r->warnings.n; i++) {
-		gp_strbuf_addf(out, "\nwarning: %s", r->warnings.v[i]);
+		gp_strbuf_addch(out, '\n');
+		size_t at = out->len;
+		gp_strbuf_addf(out, "warning: %s", r->warnings.v[i]);
+		gpr_text_wrap(out, at, 2);
 	}
 	if (r->warnings.n) {
 		gp_strbuf_adds(out, "\n");

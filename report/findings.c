@@ -120,44 +120,67 @@ static void offset(struct gp_strbuf *sb, uint64_t ns, bool full)
 	}
 }
 
+/* A count in a sentence: with thousands separators for people, plain when full (JSON). */
+static void cnt(struct gp_strbuf *sb, uint64_t n, bool full)
+{
+	if (full) {
+		gp_strbuf_addf(sb, "%" PRIu64, n);
+	} else {
+		gpr_fmt_count(sb, n);
+	}
+}
+
 /* The counts behind a finding, one sentence without a full stop. */
 static void add_counts(struct gp_strbuf *sb, const struct gpa_finding *f, bool full)
 {
 	switch (f->cat) {
 	case GPA_FIND_IDLE:
 	case GPA_FIND_PROFILER:
-		gp_strbuf_addf(sb, "%" PRIu64 " gap%s", f->count, f->count == 1 ? "" : "s");
+		cnt(sb, f->count, full);
+		gp_strbuf_adds(sb, f->count == 1 ? " gap" : " gaps");
 		break;
 	case GPA_FIND_LAUNCH:
-		gp_strbuf_addf(sb, "%" PRIu64 " kernels launched one by one (%" PRIu64
-			       " shorter than %u us), %" PRIu64 " run by graph launches",
-			       f->count, f->aux, GPA_FINDING_SMALL_KERNEL_NS / 1000, f->aux2);
+		cnt(sb, f->count, full);
+		gp_strbuf_adds(sb, " kernels launched one by one (");
+		cnt(sb, f->aux, full);
+		gp_strbuf_addf(sb, " shorter than %u \xc2\xb5s), ", GPA_FINDING_SMALL_KERNEL_NS / 1000);
+		cnt(sb, f->aux2, full);
+		gp_strbuf_adds(sb, " run by graph launches");
 		break;
 	case GPA_FIND_COMM:
-		gp_strbuf_addf(sb, "%" PRIu64 " communication kernels, ", f->count);
+		cnt(sb, f->count, full);
+		gp_strbuf_adds(sb, " communication kernels, ");
 		dur(sb, f->count_ns, full);
 		gp_strbuf_adds(sb, " of communication, ");
 		dur(sb, f->aux, full);
 		gp_strbuf_adds(sb, " of it under compute");
 		break;
 	case GPA_FIND_STRAGGLER:
-		gp_strbuf_addf(sb, "last to arrive in %" PRIu64 " of %" PRIu64
-			       " operations matched across ranks", f->count, f->aux2);
+		gp_strbuf_adds(sb, "last to arrive in ");
+		cnt(sb, f->count, full);
+		gp_strbuf_adds(sb, " of ");
+		cnt(sb, f->aux2, full);
+		gp_strbuf_adds(sb, " operations matched across ranks");
 		break;
 	case GPA_FIND_OCCUPANCY:
 	case GPA_FIND_MEMORY:
 	case GPA_FIND_OLD_ARCH:
-		gp_strbuf_addf(sb, "%" PRIu64 " launches, ", f->count);
+		cnt(sb, f->count, full);
+		gp_strbuf_adds(sb, " launches, ");
 		dur(sb, f->count_ns, full);
 		gp_strbuf_adds(sb, " of kernel time");
 		break;
 	case GPA_FIND_COPIES:
-		gp_strbuf_addf(sb, "%" PRIu64 " copies (%" PRIu64 " from or to pageable memory, %" PRIu64
-			       " under %u KiB)", f->count, f->aux, f->aux2,
-			       GPA_FINDING_SMALL_COPY_BYTES / 1024);
+		cnt(sb, f->count, full);
+		gp_strbuf_adds(sb, " copies (");
+		cnt(sb, f->aux, full);
+		gp_strbuf_adds(sb, " from or to pageable memory, ");
+		cnt(sb, f->aux2, full);
+		gp_strbuf_addf(sb, " under %u KiB)", GPA_FINDING_SMALL_COPY_BYTES / 1024);
 		break;
 	case GPA_FIND_COPY_BOUND:
-		gp_strbuf_addf(sb, "%" PRIu64 " copies and memsets; ", f->count);
+		cnt(sb, f->count, full);
+		gp_strbuf_adds(sb, " copies and memsets; ");
 		dur(sb, f->count_ns, full);
 		gp_strbuf_adds(sb, " of copies on the path, ");
 		dur(sb, f->aux, full);

@@ -125,6 +125,22 @@ void gpr_fmt_bytes(struct gp_strbuf *sb, uint64_t b)
 	gp_strbuf_addf(sb, "%.2f %s", v, units[u]);
 }
 
+void gpr_fmt_flops(struct gp_strbuf *sb, double f)
+{
+	static const char *const names[] = {"kFLOP", "MFLOP", "GFLOP", "TFLOP", "PFLOP", "EFLOP"};
+	static const double div[] = {1e3, 1e6, 1e9, 1e12, 1e15, 1e18};
+
+	if (!(f >= 0)) {
+		gp_strbuf_adds(sb, "-");
+		return;
+	}
+	if (f < 999.5) {
+		gp_strbuf_addf(sb, "%.0f FLOP", f);
+		return;
+	}
+	scaled(sb, f, names, div, GP_ARRAY_SIZE(div));
+}
+
 void gpr_fmt_count(struct gp_strbuf *sb, uint64_t n)
 {
 	char digits[32];
@@ -136,6 +152,12 @@ void gpr_fmt_count(struct gp_strbuf *sb, uint64_t n)
 		}
 		gp_strbuf_addch(sb, digits[i]);
 	}
+}
+
+void gpr_fmt_counted(struct gp_strbuf *sb, uint64_t n, const char *one, const char *many)
+{
+	gpr_fmt_count(sb, n);
+	gp_strbuf_addf(sb, " %s", n == 1 ? one : many);
 }
 
 void gpr_fmt_cuda_version(struct gp_strbuf *sb, uint32_t v)
@@ -167,7 +189,7 @@ static bool number_cell(const char *s, double *v, bool *integer)
 	if (!isdigit((unsigned char)*p)) {
 		return false;
 	}
-	*integer = !strchr(p, '.');
+	*integer = !strpbrk(p, ".eE");
 	*v = strtod(s, &end);
 	return !*end;
 }
@@ -177,9 +199,18 @@ bool gpr_fmt_cell(struct gp_strbuf *sb, const char *cell, unsigned flags)
 	double v;
 	bool integer;
 
-	if (!(flags & (GPR_COL_NS | GPR_COL_COUNT | GPR_COL_BYTES)) ||
+	if (!(flags & (GPR_COL_NS | GPR_COL_COUNT | GPR_COL_BYTES | GPR_COL_FLOPS)) ||
 	    !number_cell(cell, &v, &integer)) {
 		return false;
+	}
+	v *= (flags & GPR_COL_E6) ? 1e6 : (flags & GPR_COL_E9) ? 1e9 : 1;
+	if (flags & GPR_COL_FLOPS) {
+		gpr_fmt_flops(sb, v);
+		return true;
+	}
+	if ((flags & GPR_COL_BYTES) && v >= 0 && v < 1.8e19) {
+		gpr_fmt_bytes(sb, (uint64_t)(v + 0.5)); /* "1.6634e+10" bytes too */
+		return true;
 	}
 	if (flags & GPR_COL_NS) {
 		if (display.scale && integer) {
@@ -208,6 +239,18 @@ bool gpr_fmt_header(struct gp_strbuf *sb, const char *name, unsigned flags)
 	size_t n = strlen(name);
 	int dec;
 
+	if ((flags & (GPR_COL_E6 | GPR_COL_E9)) && (flags & (GPR_COL_BYTES | GPR_COL_FLOPS))) {
+		/* the cells carry their units: "Data Moved (MB)" -> "Data Moved", "GFLOPs" -> "FLOPs" */
+		if (n > 5 && !strcmp(name + n - 5, " (MB)")) {
+			gp_strbuf_add(sb, name, n - 5);
+			return true;
+		}
+		if (name[0] == 'G' && !strncmp(name + 1, "FLOP", 4)) {
+			gp_strbuf_adds(sb, name + 1);
+			return true;
+		}
+		return false;
+	}
 	if (!(flags & GPR_COL_NS) || display.exact || n < 5 || strcmp(name + n - 5, " (ns)")) {
 		return false;
 	}
@@ -250,14 +293,18 @@ static size_t prefix_bytes(const char *s, size_t n)
 /*
  * The identifying part of a demangled name: scope and function without the
  * return type, template arguments and parameters ("void ns::k<int>(float*)"
- * -> "ns::k"). Mangled and unparsable names come back whole.
+ * -> "ns::k"). Mangled names and names that are not signatures (no parameter
+ * list: a range, "[param|cuda]") come back whole.
  */
 static void ident_part(struct gp_strbuf *sb, const char *name)
 {
 	size_t depth = 0, begin = sb->len, start = sb->len;
 	const char *p = name;
+	/* A space ends a return type only in a signature: "## backward ##" is a range's name. */
+	bool signature = strchr(name, '(') != NULL;
 
-	if (name[0] == '_' && name[1] == 'Z') {
+	if ((name[0] == '_' && name[1] == 'Z') || !signature) {
+		/* mangled, or not a C++ signature (a range, "[param|cuda]"): kept whole */
 		gp_strbuf_adds(sb, name);
 		return;
 	}
@@ -274,7 +321,7 @@ static void ident_part(struct gp_strbuf *sb, const char *name)
 			depth++;
 		} else if ((*p == '>' || *p == ')' || *p == ']') && depth) {
 			depth--;
-		} else if (!depth && *p == ' ') {
+		} else if (!depth && *p == ' ' && signature && p[1] != '(') {
 			begin = sb->len + 1; /* after a return type */
 			gp_strbuf_addch(sb, ' ');
 		} else if (!depth) {
@@ -306,6 +353,261 @@ void gpr_fmt_name_fit(struct gp_strbuf *sb, const char *name, size_t maxw)
 		gpr_fmt_elide(sb, id.buf, maxw);
 	}
 	gp_strbuf_release(&id);
+}
+
+/* Where the identifying part of name begins: past a return type ("void ", "float* "). */
+static size_t ident_start(const char *name)
+{
+	size_t depth = 0, begin = 0;
+
+	if (!strchr(name, '(')) {
+		return 0;
+	}
+	for (size_t i = 0; name[i]; i++) {
+		char ch = name[i];
+		if (!depth && (ch == '(' || ch == '<') && i) {
+			break;
+		}
+		if (ch == '<' || ch == '(' || ch == '[') {
+			depth++;
+		} else if ((ch == '>' || ch == ')' || ch == ']') && depth) {
+			depth--;
+		} else if (!depth && ch == ' ' && name[i + 1] != '(') {
+			begin = i + 1; /* "f (x)" is a name and its note, not a return type */
+		}
+	}
+	return begin;
+}
+
+static bool is_delim(char c)
+{
+	return c == '<' || c == '>' || c == ',' || c == ':' || c == '(' || c == ' ' || c == '_';
+}
+
+/*
+ * name (past its return type) in maxw columns, showing the part from byte p
+ * on, where it differs from the names it would otherwise read the same as:
+ * its identifying part (or its start) elided to at most 3/5 of the width, "…",
+ * then the differing part, cut with "…" at the end when it is longer.
+ */
+static void fit_showing(struct gp_strbuf *sb, const char *f, size_t p, size_t maxw)
+{
+	struct gp_strbuf id = GP_STRBUF_INIT, head = GP_STRBUF_INIT;
+	size_t b = p, half = maxw * 3 / 5, rest;
+
+	/*
+	 * back up to the start of the word holding the difference, for context,
+	 * but not so far that the difference falls out of what is left
+	 */
+	while (b > 0 && p - b < maxw / 8 && !is_delim(f[b - 1])) {
+		b--;
+	}
+	while (b > 0 && ((unsigned char)f[b] & 0xc0) == 0x80) {
+		b--;
+	}
+	ident_part(&id, f);
+	if (id.failed || maxw < 12) {
+		sb->failed |= id.failed;
+		gpr_fmt_elide(sb, f, maxw);
+		gp_strbuf_release(&id);
+		return;
+	}
+	gp_strbuf_add(&head, f, b);
+	if (!head.failed && gpr_text_width(head.buf ? head.buf : "") <= half) {
+		gp_strbuf_adds(sb, head.buf ? head.buf : "");
+	} else if (id.len <= b) {
+		/*
+		 * The function's own name, its start kept: what tells kernels of
+		 * one scope apart ("vectorized_elementwise_kernel" beside
+		 * "elementwise_kernel"); the scope they share gives way.
+		 */
+		const char *lc = id.buf;
+		for (const char *q = strstr(id.buf, "::"); q; q = strstr(q + 2, "::")) {
+			lc = q + 2;
+		}
+		if (gpr_text_width(lc) <= half - 1) {
+			gp_strbuf_adds(sb, lc);
+		} else {
+			gp_strbuf_add(sb, lc, prefix_bytes(lc, half - 2));
+		}
+		gp_strbuf_adds(sb, "\xe2\x80\xa6");
+	} else {
+		gpr_fmt_elide(sb, head.buf ? head.buf : "", half);
+	}
+	gp_strbuf_release(&head);
+	gp_strbuf_release(&id);
+	size_t used = gpr_text_width(sb->buf ? sb->buf : "");
+	rest = maxw > used ? maxw - used : 1;
+	if (gpr_text_width(f + b) <= rest) {
+		gp_strbuf_adds(sb, f + b);
+		return;
+	}
+	gp_strbuf_add(sb, f + b, prefix_bytes(f + b, rest - 1));
+	gp_strbuf_adds(sb, "\xe2\x80\xa6");
+}
+
+struct fitted {
+	const char *full; /* past its return type */
+	char *shown;
+	size_t row;
+};
+
+static int by_shown(const void *a, const void *b)
+{
+	const struct fitted *x = a, *y = b;
+	int c = strcmp(x->shown, y->shown);
+
+	return c ? c : strcmp(x->full, y->full);
+}
+
+/* Bytes the names of f[0..n) (sorted, at least two different) share at their start. */
+static size_t common_prefix(const struct fitted *f, size_t n)
+{
+	size_t p = strlen(f[0].full);
+
+	for (size_t i = 1; i < n; i++) {
+		size_t k = 0;
+		while (k < p && f[i].full[k] == f[0].full[k]) {
+			k++;
+		}
+		p = k;
+	}
+	while (p > 0 && ((unsigned char)f[0].full[p] & 0xc0) == 0x80) {
+		p--;
+	}
+	return p;
+}
+
+/* name's identifying part, "…" and as much of its end as fits maxw columns. */
+static void fit_tail(struct gp_strbuf *sb, const char *f, size_t maxw)
+{
+	struct gp_strbuf id = GP_STRBUF_INIT;
+	size_t w = gpr_text_width(f), used;
+
+	ident_part(&id, f);
+	gpr_fmt_elide(sb, id.failed ? "" : id.buf, maxw / 2 - 1);
+	sb->failed |= id.failed;
+	gp_strbuf_release(&id);
+	gp_strbuf_adds(sb, "\xe2\x80\xa6");
+	used = gpr_text_width(sb->buf ? sb->buf : "");
+	if (used < maxw && w > maxw - used) {
+		gp_strbuf_adds(sb, f + prefix_bytes(f, w - (maxw - used)));
+	}
+}
+
+/*
+ * Names of one run of equal shown forms that differ: each shows where, or
+ * (tail) its end, for names the first way could not tell apart.
+ */
+static int tell_apart(struct fitted *f, size_t n, size_t maxw, bool tail)
+{
+	size_t p = common_prefix(f, n);
+
+	for (size_t i = 0; i < n; i++) {
+		struct gp_strbuf sb = GP_STRBUF_INIT;
+		if (tail) {
+			fit_tail(&sb, f[i].full, maxw);
+		} else {
+			fit_showing(&sb, f[i].full, p, maxw);
+		}
+		if (sb.failed) {
+			gp_strbuf_release(&sb);
+			return -GP_ERR_NOMEM;
+		}
+		free(f[i].shown);
+		f[i].shown = gp_strbuf_detach(&sb, NULL);
+	}
+	return 0;
+}
+
+/*
+ * The last resort for names that still read the same (they differ only in
+ * their middle, in more places than fit): each different name of a run gets
+ * its number within the run at its end, " #2", so that the rows read apart.
+ */
+static int number_alike(struct fitted *f, size_t n, size_t maxw)
+{
+	qsort(f, n, sizeof(*f), by_shown);
+	for (size_t i = 0, j; i < n; i = j) {
+		unsigned k = 1;
+		for (j = i + 1; j < n && !strcmp(f[j].shown, f[i].shown); j++) {
+		}
+		if (!strcmp(f[i].full, f[j - 1].full)) {
+			continue; /* one name, maybe on several rows */
+		}
+		for (size_t q = i; q < j; q++) {
+			struct gp_strbuf sb = GP_STRBUF_INIT;
+			char tag[24];
+			k += q > i && strcmp(f[q].full, f[q - 1].full) != 0;
+			snprintf(tag, sizeof(tag), " #%u", k);
+			/* room for the number: the middle gives way, the ends may differ */
+			gpr_fmt_elide(&sb, f[q].shown, maxw > strlen(tag) + 1 ? maxw - strlen(tag) : 1);
+			gp_strbuf_adds(&sb, tag);
+			if (sb.failed) {
+				gp_strbuf_release(&sb);
+				return -GP_ERR_NOMEM;
+			}
+			free(f[q].shown);
+			f[q].shown = gp_strbuf_detach(&sb, NULL);
+		}
+	}
+	return 0;
+}
+
+int gpr_fmt_names_fit(char **out, const char *const *names, size_t n, size_t maxw)
+{
+	struct fitted *f = calloc(n ? n : 1, sizeof(*f));
+	int ret = -GP_ERR_NOMEM;
+
+	if (!f) {
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct gp_strbuf sb = GP_STRBUF_INIT;
+		gpr_fmt_name_fit(&sb, names[i], maxw);
+		f[i].full = names[i] + ident_start(names[i]);
+		f[i].shown = sb.failed ? NULL : gp_strbuf_detach(&sb, NULL);
+		gp_strbuf_release(&sb);
+		if (!f[i].shown) {
+			goto out;
+		}
+		f[i].row = i;
+	}
+	/*
+	 * Names still alike after a pass share more than the group they came
+	 * from: the next pass looks further right. A few passes end it.
+	 */
+	for (int pass = 0, again = 1; again && pass < 6; pass++) {
+		again = 0;
+		qsort(f, n, sizeof(*f), by_shown);
+		for (size_t i = 0, j; i < n; i = j) {
+			bool differ = false;
+			for (j = i + 1; j < n && !strcmp(f[j].shown, f[i].shown); j++) {
+				differ |= strcmp(f[j].full, f[i].full) != 0;
+			}
+			if (!differ || !maxw || display.wide) {
+				continue;
+			}
+			if (tell_apart(f + i, j - i, maxw, pass >= 4)) {
+				goto out;
+			}
+			again = 1;
+		}
+	}
+	if (maxw && !display.wide && number_alike(f, n, maxw)) {
+		goto out;
+	}
+	for (size_t k = 0; k < n; k++) {
+		out[f[k].row] = f[k].shown;
+		f[k].shown = NULL;
+	}
+	ret = 0;
+out:
+	for (size_t i = 0; f && i < n; i++) {
+		free(f[i].shown);
+	}
+	free(f);
+	return ret;
 }
 
 void gpr_fmt_elide(struct gp_strbuf *sb, const char *s, size_t maxw)
@@ -389,6 +691,11 @@ void gpr_text_wrap(struct gp_strbuf *sb, size_t from, size_t indent)
 			col = indent;
 			last_space = 0;
 			continue;
+		}
+		if (lead && col >= width && !last_space && col > indent) {
+			/* a word longer than the line: it breaks where the line ends */
+			gp_strbuf_addf(&out, "\n%*s", (int)indent, "");
+			col = indent;
 		}
 		if (lead && col >= width && last_space) {
 			/* Break at the last space: the rest moves to a new, indented line. */

@@ -27,7 +27,8 @@ static const char *const cause_labels[GPA_GAP__COUNT] = {
 };
 
 static const char *const bucket_labels[GPA_GAP_BUCKETS] = {
-	"<1us", "1-10us", "10-100us", "100us-1ms", "1-10ms", "10-100ms", ">=100ms",
+	"<1 \xc2\xb5s", "1-10 \xc2\xb5s", "10-100 \xc2\xb5s", "100 \xc2\xb5s-1 ms", "1-10 ms", "10-100 ms",
+	">=100 ms",
 };
 
 static const struct {
@@ -466,8 +467,11 @@ static void summary(struct gp_strbuf *o, const struct gpa_gaps *g)
 	gpr_fmt_pct(o, a->busy, a->window);
 	gp_strbuf_addf(o, "%s, idle ", a->window ? " %" : "-");
 	add_dur(o, a->idle);
-	gp_strbuf_addf(o, " in %" PRIu64 " gap%s (%" PRIu64 " of at least ", a->gaps,
-		       a->gaps == 1 ? "" : "s", a->listed);
+	gp_strbuf_adds(o, " in ");
+	gpr_fmt_counted(o, a->gaps, "gap", "gaps");
+	gp_strbuf_adds(o, " (");
+	gpr_fmt_count(o, a->listed);
+	gp_strbuf_adds(o, " of at least ");
 	add_dur(o, g->min_gap_ns);
 	gp_strbuf_adds(o, ")");
 }
@@ -548,12 +552,16 @@ int gpr_gaps_render(struct gp_strbuf *out, enum gpr_format fmt, unsigned mask,
 		return -GP_ERR_API;
 	}
 	switch (fmt) {
-	case GPR_FORMAT_TEXT:
+	case GPR_FORMAT_TEXT: {
+		size_t from = out->len;
 		gp_strbuf_adds(out, "GPU idle gaps: ");
 		summary(out, g);
 		gp_strbuf_adds(out, "\nbusy = union of kernels, memcpys and memsets per device; "
-				    "start times from the first event\n");
+				    "start times from the first event");
+		gpr_text_wrap_lines(out, from, 2);
+		gp_strbuf_addch(out, '\n');
 		break;
+	}
 	case GPR_FORMAT_MARKDOWN:
 		gp_strbuf_adds(out, "## GPU idle gaps\n\n");
 		summary(out, g);

@@ -361,7 +361,11 @@ int gpr_memory_render(struct gp_strbuf *out, enum gpr_format fmt, unsigned mask,
 				    ",\"devices_with_events\":%zu",
 			       r->events, r->pools.n);
 	} else if (fmt == GPR_FORMAT_TEXT || fmt == GPR_FORMAT_MARKDOWN) {
+		size_t from = out->len;
 		summary_lines(out, m, r);
+		if (fmt == GPR_FORMAT_TEXT) {
+			gpr_text_wrap_lines(out, from, 2);
+		}
 		if (!r->pools.n && !(mask & GPR_MEM_CALLS)) {
 			return out->failed ? -GP_ERR_NOMEM : 0;
 		}

@@ -78,7 +78,7 @@ static void cover_rows(struct gpr_table *t, const char *what, double cover, cons
 }
 
 static const struct gpr_col util_cols[] = {
-	{"Metric", GPR_COL_LEFT}, {"Value", GPR_COL_LEFT}};
+	{"Metric", GPR_COL_LEFT}, {"Value", GPR_COL_LEFT | GPR_COL_ELIDE}};
 static const struct gpr_col step_cols[] = {
 	{"Step", GPR_COL_LEFT},     {"Wall (ns)", GPR_COL_NUM}, {"MFU (%)", GPR_COL_NUM},
 	{"HFU (%)", GPR_COL_NUM},   {"MBU (%)", GPR_COL_NUM},
@@ -94,7 +94,8 @@ static const struct gpr_col slow_cols[] = {
 static const struct gpr_col roof_cols[] = {
 	{"Kernel", GPR_COL_LEFT | GPR_COL_NAME}, {"Grid", GPR_COL_LEFT | GPR_COL_DETAIL},
 	{"Launches", GPR_COL_NUM | GPR_COL_COUNT},       {"GPU Time (ns)", GPR_COL_NUM},
-	{"FLOPs/launch", GPR_COL_NUM | GPR_COL_DETAIL},  {"Bytes/launch", GPR_COL_NUM | GPR_COL_DETAIL},
+	{"FLOPs/launch", GPR_COL_NUM | GPR_COL_FLOPS | GPR_COL_DETAIL},
+	{"Bytes/launch", GPR_COL_NUM | GPR_COL_BYTES | GPR_COL_DETAIL},
 	{"FLOP/byte", GPR_COL_NUM},      {"Ridge (FLOP/byte)", GPR_COL_NUM | GPR_COL_DETAIL},
 	{"Bound", GPR_COL_LEFT},         {"Attainable (TFLOP/s)", GPR_COL_NUM | GPR_COL_DETAIL},
 	{"Achieved (TFLOP/s)", GPR_COL_NUM}, {"Speed of light (%)", GPR_COL_NUM}};
@@ -107,7 +108,7 @@ static const char *bound_name(enum gpa_roof_bound b)
 	case GPA_ROOF_COMPUTE:
 		return "compute";
 	case GPA_ROOF_LATENCY:
-		return "latency (< 5 us a launch: not placed)";
+		return "latency (< 5 \xc2\xb5s a launch: not placed)";
 	case GPA_ROOF_NO_VALUE:
 		return "formula gave no positive value";
 	case GPA_ROOF_NO_PEAK:
@@ -145,16 +146,16 @@ int gpr_mfu_table(struct gpr_table *t, unsigned which, const struct gpa_model *m
 			gpr_table_cell(t, "recorded operator shapes (gpuprof ops)");
 			cover_rows(t, "FLOP", u->flops_cover, "MFU");
 			gpr_table_cell(t, "model FLOPs, median step");
-			gpr_table_cellf(t, "%.6g", u->flops_per_step);
+			gpr_table_cell_as(t, GPR_COL_FLOPS, "%.6g", u->flops_per_step);
 		} else if (u->has_flops) {
 			gpr_table_cell(t, "FLOPs per step from");
 			gpr_table_cell(t, u->flops_source == GPA_MFU_SRC_GIVEN
 						  ? "--flops-per-step"
 						  : "the model description (--params, --tokens-per-step)");
 			gpr_table_cell(t, "model FLOPs per step");
-			gpr_table_cellf(t, "%.6g", u->flops_per_step);
+			gpr_table_cell_as(t, GPR_COL_FLOPS, "%.6g", u->flops_per_step);
 			gpr_table_cell(t, "hardware FLOPs per step");
-			gpr_table_cellf(t, "%.6g", u->hw_flops_per_step);
+			gpr_table_cell_as(t, GPR_COL_FLOPS, "%.6g", u->hw_flops_per_step);
 		}
 		if (u->has_flops) {
 			gpr_table_cell(t, "MFU, median step (%)");
@@ -167,7 +168,7 @@ int gpr_mfu_table(struct gpr_table *t, unsigned which, const struct gpa_model *m
 			gpr_table_cell(t, "recorded operator shapes (gpuprof ops)");
 			cover_rows(t, "byte", u->bytes_cover, "MBU");
 			gpr_table_cell(t, "bytes, median step");
-			gpr_table_cellf(t, "%.6g", u->bytes_per_step);
+			gpr_table_cell_as(t, GPR_COL_BYTES, "%.6g", u->bytes_per_step);
 		}
 		if (u->has_bytes) {
 			gpr_table_cell(t, "MBU, median step (%)");

@@ -18,8 +18,8 @@ static const struct gpr_col name_cols[] = {
 	{"Calls", GPR_COL_NUM | GPR_COL_COUNT},
 	{"GPU Ops", GPR_COL_NUM | GPR_COL_COUNT},
 	{"GPU Time (ns)", GPR_COL_NUM | GPR_COL_NS},
-	{"GFLOPs", GPR_COL_NUM},
-	{"Data Moved (MB)", GPR_COL_NUM},
+	{"GFLOPs", GPR_COL_NUM | GPR_COL_FLOPS | GPR_COL_E9},
+	{"Data Moved (MB)", GPR_COL_NUM | GPR_COL_BYTES | GPR_COL_E6},
 	{"FLOPs/Byte", GPR_COL_NUM},
 	{"TFLOP/s", GPR_COL_NUM},
 	{"TB/s", GPR_COL_NUM},
@@ -36,8 +36,8 @@ static const struct gpr_col args_cols[] = {
 	{"Calls", GPR_COL_NUM | GPR_COL_COUNT},
 	{"GPU Time (ns)", GPR_COL_NUM | GPR_COL_NS},
 	{"Median Time (ns)", GPR_COL_NUM | GPR_COL_NS},
-	{"GFLOPs", GPR_COL_NUM},
-	{"Data Moved (MB)", GPR_COL_NUM},
+	{"GFLOPs", GPR_COL_NUM | GPR_COL_FLOPS | GPR_COL_E9},
+	{"Data Moved (MB)", GPR_COL_NUM | GPR_COL_BYTES | GPR_COL_E6},
 	{"FLOPs/Byte", GPR_COL_NUM},
 	{"TFLOP/s Mean", GPR_COL_NUM},
 	{"TFLOP/s Median", GPR_COL_NUM},
@@ -122,7 +122,7 @@ static const struct gpr_col brief_cols[] = {
 	{"Model", 0},
 	{"Calls", GPR_COL_NUM | GPR_COL_COUNT},
 	{"GPU Time (ns)", GPR_COL_NUM | GPR_COL_NS},
-	{"GFLOPs", GPR_COL_NUM},
+	{"GFLOPs", GPR_COL_NUM | GPR_COL_FLOPS | GPR_COL_E9},
 	{"TFLOP/s", GPR_COL_NUM},
 	{"TB/s", GPR_COL_NUM},
 	{"Bound", 0},
@@ -178,20 +178,33 @@ static void summary(struct gp_strbuf *out, const struct gpa_ops *o)
 	gpr_fmt_ns(&a, o->gpu_ns_in_ops);
 	gpr_fmt_ns(&b, o->gpu_ns);
 	gpr_fmt_ns(&c, o->gpu_ns_modelled);
-	gp_strbuf_addf(out, "GPU ops in CPU operators: %" PRIu64 " of %" PRIu64 " (%s of %s)\n",
-		       o->gpu_ops_in_ops, o->gpu_ops, a.buf ? a.buf : "0", b.buf ? b.buf : "0");
-	gp_strbuf_addf(out, "CPU operators with recorded shapes: %" PRIu64 " of %" PRIu64 "\n",
-		       o->cpu_ops_shaped, o->cpu_ops);
-	gp_strbuf_addf(out, "Modelled: %s of GPU time, %.3f GFLOPs, %.3f MB moved\n",
-		       c.buf ? c.buf : "0", o->flops / 1e9, o->bytes / 1e6);
+	gp_strbuf_adds(out, "GPU ops in CPU operators: ");
+	gpr_fmt_count(out, o->gpu_ops_in_ops);
+	gp_strbuf_adds(out, " of ");
+	gpr_fmt_count(out, o->gpu_ops);
+	gp_strbuf_addf(out, " (%s of %s)\n", a.buf ? a.buf : "0", b.buf ? b.buf : "0");
+	gp_strbuf_adds(out, "CPU operators with recorded shapes: ");
+	gpr_fmt_count(out, o->cpu_ops_shaped);
+	gp_strbuf_adds(out, " of ");
+	gpr_fmt_count(out, o->cpu_ops);
+	gp_strbuf_addf(out, "\nModelled: %s of GPU time, ", c.buf ? c.buf : "0");
+	gpr_fmt_flops(out, o->flops);
+	gp_strbuf_adds(out, ", ");
+	gpr_fmt_bytes(out, (uint64_t)(o->bytes > 0 ? o->bytes + 0.5 : 0));
+	gp_strbuf_adds(out, " moved\n");
 	gp_strbuf_addf(out, "Device: %s (%.0f GB/s)\n", o->peaks.name ? o->peaks.name : "unknown",
 		       o->peaks.mem_gbps);
 	if (o->why_none) {
-		gp_strbuf_addf(out, "Note: %s\n", o->why_none);
+		size_t from = out->len;
+		gp_strbuf_addf(out, "Note: %s", o->why_none);
+		gpr_text_wrap(out, from, 2);
+		gp_strbuf_adds(out, "\n");
 	}
 	if (o->implausible) {
+		size_t from = out->len;
 		gp_strbuf_adds(out, "Warning: ");
 		gpr_ops_implausible(out, o);
+		gpr_text_wrap(out, from, 2);
 		gp_strbuf_adds(out, "\n");
 	}
 	gp_strbuf_release(&a);

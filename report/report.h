@@ -76,6 +76,10 @@ enum gpr_col_flags {
 	GPR_COL_ELIDE = 1 << 6, /* free text cut between words to fit (gpr_fmt_elide_words) */
 	/* HTML: a secondary column, shown in the row's expandable "Details" cell. */
 	GPR_COL_DETAIL = 1 << 7,
+	GPR_COL_FLOPS = 1 << 8, /* floating-point operations: "346.0 GFLOP" in text */
+	/* with _BYTES or _FLOPS: the cells count millions (a header's " (MB)"), billions ("GFLOPs") */
+	GPR_COL_E6 = 1 << 9,
+	GPR_COL_E9 = 1 << 10,
 };
 
 struct gpr_col {
@@ -94,6 +98,7 @@ struct gpr_table {
 	const struct gpr_col *cols; /* borrowed */
 	size_t ncols;
 	GP_VEC(char *) cells;       /* row-major, owned */
+	GP_VEC(unsigned) cflags;    /* per cell: what a typed cell holds (gpr_table_cell_as) */
 	bool failed;
 };
 
@@ -102,6 +107,12 @@ void gpr_table_release(struct gpr_table *t);
 /* Appends the next cell (rows fill left to right, then wrap). */
 GP_PRINTF(2, 3) void gpr_table_cellf(struct gpr_table *t, const char *fmt, ...);
 void gpr_table_cell(struct gpr_table *t, const char *s);
+/*
+ * A cell whose number is of the kind flags says (GPR_COL_NS, _COUNT, _BYTES,
+ * _FLOPS), for a column whose rows hold different kinds (a key/value table):
+ * text and Markdown show it in units, CSV and JSON as written.
+ */
+GP_PRINTF(3, 4) void gpr_table_cell_as(struct gpr_table *t, unsigned flags, const char *fmt, ...);
 /* A percentage cell (gpr_fmt_pct): empty when den is 0. */
 void gpr_table_cell_pct(struct gpr_table *t, uint64_t num, uint64_t den);
 size_t gpr_table_rows(const struct gpr_table *t);
@@ -168,14 +179,26 @@ void gpr_text_wrap_lines(struct gp_strbuf *sb, size_t from, size_t indent);
  * by "…".
  */
 void gpr_fmt_name_fit(struct gp_strbuf *sb, const char *name, size_t maxw);
+/*
+ * The names of a table's rows, each fitted as gpr_fmt_name_fit does, except
+ * where two different names would then read the same: those keep the part
+ * where they differ (template arguments, suffixes) after their identifying
+ * part, and elide what they share. out[0..n) receives one string per name,
+ * which the caller frees. Returns 0 or -GP_ERR_NOMEM (out then untouched).
+ */
+int gpr_fmt_names_fit(char **out, const char *const *names, size_t n, size_t maxw);
 /* s in at most maxw columns (0: no limit), its middle elided by "…" when longer. */
 void gpr_fmt_elide(struct gp_strbuf *sb, const char *s, size_t maxw);
 /* Free text: whole words from the start then "…" (half of maxw or more), else gpr_fmt_elide. */
 void gpr_fmt_elide_words(struct gp_strbuf *sb, const char *s, size_t maxw);
 /* Bytes in binary units: "1.50 GiB", "512 B". */
 void gpr_fmt_bytes(struct gp_strbuf *sb, uint64_t bytes);
+/* Floating-point operations in SI units: 2.36053e11 -> "236.1 GFLOP", 812 -> "812 FLOP". */
+void gpr_fmt_flops(struct gp_strbuf *sb, double flops);
 /* A count with thousands separators: 1234567 -> "1,234,567". */
 void gpr_fmt_count(struct gp_strbuf *sb, uint64_t n);
+/* n and its noun, n with separators: (8921, "gap", "gaps") -> "8,921 gaps", 1 -> "1 gap". */
+void gpr_fmt_counted(struct gp_strbuf *sb, uint64_t n, const char *one, const char *many);
 /* num / den as a percentage with two decimals, rounded half up; nothing when den is 0. */
 void gpr_fmt_pct(struct gp_strbuf *sb, uint64_t num, uint64_t den);
 /* A CUDA version number (13000 -> "13.0"); "unknown" for 0. */

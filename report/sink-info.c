@@ -98,7 +98,8 @@ static void text_file_info(struct gpr_sink *s, const struct gpa_file_info *fi)
 	if (s->items++) {
 		gp_strbuf_addch(o, '\n');
 	}
-	gp_strbuf_addf(o, "%s\n", fi->path);
+	gpr_fmt_elide(o, fi->path, gpr_display_get()->wide ? 0 : gpr_display_get()->width);
+	gp_strbuf_addch(o, '\n');
 	from = o->len;
 	const char *src = gpa_file_info_source(fi);
 	if (strcmp(src, "gpz")) {

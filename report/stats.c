@@ -279,7 +279,11 @@ struct gpr_stats_writer {
 	struct gp_strbuf cell;         /* the cells of one row, each NUL-terminated */
 	size_t *off;                   /* ncols: where each cell of that row starts */
 	size_t cached;                 /* the row in cell, SIZE_MAX none */
-	size_t fit;                    /* text: the last column's names fit this width; 0 whole */
+	size_t fit;                    /* text: the key column's names fit this width; 0 whole */
+	char **shown;                  /* nrows: the key column's fitted names when fit */
+	size_t key;                    /* text: the column that leads each folded block */
+	size_t *bcols, *bstart, nblk;  /* text: columns of block k: bcols[bstart[k]..bstart[k+1]) */
+	size_t blk;                    /* text: the block being written */
 	bool human;                    /* text, Markdown: times scaled (GPR_TIME_AUTO) */
 };
 
@@ -311,6 +315,16 @@ static void clear_report(struct gpr_stats_writer *w)
 	for (size_t c = 0; w->headers && c < w->ncols; c++) {
 		free(w->headers[c]);
 	}
+	for (size_t r = 0; w->shown && r < w->nrows; r++) {
+		free(w->shown[r]);
+	}
+	free(w->shown);
+	free(w->bcols);
+	free(w->bstart);
+	w->shown = NULL;
+	w->bcols = NULL;
+	w->bstart = NULL;
+	w->nblk = w->blk = 0;
 	free(w->headers);
 	free(w->width);
 	free(w->off);
@@ -497,6 +511,34 @@ static void trace_cell(const struct gpr_stats_writer *w, const struct colspec *c
 	}
 }
 
+/*
+ * Text for people: the cell just written from off on (nanoseconds, MB with
+ * six decimals, MB/s, a count) in scaled time units, binary byte units or
+ * with thousands separators (docs/units.md).
+ */
+static void human_cell(struct gpr_stats_writer *w, const struct colspec *col, size_t off)
+{
+	struct gp_strbuf h = GP_STRBUF_INIT;
+	const char *v = w->cell.buf + off;
+	bool done = false;
+
+	if (col->unit == U_TIME) {
+		done = gpr_fmt_cell(&h, v, GPR_COL_NS);
+	} else if (col->unit == U_MB || col->unit == U_MBPS) {
+		double b = strtod(v, NULL) * 1e6;
+		gpr_fmt_bytes(&h, (uint64_t)(b + 0.5));
+		gp_strbuf_adds(&h, col->unit == U_MBPS ? "/s" : "");
+		done = true;
+	} else if (col->field == F_COUNT || col->field == F_GPU_OPS) {
+		done = gpr_fmt_cell(&h, v, GPR_COL_COUNT);
+	}
+	if (done && !h.failed) {
+		w->cell.len = off;
+		gp_strbuf_adds(&w->cell, h.buf);
+	}
+	gp_strbuf_release(&h);
+}
+
 /* Formats every cell of row r into w->cell, once. */
 static void format_row(struct gpr_stats_writer *w, size_t r)
 {
@@ -526,14 +568,8 @@ static void format_row(struct gpr_stats_writer *w, size_t r)
 		} else {
 			sum_cell(w, &w->cols[c], &w->st->rows.v[r], &w->cell);
 		}
-		if (w->human && w->cols[c].unit == U_TIME) {
-			/* Text for people: the nanoseconds just written, in scaled units. */
-			struct gp_strbuf h = GP_STRBUF_INIT;
-			if (gpr_fmt_cell(&h, w->cell.buf + w->off[c], GPR_COL_NS) && !h.failed) {
-				w->cell.len = w->off[c];
-				gp_strbuf_adds(&w->cell, h.buf);
-			}
-			gp_strbuf_release(&h);
+		if (w->human) {
+			human_cell(w, &w->cols[c], w->off[c]);
 		}
 		gp_strbuf_addch(&w->cell, '\0');
 	}
@@ -560,32 +596,96 @@ static size_t width(const char *s)
 	return n;
 }
 
-/* The narrowest a shortened name gets: stats tables do not fold, so narrower than gpr_table. */
-#define NAME_MIN_WIDTH 24
+/*
+ * The narrowest a shortened name gets before the columns fold: less than
+ * gpr_table's 40, so that nsys's nine columns stay in one block at 120.
+ */
+#define NAME_MIN_WIDTH 32
+
+/* The key column's names fitted together (gpr_fmt_names_fit): different names read differently. */
+static int fit_key_names(struct gpr_stats_writer *w)
+{
+	const char **names = calloc(w->nrows + 1, sizeof(*names));
+	int ret = -GP_ERR_NOMEM;
+
+	w->shown = calloc(w->nrows + 1, sizeof(*w->shown));
+	if (!names || !w->shown) {
+		goto out;
+	}
+	for (size_t r = 0; r < w->nrows; r++) {
+		if (!(names[r] = strdup(cell(w, r, w->key)))) {
+			goto out;
+		}
+	}
+	ret = gpr_fmt_names_fit(w->shown, names, w->nrows, w->fit);
+	w->width[w->key] = width(w->headers[w->key]);
+	for (size_t r = 0; !ret && r < w->nrows; r++) {
+		size_t x = width(w->shown[r]);
+		w->width[w->key] = x > w->width[w->key] ? x : w->width[w->key];
+	}
+out:
+	for (size_t r = 0; names && r < w->nrows; r++) {
+		free((char *)names[r]);
+	}
+	free(names);
+	if (ret) {
+		free(w->shown); /* the strings stay with gpr_fmt_names_fit on failure */
+		w->shown = NULL;
+	}
+	return ret;
+}
 
 /*
- * A text column of names last in the row (kernels, operations, ranges)
- * narrows to what the display width leaves (w->fit; 0: whole).
+ * The text layout: the key column (the names, last in nsys's reports; the
+ * first where the last is a number) leads every block of columns; the other
+ * columns go into blocks that fit the display width with the key, one block
+ * under the other (all in one when there is no width or --wide).
  */
-static void fit_last(struct gpr_stats_writer *w)
+static int plan_blocks(struct gpr_stats_writer *w)
 {
 	const struct gpr_display *d = gpr_display_get();
-	size_t last = w->ncols - 1, others = 0, hw = width(w->headers[last]);
+	bool limit = d->width && !d->wide;
+	size_t k, key, keyw, n = 0, used = 0, widest = 0;
 
+	w->key = key = (w->cols[w->ncols - 1].flags & GPR_COL_NUM) ? 0 : w->ncols - 1;
+	keyw = w->width[key] < NAME_MIN_WIDTH ? w->width[key] : NAME_MIN_WIDTH;
+	w->bcols = calloc(2 * w->ncols + 1, sizeof(*w->bcols));
+	w->bstart = calloc(w->ncols + 2, sizeof(*w->bstart));
+	if (!w->bcols || !w->bstart) {
+		return -GP_ERR_NOMEM;
+	}
+	for (size_t c = 0; c < w->ncols; c++) {
+		if (c == key) {
+			continue;
+		}
+		if (n && limit && used + w->width[c] + 2 + keyw > d->width) {
+			if (key != 0) {
+				w->bcols[n++] = key; /* the names end each block */
+			}
+			w->bstart[++w->nblk] = n;
+			used = 0;
+		}
+		if (key == 0 && used == 0) {
+			w->bcols[n++] = key;
+		}
+		w->bcols[n++] = c;
+		used += w->width[c] + 2;
+		widest = used > widest ? used : widest;
+	}
+	if (key != 0 || !n) {
+		w->bcols[n++] = key;
+	}
+	w->bstart[++w->nblk] = n;
+	/* the key's names fit what the widest block leaves */
 	w->fit = 0;
-	if (!d->width || d->wide || !w->ncols || (w->cols[last].flags & GPR_COL_NUM)) {
-		return;
+	if (limit && !(w->cols[key].flags & GPR_COL_NUM) && widest + w->width[key] > d->width) {
+		k = d->width > widest + NAME_MIN_WIDTH ? d->width - widest : NAME_MIN_WIDTH;
+		w->fit = k > width(w->headers[key]) ? k : width(w->headers[key]);
+		if (w->width[key] <= w->fit) {
+			w->fit = 0;
+		}
 	}
-	for (size_t c = 0; c < last; c++) {
-		others += w->width[c] + 2;
-	}
-	w->fit = d->width > others + NAME_MIN_WIDTH ? d->width - others : NAME_MIN_WIDTH;
-	w->fit = w->fit > hw ? w->fit : hw;
-	if (w->width[last] <= w->fit) {
-		w->fit = 0;
-		return;
-	}
-	w->width[last] = w->fit;
+	return w->fit ? fit_key_names(w) : 0;
 }
 
 int gpr_stats_writer_start(struct gpr_stats_writer *w, const struct gpa_model *m,
@@ -612,8 +712,9 @@ int gpr_stats_writer_start(struct gpr_stats_writer *w, const struct gpa_model *m
 		const struct colspec *col = &w->cols[c];
 		static const char *const fixed_units[] = {[U_PCT] = "%", [U_MB] = "MB",
 							  [U_MBPS] = "MB/s"};
+		/* scaled cells carry their own units */
 		const char *u = col->unit == U_TIME ? (w->human ? NULL : unit_names[w->unit])
-						     : fixed_units[col->unit];
+			      : col->unit == U_PCT || !w->human ? fixed_units[col->unit] : NULL;
 		struct gp_strbuf h = GP_STRBUF_INIT;
 		if (u) {
 			gp_strbuf_addf(&h, "%s (%s)", col->name, u);
@@ -634,7 +735,9 @@ int gpr_stats_writer_start(struct gpr_stats_writer *w, const struct gpa_model *m
 				w->width[c] = x > w->width[c] ? x : w->width[c];
 			}
 		}
-		fit_last(w);
+		if (plan_blocks(w)) {
+			return -GP_ERR_NOMEM;
+		}
 	}
 	w->started++;
 	return w->cell.failed ? -GP_ERR_NOMEM : 0;
@@ -647,16 +750,19 @@ static void pad(struct gp_strbuf *o, size_t n)
 	}
 }
 
-/* One line of the text table: header (r == SIZE_MAX) or a row. */
+/* One line of the current block of the text table: header (r == SIZE_MAX) or a row. */
 static void text_line(struct gpr_stats_writer *w, size_t r, struct gp_strbuf *o)
 {
-	for (size_t c = 0; c < w->ncols; c++) {
-		bool last = c + 1 == w->ncols;
+	const size_t *idx = w->bcols + w->bstart[w->blk];
+	size_t n = w->bstart[w->blk + 1] - w->bstart[w->blk];
+
+	for (size_t k = 0; k < n; k++) {
+		size_t c = idx[k];
+		bool last = k + 1 == n;
 		bool right = (w->cols[c].flags & GPR_COL_NUM) && !(w->cols[c].flags & GPR_COL_LEFT);
 		const char *s = r == SIZE_MAX ? w->headers[c] : cell(w, r, c);
-		if (last && w->fit && r != SIZE_MAX) {
-			gpr_fmt_name_fit(o, s, w->fit);
-			break;
+		if (c == w->key && w->shown && r != SIZE_MAX) {
+			s = w->shown[r];
 		}
 		size_t x = width(s);
 		if (right) {
@@ -704,6 +810,24 @@ static void json_str(struct gp_strbuf *o, const char *s)
 	gp_strbuf_add_json_str(o, s, strlen(s));
 }
 
+/* The header and rule of the current block of the text table. */
+static void text_header(struct gpr_stats_writer *w, struct gp_strbuf *o)
+{
+	const size_t *idx = w->bcols + w->bstart[w->blk];
+	size_t n = w->bstart[w->blk + 1] - w->bstart[w->blk];
+
+	text_line(w, SIZE_MAX, o);
+	for (size_t k = 0; k < n; k++) {
+		for (size_t i = 0; i < w->width[idx[k]]; i++) {
+			gp_strbuf_addch(o, '-');
+		}
+		if (k + 1 < n) {
+			gp_strbuf_adds(o, "  ");
+		}
+	}
+	gp_strbuf_addch(o, '\n');
+}
+
 /* The report's heading and table header. */
 static void begin_report(struct gpr_stats_writer *w, struct gp_strbuf *o)
 {
@@ -713,16 +837,7 @@ static void begin_report(struct gpr_stats_writer *w, struct gp_strbuf *o)
 	switch (w->fmt) {
 	case GPR_FORMAT_TEXT:
 		gp_strbuf_addf(o, "%s** %s (%s):\n\n", w->started > 1 ? "\n" : "", title, name);
-		text_line(w, SIZE_MAX, o);
-		for (size_t c = 0; c < w->ncols; c++) {
-			for (size_t k = 0; k < w->width[c]; k++) {
-				gp_strbuf_addch(o, '-');
-			}
-			if (c + 1 < w->ncols) {
-				gp_strbuf_adds(o, "  ");
-			}
-		}
-		gp_strbuf_addch(o, '\n');
+		text_header(w, o);
 		break;
 	case GPR_FORMAT_CSV:
 		if (w->started > 1) {
@@ -824,6 +939,14 @@ int gpr_stats_writer_next(struct gpr_stats_writer *w, struct gp_strbuf *out)
 	}
 	if (w->row < w->nrows) {
 		return 1;
+	}
+	if (w->fmt == GPR_FORMAT_TEXT && w->blk + 1 < w->nblk) {
+		/* the next block of columns, under the last */
+		w->blk++;
+		w->row = 0;
+		gp_strbuf_addch(out, '\n');
+		text_header(w, out);
+		return out->failed ? -GP_ERR_NOMEM : 1;
 	}
 	if (w->fmt == GPR_FORMAT_JSON) {
 		gp_strbuf_adds(out, w->nrows ? "\n]}" : "]}");

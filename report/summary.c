@@ -371,24 +371,25 @@ static bool comm_line(struct gp_strbuf *o, const struct gpa_model *m, const stru
 		return false;
 	}
 	if (c->ops) {
-		gp_strbuf_addf(o, "%s%" PRIu64 " NCCL/RCCL operation%s", sep, c->ops,
-			       c->ops == 1 ? "" : "s");
+		gp_strbuf_adds(o, sep);
+		gpr_fmt_counted(o, c->ops, "NCCL/RCCL operation", "NCCL/RCCL operations");
 		sep = ", ";
 	}
 	if (c->comm_kernels) {
-		gp_strbuf_addf(o, "%s%" PRIu64 " communication kernel%s", sep, c->comm_kernels,
-			       c->comm_kernels == 1 ? "" : "s");
+		gp_strbuf_adds(o, sep);
+		gpr_fmt_counted(o, c->comm_kernels, "communication kernel", "communication kernels");
 		sep = ", ";
 	}
 	if (c->peer_copies) {
-		gp_strbuf_addf(o, "%s%" PRIu64 " peer cop%s", sep, c->peer_copies,
-			       c->peer_copies == 1 ? "y" : "ies");
+		gp_strbuf_adds(o, sep);
+		gpr_fmt_counted(o, c->peer_copies, "peer copy", "peer copies");
 		sep = ", ";
 	}
 	if (c->host_colls) {
-		gp_strbuf_addf(o, "%s%" PRIu64 " collective call%s recorded on the host ('%s'%s)", sep,
-			       c->host_colls, c->host_colls == 1 ? "" : "s",
-			       gpa_model_str(m, c->host_name), c->host_colls == 1 ? "" : ", ...");
+		gp_strbuf_adds(o, sep);
+		gpr_fmt_counted(o, c->host_colls, "collective call", "collective calls");
+		gp_strbuf_addf(o, " recorded on the host ('%s'%s)", gpa_model_str(m, c->host_name),
+			       c->host_colls == 1 ? "" : ", ...");
 	}
 	if (!c->comm_kernels && !c->peer_copies) {
 		gp_strbuf_adds(o, "; no GPU communication time");

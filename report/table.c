@@ -35,6 +35,7 @@ void gpr_table_release(struct gpr_table *t)
 		free(t->cells.v[i]);
 	}
 	gp_vec_free(&t->cells);
+	gp_vec_free(&t->cflags);
 }
 
 void gpr_table_cell(struct gpr_table *t, const char *s)
@@ -62,6 +63,32 @@ void gpr_table_cellf(struct gpr_table *t, const char *fmt, ...)
 	}
 	gpr_table_cell(t, sb.buf);
 	gp_strbuf_release(&sb);
+}
+
+void gpr_table_cell_as(struct gpr_table *t, unsigned flags, const char *fmt, ...)
+{
+	struct gp_strbuf sb = GP_STRBUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	gp_strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	gpr_table_cell(t, sb.failed ? "" : sb.buf);
+	t->failed |= sb.failed;
+	gp_strbuf_release(&sb);
+	/* the flags of every cell so far, 0 for the untyped ones */
+	while (!t->failed && t->cflags.n < t->cells.n) {
+		unsigned f = t->cflags.n + 1 == t->cells.n ? flags : 0u;
+		if (gp_vec_push(&t->cflags, f)) {
+			t->failed = true;
+		}
+	}
+}
+
+/* What cell i holds beyond its column's flags. */
+static unsigned cell_flags(const struct gpr_table *t, size_t i)
+{
+	return i < t->cflags.n ? t->cflags.v[i] : 0;
 }
 
 void gpr_table_cell_pct(struct gpr_table *t, uint64_t num, uint64_t den)
@@ -128,6 +155,38 @@ static char *take(struct gp_strbuf *sb, bool changed, const char *orig)
 	return r;
 }
 
+/* A NAME column's cells shortened together, so that different names stay told apart. */
+static int fit_name_column(struct view *v, const struct gpr_table *t, size_t c, size_t budget)
+{
+	const char **names = calloc(v->rows + 1, sizeof(*names));
+	char **shown = calloc(v->rows + 1, sizeof(*shown));
+	int ret = -1;
+
+	if (!names || !shown) {
+		goto out;
+	}
+	for (size_t r = 0; r < v->rows; r++) {
+		names[r] = t->cells.v[r * t->ncols + c];
+	}
+	if (gpr_fmt_names_fit(shown, names, v->rows, budget)) {
+		goto out;
+	}
+	for (size_t r = 0; r < v->rows; r++) {
+		char **cell = &v->cell[r * v->ncols + c];
+		size_t x = gpr_text_width(shown[r]);
+		free(*cell);
+		*cell = shown[r];
+		v->w[c] = x > v->w[c] ? x : v->w[c];
+	}
+	ret = 0;
+out:
+	free(names);
+	free(shown);
+	return ret;
+}
+
+static size_t digits(size_t n);
+
 /* Cells of a NAME or ELIDE column shortened so that the line fits the display width. */
 static int fit_names(struct view *v, const struct gpr_table *t, size_t c)
 {
@@ -136,19 +195,33 @@ static int fit_names(struct view *v, const struct gpr_table *t, size_t c)
 	for (size_t k = 0; k < v->ncols; k++) {
 		others += k == c ? 0 : v->w[k];
 	}
-	budget = width > others + NAME_MIN_WIDTH ? width - others : NAME_MIN_WIDTH;
+	/* a table that cannot fold (two columns) gives its name what is left, down to 16 */
+	size_t least = v->ncols < 3 ? 16 : NAME_MIN_WIDTH;
+	budget = width > others + least ? width - others : least;
+	if (v->ncols >= 3 && others + v->w[c] > width) {
+		/*
+		 * It folds: a block holds the first column, maybe the row numbers,
+		 * and at least this one: free text takes what those leave.
+		 */
+		size_t lead = 2 + digits(v->rows) + 2 + (c ? v->w[0] + 2 : 0), widest = 0;
+		for (size_t k = 1; !c && k < v->ncols; k++) {
+			widest = v->w[k] > widest ? v->w[k] : widest; /* the first column's block-mate */
+		}
+		lead += c ? 0 : widest;
+		size_t room = width > lead + 20 ? width - lead : 20;
+		budget = budget < room ? budget : room;
+	}
 	if (v->w[c] <= budget) {
 		return 0;
 	}
 	v->w[c] = gpr_text_width(v->head[c]);
+	if (t->cols[c].flags & GPR_COL_NAME) {
+		return fit_name_column(v, t, c, budget);
+	}
 	for (size_t r = 0; r < v->rows; r++) {
 		struct gp_strbuf sb = GP_STRBUF_INIT;
 		char **cell = &v->cell[r * v->ncols + c];
-		if (t->cols[c].flags & GPR_COL_NAME) {
-			gpr_fmt_name_fit(&sb, t->cells.v[r * t->ncols + c], budget);
-		} else {
-			gpr_fmt_elide_words(&sb, t->cells.v[r * t->ncols + c], budget);
-		}
+		gpr_fmt_elide_words(&sb, *cell, budget); /* the cell as formatted (units) */
 		free(*cell);
 		if (!(*cell = take(&sb, true, ""))) {
 			return -1;
@@ -180,7 +253,7 @@ static int view_init(struct view *v, const struct gpr_table *t, bool text)
 		v->w[c] = gpr_text_width(v->head[c]);
 		for (size_t r = 0; r < v->rows; r++) {
 			const char *orig = t->cells.v[r * t->ncols + c];
-			ch = gpr_fmt_cell(&sb, orig, fl);
+			ch = gpr_fmt_cell(&sb, orig, fl | cell_flags(t, r * t->ncols + c));
 			if (!(v->cell[r * v->ncols + c] = take(&sb, ch, orig))) {
 				return -1;
 			}
@@ -197,11 +270,51 @@ static int view_init(struct view *v, const struct gpr_table *t, bool text)
 	return 0;
 }
 
-/* Rows of the columns in idx[0..n) as aligned text. */
+/* Whether the first column's cells, as shown, tell every row apart. */
+static bool first_is_key(const struct view *v)
+{
+	for (size_t r = 0; r < v->rows; r++) {
+		for (size_t q = r + 1; q < v->rows; q++) {
+			if (!strcmp(v->cell[r * v->ncols], v->cell[q * v->ncols])) {
+				return false;
+			}
+		}
+	}
+	return true;
+}
+
+/* Digits of n. */
+static size_t digits(size_t n)
+{
+	size_t d = 1;
+
+	while (n >= 10) {
+		n /= 10;
+		d++;
+	}
+	return d;
+}
+
+/*
+ * Rows of the columns in idx[0..n) as aligned text, each led by its row
+ * number in a "#" column numw wide when numw is not 0.
+ */
 static void text_block(const struct gpr_table *t, const struct view *v, const size_t *idx,
-		       size_t n, struct gp_strbuf *o)
+		       size_t n, size_t numw, struct gp_strbuf *o)
 {
 	for (size_t r = 0; r <= v->rows + 1; r++) {
+		if (numw && r == 1) {
+			for (size_t i = 0; i < numw; i++) {
+				gp_strbuf_addch(o, '-');
+			}
+			gp_strbuf_adds(o, "  ");
+		} else if (numw) {
+			char num[32];
+			snprintf(num, sizeof(num), r ? "%zu" : "#", r - 1);
+			pad(o, numw - strlen(num));
+			gp_strbuf_adds(o, num);
+			gp_strbuf_adds(o, "  ");
+		}
 		for (size_t k = 0; k < n; k++) {
 			size_t c = idx[k], w = v->w[c];
 			bool last = k + 1 == n;
@@ -253,10 +366,13 @@ static void render_text(const struct gpr_table *t, struct gp_strbuf *o)
 		idx[c] = c;
 	}
 	if (!d->width || d->wide || total <= d->width || t->ncols < 3) {
-		text_block(t, &v, idx, t->ncols, o);
+		text_block(t, &v, idx, t->ncols, 0, o);
 	} else {
+		/* rows the first column does not tell apart are numbered in every block */
+		size_t numw = first_is_key(&v) ? 0 : digits(v.rows);
+		size_t lead = v.w[0] + (numw ? numw + 2 : 0);
 		for (size_t c = 1; c < t->ncols;) {
-			size_t n = 1, used = v.w[0];
+			size_t n = 1, used = lead;
 			while (c < t->ncols && (n == 1 || used + 2 + v.w[c] <= d->width)) {
 				used += 2 + v.w[c];
 				idx[n++] = c++;
@@ -264,7 +380,7 @@ static void render_text(const struct gpr_table *t, struct gp_strbuf *o)
 			if (idx[1] != 1) {
 				gp_strbuf_addch(o, '\n');
 			}
-			text_block(t, &v, idx, n, o);
+			text_block(t, &v, idx, n, numw, o);
 		}
 	}
 	free(idx);

@@ -77,8 +77,13 @@ grep '\[4096,1024\]' rows.txt | grep -q '"Data Moved (MB)":83.886,' || fail "byt
 # MFU with nothing typed: the two "step" ranges each hold one round of GEMMs
 "$GPUPROF" mfu g.gpz >mfu.txt || fail "mfu"
 grep -q 'FLOPs per step from  *recorded operator shapes' mfu.txt || fail "mfu: $(cat mfu.txt)"
-grep -q "model FLOPs, median step  *$(awk -v f=$((total / 2)) 'BEGIN { printf "%g", f }')\$" mfu.txt ||
-	fail "mfu: FLOPs per step, want $((total / 2)): $(grep 'model FLOPs' mfu.txt)"
+# in SI units in text (41943040000 -> "41.9 GFLOP"), as computed in JSON
+want=$(awk -v f=$((total / 2)) 'BEGIN { g = f / 1e9; printf (g < 10 ? "%.3f GFLOP" : "%.1f GFLOP"), g }')
+grep -q "model FLOPs, median step  *$want\$" mfu.txt ||
+	fail "mfu: FLOPs per step, want $want: $(grep 'model FLOPs' mfu.txt)"
+"$GPUPROF" mfu --format json g.gpz >mfu.json || fail "mfu --format json"
+grep -q "\"model FLOPs, median step\",\"Value\":\"$(awk -v f=$((total / 2)) 'BEGIN { printf "%g", f }')\"" \
+	mfu.json || fail "mfu json: FLOPs per step, want $((total / 2)): $(cat mfu.json)"
 # the flame graph puts each call between its range and its kernels
 "$GPUPROF" flame g.gpz | grep -qx ".*;step;cublasLtMatmul;sm90_xmma_gemm_tn_[a-z0-9_]* $((2 * (f_lt / 400000)))" ||
 	fail "flame: $("$GPUPROF" flame g.gpz)"

@@ -229,6 +229,39 @@ TEST(format_helpers)
 	gp_strbuf_release(&sb);
 }
 
+TEST(names_fit_tell_rows_apart)
+{
+	static const char *const names[] = {
+		"void cutlass::device_kernel<cutlass::gemm::kernel::GemmUniversal<float, 128>>(Params)",
+		"void cutlass::device_kernel<cutlass::gemm::kernel::GemmUniversal<half, 64>>(Params)",
+		"void cutlass::device_kernel<cutlass::gemm::kernel::GemmUniversal<float, 128>>(Params)",
+		"## backward pass of the whole decoder layer stack ##",
+		"## forward pass of the whole decoder layer stack ##",
+		"short",
+	};
+	struct gpr_display d = {.width = 80};
+	char *out[GP_ARRAY_SIZE(names)];
+
+	gpr_display_set(&d);
+	CHECK_EQ_I(gpr_fmt_names_fit(out, names, GP_ARRAY_SIZE(names), 40), 0);
+	/* the same name reads the same; different names read differently, within 40 columns */
+	CHECK_STR(out[0], out[2]);
+	CHECK(strcmp(out[0], out[1]) != 0);
+	CHECK(strcmp(out[3], out[4]) != 0);
+	CHECK_STR(out[5], "short");
+	CHECK(strncmp(out[3], "## backward", 11) == 0); /* a range's name, not a signature */
+	for (size_t i = 0; i < GP_ARRAY_SIZE(names); i++) {
+		CHECK(gpr_text_width(out[i]) <= 40);
+	}
+	/* the part kept is the part that differs, after the kernel's own name */
+	CHECK(strstr(out[0], "float") != NULL);
+	CHECK(strstr(out[1], "half") != NULL);
+	CHECK(strncmp(out[1], "device_kernel\xe2\x80\xa6", 16) == 0);
+	for (size_t i = 0; i < GP_ARRAY_SIZE(names); i++) {
+		free(out[i]);
+	}
+}
+
 TEST(text_wrap_at_spaces)
 {
 	struct gpr_display d = {.width = 20};
