@@ -581,6 +581,25 @@ static void steps_json(struct gp_strbuf *o, const struct gpa_model *m, const str
 	}
 }
 
+/*
+ * A thread's name for its lane label, which names the thread id already:
+ * "thread 4045 (python3.8)" (as PyTorch's profiler names threads) reads
+ * "python3.8", "thread 4045" nothing.
+ */
+static void thread_label(const char *tn, uint32_t tid, char *out, size_t len)
+{
+	char pre[32];
+	size_t n = (size_t)snprintf(pre, sizeof(pre), "thread %" PRIu32, tid);
+	size_t tl = strlen(tn);
+
+	if (!strncmp(tn, pre, n) && (!tn[n] || (tn[n] == ' ' && tn[n + 1] == '(' &&
+						tn[tl - 1] == ')'))) {
+		tn = tn[n] ? tn + n + 2 : tn + n;
+		tl = tl > n + 2 ? tl - n - 3 : 0;
+	}
+	snprintf(out, len, "%.*s", (int)tl, tn);
+}
+
 /* The "lanes" entries: what each lane is, and its label. */
 static void lanes_json(struct gp_strbuf *o, const struct tl *t)
 {
@@ -601,7 +620,8 @@ static void lanes_json(struct gp_strbuf *o, const struct tl *t)
 		if (l->kind == LANE_GPU) {
 			gp_strbuf_addf(&lab, "GPU %" PRIu32 " stream %" PRIu32, m->devs.v[l->a].id, l->b);
 		} else {
-			const char *tn = gpa_model_str(m, m->threads.v[l->a].name);
+			char tn[256];
+			thread_label(gpa_model_str(m, m->threads.v[l->a].name), l->b, tn, sizeof(tn));
 			gp_strbuf_addf(&lab, "%s %" PRIu32 "%s%s%s", l->kind == LANE_NVTX ? "NVTX" : "CUDA",
 				       l->b, *tn ? " (" : "", tn, *tn ? ")" : "");
 		}
