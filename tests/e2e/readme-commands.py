@@ -2,13 +2,15 @@
 # readme-commands.py README: the commands of README.md's code blocks, one per line,
 # as "KIND<TAB>LINE<TAB>COMMAND" for t0041:
 #   run       an example to run (```sh blocks, and plain lines without placeholders)
-#   synopsis  a usage line (brackets, "...", or an upper-case placeholder such as TRACE)
+#   synopsis  a usage line (brackets, "...", an upper-case placeholder such as TRACE, a|b)
 #   sample    a line of a generated sample (<!-- sample ... -->): t0040 runs those
 # Output lines of examples (after a command, in a block that shows both) are not listed.
 import re
 import sys
 
-PLACEHOLDER = re.compile(r"\[|\.\.\.|(^|\s)[A-Z][A-Z_]+[A-Z](\s|,|\.|$)")
+# a usage line: brackets, "...", an upper-case placeholder, alternatives (a|b), or a
+# description after two spaces or more
+PLACEHOLDER = re.compile(r"\[|\.\.\.|(^|\s)[A-Z][A-Z_]+[A-Z](\s|,|\.|$)|\w\|\w|\S {2,}\S")
 STARTS = ("gpuprof ", "build/", "mkdir ", "mpirun ", "make ", "srun ")
 
 
