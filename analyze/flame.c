@@ -1148,6 +1148,168 @@ static int comm_funcs(struct builder *b, char *errbuf, size_t errlen)
 	return ret;
 }
 
+/* -------------------------------------------------------- repeated layers */
+
+/* name with every run of digits as '*' into buf; whether it had any. */
+static bool layer_name(const char *name, char *buf, size_t len)
+{
+	size_t n = 0;
+	bool digits = false;
+
+	for (const char *p = name; *p && n + 1 < len; p++) {
+		if (*p >= '0' && *p <= '9') {
+			if (!digits || buf[n - 1] != '*') {
+				buf[n++] = '*';
+			}
+			digits = true;
+			continue;
+		}
+		buf[n++] = *p;
+	}
+	buf[n] = '\0';
+	return digits;
+}
+
+static bool layer_kind(uint8_t kind)
+{
+	return kind == GPA_FRAME_NVTX || kind == GPA_FRAME_CPU;
+}
+
+struct layers {
+	uint64_t *sub;  /* per node: the shape below it, names with '*' for digits */
+	uint64_t *key;  /* per node: its group among its siblings; 0 none */
+	uint32_t *map;  /* per node: its node in the merged tree */
+	bool *inside;   /* per node: in a merged layer (names below read with '*') */
+	struct gp_u64map groups; /* key -> siblings in the group */
+};
+
+/* Shapes bottom-up (children follow their parents), then the sibling groups. */
+static int layer_groups(const struct gpa_flame *f, struct layers *l)
+{
+	char buf[512];
+
+	for (size_t i = f->nodes.n; i-- > 0;) {
+		uint64_t h = 0x6a09e667f3bcc908ull;
+		for (uint32_t c = f->nodes.v[i].child; c != GPA_NONE; c = f->nodes.v[c].next) {
+			layer_name(gpa_flame_name(f, c), buf, sizeof(buf));
+			/* a sum: the order of children (sorted by their own names) does not matter */
+			h += gp_hash_u64(gp_hash_bytes(buf, strlen(buf)) ^ (l->sub[c] * 31));
+		}
+		l->sub[i] = h;
+	}
+	for (size_t i = 1; i < f->nodes.n; i++) {
+		const struct gpa_flame_node *d = &f->nodes.v[i];
+		if (!layer_kind(d->kind) || !layer_name(gpa_flame_name(f, (uint32_t)i), buf,
+							 sizeof(buf))) {
+			continue;
+		}
+		uint64_t k = gp_hash_u64(gp_hash_bytes(buf, strlen(buf)) ^ gp_hash_u64(d->parent)) ^
+			     l->sub[i];
+		uint64_t *n = gp_u64map_find(&l->groups, k | 1);
+		l->key[i] = k | 1;
+		if (gp_u64map_put(&l->groups, k | 1, n ? *n + 1 : 1) < 0) {
+			return -GP_ERR_NOMEM;
+		}
+	}
+	return 0;
+}
+
+/* Node i's name in the merged tree into buf. */
+static const char *merged_name(const struct gpa_flame *f, struct layers *l, size_t i, char *buf,
+			       size_t len)
+{
+	const struct gpa_flame_node *d = &f->nodes.v[i];
+	const char *name = gpa_flame_name(f, (uint32_t)i);
+	uint64_t *n = l->key[i] ? gp_u64map_find(&l->groups, l->key[i]) : NULL;
+
+	l->inside[i] = l->inside[d->parent];
+	if (n && *n > 1) {
+		l->inside[i] = true;
+		layer_name(name, buf, len - 24);
+		snprintf(buf + strlen(buf), 24, " \u00d7%" PRIu64, *n);
+		return buf;
+	}
+	if (l->inside[i] && layer_kind(d->kind) && layer_name(name, buf, len)) {
+		return buf;
+	}
+	return name;
+}
+
+/* f's stacks into out, repeated layers as one frame. */
+static int layers_copy(const struct gpa_flame *f, struct layers *l, struct gpa_flame *out)
+{
+	char buf[512];
+
+	out->nodes.v[0].count = f->nodes.v[0].count;
+	for (size_t i = 1; i < f->nodes.n; i++) {
+		const struct gpa_flame_node *s = &f->nodes.v[i];
+		const char *name = merged_name(f, l, i, buf, sizeof(buf));
+		uint32_t c = child(out, l->map[s->parent], intern_raw(out, name, strlen(name)),
+				   s->kind, s->category);
+		if (c == GPA_NONE) {
+			return -GP_ERR_NOMEM;
+		}
+		l->map[i] = c;
+		struct gpa_flame_node *d = &out->nodes.v[c];
+		d->self += s->self;
+		d->self0 += s->self0;
+		/* own counts, summed again by tree_finish (as merge() does) */
+		d->count += s->count;
+		out->nodes.v[l->map[s->parent]].count -= s->count;
+	}
+	for (size_t i = 0; i < out->nodes.n; i++) {
+		out->nodes.v[i].total = out->nodes.v[i].self;
+		out->nodes.v[i].total0 = out->nodes.v[i].self0;
+	}
+	return tree_finish(out);
+}
+
+/*
+ * GPA_FLAME_MERGE_LAYERS: sibling frames whose names differ only in their
+ * numbers ("layers.0" ... "layers.35") and whose stacks below have the same
+ * shape become one frame ("layers.* ×36") with the sum of their weights.
+ */
+static int merge_layers(struct gpa_flame *f)
+{
+	struct layers l = {.groups = GP_U64MAP_INIT};
+	struct gpa_flame out;
+	size_t n = f->nodes.n;
+	int ret = tree_init(&out);
+
+	l.sub = calloc(n, sizeof(*l.sub));
+	l.key = calloc(n, sizeof(*l.key));
+	l.map = calloc(n, sizeof(*l.map));
+	l.inside = calloc(n, sizeof(*l.inside));
+	if (!ret && (!l.sub || !l.key || !l.map || !l.inside)) {
+		ret = -GP_ERR_NOMEM;
+	}
+	if (!ret) {
+		ret = layer_groups(f, &l);
+	}
+	if (!ret) {
+		ret = layers_copy(f, &l, &out);
+	}
+	if (!ret) {
+		out.weight = f->weight;
+		out.diff = f->diff;
+		out.ops = f->ops;
+		out.filtered = f->filtered;
+		out.unlinked = f->unlinked;
+		out.steps0 = f->steps0;
+		out.steps = f->steps;
+		gpa_flame_release(f);
+		*f = out;
+	} else {
+		gpa_flame_release(&out);
+	}
+	free(l.sub);
+	free(l.key);
+	free(l.map);
+	free(l.inside);
+	gp_u64map_release(&l.groups);
+	return ret;
+}
+
 int gpa_flame_build(struct gpa_model *m, const struct gpa_flame_opts *o, struct gpa_flame *out,
 		    char *errbuf, size_t errlen)
 {
@@ -1216,6 +1378,10 @@ int gpa_flame_build(struct gpa_model *m, const struct gpa_flame_opts *o, struct 
 			out->nodes.v[i].self = out->nodes.v[i].total;
 		}
 		ret = tree_finish(out);
+	}
+	/* (the per-op nodes of KEEP_OPS name the unmerged tree's frames) */
+	if (!ret && (o->flags & GPA_FLAME_MERGE_LAYERS) && !out->op_node) {
+		ret = merge_layers(out);
 	}
 out:
 	gpa_classifier_free(own_cls);

@@ -85,6 +85,10 @@ enum gpa_flame_flags {
 					* step names (with opts.steps) with '*' for digits,
 					* so runs of the same program compare */
 	GPA_FLAME_KEEP_OPS = 1 << 4,   /* fill gpa_flame.op_node (timelines) */
+	GPA_FLAME_MERGE_LAYERS = 1 << 5, /* repeated layers as one frame: NVTX or CPU frames
+					  * under one parent named alike but for their
+					  * numbers, with stacks of one shape below
+					  * ("layers.* ×36", names below with '*') */
 };
 
 struct gpa_commclass;

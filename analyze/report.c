@@ -287,6 +287,9 @@ static int page_parts(struct gpa_model *m, const struct gpa_report_opts *o,
 	gpa_flame_opts_init(&fo);
 	fo.comm = &r->cc;
 	fo.data_regex = o->gaps.data_regex;
+	if (!o->keep_layers) {
+		fo.flags |= GPA_FLAME_MERGE_LAYERS; /* 36 decoder layers as one frame */
+	}
 	if (o->mfu) {
 		opo.peaks = o->mfu->peaks;
 	}

@@ -53,6 +53,7 @@ struct gpa_report_opts {
 	enum gpa_kernel_name kname;        /* the kernel summary's names */
 	const struct gpa_mfu_opts *mfu;    /* FLOPs, bytes, peaks; borrowed; NULL: the defaults */
 	size_t page_events;                /* GPA_REPORT_PAGE: timeline events (shades 4 x) */
+	bool keep_layers;                  /* GPA_REPORT_PAGE: flame graph layers not merged */
 	/* threads the analyses may use: 1 (or 0) all on the calling thread, more: up to 3 */
 	unsigned threads;
 };

@@ -75,6 +75,10 @@ static const struct cli_option flame_options[] = {
 	CLI_OPT_BITV(0, "by-step", FO, a.flags, GPA_FLAME_BY_STEP,
 		     "a frame per step under the process (default: the\n"
 		     "steps merge into one frame, e.g. ProfilerStep#*)"),
+	CLI_OPT_BITV(0, "merge-layers", FO, a.flags, GPA_FLAME_MERGE_LAYERS,
+		     "repeated layers as one frame: frames named alike\n"
+		     "but for their numbers, with stacks of one shape\n"
+		     "below (the HTML report's default)"),
 	/* Checked when the steps are looked for, once the trace is loaded. */
 	CLI_OPT_STR(0, "step", "REGEX", FO, step_regex,
 		    "NVTX ranges that are steps (default: ProfilerStep#N,\n"

@@ -21,6 +21,7 @@ struct report_opts {
 	bool format_given;
 	const char *output;
 	size_t html_events;
+	bool keep_layers; /* the page's flame graph: repeated layers apart */
 	const char *step_regex;
 	size_t top, max_steps;
 	enum gpa_kernel_name kname;
@@ -54,6 +55,9 @@ static const struct cli_option report_options[] = {
 		    "docs/reliability.md)"),
 	CLI_OPT_UINTV(0, "html-events", "N", struct report_opts, html_events, 1, 1000000000,
 		      "bad count '%s'", "timeline events the HTML page embeds (200000)"),
+	CLI_OPT_BOOL(0, "keep-layers", struct report_opts, keep_layers,
+		     "the HTML page's flame graph keeps repeated layers\n"
+		     "apart (default: merged into one 'layers.*' frame)"),
 	CLI_OPT_RE(0, "step", "REGEX", struct report_opts, step_regex, "step pattern",
 		   "NVTX ranges that are steps (PCRE2; default\n"
 		   "ProfilerStep#N, else annotations that repeat\n"
@@ -206,6 +210,7 @@ static int run(const struct report_opts *o, struct cli_common *c, char **args, s
 	a.ro.kname = o->kname;
 	a.ro.mfu = &o->mfu.a;
 	a.ro.page_events = o->html_events;
+	a.ro.keep_layers = o->keep_layers;
 	a.top_kernels = o->top;
 	a.max_steps = o->max_steps;
 	a.mfu_dtype = o->mfu.a.dtype;

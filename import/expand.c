@@ -121,7 +121,10 @@ int gpa_expand_inputs(const char *const *args, size_t nargs, char ***out, size_t
 				continue;
 			}
 			struct gp_strbuf sb2 = GP_STRBUF_INIT;
-			gp_strbuf_addf(&sb2, "%s/%s", args[i], de->d_name);
+			size_t dlen = strlen(args[i]);
+			/* "job/" names "job/r0.gpz", never "job//r0.gpz" */
+			gp_strbuf_addf(&sb2, "%s%s%s", args[i],
+				       dlen && args[i][dlen - 1] == '/' ? "" : "/", de->d_name);
 			char *s = sb2.failed ? NULL : gp_strbuf_detach(&sb2, NULL);
 			gp_strbuf_release(&sb2);
 			/* A FIFO would block the run, and is read by whoever opens it first. */

@@ -1538,6 +1538,12 @@ static int import_table(struct imp *im, const char *table, const char *pcol,
 		if ((++im->st->rows & 0x3fff) == 0 && im->progress) {
 			struct gp_progress pg = {.what = "importing", .unit = "rows",
 						 .done = im->st->rows};
+			struct gpt_writer_stats ws;
+
+			gpt_writer_get_stats(im->w, &ws);
+			for (size_t k = 0; k < GPT_KIND__MAX; k++) {
+				pg.records += ws.records[k]; /* the line's "N records" */
+			}
 			gp_progress_call(im->progress, &pg);
 		}
 	}

@@ -251,31 +251,89 @@ static void title_of(struct svg *s, uint32_t i, struct gp_strbuf *t)
 						     : (n->count == 1 ? " launch)" : " launches)"));
 }
 
-/* The label that fits w px: the name, or its start and "..", or nothing. */
+/* Code points in s[0, len). */
+static size_t utf8_chars(const char *s, size_t len)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < len; i++) {
+		n += ((unsigned char)s[i] & 0xc0) != 0x80;
+	}
+	return n;
+}
+
+/*
+ * The part of a kernel name a narrow frame shows, s[*from, *to): without a
+ * leading "void ", then without the parameter list "(...)" at its end, then
+ * without the namespaces and classes before its own name, each step taken
+ * only while the rest does not fit in fit characters. Template arguments
+ * stay: they tell instances apart. flame-svg-js.c's short_name() is the same.
+ */
+static void short_name(const char *s, size_t fit, size_t *from, size_t *to)
+{
+	size_t a = 0, b = strlen(s);
+
+	if (!strncmp(s, "void ", 5)) {
+		a = 5;
+	}
+	if (utf8_chars(s + a, b - a) > fit && b > a && s[b - 1] == ')') {
+		int depth = 0;
+		for (size_t i = b; i-- > a;) {
+			depth += s[i] == ')' ? 1 : s[i] == '(' ? -1 : 0;
+			if (!depth) {
+				b = i > a ? i : b; /* "(anonymous)" alone stays */
+				break;
+			}
+		}
+	}
+	if (utf8_chars(s + a, b - a) > fit) {
+		int depth = 0;
+		size_t own = a;
+		for (size_t i = a; i + 1 < b; i++) {
+			depth += (s[i] == '<' || s[i] == '(') ? 1 : (s[i] == '>' || s[i] == ')') ? -1 : 0;
+			if (!depth && s[i] == ':' && s[i + 1] == ':') {
+				own = i + 2;
+			}
+		}
+		a = own < b ? own : a;
+	}
+	*from = a;
+	*to = b;
+}
+
+/*
+ * The label that fits w px: the name's distinguishing part (short_name), cut
+ * after a word (at "_", "::", "<", ",", " ") with ".." when still too long,
+ * or nothing.
+ */
 static void label_of(const char *name, double w, unsigned font, struct gp_strbuf *out)
 {
 	size_t fit = w > 6 ? (size_t)((w - 6) / (font * FONT_W)) : 0;
-	size_t chars = 0, cut = 0;
-	const unsigned char *p = (const unsigned char *)name;
+	size_t a, b, chars = 0, cut = 0, word = 0;
 
 	gp_strbuf_reset(out);
 	if (fit < 3) {
 		return;
 	}
-	/* Count code points; remember where fit - 2 of them end. */
-	for (size_t i = 0; p[i]; i++) {
-		if ((p[i] & 0xc0) != 0x80) {
-			if (chars == fit - 2) {
-				cut = i;
+	short_name(name, fit, &a, &b);
+	if (utf8_chars(name + a, b - a) <= fit) {
+		gpr_flame_add_utf8_(out, name + a, b - a);
+		return;
+	}
+	/* Where fit - 2 code points end, and the last word end at or before it. */
+	for (size_t i = a; i < b && chars <= fit - 2; i++) {
+		if (((unsigned char)name[i] & 0xc0) != 0x80) {
+			if (i > a && strchr("_:<, ", name[i - 1]) && name[i] != ':') {
+				word = i;
 			}
+			cut = i;
 			chars++;
 		}
 	}
-	if (chars <= fit) {
-		gpr_flame_add_utf8_(out, name, strlen(name));
-		return;
+	if (word && utf8_chars(name + a, word - a) * 2 >= fit - 2) {
+		cut = word;
 	}
-	gpr_flame_add_utf8_(out, name, cut);
+	gpr_flame_add_utf8_(out, name + a, cut - a);
 	gp_strbuf_adds(out, "..");
 }
 

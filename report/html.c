@@ -581,6 +581,25 @@ static void steps_json(struct gp_strbuf *o, const struct gpa_model *m, const str
 	}
 }
 
+/*
+ * A thread's name for its lane label, which names the thread id already:
+ * "thread 4045 (python3.8)" (as PyTorch's profiler names threads) reads
+ * "python3.8", "thread 4045" nothing.
+ */
+static void thread_label(const char *tn, uint32_t tid, char *out, size_t len)
+{
+	char pre[32];
+	size_t n = (size_t)snprintf(pre, sizeof(pre), "thread %" PRIu32, tid);
+	size_t tl = strlen(tn);
+
+	if (!strncmp(tn, pre, n) && (!tn[n] || (tn[n] == ' ' && tn[n + 1] == '(' &&
+						tn[tl - 1] == ')'))) {
+		tn = tn[n] ? tn + n + 2 : tn + n;
+		tl = tl > n + 2 ? tl - n - 3 : 0;
+	}
+	snprintf(out, len, "%.*s", (int)tl, tn);
+}
+
 /* The "lanes" entries: what each lane is, and its label. */
 static void lanes_json(struct gp_strbuf *o, const struct tl *t)
 {
@@ -601,7 +620,8 @@ static void lanes_json(struct gp_strbuf *o, const struct tl *t)
 		if (l->kind == LANE_GPU) {
 			gp_strbuf_addf(&lab, "GPU %" PRIu32 " stream %" PRIu32, m->devs.v[l->a].id, l->b);
 		} else {
-			const char *tn = gpa_model_str(m, m->threads.v[l->a].name);
+			char tn[256];
+			thread_label(gpa_model_str(m, m->threads.v[l->a].name), l->b, tn, sizeof(tn));
 			gp_strbuf_addf(&lab, "%s %" PRIu32 "%s%s%s", l->kind == LANE_NVTX ? "NVTX" : "CUDA",
 				       l->b, *tn ? " (" : "", tn, *tn ? ")" : "");
 		}
@@ -984,48 +1004,6 @@ static void chart(struct doc *d, xmlNodePtr parent, const char *id, const char *
 }
 
 /*
- * What the efficiency sections had to estimate or could not know, for the
- * warnings: device limits taken from the compute capability, launches
- * without an occupancy, a peak estimated from SMs x clock, an unknown link
- * peak. Returns how many lines it wrote into est.
- */
-static size_t estimates(const struct gpr_report_parts *p, char est[4][256])
-{
-	size_t n = 0;
-
-	if (p->occ) {
-		size_t def = 0;
-		for (size_t i = 0; i < p->occ->groups.n; i++) {
-			def += p->occ->groups.v[i].dev_defaults;
-		}
-		if (def) {
-			snprintf(est[n++], sizeof(est[0]),
-				 "Occupancy of %zu kernel configuration%s uses the default limits of "
-				 "the compute capability: the trace does not record the device's.",
-				 def, def == 1 ? "" : "s");
-		}
-		if (p->occ->unknown_launches) {
-			snprintf(est[n++], sizeof(est[0]),
-				 "No occupancy for %" PRIu64 " launch%s: launch configuration or "
-				 "compute capability not recorded.",
-				 p->occ->unknown_launches, p->occ->unknown_launches == 1 ? "" : "es");
-		}
-	}
-	/* (Without any peak the MFU options are refused before a page is made.) */
-	if (p->mfu && (p->mfu->has_flops || p->mfu->has_bytes) &&
-	    p->mfu->peaks.source == GPA_PEAK_ESTIMATE) {
-		snprintf(est[n++], sizeof(est[0]),
-			 "Utilization is against a peak estimated from SMs x clock: the device "
-			 "is not in the table (gpuprof devices; --device-file).");
-	}
-	if (p->comm && p->comm->ops && !p->comm->peak_known) {
-		snprintf(est[n++], sizeof(est[0]),
-			 "Communication: link peak unknown, busbw is not compared with it.");
-	}
-	return n;
-}
-
-/*
  * The page's data blob into clean (escaped for a <script>): the report's
  * JSON, idle totals, the timeline. rep is scratch.
  */
@@ -1139,8 +1117,8 @@ static int findings_section(struct doc *d, const struct gpr_report_parts *p,
 static void warnings_section(struct doc *d, const struct gpr_report_parts *p)
 {
 	xmlNodePtr w = section(d, "sec-warnings", "Warnings");
-	char est[4][256];
-	size_t nest = estimates(p, est);
+	char est[GPR_ESTIMATES_MAX][256];
+	size_t nest = gpr_report_estimates(p, est);
 
 	if (!p->ov->warnings.n && !nest) {
 		el(d, w, "p", "none");

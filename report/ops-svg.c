@@ -30,11 +30,15 @@
 #define MAX_POINTS 200
 #define LABELLED 6
 
+#define MAX_LABELS 32
+
 struct svg {
 	xmlDocPtr doc;
 	xmlNodePtr root;
 	bool failed;
 	double lx0, lx1, ly0, ly1; /* log10 of the axes' ends */
+	struct box { double x0, y0, x1, y1; } labels[MAX_LABELS]; /* placed so far */
+	size_t nlabels;
 };
 
 static double px(const struct svg *s, double x)
@@ -113,6 +117,40 @@ static void text(struct svg *s, xmlNodePtr g, double x, double y, const char *an
 	}
 }
 
+/* The width of an 11 px label: an upper bound of the usual sans-serif glyphs. */
+static double label_w(const char *str)
+{
+	size_t n = 0;
+
+	for (const unsigned char *p = (const unsigned char *)str; *p; p++) {
+		n += (*p & 0xc0) != 0x80;
+	}
+	return 6.6 * (double)n;
+}
+
+/*
+ * Places a label of width w whose text starts at x on baseline y: false
+ * (nothing placed) when it would leave the plot or overlap a label placed
+ * before, so labels never cover each other: the ones that do not fit are
+ * left out (the points' tooltips still name them).
+ */
+static bool place(struct svg *s, double x, double y, double w)
+{
+	struct box b = {x - 1, y - 11, x + w + 1, y + 3};
+
+	if (b.x0 < LEFT || b.x1 > W - 2 || b.y0 < 2 || b.y1 > H - BOTTOM || s->nlabels == MAX_LABELS) {
+		return false;
+	}
+	for (size_t i = 0; i < s->nlabels; i++) {
+		const struct box *o = &s->labels[i];
+		if (b.x0 < o->x1 && o->x0 < b.x1 && b.y0 < o->y1 && o->y0 < b.y1) {
+			return false;
+		}
+	}
+	s->labels[s->nlabels++] = b;
+	return true;
+}
+
 /* Decade grid lines and their labels, the frame and the axis titles. */
 static void grid(struct svg *s)
 {
@@ -169,7 +207,14 @@ static void roofs(struct svg *s, const struct gpa_ops *o, size_t n)
 		line(s, g, px(s, ridge), py(s, peak), px(s, ridge), H - BOTTOM, "ridge");
 		snprintf(lab, sizeof(lab), "%s %.0f TFLOP/s, ridge %.0f FLOP/B",
 			 gpa_dtype_name((enum gpa_dtype)dt), peak, ridge);
-		text(s, g, px(s, xmax) - 4, py(s, peak) - 5, "end", "roof-label", lab);
+		double w = label_w(lab), xr = px(s, xmax) - 4;
+		/* above its roof, else below it; roofs close together keep one label */
+		for (double dy = -5; dy < 20; dy += 18) {
+			if (place(s, xr - w, py(s, peak) + dy, w)) {
+				text(s, g, xr, py(s, peak) + dy, "end", "roof-label", lab);
+				break;
+			}
+		}
 	}
 	/* the memory roof: from the left edge (or the bottom) to the highest compute roof */
 	double x0 = pow(10, s->lx0), y0 = x0 * tbps;
@@ -220,7 +265,16 @@ static void point(struct svg *s, xmlNodePtr g, const struct gpa_op_row *r, uint6
 	if (rank < LABELLED) {
 		char lab[64];
 		snprintf(lab, sizeof(lab), "%zu %.40s", rank + 1, r->name);
-		text(s, g, x + 6, y - 6, NULL, "point-label", lab);
+		double w = label_w(lab);
+		/* right above, right below, left above, left below: the first free place */
+		const double at[4][2] = {{x + 6, y - 6}, {x + 6, y + 14}, {x - 6 - w, y - 6},
+					 {x - 6 - w, y + 14}};
+		for (size_t k = 0; k < 4; k++) {
+			if (place(s, at[k][0], at[k][1], w)) {
+				text(s, g, at[k][0], at[k][1], NULL, "point-label", lab);
+				break;
+			}
+		}
 	}
 }
 

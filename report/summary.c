@@ -640,13 +640,19 @@ static int render_text_md(struct gp_strbuf *o, enum gpr_format fmt,
 		}
 		gpr_table_release(&t);
 	}
+	char est[GPR_ESTIMATES_MAX][256];
+	size_t nest = gpr_report_estimates(p, est);
+
 	gp_strbuf_addf(o, md ? "## Warnings\n\n" : "Warnings\n\n");
-	if (!p->ov->warnings.n) {
+	if (!p->ov->warnings.n && !nest) {
 		gp_strbuf_adds(o, md ? "_none_\n" : "  none\n");
 	}
-	for (size_t i = 0; i < p->ov->warnings.n; i++) {
+	for (size_t i = 0; i < p->ov->warnings.n + nest; i++) {
 		size_t from = o->len;
-		gp_strbuf_addf(o, md ? "- %s" : "  - %s", p->ov->warnings.v[i]);
+		const char *w = i < p->ov->warnings.n ? p->ov->warnings.v[i]
+						      : est[i - p->ov->warnings.n];
+
+		gp_strbuf_addf(o, md ? "- %s" : "  - %s", w);
 		if (!md) {
 			gpr_text_wrap(o, from, 4);
 		}
@@ -707,12 +713,17 @@ static int render_json(struct gp_strbuf *o, const struct gpr_report_parts *p)
 	}
 	gp_strbuf_addch(o, ',');
 	gpr_sanity_json(o, &ov->sanity);
+	char est[GPR_ESTIMATES_MAX][256];
+	size_t nest = gpr_report_estimates(p, est);
+
 	gp_strbuf_adds(o, ",\"warnings\":[");
-	for (size_t i = 0; i < ov->warnings.n; i++) {
+	for (size_t i = 0; i < ov->warnings.n + nest; i++) {
+		const char *w = i < ov->warnings.n ? ov->warnings.v[i] : est[i - ov->warnings.n];
+
 		if (i) {
 			gp_strbuf_addch(o, ',');
 		}
-		gp_strbuf_add_json_str(o, ov->warnings.v[i], strlen(ov->warnings.v[i]));
+		gp_strbuf_add_json_str(o, w, strlen(w));
 	}
 	gp_strbuf_adds(o, "]}\n");
 	return ret ? ret : (o->failed ? -GP_ERR_NOMEM : 0);

@@ -75,6 +75,14 @@ int gpr_report_each_table(const struct gpr_report_parts *p, enum gpr_format fmt,
 void gpr_report_headline(struct gp_strbuf *out, const struct gpr_report_parts *p);
 
 /*
+ * The warnings the report adds to the overview's (estimates the efficiency
+ * sections made), one line each into est; returns how many. Every format
+ * lists them after the overview's warnings.
+ */
+#define GPR_ESTIMATES_MAX 4
+size_t gpr_report_estimates(const struct gpr_report_parts *p, char est[GPR_ESTIMATES_MAX][256]);
+
+/*
  * The Findings section (report/findings.c): text or Markdown (a title, the
  * verdict, then each finding with its bound, evidence, confidence and next
  * command); JSON (the "findings_summary" object and the "findings" array,

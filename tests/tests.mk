@@ -51,6 +51,9 @@ TESTS_CI_PLAIN += t3003-text-width t3004-text-every-anchor
 TESTS_CI_PLAIN += t1110-flight
 # 5. the Python module: loaded into Debian's interpreter, which is not sanitized.
 TESTS_CI_PLAIN += t0030-python
+# 6. the README's commands: the demo records a forked program through the injection
+#    library (fork, as in 1.) and the cluster example runs under OpenMPI's launcher (as in 2.).
+TESTS_CI_PLAIN += t0041-readme-commands
 
 # The tests that sweep every anchor with one command or analysis (they call lib.sh's
 # anchor_swept): in CI they run in both halves, sanitized on the anchors under 1 MB

@@ -267,6 +267,29 @@
 			return lo;
 		}
 
+		/*
+		 * The label column as wide as the widest lane label (within 120 px and a
+		 * third of the width); a label still too long loses its middle ("…"),
+		 * never its ends. Each lane's drawn label is kept in l.drawn.
+		 */
+		function labelColumn(W) {
+			var widest = 0;
+			cur.lanes.forEach(function (l) { widest = Math.max(widest, ctx.measureText(l.lane.label).width); });
+			LABEL = Math.round(Math.max(120, Math.min(widest + 14, W / 3)));
+			var room = LABEL - 10, cut = 0;
+			cur.lanes.forEach(function (l) {
+				var s = l.lane.label, k = s.length;
+				while (k > 4 && ctx.measureText(s).width > room) {
+					k--;
+					s = l.lane.label.slice(0, Math.ceil(k / 2)) + "\u2026" + l.lane.label.slice(l.lane.label.length - Math.floor(k / 2));
+				}
+				l.drawn = s;
+				if (s !== l.lane.label) cut++;
+			});
+			box.dataset.labelWidth = String(LABEL);
+			box.dataset.labelsCut = String(cut);
+		}
+
 		function draw() {
 			if (!cur) return;
 			var W = Math.max(box.clientWidth, 400), H = cur.height;
@@ -277,6 +300,8 @@
 			canvas.style.height = H + "px";
 			ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
 			ctx.clearRect(0, 0, W, H);
+			ctx.font = "11px system-ui, sans-serif";
+			labelColumn(W);
 			var v = cur.v, pw = W - LABEL, scale = pw / (v1 - v0);
 			var X = function (t) { return LABEL + (t - v0) * scale; };
 
@@ -296,11 +321,13 @@
 				ctx.fillText(fmtShort(t), x + 2, 12);
 			}
 
+			var shaded = {}; /* cause -> gaps shaded, for the legend (and the tests) */
 			cur.lanes.forEach(function (l) {
 				/* idle shading behind the device's lanes */
 				if (l.lane.kind === "gpu") {
 					cur.gaps.forEach(function (g) {
 						if (g.dev !== l.lane.dev || g.t + g.d < v0 || g.t > v1) return;
+						shaded[g.cause] = (shaded[g.cause] || 0) + 1;
 						var a = Math.max(X(g.t), LABEL), b = Math.min(X(g.t + g.d), W);
 						ctx.fillStyle = CAUSE_COLORS[g.cause % CAUSE_COLORS.length];
 						ctx.globalAlpha = 0.22;
@@ -353,7 +380,7 @@
 				ctx.beginPath();
 				ctx.rect(0, l.y, LABEL - 6, l.h);
 				ctx.clip();
-				ctx.fillText(l.lane.label, 4, l.y + Math.min(l.h, GPUROW) - 5);
+				ctx.fillText(l.drawn, 4, l.y + Math.min(l.h, GPUROW) - 5);
 				ctx.restore();
 			});
 			var st = tl.steps[v.step];
@@ -361,7 +388,30 @@
 				"; " + v.t.length + (v.t.length === 1 ? " event" : " events") + (v.cut ? " (cut at " + fmtNs(v.end - v.start) +
 				" of " + fmtNs(v.window_end - v.start) + " to stay within " + tl.max_events +
 				" events)" : "") + "; showing " + fmtShort(v1 - v0);
+			shadeLegend(shaded);
 			box.dataset.drawn = String(+box.dataset.drawn + 1 || 1);
+		}
+
+		/* Which colour is which idle cause: the causes shaded in the view drawn. */
+		function shadeLegend(shaded) {
+			var lg = document.getElementById("gp-tl-legend");
+			if (!lg) {
+				lg = document.createElement("div");
+				lg.id = "gp-tl-legend";
+				lg.className = "gp-legend";
+				box.parentNode.insertBefore(lg, box.nextSibling);
+			}
+			lg.textContent = "";
+			Object.keys(shaded).map(Number).sort(function (a, b) { return a - b; }).forEach(function (k) {
+				var c = data.idle.causes[k], it = document.createElement("span");
+				it.className = "gp-shade-key";
+				it.dataset.cause = c ? c.key : String(k);
+				var sw = document.createElement("i");
+				sw.style.background = CAUSE_COLORS[k % CAUSE_COLORS.length];
+				it.appendChild(sw);
+				it.appendChild(document.createTextNode((c ? c.label : "cause " + k) + " (idle)"));
+				lg.appendChild(it);
+			});
 		}
 
 		function show(vi) {

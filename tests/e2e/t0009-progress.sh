@@ -34,6 +34,13 @@ GPUPROF_PROGRESS_AFTER=0 script -q -c "'$GPUPROF' export --perfetto tty.json a.g
 	/dev/null >tty.txt </dev/null || fail "JSON export in a pseudo-terminal"
 tr '\r' '\n' <tty.txt | grep -q '^gpuprof: exporting .* events' || fail "no JSON exporting line"
 
+# Importing an nsys export: rows read (the total is not known ahead) and records written.
+"$GPUPROF" export --sqlite a.sqlite a.gpz >/dev/null 2>&1 || fail "export --sqlite"
+GPUPROF_PROGRESS_AFTER=0 script -q -c "'$GPUPROF' convert a.sqlite back.gpz" \
+	/dev/null >tty.txt </dev/null || fail "convert in a pseudo-terminal"
+tr '\r' '\n' <tty.txt | grep -q '^gpuprof: importing [0-9,]* rows, [0-9,]* records, ' ||
+	fail "no importing line with records: $(tr '\r' '\n' <tty.txt | head -3)"
+
 # --quiet, on a terminal: nothing.
 GPUPROF_PROGRESS_AFTER=0 script -q -c "'$GPUPROF' export --quiet --perfetto q.pftrace a.gpz" \
 	/dev/null >q.txt </dev/null || fail "export --quiet in a pseudo-terminal"

@@ -160,10 +160,9 @@ PY
 browser_checks || exit 0
 command -v chromium >/dev/null 2>&1 || { echo "chromium not installed: browser checks skipped"; exit 77; }
 
-# browse PAGE SECTIONS FILTER [WIDTH]: run tests/e2e/html/check.js inside a copy of PAGE
-# in a window WIDTH pixels wide (1400 when not given).
-browse() {
-	width=${4:-1400}
+# prep PAGE SECTIONS FILTER: a copy of PAGE, test-PAGE, that runs tests/e2e/html/check.js
+# (the sections it must find, the kernel-table filter) and writes its results in its DOM.
+prep() {
 	python3 - "$1" "$2" "$3" "$TOP/tests/e2e/html/check.js" <<'PY' || fail "cannot build the test page"
 import sys
 page, sections, filt, js = sys.argv[1], sys.argv[2], sys.argv[3], open(sys.argv[4]).read()
@@ -177,39 +176,108 @@ extra = ('<div id="gp-test-sections" hidden>%s</div><div id="gp-test-filter" hid
 i = s.rindex("</body>")
 open("test-" + page, "w", encoding="utf-8").write(s[:i] + extra + s[i:])
 PY
-	timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-dev-shm-usage \
-		--no-first-run --window-size="$width",1000 --virtual-time-budget=5000 \
-		--dump-dom "file://$(pwd)/test-$1" >"dom-$width-$1" 2>"chromium-$1.log" ||
-		fail "chromium failed on $1: $(tail -n 5 "chromium-$1.log")"
-	python3 - "dom-$width-$1" <<'PY' || fail "browser checks on $1 at $width px"
-import sys, re, html
-dom = open(sys.argv[1], encoding="utf-8").read()
-m = re.search(r'<pre id="gp-test-result">(.*?)</pre>', dom, re.S)
-assert m, "no result block: the page script or the checks did not run"
-lines = html.unescape(m.group(1)).splitlines()
-print("\n".join(lines))
-assert lines and lines[-1] == "DONE", "checks did not finish"
-assert not [l for l in lines if l.startswith("FAIL")], "failures"
-assert len([l for l in lines if l.startswith("ok ")]) >= 15
-PY
 }
+prep run.html "sec-warnings sec-timeline sec-charts sec-flame sec-processes sec-steps sec-step_distribution sec-devices sec-idle_by_cause sec-kernels sec-memory sec-longest_gaps" flash
+prep names.html "sec-timeline sec-kernels" plain
+prep rich.html "sec-timeline sec-kernels sec-occupancy sec-utilization sec-roofline sec-communication sec-exposed_communication" AllReduce
+frames="test-run.html:1400 test-names.html:1400 test-rich.html:1400 test-rich.html:1000 test-run.html:1000"
+# A real trace (an anchor, when beside the checkout): its operator roofline's labels,
+# its long kernel names in the flame graph, its lane labels, a data-loading stall shaded.
+a=kineto/hta/trace_filter/sampled_rank-1.json.gz
+if have_anchors "$a"; then
+	expect_rc 0 "$GPUPROF" report --format html -o anchor.html "$ANCHORS/$a"
+	grep -q 'class="gp-roofline"' anchor.html || fail "the anchor's page has no operator roofline"
+	expect_rc 0 "$GPUPROF" gaps --format json --top all --min-gap 1us "$ANCHORS/$a"
+	# every idle cause the gap analysis names in the step shown is shaded there
+	python3 - <<'PY' || fail "the anchor's shading"
+import json, re
+page = open("anchor.html", encoding="utf-8").read()
+data = json.loads(re.search(r'<script type="application/json" id="gp-data">(.*?)</script>', page, re.S).group(1))
+v = data["timeline"]["views"][0]
+keys = [c["key"] for c in data["idle"]["causes"]]
+shaded = {keys[v["gaps"][i + 3]] for i in range(0, len(v["gaps"]), 4)}
+def col(g, word):  # the column, whatever the spelling of its key ("Start (ns)", "start_ns")
+    return g[next(k for k in g if k.lower().startswith(word))]
+named = {col(g, "cause") for g in json.load(open("out"))["gaps"]
+         if min(col(g, "start") + col(g, "length"), v["end"]) - max(col(g, "start"), v["start"]) >= 1000}
+assert "data-loading" in named and named <= shaded, (named, shaded)
+PY
+	prep anchor.html "sec-timeline sec-kernels" embedding
+	frames="$frames test-anchor.html:1400 test-anchor.html:1000"
+fi
 
-browse run.html "sec-warnings sec-timeline sec-charts sec-flame sec-processes sec-steps sec-step_distribution sec-devices sec-idle_by_cause sec-kernels sec-memory sec-longest_gaps" flash
-browse names.html "sec-timeline sec-kernels" plain
-browse rich.html "sec-timeline sec-kernels sec-occupancy sec-utilization sec-roofline sec-communication sec-exposed_communication" AllReduce
-# Tables that fit a narrower window too: the occupancy kernel column, headers, words.
-browse rich.html "sec-timeline sec-kernels sec-occupancy" AllReduce 1000
-browse run.html "sec-timeline sec-steps sec-kernels" flash 1000
+# One browser for every check: a page of frames, each a test page at its width (1400 and
+# 1000 px: tables, labels and the timeline at both), whose results it gathers once all
+# have loaded (file:// frames may be read with --allow-file-access-from-files).
+{
+	echo '<!DOCTYPE html><html><head><meta charset="utf-8"></head><body style="margin:0">'
+	for f in $frames; do
+		echo "<iframe src=\"${f%:*}\" width=\"${f#*:}\" height=\"1000\"></iframe>"
+	done
+	cat <<'HTML'
+<script>
+window.addEventListener("load", function () {
+	var fr = document.querySelectorAll("iframe");
+	for (var i = 0; i < fr.length; i++) {
+		var pre = document.createElement("pre"), d = fr[i].contentDocument;
+		var r = d && d.getElementById("gp-test-result");
+		pre.id = "gp-frame-result";
+		pre.setAttribute("data-frame", fr[i].getAttribute("src") + " at " + fr[i].width + " px");
+		pre.textContent = r ? r.textContent : "FAIL no result: the page script or the checks did not run";
+		document.body.appendChild(pre);
+	}
+});
+</script></body></html>
+HTML
+} >all.html
+timeout 180 chromium --headless --no-sandbox --disable-gpu --disable-dev-shm-usage --no-first-run \
+	--allow-file-access-from-files --window-size=1400,1000 --virtual-time-budget=10000 \
+	--dump-dom "file://$(pwd)/all.html" >dom.html 2>chromium.log ||
+	fail "chromium failed: $(tail -n 5 chromium.log)"
+python3 - $(echo $frames | wc -w) <<'PY' || fail "browser checks"
+import re, html, sys
+dom = open("dom.html", encoding="utf-8").read()
+res = re.findall(r'<pre id="gp-frame-result" data-frame="([^"]*)">(.*?)</pre>', dom, re.S)
+assert len(res) == int(sys.argv[1]), "%d frames reported" % len(res)
+bad = False
+for frame, text in res:
+    lines = html.unescape(text).splitlines()
+    print("--- " + frame)
+    print("\n".join(lines))
+    ok = (lines and lines[-1] == "DONE" and not [l for l in lines if l.startswith("FAIL")] and
+          len([l for l in lines if l.startswith("ok ")]) >= 15)
+    bad = bad or not ok
+assert not bad, "failures"
+PY
 
-# A screenshot renders (the one in docs/ is made the same way: scripts/html-screenshot.sh).
+# Screenshots at 1400 and 1000 px, one above the other, in one more browser run (the
+# picture in docs/ is made the same way: scripts/html-screenshot.sh).
+cat >shots.html <<'HTML'
+<!DOCTYPE html><html><body style="margin:0;width:1400px">
+<iframe src="run.html" width="1400" height="1000" style="border:0;display:block"></iframe>
+<iframe src="run.html" width="1000" height="1000" style="border:0;display:block"></iframe>
+</body></html>
+HTML
 timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-dev-shm-usage --no-first-run \
-	--window-size=1400,1000 --screenshot="$(pwd)/shot.png" "file://$(pwd)/run.html" \
-	>/dev/null 2>&1 || fail "screenshot failed"
+	--window-size=1400,2000 --virtual-time-budget=5000 --screenshot="$(pwd)/shot.png" \
+	"file://$(pwd)/shots.html" >/dev/null 2>&1 || fail "screenshot failed"
 python3 -c '
-import struct, sys
+import struct, zlib
 b = open("shot.png", "rb").read()
-assert b[:8] == b"\x89PNG\r\n\x1a\n" and len(b) > 20000, len(b)
+assert b[:8] == b"\x89PNG\r\n\x1a\n" and len(b) > 40000, len(b)
 w, h = struct.unpack(">II", b[16:24])
-assert (w, h) == (1400, 1000), (w, h)
-' || fail "screenshot is not a 1400x1000 PNG of some content"
+assert (w, h) == (1400, 2000), (w, h)
+# both halves drawn: the decoded rows of each differ from one another
+i, idat = 8, b""
+while i < len(b):
+    n, kind = struct.unpack(">I4s", b[i:i + 8])
+    if kind == b"IDAT":
+        idat += b[i + 8:i + 8 + n]
+    i += 12 + n
+raw = zlib.decompress(idat)
+row = len(raw) // h
+for half in (0, 1):
+    rows = {raw[r * row:(r + 1) * row] for r in range(half * 1000 + 100, half * 1000 + 900, 4)}
+    assert len(rows) > 50, ("half", half, len(rows))
+' || fail "the screenshot is not a 1400x2000 PNG of two drawn pages"
 exit 0

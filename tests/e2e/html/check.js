@@ -62,6 +62,19 @@
 		var px = c.getContext("2d").getImageData(0, 0, c.width, c.height).data, coloured = 0;
 		for (var i = 0; i < px.length; i += 4) if (px[i + 3] && !(px[i] > 240 && px[i + 1] > 240 && px[i + 2] > 240)) coloured++;
 		check("timeline pixels", coloured > 2000, "only " + coloured + " coloured pixels");
+		/* Every idle cause of the view shown is shaded, and the legend names it; lane
+		 * labels are drawn whole (the label column fits them at this width). */
+		var tld = JSON.parse(document.getElementById("gp-data").textContent);
+		var tlBox = document.getElementById("gp-timeline");
+		var shownView = tld.timeline.views[tld.timeline.steps[window.gpuprofReport.timeline.current()].view];
+		var wantCauses = {}, gotCauses = {};
+		for (var gi = 0; shownView && gi + 3 < shownView.gaps.length; gi += 4)
+			wantCauses[tld.idle.causes[shownView.gaps[gi + 3]].key] = 1;
+		document.querySelectorAll("#gp-tl-legend .gp-shade-key").forEach(function (k) { gotCauses[k.dataset.cause] = 1; });
+		check("shading per cause", Object.keys(wantCauses).sort().join() === Object.keys(gotCauses).sort().join(),
+			"gaps of " + Object.keys(wantCauses).join() + ", legend " + Object.keys(gotCauses).join());
+		check("lane labels whole", tlBox.dataset.labelsCut === "0",
+			tlBox.dataset.labelsCut + " lane labels cut in a column of " + tlBox.dataset.labelWidth + " px");
 		/* the picker opens on the first embedded step with GPU work, when there is one */
 		var gd = JSON.parse(document.getElementById("gp-data").textContent).timeline.steps;
 		var withWork = gd.filter(function (st) { return st.ops > 0 && st.view >= 0; });
@@ -209,6 +222,42 @@
 				check("count " + s.id, cnt.textContent === n + (n === 1 ? " row" : " rows"), cnt.textContent);
 			}
 		});
+		/* The flame graph's and the roofline's SVG, laid out here to measure them:
+		 * every flame label within its frame, no two roofline labels overlapping. */
+		function inlineSvg(frame) {
+			var b = atob(frame.src.replace(/^data:image\/svg\+xml;base64,/, ""));
+			var text = new TextDecoder().decode(Uint8Array.from(b, function (ch) { return ch.charCodeAt(0); }));
+			var doc = new DOMParser().parseFromString(text, "image/svg+xml");
+			var holder = document.createElement("div");
+			holder.style.cssText = "position:absolute;left:0;top:0;visibility:hidden";
+			holder.appendChild(document.importNode(doc.documentElement, true));
+			document.body.appendChild(holder);
+			return holder;
+		}
+		if (fr) {
+			var fh = inlineSvg(fr), over = [];
+			fh.querySelectorAll("#frames > g").forEach(function (g) {
+				var t = g.querySelector("text"), r = g.querySelector("rect");
+				if (t && t.textContent && t.getComputedTextLength() > +r.getAttribute("width") - 2)
+					over.push(t.textContent);
+			});
+			check("flame labels fit", over.length === 0, over.slice(0, 5).join(" | "));
+			fh.remove();
+		}
+		if (rf) {
+			var rh = inlineSvg(rf), boxes = [], clash = [];
+			rh.querySelectorAll("text.point-label, text.roof-label").forEach(function (t) {
+				if (t.getAttribute("transform")) return; /* the memory roof's slanted label */
+				var b = t.getBBox();
+				boxes.forEach(function (o) {
+					if (b.x < o.b.x + o.b.width && o.b.x < b.x + b.width && b.y < o.b.y + o.b.height && o.b.y < b.y + b.height)
+						clash.push(o.t + " / " + t.textContent);
+				});
+				boxes.push({ b: b, t: t.textContent });
+			});
+			check("roofline labels apart", boxes.length > 0 && clash.length === 0, boxes.length + " labels; " + clash.join(" | "));
+			rh.remove();
+		}
 		/* hostile names stay text */
 		check("no injected markup", !document.querySelector("b.gp-injected"), "markup from a name became an element");
 	} catch (e) {
