@@ -668,6 +668,16 @@ static void cut(struct gp_strbuf *sb, size_t len)
 	}
 }
 
+/*
+ * Whether the space at p may end a line: not between a number and the unit
+ * or word it counts ("5 µs", "86.30 %", "188 gaps" stay on one line).
+ */
+static bool break_at(const char *line, const char *p)
+{
+	return *p == ' ' && !(p > line && isdigit((unsigned char)p[-1]) && p[1] &&
+			      p[1] != ' ' && !isdigit((unsigned char)p[1]));
+}
+
 void gpr_text_wrap(struct gp_strbuf *sb, size_t from, size_t indent)
 {
 	size_t width = display.width, col = 0, last_space = 0;
@@ -686,7 +696,7 @@ void gpr_text_wrap(struct gp_strbuf *sb, size_t from, size_t indent)
 	for (const char *p = line; *p && !out.failed; p++) {
 		/* out of memory: stop, last_space may be past what out holds */
 		bool lead = ((unsigned char)*p & 0xc0) != 0x80;
-		if (*p == ' ' && col >= width) {
+		if (break_at(line, p) && col >= width) {
 			gp_strbuf_addf(&out, "\n%*s", (int)indent, ""); /* a break at this space */
 			col = indent;
 			last_space = 0;
@@ -711,7 +721,7 @@ void gpr_text_wrap(struct gp_strbuf *sb, size_t from, size_t indent)
 			last_space = 0;
 			free(tail);
 		}
-		if (*p == ' ' && col > indent) {
+		if (break_at(line, p) && col > indent) {
 			last_space = out.len;
 		}
 		gp_strbuf_addch(&out, *p);
