@@ -51,11 +51,18 @@
 #define GPA_START_FAR UINT32_MAX
 
 /* X(type, column): the columns of each table. */
-#define GPA_KERNEL_COLS(X)                                                                         \
+/*
+ * Kernels' and API calls' columns come in two lists: the encoded ones, read
+ * through the hand-written accessors of this file, and the plain ones,
+ * which get generated accessors (model-access.h) like the other tables'.
+ */
+#define GPA_KERNEL_CODED_COLS_(X)                                                                  \
 	X(uint32_t, start_off) /* start - its block's base, GPA_START_FAR: gpa_kern_start */       \
 	X(uint32_t, dur)       /* end - start, GPA_DUR_LONG: in gpa_model.kern_long */             \
-	X(uint32_t, site)      /* row in gpa_model.ksites: gpa_kern_func, _shape, _stream, _dev */ \
+	X(uint32_t, site)      /* row in gpa_model.ksites: gpa_kern_func, _shape, _stream, _dev */
+#define GPA_KERNEL_PLAIN_COLS_(X)                                                                  \
 	X(uint32_t, api)       /* launching API row or GPA_NONE */
+#define GPA_KERNEL_COLS(X) GPA_KERNEL_CODED_COLS_(X) GPA_KERNEL_PLAIN_COLS_(X)
 
 #define GPA_MEMCPY_COLS(X)                                                                         \
 	X(uint64_t, start)                                                                         \
@@ -81,12 +88,14 @@
 	X(uint16_t, dev)                                                                           \
 	X(uint8_t, memory_kind)
 
-#define GPA_API_COLS(X)                                                                            \
+#define GPA_API_CODED_COLS_(X)                                                                     \
 	X(uint32_t, start_off) /* start - its block's base, GPA_START_FAR: gpa_api_start */        \
 	X(uint32_t, dur)      /* end - start, GPA_DUR_LONG: in gpa_model.api_long */               \
-	X(uint32_t, site)     /* row in gpa_model.asites: gpa_api_name, gpa_api_thread */          \
+	X(uint32_t, site)     /* row in gpa_model.asites: gpa_api_name, gpa_api_thread */
+#define GPA_API_PLAIN_COLS_(X)                                                                     \
 	X(uint32_t, corr)     /* NULL when the load dropped it (GPA_DROP_CORR) */                 \
 	X(uint32_t, nvtx)     /* innermost enclosing NVTX push/pop range or GPA_NONE */
+#define GPA_API_COLS(X) GPA_API_CODED_COLS_(X) GPA_API_PLAIN_COLS_(X)
 
 #define GPA_SYNC_COLS(X)                                                                           \
 	X(uint64_t, start)                                                                         \
