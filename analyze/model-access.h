@@ -58,17 +58,19 @@
 #define GPA_COPY_GET_(type, col) GPA_GET_(copy, copy, type, col)
 #define GPA_COPY_GET_OPT_(type, col) GPA_GET_OPT_(copy, copy, type, col)
 GPA_MEMCPY_COLS(GPA_COPY_GET_)
-GPA_GRAPH_COLS_(GPA_COPY_GET_OPT_)
+GPA_MEMCPY_OPT_COLS_(GPA_COPY_GET_OPT_)
 GPA_ROWS_(copy, copy)
 
 #define GPA_SET_GET_(type, col) GPA_GET_(set, set, type, col)
 #define GPA_SET_GET_OPT_(type, col) GPA_GET_OPT_(set, set, type, col)
 GPA_MEMSET_COLS(GPA_SET_GET_)
-GPA_GRAPH_COLS_(GPA_SET_GET_OPT_)
+GPA_MEMSET_OPT_COLS_(GPA_SET_GET_OPT_)
 GPA_ROWS_(set, set)
 
 #define GPA_SYNC_GET_(type, col) GPA_GET_(sync, sync, type, col)
+#define GPA_SYNC_GET_OPT_(type, col) GPA_GET_OPT_(sync, sync, type, col)
 GPA_SYNC_COLS(GPA_SYNC_GET_)
+GPA_SYNC_OPT_COLS_(GPA_SYNC_GET_OPT_)
 GPA_ROWS_(sync, sync)
 
 #define GPA_NVTX_GET_(type, col) GPA_GET_(nvtx, nvtx, type, col)
@@ -78,7 +80,9 @@ GPA_NVTX_OPT_COLS_(GPA_NVTX_GET_OPT_)
 GPA_ROWS_(nvtx, nvtx)
 
 #define GPA_OVH_GET_(type, col) GPA_GET_(ovh, ovh, type, col)
+#define GPA_OVH_GET_OPT_(type, col) GPA_GET_OPT_(ovh, ovh, type, col)
 GPA_OVERHEAD_COLS(GPA_OVH_GET_)
+GPA_OVERHEAD_OPT_COLS_(GPA_OVH_GET_OPT_)
 GPA_ROWS_(ovh, ovh)
 
 #define GPA_MEM_GET_(type, col) GPA_GET_(mem, mem, type, col)
@@ -88,7 +92,9 @@ GPA_MEM_OPT_COLS_(GPA_MEM_GET_OPT_)
 GPA_ROWS_(mem, mem)
 
 #define GPA_GPU_GET_(type, col) GPA_GET_(gpu, gpu, type, col)
+#define GPA_GPU_GET_OPT_(type, col) GPA_GET_OPT_(gpu, gpu, type, col)
 GPA_GPU_COLS(GPA_GPU_GET_)
+GPA_GPU_OPT_COLS_(GPA_GPU_GET_OPT_)
 GPA_ROWS_(gpu, gpu)
 
 /* Kernels and API calls: the columns that are not encoded (model.h). */

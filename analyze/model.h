@@ -201,22 +201,12 @@ enum gpa_gpu_kind {
 	X(uint32_t, ret) X(uint32_t, cbid) X(uint8_t, domain) X(uint8_t, captured)
 /* A CPU op's recorded inputs (NVTX field args, import/kineto.c): model string id; 0 none. */
 #define GPA_NVTX_OPT_COLS_(X) X(uint32_t, args)
-
-#define GPA_COL_PTR_(type, col) type *col;
-#define GPA_DECLARE_TABLE_(tname, COLS, OPT)                                                       \
-	struct tname {                                                                             \
-		size_t n, cap;                                                                     \
-		COLS(GPA_COL_PTR_)                                                                 \
-		OPT(GPA_COL_PTR_)                                                                  \
-	};
-GPA_DECLARE_TABLE_(gpa_kernels, GPA_KERNEL_COLS, GPA_KERNEL_OPT_COLS_)
-GPA_DECLARE_TABLE_(gpa_memcpys, GPA_MEMCPY_COLS, GPA_GRAPH_COLS_)
-GPA_DECLARE_TABLE_(gpa_memsets, GPA_MEMSET_COLS, GPA_GRAPH_COLS_)
-GPA_DECLARE_TABLE_(gpa_apis, GPA_API_COLS, GPA_API_OPT_COLS_)
-GPA_DECLARE_TABLE_(gpa_syncs, GPA_SYNC_COLS, GPA_NO_COLS_)
-GPA_DECLARE_TABLE_(gpa_nvtxs, GPA_NVTX_COLS, GPA_NVTX_OPT_COLS_)
-GPA_DECLARE_TABLE_(gpa_overheads, GPA_OVERHEAD_COLS, GPA_NO_COLS_)
-GPA_DECLARE_TABLE_(gpa_gpus, GPA_GPU_COLS, GPA_NO_COLS_)
+/* Each table has its list of optional columns, empty or not: a new one is one line. */
+#define GPA_MEMCPY_OPT_COLS_(X) GPA_GRAPH_COLS_(X)
+#define GPA_MEMSET_OPT_COLS_(X) GPA_GRAPH_COLS_(X)
+#define GPA_SYNC_OPT_COLS_(X) GPA_NO_COLS_(X)
+#define GPA_OVERHEAD_OPT_COLS_(X) GPA_NO_COLS_(X)
+#define GPA_GPU_OPT_COLS_(X) GPA_NO_COLS_(X)
 
 /* Row r of an optional uint32_t column (NULL: every row 0). */
 static inline uint32_t gpa_col_opt(const uint32_t *col, size_t r)
@@ -342,7 +332,32 @@ struct gpa_asite {
 	X(uint64_t, total_alloc)                                                                   \
 	X(uint64_t, total_res)                                                                     \
 	X(uint32_t, corr)
-GPA_DECLARE_TABLE_(gpa_mems, GPA_MEM_COLS, GPA_MEM_OPT_COLS_)
+
+/*
+ * X(struct, gpa_model field, columns, optional columns): every table of
+ * columns, once. It declares them (below), their functions
+ * (model-internal.h, model.c), and bench-load and the checks of raw reads
+ * (scripts/check-model-reads.sh, model-accessors.py) walk it.
+ */
+#define GPA_TABLES(X)                                                                              \
+	X(gpa_kernels, kern, GPA_KERNEL_COLS, GPA_KERNEL_OPT_COLS_)                                \
+	X(gpa_memcpys, copy, GPA_MEMCPY_COLS, GPA_MEMCPY_OPT_COLS_)                                \
+	X(gpa_memsets, set, GPA_MEMSET_COLS, GPA_MEMSET_OPT_COLS_)                                 \
+	X(gpa_apis, api, GPA_API_COLS, GPA_API_OPT_COLS_)                                          \
+	X(gpa_syncs, sync, GPA_SYNC_COLS, GPA_SYNC_OPT_COLS_)                                      \
+	X(gpa_nvtxs, nvtx, GPA_NVTX_COLS, GPA_NVTX_OPT_COLS_)                                      \
+	X(gpa_overheads, ovh, GPA_OVERHEAD_COLS, GPA_OVERHEAD_OPT_COLS_)                           \
+	X(gpa_gpus, gpu, GPA_GPU_COLS, GPA_GPU_OPT_COLS_)                                          \
+	X(gpa_mems, mem, GPA_MEM_COLS, GPA_MEM_OPT_COLS_)
+
+#define GPA_COL_PTR_(type, col) type *col;
+#define GPA_DECLARE_TABLE_(tname, field, COLS, OPT)                                                \
+	struct tname {                                                                             \
+		size_t n, cap;                                                                     \
+		COLS(GPA_COL_PTR_)                                                                 \
+		OPT(GPA_COL_PTR_)                                                                  \
+	};
+GPA_TABLES(GPA_DECLARE_TABLE_)
 
 /* Row r of an optional uint64_t column (NULL: every row 0). */
 static inline uint64_t gpa_col_opt64(const uint64_t *col, size_t r)

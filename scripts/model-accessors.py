@@ -17,9 +17,10 @@
 import os, re, sys
 
 def model_columns(path):
-    """{table: {column: optional?}} from the column lists of analyze/model.h:
-    every table GPA_DECLARE_TABLE_ declares and gpa_model holds, less the
-    encoded columns (GPA_*_CODED_COLS_), which have hand-written accessors."""
+    """{table: {column: optional?}} and the tables' struct names, from
+    analyze/model.h: every table of GPA_TABLES with the columns of its lists,
+    less the encoded ones (GPA_*_CODED_COLS_), which have hand-written
+    accessors."""
     text = open(path).read().replace('\\\n', ' ')
     text = re.sub(r'/\*.*?\*/', ' ', text, flags=re.S)
     macros = {}
@@ -33,12 +34,11 @@ def model_columns(path):
         for sub in re.findall(r'\b(GPA_\w+)\(X\)', body):
             out += cols(sub)
         return out
-    fields = dict((t, f) for t, f in re.findall(r'^\s*struct (gpa_\w+) (\w+);', text, re.M))
     tabs, types = {}, []
-    for tname, plain, opt in re.findall(r'^GPA_DECLARE_TABLE_\((\w+), (\w+), (\w+)\)', text, re.M):
-        if tname in fields:
-            types.append(tname)
-            tabs[fields[tname]] = dict([(c, False) for c in cols(plain)] + [(c, True) for c in cols(opt)])
+    tables = macros.get('GPA_TABLES', '')
+    for tname, field, plain, opt in re.findall(r'\bX\(\s*(\w+)\s*,\s*(\w+)\s*,\s*(\w+)\s*,\s*(\w+)\s*\)', tables):
+        types.append(tname)
+        tabs[field] = dict([(c, False) for c in cols(plain)] + [(c, True) for c in cols(opt)])
     return tabs, types
 
 COLS, TABLE_TYPES = model_columns(os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'analyze', 'model.h'))
