@@ -67,9 +67,9 @@ const char *gpa_confidence_name(unsigned c)
  */
 bool gpa_kernel_graph_launched(const struct gpa_model *m, uint32_t k)
 {
-	uint32_t a = m->kern.api[k];
+	uint32_t a = gpa_kern_api(m, k);
 
-	return gpa_col_opt(m->kern.graph, k) ||
+	return gpa_kern_graph(m, k) ||
 	       (a != GPA_NONE && (gpa_api_flags(m, a) & GPA_API_GRAPH_LAUNCH));
 }
 
@@ -145,7 +145,7 @@ static void scan_launches(const struct gpa_model *m, struct launch_scan *s)
 	uint32_t prev_api = GPA_NONE;
 	uint16_t dev = UINT16_MAX;
 
-	for (size_t i = 0; i < m->gpu.n; i++) {
+	for (size_t i = 0; i < gpa_gpu_rows(m); i++) {
 		uint32_t api = GPA_NONE;
 		bool graph = false;
 		if (gpa_gpu_dev(m, i) != dev) {
@@ -155,7 +155,7 @@ static void scan_launches(const struct gpa_model *m, struct launch_scan *s)
 		}
 		if (gpa_gpu_kind(m, i) == GPA_GPU_KERNEL) {
 			uint32_t k = gpa_gpu_row(m, i);
-			api = m->kern.api[k];
+			api = gpa_kern_api(m, k);
 			graph = gpa_kernel_graph_launched(m, k);
 			uint64_t d = gpa_kern_dur(m, k);
 			if (graph) {
@@ -342,23 +342,23 @@ static void copy_finding(struct gpa_finding *f, const struct gpa_model *m)
 		.conf_reason = "copy durations; a copy costs step time only when nothing overlaps it",
 		.next = "gpuprof mfu TRACE",
 	};
-	for (size_t i = 0; i < m->copy.n; i++) {
-		uint8_t kind = m->copy.copy_kind[i];
+	for (size_t i = 0; i < gpa_copy_rows(m); i++) {
+		uint8_t kind = gpa_copy_copy_kind(m, i);
 		bool host = kind == 1 || kind == 2;
-		bool pageable = m->copy.src_kind[i] == MEM_PAGEABLE ||
-				m->copy.dst_kind[i] == MEM_PAGEABLE;
-		bool small = host && m->copy.bytes[i] < GPA_FINDING_SMALL_COPY_BYTES;
+		bool pageable = gpa_copy_src_kind(m, i) == MEM_PAGEABLE ||
+				gpa_copy_dst_kind(m, i) == MEM_PAGEABLE;
+		bool small = host && gpa_copy_bytes(m, i) < GPA_FINDING_SMALL_COPY_BYTES;
 		if (!pageable && !small) {
 			continue;
 		}
-		uint64_t d = m->copy.end[i] - m->copy.start[i];
+		uint64_t d = gpa_copy_end(m, i) - gpa_copy_start(m, i);
 		f->cost_ns += d;
 		f->count++;
 		f->aux += pageable;
 		f->aux2 += small;
-		struct gpa_finding_event e = {.kind = GPA_FEV_COPY, .dev = m->copy.dev[i],
+		struct gpa_finding_event e = {.kind = GPA_FEV_COPY, .dev = gpa_copy_dev(m, i),
 					      .row = (uint32_t)i, .step = GPA_NONE,
-					      .start = m->copy.start[i], .ns = d, .count = 0};
+					      .start = gpa_copy_start(m, i), .ns = d, .count = 0};
 		insert_event(f, &e);
 	}
 	f->count_ns = f->cost_ns;
@@ -451,15 +451,15 @@ static void copy_bound_finding(struct gpa_finding *f, const struct gpa_model *m,
 		return;
 	}
 	f->cost_ns = v->cat_ns[GPA_CP_COPY];
-	f->count = m->copy.n + m->set.n;
+	f->count = gpa_copy_rows(m) + gpa_set_rows(m);
 	f->count_ns = v->cat_ns[GPA_CP_COPY];
 	f->aux = v->copy_ns[GPA_CDIR_H2D];
 	f->aux2 = v->copy_pageable_ns;
-	for (size_t i = 0; i < m->copy.n; i++) {
-		uint64_t d = m->copy.end[i] - m->copy.start[i];
-		struct gpa_finding_event e = {.kind = GPA_FEV_COPY, .dev = m->copy.dev[i],
+	for (size_t i = 0; i < gpa_copy_rows(m); i++) {
+		uint64_t d = gpa_copy_end(m, i) - gpa_copy_start(m, i);
+		struct gpa_finding_event e = {.kind = GPA_FEV_COPY, .dev = gpa_copy_dev(m, i),
 					      .row = (uint32_t)i, .step = GPA_NONE,
-					      .start = m->copy.start[i], .ns = d};
+					      .start = gpa_copy_start(m, i), .ns = d};
 		insert_event(f, &e);
 	}
 }
@@ -598,7 +598,7 @@ static int old_arch_finding(struct gpa_finding *f, const struct gpa_model *m)
 		free(arch), free(ns), free(cnt), free(dev);
 		return -GP_ERR_NOMEM;
 	}
-	for (size_t k = 0; k < m->kern.n; k++) {
+	for (size_t k = 0; k < gpa_kern_rows(m); k++) {
 		uint32_t fn = gpa_kern_func(m, k);
 		uint16_t d = gpa_kern_dev(m, k);
 		unsigned a = fn < m->funcs.n ? func_arch(m, fn, arch) : 0;
@@ -827,7 +827,7 @@ int gpa_findings_build(const struct gpa_findings_in *in, struct gpa_findings *ou
 		out->total_ns = out->basis_ns;
 	}
 	out->verdict = out->v.n ? GPA_VERDICT_MATERIAL : GPA_VERDICT_NONE;
-	if (in->m->gpu.n < GPA_FINDING_FEW_OPS) {
+	if (gpa_gpu_rows(in->m) < GPA_FINDING_FEW_OPS) {
 		for (size_t i = 0; i < out->v.n; i++) {
 			out->v.v[i].conf = GPA_CONF_LOW;
 			out->v.v[i].conf_reason = "too few GPU operations in the trace to judge";

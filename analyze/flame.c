@@ -267,7 +267,7 @@ void gpa_flame_release(struct gpa_flame *f)
 #define LEAF_COPY(m, kind) ((m)->funcs.n + (kind))
 #define LEAF_MEMSET(m) ((m)->funcs.n + COPY_KINDS)
 #define GPU_LEAF_SLOTS(m) ((m)->funcs.n + COPY_KINDS + 1)
-_Static_assert(sizeof(*((struct gpa_memcpys *)0)->copy_kind) == 1, "COPY_KINDS: a byte's values");
+_Static_assert(sizeof(gpa_copy_copy_kind(NULL, 0)) == 1, "COPY_KINDS: a byte's values");
 
 struct builder {
 	struct gpa_model *m;
@@ -476,17 +476,16 @@ static uint32_t step_name(struct builder *b, const char *name)
 /* Whether range r or one of its ancestors matches the NVTX filter. */
 static bool range_ok(struct builder *b, uint32_t r)
 {
-	const struct gpa_nvtxs *nv = &b->m->nvtx;
 	size_t n = 0;
 
 	while (r != GPA_NONE && !b->range_ok[r] && n < MAX_CHAIN) {
 		b->chain[n++] = r;
-		r = nv->parent[r];
+		r = gpa_nvtx_parent(b->m, r);
 	}
 	bool ok = r != GPA_NONE && b->range_ok[r] == 2;
 	while (n--) {
 		uint32_t x = b->chain[n];
-		uint32_t s = nv->name[x];
+		uint32_t s = gpa_nvtx_name(b->m, x);
 		if (!b->str_match[s]) {
 			b->str_match[s] = re_match(b, b->nvtx_re, gpa_model_str(b->m, s)) ? 2 : 1;
 		}
@@ -502,7 +501,6 @@ static bool range_ok(struct builder *b, uint32_t r)
  */
 static uint32_t range_node(struct builder *b, uint32_t base, uint32_t r)
 {
-	const struct gpa_nvtxs *nv = &b->m->nvtx;
 	size_t n = 0;
 	uint32_t node = base;
 
@@ -512,17 +510,19 @@ static uint32_t range_node(struct builder *b, uint32_t base, uint32_t r)
 			break;
 		}
 		b->chain[n++] = r;
-		r = nv->parent[r];
+		r = gpa_nvtx_parent(b->m, r);
 	}
 	while (n--) {
 		uint32_t x = b->chain[n];
-		if (nv->depth[x] >= MAX_NVTX) {
+		if (gpa_nvtx_depth(b->m, x) >= MAX_NVTX) {
 			/* too deep: folds into the range above */
 		} else if (!b->step_range || !b->step_range[x]) {
-			node = child(b->f, node, intern(b->f, gpa_model_str(b->m, nv->name[x])),
+			node = child(b->f, node,
+				     intern(b->f, gpa_model_str(b->m, gpa_nvtx_name(b->m, x))),
 				     GPA_FRAME_NVTX, GPA_CAT_OTHER);
 		} else if (!(b->o->flags & GPA_FLAME_BY_STEP)) {
-			node = child(b->f, node, step_name(b, gpa_model_str(b->m, nv->name[x])),
+			node = child(b->f, node,
+				     step_name(b, gpa_model_str(b->m, gpa_nvtx_name(b->m, x))),
 				     GPA_FRAME_NVTX, GPA_CAT_OTHER);
 		}
 		if (node == GPA_NONE) {

@@ -302,19 +302,19 @@ static size_t name_slot(struct names *nm, uint32_t id, bool kernel, bool add)
 static void sum_names(const struct gpa_model *m, const struct gpa_steps *steps,
 		      const uint32_t *idx, size_t n, size_t slow, struct names *nm, int pass)
 {
-	for (size_t r = 0; r < m->nvtx.n; r++) {
-		size_t k = step_at(steps, idx, n, m->nvtx.start[r]);
+	for (size_t r = 0; r < gpa_nvtx_rows(m); r++) {
+		size_t k = step_at(steps, idx, n, gpa_nvtx_start(m, r));
 		if (k == SIZE_MAX || (pass == 0 && k != slow) ||
-		    m->nvtx.start[r] == steps->v.v[idx[k]].start) {
+		    gpa_nvtx_start(m, r) == steps->v.v[idx[k]].start) {
 			continue;
 		}
-		size_t j = name_slot(nm, m->nvtx.name[r], false, pass == 0);
+		size_t j = name_slot(nm, gpa_nvtx_name(m, r), false, pass == 0);
 		if (j != SIZE_MAX && pass == 1) {
-			nm->v[j * n + k] += (double)(m->nvtx.end[r] - m->nvtx.start[r]);
+			nm->v[j * n + k] += (double)(gpa_nvtx_end(m, r) - gpa_nvtx_start(m, r));
 		}
 	}
-	for (size_t r = 0; r < m->kern.n; r++) {
-		uint32_t api = m->kern.api[r];
+	for (size_t r = 0; r < gpa_kern_rows(m); r++) {
+		uint32_t api = gpa_kern_api(m, r);
 		uint64_t t = api != GPA_NONE ? gpa_api_start(m, api) : gpa_kern_start(m, r);
 		size_t k = step_at(steps, idx, n, t);
 		if (k == SIZE_MAX || (pass == 0 && k != slow)) {

@@ -469,7 +469,7 @@ static int build_index(struct ctx *c, pcre2_code *re)
 		}
 	}
 	/* Overhead records by process. */
-	if (group(m->ovh.proc, gpa_ovh_rows(m), np, &c->orows, &c->ofirst)) {
+	if (group(gpa_ovh_proc_col(m), gpa_ovh_rows(m), np, &c->orows, &c->ofirst)) {
 		goto out;
 	}
 	c->omax = malloc((gpa_ovh_rows(m) ? gpa_ovh_rows(m) : 1) * sizeof(*c->omax));
@@ -708,7 +708,8 @@ static uint32_t nvtx_at(const struct ctx *c, uint32_t th, uint64_t t)
 {
 	const struct gpa_model *m = c->m;
 	size_t lo = c->pfirst[th], hi = c->pfirst[th + 1];
-	size_t k = seek(m, BY_ARRAY, m->nvtx.start, c->prows, &c->pcur[th], hi, t + 1, false);
+	size_t k =
+		seek(m, BY_ARRAY, gpa_nvtx_start_col(m), c->prows, &c->pcur[th], hi, t + 1, false);
 
 	if (k == lo) {
 		return GPA_NONE;
@@ -727,7 +728,8 @@ static void thread_data(struct ctx *c, uint32_t th, uint64_t h0, uint64_t h1)
 {
 	const struct gpa_model *m = c->m;
 	size_t lo = c->pfirst[th], hi = c->pfirst[th + 1];
-	size_t k = seek(m, BY_ARRAY, m->nvtx.start, c->prows, &c->pcur[th], hi, h0 + 1, true);
+	size_t k =
+		seek(m, BY_ARRAY, gpa_nvtx_start_col(m), c->prows, &c->pcur[th], hi, h0 + 1, true);
 
 	/* Push/pop ranges running at h0: the chain of parents. */
 	if (k > lo) {
@@ -748,7 +750,7 @@ static void thread_data(struct ctx *c, uint32_t th, uint64_t h0, uint64_t h1)
 	/* Start/end ranges need not nest: back while some earlier one still reaches h0. */
 	lo = c->sfirst[th];
 	hi = c->sfirst[th + 1];
-	k = seek(m, BY_ARRAY, m->nvtx.start, c->srows, &c->scur[th], hi, h0, true);
+	k = seek(m, BY_ARRAY, gpa_nvtx_start_col(m), c->srows, &c->scur[th], hi, h0, true);
 	for (size_t j = k; j-- > lo && c->smax[j] > h0;) {
 		uint32_t r = c->srows[j];
 		add_span(c, gpa_nvtx_start(m, r), gpa_nvtx_end(m, r), h0, h1, GPA_GAP_DATA,
@@ -766,7 +768,7 @@ static void proc_overhead(struct ctx *c, uint32_t p, uint64_t h0, uint64_t h1)
 {
 	const struct gpa_model *m = c->m;
 	size_t lo = c->ofirst[p], hi = c->ofirst[p + 1];
-	size_t k = seek(m, BY_ARRAY, m->ovh.start, c->orows, &c->ocur[p], hi, h0, true);
+	size_t k = seek(m, BY_ARRAY, gpa_ovh_start_col(m), c->orows, &c->ocur[p], hi, h0, true);
 
 	for (size_t j = k; j-- > lo && c->omax[j] > h0;) {
 		uint32_t r = c->orows[j];

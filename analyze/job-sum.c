@@ -123,7 +123,7 @@ static int take_kernels(const struct gpa_rank_in *in, struct gpa_rank_sum *s)
 	GP_VEC(size_t) first = {0}; /* a kernel row of each entry, for its name and shape */
 	int ret = -GP_ERR_NOMEM;
 
-	for (size_t k = 0; k < m->kern.n; k++) {
+	for (size_t k = 0; k < gpa_kern_rows(m); k++) {
 		uint64_t *at;
 		if (in->cc->kern[k] != GPA_COMM_NOT || gpa_kern_end(m, k) < gpa_kern_start(m, k)) {
 			continue;
@@ -311,7 +311,7 @@ static int take_comm_kernels(const struct gpa_rank_in *in, struct gpa_rank_sum *
 	GP_VEC(struct comm_kern) v = {0};
 	int ret = 0;
 
-	for (size_t g = 0; g < m->gpu.n; g++) {
+	for (size_t g = 0; g < gpa_gpu_rows(m); g++) {
 		if (gpa_gpu_kind(m, g) != GPA_GPU_KERNEL || !gpa_commclass_gpu(in->cc, m, g)) {
 			continue;
 		}

@@ -328,10 +328,10 @@ static uint32_t new_pool(struct ctx *c, size_t i)
 }
 
 /* Event i against the steps of its pool: each step's peak, allocations, bytes live at its end. */
-static uint32_t step_event(struct gpa_mem_pool *p, struct pool_state *s, const struct gpa_mems *t,
+static uint32_t step_event(struct gpa_mem_pool *p, struct pool_state *s, const struct gpa_model *m,
 			   size_t i)
 {
-	uint64_t ts = t->ts[i];
+	uint64_t ts = gpa_mem_ts(m, i);
 
 	while (s->k < p->steps.n && p->steps.v[s->k].end < ts) {
 		p->steps.v[s->k++].end_live = s->last;
@@ -346,9 +346,9 @@ static uint32_t step_event(struct gpa_mem_pool *p, struct pool_state *s, const s
 		ms->peak_ts = ts;
 	}
 	ms->has_events = true;
-	if (t->op[i] == GPT_MEMORY_ALLOC) {
+	if (gpa_mem_op(m, i) == GPT_MEMORY_ALLOC) {
 		ms->allocs++;
-		ms->alloc_bytes += t->bytes[i];
+		ms->alloc_bytes += gpa_mem_bytes(m, i);
 	}
 	return (uint32_t)s->k + 1;
 }
@@ -356,52 +356,51 @@ static uint32_t step_event(struct gpa_mem_pool *p, struct pool_state *s, const s
 /* A release: the allocation it ends learns so, and its step counts it when both fall in it. */
 static void release(struct ctx *c, struct gpa_mem_pool *p, struct pool_state *s, size_t i)
 {
-	const struct gpa_mems *t = &c->m->mem;
 	uint64_t v;
 
-	if (!t->addr[i] || !addr_take(&s->live, t->addr[i], &v)) {
+	if (!gpa_mem_addr(c->m, i) || !addr_take(&s->live, gpa_mem_addr(c->m, i), &v)) {
 		p->unmatched_frees++;
 		return;
 	}
 	uint32_t a = (uint32_t)v, k = (uint32_t)(v >> 32);
 	c->free_of[a] = (uint32_t)i;
-	if (k && t->ts[i] <= p->steps.v[k - 1].end) {
+	if (k && gpa_mem_ts(c->m, i) <= p->steps.v[k - 1].end) {
 		p->steps.v[k - 1].churn++;
-		p->steps.v[k - 1].churn_bytes += t->bytes[a];
+		p->steps.v[k - 1].churn_bytes += gpa_mem_bytes(c->m, a);
 	}
 }
 
 static int one_event(struct ctx *c, size_t i, uint32_t pi)
 {
-	const struct gpa_mems *t = &c->m->mem;
 	struct gpa_mem_pool *p = &c->r->pools.v[pi];
 	struct pool_state *s = &c->st.v[pi];
-	uint8_t flags = t->flags[i];
-	bool alloc = t->op[i] == GPT_MEMORY_ALLOC;
+	uint8_t flags = gpa_mem_flags(c->m, i);
+	bool alloc = gpa_mem_op(c->m, i) == GPT_MEMORY_ALLOC;
 
 	p->events++;
-	p->last_ts = t->ts[i];
+	p->last_ts = gpa_mem_ts(c->m, i);
 	if (alloc) {
 		p->allocs++;
-		p->alloc_bytes += t->bytes[i];
+		p->alloc_bytes += gpa_mem_bytes(c->m, i);
 		if (!(flags & GPT_MEMORY_HAS_TOTALS)) {
-			s->cur += t->bytes[i];
+			s->cur += gpa_mem_bytes(c->m, i);
 		}
 	} else {
 		p->frees++;
-		p->free_bytes += t->bytes[i];
+		p->free_bytes += gpa_mem_bytes(c->m, i);
 		if (!(flags & GPT_MEMORY_HAS_TOTALS)) {
-			s->cur = s->cur > t->bytes[i] ? s->cur - t->bytes[i] : 0;
+			s->cur = s->cur > gpa_mem_bytes(c->m, i) ? s->cur - gpa_mem_bytes(c->m, i)
+								 : 0;
 		}
 		release(c, p, s, i);
 	}
 	if (flags & GPT_MEMORY_HAS_TOTALS) {
-		s->cur = gpa_col_opt64(t->total_alloc, i);
+		s->cur = gpa_mem_total_alloc(c->m, i);
 	} else {
 		p->rebuilt = true;
 	}
 	if (flags & GPT_MEMORY_HAS_RESERVED) {
-		s->res = gpa_col_opt64(t->total_res, i);
+		s->res = gpa_mem_total_res(c->m, i);
 		s->has_res = p->has_reserved = true;
 		if (s->res > p->max_reserved) {
 			p->max_reserved = s->res;
@@ -409,17 +408,18 @@ static int one_event(struct ctx *c, size_t i, uint32_t pi)
 	}
 	if (s->cur > p->peak || p->events == 1) {
 		p->peak = s->cur;
-		p->peak_ts = t->ts[i];
+		p->peak_ts = gpa_mem_ts(c->m, i);
 		p->peak_event = (uint32_t)i;
 		p->peak_reserved = s->has_res ? s->res : 0;
 	}
-	uint64_t k = step_event(p, s, t, i);
-	if (t->ts[i] <= s->last_end) {
+	uint64_t k = step_event(p, s, c->m, i);
+	if (gpa_mem_ts(c->m, i) <= s->last_end) {
 		s->leak_upto = (uint32_t)i;
 	}
 	if (alloc) {
 		c->free_of[i] = GPA_NONE;
-		if (t->addr[i] && addr_put(&s->live, t->addr[i], k << 32 | i)) {
+		if (gpa_mem_addr(c->m, i) &&
+		    addr_put(&s->live, gpa_mem_addr(c->m, i), k << 32 | i)) {
 			return -GP_ERR_NOMEM;
 		}
 	}
@@ -434,14 +434,13 @@ static int one_event(struct ctx *c, size_t i, uint32_t pi)
 static int first_pass(struct ctx *c)
 {
 	const struct gpa_model *m = c->m;
-	const struct gpa_mems *t = &m->mem;
 	struct gpa_memory *r = c->r;
 	uint32_t last_where = GPA_NONE, pi = GPA_NONE;
 	int ret = 0;
 
-	for (size_t i = 0; i < t->n && !ret; i++) {
-		if (t->where[i] != last_where) {
-			last_where = t->where[i];
+	for (size_t i = 0; i < gpa_mem_rows(m) && !ret; i++) {
+		if (gpa_mem_where(m, i) != last_where) {
+			last_where = gpa_mem_where(m, i);
 			pi = c->pool_of[last_where];
 			if (pi == GPA_NONE && (pi = new_pool(c, i)) == GPA_NONE) {
 				return -GP_ERR_NOMEM;
@@ -451,20 +450,20 @@ static int first_pass(struct ctx *c)
 			r->ev_pool[i] = pi;
 		}
 		ret = one_event(c, i, pi);
-		if (!r->ev_alloc_own && !(t->flags[i] & GPT_MEMORY_HAS_TOTALS)) {
-			r->ev_alloc_own = malloc(t->n * sizeof(*r->ev_alloc_own));
+		if (!r->ev_alloc_own && !(gpa_mem_flags(m, i) & GPT_MEMORY_HAS_TOTALS)) {
+			r->ev_alloc_own = malloc(gpa_mem_rows(m) * sizeof(*r->ev_alloc_own));
 			if (!r->ev_alloc_own) {
 				return -GP_ERR_NOMEM;
 			}
 			for (size_t j = 0; j < i; j++) {
-				r->ev_alloc_own[j] = gpa_col_opt64(t->total_alloc, j);
+				r->ev_alloc_own[j] = gpa_mem_total_alloc(m, j);
 			}
 		}
 		if (r->ev_alloc_own) {
 			r->ev_alloc_own[i] = c->st.v[pi].cur;
 		}
 	}
-	r->ev_alloc = r->ev_alloc_own ? r->ev_alloc_own : t->total_alloc;
+	r->ev_alloc = r->ev_alloc_own ? r->ev_alloc_own : gpa_mem_total_alloc_col(m);
 	for (size_t q = 0; q < r->pools.n; q++) {
 		struct gpa_mem_pool *p = &r->pools.v[q];
 		struct pool_state *s = &c->st.v[q];
@@ -484,7 +483,7 @@ static int ranges_by_call(const struct gpa_model *m, struct gp_u64map *calls)
 {
 	bool any = false;
 
-	for (size_t i = 0; m->mem.corr && i < gpa_mem_rows(m) && !any; i++) {
+	for (size_t i = 0; gpa_mem_has_corr(m) && i < gpa_mem_rows(m) && !any; i++) {
 		any = gpa_mem_thread(m, i) == GPA_NONE && gpa_mem_corr(m, i);
 	}
 	for (size_t a = 0; any && a < gpa_api_rows(m); a++) {
@@ -530,7 +529,8 @@ static int walker_init(struct walker *w, const struct gpa_model *m)
 	if (!nn) {
 		return 0;
 	}
-	if (group_by_thread(m->nvtx.thread, nn, sizeof(uint32_t), nth, &w->rows, &w->first)) {
+	if (group_by_thread(gpa_nvtx_thread_col(m), nn, sizeof(uint32_t), nth, &w->rows,
+			    &w->first)) {
 		return -GP_ERR_NOMEM;
 	}
 	w->next = malloc((nth + 1) * sizeof(*w->next));
@@ -563,22 +563,21 @@ static void walker_release(struct walker *w)
 /* The innermost push/pop range of thread t open at ts (not before the thread's last question). */
 static uint32_t walker_range(struct walker *w, uint32_t t, uint64_t ts)
 {
-	const struct gpa_nvtxs *nv = &w->m->nvtx;
 	uint32_t *stack = w->stack + w->first[t];
 	size_t sp = w->sp[t], ni = w->next[t], ne = w->first[t + 1];
 
-	for (; ni < ne && nv->start[w->rows[ni]] <= ts; ni++) {
+	for (; ni < ne && gpa_nvtx_start(w->m, w->rows[ni]) <= ts; ni++) {
 		uint32_t nr = w->rows[ni];
-		if (nv->type[nr] != GPT_NVTX_PUSH_POP ||
-		    nv->origin[nr] == GPA_RANGE_GPU_ANNOTATION) {
+		if (gpa_nvtx_type(w->m, nr) != GPT_NVTX_PUSH_POP ||
+		    gpa_nvtx_origin(w->m, nr) == GPA_RANGE_GPU_ANNOTATION) {
 			continue;
 		}
-		while (sp && nv->end[stack[sp - 1]] < nv->start[nr]) {
+		while (sp && gpa_nvtx_end(w->m, stack[sp - 1]) < gpa_nvtx_start(w->m, nr)) {
 			sp--;
 		}
 		stack[sp++] = nr;
 	}
-	while (sp && nv->end[stack[sp - 1]] < ts) {
+	while (sp && gpa_nvtx_end(w->m, stack[sp - 1]) < ts) {
 		sp--;
 	}
 	w->next[t] = ni;
@@ -674,9 +673,8 @@ static void group_done(struct group *g, size_t top, uint64_t *total)
 /* Whether allocation i belongs to group g: made in its window, live after its moment. */
 static bool group_has(const struct ctx *c, const struct group *g, size_t i)
 {
-	const struct gpa_mems *t = &c->m->mem;
-
-	return g->on && i <= g->upto && t->addr[i] && t->ts[i] >= g->t0 && t->ts[i] <= g->t1 &&
+	return g->on && i <= g->upto && gpa_mem_addr(c->m, i) && gpa_mem_ts(c->m, i) >= g->t0 &&
+	       gpa_mem_ts(c->m, i) <= g->t1 &&
 	       (c->free_of[i] == GPA_NONE || c->free_of[i] > g->upto);
 }
 
@@ -714,7 +712,6 @@ static void pool_leak(struct ctx *c, uint32_t pi, struct group *g)
 static int second_pass(struct ctx *c)
 {
 	const struct gpa_model *m = c->m;
-	const struct gpa_mems *t = &m->mem;
 	struct gpa_memory *r = c->r;
 	size_t np = r->pools.n, end = 0;
 	struct group *g = calloc(2 * (np ? np : 1), sizeof(*g));
@@ -733,8 +730,8 @@ static int second_pass(struct ctx *c)
 		end = g[2 * q + 1].on && g[2 * q + 1].upto + 1 > end ? g[2 * q + 1].upto + 1 : end;
 	}
 	ret = g ? ret : -GP_ERR_NOMEM;
-	for (size_t i = 0; !ret && i < end && i < t->n; i++) {
-		if (t->op[i] != GPT_MEMORY_ALLOC) {
+	for (size_t i = 0; !ret && i < end && i < gpa_mem_rows(m); i++) {
+		if (gpa_mem_op(m, i) != GPT_MEMORY_ALLOC) {
 			continue;
 		}
 		uint32_t q = gpa_memory_pool_at(r, i);
@@ -750,10 +747,10 @@ static int second_pass(struct ctx *c)
 			p->peak_phase = phase;
 		}
 		if (peak) {
-			ret = group_add(&g[2 * q], name, phase, t->bytes[i]);
+			ret = group_add(&g[2 * q], name, phase, gpa_mem_bytes(m, i));
 		}
 		if (leak && !ret) {
-			ret = group_add(&g[2 * q + 1], name, phase, t->bytes[i]);
+			ret = group_add(&g[2 * q + 1], name, phase, gpa_mem_bytes(m, i));
 		}
 	}
 	for (size_t q = 0; g && q < np; q++) {

@@ -106,29 +106,28 @@ static int by_gbps(const void *pa, const void *pb)
 
 static int copies(const struct gpa_model *m, struct gpa_mfu *u)
 {
-	const struct gpa_memcpys *c = &m->copy;
-
-	for (size_t i = 0; i < c->n; i++) {
+	for (size_t i = 0; i < gpa_copy_rows(m); i++) {
 		size_t g = 0;
 		for (; g < u->copies.n; g++) {
 			struct gpa_copy_bw *b = &u->copies.v[g];
-			if (b->copy_kind == c->copy_kind[i] && b->src_kind == c->src_kind[i] &&
-			    b->dst_kind == c->dst_kind[i]) {
+			if (b->copy_kind == gpa_copy_copy_kind(m, i) &&
+			    b->src_kind == gpa_copy_src_kind(m, i) &&
+			    b->dst_kind == gpa_copy_dst_kind(m, i)) {
 				break;
 			}
 		}
 		if (g == u->copies.n) {
-			struct gpa_copy_bw b = {.copy_kind = c->copy_kind[i],
-						.src_kind = c->src_kind[i],
-						.dst_kind = c->dst_kind[i]};
+			struct gpa_copy_bw b = {.copy_kind = gpa_copy_copy_kind(m, i),
+						.src_kind = gpa_copy_src_kind(m, i),
+						.dst_kind = gpa_copy_dst_kind(m, i)};
 			if (u->copies.n >= 64 || gp_vec_push(&u->copies, b)) {
 				return -GP_ERR_NOMEM;
 			}
 		}
 		struct gpa_copy_bw *b = &u->copies.v[g];
 		b->count++;
-		b->bytes += c->bytes[i];
-		b->ns += c->end[i] - c->start[i];
+		b->bytes += gpa_copy_bytes(m, i);
+		b->ns += gpa_copy_end(m, i) - gpa_copy_start(m, i);
 	}
 	for (size_t g = 0; g < u->copies.n; g++) {
 		struct gpa_copy_bw *b = &u->copies.v[g];
@@ -136,25 +135,25 @@ static int copies(const struct gpa_model *m, struct gpa_mfu *u)
 		b->link_gbps = link_of(&u->peaks, b->copy_kind, &b->link);
 	}
 	/* Slow copies: under half their group's bandwidth, or from pageable memory. */
-	for (size_t i = 0; i < c->n; i++) {
-		uint64_t ns = c->end[i] - c->start[i];
-		if (!ns || !c->bytes[i]) {
+	for (size_t i = 0; i < gpa_copy_rows(m); i++) {
+		uint64_t ns = gpa_copy_end(m, i) - gpa_copy_start(m, i);
+		if (!ns || !gpa_copy_bytes(m, i)) {
 			continue;
 		}
-		double gbps = (double)c->bytes[i] / (double)ns;
+		double gbps = (double)gpa_copy_bytes(m, i) / (double)ns;
 		const struct gpa_copy_bw *b = NULL;
 		for (size_t g = 0; g < u->copies.n && !b; g++) {
-			if (u->copies.v[g].copy_kind == c->copy_kind[i] &&
-			    u->copies.v[g].src_kind == c->src_kind[i] &&
-			    u->copies.v[g].dst_kind == c->dst_kind[i]) {
+			if (u->copies.v[g].copy_kind == gpa_copy_copy_kind(m, i) &&
+			    u->copies.v[g].src_kind == gpa_copy_src_kind(m, i) &&
+			    u->copies.v[g].dst_kind == gpa_copy_dst_kind(m, i)) {
 				b = &u->copies.v[g];
 			}
 		}
-		bool pageable = c->src_kind[i] == 1 || c->dst_kind[i] == 1;
+		bool pageable = gpa_copy_src_kind(m, i) == 1 || gpa_copy_dst_kind(m, i) == 1;
 		if (!pageable && gbps >= b->gbps / 2) {
 			continue;
 		}
-		bool small = c->bytes[i] < 64 * 1024;
+		bool small = gpa_copy_bytes(m, i) < 64 * 1024;
 		if (!pageable && !small && ns % GPA_MFU_QUANTUM_NS == 0 &&
 		    ns < GPA_MFU_QUANTUM_MIN_NS) {
 			continue; /* a few whole microseconds: timed too coarsely to call it slow */

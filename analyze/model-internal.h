@@ -77,7 +77,7 @@
 		}                                                                                  \
 	}
 
-#define DEFINE_TABLE_FNS_(tname, COLS, OPT)                                                        \
+#define DEFINE_TABLE_FNS_(tname, field, COLS, OPT)                                                 \
 	int tname##_reserve(struct tname *t, size_t want)                                   \
 	{                                                                                          \
 		size_t ncap;                                                                       \
@@ -123,15 +123,8 @@
 	void tname##_permute(struct tname *t, const uint32_t *perm, void **scratch,               \
 			     size_t *scratch_n);                                                    \
 	void tname##_shrink(struct tname *t);
-DECLARE_TABLE_FNS_(gpa_kernels)
-DECLARE_TABLE_FNS_(gpa_memcpys)
-DECLARE_TABLE_FNS_(gpa_memsets)
-DECLARE_TABLE_FNS_(gpa_apis)
-DECLARE_TABLE_FNS_(gpa_syncs)
-DECLARE_TABLE_FNS_(gpa_nvtxs)
-DECLARE_TABLE_FNS_(gpa_overheads)
-DECLARE_TABLE_FNS_(gpa_gpus)
-DECLARE_TABLE_FNS_(gpa_mems)
+#define DECLARE_TABLE_FNS_OF_(tname, field, COLS, OPT) DECLARE_TABLE_FNS_(tname)
+GPA_TABLES(DECLARE_TABLE_FNS_OF_)
 
 /* Row r of optional column col of table t: allocated (rows so far 0) with the first nonzero v. */
 #define SET_OPT_(t, col, r, v)                                                                     \

@@ -129,7 +129,7 @@ struct prefault {
 	}
 PREFAULT_TABLE_(gpa_kernels, GPA_KERNEL_COLS, GPA_KERNEL_OPT_COLS_)
 PREFAULT_TABLE_(gpa_apis, GPA_API_COLS, GPA_API_OPT_COLS_)
-PREFAULT_TABLE_(gpa_gpus, GPA_GPU_COLS, GPA_NO_COLS_)
+PREFAULT_TABLE_(gpa_gpus, GPA_GPU_COLS, GPA_GPU_OPT_COLS_)
 
 static void *prefault_main(void *arg)
 {

@@ -26,15 +26,7 @@
 
 /* ------------------------------------------------------------ tables */
 
-DEFINE_TABLE_FNS_(gpa_kernels, GPA_KERNEL_COLS, GPA_KERNEL_OPT_COLS_)
-DEFINE_TABLE_FNS_(gpa_memcpys, GPA_MEMCPY_COLS, GPA_GRAPH_COLS_)
-DEFINE_TABLE_FNS_(gpa_memsets, GPA_MEMSET_COLS, GPA_GRAPH_COLS_)
-DEFINE_TABLE_FNS_(gpa_apis, GPA_API_COLS, GPA_API_OPT_COLS_)
-DEFINE_TABLE_FNS_(gpa_syncs, GPA_SYNC_COLS, GPA_NO_COLS_)
-DEFINE_TABLE_FNS_(gpa_nvtxs, GPA_NVTX_COLS, GPA_NVTX_OPT_COLS_)
-DEFINE_TABLE_FNS_(gpa_overheads, GPA_OVERHEAD_COLS, GPA_NO_COLS_)
-DEFINE_TABLE_FNS_(gpa_gpus, GPA_GPU_COLS, GPA_NO_COLS_)
-DEFINE_TABLE_FNS_(gpa_mems, GPA_MEM_COLS, GPA_MEM_OPT_COLS_)
+GPA_TABLES(DEFINE_TABLE_FNS_)
 
 /* ------------------------------------------------------------ strings */
 

@@ -51,11 +51,18 @@
 #define GPA_START_FAR UINT32_MAX
 
 /* X(type, column): the columns of each table. */
-#define GPA_KERNEL_COLS(X)                                                                         \
+/*
+ * Kernels' and API calls' columns come in two lists: the encoded ones, read
+ * through the hand-written accessors of this file, and the plain ones,
+ * which get generated accessors (model-access.h) like the other tables'.
+ */
+#define GPA_KERNEL_CODED_COLS_(X)                                                                  \
 	X(uint32_t, start_off) /* start - its block's base, GPA_START_FAR: gpa_kern_start */       \
 	X(uint32_t, dur)       /* end - start, GPA_DUR_LONG: in gpa_model.kern_long */             \
-	X(uint32_t, site)      /* row in gpa_model.ksites: gpa_kern_func, _shape, _stream, _dev */ \
+	X(uint32_t, site)      /* row in gpa_model.ksites: gpa_kern_func, _shape, _stream, _dev */
+#define GPA_KERNEL_PLAIN_COLS_(X)                                                                  \
 	X(uint32_t, api)       /* launching API row or GPA_NONE */
+#define GPA_KERNEL_COLS(X) GPA_KERNEL_CODED_COLS_(X) GPA_KERNEL_PLAIN_COLS_(X)
 
 #define GPA_MEMCPY_COLS(X)                                                                         \
 	X(uint64_t, start)                                                                         \
@@ -81,12 +88,14 @@
 	X(uint16_t, dev)                                                                           \
 	X(uint8_t, memory_kind)
 
-#define GPA_API_COLS(X)                                                                            \
+#define GPA_API_CODED_COLS_(X)                                                                     \
 	X(uint32_t, start_off) /* start - its block's base, GPA_START_FAR: gpa_api_start */        \
 	X(uint32_t, dur)      /* end - start, GPA_DUR_LONG: in gpa_model.api_long */               \
-	X(uint32_t, site)     /* row in gpa_model.asites: gpa_api_name, gpa_api_thread */          \
+	X(uint32_t, site)     /* row in gpa_model.asites: gpa_api_name, gpa_api_thread */
+#define GPA_API_PLAIN_COLS_(X)                                                                     \
 	X(uint32_t, corr)     /* NULL when the load dropped it (GPA_DROP_CORR) */                 \
 	X(uint32_t, nvtx)     /* innermost enclosing NVTX push/pop range or GPA_NONE */
+#define GPA_API_COLS(X) GPA_API_CODED_COLS_(X) GPA_API_PLAIN_COLS_(X)
 
 #define GPA_SYNC_COLS(X)                                                                           \
 	X(uint64_t, start)                                                                         \
@@ -192,22 +201,12 @@ enum gpa_gpu_kind {
 	X(uint32_t, ret) X(uint32_t, cbid) X(uint8_t, domain) X(uint8_t, captured)
 /* A CPU op's recorded inputs (NVTX field args, import/kineto.c): model string id; 0 none. */
 #define GPA_NVTX_OPT_COLS_(X) X(uint32_t, args)
-
-#define GPA_COL_PTR_(type, col) type *col;
-#define GPA_DECLARE_TABLE_(tname, COLS, OPT)                                                       \
-	struct tname {                                                                             \
-		size_t n, cap;                                                                     \
-		COLS(GPA_COL_PTR_)                                                                 \
-		OPT(GPA_COL_PTR_)                                                                  \
-	};
-GPA_DECLARE_TABLE_(gpa_kernels, GPA_KERNEL_COLS, GPA_KERNEL_OPT_COLS_)
-GPA_DECLARE_TABLE_(gpa_memcpys, GPA_MEMCPY_COLS, GPA_GRAPH_COLS_)
-GPA_DECLARE_TABLE_(gpa_memsets, GPA_MEMSET_COLS, GPA_GRAPH_COLS_)
-GPA_DECLARE_TABLE_(gpa_apis, GPA_API_COLS, GPA_API_OPT_COLS_)
-GPA_DECLARE_TABLE_(gpa_syncs, GPA_SYNC_COLS, GPA_NO_COLS_)
-GPA_DECLARE_TABLE_(gpa_nvtxs, GPA_NVTX_COLS, GPA_NVTX_OPT_COLS_)
-GPA_DECLARE_TABLE_(gpa_overheads, GPA_OVERHEAD_COLS, GPA_NO_COLS_)
-GPA_DECLARE_TABLE_(gpa_gpus, GPA_GPU_COLS, GPA_NO_COLS_)
+/* Each table has its list of optional columns, empty or not: a new one is one line. */
+#define GPA_MEMCPY_OPT_COLS_(X) GPA_GRAPH_COLS_(X)
+#define GPA_MEMSET_OPT_COLS_(X) GPA_GRAPH_COLS_(X)
+#define GPA_SYNC_OPT_COLS_(X) GPA_NO_COLS_(X)
+#define GPA_OVERHEAD_OPT_COLS_(X) GPA_NO_COLS_(X)
+#define GPA_GPU_OPT_COLS_(X) GPA_NO_COLS_(X)
 
 /* Row r of an optional uint32_t column (NULL: every row 0). */
 static inline uint32_t gpa_col_opt(const uint32_t *col, size_t r)
@@ -333,7 +332,32 @@ struct gpa_asite {
 	X(uint64_t, total_alloc)                                                                   \
 	X(uint64_t, total_res)                                                                     \
 	X(uint32_t, corr)
-GPA_DECLARE_TABLE_(gpa_mems, GPA_MEM_COLS, GPA_MEM_OPT_COLS_)
+
+/*
+ * X(struct, gpa_model field, columns, optional columns): every table of
+ * columns, once. It declares them (below), their functions
+ * (model-internal.h, model.c), and bench-load and the checks of raw reads
+ * (scripts/check-model-reads.sh, model-accessors.py) walk it.
+ */
+#define GPA_TABLES(X)                                                                              \
+	X(gpa_kernels, kern, GPA_KERNEL_COLS, GPA_KERNEL_OPT_COLS_)                                \
+	X(gpa_memcpys, copy, GPA_MEMCPY_COLS, GPA_MEMCPY_OPT_COLS_)                                \
+	X(gpa_memsets, set, GPA_MEMSET_COLS, GPA_MEMSET_OPT_COLS_)                                 \
+	X(gpa_apis, api, GPA_API_COLS, GPA_API_OPT_COLS_)                                          \
+	X(gpa_syncs, sync, GPA_SYNC_COLS, GPA_SYNC_OPT_COLS_)                                      \
+	X(gpa_nvtxs, nvtx, GPA_NVTX_COLS, GPA_NVTX_OPT_COLS_)                                      \
+	X(gpa_overheads, ovh, GPA_OVERHEAD_COLS, GPA_OVERHEAD_OPT_COLS_)                           \
+	X(gpa_gpus, gpu, GPA_GPU_COLS, GPA_GPU_OPT_COLS_)                                          \
+	X(gpa_mems, mem, GPA_MEM_COLS, GPA_MEM_OPT_COLS_)
+
+#define GPA_COL_PTR_(type, col) type *col;
+#define GPA_DECLARE_TABLE_(tname, field, COLS, OPT)                                                \
+	struct tname {                                                                             \
+		size_t n, cap;                                                                     \
+		COLS(GPA_COL_PTR_)                                                                 \
+		OPT(GPA_COL_PTR_)                                                                  \
+	};
+GPA_TABLES(GPA_DECLARE_TABLE_)
 
 /* Row r of an optional uint64_t column (NULL: every row 0). */
 static inline uint64_t gpa_col_opt64(const uint64_t *col, size_t r)
@@ -482,195 +506,12 @@ const char *gpa_model_str(const struct gpa_model *m, uint32_t id);
 /* Interns s; 0 for empty; GPA_NONE when out of memory. */
 uint32_t gpa_model_intern(struct gpa_model *m, const char *s);
 
-/* The duration stored for row `row` of a long list (0 when absent: never for a GPA_DUR_LONG row). */
-uint64_t gpa_long_dur(const struct gpa_long_durs *l, size_t row);
-
-/* Start of row i of a table whose start offsets are off. */
-static inline uint64_t gpa_start_of(const uint32_t *off, const struct gpa_starts *s, size_t i)
-{
-	uint32_t o = off[i];
-
-	return o != GPA_START_FAR ? s->base.v[i >> GPA_START_BLOCK_SHIFT] + o
-				  : gpa_long_dur(&s->far, i);
-}
-
-/* Start of kernel row i and API row i. */
-static inline uint64_t gpa_kern_start(const struct gpa_model *m, size_t i)
-{
-	return gpa_start_of(m->kern.start_off, &m->kern_starts, i);
-}
-
-static inline uint64_t gpa_api_start(const struct gpa_model *m, size_t i)
-{
-	return gpa_start_of(m->api.start_off, &m->api_starts, i);
-}
-
-/* Duration and end of kernel row i and API row i. */
-static inline uint64_t gpa_kern_dur(const struct gpa_model *m, size_t i)
-{
-	uint32_t d = m->kern.dur[i];
-
-	return d != GPA_DUR_LONG ? d : gpa_long_dur(&m->kern_long, i);
-}
-
-static inline uint64_t gpa_kern_end(const struct gpa_model *m, size_t i)
-{
-	return gpa_kern_start(m, i) + gpa_kern_dur(m, i);
-}
-
-static inline uint64_t gpa_api_dur(const struct gpa_model *m, size_t i)
-{
-	uint32_t d = m->api.dur[i];
-
-	return d != GPA_DUR_LONG ? d : gpa_long_dur(&m->api_long, i);
-}
-
-static inline uint64_t gpa_api_end(const struct gpa_model *m, size_t i)
-{
-	return gpa_api_start(m, i) + gpa_api_dur(m, i);
-}
-
-/* What kernel row i shares with its launch site, and its parts. */
-static inline const struct gpa_ksite *gpa_kern_site(const struct gpa_model *m, size_t i)
-{
-	return &m->ksites.v[m->kern.site[i]];
-}
-
-static inline uint32_t gpa_kern_func(const struct gpa_model *m, size_t i)
-{
-	return gpa_kern_site(m, i)->func;
-}
-
-static inline uint32_t gpa_kern_shape(const struct gpa_model *m, size_t i)
-{
-	return gpa_kern_site(m, i)->shape;
-}
-
-static inline uint32_t gpa_kern_stream(const struct gpa_model *m, size_t i)
-{
-	return gpa_kern_site(m, i)->stream;
-}
-
-static inline uint16_t gpa_kern_dev(const struct gpa_model *m, size_t i)
-{
-	return (uint16_t)gpa_kern_site(m, i)->dev;
-}
-
-/* Name (model string id) and thread (model thread index) of API row i. */
-static inline uint32_t gpa_api_name(const struct gpa_model *m, size_t i)
-{
-	return m->asites.v[m->api.site[i]].name;
-}
-
-static inline uint32_t gpa_api_thread(const struct gpa_model *m, size_t i)
-{
-	return m->asites.v[m->api.site[i]].thread;
-}
-
-/* What API row i is to CUDA/HIP graphs: enum gpa_api_flags. */
-static inline uint8_t gpa_api_flags(const struct gpa_model *m, size_t i)
-{
-	return (uint8_t)(m->asites.v[m->api.site[i]].flags | gpa_col_opt8(m->api.captured, i));
-}
-
-/* Kind (enum gpa_gpu_kind) and row in its table of GPU op row i of gpa_model.gpu. */
-static inline unsigned gpa_gpu_kind(const struct gpa_model *m, size_t i)
-{
-	return m->gpu.op[i] >> GPA_GPU_KIND_SHIFT;
-}
-
-static inline uint32_t gpa_gpu_row(const struct gpa_model *m, size_t i)
-{
-	return m->gpu.op[i] & GPA_GPU_ROW_MAX;
-}
-
-/* The device of GPU op row i: the one whose rows of gpa_model.gpu hold it. */
-static inline uint16_t gpa_gpu_dev(const struct gpa_model *m, size_t i)
-{
-	size_t lo = 0, hi = m->devs.n;
-
-	while (lo < hi) { /* the last device whose rows start at or before i */
-		size_t mid = lo + (hi - lo) / 2;
-		if (m->devs.v[mid].gpu_first <= i) {
-			lo = mid + 1;
-		} else {
-			hi = mid;
-		}
-	}
-	return (uint16_t)(lo ? lo - 1 : 0);
-}
-
-/* Start and end of GPU op row i of gpa_model.gpu, read from its kind's table. */
-static inline uint64_t gpa_gpu_start(const struct gpa_model *m, size_t i)
-{
-	uint32_t r = gpa_gpu_row(m, i);
-	unsigned k = gpa_gpu_kind(m, i);
-
-	return k == GPA_GPU_KERNEL   ? gpa_kern_start(m, r)
-	       : k == GPA_GPU_MEMCPY ? m->copy.start[r]
-				     : m->set.start[r];
-}
-
-static inline uint64_t gpa_gpu_end(const struct gpa_model *m, size_t i)
-{
-	uint32_t r = gpa_gpu_row(m, i);
-	unsigned k = gpa_gpu_kind(m, i);
-
-	return k == GPA_GPU_KERNEL   ? gpa_kern_end(m, r)
-	       : k == GPA_GPU_MEMCPY ? m->copy.end[r]
-				     : m->set.end[r];
-}
-
-/* The process of a GPU op row of a kind, via its device. */
-static inline uint32_t gpa_dev_proc(const struct gpa_model *m, uint16_t dev)
-{
-	return m->devs.v[dev].proc;
-}
-
-/*
- * Devices that ran work (a kernel, copy or set): the devices counts, names and
- * per-GPU figures come from; a device the trace only describes is not one.
- * *first (may be NULL): the first such device index, GPA_NONE when none.
- */
-uint32_t gpa_model_work_devices(const struct gpa_model *m, uint32_t *first);
-
-/*
- * CUDA/HIP graphs. A GPU op belongs to a graph when its record carries a graph
- * id, or when the API call that launched it (by correlation, within its
- * process) is a graph launch: every kernel of a cudaGraphLaunch shares the
- * launch's correlation id, so it belongs to that launch and the launch's CPU
- * thread. API calls between a stream capture's begin and end on a thread are
- * flagged GPA_API_CAPTURED: under capture nothing runs, the replays do.
- * The load sets the flags and counts (model-internal.h).
- */
-#define GPA_GRAPH_NONE UINT32_MAX
-/* GPU op row i of gpa_model.gpu: its graph id; 0 for a graph launch whose id the trace lacks. */
-uint32_t gpa_gpu_graph(const struct gpa_model *m, size_t i);
-/* The launching API row of GPU op row i of gpa_model.gpu, GPA_NONE when unknown. */
-static inline uint32_t gpa_gpu_api(const struct gpa_model *m, size_t i)
-{
-	uint32_t r = gpa_gpu_row(m, i);
-	unsigned k = gpa_gpu_kind(m, i);
-
-	return k == GPA_GPU_KERNEL ? m->kern.api[r] : k == GPA_GPU_MEMCPY ? m->copy.api[r] : m->set.api[r];
-}
-/*
- * GPU idle inside stream captures: per device with work, the time within its
- * window (first op start to last op end) while a thread of its process was
- * capturing (begin call's start to end call's end), less the device's busy
- * time then; summed over devices. Returns 0 or -GP_ERR_NOMEM.
- */
-int gpa_capture_idle(const struct gpa_model *m, uint64_t *out);
-
-/* The stream of GPU op row i of gpa_model.gpu. */
-uint32_t gpa_gpu_stream(const struct gpa_model *m, size_t i);
-
 /* ------------------------------------------------------- CPU call stacks */
 
 /* Frees what stacks.c kept for the model (NULL: nothing). */
 void gpa_stacks_free(struct gpa_stacks *s);
 
-/* One accessor per column: gpa_copy_bytes(m, i), gpa_nvtx_parent(m, i)... */
+/* The accessors: gpa_copy_bytes(m, i), gpa_nvtx_rows(m), gpa_kern_start(m, i)... */
 #include "analyze/model-access.h"
 
 #endif /* GPA_MODEL_H */

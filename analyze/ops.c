@@ -514,7 +514,7 @@ int gpa_ops_step_totals(const struct gpa_model *m, const struct gpa_steps *steps
 	if (cover) {
 		memset(cover, 0, sizeof(*cover));
 	}
-	if (!steps->v.n || !m->nvtx.args || !steps_sorted(steps)) {
+	if (!steps->v.n || !gpa_nvtx_has_args(m) || !steps_sorted(steps)) {
 		return 0;
 	}
 	ret = collect_calls(m, &tmp, &calls, &n);

@@ -207,11 +207,11 @@ int gpa_related_model(const struct gpa_model *m, char *errbuf, size_t errlen)
 		v[p].pid = m->procs.v[p].pid;
 	}
 	if (m->aligned) { /* else each file keeps its own clock: nothing to compare */
-		for (size_t i = 0; i < m->gpu.n; i++) {
+		for (size_t i = 0; i < gpa_gpu_rows(m); i++) {
 			widen(&v[gpa_dev_proc(m, gpa_gpu_dev(m, i))], gpa_gpu_start(m, i),
 			      gpa_gpu_end(m, i));
 		}
-		for (size_t i = 0; i < m->api.n; i++) {
+		for (size_t i = 0; i < gpa_api_rows(m); i++) {
 			uint32_t p = m->threads.v[gpa_api_thread(m, i)].proc;
 			uint64_t a = gpa_api_start(m, i), e = gpa_api_end(m, i);
 			if (gpa_plausible(m, p, a, e)) {

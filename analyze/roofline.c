@@ -326,7 +326,7 @@ int gpa_roofline_analyze(const struct gpa_model *m, const struct gpa_roof_rules 
 		rule_of[i] = -2;
 		last[i] = UINT32_MAX;
 	}
-	for (size_t k = 0; k < m->kern.n; k++) {
+	for (size_t k = 0; k < gpa_kern_rows(m); k++) {
 		uint32_t fn = gpa_kern_func(m, k);
 		uint64_t ns = gpa_kern_dur(m, k);
 		if (rule_of[fn] == -2) {

@@ -200,9 +200,9 @@ static void kernels(struct builder *b)
 		col(b, dim_names[k], GPUPROF_I32, dims + k * b->rows);
 	}
 	col(b, "registers", GPUPROF_U32, regs);
-	model_col(b, "api", 4, m->kern.api);
-	model_col(b, "corr", 4, m->kern.corr);
-	model_col(b, "graph", 4, m->kern.graph);
+	model_col(b, "api", 4, gpa_kern_api_col(m));
+	model_col(b, "corr", 4, gpa_kern_corr_col(m));
+	model_col(b, "graph", 4, gpa_kern_graph_col(m));
 }
 
 static void api_calls(struct builder *b)
@@ -230,9 +230,9 @@ static void api_calls(struct builder *b)
 	col(b, "name", GPUPROF_STR, name);
 	col(b, "pid", GPUPROF_U32, pid);
 	col(b, "tid", GPUPROF_U32, tid);
-	model_col(b, "corr", 4, m->api.corr);
-	model_col(b, "nvtx", 4, m->api.nvtx);
-	model_col(b, "ret", 4, m->api.ret);
+	model_col(b, "corr", 4, gpa_api_corr_col(m));
+	model_col(b, "nvtx", 4, gpa_api_nvtx_col(m));
+	model_col(b, "ret", 4, gpa_api_ret_col(m));
 }
 
 static void steps(struct builder *b, const struct gpa_steps *s)

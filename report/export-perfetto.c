@@ -249,9 +249,7 @@ static void write_losses(struct pw *w)
 
 static void write_apis(struct pw *w)
 {
-	const struct gpa_apis *a = &w->m->api;
-
-	for (size_t i = 0; i < a->n; i++) {
+	for (size_t i = 0; i < gpa_api_rows(w->m); i++) {
 		if (gpa_api_thread(w->m, i) == GPA_NONE) {
 			continue;
 		}
@@ -259,55 +257,56 @@ static void write_apis(struct pw *w)
 		ev_begin(w, "X", thread_pid(w, gpa_api_thread(w->m, i)));
 		ev_tid(w, w->m->threads.v[gpa_api_thread(w->m, i)].tid);
 		ev_span(w, gpa_api_start(w->m, i), gpa_api_end(w->m, i));
-		ev_name(w, gpa_col_opt8(a->domain, i) == GPT_API_DRIVER ? "cuda_driver" : "cuda_runtime",
+		ev_name(w,
+			gpa_api_domain(w->m, i) == GPT_API_DRIVER ? "cuda_driver" : "cuda_runtime",
 			gpa_model_str(w->m, gpa_api_name(w->m, i)));
 		gp_strbuf_adds(&w->sb, ",\"args\":{\"correlation\":");
-		add_u64(&w->sb, a->corr[i]);
-		add_key_u64(&w->sb, "cbid", gpa_col_opt(a->cbid, i));
-		add_key_u64(&w->sb, "return", gpa_col_opt(a->ret, i));
+		add_u64(&w->sb, gpa_api_corr(w->m, i));
+		add_key_u64(&w->sb, "cbid", gpa_api_cbid(w->m, i));
+		add_key_u64(&w->sb, "return", gpa_api_ret(w->m, i));
 		gp_strbuf_adds(&w->sb, "}}");
 	}
 }
 
 static void write_nvtx(struct pw *w)
 {
-	const struct gpa_nvtxs *n = &w->m->nvtx;
-
-	for (size_t i = 0; i < n->n; i++) {
+	for (size_t i = 0; i < gpa_nvtx_rows(w->m); i++) {
 		uint32_t pid, tid;
 		const char *name, *domain;
 
-		if (n->thread[i] == GPA_NONE) {
+		if (gpa_nvtx_thread(w->m, i) == GPA_NONE) {
 			continue;
 		}
 		tick(w);
-		pid = thread_pid(w, n->thread[i]);
-		tid = w->m->threads.v[n->thread[i]].tid;
-		name = gpa_model_str(w->m, n->name[i]);
-		domain = gpa_model_str(w->m, n->domain[i]);
-		switch (n->type[i]) {
+		pid = thread_pid(w, gpa_nvtx_thread(w->m, i));
+		tid = w->m->threads.v[gpa_nvtx_thread(w->m, i)].tid;
+		name = gpa_model_str(w->m, gpa_nvtx_name(w->m, i));
+		domain = gpa_model_str(w->m, gpa_nvtx_domain(w->m, i));
+		switch (gpa_nvtx_type(w->m, i)) {
 		case GPT_NVTX_PUSH_POP:
 			ev_begin(w, "X", pid);
 			ev_tid(w, tid);
-			ev_span(w, n->start[i], n->end[i]);
+			ev_span(w, gpa_nvtx_start(w->m, i), gpa_nvtx_end(w->m, i));
 			break;
 		case GPT_NVTX_START_END:
 			/* An async pair: begin, then end, with the row as id. */
 			ev_begin(w, "b", pid);
 			ev_tid(w, tid);
-			ev_ts(w, n->start[i]);
+			ev_ts(w, gpa_nvtx_start(w->m, i));
 			add_key_u64(&w->sb, "id", i + 1);
 			ev_name(w, "nvtx", name);
 			gp_strbuf_adds(&w->sb, "}");
 			ev_begin(w, "e", pid);
 			ev_tid(w, tid);
-			ev_ts(w, n->end[i] > n->start[i] ? n->end[i] : n->start[i]);
+			ev_ts(w, gpa_nvtx_end(w->m, i) > gpa_nvtx_start(w->m, i)
+					 ? gpa_nvtx_end(w->m, i)
+					 : gpa_nvtx_start(w->m, i));
 			add_key_u64(&w->sb, "id", i + 1);
 			break;
 		case GPT_NVTX_MARK:
 			ev_begin(w, "i", pid);
 			ev_tid(w, tid);
-			ev_ts(w, n->start[i]);
+			ev_ts(w, gpa_nvtx_start(w->m, i));
 			gp_strbuf_adds(&w->sb, ",\"s\":\"t\"");
 			break;
 		default:
@@ -327,10 +326,9 @@ static void write_nvtx(struct pw *w)
 static void write_flow(struct pw *w, uint32_t api, uint32_t pid, uint32_t tid, uint64_t start,
 		       uint64_t end)
 {
-	const struct gpa_apis *a = &w->m->api;
 	uint32_t th;
 
-	if (api == GPA_NONE || api >= a->n || gpa_api_thread(w->m, api) == GPA_NONE) {
+	if (api == GPA_NONE || api >= gpa_api_rows(w->m) || gpa_api_thread(w->m, api) == GPA_NONE) {
 		return;
 	}
 	th = gpa_api_thread(w->m, api);
@@ -353,7 +351,6 @@ static void write_flow(struct pw *w, uint32_t api, uint32_t pid, uint32_t tid, u
 static void write_kernel(struct pw *w, size_t r, uint32_t pid)
 {
 	const struct gpa_model *m = w->m;
-	const struct gpa_kernels *k = &m->kern;
 	const char *name = "";
 	uint32_t fn = gpa_kern_func(m, r), sh = gpa_kern_shape(m, r);
 
@@ -366,7 +363,7 @@ static void write_kernel(struct pw *w, size_t r, uint32_t pid)
 	ev_span(w, gpa_kern_start(m, r), gpa_kern_end(m, r));
 	ev_name(w, "kernel", name);
 	gp_strbuf_adds(&w->sb, ",\"args\":{\"correlation\":");
-	add_u64(&w->sb, gpa_col_opt(k->corr, r));
+	add_u64(&w->sb, gpa_kern_corr(m, r));
 	add_key_u64(&w->sb, "stream", gpa_kern_stream(m, r));
 	add_key_u64(&w->sb, "device", m->devs.v[gpa_kern_dev(m, r)].id);
 	if (sh < m->shapes.n) {
@@ -381,43 +378,42 @@ static void write_kernel(struct pw *w, size_t r, uint32_t pid)
 			       s->static_smem, s->dynamic_smem);
 	}
 	gp_strbuf_adds(&w->sb, "}}");
-	write_flow(w, k->api[r], pid, gpa_kern_stream(m, r), gpa_kern_start(m, r), gpa_kern_end(m, r));
+	write_flow(w, gpa_kern_api(m, r), pid, gpa_kern_stream(m, r), gpa_kern_start(m, r),
+		   gpa_kern_end(m, r));
 }
 
 static void write_memcpy(struct pw *w, size_t r, uint32_t pid, struct gp_strbuf *tmp)
 {
-	const struct gpa_memcpys *c = &w->m->copy;
-
 	gp_strbuf_reset(tmp);
-	gp_strbuf_addf(tmp, "Memcpy %s", gpa_copy_kind_name(c->copy_kind[r]));
+	gp_strbuf_addf(tmp, "Memcpy %s", gpa_copy_kind_name(gpa_copy_copy_kind(w->m, r)));
 	ev_begin(w, "X", pid);
-	ev_tid(w, c->stream[r]);
-	ev_span(w, c->start[r], c->end[r]);
+	ev_tid(w, gpa_copy_stream(w->m, r));
+	ev_span(w, gpa_copy_start(w->m, r), gpa_copy_end(w->m, r));
 	ev_name(w, "memcpy", tmp->buf);
 	gp_strbuf_adds(&w->sb, ",\"args\":{\"bytes\":");
-	add_u64(&w->sb, c->bytes[r]);
-	add_key_u64(&w->sb, "copy_kind", c->copy_kind[r]);
-	add_key_u64(&w->sb, "correlation", c->corr[r]);
-	add_key_u64(&w->sb, "stream", c->stream[r]);
+	add_u64(&w->sb, gpa_copy_bytes(w->m, r));
+	add_key_u64(&w->sb, "copy_kind", gpa_copy_copy_kind(w->m, r));
+	add_key_u64(&w->sb, "correlation", gpa_copy_corr(w->m, r));
+	add_key_u64(&w->sb, "stream", gpa_copy_stream(w->m, r));
 	gp_strbuf_adds(&w->sb, "}}");
-	write_flow(w, c->api[r], pid, c->stream[r], c->start[r], c->end[r]);
+	write_flow(w, gpa_copy_api(w->m, r), pid, gpa_copy_stream(w->m, r), gpa_copy_start(w->m, r),
+		   gpa_copy_end(w->m, r));
 }
 
 static void write_memset(struct pw *w, size_t r, uint32_t pid)
 {
-	const struct gpa_memsets *s = &w->m->set;
-
 	ev_begin(w, "X", pid);
-	ev_tid(w, s->stream[r]);
-	ev_span(w, s->start[r], s->end[r]);
+	ev_tid(w, gpa_set_stream(w->m, r));
+	ev_span(w, gpa_set_start(w->m, r), gpa_set_end(w->m, r));
 	ev_name(w, "memset", "Memset");
 	gp_strbuf_adds(&w->sb, ",\"args\":{\"bytes\":");
-	add_u64(&w->sb, s->bytes[r]);
-	add_key_u64(&w->sb, "memory_kind", s->memory_kind[r]);
-	add_key_u64(&w->sb, "correlation", s->corr[r]);
-	add_key_u64(&w->sb, "stream", s->stream[r]);
+	add_u64(&w->sb, gpa_set_bytes(w->m, r));
+	add_key_u64(&w->sb, "memory_kind", gpa_set_memory_kind(w->m, r));
+	add_key_u64(&w->sb, "correlation", gpa_set_corr(w->m, r));
+	add_key_u64(&w->sb, "stream", gpa_set_stream(w->m, r));
 	gp_strbuf_adds(&w->sb, "}}");
-	write_flow(w, s->api[r], pid, s->stream[r], s->start[r], s->end[r]);
+	write_flow(w, gpa_set_api(w->m, r), pid, gpa_set_stream(w->m, r), gpa_set_start(w->m, r),
+		   gpa_set_end(w->m, r));
 }
 
 static int cmp_u32(const void *a, const void *b)
@@ -523,13 +519,13 @@ static bool path_point(const struct pw *w, const struct gpa_cp_seg *g, uint32_t 
 {
 	const struct gpa_model *m = w->m;
 
-	if (g->kind == 0 && g->row < m->api.n && gpa_api_thread(m, g->row) < m->threads.n) {
+	if (g->kind == 0 && g->row < gpa_api_rows(m) && gpa_api_thread(m, g->row) < m->threads.n) {
 		uint32_t th = gpa_api_thread(m, g->row);
 		*pid = thread_pid(w, th);
 		*tid = m->threads.v[th].tid;
 		*s = gpa_api_start(m, g->row);
 		*e = gpa_api_end(m, g->row);
-	} else if (g->kind == 1 && g->row < m->gpu.n) {
+	} else if (g->kind == 1 && g->row < gpa_gpu_rows(m)) {
 		*pid = gpu_pid(gpa_gpu_dev(m, g->row));
 		*tid = gpa_gpu_stream(m, g->row);
 		*s = gpa_gpu_start(m, g->row);
@@ -627,7 +623,7 @@ int gpr_export_perfetto_path(const struct gpa_model *m, const char *path,
 	w->progress = progress;
 	gp_strbuf_init(&w->sb);
 	w->t0 = m->t0;
-	w->total = m->api.n + m->nvtx.n + m->gpu.n;
+	w->total = gpa_api_rows(m) + gpa_nvtx_rows(m) + gpa_gpu_rows(m);
 	ret = assign_pids(w);
 	if (ret) {
 		snprintf(errbuf, errlen, "%s", gp_err_str(ret));

@@ -538,24 +538,24 @@ static int assign_pids(struct pf *w)
 static int nvtx_lanes(struct pf *w)
 {
 	const struct gpa_model *m = w->m;
-	const struct gpa_nvtxs *n = &m->nvtx;
 	GP_VEC(uint64_t) *ends = calloc(m->procs.n ? m->procs.n : 1, sizeof(*ends));
 	int ret = 0;
 
-	w->lane = calloc(n->n ? n->n : 1, sizeof(*w->lane));
+	w->lane = calloc(gpa_nvtx_rows(m) ? gpa_nvtx_rows(m) : 1, sizeof(*w->lane));
 	if (!w->lane || !ends) {
 		free(ends);
 		return -GP_ERR_NOMEM;
 	}
-	for (size_t i = 0; i < n->n && !ret; i++) {
+	for (size_t i = 0; i < gpa_nvtx_rows(m) && !ret; i++) {
 		uint32_t p;
 		size_t l;
 
-		if (n->type[i] != GPT_NVTX_START_END || n->thread[i] == GPA_NONE) {
+		if (gpa_nvtx_type(m, i) != GPT_NVTX_START_END ||
+		    gpa_nvtx_thread(m, i) == GPA_NONE) {
 			continue;
 		}
-		p = m->threads.v[n->thread[i]].proc;
-		for (l = 0; l < ends[p].n && ends[p].v[l] > n->start[i]; l++) {
+		p = m->threads.v[gpa_nvtx_thread(m, i)].proc;
+		for (l = 0; l < ends[p].n && ends[p].v[l] > gpa_nvtx_start(m, i); l++) {
 		}
 		if (l == ends[p].n && l < MAX_LANES) {
 			ret = gp_vec_push(&ends[p], 0) ? -GP_ERR_NOMEM : 0;
@@ -563,7 +563,9 @@ static int nvtx_lanes(struct pf *w)
 			l--; /* overlaps on the last lane */
 		}
 		if (!ret) {
-			ends[p].v[l] = n->end[i] > n->start[i] ? n->end[i] : n->start[i];
+			ends[p].v[l] = gpa_nvtx_end(m, i) > gpa_nvtx_start(m, i)
+					       ? gpa_nvtx_end(m, i)
+					       : gpa_nvtx_start(m, i);
 			w->lane[i] = (uint32_t)l + 1;
 		}
 	}
@@ -656,9 +658,9 @@ static int write_cpu_tracks(struct pf *w, struct gp_strbuf *tmp)
 		td.thread = &thd;
 		put_track(w, &td);
 	}
-	for (size_t i = 0; i < m->nvtx.n; i++) {
+	for (size_t i = 0; i < gpa_nvtx_rows(m); i++) {
 		if (w->lane[i]) {
-			uint32_t p = m->threads.v[m->nvtx.thread[i]].proc;
+			uint32_t p = m->threads.v[gpa_nvtx_thread(m, i)].proc;
 
 			w->lane[i] = w->lane_base[p] + w->lane[i] - 1;
 		}
@@ -741,10 +743,9 @@ static int write_tracks(struct pf *w)
 
 static void write_apis(struct pf *w)
 {
-	const struct gpa_apis *a = &w->m->api;
 	GP_VEC(uint64_t) flows = {0};
 
-	for (size_t i = 0; i < a->n; i++) {
+	for (size_t i = 0; i < gpa_api_rows(w->m); i++) {
 		struct ev e;
 
 		if (gpa_api_thread(w->m, i) == GPA_NONE) {
@@ -752,10 +753,10 @@ static void write_apis(struct pf *w)
 		}
 		ev_init(&e, 0);
 		e.name_iid = str_name(w, gpa_api_name(w->m, i), &e.new_name);
-		e.cat = gpa_col_opt8(a->domain, i) == GPT_API_DRIVER ? CAT_DRIVER : CAT_RUNTIME;
-		arg_u64(w, ARG_CORRELATION, a->corr[i]);
-		arg_u64(w, ARG_CBID, gpa_col_opt(a->cbid, i));
-		arg_u64(w, ARG_RETURN, gpa_col_opt(a->ret, i));
+		e.cat = gpa_api_domain(w->m, i) == GPT_API_DRIVER ? CAT_DRIVER : CAT_RUNTIME;
+		arg_u64(w, ARG_CORRELATION, gpa_api_corr(w->m, i));
+		arg_u64(w, ARG_CBID, gpa_api_cbid(w->m, i));
+		arg_u64(w, ARG_RETURN, gpa_api_ret(w->m, i));
 		flows.n = 0;
 		for (uint32_t k = w->flow_first[i]; k < w->flow_first[i + 1]; k++) {
 			if (gp_vec_push(&flows, (uint64_t)w->flow_gpu[k] + 1)) {
@@ -773,33 +774,33 @@ static void write_apis(struct pf *w)
 
 static void write_nvtx(struct pf *w)
 {
-	const struct gpa_nvtxs *n = &w->m->nvtx;
-
-	for (size_t i = 0; i < n->n; i++) {
-		const char *domain = gpa_model_str(w->m, n->domain[i]);
+	for (size_t i = 0; i < gpa_nvtx_rows(w->m); i++) {
+		const char *domain = gpa_model_str(w->m, gpa_nvtx_domain(w->m, i));
 		uint64_t track;
 		struct ev e;
 
-		if (n->thread[i] == GPA_NONE) {
+		if (gpa_nvtx_thread(w->m, i) == GPA_NONE) {
 			continue;
 		}
-		track = w->thread_uuid[n->thread[i]];
+		track = w->thread_uuid[gpa_nvtx_thread(w->m, i)];
 		ev_init(&e, 0);
-		e.name_iid = str_name(w, n->name[i], &e.new_name);
+		e.name_iid = str_name(w, gpa_nvtx_name(w->m, i), &e.new_name);
 		e.cat = CAT_NVTX;
 		if (*domain) {
-			arg_iid(w, ARG_DOMAIN, intern_val(w, &w->str_val_iid[n->domain[i]], domain));
+			arg_iid(w, ARG_DOMAIN,
+				intern_val(w, &w->str_val_iid[gpa_nvtx_domain(w->m, i)], domain));
 		}
-		switch (n->type[i]) {
+		switch (gpa_nvtx_type(w->m, i)) {
 		case GPT_NVTX_PUSH_POP:
-			put_slice(w, track, n->start[i], n->end[i], &e);
+			put_slice(w, track, gpa_nvtx_start(w->m, i), gpa_nvtx_end(w->m, i), &e);
 			break;
 		case GPT_NVTX_START_END:
-			put_slice(w, w->lane[i] ? w->lane[i] : track, n->start[i], n->end[i], &e);
+			put_slice(w, w->lane[i] ? w->lane[i] : track, gpa_nvtx_start(w->m, i),
+				  gpa_nvtx_end(w->m, i), &e);
 			break;
 		case GPT_NVTX_MARK:
 			e.type = PERFETTO__TRACK_EVENT__TYPE__TYPE_INSTANT;
-			put_event(w, track, n->start[i], &e);
+			put_event(w, track, gpa_nvtx_start(w->m, i), &e);
 			progress(w);
 			break;
 		default:
@@ -838,10 +839,9 @@ static void write_losses(struct pf *w)
 static void kernel_args(struct pf *w, size_t r)
 {
 	const struct gpa_model *m = w->m;
-	const struct gpa_kernels *k = &m->kern;
 	uint32_t sh = gpa_kern_shape(m, r);
 
-	arg_u64(w, ARG_CORRELATION, gpa_col_opt(k->corr, r));
+	arg_u64(w, ARG_CORRELATION, gpa_kern_corr(m, r));
 	arg_u64(w, ARG_STREAM, gpa_kern_stream(m, r));
 	arg_u64(w, ARG_DEVICE, m->devs.v[gpa_kern_dev(m, r)].id);
 	if (sh < m->shapes.n) {
@@ -883,18 +883,19 @@ static void write_gpu_op(struct pf *w, size_t i)
 		kernel_args(w, row);
 		break;
 	case GPA_GPU_MEMCPY: {
-		uint8_t ck = m->copy.copy_kind[row];
+		uint8_t ck = gpa_copy_copy_kind(m, row);
 		char name[64];
 
 		snprintf(name, sizeof(name), "Memcpy %s", gpa_copy_kind_name(ck));
 		/* name is interned by the packet written below, before it goes. */
 		e.name_iid = fixed_name(w, &w->copy_iid[ck], name, &e.new_name);
 		e.cat = CAT_MEMCPY;
-		arg_u64(w, ARG_BYTES, m->copy.bytes[row]);
+		arg_u64(w, ARG_BYTES, gpa_copy_bytes(m, row));
 		arg_u64(w, ARG_COPY_KIND, ck);
-		arg_u64(w, ARG_CORRELATION, m->copy.corr[row]);
-		arg_u64(w, ARG_STREAM, m->copy.stream[row]);
-		if (api != GPA_NONE && api < m->api.n && gpa_api_thread(m, api) != GPA_NONE) {
+		arg_u64(w, ARG_CORRELATION, gpa_copy_corr(m, row));
+		arg_u64(w, ARG_STREAM, gpa_copy_stream(m, row));
+		if (api != GPA_NONE && api < gpa_api_rows(m) &&
+		    gpa_api_thread(m, api) != GPA_NONE) {
 			e.end_flow = i + 1;
 		}
 		put_slice(w, gp_u64map_get(&w->stream_uuid, key, 0), gpa_gpu_start(m, i),
@@ -904,15 +905,15 @@ static void write_gpu_op(struct pf *w, size_t i)
 	case GPA_GPU_MEMSET:
 		e.name_iid = fixed_name(w, &w->fixed_iid[FIXED_MEMSET], "Memset", &e.new_name);
 		e.cat = CAT_MEMSET;
-		arg_u64(w, ARG_BYTES, m->set.bytes[row]);
-		arg_u64(w, ARG_MEMORY_KIND, m->set.memory_kind[row]);
-		arg_u64(w, ARG_CORRELATION, m->set.corr[row]);
-		arg_u64(w, ARG_STREAM, m->set.stream[row]);
+		arg_u64(w, ARG_BYTES, gpa_set_bytes(m, row));
+		arg_u64(w, ARG_MEMORY_KIND, gpa_set_memory_kind(m, row));
+		arg_u64(w, ARG_CORRELATION, gpa_set_corr(m, row));
+		arg_u64(w, ARG_STREAM, gpa_set_stream(m, row));
 		break;
 	default:
 		return;
 	}
-	if (api != GPA_NONE && api < m->api.n && gpa_api_thread(m, api) != GPA_NONE) {
+	if (api != GPA_NONE && api < gpa_api_rows(m) && gpa_api_thread(m, api) != GPA_NONE) {
 		e.end_flow = i + 1;
 	}
 	put_slice(w, gp_u64map_get(&w->stream_uuid, key, 0), gpa_gpu_start(m, i), gpa_gpu_end(m, i), &e);
@@ -920,7 +921,7 @@ static void write_gpu_op(struct pf *w, size_t i)
 
 static void write_gpu(struct pf *w)
 {
-	for (size_t i = 0; i < w->m->gpu.n; i++) {
+	for (size_t i = 0; i < gpa_gpu_rows(w->m); i++) {
 		write_gpu_op(w, i);
 	}
 }
@@ -929,14 +930,14 @@ static void write_gpu(struct pf *w)
 static int index_flows(struct pf *w)
 {
 	const struct gpa_model *m = w->m;
-	size_t na = m->api.n;
+	size_t na = gpa_api_rows(m);
 
 	w->flow_first = calloc(na + 2, sizeof(*w->flow_first));
-	w->flow_gpu = malloc((m->gpu.n ? m->gpu.n : 1) * sizeof(*w->flow_gpu));
+	w->flow_gpu = malloc((gpa_gpu_rows(m) ? gpa_gpu_rows(m) : 1) * sizeof(*w->flow_gpu));
 	if (!w->flow_first || !w->flow_gpu) {
 		return -GP_ERR_NOMEM;
 	}
-	for (size_t i = 0; i < m->gpu.n; i++) {
+	for (size_t i = 0; i < gpa_gpu_rows(m); i++) {
 		uint32_t api = gpa_gpu_api(m, i);
 
 		if (api != GPA_NONE && api < na && gpa_api_thread(m, api) != GPA_NONE) {
@@ -946,7 +947,7 @@ static int index_flows(struct pf *w)
 	for (size_t a = 2; a < na + 2; a++) {
 		w->flow_first[a] += w->flow_first[a - 1];
 	}
-	for (size_t i = 0; i < m->gpu.n; i++) {
+	for (size_t i = 0; i < gpa_gpu_rows(m); i++) {
 		uint32_t api = gpa_gpu_api(m, i);
 
 		if (api != GPA_NONE && api < na && gpa_api_thread(m, api) != GPA_NONE) {
@@ -990,11 +991,11 @@ static void count_uses(struct pf *w)
 	if (!uses) {
 		return; /* everything interned: bigger, not wrong */
 	}
-	for (size_t i = 0; i < m->api.n; i++) {
+	for (size_t i = 0; i < gpa_api_rows(m); i++) {
 		uses[gpa_api_name(m, i)] += uses[gpa_api_name(m, i)] < 2;
 	}
-	for (size_t i = 0; i < m->nvtx.n; i++) {
-		uses[m->nvtx.name[i]] += uses[m->nvtx.name[i]] < 2;
+	for (size_t i = 0; i < gpa_nvtx_rows(m); i++) {
+		uses[gpa_nvtx_name(m, i)] += uses[gpa_nvtx_name(m, i)] < 2;
 	}
 	for (size_t i = 0; i < m->funcs.n; i++) {
 		uses[m->funcs.v[i].name] = 2; /* kernels: a function is launched again, mostly */
@@ -1026,7 +1027,7 @@ static int prepare(struct pf *w)
 	if (!w->zbuf || !w->z) {
 		return -GP_ERR_NOMEM;
 	}
-	w->total = m->api.n + m->nvtx.n + m->gpu.n;
+	w->total = gpa_api_rows(m) + gpa_nvtx_rows(m) + gpa_gpu_rows(m);
 	if (index_flows(w) || assign_pids(w) || nvtx_lanes(w)) {
 		return -GP_ERR_NOMEM;
 	}

@@ -542,7 +542,6 @@ static void bind_gpu_op(struct exp *e, sqlite3_stmt *s, uint64_t start, uint64_t
 
 static int write_kernels(struct exp *e)
 {
-	const struct gpa_kernels *k = &e->m->kern;
 	sqlite3_stmt *s = NULL;
 	int ret = prepare(e, "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL (start, end, deviceId, "
 			  "contextId, streamId, correlationId, globalPid, demangledName, shortName, "
@@ -552,7 +551,7 @@ static int write_kernels(struct exp *e)
 			  "clusterZ) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
 			  "?, ?, 0, 0, 0, ?, ?, ?, ?)", &s, "CUPTI_ACTIVITY_KIND_KERNEL");
 
-	for (size_t i = 0; i < k->n && !ret; i++) {
+	for (size_t i = 0; i < gpa_kern_rows(e->m) && !ret; i++) {
 		const struct gpa_func *fn = &e->m->funcs.v[gpa_kern_func(e->m, i)];
 		const struct gpa_shape *sh = &e->m->shapes.v[gpa_kern_shape(e->m, i)];
 		int64_t dem, mangled;
@@ -564,7 +563,9 @@ static int write_kernels(struct exp *e)
 		if (ret) {
 			break;
 		}
-		bind_gpu_op(e, s, gpa_kern_start(e->m, i), gpa_kern_end(e->m, i), gpa_kern_dev(e->m, i), gpa_kern_stream(e->m, i), gpa_col_opt(k->corr, i));
+		bind_gpu_op(e, s, gpa_kern_start(e->m, i), gpa_kern_end(e->m, i),
+			    gpa_kern_dev(e->m, i), gpa_kern_stream(e->m, i),
+			    gpa_kern_corr(e->m, i));
 		sqlite3_bind_int64(s, 8, dem);
 		sqlite3_bind_int64(s, 9, e->func_short[gpa_kern_func(e->m, i)]);
 		/* nsys stores the name of an unmangled kernel here too, never NULL */
@@ -590,19 +591,20 @@ static int write_kernels(struct exp *e)
 
 static int write_memcpys(struct exp *e)
 {
-	const struct gpa_memcpys *c = &e->m->copy;
 	sqlite3_stmt *s = NULL;
 	int ret = prepare(e, "INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY (start, end, deviceId, "
 			  "contextId, streamId, correlationId, globalPid, bytes, copyKind, srcKind, "
 			  "dstKind) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", &s,
 			  "CUPTI_ACTIVITY_KIND_MEMCPY");
 
-	for (size_t i = 0; i < c->n && !ret; i++) {
-		bind_gpu_op(e, s, c->start[i], c->end[i], c->dev[i], c->stream[i], c->corr[i]);
-		sqlite3_bind_int64(s, 8, (int64_t)c->bytes[i]);
-		sqlite3_bind_int64(s, 9, c->copy_kind[i]);
-		sqlite3_bind_int64(s, 10, mem_kind_to_nsys(c->src_kind[i]));
-		sqlite3_bind_int64(s, 11, mem_kind_to_nsys(c->dst_kind[i]));
+	for (size_t i = 0; i < gpa_copy_rows(e->m) && !ret; i++) {
+		bind_gpu_op(e, s, gpa_copy_start(e->m, i), gpa_copy_end(e->m, i),
+			    gpa_copy_dev(e->m, i), gpa_copy_stream(e->m, i),
+			    gpa_copy_corr(e->m, i));
+		sqlite3_bind_int64(s, 8, (int64_t)gpa_copy_bytes(e->m, i));
+		sqlite3_bind_int64(s, 9, gpa_copy_copy_kind(e->m, i));
+		sqlite3_bind_int64(s, 10, mem_kind_to_nsys(gpa_copy_src_kind(e->m, i)));
+		sqlite3_bind_int64(s, 11, mem_kind_to_nsys(gpa_copy_dst_kind(e->m, i)));
 		ret = step(e, s, "CUPTI_ACTIVITY_KIND_MEMCPY");
 	}
 	sqlite3_finalize(s);
@@ -611,16 +613,16 @@ static int write_memcpys(struct exp *e)
 
 static int write_memsets(struct exp *e)
 {
-	const struct gpa_memsets *m = &e->m->set;
 	sqlite3_stmt *s = NULL;
 	int ret = prepare(e, "INSERT INTO CUPTI_ACTIVITY_KIND_MEMSET (start, end, deviceId, "
 			  "contextId, streamId, correlationId, globalPid, value, bytes, memKind) "
 			  "VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?, ?)", &s, "CUPTI_ACTIVITY_KIND_MEMSET");
 
-	for (size_t i = 0; i < m->n && !ret; i++) {
-		bind_gpu_op(e, s, m->start[i], m->end[i], m->dev[i], m->stream[i], m->corr[i]);
-		sqlite3_bind_int64(s, 8, (int64_t)m->bytes[i]);
-		sqlite3_bind_int64(s, 9, mem_kind_to_nsys(m->memory_kind[i]));
+	for (size_t i = 0; i < gpa_set_rows(e->m) && !ret; i++) {
+		bind_gpu_op(e, s, gpa_set_start(e->m, i), gpa_set_end(e->m, i),
+			    gpa_set_dev(e->m, i), gpa_set_stream(e->m, i), gpa_set_corr(e->m, i));
+		sqlite3_bind_int64(s, 8, (int64_t)gpa_set_bytes(e->m, i));
+		sqlite3_bind_int64(s, 9, mem_kind_to_nsys(gpa_set_memory_kind(e->m, i)));
 		ret = step(e, s, "CUPTI_ACTIVITY_KIND_MEMSET");
 	}
 	sqlite3_finalize(s);
@@ -629,16 +631,16 @@ static int write_memsets(struct exp *e)
 
 static int write_apis(struct exp *e)
 {
-	const struct gpa_apis *a = &e->m->api;
 	sqlite3_stmt *s = NULL;
 	int ret = prepare(e, "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME (start, end, eventClass, "
 			  "globalTid, correlationId, nameId, returnValue) VALUES (?, ?, ?, ?, ?, ?, ?)",
 			  &s, "CUPTI_ACTIVITY_KIND_RUNTIME");
 
-	for (size_t i = 0; i < a->n && !ret; i++) {
+	for (size_t i = 0; i < gpa_api_rows(e->m) && !ret; i++) {
 		int64_t name;
 
-		if (gpa_col_opt8(a->domain, i) != GPT_API_RUNTIME && gpa_col_opt8(a->domain, i) != GPT_API_DRIVER) {
+		if (gpa_api_domain(e->m, i) != GPT_API_RUNTIME &&
+		    gpa_api_domain(e->m, i) != GPT_API_DRIVER) {
 			continue;
 		}
 		ret = str_id(e, gpa_api_name(e->m, i), &name);
@@ -647,11 +649,11 @@ static int write_apis(struct exp *e)
 		}
 		sqlite3_bind_int64(s, 1, rel(e, gpa_api_start(e->m, i)));
 		sqlite3_bind_int64(s, 2, rel(e, gpa_api_end(e->m, i)));
-		sqlite3_bind_int(s, 3, gpa_col_opt8(a->domain, i) == GPT_API_DRIVER ? 1 : 0);
+		sqlite3_bind_int(s, 3, gpa_api_domain(e->m, i) == GPT_API_DRIVER ? 1 : 0);
 		sqlite3_bind_int64(s, 4, (int64_t)thread_gtid(e, gpa_api_thread(e->m, i)));
-		sqlite3_bind_int64(s, 5, a->corr[i]);
+		sqlite3_bind_int64(s, 5, gpa_api_corr(e->m, i));
 		sqlite3_bind_int64(s, 6, name);
-		sqlite3_bind_int64(s, 7, gpa_col_opt(a->ret, i));
+		sqlite3_bind_int64(s, 7, gpa_api_ret(e->m, i));
 		ret = step(e, s, "CUPTI_ACTIVITY_KIND_RUNTIME");
 	}
 	sqlite3_finalize(s);
@@ -663,13 +665,12 @@ static int write_apis(struct exp *e)
  * device of the process that ran work (CUPTI's sync records name only a
  * context), else its first device, else 0.
  */
-static uint32_t sync_dev_id(const struct gpa_model *m, const struct gpa_syncs *y, size_t i,
-			    uint32_t proc)
+static uint32_t sync_dev_id(const struct gpa_model *m, size_t i, uint32_t proc)
 {
 	uint32_t described = GPA_NONE;
 
-	if (y->dev_id[i] != GPA_NONE) {
-		return y->dev_id[i];
+	if (gpa_sync_dev_id(m, i) != GPA_NONE) {
+		return gpa_sync_dev_id(m, i);
 	}
 	for (size_t d = 0; d < m->devs.n; d++) {
 		if (m->devs.v[d].proc != proc) {
@@ -687,25 +688,24 @@ static uint32_t sync_dev_id(const struct gpa_model *m, const struct gpa_syncs *y
 
 static int write_syncs(struct exp *e)
 {
-	const struct gpa_syncs *y = &e->m->sync;
 	sqlite3_stmt *s = NULL;
 	int ret = prepare(e, "INSERT INTO CUPTI_ACTIVITY_KIND_SYNCHRONIZATION (start, end, deviceId, "
 			  "contextId, streamId, correlationId, globalPid, syncType, eventId) "
 			  "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", &s,
 			  "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION");
 
-	for (size_t i = 0; i < y->n && !ret; i++) {
-		uint32_t proc = y->proc[i] < e->m->procs.n ? y->proc[i] : 0;
+	for (size_t i = 0; i < gpa_sync_rows(e->m) && !ret; i++) {
+		uint32_t proc = gpa_sync_proc(e->m, i) < e->m->procs.n ? gpa_sync_proc(e->m, i) : 0;
 
-		sqlite3_bind_int64(s, 1, rel(e, y->start[i]));
-		sqlite3_bind_int64(s, 2, rel(e, y->end[i]));
-		sqlite3_bind_int64(s, 3, sync_dev_id(e->m, y, i, proc));
-		sqlite3_bind_int64(s, 4, y->context[i]);
-		sqlite3_bind_int64(s, 5, y->stream[i]);
-		sqlite3_bind_int64(s, 6, y->corr[i]);
+		sqlite3_bind_int64(s, 1, rel(e, gpa_sync_start(e->m, i)));
+		sqlite3_bind_int64(s, 2, rel(e, gpa_sync_end(e->m, i)));
+		sqlite3_bind_int64(s, 3, sync_dev_id(e->m, i, proc));
+		sqlite3_bind_int64(s, 4, gpa_sync_context(e->m, i));
+		sqlite3_bind_int64(s, 5, gpa_sync_stream(e->m, i));
+		sqlite3_bind_int64(s, 6, gpa_sync_corr(e->m, i));
 		sqlite3_bind_int64(s, 7, e->m->procs.n ? (int64_t)e->proc_gpid[proc] : 0);
-		sqlite3_bind_int64(s, 8, y->type[i]);
-		sqlite3_bind_int64(s, 9, y->event_id[i]);
+		sqlite3_bind_int64(s, 8, gpa_sync_type(e->m, i));
+		sqlite3_bind_int64(s, 9, gpa_sync_event_id(e->m, i));
 		ret = step(e, s, "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION");
 	}
 	sqlite3_finalize(s);
@@ -719,15 +719,14 @@ static int write_syncs(struct exp *e)
  */
 static int write_nvtx(struct exp *e)
 {
-	const struct gpa_nvtxs *n = &e->m->nvtx;
 	GP_VEC(uint32_t) doms = {0};
 	sqlite3_stmt *s = NULL;
 	int ret = prepare(e, "INSERT INTO NVTX_EVENTS (start, end, eventType, rangeId, color, text, "
 			  "globalTid, endGlobalTid, textId, domainId) "
 			  "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", &s, "NVTX_EVENTS");
 
-	for (size_t i = 0; i < n->n && !ret; i++) {
-		uint32_t d = n->domain[i];
+	for (size_t i = 0; i < gpa_nvtx_rows(e->m) && !ret; i++) {
+		uint32_t d = gpa_nvtx_domain(e->m, i);
 		size_t j;
 
 		for (j = 0; d && j < doms.n && doms.v[j] != d; j++) {
@@ -739,38 +738,39 @@ static int write_nvtx(struct exp *e)
 			ret = fail(e, GP_ERR_NOMEM, "out of memory");
 			break;
 		}
-		sqlite3_bind_int64(s, 1, rel(e, n->start[i]));
+		sqlite3_bind_int64(s, 1, rel(e, gpa_nvtx_start(e->m, i)));
 		sqlite3_bind_int(s, 3, 75);
 		sqlite3_bind_text(s, 6, gpa_model_str(e->m, d), -1, SQLITE_STATIC);
-		sqlite3_bind_int64(s, 7, (int64_t)thread_gtid(e, n->thread[i]));
+		sqlite3_bind_int64(s, 7, (int64_t)thread_gtid(e, gpa_nvtx_thread(e->m, i)));
 		sqlite3_bind_int64(s, 10, (int64_t)doms.n);
 		ret = step(e, s, "NVTX_EVENTS");
 	}
-	for (size_t i = 0; i < n->n && !ret; i++) {
-		int64_t text, gtid = (int64_t)thread_gtid(e, n->thread[i]), dom = 0;
-		int type = n->type[i] == GPT_NVTX_MARK ? 34
-			   : n->type[i] == GPT_NVTX_START_END ? 60 : 59;
+	for (size_t i = 0; i < gpa_nvtx_rows(e->m) && !ret; i++) {
+		int64_t text, gtid = (int64_t)thread_gtid(e, gpa_nvtx_thread(e->m, i)), dom = 0;
+		int type = gpa_nvtx_type(e->m, i) == GPT_NVTX_MARK        ? 34
+			   : gpa_nvtx_type(e->m, i) == GPT_NVTX_START_END ? 60
+									  : 59;
 
-		for (size_t j = 0; n->domain[i] && j < doms.n; j++) {
-			if (doms.v[j] == n->domain[i]) {
+		for (size_t j = 0; gpa_nvtx_domain(e->m, i) && j < doms.n; j++) {
+			if (doms.v[j] == gpa_nvtx_domain(e->m, i)) {
 				dom = (int64_t)j + 1;
 				break;
 			}
 		}
-		ret = str_id(e, n->name[i], &text);
+		ret = str_id(e, gpa_nvtx_name(e->m, i), &text);
 		if (ret) {
 			break;
 		}
-		sqlite3_bind_int64(s, 1, rel(e, n->start[i]));
+		sqlite3_bind_int64(s, 1, rel(e, gpa_nvtx_start(e->m, i)));
 		if (type != 34) {
-			sqlite3_bind_int64(s, 2, rel(e, n->end[i]));
+			sqlite3_bind_int64(s, 2, rel(e, gpa_nvtx_end(e->m, i)));
 		}
 		sqlite3_bind_int(s, 3, type);
 		if (type == 60) {
 			sqlite3_bind_int64(s, 4, (int64_t)i + 1);
 		}
-		if (n->color[i]) {
-			sqlite3_bind_int64(s, 5, n->color[i]);
+		if (gpa_nvtx_color(e->m, i)) {
+			sqlite3_bind_int64(s, 5, gpa_nvtx_color(e->m, i));
 		}
 		sqlite3_bind_int64(s, 7, gtid);
 		sqlite3_bind_int64(s, 8, gtid);

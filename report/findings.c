@@ -276,7 +276,8 @@ static void add_event(struct gp_strbuf *sb, const struct gpr_report_parts *p,
 	case GPA_FEV_COPY:
 		dur(sb, e->ns, full);
 		gp_strbuf_addf(sb, " %s copy of %" PRIu64 " bytes on device ",
-			       gpa_copy_kind_name(m->copy.copy_kind[e->row]), m->copy.bytes[e->row]);
+			       gpa_copy_kind_name(gpa_copy_copy_kind(m, e->row)),
+			       gpa_copy_bytes(m, e->row));
 		gpr_gap_device_label(sb, m, e->dev);
 		gp_strbuf_adds(sb, " at ");
 		offset(sb, e->start - m->t0, full);

@@ -129,13 +129,13 @@ static int evented(struct gp_strbuf *out, const struct gpa_flame *f, const struc
 		   const uint32_t *nf)
 {
 	const struct gpa_flame_node *v = f->nodes.v;
-	struct op_ref *ops = malloc((m->gpu.n + 1) * sizeof(*ops));
+	struct op_ref *ops = malloc((gpa_gpu_rows(m) + 1) * sizeof(*ops));
 	size_t n = 0;
 
 	if (!ops) {
 		return -GP_ERR_NOMEM;
 	}
-	for (size_t g = 0; g < m->gpu.n; g++) {
+	for (size_t g = 0; g < gpa_gpu_rows(m); g++) {
 		if (f->op_node[g] != GPA_NONE) {
 			ops[n++] = (struct op_ref){gpa_dev_proc(m, gpa_gpu_dev(m, g)), gpa_gpu_dev(m, g),
 						   gpa_gpu_stream(m, g), (uint32_t)g, gpa_gpu_start(m, g)};

@@ -176,7 +176,8 @@ void gpr_gap_evidence(struct gp_strbuf *sb, const struct gpa_model *m, const str
 	case GPA_GAP_JIT:
 		if (g->ev_ovh != GPA_NONE) {
 			const char *who = g->cause == GPA_GAP_JIT ? "driver" : "CUPTI overhead";
-			gp_strbuf_addf(sb, "%s: %s", who, overhead_name(m->ovh.kind[g->ev_ovh]));
+			gp_strbuf_addf(sb, "%s: %s", who,
+				       overhead_name(gpa_ovh_kind(m, g->ev_ovh)));
 		} else if (g->ev_api != GPA_NONE) {
 			add_call(sb, m, g->ev_api);
 		}
@@ -195,15 +196,15 @@ void gpr_gap_evidence(struct gp_strbuf *sb, const struct gpa_model *m, const str
 		}
 		break;
 	case GPA_GAP_DATA:
-		gp_strbuf_addf(sb, "NVTX '%s' on ", gpa_model_str(m, m->nvtx.name[g->ev_nvtx]));
-		add_thread(sb, m, m->nvtx.thread[g->ev_nvtx]);
+		gp_strbuf_addf(sb, "NVTX '%s' on ", gpa_model_str(m, gpa_nvtx_name(m, g->ev_nvtx)));
+		add_thread(sb, m, gpa_nvtx_thread(m, g->ev_nvtx));
 		break;
 	case GPA_GAP_CPU:
 		add_thread(sb, m, g->thread);
 		gp_strbuf_adds(sb, " outside CUDA calls");
 		if (g->ev_nvtx != GPA_NONE) {
 			gp_strbuf_addf(sb, " in NVTX '%s'",
-				       gpa_model_str(m, m->nvtx.name[g->ev_nvtx]));
+				       gpa_model_str(m, gpa_nvtx_name(m, g->ev_nvtx)));
 		}
 		break;
 	case GPA_GAP_COMM:
@@ -216,7 +217,7 @@ void gpr_gap_evidence(struct gp_strbuf *sb, const struct gpa_model *m, const str
 	case GPA_GAP_DEPENDENCY:
 		gp_strbuf_addf(sb, "stream %" PRIu32 " ", gpa_gpu_stream(m, g->op));
 		if (g->ev_sync != GPA_NONE) {
-			uint32_t a = m->sync.api[g->ev_sync];
+			uint32_t a = gpa_sync_api(m, g->ev_sync);
 			gp_strbuf_adds(sb, "waited on an event");
 			if (a != GPA_NONE) {
 				gp_strbuf_adds(sb, " (");
@@ -397,8 +398,9 @@ static void fill_longest(struct gpr_table *t, const struct gpa_model *m,
 		t->failed |= sb.failed;
 		gpr_table_cell(t, sb.buf);
 		cell_step(t, m, s, gp->step);
-		gpr_table_cell(t, gp->context != GPA_NONE ?
-					  gpa_model_str(m, m->nvtx.name[gp->context]) : "-");
+		gpr_table_cell(t, gp->context != GPA_NONE
+					  ? gpa_model_str(m, gpa_nvtx_name(m, gp->context))
+					  : "-");
 	}
 	gp_strbuf_release(&sb);
 }

@@ -277,8 +277,10 @@ static size_t count_window(const struct gpa_model *m, uint32_t proc, uint64_t w0
 		n += lower_by(m, gpa_gpu_start, a, b, w1) - lower_by(m, gpa_gpu_start, a, b, w0);
 	}
 	/* API and NVTX tables hold every process: an overestimate with several. */
-	n += lower_by(m, gpa_api_start, 0, m->api.n, w1) - lower_by(m, gpa_api_start, 0, m->api.n, w0);
-	n += lower(m->nvtx.start, 0, m->nvtx.n, w1) - lower(m->nvtx.start, 0, m->nvtx.n, w0);
+	n += lower_by(m, gpa_api_start, 0, gpa_api_rows(m), w1) -
+	     lower_by(m, gpa_api_start, 0, gpa_api_rows(m), w0);
+	n += lower(gpa_nvtx_start_col(m), 0, gpa_nvtx_rows(m), w1) -
+	     lower(gpa_nvtx_start_col(m), 0, gpa_nvtx_rows(m), w0);
 	return n;
 }
 
@@ -331,11 +333,11 @@ static void collect(struct tl *t, struct view *v, uint32_t proc, uint64_t w0, ui
 				name = kernel_name(t, gpa_kern_func(m, r));
 				break;
 			case GPA_GPU_MEMCPY:
-				stream = m->copy.stream[r];
-				name = copy_name(t, m->copy.copy_kind[r]);
+				stream = gpa_copy_stream(m, r);
+				name = copy_name(t, gpa_copy_copy_kind(m, r));
 				break;
 			default:
-				stream = m->set.stream[r];
+				stream = gpa_set_stream(m, r);
 				if (t->set_name == UINT32_MAX) {
 					t->set_name = add_name(t, GPA_STATS_MEMSET_NAME, NULL);
 				}
@@ -346,8 +348,8 @@ static void collect(struct tl *t, struct view *v, uint32_t proc, uint64_t w0, ui
 				 gpa_gpu_end(m, g), w0, name, gpa_gpu_kind(m, g));
 		}
 	}
-	for (size_t i = lower_by(m, gpa_api_start, 0, m->api.n, w0);
-	     i < m->api.n && gpa_api_start(m, i) < w1; i++) {
+	for (size_t i = lower_by(m, gpa_api_start, 0, gpa_api_rows(m), w0);
+	     i < gpa_api_rows(m) && gpa_api_start(m, i) < w1; i++) {
 		uint32_t th = gpa_api_thread(m, i);
 		if (thread_proc(m, th) != proc) {
 			continue;
@@ -356,25 +358,25 @@ static void collect(struct tl *t, struct view *v, uint32_t proc, uint64_t w0, ui
 			 gpa_api_end(m, i), w0, str_name(t, gpa_api_name(m, i)), 0);
 	}
 	/* The ranges enclosing the step's own range started before the window. */
-	for (uint32_t r = step_nvtx, hops = 0; r != GPA_NONE && r < m->nvtx.n && hops < 256;
-	     r = m->nvtx.parent[r], hops++) {
-		uint32_t th = m->nvtx.thread[r];
-		if (m->nvtx.start[r] < w0 && thread_proc(m, th) == proc) {
-			uint64_t s = m->nvtx.start[r];
+	for (uint32_t r = step_nvtx, hops = 0; r != GPA_NONE && r < gpa_nvtx_rows(m) && hops < 256;
+	     r = gpa_nvtx_parent(m, r), hops++) {
+		uint32_t th = gpa_nvtx_thread(m, r);
+		if (gpa_nvtx_start(m, r) < w0 && thread_proc(m, th) == proc) {
+			uint64_t s = gpa_nvtx_start(m, r);
 			view_add(t, v, lane_of(t, LANE_NVTX, proc, th, m->threads.v[th].tid), w0,
-				 m->nvtx.end[r] > s ? m->nvtx.end[r] : w0, w0,
-				 str_name(t, m->nvtx.name[r]), m->nvtx.depth[r]);
+				 gpa_nvtx_end(m, r) > s ? gpa_nvtx_end(m, r) : w0, w0,
+				 str_name(t, gpa_nvtx_name(m, r)), gpa_nvtx_depth(m, r));
 		}
 	}
-	for (size_t i = lower(m->nvtx.start, 0, m->nvtx.n, w0);
-	     i < m->nvtx.n && m->nvtx.start[i] < w1; i++) {
-		uint32_t th = m->nvtx.thread[i];
+	for (size_t i = lower(gpa_nvtx_start_col(m), 0, gpa_nvtx_rows(m), w0);
+	     i < gpa_nvtx_rows(m) && gpa_nvtx_start(m, i) < w1; i++) {
+		uint32_t th = gpa_nvtx_thread(m, i);
 		if (thread_proc(m, th) != proc) {
 			continue;
 		}
 		view_add(t, v, lane_of(t, LANE_NVTX, proc, th, m->threads.v[th].tid),
-			 m->nvtx.start[i], m->nvtx.end[i], w0, str_name(t, m->nvtx.name[i]),
-			 m->nvtx.depth[i]);
+			 gpa_nvtx_start(m, i), gpa_nvtx_end(m, i), w0,
+			 str_name(t, gpa_nvtx_name(m, i)), gpa_nvtx_depth(m, i));
 	}
 }
 

@@ -40,17 +40,17 @@ static void columns(const struct gpa_model *m, const struct gpa_memory *r, uint3
 	for (size_t c = 0; c < COLS; c++) {
 		alloc[c] = res[c] = UINT64_MAX;
 	}
-	for (size_t i = 0; i < m->mem.n; i++) {
+	for (size_t i = 0; i < gpa_mem_rows(m); i++) {
 		if (gpa_memory_pool_at(r, i) != pi) {
 			continue;
 		}
-		size_t c =
-			(size_t)((double)(m->mem.ts[i] - p->first_ts) / (double)span * (COLS - 1));
-		uint64_t a = gpa_memory_alloc_at(r, i), v = gpa_col_opt64(m->mem.total_res, i);
+		size_t c = (size_t)((double)(gpa_mem_ts(m, i) - p->first_ts) / (double)span *
+				    (COLS - 1));
+		uint64_t a = gpa_memory_alloc_at(r, i), v = gpa_mem_total_res(m, i);
 		if (alloc[c] == UINT64_MAX || a > alloc[c]) {
 			alloc[c] = a;
 		}
-		if ((m->mem.flags[i] & GPT_MEMORY_HAS_RESERVED) &&
+		if ((gpa_mem_flags(m, i) & GPT_MEMORY_HAS_RESERVED) &&
 		    (res[c] == UINT64_MAX || v > res[c])) {
 			res[c] = v;
 		}

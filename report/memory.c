@@ -239,14 +239,14 @@ static const struct gpr_col tl_cols[] = {
 
 static void tl_rows(struct gpr_table *t, const struct gpa_model *m, const struct gpa_memory *r)
 {
-	for (size_t i = 0; i < m->mem.n && !t->failed; i++) {
-		cell_rel(t, m, m->mem.ts[i]);
+	for (size_t i = 0; i < gpa_mem_rows(m) && !t->failed; i++) {
+		cell_rel(t, m, gpa_mem_ts(m, i));
 		cell_dev(t, m, &r->pools.v[gpa_memory_pool_at(r, i)]);
-		gpr_table_cell(t, m->mem.op[i] == GPT_MEMORY_ALLOC ? "alloc" : "free");
-		cell_u64(t, m->mem.bytes[i]);
+		gpr_table_cell(t, gpa_mem_op(m, i) == GPT_MEMORY_ALLOC ? "alloc" : "free");
+		cell_u64(t, gpa_mem_bytes(m, i));
 		cell_u64(t, gpa_memory_alloc_at(r, i));
-		if (m->mem.flags[i] & GPT_MEMORY_HAS_RESERVED) {
-			cell_u64(t, gpa_col_opt64(m->mem.total_res, i));
+		if (gpa_mem_flags(m, i) & GPT_MEMORY_HAS_RESERVED) {
+			cell_u64(t, gpa_mem_total_res(m, i));
 		} else {
 			gpr_table_cell(t, "");
 		}

@@ -221,10 +221,11 @@ int gpr_mfu_table(struct gpr_table *t, unsigned which, const struct gpa_model *m
 		gpr_table_init(t, slow_cols, GP_ARRAY_SIZE(slow_cols));
 		for (size_t i = 0; i < u->outliers.n; i++) {
 			const struct gpa_copy_outlier *o = &u->outliers.v[i];
-			gpr_table_cellf(t, "%" PRIu64, m->copy.start[o->row] - m->t0);
-			gpr_table_cell(t, gpa_copy_kind_name(m->copy.copy_kind[o->row]));
-			gpr_table_cellf(t, "%" PRIu64, m->copy.bytes[o->row]);
-			gpr_table_cellf(t, "%" PRIu64, m->copy.end[o->row] - m->copy.start[o->row]);
+			gpr_table_cellf(t, "%" PRIu64, gpa_copy_start(m, o->row) - m->t0);
+			gpr_table_cell(t, gpa_copy_kind_name(gpa_copy_copy_kind(m, o->row)));
+			gpr_table_cellf(t, "%" PRIu64, gpa_copy_bytes(m, o->row));
+			gpr_table_cellf(t, "%" PRIu64,
+					gpa_copy_end(m, o->row) - gpa_copy_start(m, o->row));
 			gpr_table_cellf(t, "%.3f", o->gbps);
 			gpr_table_cell(t, o->why);
 		}

@@ -429,9 +429,9 @@ static void trace_cell(const struct gpr_stats_writer *w, const struct colspec *c
 		fixed(sb, op->dur, dec);
 		break;
 	case T_CORR:
-		put_u64(sb, op->kind == GPA_GPU_KERNEL   ? gpa_col_opt(m->kern.corr, row)
-			    : op->kind == GPA_GPU_MEMCPY ? m->copy.corr[row]
-							 : m->set.corr[row]);
+		put_u64(sb, op->kind == GPA_GPU_KERNEL   ? gpa_kern_corr(m, row)
+			    : op->kind == GPA_GPU_MEMCPY ? gpa_copy_corr(m, row)
+							 : gpa_set_corr(m, row));
 		break;
 	case T_GRID_X:
 	case T_GRID_Y:
@@ -471,14 +471,14 @@ static void trace_cell(const struct gpr_stats_writer *w, const struct colspec *c
 		break;
 	case T_SRC_KIND:
 		if (op->kind == GPA_GPU_MEMCPY) {
-			gp_strbuf_adds(sb, gpa_stats_mem_kind_name(m->copy.src_kind[row]));
+			gp_strbuf_adds(sb, gpa_stats_mem_kind_name(gpa_copy_src_kind(m, row)));
 		} else if (op->kind == GPA_GPU_MEMSET) {
-			gp_strbuf_adds(sb, gpa_stats_mem_kind_name(m->set.memory_kind[row]));
+			gp_strbuf_adds(sb, gpa_stats_mem_kind_name(gpa_set_memory_kind(m, row)));
 		}
 		break;
 	case T_DST_KIND:
 		if (op->kind == GPA_GPU_MEMCPY) {
-			gp_strbuf_adds(sb, gpa_stats_mem_kind_name(m->copy.dst_kind[row]));
+			gp_strbuf_adds(sb, gpa_stats_mem_kind_name(gpa_copy_dst_kind(m, row)));
 		}
 		break;
 	case T_DEVICE: {
@@ -494,14 +494,14 @@ static void trace_cell(const struct gpr_stats_writer *w, const struct colspec *c
 		break; /* the model keeps no context ids */
 	case T_STREAM:
 		put_u64(sb, op->kind == GPA_GPU_KERNEL   ? gpa_kern_stream(m, row)
-			    : op->kind == GPA_GPU_MEMCPY ? m->copy.stream[row]
-							 : m->set.stream[row]);
+			    : op->kind == GPA_GPU_MEMCPY ? gpa_copy_stream(m, row)
+							 : gpa_set_stream(m, row));
 		break;
 	case T_NAME:
 		if (op->kind == GPA_GPU_KERNEL) {
 			gp_strbuf_adds(sb, w->st->func_names[gpa_kern_func(m, row)]);
 		} else if (op->kind == GPA_GPU_MEMCPY) {
-			gp_strbuf_adds(sb, gpa_stats_memcpy_name(m->copy.copy_kind[row]));
+			gp_strbuf_adds(sb, gpa_stats_memcpy_name(gpa_copy_copy_kind(m, row)));
 		} else {
 			gp_strbuf_adds(sb, GPA_STATS_MEMSET_NAME);
 		}
@@ -557,8 +557,8 @@ static void format_row(struct gpr_stats_writer *w, size_t r)
 		if (op.kind == GPA_GPU_KERNEL) {
 			op.sh = &m->shapes.v[gpa_kern_shape(m, op.row)];
 		} else {
-			op.bytes = op.kind == GPA_GPU_MEMCPY ? m->copy.bytes[op.row]
-							     : m->set.bytes[op.row];
+			op.bytes = op.kind == GPA_GPU_MEMCPY ? gpa_copy_bytes(m, op.row)
+							     : gpa_set_bytes(m, op.row);
 		}
 	}
 	for (size_t c = 0; c < w->ncols; c++) {

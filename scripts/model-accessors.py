@@ -4,26 +4,47 @@
 #   m->copy.bytes[i]              ->  gpa_copy_bytes(m, i)
 #   gpa_col_opt(m->kern.graph, i) ->  gpa_kern_graph(m, i)
 #   m->nvtx.n                     ->  gpa_nvtx_rows(m)
-# Writes (x[i] = ..., x[i]++, &x[i]), whole columns handed to a helper and
-# tests of whether an optional column exists are left as they are. Prints
+#   m->nvtx.start (whole column)  ->  gpa_nvtx_start_col(m)
+#   !m->nvtx.args (optional)      ->  !gpa_nvtx_has_args(m)
+#   const struct gpa_nvtxs *n = &m->nvtx; ... n->start[i]
+#                                 ->  gpa_nvtx_start(m, i) (the alias goes)
+# The tables and their columns are read from analyze/model.h's column lists,
+# so a new column needs no change here. Writes (x[i] = ..., x[i]++, &x[i])
+# are left as they are, and so is a table handed whole to a function (a
+# parameter of type const struct gpa_nvtxs *): change those by hand. Prints
 # each file it changed with the number of rewrites; format the changed lines
 # afterwards (git clang-format).
-import re, sys
-COLS = {
- 'copy': 'start end bytes stream corr rcorr api dev copy_kind src_kind dst_kind flags graph',
- 'set': 'start end bytes stream corr api dev memory_kind graph',
- 'sync': 'start end corr stream api proc context event_id dev_id sync_id rec_corr rec_stream rec_api type',
- 'nvtx': 'start end name domain thread parent color depth type origin args',
- 'ovh': 'start end kind proc',
- 'mem': 'ts addr bytes thread where op flags total_alloc total_res corr',
- 'gpu': 'op',
- 'kern': 'api graph corr',
- 'api': 'corr nvtx ret cbid domain captured',
-}
-COLS = {k: set(v.split()) for k, v in COLS.items()}
+import os, re, sys
+
+def model_columns(path):
+    """{table: {column: optional?}} and the tables' struct names, from
+    analyze/model.h: every table of GPA_TABLES with the columns of its lists,
+    less the encoded ones (GPA_*_CODED_COLS_), which have hand-written
+    accessors."""
+    text = open(path).read().replace('\\\n', ' ')
+    text = re.sub(r'/\*.*?\*/', ' ', text, flags=re.S)
+    macros = {}
+    for name, body in re.findall(r'^#define (GPA_\w+)\(X\)(.*)$', text, re.M):
+        macros[name] = body
+    def cols(name):
+        if name.endswith('_CODED_COLS_'):
+            return []
+        body = macros.get(name, '')
+        out = re.findall(r'\bX\(\s*\w+\s*,\s*(\w+)\s*\)', body)
+        for sub in re.findall(r'\b(GPA_\w+)\(X\)', body):
+            out += cols(sub)
+        return out
+    tabs, types = {}, []
+    tables = macros.get('GPA_TABLES', '')
+    for tname, field, plain, opt in re.findall(r'\bX\(\s*(\w+)\s*,\s*(\w+)\s*,\s*(\w+)\s*,\s*(\w+)\s*\)', tables):
+        types.append(tname)
+        tabs[field] = dict([(c, False) for c in cols(plain)] + [(c, True) for c in cols(opt)])
+    return tabs, types
+
+COLS, TABLE_TYPES = model_columns(os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'analyze', 'model.h'))
 OBJ = r'[A-Za-z_]\w*(?:(?:->|\.)[A-Za-z_]\w*|\[[^\[\]]*\])*?'
 RAW = re.compile(r'(?<![\w.>&])(?P<obj>' + OBJ + r')(?P<arrow>->|\.)(?P<tab>' + '|'.join(COLS) + r')\.(?P<col>\w+)\[')
-OPT = re.compile(r'\bgpa_col_opt8?\((?P<obj>' + OBJ + r')(?P<arrow>->|\.)(?P<tab>' + '|'.join(COLS) + r')\.(?P<col>\w+), ')
+OPT = re.compile(r'\bgpa_col_opt(?:8|64)?\((?P<obj>' + OBJ + r')(?P<arrow>->|\.)(?P<tab>' + '|'.join(COLS) + r')\.(?P<col>\w+), ')
 
 def close(t, i, o='[', c=']'):
     d = 0
@@ -38,8 +59,49 @@ def close(t, i, o='[', c=']'):
 def objarg(obj, arrow):
     return obj if arrow == '->' else '&' + obj
 
-def rewrite(t):
+def expand_aliases(t):
+    """const struct gpa_<table> *v = &EXPR->tab; ... v->x  ->  EXPR->tab.x, to the
+    end of the function (the next line that is a lone closing brace)."""
+    types = '|'.join(TABLE_TYPES)
+    decl = re.compile(r'^[ \t]*const struct (?:' + types + r') \*(?P<v>\w+) = &(?P<obj>' + OBJ +
+                      r')->(?P<tab>' + '|'.join(COLS) + r');[ \t]*\n', re.M)
     n = 0
+    while True:
+        md = decl.search(t)
+        if not md:
+            return t, n
+        fn_end = t.find('\n}', md.end())
+        fn_end = len(t) if fn_end < 0 else fn_end
+        body = re.sub(r'(?<![\w.>])' + md.group('v') + r'->',
+                      lambda _: md.group('obj') + '->' + md.group('tab') + '.', t[md.end():fn_end])
+        t = t[:md.start()] + body + t[fn_end:]
+        n += 1
+
+def whole_columns(t):
+    """m->tab.col not indexed: gpa_tab_col_col(m), or gpa_tab_has_col(m) for an
+    optional column tested for existence (after !, before && || ?)."""
+    ref = re.compile(r'(?<![\w.>&])(?P<obj>' + OBJ + r')(?P<arrow>->|\.)(?P<tab>' + '|'.join(COLS) +
+                     r')\.(?P<col>\w+)\b(?!\s*[\[(])')
+    n = 0
+    def sub(mt):
+        nonlocal n
+        tab, col = mt.group('tab'), mt.group('col')
+        if col not in COLS[tab]:
+            return mt.group(0)
+        after = mt.string[mt.end():].lstrip(' \t')
+        if re.match(r'(=(?!=)|\+\+|--|[-+*/%&|^]=)', after):
+            return mt.group(0)
+        obj = objarg(mt.group('obj'), mt.group('arrow'))
+        before = mt.string[:mt.start()].rstrip(' \t')
+        n += 1
+        if COLS[tab][col] and (before.endswith('!') or re.match(r'(&&|\|\||\?)', after)):
+            return 'gpa_%s_has_%s(%s)' % (tab, col, obj)
+        return 'gpa_%s_%s_col(%s)' % (tab, col, obj)
+    t = ref.sub(sub, t)
+    return t, n
+
+def rewrite(t):
+    t, n = expand_aliases(t)
     out, pos = [], 0
     for mt in OPT.finditer(t):
         if mt.group('col') not in COLS[mt.group('tab')]:
@@ -82,7 +144,8 @@ def rewrite(t):
     ROWS = re.compile(r'(?<![\w.>&])(?P<obj>' + OBJ + r')(?P<arrow>->|\.)(?P<tab>' + '|'.join(COLS) + r')\.n\b(?!\s*\()')
     t2 = t
     t, k = ROWS.subn(rows, t2)
-    return t, n + k
+    t, w = whole_columns(t)
+    return t, n + k + w
 
 for f in sys.argv[1:]:
     s = open(f).read()

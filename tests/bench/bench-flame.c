@@ -64,7 +64,7 @@ static int big_trace(uint64_t kernels, int runs)
 	TIMED(&tl, if (load(path, &m)) return -1);
 	printf("flame graph of %zu kernels (%" PRIu64 " events, %zu API calls, %zu NVTX ranges), "
 	       "median of %d runs:\n",
-	       m.kern.n, m.events, m.api.n, m.nvtx.n, runs);
+	       gpa_kern_rows(&m), m.events, gpa_api_rows(&m), gpa_nvtx_rows(&m), runs);
 	report("load the model (once)", &tl, "");
 	gpa_flame_opts_init(&o);
 	gpr_flame_svg_opts_init(&so);

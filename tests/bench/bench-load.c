@@ -82,10 +82,11 @@ static int load_all(const char *path, unsigned threads, uint64_t *records)
 		COL_LINE_(type, col)                                                               \
 		total_ += t_->n * sizeof(type);                                                    \
 	}
-#define TABLE_(tab, nm, COLS, OPT)                                                                 \
+/* One table of gpa_model m (GPA_TABLES): its rows, and the bytes of each column. */
+#define TABLE_(tname, field, COLS, OPT)                                                            \
 	{                                                                                          \
-		const char *name_ = nm;                                                            \
-		__typeof__(tab) *t_ = &(tab);                                                      \
+		const char *name_ = #field;                                                        \
+		const struct tname *t_ = &m.field;                                                 \
 		size_t row_ = 0 COLS(ROW_BYTES_);                                                  \
 		printf("%-12s %10zu rows x %2zu B = %8.1f MiB\n", name_, t_->n, row_,            \
 		       (double)(t_->n * row_) / 1048576.0);                                       \
@@ -115,14 +116,7 @@ static int bytes(const char *path, unsigned threads, const char *as)
 	uint64_t events_ = m.kern.n + m.api.n + m.copy.n + m.set.n + m.sync.n + m.nvtx.n + m.ovh.n;
 	size_t total_ = 0;
 	printf("%s: %" PRIu64 " records in the tables\n", path, events_);
-	TABLE_(m.kern, "kernels", GPA_KERNEL_COLS, GPA_KERNEL_OPT_COLS_)
-	TABLE_(m.copy, "memcpys", GPA_MEMCPY_COLS, GPA_GRAPH_COLS_)
-	TABLE_(m.set, "memsets", GPA_MEMSET_COLS, GPA_GRAPH_COLS_)
-	TABLE_(m.api, "api", GPA_API_COLS, GPA_API_OPT_COLS_)
-	TABLE_(m.sync, "syncs", GPA_SYNC_COLS, GPA_NO_COLS_)
-	TABLE_(m.nvtx, "nvtx", GPA_NVTX_COLS, GPA_NO_COLS_)
-	TABLE_(m.ovh, "overheads", GPA_OVERHEAD_COLS, GPA_NO_COLS_)
-	TABLE_(m.gpu, "gpu timeline", GPA_GPU_COLS, GPA_NO_COLS_)
+	GPA_TABLES(TABLE_)
 	size_t strs = m.strs.text.alloc + m.strs.off.cap * sizeof(uint32_t) +
 		      m.strs.nslots * sizeof(uint32_t);
 	size_t sites = m.ksites.cap * sizeof(*m.ksites.v) + m.asites.cap * sizeof(*m.asites.v);

@@ -82,7 +82,7 @@ int main(int argc, char **argv)
 	});
 	printf("occupancy of %zu kernel launches (%zu configurations, %zu steps), median of %d "
 	       "runs:\n",
-	       m.kern.n, m.shapes.n, steps.v.n, runs);
+	       gpa_kern_rows(&m), m.shapes.n, steps.v.n, runs);
 	report("load the model (once, not occupancy)", &tl, "");
 	report("find the steps (once)", &ts, "");
 	struct gpa_occ_opts o = {.device = -1};

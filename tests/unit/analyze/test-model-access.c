@@ -64,12 +64,19 @@ TEST(model_access_reads_rows_and_optional_columns)
 	CHECK_EQ_U(gpa_copy_stream(&m, 1), 4);
 	CHECK_EQ_U(gpa_copy_copy_kind(&m, 1), 2);
 	/* the graph column exists (one copy has an id): the other row reads 0 */
-	REQUIRE(m.copy.graph != NULL);
+	REQUIRE(gpa_copy_has_graph(&m));
 	CHECK_EQ_U(gpa_copy_graph(&m, 0), 0);
 	CHECK_EQ_U(gpa_copy_graph(&m, 1), 17);
+	CHECK_EQ_U(gpa_copy_graph_col(&m)[1], 17);
 	/* no memset has one: the column is absent and reads 0 */
-	CHECK(m.set.graph == NULL);
+	CHECK(!gpa_set_has_graph(&m));
+	CHECK(gpa_set_graph_col(&m) == NULL);
 	CHECK_EQ_U(gpa_set_graph(&m, 0), 0);
+	/* a whole column is the rows, in row order, as the row accessor reads them */
+	const uint64_t *starts = gpa_copy_start_col(&m);
+	REQUIRE(starts != NULL);
+	CHECK_EQ_U(starts[0], 500);
+	CHECK_EQ_U(starts[1], 100);
 	CHECK_EQ_U(gpa_set_bytes(&m, 0), 128);
 	CHECK_EQ_U(gpa_set_memory_kind(&m, 0), 2);
 	/* NVTX sorted by start: outer first, inner its child one level down */
@@ -81,6 +88,9 @@ TEST(model_access_reads_rows_and_optional_columns)
 	CHECK_EQ_U(gpa_nvtx_name(&m, 1), gpa_nvtx_name(&m, 0));
 	CHECK(!strcmp(gpa_model_str(&m, gpa_nvtx_name(&m, 0)), "range"));
 	CHECK_EQ_U(gpa_nvtx_args(&m, 0), 0); /* absent: no CPU operator arguments */
+	CHECK(!gpa_nvtx_has_args(&m));
+	CHECK_EQ_U(gpa_nvtx_thread_col(&m)[1], gpa_nvtx_thread(&m, 1));
+	CHECK(!gpa_api_has_ret(&m) && !gpa_kern_has_corr(&m));
 	CHECK_EQ_U(gpa_sync_type(&m, 0), 3);
 	CHECK_EQ_U(gpa_sync_stream(&m, 0), 3);
 	CHECK_EQ_U(gpa_sync_api(&m, 0), GPA_NONE); /* no API call has its correlation id */
