@@ -102,6 +102,11 @@ static int report_json(struct gpuprof_trace *t, struct gp_strbuf *out)
 	a.ro.gaps.data_regex = t->data_regex;
 	a.ro.mfu = &mfu;
 	a.ro.threads = t->threads;
+	a.top_kernels = api_top(t, a.top_kernels);
+	a.ro.gaps.top = a.top_kernels;
+	if (t->aopts.min_gap_ns) {
+		a.ro.gaps.min_gap_ns = (uint64_t)t->aopts.min_gap_ns;
+	}
 	ret = gpuprof_report_compute(&t->m, &a, &r, &parts, t->err, sizeof(t->err));
 	if (!ret && gpr_report_render(out, GPR_FORMAT_JSON, &parts)) {
 		ret = oom(t);
@@ -121,6 +126,10 @@ static int gaps_json(struct gpuprof_trace *t, const struct gpa_steps *steps,
 	gpa_gaps_opts_init(&go);
 	go.data_regex = t->data_regex;
 	go.comm = cc;
+	go.top = api_top(t, go.top);
+	if (t->aopts.min_gap_ns) {
+		go.min_gap_ns = (uint64_t)t->aopts.min_gap_ns;
+	}
 	ret = gpa_gaps_analyze(&t->m, steps, &go, &g, t->err, sizeof(t->err));
 	if (ret) {
 		return ret;
@@ -135,7 +144,8 @@ static int gaps_json(struct gpuprof_trace *t, const struct gpa_steps *steps,
 static int critpath_json(struct gpuprof_trace *t, const struct gpa_steps *steps,
 			 const struct gpa_commclass *cc, struct gp_strbuf *out)
 {
-	struct gpa_critpath_opts co = {.comm = cc, .data_regex = t->data_regex, .top = 5};
+	struct gpa_critpath_opts co = {.comm = cc, .data_regex = t->data_regex,
+					.top = api_top(t, 5)};
 	struct gpa_critpath cp = {0};
 	int ret = gpa_critpath_analyze(&t->m, steps, &co, &cp, t->err, sizeof(t->err));
 
@@ -191,7 +201,7 @@ static int with_comm(struct gpuprof_trace *t, enum gpuprof_analysis a, struct gp
 
 static int ops_json(struct gpuprof_trace *t, struct gp_strbuf *out)
 {
-	struct gpa_ops_opts oo = {.top = 20};
+	struct gpa_ops_opts oo = {.top = api_top(t, 20)};
 	struct gpa_ops r;
 	int ret = gpa_ops_analyze(&t->m, &oo, &r, t->err, sizeof(t->err));
 

@@ -271,6 +271,42 @@ static int hand_out(int ret, struct gp_strbuf *out, char **json, size_t *len)
 
 int gpuprof_analyze(struct gpuprof_trace *t, enum gpuprof_analysis a, char **json, size_t *len)
 {
+	return gpuprof_analyze_opts(t, a, NULL, json, len);
+}
+
+/* o's fields the caller's build knows, the rest zero (the defaults); 0 or -GP_ERR_API. */
+static int take_opts(struct gpuprof_trace *t, const struct gpuprof_analysis_opts *o)
+{
+	memset(&t->aopts, 0, sizeof(t->aopts));
+	if (!o) {
+		return 0;
+	}
+	if (o->size < offsetof(struct gpuprof_analysis_opts, top)) {
+		snprintf(t->err, sizeof(t->err), "analysis options: size %zu is too small", o->size);
+		return -GP_ERR_API;
+	}
+	memcpy(&t->aopts, o, o->size < sizeof(t->aopts) ? o->size : sizeof(t->aopts));
+	if (t->aopts.top < -1) {
+		snprintf(t->err, sizeof(t->err), "analysis options: top %lld: give -1 (all), 0 "
+			 "(the default) or a count", (long long)t->aopts.top);
+		return -GP_ERR_API;
+	}
+	if (t->aopts.min_gap_ns < 0) {
+		snprintf(t->err, sizeof(t->err), "analysis options: min_gap_ns %lld is negative",
+			 (long long)t->aopts.min_gap_ns);
+		return -GP_ERR_API;
+	}
+	return 0;
+}
+
+size_t api_top(const struct gpuprof_trace *t, size_t def)
+{
+	return t->aopts.top == -1 ? SIZE_MAX : t->aopts.top ? (size_t)t->aopts.top : def;
+}
+
+int gpuprof_analyze_opts(struct gpuprof_trace *t, enum gpuprof_analysis a,
+			 const struct gpuprof_analysis_opts *o, char **json, size_t *len)
+{
 	struct gp_strbuf out = GP_STRBUF_INIT;
 	int ret;
 
@@ -283,7 +319,10 @@ int gpuprof_analyze(struct gpuprof_trace *t, enum gpuprof_analysis a, char **jso
 	}
 	pthread_mutex_lock(&t->lock);
 	t->err[0] = '\0';
-	ret = api_analysis_json(t, a, &out);
+	ret = take_opts(t, o);
+	if (!ret) {
+		ret = api_analysis_json(t, a, &out);
+	}
 	pthread_mutex_unlock(&t->lock);
 	return hand_out(ret, &out, json, len);
 }

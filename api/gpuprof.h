@@ -184,6 +184,33 @@ GPUPROF_EXPORT int gpuprof_analyze(struct gpuprof_trace *t, enum gpuprof_analysi
  */
 GPUPROF_EXPORT int gpuprof_diff(struct gpuprof_trace *a, struct gpuprof_trace *b, char **json,
 				size_t *len);
+/*
+ * How much an analysis lists (gpuprof_analyze_opts). Zeroed, it is the
+ * command's defaults; size is sizeof(struct gpuprof_analysis_opts) as the
+ * caller was built, so fields added later read as their defaults.
+ */
+struct gpuprof_analysis_opts {
+	size_t size;
+	/*
+	 * Rows of the listing tables, as the command's --top: the longest gaps
+	 * and the kernels (report, gaps), path segments per step
+	 * (critical-path), operators per table (ops). 0 the command's default,
+	 * -1 all, else at most this many.
+	 */
+	int64_t top;
+	/* Gaps listed from this length (report, gaps), as --min-gap; 0 the default (10 us). */
+	int64_t min_gap_ns;
+};
+
+/*
+ * gpuprof_analyze with options o (NULL: the defaults). Options an analysis
+ * does not take are ignored (memory and breakdown take none). A negative
+ * top other than -1, or a negative min_gap_ns, is refused with
+ * -GPUPROF_ERR_API.
+ */
+GPUPROF_EXPORT int gpuprof_analyze_opts(struct gpuprof_trace *t, enum gpuprof_analysis a,
+					const struct gpuprof_analysis_opts *o, char **json,
+					size_t *len);
 /* Frees what gpuprof_analyze and gpuprof_diff handed out; NULL does nothing. */
 GPUPROF_EXPORT void gpuprof_free(void *p);
 

@@ -52,8 +52,12 @@ struct gpuprof_trace {
 	struct gpa_steps steps;        /* found at the first analysis that needs them */
 	bool has_steps;
 	struct api_table_buf tables[API_TABLES];
+	struct gpuprof_analysis_opts aopts; /* the analysis in progress (under lock) */
 	char err[1024];
 };
+
+/* n, or def when the caller left it 0: a top as gpuprof_analysis_opts says, -1 all. */
+size_t api_top(const struct gpuprof_trace *t, size_t def);
 
 /* What `gpuprof report` shows beyond the analyses' options. */
 struct gpuprof_report_args {

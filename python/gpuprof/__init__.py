@@ -148,6 +148,41 @@ class Result(dict):
         return f"<gpuprof.Result tables {list(self)}>"
 
 
+_UNITS = {"ns": 1, "us": 1000, "\u00b5s": 1000, "ms": 1000000, "s": 1000000000}
+
+
+def _top(top):
+    """top= of an analysis: None the command's default, "all", or a count of 1 or more."""
+    if top is None:
+        return 0
+    if top == "all":
+        return -1
+    if isinstance(top, bool) or not isinstance(top, int) or top < 1:
+        raise ValueError(f"top={top!r}: give a count of 1 or more, 'all' or None")
+    return top
+
+
+def _duration_ns(value):
+    """min_gap=: None the default, nanoseconds as an int, or a string such as "5us", "1.5 ms"."""
+    if value is None:
+        return 0
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        return value
+    if isinstance(value, str):
+        text = value.strip()
+        for unit in sorted(_UNITS, key=len, reverse=True):
+            if text.endswith(unit):
+                try:
+                    number = float(text[: -len(unit)].strip())
+                except ValueError:
+                    break
+                if number >= 0:
+                    return round(number * _UNITS[unit])
+                break
+    raise ValueError(f"min_gap={value!r}: give nanoseconds or a duration such as '5us' "
+                     "(units ns, us, ms, s)")
+
+
 def _columns(rows):
     keys = []
     for r in rows:
@@ -215,24 +250,38 @@ class Trace:
     processes = property(lambda self: self.table("processes"), doc="Traced processes (one per file)")
     threads = property(lambda self: self.table("threads"), doc="Threads")
 
-    def _analyze(self, kind):
-        return Result(self._core.analyze(kind))
+    def _analyze(self, kind, top=None, min_gap=None):
+        return Result(self._core.analyze(kind, _top(top), _duration_ns(min_gap)))
 
-    def report(self):
-        """`gpuprof report`'s tables: steps, kernels, idle_by_cause, longest_gaps, findings..."""
-        return self._analyze(_core.REPORT)
+    def report(self, top=None, min_gap=None):
+        """`gpuprof report`'s tables: steps, kernels, idle_by_cause, longest_gaps, findings...
 
-    def gaps(self):
-        """`gpuprof gaps`'s tables: devices, causes, histogram, gaps."""
-        return self._analyze(_core.GAPS)
+        top: kernels and gaps listed (default 10; "all" for every one), as --top.
+        min_gap: gaps listed from this length (ns or "5us"; default 10 us), as --min-gap.
+        """
+        return self._analyze(_core.REPORT, top, min_gap)
 
-    def critical_path(self):
-        """`gpuprof critical-path`'s tables: steps, composition, segments."""
-        return self._analyze(_core.CRITICAL_PATH)
+    def gaps(self, top=None, min_gap=None):
+        """`gpuprof gaps`'s tables: devices, causes, histogram, gaps.
 
-    def ops(self):
-        """`gpuprof ops`'s tables: by_name, by_inputs."""
-        return self._analyze(_core.OPS)
+        top: the longest gaps listed (default 10; "all" for every one), as --top.
+        min_gap: gaps listed from this length (ns or "5us"; default 10 us), as --min-gap.
+        """
+        return self._analyze(_core.GAPS, top, min_gap)
+
+    def critical_path(self, top=None):
+        """`gpuprof critical-path`'s tables: steps, composition, segments.
+
+        top: longest path segments listed per step (default 5; "all"), as --top.
+        """
+        return self._analyze(_core.CRITICAL_PATH, top)
+
+    def ops(self, top=None):
+        """`gpuprof ops`'s tables: by_name, by_inputs.
+
+        top: rows per table, most GPU time first (default 20; "all"), as --top.
+        """
+        return self._analyze(_core.OPS, top)
 
     def memory(self):
         """`gpuprof memory`'s tables (allocator pools, peaks, leaks)."""

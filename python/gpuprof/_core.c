@@ -281,20 +281,24 @@ static PyObject *trace_strings(PyObject *self, PyObject *unused)
 	return l;
 }
 
-static PyObject *trace_analyze(PyObject *self, PyObject *arg)
+static PyObject *trace_analyze(PyObject *self, PyObject *args)
 {
 	TraceObject *t = (TraceObject *)self;
-	long kind = PyLong_AsLong(arg);
+	long kind;
+	long long top = 0, min_gap = 0;
+	struct gpuprof_analysis_opts o = {sizeof(o), 0, 0};
 	char *json = NULL;
 	size_t len = 0;
 	PyObject *s;
 	int ret;
 
-	if ((kind == -1 && PyErr_Occurred()) || check_open(t)) {
+	if (!PyArg_ParseTuple(args, "l|LL", &kind, &top, &min_gap) || check_open(t)) {
 		return NULL;
 	}
+	o.top = top;
+	o.min_gap_ns = min_gap;
 	Py_BEGIN_ALLOW_THREADS
-	ret = gpuprof_analyze(t->h, (enum gpuprof_analysis)kind, &json, &len);
+	ret = gpuprof_analyze_opts(t->h, (enum gpuprof_analysis)kind, &o, &json, &len);
 	Py_END_ALLOW_THREADS
 	if (ret) {
 		return raise(ret, gpuprof_trace_error(t->h));
@@ -330,7 +334,8 @@ static PyMethodDef trace_methods[] = {
 	{"table", trace_table, METH_O,
 	 "table(name) -> (rows, [(column, Column or list of str, is_string_id)])"},
 	{"strings", trace_strings, METH_NOARGS, "strings() -> list of the trace's strings by id"},
-	{"analyze", trace_analyze, METH_O, "analyze(kind) -> the analysis's JSON document"},
+	{"analyze", trace_analyze, METH_VARARGS,
+	 "analyze(kind, top=0, min_gap_ns=0) -> the analysis's JSON document"},
 	{"close", trace_close, METH_NOARGS, "close() -> None: frees the trace"},
 	{NULL, NULL, 0, NULL},
 };

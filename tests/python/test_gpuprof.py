@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 import gpuprof
-from conftest import anchor_files, cli, need_anchors
+from conftest import ANCHORS as ANCHORS_DIR, anchor_files, cli, need_anchors
 
 ANALYSES = [("report", "report"), ("gaps", "gaps"), ("critical-path", "critical_path"),
             ("ops", "ops"), ("memory", "memory"), ("breakdown", "breakdown")]
@@ -202,3 +202,41 @@ def test_without_numpy(small_trace, monkeypatch):
         assert isinstance(dur, memoryview) and dur.format == "Q" and len(dur) == 80
         assert sum(dur) == int(np.frombuffer(dur, dtype=np.uint64).sum())
         dur.release()
+
+
+# (method, its keyword arguments, the command and its flags that say the same)
+LISTING_OPTIONS = [
+    ("report", {"top": 3, "min_gap": "5us"}, ["report", "--top", "3", "--min-gap", "5us"]),
+    ("report", {"top": "all", "min_gap": 1000}, ["report", "--top", "all", "--min-gap", "1000ns"]),
+    ("gaps", {"top": "all"}, ["gaps", "--top", "all"]),
+    ("gaps", {"top": 2, "min_gap": "0.5 ms"}, ["gaps", "--top", "2", "--min-gap", "500us"]),
+    ("critical_path", {"top": "all"}, ["critical-path", "--top", "all"]),
+    ("critical_path", {"top": 1}, ["critical-path", "--top", "1"]),
+    ("ops", {"top": "all"}, ["ops", "--top", "all"]),
+    ("ops", {"top": 2}, ["ops", "--top", "2"]),
+]
+
+
+def test_listing_options_equal_the_flags(small_trace):
+    paths = [small_trace]
+    if os.path.isdir(ANCHORS_DIR):
+        paths += [os.path.join(ANCHORS_DIR, p) for p in
+                  ("kineto/hta/trace_diff/control/control.json.gz", "nsys/mfu_2gpu_before.sqlite")
+                  if os.path.exists(os.path.join(ANCHORS_DIR, p))]
+    for path in paths:
+        with gpuprof.open(path) as t:
+            for method, kw, argv in LISTING_OPTIONS:
+                out, err, status = cli(*argv, "--format", "json", path)
+                assert status == 0, err
+                assert getattr(t, method)(**kw).json == out, f"{method}({kw}) of {path}"
+            # the options hold for one call: the next without them is the default again
+            out, _, _ = cli("gaps", "--format", "json", path)
+            assert t.gaps().json == out
+
+
+def test_listing_options_refused(small_trace):
+    with gpuprof.open(small_trace) as t:
+        for kw in ({"top": 0}, {"top": -1}, {"top": "some"}, {"top": True},
+                   {"min_gap": -5}, {"min_gap": "5 parsecs"}, {"min_gap": "us"}):
+            with pytest.raises(ValueError):
+                t.gaps(**kw)

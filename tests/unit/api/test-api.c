@@ -138,6 +138,61 @@ TEST(generated_analyses)
 	gpuprof_close(t);
 }
 
+/* Occurrences of needle in s. */
+static size_t count_of(const char *s, const char *needle)
+{
+	size_t n = 0;
+
+	for (const char *p = strstr(s, needle); p; p = strstr(p + 1, needle)) {
+		n++;
+	}
+	return n;
+}
+
+TEST(analysis_options)
+{
+	struct gen_stats gs;
+	const char *path = gen_trace(test_tmpdir(), &gs);
+	struct gpuprof_trace *t = NULL;
+	struct gpuprof_analysis_opts o = {sizeof(o), 0, 0};
+	char *def = NULL, *one = NULL, *all = NULL, *json = NULL;
+
+	REQUIRE(path);
+	REQUIRE(gpuprof_open(&path, 1, NULL, &t) == 0);
+	/* zeroed options are the defaults; NULL too */
+	REQUIRE(gpuprof_analyze(t, GPUPROF_GAPS, &def, NULL) == 0);
+	REQUIRE(gpuprof_analyze_opts(t, GPUPROF_GAPS, &o, &json, NULL) == 0);
+	CHECK(json && def && strcmp(json, def) == 0);
+	gpuprof_free(json);
+	gpuprof_free(def);
+	/* every gap of 1 ns or more: 10 listed by default, 1 with top 1, all with -1 */
+	o.min_gap_ns = 1;
+	REQUIRE(gpuprof_analyze_opts(t, GPUPROF_GAPS, &o, &def, NULL) == 0);
+	o.top = 1;
+	REQUIRE(gpuprof_analyze_opts(t, GPUPROF_GAPS, &o, &one, NULL) == 0);
+	o.top = -1;
+	REQUIRE(gpuprof_analyze_opts(t, GPUPROF_GAPS, &o, &all, NULL) == 0);
+	CHECK_EQ_I((long long)count_of(def, "\"Length (ns)\":"), 10);
+	CHECK_EQ_I((long long)count_of(one, "\"Length (ns)\":"), 1);
+	CHECK(count_of(all, "\"Length (ns)\":") > 10);
+	gpuprof_free(one);
+	gpuprof_free(all);
+	gpuprof_free(def);
+	/* refused: a top under -1, a negative gap, a size too small for the fields */
+	o.top = -2;
+	CHECK_EQ_I(gpuprof_analyze_opts(t, GPUPROF_GAPS, &o, &json, NULL), -GPUPROF_ERR_API);
+	CHECK(json == NULL);
+	CHECK_CONTAINS(gpuprof_trace_error(t), "top -2");
+	o.top = 0;
+	o.min_gap_ns = -1;
+	CHECK_EQ_I(gpuprof_analyze_opts(t, GPUPROF_GAPS, &o, &json, NULL), -GPUPROF_ERR_API);
+	CHECK_CONTAINS(gpuprof_trace_error(t), "min_gap_ns");
+	o.min_gap_ns = 0;
+	o.size = 1;
+	CHECK_EQ_I(gpuprof_analyze_opts(t, GPUPROF_GAPS, &o, &json, NULL), -GPUPROF_ERR_API);
+	gpuprof_close(t);
+}
+
 TEST(diff_of_two_traces)
 {
 	struct gen_stats gs;
