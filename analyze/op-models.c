@@ -958,7 +958,12 @@ static int elementwise(struct gpa_op_perf *o, const struct sig *s, const char *n
 	if (!es) {
 		return none(o, "no tensor input recorded");
 	}
-	set_kind(o, kind, s, 0);
+	int operands = 0;
+	for (int i = 0; i < nin; i++) {
+		operands += is_tensor(s, i);
+	}
+	/* clamp(x, 0.0), x / 2: one operand recorded as a tensor is a unary op */
+	set_kind(o, kind == GPA_OPK_BINARY && operands < 2 ? GPA_OPK_UNARY : kind, s, 0);
 	int out_es = result_size(s, nin);
 	if (in_place && is_tensor(s, 0)) {
 		out_es = elem_size(s->in[0].type);

@@ -235,7 +235,7 @@ TEST(ops_broadcast_views)
 	 * (strides 0) divided by 49: 5120 bf16 read, 250880 written */
 	model("aten::div", "D=[[10,512,7,7],[]] T=[\"c10::BFloat16\",\"Scalar\"] "
 	      "S=[[512,1,0,0],[]] C=[\"\",\"49\"]",
-	      GPA_OPK_BINARY, 250880, 5120 * 2 + 250880 * 2);
+	      GPA_OPK_UNARY, 250880, 5120 * 2 + 250880 * 2);
 	/* [4,1,8] + [1,6,8]: 4·6·8 outputs; 32 and 48 floats read */
 	model("aten::add", "D=[[4,1,8],[1,6,8]] T=[\"float\",\"float\"]", GPA_OPK_BINARY, 192,
 	      (32 + 48 + 192) * 4.0);
