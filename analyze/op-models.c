@@ -1071,6 +1071,33 @@ static int reduction(struct gpa_op_perf *o, const struct sig *s, const struct re
 	return 1;
 }
 
+/*
+ * mse_loss(input, target, reduction): 3 FLOPs per element (difference,
+ * square, accumulate); input and target read, the loss written: one value
+ * (reduction 1 mean, 2 sum) or one per element (0 none). Backward
+ * (grad_output, input, target, reduction): the same reads and grad_output,
+ * grad_input written whole.
+ */
+static int mse_loss(struct gpa_op_perf *o, const struct sig *s, bool backward)
+{
+	int x = backward ? 1 : 0, red = backward ? 3 : 2;
+
+	if (!is_tensor(s, x) || !is_tensor(s, x + 1) || numel(s, x) != numel(s, x + 1) ||
+	    red >= s->n || !s->in[red].conc[0]) {
+		return none(o, "mse_loss inputs or reduction not recorded");
+	}
+	double n = numel(s, x), out = atoi(s->in[red].conc) != 0 ? 1 : n;
+	set_kind(o, GPA_OPK_REDUCE, s, x);
+	o->flops = 3 * n;
+	o->bytes = rbytes(s, x) + rbytes(s, x + 1);
+	if (backward) {
+		o->bytes += rbytes(s, 0) + tbytes(s, x); /* grad_output read, grad_input written */
+	} else {
+		o->bytes += out * elem_size(s->in[x].type);
+	}
+	return 1;
+}
+
 /* ------------------------------------------------------------ dispatch */
 
 static bool name_in(const char *name, const char *const *list, size_t n)
@@ -1199,6 +1226,8 @@ int gpa_op_perf(const char *name, const char *sig, struct gpa_op_perf *out)
 	} else if (!strcmp(name, "aten::_softmax_backward_data") ||
 		   !strcmp(name, "aten::_log_softmax_backward_data")) {
 		ret = softmax(out, s, true);
+	} else if (!strcmp(name, "aten::mse_loss") || !strcmp(name, "aten::mse_loss_backward")) {
+		ret = mse_loss(out, s, name[14] == '_');
 	} else if (!strcmp(name, "aten::embedding")) {
 		ret = embedding(out, s);
 	} else if (!strcmp(name, "aten::copy_")) {

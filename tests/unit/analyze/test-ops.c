@@ -294,6 +294,16 @@ TEST(ops_reduction_outputs)
 	/* argmax over dim 1: int64 indices */
 	model("aten::argmax", "D=[[32,64],[],[]] T=[\"float\",\"Scalar\",\"Scalar\"] "
 	      "C=[\"\",\"1\",\"False\"]", GPA_OPK_REDUCE, 2048, 8192 + 32 * 8);
+	/* mse_loss of [5,128] floats, mean: 3 FLOPs per element; two inputs, one value */
+	model("aten::mse_loss", "D=[[5,128],[5,128],[]] T=[\"float\",\"float\",\"Scalar\"] "
+	      "C=[\"\",\"\",\"1\"]", GPA_OPK_REDUCE, 1920, 2 * 2560 + 4);
+	/* reduction none: one loss per element */
+	model("aten::mse_loss", "D=[[5,128],[5,128],[]] T=[\"float\",\"float\",\"Scalar\"] "
+	      "C=[\"\",\"\",\"0\"]", GPA_OPK_REDUCE, 1920, 3 * 2560);
+	/* backward of the mean: a 0-dim grad_output, input and target read, grad_input written */
+	model("aten::mse_loss_backward", "D=[[],[5,128],[5,128],[]] T=[\"float\",\"float\","
+	      "\"float\",\"Scalar\"] C=[\"\",\"\",\"\",\"1\"]", GPA_OPK_REDUCE, 1920,
+	      4 + 3 * 2560);
 	/* linalg_vector_norm(x, ord, dim, keepdim, dtype): dims are input 2, not ord */
 	model("aten::linalg_vector_norm",
 	      "D=[[32,64],[],[],[],[]] T=[\"float\",\"Scalar\",\"ScalarList\",\"Scalar\",\"\"] "
