@@ -252,10 +252,9 @@ static double numel(const struct sig *s, int i)
 	return n;
 }
 
-/* Bytes of tensor input i (0 when not a tensor; -1 when its type is unknown). */
-static double tbytes(const struct sig *s, int i)
+/* n elements of tensor input i's type in bytes: 0 when not a tensor (n < 0), -1 type unknown. */
+static double of_type(const struct sig *s, int i, double n)
 {
-	double n = numel(s, i);
 	int es;
 
 	if (n < 0) {
@@ -263,6 +262,12 @@ static double tbytes(const struct sig *s, int i)
 	}
 	es = elem_size(s->in[i].type);
 	return es ? n * es : -1;
+}
+
+/* Bytes of tensor input i, all its elements (0 when not a tensor; -1 when its type is unknown). */
+static double tbytes(const struct sig *s, int i)
+{
+	return of_type(s, i, numel(s, i));
 }
 
 /*
@@ -288,14 +293,7 @@ static double distinct(const struct sig *s, int i)
 /* Bytes read from tensor input i: its distinct elements (0 not a tensor, -1 unknown type). */
 static double rbytes(const struct sig *s, int i)
 {
-	double n = distinct(s, i);
-	int es;
-
-	if (n < 0) {
-		return 0;
-	}
-	es = elem_size(s->in[i].type);
-	return es ? n * es : -1;
+	return of_type(s, i, distinct(s, i));
 }
 
 static bool is_tensor(const struct sig *s, int i)

@@ -122,6 +122,10 @@ TEST(ops_conv_models)
 	      GPA_OPK_CONV, 2 * 884736.0, (16384 + 6144 + 216 + 6144 + 216) * 4.0);
 }
 
+/* conv2d(input, weight, bias, stride, padding, dilation, groups) of type t */
+#define CONV2D_TYPES(t)                                                                            \
+	"T=[\"" t "\",\"" t "\",\"\",\"ScalarList\",\"ScalarList\",\"ScalarList\",\"Scalar\"]"
+
 /* conv_transpose2d(input, weight, bias, stride, padding, output_padding, groups, dilation) */
 #define CONVT_TYPES                                                                                \
 	"T=[\"float\",\"float\",\"\",\"ScalarList\",\"ScalarList\",\"ScalarList\",\"Scalar\","     \
@@ -143,9 +147,8 @@ TEST(ops_conv_transposed)
 	/* the forward convolution it reverses: in [2,4,32,32], w [8,4,3,3], stride 2, pad 1:
 	 * out ⌊(32 + 2 - 2 - 1)/2⌋ + 1 = 16; 2·2·8·256·4·9, the same FLOPs */
 	model("aten::conv2d",
-	      "D=[[2,4,32,32],[8,4,3,3],[],[],[],[],[]] T=[\"float\",\"float\",\"\",\"ScalarList\","
-	      "\"ScalarList\",\"ScalarList\",\"Scalar\"] C=[\"\",\"\",\"\",\"[2, 2]\",\"[1, 1]\","
-	      "\"[1, 1]\",\"1\"]",
+	      "D=[[2,4,32,32],[8,4,3,3],[],[],[],[],[]] " CONV2D_TYPES("float")
+	      " C=[\"\",\"\",\"\",\"[2, 2]\",\"[1, 1]\",\"[1, 1]\",\"1\"]",
 	      GPA_OPK_CONV, 294912, (8192 + 288 + 4096) * 4.0);
 	/* cuDNN's order: padding, output_padding, stride, dilation, groups; bf16 */
 	model("aten::cudnn_convolution_transpose",
@@ -171,9 +174,6 @@ TEST(ops_conv_transposed)
 	      "\"[2, 2]\",\"[1, 1]\",\"[1, 1]\",\"True\",\"[1, 1]\",\"1\",\"[True, True, True]\"]",
 	      GPA_OPK_CONV, 2 * 294912.0 + 8192, (8192 + 288 + 4096 + 4096 + 288 + 4) * 4.0);
 }
-
-#define CONV2D_TYPES(t)                                                                            \
-	"T=[\"" t "\",\"" t "\",\"\",\"ScalarList\",\"ScalarList\",\"ScalarList\",\"Scalar\"]"
 
 /* Groups (depthwise), dilation, cuDNN's fused forms and channels_last strides. */
 TEST(ops_conv_groups_dilation_layouts)
