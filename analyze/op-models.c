@@ -830,6 +830,12 @@ static int softmax(struct gpa_op_perf *o, const struct sig *s, bool backward)
 	if (!backward && conc_true(s, 2)) {
 		o->bytes = rbytes(s, 0) + numel(s, 0) * 4; /* half_to_float: a float output */
 	}
+	int es = backward && s->n > 3 ? scalar_type_size(s->in[3].conc) : 0;
+	if (es) {
+		/* _softmax_backward_data(grad_output, output, dim, input_dtype): grad_input
+		 * is written at the forward input's type (half after a half_to_float forward) */
+		o->bytes = rbytes(s, 0) + rbytes(s, 1) + numel(s, 0) * es;
+	}
 	return 1;
 }
 

@@ -294,6 +294,11 @@ TEST(ops_reduction_outputs)
 	/* argmax over dim 1: int64 indices */
 	model("aten::argmax", "D=[[32,64],[],[]] T=[\"float\",\"Scalar\",\"Scalar\"] "
 	      "C=[\"\",\"1\",\"False\"]", GPA_OPK_REDUCE, 2048, 8192 + 32 * 8);
+	/* softmax backward after a half_to_float forward: float grad_output and output read,
+	 * grad_input written at input_dtype (5, half) */
+	model("aten::_softmax_backward_data", "D=[[16,512],[16,512],[],[]] T=[\"float\",\"float\","
+	      "\"Scalar\",\"Scalar\"] C=[\"\",\"\",\"-1\",\"5\"]", GPA_OPK_SOFTMAX, 4 * 8192,
+	      8192 * 4 * 2 + 8192 * 2);
 	/* mse_loss of [5,128] floats, mean: 3 FLOPs per element; two inputs, one value */
 	model("aten::mse_loss", "D=[[5,128],[5,128],[]] T=[\"float\",\"float\",\"Scalar\"] "
 	      "C=[\"\",\"\",\"1\"]", GPA_OPK_REDUCE, 1920, 2 * 2560 + 4);
