@@ -17,10 +17,15 @@
 #define MAX_IN 32
 #define MAX_DIMS 8
 
-/* One recorded input: a tensor (nd >= 0) or anything else (nd -1). */
+/*
+ * One recorded input: a tensor (nd >= 0) or anything else (nd -1); its
+ * strides ("Input Strides") when recorded with one per dimension (ns == nd),
+ * else ns -1.
+ */
 struct in {
-	int nd;
+	int nd, ns;
 	int64_t d[MAX_DIMS];
+	int64_t st[MAX_DIMS];
 	char type[32];
 	char conc[48]; /* the "Concrete Inputs" text of a scalar or list */
 };
@@ -85,30 +90,43 @@ static const char *read_str(const char *p, char *dst, size_t cap)
 	return q;
 }
 
-/* One "Input Dims" element: [d0,d1,...] of numbers, else not a tensor. */
-static const char *read_dims(const char *p, struct in *in)
+/* A [n0,n1,...] list of non-negative numbers at p into v: its count, -1 anything else. */
+static int read_ints(const char *p, int64_t *v)
+{
+	int n = 0;
+	const char *s = p + 1;
+
+	if (*p != '[') {
+		return -1;
+	}
+	while (*s != ']') {
+		char *end;
+		long long x = strtoll(s, &end, 10);
+		if (end == s || x < 0 || n == MAX_DIMS) {
+			return -1; /* a list of tensors or more dims than kept: not read */
+		}
+		v[n++] = x;
+		s = *end == ',' ? end + 1 : end;
+		if (*end != ',' && *end != ']') {
+			return -1;
+		}
+	}
+	return n;
+}
+
+/* One "Input Dims" (dims) or "Input Strides" element: past it, or NULL. */
+static const char *read_dims(const char *p, struct in *in, bool strides)
 {
 	const char *q = skip_value(p);
 
-	in->nd = -1;
-	if (!q || *p != '[') {
+	if (!q) {
 		return q;
 	}
-	int nd = 0;
-	const char *s = p + 1;
-	while (*s != ']') {
-		char *end;
-		long long v = strtoll(s, &end, 10);
-		if (end == s || v < 0 || nd == MAX_DIMS) {
-			return q; /* a list of tensors or more dims than kept: not read */
-		}
-		in->d[nd++] = v;
-		s = *end == ',' ? end + 1 : end;
-		if (*end != ',' && *end != ']') {
-			return q;
-		}
+	if (strides) {
+		in->ns = read_ints(p, in->st);
+	} else {
+		in->nd = read_ints(p, in->d);
 	}
-	in->nd = nd;
 	return q;
 }
 
@@ -124,8 +142,8 @@ static const char *read_section(const char *p, char letter, struct sig *s)
 	while (*p && *p != ']') {
 		const char *q;
 		struct in *in = &s->in[i < MAX_IN ? i : MAX_IN - 1];
-		if (letter == 'D') {
-			q = read_dims(p, in);
+		if (letter == 'D' || letter == 'S') {
+			q = read_dims(p, in, letter == 'S');
 		} else if (letter == 'T') {
 			q = read_str(p, in->type, sizeof(in->type));
 		} else if (letter == 'C') {
@@ -152,7 +170,7 @@ static bool parse_sig(const char *t, struct sig *s)
 {
 	memset(s, 0, sizeof(*s));
 	for (int i = 0; i < MAX_IN; i++) {
-		s->in[i].nd = -1;
+		s->in[i].nd = s->in[i].ns = -1;
 	}
 	while (*t) {
 		char letter = t[0];
@@ -234,10 +252,9 @@ static double numel(const struct sig *s, int i)
 	return n;
 }
 
-/* Bytes of tensor input i (0 when not a tensor; -1 when its type is unknown). */
-static double tbytes(const struct sig *s, int i)
+/* n elements of tensor input i's type in bytes: 0 when not a tensor (n < 0), -1 type unknown. */
+static double of_type(const struct sig *s, int i, double n)
 {
-	double n = numel(s, i);
 	int es;
 
 	if (n < 0) {
@@ -245,6 +262,38 @@ static double tbytes(const struct sig *s, int i)
 	}
 	es = elem_size(s->in[i].type);
 	return es ? n * es : -1;
+}
+
+/* Bytes of tensor input i, all its elements (0 when not a tensor; -1 when its type is unknown). */
+static double tbytes(const struct sig *s, int i)
+{
+	return of_type(s, i, numel(s, i));
+}
+
+/*
+ * Elements tensor input i occupies in memory: a dimension of stride 0 (an
+ * expand view, a broadcast operand made explicit) repeats the same elements,
+ * so it counts once; any other stride (a transposed, sliced or channels_last
+ * tensor) reads each element once. numel() without recorded strides.
+ */
+static double distinct(const struct sig *s, int i)
+{
+	double n = numel(s, i);
+
+	if (n <= 0 || s->in[i].ns != s->in[i].nd) {
+		return n;
+	}
+	n = 1;
+	for (int k = 0; k < s->in[i].nd; k++) {
+		n *= s->in[i].st[k] ? (double)s->in[i].d[k] : 1;
+	}
+	return n;
+}
+
+/* Bytes read from tensor input i: its distinct elements (0 not a tensor, -1 unknown type). */
+static double rbytes(const struct sig *s, int i)
+{
+	return of_type(s, i, distinct(s, i));
 }
 
 static bool is_tensor(const struct sig *s, int i)
@@ -341,10 +390,10 @@ static int gemm(struct gpa_op_perf *o, const struct sig *s, int a, int b, int bi
 	set_kind(o, GPA_OPK_GEMM, s, a);
 	o->flops = 2 * batch * m * n * k;
 	double out = batch * m * n * (out_es ? out_es : elem_size(s->in[a].type));
-	o->bytes = tbytes(s, a) + tbytes(s, b) + out;
+	o->bytes = rbytes(s, a) + rbytes(s, b) + out;
 	if (bias >= 0 && is_tensor(s, bias)) {
 		o->flops += batch * m * n;
-		o->bytes += tbytes(s, bias);
+		o->bytes += rbytes(s, bias);
 	}
 	return 1;
 }
@@ -361,24 +410,28 @@ static int linear(struct gpa_op_perf *o, const struct sig *s)
 	}
 	set_kind(o, GPA_OPK_GEMM, s, 0);
 	o->flops = 2 * m * n * k;
-	o->bytes = tbytes(s, 0) + tbytes(s, 1) + m * n * elem_size(s->in[0].type);
+	o->bytes = rbytes(s, 0) + rbytes(s, 1) + m * n * elem_size(s->in[0].type);
 	if (is_tensor(s, 2)) {
 		o->flops += m * n;
-		o->bytes += tbytes(s, 2);
+		o->bytes += rbytes(s, 2);
 	}
 	return 1;
 }
 
-/* The element size of a ScalarType code as recorded in Concrete Inputs; 0 unknown. */
+/* The element size of a c10::ScalarType code as recorded in Concrete Inputs; 0 unknown. */
 static int scalar_type_size(const char *c)
 {
-	switch (atoi(c)) {
-	case 5: return 2;  /* Half */
-	case 6: return 4;  /* Float */
-	case 15: return 2; /* BFloat16 */
-	case 23: case 24: case 25: case 26: return 1; /* Float8 variants */
-	default: return 0;
+	static const signed char size[] = {
+		1, 1, 2, 4, 8, 2, 4, 8, 4, 8, 16, 1, 0, 0, 0, 2, /* Byte .. BFloat16 */
+		0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1,                 /* .. the Float8 variants */
+	};
+	char *end;
+	long v = strtol(c, &end, 10);
+
+	if (end == c || *end || v < 0 || v >= (long)sizeof(size)) {
+		return 0;
 	}
+	return size[v];
 }
 
 /* _scaled_mm(A, B, scale_a, scale_b, bias, scale_result, out_dtype, use_fast_accum). */
@@ -392,106 +445,191 @@ static int scaled_mm(struct gpa_op_perf *o, const struct sig *s)
 	if (!gemm(o, s, 0, 1, 4, out_es)) {
 		return 0;
 	}
-	o->bytes += (tbytes(s, 2) > 0 ? tbytes(s, 2) : 0) + (tbytes(s, 3) > 0 ? tbytes(s, 3) : 0);
+	o->bytes += (rbytes(s, 2) > 0 ? rbytes(s, 2) : 0) + (rbytes(s, 3) > 0 ? rbytes(s, 3) : 0);
 	return 1;
 }
 
 /* ------------------------------------------------------------ convolution */
 
-/* Where an op keeps its convolution arguments (-1: not an argument). */
+/* A convolution's groups when the op has no groups argument. */
+#define GROUPS_ONE (-1)       /* one group */
+#define GROUPS_DEPTHWISE (-2) /* one per input channel */
+
+/*
+ * Where an op keeps its convolution arguments (native_functions.yaml), -1
+ * not an argument (its default: stride and dilation 1, padding and
+ * output_padding 0): bias, stride, padding, dilation, the transposed flag,
+ * groups (or GROUPS_*), output_padding, a tensor added to the output (z), and
+ * whether the op is always transposed.
+ */
 struct conv_layout {
 	const char *name;
-	int bias, stride, pad, dil, transposed, groups;
+	int bias, stride, pad, dil, transposed, groups, outpad, z;
+	bool always_transposed;
 };
 
 static const struct conv_layout conv_layouts[] = {
-	{"aten::convolution", 2, 3, 4, 5, 6, 8},
-	{"aten::_convolution", 2, 3, 4, 5, 6, 8},
-	{"aten::conv1d", 2, 3, 4, 5, -1, 6},
-	{"aten::conv2d", 2, 3, 4, 5, -1, 6},
-	{"aten::conv3d", 2, 3, 4, 5, -1, 6},
-	{"aten::cudnn_convolution", -1, 3, 2, 4, -1, 5},
-	{"aten::miopen_convolution", 2, 4, 3, 5, -1, 6},
-	{"aten::mkldnn_convolution", 2, 4, 3, 5, -1, 6},
+	{"aten::convolution", 2, 3, 4, 5, 6, 8, 7, -1, false},
+	{"aten::_convolution", 2, 3, 4, 5, 6, 8, 7, -1, false},
+	{"aten::conv1d", 2, 3, 4, 5, -1, 6, -1, -1, false},
+	{"aten::conv2d", 2, 3, 4, 5, -1, 6, -1, -1, false},
+	{"aten::conv3d", 2, 3, 4, 5, -1, 6, -1, -1, false},
+	{"aten::conv_transpose1d", 2, 3, 4, 7, -1, 6, 5, -1, true},
+	{"aten::conv_transpose2d", 2, 3, 4, 7, -1, 6, 5, -1, true},
+	{"aten::conv_transpose3d", 2, 3, 4, 7, -1, 6, 5, -1, true},
+	{"aten::cudnn_convolution", -1, 3, 2, 4, -1, 5, -1, -1, false},
+	{"aten::cudnn_convolution_transpose", -1, 4, 2, 5, -1, 6, 3, -1, true},
+	{"aten::cudnn_convolution_relu", 2, 3, 4, 5, -1, 6, -1, -1, false},
+	{"aten::cudnn_convolution_add_relu", 4, 5, 6, 7, -1, 8, -1, 2, false},
+	{"aten::miopen_convolution", 2, 4, 3, 5, -1, 6, -1, -1, false},
+	{"aten::miopen_depthwise_convolution", 2, 4, 3, 5, -1, 6, -1, -1, false},
+	{"aten::miopen_convolution_transpose", 2, 5, 3, 6, -1, 7, 4, -1, true},
+	{"aten::mkldnn_convolution", 2, 4, 3, 5, -1, 6, -1, -1, false},
+	{"aten::_conv_depthwise2d", 3, 4, 5, 6, -1, GROUPS_DEPTHWISE, -1, -1, false},
+	{"aten::conv_depthwise3d", 3, 4, 5, 6, -1, GROUPS_DEPTHWISE, -1, -1, false},
+	{"aten::_slow_conv2d_forward", 3, 4, 5, -1, -1, GROUPS_ONE, -1, -1, false},
+	{"aten::slow_conv_dilated2d", 3, 4, 5, 6, -1, GROUPS_ONE, -1, -1, false},
+	{"aten::slow_conv_dilated3d", 3, 4, 5, 6, -1, GROUPS_ONE, -1, -1, false},
+	{"aten::slow_conv_transpose2d", 3, 4, 5, 7, -1, GROUPS_ONE, 6, -1, true},
+	{"aten::slow_conv_transpose3d", 3, 4, 5, 7, -1, GROUPS_ONE, 6, -1, true},
 };
 
-/* FLOPs of one forward pass: 2 x N x Cout x out spatial x Cin/groups x kernel. */
+/* A per-dimension argument at index i (sp values), or def in each when i < 0: false unreadable. */
+static bool conv_arg(const struct sig *s, int i, int64_t *v, int sp, int64_t def)
+{
+	if (i < 0) {
+		for (int k = 0; k < sp; k++) {
+			v[k] = def;
+		}
+		return true;
+	}
+	return conc_list(s, i, v, sp) == sp;
+}
+
+/*
+ * Output spatial size along one dimension: forward ⌊(in + 2p − d(k−1) − 1)/s⌋ + 1;
+ * transposed (in − 1)·s − 2p + d(k−1) + output_padding + 1. In doubles: the
+ * values are untrusted and may be huge.
+ */
+static double conv_out(double in, double k, int64_t st, int64_t pd, int64_t dl, int64_t op,
+		       bool transposed)
+{
+	if (transposed) {
+		return (in - 1) * (double)st - 2 * (double)pd + (double)dl * (k - 1) + (double)op +
+		       1;
+	}
+	return floor((in + 2 * (double)pd - (double)dl * (k - 1) - 1) / (double)st) + 1;
+}
+
+/*
+ * FLOPs of one pass: a forward convolution is 2 × N × C_out × out spatial ×
+ * C_in/groups × kernel (weight [C_out, C_in/g, k…]). A transposed one (weight
+ * [C_in, C_out/g, k…]) is the gradient of a forward convolution from its
+ * output back to its input, so it costs that forward's FLOPs on the swapped
+ * shapes: 2 × N × C_in × in spatial × C_out/groups × kernel.
+ */
 static int conv(struct gpa_op_perf *o, const struct sig *s, const struct conv_layout *l)
 {
-	int64_t st[3] = {1, 1, 1}, pd[3] = {0, 0, 0}, dl[3] = {1, 1, 1}, g = 1;
+	int64_t st[3], pd[3], dl[3], op[3], g = 1;
 
 	if (!is_tensor(s, 0) || !is_tensor(s, 1) || s->in[0].nd < 3 ||
 	    s->in[0].nd != s->in[1].nd || s->in[0].nd > 5) {
 		return none(o, "convolution inputs not recorded as tensors");
 	}
 	int sp = s->in[0].nd - 2;
-	if (conc_list(s, l->stride, st, sp) != sp || conc_list(s, l->pad, pd, sp) != sp ||
-	    conc_list(s, l->dil, dl, sp) != sp || conc_list(s, l->groups, &g, 1) != 1 || g < 1) {
+	bool tr = l->always_transposed || conc_true(s, l->transposed);
+	if (!conv_arg(s, l->stride, st, sp, 1) || !conv_arg(s, l->pad, pd, sp, 0) ||
+	    !conv_arg(s, l->dil, dl, sp, 1) || !conv_arg(s, tr ? l->outpad : -1, op, sp, 0) ||
+	    (l->groups >= 0 && (conc_list(s, l->groups, &g, 1) != 1 || g < 1))) {
 		return none(o, "convolution stride, padding, dilation or groups not recorded");
 	}
-	if (conc_true(s, l->transposed)) {
-		return none(o, "transposed convolution: no model");
-	}
 	double n = (double)s->in[0].d[0], cin = (double)s->in[0].d[1];
-	double cout = (double)s->in[1].d[0], kern = 1, out_sp = 1;
+	if (l->groups == GROUPS_DEPTHWISE) {
+		g = s->in[0].d[1] > 0 ? s->in[0].d[1] : 1;
+	}
+	double kern = 1, in_sp = 1, out_sp = 1;
 	for (int i = 0; i < sp; i++) {
-		/* in doubles: the values are untrusted and may be huge */
 		double in = (double)s->in[0].d[2 + i], k = (double)s->in[1].d[2 + i];
-		if (st[i] < 1 || pd[i] < 0 || dl[i] < 1) {
+		if (st[i] < 1 || pd[i] < 0 || dl[i] < 1 || op[i] < 0) {
 			return none(o, "convolution stride, padding or dilation out of range");
 		}
-		double out = floor((in + 2 * (double)pd[i] - (double)dl[i] * (k - 1) - 1) /
-				   (double)st[i]) + 1;
+		double out = conv_out(in, k, st[i], pd[i], dl[i], op[i], tr);
 		if (out < 1) {
 			return none(o, "convolution output would be empty");
 		}
 		kern *= k;
+		in_sp *= in;
 		out_sp *= out;
 	}
-	if ((double)s->in[1].d[1] * (double)g != cin) {
+	/* the weight's channels: [C_out, C_in/g] forward, [C_in, C_out/g] transposed */
+	double w0 = (double)s->in[1].d[0], w1 = (double)s->in[1].d[1];
+	if (tr ? w0 != cin : w1 * (double)g != cin) {
 		return none(o, "convolution weight does not match the input channels");
 	}
+	double cout = tr ? w1 * (double)g : w0;
 	set_kind(o, GPA_OPK_CONV, s, 0);
-	o->flops = 2 * n * cout * out_sp * (cin / (double)g) * kern;
-	o->bytes = tbytes(s, 0) + tbytes(s, 1) + n * cout * out_sp * elem_size(s->in[0].type);
+	o->flops = tr ? 2 * n * cin * in_sp * w1 * kern
+		      : 2 * n * cout * out_sp * (cin / (double)g) * kern;
+	double out_n = n * cout * out_sp;
+	o->bytes = rbytes(s, 0) + rbytes(s, 1) + out_n * elem_size(s->in[0].type);
 	if (l->bias >= 0 && is_tensor(s, l->bias)) {
-		o->flops += n * cout * out_sp;
-		o->bytes += tbytes(s, l->bias);
+		o->flops += out_n;
+		o->bytes += rbytes(s, l->bias);
+	}
+	if (l->z >= 0 && is_tensor(s, l->z)) {
+		o->flops += out_n;
+		o->bytes += rbytes(s, l->z);
 	}
 	return 1;
+}
+
+/* Whether entry k of the boolean list recorded at input i ("[True, False, True]") is True. */
+static bool mask_at(const struct sig *s, int i, int k)
+{
+	const char *p = i >= 0 && i < s->n ? s->in[i].conc : "";
+
+	if (*p++ != '[') {
+		return false;
+	}
+	while (k-- > 0) {
+		p = strchr(p, ',');
+		if (!p) {
+			return false;
+		}
+		p++;
+	}
+	p += strspn(p, " ");
+	return !strncmp(p, "True", 4);
 }
 
 /*
  * convolution_backward(grad_out, input, weight, bias_sizes, stride, padding,
  * dilation, transposed, output_padding, groups, output_mask): one forward's
- * GEMM FLOPs for each of grad_input and grad_weight the mask asks for.
+ * FLOPs for each of grad_input (a convolution of grad_out with the weight)
+ * and grad_weight (of the input with grad_out) the mask asks for; grad_bias
+ * sums grad_out over all but its channels. The forward of a transposed
+ * convolution runs from its input ([N, C_in, in…], the weight [C_in,
+ * C_out/g, k…]), that of a plain one from grad_out. grad_out is read once,
+ * the input only for grad_weight, the weight only for grad_input.
  */
 static int conv_backward(struct gpa_op_perf *o, const struct sig *s)
 {
-	int64_t g = 1;
-	const char *mask = s->n > 10 ? s->in[10].conc : "";
-
 	if (!is_tensor(s, 0) || !is_tensor(s, 1) || !is_tensor(s, 2) || s->in[0].nd < 3 ||
-	    s->in[2].nd != s->in[0].nd || conc_list(s, 9, &g, 1) != 1 || g < 1 ||
-	    strncmp(mask, "[", 1)) {
+	    s->in[2].nd != s->in[0].nd || s->in[1].nd != s->in[0].nd ||
+	    strncmp(s->n > 10 ? s->in[10].conc : "", "[", 1)) {
 		return none(o, "convolution_backward inputs not recorded");
 	}
-	if (conc_true(s, 7)) {
-		return none(o, "transposed convolution: no model");
+	bool gi = mask_at(s, 10, 0), gw = mask_at(s, 10, 1), gb = mask_at(s, 10, 2);
+	const struct in *f = &s->in[conc_true(s, 7) ? 1 : 0]; /* where the forward starts */
+	double fwd = 2 * (double)f->d[0] * (double)f->d[1] * (double)s->in[2].d[1];
+	for (int i = 2; i < f->nd; i++) {
+		fwd *= (double)f->d[i] * (double)s->in[2].d[i];
 	}
-	const char *second = strchr(mask, ',');
-	bool gi = !strncmp(mask, "[True", 5), gw = second && !strncmp(second, ", True", 6);
-	double n = (double)s->in[0].d[0], cout = (double)s->in[0].d[1], out_sp = 1, kern = 1;
-	for (int i = 2; i < s->in[0].nd; i++) {
-		out_sp *= (double)s->in[0].d[i];
-		kern *= (double)s->in[2].d[i];
-	}
-	double fwd = 2 * n * cout * out_sp * ((double)s->in[2].d[1]) * kern;
+	double cout = (double)s->in[0].d[1], es = elem_size(s->in[0].type);
 	set_kind(o, GPA_OPK_CONV, s, 0);
-	o->flops = fwd * ((gi ? 1 : 0) + (gw ? 1 : 0));
-	o->bytes = tbytes(s, 0) + tbytes(s, 1) + tbytes(s, 2) + (gi ? tbytes(s, 1) : 0) +
-		   (gw ? tbytes(s, 2) : 0);
-	(void)g;
+	o->flops = fwd * ((gi ? 1 : 0) + (gw ? 1 : 0)) + (gb ? numel(s, 0) : 0);
+	o->bytes = rbytes(s, 0) + (gi ? rbytes(s, 2) + tbytes(s, 1) : 0) +
+		   (gw ? rbytes(s, 1) + tbytes(s, 2) : 0) + (gb ? cout * es : 0);
 	return 1;
 }
 
@@ -561,19 +699,96 @@ static int attention(struct gpa_op_perf *o, const struct sig *s, const struct at
 	set_kind(o, GPA_OPK_ATTN, s, q);
 	o->flops = 2 * b * h * lq * lk * (e + ev) * (causal ? 0.5 : 1);
 	double out = b * h * lq * ev * elem_size(s->in[q].type);
-	o->bytes = tbytes(s, q) + tbytes(s, k) + tbytes(s, v) + out;
+	o->bytes = rbytes(s, q) + rbytes(s, k) + rbytes(s, v) + out;
 	if (l->backward) {
 		/* reads grad_out, q, k, v, out; writes dq, dk, dv */
 		o->flops *= 2.5;
-		o->bytes = 2 * (tbytes(s, q) + tbytes(s, k) + tbytes(s, v)) + 2 * out;
+		o->bytes += tbytes(s, q) + tbytes(s, k) + tbytes(s, v) + out;
 	}
 	return 1;
 }
 
 /* ------------------------------------------------------------ memory-bound ops */
 
-/* Norm forward: 5 FLOPs per element (mean, centre, square-accumulate, scale by rstd), +2 affine. */
-static int norm(struct gpa_op_perf *o, const struct sig *s, bool backward)
+/* What a norm's saved statistics (mean, rstd) are per: */
+enum norm_rows {
+	NR_NONE,     /* none returned (the composite layer_norm, rms_norm) */
+	NR_ROWS,     /* each normalized row: numel ÷ ∏normalized_shape (layer and RMS norm) */
+	NR_CHANNELS, /* each channel, in training (batch norm) */
+	NR_GROUPS,   /* each sample and group: N × group (group norm) */
+};
+
+/*
+ * Where a norm keeps its arguments (native_functions.yaml), -1 none:
+ * normalized_shape (NR_ROWS) or N and group (NR_GROUPS: shape is N, group
+ * shape + 3); the training flag (batch norm; -1 with NR_CHANNELS: always);
+ * the statistics written; backward: the weight and the output mask whose
+ * entries 1 and 2 ask for grad_weight and grad_bias (-1: both).
+ */
+struct norm_layout {
+	const char *name;
+	bool backward;
+	enum norm_rows rows;
+	int shape, train, stats, weight, mask;
+};
+
+static const struct norm_layout norm_layouts[] = {
+	{"aten::native_layer_norm", false, NR_ROWS, 1, -1, 2, -1, -1},
+	{"aten::layer_norm", false, NR_NONE, -1, -1, 0, -1, -1},
+	{"aten::_fused_rms_norm", false, NR_ROWS, 1, -1, 1, -1, -1},
+	{"aten::rms_norm", false, NR_NONE, -1, -1, 0, -1, -1},
+	{"aten::native_batch_norm", false, NR_CHANNELS, -1, 5, 2, -1, -1},
+	{"aten::cudnn_batch_norm", false, NR_CHANNELS, -1, 5, 2, -1, -1},
+	{"aten::miopen_batch_norm", false, NR_CHANNELS, -1, 5, 2, -1, -1},
+	{"aten::_batch_norm_with_update", false, NR_CHANNELS, -1, -1, 2, -1, -1},
+	{"aten::native_group_norm", false, NR_GROUPS, 3, -1, 2, -1, -1},
+	{"aten::native_layer_norm_backward", true, NR_NONE, -1, -1, 0, 5, 7},
+	{"aten::native_batch_norm_backward", true, NR_NONE, -1, -1, 0, 2, 9},
+	{"aten::cudnn_batch_norm_backward", true, NR_NONE, -1, -1, 0, 2, -1},
+	{"aten::miopen_batch_norm_backward", true, NR_NONE, -1, -1, 0, 2, -1},
+	{"aten::batch_norm_backward", true, NR_NONE, -1, -1, 0, 2, 9},
+	{"aten::native_group_norm_backward", true, NR_NONE, -1, -1, 0, 4, 9},
+	{"aten::_fused_rms_norm_backward", true, NR_NONE, -1, -1, 0, 4, 5},
+};
+
+/* Elements of each statistic a forward norm writes; 0 none or unknown. */
+static double norm_stat_rows(const struct sig *s, const struct norm_layout *l)
+{
+	int64_t v[MAX_DIMS], g[1];
+	double n = numel(s, 0), shape = 1;
+	int k;
+
+	switch (l->rows) {
+	case NR_ROWS:
+		k = conc_list(s, l->shape, v, MAX_DIMS);
+		for (int i = 0; i < k; i++) {
+			shape *= (double)v[i];
+		}
+		return k && shape > 0 ? n / shape : 0;
+	case NR_CHANNELS:
+		if (l->train >= 0 && !conc_true(s, l->train)) {
+			return 0; /* evaluation: the running statistics are read, nothing saved */
+		}
+		return s->in[0].nd >= 2 ? (double)s->in[0].d[1] : 0;
+	case NR_GROUPS:
+		return conc_list(s, l->shape, v, 1) == 1 && conc_list(s, l->shape + 3, g, 1) == 1
+			       ? (double)v[0] * (double)g[0]
+			       : 0;
+	case NR_NONE:
+		break;
+	}
+	return 0;
+}
+
+/*
+ * Norms: 5 FLOPs per element (mean, centre, square-accumulate, scale by
+ * rstd), +2 with an affine weight; backward × 2. Bytes: every tensor input
+ * read; the normalized tensor (grad_input) written, and what else the op
+ * returns: its saved statistics (float, double for double inputs) and, in
+ * batch norm's training, the running statistics it updates; backward, the
+ * weight's and bias's gradients the mask asks for.
+ */
+static int norm(struct gpa_op_perf *o, const struct sig *s, const struct norm_layout *l)
 {
 	double n = numel(s, 0), bytes = 0;
 
@@ -582,16 +797,24 @@ static int norm(struct gpa_op_perf *o, const struct sig *s, bool backward)
 	}
 	bool affine = false;
 	for (int i = 0; i < s->n; i++) {
-		double b = tbytes(s, i);
+		double b = rbytes(s, i);
 		if (b > 0) {
 			bytes += b;
 			affine |= i > 0 && numel(s, i) < n;
 		}
 	}
 	set_kind(o, GPA_OPK_NORM, s, 0);
-	o->flops = n * (5 + (affine ? 2 : 0)) * (backward ? 2 : 1);
-	/* outputs: the normalized tensor (forward) or grad_input (backward) */
+	o->flops = n * (5 + (affine ? 2 : 0)) * (l->backward ? 2 : 1);
 	o->bytes = bytes + tbytes(s, 0);
+	double rows = norm_stat_rows(s, l);
+	o->bytes += rows * l->stats * (strcmp(s->in[0].type, "double") ? 4 : 8);
+	if (l->rows == NR_CHANNELS && rows > 0 && is_tensor(s, 3) && is_tensor(s, 4)) {
+		o->bytes += tbytes(s, 3) + tbytes(s, 4); /* running_mean, running_var updated */
+	}
+	if (l->backward && is_tensor(s, l->weight)) {
+		int grads = l->mask < 0 ? 2 : mask_at(s, l->mask, 1) + mask_at(s, l->mask, 2);
+		o->bytes += grads * tbytes(s, l->weight);
+	}
 	return 1;
 }
 
@@ -603,9 +826,15 @@ static int softmax(struct gpa_op_perf *o, const struct sig *s, bool backward)
 	}
 	set_kind(o, GPA_OPK_SOFTMAX, s, 0);
 	o->flops = numel(s, 0) * (backward ? 4 : 5);
-	o->bytes = backward ? tbytes(s, 0) + tbytes(s, 1) + tbytes(s, 0) : 2 * tbytes(s, 0);
+	o->bytes = rbytes(s, 0) + (backward ? rbytes(s, 1) : 0) + tbytes(s, 0);
 	if (!backward && conc_true(s, 2)) {
-		o->bytes = tbytes(s, 0) + numel(s, 0) * 4; /* half_to_float: a float output */
+		o->bytes = rbytes(s, 0) + numel(s, 0) * 4; /* half_to_float: a float output */
+	}
+	int es = backward && s->n > 3 ? scalar_type_size(s->in[3].conc) : 0;
+	if (es) {
+		/* _softmax_backward_data(grad_output, output, dim, input_dtype): grad_input
+		 * is written at the forward input's type (half after a half_to_float forward) */
+		o->bytes = rbytes(s, 0) + rbytes(s, 1) + numel(s, 0) * es;
 	}
 	return 1;
 }
@@ -618,7 +847,7 @@ static int embedding(struct gpa_op_perf *o, const struct sig *s)
 	}
 	set_kind(o, GPA_OPK_EMBEDDING, s, 0);
 	o->flops = 0;
-	o->bytes = tbytes(s, 1) + 2 * numel(s, 1) * (double)s->in[0].d[1] *
+	o->bytes = rbytes(s, 1) + 2 * numel(s, 1) * (double)s->in[0].d[1] *
 					  elem_size(s->in[0].type);
 	return 1;
 }
@@ -636,7 +865,7 @@ static double broadcast(const struct sig *s, int n, int *es, double *in_bytes)
 			continue;
 		}
 		const struct in *t = &s->in[i];
-		*in_bytes += tbytes(s, i);
+		*in_bytes += rbytes(s, i);
 		*es = elem_size(t->type) > *es ? elem_size(t->type) : *es;
 		if (t->nd > nd) {
 			memmove(out + (t->nd - nd), out, sizeof(out[0]) * (size_t)nd);
@@ -733,7 +962,12 @@ static int elementwise(struct gpa_op_perf *o, const struct sig *s, const char *n
 	if (!es) {
 		return none(o, "no tensor input recorded");
 	}
-	set_kind(o, kind, s, 0);
+	int operands = 0;
+	for (int i = 0; i < nin; i++) {
+		operands += is_tensor(s, i);
+	}
+	/* clamp(x, 0.0), x / 2: one operand recorded as a tensor is a unary op */
+	set_kind(o, kind == GPA_OPK_BINARY && operands < 2 ? GPA_OPK_UNARY : kind, s, 0);
 	int out_es = result_size(s, nin);
 	if (in_place && is_tensor(s, 0)) {
 		out_es = elem_size(s->in[0].type);
@@ -757,34 +991,114 @@ static int elementwise(struct gpa_op_perf *o, const struct sig *s, const char *n
 	}
 	if (kind == GPA_OPK_COPY) {
 		/* copy_(dst, src): src read, dst written */
-		o->bytes = tbytes(s, 1) > 0 ? tbytes(s, 1) + tbytes(s, 0) : 2 * tbytes(s, 0);
+		o->bytes = rbytes(s, 1) > 0 ? rbytes(s, 1) + tbytes(s, 0) : 2 * tbytes(s, 0);
 	}
 	return 1;
 }
 
-/* Reductions (sum, mean, amax, ...; dims in input 1): 1 FLOP per input element. */
-static int reduction(struct gpa_op_perf *o, const struct sig *s)
+/* What a reduction writes per output element. */
+enum reduce_out {
+	RO_SAME,        /* the input's type (or the dtype argument) */
+	RO_SUM,         /* sum, prod: integers and bool accumulate to int64 */
+	RO_INDEX,       /* argmax, argmin: an int64 index */
+	RO_BOOL,        /* any, all */
+	RO_VALUE_INDEX, /* max, min over a dimension: the value and its int64 index */
+};
+
+/* Where a reduction keeps its dims (a list or one int) and dtype; -1 none. */
+struct reduce_layout {
+	const char *name;
+	int dim, dtype;
+	enum reduce_out out;
+};
+
+static const struct reduce_layout reduce_layouts[] = {
+	{"aten::sum", 1, 3, RO_SUM}, {"aten::mean", 1, 3, RO_SAME}, {"aten::prod", 1, 3, RO_SUM},
+	{"aten::nansum", 1, 3, RO_SUM}, {"aten::amax", 1, -1, RO_SAME},
+	{"aten::amin", 1, -1, RO_SAME}, {"aten::max", 1, -1, RO_VALUE_INDEX},
+	{"aten::min", 1, -1, RO_VALUE_INDEX}, {"aten::argmax", 1, -1, RO_INDEX},
+	{"aten::argmin", 1, -1, RO_INDEX}, {"aten::var", 1, -1, RO_SAME},
+	{"aten::std", 1, -1, RO_SAME}, {"aten::logsumexp", 1, -1, RO_SAME},
+	{"aten::norm", 2, 4, RO_SAME}, {"aten::linalg_vector_norm", 2, 4, RO_SAME},
+	{"aten::any", 1, -1, RO_BOOL}, {"aten::all", 1, -1, RO_BOOL},
+};
+
+/*
+ * Reductions: 1 FLOP per input element; the input read once (its distinct
+ * elements), the output written: the input's shape without the reduced
+ * dimensions (all of them when no dims are recorded: sum(x), max(x)) at the
+ * type the op gives it. A form given only a dtype (sum(x, dtype=...)) has it
+ * where the dims would be: dims are read only when a keepdim follows them.
+ */
+static int reduction(struct gpa_op_perf *o, const struct sig *s, const struct reduce_layout *l)
 {
 	int64_t dims[MAX_DIMS];
-	double in = numel(s, 0), out = 1;
+	double out = 1;
 
 	if (!is_tensor(s, 0)) {
 		return none(o, "reduction input not recorded as a tensor");
 	}
-	int nd = conc_list(s, 1, dims, MAX_DIMS);
-	if (nd) {
-		for (int k = 0; k < s->in[0].nd; k++) {
-			bool reduced = false;
-			for (int j = 0; j < nd; j++) {
-				int64_t d = dims[j] < 0 ? dims[j] + s->in[0].nd : dims[j];
-				reduced |= d == k;
-			}
-			out *= reduced ? 1 : (double)s->in[0].d[k];
+	bool has_dims = s->n > l->dim + 1 && s->in[l->dim].conc[0];
+	int nd = has_dims ? conc_list(s, l->dim, dims, MAX_DIMS) : 0;
+	for (int k = 0; k < s->in[0].nd && nd; k++) {
+		bool reduced = false;
+		for (int j = 0; j < nd; j++) {
+			int64_t d = dims[j] < 0 ? dims[j] + s->in[0].nd : dims[j];
+			reduced |= d == k;
 		}
+		out *= reduced ? 1 : (double)s->in[0].d[k];
+	}
+	int es = elem_size(s->in[0].type);
+	int dt = l->dtype >= 0 && l->dtype < s->n ? scalar_type_size(s->in[l->dtype].conc) : 0;
+	if (!has_dims && l->dtype >= 0 && l->dim == 1 && s->n == 2) {
+		dt = scalar_type_size(s->in[1].conc); /* sum(x, dtype), prod(x, dtype) */
+	}
+	switch (l->out) {
+	case RO_SUM:
+		es = category(s->in[0].type) < 2 ? 8 : es;
+		break;
+	case RO_INDEX:
+		es = 8;
+		break;
+	case RO_BOOL:
+		es = 1;
+		break;
+	case RO_VALUE_INDEX:
+		es += nd ? 8 : 0;
+		break;
+	case RO_SAME:
+		break;
 	}
 	set_kind(o, GPA_OPK_REDUCE, s, 0);
-	o->flops = in;
-	o->bytes = tbytes(s, 0) + out * elem_size(s->in[0].type);
+	o->flops = numel(s, 0);
+	o->bytes = rbytes(s, 0) + out * (dt ? dt : es);
+	return 1;
+}
+
+/*
+ * mse_loss(input, target, reduction): 3 FLOPs per element (difference,
+ * square, accumulate); input and target read, the loss written: one value
+ * (reduction 1 mean, 2 sum) or one per element (0 none). Backward
+ * (grad_output, input, target, reduction): the same reads and grad_output,
+ * grad_input written whole.
+ */
+static int mse_loss(struct gpa_op_perf *o, const struct sig *s, bool backward)
+{
+	int x = backward ? 1 : 0, red = backward ? 3 : 2;
+
+	if (!is_tensor(s, x) || !is_tensor(s, x + 1) || numel(s, x) != numel(s, x + 1) ||
+	    red >= s->n || !s->in[red].conc[0]) {
+		return none(o, "mse_loss inputs or reduction not recorded");
+	}
+	double n = numel(s, x), out = atoi(s->in[red].conc) != 0 ? 1 : n;
+	set_kind(o, GPA_OPK_REDUCE, s, x);
+	o->flops = 3 * n;
+	o->bytes = rbytes(s, x) + rbytes(s, x + 1);
+	if (backward) {
+		o->bytes += rbytes(s, 0) + tbytes(s, x); /* grad_output read, grad_input written */
+	} else {
+		o->bytes += out * elem_size(s->in[x].type);
+	}
 	return 1;
 }
 
@@ -816,36 +1130,24 @@ static const char *base_name(const char *name, char *buf, size_t cap)
 static const char *const unary_ops[] = {
 	"aten::relu", "aten::gelu", "aten::silu", "aten::sigmoid", "aten::tanh", "aten::exp",
 	"aten::log", "aten::neg", "aten::abs", "aten::sqrt", "aten::rsqrt", "aten::reciprocal",
-	"aten::clamp", "aten::clamp_min", "aten::clamp_max", "aten::sin", "aten::cos",
-	"aten::erf", "aten::hardtanh", "aten::leaky_relu", "aten::elu", "aten::softplus",
-	"aten::threshold_backward", "aten::gelu_backward", "aten::silu_backward",
-	"aten::sigmoid_backward", "aten::tanh_backward", "aten::fill", "aten::zero",
-	"aten::pow", "aten::square", "aten::dropout", "aten::native_dropout",
+	"aten::sin", "aten::cos", "aten::erf", "aten::hardtanh", "aten::leaky_relu", "aten::elu",
+	"aten::softplus", "aten::fill", "aten::zero", "aten::square", "aten::dropout",
+	"aten::native_dropout",
 };
+/* two tensor operands (the backward of an activation reads grad_output and its input) */
 static const char *const binary_ops[] = {
 	"aten::add", "aten::sub", "aten::mul", "aten::div", "aten::maximum", "aten::minimum",
-	"aten::rsub", "aten::addcmul", "aten::addcdiv", "aten::lerp", "aten::where",
+	"aten::rsub", "aten::pow", "aten::clamp_min", "aten::clamp_max",
+	"aten::threshold_backward", "aten::gelu_backward", "aten::silu_backward",
+	"aten::sigmoid_backward", "aten::tanh_backward",
+};
+/* up to three: addcmul(self, t1, t2), lerp(self, end, weight), clamp(self, min, max) */
+static const char *const ternary_ops[] = {
+	"aten::addcmul", "aten::addcdiv", "aten::lerp", "aten::where", "aten::clamp",
 };
 static const char *const compare_ops[] = {
 	"aten::eq", "aten::ne", "aten::lt", "aten::le", "aten::gt", "aten::ge",
 };
-static const char *const reduce_ops[] = {
-	"aten::sum", "aten::mean", "aten::amax", "aten::amin", "aten::max", "aten::min",
-	"aten::prod", "aten::argmax", "aten::argmin", "aten::var", "aten::std", "aten::norm",
-	"aten::linalg_vector_norm", "aten::any", "aten::all",
-};
-static const char *const norm_ops[] = {
-	"aten::native_layer_norm", "aten::native_batch_norm", "aten::cudnn_batch_norm",
-	"aten::miopen_batch_norm", "aten::native_group_norm", "aten::_fused_rms_norm",
-	"aten::rms_norm", "aten::_batch_norm_with_update", "aten::layer_norm",
-};
-static const char *const norm_bwd_ops[] = {
-	"aten::native_layer_norm_backward", "aten::native_batch_norm_backward",
-	"aten::cudnn_batch_norm_backward", "aten::miopen_batch_norm_backward",
-	"aten::native_group_norm_backward", "aten::_fused_rms_norm_backward",
-	"aten::batch_norm_backward",
-};
-
 static int gemm_family(const char *n, const struct sig *s, struct gpa_op_perf *o)
 {
 	if (!strcmp(n, "aten::mm") || !strcmp(n, "aten::bmm") || !strcmp(n, "aten::matmul")) {
@@ -905,21 +1207,31 @@ int gpa_op_perf(const char *name, const char *sig, struct gpa_op_perf *out)
 	for (size_t i = 0; ret < 0 && i < GP_ARRAY_SIZE(attn_layouts); i++) {
 		ret = strcmp(name, attn_layouts[i].name) ? -1 : attention(out, s, &attn_layouts[i]);
 	}
+	for (size_t i = 0; ret < 0 && i < GP_ARRAY_SIZE(norm_layouts); i++) {
+		ret = strcmp(name, norm_layouts[i].name) ? -1 : norm(out, s, &norm_layouts[i]);
+	}
+	if (ret < 0 && (!strcmp(name, "aten::max") || !strcmp(name, "aten::min")) &&
+	    is_tensor(s, 1)) {
+		/* max(a, b), min(a, b): elementwise, as maximum and minimum */
+		ret = elementwise(out, s, name, GPA_OPK_BINARY, 2, false);
+	}
+	for (size_t i = 0; ret < 0 && i < GP_ARRAY_SIZE(reduce_layouts); i++) {
+		const struct reduce_layout *l = &reduce_layouts[i];
+		ret = strcmp(n, l->name) ? -1 : reduction(out, s, l);
+	}
 	if (ret >= 0) {
 		/* modelled, or its model's reason */
 	} else if (strstr(name, "attn") && strstr(name, "varlen")) {
 		ret = none(out, VARLEN_WHY);
 	} else if (!strcmp(name, "aten::convolution_backward")) {
 		ret = conv_backward(out, s);
-	} else if (name_in(name, norm_ops, GP_ARRAY_SIZE(norm_ops))) {
-		ret = norm(out, s, false);
-	} else if (name_in(name, norm_bwd_ops, GP_ARRAY_SIZE(norm_bwd_ops))) {
-		ret = norm(out, s, true);
 	} else if (!strcmp(name, "aten::_softmax") || !strcmp(name, "aten::_log_softmax")) {
 		ret = softmax(out, s, false);
 	} else if (!strcmp(name, "aten::_softmax_backward_data") ||
 		   !strcmp(name, "aten::_log_softmax_backward_data")) {
 		ret = softmax(out, s, true);
+	} else if (!strcmp(name, "aten::mse_loss") || !strcmp(name, "aten::mse_loss_backward")) {
+		ret = mse_loss(out, s, name[14] == '_');
 	} else if (!strcmp(name, "aten::embedding")) {
 		ret = embedding(out, s);
 	} else if (!strcmp(name, "aten::copy_")) {
@@ -927,12 +1239,11 @@ int gpa_op_perf(const char *name, const char *sig, struct gpa_op_perf *out)
 	} else if (name_in(n, unary_ops, GP_ARRAY_SIZE(unary_ops))) {
 		ret = elementwise(out, s, name, GPA_OPK_UNARY, 1, false);
 	} else if (name_in(n, binary_ops, GP_ARRAY_SIZE(binary_ops))) {
-		ret = elementwise(out, s, name, GPA_OPK_BINARY, !strcmp(n, "aten::where") ? 3 : 2,
-				  false);
+		ret = elementwise(out, s, name, GPA_OPK_BINARY, 2, false);
+	} else if (name_in(n, ternary_ops, GP_ARRAY_SIZE(ternary_ops))) {
+		ret = elementwise(out, s, name, GPA_OPK_BINARY, 3, false);
 	} else if (name_in(n, compare_ops, GP_ARRAY_SIZE(compare_ops))) {
 		ret = elementwise(out, s, name, GPA_OPK_BINARY, 2, true);
-	} else if (name_in(n, reduce_ops, GP_ARRAY_SIZE(reduce_ops))) {
-		ret = reduction(out, s);
 	} else {
 		ret = none(out, "no performance model for this operator");
 	}

@@ -122,6 +122,243 @@ TEST(ops_conv_models)
 	      GPA_OPK_CONV, 2 * 884736.0, (16384 + 6144 + 216 + 6144 + 216) * 4.0);
 }
 
+/* conv2d(input, weight, bias, stride, padding, dilation, groups) of type t */
+#define CONV2D_TYPES(t)                                                                            \
+	"T=[\"" t "\",\"" t "\",\"\",\"ScalarList\",\"ScalarList\",\"ScalarList\",\"Scalar\"]"
+
+/* conv_transpose2d(input, weight, bias, stride, padding, output_padding, groups, dilation) */
+#define CONVT_TYPES                                                                                \
+	"T=[\"float\",\"float\",\"\",\"ScalarList\",\"ScalarList\",\"ScalarList\",\"Scalar\","     \
+	"\"ScalarList\"]"
+
+/*
+ * Transposed convolution: the FLOPs of the forward convolution it is the
+ * gradient of (its output as input, the same weight), on the swapped shapes.
+ */
+TEST(ops_conv_transposed)
+{
+	/* in [2,8,16,16], w [8,4,3,3] (C_in 8, C_out 4), stride 2, pad 1, output_padding 1:
+	 * out (16-1)·2 - 2 + 2 + 1 + 1 = 32; 2·N·C_in·∏in·(C_out/g)·∏k = 2·2·8·256·4·9;
+	 * (4096 in + 288 weight + 2·4·32·32 out) floats */
+	model("aten::conv_transpose2d",
+	      "D=[[2,8,16,16],[8,4,3,3],[],[],[],[],[],[]] " CONVT_TYPES
+	      " C=[\"\",\"\",\"\",\"[2, 2]\",\"[1, 1]\",\"[1, 1]\",\"1\",\"[1, 1]\"]",
+	      GPA_OPK_CONV, 294912, (4096 + 288 + 8192) * 4.0);
+	/* the forward convolution it reverses: in [2,4,32,32], w [8,4,3,3], stride 2, pad 1:
+	 * out ⌊(32 + 2 - 2 - 1)/2⌋ + 1 = 16; 2·2·8·256·4·9, the same FLOPs */
+	model("aten::conv2d",
+	      "D=[[2,4,32,32],[8,4,3,3],[],[],[],[],[]] " CONV2D_TYPES("float")
+	      " C=[\"\",\"\",\"\",\"[2, 2]\",\"[1, 1]\",\"[1, 1]\",\"1\"]",
+	      GPA_OPK_CONV, 294912, (8192 + 288 + 4096) * 4.0);
+	/* cuDNN's order: padding, output_padding, stride, dilation, groups; bf16 */
+	model("aten::cudnn_convolution_transpose",
+	      "D=[[2,8,16,16],[8,4,3,3],[],[],[],[],[],[],[],[]] T=[\"c10::BFloat16\","
+	      "\"c10::BFloat16\",\"ScalarList\",\"ScalarList\",\"ScalarList\",\"ScalarList\","
+	      "\"Scalar\",\"Scalar\",\"Scalar\",\"Scalar\"] C=[\"\",\"\",\"[1, 1]\",\"[1, 1]\","
+	      "\"[2, 2]\",\"[1, 1]\",\"1\",\"False\",\"False\",\"True\"]",
+	      GPA_OPK_CONV, 294912, (4096 + 288 + 8192) * 2.0);
+	/* aten::convolution, transposed, 2 groups: in [1,4,5,5], w [4,3,3,3] (C_out 3·2 = 6):
+	 * out 4 + 2 + 1 = 7; 2·1·4·25·3·9 = 5400, + bias 6·49; (100 + 108 + 294 + 6) floats */
+	model("aten::convolution",
+	      "D=[[1,4,5,5],[4,3,3,3],[6],[],[],[],[],[],[]] T=[\"float\",\"float\",\"float\","
+	      "\"ScalarList\",\"ScalarList\",\"ScalarList\",\"Scalar\",\"ScalarList\",\"Scalar\"] "
+	      "C=[\"\",\"\",\"\",\"[1, 1]\",\"[0, 0]\",\"[1, 1]\",\"True\",\"[0, 0]\",\"2\"]",
+	      GPA_OPK_CONV, 5400 + 294, (100 + 108 + 294 + 6) * 4.0);
+	/* its backward, transposed: grad_out [2,4,32,32], input [2,8,16,16], w [8,4,3,3];
+	 * grad_input and grad_weight one forward each (294912), grad_bias sums grad_out (8192);
+	 * grad_out read, weight read + input written, input read + weight written, 4 bias */
+	model("aten::convolution_backward",
+	      "D=[[2,4,32,32],[2,8,16,16],[8,4,3,3],[],[],[],[],[],[],[],[]] T=[\"float\","
+	      "\"float\",\"float\",\"ScalarList\",\"ScalarList\",\"ScalarList\",\"ScalarList\","
+	      "\"Scalar\",\"ScalarList\",\"Scalar\",\"ScalarList\"] C=[\"\",\"\",\"\",\"[4]\","
+	      "\"[2, 2]\",\"[1, 1]\",\"[1, 1]\",\"True\",\"[1, 1]\",\"1\",\"[True, True, True]\"]",
+	      GPA_OPK_CONV, 2 * 294912.0 + 8192, (8192 + 288 + 4096 + 4096 + 288 + 4) * 4.0);
+}
+
+/* Groups (depthwise), dilation, cuDNN's fused forms and channels_last strides. */
+TEST(ops_conv_groups_dilation_layouts)
+{
+	struct gpa_op_perf p;
+
+	/* depthwise: in [1,32,16,16], w [32,1,3,3], groups 32, pad 1: 2·32·256·1·9; bf16 */
+	model("aten::conv2d",
+	      "D=[[1,32,16,16],[32,1,3,3],[],[],[],[],[]] " CONV2D_TYPES("c10::BFloat16")
+	      " C=[\"\",\"\",\"\",\"[1, 1]\",\"[1, 1]\",\"[1, 1]\",\"32\"]",
+	      GPA_OPK_CONV, 147456, (8192 + 288 + 8192) * 2.0);
+	/* the same through _conv_depthwise2d(self, weight, kernel_size, bias, stride, padding,
+	 * dilation): groups are the input channels */
+	model("aten::_conv_depthwise2d",
+	      "D=[[1,32,16,16],[32,1,3,3],[],[],[],[],[]] T=[\"float\",\"float\",\"ScalarList\","
+	      "\"\",\"ScalarList\",\"ScalarList\",\"ScalarList\"] C=[\"\",\"\",\"[3, 3]\",\"\","
+	      "\"[1, 1]\",\"[1, 1]\",\"[1, 1]\"]",
+	      GPA_OPK_CONV, 147456, (8192 + 288 + 8192) * 4.0);
+	/* dilation 2: out 32 - 2·2 = 28; 2·8·784·3·9 */
+	model("aten::conv2d",
+	      "D=[[1,3,32,32],[8,3,3,3],[],[],[],[],[]] " CONV2D_TYPES("float")
+	      " C=[\"\",\"\",\"\",\"[1, 1]\",\"[0, 0]\",\"[2, 2]\",\"1\"]",
+	      GPA_OPK_CONV, 338688, (3072 + 216 + 6272) * 4.0);
+	/* 2 groups of 4 channels, 1x1: 2·2·16·64·4 */
+	model("aten::conv2d",
+	      "D=[[2,8,8,8],[16,4,1,1],[],[],[],[],[]] " CONV2D_TYPES("float")
+	      " C=[\"\",\"\",\"\",\"[1, 1]\",\"[0, 0]\",\"[1, 1]\",\"2\"]",
+	      GPA_OPK_CONV, 16384, (1024 + 64 + 2048) * 4.0);
+	/* a weight whose channels times groups differ from the input's: no model */
+	CHECK_EQ_I(gpa_op_perf("aten::conv2d",
+			       "D=[[1,8,8,8],[16,3,1,1],[],[],[],[],[]] " CONV2D_TYPES("float")
+			       " C=[\"\",\"\",\"\",\"[1, 1]\",\"[0, 0]\",\"[1, 1]\",\"2\"]",
+			       &p),
+		   0);
+	/* cudnn_convolution_add_relu(self, weight, z, alpha, bias, stride, padding, dilation,
+	 * groups): 2·4·64·3 + bias + z (256 each); z read as well */
+	model("aten::cudnn_convolution_add_relu",
+	      "D=[[1,3,8,8],[4,3,1,1],[1,4,8,8],[],[4],[],[],[],[]] T=[\"float\",\"float\","
+	      "\"float\",\"Scalar\",\"float\",\"ScalarList\",\"ScalarList\",\"ScalarList\","
+	      "\"Scalar\"] C=[\"\",\"\",\"\",\"1\",\"\",\"[1, 1]\",\"[0, 0]\",\"[1, 1]\",\"1\"]",
+	      GPA_OPK_CONV, 2048, (192 + 12 + 256 + 4 + 256) * 4.0);
+	/* channels_last (NHWC strides) moves the same bytes as NCHW: the first conv of
+	 * ops_conv_models with its input and weight in channels_last */
+	model("aten::conv2d",
+	      "D=[[2,3,32,32],[8,3,3,3],[],[],[],[],[]] " CONV2D_TYPES("float")
+	      " S=[[3072,1,96,3],[27,1,9,3],[],[],[],[],[]] C=[\"\",\"\",\"\",\"[1, 1]\","
+	      "\"[1, 1]\",\"[1, 1]\",\"1\"]",
+	      GPA_OPK_CONV, 884736, (6144 + 216 + 16384) * 4.0);
+}
+
+/*
+ * Broadcasting and views as PyTorch executes them: the output's elements
+ * for FLOPs and writes; each operand's own elements read once, a stride-0
+ * (expanded) dimension once; in-place and out= outputs written once.
+ */
+TEST(ops_broadcast_views)
+{
+	/* mean's backward on the ResNet anchor: a [10,512,1,1] expanded to [10,512,7,7]
+	 * (strides 0) divided by 49: 5120 bf16 read, 250880 written */
+	model("aten::div", "D=[[10,512,7,7],[]] T=[\"c10::BFloat16\",\"Scalar\"] "
+	      "S=[[512,1,0,0],[]] C=[\"\",\"49\"]",
+	      GPA_OPK_UNARY, 250880, 5120 * 2 + 250880 * 2);
+	/* [4,1,8] + [1,6,8]: 4·6·8 outputs; 32 and 48 floats read */
+	model("aten::add", "D=[[4,1,8],[1,6,8]] T=[\"float\",\"float\"]", GPA_OPK_BINARY, 192,
+	      (32 + 48 + 192) * 4.0);
+	/* an expand view of a row: read once, as [1,64] */
+	model("aten::add", "D=[[32,64],[32,64]] T=[\"float\",\"float\"] S=[[64,1],[0,1]]",
+	      GPA_OPK_BINARY, 2048, (2048 + 64 + 2048) * 4.0);
+	/* a 0-dim float tensor with a bf16 tensor: same category, bf16 out */
+	model("aten::mul", "D=[[100],[]] T=[\"c10::BFloat16\",\"float\"]", GPA_OPK_BINARY, 100,
+	      200 + 4 + 200);
+	/* in place with a broadcast operand: self read and written, the row read once */
+	model("aten::mul_", "D=[[32,64],[64]] T=[\"c10::BFloat16\",\"c10::BFloat16\"]",
+	      GPA_OPK_BINARY, 2048, 4096 + 128 + 4096);
+	/* out= with a broadcast operand: the out tensor written once, never read */
+	model("aten::add",
+	      "D=[[32,64],[64],[],[32,64]] T=[\"float\",\"float\",\"Scalar\",\"float\"]",
+	      GPA_OPK_BINARY, 2048, (2048 + 64 + 2048) * 4.0);
+	/* an activation's backward reads grad_output and its input */
+	model("aten::threshold_backward",
+	      "D=[[100],[100],[]] T=[\"c10::BFloat16\",\"c10::BFloat16\",\"Scalar\"]",
+	      GPA_OPK_BINARY, 100, 600);
+	/* addcmul_(self, t1, t2): three operands read, self written */
+	model("aten::addcmul_",
+	      "D=[[100],[100],[100],[]] T=[\"float\",\"float\",\"float\",\"Scalar\"]",
+	      GPA_OPK_BINARY, 100, 1600);
+	/* copy_ from an expanded source: its 16 distinct elements read, 128 written */
+	model("aten::copy_", "D=[[8,16],[8,16],[]] T=[\"float\",\"float\",\"Scalar\"] "
+	      "S=[[16,1],[0,1],[]]", GPA_OPK_COPY, 0, (16 + 128) * 4.0);
+	/* .contiguous() of a channels_last tensor: a copy_ that reads and writes it whole */
+	model("aten::copy_", "D=[[2,3,4,4],[2,3,4,4],[]] T=[\"c10::BFloat16\",\"c10::BFloat16\","
+	      "\"Scalar\"] S=[[48,16,4,1],[48,1,12,3],[]]", GPA_OPK_COPY, 0, 96 * 2 + 96 * 2);
+}
+
+/* Reductions: the output's shape and type as the op gives them. */
+TEST(ops_reduction_outputs)
+{
+	/* sum of bool over dim 1 of [32,64]: 32 int64 outputs */
+	model("aten::sum", "D=[[32,64],[],[],[]] T=[\"bool\",\"ScalarList\",\"Scalar\",\"\"] "
+	      "C=[\"\",\"[1]\",\"False\",\"\"]", GPA_OPK_REDUCE, 2048, 2048 + 32 * 8);
+	/* sum of bf16 with dtype=float (6): 32 floats */
+	model("aten::sum", "D=[[32,64],[],[],[]] T=[\"c10::BFloat16\",\"ScalarList\",\"Scalar\","
+	      "\"Scalar\"] C=[\"\",\"[1]\",\"False\",\"6\"]", GPA_OPK_REDUCE, 2048,
+	      4096 + 32 * 4);
+	/* sum(x, dtype=float): everything into one float, the dtype not taken for a dim */
+	model("aten::sum", "D=[[32,64],[]] T=[\"c10::BFloat16\",\"Scalar\"] C=[\"\",\"6\"]",
+	      GPA_OPK_REDUCE, 2048, 4096 + 4);
+	/* amax over the last dim of [4,8,16] fp16 */
+	model("aten::amax", "D=[[4,8,16],[],[]] T=[\"c10::Half\",\"ScalarList\",\"Scalar\"] "
+	      "C=[\"\",\"[-1]\",\"True\"]", GPA_OPK_REDUCE, 512, 1024 + 32 * 2);
+	/* max over dim 1: values and int64 indices, 64 of each */
+	model("aten::max", "D=[[4,8,16],[],[]] T=[\"float\",\"Scalar\",\"Scalar\"] "
+	      "C=[\"\",\"1\",\"False\"]", GPA_OPK_REDUCE, 512, 2048 + 64 * (4 + 8));
+	/* max of everything: one value */
+	model("aten::max", "D=[[4,8,16]] T=[\"float\"]", GPA_OPK_REDUCE, 512, 2048 + 4);
+	/* max(a, b) is elementwise */
+	model("aten::max", "D=[[100],[100]] T=[\"float\",\"float\"]", GPA_OPK_BINARY, 100, 1200);
+	/* argmax over dim 1: int64 indices */
+	model("aten::argmax", "D=[[32,64],[],[]] T=[\"float\",\"Scalar\",\"Scalar\"] "
+	      "C=[\"\",\"1\",\"False\"]", GPA_OPK_REDUCE, 2048, 8192 + 32 * 8);
+	/* softmax backward after a half_to_float forward: float grad_output and output read,
+	 * grad_input written at input_dtype (5, half) */
+	model("aten::_softmax_backward_data", "D=[[16,512],[16,512],[],[]] T=[\"float\",\"float\","
+	      "\"Scalar\",\"Scalar\"] C=[\"\",\"\",\"-1\",\"5\"]", GPA_OPK_SOFTMAX, 4 * 8192,
+	      8192 * 4 * 2 + 8192 * 2);
+	/* mse_loss of [5,128] floats, mean: 3 FLOPs per element; two inputs, one value */
+	model("aten::mse_loss", "D=[[5,128],[5,128],[]] T=[\"float\",\"float\",\"Scalar\"] "
+	      "C=[\"\",\"\",\"1\"]", GPA_OPK_REDUCE, 1920, 2 * 2560 + 4);
+	/* reduction none: one loss per element */
+	model("aten::mse_loss", "D=[[5,128],[5,128],[]] T=[\"float\",\"float\",\"Scalar\"] "
+	      "C=[\"\",\"\",\"0\"]", GPA_OPK_REDUCE, 1920, 3 * 2560);
+	/* backward of the mean: a 0-dim grad_output, input and target read, grad_input written */
+	model("aten::mse_loss_backward", "D=[[],[5,128],[5,128],[]] T=[\"float\",\"float\","
+	      "\"float\",\"Scalar\"] C=[\"\",\"\",\"\",\"1\"]", GPA_OPK_REDUCE, 1920,
+	      4 + 3 * 2560);
+	/* linalg_vector_norm(x, ord, dim, keepdim, dtype): dims are input 2, not ord */
+	model("aten::linalg_vector_norm",
+	      "D=[[32,64],[],[],[],[]] T=[\"float\",\"Scalar\",\"ScalarList\",\"Scalar\",\"\"] "
+	      "C=[\"\",\"2\",\"[1]\",\"False\",\"\"]", GPA_OPK_REDUCE, 2048, 8192 + 32 * 4);
+}
+
+/* Norms write what they return: statistics, running statistics, parameter gradients. */
+TEST(ops_norm_outputs)
+{
+	/* layer norm of [8,1024] bf16 over [1024]: in, w, b, out, and float mean and rstd of
+	 * the 8 rows */
+	model("aten::native_layer_norm",
+	      "D=[[8,1024],[],[1024],[1024],[]] T=[\"c10::BFloat16\",\"ScalarList\","
+	      "\"c10::BFloat16\",\"c10::BFloat16\",\"Scalar\"] C=[\"\",\"[1024]\",\"\",\"\","
+	      "\"1e-05\"]",
+	      GPA_OPK_NORM, 57344, 16384 + 2048 + 2048 + 16384 + 2 * 8 * 4);
+	/* RMS norm: one statistic (rstd) */
+	model("aten::_fused_rms_norm",
+	      "D=[[8,1024],[],[1024],[]] T=[\"c10::BFloat16\",\"ScalarList\",\"c10::BFloat16\","
+	      "\"Scalar\"] C=[\"\",\"[1024]\",\"\",\"1e-06\"]",
+	      GPA_OPK_NORM, 57344, 16384 + 2048 + 16384 + 8 * 4);
+	/* batch norm in training, [10,512,7,7] bf16: inputs, output, save_mean and
+	 * save_invstd (512 floats each), running_mean and running_var written back */
+	static const char bn[] =
+		"D=[[10,512,7,7],[512],[512],[512],[512],[],[],[]] T=[\"c10::BFloat16\","
+		"\"c10::BFloat16\",\"c10::BFloat16\",\"c10::BFloat16\",\"c10::BFloat16\","
+		"\"Scalar\",\"Scalar\",\"Scalar\"] C=[\"\",\"\",\"\",\"\",\"\",\"%s\",\"0.1\",\"1e-05\"]";
+	char sig[sizeof(bn) + 8];
+	snprintf(sig, sizeof(sig), bn, "True");
+	model("aten::native_batch_norm", sig, GPA_OPK_NORM, 250880 * 7.0,
+	      501760 + 4 * 1024 + 501760 + 2 * 512 * 4 + 2 * 1024);
+	/* in evaluation: the running statistics are read only, nothing saved */
+	snprintf(sig, sizeof(sig), bn, "False");
+	model("aten::native_batch_norm", sig, GPA_OPK_NORM, 250880 * 7.0,
+	      501760 + 4 * 1024 + 501760);
+	/* layer norm backward: grad_out, input, mean, rstd, weight, bias read; grad_input,
+	 * and grad_weight and grad_bias as the mask asks */
+	static const char lnb[] =
+		"D=[[8,1024],[8,1024],[],[8,1],[8,1],[1024],[1024],[]] T=[\"float\",\"float\","
+		"\"ScalarList\",\"float\",\"float\",\"float\",\"float\",\"ScalarList\"] "
+		"C=[\"\",\"\",\"[1024]\",\"\",\"\",\"\",\"\",\"%s\"]";
+	char sig2[sizeof(lnb) + 24];
+	snprintf(sig2, sizeof(sig2), lnb, "[True, True, True]");
+	model("aten::native_layer_norm_backward", sig2, GPA_OPK_NORM, 8192 * 7 * 2.0,
+	      32768 + 32768 + 32 + 32 + 4096 + 4096 + 32768 + 2 * 4096);
+	snprintf(sig2, sizeof(sig2), lnb, "[True, False, False]");
+	model("aten::native_layer_norm_backward", sig2, GPA_OPK_NORM, 8192 * 7 * 2.0,
+	      32768 + 32768 + 32 + 32 + 4096 + 4096 + 32768);
+}
+
 TEST(ops_attention_models)
 {
 	/* q, k, v [2,4,128,64] bf16, causal: 2·2·4·128·128·(64+64) / 2; 4 tensors of 131072 B */
@@ -352,7 +589,9 @@ TEST(ops_damaged_signatures)
 		"aten::cudnn_convolution", "aten::convolution_backward",
 		"aten::_scaled_dot_product_flash_attention", "aten::_efficient_attention_backward",
 		"aten::native_layer_norm", "aten::_softmax", "aten::embedding", "aten::add",
-		"aten::sum", "aten::copy_", "aten::relu_",
+		"aten::sum", "aten::copy_", "aten::relu_", "aten::conv_transpose2d",
+		"aten::native_batch_norm", "aten::max", "aten::linalg_vector_norm",
+		"aten::addcmul_",
 	};
 	static const char base[] =
 		"D=[[2,3,32,32],[8,3,3,3],[8],[],[],[],[],[],[],[],[]] T=[\"float\",\"float\","
