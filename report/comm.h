@@ -25,6 +25,14 @@ enum gpr_comm_tables {
  */
 int gpr_comm_table(struct gpr_table *t, unsigned table, const struct gpa_model *m,
 		   const struct gpa_steps *steps, const struct gpa_comm *c, bool totals_only);
+/*
+ * t as a section (gpr_table_section); in text and Markdown, a table with no
+ * rows is one line instead: its title and why. t is released.
+ */
+int gpr_section_or_why(struct gpr_table *t, enum gpr_format f, const char *title,
+		       const char *key, bool first, const char *why, struct gp_strbuf *o);
+/* "unknown", "nothing material", "found": an enum gpa_coll_evidence (or gpa_job_evidence). */
+const char *gpr_evidence_name(uint8_t ev);
 /* Whether c found any NCCL operation or communication kernel. */
 bool gpr_comm_has_data(const struct gpa_comm *c);
 /*
