@@ -138,7 +138,11 @@ static void fill_ranks(struct gpr_table *t, const struct gpa_model *m, const str
 		if (!r->matched) {
 			continue;
 		}
-		gpr_table_cellf(t, "%" PRId32, r->rank);
+		if (r->rank >= 0) {
+			gpr_table_cellf(t, "%" PRId32, r->rank);
+		} else {
+			gpr_table_cell(t, ""); /* not known: the process says which */
+		}
 		gpr_table_cellf(t, "pid %" PRIu32, m->procs.v[r->proc].pid);
 		gpr_table_cell(t, gpa_coll_by_name(r->by));
 		gpr_table_cellf(t, "%" PRIu64, r->matched);
@@ -166,6 +170,16 @@ int gpr_comm_table(struct gpr_table *t, unsigned table, const struct gpa_model *
 	default:
 		gpr_table_init(t, coll_cols, 0);
 		return -GP_ERR_API;
+	}
+}
+
+void gpr_comm_rank_label(struct gp_strbuf *sb, const struct gpa_model *m,
+			 const struct gpa_comm_rank *r)
+{
+	if (r->rank >= 0) {
+		gp_strbuf_addf(sb, "rank %" PRId32 " (pid %" PRIu32 ")", r->rank, m->procs.v[r->proc].pid);
+	} else {
+		gp_strbuf_addf(sb, "pid %" PRIu32, m->procs.v[r->proc].pid);
 	}
 }
 
@@ -249,8 +263,9 @@ static void across_text(struct gp_strbuf *o, const struct gpa_model *m, const st
 	gp_strbuf_adds(o, "Straggler: ");
 	if (c->straggler_ev == GPA_COLL_FOUND) {
 		const struct gpa_comm_rank *r = &c->ranks.v[c->straggler];
-		gp_strbuf_addf(o, "rank %" PRId32 " (pid %" PRIu32 "), last in %" PRIu64 " of %" PRIu64
-				  ", a median ", r->rank, m->procs.v[r->proc].pid, r->last, c->groups);
+		gpr_comm_rank_label(o, m, r);
+		gp_strbuf_addf(o, ", last in %" PRIu64 " of %" PRIu64 ", a median ", r->last,
+			       c->groups);
 		gpr_fmt_ns(o, c->straggler_margin);
 		gp_strbuf_adds(o, " after the next rank; the others waited ");
 		gpr_fmt_ns(o, r->caused);
