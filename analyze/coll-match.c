@@ -174,12 +174,12 @@ static int take_kernels(const struct gpa_model *m, const struct gpa_commclass *c
 		if (u[p].ops) {
 			continue;
 		}
+		const char *fn = gpa_model_str(m, m->funcs.v[gpa_kern_func(m, k)].name);
 		struct gpa_coll_src c = {.hash = gpa_kern_stream(m, k), .seq = k,
-					 .by = GPA_COLL_ORDER_STREAM,
-					 .func = gpa_model_str(m, m->funcs.v[gpa_kern_func(m, k)].name),
+					 .by = GPA_COLL_ORDER_STREAM, .func = fn,
 					 .arrival = gpa_kern_start(m, k), .end = gpa_kern_end(m, k),
-					 .host_at = gpa_kern_start(m, k), .gpu_end = true, .dev = dev,
-					 .proc = p, .op = GPA_NONE};
+					 .host_at = gpa_kern_start(m, k), .gpu_end = true,
+					 .dev = dev, .proc = p, .op = GPA_NONE};
 		if (gp_vec_push(v, c)) {
 			return -GP_ERR_NOMEM;
 		}
@@ -452,8 +452,10 @@ static int straggler(struct gpa_coll_match *x)
 	}
 	x->straggler_ev = GPA_COLL_NOTHING;
 	for (uint32_t i = 0; i < x->chk.nranks; i++) {
-		const struct gpa_coll_rank *r = &x->ranks[i], *b = best == GPA_NONE ? NULL : &x->ranks[best];
-		if (r->last && (!b || r->last > b->last || (r->last == b->last && r->caused > b->caused))) {
+		const struct gpa_coll_rank *r = &x->ranks[i];
+		const struct gpa_coll_rank *b = best == GPA_NONE ? NULL : &x->ranks[best];
+		if (r->last &&
+		    (!b || r->last > b->last || (r->last == b->last && r->caused > b->caused))) {
 			best = i;
 		}
 	}
@@ -471,7 +473,8 @@ static int straggler(struct gpa_coll_match *x)
 			continue;
 		}
 		v[n++] = c->margin;
-		if (x->straggler_at == GPA_NONE || c->margin > x->groups.v[x->straggler_at].margin) {
+		if (x->straggler_at == GPA_NONE ||
+		    c->margin > x->groups.v[x->straggler_at].margin) {
 			x->straggler_at = i;
 		}
 	}
@@ -562,8 +565,8 @@ const char *gpa_coll_why_unmatched(const struct gpa_coll_check *c, char *buf, si
 			 c->ends_checked, gpa_coll_by_name(c->by), GPA_COLL_END_NS / 1000000,
 			 (double)c->end_spread_median / 1e6);
 	} else if (c->mismatched) {
-		snprintf(buf, len, "the ranks' collectives differ in kind or size at the same place "
-				   "in their order (%" PRIu64 " times)", c->mismatched);
+		snprintf(buf, len, "the ranks' collectives differ in kind or size at the same "
+				   "place in their order (%" PRIu64 " times)", c->mismatched);
 	} else {
 		snprintf(buf, len, "no collective was found on two ranks");
 	}

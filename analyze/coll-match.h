@@ -47,7 +47,7 @@ static inline uint32_t gpa_coll_stream_id(uint64_t hash)
 /* One collective a rank took part in, as gpa_coll_take() finds it in a model. */
 struct gpa_coll_src {
 	uint64_t hash;	   /* communicator hash; by stream: the stream's place and id */
-	uint64_t seq;	   /* the record's sequence number, or the place in its key's order (1-based) */
+	uint64_t seq;	   /* the record's sequence number, or its place in its key's order (1..) */
 	uint8_t by;	   /* enum gpa_coll_by */
 	bool gpu_end;	   /* end is the GPU's: the ranks' ends of one collective coincide */
 	const char *func;  /* its name as recorded (borrowed from the model) */

@@ -340,7 +340,8 @@ static void take_match(struct gpa_comm *out, const struct gpa_coll_match *x,
 		out->skew_max = gr->skew > out->skew_max ? gr->skew : out->skew_max;
 		for (size_t i = gr->a; i < gr->b; i++) {
 			uint32_t op = ev[i].tag;
-			tmin = op != GPA_NONE && keys[key_of[op]].t < tmin ? keys[key_of[op]].t : tmin;
+			uint64_t t = op != GPA_NONE ? keys[key_of[op]].t : UINT64_MAX;
+			tmin = t < tmin ? t : tmin;
 		}
 		for (size_t i = gr->a; i < gr->b && tmin != UINT64_MAX; i++) {
 			if (ev[i].tag != GPA_NONE) {
@@ -374,8 +375,8 @@ static int across_ranks(const struct gpa_model *m, const struct gpa_commclass *c
 		const char *canon = gpa_comm_canonical(c->func);
 		ev[i] = (struct gpa_coll_ev){.hash = c->hash, .seq = c->seq, .by = c->by,
 					     .gpu_end = c->gpu_end, .func = canon ? canon : c->func,
-					     .bytes = c->bytes, .arrival = c->arrival, .end = c->end,
-					     .rank = c->proc, .tag = c->op};
+					     .bytes = c->bytes, .arrival = c->arrival,
+					     .end = c->end, .rank = c->proc, .tag = c->op};
 		out->ranks.v[c->proc].colls++;
 		out->ranks.v[c->proc].by = c->by;
 	}

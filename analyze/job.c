@@ -218,10 +218,11 @@ static struct gpa_coll_ev *collect(const struct gpa_job *j, size_t *pn)
 		uint64_t sh = (uint64_t)shift_of(j, s);
 		for (size_t q = 0; q < s->colls.n; q++) {
 			const struct gpa_rank_coll *c = &s->colls.v[q];
-			k[at++] = (struct gpa_coll_ev){.hash = c->hash, .seq = c->seq, .by = c->by,
-						       .gpu_end = c->gpu_end, .func = s->strs.v[c->func],
-						       .bytes = c->bytes, .arrival = c->arrival + sh,
-						       .end = c->end + sh, .rank = i, .tag = (uint32_t)q};
+			k[at++] = (struct gpa_coll_ev){
+				.hash = c->hash, .seq = c->seq, .by = c->by, .gpu_end = c->gpu_end,
+				.func = s->strs.v[c->func], .bytes = c->bytes,
+				.arrival = c->arrival + sh, .end = c->end + sh, .rank = i,
+				.tag = (uint32_t)q};
 		}
 	}
 	*pn = n;

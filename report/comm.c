@@ -24,8 +24,8 @@ static const struct gpr_col dev_cols[] = {
 };
 
 static const struct gpr_col rank_cols[] = {
-	{"Rank", GPR_COL_NUM},		 {"Process", GPR_COL_LEFT},	  {"Matched by", GPR_COL_LEFT},
-	{"Matched", GPR_COL_NUM | GPR_COL_COUNT},
+	{"Rank", GPR_COL_NUM},		 {"Process", GPR_COL_LEFT},
+	{"Matched by", GPR_COL_LEFT},	 {"Matched", GPR_COL_NUM | GPR_COL_COUNT},
 	{"Last", GPR_COL_NUM},		 {"Wait caused (ns)", GPR_COL_NUM}, {"Waited (ns)", GPR_COL_NUM},
 	{"Mean lateness (ns)", GPR_COL_NUM},
 };
@@ -177,7 +177,8 @@ void gpr_comm_rank_label(struct gp_strbuf *sb, const struct gpa_model *m,
 			 const struct gpa_comm_rank *r)
 {
 	if (r->rank >= 0) {
-		gp_strbuf_addf(sb, "rank %" PRId32 " (pid %" PRIu32 ")", r->rank, m->procs.v[r->proc].pid);
+		gp_strbuf_addf(sb, "rank %" PRId32 " (pid %" PRIu32 ")", r->rank,
+			       m->procs.v[r->proc].pid);
 	} else {
 		gp_strbuf_addf(sb, "pid %" PRIu32, m->procs.v[r->proc].pid);
 	}
@@ -253,12 +254,13 @@ static void across_text(struct gp_strbuf *o, const struct gpa_model *m, const st
 		gp_strbuf_adds(o, ".\n");
 	}
 	if (c->match.ends_checked) {
-		gp_strbuf_addf(o, "Clock check: %" PRIu64 " of %" PRIu64 " collectives timed on the "
-			       "GPU end within %llu ms on every rank (median spread ",
+		gp_strbuf_addf(o, "Clock check: %" PRIu64 " of %" PRIu64 " collectives timed on "
+			       "the GPU end within %llu ms on every rank (median spread ",
 			       c->match.ends_checked - c->match.ends_far, c->match.ends_checked,
 			       GPA_COLL_END_NS / 1000000);
 		gpr_fmt_ns(o, c->match.end_spread_median);
-		gp_strbuf_addf(o, ")%s.\n", c->match.clocks_disagree ? ": the clocks disagree" : "");
+		gp_strbuf_addf(o, ")%s.\n",
+			       c->match.clocks_disagree ? ": the clocks disagree" : "");
 	}
 	gp_strbuf_adds(o, "Straggler: ");
 	if (c->straggler_ev == GPA_COLL_FOUND) {
@@ -275,11 +277,12 @@ static void across_text(struct gp_strbuf *o, const struct gpa_model *m, const st
 				  " collectives by %llu us or more).\n", c->groups,
 			       GPA_COLL_STRAGGLER_NS / 1000);
 	} else {
-		gp_strbuf_addf(o, "unknown (%s).\n", gpa_coll_why_unmatched(&c->match, why, sizeof(why)));
+		gpa_coll_why_unmatched(&c->match, why, sizeof(why));
+		gp_strbuf_addf(o, "unknown (%s).\n", why);
 	}
 	if (c->unmatched) {
-		gp_strbuf_addf(o, "%" PRIu64 " collective%s found on one rank only.\n", c->unmatched,
-			       c->unmatched == 1 ? "" : "s");
+		gp_strbuf_addf(o, "%" PRIu64 " collective%s found on one rank only.\n",
+			       c->unmatched, c->unmatched == 1 ? "" : "s");
 	}
 }
 
@@ -368,7 +371,8 @@ int gpr_comm_render(struct gp_strbuf *out, enum gpr_format fmt, unsigned tables,
 
 	if (fmt == GPR_FORMAT_JSON) {
 		gp_strbuf_addf(out,
-			       "{\"schema\":\"gpuprof-comm/2\",\"summary\":{\"ops\":%" PRIu64 ",\"p2p_ops\":%" PRIu64
+			       "{\"schema\":\"gpuprof-comm/2\",\"summary\":{\"ops\":%" PRIu64
+			       ",\"p2p_ops\":%" PRIu64
 			       ",\"ops_gpu\":%" PRIu64 ",\"comm_kernels\":%" PRIu64
 			       ",\"by_record\":%" PRIu64 ",\"by_name\":%" PRIu64
 			       ",\"matched\":%" PRIu64 ",\"unmatched\":%" PRIu64

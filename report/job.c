@@ -253,7 +253,7 @@ static int comm_sections(struct gp_strbuf *o, enum gpr_format f, const struct gp
 	char why[512];
 	gpa_job_why_unmatched(j, why, sizeof(why));
 	ret = gpr_section_or_why(&t, f, json ? "Collectives per rank" : "Ranks that arrived last",
-			     "collective_ranks", false, why, o);
+				 "collective_ranks", false, why, o);
 	gpr_table_init(&t, skew_cols, sizeof(skew_cols) / sizeof(skew_cols[0]));
 	for (size_t i = 0; i < j->colls.n && (json || i < TEXT_ROWS); i++) {
 		const struct gpa_job_coll *c = &j->colls.v[i];
@@ -267,8 +267,8 @@ static int comm_sections(struct gp_strbuf *o, enum gpr_format f, const struct gp
 		gpr_table_cellf(&t, "%" PRIu64, c->idle_before);
 		gpr_table_cell(&t, c->doing);
 	}
-	return ret | gpr_section_or_why(&t, f, "Collective skew (largest first)", "collectives", false,
-				    why, o);
+	return ret | gpr_section_or_why(&t, f, "Collective skew (largest first)", "collectives",
+					false, why, o);
 }
 
 /* Idle by cause per rank: the causes some rank has, side by side. */
@@ -350,13 +350,11 @@ static int kernel_section(struct gp_strbuf *o, enum gpr_format f, const struct g
 		gpr_table_cell(&t, r->s->strs.v[r->worst]);
 	}
 	free(ord);
-	return gpr_section_or_why(&t, f,
-			      json ? "Kernels against peers" : "Kernels against peers (highest)",
-			      "kernels", false,
-			      j->ranks.n < 2 ? "fewer than two ranks were analysed"
-					     : "no compute kernel ran on two ranks with the same name, "
-					       "device, launch configuration and launch count",
-			      o);
+	const char *why = j->ranks.n < 2 ? "fewer than two ranks were analysed"
+					 : "no compute kernel ran on two ranks with the same name, "
+					   "device, launch configuration and launch count";
+	const char *title = json ? "Kernels against peers" : "Kernels against peers (highest)";
+	return gpr_section_or_why(&t, f, title, "kernels", false, why, o);
 }
 
 static void failed_section(struct gp_strbuf *o, enum gpr_format f, const struct gpa_job *j,
@@ -398,7 +396,8 @@ static void json_head(struct gp_strbuf *o, const struct gpa_job *j)
 			  ",\"end_spread_median_ns\":%" PRIu64 ",\"clocks_agree\":%s}",
 		       gpa_coll_by_name(j->by), j->mismatched, j->ends_checked, j->ends_far,
 		       j->end_spread_median, j->clocks_disagree ? "false" : "true");
-	gp_strbuf_addf(o, ",\n\"straggler\":{\"verdict\":\"%s\"", gpr_evidence_name(j->straggler_ev));
+	gp_strbuf_addf(o, ",\n\"straggler\":{\"verdict\":\"%s\"",
+		       gpr_evidence_name(j->straggler_ev));
 	if (j->straggler_ev == GPA_JOB_FOUND) {
 		const struct gpa_job_rank *r = &j->ranks.v[j->straggler];
 		const struct gpa_job_coll *c = &j->colls.v[j->straggler_at];
@@ -425,7 +424,8 @@ static void json_head(struct gp_strbuf *o, const struct gpa_job *j)
 		gp_strbuf_adds(o, ",\"why\":");
 		gp_strbuf_add_json_str(o, why, strlen(why));
 	}
-	gp_strbuf_addf(o, "},\n\"slow_gpus\":{\"verdict\":\"%s\",\"ranks\":[", gpr_evidence_name(j->slow_ev));
+	gp_strbuf_addf(o, "},\n\"slow_gpus\":{\"verdict\":\"%s\",\"ranks\":[",
+		       gpr_evidence_name(j->slow_ev));
 	for (size_t i = 0; i < j->slow.n; i++) {
 		gp_strbuf_addf(o, "%s%lld", i ? "," : "", rank_id(j->ranks.v[j->slow.v[i]].s));
 	}
