@@ -13,11 +13,14 @@
  *     kernel intervals, K = union of the other kernels; overlap = |C & K|,
  *     exposed = |C \ K|. Communication kernels and peer copies are those of
  *     the one classification every command uses (analyze/commclass.h).
- *   Across ranks: the same operation on every rank is (communicator hash,
- *     collective, sequence number); its arrivals are the host start times
- *     on the common timeline; skew = last - first; the last arrival makes
- *     the others wait (last - their arrival), counted against it; the rank
- *     that arrives last most often is the straggler.
+ *   Across ranks: each process is a rank, its collectives taken and
+ *     matched by the rules and the code of the job report
+ *     (analyze/coll-match.c): by communicator hash and sequence number, else
+ *     by order per communicator (or process group), else by order of
+ *     communication kernels per stream, kinds and sizes checked, GPU ends
+ *     checked against the clocks; skew = last - first arrival; the last
+ *     arrival makes the others wait (last - their arrival), counted against
+ *     it; the straggler is last in half the collectives by a clear margin.
  */
 #include "base/compat.h"
 #include "analyze/comm.h"
@@ -288,12 +291,6 @@ static int cmp_key(const void *a, const void *b)
 	return x->idx < y->idx ? -1 : x->idx > y->idx;
 }
 
-static bool same_op(const struct opk *x, const struct opk *y)
-{
-	return x->hash == y->hash && x->seq == y->seq &&
-	       (x->canon ? y->canon && !strcmp(x->canon, y->canon) : !y->canon && x->func == y->func);
-}
-
 static int cmp_coll(const void *a, const void *b)
 {
 	const struct gpa_comm_coll *x = a, *y = b;
@@ -315,36 +312,105 @@ static uint64_t op_time(const struct gpa_nccl_op *op)
 	return op->end - op->start;
 }
 
-static struct gpa_comm_rank *rank_of(struct gpa_comm *out, uint32_t *proc_rank, uint32_t proc)
+/* The matcher's answer (ev sorted by it) in comm's terms; matched operations' bandwidth times. */
+static void take_match(struct gpa_comm *out, const struct gpa_coll_match *x,
+		       const struct gpa_coll_ev *ev, struct opk *keys, size_t nk, uint32_t *key_of)
 {
-	return &out->ranks.v[proc_rank[proc]];
+	for (size_t i = 0; i < out->ranks.n; i++) {
+		struct gpa_comm_rank *r = &out->ranks.v[i];
+		r->matched = x->ranks[i].matched;
+		r->last = x->ranks[i].last;
+		r->caused = x->ranks[i].caused;
+		r->waited = x->ranks[i].waited;
+		r->late_sum = x->ranks[i].late_sum;
+	}
+	out->groups = x->chk.groups;
+	out->unmatched = x->chk.unmatched;
+	out->match = x->chk;
+	out->straggler_ev = x->straggler_ev;
+	out->straggler = x->straggler_ev == GPA_COLL_FOUND ? x->straggler : GPA_NONE;
+	out->straggler_margin = x->straggler_margin;
+	for (size_t i = 0; i < nk; i++) {
+		key_of[keys[i].idx] = (uint32_t)i;
+	}
+	for (size_t g = 0; g < x->groups.n; g++) {
+		const struct gpa_coll_group *gr = &x->groups.v[g];
+		uint64_t tmin = UINT64_MAX;
+		out->skew_sum += gr->skew;
+		out->skew_max = gr->skew > out->skew_max ? gr->skew : out->skew_max;
+		for (size_t i = gr->a; i < gr->b; i++) {
+			uint32_t op = ev[i].tag;
+			uint64_t t = op != GPA_NONE ? keys[key_of[op]].t : UINT64_MAX;
+			tmin = t < tmin ? t : tmin;
+		}
+		for (size_t i = gr->a; i < gr->b && tmin != UINT64_MAX; i++) {
+			if (ev[i].tag != GPA_NONE) {
+				keys[key_of[ev[i].tag]].tbw = tmin; /* the fastest rank's time */
+			}
+		}
+	}
 }
 
-static int collectives(const struct gpa_model *m, struct gpa_comm *out)
+/* Each process a rank: its collectives matched across the others (analyze/coll-match.c). */
+static int across_ranks(const struct gpa_model *m, const struct gpa_commclass *cc,
+			struct gpa_comm *out, struct opk *keys, size_t nk)
+{
+	struct gpa_coll_src *src = NULL;
+	struct gpa_coll_ev *ev = NULL;
+	uint32_t *key_of = malloc((nk ? nk : 1) * sizeof(*key_of));
+	struct gpa_coll_match x;
+	size_t n = 0;
+	int ret = -GP_ERR_NOMEM;
+
+	if (!out->ranks.n) {
+		free(key_of);
+		return 0;
+	}
+	if (!key_of || gpa_coll_take(m, cc, true, SIZE_MAX, &src, &n) ||
+	    !(ev = malloc((n ? n : 1) * sizeof(*ev)))) {
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct gpa_coll_src *c = &src[i];
+		const char *canon = gpa_comm_canonical(c->func);
+		ev[i] = (struct gpa_coll_ev){.hash = c->hash, .seq = c->seq, .by = c->by,
+					     .gpu_end = c->gpu_end, .func = canon ? canon : c->func,
+					     .bytes = c->bytes, .arrival = c->arrival,
+					     .end = c->end, .rank = c->proc, .tag = c->op};
+		out->ranks.v[c->proc].colls++;
+		out->ranks.v[c->proc].by = c->by;
+	}
+	ret = gpa_coll_match(ev, n, (uint32_t)out->ranks.n, &x);
+	if (!ret) {
+		take_match(out, &x, ev, keys, nk, key_of);
+		gpa_coll_match_release(&x);
+	}
+out:
+	free(src);
+	free(ev);
+	free(key_of);
+	return ret;
+}
+
+static int collectives(const struct gpa_model *m, const struct gpa_commclass *cc,
+		       struct gpa_comm *out)
 {
 	const struct gpa_nccl *n = m->nccl;
 	struct opk *keys = NULL;
-	uint32_t *proc_rank = NULL;
 	GP_VEC(const char *) canon = {0}; /* per collective row */
 	int ret = -GP_ERR_NOMEM;
 	size_t nk = 0;
 
-	if (!n || !n->ops.n) {
-		return 0;
-	}
-	keys = calloc(n->ops.n, sizeof(*keys));
-	proc_rank = malloc((m->procs.n ? m->procs.n : 1) * sizeof(*proc_rank));
-	if (!keys || !proc_rank) {
-		goto out;
-	}
 	for (uint32_t p = 0; p < m->procs.n; p++) {
 		struct gpa_comm_rank r = {.proc = p, .rank = m->procs.v[p].rank};
-		proc_rank[p] = p;
 		if (gp_vec_push(&out->ranks, r)) {
-			goto out;
+			return ret;
 		}
 	}
-	for (size_t i = 0; i < n->ops.n; i++) {
+	if (n && n->ops.n && !(keys = calloc(n->ops.n, sizeof(*keys)))) {
+		return ret;
+	}
+	for (size_t i = 0; n && i < n->ops.n; i++) {
 		const struct gpa_nccl_op *op = &n->ops.v[i];
 		struct opk k = {.hash = op->comm_hash, .seq = op->seq, .func = op->func,
 				.idx = (uint32_t)i, .canon = gpa_comm_canonical(gpa_model_str(m, op->func))};
@@ -357,64 +423,12 @@ static int collectives(const struct gpa_model *m, struct gpa_comm *out)
 		}
 		keys[nk++] = k;
 	}
-	/* match across ranks: same communicator, collective and sequence number */
 	gp_qsort(keys, nk, sizeof(*keys), cmp_key);
-	for (size_t a = 0; a < nk;) {
-		size_t b = a + 1;
-		while (b < nk && same_op(&keys[a], &keys[b])) {
-			b++;
-		}
-		const struct gpa_nccl_op *first = &n->ops.v[keys[a].idx];
-		bool keyed = keys[a].hash && keys[a].seq && !(first->flags & GPT_NCCL_P2P);
-		size_t procs = 0;
-		uint64_t t0 = UINT64_MAX, t1 = 0, tmin = UINT64_MAX;
-		uint32_t lastp = GPA_NONE;
-		for (size_t i = a; keyed && i < b; i++) {
-			const struct gpa_nccl_op *op = &n->ops.v[keys[i].idx];
-			bool seen = false;
-			for (size_t j = a; j < i; j++) {
-				seen |= n->ops.v[keys[j].idx].proc == op->proc;
-			}
-			procs += !seen;
-			t0 = op->start < t0 ? op->start : t0;
-			if (op->start >= t1) {
-				t1 = op->start;
-				lastp = op->proc;
-			}
-			tmin = keys[i].t < tmin ? keys[i].t : tmin;
-		}
-		if (keyed && procs >= 2) {
-			uint64_t skew = t1 - t0;
-			out->groups++;
-			out->skew_sum += skew;
-			out->skew_max = skew > out->skew_max ? skew : out->skew_max;
-			struct gpa_comm_rank *lr = rank_of(out, proc_rank, lastp);
-			lr->last++;
-			for (size_t i = a; i < b; i++) {
-				const struct gpa_nccl_op *op = &n->ops.v[keys[i].idx];
-				struct gpa_comm_rank *r = rank_of(out, proc_rank, op->proc);
-				r->matched++;
-				r->waited += t1 - op->start;
-				r->late_sum += op->start - t0;
-				if (op->proc != lastp) {
-					lr->caused += t1 - op->start;
-				}
-				keys[i].tbw = tmin;
-			}
-		} else if (keyed && m->procs.n > 1) {
-			out->unmatched += b - a;
-		}
-		a = b;
+	ret = across_ranks(m, cc, out, keys, nk);
+	if (ret) {
+		goto out;
 	}
-	/* straggler: last most often, then most wait caused */
-	out->straggler = GPA_NONE;
-	for (uint32_t i = 0; out->groups && i < out->ranks.n; i++) {
-		const struct gpa_comm_rank *r = &out->ranks.v[i];
-		const struct gpa_comm_rank *s = out->straggler == GPA_NONE ? NULL : &out->ranks.v[out->straggler];
-		if (r->last && (!s || r->last > s->last || (r->last == s->last && r->caused > s->caused))) {
-			out->straggler = i;
-		}
-	}
+	ret = -GP_ERR_NOMEM;
 	/* collectives by (name, size bucket) */
 	for (size_t i = 0; i < nk; i++) {
 		const struct gpa_nccl_op *op = &n->ops.v[keys[i].idx];
@@ -466,7 +480,6 @@ static int collectives(const struct gpa_model *m, struct gpa_comm *out)
 	ret = 0;
 out:
 	free(keys);
-	free(proc_rank);
 	gp_vec_free(&canon);
 	return ret;
 }
@@ -496,7 +509,7 @@ int gpa_comm_analyze(const struct gpa_model *m, const struct gpa_comm_opts *o,
 		ret = exposure(m, o, cc, out);
 	}
 	if (!ret) {
-		ret = collectives(m, out);
+		ret = collectives(m, cc, out);
 	}
 	gpa_commclass_release(&own);
 	if (ret) {

@@ -9,6 +9,7 @@
 #define GPA_COMM_H
 
 #include "analyze/model.h"
+#include "analyze/coll-match.h"
 
 struct gpa_steps;
 
@@ -84,6 +85,8 @@ struct gpa_comm_rank {
 	uint64_t caused;    /* time the other ranks waited for it when it was last */
 	uint64_t waited;    /* time it waited for the last arrival */
 	uint64_t late_sum;  /* its arrival minus the first arrival, summed */
+	uint64_t colls;	    /* its collectives offered for matching */
+	uint8_t by;	    /* enum gpa_coll_by: how they were keyed (when colls) */
 };
 
 struct gpa_comm {
@@ -98,10 +101,14 @@ struct gpa_comm {
 	uint64_t host_colls;  /* a collective library's CPU ops / annotations (commclass.h) */
 	uint32_t host_name;   /* model string id of the first one's name; 0 when none */
 	enum gpa_comm_ident ident;
-	uint64_t groups;	 /* operations matched across 2+ ranks */
-	uint64_t unmatched;	 /* collectives with comm and seq found on one rank only */
+	/* across ranks: each process a rank, matched as the job report does (coll-match.h) */
+	uint64_t groups;	 /* collectives matched across 2+ ranks */
+	uint64_t unmatched;	 /* collectives found on one rank only */
 	uint64_t skew_max, skew_sum;
-	uint32_t straggler;	 /* gpa_comm.ranks index arriving last most often, or GPA_NONE */
+	uint8_t straggler_ev;	 /* enum gpa_coll_evidence */
+	uint32_t straggler;	 /* gpa_comm.ranks index when found, else GPA_NONE */
+	uint64_t straggler_margin; /* median lead of its last arrivals over the next */
+	struct gpa_coll_check match; /* keys, clock check: why nothing matched */
 	bool peak_known;
 };
 

@@ -258,9 +258,10 @@ static void straggler_finding(struct gpa_finding *f, const struct gpa_comm *c)
 	*f = (struct gpa_finding){
 		.cat = GPA_FIND_STRAGGLER,
 		.conf = c->groups >= 10 ? GPA_CONF_MEDIUM : GPA_CONF_LOW,
-		.conf_reason = c->groups >= 10
+		.conf_reason = c->groups < 10 ? "fewer than 10 operations matched across ranks"
+			       : c->match.by == GPA_COLL_SEQ
 				       ? "host arrival times of operations matched across ranks"
-				       : "fewer than 10 operations matched across ranks",
+				       : "GPU start times of collectives matched across ranks by order",
 		.cost_ns = r->caused,
 		.count = r->last,
 		.count_ns = r->caused,

@@ -221,141 +221,25 @@ static int add_coll(const struct gpa_rank_in *in, struct gpa_rank_sum *s, struct
 	return 0;
 }
 
-/* NCCL records with communicator and sequence number: matched by both. */
-static int take_seq_colls(const struct gpa_rank_in *in, struct gpa_rank_sum *s)
-{
-	const struct gpa_model *m = in->m;
-
-	for (size_t i = 0; i < m->nccl->ops.n && s->colls.n < GPA_RANK_COLLS; i++) {
-		const struct gpa_nccl_op *op = &m->nccl->ops.v[i];
-		if (!op->comm_hash || !op->seq || (op->flags & GPT_NCCL_P2P)) {
-			continue; /* not matchable across ranks */
-		}
-		struct gpa_rank_coll c = {.hash = op->comm_hash, .seq = op->seq, .bytes = op->bytes,
-					  .arrival = op->start, .end = op->end};
-		if (op->gpu_from != GPA_NCCL_GPU_NONE) {
-			c.end = op->gpu_end;
-			c.gpu_end = true;
-		}
-		if (add_coll(in, s, &c, gpa_model_str(m, op->func), op->dev, op->start)) {
-			return -GP_ERR_NOMEM;
-		}
-	}
-	return 0;
-}
-
-/* The n-th collective of each key gets seq n (1-based), keys as they come. */
-static int number_by_order(struct gpa_rank_sum *s, size_t from)
-{
-	struct gp_u64map next = GP_U64MAP_INIT;
-
-	for (size_t i = from; i < s->colls.n; i++) {
-		uint64_t *v;
-		if (gp_u64map_get_or_insert(&next, s->colls.v[i].hash, 0, &v) < 0) {
-			gp_u64map_release(&next);
-			return -GP_ERR_NOMEM;
-		}
-		s->colls.v[i].seq = ++*v;
-	}
-	gp_u64map_release(&next);
-	return 0;
-}
-
-/* NCCL records without sequence numbers: by their order per communicator, GPU start when known. */
-static int take_ordered_ops(const struct gpa_rank_in *in, struct gpa_rank_sum *s)
-{
-	const struct gpa_model *m = in->m;
-
-	for (size_t i = 0; i < m->nccl->ops.n && s->colls.n < GPA_RANK_COLLS; i++) {
-		const struct gpa_nccl_op *op = &m->nccl->ops.v[i];
-		if (op->flags & GPT_NCCL_P2P) {
-			continue; /* each rank's peer differs: no order to share */
-		}
-		struct gpa_rank_coll c = {.hash = op->comm_hash, .by = GPA_COLL_ORDER_COMM,
-					  .bytes = op->bytes, .arrival = op->start, .end = op->end};
-		if (op->gpu_from != GPA_NCCL_GPU_NONE) {
-			c.arrival = op->gpu_start;
-			c.end = op->gpu_end;
-			c.gpu_end = true;
-		}
-		if (add_coll(in, s, &c, gpa_model_str(m, op->func), op->dev, op->start)) {
-			return -GP_ERR_NOMEM;
-		}
-	}
-	return 0;
-}
-
-struct comm_kern {
-	uint32_t stream, row;
-	uint16_t dev;
-	uint64_t start;
-};
-
-static int cmp_comm_kern(const void *a, const void *b)
-{
-	const struct comm_kern *x = a, *y = b;
-
-	if (x->stream != y->stream) {
-		return x->stream < y->stream ? -1 : 1;
-	}
-	if (x->start != y->start) {
-		return x->start < y->start ? -1 : 1;
-	}
-	return x->row < y->row ? -1 : x->row > y->row;
-}
-
-/* No NCCL records: communication kernels by their order per stream, from their GPU times. */
-static int take_comm_kernels(const struct gpa_rank_in *in, struct gpa_rank_sum *s)
-{
-	const struct gpa_model *m = in->m;
-	GP_VEC(struct comm_kern) v = {0};
-	int ret = 0;
-
-	for (size_t g = 0; g < gpa_gpu_rows(m); g++) {
-		if (gpa_gpu_kind(m, g) != GPA_GPU_KERNEL || !gpa_commclass_gpu(in->cc, m, g)) {
-			continue;
-		}
-		uint32_t k = gpa_gpu_row(m, g);
-		struct comm_kern c = {gpa_kern_stream(m, k), k, gpa_kern_dev(m, k),
-				      gpa_kern_start(m, k)};
-		if (gp_vec_push(&v, c)) {
-			gp_vec_free(&v);
-			return -GP_ERR_NOMEM;
-		}
-	}
-	gp_qsort(v.v, v.n, sizeof(*v.v), cmp_comm_kern);
-	for (size_t i = 0; i < v.n && !ret && s->colls.n < GPA_RANK_COLLS; i++) {
-		uint32_t k = v.v[i].row;
-		struct gpa_rank_coll c = {.hash = v.v[i].stream, .by = GPA_COLL_ORDER_STREAM,
-					  .arrival = v.v[i].start, .end = gpa_kern_end(m, k),
-					  .gpu_end = true};
-		ret = add_coll(in, s, &c, gpa_model_str(m, m->funcs.v[gpa_kern_func(m, k)].name),
-			       v.v[i].dev, v.v[i].start);
-	}
-	gp_vec_free(&v);
-	return ret;
-}
-
 /*
- * The collectives to match across ranks: NCCL records with sequence
- * numbers; without any, NCCL records by order per communicator; without
- * NCCL records, communication kernels by order per stream.
+ * The collectives to match across ranks, by the rules gpuprof comm uses
+ * (gpa_coll_take): the trace is one rank.
  */
 static int take_colls(const struct gpa_rank_in *in, struct gpa_rank_sum *s)
 {
-	const struct gpa_model *m = in->m;
-	int ret;
+	struct gpa_coll_src *v;
+	size_t n;
+	int ret = gpa_coll_take(in->m, in->cc, false, GPA_RANK_COLLS, &v, &n);
 
-	if (m->nccl && m->nccl->ops.n) {
-		ret = take_seq_colls(in, s);
-		if (ret || s->colls.n) {
-			return ret;
-		}
-		ret = take_ordered_ops(in, s);
-	} else {
-		ret = take_comm_kernels(in, s);
+	for (size_t i = 0; i < n && !ret; i++) {
+		const struct gpa_coll_src *x = &v[i];
+		struct gpa_rank_coll c = {.hash = x->hash, .seq = x->seq, .by = x->by,
+					  .gpu_end = x->gpu_end, .bytes = x->bytes,
+					  .arrival = x->arrival, .end = x->end};
+		ret = add_coll(in, s, &c, x->func, x->dev, x->host_at);
 	}
-	return ret ? ret : number_by_order(s, 0);
+	free(v);
+	return ret;
 }
 
 static int take_rest(const struct gpa_rank_in *in, struct gpa_rank_sum *s)

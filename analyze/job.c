@@ -198,120 +198,13 @@ static int rank_spread(struct gpa_job *j)
 	return 0;
 }
 
-/* ---- collectives across ranks */
+/* ---- collectives across ranks: the matcher gpuprof comm uses too (analyze/coll-match.c) */
 
-struct collk {
-	uint64_t hash, seq;
-	uint8_t by;
-	bool gpu_end;
-	const char *func, *doing;
-	uint64_t bytes, arrival, end, idle_before;
-	uint32_t rank;
-};
-
-/* Same key: by, hash, seq, and the collective's name unless matched by order (checked after). */
-static int cmp_key(const struct collk *x, const struct collk *y)
-{
-	if (x->by != y->by) {
-		return x->by < y->by ? -1 : 1;
-	}
-	if (x->hash != y->hash) {
-		return x->hash < y->hash ? -1 : 1;
-	}
-	if (x->seq != y->seq) {
-		return x->seq < y->seq ? -1 : 1;
-	}
-	return x->by == GPA_COLL_SEQ ? strcmp(x->func, y->func) : 0;
-}
-
-static int cmp_collk(const void *a, const void *b)
-{
-	const struct collk *x = a, *y = b;
-	int c = cmp_key(x, y);
-
-	if (c) {
-		return c;
-	}
-	if (x->arrival != y->arrival) {
-		return x->arrival < y->arrival ? -1 : 1;
-	}
-	return x->rank < y->rank ? -1 : x->rank > y->rank;
-}
-
-static int cmp_coll(const void *a, const void *b)
-{
-	const struct gpa_job_coll *x = a, *y = b;
-
-	if (x->skew != y->skew) {
-		return x->skew > y->skew ? -1 : 1;
-	}
-	if (x->by != y->by) {
-		return x->by < y->by ? -1 : 1;
-	}
-	if (x->hash != y->hash) {
-		return x->hash < y->hash ? -1 : 1;
-	}
-	if (x->seq != y->seq) {
-		return x->seq < y->seq ? -1 : 1;
-	}
-	return strcmp(x->func, y->func);
-}
-
-/* One matched group [a, b) of k: its skew and last rank, the ranks' shares. */
-static int one_group(struct gpa_job *j, const struct collk *k, size_t a, size_t b,
-		     uint64_t spread)
-{
-	const struct collk *l = &k[b - 1];
-	struct gpa_job_coll c = {.hash = l->hash, .seq = l->seq, .by = l->by,
-				 .end_spread = spread, .func = l->func,
-				 .ranks = (uint32_t)(b - a), .first = k[a].arrival,
-				 .skew = l->arrival - k[a].arrival,
-				 .margin = l->arrival - k[b - 2].arrival, .last = l->rank,
-				 .doing = l->doing, .idle_before = l->idle_before};
-	struct gpa_job_rank *lr = &j->ranks.v[l->rank];
-
-	lr->last++;
-	for (size_t i = a; i < b; i++) {
-		struct gpa_job_rank *r = &j->ranks.v[k[i].rank];
-		r->matched++;
-		r->waited += l->arrival - k[i].arrival;
-		r->late_sum += k[i].arrival - k[a].arrival;
-		if (i != b - 1) {
-			lr->caused += l->arrival - k[i].arrival;
-		}
-	}
-	j->groups++;
-	return gp_vec_push(&j->colls, c);
-}
-
-/*
- * A group [a, b) of one key: -1 when matched by order but its kinds or
- * sizes differ; else the spread of its GPU ends (0 when not all known),
- * *timed whether they are.
- */
-static int64_t group_check(const struct collk *k, size_t a, size_t b, bool *timed)
-{
-	uint64_t lo = UINT64_MAX, hi = 0;
-
-	*timed = true;
-	for (size_t i = a; i < b; i++) {
-		if (k[i].by != GPA_COLL_SEQ &&
-		    (strcmp(k[i].func, k[a].func) ||
-		     (k[i].bytes && k[a].bytes && k[i].bytes != k[a].bytes))) {
-			return -1;
-		}
-		*timed &= k[i].gpu_end;
-		lo = k[i].end < lo ? k[i].end : lo;
-		hi = k[i].end > hi ? k[i].end : hi;
-	}
-	return *timed ? (int64_t)(hi - lo) : 0;
-}
-
-/* Every rank's collectives, on the job's timeline, sorted by key then arrival. */
-static struct collk *collect(struct gpa_job *j, size_t *pn)
+/* Every rank's collectives on the job's timeline; tag: the collective's index on its rank. */
+static struct gpa_coll_ev *collect(const struct gpa_job *j, size_t *pn)
 {
 	size_t n = 0, at = 0;
-	struct collk *k;
+	struct gpa_coll_ev *k;
 
 	for (size_t i = 0; i < j->ranks.n; i++) {
 		n += j->ranks.v[i].s->colls.n;
@@ -325,91 +218,79 @@ static struct collk *collect(struct gpa_job *j, size_t *pn)
 		uint64_t sh = (uint64_t)shift_of(j, s);
 		for (size_t q = 0; q < s->colls.n; q++) {
 			const struct gpa_rank_coll *c = &s->colls.v[q];
-			j->by = c->by > j->by ? c->by : j->by;
-			k[at++] = (struct collk){.hash = c->hash, .seq = c->seq, .by = c->by,
-						 .gpu_end = c->gpu_end, .func = s->strs.v[c->func],
-						 .doing = s->strs.v[c->doing], .bytes = c->bytes,
-						 .arrival = c->arrival + sh, .end = c->end + sh,
-						 .idle_before = c->idle_before, .rank = i};
+			k[at++] = (struct gpa_coll_ev){
+				.hash = c->hash, .seq = c->seq, .by = c->by, .gpu_end = c->gpu_end,
+				.func = s->strs.v[c->func], .bytes = c->bytes,
+				.arrival = c->arrival + sh, .end = c->end + sh, .rank = i,
+				.tag = (uint32_t)q};
 		}
 	}
-	gp_qsort(k, n, sizeof(*k), cmp_collk);
 	*pn = n;
 	return k;
 }
 
-/* End of the group of k[a]. */
-static size_t group_end(const struct collk *k, size_t n, size_t a)
+/* The matcher's answer in the job's terms: what the last rank ran before each arrival. */
+static int take_match(struct gpa_job *j, const struct gpa_coll_match *x,
+		      const struct gpa_coll_ev *k)
 {
-	size_t b = a + 1;
-
-	while (b < n && !cmp_key(&k[a], &k[b])) {
-		b++;
-	}
-	return b;
-}
-
-/*
- * First pass: which groups are kept (kind and size agree), how many have
- * GPU ends and how many of those lie beyond GPA_JOB_END_NS; the clocks
- * disagree when most do.
- */
-static int check_ends(struct gpa_job *j, const struct collk *k, size_t n)
-{
-	uint64_t *v = malloc((n ? n : 1) * sizeof(*v));
-	size_t nv = 0;
-
-	if (!v) {
-		return -GP_ERR_NOMEM;
-	}
-	for (size_t a = 0, b; a < n; a = b) {
-		bool timed;
-		b = group_end(k, n, a);
-		int64_t spread = b - a >= 2 ? group_check(k, a, b, &timed) : 0;
-		if (b - a < 2 || spread < 0) {
-			j->mismatched += spread < 0;
-			continue;
-		}
-		if (timed) {
-			v[nv++] = (uint64_t)spread;
-			j->ends_far += (uint64_t)spread > GPA_JOB_END_NS;
+	for (size_t i = 0; i < x->groups.n; i++) {
+		const struct gpa_coll_group *g = &x->groups.v[i];
+		const struct gpa_coll_ev *l = &k[g->b - 1];
+		const struct gpa_rank_sum *s = j->ranks.v[l->rank].s;
+		const struct gpa_rank_coll *rc = &s->colls.v[l->tag];
+		struct gpa_job_coll c = {.hash = g->hash, .seq = g->seq, .by = g->by,
+					 .end_spread = g->end_spread, .func = g->func,
+					 .ranks = g->ranks, .first = g->first, .skew = g->skew,
+					 .margin = g->margin, .last = g->last,
+					 .doing = s->strs.v[rc->doing],
+					 .idle_before = rc->idle_before};
+		if (gp_vec_push(&j->colls, c)) {
+			return -GP_ERR_NOMEM;
 		}
 	}
-	j->ends_checked = nv;
-	struct gpa_job_dist d;
-	dist_of(v, nv, &d);
-	j->end_spread_median = d.median;
-	j->clocks_disagree = nv && 2 * j->ends_far > nv;
-	free(v);
+	for (size_t i = 0; i < j->ranks.n; i++) {
+		struct gpa_job_rank *r = &j->ranks.v[i];
+		const struct gpa_coll_rank *q = &x->ranks[i];
+		r->matched = q->matched;
+		r->last = q->last;
+		r->caused = q->caused;
+		r->waited = q->waited;
+		r->late_sum = q->late_sum;
+	}
+	j->groups = x->chk.groups;
+	j->unmatched = x->chk.unmatched;
+	j->by = x->chk.by;
+	j->mismatched = x->chk.mismatched;
+	j->ends_checked = x->chk.ends_checked;
+	j->ends_far = x->chk.ends_far;
+	j->end_spread_median = x->chk.end_spread_median;
+	j->clocks_disagree = x->chk.clocks_disagree;
+	j->straggler_ev = x->straggler_ev;
+	j->straggler = x->straggler;
+	j->straggler_margin = x->straggler_margin;
+	j->straggler_at = x->straggler_at;
 	return 0;
 }
 
 static int match(struct gpa_job *j)
 {
 	size_t n = 0;
-	struct collk *k = collect(j, &n);
+	struct gpa_coll_ev *k = collect(j, &n);
+	struct gpa_coll_match x;
 	int ret;
 
 	if (!k) {
 		return -GP_ERR_NOMEM;
 	}
-	ret = check_ends(j, k, n);
-	for (size_t a = 0, b; a < n && !ret; a = b) {
-		bool timed;
-		b = group_end(k, n, a);
-		int64_t spread = b - a >= 2 ? group_check(k, a, b, &timed) : 0;
-		if (b - a >= 2 && spread >= 0 && !j->clocks_disagree &&
-		    (uint64_t)spread <= GPA_JOB_END_NS) {
-			ret = one_group(j, k, a, b, (uint64_t)spread);
-		} else if (j->ranks.n > 1 && b - a < 2) {
-			j->unmatched++;
-		}
+	ret = gpa_coll_match(k, n, (uint32_t)j->ranks.n, &x);
+	if (!ret) {
+		ret = take_match(j, &x, k);
+		gpa_coll_match_release(&x);
 	}
 	free(k);
 	if (ret) {
 		return ret;
 	}
-	gp_qsort(j->colls.v, j->colls.n, sizeof(*j->colls.v), cmp_coll);
 	uint64_t *v = malloc((j->colls.n ? j->colls.n : 1) * sizeof(*v));
 	if (!v) {
 		return -GP_ERR_NOMEM;
@@ -422,96 +303,27 @@ static int match(struct gpa_job *j)
 	return 0;
 }
 
-const char *gpa_coll_by_name(uint8_t by)
+/* The checks of the job's matching, as the matcher states them. */
+static struct gpa_coll_check job_check(const struct gpa_job *j)
 {
-	switch (by) {
-	case GPA_COLL_SEQ:
-		return "sequence number";
-	case GPA_COLL_ORDER_COMM:
-		return "order per communicator";
-	case GPA_COLL_ORDER_STREAM:
-		return "order per stream";
-	default:
-		GP_BUG("collective key %u", by);
+	struct gpa_coll_check c = {.nranks = (uint32_t)j->ranks.n, .groups = j->groups,
+				   .unmatched = j->unmatched, .by = j->by,
+				   .mismatched = j->mismatched, .ends_checked = j->ends_checked,
+				   .ends_far = j->ends_far,
+				   .end_spread_median = j->end_spread_median,
+				   .clocks_disagree = j->clocks_disagree};
+
+	for (size_t i = 0; i < j->ranks.n; i++) {
+		c.colls += j->ranks.v[i].s->colls.n;
 	}
+	return c;
 }
 
 const char *gpa_job_why_unmatched(const struct gpa_job *j, char *buf, size_t len)
 {
-	uint64_t colls = 0;
+	struct gpa_coll_check c = job_check(j);
 
-	for (size_t i = 0; i < j->ranks.n; i++) {
-		colls += j->ranks.v[i].s->colls.n;
-	}
-	if (j->groups) {
-		snprintf(buf, len, "%s", "");
-	} else if (j->ranks.n < 2) {
-		snprintf(buf, len, "fewer than two ranks were analysed");
-	} else if (!colls) {
-		snprintf(buf, len, "no rank recorded a collective (no NCCL records, no "
-				   "communication kernels)");
-	} else if (j->clocks_disagree) {
-		snprintf(buf, len, "the clocks disagree: %" PRIu64 " of %" PRIu64 " collectives "
-			 "matched by %s end more than %llu ms apart across ranks (median %.3f ms), "
-			 "where a collective ends at once on every rank: collectives are missing "
-			 "from some traces or their clocks are not aligned", j->ends_far, j->ends_checked,
-			 gpa_coll_by_name(j->by), GPA_JOB_END_NS / 1000000, (double)j->end_spread_median / 1e6);
-	} else if (j->mismatched) {
-		snprintf(buf, len, "the ranks' collectives differ in kind or size at the same place "
-				   "in their order (%" PRIu64 " times)", j->mismatched);
-	} else {
-		snprintf(buf, len, "no collective was found on two ranks");
-	}
-	return buf;
-}
-
-/* The rank last most often, when it is last in half the collectives by a clear margin. */
-static int straggler(struct gpa_job *j)
-{
-	uint32_t best = GPA_NONE;
-
-	j->straggler = GPA_NONE;
-	j->straggler_at = GPA_NONE;
-	if (j->ranks.n < 2 || !j->groups) {
-		j->straggler_ev = GPA_JOB_NONE;
-		return 0;
-	}
-	j->straggler_ev = GPA_JOB_NOTHING;
-	for (uint32_t i = 0; i < j->ranks.n; i++) {
-		const struct gpa_job_rank *r = &j->ranks.v[i], *b = best == GPA_NONE ? NULL : &j->ranks.v[best];
-		if (r->last && (!b || r->last > b->last || (r->last == b->last && r->caused > b->caused))) {
-			best = i;
-		}
-	}
-	if (best == GPA_NONE || 2 * j->ranks.v[best].last < j->groups) {
-		return 0;
-	}
-	uint64_t *v = malloc(j->ranks.v[best].last * sizeof(*v));
-	size_t n = 0;
-	if (!v) {
-		return -GP_ERR_NOMEM;
-	}
-	for (uint32_t i = 0; i < j->colls.n; i++) {
-		const struct gpa_job_coll *c = &j->colls.v[i];
-		if (c->last != best) {
-			continue;
-		}
-		v[n++] = c->margin;
-		if (j->straggler_at == GPA_NONE || c->margin > j->colls.v[j->straggler_at].margin) {
-			j->straggler_at = i;
-		}
-	}
-	struct gpa_job_dist d;
-	dist_of(v, n, &d);
-	free(v);
-	if (d.median >= GPA_JOB_STRAGGLER_NS) {
-		j->straggler = best;
-		j->straggler_margin = d.median;
-		j->straggler_ev = GPA_JOB_FOUND;
-	} else {
-		j->straggler_at = GPA_NONE;
-	}
-	return 0;
+	return gpa_coll_why_unmatched(&c, buf, len);
 }
 
 /* ---- kernels slower than the same kernels on the other ranks */
@@ -746,9 +558,6 @@ int gpa_job_merge(struct gpa_rank_sum *sums, size_t n, struct gpa_job *out)
 	}
 	if (!ret) {
 		ret = match(out);
-	}
-	if (!ret) {
-		ret = straggler(out);
 	}
 	if (!ret) {
 		ret = slow_kernels(out);

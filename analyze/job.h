@@ -14,6 +14,7 @@
 
 #include "analyze/model.h"
 #include "analyze/gaps.h"
+#include "analyze/coll-match.h"
 
 struct gpa_steps;
 struct gpa_commclass;
@@ -43,14 +44,6 @@ struct gpa_rank_kernel {
 	uint32_t device; /* index in gpa_rank_sum.strs: the device's name */
 	int32_t grid[3], block[3];
 	uint64_t count, total, min, max;
-};
-
-/* How a rank's collectives are keyed for matching across ranks. */
-enum gpa_coll_by {
-	GPA_COLL_SEQ = 0,	    /* communicator hash and sequence number (NCCL records) */
-	GPA_COLL_ORDER_COMM = 1,    /* no sequence numbers: order per communicator (NCCL records) */
-	GPA_COLL_ORDER_STREAM = 2,  /* no NCCL records: communication kernels, order per stream */
-	GPA_COLL_BY__COUNT = 3,
 };
 
 struct gpa_rank_coll {
@@ -165,16 +158,14 @@ struct gpa_job_coll {
 };
 
 enum gpa_job_evidence {
-	GPA_JOB_NONE = 0,     /* nothing to judge (fewer than 2 ranks) */
-	GPA_JOB_NOTHING = 1,  /* judged: nothing material */
-	GPA_JOB_FOUND = 2,
+	GPA_JOB_NONE = GPA_COLL_NONE,	    /* nothing to judge (fewer than 2 ranks) */
+	GPA_JOB_NOTHING = GPA_COLL_NOTHING, /* judged: nothing material */
+	GPA_JOB_FOUND = GPA_COLL_FOUND,
 };
 
-/* A collective's GPU ends on all ranks coincide within this on aligned clocks. */
-#define GPA_JOB_END_NS 1000000ull
-
-/* A straggler is last in at least half the matched collectives, this far ahead of the rest. */
-#define GPA_JOB_STRAGGLER_NS 50000ull
+/* The matcher's bounds (analyze/coll-match.h), by the names the job report uses. */
+#define GPA_JOB_END_NS GPA_COLL_END_NS
+#define GPA_JOB_STRAGGLER_NS GPA_COLL_STRAGGLER_NS
 /* A slow rank's kernels take this much longer than its peers' (per mille over 1000)... */
 #define GPA_JOB_SLOW_PERMILLE 1100
 /* ...and beyond this many median absolute deviations of all ranks' ratios... */
@@ -224,8 +215,6 @@ int gpa_job_merge(struct gpa_rank_sum *sums, size_t n, struct gpa_job *out);
  * ("" when some were); returns buf.
  */
 const char *gpa_job_why_unmatched(const struct gpa_job *j, char *buf, size_t len);
-/* "sequence number", "order per communicator", "order per stream". */
-const char *gpa_coll_by_name(uint8_t by);
 void gpa_job_release(struct gpa_job *j);
 
 #endif /* GPA_JOB_H */

@@ -2,7 +2,8 @@
 /*
  * gpuprof comm - communication: NCCL collectives by type and size with
  * algbw/busbw, exposed communication per device and step, and the same
- * operation matched across ranks (skew, straggler, waiting).
+ * collective matched across ranks (skew, straggler, waiting), as the job
+ * report matches them (analyze/coll-match.c).
  */
 #include "base/compat.h"
 #include "analyze/model.h"
@@ -73,9 +74,11 @@ const struct cli_command cmd_comm_opts = {
 	"                host time; compared with the link peak when it is known\n"
 	"  exposed       per device and step: communication kernel time, the part\n"
 	"                overlapped by compute kernels, the exposed rest, overlap %\n"
-	"  ranks         the same operation on every rank (communicator hash and\n"
-	"                sequence number): arrival skew, how often each rank came\n"
-	"                last, the time the others waited for it\n"
+	"  ranks         the same collective on every rank (each process a rank;\n"
+	"                by sequence number, else by order per communicator or per\n"
+	"                stream, as --job matches them): arrival skew, how often\n"
+	"                each rank came last, the time the others waited for it;\n"
+	"                the straggler, the clock check, or why nothing matched\n"
 	"\n"
 	"Communication kernels are the kernels linked to NCCL records (external\n"
 	"correlation); name rules (NCCL, NVSHMEM, DeepEP-style, custom all-reduce,\n"

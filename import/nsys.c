@@ -1267,8 +1267,8 @@ static int nccl_from_nvtx(struct imp *im, struct tab *t, const struct gpt_nvtx *
 	if (!canon) {
 		return 0; /* ncclGroupStart, ncclCommCount, ... */
 	}
-	struct gpt_nccl r = {.start = n->start, .end = n->end, .root = -1, .peer = -1,
-			     .tid = n->start_tid, .source = GPT_NCCL_SRC_NSYS};
+	struct gpt_nccl r = {.start = n->start, .end = n->end, .rank = -1, .root = -1,
+			     .peer = -1, .tid = n->start_tid, .source = GPT_NCCL_SRC_NSYS};
 	if (!strcmp(canon, "Send") || !strcmp(canon, "Recv")) {
 		r.flags = GPT_NCCL_P2P;
 	}

@@ -24,7 +24,8 @@ static const struct gpr_col dev_cols[] = {
 };
 
 static const struct gpr_col rank_cols[] = {
-	{"Rank", GPR_COL_NUM},		 {"Process", GPR_COL_LEFT},	  {"Matched", GPR_COL_NUM | GPR_COL_COUNT},
+	{"Rank", GPR_COL_NUM},		 {"Process", GPR_COL_LEFT},
+	{"Matched by", GPR_COL_LEFT},	 {"Matched", GPR_COL_NUM | GPR_COL_COUNT},
 	{"Last", GPR_COL_NUM},		 {"Wait caused (ns)", GPR_COL_NUM}, {"Waited (ns)", GPR_COL_NUM},
 	{"Mean lateness (ns)", GPR_COL_NUM},
 };
@@ -137,8 +138,13 @@ static void fill_ranks(struct gpr_table *t, const struct gpa_model *m, const str
 		if (!r->matched) {
 			continue;
 		}
-		gpr_table_cellf(t, "%" PRId32, r->rank);
+		if (r->rank >= 0) {
+			gpr_table_cellf(t, "%" PRId32, r->rank);
+		} else {
+			gpr_table_cell(t, ""); /* not known: the process says which */
+		}
 		gpr_table_cellf(t, "pid %" PRIu32, m->procs.v[r->proc].pid);
+		gpr_table_cell(t, gpa_coll_by_name(r->by));
 		gpr_table_cellf(t, "%" PRIu64, r->matched);
 		gpr_table_cellf(t, "%" PRIu64, r->last);
 		gpr_table_cellf(t, "%" PRIu64, r->caused);
@@ -167,6 +173,43 @@ int gpr_comm_table(struct gpr_table *t, unsigned table, const struct gpa_model *
 	}
 }
 
+void gpr_comm_rank_label(struct gp_strbuf *sb, const struct gpa_model *m,
+			 const struct gpa_comm_rank *r)
+{
+	if (r->rank >= 0) {
+		gp_strbuf_addf(sb, "rank %" PRId32 " (pid %" PRIu32 ")", r->rank,
+			       m->procs.v[r->proc].pid);
+	} else {
+		gp_strbuf_addf(sb, "pid %" PRIu32, m->procs.v[r->proc].pid);
+	}
+}
+
+const char *gpr_evidence_name(uint8_t ev)
+{
+	switch (ev) {
+	case GPA_COLL_NONE:
+		return "unknown";
+	case GPA_COLL_NOTHING:
+		return "nothing material";
+	case GPA_COLL_FOUND:
+		return "found";
+	default:
+		GP_BUG("evidence %u", ev);
+	}
+}
+
+int gpr_section_or_why(struct gpr_table *t, enum gpr_format f, const char *title,
+		       const char *key, bool first, const char *why, struct gp_strbuf *o)
+{
+	if (f == GPR_FORMAT_JSON || f == GPR_FORMAT_CSV || gpr_table_rows(t)) {
+		return gpr_table_section(t, f, title, key, first, o);
+	}
+	gpr_table_release(t);
+	gp_strbuf_addf(o, "\n%s%s: none: %s\n", f == GPR_FORMAT_MARKDOWN ? "### " : "", title,
+		       why);
+	return 0;
+}
+
 bool gpr_comm_has_data(const struct gpa_comm *c)
 {
 	return gpa_comm_present(c);
@@ -185,6 +228,62 @@ static const char *ident_name(enum gpa_comm_ident i)
 		return "none found";
 	}
 	GP_BUG("communication found by %d", (int)i);
+}
+
+/* "sequence number", or the loosest order, said as such. */
+static void matched_by(struct gp_strbuf *o, const struct gpa_comm *c)
+{
+	gp_strbuf_addf(o, " by %s%s", gpa_coll_by_name(c->match.by),
+		       c->match.by != GPA_COLL_SEQ ? " (no sequence numbers)" : "");
+}
+
+/* Matching across ranks: what matched and how, the clock check, the straggler or why none. */
+static void across_text(struct gp_strbuf *o, const struct gpa_model *m, const struct gpa_comm *c)
+{
+	char why[512];
+
+	if (c->groups) {
+		gp_strbuf_adds(o, "Matched across ranks");
+		matched_by(o, c);
+		gp_strbuf_adds(o, ": ");
+		gpr_fmt_counted(o, c->groups, "collective", "collectives");
+		gp_strbuf_adds(o, "; arrival skew max ");
+		gpr_fmt_ns(o, c->skew_max);
+		gp_strbuf_adds(o, ", mean ");
+		gpr_fmt_ns(o, c->skew_sum / c->groups);
+		gp_strbuf_adds(o, ".\n");
+	}
+	if (c->match.ends_checked) {
+		gp_strbuf_addf(o, "Clock check: %" PRIu64 " of %" PRIu64 " collectives timed on "
+			       "the GPU end within %llu ms on every rank (median spread ",
+			       c->match.ends_checked - c->match.ends_far, c->match.ends_checked,
+			       GPA_COLL_END_NS / 1000000);
+		gpr_fmt_ns(o, c->match.end_spread_median);
+		gp_strbuf_addf(o, ")%s.\n",
+			       c->match.clocks_disagree ? ": the clocks disagree" : "");
+	}
+	gp_strbuf_adds(o, "Straggler: ");
+	if (c->straggler_ev == GPA_COLL_FOUND) {
+		const struct gpa_comm_rank *r = &c->ranks.v[c->straggler];
+		gpr_comm_rank_label(o, m, r);
+		gp_strbuf_addf(o, ", last in %" PRIu64 " of %" PRIu64 ", a median ", r->last,
+			       c->groups);
+		gpr_fmt_ns(o, c->straggler_margin);
+		gp_strbuf_adds(o, " after the next rank; the others waited ");
+		gpr_fmt_ns(o, r->caused);
+		gp_strbuf_adds(o, " for it.\n");
+	} else if (c->straggler_ev == GPA_COLL_NOTHING) {
+		gp_strbuf_addf(o, "nothing material (no rank last in half of %" PRIu64
+				  " collectives by %llu us or more).\n", c->groups,
+			       GPA_COLL_STRAGGLER_NS / 1000);
+	} else {
+		gpa_coll_why_unmatched(&c->match, why, sizeof(why));
+		gp_strbuf_addf(o, "unknown (%s).\n", why);
+	}
+	if (c->unmatched) {
+		gp_strbuf_addf(o, "%" PRIu64 " collective%s found on one rank only.\n",
+			       c->unmatched, c->unmatched == 1 ? "" : "s");
+	}
 }
 
 static void summary_text(struct gp_strbuf *o, const struct gpa_model *m, const struct gpa_comm *c)
@@ -208,28 +307,51 @@ static void summary_text(struct gp_strbuf *o, const struct gpa_model *m, const s
 	if (c->ops && !c->peak_known) {
 		gp_strbuf_adds(o, "Link peak unknown: busbw is not compared with it.\n");
 	}
-	if (c->groups) {
-		gp_strbuf_adds(o, "Matched across ranks: ");
-		gpr_fmt_counted(o, c->groups, "operation", "operations");
-		gp_strbuf_adds(o, "; arrival skew max ");
-		gpr_fmt_ns(o, c->skew_max);
-		gp_strbuf_adds(o, ", mean ");
-		gpr_fmt_ns(o, c->skew_sum / c->groups);
-		gp_strbuf_adds(o, ".\n");
-		if (c->straggler != GPA_NONE) {
-			const struct gpa_comm_rank *r = &c->ranks.v[c->straggler];
-			gp_strbuf_addf(o, "Straggler: rank %" PRId32 " (pid %" PRIu32 "), last in %" PRIu64
-					  " of %" PRIu64 "; the others waited ",
-				       r->rank, m->procs.v[r->proc].pid, r->last, c->groups);
-			gpr_fmt_ns(o, r->caused);
-			gp_strbuf_adds(o, " for it.\n");
-		}
-	} else if (m->procs.n > 1 && c->ops) {
-		gp_strbuf_adds(o, "No operation matched across ranks (communicator and sequence number).\n");
+	if (c->ranks.n > 1) {
+		across_text(o, m, c);
 	}
-	if (c->unmatched) {
-		gp_strbuf_addf(o, "%" PRIu64 " collective%s found on one rank only.\n", c->unmatched,
-			       c->unmatched == 1 ? "" : "s");
+}
+
+/* The JSON summary's keys on matching across ranks (schema gpuprof-comm/2, docs/comm.md). */
+static void json_across(struct gp_strbuf *o, const struct gpa_comm *c)
+{
+	const struct gpa_coll_check *k = &c->match;
+	char why[512];
+
+	gp_strbuf_adds(o, ",\"matched_by\":");
+	if (c->groups) {
+		gp_strbuf_addf(o, "\"%s\"", gpa_coll_by_name(k->by));
+	} else {
+		gp_strbuf_adds(o, "null");
+	}
+	gp_strbuf_addf(o, ",\"mismatched\":%" PRIu64 ",\"clock_check\":{\"ends_checked\":%" PRIu64
+			  ",\"ends_far\":%" PRIu64 ",\"end_spread_median_ns\":%" PRIu64
+			  ",\"clocks_agree\":%s}",
+		       k->mismatched, k->ends_checked, k->ends_far, k->end_spread_median,
+		       k->clocks_disagree ? "false" : "true");
+	gp_strbuf_addf(o, ",\"straggler\":{\"verdict\":\"%s\"", gpr_evidence_name(c->straggler_ev));
+	if (c->straggler_ev == GPA_COLL_FOUND) {
+		gp_strbuf_addf(o, ",\"margin_ns\":%" PRIu64, c->straggler_margin);
+	} else if (c->straggler_ev == GPA_COLL_NONE) {
+		gpa_coll_why_unmatched(k, why, sizeof(why));
+		gp_strbuf_adds(o, ",\"why\":");
+		gp_strbuf_add_json_str(o, why, strlen(why));
+	}
+	gp_strbuf_adds(o, "}");
+}
+
+/* Why a table of c has no rows, for the line that replaces it. */
+static const char *why_empty(const struct gpa_comm *c, unsigned table, char *buf, size_t len)
+{
+	switch (table) {
+	case GPR_COMM_COLLS:
+		snprintf(buf, len, "no NCCL records%s", c->comm_kernels ? " (communication kernels "
+			 "are found by name: their time is under Exposed communication)" : "");
+		return buf;
+	case GPR_COMM_EXPOSED:
+		return "no communication kernels or peer copies on any device";
+	default:
+		return gpa_coll_why_unmatched(&c->match, buf, len);
 	}
 }
 
@@ -249,7 +371,8 @@ int gpr_comm_render(struct gp_strbuf *out, enum gpr_format fmt, unsigned tables,
 
 	if (fmt == GPR_FORMAT_JSON) {
 		gp_strbuf_addf(out,
-			       "{\"summary\":{\"ops\":%" PRIu64 ",\"p2p_ops\":%" PRIu64
+			       "{\"schema\":\"gpuprof-comm/2\",\"summary\":{\"ops\":%" PRIu64
+			       ",\"p2p_ops\":%" PRIu64
 			       ",\"ops_gpu\":%" PRIu64 ",\"comm_kernels\":%" PRIu64
 			       ",\"by_record\":%" PRIu64 ",\"by_name\":%" PRIu64
 			       ",\"matched\":%" PRIu64 ",\"unmatched\":%" PRIu64
@@ -263,6 +386,7 @@ int gpr_comm_render(struct gp_strbuf *out, enum gpr_format fmt, unsigned tables,
 		} else {
 			gp_strbuf_adds(out, "null");
 		}
+		json_across(out, c);
 		gp_strbuf_adds(out, "}");
 	} else if (fmt == GPR_FORMAT_TEXT || fmt == GPR_FORMAT_MARKDOWN) {
 		size_t from = out->len;
@@ -276,10 +400,12 @@ int gpr_comm_render(struct gp_strbuf *out, enum gpr_format fmt, unsigned tables,
 			continue;
 		}
 		struct gpr_table t;
+		char why[512];
 		ret = gpr_comm_table(&t, secs[i].bit, m, steps, c, false);
 		if (!ret) {
-			ret = gpr_table_section(&t, fmt, secs[i].title, secs[i].key,
-						fmt == GPR_FORMAT_CSV && first, out);
+			ret = gpr_section_or_why(&t, fmt, secs[i].title, secs[i].key,
+						 fmt == GPR_FORMAT_CSV && first,
+						 why_empty(c, secs[i].bit, why, sizeof(why)), out);
 			first = false;
 		} else {
 			gpr_table_release(&t);

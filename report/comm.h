@@ -8,6 +8,7 @@
 #include "report/report.h"
 
 struct gpa_comm;
+struct gpa_comm_rank;
 struct gpa_model;
 struct gpa_steps;
 
@@ -25,6 +26,17 @@ enum gpr_comm_tables {
  */
 int gpr_comm_table(struct gpr_table *t, unsigned table, const struct gpa_model *m,
 		   const struct gpa_steps *steps, const struct gpa_comm *c, bool totals_only);
+/*
+ * t as a section (gpr_table_section); in text and Markdown, a table with no
+ * rows is one line instead: its title and why. t is released.
+ */
+int gpr_section_or_why(struct gpr_table *t, enum gpr_format f, const char *title,
+		       const char *key, bool first, const char *why, struct gp_strbuf *o);
+/* "rank R (pid P)", or "pid P" when the rank is not known: a process of c's ranks. */
+void gpr_comm_rank_label(struct gp_strbuf *sb, const struct gpa_model *m,
+			 const struct gpa_comm_rank *r);
+/* "unknown", "nothing material", "found": an enum gpa_coll_evidence (or gpa_job_evidence). */
+const char *gpr_evidence_name(uint8_t ev);
 /* Whether c found any NCCL operation or communication kernel. */
 bool gpr_comm_has_data(const struct gpa_comm *c);
 /*

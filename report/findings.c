@@ -52,6 +52,17 @@ static void add_step(struct gp_strbuf *sb, const struct gpa_model *m, const stru
 }
 
 /* "idle: CPU-bound", "exposed communication", ... */
+/* "rank R", or "pid P" where the traces do not say the rank. */
+static void rank_name(struct gp_strbuf *sb, const struct gpr_report_parts *p,
+		      const struct gpa_comm_rank *r)
+{
+	if (r->rank >= 0) {
+		gp_strbuf_addf(sb, "rank %" PRId32, r->rank);
+	} else {
+		gp_strbuf_addf(sb, "pid %" PRIu32, p->m->procs.v[r->proc].pid);
+	}
+}
+
 static void add_title(struct gp_strbuf *sb, const struct gpr_report_parts *p,
 		      const struct gpa_finding *f)
 {
@@ -63,8 +74,8 @@ static void add_title(struct gp_strbuf *sb, const struct gpr_report_parts *p,
 		gp_strbuf_adds(sb, "Exposed communication");
 		break;
 	case GPA_FIND_STRAGGLER: {
-		const struct gpa_comm_rank *r = &p->comm->ranks.v[f->ev[0].row];
-		gp_strbuf_addf(sb, "Straggler: rank %" PRId32, r->rank);
+		gp_strbuf_adds(sb, "Straggler: ");
+		rank_name(sb, p, &p->comm->ranks.v[f->ev[0].row]);
 		break;
 	}
 	case GPA_FIND_LAUNCH:
@@ -241,7 +252,8 @@ static void add_event(struct gp_strbuf *sb, const struct gpr_report_parts *p,
 		break;
 	case GPA_FEV_RANK: {
 		const struct gpa_comm_rank *r = &p->comm->ranks.v[e->row];
-		gp_strbuf_addf(sb, "rank %" PRId32 ": the others waited ", r->rank);
+		rank_name(sb, p, r);
+		gp_strbuf_adds(sb, ": the others waited ");
 		dur(sb, r->caused, full);
 		gp_strbuf_adds(sb, " for it; mean lateness ");
 		dur(sb, r->matched ? r->late_sum / r->matched : 0, full);

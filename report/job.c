@@ -8,6 +8,7 @@
 #include "analyze/findings.h"
 #include "report/report.h"
 #include "report/job.h"
+#include "report/comm.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -16,20 +17,6 @@
 static long long rank_id(const struct gpa_rank_sum *s)
 {
 	return s->rank >= 0 ? (long long)s->rank : (long long)s->file;
-}
-
-static const char *evidence(uint8_t ev)
-{
-	switch (ev) {
-	case GPA_JOB_NONE:
-		return "unknown";
-	case GPA_JOB_NOTHING:
-		return "nothing material";
-	case GPA_JOB_FOUND:
-		return "found";
-	default:
-		GP_BUG("evidence %u", ev);
-	}
 }
 
 static void head_text(struct gp_strbuf *o, enum gpr_format f, const struct gpa_job *j)
@@ -73,7 +60,8 @@ static void coll_name(struct gp_strbuf *o, const struct gpa_job_coll *c)
 		gp_strbuf_addf(o, "%s #%" PRIu64 " of comm %016" PRIx64, c->func, c->seq, c->hash);
 		break;
 	default:
-		gp_strbuf_addf(o, "%s #%" PRIu64 " on stream %" PRIu64, c->func, c->seq, c->hash);
+		gp_strbuf_addf(o, "%s #%" PRIu64 " on stream %" PRIu32, c->func, c->seq,
+			       gpa_coll_stream_id(c->hash));
 		break;
 	}
 }
@@ -82,31 +70,15 @@ static void coll_name(struct gp_strbuf *o, const struct gpa_job_coll *c)
 static void comm_cell(struct gpr_table *t, const struct gpa_job_coll *c)
 {
 	if (c->by == GPA_COLL_ORDER_STREAM) {
-		gpr_table_cellf(t, "stream %" PRIu64, c->hash);
+		gpr_table_cellf(t, "stream %" PRIu32, gpa_coll_stream_id(c->hash));
 	} else {
 		gpr_table_cellf(t, "%016" PRIx64, c->hash);
 	}
 }
 
-/*
- * t as a section; in text and Markdown, a table with no rows is one line
- * instead: its title and why.
- */
-static int section_or_why(struct gpr_table *t, enum gpr_format f, const char *title,
-			  const char *key, bool first, const char *why, struct gp_strbuf *o)
-{
-	if (f == GPR_FORMAT_JSON || gpr_table_rows(t)) {
-		return gpr_table_section(t, f, title, key, first, o);
-	}
-	gpr_table_release(t);
-	gp_strbuf_addf(o, "\n%s%s: none: %s\n", f == GPR_FORMAT_MARKDOWN ? "### " : "", title,
-		       why);
-	return 0;
-}
-
 static void straggler_text(struct gp_strbuf *o, const struct gpa_job *j)
 {
-	gp_strbuf_addf(o, "\nStraggler: %s", evidence(j->straggler_ev));
+	gp_strbuf_addf(o, "\nStraggler: %s", gpr_evidence_name(j->straggler_ev));
 	if (j->straggler_ev == GPA_JOB_FOUND) {
 		const struct gpa_job_rank *r = &j->ranks.v[j->straggler];
 		const struct gpa_job_coll *c = &j->colls.v[j->straggler_at];
@@ -148,7 +120,7 @@ static void straggler_text(struct gp_strbuf *o, const struct gpa_job *j)
 
 static void slow_text(struct gp_strbuf *o, const struct gpa_job *j)
 {
-	gp_strbuf_addf(o, "Slow GPUs: %s", evidence(j->slow_ev));
+	gp_strbuf_addf(o, "Slow GPUs: %s", gpr_evidence_name(j->slow_ev));
 	for (size_t i = 0; i < j->slow.n; i++) {
 		const struct gpa_job_rank *r = &j->ranks.v[j->slow.v[i]];
 		gp_strbuf_addf(o, "%s rank %lld (%s): kernels %.2fx their peers' time, worst %s %.2fx",
@@ -280,8 +252,8 @@ static int comm_sections(struct gp_strbuf *o, enum gpr_format f, const struct gp
 	}
 	char why[512];
 	gpa_job_why_unmatched(j, why, sizeof(why));
-	ret = section_or_why(&t, f, json ? "Collectives per rank" : "Ranks that arrived last",
-			     "collective_ranks", false, why, o);
+	ret = gpr_section_or_why(&t, f, json ? "Collectives per rank" : "Ranks that arrived last",
+				 "collective_ranks", false, why, o);
 	gpr_table_init(&t, skew_cols, sizeof(skew_cols) / sizeof(skew_cols[0]));
 	for (size_t i = 0; i < j->colls.n && (json || i < TEXT_ROWS); i++) {
 		const struct gpa_job_coll *c = &j->colls.v[i];
@@ -295,8 +267,8 @@ static int comm_sections(struct gp_strbuf *o, enum gpr_format f, const struct gp
 		gpr_table_cellf(&t, "%" PRIu64, c->idle_before);
 		gpr_table_cell(&t, c->doing);
 	}
-	return ret | section_or_why(&t, f, "Collective skew (largest first)", "collectives", false,
-				    why, o);
+	return ret | gpr_section_or_why(&t, f, "Collective skew (largest first)", "collectives",
+					false, why, o);
 }
 
 /* Idle by cause per rank: the causes some rank has, side by side. */
@@ -378,13 +350,11 @@ static int kernel_section(struct gp_strbuf *o, enum gpr_format f, const struct g
 		gpr_table_cell(&t, r->s->strs.v[r->worst]);
 	}
 	free(ord);
-	return section_or_why(&t, f,
-			      json ? "Kernels against peers" : "Kernels against peers (highest)",
-			      "kernels", false,
-			      j->ranks.n < 2 ? "fewer than two ranks were analysed"
-					     : "no compute kernel ran on two ranks with the same name, "
-					       "device, launch configuration and launch count",
-			      o);
+	const char *why = j->ranks.n < 2 ? "fewer than two ranks were analysed"
+					 : "no compute kernel ran on two ranks with the same name, "
+					   "device, launch configuration and launch count";
+	const char *title = json ? "Kernels against peers" : "Kernels against peers (highest)";
+	return gpr_section_or_why(&t, f, title, "kernels", false, why, o);
 }
 
 static void failed_section(struct gp_strbuf *o, enum gpr_format f, const struct gpa_job *j,
@@ -426,7 +396,8 @@ static void json_head(struct gp_strbuf *o, const struct gpa_job *j)
 			  ",\"end_spread_median_ns\":%" PRIu64 ",\"clocks_agree\":%s}",
 		       gpa_coll_by_name(j->by), j->mismatched, j->ends_checked, j->ends_far,
 		       j->end_spread_median, j->clocks_disagree ? "false" : "true");
-	gp_strbuf_addf(o, ",\n\"straggler\":{\"verdict\":\"%s\"", evidence(j->straggler_ev));
+	gp_strbuf_addf(o, ",\n\"straggler\":{\"verdict\":\"%s\"",
+		       gpr_evidence_name(j->straggler_ev));
 	if (j->straggler_ev == GPA_JOB_FOUND) {
 		const struct gpa_job_rank *r = &j->ranks.v[j->straggler];
 		const struct gpa_job_coll *c = &j->colls.v[j->straggler_at];
@@ -438,7 +409,7 @@ static void json_head(struct gp_strbuf *o, const struct gpa_job *j)
 		gp_strbuf_add_json_str(o, c->func, strlen(c->func));
 		gp_strbuf_adds(o, ",\"communicator\":\"");
 		if (c->by == GPA_COLL_ORDER_STREAM) {
-			gp_strbuf_addf(o, "stream %" PRIu64, c->hash);
+			gp_strbuf_addf(o, "stream %" PRIu32, gpa_coll_stream_id(c->hash));
 		} else {
 			gp_strbuf_addf(o, "%016" PRIx64, c->hash);
 		}
@@ -453,7 +424,8 @@ static void json_head(struct gp_strbuf *o, const struct gpa_job *j)
 		gp_strbuf_adds(o, ",\"why\":");
 		gp_strbuf_add_json_str(o, why, strlen(why));
 	}
-	gp_strbuf_addf(o, "},\n\"slow_gpus\":{\"verdict\":\"%s\",\"ranks\":[", evidence(j->slow_ev));
+	gp_strbuf_addf(o, "},\n\"slow_gpus\":{\"verdict\":\"%s\",\"ranks\":[",
+		       gpr_evidence_name(j->slow_ev));
 	for (size_t i = 0; i < j->slow.n; i++) {
 		gp_strbuf_addf(o, "%s%lld", i ? "," : "", rank_id(j->ranks.v[j->slow.v[i]].s));
 	}

@@ -19,7 +19,12 @@ python3 - <<'PY' || fail "known answers"
 import json
 d = json.load(open("out"))
 s = d["summary"]
+assert d["schema"] == "gpuprof-comm/2", d["schema"]
 assert s["ops"] == 16 and s["matched"] == 4 and s["straggler_rank"] == 2, s
+# rank 2 arrives 400 us after the first, 370 us after rank 3: the straggler's lead
+assert s["straggler"] == {"verdict": "found", "margin_ns": 370000}, s
+assert s["matched_by"] == "sequence number" and s["clock_check"]["ends_checked"] == 4, s
+assert s["clock_check"]["ends_far"] == 0 and s["clock_check"]["clocks_agree"], s
 assert s["skew_max_ns"] == 400000 and s["by_record"] == 16 and s["by_name"] == 0, s
 c = d["collectives"][0]
 # 16 MiB in the fastest rank's 1 ms; busbw = algbw * 2 (n-1)/n, n = 4

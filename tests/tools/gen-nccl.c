@@ -25,7 +25,11 @@
  * algbw = 16.777216 GB/s, busbw = algbw * 2 (n - 1) / n. Records link the
  * kernel to the operation through CUSTOM2 external correlation, as the
  * recording library writes them; --nccl-names leaves the NCCL and EXTCORR
- * records out (kernels then found by name only).
+ * records out (kernels then found by name only); --nccl-no-seq writes the
+ * records without sequence numbers (PyTorch traces before 2024), so they
+ * are matched by their order per communicator. --clock-off NS moves rank r's
+ * clock anchors r * NS later than the truth: aligned on them, the ranks'
+ * AllReduce ends no longer coincide (the clock check's case).
  */
 #include "base/compat.h"
 #include "tests/tools/gen-nccl.h"
@@ -127,7 +131,9 @@ int gen_nccl_write(struct gpt_writer *w, const struct gen_nccl_opts *o, struct g
 	struct gpt_thread th = {.ts = BASE_TS, .tid = tid, .name = intern(&g, "python3")};
 	add(&g, GPT_KIND_THREAD, &th, false);
 	/* every rank on the same real-time base: the model aligns them exactly */
-	struct gpt_clock ck = {.ts = BASE_TS, .realtime = REALTIME, .monotonic = BASE_TS, .phase = 1};
+	uint64_t off = r * o->clock_off_ns;
+	struct gpt_clock ck = {.ts = BASE_TS, .realtime = REALTIME + off, .monotonic = BASE_TS,
+			       .phase = 1};
 	add(&g, GPT_KIND_CLOCK, &ck, false);
 	g.s_gemm = intern(&g, "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64");
 	g.s_fill = intern(&g, "vectorized_elementwise_kernel");
@@ -161,7 +167,8 @@ int gen_nccl_write(struct gpt_writer *w, const struct gen_nccl_opts *o, struct g
 				.count = 4u << 20, .datatype = 7, .bytes = 16u << 20, .root = -1,
 				.peer = -1, .comm_hash = 0xabcdef0123ull, .rank = (int32_t)r,
 				.nranks = (int32_t)n, .algorithm = g.s_ring, .protocol = g.s_simple,
-				.channels = 8, .stream = 13, .external_id = ext, .seq = s + 1,
+				.channels = 8, .stream = 13, .external_id = ext,
+				.seq = o->no_seq ? 0 : s + 1,
 				.tid = tid, .source = GPT_NCCL_SRC_PLUGIN, .nodes = 1,
 				.enqueued = a + 20 * US, .op_id = s + 1, .comm_name = g.s_comm,
 			};
@@ -191,7 +198,7 @@ int gen_nccl_write(struct gpt_writer *w, const struct gen_nccl_opts *o, struct g
 		}
 	}
 	uint64_t end = BASE_TS + (uint64_t)o->steps * 4000 * US + 10 * US;
-	struct gpt_clock ck2 = {.ts = end, .realtime = REALTIME + (end - BASE_TS),
+	struct gpt_clock ck2 = {.ts = end, .realtime = REALTIME + off + (end - BASE_TS),
 				.monotonic = end, .phase = 2};
 	add(&g, GPT_KIND_CLOCK, &ck2, false);
 	st->first_ts = BASE_TS;

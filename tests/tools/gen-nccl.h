@@ -16,6 +16,8 @@ struct gen_nccl_opts {
 	uint32_t fill;	   /* extra short compute kernels per step */
 	bool names_only;   /* no NCCL or EXTCORR records: kernels known by name only */
 	bool sync;	   /* the host waits for the AllReduce (cudaStreamSynchronize) */
+	bool no_seq;	   /* NCCL records without sequence numbers (matched by order) */
+	uint64_t clock_off_ns; /* rank r's clock anchor says r * this later than it is */
 	int64_t slow_rank; /* the rank whose compute kernels take slow_factor times as long, -1 */
 	double slow_factor;
 };

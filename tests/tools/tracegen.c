@@ -46,6 +46,8 @@ static void usage(FILE *f)
 	      "  --nccl-fill N     with --nccl: N more short kernels per step (0)\n"
 	      "  --nccl-names      with --nccl: no NCCL records, kernels known by name only\n"
 	      "  --nccl-sync       with --nccl: the host waits for each AllReduce\n"
+	      "  --nccl-no-seq     with --nccl: NCCL records without sequence numbers\n"
+	      "  --clock-off NS    with --nccl: rank r's clock anchor r * NS off\n"
 	      "  --slow-rank R     with --nccl: rank R's compute kernels take --slowdown F\n"
 	      "                    times as long (a slow GPU; F default 1.3)\n",
 	      f);
@@ -107,6 +109,8 @@ static bool take_nccl_number(struct args *a, int c, const char *arg)
 		a->no.late_ns = v;
 	} else if (c == 1008) {
 		a->no.slow_rank = (int64_t)v;
+	} else if (c == 1011) {
+		a->no.clock_off_ns = v;
 	} else {
 		a->no.fill = (uint32_t)v;
 	}
@@ -185,6 +189,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 		{"nccl-sync", 0, 0, 1006},
 		{"memory", 1, 0, 1007},
 		{"slow-rank", 1, 0, 1008},  {"load-ns", 1, 0, 1009},
+		{"nccl-no-seq", 0, 0, 1010}, {"clock-off", 1, 0, 1011},
 		{0, 0, 0, 0},
 	};
 	int c;
@@ -192,11 +197,12 @@ static int parse_args(int argc, char **argv, struct args *a)
 	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
 		if (c == 'o') {
 			a->out = optarg;
-		} else if (c == 1000 || c == 1004 || c == 1006) {
+		} else if (c == 1000 || c == 1004 || c == 1006 || c == 1010) {
 			a->nccl = true;
 			a->no.names_only |= c == 1004;
 			a->no.sync |= c == 1006;
-		} else if ((c >= 1001 && c <= 1003) || c == 1008) {
+			a->no.no_seq |= c == 1010;
+		} else if ((c >= 1001 && c <= 1003) || c == 1008 || c == 1011) {
 			if (!take_nccl_number(a, c, optarg)) {
 				fprintf(stderr, "tracegen: bad value '%s'\n", optarg);
 				return 2;
