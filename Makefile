@@ -94,6 +94,19 @@ $(O)/%.o: %.c | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) -MMD -MP -c $< -o $@
 
+# The libraries' code is compiled once, position-independent with hidden symbols, for all
+# that links it: the gpuprof command (a position-independent executable anyway, so its
+# speed is the same: docs/dev/testing.md), libgpuprof.so and the Python module
+# (api/build.mk), the injection library (inject/build.mk) and the tests.
+LIB_SRC := $(BASE_SRC) $(TRACE_SRC) $(IMPORT_SRC) $(ANALYZE_SRC) $(REPORT_SRC) $(API_SRC)
+PIC_CFLAGS := -fPIC -fvisibility=hidden
+$(call obj,$(LIB_SRC)): CFLAGS += $(PIC_CFLAGS)
+# A build folder whose objects predate this (compiled without PIC_CFLAGS) compiles them again.
+$(call obj,$(LIB_SRC)): $(O)/.pic-objects
+$(O)/.pic-objects:
+	@mkdir -p $(O)
+	@touch $@
+
 $(LIB_BASE): $(call obj,$(BASE_SRC))
 	@rm -f $@
 	ar rcs $@ $^
@@ -112,8 +125,8 @@ $(O)/gen/html-assets.c: $(HTML_ASSETS) scripts/embed.sh
 	@mkdir -p $(dir $@)
 	sh scripts/embed.sh gpr_html_js report/html/report.js gpr_html_css report/html/report.css > $@.tmp
 	@mv $@.tmp $@
-$(O)/gen/html-assets.o: $(O)/gen/html-assets.c
-	$(CC) $(CFLAGS) -c $< -o $@
+$(O)/gen/html-assets.o: $(O)/gen/html-assets.c $(O)/.pic-objects
+	$(CC) $(CFLAGS) $(PIC_CFLAGS) -c $< -o $@
 
 # The Perfetto protobuf subset (report/proto/perfetto-trace.proto), compiled by protoc-c into
 # $(O)/gen/report/proto/; sources include it as "report/proto/perfetto-trace.pb-c.h".
@@ -121,8 +134,8 @@ PROTO_GEN := $(O)/gen/report/proto/perfetto-trace.pb-c
 $(PROTO_GEN).c $(PROTO_GEN).h: report/proto/perfetto-trace.proto | $(DEPS_STAMP)
 	@mkdir -p $(O)/gen
 	protoc-c --c_out=$(O)/gen report/proto/perfetto-trace.proto
-$(PROTO_GEN).o: $(PROTO_GEN).c $(PROTO_GEN).h
-	$(CC) $(CFLAGS) $(PKG_CFLAGS) -I$(O)/gen -c $< -o $@
+$(PROTO_GEN).o: $(PROTO_GEN).c $(PROTO_GEN).h $(O)/.pic-objects
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) $(PIC_CFLAGS) -I$(O)/gen -c $< -o $@
 $(O)/report/export-pftrace.o $(O)/tests/tools/pftrace-dump.o: $(PROTO_GEN).h
 $(O)/report/export-pftrace.o $(O)/tests/tools/pftrace-dump.o: CFLAGS += -I$(O)/gen
 

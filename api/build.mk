@@ -1,40 +1,23 @@
 # api/build.mk - libgpuprof.so (the C API, api/gpuprof.h, docs/api.md) and the Python
 # module (python/, docs/python.md), included by the Makefile.
 #
-# The library's objects are compiled again position-independent, with hidden symbols, under
-# $(O)/so/; api/libgpuprof.map exports the API's functions alone.
+# The library is linked from the objects the command links (compiled once, position-independent
+# with hidden symbols: the Makefile's PIC_CFLAGS); api/libgpuprof.map exports the API's functions
+# alone. The archives let the link take only the objects the API reaches.
 
 SO_MAJOR := 1
 LIBGPUPROF := $(O)/libgpuprof.so.$(SO_MAJOR)
 LIBGPUPROF_LINK := $(O)/libgpuprof.so
-SO_SRC := $(API_SRC) $(REPORT_SRC) $(ANALYZE_SRC) $(IMPORT_SRC) $(TRACE_SRC) $(BASE_SRC)
-SO_OBJ := $(patsubst %.c,$(O)/so/%.o,$(SO_SRC)) $(O)/so/gen/html-assets.o $(O)/so/gen/perfetto.o
-SO_AR := $(O)/so/libgpuprof-pic.a
-
-$(O)/so/%.o: %.c | $(DEPS_STAMP)
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(PKG_CFLAGS) -fPIC -fvisibility=hidden -MMD -MP -c $< -o $@
-$(O)/so/report/export-pftrace.o: CFLAGS += -I$(O)/gen
-$(O)/so/report/export-pftrace.o: $(PROTO_GEN).h
-$(O)/so/gen/html-assets.o: $(O)/gen/html-assets.c
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -fPIC -fvisibility=hidden -c $< -o $@
-$(O)/so/gen/perfetto.o: $(PROTO_GEN).c $(PROTO_GEN).h
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(PKG_CFLAGS) -I$(O)/gen -fPIC -fvisibility=hidden -c $< -o $@
-
-# An archive, so the link takes only the objects the API reaches.
-$(SO_AR): $(filter-out $(O)/so/api/%,$(SO_OBJ))
-	@rm -f $@
-	ar rcs $@ $^
+SO_API_OBJ := $(call obj,$(API_SRC))
+SO_LIBS := $(LIB_REPORT) $(LIB_ANALYZE) $(LIB_IMPORT) $(LIB_TRACE) $(LIB_BASE)
 
 # -z defs: every symbol resolved at link time, but in the sanitized build, whose runtime the
 # program loads.
 SO_LDFLAGS := $(if $(filter 1,$(SAN)),,-Wl,-z,defs)
-$(LIBGPUPROF): $(patsubst %.c,$(O)/so/%.o,$(API_SRC)) $(SO_AR) api/libgpuprof.map
+$(LIBGPUPROF): $(SO_API_OBJ) $(SO_LIBS) api/libgpuprof.map
 	$(CC) -shared $(LDFLAGS) $(SO_LDFLAGS) -Wl,--version-script=api/libgpuprof.map \
 		-Wl,-soname,libgpuprof.so.$(SO_MAJOR) -o $@ \
-		$(patsubst %.c,$(O)/so/%.o,$(API_SRC)) $(SO_AR) $(PKG_LIBS) -lpthread -ldl -lm
+		$(SO_API_OBJ) $(SO_LIBS) $(PKG_LIBS) -lpthread -ldl -lm
 $(LIBGPUPROF_LINK): $(LIBGPUPROF)
 	ln -sf libgpuprof.so.$(SO_MAJOR) $@
 
@@ -65,10 +48,10 @@ $(O)/python/_core.o: python/gpuprof/_core.c api/gpuprof.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 -O2 -g -Wall -Wextra -Werror -I. -isystem $(PY_INC) -fPIC \
 		-fvisibility=hidden -c $< -o $@
-$(PY_CORE): $(O)/python/_core.o $(patsubst %.c,$(O)/so/%.o,$(API_SRC)) $(SO_AR) python/gpuprof/core.map
+$(PY_CORE): $(O)/python/_core.o $(SO_API_OBJ) $(SO_LIBS) python/gpuprof/core.map
 	@mkdir -p $(dir $@)
 	$(CC) -shared $(LDFLAGS) -Wl,--version-script=python/gpuprof/core.map -o $@ \
-		$(O)/python/_core.o $(patsubst %.c,$(O)/so/%.o,$(API_SRC)) $(SO_AR) $(PKG_LIBS) \
+		$(O)/python/_core.o $(SO_API_OBJ) $(SO_LIBS) $(PKG_LIBS) \
 		-lpthread -ldl -lm
 $(PY_PKG)/%: python/gpuprof/%
 	@mkdir -p $(dir $@)

@@ -7,9 +7,10 @@
 #   make test-gpu        tests/gpu/run.sh (a machine with an NVIDIA GPU)
 #   make bench-inject    the NVTX and writer-thread benchmarks
 #
-# The library and everything linked into it is compiled position-independent
-# with hidden visibility into $(O)/pic/; inject/inject.map exports only the
-# entry points. Without the CUDA headers these targets print one line and
+# The library is compiled position-independent with hidden visibility into
+# $(O)/pic/, and linked with base/ and trace/'s objects, compiled the same way
+# for every program that links them; inject/inject.map exports only the entry
+# points. Without the CUDA headers these targets print one line and
 # build nothing (the e2e tests then skip).
 
 INJ_CUDA_INC := $(CUDA_HOME)/include
@@ -18,7 +19,9 @@ NVCC ?= $(CUDA_HOME)/bin/nvcc
 
 INJ_SRC := $(wildcard inject/*.c)
 INJ_PIC_OBJ := $(patsubst %.c,$(O)/pic/%.o,$(INJ_SRC))
-INJ_DEP_PIC_OBJ := $(patsubst %.c,$(O)/pic/%.o,$(BASE_SRC) $(filter-out trace/reader.c trace/prefetch.c,$(TRACE_SRC)))
+# base/ and trace/: the objects the command links, compiled position-independent with hidden
+# symbols once (the Makefile's PIC_CFLAGS).
+INJ_DEP_PIC_OBJ := $(call obj,$(BASE_SRC) $(filter-out trace/reader.c trace/prefetch.c,$(TRACE_SRC)))
 INJ_LIB := $(O)/libgpuprof-inject.so
 INJ_AR := $(O)/libgpinject-pic.a
 INJ_LIBS := $(shell pkg-config --libs zlib 2>/dev/null || echo -lz) -lpthread -ldl -lm

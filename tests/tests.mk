@@ -56,11 +56,13 @@ TESTS_CI_PLAIN += t0030-python
 TESTS_CI_PLAIN += t0041-readme-commands
 
 # The tests that sweep every anchor with one command or analysis (they call lib.sh's
-# anchor_swept): in CI they run in both halves, sanitized on the anchors under 1 MB
-# (GPUPROF_ANCHOR_SWEEP=small), plain on every anchor. The import and the report's
-# analyses of every anchor run sanitized in t2302-report-classify-anchors.
-TESTS_SWEEP := $(patsubst tests/e2e/%.sh,%,$(shell grep -l -e anchor_swe -e GPUPROF_ANCHOR_SWEEP \
-	tests/e2e/t[0-9][0-9][0-9][0-9]-*.sh))
+# anchor_swept), or one check over many items (sweep_widths, sweep_sampled): in CI they
+# run in both halves, sanitized on the anchors under 1 MB, at one terminal width per
+# anchor and on one item in three (GPUPROF_ANCHOR_SWEEP=small), plain on every anchor,
+# width and item. The import and the report's analyses of every anchor run sanitized in
+# t2302-report-classify-anchors.
+TESTS_SWEEP := $(patsubst tests/e2e/%.sh,%,$(shell grep -l -e anchor_swe -e sweep_ \
+	-e GPUPROF_ANCHOR_SWEEP tests/e2e/t[0-9][0-9][0-9][0-9]-*.sh))
 
 # The tests that load our output into a browser (they call lib.sh's browser_checks): in CI
 # they run in both halves, without the browser under the sanitizers (GPUPROF_BROWSER=0),
@@ -106,8 +108,9 @@ test: $(call test_res,$(TEST_SEL))
 
 $(TEST_UNIT_RES): $(TEST_RESULTS)/%.res: $(O)/tests/% test-force | test-build
 	@O=$(O) sh tests/run-one.sh unit $< $@
-# sweep_env NAME: the sweep of the anchors NAME makes (tests/e2e/lib.sh's anchor_swept) and
-# whether it runs its browser checks (browser_checks): the short forms in CI's sanitized half
+# sweep_env NAME: the sweep of the anchors NAME makes (tests/e2e/lib.sh's anchor_swept, its
+# share of many items: sweep_widths, sweep_sampled) and whether it runs its browser checks
+# (browser_checks): the short forms in CI's sanitized half
 san_half = $(and $(filter ci-san,$(SUITE)),$(filter $(1),$(2)))
 sweep_env = GPUPROF_ANCHOR_SWEEP=$(if $(call san_half,$(1),$(TESTS_SWEEP)),small,all) \
 	GPUPROF_BROWSER=$(if $(call san_half,$(1),$(TESTS_BROWSER)),0,1)

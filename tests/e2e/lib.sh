@@ -56,6 +56,29 @@ anchor_sweep() {
 	done
 }
 
+# sweep_widths N: the terminal widths a test that checks text at several widths renders
+# its Nth input at: every one of 80, 100 and 120, but where tests/tests.mk sets
+# GPUPROF_ANCHOR_SWEEP=small (the sanitized half of CI) one of them, in turn by N, so the
+# sanitizers still see every width across the inputs and each input's commands run once,
+# the same test checking every input at every width in the plain half.
+sweep_widths() {
+	if [ "${GPUPROF_ANCHOR_SWEEP:-all}" = small ]; then
+		set -- "$1" 80 100 120
+		shift $(($1 % 3 + 1))
+		echo "$1"
+	else
+		echo 80 100 120
+	fi
+}
+
+# sweep_sampled N: whether a test that runs one check over many items (every option of
+# every command, say) runs it on the Nth: on every one, but where tests/tests.mk sets
+# GPUPROF_ANCHOR_SWEEP=small (the sanitized half of CI) on one in three, the same test
+# running it on every item in the plain half. A test that calls it runs in both.
+sweep_sampled() {
+	[ "${GPUPROF_ANCHOR_SWEEP:-all}" != small ] || [ $(($1 % 3)) -eq 0 ]
+}
+
 # browser_checks: whether to run the checks that load our output into a browser
 # (Chromium): not where tests/tests.mk sets GPUPROF_BROWSER=0 (the sanitized half of CI,
 # whose sanitizers watch our C, not the browser's), the same test running them in the plain

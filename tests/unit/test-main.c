@@ -81,6 +81,18 @@ const char *test_anchors(const char *sub)
 	return NULL;
 }
 
+unsigned test_sampled(unsigned n)
+{
+#ifdef __SANITIZE_ADDRESS__
+	const char *stress = getenv("GPUPROF_STRESS");
+
+	if (!stress || strcmp(stress, "1")) {
+		return n / 4 ? n / 4 : 1;
+	}
+#endif
+	return n;
+}
+
 static void rm_tmpdir(void)
 {
 	if (tmpdir[0]) {

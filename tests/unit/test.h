@@ -95,4 +95,13 @@ const char *test_tmpdir(void);
  */
 const char *test_anchors(const char *sub);
 
+/*
+ * How many of N seeded random cases to run: N, but a quarter of them (at least one) in a
+ * sanitized build (which CI runs, and make check), where each case costs several times as
+ * much; all N there too under GPUPROF_STRESS=1 (make stress). The plain build's make test
+ * runs all N (docs/dev/testing.md). A case that counts what its cases reached scales its
+ * thresholds the same way.
+ */
+unsigned test_sampled(unsigned n);
+
 #endif /* GP_TEST_H */
