@@ -134,7 +134,7 @@ static int gaps_json(struct gpuprof_trace *t, const struct gpa_steps *steps,
 	if (ret) {
 		return ret;
 	}
-	if (gpr_gaps_render(out, GPR_FORMAT_JSON, GPR_GAPS_DEFAULT, &t->m, steps, &g)) {
+	if (gpr_gaps_render(out, GPR_FORMAT_JSON, NULL, GPR_GAPS_DEFAULT, &t->m, steps, &g)) {
 		ret = oom(t);
 	}
 	gpa_gaps_release(&g);
@@ -149,7 +149,7 @@ static int critpath_json(struct gpuprof_trace *t, const struct gpa_steps *steps,
 	struct gpa_critpath cp = {0};
 	int ret = gpa_critpath_analyze(&t->m, steps, &co, &cp, t->err, sizeof(t->err));
 
-	if (!ret && gpr_critpath_render(out, GPR_FORMAT_JSON, &t->m, steps, &cp)) {
+	if (!ret && gpr_critpath_render(out, GPR_FORMAT_JSON, NULL, &t->m, steps, &cp)) {
 		ret = oom(t);
 	}
 	gpa_critpath_release(&cp);
@@ -170,7 +170,7 @@ static int breakdown_json(struct gpuprof_trace *t, enum gpuprof_analysis a,
 		   : a == GPUPROF_BREAKDOWN_HTA_NOROUND ? GPA_BD_COMPAT_HTA_NOROUND
 							: 0;
 	ret = gpa_breakdown_compute(&t->m, &bo, &b);
-	if (ret || gpr_breakdown_render(out, GPR_FORMAT_JSON, GPR_BD_ALL, &b)) {
+	if (ret || gpr_breakdown_render(out, GPR_FORMAT_JSON, NULL, GPR_BD_ALL, &b)) {
 		ret = oom(t);
 	}
 	gpa_breakdown_release(&b);
@@ -208,7 +208,7 @@ static int ops_json(struct gpuprof_trace *t, struct gp_strbuf *out)
 	if (ret) {
 		return ret;
 	}
-	if (gpr_ops_render(out, GPR_FORMAT_JSON, GPR_OPS_ALL, &r)) {
+	if (gpr_ops_render(out, GPR_FORMAT_JSON, NULL, GPR_OPS_ALL, &r)) {
 		ret = oom(t);
 	}
 	gpa_ops_release(&r);
@@ -232,7 +232,7 @@ static int memory_json(struct gpuprof_trace *t, struct gp_strbuf *out)
 	if (ret) {
 		return ret;
 	}
-	if (gpr_memory_render(out, GPR_FORMAT_JSON, GPR_MEM_DEFAULT, &t->m, &r)) {
+	if (gpr_memory_render(out, GPR_FORMAT_JSON, NULL, GPR_MEM_DEFAULT, &t->m, &r)) {
 		ret = oom(t);
 	}
 	gpa_memory_release(&r);
@@ -261,7 +261,7 @@ int api_diff_json(struct gpuprof_trace *a, struct gpuprof_trace *b, struct gp_st
 	if (!ret) {
 		ret = gpa_diff_add_run(d, 1, &b->m, b->label, b->err, sizeof(b->err));
 	}
-	if (!ret && (gpa_diff_compute(d, &r) || gpr_diff_json(out, &r))) {
+	if (!ret && (gpa_diff_compute(d, &r) || gpr_diff_json(out, NULL, &r))) {
 		ret = oom(b);
 	}
 	gpa_diff_result_release(&r);

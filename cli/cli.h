@@ -8,6 +8,7 @@
 #include "base/base.h"
 #include "analyze/mfu.h" /* struct gpa_mfu_opts */
 #include "cli/parse-options.h"
+#include "report/report.h" /* struct gpr_display */
 
 #include <pthread.h>
 #include <stdio.h>
@@ -183,6 +184,12 @@ struct cli_common {
 	unsigned threads;       /* what cli_common_threads resolved; 0: not yet */
 	int timeunit;           /* --timeunit: enum gpr_time_unit + 1; 0: not given (auto) */
 	bool wide;              /* --wide: names whole in text tables */
+	/*
+	 * How the command's text reads: --timeunit, --wide and the width,
+	 * resolved once its options are read (cli_display_apply); the command
+	 * passes it to every renderer.
+	 */
+	struct gpr_display display;
 };
 /* "N" from 1 to GPT_MAX_THREADS. */
 bool cli_parse_threads(const char *s, unsigned *out);
@@ -264,15 +271,18 @@ extern const struct cli_enum_value cli_text_json[];
 
 /* ---- how text reads (cli/display.c, docs/units.md) */
 
-/* The width text fits: COLUMNS, else the terminal's, else 120. */
-void cli_display_init(void);
 /*
- * How the command's text reads, once its options are parsed: --timeunit and
- * --wide from c (NULL: the defaults) with the width cli_display_init found,
- * handed to report/ (gpr_display_set). cli_parse_options calls it (its hook,
- * cli_set_parse_done) when a command's options are read.
+ * How a command's text reads: --timeunit and --wide from c (NULL: the
+ * defaults) with the width text fits (COLUMNS, else the terminal's, else
+ * 120), into out.
  */
-void cli_display_apply(const struct cli_common *c);
+void cli_display_resolve(const struct cli_common *c, struct gpr_display *out);
+/*
+ * cli_display_resolve into c->display (nothing when c is NULL).
+ * cli_parse_options calls it (its hook, cli_set_parse_done) when a command's
+ * options are read.
+ */
+void cli_display_apply(struct cli_common *c);
 /* --timeunit auto|ns and --wide: a subtable (CLI_OPT_DISPLAY) any command adds. */
 extern const struct cli_option cli_display_options[];
 /* --wide alone, for a command with a --timeunit of its own (stats). */

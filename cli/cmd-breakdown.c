@@ -98,7 +98,7 @@ static int run(const struct breakdown_opts *o, struct cli_common *cm, char **arg
 	if (!b.ranks.n && o->format == GPR_FORMAT_TEXT) {
 		cli_warn("no GPU activity in the trace%s", m.procs.n == 1 ? "" : "s");
 	}
-	if (gpr_breakdown_render(&out, o->format, o->tables, &b) ||
+	if (gpr_breakdown_render(&out, o->format, &cm->display, o->tables, &b) ||
 	    gpr_sanity_append(&out, o->format, &m)) {
 		cli_error("out of memory");
 	} else if (cli_write_stdout(out.buf, out.len)) {

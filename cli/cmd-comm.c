@@ -130,7 +130,7 @@ static int run(const struct comm_opts *o, struct cli_common *cm, char **args, si
 		cli_warn("no NCCL operations or communication kernels in the trace%s",
 			 m.procs.n == 1 ? "" : "s");
 	}
-	if (gpr_comm_render(&out, o->format, o->tables, &m, &steps, &c) ||
+	if (gpr_comm_render(&out, o->format, &cm->display, o->tables, &m, &steps, &c) ||
 	    gpr_sanity_append(&out, o->format, &m)) {
 		cli_error("out of memory");
 	} else if (cli_write_stdout(out.buf, out.len)) {

@@ -153,7 +153,7 @@ static int run(struct cp_opts *o, struct cli_common *cm, char **args, size_t nar
 		status = cli_exit_code(ret, 0);
 		goto out;
 	}
-	if (gpr_critpath_render(&out, o->format, &m, &steps, &cp) ||
+	if (gpr_critpath_render(&out, o->format, &cm->display, &m, &steps, &cp) ||
 	    gpr_sanity_append(&out, o->format, &m)) {
 		cli_error("out of memory");
 	} else if (cli_write_stdout(out.buf, out.len)) {

@@ -44,6 +44,7 @@ static bool render(const struct devices_opts *o, struct gp_strbuf *out)
 	const struct gpa_devrow *b = gpa_devices_builtin(&nb);
 	struct gpa_devrow *all = calloc(nb + o->mfu.nrows, sizeof(*all));
 	struct gpr_table t;
+	struct gpr_display d; /* devices takes no --timeunit or --wide: the width alone */
 	bool ok = false;
 
 	if (!all) {
@@ -53,11 +54,12 @@ static bool render(const struct devices_opts *o, struct gp_strbuf *out)
 		memcpy(all, o->mfu.rows, o->mfu.nrows * sizeof(*all));
 	}
 	memcpy(all + o->mfu.nrows, b, nb * sizeof(*all));
+	cli_display_resolve(NULL, &d);
 	if (o->format == GPR_FORMAT_JSON) {
 		gp_strbuf_adds(out, "{\"schema\":\"gpuprof-devices/1.1\"");
 	}
 	if (!gpr_devices_table(&t, all, nb + o->mfu.nrows) &&
-	    !gpr_table_section(&t, o->format, "GPU peak table (dense TFLOP/s; INT8 TOPS)",
+	    !gpr_table_section(&t, o->format, &d, "GPU peak table (dense TFLOP/s; INT8 TOPS)",
 			       "devices", true, out)) {
 		if (o->format == GPR_FORMAT_JSON) {
 			gp_strbuf_adds(out, "}\n");

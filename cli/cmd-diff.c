@@ -579,26 +579,28 @@ static int emit(struct diff_cfg *c, struct gpa_diff *d, struct gpa_diff_result *
 		goto out;
 	}
 	if (!c->no_table) {
-		if (gpr_diff_text(sbp, rp) ||
-		    (c->output ? write_file(c->output, sbp) : !cli_write_stdout(sbp->buf, sbp->len))) {
+		if (gpr_diff_text(sbp, &c->common.display, rp) ||
+		    (c->output ? write_file(c->output, sbp)
+			       : !cli_write_stdout(sbp->buf, sbp->len))) {
 			goto out;
 		}
 	}
 	if (c->json) {
 		gp_strbuf_reset(sbp);
-		if (gpr_diff_json(sbp, rp) || write_file(c->json, sbp)) {
+		if (gpr_diff_json(sbp, &c->common.display, rp) || write_file(c->json, sbp)) {
 			goto out;
 		}
 	}
 	if (c->markdown) {
 		gp_strbuf_reset(sbp);
-		if (gpr_diff_markdown(sbp, rp, c->markdown_max) || write_file(c->markdown, sbp)) {
+		if (gpr_diff_markdown(sbp, &c->common.display, rp, c->markdown_max) ||
+		    write_file(c->markdown, sbp)) {
 			goto out;
 		}
 	}
 	if (c->junit) {
 		gp_strbuf_reset(sbp);
-		if (gpr_diff_junit(sbp, rp)) {
+		if (gpr_diff_junit(sbp, &c->common.display, rp)) {
 			cli_error("cannot write the JUnit output");
 			goto out;
 		}

@@ -112,7 +112,7 @@ static int run(const struct gaps_opts *o, struct cli_common *cm, char **args, si
 	if (!g.devs.n && o->format == GPR_FORMAT_TEXT) {
 		cli_warn("no GPU activity in the trace%s", m.procs.n == 1 ? "" : "s");
 	}
-	if (gpr_gaps_render(&out, o->format, o->tables, &m, &steps, &g) ||
+	if (gpr_gaps_render(&out, o->format, &cm->display, o->tables, &m, &steps, &g) ||
 	    gpr_sanity_append(&out, o->format, &m)) {
 		cli_error("out of memory");
 	} else if (cli_write_stdout(out.buf, out.len)) {

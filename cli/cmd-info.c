@@ -82,7 +82,8 @@ int cmd_info(int argc, char **argv)
 	if (!nargs) {
 		return cli_cmd_usage_error(&cmd_info_opts, "no trace file given");
 	}
-	if (gpr_sink_new(opts.json ? GPR_FORMAT_JSON : GPR_FORMAT_TEXT, &out, &sink)) {
+	if (gpr_sink_new(opts.json ? GPR_FORMAT_JSON : GPR_FORMAT_TEXT, &common.display, &out,
+			 &sink)) {
 		cli_error("out of memory");
 		return CMD_ERROR;
 	}

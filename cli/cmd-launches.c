@@ -94,7 +94,7 @@ static int run(const struct launches_opts *o, struct cli_common *cm, char **args
 	if (!gpa_gpu_rows(&m) && o->format == GPR_FORMAT_TEXT) {
 		cli_warn("no GPU activity in the trace%s", m.procs.n == 1 ? "" : "s");
 	}
-	if (gpr_launches_render(&out, o->format, o->tables, &m, &l) ||
+	if (gpr_launches_render(&out, o->format, &cm->display, o->tables, &m, &l) ||
 	    gpr_sanity_append(&out, o->format, &m)) {
 		cli_error("out of memory");
 	} else if (cli_write_stdout(out.buf, out.len)) {

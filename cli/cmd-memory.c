@@ -86,7 +86,7 @@ static int run(const struct memory_opts *o, struct cli_common *cm, char **args, 
 		gpa_model_release(&m);
 		return cli_exit_code(ret, 0);
 	}
-	if (gpr_memory_render(&out, o->format, o->tables, &m, &r) ||
+	if (gpr_memory_render(&out, o->format, &cm->display, o->tables, &m, &r) ||
 	    gpr_sanity_append(&out, o->format, &m)) {
 		cli_error("out of memory");
 	} else if (cli_write_stdout(out.buf, out.len)) {

@@ -255,7 +255,7 @@ int cmd_mfu(int argc, char **argv)
 		status = cli_exit_code(ret, CLI_NOTFOUND_IS_USAGE);
 		goto out_steps;
 	}
-	if (gpr_mfu_render(&out, o.format, &m, &steps, &u, o.mfu.a.dtype) ||
+	if (gpr_mfu_render(&out, o.format, &common.display, &m, &steps, &u, o.mfu.a.dtype) ||
 	    gpr_sanity_append(&out, o.format, &m)) {
 		cli_error("out of memory");
 	} else if (cli_write_stdout(out.buf, out.len)) {

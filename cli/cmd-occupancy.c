@@ -119,7 +119,7 @@ static int run(const struct occ_cli *o, struct cli_common *cm, char **args, size
 	if (!occ.launches && o->format == GPR_FORMAT_TEXT) {
 		cli_warn("no kernel launches%s", o->a.kernel_regex ? " match" : " in the traces");
 	}
-	if (gpr_occupancy_render(&out, o->format, &m, &steps, &occ, o->top) ||
+	if (gpr_occupancy_render(&out, o->format, &cm->display, &m, &steps, &occ, o->top) ||
 	    gpr_sanity_append(&out, o->format, &m)) {
 		cli_error("out of memory");
 	} else if (cli_write_stdout(out.buf, out.len)) {

@@ -81,7 +81,7 @@ static int run(const struct ops_opts *o, struct cli_common *cm, char **args, siz
 		cli_warn("%s", w.buf ? w.buf : "implausible data");
 		gp_strbuf_release(&w);
 	}
-	if (gpr_ops_render(&out, o->format, o->tables, &r) ||
+	if (gpr_ops_render(&out, o->format, &cm->display, o->tables, &r) ||
 	    gpr_sanity_append(&out, o->format, &m)) {
 		cli_error("out of memory");
 	} else if (cli_write_stdout(out.buf, out.len)) {

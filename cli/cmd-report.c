@@ -224,6 +224,7 @@ static int run(const struct report_opts *o, struct cli_common *c, char **args, s
 		status = cli_exit_code(ret, CLI_NOTFOUND_IS_USAGE);
 		goto out;
 	}
+	parts.display = &c->display;
 	if (o->html) {
 		if (render_html(o, r, &parts, &out)) {
 			goto out;

@@ -102,13 +102,13 @@ static int add_reports(struct cli_ctx *ctx, const struct cli_option *opt, const 
 }
 
 /* Computes and prints each report, writing output as it comes. */
-static int run(const struct stats_opts *o, const struct gpa_model *m)
+static int run(const struct stats_opts *o, const struct gpr_display *d, const struct gpa_model *m)
 {
 	struct gpr_stats_writer *w = NULL;
 	struct gp_strbuf out = GP_STRBUF_INIT;
 	int status = CMD_OK, ret;
 
-	if (gpr_stats_writer_new(o->format, o->unit, &w)) {
+	if (gpr_stats_writer_new(o->format, d, o->unit, &w)) {
 		cli_error("out of memory");
 		return CMD_ERROR;
 	}
@@ -184,7 +184,7 @@ int cmd_stats(int argc, char **argv)
 	if (cli_load_model(&common, &m, argv, (size_t)nargs)) {
 		goto out;
 	}
-	status = run(&opts, &m);
+	status = run(&opts, &common.display, &m);
 	gpa_model_release(&m);
 out:
 	gp_vec_free(&opts.reports);

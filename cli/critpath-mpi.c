@@ -395,8 +395,8 @@ static bool read_paths(struct gp_le_rd *r, struct merged *mg)
 }
 
 /* Rank 0: every trace's paths in trace order, rendered and written. */
-static int finish(const struct job *j, int format, bool what_if, const char *all,
-		  const size_t *lens, int size)
+static int finish(const struct job *j, int format, const struct gpr_display *d, bool what_if,
+		  const char *all, const size_t *lens, int size)
 {
 	const uint8_t **at = calloc(j->n ? j->n : 1, sizeof(*at));
 	const uint8_t **end = calloc(j->n ? j->n : 1, sizeof(*end));
@@ -433,7 +433,7 @@ static int finish(const struct job *j, int format, bool what_if, const char *all
 		struct gpr_cp_names nm = {.t0 = j->t0,
 					  .step = (const char *const *)mg.step_names.v,
 					  .seg = (const char *const *)mg.seg_names.v};
-		if (gpr_critpath_render_names(&out, (enum gpr_format)format, &nm, &mg.cp)) {
+		if (gpr_critpath_render_names(&out, (enum gpr_format)format, d, &nm, &mg.cp)) {
 			cli_error("out of memory");
 		} else if (cli_write_stdout(out.buf, out.len)) {
 			status = CMD_OK;
@@ -502,8 +502,8 @@ static int paths_and_output(const struct cli_critpath_mpi *c, const struct job *
 		gp_strbuf_reset(&o); /* rank 0 finds the record missing */
 	}
 	if (!cli_mpi_gather(o.buf, o.len, me, size, &all, &lens) && me == 0) {
-		status = finish(j, c->format, c->opts->speedup_regex || c->opts->remove_regex, all,
-				lens, size);
+		status = finish(j, c->format, &c->common->display,
+				c->opts->speedup_regex || c->opts->remove_regex, all, lens, size);
 	} else if (me == 0) {
 		status = CMD_ERROR;
 	}

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * display.c - how text output reads: the terminal's width, found once per
- * run, and the --timeunit and --wide options every command that prints times
- * or names takes, parsed into its struct cli_common and applied once its
- * options are read (docs/units.md). report/format.c does the formatting.
+ * display.c - how text output reads: the terminal's width, and the
+ * --timeunit and --wide options every command that prints times or names
+ * takes, parsed into its struct cli_common and resolved once its options are
+ * read into the struct gpr_display it passes to report/ (docs/units.md).
+ * report/format.c does the formatting.
  */
 #include "base/compat.h"
 #include "cli/cli.h"
@@ -15,39 +16,41 @@
 /* Text fits this many columns when standard output is not a terminal. */
 #define DEFAULT_WIDTH 120
 
-
-
-/* The width, found once per process: the command's options do not change it. */
-static unsigned width = DEFAULT_WIDTH;
-
-void cli_display_init(void)
+/* COLUMNS, else the terminal's width, else DEFAULT_WIDTH. */
+static unsigned text_width(void)
 {
 	const char *cols = getenv("COLUMNS");
 	struct winsize ws;
 	uint64_t n;
 
 	if (cols && cli_parse_uint(cols, 100000, &n) && n >= 40) {
-		width = (unsigned)n;
-	} else if (isatty(STDOUT_FILENO) && !ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) &&
-		   ws.ws_col >= 40) {
-		width = ws.ws_col;
+		return (unsigned)n;
 	}
-	cli_display_apply(NULL);
+	if (isatty(STDOUT_FILENO) && !ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) && ws.ws_col >= 40) {
+		return ws.ws_col;
+	}
+	return DEFAULT_WIDTH;
 }
 
-void cli_display_apply(const struct cli_common *c)
+void cli_display_resolve(const struct cli_common *c, struct gpr_display *out)
 {
 	static const uint64_t scale[] = {[GPR_TIME_US] = 1000, [GPR_TIME_MS] = 1000000,
 					 [GPR_TIME_S] = 1000000000};
 	int u = c && c->timeunit ? c->timeunit - 1 : GPR_TIME_AUTO;
-	struct gpr_display d = {.width = width, .wide = c && c->wide};
 
-	d.exact = u == GPR_TIME_NS;
-	d.scale = u == GPR_TIME_AUTO || u == GPR_TIME_NS ? 0 : scale[u];
-	gpr_display_set(&d);
+	*out = (struct gpr_display){.width = text_width(), .wide = c && c->wide};
+	out->exact = u == GPR_TIME_NS;
+	out->scale = u == GPR_TIME_AUTO || u == GPR_TIME_NS ? 0 : scale[u];
 }
 
-/* --timeunit and --wide go into the command's struct cli_common (cli_display_apply). */
+void cli_display_apply(struct cli_common *c)
+{
+	if (c) {
+		cli_display_resolve(c, &c->display);
+	}
+}
+
+/* --timeunit and --wide go into the command's struct cli_common (cli_display_resolve). */
 static int opt_timeunit(struct cli_ctx *ctx, const struct cli_option *opt, const char *arg)
 {
 	int u = gpr_time_unit_parse(arg);

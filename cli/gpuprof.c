@@ -303,7 +303,6 @@ int main(int argc, char **argv)
 	mallopt(M_MMAP_THRESHOLD, 32 << 20);
 	mallopt(M_TRIM_THRESHOLD, 1 << 30);
 	gp_log_set_sink(gp_log_stderr_sink, NULL, log_level());
-	cli_display_init();
 	cli_set_parse_done(cli_display_apply);
 	cli_exit_status_init();
 	if (argc < 2) {

@@ -207,7 +207,7 @@ static int finish(const struct cli_job *jo, const char *all, const size_t *lens,
 		return CMD_ERROR;
 	}
 	if (gpa_job_merge(v, n, &job) || gpr_job_render(&out, (enum gpr_format)jo->format,
-							 jo->parts, &job)) {
+							&jo->common->display, jo->parts, &job)) {
 		cli_error("out of memory");
 	} else if (jo->output ? cli_write_file(jo->output, out.buf, out.len)
 			      : cli_write_stdout(out.buf, out.len)) {

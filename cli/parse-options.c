@@ -681,9 +681,9 @@ static int parse(struct parser *p, int *nargs)
 	return CLI_PARSE_CONTINUE;
 }
 
-static void (*parse_done)(const struct cli_common *common);
+static void (*parse_done)(struct cli_common *common);
 
-void cli_set_parse_done(void (*done)(const struct cli_common *common))
+void cli_set_parse_done(void (*done)(struct cli_common *common))
 {
 	parse_done = done;
 }

@@ -149,7 +149,7 @@ void cli_print_help(const struct cli_command *cmd);
  * time cli_parse_options has read a command's options without error: the
  * settings resolved once per command (cli_display_apply).
  */
-void cli_set_parse_done(void (*done)(const struct cli_common *common));
+void cli_set_parse_done(void (*done)(struct cli_common *common));
 /* Text cli_options_help appends after every command's help (the exit statuses). */
 void cli_set_help_tail(void (*tail)(const struct cli_command *cmd, struct gp_strbuf *sb));
 

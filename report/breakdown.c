@@ -217,8 +217,8 @@ static const char *compat_name(unsigned flags)
 	return flags ? "custom" : "none";
 }
 
-int gpr_breakdown_render(struct gp_strbuf *out, enum gpr_format fmt, unsigned mask,
-			 const struct gpa_breakdown *b)
+int gpr_breakdown_render(struct gp_strbuf *out, enum gpr_format fmt, const struct gpr_display *d,
+			 unsigned mask, const struct gpa_breakdown *b)
 {
 	bool first = true;
 	int ret = 0;
@@ -251,7 +251,7 @@ int gpr_breakdown_render(struct gp_strbuf *out, enum gpr_format fmt, unsigned ma
 			gpr_table_release(&t);
 			break;
 		}
-		ret = gpr_table_section(&t, fmt, tables[i].title, tables[i].name, first, out);
+		ret = gpr_table_section(&t, fmt, d, tables[i].title, tables[i].name, first, out);
 		first = false;
 	}
 	if (!ret && fmt == GPR_FORMAT_JSON) {

@@ -33,7 +33,7 @@ int gpr_breakdown_table(struct gpr_table *t, unsigned table, const struct gpa_br
  * per section), CSV (header and rows per table, blank lines between) or
  * JSON (one object: "compat", then one array per table, keyed by its name).
  */
-int gpr_breakdown_render(struct gp_strbuf *out, enum gpr_format fmt, unsigned tables,
-			 const struct gpa_breakdown *b);
+int gpr_breakdown_render(struct gp_strbuf *out, enum gpr_format fmt, const struct gpr_display *d,
+			 unsigned tables, const struct gpa_breakdown *b);
 
 #endif /* GPR_BREAKDOWN_H */

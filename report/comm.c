@@ -198,11 +198,12 @@ const char *gpr_evidence_name(uint8_t ev)
 	}
 }
 
-int gpr_section_or_why(struct gpr_table *t, enum gpr_format f, const char *title,
-		       const char *key, bool first, const char *why, struct gp_strbuf *o)
+int gpr_section_or_why(struct gpr_table *t, enum gpr_format f, const struct gpr_display *d,
+		       const char *title, const char *key, bool first, const char *why,
+		       struct gp_strbuf *o)
 {
 	if (f == GPR_FORMAT_JSON || f == GPR_FORMAT_CSV || gpr_table_rows(t)) {
-		return gpr_table_section(t, f, title, key, first, o);
+		return gpr_table_section(t, f, d, title, key, first, o);
 	}
 	gpr_table_release(t);
 	gp_strbuf_addf(o, "\n%s%s: none: %s\n", f == GPR_FORMAT_MARKDOWN ? "### " : "", title,
@@ -238,7 +239,8 @@ static void matched_by(struct gp_strbuf *o, const struct gpa_comm *c)
 }
 
 /* Matching across ranks: what matched and how, the clock check, the straggler or why none. */
-static void across_text(struct gp_strbuf *o, const struct gpa_model *m, const struct gpa_comm *c)
+static void across_text(struct gp_strbuf *o, const struct gpr_display *d, const struct gpa_model *m,
+			const struct gpa_comm *c)
 {
 	char why[512];
 
@@ -248,9 +250,9 @@ static void across_text(struct gp_strbuf *o, const struct gpa_model *m, const st
 		gp_strbuf_adds(o, ": ");
 		gpr_fmt_counted(o, c->groups, "collective", "collectives");
 		gp_strbuf_adds(o, "; arrival skew max ");
-		gpr_fmt_ns(o, c->skew_max);
+		gpr_fmt_ns(o, d, c->skew_max);
 		gp_strbuf_adds(o, ", mean ");
-		gpr_fmt_ns(o, c->skew_sum / c->groups);
+		gpr_fmt_ns(o, d, c->skew_sum / c->groups);
 		gp_strbuf_adds(o, ".\n");
 	}
 	if (c->match.ends_checked) {
@@ -258,7 +260,7 @@ static void across_text(struct gp_strbuf *o, const struct gpa_model *m, const st
 			       "the GPU end within %llu ms on every rank (median spread ",
 			       c->match.ends_checked - c->match.ends_far, c->match.ends_checked,
 			       GPA_COLL_END_NS / 1000000);
-		gpr_fmt_ns(o, c->match.end_spread_median);
+		gpr_fmt_ns(o, d, c->match.end_spread_median);
 		gp_strbuf_addf(o, ")%s.\n",
 			       c->match.clocks_disagree ? ": the clocks disagree" : "");
 	}
@@ -268,9 +270,9 @@ static void across_text(struct gp_strbuf *o, const struct gpa_model *m, const st
 		gpr_comm_rank_label(o, m, r);
 		gp_strbuf_addf(o, ", last in %" PRIu64 " of %" PRIu64 ", a median ", r->last,
 			       c->groups);
-		gpr_fmt_ns(o, c->straggler_margin);
+		gpr_fmt_ns(o, d, c->straggler_margin);
 		gp_strbuf_adds(o, " after the next rank; the others waited ");
-		gpr_fmt_ns(o, r->caused);
+		gpr_fmt_ns(o, d, r->caused);
 		gp_strbuf_adds(o, " for it.\n");
 	} else if (c->straggler_ev == GPA_COLL_NOTHING) {
 		gp_strbuf_addf(o, "nothing material (no rank last in half of %" PRIu64
@@ -286,7 +288,8 @@ static void across_text(struct gp_strbuf *o, const struct gpa_model *m, const st
 	}
 }
 
-static void summary_text(struct gp_strbuf *o, const struct gpa_model *m, const struct gpa_comm *c)
+static void summary_text(struct gp_strbuf *o, const struct gpr_display *d,
+			 const struct gpa_model *m, const struct gpa_comm *c)
 {
 	gpr_fmt_counted(o, c->ops, "NCCL operation", "NCCL operations");
 	gp_strbuf_adds(o, " (");
@@ -308,7 +311,7 @@ static void summary_text(struct gp_strbuf *o, const struct gpa_model *m, const s
 		gp_strbuf_adds(o, "Link peak unknown: busbw is not compared with it.\n");
 	}
 	if (c->ranks.n > 1) {
-		across_text(o, m, c);
+		across_text(o, d, m, c);
 	}
 }
 
@@ -355,8 +358,9 @@ static const char *why_empty(const struct gpa_comm *c, unsigned table, char *buf
 	}
 }
 
-int gpr_comm_render(struct gp_strbuf *out, enum gpr_format fmt, unsigned tables,
-		    const struct gpa_model *m, const struct gpa_steps *steps, const struct gpa_comm *c)
+int gpr_comm_render(struct gp_strbuf *out, enum gpr_format fmt, const struct gpr_display *d,
+		    unsigned tables, const struct gpa_model *m, const struct gpa_steps *steps,
+		    const struct gpa_comm *c)
 {
 	static const struct {
 		unsigned bit;
@@ -390,9 +394,9 @@ int gpr_comm_render(struct gp_strbuf *out, enum gpr_format fmt, unsigned tables,
 		gp_strbuf_adds(out, "}");
 	} else if (fmt == GPR_FORMAT_TEXT || fmt == GPR_FORMAT_MARKDOWN) {
 		size_t from = out->len;
-		summary_text(out, m, c);
+		summary_text(out, d, m, c);
 		if (fmt == GPR_FORMAT_TEXT) {
-			gpr_text_wrap_lines(out, from, 2);
+			gpr_text_wrap_lines(out, d, from, 2);
 		}
 	}
 	for (size_t i = 0; i < GP_ARRAY_SIZE(secs) && !ret; i++) {
@@ -403,7 +407,7 @@ int gpr_comm_render(struct gp_strbuf *out, enum gpr_format fmt, unsigned tables,
 		char why[512];
 		ret = gpr_comm_table(&t, secs[i].bit, m, steps, c, false);
 		if (!ret) {
-			ret = gpr_section_or_why(&t, fmt, secs[i].title, secs[i].key,
+			ret = gpr_section_or_why(&t, fmt, d, secs[i].title, secs[i].key,
 						 fmt == GPR_FORMAT_CSV && first,
 						 why_empty(c, secs[i].bit, why, sizeof(why)), out);
 			first = false;

@@ -30,8 +30,9 @@ int gpr_comm_table(struct gpr_table *t, unsigned table, const struct gpa_model *
  * t as a section (gpr_table_section); in text and Markdown, a table with no
  * rows is one line instead: its title and why. t is released.
  */
-int gpr_section_or_why(struct gpr_table *t, enum gpr_format f, const char *title,
-		       const char *key, bool first, const char *why, struct gp_strbuf *o);
+int gpr_section_or_why(struct gpr_table *t, enum gpr_format f, const struct gpr_display *d,
+		       const char *title, const char *key, bool first, const char *why,
+		       struct gp_strbuf *o);
 /* "rank R (pid P)", or "pid P" when the rank is not known: a process of c's ranks. */
 void gpr_comm_rank_label(struct gp_strbuf *sb, const struct gpa_model *m,
 			 const struct gpa_comm_rank *r);
@@ -45,7 +46,8 @@ bool gpr_comm_has_data(const struct gpa_comm *c);
  * separated by blank lines), JSON (one object: "summary", then one array
  * per table).
  */
-int gpr_comm_render(struct gp_strbuf *out, enum gpr_format fmt, unsigned tables,
-		    const struct gpa_model *m, const struct gpa_steps *steps, const struct gpa_comm *c);
+int gpr_comm_render(struct gp_strbuf *out, enum gpr_format fmt, const struct gpr_display *d,
+		    unsigned tables, const struct gpa_model *m, const struct gpa_steps *steps,
+		    const struct gpa_comm *c);
 
 #endif /* GPR_COMM_H */

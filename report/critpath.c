@@ -167,7 +167,8 @@ static void seg_table(struct gpr_table *t, const struct src *src, const struct g
 	}
 }
 
-static void header(struct gp_strbuf *out, enum gpr_format fmt, const struct gpa_critpath *cp)
+static void header(struct gp_strbuf *out, enum gpr_format fmt, const struct gpr_display *d,
+		   const struct gpa_critpath *cp)
 {
 	uint64_t now = 0, wi = 0;
 
@@ -180,12 +181,12 @@ static void header(struct gp_strbuf *out, enum gpr_format fmt, const struct gpa_
 	case GPR_FORMAT_MARKDOWN:
 		gp_strbuf_adds(out, fmt == GPR_FORMAT_TEXT ? "Critical path: " : "## Critical path\n\n");
 		gp_strbuf_addf(out, "%zu step%s, ", cp->steps.n, cp->steps.n == 1 ? "" : "s");
-		gpr_fmt_ns(out, now);
+		gpr_fmt_ns(out, d, now);
 		if (cp->what_if) {
 			gp_strbuf_adds(out, "; what-if ");
-			gpr_fmt_ns(out, wi);
+			gpr_fmt_ns(out, d, wi);
 			gp_strbuf_adds(out, now >= wi ? " (saves " : " (costs ");
-			gpr_fmt_ns(out, now >= wi ? now - wi : wi - now);
+			gpr_fmt_ns(out, d, now >= wi ? now - wi : wi - now);
 			gp_strbuf_addch(out, ')');
 		}
 		if (cp->cycles) {
@@ -207,8 +208,8 @@ static void header(struct gp_strbuf *out, enum gpr_format fmt, const struct gpa_
 	}
 }
 
-static int render(struct gp_strbuf *out, enum gpr_format fmt, const struct src *src,
-		  const struct gpa_critpath *cp)
+static int render(struct gp_strbuf *out, enum gpr_format fmt, const struct gpr_display *d,
+		  const struct src *src, const struct gpa_critpath *cp)
 {
 	static const struct {
 		const char *key, *title;
@@ -222,7 +223,7 @@ static int render(struct gp_strbuf *out, enum gpr_format fmt, const struct src *
 	if ((unsigned)fmt > GPR_FORMAT_MARKDOWN) {
 		return -GP_ERR_API;
 	}
-	header(out, fmt, cp);
+	header(out, fmt, d, cp);
 	for (size_t i = 0; i < GP_ARRAY_SIZE(secs) && !ret; i++) {
 		struct gpr_table t;
 		if (i == 0) {
@@ -232,7 +233,7 @@ static int render(struct gp_strbuf *out, enum gpr_format fmt, const struct src *
 		} else {
 			seg_table(&t, src, cp);
 		}
-		ret = gpr_table_section(&t, fmt, secs[i].title, secs[i].key, i == 0, out);
+		ret = gpr_table_section(&t, fmt, d, secs[i].title, secs[i].key, i == 0, out);
 	}
 	if (!ret && fmt == GPR_FORMAT_JSON) {
 		gp_strbuf_adds(out, "}\n");
@@ -240,20 +241,22 @@ static int render(struct gp_strbuf *out, enum gpr_format fmt, const struct src *
 	return !ret && out->failed ? -GP_ERR_NOMEM : ret;
 }
 
-int gpr_critpath_render(struct gp_strbuf *out, enum gpr_format fmt, const struct gpa_model *m,
-			const struct gpa_steps *steps, const struct gpa_critpath *cp)
+int gpr_critpath_render(struct gp_strbuf *out, enum gpr_format fmt, const struct gpr_display *d,
+			const struct gpa_model *m, const struct gpa_steps *steps,
+			const struct gpa_critpath *cp)
 {
 	struct src src = {.m = m, .steps = steps};
 
-	return render(out, fmt, &src, cp);
+	return render(out, fmt, d, &src, cp);
 }
 
 int gpr_critpath_render_names(struct gp_strbuf *out, enum gpr_format fmt,
-			      const struct gpr_cp_names *nm, const struct gpa_critpath *cp)
+			      const struct gpr_display *d, const struct gpr_cp_names *nm,
+			      const struct gpa_critpath *cp)
 {
 	struct src src = {.nm = nm};
 
-	return render(out, fmt, &src, cp);
+	return render(out, fmt, d, &src, cp);
 }
 
 int gpr_critpath_each_table(const struct gpa_model *m, const struct gpa_steps *steps,

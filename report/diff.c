@@ -37,7 +37,8 @@ static const char *correction_name(enum gpa_diff_correction c)
 	return (unsigned)c < GP_ARRAY_SIZE(k) ? k[c] : "?";
 }
 
-static void fmt_value(struct gp_strbuf *sb, const struct gpa_diff_metric *m, double v)
+static void fmt_value(struct gp_strbuf *sb, const struct gpr_display *disp,
+		      const struct gpa_diff_metric *m, double v)
 {
 	if (!isfinite(v) || v < 0) {
 		gp_strbuf_adds(sb, "-");
@@ -45,7 +46,7 @@ static void fmt_value(struct gp_strbuf *sb, const struct gpa_diff_metric *m, dou
 	}
 	switch (m->unit) {
 	case GPA_DIFF_NS:
-		gpr_fmt_ns(sb, (uint64_t)llround(v));
+		gpr_fmt_ns(sb, disp, (uint64_t)llround(v));
 		break;
 	case GPA_DIFF_BYTES:
 		gpr_fmt_bytes(sb, (uint64_t)llround(v));
@@ -97,14 +98,15 @@ static void fmt_verdict(struct gp_strbuf *sb, const struct gpa_diff_metric *m)
 /* The cells of one metric row, in column order. */
 enum { C_METRIC, C_BASE, C_CAND, C_CHANGE, C_CI, C_P, C_VERDICT, C_GATE, C__N };
 
-static void row_cells(const struct gpa_diff_metric *m, struct gp_strbuf cell[C__N])
+static void row_cells(const struct gpa_diff_metric *m, const struct gpr_display *disp,
+		      struct gp_strbuf cell[C__N])
 {
 	for (int i = 0; i < C__N; i++) {
 		gp_strbuf_reset(&cell[i]);
 	}
 	gp_strbuf_adds(&cell[C_METRIC], m->name);
-	fmt_value(&cell[C_BASE], m, m->med_a);
-	fmt_value(&cell[C_CAND], m, m->med_b);
+	fmt_value(&cell[C_BASE], disp, m, m->med_a);
+	fmt_value(&cell[C_CAND], disp, m, m->med_b);
 	fmt_change(&cell[C_CHANGE], m->delta);
 	fmt_ci(&cell[C_CI], m);
 	fmt_p(&cell[C_P], m->q);
@@ -120,22 +122,23 @@ static const struct gpr_col cols[C__N] = {
 };
 
 /* "+780 us", "-35.0 ms": a signed duration. */
-static void fmt_sns(struct gp_strbuf *sb, double ns)
+static void fmt_sns(struct gp_strbuf *sb, const struct gpr_display *disp, double ns)
 {
 	gp_strbuf_addch(sb, ns < 0 ? '-' : '+');
-	gpr_fmt_ns(sb, (uint64_t)llround(fabs(ns)));
+	gpr_fmt_ns(sb, disp, (uint64_t)llround(fabs(ns)));
 }
 
-static void fmt_abs_ns(struct gp_strbuf *sb, double ns)
+static void fmt_abs_ns(struct gp_strbuf *sb, const struct gpr_display *disp, double ns)
 {
-	gpr_fmt_ns(sb, (uint64_t)llround(fabs(ns)));
+	gpr_fmt_ns(sb, disp, (uint64_t)llround(fabs(ns)));
 }
 
 /*
  * The first line: faster or slower per step (step.wall's verdict), by how
  * much, with the interval and adjusted p that decided it.
  */
-static void first_line(struct gp_strbuf *out, const struct gpa_diff_result *r, bool md)
+static void first_line(struct gp_strbuf *out, const struct gpr_display *disp,
+		       const struct gpa_diff_result *r, bool md)
 {
 	static const char *const word[] = {"NO MATERIAL CHANGE", "FASTER", "SLOWER",
 					   "INCONCLUSIVE"};
@@ -150,13 +153,13 @@ static void first_line(struct gp_strbuf *out, const struct gpa_diff_result *r, b
 	const struct gpa_diff_metric *m = &r->metrics.v[e->step];
 	gp_strbuf_addf(out, "%s%s%s %s: ", b, word[e->direction], b,
 		       e->whole ? "per run (no steps: each whole run)" : "per step");
-	fmt_sns(out, e->change_ns);
+	fmt_sns(out, disp, e->change_ns);
 	gp_strbuf_adds(out, " (");
 	fmt_change(out, m->delta);
 	gp_strbuf_adds(out, "), ");
-	fmt_value(out, m, m->med_a);
+	fmt_value(out, disp, m, m->med_a);
 	gp_strbuf_adds(out, " -> ");
-	fmt_value(out, m, m->med_b);
+	fmt_value(out, disp, m, m->med_b);
 	gp_strbuf_adds(out, "; 95% CI ");
 	fmt_ci(out, m);
 	gp_strbuf_adds(out, ", p (adj) ");
@@ -171,22 +174,22 @@ static void first_line(struct gp_strbuf *out, const struct gpa_diff_result *r, b
 }
 
 /* One cause: what moved, by how much, its share of the change and its own verdict. */
-static void cause_phrase(struct gp_strbuf *out, const struct gpa_diff_cause *c, bool shifted,
-			 bool md)
+static void cause_phrase(struct gp_strbuf *out, const struct gpr_display *disp,
+			 const struct gpa_diff_cause *c, bool shifted, bool md)
 {
 	const char *q = md ? "`" : "";
 	const char *cat = c->metric + 5; /* "path." */
 
 	if (c->idle) {
 		gp_strbuf_addf(out, "%s idle %s by ", c->idle + 5, c->idle_ns < 0 ? "fell" : "rose");
-		fmt_abs_ns(out, c->idle_ns);
+		fmt_abs_ns(out, disp, c->idle_ns);
 		gp_strbuf_addf(out, " (on the critical path: %s%s%s ", q, cat, q);
-		fmt_sns(out, c->delta_ns);
+		fmt_sns(out, disp, c->delta_ns);
 		gp_strbuf_adds(out, ")");
 	} else {
 		gp_strbuf_addf(out, "%s%s%s time on the critical path %s by ", q, cat, q,
 			       c->delta_ns < 0 ? "fell" : "rose");
-		fmt_abs_ns(out, c->delta_ns);
+		fmt_abs_ns(out, disp, c->delta_ns);
 	}
 	if (shifted) {
 		/* no change to share out */
@@ -219,7 +222,8 @@ static bool material(const struct gpa_diff_result *r, const struct gpa_diff_caus
 #define KERNELS_MAX 8
 
 /* The causes of the change, ranked, then the kernel-level changes. */
-static void causes(struct gp_strbuf *out, const struct gpa_diff_result *r, bool md)
+static void causes(struct gp_strbuf *out, const struct gpr_display *disp,
+		   const struct gpa_diff_result *r, bool md)
 {
 	const struct gpa_diff_explain *e = &r->explain;
 	const char *li = md ? "- " : "  ";
@@ -236,7 +240,7 @@ static void causes(struct gp_strbuf *out, const struct gpa_diff_result *r, bool 
 		       : e->direction == GPA_DIFF_UNDECIDED ? "Where the undecided change comes from"
 							      : "Why",
 		       e->whole ? "run" : "step");
-	fmt_sns(out, e->path_ns);
+	fmt_sns(out, disp, e->path_ns);
 	if (!e->shifted) {
 		gp_strbuf_adds(out, "; causes by share of the change):\n");
 	} else if (e->direction == GPA_DIFF_SAME) {
@@ -252,7 +256,7 @@ static void causes(struct gp_strbuf *out, const struct gpa_diff_result *r, bool 
 			continue;
 		}
 		gp_strbuf_adds(out, li);
-		cause_phrase(out, &e->causes.v[i], e->shifted, md);
+		cause_phrase(out, disp, &e->causes.v[i], e->shifted, md);
 		gp_strbuf_adds(out, ".\n");
 		shown++;
 	}
@@ -269,7 +273,7 @@ static void causes(struct gp_strbuf *out, const struct gpa_diff_result *r, bool 
 	for (size_t i = 0; i < e->kernels.n && i < KERNELS_MAX; i++) {
 		const struct gpa_diff_cause *c = &e->kernels.v[i];
 		gp_strbuf_addf(out, "%s%s%s%s ", li, md ? "`" : "", c->metric, md ? "`" : "");
-		fmt_sns(out, c->delta_ns);
+		fmt_sns(out, disp, c->delta_ns);
 		gp_strbuf_adds(out, " (");
 		fmt_change(out, c->change);
 		gp_strbuf_addf(out, ") [%s%s%s%s].\n", gpa_verdict_name(c->verdict),
@@ -288,13 +292,13 @@ static void causes(struct gp_strbuf *out, const struct gpa_diff_result *r, bool 
  * output began at start) keeps room for the method lines and the table's
  * closing lines; over it, one line says where the causes are.
  */
-static void causes_capped(struct gp_strbuf *out, const struct gpa_diff_result *r, bool md,
-			  size_t start, size_t max_bytes)
+static void causes_capped(struct gp_strbuf *out, const struct gpr_display *disp,
+			  const struct gpa_diff_result *r, bool md, size_t start, size_t max_bytes)
 {
 	struct gp_strbuf c = GP_STRBUF_INIT;
 	size_t keep = 1000; /* the method lines, the table's first rows, the closing lines */
 
-	causes(&c, r, md);
+	causes(&c, disp, r, md);
 	if (!max_bytes || out->len - start + c.len + keep <= max_bytes) {
 		gp_strbuf_add(out, c.buf ? c.buf : "", c.len);
 	} else if (c.len) {
@@ -305,8 +309,8 @@ static void causes_capped(struct gp_strbuf *out, const struct gpa_diff_result *r
 	gp_strbuf_release(&c);
 }
 
-static void headline(struct gp_strbuf *out, const struct gpa_diff_result *r, bool md,
-		     size_t start, size_t max_bytes)
+static void headline(struct gp_strbuf *out, const struct gpr_display *disp,
+		     const struct gpa_diff_result *r, bool md, size_t start, size_t max_bytes)
 {
 	size_t n[4] = {0};
 	const struct gpa_diff_explain *e = &r->explain;
@@ -314,7 +318,7 @@ static void headline(struct gp_strbuf *out, const struct gpa_diff_result *r, boo
 	for (size_t i = 0; i < r->metrics.n; i++) {
 		n[r->metrics.v[i].verdict]++;
 	}
-	first_line(out, r, md);
+	first_line(out, disp, r, md);
 	if (md) {
 		gp_strbuf_adds(out, "\n");
 	}
@@ -335,7 +339,7 @@ static void headline(struct gp_strbuf *out, const struct gpa_diff_result *r, boo
 		gp_strbuf_addf(out, "%sNo regression%s in the gated metrics%s.\n", md ? "**" : "",
 			       md ? "**" : "", ungated ? " (step.wall is not gated)" : "");
 	}
-	causes_capped(out, r, md, start, max_bytes);
+	causes_capped(out, disp, r, md, start, max_bytes);
 	if (md) {
 		gp_strbuf_adds(out, "\n");
 	}
@@ -373,7 +377,8 @@ static void name_list(struct gp_strbuf *out, const char *title, char **v, size_t
 	}
 }
 
-int gpr_diff_text(struct gp_strbuf *out, const struct gpa_diff_result *r)
+int gpr_diff_text(struct gp_strbuf *out, const struct gpr_display *disp,
+		  const struct gpa_diff_result *r)
 {
 	struct gpr_table t;
 	struct gp_strbuf cell[C__N];
@@ -382,17 +387,17 @@ int gpr_diff_text(struct gp_strbuf *out, const struct gpa_diff_result *r)
 		gp_strbuf_init(&cell[i]);
 	}
 	size_t from = out->len;
-	headline(out, r, false, from, 0);
-	gpr_text_wrap_lines(out, from, 2);
+	headline(out, disp, r, false, from, 0);
+	gpr_text_wrap_lines(out, disp, from, 2);
 	gp_strbuf_adds(out, "\n");
 	gpr_table_init(&t, cols, C__N);
 	for (size_t i = 0; i < r->metrics.n; i++) {
-		row_cells(&r->metrics.v[i], cell);
+		row_cells(&r->metrics.v[i], disp, cell);
 		for (int c = 0; c < C__N; c++) {
 			gpr_table_cell(&t, cell[c].buf);
 		}
 	}
-	int ret = gpr_table_render(&t, GPR_FORMAT_TEXT, out);
+	int ret = gpr_table_render(&t, GPR_FORMAT_TEXT, disp, out);
 	gpr_table_release(&t);
 	name_list(out, "New kernel families", r->new_kernels.v, r->new_kernels.n, false);
 	name_list(out, "Vanished kernel families", r->vanished_kernels.v, r->vanished_kernels.n,
@@ -401,7 +406,7 @@ int gpr_diff_text(struct gp_strbuf *out, const struct gpa_diff_result *r)
 		gp_strbuf_addch(out, '\n');
 		size_t at = out->len;
 		gp_strbuf_addf(out, "warning: %s", r->warnings.v[i]);
-		gpr_text_wrap(out, at, 2);
+		gpr_text_wrap(out, disp, at, 2);
 	}
 	if (r->warnings.n) {
 		gp_strbuf_adds(out, "\n");
@@ -438,7 +443,8 @@ static void md_header(struct gp_strbuf *sb)
 	gp_strbuf_adds(sb, "\n");
 }
 
-int gpr_diff_markdown(struct gp_strbuf *out, const struct gpa_diff_result *r, size_t max_bytes)
+int gpr_diff_markdown(struct gp_strbuf *out, const struct gpr_display *disp,
+		      const struct gpa_diff_result *r, size_t max_bytes)
 {
 	struct gp_strbuf cell[C__N], row = GP_STRBUF_INIT;
 	size_t start = out->len, shown = 0, first_other = 0;
@@ -449,7 +455,7 @@ int gpr_diff_markdown(struct gp_strbuf *out, const struct gpa_diff_result *r, si
 		gp_strbuf_init(&cell[i]);
 	}
 	gp_strbuf_adds(out, "## gpuprof diff\n\n");
-	headline(out, r, true, start, max_bytes);
+	headline(out, disp, r, true, start, max_bytes);
 	/* gated metrics first, in the open; everything in <details> */
 	gp_strbuf_adds(out, "\n");
 	md_header(out);
@@ -463,7 +469,7 @@ int gpr_diff_markdown(struct gp_strbuf *out, const struct gpa_diff_result *r, si
 				gp_strbuf_adds(out, "\n<details><summary>All metrics</summary>\n\n");
 				md_header(out);
 			}
-			row_cells(m, cell);
+			row_cells(m, disp, cell);
 			gp_strbuf_reset(&row);
 			gp_strbuf_adds(&row, "|");
 			for (int c = 0; c < C__N; c++) {
@@ -574,12 +580,13 @@ static void json_causes(struct gp_strbuf *out, const char *key, const struct gpa
 }
 
 /* "explain": the first line, its numbers, and the causes (docs/diff.md). */
-static void json_explain(struct gp_strbuf *out, const struct gpa_diff_result *r)
+static void json_explain(struct gp_strbuf *out, const struct gpr_display *disp,
+			 const struct gpa_diff_result *r)
 {
 	const struct gpa_diff_explain *e = &r->explain;
 	struct gp_strbuf line = GP_STRBUF_INIT;
 
-	first_line(&line, r, false);
+	first_line(&line, disp, r, false);
 	if (line.len && line.buf[line.len - 1] == '\n') {
 		line.buf[--line.len] = 0;
 	}
@@ -612,7 +619,8 @@ static void json_explain(struct gp_strbuf *out, const struct gpa_diff_result *r)
 	gp_strbuf_adds(out, "}");
 }
 
-int gpr_diff_json(struct gp_strbuf *out, const struct gpa_diff_result *r)
+int gpr_diff_json(struct gp_strbuf *out, const struct gpr_display *disp,
+		  const struct gpa_diff_result *r)
 {
 	static const char *const units[] = {"ns", "bytes", "ratio"};
 
@@ -663,7 +671,7 @@ int gpr_diff_json(struct gp_strbuf *out, const struct gpa_diff_result *r)
 		gp_strbuf_adds(out, "}");
 	}
 	gp_strbuf_adds(out, "]");
-	json_explain(out, r);
+	json_explain(out, disp, r);
 	json_names(out, "new_kernels", r->new_kernels.v, r->new_kernels.n);
 	json_names(out, "vanished_kernels", r->vanished_kernels.v, r->vanished_kernels.n);
 	json_names(out, "warnings", r->warnings.v, r->warnings.n);
@@ -720,12 +728,13 @@ static int attr_num(xmlTextWriterPtr w, const char *name, size_t n)
 }
 
 /* Numbers of a metric for a failure or skip text. */
-static void numbers(struct gp_strbuf *sb, const struct gpa_diff_metric *m)
+static void numbers(struct gp_strbuf *sb, const struct gpr_display *disp,
+		    const struct gpa_diff_metric *m)
 {
 	gp_strbuf_addf(sb, "%s: baseline median ", m->name);
-	fmt_value(sb, m, m->med_a);
+	fmt_value(sb, disp, m, m->med_a);
 	gp_strbuf_adds(sb, ", candidate median ");
-	fmt_value(sb, m, m->med_b);
+	fmt_value(sb, disp, m, m->med_b);
 	gp_strbuf_adds(sb, ", change ");
 	fmt_change(sb, m->delta);
 	gp_strbuf_adds(sb, ", 95% CI ");
@@ -736,7 +745,8 @@ static void numbers(struct gp_strbuf *sb, const struct gpa_diff_metric *m)
 		       m->nb);
 }
 
-int gpr_diff_junit(struct gp_strbuf *out, const struct gpa_diff_result *r)
+int gpr_diff_junit(struct gp_strbuf *out, const struct gpr_display *disp,
+		   const struct gpa_diff_result *r)
 {
 	xmlBufferPtr buf = xmlBufferCreate();
 	xmlTextWriterPtr w = buf ? xmlNewTextWriterMemory(buf, 0) : NULL;
@@ -800,7 +810,7 @@ int gpr_diff_junit(struct gp_strbuf *out, const struct gpa_diff_result *r)
 			w, BAD_CAST "value", BAD_CAST gpa_diff_direction_name(r->explain.direction)));
 		W(xmlTextWriterEndElement(w));
 		gp_strbuf_reset(&msg);
-		first_line(&msg, r, false);
+		first_line(&msg, disp, r, false);
 		if (msg.len && msg.buf[msg.len - 1] == '\n') {
 			msg.buf[--msg.len] = 0;
 		}
@@ -824,7 +834,7 @@ int gpr_diff_junit(struct gp_strbuf *out, const struct gpa_diff_result *r)
 			m->unit == GPA_DIFF_NS && isfinite(m->med_b) ? m->med_b * 1e-9 : 0.0));
 		gp_strbuf_reset(&msg);
 		gp_strbuf_reset(&text);
-		numbers(&text, m);
+		numbers(&text, disp, m);
 		if (m->verdict == GPA_VERDICT_REGRESSED) {
 			gp_strbuf_addf(&msg, "%s regressed by ", m->name);
 			fmt_change(&msg, m->delta);
@@ -850,7 +860,7 @@ int gpr_diff_junit(struct gp_strbuf *out, const struct gpa_diff_result *r)
 		W(xmlTextWriterEndElement(w));
 	}
 	gp_strbuf_reset(&text);
-	if (gpr_diff_text(&text, r)) {
+	if (gpr_diff_text(&text, disp, r)) {
 		goto fail;
 	}
 	W(xmlTextWriterWriteElement(w, BAD_CAST "system-out", BAD_CAST xml_safe(&safe, text.buf)));

@@ -22,20 +22,32 @@
 /* Kernel names in sentences: at most this many columns (gpr_fmt_name_fit). */
 #define NAME_MAX_TEXT 56
 
-static void add_name(struct gp_strbuf *sb, const char *s, bool full)
+/*
+ * How a sentence reads: for JSON (full: exact seconds and nanoseconds, names
+ * whole, plain counts) or for people, as the display d says.
+ */
+struct say {
+	bool full;
+	const struct gpr_display *d;
+};
+
+static const struct say json = {.full = true};
+
+static void add_name(struct gp_strbuf *sb, const char *s, const struct say *w)
 {
-	if (full) {
+	if (w->full) {
 		gp_strbuf_adds(sb, s);
 		return;
 	}
-	gpr_fmt_name_fit(sb, s, NAME_MAX_TEXT);
+	gpr_fmt_name_fit(sb, s, gpr_display_or_default(w->d)->wide ? 0 : NAME_MAX_TEXT);
 }
 
-static void add_func(struct gp_strbuf *sb, const struct gpa_model *m, uint32_t func, bool full)
+static void add_func(struct gp_strbuf *sb, const struct gpa_model *m, uint32_t func,
+		     const struct say *w)
 {
 	const struct gpa_func *f = &m->funcs.v[func];
 
-	add_name(sb, gpa_model_str(m, f->demangled ? f->demangled : f->name), full);
+	add_name(sb, gpa_model_str(m, f->demangled ? f->demangled : f->name), w);
 }
 
 static void add_step(struct gp_strbuf *sb, const struct gpa_model *m, const struct gpa_steps *s,
@@ -111,30 +123,30 @@ static void add_title(struct gp_strbuf *sb, const struct gpr_report_parts *p,
 }
 
 /* A duration: exact seconds for JSON (full), as the display wants for people. */
-static void dur(struct gp_strbuf *sb, uint64_t ns, bool full)
+static void dur(struct gp_strbuf *sb, uint64_t ns, const struct say *w)
 {
-	if (full) {
+	if (w->full) {
 		gpr_fmt_secs(sb, ns);
 	} else {
-		gpr_fmt_ns(sb, ns);
+		gpr_fmt_ns(sb, w->d, ns);
 	}
 }
 
 /* An offset from the trace's start: "+123 ns" for JSON (full), else "+1.234 ms". */
-static void offset(struct gp_strbuf *sb, uint64_t ns, bool full)
+static void offset(struct gp_strbuf *sb, uint64_t ns, const struct say *w)
 {
 	gp_strbuf_addch(sb, '+');
-	if (full) {
+	if (w->full) {
 		gp_strbuf_addf(sb, "%" PRIu64 " ns", ns);
 	} else {
-		gpr_fmt_ns(sb, ns);
+		gpr_fmt_ns(sb, w->d, ns);
 	}
 }
 
 /* A count in a sentence: with thousands separators for people, plain when full (JSON). */
-static void cnt(struct gp_strbuf *sb, uint64_t n, bool full)
+static void cnt(struct gp_strbuf *sb, uint64_t n, const struct say *w)
 {
-	if (full) {
+	if (w->full) {
 		gp_strbuf_addf(sb, "%" PRIu64, n);
 	} else {
 		gpr_fmt_count(sb, n);
@@ -142,68 +154,68 @@ static void cnt(struct gp_strbuf *sb, uint64_t n, bool full)
 }
 
 /* The counts behind a finding, one sentence without a full stop. */
-static void add_counts(struct gp_strbuf *sb, const struct gpa_finding *f, bool full)
+static void add_counts(struct gp_strbuf *sb, const struct gpa_finding *f, const struct say *w)
 {
 	switch (f->cat) {
 	case GPA_FIND_IDLE:
 	case GPA_FIND_PROFILER:
-		cnt(sb, f->count, full);
+		cnt(sb, f->count, w);
 		gp_strbuf_adds(sb, f->count == 1 ? " gap" : " gaps");
 		break;
 	case GPA_FIND_LAUNCH:
-		cnt(sb, f->count, full);
+		cnt(sb, f->count, w);
 		gp_strbuf_adds(sb, " kernels launched one by one (");
-		cnt(sb, f->aux, full);
+		cnt(sb, f->aux, w);
 		gp_strbuf_addf(sb, " shorter than %u \xc2\xb5s), ", GPA_FINDING_SMALL_KERNEL_NS / 1000);
-		cnt(sb, f->aux2, full);
+		cnt(sb, f->aux2, w);
 		gp_strbuf_adds(sb, " run by graph launches");
 		break;
 	case GPA_FIND_COMM:
-		cnt(sb, f->count, full);
+		cnt(sb, f->count, w);
 		gp_strbuf_adds(sb, " communication kernels, ");
-		dur(sb, f->count_ns, full);
+		dur(sb, f->count_ns, w);
 		gp_strbuf_adds(sb, " of communication, ");
-		dur(sb, f->aux, full);
+		dur(sb, f->aux, w);
 		gp_strbuf_adds(sb, " of it under compute");
 		break;
 	case GPA_FIND_STRAGGLER:
 		gp_strbuf_adds(sb, "last to arrive in ");
-		cnt(sb, f->count, full);
+		cnt(sb, f->count, w);
 		gp_strbuf_adds(sb, " of ");
-		cnt(sb, f->aux2, full);
+		cnt(sb, f->aux2, w);
 		gp_strbuf_adds(sb, " operations matched across ranks");
 		break;
 	case GPA_FIND_OCCUPANCY:
 	case GPA_FIND_MEMORY:
 	case GPA_FIND_OLD_ARCH:
-		cnt(sb, f->count, full);
+		cnt(sb, f->count, w);
 		gp_strbuf_adds(sb, " launches, ");
-		dur(sb, f->count_ns, full);
+		dur(sb, f->count_ns, w);
 		gp_strbuf_adds(sb, " of kernel time");
 		break;
 	case GPA_FIND_COPIES:
-		cnt(sb, f->count, full);
+		cnt(sb, f->count, w);
 		gp_strbuf_adds(sb, " copies (");
-		cnt(sb, f->aux, full);
+		cnt(sb, f->aux, w);
 		gp_strbuf_adds(sb, " from or to pageable memory, ");
-		cnt(sb, f->aux2, full);
+		cnt(sb, f->aux2, w);
 		gp_strbuf_addf(sb, " under %u KiB)", GPA_FINDING_SMALL_COPY_BYTES / 1024);
 		break;
 	case GPA_FIND_COPY_BOUND:
-		cnt(sb, f->count, full);
+		cnt(sb, f->count, w);
 		gp_strbuf_adds(sb, " copies and memsets; ");
-		dur(sb, f->count_ns, full);
+		dur(sb, f->count_ns, w);
 		gp_strbuf_adds(sb, " of copies on the path, ");
-		dur(sb, f->aux, full);
+		dur(sb, f->aux, w);
 		gp_strbuf_adds(sb, " of them host-to-device, ");
-		dur(sb, f->aux2, full);
+		dur(sb, f->aux2, w);
 		gp_strbuf_adds(sb, " from or to pageable memory (pinned memory copies faster and can "
 				   "overlap compute)");
 		break;
 	case GPA_FIND_PRELUDE:
-		dur(sb, f->cost_ns, full);
+		dur(sb, f->cost_ns, w);
 		gp_strbuf_adds(sb, " of host time before the first GPU operation of the steps, of ");
-		dur(sb, f->count_ns, full);
+		dur(sb, f->count_ns, w);
 		gp_strbuf_adds(sb, " of step time (prefetch or overlap it with the previous step)");
 		break;
 	case GPA_FIND_WARMUP:
@@ -215,29 +227,29 @@ static void add_counts(struct gp_strbuf *sb, const struct gpa_finding *f, bool f
 	}
 	if (f->off_path) {
 		gp_strbuf_adds(sb, "; ");
-		dur(sb, f->unbound_ns, full);
+		dur(sb, f->unbound_ns, w);
 		gp_strbuf_adds(sb, " estimated, none of it on the critical path");
 	} else if (f->unbound_ns) {
 		gp_strbuf_adds(sb, "; bounded by its time on the critical path (");
-		dur(sb, f->unbound_ns, full);
+		dur(sb, f->unbound_ns, w);
 		gp_strbuf_adds(sb, " estimated)");
 	}
 }
 
 /* One evidence event in words; full: kernel names untruncated (JSON). */
 static void add_event(struct gp_strbuf *sb, const struct gpr_report_parts *p,
-		      const struct gpa_finding_event *e, bool full)
+		      const struct gpa_finding_event *e, const struct say *w)
 {
 	const struct gpa_model *m = p->m;
 
 	switch (e->kind) {
 	case GPA_FEV_GAP: {
 		const struct gpa_gap *g = &p->findings->gaps->top.v[e->row];
-		dur(sb, e->ns, full);
+		dur(sb, e->ns, w);
 		gp_strbuf_adds(sb, " idle on device ");
 		gpr_gap_device_label(sb, m, e->dev);
 		gp_strbuf_adds(sb, " at ");
-		offset(sb, e->start - m->t0, full);
+		offset(sb, e->start - m->t0, w);
 		add_step(sb, m, p->steps, e->step);
 		gp_strbuf_adds(sb, ": ");
 		gpr_gap_evidence(sb, m, g);
@@ -247,70 +259,70 @@ static void add_event(struct gp_strbuf *sb, const struct gpr_report_parts *p,
 		gp_strbuf_adds(sb, "device ");
 		gpr_gap_device_label(sb, m, e->dev);
 		gp_strbuf_adds(sb, ": ");
-		dur(sb, e->ns, full);
+		dur(sb, e->ns, w);
 		gp_strbuf_addf(sb, " exposed over %" PRIu64 " kernels", e->count);
 		break;
 	case GPA_FEV_RANK: {
 		const struct gpa_comm_rank *r = &p->comm->ranks.v[e->row];
 		rank_name(sb, p, r);
 		gp_strbuf_adds(sb, ": the others waited ");
-		dur(sb, r->caused, full);
+		dur(sb, r->caused, w);
 		gp_strbuf_adds(sb, " for it; mean lateness ");
-		dur(sb, r->matched ? r->late_sum / r->matched : 0, full);
+		dur(sb, r->matched ? r->late_sum / r->matched : 0, w);
 		break;
 	}
 	case GPA_FEV_ARCH:
-		add_func(sb, m, e->row, full);
+		add_func(sb, m, e->row, w);
 		gp_strbuf_adds(sb, ": ");
-		dur(sb, e->ns, full);
+		dur(sb, e->ns, w);
 		gp_strbuf_addf(sb, " over %" PRIu64 " launches, built for sm%u on an sm%u device",
 			       e->count, e->value_bp / 1000, e->value_bp % 1000);
 		break;
 	case GPA_FEV_KERNEL:
 		if (e->func_only) {
-			add_func(sb, m, e->row, full);
+			add_func(sb, m, e->row, w);
 			gp_strbuf_adds(sb, ": ");
-			dur(sb, e->ns, full);
+			dur(sb, e->ns, w);
 			gp_strbuf_addf(sb, " over %" PRIu64 " launches at ", e->count);
 			gpr_fmt_pct(sb, e->value_bp, 10000);
 			gp_strbuf_adds(sb, "% of the roofline");
 		} else {
-			add_func(sb, m, p->occ->groups.v[e->row].func, full);
+			add_func(sb, m, p->occ->groups.v[e->row].func, w);
 			gp_strbuf_adds(sb, " on device ");
 			gpr_gap_device_label(sb, m, e->dev);
 			gp_strbuf_adds(sb, ": ");
-			dur(sb, e->ns, full);
+			dur(sb, e->ns, w);
 			gp_strbuf_addf(sb, " over %" PRIu64 " launches, occupancy ", e->count);
 			gpr_fmt_pct(sb, e->value_bp, 10000);
 			gp_strbuf_adds(sb, "%");
 		}
 		break;
 	case GPA_FEV_COPY:
-		dur(sb, e->ns, full);
+		dur(sb, e->ns, w);
 		gp_strbuf_addf(sb, " %s copy of %" PRIu64 " bytes on device ",
 			       gpa_copy_kind_name(gpa_copy_copy_kind(m, e->row)),
 			       gpa_copy_bytes(m, e->row));
 		gpr_gap_device_label(sb, m, e->dev);
 		gp_strbuf_adds(sb, " at ");
-		offset(sb, e->start - m->t0, full);
+		offset(sb, e->start - m->t0, w);
 		break;
 	default:
 		break;
 	}
 }
 
-static void add_cost(struct gp_strbuf *sb, const struct gpa_findings *fs,
-		     const struct gpa_finding *f)
+static void add_cost(struct gp_strbuf *sb, const struct gpr_display *d,
+		     const struct gpa_findings *fs, const struct gpa_finding *f)
 {
 	gp_strbuf_adds(sb, "up to ");
-	gpr_fmt_ns(sb, f->cost_ns);
+	gpr_fmt_ns(sb, d, f->cost_ns);
 	gp_strbuf_adds(sb, " (");
 	gpr_fmt_pct(sb, f->cost_ns, fs->basis_ns);
 	gp_strbuf_adds(sb, "% of GPU time)");
 }
 
 /* The verdict line when nothing is material. */
-static void add_verdict(struct gp_strbuf *sb, const struct gpa_findings *fs, bool full)
+static void add_verdict(struct gp_strbuf *sb, const struct gpa_findings *fs, const struct say *w)
 {
 	if (fs->verdict == GPA_VERDICT_NO_GPU) {
 		gp_strbuf_adds(sb, "No GPU work in the trace: nothing to judge.");
@@ -318,7 +330,7 @@ static void add_verdict(struct gp_strbuf *sb, const struct gpa_findings *fs, boo
 	}
 	if (fs->verdict == GPA_VERDICT_MATERIAL) {
 		gp_strbuf_adds(sb, "Recoverable: up to ");
-		dur(sb, fs->total_ns, full);
+		dur(sb, fs->total_ns, w);
 		gp_strbuf_adds(sb, " (");
 		gpr_fmt_pct(sb, fs->total_ns, fs->basis_ns);
 		gp_strbuf_adds(sb, "% of GPU time; bounds may overlap).");
@@ -335,7 +347,7 @@ static void add_verdict(struct gp_strbuf *sb, const struct gpa_findings *fs, boo
 	gp_strbuf_adds(sb, "No material bottleneck: every finding's bound is under ");
 	gpr_fmt_pct(sb, fs->threshold_bp, 10000);
 	gp_strbuf_adds(sb, "% of GPU time (together ");
-	dur(sb, fs->minor_ns, full);
+	dur(sb, fs->minor_ns, w);
 	gp_strbuf_adds(sb, ", ");
 	gpr_fmt_pct(sb, fs->minor_ns, fs->basis_ns);
 	gp_strbuf_adds(sb, "%).");
@@ -344,7 +356,8 @@ static void add_verdict(struct gp_strbuf *sb, const struct gpa_findings *fs, boo
 void gpr_findings_verdict(struct gp_strbuf *sb, const struct gpr_report_parts *p)
 {
 	if (p->findings) {
-		add_verdict(sb, p->findings, false);
+		const struct say people = {.d = p->display};
+		add_verdict(sb, p->findings, &people);
 	}
 }
 
@@ -419,7 +432,7 @@ static void mem_text(struct gp_strbuf *o, bool md, const struct gpr_report_parts
 		mem_sentence(o, p, &fs->mem.v[i]);
 		gp_strbuf_adds(o, ".");
 		if (!md) {
-			gpr_text_wrap(o, from, 4);
+			gpr_text_wrap(o, p->display, from, 4);
 		}
 		gp_strbuf_addch(o, '\n');
 	}
@@ -452,6 +465,8 @@ static void mem_json(struct gp_strbuf *o, struct gp_strbuf *tmp, const struct gp
 int gpr_findings_text(struct gp_strbuf *o, bool md, const struct gpr_report_parts *p)
 {
 	const struct gpa_findings *fs = p->findings;
+	const struct gpr_display *d = p->display;
+	const struct say people = {.d = d};
 
 	if (!fs) {
 		return 0;
@@ -461,9 +476,9 @@ int gpr_findings_text(struct gp_strbuf *o, bool md, const struct gpr_report_part
 	if (!md) {
 		gp_strbuf_adds(o, "  ");
 	}
-	add_verdict(o, fs, false);
+	add_verdict(o, fs, &people);
 	if (!md) {
-		gpr_text_wrap(o, from, 2);
+		gpr_text_wrap(o, d, from, 2);
 	}
 	gp_strbuf_adds(o, "\n\n");
 	for (size_t i = 0; i < fs->v.n; i++) {
@@ -473,26 +488,26 @@ int gpr_findings_text(struct gp_strbuf *o, bool md, const struct gpr_report_part
 		gp_strbuf_addf(o, md ? "%zu. **" : "  %zu. ", i + 1);
 		add_title(o, p, f);
 		gp_strbuf_adds(o, md ? "**: " : ": ");
-		add_cost(o, fs, f);
+		add_cost(o, d, fs, f);
 		gp_strbuf_addf(o, "; %s; confidence %s", f->major ? "major" : "material",
 			       gpa_confidence_name(f->conf));
 		if (!md) {
-			gpr_text_wrap(o, from, strlen(ind));
+			gpr_text_wrap(o, d, from, strlen(ind));
 		}
 		gp_strbuf_addch(o, '\n');
 		from = o->len;
 		gp_strbuf_addf(o, "%sevidence: ", ind);
-		add_counts(o, f, false);
+		add_counts(o, f, &people);
 		if (!md) {
-			gpr_text_wrap(o, from, strlen(ind) + 2);
+			gpr_text_wrap(o, d, from, strlen(ind) + 2);
 		}
 		gp_strbuf_addch(o, '\n');
 		for (size_t e = 0; e < f->nev; e++) {
 			size_t from = o->len;
 			gp_strbuf_addf(o, "%s%s", ind, md ? "" : "  ");
-			add_event(o, p, &f->ev[e], false);
+			add_event(o, p, &f->ev[e], &people);
 			if (!md) {
-				gpr_text_wrap(o, from, strlen(ind) + 4);
+				gpr_text_wrap(o, d, from, strlen(ind) + 4);
 			}
 			gp_strbuf_addch(o, '\n');
 		}
@@ -500,12 +515,12 @@ int gpr_findings_text(struct gp_strbuf *o, bool md, const struct gpr_report_part
 		gp_strbuf_addf(o, "%sconfidence %s: %s", ind, gpa_confidence_name(f->conf),
 			       f->conf_reason);
 		if (!md) {
-			gpr_text_wrap(o, from, strlen(ind) + 2);
+			gpr_text_wrap(o, d, from, strlen(ind) + 2);
 		}
 		from = o->len;
 		gp_strbuf_addf(o, md ? "\n%snext: `%s`" : "\n%snext: %s", ind, f->next);
 		if (!md) {
-			gpr_text_wrap(o, from + 1, strlen(ind) + 2);
+			gpr_text_wrap(o, d, from + 1, strlen(ind) + 2);
 		}
 		gp_strbuf_addch(o, '\n');
 	}
@@ -554,7 +569,7 @@ static void json_finding(struct gp_strbuf *o, struct gp_strbuf *tmp,
 	gp_strbuf_add_json_str(o, f->conf_reason, strlen(f->conf_reason));
 	gp_strbuf_addf(o, ",\"count\":%" PRIu64 ",\"count_ns\":%" PRIu64 ",\"summary\":", f->count,
 		       f->count_ns);
-	add_counts(tmp, f, true);
+	add_counts(tmp, f, &json);
 	json_sb(o, tmp);
 	gp_strbuf_adds(o, ",\"evidence\":[");
 	for (size_t e = 0; e < f->nev; e++) {
@@ -566,7 +581,7 @@ static void json_finding(struct gp_strbuf *o, struct gp_strbuf *tmp,
 			gp_strbuf_adds(o, "null");
 		}
 		gp_strbuf_adds(o, ",\"what\":");
-		add_event(tmp, p, ev, true);
+		add_event(tmp, p, ev, &json);
 		json_sb(o, tmp);
 		gp_strbuf_addch(o, '}');
 	}
@@ -591,7 +606,7 @@ int gpr_findings_json(struct gp_strbuf *o, const struct gpr_report_parts *p)
 	gp_strbuf_adds(o, ",\"threshold_pct\":");
 	gpr_fmt_pct(o, fs->threshold_bp, 10000);
 	gp_strbuf_adds(o, ",\"text\":");
-	add_verdict(&tmp, fs, true);
+	add_verdict(&tmp, fs, &json);
 	json_sb(o, &tmp);
 	gp_strbuf_adds(o, ",\"minor\":[");
 	for (size_t i = 0; i < fs->minor.n; i++) {
@@ -621,6 +636,7 @@ int gpr_findings_each(const struct gpr_report_parts *p,
 		      void *data)
 {
 	const struct gpa_findings *fs = p->findings;
+	const struct say people = {.d = p->display};
 	struct gp_strbuf sb[GPA_FINDING_EVENTS + 4];
 	int ret = 0;
 
@@ -639,14 +655,14 @@ int gpr_findings_each(const struct gpr_report_parts *p,
 		}
 		add_title(&sb[0], p, f);
 		gp_strbuf_adds(&sb[0], ": ");
-		add_cost(&sb[0], fs, f);
+		add_cost(&sb[0], p->display, fs, f);
 		gp_strbuf_addf(&sb[0], "; %s; confidence %s", f->major ? "major" : "material",
 			       gpa_confidence_name(f->conf));
 		gp_strbuf_adds(&sb[1], "evidence: ");
-		add_counts(&sb[1], f, false);
+		add_counts(&sb[1], f, &people);
 		lines[n++] = sb[1].buf;
 		for (size_t e = 0; e < f->nev; e++) {
-			add_event(&sb[2 + e], p, &f->ev[e], false);
+			add_event(&sb[2 + e], p, &f->ev[e], &people);
 			lines[n++] = sb[2 + e].buf;
 		}
 		gp_strbuf_addf(&sb[2 + f->nev], "confidence %s: %s; next: %s",

@@ -11,13 +11,14 @@
 
 #include <math.h>
 
-static void signed_ns(struct gp_strbuf *o, double ns)
+static void signed_ns(struct gp_strbuf *o, const struct gpr_display *d, double ns)
 {
 	gp_strbuf_addch(o, ns < 0 ? '-' : '+');
-	gpr_fmt_ns(o, (uint64_t)fabs(ns));
+	gpr_fmt_ns(o, d, (uint64_t)fabs(ns));
 }
 
-static void causes(struct gp_strbuf *o, const struct gpa_flight_cmp *c, const char *ind)
+static void causes(struct gp_strbuf *o, const struct gpr_display *d, const struct gpa_flight_cmp *c,
+		   const char *ind)
 {
 	const struct gpa_diff_explain *e = &c->res.explain;
 	size_t shown = 0;
@@ -30,13 +31,13 @@ static void causes(struct gp_strbuf *o, const struct gpa_flight_cmp *c, const ch
 			continue;
 		}
 		gp_strbuf_addf(o, "%s  %-18s ", ind, k->metric + 5);
-		signed_ns(o, k->delta_ns);
+		signed_ns(o, d, k->delta_ns);
 		if (!e->shifted && !isnan(k->share)) {
 			gp_strbuf_addf(o, " (%.1f%% of the change)", 100 * k->share);
 		}
 		if (k->idle) {
 			gp_strbuf_addf(o, "; GPU %s ", k->idle);
-			signed_ns(o, k->idle_ns);
+			signed_ns(o, d, k->idle_ns);
 		}
 		gp_strbuf_addch(o, '\n');
 		shown++;
@@ -46,7 +47,8 @@ static void causes(struct gp_strbuf *o, const struct gpa_flight_cmp *c, const ch
 	}
 }
 
-static void grew(struct gp_strbuf *o, const struct gpa_flight_cmp *c, const char *ind)
+static void grew(struct gp_strbuf *o, const struct gpr_display *d, const struct gpa_flight_cmp *c,
+		 const char *ind)
 {
 	if (!c->grew.n) {
 		return;
@@ -55,14 +57,14 @@ static void grew(struct gp_strbuf *o, const struct gpa_flight_cmp *c, const char
 	for (size_t i = 0; i < c->grew.n; i++) {
 		const struct gpa_flight_grew *g = &c->grew.v[i];
 		gp_strbuf_addf(o, "%s  %s '%s' ", ind, g->kernel ? "kernel" : "NVTX range", g->name);
-		gpr_fmt_ns(o, g->slow_ns);
+		gpr_fmt_ns(o, d, g->slow_ns);
 		gp_strbuf_adds(o, " (median step ");
-		gpr_fmt_ns(o, g->median_ns);
+		gpr_fmt_ns(o, d, g->median_ns);
 		gp_strbuf_adds(o, ")\n");
 	}
 }
 
-int gpr_flight_render(struct gp_strbuf *out, enum gpr_format fmt,
+int gpr_flight_render(struct gp_strbuf *out, enum gpr_format fmt, const struct gpr_display *d,
 		      const struct gpa_flight_info *fi, const struct gpa_flight_cmp *cmp,
 		      const struct gpa_model *m, const struct gpa_steps *steps)
 {
@@ -81,14 +83,14 @@ int gpr_flight_render(struct gp_strbuf *out, enum gpr_format fmt,
 		const struct gpa_step *s = &steps->v.v[cmp->step];
 		const char *name = s->name ? gpa_model_str(m, s->name) : NULL;
 		gp_strbuf_addf(out, "Slow step %s: ", name ? name : "(unnamed)");
-		gpr_fmt_ns(out, cmp->slow_ns);
+		gpr_fmt_ns(out, d, cmp->slow_ns);
 		gp_strbuf_adds(out, " against a median of ");
-		gpr_fmt_ns(out, cmp->median_ns);
+		gpr_fmt_ns(out, d, cmp->median_ns);
 		gp_strbuf_addf(out, " over the %zu other steps (", cmp->normal);
-		signed_ns(out, (double)cmp->slow_ns - (double)cmp->median_ns);
+		signed_ns(out, d, (double)cmp->slow_ns - (double)cmp->median_ns);
 		gp_strbuf_adds(out, ")\n");
-		causes(out, cmp, ind);
-		grew(out, cmp, ind);
+		causes(out, d, cmp, ind);
+		grew(out, d, cmp, ind);
 	} else {
 		gp_strbuf_addf(out, "%sno slow step to compare: fewer than %d steps in the file\n", ind,
 			       GPA_FLIGHT_MIN_NORMAL + 1);

@@ -18,7 +18,7 @@ struct gpa_steps;
  * path's categories ranked as diff ranks them, and the names that grew.
  * cmp may be NULL or without a comparison. Returns 0 or -GP_ERR_NOMEM.
  */
-int gpr_flight_render(struct gp_strbuf *out, enum gpr_format fmt,
+int gpr_flight_render(struct gp_strbuf *out, enum gpr_format fmt, const struct gpr_display *d,
 		      const struct gpa_flight_info *fi, const struct gpa_flight_cmp *cmp,
 		      const struct gpa_model *m, const struct gpa_steps *steps);
 

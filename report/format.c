@@ -10,16 +10,12 @@
 #include <ctype.h>
 #include <math.h>
 
-static struct gpr_display display;
+/* What a NULL display means: scaled units, names whole, no width. */
+static const struct gpr_display default_display;
 
-void gpr_display_set(const struct gpr_display *d)
+const struct gpr_display *gpr_display_or_default(const struct gpr_display *d)
 {
-	display = *d;
-}
-
-const struct gpr_display *gpr_display_get(void)
-{
-	return &display;
+	return d ? d : &default_display;
 }
 
 /* v (>= 0) in unit u of names[]: 4 significant digits under 10, else one decimal. */
@@ -78,18 +74,19 @@ static void fixed_value(struct gp_strbuf *sb, uint64_t ns, uint64_t scale, bool 
 	gp_strbuf_addf(sb, "%s%" PRIu64 ".%0*" PRIu64, neg ? "-" : "", ns / scale, dec, ns % scale);
 }
 
-void gpr_fmt_ns(struct gp_strbuf *sb, uint64_t ns)
+void gpr_fmt_ns(struct gp_strbuf *sb, const struct gpr_display *d, uint64_t ns)
 {
 	static const char *const names[] = {"\xc2\xb5s", "ms", "s"};
 	static const uint64_t div[] = {1000, 1000000, 1000000000};
+	const struct gpr_display *display = gpr_display_or_default(d);
 	int dec;
 
-	if (display.scale) {
-		fixed_value(sb, ns, display.scale, false);
-		gp_strbuf_addf(sb, " %s", fixed_unit(display.scale, &dec));
+	if (display->scale) {
+		fixed_value(sb, ns, display->scale, false);
+		gp_strbuf_addf(sb, " %s", fixed_unit(display->scale, &dec));
 		return;
 	}
-	if (display.exact) {
+	if (display->exact) {
 		gp_strbuf_addf(sb, "%" PRIu64 " ns", ns);
 		return;
 	}
@@ -194,8 +191,10 @@ static bool number_cell(const char *s, double *v, bool *integer)
 	return !*end;
 }
 
-bool gpr_fmt_cell(struct gp_strbuf *sb, const char *cell, unsigned flags)
+bool gpr_fmt_cell(struct gp_strbuf *sb, const struct gpr_display *d, const char *cell,
+		  unsigned flags)
 {
+	const struct gpr_display *display = gpr_display_or_default(d);
 	double v;
 	bool integer;
 
@@ -213,11 +212,11 @@ bool gpr_fmt_cell(struct gp_strbuf *sb, const char *cell, unsigned flags)
 		return true;
 	}
 	if (flags & GPR_COL_NS) {
-		if (display.scale && integer) {
-			fixed_value(sb, (uint64_t)fabs(v), display.scale, v < 0);
+		if (display->scale && integer) {
+			fixed_value(sb, (uint64_t)fabs(v), display->scale, v < 0);
 			return true;
 		}
-		if (display.exact || display.scale) {
+		if (display->exact || display->scale) {
 			return false;
 		}
 		gpr_fmt_time_human(sb, v);
@@ -234,8 +233,10 @@ bool gpr_fmt_cell(struct gp_strbuf *sb, const char *cell, unsigned flags)
 	return true;
 }
 
-bool gpr_fmt_header(struct gp_strbuf *sb, const char *name, unsigned flags)
+bool gpr_fmt_header(struct gp_strbuf *sb, const struct gpr_display *d, const char *name,
+		    unsigned flags)
 {
+	const struct gpr_display *display = gpr_display_or_default(d);
 	size_t n = strlen(name);
 	int dec;
 
@@ -251,12 +252,12 @@ bool gpr_fmt_header(struct gp_strbuf *sb, const char *name, unsigned flags)
 		}
 		return false;
 	}
-	if (!(flags & GPR_COL_NS) || display.exact || n < 5 || strcmp(name + n - 5, " (ns)")) {
+	if (!(flags & GPR_COL_NS) || display->exact || n < 5 || strcmp(name + n - 5, " (ns)")) {
 		return false;
 	}
 	gp_strbuf_add(sb, name, n - 5);
-	if (display.scale) {
-		gp_strbuf_addf(sb, " (%s)", fixed_unit(display.scale, &dec));
+	if (display->scale) {
+		gp_strbuf_addf(sb, " (%s)", fixed_unit(display->scale, &dec));
 	}
 	return true;
 }
@@ -341,7 +342,7 @@ void gpr_fmt_name_fit(struct gp_strbuf *sb, const char *name, size_t maxw)
 {
 	struct gp_strbuf id = GP_STRBUF_INIT;
 
-	if (!maxw || display.wide || gpr_text_width(name) <= maxw) {
+	if (!maxw || gpr_text_width(name) <= maxw) {
 		gp_strbuf_adds(sb, name);
 		return;
 	}
@@ -585,7 +586,7 @@ int gpr_fmt_names_fit(char **out, const char *const *names, size_t n, size_t max
 			for (j = i + 1; j < n && !strcmp(f[j].shown, f[i].shown); j++) {
 				differ |= strcmp(f[j].full, f[i].full) != 0;
 			}
-			if (!differ || !maxw || display.wide) {
+			if (!differ || !maxw) {
 				continue;
 			}
 			if (tell_apart(f + i, j - i, maxw, pass >= 4)) {
@@ -594,7 +595,7 @@ int gpr_fmt_names_fit(char **out, const char *const *names, size_t n, size_t max
 			again = 1;
 		}
 	}
-	if (maxw && !display.wide && number_alike(f, n, maxw)) {
+	if (maxw && number_alike(f, n, maxw)) {
 		goto out;
 	}
 	for (size_t k = 0; k < n; k++) {
@@ -678,9 +679,9 @@ static bool break_at(const char *line, const char *p)
 			      p[1] != ' ' && !isdigit((unsigned char)p[1]));
 }
 
-void gpr_text_wrap(struct gp_strbuf *sb, size_t from, size_t indent)
+void gpr_text_wrap(struct gp_strbuf *sb, const struct gpr_display *d, size_t from, size_t indent)
 {
-	size_t width = display.width, col = 0, last_space = 0;
+	size_t width = gpr_display_or_default(d)->width, col = 0, last_space = 0;
 	struct gp_strbuf out = GP_STRBUF_INIT;
 	char *line;
 
@@ -734,12 +735,13 @@ void gpr_text_wrap(struct gp_strbuf *sb, size_t from, size_t indent)
 	gp_strbuf_release(&out);
 }
 
-void gpr_text_wrap_lines(struct gp_strbuf *sb, size_t from, size_t indent)
+void gpr_text_wrap_lines(struct gp_strbuf *sb, const struct gpr_display *d, size_t from,
+			 size_t indent)
 {
 	struct gp_strbuf out = GP_STRBUF_INIT, line = GP_STRBUF_INIT;
 	const char *p, *end;
 
-	if (!display.width || sb->failed || from >= sb->len) {
+	if (!gpr_display_or_default(d)->width || sb->failed || from >= sb->len) {
 		return;
 	}
 	for (p = sb->buf + from; *p; p = *end ? end + 1 : end) {
@@ -747,7 +749,7 @@ void gpr_text_wrap_lines(struct gp_strbuf *sb, size_t from, size_t indent)
 		end = end ? end : p + strlen(p);
 		gp_strbuf_reset(&line);
 		gp_strbuf_add(&line, p, (size_t)(end - p));
-		gpr_text_wrap(&line, 0, indent);
+		gpr_text_wrap(&line, d, 0, indent);
 		gp_strbuf_add(&out, line.buf, line.len);
 		if (*end) {
 			gp_strbuf_addch(&out, '\n');

@@ -453,28 +453,28 @@ int gpr_gaps_table(struct gpr_table *t, unsigned table, const struct gpa_model *
 
 /* ------------------------------------------------------------ document */
 
-static void add_dur(struct gp_strbuf *sb, uint64_t ns)
+static void add_dur(struct gp_strbuf *sb, const struct gpr_display *d, uint64_t ns)
 {
-	gpr_fmt_ns(sb, ns);
+	gpr_fmt_ns(sb, d, ns);
 }
 
 /* The summary line of text and Markdown output. */
-static void summary(struct gp_strbuf *o, const struct gpa_gaps *g)
+static void summary(struct gp_strbuf *o, const struct gpr_display *d, const struct gpa_gaps *g)
 {
 	const struct gpa_gap_totals *a = &g->all;
 
 	gp_strbuf_addf(o, "%zu device%s, window ", g->devs.n, g->devs.n == 1 ? "" : "s");
-	add_dur(o, a->window);
+	add_dur(o, d, a->window);
 	gp_strbuf_adds(o, ", busy ");
 	gpr_fmt_pct(o, a->busy, a->window);
 	gp_strbuf_addf(o, "%s, idle ", a->window ? " %" : "-");
-	add_dur(o, a->idle);
+	add_dur(o, d, a->idle);
 	gp_strbuf_adds(o, " in ");
 	gpr_fmt_counted(o, a->gaps, "gap", "gaps");
 	gp_strbuf_adds(o, " (");
 	gpr_fmt_count(o, a->listed);
 	gp_strbuf_adds(o, " of at least ");
-	add_dur(o, g->min_gap_ns);
+	add_dur(o, d, g->min_gap_ns);
 	gp_strbuf_adds(o, ")");
 }
 
@@ -489,12 +489,13 @@ static const char *title_of(unsigned bit)
 }
 
 /* The title of one section, with what it covers. */
-static void section_title(struct gp_strbuf *o, unsigned bit, const struct gpa_gaps *g)
+static void section_title(struct gp_strbuf *o, const struct gpr_display *d, unsigned bit,
+			  const struct gpa_gaps *g)
 {
 	gp_strbuf_adds(o, title_of(bit));
 	if (bit == GPR_GAPS_LONGEST) {
 		gp_strbuf_addf(o, " (%zu of %" PRIu64 " at least ", g->top.n, g->all.listed);
-		add_dur(o, g->min_gap_ns);
+		add_dur(o, d, g->min_gap_ns);
 		gp_strbuf_adds(o, ")");
 	} else if (bit == GPR_GAPS_CAUSES) {
 		gp_strbuf_adds(o, " (each gap counted whole under one cause)");
@@ -543,8 +544,8 @@ static void json_options(struct gp_strbuf *o, const struct gpa_steps *s, const s
 		       a->gaps, a->listed, a->listed_ns, a->longest);
 }
 
-int gpr_gaps_render(struct gp_strbuf *out, enum gpr_format fmt, unsigned mask,
-		    const struct gpa_model *m, const struct gpa_steps *steps,
+int gpr_gaps_render(struct gp_strbuf *out, enum gpr_format fmt, const struct gpr_display *d,
+		    unsigned mask, const struct gpa_model *m, const struct gpa_steps *steps,
 		    const struct gpa_gaps *g)
 {
 	bool first = true;
@@ -557,16 +558,16 @@ int gpr_gaps_render(struct gp_strbuf *out, enum gpr_format fmt, unsigned mask,
 	case GPR_FORMAT_TEXT: {
 		size_t from = out->len;
 		gp_strbuf_adds(out, "GPU idle gaps: ");
-		summary(out, g);
+		summary(out, d, g);
 		gp_strbuf_adds(out, "\nbusy = union of kernels, memcpys and memsets per device; "
 				    "start times from the first event");
-		gpr_text_wrap_lines(out, from, 2);
+		gpr_text_wrap_lines(out, d, from, 2);
 		gp_strbuf_addch(out, '\n');
 		break;
 	}
 	case GPR_FORMAT_MARKDOWN:
 		gp_strbuf_adds(out, "## GPU idle gaps\n\n");
-		summary(out, g);
+		summary(out, d, g);
 		gp_strbuf_adds(out, ". Busy is the union of kernels, memcpys and memsets per "
 				    "device; start times from the first event.\n");
 		break;
@@ -587,12 +588,12 @@ int gpr_gaps_render(struct gp_strbuf *out, enum gpr_format fmt, unsigned mask,
 			break;
 		}
 		struct gp_strbuf title = GP_STRBUF_INIT;
-		section_title(&title, tables[i].bit, g);
+		section_title(&title, d, tables[i].bit, g);
 		ret = title.failed ? -GP_ERR_NOMEM : 0;
 		if (ret) {
 			gpr_table_release(&t);
 		} else {
-			ret = gpr_table_section(&t, fmt, title.buf, tables[i].name, first, out);
+			ret = gpr_table_section(&t, fmt, d, title.buf, tables[i].name, first, out);
 		}
 		gp_strbuf_release(&title);
 		first = false;

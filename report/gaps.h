@@ -48,8 +48,8 @@ int gpr_gaps_table(struct gpr_table *t, unsigned table, const struct gpa_model *
  * tables), CSV (one header row and its rows per table, blank lines between)
  * or JSON (one object: "options", "totals", then one array per table).
  */
-int gpr_gaps_render(struct gp_strbuf *out, enum gpr_format fmt, unsigned tables,
-		    const struct gpa_model *m, const struct gpa_steps *steps,
+int gpr_gaps_render(struct gp_strbuf *out, enum gpr_format fmt, const struct gpr_display *d,
+		    unsigned tables, const struct gpa_model *m, const struct gpa_steps *steps,
 		    const struct gpa_gaps *g);
 
 #endif /* GPR_GAPS_H */

@@ -775,6 +775,7 @@ struct doc {
 	xmlNodePtr tmp_parent; /* where finding_item adds */
 	struct gp_strbuf tmp;
 	struct gp_strbuf cell; /* a formatted cell or header */
+	const struct gpr_display *disp; /* how cells read (the report's display) */
 	bool failed;
 };
 
@@ -858,7 +859,7 @@ static xmlNodePtr table_cell(struct doc *d, xmlNodePtr tr, const struct gpr_tabl
 	bool ch;
 
 	gp_strbuf_reset(&d->cell);
-	ch = cell && gpr_fmt_cell(&d->cell, cell, fl) && !d->cell.failed;
+	ch = cell && gpr_fmt_cell(&d->cell, d->disp, cell, fl) && !d->cell.failed;
 	xmlNodePtr td = el(d, tr, "td", ch ? d->cell.buf : cell);
 	if (t->cols[c].flags & GPR_COL_NAME) {
 		attr(d, td, "class", "name");
@@ -892,10 +893,10 @@ static void detail_cell(struct doc *d, xmlNodePtr tr, const struct gpr_table *t,
 			continue;
 		}
 		gp_strbuf_reset(&d->cell);
-		bool hc = gpr_fmt_header(&d->cell, t->cols[c].name, fl) && !d->cell.failed;
+		bool hc = gpr_fmt_header(&d->cell, d->disp, t->cols[c].name, fl) && !d->cell.failed;
 		el(d, dl, "dt", hc ? d->cell.buf : t->cols[c].name);
 		gp_strbuf_reset(&d->cell);
-		bool ch = cell && gpr_fmt_cell(&d->cell, cell, fl) && !d->cell.failed;
+		bool ch = cell && gpr_fmt_cell(&d->cell, d->disp, cell, fl) && !d->cell.failed;
 		el(d, dl, "dd", ch ? d->cell.buf : cell && *cell ? cell : "-");
 	}
 }
@@ -939,7 +940,8 @@ static int table_section(void *data, const char *title, const char *key,
 			continue;
 		}
 		gp_strbuf_reset(&d->cell);
-		bool ch = gpr_fmt_header(&d->cell, t->cols[c].name, html_col_flags(&t->cols[c]));
+		bool ch = gpr_fmt_header(&d->cell, d->disp, t->cols[c].name,
+					 html_col_flags(&t->cols[c]));
 		xmlNodePtr th = header_cell(d, tr, ch && !d->cell.failed ? d->cell.buf : t->cols[c].name);
 		d->failed |= ch && d->cell.failed;
 		if ((t->cols[c].flags & GPR_COL_NUM) && !(t->cols[c].flags & GPR_COL_LEFT)) {
@@ -1206,7 +1208,7 @@ static void roofline_section(struct doc *d, const struct gpa_ops *ops)
 	if (!ops) {
 		return;
 	}
-	if (gpr_ops_roofline_svg(&svg, ops)) {
+	if (gpr_ops_roofline_svg(&svg, d->disp, ops)) {
 		d->failed = true;
 	} else if (svg.len) {
 		xmlNodePtr sec = section(d, "sec-roofline", "Operator roofline");
@@ -1262,7 +1264,7 @@ static void flame_section(struct doc *d, const char *svg_doc, size_t len)
 int gpr_html_render(struct gp_strbuf *out, const struct gpr_report_parts *p,
 		    const struct gpr_html_opts *o, char *errbuf, size_t errlen)
 {
-	struct doc d = {.tmp = GP_STRBUF_INIT, .cell = GP_STRBUF_INIT};
+	struct doc d = {.tmp = GP_STRBUF_INIT, .cell = GP_STRBUF_INIT, .disp = p->display};
 	struct gp_strbuf rep = GP_STRBUF_INIT, clean = GP_STRBUF_INIT;
 	xmlChar *mem = NULL;
 	int size = 0, ret = 0;

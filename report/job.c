@@ -19,7 +19,8 @@ static long long rank_id(const struct gpa_rank_sum *s)
 	return s->rank >= 0 ? (long long)s->rank : (long long)s->file;
 }
 
-static void head_text(struct gp_strbuf *o, enum gpr_format f, const struct gpa_job *j)
+static void head_text(struct gp_strbuf *o, enum gpr_format f, const struct gpr_display *d,
+		      const struct gpa_job *j)
 {
 	const char *h = f == GPR_FORMAT_MARKDOWN ? "## " : "";
 
@@ -29,20 +30,20 @@ static void head_text(struct gp_strbuf *o, enum gpr_format f, const struct gpa_j
 		       j->aligned ? "clocks aligned on CLOCK_REALTIME" : "one clock per trace");
 	if (j->rank_median.n) {
 		gp_strbuf_adds(o, "\nStep time per rank (median of each rank's steps): min ");
-		gpr_fmt_ns(o, j->rank_median.min);
+		gpr_fmt_ns(o, d, j->rank_median.min);
 		gp_strbuf_adds(o, ", median ");
-		gpr_fmt_ns(o, j->rank_median.median);
+		gpr_fmt_ns(o, d, j->rank_median.median);
 		gp_strbuf_adds(o, ", p90 ");
-		gpr_fmt_ns(o, j->rank_median.p90);
+		gpr_fmt_ns(o, d, j->rank_median.p90);
 		gp_strbuf_adds(o, ", max ");
-		gpr_fmt_ns(o, j->rank_median.max);
+		gpr_fmt_ns(o, d, j->rank_median.max);
 		gp_strbuf_adds(o, "\n");
 	}
 	if (j->early_ns && j->late_ns) {
 		gp_strbuf_adds(o, "Trend: first half of steps ");
-		gpr_fmt_ns(o, j->early_ns);
+		gpr_fmt_ns(o, d, j->early_ns);
 		gp_strbuf_adds(o, ", second half ");
-		gpr_fmt_ns(o, j->late_ns);
+		gpr_fmt_ns(o, d, j->late_ns);
 		gp_strbuf_addf(o, " (%+.1f%%)\n",
 			       100.0 * ((double)j->late_ns - (double)j->early_ns) / (double)j->early_ns);
 	}
@@ -76,7 +77,8 @@ static void comm_cell(struct gpr_table *t, const struct gpa_job_coll *c)
 	}
 }
 
-static void straggler_text(struct gp_strbuf *o, const struct gpa_job *j)
+static void straggler_text(struct gp_strbuf *o, const struct gpr_display *d,
+			   const struct gpa_job *j)
 {
 	gp_strbuf_addf(o, "\nStraggler: %s", gpr_evidence_name(j->straggler_ev));
 	if (j->straggler_ev == GPA_JOB_FOUND) {
@@ -84,19 +86,19 @@ static void straggler_text(struct gp_strbuf *o, const struct gpa_job *j)
 		const struct gpa_job_coll *c = &j->colls.v[j->straggler_at];
 		gp_strbuf_addf(o, ": rank %lld (%s) arrived last at %" PRIu64 " of %" PRIu64
 			       " collectives, a median ", rank_id(r->s), r->s->path, r->last, j->groups);
-		gpr_fmt_ns(o, j->straggler_margin);
+		gpr_fmt_ns(o, d, j->straggler_margin);
 		gp_strbuf_adds(o, " after the next rank; the others waited ");
-		gpr_fmt_ns(o, r->caused);
+		gpr_fmt_ns(o, d, r->caused);
 		gp_strbuf_adds(o, " for it. Latest: ");
 		coll_name(o, c);
 		gp_strbuf_adds(o, ", ");
-		gpr_fmt_ns(o, c->margin);
+		gpr_fmt_ns(o, d, c->margin);
 		gp_strbuf_adds(o, " late");
 		if (c->doing[0]) {
 			gp_strbuf_addf(o, ", last kernel before it %s", c->doing);
 		}
 		gp_strbuf_adds(o, ", GPU idle ");
-		gpr_fmt_ns(o, c->idle_before);
+		gpr_fmt_ns(o, d, c->idle_before);
 		gp_strbuf_adds(o, " before it arrived");
 	} else if (j->straggler_ev == GPA_JOB_NOTHING) {
 		gp_strbuf_addf(o, " (no rank last in half of %" PRIu64 " collectives by %llu us or more)",
@@ -113,7 +115,7 @@ static void straggler_text(struct gp_strbuf *o, const struct gpa_job *j)
 			       j->by != GPA_COLL_SEQ ? " (the traces carry no sequence numbers)" : "",
 			       j->ends_checked - j->ends_far, j->ends_checked,
 			       GPA_JOB_END_NS / 1000000);
-		gpr_fmt_ns(o, j->end_spread_median);
+		gpr_fmt_ns(o, d, j->end_spread_median);
 		gp_strbuf_adds(o, ")\n");
 	}
 }
@@ -199,7 +201,8 @@ static const struct gpr_col kern_cols[] = {
 /* How many rows of a long table text and Markdown show; JSON has all. */
 #define TEXT_ROWS 10
 
-static int steps_sections(struct gp_strbuf *o, enum gpr_format f, const struct gpa_job *j)
+static int steps_sections(struct gp_strbuf *o, enum gpr_format f, const struct gpr_display *d,
+			  const struct gpa_job *j)
 {
 	struct gpr_table t;
 	bool json = f == GPR_FORMAT_JSON;
@@ -215,7 +218,8 @@ static int steps_sections(struct gp_strbuf *o, enum gpr_format f, const struct g
 			rank_row(&t, &j->ranks.v[j->slowest[i]]);
 		}
 	}
-	ret = gpr_table_section(&t, f, json ? "Step time per rank" : "Slowest ranks (median step)",
+	ret = gpr_table_section(&t, f, d,
+				json ? "Step time per rank" : "Slowest ranks (median step)",
 				"ranks", true, o);
 	gpr_table_init(&t, step_cols, sizeof(step_cols) / sizeof(step_cols[0]));
 	for (size_t i = 0; i < j->steps.n && (json || i < 5 * TEXT_ROWS); i++) {
@@ -226,10 +230,11 @@ static int steps_sections(struct gp_strbuf *o, enum gpr_format f, const struct g
 		gpr_table_cellf(&t, "%" PRIu64, s->max);
 		gpr_table_cellf(&t, "%lld", rank_id(j->ranks.v[s->slowest].s));
 	}
-	return ret | gpr_table_section(&t, f, "Steps across ranks", "steps", false, o);
+	return ret | gpr_table_section(&t, f, d, "Steps across ranks", "steps", false, o);
 }
 
-static int comm_sections(struct gp_strbuf *o, enum gpr_format f, const struct gpa_job *j)
+static int comm_sections(struct gp_strbuf *o, enum gpr_format f, const struct gpr_display *d,
+			 const struct gpa_job *j)
 {
 	struct gpr_table t;
 	bool json = f == GPR_FORMAT_JSON;
@@ -252,7 +257,8 @@ static int comm_sections(struct gp_strbuf *o, enum gpr_format f, const struct gp
 	}
 	char why[512];
 	gpa_job_why_unmatched(j, why, sizeof(why));
-	ret = gpr_section_or_why(&t, f, json ? "Collectives per rank" : "Ranks that arrived last",
+	ret = gpr_section_or_why(&t, f, d,
+				 json ? "Collectives per rank" : "Ranks that arrived last",
 				 "collective_ranks", false, why, o);
 	gpr_table_init(&t, skew_cols, sizeof(skew_cols) / sizeof(skew_cols[0]));
 	for (size_t i = 0; i < j->colls.n && (json || i < TEXT_ROWS); i++) {
@@ -267,12 +273,13 @@ static int comm_sections(struct gp_strbuf *o, enum gpr_format f, const struct gp
 		gpr_table_cellf(&t, "%" PRIu64, c->idle_before);
 		gpr_table_cell(&t, c->doing);
 	}
-	return ret | gpr_section_or_why(&t, f, "Collective skew (largest first)", "collectives",
+	return ret | gpr_section_or_why(&t, f, d, "Collective skew (largest first)", "collectives",
 					false, why, o);
 }
 
 /* Idle by cause per rank: the causes some rank has, side by side. */
-static int idle_section(struct gp_strbuf *o, enum gpr_format f, const struct gpa_job *j)
+static int idle_section(struct gp_strbuf *o, enum gpr_format f, const struct gpr_display *d,
+			const struct gpa_job *j)
 {
 	struct gpr_col cols[4 + GPA_GAP__COUNT];
 	unsigned cause[GPA_GAP__COUNT], nc = 0;
@@ -305,7 +312,7 @@ static int idle_section(struct gp_strbuf *o, enum gpr_format f, const struct gpa
 			gpr_table_cellf(&t, "%" PRIu64, s->cause_ns[cause[c]]);
 		}
 	}
-	return gpr_table_section(&t, f, "GPU idle by cause per rank", "idle", false, o);
+	return gpr_table_section(&t, f, d, "GPU idle by cause per rank", "idle", false, o);
 }
 
 static int cmp_ratio(const void *a, const void *b, void *arg)
@@ -320,7 +327,8 @@ static int cmp_ratio(const void *a, const void *b, void *arg)
 	return x < y ? -1 : x > y;
 }
 
-static int kernel_section(struct gp_strbuf *o, enum gpr_format f, const struct gpa_job *j)
+static int kernel_section(struct gp_strbuf *o, enum gpr_format f, const struct gpr_display *d,
+			  const struct gpa_job *j)
 {
 	bool json = f == GPR_FORMAT_JSON;
 	uint32_t *ord = malloc((j->ranks.n ? j->ranks.n : 1) * sizeof(*ord));
@@ -354,11 +362,11 @@ static int kernel_section(struct gp_strbuf *o, enum gpr_format f, const struct g
 					 : "no compute kernel ran on two ranks with the same name, "
 					   "device, launch configuration and launch count";
 	const char *title = json ? "Kernels against peers" : "Kernels against peers (highest)";
-	return gpr_section_or_why(&t, f, title, "kernels", false, why, o);
+	return gpr_section_or_why(&t, f, d, title, "kernels", false, why, o);
 }
 
-static void failed_section(struct gp_strbuf *o, enum gpr_format f, const struct gpa_job *j,
-			   int *ret)
+static void failed_section(struct gp_strbuf *o, enum gpr_format f, const struct gpr_display *d,
+			   const struct gpa_job *j, int *ret)
 {
 	struct gpr_table t;
 
@@ -370,7 +378,7 @@ static void failed_section(struct gp_strbuf *o, enum gpr_format f, const struct 
 		}
 	}
 	if (f == GPR_FORMAT_JSON || gpr_table_rows(&t)) {
-		*ret |= gpr_table_section(&t, f, "Traces not analysed", "failed", false, o);
+		*ret |= gpr_table_section(&t, f, d, "Traces not analysed", "failed", false, o);
 	} else {
 		gpr_table_release(&t);
 	}
@@ -432,33 +440,34 @@ static void json_head(struct gp_strbuf *o, const struct gpa_job *j)
 	gp_strbuf_adds(o, "]}");
 }
 
-int gpr_job_render(struct gp_strbuf *o, enum gpr_format f, unsigned parts, const struct gpa_job *j)
+int gpr_job_render(struct gp_strbuf *o, enum gpr_format f, const struct gpr_display *d,
+		   unsigned parts, const struct gpa_job *j)
 {
 	int ret = 0;
 
 	if (f == GPR_FORMAT_JSON) {
 		json_head(o, j);
 	} else {
-		head_text(o, f, j);
+		head_text(o, f, d, j);
 		if (parts & GPR_JOB_COMM) {
-			straggler_text(o, j);
+			straggler_text(o, d, j);
 		}
 		if (parts & GPR_JOB_KERNELS) {
 			slow_text(o, j);
 		}
 	}
-	failed_section(o, f, j, &ret);
+	failed_section(o, f, d, j, &ret);
 	if (parts & GPR_JOB_STEPS) {
-		ret |= steps_sections(o, f, j);
+		ret |= steps_sections(o, f, d, j);
 	}
 	if (parts & GPR_JOB_COMM) {
-		ret |= comm_sections(o, f, j);
+		ret |= comm_sections(o, f, d, j);
 	}
 	if (parts & GPR_JOB_IDLE) {
-		ret |= idle_section(o, f, j);
+		ret |= idle_section(o, f, d, j);
 	}
 	if (parts & GPR_JOB_KERNELS) {
-		ret |= kernel_section(o, f, j);
+		ret |= kernel_section(o, f, d, j);
 	}
 	if (f == GPR_FORMAT_JSON) {
 		gp_strbuf_adds(o, "}\n");

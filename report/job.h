@@ -16,7 +16,7 @@ enum {
 	GPR_JOB_ALL = 15,
 };
 /* Renders the parts of a job as text, Markdown or JSON. Returns 0 or -GP_ERR_NOMEM. */
-int gpr_job_render(struct gp_strbuf *out, enum gpr_format fmt, unsigned parts,
-		   const struct gpa_job *j);
+int gpr_job_render(struct gp_strbuf *out, enum gpr_format fmt, const struct gpr_display *d,
+		   unsigned parts, const struct gpa_job *j);
 
 #endif /* GPR_JOB_H */

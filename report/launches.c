@@ -80,20 +80,21 @@ static void count_row(struct gpr_table *t, const char *name, uint64_t n)
 }
 
 /* A count row whose label names a duration cutoff in readable units ("50 µs"). */
-static void cutoff_row(struct gpr_table *t, const char *pre, uint64_t ns, const char *post,
-		       uint64_t n)
+static void cutoff_row(struct gpr_table *t, const struct gpr_display *d, const char *pre,
+		       uint64_t ns, const char *post, uint64_t n)
 {
 	struct gp_strbuf sb = GP_STRBUF_INIT;
 
 	gp_strbuf_adds(&sb, pre);
-	gpr_fmt_ns(&sb, ns);
+	gpr_fmt_ns(&sb, d, ns);
 	gp_strbuf_adds(&sb, post);
 	count_row(t, sb.failed ? pre : sb.buf, n);
 	t->failed |= sb.failed; /* out of memory: never the label cut short */
 	gp_strbuf_release(&sb);
 }
 
-static void fill_summary(struct gpr_table *t, const struct gpa_launches *l, bool brief)
+static void fill_summary(struct gpr_table *t, const struct gpr_display *d,
+			 const struct gpa_launches *l, bool brief)
 {
 	gpr_table_init(t, sum_cols, GP_ARRAY_SIZE(sum_cols));
 	sum_row(t, "launch call (CPU)", &l->cpu);
@@ -101,13 +102,13 @@ static void fill_summary(struct gpr_table *t, const struct gpa_launches *l, bool
 	if (!brief) {
 		sum_row(t, "GPU duration", &l->gpu);
 	}
-	cutoff_row(t, "short kernels: call <= ", l->opts.runtime_cutoff_ns, " and longer than the op",
-		   l->short_kernels);
+	cutoff_row(t, d, "short kernels: call <= ", l->opts.runtime_cutoff_ns,
+		   " and longer than the op", l->short_kernels);
 	if (brief) {
 		return;
 	}
-	cutoff_row(t, "calls longer than ", l->opts.runtime_cutoff_ns, "", l->cpu_outliers);
-	cutoff_row(t, "delays longer than ", l->opts.delay_cutoff_ns, "", l->delay_outliers);
+	cutoff_row(t, d, "calls longer than ", l->opts.runtime_cutoff_ns, "", l->cpu_outliers);
+	cutoff_row(t, d, "delays longer than ", l->opts.delay_cutoff_ns, "", l->delay_outliers);
 	count_row(t, "ops run by a graph launch (not counted above)", l->graph_ops);
 	count_row(t, "ops without a launch call (not counted above)", l->unlinked);
 	if (l->opts.last_step) {
@@ -275,15 +276,15 @@ static void fill_annots(struct gpr_table *t, const struct gpa_launches *l)
 	}
 }
 
-int gpr_launches_table(struct gpr_table *t, unsigned table, const struct gpa_model *m,
-		       const struct gpa_launches *l)
+int gpr_launches_table(struct gpr_table *t, const struct gpr_display *d, unsigned table,
+		       const struct gpa_model *m, const struct gpa_launches *l)
 {
 	switch (table) {
 	case GPR_LAUNCH_SUMMARY:
-		fill_summary(t, l, false);
+		fill_summary(t, d, l, false);
 		break;
 	case GPR_LAUNCH_BRIEF:
-		fill_summary(t, l, true);
+		fill_summary(t, d, l, true);
 		break;
 	case GPR_LAUNCH_NAMES:
 		fill_names(t, l);
@@ -306,8 +307,8 @@ int gpr_launches_table(struct gpr_table *t, unsigned table, const struct gpa_mod
 	return t->failed ? -GP_ERR_NOMEM : 0;
 }
 
-int gpr_launches_render(struct gp_strbuf *out, enum gpr_format fmt, unsigned mask,
-			const struct gpa_model *m, const struct gpa_launches *l)
+int gpr_launches_render(struct gp_strbuf *out, enum gpr_format fmt, const struct gpr_display *d,
+			unsigned mask, const struct gpa_model *m, const struct gpa_launches *l)
 {
 	bool first = true;
 	int ret = 0;
@@ -331,21 +332,22 @@ int gpr_launches_render(struct gp_strbuf *out, enum gpr_format fmt, unsigned mas
 		if (!(mask & tables[i].bit)) {
 			continue;
 		}
-		ret = gpr_launches_table(&t, tables[i].bit, m, l);
+		ret = gpr_launches_table(&t, d, tables[i].bit, m, l);
 		if (ret) {
 			gpr_table_release(&t);
 			break;
 		}
 		if (fmt == GPR_FORMAT_TEXT && first) {
 			gp_strbuf_addf(out, "%s\n\n", tables[i].title);
-			ret = gpr_table_render(&t, fmt, out);
+			ret = gpr_table_render(&t, fmt, d, out);
 			gpr_table_release(&t);
 		} else if (fmt == GPR_FORMAT_MARKDOWN && first) {
 			gp_strbuf_addf(out, "### %s\n\n", tables[i].title);
-			ret = gpr_table_render(&t, fmt, out);
+			ret = gpr_table_render(&t, fmt, d, out);
 			gpr_table_release(&t);
 		} else {
-			ret = gpr_table_section(&t, fmt, tables[i].title, tables[i].name, first, out);
+			ret = gpr_table_section(&t, fmt, d, tables[i].title, tables[i].name, first,
+						out);
 		}
 		first = false;
 	}

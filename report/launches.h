@@ -24,10 +24,10 @@ enum gpr_launch_tables {
 /* "summary", "kernels", "queues", "copies", "idle", "annotations" -> a bit; -1 unknown. */
 int gpr_launches_table_parse(const char *name);
 /* Fills t (caller releases) with one GPR_LAUNCH_* table. 0, -GP_ERR_API, -GP_ERR_NOMEM. */
-int gpr_launches_table(struct gpr_table *t, unsigned table, const struct gpa_model *m,
-		       const struct gpa_launches *l);
+int gpr_launches_table(struct gpr_table *t, const struct gpr_display *d, unsigned table,
+		       const struct gpa_model *m, const struct gpa_launches *l);
 /* The tables in mask: text, Markdown, CSV, or one JSON object (schema gpuprof-launches/1). */
-int gpr_launches_render(struct gp_strbuf *out, enum gpr_format fmt, unsigned mask,
-			const struct gpa_model *m, const struct gpa_launches *l);
+int gpr_launches_render(struct gp_strbuf *out, enum gpr_format fmt, const struct gpr_display *d,
+			unsigned mask, const struct gpa_model *m, const struct gpa_launches *l);
 
 #endif /* GPR_LAUNCHES_H */

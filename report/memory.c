@@ -350,8 +350,8 @@ static void summary_lines(struct gp_strbuf *out, const struct gpa_model *m,
 	}
 }
 
-int gpr_memory_render(struct gp_strbuf *out, enum gpr_format fmt, unsigned mask,
-		      const struct gpa_model *m, const struct gpa_memory *r)
+int gpr_memory_render(struct gp_strbuf *out, enum gpr_format fmt, const struct gpr_display *d,
+		      unsigned mask, const struct gpa_model *m, const struct gpa_memory *r)
 {
 	bool first = true;
 	int ret = 0;
@@ -364,7 +364,7 @@ int gpr_memory_render(struct gp_strbuf *out, enum gpr_format fmt, unsigned mask,
 		size_t from = out->len;
 		summary_lines(out, m, r);
 		if (fmt == GPR_FORMAT_TEXT) {
-			gpr_text_wrap_lines(out, from, 2);
+			gpr_text_wrap_lines(out, d, from, 2);
 		}
 		if (!r->pools.n && !(mask & GPR_MEM_CALLS)) {
 			return out->failed ? -GP_ERR_NOMEM : 0;
@@ -385,7 +385,7 @@ int gpr_memory_render(struct gp_strbuf *out, enum gpr_format fmt, unsigned mask,
 			gpr_table_release(&t);
 			continue;
 		}
-		ret = gpr_table_section(&t, fmt, tables[i].title, tables[i].name, first, out);
+		ret = gpr_table_section(&t, fmt, d, tables[i].title, tables[i].name, first, out);
 		first = false;
 	}
 	if (fmt == GPR_FORMAT_JSON) {

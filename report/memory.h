@@ -32,8 +32,8 @@ int gpr_memory_table(struct gpr_table *t, unsigned table, const struct gpa_model
  * The tables in mask: text and Markdown (one line per device, then the
  * non-empty tables), CSV, or one JSON object (schema gpuprof-memory/1).
  */
-int gpr_memory_render(struct gp_strbuf *out, enum gpr_format fmt, unsigned mask,
-		      const struct gpa_model *m, const struct gpa_memory *r);
+int gpr_memory_render(struct gp_strbuf *out, enum gpr_format fmt, const struct gpr_display *d,
+		      unsigned mask, const struct gpa_model *m, const struct gpa_memory *r);
 /*
  * Allocated and reserved bytes over time as one SVG document (a panel per
  * device; report/memory-svg.c). Returns 0 or -GP_ERR_NOMEM.

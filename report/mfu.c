@@ -259,8 +259,9 @@ int gpr_mfu_table(struct gpr_table *t, unsigned which, const struct gpa_model *m
 	return t->failed ? -GP_ERR_NOMEM : 0;
 }
 
-int gpr_mfu_render(struct gp_strbuf *out, enum gpr_format fmt, const struct gpa_model *m,
-		   const struct gpa_steps *steps, const struct gpa_mfu *u, enum gpa_dtype dtype)
+int gpr_mfu_render(struct gp_strbuf *out, enum gpr_format fmt, const struct gpr_display *d,
+		   const struct gpa_model *m, const struct gpa_steps *steps,
+		   const struct gpa_mfu *u, enum gpa_dtype dtype)
 {
 	static const struct {
 		unsigned which;
@@ -289,7 +290,7 @@ int gpr_mfu_render(struct gp_strbuf *out, enum gpr_format fmt, const struct gpa_
 			gpr_table_release(&t);
 			continue;
 		}
-		ret = gpr_table_section(&t, fmt, secs[i].title, secs[i].key,
+		ret = gpr_table_section(&t, fmt, d, secs[i].title, secs[i].key,
 					fmt != GPR_FORMAT_JSON && i == 0, out);
 	}
 	if (!ret && fmt == GPR_FORMAT_JSON) {

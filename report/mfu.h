@@ -25,8 +25,9 @@ enum gpr_mfu_tables {
 int gpr_mfu_table(struct gpr_table *t, unsigned which, const struct gpa_model *m,
 		  const struct gpa_steps *steps, const struct gpa_mfu *u, enum gpa_dtype dtype);
 /* The `gpuprof mfu` document: every non-empty table (JSON: all). */
-int gpr_mfu_render(struct gp_strbuf *out, enum gpr_format fmt, const struct gpa_model *m,
-		   const struct gpa_steps *steps, const struct gpa_mfu *u, enum gpa_dtype dtype);
+int gpr_mfu_render(struct gp_strbuf *out, enum gpr_format fmt, const struct gpr_display *d,
+		   const struct gpa_model *m, const struct gpa_steps *steps,
+		   const struct gpa_mfu *u, enum gpa_dtype dtype);
 /* The peak table (`gpuprof devices`). */
 int gpr_devices_table(struct gpr_table *t, const struct gpa_devrow *rows, size_t n);
 

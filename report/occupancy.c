@@ -167,8 +167,9 @@ void gpr_occupancy_headline(struct gp_strbuf *out, const struct gpa_occupancy *o
 	gp_strbuf_adds(out, ".\n");
 }
 
-int gpr_occupancy_render(struct gp_strbuf *out, enum gpr_format fmt, const struct gpa_model *m,
-			 const struct gpa_steps *steps, const struct gpa_occupancy *occ, size_t top)
+int gpr_occupancy_render(struct gp_strbuf *out, enum gpr_format fmt, const struct gpr_display *d,
+			 const struct gpa_model *m, const struct gpa_steps *steps,
+			 const struct gpa_occupancy *occ, size_t top)
 {
 	int ret = 0;
 	bool first = true;
@@ -178,7 +179,7 @@ int gpr_occupancy_render(struct gp_strbuf *out, enum gpr_format fmt, const struc
 		size_t from = out->len;
 		gp_strbuf_adds(out, "Theoretical occupancy: ");
 		gpr_occupancy_headline(out, occ);
-		gpr_text_wrap_lines(out, from, 2);
+		gpr_text_wrap_lines(out, d, from, 2);
 		break;
 	}
 	case GPR_FORMAT_MARKDOWN:
@@ -209,14 +210,14 @@ int gpr_occupancy_render(struct gp_strbuf *out, enum gpr_format fmt, const struc
 		gpr_table_release(&t);
 		return ret;
 	}
-	ret = gpr_table_section(&t, fmt, "Kernels by GPU time", "kernels", first, out);
+	ret = gpr_table_section(&t, fmt, d, "Kernels by GPU time", "kernels", first, out);
 	if (!ret && occ->steps.n) {
 		ret = gpr_occupancy_table(&t, GPR_OCC_STEPS, m, steps, occ, top);
 		if (ret) {
 			gpr_table_release(&t);
 			return ret;
 		}
-		ret = gpr_table_section(&t, fmt, "Per step", "steps", false, out);
+		ret = gpr_table_section(&t, fmt, d, "Per step", "steps", false, out);
 	}
 	if (!ret && fmt == GPR_FORMAT_JSON) {
 		gp_strbuf_adds(out, "}\n");

@@ -22,7 +22,8 @@ int gpr_occupancy_table(struct gpr_table *t, unsigned which, const struct gpa_mo
 /* One sentence: launches, groups, time-weighted occupancy. */
 void gpr_occupancy_headline(struct gp_strbuf *out, const struct gpa_occupancy *occ);
 /* The `gpuprof occupancy` document: headline, kernel table, step table (when steps). */
-int gpr_occupancy_render(struct gp_strbuf *out, enum gpr_format fmt, const struct gpa_model *m,
-			 const struct gpa_steps *steps, const struct gpa_occupancy *occ, size_t top);
+int gpr_occupancy_render(struct gp_strbuf *out, enum gpr_format fmt, const struct gpr_display *d,
+			 const struct gpa_model *m, const struct gpa_steps *steps,
+			 const struct gpa_occupancy *occ, size_t top);
 
 #endif /* GPR_OCCUPANCY_H */

@@ -39,6 +39,7 @@ struct svg {
 	double lx0, lx1, ly0, ly1; /* log10 of the axes' ends */
 	struct box { double x0, y0, x1, y1; } labels[MAX_LABELS]; /* placed so far */
 	size_t nlabels;
+	const struct gpr_display *d; /* how the tips' times read */
 };
 
 static double px(const struct svg *s, double x)
@@ -257,7 +258,7 @@ static void point(struct svg *s, xmlNodePtr g, const struct gpa_op_row *r, uint6
 			       r->bound == 1 ? "compute" : "memory");
 	}
 	gp_strbuf_addf(&tip, "\n%" PRIu64 " calls, ", r->count);
-	gpr_fmt_ns(&tip, r->gpu_ns);
+	gpr_fmt_ns(&tip, s->d, r->gpu_ns);
 	gp_strbuf_addf(&tip, " GPU time (%.1f%%)", 100 * share);
 	gpr_svg_node(&s->failed, c, "title", tip.failed ? "" : tip.buf);
 	s->failed |= tip.failed;
@@ -317,9 +318,10 @@ static void key(struct svg *s, const struct gpa_ops *o, size_t drawn, size_t ski
 	text(s, s->root, LEFT, H - 8, NULL, NULL, buf);
 }
 
-int gpr_ops_roofline_svg(struct gp_strbuf *out, const struct gpa_ops *o)
+int gpr_ops_roofline_svg(struct gp_strbuf *out, const struct gpr_display *d,
+			 const struct gpa_ops *o)
 {
-	struct svg s = {0};
+	struct svg s = {.d = d};
 	size_t drawn, skipped;
 	uint64_t total;
 	size_t n = drawn_rows(o, &drawn, &skipped, &total);

@@ -171,13 +171,13 @@ int gpr_ops_implausible(struct gp_strbuf *out, const struct gpa_ops *o)
 }
 
 /* The summary lines of text and Markdown. */
-static void summary(struct gp_strbuf *out, const struct gpa_ops *o)
+static void summary(struct gp_strbuf *out, const struct gpr_display *d, const struct gpa_ops *o)
 {
 	struct gp_strbuf a = GP_STRBUF_INIT, b = GP_STRBUF_INIT, c = GP_STRBUF_INIT;
 
-	gpr_fmt_ns(&a, o->gpu_ns_in_ops);
-	gpr_fmt_ns(&b, o->gpu_ns);
-	gpr_fmt_ns(&c, o->gpu_ns_modelled);
+	gpr_fmt_ns(&a, d, o->gpu_ns_in_ops);
+	gpr_fmt_ns(&b, d, o->gpu_ns);
+	gpr_fmt_ns(&c, d, o->gpu_ns_modelled);
 	gp_strbuf_adds(out, "GPU ops in CPU operators: ");
 	gpr_fmt_count(out, o->gpu_ops_in_ops);
 	gp_strbuf_adds(out, " of ");
@@ -197,14 +197,14 @@ static void summary(struct gp_strbuf *out, const struct gpa_ops *o)
 	if (o->why_none) {
 		size_t from = out->len;
 		gp_strbuf_addf(out, "Note: %s", o->why_none);
-		gpr_text_wrap(out, from, 2);
+		gpr_text_wrap(out, d, from, 2);
 		gp_strbuf_adds(out, "\n");
 	}
 	if (o->implausible) {
 		size_t from = out->len;
 		gp_strbuf_adds(out, "Warning: ");
 		gpr_ops_implausible(out, o);
-		gpr_text_wrap(out, from, 2);
+		gpr_text_wrap(out, d, from, 2);
 		gp_strbuf_adds(out, "\n");
 	}
 	gp_strbuf_release(&a);
@@ -236,8 +236,8 @@ static void implausible_json(struct gp_strbuf *out, const struct gpa_ops *o)
 	gp_strbuf_adds(out, "}");
 }
 
-int gpr_ops_render(struct gp_strbuf *out, enum gpr_format fmt, unsigned mask,
-		   const struct gpa_ops *o)
+int gpr_ops_render(struct gp_strbuf *out, enum gpr_format fmt, const struct gpr_display *d,
+		   unsigned mask, const struct gpa_ops *o)
 {
 	static const struct {
 		unsigned bit;
@@ -268,7 +268,7 @@ int gpr_ops_render(struct gp_strbuf *out, enum gpr_format fmt, unsigned mask,
 		}
 		implausible_json(out, o);
 	} else if (fmt == GPR_FORMAT_TEXT || fmt == GPR_FORMAT_MARKDOWN) {
-		summary(out, o);
+		summary(out, d, o);
 	}
 	for (size_t i = 0; i < GP_ARRAY_SIZE(tables) && !ret; i++) {
 		struct gpr_table t;
@@ -280,7 +280,7 @@ int gpr_ops_render(struct gp_strbuf *out, enum gpr_format fmt, unsigned mask,
 			gpr_table_release(&t);
 			break;
 		}
-		ret = gpr_table_section(&t, fmt, tables[i].title, tables[i].key,
+		ret = gpr_table_section(&t, fmt, d, tables[i].title, tables[i].key,
 					first && fmt == GPR_FORMAT_CSV, out);
 		first = false;
 	}

@@ -18,8 +18,8 @@ enum gpr_ops_tables {
 /* Fills t (caller releases) with one GPR_OPS_* table. 0 or -GP_ERR_NOMEM. */
 int gpr_ops_table(struct gpr_table *t, unsigned which, const struct gpa_ops *o);
 /* The tables in mask: text and Markdown after a summary, CSV, or one JSON object (gpuprof-ops/1.1). */
-int gpr_ops_render(struct gp_strbuf *out, enum gpr_format fmt, unsigned mask,
-		   const struct gpa_ops *o);
+int gpr_ops_render(struct gp_strbuf *out, enum gpr_format fmt, const struct gpr_display *d,
+		   unsigned mask, const struct gpa_ops *o);
 /*
  * The "implausible data" sentence when operators ran faster than the device's
  * peak (o->implausible), appended to out without a newline; nothing otherwise.
@@ -30,8 +30,10 @@ int gpr_ops_implausible(struct gp_strbuf *out, const struct gpa_ops *o);
  * The operators of o->by_args on the device's roofline as one SVG document
  * (report/ops-svg.c): log-log FLOP/byte against achieved TFLOP/s, the
  * memory roof, a compute roof and ridge per data type, at most 200 points.
- * Appends nothing when no row has a FLOP model and GPU time. 0 or -GP_ERR_NOMEM.
+ * Appends nothing when no row has a FLOP model and GPU time; times in the
+ * points' tips as d says. 0 or -GP_ERR_NOMEM.
  */
-int gpr_ops_roofline_svg(struct gp_strbuf *out, const struct gpa_ops *o);
+int gpr_ops_roofline_svg(struct gp_strbuf *out, const struct gpr_display *d,
+			 const struct gpa_ops *o);
 
 #endif

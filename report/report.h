@@ -38,6 +38,21 @@ int gpr_format_parse(const char *name);
 
 struct gpr_sink;
 
+/*
+ * How text and Markdown show numbers and names. A command resolves it once
+ * from its options (--timeunit, --wide, the terminal's width) and passes it
+ * to the renderers, which pass it to the helpers below; nothing keeps it
+ * process-wide, so two callers with different displays do not interfere.
+ * NULL, like the all-zero struct, is the default: scaled units, names whole,
+ * no width limit.
+ */
+struct gpr_display {
+	bool exact;     /* times as exact integer nanoseconds */
+	uint64_t scale; /* 1000, 1e6, 1e9: times in us, ms or s, exact decimals; 0: not fixed */
+	bool wide;      /* names whole, whatever the width */
+	unsigned width; /* columns text tables fit into; 0: no limit */
+};
+
 struct gpr_sink_ops {
 	const char *name;
 	/* Called once before the first result and once after the last. */
@@ -48,12 +63,14 @@ struct gpr_sink_ops {
 
 struct gpr_sink {
 	const struct gpr_sink_ops *ops;
-	struct gp_strbuf *out; /* borrowed; where the text goes */
-	unsigned items;        /* results rendered so far */
+	struct gp_strbuf *out;             /* borrowed; where the text goes */
+	const struct gpr_display *display; /* borrowed; NULL: the default */
+	unsigned items;                    /* results rendered so far */
 };
 
-/* A sink for fmt writing into out (borrowed until the sink is freed). */
-int gpr_sink_new(enum gpr_format fmt, struct gp_strbuf *out, struct gpr_sink **sink);
+/* A sink for fmt writing into out, text as d says (both borrowed until the sink is freed). */
+int gpr_sink_new(enum gpr_format fmt, const struct gpr_display *d, struct gp_strbuf *out,
+		 struct gpr_sink **sink);
 void gpr_sink_free(struct gpr_sink *s);
 
 /* ---- tables: one layout, rendered as aligned text, CSV, JSON or Markdown */
@@ -122,34 +139,26 @@ size_t gpr_table_rows(const struct gpr_table *t);
  * ",\n\"<key>\":" then the array (the caller opened the object), CSV a blank
  * line between tables (first: the first section). Returns gpr_table_render's result.
  */
-int gpr_table_section(struct gpr_table *t, enum gpr_format fmt, const char *title,
-		      const char *key, bool first, struct gp_strbuf *out);
-/* Renders into out; for JSON the array alone. Returns -GP_ERR_NOMEM or 0. */
-int gpr_table_render(const struct gpr_table *t, enum gpr_format fmt, struct gp_strbuf *out);
+int gpr_table_section(struct gpr_table *t, enum gpr_format fmt, const struct gpr_display *d,
+		      const char *title, const char *key, bool first, struct gp_strbuf *out);
+/*
+ * Renders into out, text and Markdown as d says (units, width, wide); for
+ * JSON the array alone. Returns -GP_ERR_NOMEM or 0.
+ */
+int gpr_table_render(const struct gpr_table *t, enum gpr_format fmt, const struct gpr_display *d,
+		     struct gp_strbuf *out);
 
 /* ---- formatting helpers shared by renderers (report/format.c, docs/units.md) */
 
-/*
- * How text and Markdown show numbers and names, for the whole process: the
- * command line sets it once (--timeunit ns, --wide, the terminal's width).
- * The default (all zero) is scaled units and names never shortened.
- */
-struct gpr_display {
-	bool exact;     /* times as exact integer nanoseconds */
-	uint64_t scale; /* 1000, 1e6, 1e9: times in us, ms or s, exact decimals; 0: not fixed */
-	bool wide;      /* names whole, whatever the width */
-	unsigned width; /* columns text tables fit into; 0: no limit */
-};
-
-void gpr_display_set(const struct gpr_display *d);
-const struct gpr_display *gpr_display_get(void);
+/* d, or the default display when d is NULL (never NULL). */
+const struct gpr_display *gpr_display_or_default(const struct gpr_display *d);
 
 /*
  * A duration for people, 3 or 4 significant digits in the unit that keeps it
  * under 1000: "850 ns", "15.2 µs", "431.8 ms", "1.234 s"; "N ns" exactly when
- * the display is exact.
+ * d is exact, exact decimals in d's fixed unit.
  */
-void gpr_fmt_ns(struct gp_strbuf *sb, uint64_t ns);
+void gpr_fmt_ns(struct gp_strbuf *sb, const struct gpr_display *d, uint64_t ns);
 /* Exact seconds with nine decimals, for text inside JSON: 1234567890 -> "1.234567890 s". */
 void gpr_fmt_secs(struct gp_strbuf *sb, uint64_t ns);
 /* The scaled form alone, whatever the display (a fraction of a ns rounds; negative: "-"). */
@@ -159,21 +168,24 @@ void gpr_fmt_time_human(struct gp_strbuf *sb, double ns);
  * text shows it: appends it and returns true, or false when the cell stays
  * as it is (not a number, or an exact display of times).
  */
-bool gpr_fmt_cell(struct gp_strbuf *sb, const char *cell, unsigned flags);
+bool gpr_fmt_cell(struct gp_strbuf *sb, const struct gpr_display *d, const char *cell,
+		  unsigned flags);
 /* A header as text shows it ("Time (ns)" -> "Time" for scaled times); false: unchanged. */
-bool gpr_fmt_header(struct gp_strbuf *sb, const char *name, unsigned flags);
+bool gpr_fmt_header(struct gp_strbuf *sb, const struct gpr_display *d, const char *name,
+		    unsigned flags);
 /* Display width of UTF-8 text in code points. */
 size_t gpr_text_width(const char *s);
 /*
  * Wraps the text sb holds from offset from on (one line, no newline) at spaces
- * so that no line is wider than the display (nothing without a width); new
+ * so that no line is wider than d's width (nothing without a width); new
  * lines start with indent spaces.
  */
-void gpr_text_wrap(struct gp_strbuf *sb, size_t from, size_t indent);
+void gpr_text_wrap(struct gp_strbuf *sb, const struct gpr_display *d, size_t from, size_t indent);
 /* gpr_text_wrap for every line from offset from on. */
-void gpr_text_wrap_lines(struct gp_strbuf *sb, size_t from, size_t indent);
+void gpr_text_wrap_lines(struct gp_strbuf *sb, const struct gpr_display *d, size_t from,
+			 size_t indent);
 /*
- * name in at most maxw columns (0: no limit; the display's wide: whole): whole
+ * name in at most maxw columns (0: no limit, as for a wide display): whole
  * when it fits, else its identifying part (scope and function, without return
  * type, template arguments and parameters), else that with its middle elided
  * by "…".

@@ -93,12 +93,13 @@ static void devices_text(struct gp_strbuf *o, const struct gpa_file_info *fi)
 static void text_file_info(struct gpr_sink *s, const struct gpa_file_info *fi)
 {
 	struct gp_strbuf *o = s->out;
+	const struct gpr_display *d = gpr_display_or_default(s->display);
 	size_t from;
 
 	if (s->items++) {
 		gp_strbuf_addch(o, '\n');
 	}
-	gpr_fmt_elide(o, fi->path, gpr_display_get()->wide ? 0 : gpr_display_get()->width);
+	gpr_fmt_elide(o, fi->path, d->wide ? 0 : d->width);
 	gp_strbuf_addch(o, '\n');
 	from = o->len;
 	const char *src = gpa_file_info_source(fi);
@@ -148,9 +149,9 @@ static void text_file_info(struct gpr_sink *s, const struct gpa_file_info *fi)
 	devices_text(o, fi);
 	row(o, "span");
 	if (fi->has_span) {
-		gpr_fmt_ns(o, fi->last_ts - fi->first_ts);
+		gpr_fmt_ns(o, d, fi->last_ts - fi->first_ts);
 		/* The clock's own readings only where exact ns are asked for (and in --json). */
-		if (gpr_display_get()->exact) {
+		if (d->exact) {
 			gp_strbuf_addf(o, " (%" PRIu64 " to %" PRIu64 " ns on the trace clock)",
 				       fi->first_ts, fi->last_ts);
 		}
@@ -195,7 +196,7 @@ static void text_file_info(struct gpr_sink *s, const struct gpa_file_info *fi)
 	if (fi->overhead_union_ns) {
 		/* the time under some overhead record: records of several threads overlap */
 		gp_strbuf_adds(o, "; profiler overhead ");
-		gpr_fmt_ns(o, fi->overhead_union_ns);
+		gpr_fmt_ns(o, d, fi->overhead_union_ns);
 	}
 	gp_strbuf_addch(o, '\n');
 	row(o, "integrity");
@@ -219,7 +220,7 @@ static void text_file_info(struct gpr_sink *s, const struct gpa_file_info *fi)
 		}
 	}
 	/* Long lines (records, command lines) wrap under their value column. */
-	gpr_text_wrap_lines(o, from, 14);
+	gpr_text_wrap_lines(o, d, from, 14);
 }
 
 static void text_end(struct gpr_sink *s)
@@ -420,7 +421,8 @@ static const struct gpr_sink_ops json_ops = {
 	.end = json_end,
 };
 
-int gpr_sink_new(enum gpr_format fmt, struct gp_strbuf *out, struct gpr_sink **sink)
+int gpr_sink_new(enum gpr_format fmt, const struct gpr_display *d, struct gp_strbuf *out,
+		 struct gpr_sink **sink)
 {
 	*sink = NULL;
 	switch (fmt) {
@@ -431,6 +433,7 @@ int gpr_sink_new(enum gpr_format fmt, struct gp_strbuf *out, struct gpr_sink **s
 		}
 		t->base.ops = &text_ops;
 		t->base.out = out;
+		t->base.display = d;
 		*sink = &t->base;
 		return 0;
 	}
@@ -441,6 +444,7 @@ int gpr_sink_new(enum gpr_format fmt, struct gp_strbuf *out, struct gpr_sink **s
 		}
 		j->base.ops = &json_ops;
 		j->base.out = out;
+		j->base.display = d;
 		*sink = &j->base;
 		return 0;
 	}

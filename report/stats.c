@@ -285,9 +285,10 @@ struct gpr_stats_writer {
 	size_t *bcols, *bstart, nblk;  /* text: columns of block k: bcols[bstart[k]..bstart[k+1]) */
 	size_t blk;                    /* text: the block being written */
 	bool human;                    /* text, Markdown: times scaled (GPR_TIME_AUTO) */
+	struct gpr_display disp;       /* text, Markdown: how they read (a copy) */
 };
 
-int gpr_stats_writer_new(enum gpr_format fmt, enum gpr_time_unit unit,
+int gpr_stats_writer_new(enum gpr_format fmt, const struct gpr_display *d, enum gpr_time_unit unit,
 			 struct gpr_stats_writer **out)
 {
 	struct gpr_stats_writer *w;
@@ -301,8 +302,9 @@ int gpr_stats_writer_new(enum gpr_format fmt, enum gpr_time_unit unit,
 		return -GP_ERR_NOMEM;
 	}
 	w->fmt = fmt;
+	w->disp = *gpr_display_or_default(d);
 	w->unit = unit == GPR_TIME_AUTO ? GPR_TIME_NS : unit;
-	w->human = unit == GPR_TIME_AUTO && !gpr_display_get()->exact &&
+	w->human = unit == GPR_TIME_AUTO && !w->disp.exact &&
 		   (fmt == GPR_FORMAT_TEXT || fmt == GPR_FORMAT_MARKDOWN);
 	w->cached = SIZE_MAX;
 	gp_strbuf_init(&w->cell);
@@ -523,14 +525,14 @@ static void human_cell(struct gpr_stats_writer *w, const struct colspec *col, si
 	bool done = false;
 
 	if (col->unit == U_TIME) {
-		done = gpr_fmt_cell(&h, v, GPR_COL_NS);
+		done = gpr_fmt_cell(&h, &w->disp, v, GPR_COL_NS);
 	} else if (col->unit == U_MB || col->unit == U_MBPS) {
 		double b = strtod(v, NULL) * 1e6;
 		gpr_fmt_bytes(&h, (uint64_t)(b + 0.5));
 		gp_strbuf_adds(&h, col->unit == U_MBPS ? "/s" : "");
 		done = true;
 	} else if (col->field == F_COUNT || col->field == F_GPU_OPS) {
-		done = gpr_fmt_cell(&h, v, GPR_COL_COUNT);
+		done = gpr_fmt_cell(&h, &w->disp, v, GPR_COL_COUNT);
 	}
 	if (done && !h.failed) {
 		w->cell.len = off;
@@ -643,7 +645,7 @@ out:
  */
 static int plan_blocks(struct gpr_stats_writer *w)
 {
-	const struct gpr_display *d = gpr_display_get();
+	const struct gpr_display *d = &w->disp;
 	bool limit = d->width && !d->wide;
 	size_t k, key, keyw, n = 0, used = 0, widest = 0;
 

@@ -19,7 +19,7 @@ struct gpa_stats;
  * (empty cells are JSON null). Output comes in parts so that a trace of
  * millions of GPU ops never sits in memory twice:
  *
- *   gpr_stats_writer_new(fmt, unit, &w);
+ *   gpr_stats_writer_new(fmt, display, unit, &w);
  *   for each report: gpr_stats_writer_start(w, m, st);
  *                    while ((r = gpr_stats_writer_next(w, &out)) > 0) { write out; reset out; }
  *   gpr_stats_writer_finish(w, &out); gpr_stats_writer_free(w);
@@ -31,7 +31,8 @@ struct gpa_stats;
  */
 struct gpr_stats_writer;
 
-int gpr_stats_writer_new(enum gpr_format fmt, enum gpr_time_unit unit,
+/* d: how text and Markdown read (copied; NULL the default). */
+int gpr_stats_writer_new(enum gpr_format fmt, const struct gpr_display *d, enum gpr_time_unit unit,
 			 struct gpr_stats_writer **out);
 void gpr_stats_writer_free(struct gpr_stats_writer *w);
 /* Starts the next report; m and st are borrowed until _next returns 0. */

@@ -323,7 +323,7 @@ static int fill(struct gpr_table *t, enum section_id s, const struct gpr_report_
 	case SEC_GAPS:
 		return gpr_gaps_table(t, GPR_GAPS_LONGEST, p->m, p->steps, p->gaps);
 	case SEC_LAUNCHES:
-		return gpr_launches_table(t, GPR_LAUNCH_BRIEF, p->m, p->launches);
+		return gpr_launches_table(t, p->display, GPR_LAUNCH_BRIEF, p->m, p->launches);
 	case SEC_OPS:
 		return gpr_ops_table(t, GPR_OPS_BRIEF, p->ops);
 	case SEC_GPU_MEMORY:
@@ -429,7 +429,7 @@ static void idle_clause(struct gp_strbuf *o, const struct gpr_report_parts *p)
 		gpr_fmt_pct(o, g->all.busy, g->all.window);
 		gp_strbuf_adds(o, "% of its window; idle ");
 	}
-	gpr_fmt_ns(o, g->all.idle);
+	gpr_fmt_ns(o, p->display, g->all.idle);
 	if (!g->all.idle) {
 		gp_strbuf_adds(o, ".\n");
 		return;
@@ -488,7 +488,7 @@ static void idle_note(struct gp_strbuf *o, const struct gpr_report_parts *p, boo
 		gp_strbuf_adds(o, "% threshold on the critical path; the causes are shown for detail.");
 	}
 	if (!md) {
-		gpr_text_wrap(o, from, 2);
+		gpr_text_wrap(o, p->display, from, 2);
 	}
 	gp_strbuf_adds(o, "\n\n");
 }
@@ -505,7 +505,7 @@ static void headline(struct gp_strbuf *o, const struct gpr_report_parts *p, bool
 		       p->m->procs.n == 1 ? "" : "es", ndev, ndev == 1 ? "" : "s");
 	gpr_fmt_count(o, ov->events);
 	gp_strbuf_adds(o, ov->events == 1 ? " event over " : " events over ");
-	gpr_fmt_ns(o, ov->last_ns - ov->first_ns);
+	gpr_fmt_ns(o, p->display, ov->last_ns - ov->first_ns);
 	gp_strbuf_adds(o, "; ");
 	gpr_fmt_count(o, ov->kernels);
 	gp_strbuf_adds(o, ov->kernels == 1 ? " kernel, " : " kernels, ");
@@ -514,7 +514,7 @@ static void headline(struct gp_strbuf *o, const struct gpr_report_parts *p, bool
 	gpr_fmt_count(o, ov->sets);
 	gp_strbuf_adds(o, ov->sets == 1 ? " memset.\n" : " memsets.\n");
 	if (p->verdict) {
-		gpr_verdict_sentence(o, p->verdict, false);
+		gpr_verdict_sentence(o, p->display, p->verdict, false);
 		gp_strbuf_addch(o, '\n');
 	}
 	if (g->all.window) {
@@ -528,7 +528,7 @@ static void headline(struct gp_strbuf *o, const struct gpr_report_parts *p, bool
 				  "trace is analyzed as one; "
 				  "name the step ranges with --step REGEX.");
 		if (!md) {
-			gpr_text_wrap(o, from, 0);
+			gpr_text_wrap(o, p->display, from, 0);
 		}
 		gp_strbuf_addch(o, '\n');
 	} else if (p->steps->v.n) {
@@ -541,13 +541,13 @@ static void headline(struct gp_strbuf *o, const struct gpr_report_parts *p, bool
 			gp_strbuf_addf(o, " /%s/", p->steps->pattern);
 		}
 		gp_strbuf_adds(o, "): median wall ");
-		gpr_fmt_ns(o, p->steps->wall.median);
+		gpr_fmt_ns(o, p->display, p->steps->wall.median);
 		gp_strbuf_adds(o, ", p90 ");
-		gpr_fmt_ns(o, p->steps->wall.p90);
+		gpr_fmt_ns(o, p->display, p->steps->wall.p90);
 		gp_strbuf_adds(o, ".\n");
 	}
 	if (!md) {
-		gpr_text_wrap_lines(o, start, 2); /* each line to the display's width */
+		gpr_text_wrap_lines(o, p->display, start, 2); /* each line to the display's width */
 	}
 	gp_strbuf_addch(o, '\n');
 }
@@ -633,7 +633,7 @@ static int render_text_md(struct gp_strbuf *o, enum gpr_format fmt,
 			if (!gpr_table_rows(&t)) {
 				gp_strbuf_adds(o, md ? "_none_\n\n" : "  none\n\n");
 			} else {
-				ret = gpr_table_render(&t, fmt, o);
+				ret = gpr_table_render(&t, fmt, p->display, o);
 				text_section_note(o, s, p, md);
 				gp_strbuf_addch(o, '\n');
 			}
@@ -654,7 +654,7 @@ static int render_text_md(struct gp_strbuf *o, enum gpr_format fmt,
 
 		gp_strbuf_addf(o, md ? "- %s" : "  - %s", w);
 		if (!md) {
-			gpr_text_wrap(o, from, 4);
+			gpr_text_wrap(o, p->display, from, 4);
 		}
 		gp_strbuf_addch(o, '\n');
 	}
@@ -707,7 +707,7 @@ static int render_json(struct gp_strbuf *o, const struct gpr_report_parts *p)
 		ret = fill(&t, (enum section_id)s, p, GPR_FORMAT_JSON);
 		if (!ret) {
 			gp_strbuf_addf(o, ",\"%s\":", sections[s].key);
-			ret = gpr_table_render(&t, GPR_FORMAT_JSON, o);
+			ret = gpr_table_render(&t, GPR_FORMAT_JSON, p->display, o);
 		}
 		gpr_table_release(&t);
 	}
@@ -761,7 +761,8 @@ int gpr_report_render(struct gp_strbuf *out, enum gpr_format fmt,
 	switch (fmt) {
 	case GPR_FORMAT_TEXT:
 	case GPR_FORMAT_MARKDOWN:
-		if (p->flight && gpr_flight_render(out, fmt, p->flight, p->flight_cmp, p->m, p->steps)) {
+		if (p->flight && gpr_flight_render(out, fmt, p->display, p->flight, p->flight_cmp,
+						   p->m, p->steps)) {
 			return -GP_ERR_NOMEM;
 		}
 		return render_text_md(out, fmt, p);

@@ -50,6 +50,8 @@ struct gpr_report_parts {
 	 */
 	const struct gpa_flight_info *flight;
 	const struct gpa_flight_cmp *flight_cmp;
+	/* How text and Markdown read (units, width, --wide); borrowed, NULL: the default. */
+	const struct gpr_display *display;
 };
 
 /*

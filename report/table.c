@@ -120,6 +120,7 @@ static void pad(struct gp_strbuf *o, size_t n)
 
 /* The table as text or Markdown shows it: headers and cells (owned copies). */
 struct view {
+	const struct gpr_display *d; /* never NULL */
 	size_t ncols, rows;
 	char **head; /* ncols */
 	char **cell; /* rows * ncols */
@@ -190,7 +191,7 @@ static size_t digits(size_t n);
 /* Cells of a NAME or ELIDE column shortened so that the line fits the display width. */
 static int fit_names(struct view *v, const struct gpr_table *t, size_t c)
 {
-	size_t width = gpr_display_get()->width, others = 2 * (v->ncols - 1), budget;
+	size_t width = v->d->width, others = 2 * (v->ncols - 1), budget;
 
 	for (size_t k = 0; k < v->ncols; k++) {
 		others += k == c ? 0 : v->w[k];
@@ -232,9 +233,11 @@ static int fit_names(struct view *v, const struct gpr_table *t, size_t c)
 	return 0;
 }
 
-static int view_init(struct view *v, const struct gpr_table *t, bool text)
+static int view_init(struct view *v, const struct gpr_table *t, const struct gpr_display *d,
+		     bool text)
 {
 	memset(v, 0, sizeof(*v));
+	v->d = gpr_display_or_default(d);
 	v->ncols = t->ncols;
 	v->rows = gpr_table_rows(t);
 	v->head = calloc(v->ncols ? v->ncols : 1, sizeof(*v->head));
@@ -246,14 +249,14 @@ static int view_init(struct view *v, const struct gpr_table *t, bool text)
 	for (size_t c = 0; c < v->ncols; c++) {
 		unsigned fl = col_flags(&t->cols[c]);
 		struct gp_strbuf sb = GP_STRBUF_INIT;
-		bool ch = gpr_fmt_header(&sb, t->cols[c].name, fl);
+		bool ch = gpr_fmt_header(&sb, v->d, t->cols[c].name, fl);
 		if (!(v->head[c] = take(&sb, ch, t->cols[c].name))) {
 			return -1;
 		}
 		v->w[c] = gpr_text_width(v->head[c]);
 		for (size_t r = 0; r < v->rows; r++) {
 			const char *orig = t->cells.v[r * t->ncols + c];
-			ch = gpr_fmt_cell(&sb, orig, fl | cell_flags(t, r * t->ncols + c));
+			ch = gpr_fmt_cell(&sb, v->d, orig, fl | cell_flags(t, r * t->ncols + c));
 			if (!(v->cell[r * v->ncols + c] = take(&sb, ch, orig))) {
 				return -1;
 			}
@@ -261,8 +264,8 @@ static int view_init(struct view *v, const struct gpr_table *t, bool text)
 			v->w[c] = x > v->w[c] ? x : v->w[c];
 		}
 	}
-	for (size_t c = 0; text && gpr_display_get()->width && c < v->ncols; c++) {
-		bool wide = gpr_display_get()->wide;
+	for (size_t c = 0; text && v->d->width && c < v->ncols; c++) {
+		bool wide = v->d->wide;
 		if ((t->cols[c].flags & (GPR_COL_NAME | GPR_COL_ELIDE)) && !wide && fit_names(v, t, c)) {
 			return -1;
 		}
@@ -350,13 +353,14 @@ static void text_block(const struct gpr_table *t, const struct view *v, const si
  * blocks that fit, one under the other, each led by the first column (the
  * row's key) so that every line can be read on its own.
  */
-static void render_text(const struct gpr_table *t, struct gp_strbuf *o)
+static void render_text(const struct gpr_table *t, const struct gpr_display *disp,
+			struct gp_strbuf *o)
 {
-	const struct gpr_display *d = gpr_display_get();
+	const struct gpr_display *d = gpr_display_or_default(disp);
 	size_t *idx = NULL, total = 0;
 	struct view v;
 
-	if (view_init(&v, t, true) || !(idx = calloc(t->ncols + 1, sizeof(*idx)))) {
+	if (view_init(&v, t, d, true) || !(idx = calloc(t->ncols + 1, sizeof(*idx)))) {
 		view_release(&v);
 		o->failed = true;
 		return;
@@ -453,12 +457,12 @@ static void md_cell(struct gp_strbuf *o, const char *s)
 	}
 }
 
-static void render_md(const struct gpr_table *t, struct gp_strbuf *o)
+static void render_md(const struct gpr_table *t, const struct gpr_display *d, struct gp_strbuf *o)
 {
 	struct view v;
 	size_t rows = gpr_table_rows(t);
 
-	if (view_init(&v, t, false)) {
+	if (view_init(&v, t, d, false)) {
 		view_release(&v);
 		o->failed = true;
 		return;
@@ -479,14 +483,15 @@ static void render_md(const struct gpr_table *t, struct gp_strbuf *o)
 	view_release(&v);
 }
 
-int gpr_table_render(const struct gpr_table *t, enum gpr_format fmt, struct gp_strbuf *out)
+int gpr_table_render(const struct gpr_table *t, enum gpr_format fmt, const struct gpr_display *d,
+		     struct gp_strbuf *out)
 {
 	if (t->failed || (t->ncols && t->cells.n % t->ncols)) {
 		return t->failed ? -GP_ERR_NOMEM : -GP_ERR_API;
 	}
 	switch (fmt) {
 	case GPR_FORMAT_TEXT:
-		render_text(t, out);
+		render_text(t, d, out);
 		break;
 	case GPR_FORMAT_CSV:
 		render_csv(t, out);
@@ -495,14 +500,14 @@ int gpr_table_render(const struct gpr_table *t, enum gpr_format fmt, struct gp_s
 		render_json(t, out);
 		break;
 	case GPR_FORMAT_MARKDOWN:
-		render_md(t, out);
+		render_md(t, d, out);
 		break;
 	}
 	return out->failed ? -GP_ERR_NOMEM : 0;
 }
 
-int gpr_table_section(struct gpr_table *t, enum gpr_format fmt, const char *title,
-		      const char *key, bool first, struct gp_strbuf *out)
+int gpr_table_section(struct gpr_table *t, enum gpr_format fmt, const struct gpr_display *d,
+		      const char *title, const char *key, bool first, struct gp_strbuf *out)
 {
 	int ret;
 
@@ -522,7 +527,7 @@ int gpr_table_section(struct gpr_table *t, enum gpr_format fmt, const char *titl
 		}
 		break;
 	}
-	ret = gpr_table_render(t, fmt, out);
+	ret = gpr_table_render(t, fmt, d, out);
 	gpr_table_release(t);
 	return ret;
 }

@@ -9,12 +9,12 @@
 #include <inttypes.h>
 #include <string.h>
 
-static void dur(struct gp_strbuf *o, uint64_t ns, bool full)
+static void dur(struct gp_strbuf *o, const struct gpr_display *d, uint64_t ns, bool full)
 {
 	if (full) {
 		gpr_fmt_secs(o, ns);
 	} else {
-		gpr_fmt_ns(o, ns);
+		gpr_fmt_ns(o, d, ns);
 	}
 }
 
@@ -60,7 +60,8 @@ static const char *bound_what(const struct gpa_bound_verdict *v)
 }
 
 /* "(median step 12.30 ms over 10 steps; 1 warm-up step, 3.2 s, left out)" */
-static void scope(struct gp_strbuf *o, const struct gpa_bound_verdict *v, bool full)
+static void scope(struct gp_strbuf *o, const struct gpr_display *d,
+		  const struct gpa_bound_verdict *v, bool full)
 {
 	uint32_t steady = v->steps - v->warm_steps;
 
@@ -72,12 +73,12 @@ static void scope(struct gp_strbuf *o, const struct gpa_bound_verdict *v, bool f
 		gp_strbuf_adds(o, " (the whole trace");
 	} else {
 		gp_strbuf_adds(o, " (median step ");
-		dur(o, v->step_median_ns, full);
+		dur(o, d, v->step_median_ns, full);
 		gp_strbuf_addf(o, " over %" PRIu32 " step%s", steady, steady == 1 ? "" : "s");
 	}
 	if (v->warm_ns) {
 		gp_strbuf_adds(o, "; warm-up ");
-		dur(o, v->warm_ns, full);
+		dur(o, d, v->warm_ns, full);
 		if (v->warm_steps) {
 			gp_strbuf_addf(o, " in %" PRIu32 " step%s", v->warm_steps,
 				       v->warm_steps == 1 ? "" : "s");
@@ -128,7 +129,8 @@ static void mixed(struct gp_strbuf *o, const struct gpa_bound_verdict *v)
 	gp_strbuf_adds(o, " of the critical path");
 }
 
-void gpr_verdict_sentence(struct gp_strbuf *o, const struct gpa_bound_verdict *v, bool full)
+void gpr_verdict_sentence(struct gp_strbuf *o, const struct gpr_display *d,
+			  const struct gpa_bound_verdict *v, bool full)
 {
 	switch (v->bound) {
 	case GPA_BOUND_NO_GPU:
@@ -141,7 +143,7 @@ void gpr_verdict_sentence(struct gp_strbuf *o, const struct gpa_bound_verdict *v
 	case GPA_BOUND_WARMUP:
 		gp_strbuf_adds(o, "Bound: warm-up: one-off start-up (context, modules, first calls) is "
 				  "the whole critical path (");
-		dur(o, v->warm_ns, full);
+		dur(o, d, v->warm_ns, full);
 		gp_strbuf_adds(o, "): no steady state to judge.");
 		return;
 	case GPA_BOUND_MIXED:
@@ -153,7 +155,7 @@ void gpr_verdict_sentence(struct gp_strbuf *o, const struct gpa_bound_verdict *v
 		gpr_fmt_pct(o, (uint64_t)v->share_bp * v->path_ns / 10000, v->path_ns);
 		gp_strbuf_adds(o, "% of the critical path");
 	}
-	scope(o, v, full);
+	scope(o, d, v, full);
 	gpu_split(o, v);
 }
 
@@ -180,7 +182,7 @@ void gpr_verdict_json(struct gp_strbuf *o, const struct gpa_bound_verdict *v)
 		gp_strbuf_addf(o, "%s\"%s\":%" PRIu64, d ? "," : "", dirs[d], v->copy_ns[d]);
 	}
 	gp_strbuf_addf(o, ",\"pageable\":%" PRIu64 "},\"text\":", v->copy_pageable_ns);
-	gpr_verdict_sentence(&tmp, v, true);
+	gpr_verdict_sentence(&tmp, NULL, v, true);
 	gp_strbuf_add_json_str(o, tmp.buf ? tmp.buf : "", tmp.len);
 	gp_strbuf_release(&tmp);
 	gp_strbuf_addch(o, '}');

@@ -12,7 +12,8 @@
 #   ```
 #   <!-- end sample -->
 #
-# or, for several commands, one a line:
+# A marker indented by spaces (a sample inside a list item) indents the block as
+# much. Or, for several commands, one a line:
 #
 #   <!-- sample
 #   build/tracegen --steps 8 -o demo.gpz
@@ -41,7 +42,7 @@ import subprocess
 import sys
 import tempfile
 
-MARK = re.compile(r"^<!-- sample(?::(?P<one>.*?))?\s*(?P<close>-->)?\s*$")
+MARK = re.compile(r"^(?P<indent> *)<!-- sample(?::(?P<one>.*?))?\s*(?P<close>-->)?\s*$")
 END = "<!-- end sample -->"
 
 
@@ -79,7 +80,7 @@ def parse(path, lines):
             i += 1
         if i == len(lines):
             raise SystemExit(f"{path}:{start + 1}: sample without '{END}'")
-        yield start, cmds, body, i
+        yield start, cmds, body, i, m.group("indent")
         i += 1
 
 
@@ -127,7 +128,7 @@ def main():
             lines = f.read().split("\n")
         new = []
         last = 0
-        for start, cmds, body, end in parse(path, lines):
+        for start, cmds, body, end, indent in parse(path, lines):
             where = f"{path}:{start + 1}"
             new.extend(lines[last:body])
             last = end
@@ -137,7 +138,7 @@ def main():
                 skipped += 1
                 new.extend(lines[body:end])
                 continue
-            got = run(cmds, a.build, shared, where)
+            got = [(indent + x).rstrip() for x in run(cmds, a.build, shared, where)]
             done += 1
             if got != lines[body:end]:
                 stale += 1

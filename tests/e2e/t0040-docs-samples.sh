@@ -45,4 +45,11 @@ grep -qxF "$(cat v)" doc.md || fail "the refresh did not write the command's out
 printf '<!-- sample: false -->\n```\n```\n<!-- end sample -->\n' >bad.md
 python3 "$TOP/scripts/docs-samples.py" --build "$BUILD" bad.md >out 2>&1 && fail "a failing command passed"
 grep -q "bad.md:1: 'false' exited 1" out || fail "the failing command is not named: $(cat out)"
+# A sample inside a list item: the block comes indented as its marker is.
+printf -- '- item\n\n  <!-- sample: echo one; echo; echo two -->\n  ```\n  ```\n  <!-- end sample -->\n' >ind.md
+python3 "$TOP/scripts/docs-samples.py" --build "$BUILD" ind.md >out 2>&1 || fail "indented refresh: $(cat out)"
+printf -- '- item\n\n  <!-- sample: echo one; echo; echo two -->\n  ```\n  $ echo one; echo; echo two\n  one\n\n  two\n  ```\n  <!-- end sample -->\n' >ind.want
+cmp ind.md ind.want || fail "indented sample: $(cat ind.md)"
+python3 "$TOP/scripts/docs-samples.py" --check --build "$BUILD" ind.md >out 2>&1 ||
+	fail "indented sample stale right after its refresh: $(cat out)"
 exit 0

@@ -447,7 +447,7 @@ TEST(exit_codes)
 static int done_calls;
 static const struct cli_common *done_common;
 
-static void count_done(const struct cli_common *c)
+static void count_done(struct cli_common *c)
 {
 	done_calls++;
 	done_common = c;

@@ -20,14 +20,14 @@ static void fill(struct gpr_table *t)
 	gpr_table_cell(t, "say \"hi\", |x|\nnext");
 }
 
-static char *render(enum gpr_format f)
+static char *render(enum gpr_format f, const struct gpr_display *d)
 {
 	struct gpr_table t;
 	struct gp_strbuf sb = GP_STRBUF_INIT;
 
 	fill(&t);
 	CHECK_EQ_U(gpr_table_rows(&t), 2);
-	CHECK_EQ_I(gpr_table_render(&t, f, &sb), 0);
+	CHECK_EQ_I(gpr_table_render(&t, f, d, &sb), 0);
 	gpr_table_release(&t);
 	return gp_strbuf_detach(&sb, NULL);
 }
@@ -35,19 +35,52 @@ static char *render(enum gpr_format f)
 TEST(table_text_aligns)
 {
 	struct gpr_display d = {.exact = true};
-	char *s = render(GPR_FORMAT_TEXT);
+	char *s = render(GPR_FORMAT_TEXT, NULL);
 	/* Times in scaled units, the header without its unit; text left-aligned. */
 	CHECK_CONTAINS(s, "Time (%)  Total Time  Name\n");
 	CHECK_CONTAINS(s, "--------  ----------  ");
 	CHECK_CONTAINS(s, "    75.0      300 ns  void k<int, 2>(float*)\n");
 	free(s);
 	/* Exact: integer nanoseconds under the header that says so. */
-	gpr_display_set(&d);
-	s = render(GPR_FORMAT_TEXT);
+	s = render(GPR_FORMAT_TEXT, &d);
 	CHECK_CONTAINS(s, "Time (%)  Total Time (ns)  Name\n");
 	CHECK_CONTAINS(s, "--------  ---------------  ");
 	CHECK_CONTAINS(s, "    75.0              300  void k<int, 2>(float*)\n");
 	free(s);
+}
+
+/*
+ * Two callers with different displays in one process (two library handles,
+ * two renderings of one command) do not see each other's settings: each
+ * rendering reads only the display it is given, whatever came between.
+ */
+TEST(displays_do_not_interfere)
+{
+	struct gpr_display exact = {.exact = true}, ms = {.scale = 1000000, .width = 40};
+	struct gp_strbuf a = GP_STRBUF_INIT, b = GP_STRBUF_INIT;
+	char *first = render(GPR_FORMAT_TEXT, &exact);
+	char *other = render(GPR_FORMAT_TEXT, &ms);
+	char *again = render(GPR_FORMAT_TEXT, &exact);
+	char *plain = render(GPR_FORMAT_TEXT, NULL);
+
+	CHECK_STR(first, again);
+	CHECK_CONTAINS(first, "Total Time (ns)");
+	CHECK_CONTAINS(other, "Total Time (ms)");
+	CHECK_CONTAINS(other, "0.000300");
+	CHECK_CONTAINS(plain, "300 ns");
+	CHECK(strcmp(first, other) != 0);
+	gpr_fmt_ns(&a, &ms, 1500000);
+	gpr_fmt_ns(&b, &exact, 1500000);
+	gp_strbuf_adds(&a, "|");
+	gpr_fmt_ns(&a, NULL, 1500000);
+	CHECK_STR(a.buf, "1.500000 ms|1.500 ms");
+	CHECK_STR(b.buf, "1500000 ns");
+	free(first);
+	free(other);
+	free(again);
+	free(plain);
+	gp_strbuf_release(&a);
+	gp_strbuf_release(&b);
 }
 
 static const struct gpr_col wide_cols[] = {
@@ -83,7 +116,6 @@ TEST(table_text_fits_width)
 
 	memset(note, 'n', sizeof(note) - 1);
 	note[sizeof(note) - 1] = '\0';
-	gpr_display_set(&d);
 	gpr_table_init(&t, wide_cols, GP_ARRAY_SIZE(wide_cols));
 	gpr_table_cell(&t, "a");
 	gpr_table_cell(&t, "1234567");
@@ -91,7 +123,7 @@ TEST(table_text_fits_width)
 	gpr_table_cell(&t, "void ns::very_long_kernel_name_that_goes_on<int, 4, "
 			   "ns::Policy<float>>(ns::Params const*, int, int)");
 	gpr_table_cell(&t, note);
-	CHECK_EQ_I(gpr_table_render(&t, GPR_FORMAT_TEXT, &sb), 0);
+	CHECK_EQ_I(gpr_table_render(&t, GPR_FORMAT_TEXT, &d, &sb), 0);
 	CHECK_CONTAINS(sb.buf, "1,234,567");
 	CHECK_CONTAINS(sb.buf, "3.00 GiB");
 	/* The identifying part of the name: scope and function, nothing else. */
@@ -100,14 +132,13 @@ TEST(table_text_fits_width)
 	CHECK(longest_line(sb.buf) <= 80);
 	/* CSV keeps every cell whole. */
 	gp_strbuf_reset(&sb);
-	CHECK_EQ_I(gpr_table_render(&t, GPR_FORMAT_CSV, &sb), 0);
+	CHECK_EQ_I(gpr_table_render(&t, GPR_FORMAT_CSV, &d, &sb), 0);
 	CHECK_CONTAINS(sb.buf, note);
 	CHECK_CONTAINS(sb.buf, ",1234567,3221225472,");
 	/* --wide: whole, however long the line. */
 	d.wide = true;
-	gpr_display_set(&d);
 	gp_strbuf_reset(&sb);
-	CHECK_EQ_I(gpr_table_render(&t, GPR_FORMAT_TEXT, &sb), 0);
+	CHECK_EQ_I(gpr_table_render(&t, GPR_FORMAT_TEXT, &d, &sb), 0);
 	CHECK_CONTAINS(sb.buf, note);
 	CHECK(longest_line(sb.buf) > 200);
 	gpr_table_release(&t);
@@ -124,12 +155,11 @@ TEST(table_text_folds_many_columns)
 	struct gp_strbuf sb = GP_STRBUF_INIT;
 	struct gpr_table t;
 
-	gpr_display_set(&d);
 	gpr_table_init(&t, many, GP_ARRAY_SIZE(many));
 	for (size_t i = 0; i < GP_ARRAY_SIZE(many); i++) {
 		gpr_table_cellf(&t, "v%zu", i);
 	}
-	CHECK_EQ_I(gpr_table_render(&t, GPR_FORMAT_TEXT, &sb), 0);
+	CHECK_EQ_I(gpr_table_render(&t, GPR_FORMAT_TEXT, &d, &sb), 0);
 	CHECK(longest_line(sb.buf) <= 40);
 	/* Every block repeats the key column. */
 	CHECK_CONTAINS(sb.buf, "Row  Column one  Column two\n");
@@ -140,7 +170,7 @@ TEST(table_text_folds_many_columns)
 
 TEST(table_csv_quotes)
 {
-	char *s = render(GPR_FORMAT_CSV);
+	char *s = render(GPR_FORMAT_CSV, NULL);
 	CHECK_STR(s, "Time (%),Total Time (ns),Name\n"
 		     "75.0,300,\"void k<int, 2>(float*)\"\n"
 		     "25.0,100,\"say \"\"hi\"\", |x|\nnext\"\n");
@@ -149,7 +179,7 @@ TEST(table_csv_quotes)
 
 TEST(table_json_types)
 {
-	char *s = render(GPR_FORMAT_JSON);
+	char *s = render(GPR_FORMAT_JSON, NULL);
 	CHECK_STR(s, "[{\"Time (%)\":75.0,\"Total Time (ns)\":300,\"Name\":\"void k<int, 2>(float*)\"},"
 		     "{\"Time (%)\":25.0,\"Total Time (ns)\":100,\"Name\":\"say \\\"hi\\\", |x|\\nnext\"}]");
 	free(s);
@@ -157,7 +187,7 @@ TEST(table_json_types)
 
 TEST(table_markdown_escapes)
 {
-	char *s = render(GPR_FORMAT_MARKDOWN);
+	char *s = render(GPR_FORMAT_MARKDOWN, NULL);
 	CHECK_CONTAINS(s, "| Time (%) | Total Time | Name |\n| ---: | ---: | --- |\n");
 	CHECK_CONTAINS(s, "| 25.0 | 100 ns | say \"hi\", \\|x\\| next |\n");
 	CHECK_CONTAINS(s, "void k\\<int, 2>(float\\*)");
@@ -171,7 +201,7 @@ TEST(table_rejects_ragged_rows)
 
 	gpr_table_init(&t, cols, 3);
 	gpr_table_cell(&t, "1");
-	CHECK_EQ_I(gpr_table_render(&t, GPR_FORMAT_TEXT, &sb), -GP_ERR_API);
+	CHECK_EQ_I(gpr_table_render(&t, GPR_FORMAT_TEXT, NULL, &sb), -GP_ERR_API);
 	gpr_table_release(&t);
 	gp_strbuf_release(&sb);
 }
@@ -197,17 +227,16 @@ TEST(format_helpers)
 		CHECK_STR(sb.buf, times[i].s);
 	}
 	gp_strbuf_reset(&sb);
-	gpr_fmt_ns(&sb, 1234567890123ULL);
+	gpr_fmt_ns(&sb, NULL, 1234567890123ULL);
 	CHECK_STR(sb.buf, "1234.6 s");
 	gp_strbuf_reset(&sb);
-	gpr_fmt_ns(&sb, 5000);
+	gpr_fmt_ns(&sb, NULL, 5000);
 	CHECK_STR(sb.buf, "5 \xc2\xb5s"); /* a round figure in a sentence */
 	gp_strbuf_reset(&sb);
 	gpr_fmt_secs(&sb, 1234567890123ULL);
 	CHECK_STR(sb.buf, "1234.567890123 s");
-	gpr_display_set(&exact);
 	gp_strbuf_reset(&sb);
-	gpr_fmt_ns(&sb, 1234567890123ULL);
+	gpr_fmt_ns(&sb, &exact, 1234567890123ULL);
 	CHECK_STR(sb.buf, "1234567890123 ns");
 	gp_strbuf_reset(&sb);
 	gpr_fmt_count(&sb, 1234567);
@@ -239,10 +268,8 @@ TEST(names_fit_tell_rows_apart)
 		"## forward pass of the whole decoder layer stack ##",
 		"short",
 	};
-	struct gpr_display d = {.width = 80};
 	char *out[GP_ARRAY_SIZE(names)];
 
-	gpr_display_set(&d);
 	CHECK_EQ_I(gpr_fmt_names_fit(out, names, GP_ARRAY_SIZE(names), 40), 0);
 	/* the same name reads the same; different names read differently, within 40 columns */
 	CHECK_STR(out[0], out[2]);
@@ -267,10 +294,9 @@ TEST(text_wrap_at_spaces)
 	struct gpr_display d = {.width = 20};
 	struct gp_strbuf sb = GP_STRBUF_INIT;
 
-	gpr_display_set(&d);
 	gp_strbuf_adds(&sb, "keep\n");
 	gp_strbuf_adds(&sb, "  one two three four five six");
-	gpr_text_wrap(&sb, 5, 4);
+	gpr_text_wrap(&sb, &d, 5, 4);
 	CHECK_STR(sb.buf, "keep\n  one two three four\n    five six");
 	gp_strbuf_release(&sb);
 }
