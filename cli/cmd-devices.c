@@ -56,7 +56,7 @@ static bool render(const struct devices_opts *o, struct gp_strbuf *out)
 	memcpy(all + o->mfu.nrows, b, nb * sizeof(*all));
 	cli_display_resolve(NULL, &d);
 	if (o->format == GPR_FORMAT_JSON) {
-		gp_strbuf_adds(out, "{\"schema\":\"gpuprof-devices/1.1\"");
+		gp_strbuf_adds(out, "{\"schema\":\"gpuprof-devices/2\"");
 	}
 	if (!gpr_devices_table(&t, all, nb + o->mfu.nrows) &&
 	    !gpr_table_section(&t, o->format, &d, "GPU peak table (dense TFLOP/s; INT8 TOPS)",

@@ -23,36 +23,36 @@ static const struct {
 };
 
 static const struct gpr_col temporal_cols[] = {
-	{"rank", GPR_COL_NUM},
-	{"idle_time(us)", GPR_COL_NUM},
-	{"compute_time(us)", GPR_COL_NUM},
-	{"non_compute_time(us)", GPR_COL_NUM},
-	{"kernel_time(us)", GPR_COL_NUM},
-	{"idle_time_pctg", GPR_COL_NUM},
-	{"compute_time_pctg", GPR_COL_NUM},
-	{"non_compute_time_pctg", GPR_COL_NUM},
+	{"rank", GPR_COL_NUM, "rank"},
+	{"idle_time(us)", GPR_COL_NUM, "idle_time_us"},
+	{"compute_time(us)", GPR_COL_NUM, "compute_time_us"},
+	{"non_compute_time(us)", GPR_COL_NUM, "non_compute_time_us"},
+	{"kernel_time(us)", GPR_COL_NUM, "kernel_time_us"},
+	{"idle_time_pctg", GPR_COL_NUM, "idle_time_pct"},
+	{"compute_time_pctg", GPR_COL_NUM, "compute_time_pct"},
+	{"non_compute_time_pctg", GPR_COL_NUM, "non_compute_time_pct"},
 };
 
 static const struct gpr_col idle_cols[] = {
-	{"rank", GPR_COL_NUM},
-	{"stream", GPR_COL_NUM},
-	{"idle_category", GPR_COL_LEFT},
-	{"idle_time(us)", GPR_COL_NUM},
-	{"idle_time_ratio", GPR_COL_NUM},
-	{"intervals", GPR_COL_NUM},
+	{"rank", GPR_COL_NUM, "rank"},
+	{"stream", GPR_COL_NUM, "stream"},
+	{"idle_category", GPR_COL_LEFT, "idle_category"},
+	{"idle_time(us)", GPR_COL_NUM, "idle_time_us"},
+	{"idle_time_ratio", GPR_COL_NUM, "idle_time_ratio"},
+	{"intervals", GPR_COL_NUM, "intervals"},
 };
 
 static const struct gpr_col type_cols[] = {
-	{"kernel_type", GPR_COL_LEFT},
-	{"sum(us)", GPR_COL_NUM},
-	{"percentage", GPR_COL_NUM},
+	{"kernel_type", GPR_COL_LEFT, "kernel_type"},
+	{"sum(us)", GPR_COL_NUM, "sum_us"},
+	{"percentage", GPR_COL_NUM, "pct"},
 };
 
 static const struct gpr_col overlap_cols[] = {
-	{"rank", GPR_COL_NUM},
-	{"comm_time(us)", GPR_COL_NUM},
-	{"overlap_time(us)", GPR_COL_NUM},
-	{"comp_comm_overlap_pctg", GPR_COL_NUM},
+	{"rank", GPR_COL_NUM, "rank"},
+	{"comm_time(us)", GPR_COL_NUM, "comm_time_us"},
+	{"overlap_time(us)", GPR_COL_NUM, "overlap_time_us"},
+	{"comp_comm_overlap_pctg", GPR_COL_NUM, "comp_comm_overlap_pct"},
 };
 
 int gpr_bd_table_parse(const char *name)
@@ -236,7 +236,8 @@ int gpr_breakdown_render(struct gp_strbuf *out, enum gpr_format fmt, const struc
 			       compat_name(b->flags));
 		break;
 	case GPR_FORMAT_JSON:
-		gp_strbuf_addf(out, "{\"compat\":\"%s\"", compat_name(b->flags));
+		gp_strbuf_addf(out, "{\"schema\":\"gpuprof-breakdown/2\",\"compat\":\"%s\"",
+			       compat_name(b->flags));
 		break;
 	case GPR_FORMAT_CSV:
 		break;

@@ -11,23 +11,41 @@
 #include "report/comm.h"
 
 static const struct gpr_col coll_cols[] = {
-	{"Collective", GPR_COL_LEFT}, {"Size", GPR_COL_LEFT},	    {"Ranks", GPR_COL_NUM},
-	{"Count", GPR_COL_NUM | GPR_COL_COUNT},	      {"Time (ns)", GPR_COL_NUM},   {"Avg (ns)", GPR_COL_NUM},
-	{"Bytes", GPR_COL_NUM | GPR_COL_BYTES},	      {"algbw (GB/s)", GPR_COL_NUM}, {"busbw (GB/s)", GPR_COL_NUM},
-	{"Peak (GB/s)", GPR_COL_NUM}, {"busbw/peak (%)", GPR_COL_NUM}, {"GPU timed (%)", GPR_COL_NUM},
+	{"Collective", GPR_COL_LEFT, "collective"},
+	{"Size", GPR_COL_LEFT, "size"},
+	{"Ranks", GPR_COL_NUM, "ranks"},
+	{"Count", GPR_COL_NUM | GPR_COL_COUNT, "count"},
+	{"Time (ns)", GPR_COL_NUM, "time_ns"},
+	{"Avg (ns)", GPR_COL_NUM, "avg_ns"},
+	{"Bytes", GPR_COL_NUM | GPR_COL_BYTES, "bytes"},
+	{"algbw (GB/s)", GPR_COL_NUM, "algbw_gb_per_s"},
+	{"busbw (GB/s)", GPR_COL_NUM, "busbw_gb_per_s"},
+	{"Peak (GB/s)", GPR_COL_NUM, "peak_gb_per_s"},
+	{"busbw/peak (%)", GPR_COL_NUM, "busbw_of_peak_pct"},
+	{"GPU timed (%)", GPR_COL_NUM, "gpu_timed_pct"},
 };
 
 static const struct gpr_col dev_cols[] = {
-	{"Process", GPR_COL_LEFT},     {"Device", GPR_COL_NUM},	      {"Step", GPR_COL_LEFT},
-	{"Comm kernels", GPR_COL_NUM | GPR_COL_COUNT}, {"Comm (ns)", GPR_COL_NUM},    {"Overlapped (ns)", GPR_COL_NUM},
-	{"Exposed (ns)", GPR_COL_NUM}, {"Overlap (%)", GPR_COL_NUM}, {"Compute (ns)", GPR_COL_NUM},
+	{"Process", GPR_COL_LEFT, "process"},
+	{"Device", GPR_COL_NUM, "device"},
+	{"Step", GPR_COL_LEFT, "step"},
+	{"Comm kernels", GPR_COL_NUM | GPR_COL_COUNT, "comm_kernels"},
+	{"Comm (ns)", GPR_COL_NUM, "comm_ns"},
+	{"Overlapped (ns)", GPR_COL_NUM, "overlapped_ns"},
+	{"Exposed (ns)", GPR_COL_NUM, "exposed_ns"},
+	{"Overlap (%)", GPR_COL_NUM, "overlap_pct"},
+	{"Compute (ns)", GPR_COL_NUM, "compute_ns"},
 };
 
 static const struct gpr_col rank_cols[] = {
-	{"Rank", GPR_COL_NUM},		 {"Process", GPR_COL_LEFT},
-	{"Matched by", GPR_COL_LEFT},	 {"Matched", GPR_COL_NUM | GPR_COL_COUNT},
-	{"Last", GPR_COL_NUM},		 {"Wait caused (ns)", GPR_COL_NUM}, {"Waited (ns)", GPR_COL_NUM},
-	{"Mean lateness (ns)", GPR_COL_NUM},
+	{"Rank", GPR_COL_NUM, "rank"},
+	{"Process", GPR_COL_LEFT, "process"},
+	{"Matched by", GPR_COL_LEFT, "matched_by"},
+	{"Matched", GPR_COL_NUM | GPR_COL_COUNT, "matched"},
+	{"Last", GPR_COL_NUM, "last"},
+	{"Wait caused (ns)", GPR_COL_NUM, "wait_caused_ns"},
+	{"Waited (ns)", GPR_COL_NUM, "waited_ns"},
+	{"Mean lateness (ns)", GPR_COL_NUM, "mean_lateness_ns"},
 };
 
 static void proc_label(struct gpr_table *t, const struct gpa_model *m, uint32_t p)
@@ -315,7 +333,7 @@ static void summary_text(struct gp_strbuf *o, const struct gpr_display *d,
 	}
 }
 
-/* The JSON summary's keys on matching across ranks (schema gpuprof-comm/2, docs/comm.md). */
+/* The JSON summary's keys on matching across ranks (schema gpuprof-comm/3, docs/comm.md). */
 static void json_across(struct gp_strbuf *o, const struct gpa_comm *c)
 {
 	const struct gpa_coll_check *k = &c->match;
@@ -375,7 +393,8 @@ int gpr_comm_render(struct gp_strbuf *out, enum gpr_format fmt, const struct gpr
 
 	if (fmt == GPR_FORMAT_JSON) {
 		gp_strbuf_addf(out,
-			       "{\"schema\":\"gpuprof-comm/2\",\"summary\":{\"ops\":%" PRIu64
+			       "{\"schema\":\"gpuprof-comm/3\","
+			       "\"summary\":{\"ops\":%" PRIu64
 			       ",\"p2p_ops\":%" PRIu64
 			       ",\"ops_gpu\":%" PRIu64 ",\"comm_kernels\":%" PRIu64
 			       ",\"by_record\":%" PRIu64 ",\"by_name\":%" PRIu64

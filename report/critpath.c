@@ -13,41 +13,41 @@
 #include "report/critpath.h"
 
 static const struct gpr_col step_cols[] = {
-	{"Step", GPR_COL_LEFT},
-	{"Start (ns)", GPR_COL_NUM | GPR_COL_DETAIL},
-	{"Time (ns)", GPR_COL_NUM},
-	{"Bound", GPR_COL_LEFT},
-	{"cpu (ns)", GPR_COL_NUM},
-	{"launch-overhead (ns)", GPR_COL_NUM},
-	{"kernel (ns)", GPR_COL_NUM},
-	{"copy (ns)", GPR_COL_NUM},
-	{"communication (ns)", GPR_COL_NUM},
-	{"wait-stream (ns)", GPR_COL_NUM | GPR_COL_DETAIL},
-	{"wait-rank (ns)", GPR_COL_NUM | GPR_COL_DETAIL},
-	{"idle (ns)", GPR_COL_NUM},
-	{"synchronization (ns)", GPR_COL_NUM | GPR_COL_DETAIL},
-	{"data-loading (ns)", GPR_COL_NUM | GPR_COL_DETAIL},
-	{"warm-up (ns)", GPR_COL_NUM | GPR_COL_DETAIL},
-	{"What-if time (ns)", GPR_COL_NUM},
-	{"Saved (ns)", GPR_COL_NUM},
-	{"What-if bound", GPR_COL_LEFT},
+	{"Step", GPR_COL_LEFT, "step"},
+	{"Start (ns)", GPR_COL_NUM | GPR_COL_DETAIL, "start_ns"},
+	{"Time (ns)", GPR_COL_NUM, "time_ns"},
+	{"Bound", GPR_COL_LEFT, "bound"},
+	{"cpu (ns)", GPR_COL_NUM, "cpu_ns"},
+	{"launch-overhead (ns)", GPR_COL_NUM, "launch_overhead_ns"},
+	{"kernel (ns)", GPR_COL_NUM, "kernel_ns"},
+	{"copy (ns)", GPR_COL_NUM, "copy_ns"},
+	{"communication (ns)", GPR_COL_NUM, "communication_ns"},
+	{"wait-stream (ns)", GPR_COL_NUM | GPR_COL_DETAIL, "wait_stream_ns"},
+	{"wait-rank (ns)", GPR_COL_NUM | GPR_COL_DETAIL, "wait_rank_ns"},
+	{"idle (ns)", GPR_COL_NUM, "idle_ns"},
+	{"synchronization (ns)", GPR_COL_NUM | GPR_COL_DETAIL, "synchronization_ns"},
+	{"data-loading (ns)", GPR_COL_NUM | GPR_COL_DETAIL, "data_loading_ns"},
+	{"warm-up (ns)", GPR_COL_NUM | GPR_COL_DETAIL, "warm_up_ns"},
+	{"What-if time (ns)", GPR_COL_NUM, "what_if_time_ns"},
+	{"Saved (ns)", GPR_COL_NUM, "saved_ns"},
+	{"What-if bound", GPR_COL_LEFT, "what_if_bound"},
 };
 
 static const struct gpr_col comp_cols[] = {
-	{"Category", GPR_COL_LEFT},
-	{"Time (ns)", GPR_COL_NUM},
-	{"% of path", GPR_COL_NUM},
-	{"What-if (ns)", GPR_COL_NUM},
-	{"What-if %", GPR_COL_NUM},
+	{"Category", GPR_COL_LEFT, "category"},
+	{"Time (ns)", GPR_COL_NUM, "time_ns"},
+	{"% of path", GPR_COL_NUM, "path_pct"},
+	{"What-if (ns)", GPR_COL_NUM, "what_if_ns"},
+	{"What-if %", GPR_COL_NUM, "what_if_pct"},
 };
 
 static const struct gpr_col seg_cols[] = {
-	{"Step", GPR_COL_LEFT},
-	{"Path", GPR_COL_LEFT},
-	{"Start (ns)", GPR_COL_NUM},
-	{"Duration (ns)", GPR_COL_NUM},
-	{"Category", GPR_COL_LEFT},
-	{"Event", GPR_COL_LEFT | GPR_COL_NAME},
+	{"Step", GPR_COL_LEFT, "step"},
+	{"Path", GPR_COL_LEFT, "path"},
+	{"Start (ns)", GPR_COL_NUM, "start_ns"},
+	{"Duration (ns)", GPR_COL_NUM, "duration_ns"},
+	{"Category", GPR_COL_LEFT, "category"},
+	{"Event", GPR_COL_LEFT | GPR_COL_NAME, "event"},
 };
 
 /* Where names and the first event come from: a model, or names resolved elsewhere. */
@@ -198,7 +198,8 @@ static void header(struct gp_strbuf *out, enum gpr_format fmt, const struct gpr_
 		break;
 	case GPR_FORMAT_JSON:
 		gp_strbuf_addf(out,
-			       "{\"totals\":{\"steps\":%zu,\"time_ns\":%" PRIu64
+			       "{\"schema\":\"gpuprof-critical-path/2\","
+			       "\"totals\":{\"steps\":%zu,\"time_ns\":%" PRIu64
 			       ",\"what_if\":%s,\"what_if_time_ns\":%" PRIu64
 			       ",\"cycle_points\":%" PRIu64 "}",
 			       cp->steps.n, now, cp->what_if ? "true" : "false", wi, cp->cycles);

@@ -115,10 +115,14 @@ static void row_cells(const struct gpa_diff_metric *m, const struct gpr_display 
 }
 
 static const struct gpr_col cols[C__N] = {
-	{"Metric", GPR_COL_ELIDE}, {"Baseline", GPR_COL_NUM | GPR_COL_LEFT},
-	{"Candidate", 0},    {"Change", 0},
-	{"95% CI", 0},	     {"p (adj)", 0},
-	{"Verdict", 0},	     {"Gate", 0},
+	{"Metric", GPR_COL_ELIDE, "metric"},
+	{"Baseline", GPR_COL_NUM | GPR_COL_LEFT, "baseline"},
+	{"Candidate", 0, "candidate"},
+	{"Change", 0, "change"},
+	{"95% CI", 0, "ci95"},
+	{"p (adj)", 0, "p_adjusted"},
+	{"Verdict", 0, "verdict"},
+	{"Gate", 0, "gate"},
 };
 
 /* "+780 us", "-35.0 ms": a signed duration. */
@@ -625,7 +629,8 @@ int gpr_diff_json(struct gp_strbuf *out, const struct gpr_display *disp,
 	static const char *const units[] = {"ns", "bytes", "ratio"};
 
 	gp_strbuf_addf(out,
-		       "{\"runs\":{\"baseline\":%zu,\"candidate\":%zu},\"samples\":\"%s\","
+		       "{\"schema\":\"gpuprof-diff/1\","
+		       "\"runs\":{\"baseline\":%zu,\"candidate\":%zu},\"samples\":\"%s\","
 		       "\"test\":\"mann-whitney-u\",\"correction\":\"%s\",\"alpha\":",
 		       r->runs[0], r->runs[1], samples_key(r->samples),
 		       correction_name(r->correction));

@@ -166,6 +166,15 @@ void gpr_fmt_cuda_version(struct gp_strbuf *sb, uint32_t v)
 	gp_strbuf_addf(sb, "%" PRIu32 ".%" PRIu32, v / 1000, (v % 1000) / 10);
 }
 
+void gpr_json_key(struct gp_strbuf *sb, const char *name, const char *suffix)
+{
+	gp_strbuf_addch(sb, '"');
+	for (; *name; name++) {
+		gp_strbuf_addch(sb, *name == '-' ? '_' : *name);
+	}
+	gp_strbuf_addf(sb, "%s\":", suffix);
+}
+
 void gpr_fmt_pct(struct gp_strbuf *sb, uint64_t num, uint64_t den)
 {
 	if (!den) {

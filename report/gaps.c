@@ -256,57 +256,57 @@ static void cell_step(struct gpr_table *t, const struct gpa_model *m, const stru
 /* ------------------------------------------------------------ tables */
 
 static const struct gpr_col dev_cols[] = {
-	{"Device", 0},
-	{"Name", 0},
-	{"Window (ns)", GPR_COL_NUM},
-	{"Busy (ns)", GPR_COL_NUM},
-	{"Idle (ns)", GPR_COL_NUM},
-	{"Busy (%)", GPR_COL_NUM},
-	{"GPU ops", GPR_COL_NUM | GPR_COL_COUNT},
-	{"Gaps", GPR_COL_NUM | GPR_COL_COUNT},
-	{"Listed gaps", GPR_COL_NUM | GPR_COL_COUNT},
-	{"Listed idle (ns)", GPR_COL_NUM},
-	{"Longest (ns)", GPR_COL_NUM},
+	{"Device", 0, "device"},
+	{"Name", 0, "name"},
+	{"Window (ns)", GPR_COL_NUM, "window_ns"},
+	{"Busy (ns)", GPR_COL_NUM, "busy_ns"},
+	{"Idle (ns)", GPR_COL_NUM, "idle_ns"},
+	{"Busy (%)", GPR_COL_NUM, "busy_pct"},
+	{"GPU ops", GPR_COL_NUM | GPR_COL_COUNT, "gpu_ops"},
+	{"Gaps", GPR_COL_NUM | GPR_COL_COUNT, "gaps"},
+	{"Listed gaps", GPR_COL_NUM | GPR_COL_COUNT, "listed_gaps"},
+	{"Listed idle (ns)", GPR_COL_NUM, "listed_idle_ns"},
+	{"Longest (ns)", GPR_COL_NUM, "longest_ns"},
 };
 
 static const struct gpr_col cause_cols[] = {
-	{"Cause", 0},
-	{"Description", 0},
-	{"Idle (ns)", GPR_COL_NUM},
-	{"Idle share (%)", GPR_COL_NUM},
-	{"Window share (%)", GPR_COL_NUM},
-	{"Gaps", GPR_COL_NUM | GPR_COL_COUNT},
+	{"Cause", 0, "cause"},
+	{"Description", 0, "description"},
+	{"Idle (ns)", GPR_COL_NUM, "idle_ns"},
+	{"Idle share (%)", GPR_COL_NUM, "idle_share_pct"},
+	{"Window share (%)", GPR_COL_NUM, "window_share_pct"},
+	{"Gaps", GPR_COL_NUM | GPR_COL_COUNT, "gaps"},
 };
 
 static const struct gpr_col hist_cols[] = {
-	{"Gap length", 0},
-	{"Gaps", GPR_COL_NUM | GPR_COL_COUNT},
-	{"Idle (ns)", GPR_COL_NUM},
-	{"Idle share (%)", GPR_COL_NUM},
+	{"Gap length", 0, "gap_length"},
+	{"Gaps", GPR_COL_NUM | GPR_COL_COUNT, "gaps"},
+	{"Idle (ns)", GPR_COL_NUM, "idle_ns"},
+	{"Idle share (%)", GPR_COL_NUM, "idle_share_pct"},
 };
 
 static const struct gpr_col gap_cols[] = {
-	{"Device", 0},
-	{"Start (ns)", GPR_COL_NUM},
-	{"Length (ns)", GPR_COL_NUM},
-	{"Cause", 0},
-	{"Cause time (ns)", GPR_COL_NUM},
-	{"Evidence", GPR_COL_ELIDE},
-	{"Step", 0},
-	{"NVTX context", GPR_COL_ELIDE},
+	{"Device", 0, "device"},
+	{"Start (ns)", GPR_COL_NUM, "start_ns"},
+	{"Length (ns)", GPR_COL_NUM, "length_ns"},
+	{"Cause", 0, "cause"},
+	{"Cause time (ns)", GPR_COL_NUM, "cause_time_ns"},
+	{"Evidence", GPR_COL_ELIDE, "evidence"},
+	{"Step", 0, "step"},
+	{"NVTX context", GPR_COL_ELIDE, "nvtx_context"},
 };
 
 static const struct gpr_col step_cols[] = {
-	{"Device", 0},
-	{"Step", 0},
-	{"Start (ns)", GPR_COL_NUM},
-	{"Window (ns)", GPR_COL_NUM},
-	{"Busy (ns)", GPR_COL_NUM},
-	{"Idle (ns)", GPR_COL_NUM},
-	{"Busy (%)", GPR_COL_NUM},
-	{"Gaps", GPR_COL_NUM | GPR_COL_COUNT},
-	{"Main cause", 0},
-	{"Main cause idle (ns)", GPR_COL_NUM},
+	{"Device", 0, "device"},
+	{"Step", 0, "step"},
+	{"Start (ns)", GPR_COL_NUM, "start_ns"},
+	{"Window (ns)", GPR_COL_NUM, "window_ns"},
+	{"Busy (ns)", GPR_COL_NUM, "busy_ns"},
+	{"Idle (ns)", GPR_COL_NUM, "idle_ns"},
+	{"Busy (%)", GPR_COL_NUM, "busy_pct"},
+	{"Gaps", GPR_COL_NUM | GPR_COL_COUNT, "gaps"},
+	{"Main cause", 0, "main_cause"},
+	{"Main cause idle (ns)", GPR_COL_NUM, "main_cause_idle_ns"},
 };
 
 /* The cause with the most idle time (the lowest on ties); -1 without idle time. */
@@ -510,7 +510,8 @@ static void json_options(struct gp_strbuf *o, const struct gpa_steps *s, const s
 					      "whole", "repeating-range", "training-loop"};
 	const struct gpa_gap_totals *a = &g->all;
 
-	gp_strbuf_addf(o, "{\"options\":{\"min_gap_ns\":%" PRIu64 ",\"top\":", g->min_gap_ns);
+	gp_strbuf_addf(o, "{\"schema\":\"gpuprof-gaps/2\","
+			  "\"options\":{\"min_gap_ns\":%" PRIu64 ",\"top\":", g->min_gap_ns);
 	if (g->top_n == SIZE_MAX) {
 		gp_strbuf_adds(o, "null");
 	} else {

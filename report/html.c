@@ -1024,7 +1024,7 @@ static int data_blob(struct gp_strbuf *clean, struct gp_strbuf *rep,
 	while (rep->len && (rep->buf[rep->len - 1] == '\n')) {
 		rep->buf[--rep->len] = 0;
 	}
-	gp_strbuf_adds(&data, "{\"schema\":\"gpuprof-html/1\",\"report\":");
+	gp_strbuf_adds(&data, "{\"schema\":\"gpuprof-html/2\",\"report\":");
 	gp_strbuf_add(&data, rep->buf, rep->len);
 	gaps_json(&data, p->gaps);
 	ret = timeline_json(&data, p, o);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * job.c - the job report of many ranks (analyze/job.h) as text, Markdown
- * and JSON (schema "gpuprof-job/1", docs/cluster.md).
+ * and JSON (schema "gpuprof-job/2", docs/cluster.md).
  */
 #include "base/compat.h"
 #include "analyze/job.h"
@@ -133,18 +133,18 @@ static void slow_text(struct gp_strbuf *o, const struct gpa_job *j)
 }
 
 static const struct gpr_col failed_cols[] = {
-	{"File", GPR_COL_LEFT},
-	{"Problem", GPR_COL_LEFT},
+	{"File", GPR_COL_LEFT, "file"},
+	{"Problem", GPR_COL_LEFT, "problem"},
 };
 
 static const struct gpr_col rank_cols[] = {
-	{"Rank", GPR_COL_NUM},
-	{"File", GPR_COL_LEFT | GPR_COL_ELIDE},
-	{"Host", GPR_COL_LEFT},
-	{"Steps", GPR_COL_NUM | GPR_COL_COUNT},
-	{"Median (ns)", GPR_COL_NUM | GPR_COL_NS},
-	{"P90 (ns)", GPR_COL_NUM | GPR_COL_NS},
-	{"Max (ns)", GPR_COL_NUM | GPR_COL_NS},
+	{"Rank", GPR_COL_NUM, "rank"},
+	{"File", GPR_COL_LEFT | GPR_COL_ELIDE, "file"},
+	{"Host", GPR_COL_LEFT, "host"},
+	{"Steps", GPR_COL_NUM | GPR_COL_COUNT, "steps"},
+	{"Median (ns)", GPR_COL_NUM | GPR_COL_NS, "median_ns"},
+	{"P90 (ns)", GPR_COL_NUM | GPR_COL_NS, "p90_ns"},
+	{"Max (ns)", GPR_COL_NUM | GPR_COL_NS, "max_ns"},
 };
 
 static void rank_row(struct gpr_table *t, const struct gpa_job_rank *r)
@@ -159,43 +159,43 @@ static void rank_row(struct gpr_table *t, const struct gpa_job_rank *r)
 }
 
 static const struct gpr_col step_cols[] = {
-	{"Step", GPR_COL_NUM},
-	{"Ranks", GPR_COL_NUM | GPR_COL_COUNT},
-	{"Median (ns)", GPR_COL_NUM | GPR_COL_NS},
-	{"Max (ns)", GPR_COL_NUM | GPR_COL_NS},
-	{"Slowest Rank", GPR_COL_NUM},
+	{"Step", GPR_COL_NUM, "step"},
+	{"Ranks", GPR_COL_NUM | GPR_COL_COUNT, "ranks"},
+	{"Median (ns)", GPR_COL_NUM | GPR_COL_NS, "median_ns"},
+	{"Max (ns)", GPR_COL_NUM | GPR_COL_NS, "max_ns"},
+	{"Slowest Rank", GPR_COL_NUM, "slowest_rank"},
 };
 
 static const struct gpr_col late_cols[] = {
-	{"Rank", GPR_COL_NUM},
-	{"Matched", GPR_COL_NUM | GPR_COL_COUNT},
-	{"Last", GPR_COL_NUM | GPR_COL_COUNT},
-	{"Caused Wait (ns)", GPR_COL_NUM | GPR_COL_NS},
-	{"Waited (ns)", GPR_COL_NUM | GPR_COL_NS},
-	{"Mean Lateness (ns)", GPR_COL_NUM | GPR_COL_NS},
-	{"Comm (ns)", GPR_COL_NUM | GPR_COL_NS},
-	{"Exposed Comm (ns)", GPR_COL_NUM | GPR_COL_NS},
+	{"Rank", GPR_COL_NUM, "rank"},
+	{"Matched", GPR_COL_NUM | GPR_COL_COUNT, "matched"},
+	{"Last", GPR_COL_NUM | GPR_COL_COUNT, "last"},
+	{"Caused Wait (ns)", GPR_COL_NUM | GPR_COL_NS, "caused_wait_ns"},
+	{"Waited (ns)", GPR_COL_NUM | GPR_COL_NS, "waited_ns"},
+	{"Mean Lateness (ns)", GPR_COL_NUM | GPR_COL_NS, "mean_lateness_ns"},
+	{"Comm (ns)", GPR_COL_NUM | GPR_COL_NS, "comm_ns"},
+	{"Exposed Comm (ns)", GPR_COL_NUM | GPR_COL_NS, "exposed_comm_ns"},
 };
 
 static const struct gpr_col skew_cols[] = {
-	{"Collective", GPR_COL_LEFT},
-	{"Communicator", GPR_COL_LEFT},
-	{"Seq", GPR_COL_NUM},
-	{"Ranks", GPR_COL_NUM | GPR_COL_COUNT},
-	{"Skew (ns)", GPR_COL_NUM | GPR_COL_NS},
-	{"Last Rank", GPR_COL_NUM},
-	{"Margin (ns)", GPR_COL_NUM | GPR_COL_NS},
-	{"Idle Before (ns)", GPR_COL_NUM | GPR_COL_NS},
-	{"Last Kernel Before", GPR_COL_LEFT | GPR_COL_NAME},
+	{"Collective", GPR_COL_LEFT, "collective"},
+	{"Communicator", GPR_COL_LEFT, "communicator"},
+	{"Seq", GPR_COL_NUM, "seq"},
+	{"Ranks", GPR_COL_NUM | GPR_COL_COUNT, "ranks"},
+	{"Skew (ns)", GPR_COL_NUM | GPR_COL_NS, "skew_ns"},
+	{"Last Rank", GPR_COL_NUM, "last_rank"},
+	{"Margin (ns)", GPR_COL_NUM | GPR_COL_NS, "margin_ns"},
+	{"Idle Before (ns)", GPR_COL_NUM | GPR_COL_NS, "idle_before_ns"},
+	{"Last Kernel Before", GPR_COL_LEFT | GPR_COL_NAME, "last_kernel_before"},
 };
 
 static const struct gpr_col kern_cols[] = {
-	{"Rank", GPR_COL_NUM},
-	{"Kernels Compared", GPR_COL_NUM | GPR_COL_COUNT},
-	{"Time vs Peers", GPR_COL_NUM},
-	{"Slow", GPR_COL_LEFT},
-	{"Worst vs Peers", GPR_COL_NUM},
-	{"Worst Kernel", GPR_COL_LEFT | GPR_COL_NAME},
+	{"Rank", GPR_COL_NUM, "rank"},
+	{"Kernels Compared", GPR_COL_NUM | GPR_COL_COUNT, "kernels_compared"},
+	{"Time vs Peers", GPR_COL_NUM, "time_vs_peers_ratio"},
+	{"Slow", GPR_COL_LEFT, "slow"},
+	{"Worst vs Peers", GPR_COL_NUM, "worst_vs_peers_ratio"},
+	{"Worst Kernel", GPR_COL_LEFT | GPR_COL_NAME, "worst_kernel"},
 };
 
 /* How many rows of a long table text and Markdown show; JSON has all. */
@@ -283,13 +283,13 @@ static int idle_section(struct gp_strbuf *o, enum gpr_format f, const struct gpr
 {
 	struct gpr_col cols[4 + GPA_GAP__COUNT];
 	unsigned cause[GPA_GAP__COUNT], nc = 0;
-	char names[GPA_GAP__COUNT][48];
+	char names[GPA_GAP__COUNT][48], keys[GPA_GAP__COUNT][48];
 	struct gpr_table t;
 
-	cols[0] = (struct gpr_col){"Rank", GPR_COL_NUM};
-	cols[1] = (struct gpr_col){"Busy (ns)", GPR_COL_NUM | GPR_COL_NS};
-	cols[2] = (struct gpr_col){"Idle (ns)", GPR_COL_NUM | GPR_COL_NS};
-	cols[3] = (struct gpr_col){"Idle %", GPR_COL_NUM};
+	cols[0] = (struct gpr_col){"Rank", GPR_COL_NUM, "rank"};
+	cols[1] = (struct gpr_col){"Busy (ns)", GPR_COL_NUM | GPR_COL_NS, "busy_ns"};
+	cols[2] = (struct gpr_col){"Idle (ns)", GPR_COL_NUM | GPR_COL_NS, "idle_ns"};
+	cols[3] = (struct gpr_col){"Idle %", GPR_COL_NUM, "idle_pct"};
 	for (unsigned c = 0; c < GPA_GAP__COUNT; c++) {
 		bool any = f == GPR_FORMAT_JSON;
 		for (size_t i = 0; i < j->ranks.n && !any; i++) {
@@ -297,7 +297,13 @@ static int idle_section(struct gp_strbuf *o, enum gpr_format f, const struct gpr
 		}
 		if (any) {
 			snprintf(names[nc], sizeof(names[nc]), "%s (ns)", gpa_gap_cause_name(c));
-			cols[4 + nc] = (struct gpr_col){names[nc], GPR_COL_NUM | GPR_COL_NS};
+			/* "launch-overhead" -> "launch_overhead_ns" */
+			snprintf(keys[nc], sizeof(keys[nc]), "%s_ns", gpa_gap_cause_name(c));
+			for (char *k = keys[nc]; *k; k++) {
+				*k = *k == '-' ? '_' : *k;
+			}
+			cols[4 + nc] =
+				(struct gpr_col){names[nc], GPR_COL_NUM | GPR_COL_NS, keys[nc]};
 			cause[nc++] = c;
 		}
 	}
@@ -386,7 +392,7 @@ static void failed_section(struct gp_strbuf *o, enum gpr_format f, const struct 
 
 static void json_head(struct gp_strbuf *o, const struct gpa_job *j)
 {
-	gp_strbuf_addf(o, "{\"schema\":\"gpuprof-job/1\",\"traces\":%zu,\"analysed\":%zu,"
+	gp_strbuf_addf(o, "{\"schema\":\"gpuprof-job/2\",\"traces\":%zu,\"analysed\":%zu,"
 			  "\"not_analysed\":%" PRIu64 ",\"aligned\":%s",
 		       j->nsums, j->ranks.n, j->failed, j->aligned ? "true" : "false");
 	gp_strbuf_addf(o, ",\n\"step_median_over_ranks\":{\"n\":%" PRIu64 ",\"min\":%" PRIu64

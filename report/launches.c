@@ -50,8 +50,12 @@ static void cell_u64(struct gpr_table *t, uint64_t v)
 }
 
 static const struct gpr_col sum_cols[] = {
-	{"Quantity", 0},          {"Count", GPR_COL_NUM | GPR_COL_COUNT},    {"Mean (ns)", GPR_COL_NUM},
-	{"P50 (ns)", GPR_COL_NUM}, {"P90 (ns)", GPR_COL_NUM}, {"Max (ns)", GPR_COL_NUM},
+	{"Quantity", 0, "quantity"},
+	{"Count", GPR_COL_NUM | GPR_COL_COUNT, "count"},
+	{"Mean (ns)", GPR_COL_NUM, "mean_ns"},
+	{"P50 (ns)", GPR_COL_NUM, "p50_ns"},
+	{"P90 (ns)", GPR_COL_NUM, "p90_ns"},
+	{"Max (ns)", GPR_COL_NUM, "max_ns"},
 };
 
 static void sum_row(struct gpr_table *t, const char *name, const struct gpa_launch_dist *d)
@@ -120,12 +124,18 @@ static void fill_summary(struct gpr_table *t, const struct gpr_display *d,
 }
 
 static const struct gpr_col name_cols[] = {
-	{"Launches", GPR_COL_NUM | GPR_COL_COUNT}, {"Short", GPR_COL_NUM | GPR_COL_COUNT},
-	{"Call Mean (ns)", GPR_COL_NUM}, {"Call P50 (ns)", GPR_COL_NUM},
-	{"Call P90 (ns)", GPR_COL_NUM},  {"Call Max (ns)", GPR_COL_NUM},
-	{"Delay Mean (ns)", GPR_COL_NUM}, {"Delay P50 (ns)", GPR_COL_NUM},
-	{"Delay P90 (ns)", GPR_COL_NUM}, {"Delay Max (ns)", GPR_COL_NUM},
-	{"GPU Mean (ns)", GPR_COL_NUM},  {"Name", GPR_COL_LEFT | GPR_COL_NAME},
+	{"Launches", GPR_COL_NUM | GPR_COL_COUNT, "launches"},
+	{"Short", GPR_COL_NUM | GPR_COL_COUNT, "short_launches"},
+	{"Call Mean (ns)", GPR_COL_NUM, "call_mean_ns"},
+	{"Call P50 (ns)", GPR_COL_NUM, "call_p50_ns"},
+	{"Call P90 (ns)", GPR_COL_NUM, "call_p90_ns"},
+	{"Call Max (ns)", GPR_COL_NUM, "call_max_ns"},
+	{"Delay Mean (ns)", GPR_COL_NUM, "delay_mean_ns"},
+	{"Delay P50 (ns)", GPR_COL_NUM, "delay_p50_ns"},
+	{"Delay P90 (ns)", GPR_COL_NUM, "delay_p90_ns"},
+	{"Delay Max (ns)", GPR_COL_NUM, "delay_max_ns"},
+	{"GPU Mean (ns)", GPR_COL_NUM, "gpu_mean_ns"},
+	{"Name", GPR_COL_LEFT | GPR_COL_NAME, "name"},
 };
 
 static void fill_names(struct gpr_table *t, const struct gpa_launches *l)
@@ -183,11 +193,21 @@ static void cells_dist(struct gpr_table *t, const struct gpa_launch_dist *d, int
 }
 
 static const struct gpr_col queue_cols[] = {
-	{"Rank", GPR_COL_NUM},       {"PID", GPR_COL_NUM},          {"Device", GPR_COL_NUM},
-	{"Stream", GPR_COL_NUM},     {"Points", GPR_COL_NUM | GPR_COL_COUNT},       {"Mean", GPR_COL_NUM},
-	{"Std", GPR_COL_NUM},        {"Min", GPR_COL_NUM},          {"P25", GPR_COL_NUM},
-	{"P50", GPR_COL_NUM},        {"P75", GPR_COL_NUM},          {"Max", GPR_COL_NUM},
-	{"Time Mean", GPR_COL_NUM},  {"Blocked (ns)", GPR_COL_NUM}, {"Blocked (%)", GPR_COL_NUM},
+	{"Rank", GPR_COL_NUM, "rank"},
+	{"PID", GPR_COL_NUM, "pid"},
+	{"Device", GPR_COL_NUM, "device"},
+	{"Stream", GPR_COL_NUM, "stream"},
+	{"Points", GPR_COL_NUM | GPR_COL_COUNT, "points"},
+	{"Mean", GPR_COL_NUM, "mean"},
+	{"Std", GPR_COL_NUM, "std"},
+	{"Min", GPR_COL_NUM, "min"},
+	{"P25", GPR_COL_NUM, "p25"},
+	{"P50", GPR_COL_NUM, "p50"},
+	{"P75", GPR_COL_NUM, "p75"},
+	{"Max", GPR_COL_NUM, "max"},
+	{"Time Mean", GPR_COL_NUM, "time_weighted_mean"},
+	{"Blocked (ns)", GPR_COL_NUM, "blocked_ns"},
+	{"Blocked (%)", GPR_COL_NUM, "blocked_pct"},
 };
 
 static void fill_queues(struct gpr_table *t, const struct gpa_model *m,
@@ -209,9 +229,13 @@ static void fill_queues(struct gpr_table *t, const struct gpa_model *m,
 }
 
 static const struct gpr_col copy_cols[] = {
-	{"Kind", 0},               {"Count", GPR_COL_NUM | GPR_COL_COUNT}, {"Bytes", GPR_COL_NUM | GPR_COL_BYTES},
-	{"Mean (GB/s)", GPR_COL_NUM}, {"P50 (GB/s)", GPR_COL_NUM}, {"Max (GB/s)", GPR_COL_NUM},
-	{"Zero-length", GPR_COL_NUM},
+	{"Kind", 0, "kind"},
+	{"Count", GPR_COL_NUM | GPR_COL_COUNT, "count"},
+	{"Bytes", GPR_COL_NUM | GPR_COL_BYTES, "bytes"},
+	{"Mean (GB/s)", GPR_COL_NUM, "mean_gb_per_s"},
+	{"P50 (GB/s)", GPR_COL_NUM, "p50_gb_per_s"},
+	{"Max (GB/s)", GPR_COL_NUM, "max_gb_per_s"},
+	{"Zero-length", GPR_COL_NUM, "zero_length"},
 };
 
 static void fill_copies(struct gpr_table *t, const struct gpa_launches *l)
@@ -236,11 +260,19 @@ static void fill_copies(struct gpr_table *t, const struct gpa_launches *l)
 }
 
 static const struct gpr_col idle_cols[] = {
-	{"Rank", GPR_COL_NUM},     {"PID", GPR_COL_NUM},      {"Device", GPR_COL_NUM},
-	{"Stream", GPR_COL_NUM},   {"Category", 0},           {"Count", GPR_COL_NUM | GPR_COL_COUNT},
-	{"Mean (ns)", GPR_COL_NUM}, {"Std (ns)", GPR_COL_NUM}, {"Min (ns)", GPR_COL_NUM},
-	{"P25 (ns)", GPR_COL_NUM}, {"P50 (ns)", GPR_COL_NUM}, {"P75 (ns)", GPR_COL_NUM},
-	{"Max (ns)", GPR_COL_NUM},
+	{"Rank", GPR_COL_NUM, "rank"},
+	{"PID", GPR_COL_NUM, "pid"},
+	{"Device", GPR_COL_NUM, "device"},
+	{"Stream", GPR_COL_NUM, "stream"},
+	{"Category", 0, "category"},
+	{"Count", GPR_COL_NUM | GPR_COL_COUNT, "count"},
+	{"Mean (ns)", GPR_COL_NUM, "mean_ns"},
+	{"Std (ns)", GPR_COL_NUM, "std_ns"},
+	{"Min (ns)", GPR_COL_NUM, "min_ns"},
+	{"P25 (ns)", GPR_COL_NUM, "p25_ns"},
+	{"P50 (ns)", GPR_COL_NUM, "p50_ns"},
+	{"P75 (ns)", GPR_COL_NUM, "p75_ns"},
+	{"Max (ns)", GPR_COL_NUM, "max_ns"},
 };
 
 static void fill_idle(struct gpr_table *t, const struct gpa_model *m,
@@ -256,9 +288,13 @@ static void fill_idle(struct gpr_table *t, const struct gpa_model *m,
 }
 
 static const struct gpr_col annot_cols[] = {
-	{"Count", GPR_COL_NUM | GPR_COL_COUNT}, {"Total (ns)", GPR_COL_NUM}, {"Mean (ns)", GPR_COL_NUM},
-	{"Min (ns)", GPR_COL_NUM}, {"Max (ns)", GPR_COL_NUM},  {"Std (ns)", GPR_COL_NUM},
-	{"Name", GPR_COL_LEFT | GPR_COL_ELIDE},
+	{"Count", GPR_COL_NUM | GPR_COL_COUNT, "count"},
+	{"Total (ns)", GPR_COL_NUM, "total_ns"},
+	{"Mean (ns)", GPR_COL_NUM, "mean_ns"},
+	{"Min (ns)", GPR_COL_NUM, "min_ns"},
+	{"Max (ns)", GPR_COL_NUM, "max_ns"},
+	{"Std (ns)", GPR_COL_NUM, "std_ns"},
+	{"Name", GPR_COL_LEFT | GPR_COL_ELIDE, "name"},
 };
 
 static void fill_annots(struct gpr_table *t, const struct gpa_launches *l)
@@ -314,7 +350,7 @@ int gpr_launches_render(struct gp_strbuf *out, enum gpr_format fmt, const struct
 	int ret = 0;
 
 	if (fmt == GPR_FORMAT_JSON) {
-		gp_strbuf_addf(out, "{\"schema\":\"gpuprof-launches/1\",\"options\":{"
+		gp_strbuf_addf(out, "{\"schema\":\"gpuprof-launches/2\",\"options\":{"
 				    "\"runtime_cutoff_ns\":%" PRIu64 ",\"delay_cutoff_ns\":%" PRIu64
 				    ",\"kernel_wait_ns\":%" PRIu64 ",\"max_queue\":%" PRIu64
 				    ",\"names_total\":%" PRIu64 "}",

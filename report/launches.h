@@ -26,7 +26,7 @@ int gpr_launches_table_parse(const char *name);
 /* Fills t (caller releases) with one GPR_LAUNCH_* table. 0, -GP_ERR_API, -GP_ERR_NOMEM. */
 int gpr_launches_table(struct gpr_table *t, const struct gpr_display *d, unsigned table,
 		       const struct gpa_model *m, const struct gpa_launches *l);
-/* The tables in mask: text, Markdown, CSV, or one JSON object (schema gpuprof-launches/1). */
+/* The tables in mask: text, Markdown, CSV, or one JSON object (schema gpuprof-launches/2). */
 int gpr_launches_render(struct gp_strbuf *out, enum gpr_format fmt, const struct gpr_display *d,
 			unsigned mask, const struct gpa_model *m, const struct gpa_launches *l);
 

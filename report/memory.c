@@ -76,16 +76,16 @@ static void cell_rel(struct gpr_table *t, const struct gpa_model *m, uint64_t ts
 }
 
 static const struct gpr_col dev_cols[] = {
-	{"Device", 0},
-	{"Events", GPR_COL_NUM | GPR_COL_COUNT},
-	{"Peak Allocated", GPR_COL_NUM | GPR_COL_BYTES},
-	{"Peak At (ns)", GPR_COL_NUM | GPR_COL_NS},
-	{"Phase", 0},
-	{"Reserved At Peak", GPR_COL_NUM | GPR_COL_BYTES},
-	{"Reserved - Allocated", GPR_COL_NUM | GPR_COL_BYTES},
-	{"Max Reserved", GPR_COL_NUM | GPR_COL_BYTES},
-	{"Capacity", GPR_COL_NUM | GPR_COL_BYTES},
-	{"Totals", 0},
+	{"Device", 0, "device"},
+	{"Events", GPR_COL_NUM | GPR_COL_COUNT, "events"},
+	{"Peak Allocated", GPR_COL_NUM | GPR_COL_BYTES, "peak_allocated_bytes"},
+	{"Peak At (ns)", GPR_COL_NUM | GPR_COL_NS, "peak_at_ns"},
+	{"Phase", 0, "phase"},
+	{"Reserved At Peak", GPR_COL_NUM | GPR_COL_BYTES, "reserved_at_peak_bytes"},
+	{"Reserved - Allocated", GPR_COL_NUM | GPR_COL_BYTES, "reserved_minus_allocated_bytes"},
+	{"Max Reserved", GPR_COL_NUM | GPR_COL_BYTES, "max_reserved_bytes"},
+	{"Capacity", GPR_COL_NUM | GPR_COL_BYTES, "capacity_bytes"},
+	{"Totals", 0, "totals"},
 };
 
 static void dev_rows(struct gpr_table *t, const struct gpa_model *m, const struct gpa_memory *r)
@@ -116,12 +116,12 @@ static void dev_rows(struct gpr_table *t, const struct gpa_model *m, const struc
 }
 
 static const struct gpr_col owner_cols[] = {
-	{"Device", 0},
-	{"Allocated By", GPR_COL_NAME},
-	{"Phase", 0},
-	{"Bytes", GPR_COL_NUM | GPR_COL_BYTES},
-	{"Share", GPR_COL_NUM},
-	{"Allocations", GPR_COL_NUM | GPR_COL_COUNT},
+	{"Device", 0, "device"},
+	{"Allocated By", GPR_COL_NAME, "allocated_by"},
+	{"Phase", 0, "phase"},
+	{"Bytes", GPR_COL_NUM | GPR_COL_BYTES, "bytes"},
+	{"Share", GPR_COL_NUM, "share_pct"},
+	{"Allocations", GPR_COL_NUM | GPR_COL_COUNT, "allocations"},
 };
 
 static void owner_rows(struct gpr_table *t, const struct gpa_model *m, const struct gpa_mem_pool *p,
@@ -154,15 +154,15 @@ static void owners_table(struct gpr_table *t, const struct gpa_model *m, const s
 }
 
 static const struct gpr_col step_cols[] = {
-	{"Device", 0},
-	{"Step", GPR_COL_NUM},
-	{"Peak Allocated", GPR_COL_NUM | GPR_COL_BYTES},
-	{"Peak At (ns)", GPR_COL_NUM | GPR_COL_NS},
-	{"Live At End", GPR_COL_NUM | GPR_COL_BYTES},
-	{"Allocations", GPR_COL_NUM | GPR_COL_COUNT},
-	{"Allocated Bytes", GPR_COL_NUM | GPR_COL_BYTES},
-	{"Freed In Step", GPR_COL_NUM | GPR_COL_COUNT},
-	{"Freed In Step Bytes", GPR_COL_NUM | GPR_COL_BYTES},
+	{"Device", 0, "device"},
+	{"Step", GPR_COL_NUM, "step"},
+	{"Peak Allocated", GPR_COL_NUM | GPR_COL_BYTES, "peak_allocated_bytes"},
+	{"Peak At (ns)", GPR_COL_NUM | GPR_COL_NS, "peak_at_ns"},
+	{"Live At End", GPR_COL_NUM | GPR_COL_BYTES, "live_at_end_bytes"},
+	{"Allocations", GPR_COL_NUM | GPR_COL_COUNT, "allocations"},
+	{"Allocated Bytes", GPR_COL_NUM | GPR_COL_BYTES, "allocated_bytes"},
+	{"Freed In Step", GPR_COL_NUM | GPR_COL_COUNT, "freed_in_step"},
+	{"Freed In Step Bytes", GPR_COL_NUM | GPR_COL_BYTES, "freed_in_step_bytes"},
 };
 
 static void step_rows(struct gpr_table *t, const struct gpa_model *m, const struct gpa_memory *r)
@@ -190,12 +190,12 @@ static void step_rows(struct gpr_table *t, const struct gpa_model *m, const stru
 }
 
 static const struct gpr_col leak_cols[] = {
-	{"Device", 0},
-	{"Growth Per Step", GPR_COL_NUM | GPR_COL_BYTES},
-	{"Allocated By", GPR_COL_NAME},
-	{"Phase", 0},
-	{"Bytes Still Live", GPR_COL_NUM | GPR_COL_BYTES},
-	{"Allocations", GPR_COL_NUM | GPR_COL_COUNT},
+	{"Device", 0, "device"},
+	{"Growth Per Step", GPR_COL_NUM | GPR_COL_BYTES, "growth_per_step_bytes"},
+	{"Allocated By", GPR_COL_NAME, "allocated_by"},
+	{"Phase", 0, "phase"},
+	{"Bytes Still Live", GPR_COL_NUM | GPR_COL_BYTES, "still_live_bytes"},
+	{"Allocations", GPR_COL_NUM | GPR_COL_COUNT, "allocations"},
 };
 
 static void leak_rows(struct gpr_table *t, const struct gpa_model *m, const struct gpa_memory *r)
@@ -224,17 +224,18 @@ static void leak_rows(struct gpr_table *t, const struct gpa_model *m, const stru
 }
 
 static const struct gpr_col call_cols[] = {
-	{"Calls", GPR_COL_NUM | GPR_COL_COUNT},
-	{"Total Time (ns)", GPR_COL_NUM | GPR_COL_NS},
-	{"Longest (ns)", GPR_COL_NUM | GPR_COL_NS},
-	{"Longest Call", GPR_COL_NAME},
-	{"GPU Idle On Memory Management (ns)", GPR_COL_NUM | GPR_COL_NS},
+	{"Calls", GPR_COL_NUM | GPR_COL_COUNT, "calls"},
+	{"Total Time (ns)", GPR_COL_NUM | GPR_COL_NS, "total_time_ns"},
+	{"Longest (ns)", GPR_COL_NUM | GPR_COL_NS, "longest_ns"},
+	{"Longest Call", GPR_COL_NAME, "longest_call"},
+	{"GPU Idle On Memory Management (ns)", GPR_COL_NUM | GPR_COL_NS,
+	 "gpu_idle_on_memory_management_ns"},
 };
 
 static const struct gpr_col tl_cols[] = {
-	{"Time (ns)", GPR_COL_NUM | GPR_COL_NS}, {"Device", 0},
-	{"Op", 0},                  {"Bytes", GPR_COL_NUM},
-	{"Allocated", GPR_COL_NUM}, {"Reserved", GPR_COL_NUM},
+	{"Time (ns)", GPR_COL_NUM | GPR_COL_NS, "time_ns"}, {"Device", 0, "device"},
+	{"Op", 0, "op"},                  {"Bytes", GPR_COL_NUM, "bytes"},
+	{"Allocated", GPR_COL_NUM, "allocated_bytes"}, {"Reserved", GPR_COL_NUM, "reserved_bytes"},
 };
 
 static void tl_rows(struct gpr_table *t, const struct gpa_model *m, const struct gpa_memory *r)
@@ -357,7 +358,7 @@ int gpr_memory_render(struct gp_strbuf *out, enum gpr_format fmt, const struct g
 	int ret = 0;
 
 	if (fmt == GPR_FORMAT_JSON) {
-		gp_strbuf_addf(out, "{\"schema\":\"gpuprof-memory/1\",\"events\":%" PRIu64
+		gp_strbuf_addf(out, "{\"schema\":\"gpuprof-memory/2\",\"events\":%" PRIu64
 				    ",\"devices_with_events\":%zu",
 			       r->events, r->pools.n);
 	} else if (fmt == GPR_FORMAT_TEXT || fmt == GPR_FORMAT_MARKDOWN) {

@@ -30,7 +30,7 @@ int gpr_memory_table(struct gpr_table *t, unsigned table, const struct gpa_model
 		     const struct gpa_memory *r);
 /*
  * The tables in mask: text and Markdown (one line per device, then the
- * non-empty tables), CSV, or one JSON object (schema gpuprof-memory/1).
+ * non-empty tables), CSV, or one JSON object (schema gpuprof-memory/2).
  */
 int gpr_memory_render(struct gp_strbuf *out, enum gpr_format fmt, const struct gpr_display *d,
 		      unsigned mask, const struct gpa_model *m, const struct gpa_memory *r);

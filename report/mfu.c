@@ -78,27 +78,46 @@ static void cover_rows(struct gpr_table *t, const char *what, double cover, cons
 }
 
 static const struct gpr_col util_cols[] = {
-	{"Metric", GPR_COL_LEFT}, {"Value", GPR_COL_LEFT | GPR_COL_ELIDE}};
+	{"Metric", GPR_COL_LEFT, "metric"}, {"Value", GPR_COL_LEFT | GPR_COL_ELIDE, "value"}};
 static const struct gpr_col step_cols[] = {
-	{"Step", GPR_COL_LEFT},     {"Wall (ns)", GPR_COL_NUM}, {"MFU (%)", GPR_COL_NUM},
-	{"HFU (%)", GPR_COL_NUM},   {"MBU (%)", GPR_COL_NUM},
-	{"TFLOP/s per GPU", GPR_COL_NUM}};
+	{"Step", GPR_COL_LEFT, "step"},
+	{"Wall (ns)", GPR_COL_NUM, "wall_ns"},
+	{"MFU (%)", GPR_COL_NUM, "mfu_pct"},
+	{"HFU (%)", GPR_COL_NUM, "hfu_pct"},   {"MBU (%)", GPR_COL_NUM, "mbu_pct"},
+	{"TFLOP/s per GPU", GPR_COL_NUM, "tflop_per_s_per_gpu"}};
 static const struct gpr_col copy_cols[] = {
-	{"Kind", GPR_COL_LEFT},        {"From", GPR_COL_LEFT},      {"To", GPR_COL_LEFT},
-	{"Count", GPR_COL_NUM | GPR_COL_COUNT}, {"Bytes", GPR_COL_NUM | GPR_COL_BYTES},      {"Time (ns)", GPR_COL_NUM},
-	{"Achieved (GB/s)", GPR_COL_NUM}, {"Link", GPR_COL_LEFT},
-	{"Link peak (GB/s)", GPR_COL_NUM}, {"Of link (%)", GPR_COL_NUM}};
+	{"Kind", GPR_COL_LEFT, "kind"},
+	{"From", GPR_COL_LEFT, "from"},
+	{"To", GPR_COL_LEFT, "to"},
+	{"Count", GPR_COL_NUM | GPR_COL_COUNT, "count"},
+	{"Bytes", GPR_COL_NUM | GPR_COL_BYTES, "bytes"},
+	{"Time (ns)", GPR_COL_NUM, "time_ns"},
+	{"Achieved (GB/s)", GPR_COL_NUM, "achieved_gb_per_s"}, {"Link", GPR_COL_LEFT, "link"},
+	{"Link peak (GB/s)", GPR_COL_NUM, "link_peak_gb_per_s"},
+	{"Of link (%)", GPR_COL_NUM, "of_link_pct"}
+};
 static const struct gpr_col slow_cols[] = {
-	{"Start (ns)", GPR_COL_NUM}, {"Kind", GPR_COL_LEFT}, {"Bytes", GPR_COL_NUM | GPR_COL_BYTES},
-	{"Time (ns)", GPR_COL_NUM},  {"GB/s", GPR_COL_NUM}, {"Why", GPR_COL_LEFT}};
+	{"Start (ns)", GPR_COL_NUM, "start_ns"},
+	{"Kind", GPR_COL_LEFT, "kind"},
+	{"Bytes", GPR_COL_NUM | GPR_COL_BYTES, "bytes"},
+	{"Time (ns)", GPR_COL_NUM, "time_ns"},
+	{"GB/s", GPR_COL_NUM, "gb_per_s"},
+	{"Why", GPR_COL_LEFT, "why"}
+};
 static const struct gpr_col roof_cols[] = {
-	{"Kernel", GPR_COL_LEFT | GPR_COL_NAME}, {"Grid", GPR_COL_LEFT | GPR_COL_DETAIL},
-	{"Launches", GPR_COL_NUM | GPR_COL_COUNT},       {"GPU Time (ns)", GPR_COL_NUM},
-	{"FLOPs/launch", GPR_COL_NUM | GPR_COL_FLOPS | GPR_COL_DETAIL},
-	{"Bytes/launch", GPR_COL_NUM | GPR_COL_BYTES | GPR_COL_DETAIL},
-	{"FLOP/byte", GPR_COL_NUM},      {"Ridge (FLOP/byte)", GPR_COL_NUM | GPR_COL_DETAIL},
-	{"Bound", GPR_COL_LEFT},         {"Attainable (TFLOP/s)", GPR_COL_NUM | GPR_COL_DETAIL},
-	{"Achieved (TFLOP/s)", GPR_COL_NUM}, {"Speed of light (%)", GPR_COL_NUM}};
+	{"Kernel", GPR_COL_LEFT | GPR_COL_NAME, "kernel"},
+	{"Grid", GPR_COL_LEFT | GPR_COL_DETAIL, "grid"},
+	{"Launches", GPR_COL_NUM | GPR_COL_COUNT, "launches"},
+	{"GPU Time (ns)", GPR_COL_NUM, "gpu_time_ns"},
+	{"FLOPs/launch", GPR_COL_NUM | GPR_COL_FLOPS | GPR_COL_DETAIL, "flops_per_launch"},
+	{"Bytes/launch", GPR_COL_NUM | GPR_COL_BYTES | GPR_COL_DETAIL, "bytes_per_launch"},
+	{"FLOP/byte", GPR_COL_NUM, "flop_per_byte"},
+	{"Ridge (FLOP/byte)", GPR_COL_NUM | GPR_COL_DETAIL, "ridge_flop_per_byte"},
+	{"Bound", GPR_COL_LEFT, "bound"},
+	{"Attainable (TFLOP/s)", GPR_COL_NUM | GPR_COL_DETAIL, "attainable_tflop_per_s"},
+	{"Achieved (TFLOP/s)", GPR_COL_NUM, "achieved_tflop_per_s"},
+	{"Speed of light (%)", GPR_COL_NUM, "speed_of_light_pct"}
+};
 
 static const char *bound_name(enum gpa_roof_bound b)
 {
@@ -120,13 +139,23 @@ static const char *bound_name(enum gpa_roof_bound b)
 }
 
 static const struct gpr_col dev_cols[] = {
-	{"Key", GPR_COL_LEFT},        {"GPU", GPR_COL_LEFT},        {"CC", GPR_COL_LEFT},
-	{"SMs", GPR_COL_NUM},         {"FP64", GPR_COL_NUM},        {"FP64 TC", GPR_COL_NUM},
-	{"TF32", GPR_COL_NUM},        {"BF16/FP16", GPR_COL_NUM},   {"FP8", GPR_COL_NUM},
-	{"INT8 (TOPS)", GPR_COL_NUM}, {"FP4", GPR_COL_NUM},         {"Memory (GB/s)", GPR_COL_NUM},
-	{"NVLink (GB/s)", GPR_COL_NUM}, {"PCIe gen", GPR_COL_NUM},  {"Verify", GPR_COL_LEFT},
-	{"Source", GPR_COL_LEFT | GPR_COL_ELIDE | GPR_COL_DETAIL},
-	{"Note", GPR_COL_LEFT | GPR_COL_ELIDE | GPR_COL_DETAIL}};
+	{"Key", GPR_COL_LEFT, "key"},
+	{"GPU", GPR_COL_LEFT, "gpu"},
+	{"CC", GPR_COL_LEFT, "cc"},
+	{"SMs", GPR_COL_NUM, "sms"},
+	{"FP64", GPR_COL_NUM, "fp64_tflop_per_s"},
+	{"FP64 TC", GPR_COL_NUM, "fp64_tc_tflop_per_s"},
+	{"TF32", GPR_COL_NUM, "tf32_tflop_per_s"},
+	{"BF16/FP16", GPR_COL_NUM, "bf16_fp16_tflop_per_s"},
+	{"FP8", GPR_COL_NUM, "fp8_tflop_per_s"},
+	{"INT8 (TOPS)", GPR_COL_NUM, "int8_tops"},
+	{"FP4", GPR_COL_NUM, "fp4_tflop_per_s"},
+	{"Memory (GB/s)", GPR_COL_NUM, "memory_gb_per_s"},
+	{"NVLink (GB/s)", GPR_COL_NUM, "nvlink_gb_per_s"},
+	{"PCIe gen", GPR_COL_NUM, "pcie_gen"},
+	{"Verify", GPR_COL_LEFT, "verify"},
+	{"Source", GPR_COL_LEFT | GPR_COL_ELIDE | GPR_COL_DETAIL, "source"},
+	{"Note", GPR_COL_LEFT | GPR_COL_ELIDE | GPR_COL_DETAIL, "note"}};
 
 int gpr_mfu_table(struct gpr_table *t, unsigned which, const struct gpa_model *m,
 		  const struct gpa_steps *steps, const struct gpa_mfu *u, enum gpa_dtype dtype)
@@ -276,7 +305,7 @@ int gpr_mfu_render(struct gp_strbuf *out, enum gpr_format fmt, const struct gpr_
 	int ret = 0;
 
 	if (fmt == GPR_FORMAT_JSON) {
-		gp_strbuf_adds(out, "{\"schema\":\"gpuprof-mfu/1.1\"");
+		gp_strbuf_adds(out, "{\"schema\":\"gpuprof-mfu/2\"");
 	}
 	for (size_t i = 0; i < GP_ARRAY_SIZE(secs) && !ret; i++) {
 		struct gpr_table t;

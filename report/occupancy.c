@@ -14,31 +14,31 @@
 #include <inttypes.h>
 
 static const struct gpr_col group_cols[] = {
-	{"Kernel", GPR_COL_LEFT | GPR_COL_NAME},
-	{"Device", GPR_COL_NUM},
-	{"Launches", GPR_COL_NUM | GPR_COL_COUNT},
-	{"GPU Time (ns)", GPR_COL_NUM},
-	{"Grid", GPR_COL_LEFT | GPR_COL_DETAIL},
-	{"Block", GPR_COL_LEFT},
-	{"Regs", GPR_COL_NUM | GPR_COL_DETAIL},
-	{"Smem (B)", GPR_COL_NUM | GPR_COL_DETAIL},
-	{"Blocks/SM", GPR_COL_NUM | GPR_COL_DETAIL},
-	{"Warps/SM", GPR_COL_NUM | GPR_COL_DETAIL},
-	{"Occupancy (%)", GPR_COL_NUM},
-	{"Limiter", GPR_COL_LEFT},
-	{"Limits", GPR_COL_LEFT | GPR_COL_DETAIL},
-	{"Grid-limited (%)", GPR_COL_NUM | GPR_COL_DETAIL},
-	{"Waves", GPR_COL_NUM | GPR_COL_DETAIL},
-	{"Tail (%)", GPR_COL_NUM | GPR_COL_DETAIL},
-	{"Source (%)", GPR_COL_NUM | GPR_COL_DETAIL},
-	{"What-if", GPR_COL_LEFT},
+	{"Kernel", GPR_COL_LEFT | GPR_COL_NAME, "kernel"},
+	{"Device", GPR_COL_NUM, "device"},
+	{"Launches", GPR_COL_NUM | GPR_COL_COUNT, "launches"},
+	{"GPU Time (ns)", GPR_COL_NUM, "gpu_time_ns"},
+	{"Grid", GPR_COL_LEFT | GPR_COL_DETAIL, "grid"},
+	{"Block", GPR_COL_LEFT, "block"},
+	{"Regs", GPR_COL_NUM | GPR_COL_DETAIL, "regs"},
+	{"Smem (B)", GPR_COL_NUM | GPR_COL_DETAIL, "smem_bytes"},
+	{"Blocks/SM", GPR_COL_NUM | GPR_COL_DETAIL, "blocks_per_sm"},
+	{"Warps/SM", GPR_COL_NUM | GPR_COL_DETAIL, "warps_per_sm"},
+	{"Occupancy (%)", GPR_COL_NUM, "occupancy_pct"},
+	{"Limiter", GPR_COL_LEFT, "limiter"},
+	{"Limits", GPR_COL_LEFT | GPR_COL_DETAIL, "limits"},
+	{"Grid-limited (%)", GPR_COL_NUM | GPR_COL_DETAIL, "grid_limited_pct"},
+	{"Waves", GPR_COL_NUM | GPR_COL_DETAIL, "waves"},
+	{"Tail (%)", GPR_COL_NUM | GPR_COL_DETAIL, "tail_pct"},
+	{"Source (%)", GPR_COL_NUM | GPR_COL_DETAIL, "source_pct"},
+	{"What-if", GPR_COL_LEFT, "what_if"},
 };
 
 static const struct gpr_col step_cols[] = {
-	{"Step", GPR_COL_LEFT},
-	{"Kernels", GPR_COL_NUM | GPR_COL_COUNT},
-	{"GPU Time (ns)", GPR_COL_NUM},
-	{"Occupancy, time-weighted (%)", GPR_COL_NUM},
+	{"Step", GPR_COL_LEFT, "step"},
+	{"Kernels", GPR_COL_NUM | GPR_COL_COUNT, "kernels"},
+	{"GPU Time (ns)", GPR_COL_NUM, "gpu_time_ns"},
+	{"Occupancy, time-weighted (%)", GPR_COL_NUM, "occupancy_time_weighted_pct"},
 };
 
 static void cell_bp(struct gpr_table *t, uint32_t bp)
@@ -188,7 +188,7 @@ int gpr_occupancy_render(struct gp_strbuf *out, enum gpr_format fmt, const struc
 		break;
 	case GPR_FORMAT_JSON:
 		gp_strbuf_addf(out,
-			       "{\"schema\":\"gpuprof-occupancy/1\",\"launches\":%" PRIu64
+			       "{\"schema\":\"gpuprof-occupancy/2\",\"launches\":%" PRIu64
 			       ",\"groups\":%zu,\"unknown_launches\":%" PRIu64
 			       ",\"gpu_time_ns\":%" PRIu64 ",\"weighted_occupancy_pct\":",
 			       occ->launches, occ->groups.n, occ->unknown_launches, occ->gpu_ns);

@@ -13,43 +13,43 @@
 #include <string.h>
 
 static const struct gpr_col name_cols[] = {
-	{"Operator", GPR_COL_NAME},
-	{"Model", 0},
-	{"Calls", GPR_COL_NUM | GPR_COL_COUNT},
-	{"GPU Ops", GPR_COL_NUM | GPR_COL_COUNT},
-	{"GPU Time (ns)", GPR_COL_NUM | GPR_COL_NS},
-	{"GFLOPs", GPR_COL_NUM | GPR_COL_FLOPS | GPR_COL_E9},
-	{"Data Moved (MB)", GPR_COL_NUM | GPR_COL_BYTES | GPR_COL_E6},
-	{"FLOPs/Byte", GPR_COL_NUM},
-	{"TFLOP/s", GPR_COL_NUM},
-	{"TB/s", GPR_COL_NUM},
-	{"Peak TFLOP/s", GPR_COL_NUM},
-	{"Bound", 0},
-	{"% Roofline", GPR_COL_NUM},
+	{"Operator", GPR_COL_NAME, "operator"},
+	{"Model", 0, "model"},
+	{"Calls", GPR_COL_NUM | GPR_COL_COUNT, "calls"},
+	{"GPU Ops", GPR_COL_NUM | GPR_COL_COUNT, "gpu_ops"},
+	{"GPU Time (ns)", GPR_COL_NUM | GPR_COL_NS, "gpu_time_ns"},
+	{"GFLOPs", GPR_COL_NUM | GPR_COL_FLOPS | GPR_COL_E9, "gflop"},
+	{"Data Moved (MB)", GPR_COL_NUM | GPR_COL_BYTES | GPR_COL_E6, "data_moved_mb"},
+	{"FLOPs/Byte", GPR_COL_NUM, "flop_per_byte"},
+	{"TFLOP/s", GPR_COL_NUM, "tflop_per_s"},
+	{"TB/s", GPR_COL_NUM, "tb_per_s"},
+	{"Peak TFLOP/s", GPR_COL_NUM, "peak_tflop_per_s"},
+	{"Bound", 0, "bound"},
+	{"% Roofline", GPR_COL_NUM, "roofline_pct"},
 };
 
 static const struct gpr_col args_cols[] = {
-	{"Operator", GPR_COL_NAME},
-	{"Inputs", GPR_COL_ELIDE},
-	{"Model", 0},
-	{"Type", 0},
-	{"Calls", GPR_COL_NUM | GPR_COL_COUNT},
-	{"GPU Time (ns)", GPR_COL_NUM | GPR_COL_NS},
-	{"Median Time (ns)", GPR_COL_NUM | GPR_COL_NS},
-	{"GFLOPs", GPR_COL_NUM | GPR_COL_FLOPS | GPR_COL_E9},
-	{"Data Moved (MB)", GPR_COL_NUM | GPR_COL_BYTES | GPR_COL_E6},
-	{"FLOPs/Byte", GPR_COL_NUM},
-	{"TFLOP/s Mean", GPR_COL_NUM},
-	{"TFLOP/s Median", GPR_COL_NUM},
-	{"TFLOP/s Min", GPR_COL_NUM},
-	{"TFLOP/s Max", GPR_COL_NUM},
-	{"TB/s Mean", GPR_COL_NUM},
-	{"TB/s Median", GPR_COL_NUM},
-	{"TB/s Min", GPR_COL_NUM},
-	{"TB/s Max", GPR_COL_NUM},
-	{"Peak TFLOP/s", GPR_COL_NUM},
-	{"Bound", 0},
-	{"% Roofline", GPR_COL_NUM},
+	{"Operator", GPR_COL_NAME, "operator"},
+	{"Inputs", GPR_COL_ELIDE, "inputs"},
+	{"Model", 0, "model"},
+	{"Type", 0, "type"},
+	{"Calls", GPR_COL_NUM | GPR_COL_COUNT, "calls"},
+	{"GPU Time (ns)", GPR_COL_NUM | GPR_COL_NS, "gpu_time_ns"},
+	{"Median Time (ns)", GPR_COL_NUM | GPR_COL_NS, "median_time_ns"},
+	{"GFLOPs", GPR_COL_NUM | GPR_COL_FLOPS | GPR_COL_E9, "gflop"},
+	{"Data Moved (MB)", GPR_COL_NUM | GPR_COL_BYTES | GPR_COL_E6, "data_moved_mb"},
+	{"FLOPs/Byte", GPR_COL_NUM, "flop_per_byte"},
+	{"TFLOP/s Mean", GPR_COL_NUM, "tflop_per_s_mean"},
+	{"TFLOP/s Median", GPR_COL_NUM, "tflop_per_s_median"},
+	{"TFLOP/s Min", GPR_COL_NUM, "tflop_per_s_min"},
+	{"TFLOP/s Max", GPR_COL_NUM, "tflop_per_s_max"},
+	{"TB/s Mean", GPR_COL_NUM, "tb_per_s_mean"},
+	{"TB/s Median", GPR_COL_NUM, "tb_per_s_median"},
+	{"TB/s Min", GPR_COL_NUM, "tb_per_s_min"},
+	{"TB/s Max", GPR_COL_NUM, "tb_per_s_max"},
+	{"Peak TFLOP/s", GPR_COL_NUM, "peak_tflop_per_s"},
+	{"Bound", 0, "bound"},
+	{"% Roofline", GPR_COL_NUM, "roofline_pct"},
 };
 
 /* A number cell, "" when unknown (shown empty, JSON null). */
@@ -118,15 +118,15 @@ static void args_row(struct gpr_table *t, const struct gpa_op_row *r)
 }
 
 static const struct gpr_col brief_cols[] = {
-	{"Operator", GPR_COL_NAME},
-	{"Model", 0},
-	{"Calls", GPR_COL_NUM | GPR_COL_COUNT},
-	{"GPU Time (ns)", GPR_COL_NUM | GPR_COL_NS},
-	{"GFLOPs", GPR_COL_NUM | GPR_COL_FLOPS | GPR_COL_E9},
-	{"TFLOP/s", GPR_COL_NUM},
-	{"TB/s", GPR_COL_NUM},
-	{"Bound", 0},
-	{"% Roofline", GPR_COL_NUM},
+	{"Operator", GPR_COL_NAME, "operator"},
+	{"Model", 0, "model"},
+	{"Calls", GPR_COL_NUM | GPR_COL_COUNT, "calls"},
+	{"GPU Time (ns)", GPR_COL_NUM | GPR_COL_NS, "gpu_time_ns"},
+	{"GFLOPs", GPR_COL_NUM | GPR_COL_FLOPS | GPR_COL_E9, "gflop"},
+	{"TFLOP/s", GPR_COL_NUM, "tflop_per_s"},
+	{"TB/s", GPR_COL_NUM, "tb_per_s"},
+	{"Bound", 0, "bound"},
+	{"% Roofline", GPR_COL_NUM, "roofline_pct"},
 };
 
 static void brief_row(struct gpr_table *t, const struct gpa_op_row *r)
@@ -250,15 +250,15 @@ int gpr_ops_render(struct gp_strbuf *out, enum gpr_format fmt, const struct gpr_
 	int ret = 0;
 
 	if (fmt == GPR_FORMAT_JSON) {
-		gp_strbuf_addf(out, "{\"schema\":\"gpuprof-ops/1.1\",\"totals\":{\"gpu_ops\":%" PRIu64
+		gp_strbuf_addf(out, "{\"schema\":\"gpuprof-ops/2\",\"totals\":{\"gpu_ops\":%" PRIu64
 				    ",\"gpu_ops_in_ops\":%" PRIu64 ",\"gpu_ns\":%" PRIu64
-				    ",\"gpu_ns_in_ops\":%" PRIu64 ",\"gpu_ns_modelled\":%" PRIu64
+				    ",\"gpu_in_ops_ns\":%" PRIu64 ",\"gpu_modelled_ns\":%" PRIu64
 				    ",\"cpu_ops\":%" PRIu64 ",\"cpu_ops_shaped\":%" PRIu64
 				    ",\"flops\":%.0f,\"bytes\":%.0f,\"names\":%zu,\"inputs\":%zu}",
 			       o->gpu_ops, o->gpu_ops_in_ops, o->gpu_ns, o->gpu_ns_in_ops,
 			       o->gpu_ns_modelled, o->cpu_ops, o->cpu_ops_shaped, o->flops, o->bytes,
 			       o->names_total, o->args_total);
-		gp_strbuf_addf(out, ",\"device\":{\"name\":\"%s\",\"mem_gbps\":%.1f}",
+		gp_strbuf_addf(out, ",\"device\":{\"name\":\"%s\",\"mem_gb_per_s\":%.1f}",
 			       o->peaks.name ? o->peaks.name : "unknown", o->peaks.mem_gbps);
 		gp_strbuf_addf(out, ",\"note\":");
 		if (o->why_none) {

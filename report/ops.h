@@ -17,7 +17,7 @@ enum gpr_ops_tables {
 };
 /* Fills t (caller releases) with one GPR_OPS_* table. 0 or -GP_ERR_NOMEM. */
 int gpr_ops_table(struct gpr_table *t, unsigned which, const struct gpa_ops *o);
-/* The tables in mask: text and Markdown after a summary, CSV, or one JSON object (gpuprof-ops/1.1). */
+/* The tables in mask: text and Markdown after a summary, CSV, or one JSON object (gpuprof-ops/2). */
 int gpr_ops_render(struct gp_strbuf *out, enum gpr_format fmt, const struct gpr_display *d,
 		   unsigned mask, const struct gpa_ops *o);
 /*

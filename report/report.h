@@ -100,14 +100,20 @@ enum gpr_col_flags {
 };
 
 struct gpr_col {
-	const char *name; /* header, e.g. "Total Time (ns)"; also the JSON key */
+	const char *name; /* header, e.g. "Total Time (ns)": text, CSV, Markdown */
 	unsigned flags;   /* enum gpr_col_flags */
+	/*
+	 * The JSON key, e.g. "total_time_ns": lower snake_case with the unit as a
+	 * suffix (docs/json.md). Written here, never derived from the heading,
+	 * so a heading may change without changing any JSON document.
+	 */
+	const char *json;
 };
 
 /*
  * A table of string cells. Text output aligns columns under a header line
  * and a rule; CSV quotes per RFC 4180; JSON is an array of objects keyed by
- * the column names (numeric columns unquoted, "" cells in them -> null);
+ * the columns' JSON keys (numeric columns unquoted, "" cells in them -> null);
  * Markdown is a pipe table with '|' escaped. Build with _init, _cell*,
  * render, then _release.
  */
@@ -213,6 +219,12 @@ void gpr_fmt_count(struct gp_strbuf *sb, uint64_t n);
 void gpr_fmt_counted(struct gp_strbuf *sb, uint64_t n, const char *one, const char *many);
 /* num / den as a percentage with two decimals, rounded half up; nothing when den is 0. */
 void gpr_fmt_pct(struct gp_strbuf *sb, uint64_t num, uint64_t den);
+/*
+ * A JSON key made from a name and a unit suffix, then ':': "data-loading", "_ns" ->
+ * "data_loading_ns": (docs/json.md: keys are snake_case, the unit last). name holds
+ * only lower-case letters, digits, '_' and '-' (an enum's name).
+ */
+void gpr_json_key(struct gp_strbuf *sb, const char *name, const char *suffix);
 /* A CUDA version number (13000 -> "13.0"); "unknown" for 0. */
 void gpr_fmt_cuda_version(struct gp_strbuf *sb, uint32_t v);
 

@@ -264,7 +264,7 @@ static void jbool(struct gp_strbuf *o, const char *key, bool v)
 
 static void json_begin(struct gpr_sink *s)
 {
-	gp_strbuf_adds(s->out, "{\"files\":[");
+	gp_strbuf_adds(s->out, "{\"schema\":\"gpuprof-info/2\",\"files\":[");
 }
 
 static void json_file_info(struct gpr_sink *s, const struct gpa_file_info *fi)
@@ -382,7 +382,8 @@ static void json_file_info(struct gpr_sink *s, const struct gpa_file_info *fi)
 			if (any) {
 				gp_strbuf_addch(o, ',');
 			}
-			ju64(o, gpa_loss_cause_name(c), fi->losses[c]);
+			gpr_json_key(o, gpa_loss_cause_name(c), ""); /* "cupti_dropped" */
+			gp_strbuf_addf(o, "%" PRIu64, fi->losses[c]);
 			any = true;
 		}
 	}

@@ -73,89 +73,112 @@ struct colspec {
 	enum unit unit;
 	enum field field;
 	unsigned flags;   /* enum gpr_col_flags */
+	/* the JSON key without its unit: "total_time" + "_ns" (docs/json.md) */
+	const char *json;
 };
 
 #define NUM GPR_COL_NUM
 #define TXT 0
 
 static const struct colspec kern_cols[] = {
-	{"Time", U_PCT, F_PCT, NUM},          {"Total Time", U_TIME, F_TOTAL, NUM},
-	{"Instances", U_NONE, F_COUNT, NUM},  {"Avg", U_TIME, F_AVG, NUM},
-	{"Med", U_TIME, F_MED, NUM},          {"Min", U_TIME, F_MIN, NUM},
-	{"Max", U_TIME, F_MAX, NUM},          {"StdDev", U_TIME, F_STDDEV, NUM},
-	{"Name", U_NONE, F_NAME, TXT},
+	{"Time", U_PCT, F_PCT, NUM, "time"},
+	{"Total Time", U_TIME, F_TOTAL, NUM, "total_time"},
+	{"Instances", U_NONE, F_COUNT, NUM, "instances"},
+	{"Avg", U_TIME, F_AVG, NUM, "avg"},
+	{"Med", U_TIME, F_MED, NUM, "med"},
+	{"Min", U_TIME, F_MIN, NUM, "min"},
+	{"Max", U_TIME, F_MAX, NUM, "max"},
+	{"StdDev", U_TIME, F_STDDEV, NUM, "stddev"},
+	{"Name", U_NONE, F_NAME, TXT, "name"},
 };
 
 static const struct colspec mem_time_cols[] = {
-	{"Time", U_PCT, F_PCT, NUM},         {"Total Time", U_TIME, F_TOTAL, NUM},
-	{"Count", U_NONE, F_COUNT, NUM},     {"Avg", U_TIME, F_AVG, NUM},
-	{"Med", U_TIME, F_MED, NUM},         {"Min", U_TIME, F_MIN, NUM},
-	{"Max", U_TIME, F_MAX, NUM},         {"StdDev", U_TIME, F_STDDEV, NUM},
-	{"Operation", U_NONE, F_NAME, TXT},
+	{"Time", U_PCT, F_PCT, NUM, "time"},
+	{"Total Time", U_TIME, F_TOTAL, NUM, "total_time"},
+	{"Count", U_NONE, F_COUNT, NUM, "count"},
+	{"Avg", U_TIME, F_AVG, NUM, "avg"},
+	{"Med", U_TIME, F_MED, NUM, "med"},
+	{"Min", U_TIME, F_MIN, NUM, "min"},
+	{"Max", U_TIME, F_MAX, NUM, "max"},
+	{"StdDev", U_TIME, F_STDDEV, NUM, "stddev"},
+	{"Operation", U_NONE, F_NAME, TXT, "operation"},
 };
 
 static const struct colspec mem_size_cols[] = {
-	{"Total", U_MB, F_TOTAL, NUM}, {"Count", U_NONE, F_COUNT, NUM},
-	{"Avg", U_MB, F_AVG, NUM},     {"Med", U_MB, F_MED, NUM},
-	{"Min", U_MB, F_MIN, NUM},     {"Max", U_MB, F_MAX, NUM},
-	{"StdDev", U_MB, F_STDDEV, NUM}, {"Operation", U_NONE, F_NAME, TXT},
+	{"Total", U_MB, F_TOTAL, NUM, "total"},
+	{"Count", U_NONE, F_COUNT, NUM, "count"},
+	{"Avg", U_MB, F_AVG, NUM, "avg"},
+	{"Med", U_MB, F_MED, NUM, "med"},
+	{"Min", U_MB, F_MIN, NUM, "min"},
+	{"Max", U_MB, F_MAX, NUM, "max"},
+	{"StdDev", U_MB, F_STDDEV, NUM, "stddev"},
+	{"Operation", U_NONE, F_NAME, TXT, "operation"},
 };
 
 static const struct colspec api_cols[] = {
-	{"Time", U_PCT, F_PCT, NUM},         {"Total Time", U_TIME, F_TOTAL, NUM},
-	{"Num Calls", U_NONE, F_COUNT, NUM}, {"Avg", U_TIME, F_AVG, NUM},
-	{"Med", U_TIME, F_MED, NUM},         {"Min", U_TIME, F_MIN, NUM},
-	{"Max", U_TIME, F_MAX, NUM},         {"StdDev", U_TIME, F_STDDEV, NUM},
-	{"Name", U_NONE, F_NAME, TXT},
+	{"Time", U_PCT, F_PCT, NUM, "time"},
+	{"Total Time", U_TIME, F_TOTAL, NUM, "total_time"},
+	{"Num Calls", U_NONE, F_COUNT, NUM, "num_calls"},
+	{"Avg", U_TIME, F_AVG, NUM, "avg"},
+	{"Med", U_TIME, F_MED, NUM, "med"},
+	{"Min", U_TIME, F_MIN, NUM, "min"},
+	{"Max", U_TIME, F_MAX, NUM, "max"},
+	{"StdDev", U_TIME, F_STDDEV, NUM, "stddev"},
+	{"Name", U_NONE, F_NAME, TXT, "name"},
 };
 
 static const struct colspec nvtx_cols[] = {
-	{"Time", U_PCT, F_PCT, NUM},         {"Total Time", U_TIME, F_TOTAL, NUM},
-	{"Instances", U_NONE, F_COUNT, NUM}, {"Avg", U_TIME, F_AVG, NUM},
-	{"Med", U_TIME, F_MED, NUM},         {"Min", U_TIME, F_MIN, NUM},
-	{"Max", U_TIME, F_MAX, NUM},         {"StdDev", U_TIME, F_STDDEV, NUM},
-	{"Style", U_NONE, F_STYLE, TXT},     {"Range", U_NONE, F_NAME, TXT},
+	{"Time", U_PCT, F_PCT, NUM, "time"},
+	{"Total Time", U_TIME, F_TOTAL, NUM, "total_time"},
+	{"Instances", U_NONE, F_COUNT, NUM, "instances"},
+	{"Avg", U_TIME, F_AVG, NUM, "avg"},
+	{"Med", U_TIME, F_MED, NUM, "med"},
+	{"Min", U_TIME, F_MIN, NUM, "min"},
+	{"Max", U_TIME, F_MAX, NUM, "max"},
+	{"StdDev", U_TIME, F_STDDEV, NUM, "stddev"},
+	{"Style", U_NONE, F_STYLE, TXT, "style"},
+	{"Range", U_NONE, F_NAME, TXT, "range"},
 };
 
 static const struct colspec proj_cols[] = {
-	{"Range", U_NONE, F_NAME, TXT},
-	{"Style", U_NONE, F_STYLE, TXT},
-	{"Total Proj Time", U_TIME, F_TOTAL, NUM},
-	{"Total Range Time", U_TIME, F_RANGE_TOTAL, NUM},
-	{"Range Instances", U_NONE, F_COUNT, NUM},
-	{"Proj Avg", U_TIME, F_AVG, NUM},
-	{"Proj Med", U_TIME, F_MED, NUM},
-	{"Proj Min", U_TIME, F_MIN, NUM},
-	{"Proj Max", U_TIME, F_MAX, NUM},
-	{"Proj StdDev", U_TIME, F_STDDEV, NUM},
-	{"Total GPU Ops", U_NONE, F_GPU_OPS, NUM},
-	{"Avg GPU Ops", U_NONE, F_AVG_OPS, NUM},
-	{"Avg Range Lvl", U_NONE, F_AVG_LEVEL, NUM},
-	{"Avg Num Child", U_NONE, F_AVG_CHILD, NUM},
+	{"Range", U_NONE, F_NAME, TXT, "range"},
+	{"Style", U_NONE, F_STYLE, TXT, "style"},
+	{"Total Proj Time", U_TIME, F_TOTAL, NUM, "total_proj_time"},
+	{"Total Range Time", U_TIME, F_RANGE_TOTAL, NUM, "total_range_time"},
+	{"Range Instances", U_NONE, F_COUNT, NUM, "range_instances"},
+	{"Proj Avg", U_TIME, F_AVG, NUM, "proj_avg"},
+	{"Proj Med", U_TIME, F_MED, NUM, "proj_med"},
+	{"Proj Min", U_TIME, F_MIN, NUM, "proj_min"},
+	{"Proj Max", U_TIME, F_MAX, NUM, "proj_max"},
+	{"Proj StdDev", U_TIME, F_STDDEV, NUM, "proj_stddev"},
+	{"Total GPU Ops", U_NONE, F_GPU_OPS, NUM, "total_gpu_ops"},
+	{"Avg GPU Ops", U_NONE, F_AVG_OPS, NUM, "avg_gpu_ops"},
+	{"Avg Range Lvl", U_NONE, F_AVG_LEVEL, NUM, "avg_range_level"},
+	{"Avg Num Child", U_NONE, F_AVG_CHILD, NUM, "avg_children"},
 };
 
 static const struct colspec trace_cols[] = {
-	{"Start", U_TIME, T_START, NUM},
-	{"Duration", U_TIME, T_DURATION, NUM},
-	{"CorrId", U_NONE, T_CORR, NUM},
-	{"GrdX", U_NONE, T_GRID_X, NUM},
-	{"GrdY", U_NONE, T_GRID_Y, NUM},
-	{"GrdZ", U_NONE, T_GRID_Z, NUM},
-	{"BlkX", U_NONE, T_BLOCK_X, NUM},
-	{"BlkY", U_NONE, T_BLOCK_Y, NUM},
-	{"BlkZ", U_NONE, T_BLOCK_Z, NUM},
-	{"Reg/Trd", U_NONE, T_REGS, NUM},
-	{"StcSMem", U_MB, T_STATIC_SMEM, NUM},
-	{"DymSMem", U_MB, T_DYNAMIC_SMEM, NUM},
-	{"Bytes", U_MB, T_BYTES, NUM},
-	{"Throughput", U_MBPS, T_THROUGHPUT, NUM},
-	{"SrcMemKd", U_NONE, T_SRC_KIND, TXT},
-	{"DstMemKd", U_NONE, T_DST_KIND, TXT},
-	{"Device", U_NONE, T_DEVICE, TXT},
-	{"Ctx", U_NONE, T_CONTEXT, NUM},
-	{"GreenCtx", U_NONE, T_GREEN_CONTEXT, NUM},
-	{"Strm", U_NONE, T_STREAM, NUM},
-	{"Name", U_NONE, T_NAME, TXT},
+	{"Start", U_TIME, T_START, NUM, "start"},
+	{"Duration", U_TIME, T_DURATION, NUM, "duration"},
+	{"CorrId", U_NONE, T_CORR, NUM, "correlation_id"},
+	{"GrdX", U_NONE, T_GRID_X, NUM, "grid_x"},
+	{"GrdY", U_NONE, T_GRID_Y, NUM, "grid_y"},
+	{"GrdZ", U_NONE, T_GRID_Z, NUM, "grid_z"},
+	{"BlkX", U_NONE, T_BLOCK_X, NUM, "block_x"},
+	{"BlkY", U_NONE, T_BLOCK_Y, NUM, "block_y"},
+	{"BlkZ", U_NONE, T_BLOCK_Z, NUM, "block_z"},
+	{"Reg/Trd", U_NONE, T_REGS, NUM, "registers_per_thread"},
+	{"StcSMem", U_MB, T_STATIC_SMEM, NUM, "static_smem"},
+	{"DymSMem", U_MB, T_DYNAMIC_SMEM, NUM, "dynamic_smem"},
+	{"Bytes", U_MB, T_BYTES, NUM, "bytes"},
+	{"Throughput", U_MBPS, T_THROUGHPUT, NUM, "throughput"},
+	{"SrcMemKd", U_NONE, T_SRC_KIND, TXT, "src_mem_kind"},
+	{"DstMemKd", U_NONE, T_DST_KIND, TXT, "dst_mem_kind"},
+	{"Device", U_NONE, T_DEVICE, TXT, "device"},
+	{"Ctx", U_NONE, T_CONTEXT, NUM, "context"},
+	{"GreenCtx", U_NONE, T_GREEN_CONTEXT, NUM, "green_context"},
+	{"Strm", U_NONE, T_STREAM, NUM, "stream"},
+	{"Name", U_NONE, T_NAME, TXT, "name"},
 };
 
 #undef NUM
@@ -272,7 +295,7 @@ struct gpr_stats_writer {
 	const struct gpa_stats *st;
 	const struct colspec *cols;
 	size_t ncols;
-	char **headers;                /* ncols, with units */
+	char **headers;                /* ncols, with units; JSON: the keys */
 	size_t *width;                 /* text: display width of each column */
 	size_t nrows, row;             /* rows in all, next to write */
 	bool begun;                    /* the current report's heading is out */
@@ -718,7 +741,14 @@ int gpr_stats_writer_start(struct gpr_stats_writer *w, const struct gpa_model *m
 		const char *u = col->unit == U_TIME ? (w->human ? NULL : unit_names[w->unit])
 			      : col->unit == U_PCT || !w->human ? fixed_units[col->unit] : NULL;
 		struct gp_strbuf h = GP_STRBUF_INIT;
-		if (u) {
+		if (w->fmt == GPR_FORMAT_JSON) {
+			/* the key: its name and its unit, "total_time_us", "time_pct" */
+			static const char *const key_units[] = {[U_PCT] = "_pct", [U_MB] = "_mb",
+								[U_MBPS] = "_mb_per_s"};
+			gp_strbuf_addf(&h, "%s%s%s", col->json, col->unit == U_TIME ? "_" : "",
+				       col->unit == U_TIME ? unit_names[w->unit]
+				       : key_units[col->unit] ? key_units[col->unit] : "");
+		} else if (u) {
 			gp_strbuf_addf(&h, "%s (%s)", col->name, u);
 		} else {
 			gp_strbuf_adds(&h, col->name);
@@ -867,7 +897,9 @@ static void begin_report(struct gpr_stats_writer *w, struct gp_strbuf *o)
 		gp_strbuf_addch(o, '\n');
 		break;
 	case GPR_FORMAT_JSON:
-		gp_strbuf_adds(o, w->started > 1 ? ",\n" : "{\"reports\":[\n");
+		gp_strbuf_adds(o, w->started > 1
+				 ? ",\n"
+				 : "{\"schema\":\"gpuprof-stats/2\",\"reports\":[\n");
 		gp_strbuf_adds(o, "{\"report\":");
 		json_str(o, name);
 		gp_strbuf_adds(o, ",\"title\":");
@@ -960,7 +992,8 @@ int gpr_stats_writer_next(struct gpr_stats_writer *w, struct gp_strbuf *out)
 int gpr_stats_writer_finish(struct gpr_stats_writer *w, struct gp_strbuf *out)
 {
 	if (w->fmt == GPR_FORMAT_JSON) {
-		gp_strbuf_adds(out, w->started ? "\n]}\n" : "{\"reports\":[]}\n");
+		gp_strbuf_adds(out, w->started ? "\n]}\n"
+					     : "{\"schema\":\"gpuprof-stats/2\",\"reports\":[]}\n");
 	}
 	return out->failed ? -GP_ERR_NOMEM : 0;
 }

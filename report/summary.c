@@ -30,9 +30,11 @@
 /* ---- the tables */
 
 static const struct gpr_col proc_cols[] = {
-	{"File", GPR_COL_ELIDE}, {"PID", GPR_COL_NUM},    {"Host", 0},
-	{"Rank", GPR_COL_NUM}, {"Devices", 0},      {"Events", GPR_COL_NUM | GPR_COL_COUNT},
-	{"Lost", GPR_COL_NUM | GPR_COL_COUNT}, {"Status", 0},
+	{"File", GPR_COL_ELIDE, "file"}, {"PID", GPR_COL_NUM, "pid"},    {"Host", 0, "host"},
+	{"Rank", GPR_COL_NUM, "rank"},
+	{"Devices", 0, "devices"},
+	{"Events", GPR_COL_NUM | GPR_COL_COUNT, "events"},
+	{"Lost", GPR_COL_NUM | GPR_COL_COUNT, "lost"}, {"Status", 0, "status"},
 };
 
 static void fill_procs(struct gpr_table *t, const struct gpa_model *m)
@@ -78,9 +80,9 @@ static void fill_procs(struct gpr_table *t, const struct gpa_model *m)
 }
 
 static const struct gpr_col step_cols[] = {
-	{"Step", GPR_COL_NUM},     {"Name", 0},  {"Rank", GPR_COL_NUM},
-	{"Wall (ns)", GPR_COL_NUM}, {"GPU busy (ns)", GPR_COL_NUM},
-	{"Busy (%)", GPR_COL_NUM}, {"GPU ops", GPR_COL_NUM | GPR_COL_COUNT},
+	{"Step", GPR_COL_NUM, "step"},     {"Name", 0, "name"},  {"Rank", GPR_COL_NUM, "rank"},
+	{"Wall (ns)", GPR_COL_NUM, "wall_ns"}, {"GPU busy (ns)", GPR_COL_NUM, "gpu_busy_ns"},
+	{"Busy (%)", GPR_COL_NUM, "busy_pct"}, {"GPU ops", GPR_COL_NUM | GPR_COL_COUNT, "gpu_ops"},
 };
 
 static void step_row(struct gpr_table *t, const struct gpa_model *m, const struct gpa_step *st)
@@ -147,8 +149,12 @@ static void fill_slowest(struct gpr_table *t, const struct gpa_model *m, const s
 }
 
 static const struct gpr_col dist_cols[] = {
-	{"Quantity", 0},          {"Median (ns)", GPR_COL_NUM}, {"P90 (ns)", GPR_COL_NUM},
-	{"Min (ns)", GPR_COL_NUM}, {"Max (ns)", GPR_COL_NUM},   {"Total (ns)", GPR_COL_NUM},
+	{"Quantity", 0, "quantity"},
+	{"Median (ns)", GPR_COL_NUM, "median_ns"},
+	{"P90 (ns)", GPR_COL_NUM, "p90_ns"},
+	{"Min (ns)", GPR_COL_NUM, "min_ns"},
+	{"Max (ns)", GPR_COL_NUM, "max_ns"},
+	{"Total (ns)", GPR_COL_NUM, "total_ns"},
 };
 
 static void dist_row(struct gpr_table *t, const char *name, const struct gpa_dist *d)
@@ -172,8 +178,12 @@ static void fill_dist(struct gpr_table *t, const struct gpa_steps *s)
 }
 
 static const struct gpr_col kern_cols[] = {
-	{"Time (%)", GPR_COL_NUM}, {"Total Time (ns)", GPR_COL_NUM}, {"Instances", GPR_COL_NUM | GPR_COL_COUNT},
-	{"Avg (ns)", GPR_COL_NUM}, {"Max (ns)", GPR_COL_NUM},         {"Name", GPR_COL_NAME},
+	{"Time (%)", GPR_COL_NUM, "time_pct"},
+	{"Total Time (ns)", GPR_COL_NUM, "total_time_ns"},
+	{"Instances", GPR_COL_NUM | GPR_COL_COUNT, "instances"},
+	{"Avg (ns)", GPR_COL_NUM, "avg_ns"},
+	{"Max (ns)", GPR_COL_NUM, "max_ns"},
+	{"Name", GPR_COL_NAME, "name"},
 };
 
 static void fill_kernels(struct gpr_table *t, const struct gpa_stats *k, size_t top)
@@ -193,8 +203,11 @@ static void fill_kernels(struct gpr_table *t, const struct gpa_stats *k, size_t 
 }
 
 static const struct gpr_col mem_cols[] = {
-	{"Operation", 0},        {"Count", GPR_COL_NUM | GPR_COL_COUNT},           {"Bytes", GPR_COL_NUM | GPR_COL_BYTES},
-	{"Time (ns)", GPR_COL_NUM}, {"Throughput (GB/s)", GPR_COL_NUM},
+	{"Operation", 0, "operation"},
+	{"Count", GPR_COL_NUM | GPR_COL_COUNT, "count"},
+	{"Bytes", GPR_COL_NUM | GPR_COL_BYTES, "bytes"},
+	{"Time (ns)", GPR_COL_NUM, "time_ns"},
+	{"Throughput (GB/s)", GPR_COL_NUM, "throughput_gb_per_s"},
 };
 
 static void fill_memory(struct gpr_table *t, const struct gpa_overview *ov)
@@ -666,7 +679,7 @@ static int render_json(struct gp_strbuf *o, const struct gpr_report_parts *p)
 	const struct gpa_overview *ov = p->ov;
 	int ret = 0;
 
-	gp_strbuf_adds(o, "{\"schema\":\"gpuprof-report/1.6\"");
+	gp_strbuf_adds(o, "{\"schema\":\"gpuprof-report/2\"");
 	gpr_flight_json(o, p->flight, p->flight_cmp, p->m, p->steps);
 	ret = gpr_findings_json(o, p);
 	if (p->verdict) {

@@ -434,7 +434,10 @@ static void render_json(const struct gpr_table *t, struct gp_strbuf *o)
 			if (c) {
 				gp_strbuf_addch(o, ',');
 			}
-			gp_strbuf_add_json_str(o, t->cols[c].name, strlen(t->cols[c].name));
+			if (!t->cols[c].json) {
+				GP_BUG("table column '%s' has no JSON key", t->cols[c].name);
+			}
+			gp_strbuf_add_json_str(o, t->cols[c].json, strlen(t->cols[c].json));
 			gp_strbuf_addch(o, ':');
 			if (t->cols[c].flags & GPR_COL_NUM) {
 				gp_strbuf_adds(o, *s ? s : "null");

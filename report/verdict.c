@@ -175,13 +175,17 @@ void gpr_verdict_json(struct gp_strbuf *o, const struct gpa_bound_verdict *v)
 	gpr_fmt_pct(o, v->cover_bp, 10000);
 	gp_strbuf_adds(o, ",\"path\":{");
 	for (unsigned k = 0; k < GPA_CP__COUNT; k++) {
-		gp_strbuf_addf(o, "%s\"%s\":%" PRIu64, k ? "," : "", gpa_cp_cat_name(k), v->cat_ns[k]);
+		if (k) {
+			gp_strbuf_addch(o, ',');
+		}
+		gpr_json_key(o, gpa_cp_cat_name(k), "_ns"); /* "data_loading_ns" */
+		gp_strbuf_addf(o, "%" PRIu64, v->cat_ns[k]);
 	}
 	gp_strbuf_adds(o, "},\"copies_on_path\":{");
 	for (unsigned d = 0; d < GPA_CDIR__COUNT; d++) {
-		gp_strbuf_addf(o, "%s\"%s\":%" PRIu64, d ? "," : "", dirs[d], v->copy_ns[d]);
+		gp_strbuf_addf(o, "%s\"%s_ns\":%" PRIu64, d ? "," : "", dirs[d], v->copy_ns[d]);
 	}
-	gp_strbuf_addf(o, ",\"pageable\":%" PRIu64 "},\"text\":", v->copy_pageable_ns);
+	gp_strbuf_addf(o, ",\"pageable_ns\":%" PRIu64 "},\"text\":", v->copy_pageable_ns);
 	gpr_verdict_sentence(&tmp, NULL, v, true);
 	gp_strbuf_add_json_str(o, tmp.buf ? tmp.buf : "", tmp.len);
 	gp_strbuf_release(&tmp);

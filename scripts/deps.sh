@@ -75,6 +75,8 @@ if [ "${1:-}" = test ]; then
 	need_py pytest python3-pytest
 	need_py numpy python3-numpy
 	need_py pandas python3-pandas
+	# t0060 validates every command's JSON against docs/schema/ (draft 2020-12)
+	need_py jsonschema python3-jsonschema
 	need_cmd sqlite3 sqlite3
 fi
 

@@ -58,7 +58,7 @@ python3 - rep.json pipe.json <<'PY' || fail "report JSON's flight object"
 import json, sys
 a, b = (json.load(open(p)) for p in sys.argv[1:])
 assert a["flight"] == b["flight"], "pipe and file differ"
-assert a["schema"] == "gpuprof-report/1.6", a["schema"]
+assert a["schema"] == "gpuprof-report/2", a["schema"]
 f = a["flight"]
 assert f["trigger"] == "slow-step" and "ProfilerStep#437" in f["what"], f
 assert f["step_start_ns"] < f["step_end_ns"] and f["step_start_ns"] <= f["trigger_ns"], f

@@ -140,9 +140,9 @@ doc = json.load(open(sys.argv[2]))
 assert [x["report"] for x in doc["reports"]] == ["cuda_gpu_kern_sum", "cuda_gpu_mem_time_sum",
     "cuda_gpu_mem_size_sum", "cuda_api_sum", "nvtx_sum", "nvtx_gpu_proj_sum", "cuda_gpu_trace"]
 jk = doc["reports"][0]["rows"]
-assert len(jk) == len(kern) and jk[0]["Name"] == kern[0][8]
-assert jk[0]["Instances"] == int(kern[0][2])
+assert len(jk) == len(kern) and jk[0]["name"] == kern[0][8]
+assert jk[0]["instances"] == int(kern[0][2])
 assert len(doc["reports"][6]["rows"]) == len(trace)
-assert doc["reports"][6]["rows"][0]["Ctx"] is None
+assert doc["reports"][6]["rows"][0]["context"] is None
 PY
 exit 0

@@ -24,26 +24,26 @@ import json
 d = json.load(open("out"))
 t = d["totals"]
 assert t["busy_ns"] + t["idle_ns"] == t["window_ns"], t
-assert sum(x["Window (ns)"] for x in d["devices"]) == t["window_ns"]
-assert sum(x["Idle (ns)"] for x in d["devices"]) == t["idle_ns"]
-assert sum(x["Idle (ns)"] for x in d["causes"]) == t["idle_ns"]
-assert sum(x["Gaps"] for x in d["causes"]) == t["gaps"]
-assert sum(x["Idle (ns)"] for x in d["histogram"]) == t["idle_ns"]
+assert sum(x["window_ns"] for x in d["devices"]) == t["window_ns"]
+assert sum(x["idle_ns"] for x in d["devices"]) == t["idle_ns"]
+assert sum(x["idle_ns"] for x in d["causes"]) == t["idle_ns"]
+assert sum(x["gaps"] for x in d["causes"]) == t["gaps"]
+assert sum(x["idle_ns"] for x in d["histogram"]) == t["idle_ns"]
 gaps = d["gaps"]
 assert len(gaps) == t["gaps"] == t["listed_gaps"], (len(gaps), t)
-assert sum(g["Length (ns)"] for g in gaps) == t["idle_ns"]
-lens = [g["Length (ns)"] for g in gaps]
+assert sum(g["length_ns"] for g in gaps) == t["idle_ns"]
+lens = [g["length_ns"] for g in gaps]
 assert lens == sorted(lens, reverse=True)
-assert all(0 < g["Cause time (ns)"] <= g["Length (ns)"] for g in gaps)
+assert all(0 < g["cause_time_ns"] <= g["length_ns"] for g in gaps)
 # Per-step stretches partition each device window, the last step included.
 for dev in d["devices"]:
-    rows = [s for s in d["steps"] if s["Device"] == dev["Device"]]
-    assert sum(s["Window (ns)"] for s in rows) == dev["Window (ns)"]
-    assert sum(s["Idle (ns)"] for s in rows) == dev["Idle (ns)"]
-    assert [s["Step"] for s in rows] == ["ProfilerStep#%d" % i for i in range(4)], rows
+    rows = [s for s in d["steps"] if s["device"] == dev["device"]]
+    assert sum(s["window_ns"] for s in rows) == dev["window_ns"]
+    assert sum(s["idle_ns"] for s in rows) == dev["idle_ns"]
+    assert [s["step"] for s in rows] == ["ProfilerStep#%d" % i for i in range(4)], rows
 # Each data-loader gap is explained by exactly the 3 ms range.
-dl = [g for g in gaps if g["Cause"] == "data-loading"]
-assert dl and all(g["Cause time (ns)"] == 3000000 for g in dl)
-assert all("DataLoader.__next__" in g["Evidence"] for g in dl)
+dl = [g for g in gaps if g["cause"] == "data-loading"]
+assert dl and all(g["cause_time_ns"] == 3000000 for g in dl)
+assert all("DataLoader.__next__" in g["evidence"] for g in dl)
 PY
 exit 0

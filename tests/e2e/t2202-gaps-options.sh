@@ -26,7 +26,7 @@ expect_rc 0 "$GPUPROF" gaps --top all --min-gap 0 --format json a.gpz
 python3 -c 'import json; d=json.load(open("out")); assert len(d["gaps"]) == d["totals"]["gaps"] > 30' ||
 	fail "--top all"
 expect_rc 0 "$GPUPROF" gaps --top all --min-gap 1.5ms --format json a.gpz
-python3 -c 'import json; d=json.load(open("out")); g=d["gaps"]; assert len(g) == 6 and min(x["Length (ns)"] for x in g) >= 1500000 and d["options"]["min_gap_ns"] == 1500000' ||
+python3 -c 'import json; d=json.load(open("out")); g=d["gaps"]; assert len(g) == 6 and min(x["length_ns"] for x in g) >= 1500000 and d["options"]["min_gap_ns"] == 1500000' ||
 	fail "--min-gap 1.5ms"
 
 # Patterns: no data-loader names -> CPU-bound inside the range; latency 0 -> dependencies.

@@ -17,32 +17,32 @@ golden t2301-json out
 python3 - <<'PY' || fail "report JSON does not hold what it should"
 import json
 r = json.load(open("out"))
-assert r["schema"] == "gpuprof-report/1.6"
+assert r["schema"] == "gpuprof-report/2"
 # The generated NCCL kernels make communication present; the idle is material.
 assert r["communication_summary"]["present"] and r["communication_summary"]["kernels"] > 0
 assert r["gpu"]["idle_material"] is True and r["gpu"]["capture_idle_ns"] == 0
 causes = r["idle_by_cause"]
-top = max(causes, key=lambda c: c["Idle (ns)"])
-assert top["Cause"] == "data-loading", top
+top = max(causes, key=lambda c: c["idle_ns"])
+assert top["cause"] == "data-loading", top
 # The findings open with the data-loading idle, its bound that cause's idle time
 # or, when less, its time on the critical path (the 2.5 ms loads, 7.5 ms).
 f = r["findings"][0]
 assert (f["category"], f["cause"]) == ("idle", "data-loading"), f
-assert f["recoverable_ns"] == min(top["Idle (ns)"], r["bound"]["path"]["data-loading"]), f
+assert f["recoverable_ns"] == min(top["idle_ns"], r["bound"]["path"]["data_loading_ns"]), f
 assert f["recoverable_ns"] == 7500000, f
 # Low theoretical occupancy on vendor kernels is never material by itself.
 assert "low-occupancy" not in [x["category"] for x in r["findings"]], r["findings"]
 assert r["findings_summary"]["verdict"] == "material"
 assert r["findings_summary"]["basis_ns"] == r["gpu"]["window_ns"]
 # Four steps, none dropped, and their GPU ops add up to every op in the trace.
-assert [s["Step"] for s in r["steps"]] == [0, 1, 2, 3], r["steps"]
-ops = sum(s["GPU ops"] for s in r["steps"])
+assert [s["step"] for s in r["steps"]] == [0, 1, 2, 3], r["steps"]
+ops = sum(s["gpu_ops"] for s in r["steps"])
 assert ops == r["traced"]["kernels"] + r["traced"]["copies"] + r["traced"]["memsets"], ops
 # Busy + idle = window, exactly.
 g = r["gpu"]
 assert g["busy_ns"] + g["idle_ns"] == g["window_ns"], g
 # Kernel shares add up to 100 % (rounding aside) over the listed rows' total.
-assert abs(sum(k["Time (%)"] for k in r["kernels"]) - 100) < 1.5 or len(r["kernels"]) == 10
+assert abs(sum(k["time_pct"] for k in r["kernels"]) - 100) < 1.5 or len(r["kernels"]) == 10
 assert r["warnings"] == []
 PY
 

@@ -41,18 +41,18 @@ if src == "whole-trace":
 else:
     assert steps, src
 for s in steps:
-    name = s["Name"]
+    name = s["name"]
     # Busy % is per device and never over 100 % (GPU work that runs past the
     # step's CPU range, or on several devices, widens the basis instead).
-    assert s["Busy (%)"] is None or s["Busy (%)"] <= 100.0, s
+    assert s["busy_pct"] is None or s["busy_pct"] <= 100.0, s
     if src == "repeating-range":
-        assert s["GPU ops"] > 0, s
+        assert s["gpu_ops"] > 0, s
         c = categories().get(name, set())
         assert c and c <= {"user_annotation"}, (name, c)
     if src == "nvtx":
         assert name.startswith("ProfilerStep#"), name
     if src == "training-loop":
-        assert s["GPU ops"] > 0, s
+        assert s["gpu_ops"] > 0, s
         assert re.search(r"(?i)dataloader|zero_grad|optimizer[._]step", name), name
         assert categories().get(name, set()) & {"user_annotation"}, (name, cats.get(name))
 PY
@@ -65,7 +65,7 @@ for f in "$ANCHORS"/nsys/*.sqlite "$ANCHORS"/nsys-synthetic/*.sqlite; do
 	python3 -c '
 import json, sys
 for s in json.load(open(sys.argv[1])).get("steps", []):
-    assert s["Busy (%)"] is None or s["Busy (%)"] <= 100.0, s
+    assert s["busy_pct"] is None or s["busy_pct"] <= 100.0, s
 ' out || fail "$f: a step over 100 % busy"
 done
 

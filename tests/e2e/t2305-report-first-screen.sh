@@ -24,7 +24,7 @@ import json, re
 r = json.load(open("long.json"))
 # JSON: all steps, no summary-only section.
 assert len(r["steps"]) == 14 and "slowest_steps" not in r, r.keys()
-walls = sorted(((s["Wall (ns)"], -s["Step"]) for s in r["steps"]), reverse=True)
+walls = sorted(((s["wall_ns"], -s["step"]) for s in r["steps"]), reverse=True)
 want_slowest = [str(-w[1]) for w in walls[:5]]
 
 def sections(path, md):

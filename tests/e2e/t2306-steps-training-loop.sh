@@ -61,9 +61,9 @@ fetch = sys.argv[1]
 r = json.load(open("report.json"))
 assert r["step_source"] == "training-loop", r["step_source"]
 steps = r["steps"]
-assert [s["Step"] for s in steps] == [0, 1, 2, 3], steps
+assert [s["step"] for s in steps] == [0, 1, 2, 3], steps
 for s in steps:
-    assert s["Name"] == fetch and s["Wall (ns)"] == 1000500 and s["GPU ops"] == 2, s
+    assert s["name"] == fetch and s["wall_ns"] == 1000500 and s["gpu_ops"] == 2, s
 # the overview's warning, then what the occupancy section could not know (kernels without
 # launch configurations), as in every format
 assert r["warnings"] == ["1 GPU operations were launched outside every step",
@@ -71,8 +71,8 @@ assert r["warnings"] == ["1 GPU operations were launched outside every step",
                          "capability not recorded."], r["warnings"]
 # The critical path per step starts each at its fetch (from the first event, the first fetch).
 cp = json.load(open("cp.json"))["steps"]
-assert [s["Start (ns)"] for s in cp] == [0, 1000500, 2001000, 3001500], cp
-assert all(s["Time (ns)"] == 1000500 for s in cp), cp
+assert [s["start_ns"] for s in cp] == [0, 1000500, 2001000, 3001500], cp
+assert all(s["time_ns"] == 1000500 for s in cp), cp
 g = json.load(open("gaps.json"))
 assert g["options"]["step_source"] == "training-loop", g["options"]
 d = json.load(open("diff.json"))
@@ -103,8 +103,8 @@ python3 -c '
 import json
 r = json.load(open("out"))
 assert r["step_source"] == "nvtx", r["step_source"]
-assert [s["Name"] for s in r["steps"]] == ["ProfilerStep#%d" % i for i in range(4)], r["steps"]
-assert all(s["Wall (ns)"] == 990000 for s in r["steps"]), r["steps"]
+assert [s["name"] for s in r["steps"]] == ["ProfilerStep#%d" % i for i in range(4)], r["steps"]
+assert all(s["wall_ns"] == 990000 for s in r["steps"]), r["steps"]
 ' || fail "ProfilerStep#N"
 
 # ---- anchors
@@ -120,7 +120,7 @@ zg = sorted(round(e["ts"] * 1000) for e in ev
             if e.get("cat") == "user_annotation" and e["name"].startswith("Optimizer.zero_grad#"))
 r = json.load(open("out"))
 assert r["step_source"] == "training-loop", r["step_source"]
-walls = [s["Wall (ns)"] for s in r["steps"]]
+walls = [s["wall_ns"] for s in r["steps"]]
 assert len(walls) == len(zg) >= 2, (walls, zg)
 assert walls[:-1] == [b - a for a, b in zip(zg, zg[1:])], (walls, zg)
 PY
@@ -143,7 +143,7 @@ assert a["step_source"] == "nvtx" and b["step_source"] == "training-loop", b["st
 sa, sb = a["steps"], b["steps"]
 assert len(sa) == len(sb) >= 2, (len(sa), len(sb))
 for x, y in zip(sa, sb):
-    assert x["GPU ops"] == y["GPU ops"], (x, y)
-    assert abs(x["Wall (ns)"] - y["Wall (ns)"]) <= x["Wall (ns)"] // 100, (x, y)
+    assert x["gpu_ops"] == y["gpu_ops"], (x, y)
+    assert abs(x["wall_ns"] - y["wall_ns"]) <= x["wall_ns"] // 100, (x, y)
 PY
 exit 0

@@ -96,7 +96,7 @@ d = json.load(open("out"))
 b = d["bound"]
 assert b["bound"] == bound, (b["bound"], b["path"])
 assert b["steps"] >= 4, b
-assert sum(b["path"].values()) - b["path"]["warm-up"] == b["path_ns"], b
+assert sum(b["path"].values()) - b["path"]["warm_up_ns"] == b["path_ns"], b
 if len(sys.argv) > 3:
     cats = [f["category"] for f in d["findings"]]
     assert sys.argv[3] in cats, cats
@@ -127,7 +127,7 @@ d = json.load(open("out"))
 b = d["bound"]
 busy = b["step_gpu_busy_ns"] / b["step_wall_ns"]
 assert 0.35 < busy < 0.45, busy
-table = sum(s["GPU busy (ns)"] for s in d["steps"]) / sum(s["Wall (ns)"] for s in d["steps"])
+table = sum(s["gpu_busy_ns"] for s in d["steps"]) / sum(s["wall_ns"] for s in d["steps"])
 assert abs(busy - table) < 1e-9, (busy, table)
 assert b["host_before_gpu_ns"] >= 5 * 570000, b
 PY
@@ -141,7 +141,7 @@ assert b["warm_up_steps"] == 1 and b["warm_up_ns"] >= 50000000, b' || fail "warm
 # d2h: the blocking copy does not make the kernels launch overhead.
 python3 -c '
 import json; b = json.load(open("out"))["bound"]
-assert b["path"]["launch-overhead"] * 20 < b["path"]["kernel"], b' || fail "d2h launch: $(head -c 600 out)"
+assert b["path"]["launch_overhead_ns"] * 20 < b["path"]["kernel_ns"], b' || fail "d2h launch: $(head -c 600 out)"
 
 # A kernel built for a GPU two generations older (its name says sm75; the
 # device is sm90) is a finding; an sm80 kernel on sm90 is not.

@@ -31,14 +31,14 @@ python3 - <<'PY' || fail "steps of a GPU behind its host"
 import json
 d = json.load(open("out"))
 st = d["steps"]
-assert [s["Name"] for s in st] == ["ProfilerStep#%d" % i for i in range(6)], st
+assert [s["name"] for s in st] == ["ProfilerStep#%d" % i for i in range(6)], st
 for s in st:
-    assert s["Wall (ns)"] == 1000000, s
-    assert 0 < s["GPU busy (ns)"] <= s["Wall (ns)"], s
-    assert s["Busy (%)"] <= 100.0, s
+    assert s["wall_ns"] == 1000000, s
+    assert 0 < s["gpu_busy_ns"] <= s["wall_ns"], s
+    assert s["busy_pct"] <= 100.0, s
 # the first kernel starts 100 us into the first step; from then on the GPU never idles
-assert st[0]["GPU busy (ns)"] == 900000, st[0]
-assert all(s["GPU busy (ns)"] == 1000000 for s in st[1:]), st
+assert st[0]["gpu_busy_ns"] == 900000, st[0]
+assert all(s["gpu_busy_ns"] == 1000000 for s in st[1:]), st
 b = d["bound"]
 assert b["step_gpu_busy_ns"] <= b["step_wall_ns"], b
 PY
@@ -53,9 +53,9 @@ import json
 st = json.load(open("out"))["steps"]
 assert len(st) == 5, st
 for s in st:
-    assert s["GPU busy (ns)"] <= s["Wall (ns)"], s
+    assert s["gpu_busy_ns"] <= s["wall_ns"], s
 # its GPU runs behind the host and is busy through the steps after the first
-assert all(s["Busy (%)"] > 95 for s in st[1:]), st
+assert all(s["busy_pct"] > 95 for s in st[1:]), st
 PY
 fi
 exit 0

@@ -35,7 +35,7 @@ import json
 a, b = json.load(open("direct.json")), json.load(open("out"))
 for key in ("steps", "kernels", "devices", "gpu"):
     assert a[key] == b[key], key
-assert [s["Name"] for s in a["steps"]] == ["ProfilerStep#1"], a["steps"]
+assert [s["name"] for s in a["steps"]] == ["ProfilerStep#1"], a["steps"]
 PY
 
 # Errors: not importable, already a trace, missing input, usage.

@@ -41,7 +41,9 @@ SETS = {
 # doubles are applied automatically (the importer marks the process), so no
 # --epoch-doubles is passed; the flag is checked separately below.
 EPOCH_DOUBLES = {'ns_resolution_resnet'}
+# HTA's columns and our JSON keys for them (docs/json.md)
 TIMES = ('idle_time(us)', 'compute_time(us)', 'non_compute_time(us)', 'kernel_time(us)')
+KEY = {k: k.replace('(us)', '_us') for k in TIMES}
 bad, checks = [], {'hta': 0, 'hta-noround': 0, 'right': 0}
 
 
@@ -78,20 +80,20 @@ def values(got, tag):
         win[r] = max(float(row['kernel_time(us)']), 1.0)
         g = [x for x in got['temporal'] if x['rank'] == r]
         for k in TIMES:
-            v[('temporal', r, k)] = (g[0][k] if g else float('nan'), win[r])
+            v[('temporal', r, k)] = (g[0][KEY[k]] if g else float('nan'), win[r])
     for row in ref(tag, 'idle_time_breakdown') or []:
         r, s, c = int(row['rank']), int(row['stream']), row['idle_category']
         g = [x for x in got['idle'] if (x['rank'], x['stream'], x['idle_category']) == (r, s, c)]
-        v[('idle', r, s, c)] = (g[0]['idle_time(us)'] if g else 0.0, win.get(r, 1.0))
+        v[('idle', r, s, c)] = (g[0]['idle_time_us'] if g else 0.0, win.get(r, 1.0))
     for row in ref(tag, 'comm_comp_overlap') or []:
         r = int(row['rank'])
         g = [x for x in got['overlap'] if x['rank'] == r]
-        p = g[0]['comp_comm_overlap_pctg'] if g else None
+        p = g[0]['comp_comm_overlap_pct'] if g else None
         v[('overlap', r)] = (float('nan') if p is None else p, 100.0)
     total = sum(win.values()) or 1.0
     for row in ref(tag, 'kernel_type_breakdown') or []:
         g = [x for x in got['types'] if x['kernel_type'] == row['kernel_type']]
-        v[('types', row['kernel_type'])] = (g[0]['sum(us)'] if g else 0.0, total)
+        v[('types', row['kernel_type'])] = (g[0]['sum_us'] if g else 0.0, total)
     return v
 
 

@@ -105,9 +105,9 @@ for tr, ts, v in counters:
 assert lost["records lost"] == [sum(info["losses"].values())] * 2, lost
 for cause, n in info["losses"].items():
     if n:
-        assert lost["records lost: " + cause] == [n, n], (cause, lost)
+        assert lost["records lost: " + cause.replace("_", "-")] == [n, n], (cause, lost)
     else:
-        assert "records lost: " + cause not in lost, (cause, lost)
+        assert "records lost: " + cause.replace("_", "-") not in lost, (cause, lost)
 assert len(lost) == 1 + sum(1 for n in info["losses"].values() if n), lost
 # Every GPU of the trace is a process track named as in the JSON export.
 gpus = [t for t in tracks.values() if t["name"].startswith("GPU ")]

@@ -64,7 +64,7 @@ awk '/^Longest gaps/ {on = 1; next} on && /^$/ && seen {exit}
 [ -s cut.txt ] || fail "no longest-gaps rows"
 python3 - <<'PY' || fail "evidence cut inside a word"
 import json
-full = [g["Evidence"] for g in json.load(open("gaps.json"))["longest_gaps"]]
+full = [g["evidence"] for g in json.load(open("gaps.json"))["longest_gaps"]]
 cells = [l for l in open("cut.txt", encoding="utf-8").read().splitlines() if "\u2026" in l]
 assert cells, "no shortened evidence to check"
 for line in cells:

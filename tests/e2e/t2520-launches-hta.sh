@@ -145,7 +145,7 @@ def launch_stats(tag, rank, path, why):
 
 
 def launch_pairs(tag, rank, h, got, why):
-    tot, summ = got['totals'], {r['Quantity'].split(' ')[1]: r for r in got['summary']}
+    tot, summ = got['totals'], {r['quantity'].split(' ')[1]: r for r in got['summary']}
     cpu, delay, gpu = summ['call'], summ['delay'], summ['duration']
     tol = 1e-6 if not tag.endswith('noround') else 1e-3
     tol = 0.25 if DOUBLES else tol
@@ -153,10 +153,10 @@ def launch_pairs(tag, rank, h, got, why):
              ('short_gpu_kernels(cpu_dur<=50us & gpu_dur<cpu_dur)', tot['short_kernels'], 0),
              ('runtime_outliers(cpu_dur>50us)', tot['cpu_outliers'], 0),
              ('launch_delay_outliers(>100us)', tot['delay_outliers'], 0),
-             ('cpu_dur_mean', us(cpu, 'Mean (ns)'), tol), ('gpu_dur_mean', us(gpu, 'Mean (ns)'), tol),
-             ('launch_delay_mean', us(delay, 'Mean (ns)'), tol),
-             ('launch_delay_p50', us(delay, 'P50 (ns)'), tol),
-             ('launch_delay_max', us(delay, 'Max (ns)'), tol)]
+             ('cpu_dur_mean', us(cpu, 'mean_ns'), tol), ('gpu_dur_mean', us(gpu, 'mean_ns'), tol),
+             ('launch_delay_mean', us(delay, 'mean_ns'), tol),
+             ('launch_delay_p50', us(delay, 'p50_ns'), tol),
+             ('launch_delay_max', us(delay, 'max_ns'), tol)]
     if why and tot['launches'] < int(h['n_launches']):
         bad.append('%s: we count fewer launches than HTA (%d < %s): not explained' %
                    (tag, tot['launches'], h['n_launches']))
@@ -168,25 +168,25 @@ def queues(tag, rank, path, why):
     rows = [r for r in ref(tag, 'queue_length_summary', 1) or [] if int(r['rank']) == rank]
     got = run(path, '--table', 'queues', '--launch-api', HTA_QUEUE_API)['queues']
     for h in rows:
-        g = [q for q in got if q['Stream'] == int(h['stream'])]
-        if why and g and g[0]['Points'] < float(h['count']):
+        g = [q for q in got if q['stream'] == int(h['stream'])]
+        if why and g and g[0]['points'] < float(h['count']):
             bad.append('%s stream %s: fewer queue changes than HTA: not explained' %
                        (tag, h['stream']))
-        for k, col in (('count', 'Points'), ('mean', 'Mean'), ('std', 'Std'), ('min', 'Min'),
-                       ('25%', 'P25'), ('50%', 'P50'), ('75%', 'P75'), ('max', 'Max')):
+        for k, col in (('count', 'points'), ('mean', 'mean'), ('std', 'std'), ('min', 'min'),
+                       ('25%', 'p25'), ('50%', 'p50'), ('75%', 'p75'), ('max', 'max')):
             v = float(g[0][col]) if g and g[0][col] is not None else float('nan')
             w = why
             # Launches and starts at the same timestamp: HTA's sort is not
             # stable, so its order of such ties is arbitrary (docs/launches.md);
             # the count and the extremes still agree, the mean within 1 %.
             if not w and k in ('mean', 'std', '25%', '50%', '75%') and g and \
-                    g[0]['Points'] == float(h['count']) and \
+                    g[0]['points'] == float(h['count']) and \
                     abs(v - num(h[k])) <= 0.01 * max(abs(num(h[k])), 1):
                 w = 'order of equal timestamps'
             compare(tag, ('queue', rank, int(h['stream']), k), v, num(h[k]),
                     1e-3 if DOUBLES else 1e-6, w)
     blocked = [r for r in ref(tag, 'blocked_on_full_queue') or [] if int(r['rank']) == rank]
-    full = [q for q in got if q['Blocked (ns)']]
+    full = [q for q in got if q['blocked_ns']]
     # HTA keeps one stream per rank (the last): it has a row iff some stream was full.
     compare(tag, ('blocked', rank, 'streams'), float(len(full) > 0), float(len(blocked) > 0), 0,
             why)
@@ -201,10 +201,10 @@ def copies(tag, rank, path, why):
     """Counts only: HTA's values are a time series of the trace's own
     bandwidth argument, ours per op from bytes and ns (docs/launches.md)."""
     rows = [r for r in ref(tag, 'memory_bw_summary', 1) or [] if int(r['rank']) == rank]
-    got = {c['Kind']: c for c in run(path, '--table', 'copies')['copies']}
+    got = {c['kind']: c for c in run(path, '--table', 'copies')['copies']}
     for h in rows:
         g = got.get(KINDS.get(h['name'], h['name']), {})
-        n = float(g.get('Count', 0) or 0) + float(g.get('Zero-length', 0) or 0)
+        n = float(g.get('count', 0) or 0) + float(g.get('zero_length', 0) or 0)
         # copies of a kind that overlap add change points to HTA's series
         w = why or ('overlapping copies: HTA counts series points' if num(h['count']) > n
                     else None)
@@ -215,7 +215,7 @@ def idle(tag, rank, path, why):
     rows = [r for r in ref(tag, 'idle_interval_stats') or [] if int(r['rank']) == rank]
     got = run(path, '--table', 'idle')['idle']
     for h in rows:
-        g = [x for x in got if (x['Stream'], x['Category']) == (int(h['stream']),
+        g = [x for x in got if (x['stream'], x['category']) == (int(h['stream']),
                                                                 h['idle_category'])]
         g = g[0] if g else {}
         w = why
@@ -223,14 +223,14 @@ def idle(tag, rank, path, why):
             # HTA counts back-to-back (0) and overlapping (< 0) ops as idle
             # intervals; we count only real gaps (docs/launches.md)
             w = 'zero or negative gaps counted by HTA'
-            if float(g.get('Count', 0) or 0) > num(h['count']):
+            if float(g.get('count', 0) or 0) > num(h['count']):
                 bad.append('%s %s: more idle intervals than HTA: not explained' % (tag, h))
         if not w and DOUBLES:
             w = 'HTA reads ts as doubles'
-        for k, col in (('count', 'Count'), ('mean', 'Mean (ns)'), ('min', 'Min (ns)'),
-                       ('50%', 'P50 (ns)'), ('max', 'Max (ns)')):
+        for k, col in (('count', 'count'), ('mean', 'mean_ns'), ('min', 'min_ns'),
+                       ('50%', 'p50_ns'), ('max', 'max_ns')):
             v = float(g.get(col, 0) or 0) if k == 'count' else us(g, col)
-            if k != 'count' and num(h[k]) != num(h[k]) and not g.get('Count'):
+            if k != 'count' and num(h[k]) != num(h[k]) and not g.get('count'):
                 v = float('nan')
             # HTA rounds this table to 2 decimals
             compare(tag, ('idle', rank, int(h['stream']), h['idle_category'], k), v,
@@ -241,12 +241,12 @@ def annots(tag, path, why):
     rows = ref(tag, 'gpu_user_annotation_breakdown')
     if rows is None:
         return
-    got = {a['Name']: a for a in run(path, '--table', 'annotations')['annotations']}
+    got = {a['name']: a for a in run(path, '--table', 'annotations')['annotations']}
     for h in rows:
         g = got.get(h['name'], {})
-        for k, col in (('sum (us)', 'Total (ns)'), ('max (us)', 'Max (ns)'),
-                       ('min (us)', 'Min (ns)'), ('mean (us)', 'Mean (ns)'),
-                       ('stddev', 'Std (ns)')):
+        for k, col in (('sum (us)', 'total_ns'), ('max (us)', 'max_ns'),
+                       ('min (us)', 'min_ns'), ('mean (us)', 'mean_ns'),
+                       ('stddev', 'std_ns')):
             # Kineto's GPU projection of ProfilerStep#N is not imported: the
             # step table has the step (docs/launches.md)
             w = 'ProfilerStep#N projection not imported' if h['name'].startswith(

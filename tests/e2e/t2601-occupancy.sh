@@ -24,17 +24,17 @@ python3 - <<'PY' || fail "occupancy JSON does not add up"
 import json
 d = json.load(open("out"))
 k = json.load(open("kern.json"))["reports"][0]["rows"]
-launches = sum(r["Instances"] for r in k)
-assert d["launches"] == launches == sum(g["Launches"] for g in d["kernels"]), d["launches"]
-assert d["gpu_time_ns"] == sum(r["Total Time (ns)"] for r in k) == sum(g["GPU Time (ns)"] for g in d["kernels"])
-times = [g["GPU Time (ns)"] for g in d["kernels"]]
+launches = sum(r["instances"] for r in k)
+assert d["launches"] == launches == sum(g["launches"] for g in d["kernels"]), d["launches"]
+assert d["gpu_time_ns"] == sum(r["total_time_ns"] for r in k) == sum(g["gpu_time_ns"] for g in d["kernels"])
+times = [g["gpu_time_ns"] for g in d["kernels"]]
 assert times == sorted(times, reverse=True)
 for g in d["kernels"]:
     # H200 in the generator: 64 warps per SM
-    assert abs(g["Warps/SM"] * 100 / 64 - g["Occupancy (%)"]) < 0.01, g
-    assert g["Grid-limited (%)"] <= g["Occupancy (%)"] + 1e-9, g
-    assert 0 < g["Tail (%)"] <= 100, g
-assert sum(s["Kernels"] for s in d["steps"]) == launches
-w = sum(g["Occupancy (%)"] * g["GPU Time (ns)"] for g in d["kernels"]) / d["gpu_time_ns"]
+    assert abs(g["warps_per_sm"] * 100 / 64 - g["occupancy_pct"]) < 0.01, g
+    assert g["grid_limited_pct"] <= g["occupancy_pct"] + 1e-9, g
+    assert 0 < g["tail_pct"] <= 100, g
+assert sum(s["kernels"] for s in d["steps"]) == launches
+w = sum(g["occupancy_pct"] * g["gpu_time_ns"] for g in d["kernels"]) / d["gpu_time_ns"]
 assert abs(w - d["weighted_occupancy_pct"]) < 0.011, (w, d["weighted_occupancy_pct"])
 PY

@@ -9,10 +9,10 @@ python3 - <<'PY' || fail "filters not applied"
 import json
 d = json.load(open("out"))
 assert d["kernels"], d
-assert all("gemm" in g["Kernel"] and g["Device"] == 1 for g in d["kernels"]), d["kernels"]
+assert all("gemm" in g["kernel"] and g["device"] == 1 for g in d["kernels"]), d["kernels"]
 PY
 expect_rc 0 "$GPUPROF" occupancy --no-whatif --format json a.gpz
-grep -q '"What-if":""' out || fail "--no-whatif still computed what-if"
+grep -q '"what_if":""' out || fail "--no-whatif still computed what-if"
 expect_rc 0 "$GPUPROF" occupancy --kernel 'no-such-kernel' a.gpz
 grep -q 'no kernel launches match' err || fail "no warning for an empty selection"
 

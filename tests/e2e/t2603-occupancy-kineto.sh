@@ -41,22 +41,22 @@ for f in k.json k.gpz; do
 	python3 - <<'PY' || fail "occupancy of $f"
 import json
 d = json.load(open("out"))
-g = {x["Kernel"]: x for x in d["kernels"]}
+g = {x["kernel"]: x for x in d["kernels"]}
 a = g["gemm_a"]
 # H100: 64 regs x 256 threads -> 4 blocks, 32 warps of 64: 50 %; the grid of 66
 # blocks fills 66 of 132 x 4 slots: 66 x 8 warps / (132 x 64) = 6.25 %.
-assert a["Launches"] == 2 and a["GPU Time (ns)"] == 20000, a
-assert a["Blocks/SM"] == 4 and a["Occupancy (%)"] == 50 and a["Limiter"] == "registers", a
+assert a["launches"] == 2 and a["gpu_time_ns"] == 20000, a
+assert a["blocks_per_sm"] == 4 and a["occupancy_pct"] == 50 and a["limiter"] == "registers", a
 # The Kineto device properties lack the block-slot count: the architecture's is used.
-assert a["Limits"] == "CC defaults", a
-assert a["Grid-limited (%)"] == 6.25 and a["Source (%)"] == 6.25, a
-assert a["Waves"] == 0.125 and a["Tail (%)"] == 12.5, a
+assert a["limits"] == "CC defaults", a
+assert a["grid_limited_pct"] == 6.25 and a["source_pct"] == 6.25, a
+assert a["waves"] == 0.125 and a["tail_pct"] == 12.5, a
 # 32 regs x 1024 threads: 2 blocks by warps and by registers, 64 of 64 warps; one block
 # in the grid fills 1 of 132 x 2 slots: 32 / (132 x 64) = 0.3788 %, shown rounded: 0.38.
 s = g["small_k"]
-assert s["Occupancy (%)"] == 100 and s["Limiter"] == "warps+registers", s
-assert s["Grid-limited (%)"] == 0.38, s
-assert s["Source (%)"] is None, s
+assert s["occupancy_pct"] == 100 and s["limiter"] == "warps+registers", s
+assert s["grid_limited_pct"] == 0.38, s
+assert s["source_pct"] is None, s
 PY
 done
 exit 0

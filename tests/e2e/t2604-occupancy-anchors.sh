@@ -20,18 +20,18 @@ for f in "$anchors/kineto/hta/negative_queue_length_values_check/rank0.json.gz" 
 import json, sys
 d = json.load(open("out"))
 k = json.load(open("kern.json"))["reports"][0]["rows"]
-assert d["launches"] == sum(r["Instances"] for r in k) > 0
-assert d["gpu_time_ns"] == sum(r["Total Time (ns)"] for r in k)
+assert d["launches"] == sum(r["instances"] for r in k) > 0
+assert d["gpu_time_ns"] == sum(r["total_time_ns"] for r in k)
 n_src = [0]
-known = [g for g in d["kernels"] if g["Occupancy (%)"] is not None]
+known = [g for g in d["kernels"] if g["occupancy_pct"] is not None]
 assert known and d["weighted_occupancy_pct"] is not None, sys.argv[1]
 for g in known:
-    assert 0 <= g["Occupancy (%)"] <= 100, g
-    assert g["Grid-limited (%)"] is None or g["Grid-limited (%)"] <= g["Occupancy (%)"], g
+    assert 0 <= g["occupancy_pct"] <= 100, g
+    assert g["grid_limited_pct"] is None or g["grid_limited_pct"] <= g["occupancy_pct"], g
     # Kineto's own "est. achieved occupancy %" is the grid-limited occupancy (its threads
     # count whole warps for these block sizes), rounded to a whole percent.
-    if g["Source (%)"] is not None and g["Grid-limited (%)"] is not None:
-        assert abs(g["Source (%)"] - g["Grid-limited (%)"]) < 1, g
+    if g["source_pct"] is not None and g["grid_limited_pct"] is not None:
+        assert abs(g["source_pct"] - g["grid_limited_pct"]) < 1, g
         n_src[0] += 1
 assert n_src[0] > 0, "no kernel with the source's estimate"
 print("groups checked against the source's estimate:", n_src[0], file=sys.stderr)

@@ -11,9 +11,9 @@ python3 - <<'PY' || fail "device table"
 import json
 d = json.load(open("out"))["devices"]
 assert len(d) >= 18, len(d)
-h = [r for r in d if r["Key"] == "h100_sxm"][0]
-assert h["BF16/FP16"] == 989.5 and h["Memory (GB/s)"] == 3350, h
-assert any(r["Verify"] == "yes" for r in d)
+h = [r for r in d if r["key"] == "h100_sxm"][0]
+assert h["bf16_fp16_tflop_per_s"] == 989.5 and h["memory_gb_per_s"] == 3350, h
+assert any(r["verify"] == "yes" for r in d)
 PY
 
 # 2 GPUs (H200 in the generator), FLOPs per step F: MFU = F / wall / (2 x 989.5e12).
@@ -22,19 +22,19 @@ expect_rc 0 "$GPUPROF" mfu --format json --flops-per-step 1e12 --bytes-per-step 
 python3 - <<'PY' || fail "mfu arithmetic"
 import json
 d = json.load(open("out"))
-u = {r["Metric"]: r["Value"] for r in d["utilization"]}
+u = {r["metric"]: r["value"] for r in d["utilization"]}
 assert u["device"].startswith("H200 SXM 141GB (table"), u
 assert u["GPUs"] == "2"
 for s in d["steps"]:
-    w = s["Wall (ns)"] / 1e9
-    assert abs(s["MFU (%)"] - 1e12 / w / (2 * 989.5e12) * 100) < 0.006, s
-    assert abs(s["MBU (%)"] - 4.8e9 / w / (2 * 4800e9) * 100) < 0.006, s
+    w = s["wall_ns"] / 1e9
+    assert abs(s["mfu_pct"] - 1e12 / w / (2 * 989.5e12) * 100) < 0.006, s
+    assert abs(s["mbu_pct"] - 4.8e9 / w / (2 * 4800e9) * 100) < 0.006, s
 for c in d["copies"]:
-    assert abs(c["Achieved (GB/s)"] - c["Bytes"] / c["Time (ns)"]) < 0.0006, c
+    assert abs(c["achieved_gb_per_s"] - c["bytes"] / c["time_ns"]) < 0.0006, c
     # kinds by name, as nsys shows them
-    assert c["Kind"] in ("Host-to-Device", "Device-to-Host", "Device-to-Device", "Host-to-Host",
+    assert c["kind"] in ("Host-to-Device", "Device-to-Host", "Device-to-Device", "Host-to-Host",
                          "Peer-to-Peer"), c
-    assert c["From"] in ("Pageable", "Pinned", "Device", "Managed") and c["To"] in ("Pageable", "Pinned", "Device", "Managed"), c
+    assert c["from"] in ("Pageable", "Pinned", "Device", "Managed") and c["to"] in ("Pageable", "Pinned", "Device", "Managed"), c
 assert d["copies"], "no copies"
 PY
 # (6 x 7e9 + 12 x 32 x 4096 x 2048) x 4096 = 1.85226e14; (8N + 16LhT) x 4096 = 2.46968e14.

@@ -19,7 +19,7 @@ expect_rc 0 "$GPUPROF" stats --report cuda_gpu_trace --format json "$db"
 python3 - "$kinds" <<'PY' || fail "imported memory kinds differ from the anchor's enum table"
 import json, sys, collections
 rows = json.load(open("out"))["reports"][0]["rows"]
-c = collections.Counter("%s->%s" % (r["SrcMemKd"], r["DstMemKd"]) for r in rows if r.get("SrcMemKd"))
+c = collections.Counter("%s->%s" % (r["src_mem_kind"], r["dst_mem_kind"]) for r in rows if r.get("src_mem_kind"))
 got = "\n".join("%s %d" % kv for kv in sorted(c.items()))
 want = sys.argv[1].strip()
 assert got == want, (got, want)

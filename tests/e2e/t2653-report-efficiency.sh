@@ -39,12 +39,12 @@ for k in ("occupancy", "utilization", "copy_bandwidth", "roofline"):
     assert r[k], k
 assert r["utilization"] == m["utilization"], (r["utilization"], m["utilization"])
 assert r["roofline"] == m["roofline"]
-u = {x["Metric"]: x["Value"] for x in r["utilization"]}
+u = {x["metric"]: x["value"] for x in r["utilization"]}
 assert float(u["MFU, median step (%)"]) > 0
 for row in r["roofline"]:
-    if row["Bound"] in ("memory", "compute"):
-        assert abs(row["FLOP/byte"] - row["FLOPs/launch"] / row["Bytes/launch"]) <= 1e-3 * row["FLOP/byte"]
-        assert (row["Bound"] == "memory") == (row["FLOP/byte"] < row["Ridge (FLOP/byte)"]), row
+    if row["bound"] in ("memory", "compute"):
+        assert abs(row["flop_per_byte"] - row["flops_per_launch"] / row["bytes_per_launch"]) <= 1e-3 * row["flop_per_byte"]
+        assert (row["bound"] == "memory") == (row["flop_per_byte"] < row["ridge_flop_per_byte"]), row
 PY
 # shellcheck disable=SC2086
 expect_rc 0 "$GPUPROF" report --format html -o r.html $opts a.gpz

@@ -10,22 +10,22 @@ expect_rc 0 "$GPUPROF" devices --format json
 python3 - <<'PY' || fail "device table"
 import json
 j = json.load(open("out"))
-assert j["schema"] == "gpuprof-devices/1.1", j["schema"]
+assert j["schema"] == "gpuprof-devices/2", j["schema"]
 d = j["devices"]
 keys = set()
 for r in d:
-    assert r["Key"] not in keys, r["Key"]
-    keys.add(r["Key"])
-    src = r["Source"]
-    assert src.startswith(("NVIDIA ", "AMD ")) or r["Verify"] == "yes", r
+    assert r["key"] not in keys, r["key"]
+    keys.add(r["key"])
+    src = r["source"]
+    assert src.startswith(("NVIDIA ", "AMD ")) or r["verify"] == "yes", r
     assert any(w in src for w in ("datasheet", "whitepaper", "technical brief",
-                                  "specifications")) or r["Verify"] == "yes", r
-    if r["Verify"] == "yes":
-        assert r["Note"], r
-    for col in ("FP64", "FP64 TC", "TF32", "BF16/FP16", "FP8", "INT8 (TOPS)", "FP4"):
+                                  "specifications")) or r["verify"] == "yes", r
+    if r["verify"] == "yes":
+        assert r["note"], r
+    for col in ("fp64_tflop_per_s", "fp64_tc_tflop_per_s", "tf32_tflop_per_s", "bf16_fp16_tflop_per_s", "fp8_tflop_per_s", "int8_tops", "fp4_tflop_per_s"):
         v = r[col]
-        assert v is None or v == "" or 0 < float(v) < 1e5, (r["Key"], col, v)
-    assert 100 <= float(r["Memory (GB/s)"]) <= 20000, r
+        assert v is None or v == "" or 0 < float(v) < 1e5, (r["key"], col, v)
+    assert 100 <= float(r["memory_gb_per_s"]) <= 20000, r
 # the parts the table must cover
 want = ["v100_sxm2_16", "v100_sxm2_32", "v100_pcie_16", "v100_pcie_32", "t4", "a2", "a10",
         "a10g", "a16", "a30", "a40", "a100_sxm_40", "a100_sxm_80", "a100_pcie_40",

@@ -17,14 +17,14 @@ grep -q "^gpuprof: warning: implausible data: [0-9]* operators with given inputs
 python3 - <<'PY' || fail "ops JSON"
 import json
 j = json.load(open("out"))
-assert j["schema"] == "gpuprof-ops/1.1", j["schema"]
+assert j["schema"] == "gpuprof-ops/2", j["schema"]
 imp = j["implausible"]
 assert imp["rows"] >= 1 and imp["gpu_ns"] > 0, imp
 assert imp["operator"].startswith("aten::") and imp["model"] in ("unary", "binary", "copy"), imp
 assert imp["over"] == "tbps" and imp["achieved"] > imp["peak"] == 1.555, imp
 for table in ("by_name", "by_inputs"):
     for r in j[table]:
-        v = r.get("% Roofline")
+        v = r.get("roofline_pct")
         assert v in (None, "") or float(v) <= 100.0, (table, r)
 PY
 # the text summary says it too

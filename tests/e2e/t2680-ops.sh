@@ -49,28 +49,28 @@ d = json.load(open("out"))
 t = d["totals"]
 # three kernels; two inside operators (100 us + 10 us); the third has none
 assert t["gpu_ops"] == 3 and t["gpu_ops_in_ops"] == 2, t
-assert t["gpu_ns_in_ops"] == 110000 and t["gpu_ns"] == 115000, t
-names = {r["Operator"]: r for r in d["by_name"]}
+assert t["gpu_in_ops_ns"] == 110000 and t["gpu_ns"] == 115000, t
+names = {r["operator"]: r for r in d["by_name"]}
 assert "aten::linear" not in names, names          # no double counting
 a = names["aten::addmm"]
 # 2·1024·4096·4096 + 1024·4096 (bias) = 34363932672 FLOPs
-assert a["Calls"] == 1 and a["GPU Time (ns)"] == 100000, a
-assert a["GFLOPs"] == 34.364, a
+assert a["calls"] == 1 and a["gpu_time_ns"] == 100000, a
+assert a["gflop"] == 34.364, a
 # (4096 + 1024·4096 + 4096·4096 + 1024·4096) · 2 bytes = 50339840; ratio 682.6389
-assert a["Data Moved (MB)"] == 50.34 and a["FLOPs/Byte"] == 682.64, a
+assert a["data_moved_mb"] == 50.34 and a["flop_per_byte"] == 682.64, a
 # in 100 us: 343.639 TFLOP/s; H100 SXM BF16 989.5 TFLOP/s, 3.35 TB/s: ridge 295.4,
 # compute bound, 343.639 / 989.5 = 34.7 %
-assert a["TFLOP/s"] == 343.639 and a["Peak TFLOP/s"] == 989.5, a
-assert a["Bound"] == "compute" and a["% Roofline"] == 34.7, a
+assert a["tflop_per_s"] == 343.639 and a["peak_tflop_per_s"] == 989.5, a
+assert a["bound"] == "compute" and a["roofline_pct"] == 34.7, a
 r = names["aten::relu"]
 # 1048576 elements of 4 bytes read and written: 8388608 B in 10 us = 0.839 TB/s,
 # memory bound: 0.839 / 3.35 = 25.0 %
-assert r["Model"] == "unary" and r["Data Moved (MB)"] == 8.389, r
-assert r["TB/s"] == 0.839 and r["Bound"] == "memory" and r["% Roofline"] == 25.0, r
+assert r["model"] == "unary" and r["data_moved_mb"] == 8.389, r
+assert r["tb_per_s"] == 0.839 and r["bound"] == "memory" and r["roofline_pct"] == 25.0, r
 args = d["by_inputs"]
-assert len(args) == 2 and args[0]["Operator"] == "aten::addmm", args
-assert args[0]["Inputs"].startswith("D=[[4096],[1024,4096],[4096,4096],[],[]]"), args[0]
-assert args[0]["Type"] == "c10::BFloat16" and args[0]["TFLOP/s Median"] == 343.639, args[0]
+assert len(args) == 2 and args[0]["operator"] == "aten::addmm", args
+assert args[0]["inputs"].startswith("D=[[4096],[1024,4096],[4096,4096],[],[]]"), args[0]
+assert args[0]["type"] == "c10::BFloat16" and args[0]["tflop_per_s_median"] == 343.639, args[0]
 assert d["note"] is None, d
 PY
 
@@ -87,10 +87,10 @@ python3 - <<'PY' || fail "ops without shapes"
 import json
 d = json.load(open("out"))
 assert "record_shapes=True" in d["note"], d["note"]
-names = {r["Operator"]: r for r in d["by_name"]}
+names = {r["operator"]: r for r in d["by_name"]}
 a = names["aten::addmm"]
-assert a["Model"] == "time only" and a["GPU Time (ns)"] == 100000, a
-assert a["GFLOPs"] is None and a["TFLOP/s"] is None and a["Bound"] == "", a
+assert a["model"] == "time only" and a["gpu_time_ns"] == 100000, a
+assert a["gflop"] is None and a["tflop_per_s"] is None and a["bound"] == "", a
 assert d["totals"]["flops"] == 0, d
 PY
 expect_rc 0 "$GPUPROF" ops k.json

@@ -29,7 +29,7 @@ expect_rc 0 "$GPUPROF" mfu --format json m.json
 python3 - <<'PY' || fail "mfu from recorded shapes"
 import json
 d = json.load(open("out"))
-u = {r["Metric"]: r["Value"] for r in d["utilization"]}
+u = {r["metric"]: r["value"] for r in d["utilization"]}
 assert u["FLOPs per step from"] == "recorded operator shapes (gpuprof ops)", u
 # 2·1024·4096·4096 = 34359738368 FLOPs in a 1 ms step: 34.36 TFLOP/s of 989.5: 3.47 %
 assert u["model FLOPs, median step"] == "3.43597e+10", u
@@ -38,14 +38,14 @@ assert u["MFU, median step (%)"] == "3.47", u
 assert u["bytes per step from"] == "recorded operator shapes (gpuprof ops)", u
 assert u["MBU, median step (%)"] == "1.50", u
 s = d["steps"]
-assert len(s) == 2 and s[0]["TFLOP/s per GPU"] == 34.36 and s[1]["MFU (%)"] == 3.47, s
+assert len(s) == 2 and s[0]["tflop_per_s_per_gpu"] == 34.36 and s[1]["mfu_pct"] == 3.47, s
 PY
 
 expect_rc 0 "$GPUPROF" mfu --format json --flops-per-step 1e11 m.json
 python3 - <<'PY' || fail "--flops-per-step overrides"
 import json
 d = json.load(open("out"))
-u = {r["Metric"]: r["Value"] for r in d["utilization"]}
+u = {r["metric"]: r["value"] for r in d["utilization"]}
 assert u["FLOPs per step from"] == "--flops-per-step", u
 # 1e11 in 1 ms: 100 TFLOP/s of 989.5: 10.11 %
 assert u["MFU, median step (%)"] == "10.11", u
@@ -55,12 +55,12 @@ expect_rc 0 "$GPUPROF" report --format json m.json
 python3 - <<'PY' || fail "report"
 import json
 d = json.load(open("out"))
-assert d["schema"] == "gpuprof-report/1.6", d["schema"]
+assert d["schema"] == "gpuprof-report/2", d["schema"]
 o = d["operators"]
-assert len(o) == 1 and o[0]["Operator"] == "aten::mm" and o[0]["Calls"] == 2, o
+assert len(o) == 1 and o[0]["operator"] == "aten::mm" and o[0]["calls"] == 2, o
 # 34359738368 FLOPs per call, two calls: 68.719 GFLOPs; 200 us: 343.597 TFLOP/s
-assert o[0]["GFLOPs"] == 68.719 and o[0]["TFLOP/s"] == 343.597, o
-assert o[0]["Bound"] == "compute", o
-u = {r["Metric"]: r["Value"] for r in d["utilization"]}
+assert o[0]["gflop"] == 68.719 and o[0]["tflop_per_s"] == 343.597, o
+assert o[0]["bound"] == "compute", o
+u = {r["metric"]: r["value"] for r in d["utilization"]}
 assert u["FLOPs per step from"] == "recorded operator shapes (gpuprof ops)", u
 PY

@@ -59,10 +59,10 @@ grep -q "\"flops\":$total," ops.json || fail "total FLOPs, want $total: $(head -
 tr '}' '\n' <ops.json >rows.txt
 # row NAME SHAPE CALLS FLOPS: the call's kernels ran FLOPS / 400000 ns each (integer ns)
 row() {
-	line=$(grep "\"Operator\":\"$1\",\"Inputs\":\"D=\[$2" rows.txt) || fail "no row $1 $2"
+	line=$(grep "\"operator\":\"$1\",\"inputs\":\"D=\[$2" rows.txt) || fail "no row $1 $2"
 	ns=$(($3 * ($4 / 400000)))
 	gf=$(awk -v f="$4" 'BEGIN { printf "%.3f", f / 1e9 }')
-	echo "$line" | grep -q "\"Model\":\"gemm\",.*\"Calls\":$3,\"GPU Time (ns)\":$ns,.*\"GFLOPs\":$gf," ||
+	echo "$line" | grep -q "\"model\":\"gemm\",.*\"calls\":$3,\"gpu_time_ns\":$ns,.*\"gflop\":$gf," ||
 		fail "$1 $2: want $3 calls, $ns ns, $gf GFLOPs: $line"
 }
 row cublasGemmEx '\[1024,256\]' 6 $f_nt
@@ -72,7 +72,7 @@ row cublasSgemm_v2 '\[512,512\]' 2 $f_s
 row cublasHgemm '\[256,256\]' 2 $f_h
 row cublasLtMatmul '\[2,2048,768\]' 2 $f_lt
 # the float-output GEMM moves A and B at 2 bytes and C at 4: 83.886 MB
-grep '\[4096,1024\]' rows.txt | grep -q '"Data Moved (MB)":83.886,' || fail "bytes of the float-output GEMM"
+grep '\[4096,1024\]' rows.txt | grep -q '"data_moved_mb":83.886,' || fail "bytes of the float-output GEMM"
 
 # MFU with nothing typed: the two "step" ranges each hold one round of GEMMs
 "$GPUPROF" mfu g.gpz >mfu.txt || fail "mfu"
@@ -82,7 +82,7 @@ want=$(awk -v f=$((total / 2)) 'BEGIN { g = f / 1e9; printf (g < 10 ? "%.3f GFLO
 grep -q "model FLOPs, median step  *$want\$" mfu.txt ||
 	fail "mfu: FLOPs per step, want $want: $(grep 'model FLOPs' mfu.txt)"
 "$GPUPROF" mfu --format json g.gpz >mfu.json || fail "mfu --format json"
-grep -q "\"model FLOPs, median step\",\"Value\":\"$(awk -v f=$((total / 2)) 'BEGIN { printf "%g", f }')\"" \
+grep -q "\"model FLOPs, median step\",\"value\":\"$(awk -v f=$((total / 2)) 'BEGIN { printf "%g", f }')\"" \
 	mfu.json || fail "mfu json: FLOPs per step, want $((total / 2)): $(cat mfu.json)"
 # the flame graph puts each call between its range and its kernels
 "$GPUPROF" flame g.gpz | grep -qx ".*;step;cublasLtMatmul;sm90_xmma_gemm_tn_[a-z0-9_]* $((2 * (f_lt / 400000)))" ||

@@ -50,26 +50,26 @@ expect_rc 0 "$GPUPROF" ops --format json --top all k.json
 python3 - <<'PY' || fail "ops"
 import json
 d = json.load(open("out"))
-r = {x["Operator"]: x for x in d["by_name"]}
+r = {x["operator"]: x for x in d["by_name"]}
 # transposed: in [8,64,32,32], w [64,32,3,3] (C_in 64, C_out 32), stride 2, pad 1,
 # output_padding 1: out (32-1)·2 - 2 + 2 + 1 + 1 = 64; FLOPs of the forward convolution
 # from [8,32,64,64] back to the input: 2·8·64·1024·32·9 = 301989888; bytes as NCHW:
 # (524288 + 18432 + 8·32·64·64) · 2 = 3182592
 c = r["aten::cudnn_convolution_transpose"]
-assert c["Model"] == "conv" and c["GFLOPs"] == 0.302 and c["Data Moved (MB)"] == 3.183, c
+assert c["model"] == "conv" and c["gflop"] == 0.302 and c["data_moved_mb"] == 3.183, c
 # the copy reads and writes the tensor: 2 · 524288 · 2 B
 c = r["aten::copy_"]
-assert c["Model"] == "copy" and c["Data Moved (MB)"] == 2.097, c
+assert c["model"] == "copy" and c["data_moved_mb"] == 2.097, c
 # the expanded row is read once: (4194304 + 1024 + 4194304) · 4 = 33558528 B
 c = r["aten::add"]
-assert c["Model"] == "binary" and c["Data Moved (MB)"] == 33.559, c
-assert c["GFLOPs"] == 0.004, c
+assert c["model"] == "binary" and c["data_moved_mb"] == 33.559, c
+assert c["gflop"] == 0.004, c
 # backward: grad_input and grad_weight one forward each, grad_bias 1048576 adds:
 # 2·301989888 + 1048576 = 605028352; grad_out read once (2097152), the weight read and
 # grad_input written (36864 + 1048576), the input read and grad_weight written
 # (1048576 + 36864), grad_bias 32 · 2: 4268096 B
 c = r["aten::convolution_backward"]
-assert c["Model"] == "conv" and c["GFLOPs"] == 0.605 and c["Data Moved (MB)"] == 4.268, c
+assert c["model"] == "conv" and c["gflop"] == 0.605 and c["data_moved_mb"] == 4.268, c
 assert d["implausible"] is None, d["implausible"]
-assert d["totals"]["gpu_ns_modelled"] == d["totals"]["gpu_ns"] == 200000, d["totals"]
+assert d["totals"]["gpu_modelled_ns"] == d["totals"]["gpu_ns"] == 200000, d["totals"]
 PY

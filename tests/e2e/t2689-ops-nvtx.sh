@@ -36,19 +36,19 @@ t = d["totals"]
 assert n == 5 and t["gpu_ops_in_ops"] == n, (n, t)
 assert t["cpu_ops"] == 2 * n and t["cpu_ops_shaped"] == 2 * n, t
 assert "without data types" in d["note"], d["note"]
-names = {r["Operator"]: r for r in d["by_name"]}
+names = {r["operator"]: r for r in d["by_name"]}
 assert list(names) == ["aten::addmm"], names      # the leaf: aten::linear launches nothing
 a = names["aten::addmm"]
 flops = 2 * 1024 * 4096 * 4096 + 1024 * 4096        # 34363932672 per call
-assert a["Calls"] == n and a["GPU Time (ns)"] == ns and a["Model"] == "gemm", a
-assert a["GFLOPs"] == round(n * flops / 1e9, 3), a
-assert a["TFLOP/s"] == round(n * flops / ns / 1000, 3), a
+assert a["calls"] == n and a["gpu_time_ns"] == ns and a["model"] == "gemm", a
+assert a["gflop"] == round(n * flops / 1e9, 3), a
+assert a["tflop_per_s"] == round(n * flops / ns / 1000, 3), a
 # no data types: no bytes, no peak, no place on the roofline
-assert a["Data Moved (MB)"] is None and a["FLOPs/Byte"] is None, a
-assert a["Bound"] == "" and a["% Roofline"] is None, a
+assert a["data_moved_mb"] is None and a["flop_per_byte"] is None, a
+assert a["bound"] == "" and a["roofline_pct"] is None, a
 r = d["by_inputs"]
-assert len(r) == 1 and r[0]["Inputs"] == "D=[[4096],[1024,4096],[4096,4096],[],[]]", r
-assert r[0]["Type"] == "" and r[0]["GFLOPs"] == 34.364, r[0]
+assert len(r) == 1 and r[0]["inputs"] == "D=[[4096],[1024,4096],[4096,4096],[],[]]", r
+assert r[0]["type"] == "" and r[0]["gflop"] == 34.364, r[0]
 PY
 expect_rc 0 "$GPUPROF" stats --report nvtx_sum --format csv n.sqlite
 grep -q '"\{0,1\}saxpy' out || fail "the user's range: $(cat out)"
@@ -64,7 +64,7 @@ expect_rc 0 "$GPUPROF" ops --format json n.sqlite
 python3 - <<'PY' || fail "damaged ranges"
 import json
 d = json.load(open("out"))
-assert [r["Operator"] for r in d["by_name"]] == ["aten::linear"], d["by_name"]
+assert [r["operator"] for r in d["by_name"]] == ["aten::linear"], d["by_name"]
 assert d["totals"]["cpu_ops"] == 5, d["totals"]
 PY
 exit 0

@@ -24,47 +24,47 @@ python3 - <<'PY' || fail "memory figures"
 import json
 MIB = 1 << 20
 m = json.load(open("m.out.json"))
-assert m["schema"] == "gpuprof-memory/1", m["schema"]
+assert m["schema"] == "gpuprof-memory/2", m["schema"]
 assert m["events"] == 45 and m["devices_with_events"] == 1
 d = m["devices"][0]
-assert d["Device"] == "cuda:0"
-assert d["Peak Allocated"] == 37 * MIB, d
-assert d["Phase"] == "backward", d
-assert d["Reserved At Peak"] == 1024 * MIB and d["Reserved - Allocated"] == 987 * MIB, d
-assert d["Capacity"] == 48 * MIB and d["Totals"] == "source", d
+assert d["device"] == "cuda:0"
+assert d["peak_allocated_bytes"] == 37 * MIB, d
+assert d["phase"] == "backward", d
+assert d["reserved_at_peak_bytes"] == 1024 * MIB and d["reserved_minus_allocated_bytes"] == 987 * MIB, d
+assert d["capacity_bytes"] == 48 * MIB and d["totals"] == "source", d
 # the peak: 4 ms into the trace (step 4) + 310 us, exact
-assert d["Peak At (ns)"] == 4 * 1000000 + 310000, d["Peak At (ns)"]
-own = {(o["Allocated By"], o["Phase"]): (o["Bytes"], o["Allocations"]) for o in m["owners"]}
+assert d["peak_at_ns"] == 4 * 1000000 + 310000, d["peak_at_ns"]
+own = {(o["allocated_by"], o["phase"]): (o["bytes"], o["allocations"]) for o in m["owners"]}
 assert own[("aten::cat", "unknown")] == (15 * MIB, 5), own
 assert own[("autograd::engine::evaluate_function: AddmmBackward0", "backward")] == (8 * MIB, 1), own
 assert own[("aten::linear", "unknown")] == (4 * MIB, 1), own
 assert own[("(allocated before the trace, or not matched)", "unknown")][0] == 10 * MIB, own
 assert len(own) == 4, own
 steps = m["steps"]
-assert [s["Step"] for s in steps] == [0, 1, 2, 3, 4], steps
+assert [s["step"] for s in steps] == [0, 1, 2, 3, 4], steps
 for k, s in enumerate(steps):
-    assert s["Peak Allocated"] == (25 + 3 * k) * MIB, s
-    assert s["Live At End"] == (13 + 3 * k) * MIB, s
-    assert s["Allocations"] == 5 and s["Allocated Bytes"] == 18 * MIB, s
-    assert s["Freed In Step"] == 4 and s["Freed In Step Bytes"] == 15 * MIB, s
+    assert s["peak_allocated_bytes"] == (25 + 3 * k) * MIB, s
+    assert s["live_at_end_bytes"] == (13 + 3 * k) * MIB, s
+    assert s["allocations"] == 5 and s["allocated_bytes"] == 18 * MIB, s
+    assert s["freed_in_step"] == 4 and s["freed_in_step_bytes"] == 15 * MIB, s
 leaks = m["leaks"]
 assert len(leaks) == 1, leaks
-assert leaks[0]["Growth Per Step"] == 3 * MIB and leaks[0]["Allocated By"] == "aten::cat", leaks
-assert leaks[0]["Bytes Still Live"] == 9 * MIB and leaks[0]["Allocations"] == 3, leaks
-assert m["calls"][0]["Calls"] == 0
+assert leaks[0]["growth_per_step_bytes"] == 3 * MIB and leaks[0]["allocated_by"] == "aten::cat", leaks
+assert leaks[0]["still_live_bytes"] == 9 * MIB and leaks[0]["allocations"] == 3, leaks
+assert m["calls"][0]["calls"] == 0
 tl_free = m.get("timeline") is None
 assert tl_free, "the timeline is only printed on request"
 
 n = json.load(open("n.out.json"))
 d = n["devices"][0]
-assert d["Totals"] == "rebuilt" and d["Peak Allocated"] == 27 * MIB, d
-assert d["Reserved At Peak"] is None, d
-assert [s["Live At End"] for s in n["steps"]] == [(3 + 3 * k) * MIB for k in range(5)]
-assert n["leaks"][0]["Growth Per Step"] == 3 * MIB
+assert d["totals"] == "rebuilt" and d["peak_allocated_bytes"] == 27 * MIB, d
+assert d["reserved_at_peak_bytes"] is None, d
+assert [s["live_at_end_bytes"] for s in n["steps"]] == [(3 + 3 * k) * MIB for k in range(5)]
+assert n["leaks"][0]["growth_per_step_bytes"] == 3 * MIB
 
 r = json.load(open("r.out.json"))
-assert r["schema"] == "gpuprof-report/1.6"
-assert r["gpu_memory"][0]["Peak Allocated"] == 37 * MIB
+assert r["schema"] == "gpuprof-report/2"
+assert r["gpu_memory"][0]["peak_allocated_bytes"] == 37 * MIB
 cats = {f["category"]: f for f in r["memory_findings"]}
 assert set(cats) == {"memory-peak", "memory-leak", "fragmentation"}, cats
 assert cats["memory-peak"]["bytes"] == 37 * MIB and cats["memory-peak"]["of"] == 48 * MIB

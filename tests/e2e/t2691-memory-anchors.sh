@@ -34,7 +34,7 @@ for f in files:
     if p.returncode != 0:
         sys.exit("%s: exit %d: %s" % (f, p.returncode, p.stderr))
     got = json.loads(p.stdout)
-    have = {d["Device"]: d["Peak Allocated"] for d in got.get("devices", [])}
+    have = {d["device"]: d["peak_allocated_bytes"] for d in got.get("devices", [])}
     if have != want:
         sys.exit("%s: peaks %s, the events say %s" % (f, have, want))
     if want:

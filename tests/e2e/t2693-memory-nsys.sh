@@ -32,11 +32,11 @@ MIB = 1 << 20
 r = json.load(open("out"))
 assert r["events"] == 4, r["events"]
 d = r["devices"]
-assert len(d) == 1 and d[0]["Device"] == "cuda:%s" % sys.argv[1], d
-assert d[0]["Peak Allocated"] == 150 * MIB and d[0]["Totals"] == "rebuilt", d
-assert d[0]["Reserved At Peak"] is None, d
+assert len(d) == 1 and d[0]["device"] == "cuda:%s" % sys.argv[1], d
+assert d[0]["peak_allocated_bytes"] == 150 * MIB and d[0]["totals"] == "rebuilt", d
+assert d[0]["reserved_at_peak_bytes"] is None, d
 own = r["owners"]
-assert sum(o["Bytes"] for o in own) == 150 * MIB, own
+assert sum(o["bytes"] for o in own) == 150 * MIB, own
 PY
 expect_rc 0 "$GPUPROF" memory --table timeline --format csv m.sqlite
 [ "$(tail -n 1 out | cut -d, -f3-5)" = "alloc,10485760,62914560" ] ||

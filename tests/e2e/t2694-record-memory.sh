@@ -27,15 +27,15 @@ MIB = 1 << 20
 r = json.load(open("m.json"))
 assert r["events"] == 13, r["events"]
 d = r["devices"][0]
-assert d["Device"] == "cuda:0" and d["Totals"] == "rebuilt", d
-assert d["Peak Allocated"] == 83 * MIB and d["Phase"] == "forward", d
-own = {o["Allocated By"]: (o["Bytes"], o["Allocations"], o["Phase"]) for o in r["owners"]}
+assert d["device"] == "cuda:0" and d["totals"] == "rebuilt", d
+assert d["peak_allocated_bytes"] == 83 * MIB and d["phase"] == "forward", d
+own = {o["allocated_by"]: (o["bytes"], o["allocations"], o["phase"]) for o in r["owners"]}
 assert own == {"load": (64 * MIB, 1, "unknown"), "forward": (16 * MIB, 1, "forward"),
                "cache": (3 * MIB, 3, "unknown")}, own
-ends = [s["Live At End"] for s in r["steps"]]
+ends = [s["live_at_end_bytes"] for s in r["steps"]]
 assert ends == [(64 + k) * MIB for k in range(1, 5)], ends
-assert r["leaks"][0]["Growth Per Step"] == MIB and r["leaks"][0]["Allocated By"] == "cache"
-assert r["calls"][0]["Calls"] == 13, r["calls"]
+assert r["leaks"][0]["growth_per_step_bytes"] == MIB and r["leaks"][0]["allocated_by"] == "cache"
+assert r["calls"][0]["calls"] == 13, r["calls"]
 PY
 
 inject env GPUPROF_KINDS=-memory GPUPROF_OUTPUT="$PWD/n.gpz" "$RUN" -s 3 "$SCEN/memory.txt" \

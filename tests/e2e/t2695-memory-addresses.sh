@@ -94,22 +94,22 @@ python3 - <<'PY' || fail "memory figures against the independent count"
 import json
 exp = json.load(open("exp.json"))
 got = json.load(open("out"))
-devs = {d["Device"]: d for d in got["devices"]}
+devs = {d["device"]: d for d in got["devices"]}
 assert set(devs) == set(exp), (set(devs), set(exp))
 for name, e in exp.items():
     d = devs[name]
-    assert d["Events"] == e["events"], (name, d["Events"], e["events"])
-    assert d["Peak Allocated"] == e["peak"], (name, d["Peak Allocated"], e["peak"])
-    assert d["Totals"] == "rebuilt", d
-    own = [o for o in got["owners"] if o["Device"] == name]
-    placed = [o for o in own if not o["Allocated By"].startswith("(allocated before")]
-    assert sum(o["Bytes"] for o in placed) == e["live"], (name, placed, e["live"])
-    assert sum(o["Allocations"] for o in placed) == e["count"], (name, placed, e["count"])
-    st = [s for s in got["steps"] if s["Device"] == name]
+    assert d["events"] == e["events"], (name, d["events"], e["events"])
+    assert d["peak_allocated_bytes"] == e["peak"], (name, d["peak_allocated_bytes"], e["peak"])
+    assert d["totals"] == "rebuilt", d
+    own = [o for o in got["owners"] if o["device"] == name]
+    placed = [o for o in own if not o["allocated_by"].startswith("(allocated before")]
+    assert sum(o["bytes"] for o in placed) == e["live"], (name, placed, e["live"])
+    assert sum(o["allocations"] for o in placed) == e["count"], (name, placed, e["count"])
+    st = [s for s in got["steps"] if s["device"] == name]
     assert len(st) == len(e["steps"]), (name, len(st))
     for s, (n, b, fn, fb) in zip(st, e["steps"]):
-        assert (s["Allocations"], s["Allocated Bytes"]) == (n, b), (name, s, n, b)
-        assert (s["Freed In Step"], s["Freed In Step Bytes"]) == (fn, fb), (name, s, fn, fb)
+        assert (s["allocations"], s["allocated_bytes"]) == (n, b), (name, s, n, b)
+        assert (s["freed_in_step"], s["freed_in_step_bytes"]) == (fn, fb), (name, s, fn, fb)
     assert e["count"] > 1000, e  # the live set outgrew the first address table
 PY
 exit 0

@@ -32,7 +32,7 @@ import json, sys
 import xml.etree.ElementTree as ET
 folded = sum(int(l.rsplit(" ", 1)[1]) for l in open("a.folded"))
 st = json.load(open("stats.json"))
-gpu = sum(r["Total Time (ns)"] for rep in st["reports"] for r in rep["rows"])
+gpu = sum(r["total_time_ns"] for rep in st["reports"] for r in rep["rows"])
 assert folded == gpu, (folded, gpu)
 ET.parse("a.svg")
 try:

@@ -41,7 +41,7 @@ def steps_kind(d):
         return "training-loop"
     if d["step_source"] not in ("nvtx", "repeating-range"):
         return "none"
-    names = [s["Name"] for s in d["steps"]]
+    names = [s["name"] for s in d["steps"]]
     if names and all(re.fullmatch(r"ProfilerStep#\d+", n) for n in names):
         return "profiler-step"
     if any(PYFRAME.search(n) for n in names):

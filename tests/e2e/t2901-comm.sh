@@ -19,7 +19,7 @@ python3 - <<'PY' || fail "known answers"
 import json
 d = json.load(open("out"))
 s = d["summary"]
-assert d["schema"] == "gpuprof-comm/2", d["schema"]
+assert d["schema"] == "gpuprof-comm/3", d["schema"]
 assert s["ops"] == 16 and s["matched"] == 4 and s["straggler_rank"] == 2, s
 # rank 2 arrives 400 us after the first, 370 us after rank 3: the straggler's lead
 assert s["straggler"] == {"verdict": "found", "margin_ns": 370000}, s
@@ -28,21 +28,21 @@ assert s["clock_check"]["ends_far"] == 0 and s["clock_check"]["clocks_agree"], s
 assert s["skew_max_ns"] == 400000 and s["by_record"] == 16 and s["by_name"] == 0, s
 c = d["collectives"][0]
 # 16 MiB in the fastest rank's 1 ms; busbw = algbw * 2 (n-1)/n, n = 4
-assert c["Collective"] == "AllReduce" and c["Count"] == 16, c
-assert abs(c["algbw (GB/s)"] - 16.78) < 0.006 and abs(c["busbw (GB/s)"] - 25.17) < 0.006, c
+assert c["collective"] == "AllReduce" and c["count"] == 16, c
+assert abs(c["algbw_gb_per_s"] - 16.78) < 0.006 and abs(c["busbw_gb_per_s"] - 25.17) < 0.006, c
 # The generated devices are H100 SXM: NVLink 900 GB/s both ways, 450 per direction.
-assert c["Peak (GB/s)"] == 450.0 and abs(c["busbw/peak (%)"] - 100 * c["busbw (GB/s)"] / 450) < 0.06, c
+assert c["peak_gb_per_s"] == 450.0 and abs(c["busbw_of_peak_pct"] - 100 * c["busbw_gb_per_s"] / 450) < 0.06, c
 assert s["peak_known"] is True, s
-tot = {x["Process"]: x for x in d["exposed"] if x["Step"] == "all"}
+tot = {x["process"]: x for x in d["exposed"] if x["step"] == "all"}
 # rank r: comm [a+10us, A+1010us); overlap (90 - 10r) + 300 us per step
 for r, comm, ov in ((0, 1400000, 390000), (1, 1390000, 380000), (2, 1000000, 300000), (3, 1370000, 360000)):
     t = tot["rank %d" % r]
-    assert t["Comm (ns)"] == 4 * comm and t["Overlapped (ns)"] == 4 * ov, t
-    assert t["Exposed (ns)"] == 4 * (comm - ov), t
-    steps = [x for x in d["exposed"] if x["Process"] == "rank %d" % r and x["Step"] != "all"]
-    assert len(steps) == 4 and all(x["Exposed (ns)"] == comm - ov for x in steps), steps
-rk = {x["Rank"]: x for x in d["ranks"]}
-assert rk[2]["Last"] == 4 and rk[2]["Wait caused (ns)"] == 4 * (400000 + 390000 + 370000), rk
-assert rk[0]["Waited (ns)"] == 4 * 400000 and rk[2]["Waited (ns)"] == 0, rk
+    assert t["comm_ns"] == 4 * comm and t["overlapped_ns"] == 4 * ov, t
+    assert t["exposed_ns"] == 4 * (comm - ov), t
+    steps = [x for x in d["exposed"] if x["process"] == "rank %d" % r and x["step"] != "all"]
+    assert len(steps) == 4 and all(x["exposed_ns"] == comm - ov for x in steps), steps
+rk = {x["rank"]: x for x in d["ranks"]}
+assert rk[2]["last"] == 4 and rk[2]["wait_caused_ns"] == 4 * (400000 + 390000 + 370000), rk
+assert rk[0]["waited_ns"] == 4 * 400000 and rk[2]["waited_ns"] == 0, rk
 PY
 exit 0

@@ -20,7 +20,7 @@ python3 - <<'PY' || fail "known answers"
 import json
 a = json.load(open("a.json")); b = json.load(open("b.json"))
 sa, sb = a["summary"], b["summary"]
-assert a["schema"] == b["schema"] == "gpuprof-comm/2", a["schema"]
+assert a["schema"] == b["schema"] == "gpuprof-comm/3", a["schema"]
 assert sa["straggler_rank"] is None and sa["skew_max_ns"] == 20000, sa
 assert sa["straggler"] == {"verdict": "nothing material"} and sa["matched_by"] == "sequence number", sa
 assert sa["by_record"] == 6 and sa["by_name"] == 0, sa
@@ -28,11 +28,11 @@ assert sb["ops"] == 0 and sb["by_name"] == 6 and sb["by_record"] == 0, sb
 assert sb["straggler_rank"] is None and sb["straggler"] == sa["straggler"] and b["collectives"] == [], b
 assert sb["matched"] == sa["matched"] == 2 and sb["matched_by"] == "order per stream", sb
 assert sb["skew_max_ns"] == 20000 and sb["clock_check"]["clocks_agree"], sb
-key = lambda r: (r["Rank"], r["Matched"], r["Last"], r["Wait caused (ns)"], r["Waited (ns)"], r["Mean lateness (ns)"])
+key = lambda r: (r["rank"], r["matched"], r["last"], r["wait_caused_ns"], r["waited_ns"], r["mean_lateness_ns"])
 assert [key(r) for r in a["ranks"]] == [key(r) for r in b["ranks"]], (a["ranks"], b["ranks"])
-assert [r["Last"] for r in b["ranks"]] == [0, 0, 2], b["ranks"]
-ea = [(x["Process"], x["Step"], x["Exposed (ns)"]) for x in a["exposed"]]
-eb = [(x["Process"], x["Step"], x["Exposed (ns)"]) for x in b["exposed"]]
+assert [r["last"] for r in b["ranks"]] == [0, 0, 2], b["ranks"]
+ea = [(x["process"], x["step"], x["exposed_ns"]) for x in a["exposed"]]
+eb = [(x["process"], x["step"], x["exposed_ns"]) for x in b["exposed"]]
 assert ea == eb, (ea, eb)
 PY
 exit 0

@@ -12,8 +12,8 @@ python3 - <<'PY' || fail "--comm-kernel"
 import json
 d = json.load(open("out"))
 assert d["summary"]["by_name"] == 8 and d["summary"]["by_record"] == 4, d["summary"]
-t = [x for x in d["exposed"] if x["Step"] == "all"]
-assert all(x["Compute (ns)"] == 0 and x["Overlapped (ns)"] == 0 for x in t), t
+t = [x for x in d["exposed"] if x["step"] == "all"]
+assert all(x["compute_ns"] == 0 and x["overlapped_ns"] == 0 for x in t), t
 PY
 expect_rc 2 "$GPUPROF" comm --comm-kernel '(' g
 grep -q "bad kernel rule '('" err || fail "bad rule message: $(cat err)"

@@ -13,9 +13,9 @@ python3 - <<'PY' || fail "report JSON"
 import json
 d = json.load(open("out"))
 c = d["communication"]
-assert len(c) == 1 and c[0]["Collective"] == "AllReduce" and c[0]["Count"] == 6, c
+assert len(c) == 1 and c[0]["collective"] == "AllReduce" and c[0]["count"] == 6, c
 e = d["exposed_communication"]
-assert [x["Step"] for x in e] == ["all", "all"], e
+assert [x["step"] for x in e] == ["all", "all"], e
 PY
 "$TRACEGEN" --steps 2 --kernels 5 -o plain.gpz >/dev/null || fail tracegen
 expect_rc 0 "$GPUPROF" report plain.gpz

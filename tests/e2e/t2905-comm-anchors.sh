@@ -24,11 +24,11 @@ s = d["summary"]
 assert s["ops"] == ranges and ranges > 0, (s, ranges)
 assert s["comm_kernels"] == kern and kern > 0 and s["by_name"] == kern, (s, kern)
 for x in d["exposed"]:
-    assert x["Exposed (ns)"] + x["Overlapped (ns)"] == x["Comm (ns)"], x
-assert {c["Collective"] for c in d["collectives"]} <= {"Send", "Recv", "AllReduce", "AllGather", "ReduceScatter", "Broadcast", "Reduce"}
-assert sum(c["Count"] for c in d["collectives"]) == ranges
+    assert x["exposed_ns"] + x["overlapped_ns"] == x["comm_ns"], x
+assert {c["collective"] for c in d["collectives"]} <= {"Send", "Recv", "AllReduce", "AllGather", "ReduceScatter", "Broadcast", "Reduce"}
+assert sum(c["count"] for c in d["collectives"]) == ranges
 # These exports carry no GPU description (no TARGET_INFO_GPU): no link peak to compare with.
-assert s["peak_known"] is False and all(c["Peak (GB/s)"] is None for c in d["collectives"]), s
+assert s["peak_known"] is False and all(c["peak_gb_per_s"] is None for c in d["collectives"]), s
 PY
 done
 
@@ -44,9 +44,9 @@ kern = [e for e in t["traceEvents"] if e.get("cat") == "kernel" and e.get("ph") 
         and "nccl" in e.get("name", "").lower()]
 s = d["summary"]
 assert s["comm_kernels"] == len(kern) and len(kern) > 0, (s, len(kern))
-assert sum(x["Comm kernels"] for x in d["exposed"] if x["Step"] == "all") == len(kern), d["exposed"]
+assert sum(x["comm_kernels"] for x in d["exposed"] if x["step"] == "all") == len(kern), d["exposed"]
 for x in d["exposed"]:
-    assert x["Exposed (ns)"] + x["Overlapped (ns)"] == x["Comm (ns)"], x
+    assert x["exposed_ns"] + x["overlapped_ns"] == x["comm_ns"], x
 PY
 done
 exit 0

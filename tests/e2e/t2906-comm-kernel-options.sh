@@ -39,7 +39,7 @@ b = json.load(open("ruled.json"))["communication_summary"]
 assert b["kernels"] > a["kernels"], (a, b)
 def comm_us(path):
     rows = json.load(open(path))["types"]
-    return sum(r["sum(us)"] for r in rows if "COMMUNICATION" in r["kernel_type"])
+    return sum(r["sum_us"] for r in rows if "COMMUNICATION" in r["kernel_type"])
 assert comm_us("bd-ruled.json") > comm_us("bd-plain.json")
 # The SVG paints GEMM frames in the communication colour only with the rule.
 def gemm_fills(path):

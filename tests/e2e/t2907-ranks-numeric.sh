@@ -23,16 +23,16 @@ import json
 want = list(range(12))
 for f in ("dir.json", "args.json"):
     d = json.load(open(f))
-    got = [r["Rank"] for r in d["ranks"]]
+    got = [r["rank"] for r in d["ranks"]]
     assert got == want, (f, got)
 d = json.load(open("dir.json"))
 procs = []
 for r in d["exposed"] if "exposed" in d else d["exposed_communication"]:
-    if not procs or procs[-1] != r["Process"]:
-        procs.append(r["Process"])
+    if not procs or procs[-1] != r["process"]:
+        procs.append(r["process"])
 assert procs == ["rank %d" % i for i in want], procs
 r = json.load(open("report.json"))
-assert [p["Rank"] for p in r["processes"]] == want, r["processes"]
+assert [p["rank"] for p in r["processes"]] == want, r["processes"]
 # The text table too.
 rows = [l.split()[0] for l in open("ranks.txt") if l[:4].strip().isdigit()]
 assert rows == [str(i) for i in want], rows

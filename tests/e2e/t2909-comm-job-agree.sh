@@ -59,10 +59,10 @@ elif v["verdict"] == "unknown":
     assert s["straggler"]["why"] == v["why"] and s["straggler_rank"] is None, (s, v)
 else:
     assert s["straggler_rank"] is None, s
-mine = {r["Rank"]: (r["Matched"], r["Last"], r["Wait caused (ns)"], r["Waited (ns)"],
-                    r["Mean lateness (ns)"]) for r in c["ranks"]}
-job = {r["Rank"]: (r["Matched"], r["Last"], r["Caused Wait (ns)"], r["Waited (ns)"],
-                   r["Mean Lateness (ns)"]) for r in j["collective_ranks"] if r["Matched"]}
+mine = {r["rank"]: (r["matched"], r["last"], r["wait_caused_ns"], r["waited_ns"],
+                    r["mean_lateness_ns"]) for r in c["ranks"]}
+job = {r["rank"]: (r["matched"], r["last"], r["caused_wait_ns"], r["waited_ns"],
+                   r["mean_lateness_ns"]) for r in j["collective_ranks"] if r["matched"]}
 assert mine == job, (mine, job)
 PY
 }
@@ -154,8 +154,8 @@ d = json.load(open(b + ".json")); s = d["summary"]
 assert s["matched"] == n and s["matched_by"] == "order per stream", s
 assert s["clock_check"]["ends_checked"] == n and s["clock_check"]["ends_far"] == 0, s
 assert s["clock_check"]["end_spread_median_ns"] == med(spread) < 100000, (s, med(spread))
-rk = {r["Process"]: r for r in d["ranks"]}
-assert rk["pid %d" % best]["Last"] == len(last[best]) and all(r["Rank"] is None for r in d["ranks"]), rk
+rk = {r["process"]: r for r in d["ranks"]}
+assert rk["pid %d" % best]["last"] == len(last[best]) and all(r["rank"] is None for r in d["ranks"]), rk
 found = 2 * len(last[best]) >= n and med(last[best]) >= 50000
 assert s["straggler"]["verdict"] == ("found" if found else "nothing material"), (s, len(last[best]), med(last[best]))
 assert found == (b == "before"), (b, found)

@@ -20,9 +20,9 @@ cats = ["cpu", "launch-overhead", "kernel", "copy", "communication", "wait-strea
         "idle", "synchronization", "data-loading", "warm-up"]
 assert d["totals"]["what_if"] is True
 for s in d["steps"]:
-    assert sum(s[c + " (ns)"] for c in cats) == s["Time (ns)"], s
-    assert s["What-if time (ns)"] <= s["Time (ns)"], s
-    assert s["Saved (ns)"] == s["Time (ns)"] - s["What-if time (ns)"], s
+    assert sum(s[c.replace("-", "_") + "_ns"] for c in cats) == s["time_ns"], s
+    assert s["what_if_time_ns"] <= s["time_ns"], s
+    assert s["saved_ns"] == s["time_ns"] - s["what_if_time_ns"], s
 assert d["totals"]["what_if_time_ns"] < d["totals"]["time_ns"], d["totals"]
 PY
 # A what-if matching nothing changes nothing.
@@ -58,11 +58,11 @@ d = json.load(open("out"))
 cats = ["cpu", "launch-overhead", "kernel", "copy", "communication", "wait-stream", "wait-rank",
         "idle", "synchronization", "data-loading", "warm-up"]
 for s in d["steps"]:
-    assert sum(s[c + " (ns)"] for c in cats) == s["Time (ns)"], s
+    assert sum(s[c.replace("-", "_") + "_ns"] for c in cats) == s["time_ns"], s
 rows = {r["bound_by"]: float(r["duration"]) for r in csv.DictReader(open(sys.argv[1]))}
 hta_bound = max(rows, key=rows.get)
 ours = {"cpu_bound": "cpu", "gpu_compute_bound": "kernel"}[hta_bound]
-comp = {r["Category"]: r["Time (ns)"] for r in d["composition"]}
+comp = {r["category"]: r["time_ns"] for r in d["composition"]}
 # launch, sync and start-up calls are HTA's CPU ops: count them with cpu, as HTA does
 for k in ("launch-overhead", "synchronization", "warm-up", "data-loading"):
     comp["cpu"] += comp.pop(k)

@@ -31,20 +31,20 @@ import json, sys
 want = [int(x) for x in sys.argv[1:]]
 d = json.load(open("out"))
 s = d["steps"][0]
-got = [s["Time (ns)"], s["cpu (ns)"], s["launch-overhead (ns)"], s["kernel (ns)"],
-       s["wait-stream (ns)"], d["totals"]["what_if_time_ns"]]
+got = [s["time_ns"], s["cpu_ns"], s["launch_overhead_ns"], s["kernel_ns"],
+       s["wait_stream_ns"], d["totals"]["what_if_time_ns"]]
 assert got == want, (got, want)
 cats = ["cpu", "launch-overhead", "kernel", "copy", "communication", "wait-stream", "wait-rank",
         "idle", "synchronization", "data-loading", "warm-up"]
-assert sum(s[c + " (ns)"] for c in cats) == s["Time (ns)"], s
+assert sum(s[c.replace("-", "_") + "_ns"] for c in cats) == s["time_ns"], s
 PY
 }
 
 expect_rc 0 "$GPUPROF" critical-path --format json ev.json
 [ -s err ] && fail "unexpected stderr: $(cat err)"
 check 110000 15000 13000 80000 1000 110000
-grep -q '"Event":"kernA_before_record"' out || fail "kernel A not on the path"
-grep -q '"Event":"kernC_off_path"' out && fail "kernel C on the path"
+grep -q '"event":"kernA_before_record"' out || fail "kernel A not on the path"
+grep -q '"event":"kernC_off_path"' out && fail "kernel C on the path"
 # A on the path: twice as fast, B follows the event 25 us earlier.
 expect_rc 0 "$GPUPROF" critical-path --format json --speedup kernA=2 ev.json
 check 110000 15000 13000 80000 1000 85000

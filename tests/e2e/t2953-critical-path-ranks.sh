@@ -22,10 +22,10 @@ cats = ["cpu", "launch-overhead", "kernel", "copy", "communication", "wait-strea
 assert len(d["steps"]) == steps, len(d["steps"])
 want = [r0, r1]
 for i, s in enumerate(d["steps"]):
-    assert sum(s[c + " (ns)"] for c in cats) == s["Time (ns)"] == 3000000, s
+    assert sum(s[c.replace("-", "_") + "_ns"] for c in cats) == s["time_ns"] == 3000000, s
     exp = [int(x) * 1000 for x in want[i * 2 // steps].split(",")]
-    got = [s["cpu (ns)"], s["launch-overhead (ns)"], s["communication (ns)"],
-           s["wait-rank (ns)"]]
+    got = [s["cpu_ns"], s["launch_overhead_ns"], s["communication_ns"],
+           s["wait_rank_ns"]]
     assert got == exp, (i, got, exp)
 assert d["totals"]["what_if_time_ns"] == whatif, d["totals"]
 PY

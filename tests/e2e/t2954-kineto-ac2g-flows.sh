@@ -44,8 +44,8 @@ check_cp() { # cpu launch kernel idle
 import json, sys
 want = [int(x) * 1000 for x in sys.argv[1:]]
 s = json.load(open("out"))["steps"][0]
-got = [s["cpu (ns)"], s["launch-overhead (ns)"], s["kernel (ns)"], s["idle (ns)"]]
-assert got == want and s["Time (ns)"] == 200000, (got, want, s)
+got = [s["cpu_ns"], s["launch_overhead_ns"], s["kernel_ns"], s["idle_ns"]]
+assert got == want and s["time_ns"] == 200000, (got, want, s)
 PY
 }
 
@@ -55,8 +55,8 @@ import json, sys
 n, unlinked, dmax = (int(x) for x in sys.argv[1:])
 d = json.load(open("out"))
 assert d["totals"]["launches"] == n and d["totals"]["unlinked"] == unlinked, d["totals"]
-delay = [r for r in d["summary"] if r["Quantity"].startswith("launch delay")][0]
-assert delay["Count"] == n and (delay["Max (ns)"] or 0) == dmax, delay
+delay = [r for r in d["summary"] if r["quantity"].startswith("launch delay")][0]
+assert delay["count"] == n and (delay["max_ns"] or 0) == dmax, delay
 PY
 }
 

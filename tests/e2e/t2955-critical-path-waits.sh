@@ -67,13 +67,13 @@ check() {
 import json, sys
 d = json.load(open("out"))
 s = d["steps"][0]
-cats = [c["Category"] for c in d["composition"]]
-assert sum(s[c + " (ns)"] for c in cats) == s["Time (ns)"], s
+cats = [c["category"] for c in d["composition"]]
+assert sum(s[c.replace("-", "_") + "_ns"] for c in cats) == s["time_ns"], s
 want = {c: 0 for c in cats}
 for kv in sys.argv[1:]:
     k, v = kv.split("=")
     want[k] = int(float(v) * 1000)
-got = {c: s[c + " (ns)"] for c in cats}
+got = {c: s[c.replace("-", "_") + "_ns"] for c in cats}
 assert got == want, {c: (got[c], want[c]) for c in cats if got[c] != want[c]}
 PY
 }

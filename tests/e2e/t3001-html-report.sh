@@ -46,7 +46,7 @@ for key in ("occupancy", "utilization", "roofline", "communication", "exposed_co
     assert m and m.group(1).count("<tr") == len(rep[key]), (key, len(rep[key]))
 # Estimates are warnings: occupancy from the compute capability's default limits.
 warn = re.search(r'<ul class="gp-warnings">(.*?)</ul>', page, re.S)
-ndef = sum(r["Limits"] == "CC defaults" for r in rep["occupancy"])
+ndef = sum(r["limits"] == "CC defaults" for r in rep["occupancy"])
 assert ndef and warn and ("Occupancy of %d kernel configurations uses the default limits" % ndef) in warn.group(1), warn
 # A trace with no launch configurations: no occupancy, and the page says so.
 names = open("names.html", encoding="utf-8").read()
@@ -109,7 +109,7 @@ for name in ("run.html", "names.html"):
     p = P()
     p.feed(page)
     data = json.loads(p.data)
-    assert data["schema"] == "gpuprof-html/1"
+    assert data["schema"] == "gpuprof-html/2"
     for sid in ("sec-warnings", "sec-timeline", "sec-charts", "gp-timeline", "gp-step",
                 "gp-chart-steps", "gp-chart-idle", "gp-chart-hist"):
         assert sid in p.ids, (name, sid)

@@ -45,11 +45,11 @@ def figures(path):
     if "gpu" in d:
         g, t = d["gpu"], d["traced"]
         return (g["window_ns"], g["busy_ns"], g["idle_ns"], g["gaps"], t["span_ns"],
-                t["kernel_time_ns"], [(s["Wall (ns)"], s["GPU busy (ns)"]) for s in d["steps"]],
-                [(k["Name"], k["Total Time (ns)"]) for k in d["kernels"]])
+                t["kernel_time_ns"], [(s["wall_ns"], s["gpu_busy_ns"]) for s in d["steps"]],
+                [(k["name"], k["total_time_ns"]) for k in d["kernels"]])
     if "devices" in d:
-        return [(x["Window (ns)"], x["Busy (ns)"], x["Idle (ns)"], x["Gaps"]) for x in d["devices"]]
-    return [(r["Name"], r["Total Time (ns)"], r["Instances"]) for r in d["reports"][0]["rows"]]
+        return [(x["window_ns"], x["busy_ns"], x["idle_ns"], x["gaps"]) for x in d["devices"]]
+    return [(r["name"], r["total_time_ns"], r["instances"]) for r in d["reports"][0]["rows"]]
 want = figures(sys.argv[1])
 assert want, sys.argv[1]
 for p in sys.argv[2:]:

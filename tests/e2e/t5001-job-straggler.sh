@@ -24,7 +24,7 @@ cp out whole.json
 python3 - <<'PY' || fail "known answers"
 import json
 a = json.load(open("a.json")); b = json.load(open("b.json")); c = json.load(open("comm.json"))
-assert a["schema"] == "gpuprof-job/1" and a["traces"] == 64 and a["analysed"] == 64, a["traces"]
+assert a["schema"] == "gpuprof-job/2" and a["traces"] == 64 and a["analysed"] == 64, a["traces"]
 assert a["not_analysed"] == 0 and a["failed"] == [], a["failed"]
 s = a["straggler"]
 assert s["verdict"] == "found" and s["rank"] == 17 and s["file"] == "a/r17.gpz", s
@@ -36,22 +36,22 @@ assert at["doing"].startswith("sm90_xmma_gemm") and at["idle_before_ns"] == 2000
 assert s["caused_ns"] == 4 * sum(1000000 - 10000 * r for r in range(64) if r != 17), s
 assert a["skew"]["matched"] == 4 and a["skew"]["max"] == 1000000, a["skew"]
 assert a["slow_gpus"]["verdict"] == "nothing material", a["slow_gpus"]
-assert len(a["ranks"]) == 64 and all(r["Steps"] == 4 for r in a["ranks"]), a["ranks"][0]
-assert [x["Step"] for x in a["steps"]] == [0, 1, 2, 3] and a["steps"][0]["Ranks"] == 64
-late = {r["Rank"]: r for r in a["collective_ranks"]}
-assert late[17]["Last"] == 4 and late[63]["Last"] == 0 and late[0]["Mean Lateness (ns)"] == 0
+assert len(a["ranks"]) == 64 and all(r["steps"] == 4 for r in a["ranks"]), a["ranks"][0]
+assert [x["step"] for x in a["steps"]] == [0, 1, 2, 3] and a["steps"][0]["ranks"] == 64
+late = {r["rank"]: r for r in a["collective_ranks"]}
+assert late[17]["last"] == 4 and late[63]["last"] == 0 and late[0]["mean_lateness_ns"] == 0
 assert len(a["idle"]) == 64 and len(a["kernels"]) == 64
 # no straggler: rank 63 is last, 10 us ahead of rank 62 only
 assert b["straggler"]["verdict"] == "nothing material", b["straggler"]
-assert {r["Rank"]: r["Last"] for r in b["collective_ranks"]}[63] == 4
+assert {r["rank"]: r["last"] for r in b["collective_ranks"]}[63] == 4
 assert c["straggler"] == a["straggler"] and "idle" not in c and "kernels" not in c, c.keys()
 # the same matching as gpuprof comm on all traces in one model
 w = json.load(open("whole.json"))
 assert w["summary"]["straggler_rank"] == 17 and w["summary"]["matched"] == a["skew"]["matched"]
-mine = {r["Rank"]: (r["Matched"], r["Last"], r["Caused Wait (ns)"], r["Waited (ns)"],
-		    r["Mean Lateness (ns)"]) for r in a["collective_ranks"]}
-whole = {r["Rank"]: (r["Matched"], r["Last"], r["Wait caused (ns)"], r["Waited (ns)"],
-		     r["Mean lateness (ns)"]) for r in w["ranks"]}
+mine = {r["rank"]: (r["matched"], r["last"], r["caused_wait_ns"], r["waited_ns"],
+		    r["mean_lateness_ns"]) for r in a["collective_ranks"]}
+whole = {r["rank"]: (r["matched"], r["last"], r["wait_caused_ns"], r["waited_ns"],
+		     r["mean_lateness_ns"]) for r in w["ranks"]}
 assert mine == whole, [(k, mine[k], whole[k]) for k in mine if mine[k] != whole[k]][:3]
 PY
 expect_rc 0 "$GPUPROF" report --job c

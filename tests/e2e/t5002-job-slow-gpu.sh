@@ -24,17 +24,17 @@ python3 - <<'PY' || fail "known answers"
 import json
 a = json.load(open("a.json")); b = json.load(open("b.json")); c = json.load(open("c.json"))
 d = json.load(open("d.json"))
-assert d["slow_gpus"]["ranks"] == [7] and abs(d["kernels"][7]["Time vs Peers"] - 1.3) < 1e-3, d["kernels"][7]
+assert d["slow_gpus"]["ranks"] == [7] and abs(d["kernels"][7]["time_vs_peers_ratio"] - 1.3) < 1e-3, d["kernels"][7]
 assert a["slow_gpus"] == {"verdict": "found", "ranks": [42]}, a["slow_gpus"]
-k = {r["Rank"]: r for r in a["kernels"]}
-assert k[42]["Slow"] == "yes" and abs(k[42]["Time vs Peers"] - 1.25) < 1e-3, k[42]
-assert k[42]["Worst Kernel"].startswith("sm90_xmma_gemm") and k[0]["Time vs Peers"] == 1.0, k[0]
-assert sum(r["Slow"] == "yes" for r in a["kernels"]) == 1
+k = {r["rank"]: r for r in a["kernels"]}
+assert k[42]["slow"] == "yes" and abs(k[42]["time_vs_peers_ratio"] - 1.25) < 1e-3, k[42]
+assert k[42]["worst_kernel"].startswith("sm90_xmma_gemm") and k[0]["time_vs_peers_ratio"] == 1.0, k[0]
+assert sum(r["slow"] == "yes" for r in a["kernels"]) == 1
 assert a["straggler"]["verdict"] == "nothing material", a["straggler"]
 assert b["slow_gpus"]["verdict"] == "nothing material", b["slow_gpus"]
 assert c["slow_gpus"]["ranks"] == [5], c["slow_gpus"]
 assert c["straggler"]["verdict"] == "found" and c["straggler"]["rank"] == 60, c["straggler"]
 # the filler kernels are compared too: two kernels per rank
-assert {r["Kernels Compared"] for r in c["kernels"]} == {2}, c["kernels"][0]
+assert {r["kernels_compared"] for r in c["kernels"]} == {2}, c["kernels"][0]
 PY
 exit 0

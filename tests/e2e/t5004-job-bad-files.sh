@@ -20,12 +20,12 @@ grep -q 't/r6.gpz' err || fail "the missing file is not named: $(cat err)"
 python3 - <<'PY' || fail "known answers"
 import json
 j = json.load(open("job.json"))
-bad = {f["File"]: f["Problem"] for f in j["failed"]}
+bad = {f["file"]: f["problem"] for f in j["failed"]}
 assert "t/r5.gpz" in bad and "t/r6.gpz" in bad, bad
 assert bad["t/r5.gpz"].startswith("t/r5.gpz: ") and bad["t/r6.gpz"].startswith("t/r6.gpz: "), bad
 assert j["traces"] == 8 and j["analysed"] + j["not_analysed"] == 8, j
 assert j["straggler"]["rank"] == 2, j["straggler"]
-ranks = {r["Rank"] for r in j["ranks"]}
+ranks = {r["rank"] for r in j["ranks"]}
 assert {0, 1, 2, 3, 4} <= ranks and 5 not in ranks and 6 not in ranks, ranks
 PY
 expect_rc 1 "$GPUPROF" report --job "$@"

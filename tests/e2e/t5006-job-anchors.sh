@@ -27,9 +27,9 @@ n = int(sys.argv[1])
 assert a["traces"] == n and a["analysed"] == n and a["failed"] == [], (a["traces"], a["failed"])
 assert a["straggler"]["verdict"] != "found", a["straggler"]
 assert a["slow_gpus"]["verdict"] != "found", a["slow_gpus"]
-assert p["analysed"] == 2 and [r["Rank"] for r in p["ranks"]] == [0, 1], p["ranks"]
+assert p["analysed"] == 2 and [r["rank"] for r in p["ranks"]] == [0, 1], p["ranks"]
 assert p["straggler"]["verdict"] == "unknown" and p["slow_gpus"]["verdict"] == "unknown", p
-assert [s["Step"] for s in p["steps"]] == [551, 552] and p["steps"][0]["Ranks"] == 2, p["steps"]
+assert [s["step"] for s in p["steps"]] == [551, 552] and p["steps"][0]["ranks"] == 2, p["steps"]
 assert p["skew"]["matched"] == 0 and p["skew"]["clocks_agree"] is False, p["skew"]
 assert p["straggler"]["why"].startswith("the clocks disagree"), p["straggler"]
 PY

@@ -31,7 +31,7 @@ s = j["steps"]
 assert len(s) == 32, len(s)
 # the generator starts rank r's AllReduce 10 us after rank r - 1's: at every
 # step rank r waits 10 us for each rank after it, the last rank for none
-waits = [x["wait-rank (ns)"] for x in s]
+waits = [x["wait_rank_ns"] for x in s]
 assert waits == [10000 * (7 - r) for r in range(8) for _ in range(4)], waits
 PY
 "$GPUPROF" critical-path --format json t/r0.gpz >alone.json || fail "one rank alone"

@@ -4,9 +4,9 @@
 #include "tests/unit/test.h"
 
 static const struct gpr_col cols[] = {
-	{"Time (%)", GPR_COL_NUM},
-	{"Total Time (ns)", GPR_COL_NUM},
-	{"Name", 0},
+	{"Time (%)", GPR_COL_NUM, "time_pct"},
+	{"Total Time (ns)", GPR_COL_NUM, "total_time_ns"},
+	{"Name", 0, "name"},
 };
 
 static void fill(struct gpr_table *t)
@@ -84,11 +84,11 @@ TEST(displays_do_not_interfere)
 }
 
 static const struct gpr_col wide_cols[] = {
-	{"Key", 0},
-	{"Count", GPR_COL_NUM | GPR_COL_COUNT},
-	{"Bytes", GPR_COL_NUM | GPR_COL_BYTES},
-	{"Name", GPR_COL_NAME},
-	{"Note", GPR_COL_ELIDE},
+	{"Key", 0, "key"},
+	{"Count", GPR_COL_NUM | GPR_COL_COUNT, "count"},
+	{"Bytes", GPR_COL_NUM | GPR_COL_BYTES, "bytes"},
+	{"Name", GPR_COL_NAME, "name"},
+	{"Note", GPR_COL_ELIDE, "note"},
 };
 
 /* The longest line of s in code points. */
@@ -148,8 +148,12 @@ TEST(table_text_fits_width)
 TEST(table_text_folds_many_columns)
 {
 	static const struct gpr_col many[] = {
-		{"Row", 0},	      {"Column one", 0},   {"Column two", 0},
-		{"Column three", 0}, {"Column four", 0}, {"Column five", 0},
+		{"Row", 0, "row"},
+		{"Column one", 0, "one"},
+		{"Column two", 0, "two"},
+		{"Column three", 0, "three"},
+		{"Column four", 0, "four"},
+		{"Column five", 0, "five"},
 	};
 	struct gpr_display d = {.width = 40};
 	struct gp_strbuf sb = GP_STRBUF_INIT;
@@ -180,8 +184,9 @@ TEST(table_csv_quotes)
 TEST(table_json_types)
 {
 	char *s = render(GPR_FORMAT_JSON, NULL);
-	CHECK_STR(s, "[{\"Time (%)\":75.0,\"Total Time (ns)\":300,\"Name\":\"void k<int, 2>(float*)\"},"
-		     "{\"Time (%)\":25.0,\"Total Time (ns)\":100,\"Name\":\"say \\\"hi\\\", |x|\\nnext\"}]");
+	/* Keyed by each column's JSON key, never by its heading. */
+	CHECK_STR(s, "[{\"time_pct\":75.0,\"total_time_ns\":300,\"name\":\"void k<int, 2>(float*)\"},"
+		     "{\"time_pct\":25.0,\"total_time_ns\":100,\"name\":\"say \\\"hi\\\", |x|\\nnext\"}]");
 	free(s);
 }
 
