@@ -19,12 +19,22 @@
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 enum { N_API = 0, N_GPU = 1, N_END = 2 };
 #define B_ROOT 3
+/*
+ * Graphs of at most this many nodes keep each node's recorded times beside
+ * it (16 bytes a node) rather than reading them from the model's encoded
+ * columns at every look; a larger graph (one window over a whole trace)
+ * reads the model.
+ */
+#define REC_MAX (1u << 20)
+/* Fewer GPU ops than this in the steps: one thread (a second would cost more than it saves). */
+#define SPLIT_MIN_OPS 65536
 #define WALK_MAX 256 /* ops looked at, at most, for one wait or cross-stream edge */
 #define NAME_SYNC 1u   /* a *Synchronize call */
 #define NAME_ASYNC 2u  /* an *Async call */
@@ -96,6 +106,13 @@ struct cpuspan {
 	uint64_t s, e;
 };
 
+/* A node's recorded start and end, and a GPU op's device and stream, read from the model once. */
+struct rec {
+	uint64_t s, e;
+	uint32_t stream; /* GPU: gpa_gpu_stream */
+	uint16_t dev;    /* GPU: gpa_gpu_dev */
+};
+
 struct ctx {
 	const struct gpa_model *m;
 	const struct gpa_critpath_opts *o;
@@ -113,6 +130,8 @@ struct ctx {
 	uint64_t *op_last;      /* per NCCL op: the last other rank's arrival; NULL none */
 	uint32_t *tlast, *tstamp, stamp;
 	GP_VEC(struct node) n;
+	GP_VEC(struct rec) rec; /* per node of n, when the graph has at most REC_MAX nodes */
+	bool recs;              /* this graph keeps rec */
 	GP_VEC(uint32_t) amap;
 	GP_VEC(uint32_t) byend;     /* the GPU nodes by (recorded end, index) */
 	GP_VEC(struct cpuspan) cpu; /* by (thread, chg, start), disjoint within each */
@@ -130,8 +149,8 @@ struct ctx {
 	struct gp_u64map streams;
 };
 
-/* The recorded start of v (the model's, the END node's time). */
-static uint64_t rec_s(const struct ctx *c, const struct node *v)
+/* The recorded start of v from the model (the END node's time). */
+static uint64_t model_s(const struct ctx *c, const struct node *v)
 {
 	if (v->kind == N_API) {
 		return gpa_api_start(c->m, v->row);
@@ -139,10 +158,10 @@ static uint64_t rec_s(const struct ctx *c, const struct node *v)
 	return v->kind == N_GPU ? gpa_gpu_start(c->m, v->row) : c->end_t;
 }
 
-/* The recorded end of v, never before its start. */
-static uint64_t rec_e(const struct ctx *c, const struct node *v)
+/* The recorded end of v from the model, never before its start. */
+static uint64_t model_e(const struct ctx *c, const struct node *v)
 {
-	uint64_t s = rec_s(c, v), e = c->end_t;
+	uint64_t s = model_s(c, v), e = c->end_t;
 
 	if (v->kind == N_API) {
 		e = gpa_api_end(c->m, v->row);
@@ -150,6 +169,45 @@ static uint64_t rec_e(const struct ctx *c, const struct node *v)
 		e = gpa_gpu_end(c->m, v->row);
 	}
 	return e < s ? s : e;
+}
+
+/* v's recorded times as add_node kept them, or NULL (a graph too large to keep them). */
+static const struct rec *rec_of(const struct ctx *c, const struct node *v)
+{
+	size_t i = ((uintptr_t)v - (uintptr_t)c->n.v) / sizeof(*v);
+
+	return i < c->rec.n ? &c->rec.v[i] : NULL;
+}
+
+/* The recorded start of v (the model's, the END node's time). */
+static uint64_t rec_s(const struct ctx *c, const struct node *v)
+{
+	const struct rec *r = rec_of(c, v);
+
+	return r ? r->s : model_s(c, v);
+}
+
+/* The recorded end of v, never before its start. */
+static uint64_t rec_e(const struct ctx *c, const struct node *v)
+{
+	const struct rec *r = rec_of(c, v);
+
+	return r ? r->e : model_e(c, v);
+}
+
+/* The device and stream of GPU node v. */
+static uint16_t op_dev(const struct ctx *c, const struct node *v)
+{
+	const struct rec *r = rec_of(c, v);
+
+	return r ? r->dev : gpa_gpu_dev(c->m, v->row);
+}
+
+static uint32_t op_stream(const struct ctx *c, const struct node *v)
+{
+	const struct rec *r = rec_of(c, v);
+
+	return r ? r->stream : gpa_gpu_stream(c->m, v->row);
 }
 
 /* The GPU op an API node waited for, or GPA_NONE. */
@@ -588,6 +646,19 @@ static int add_node(struct ctx *c, uint8_t kind, uint32_t row, uint8_t cat)
 {
 	struct node v = {.row = row, .kind = kind, .cat = cat, .ob = B_ROOT,
 			 .p = {GPA_NONE, GPA_NONE, GPA_NONE}};
+	struct rec r = {0};
+
+	if (c->recs) {
+		r.s = model_s(c, &v);
+		r.e = model_e(c, &v);
+		if (kind == N_GPU) {
+			r.stream = gpa_gpu_stream(c->m, row);
+			r.dev = gpa_gpu_dev(c->m, row);
+		}
+		if (gp_vec_push(&c->rec, r)) {
+			return -GP_ERR_NOMEM;
+		}
+	}
 	return gp_vec_push(&c->n, v);
 }
 
@@ -767,20 +838,21 @@ static uint32_t find_op(const struct ctx *c, uint64_t after, uint64_t until, con
 {
 	const struct gpa_model *m = c->m;
 	size_t i = upper_bound_end(c, until);
+	uint16_t ldev = like ? op_dev(c, like) : 0;
+	uint32_t lstream = like ? op_stream(c, like) : 0;
 
 	for (unsigned k = 0; i > 0 && k < WALK_MAX; k++) {
 		uint32_t idx = c->byend.v[--i];
-		if (rec_e(c, &c->n.v[idx]) <= after) {
+		const struct node *x = &c->n.v[idx];
+		if (rec_e(c, x) <= after) {
 			break;
 		}
-		uint32_t g = c->n.v[idx].row;
 		if (like) {
-			if (gpa_gpu_dev(m, g) == gpa_gpu_dev(m, like->row) &&
-			    gpa_gpu_stream(m, g) != gpa_gpu_stream(m, like->row)) {
+			if (op_dev(c, x) == ldev && op_stream(c, x) != lstream) {
 				return idx;
 			}
-		} else if (gpa_dev_proc(m, gpa_gpu_dev(m, g)) == proc &&
-			   (stream == GPA_NONE || gpa_gpu_stream(m, g) == stream)) {
+		} else if (gpa_dev_proc(m, op_dev(c, x)) == proc &&
+			   (stream == GPA_NONE || op_stream(c, x) == stream)) {
 			return idx;
 		}
 	}
@@ -1598,9 +1670,12 @@ static int begin_graph(struct ctx *c, uint32_t proc, uint64_t ws, uint64_t we, s
 	size_t napi = lower_bound_api(c->m, we) - lower_bound_api(c->m, ws);
 
 	c->n.n = 0;
+	c->rec.n = 0;
+	c->recs = napi + nops + 1 <= REC_MAX;
 	c->stamp++;
 	gp_u64map_clear(&c->streams);
-	if (gp_vec_reserve(&c->n, napi + nops + 1)) {
+	if (gp_vec_reserve(&c->n, napi + nops + 1) ||
+	    (c->recs && gp_vec_reserve(&c->rec, napi + nops + 1))) {
 		return -GP_ERR_NOMEM;
 	}
 	return add_apis(c, proc, ws, we, lo);
@@ -1712,13 +1787,76 @@ static int group_ops(const struct gpa_model *m, const struct gpa_steps *steps, u
 	return 0;
 }
 
-static int run_steps(struct ctx *c, const struct gpa_steps *steps, struct gpa_critpath *out)
+/* What each thread's context has of its own: caches, scratch, the graph. */
+static void ctx_release_own(struct ctx *c)
+{
+	pcre2_match_data_free(c->md);
+	free(c->func_chg);
+	free(c->name_flag);
+	free(c->tlast);
+	free(c->tstamp);
+	gp_u64map_release(&c->streams);
+	gp_vec_free(&c->n);
+	gp_vec_free(&c->rec);
+	gp_vec_free(&c->amap);
+	gp_vec_free(&c->byend);
+	gp_vec_free(&c->bystream);
+	gp_vec_free(&c->stack);
+	gp_vec_free(&c->path);
+}
+
+static void ctx_release(struct ctx *c)
+{
+	pcre2_code_free(c->sp);
+	pcre2_code_free(c->rm);
+	free(c->op_last);
+	free(c->first_api);
+	free(c->first_k);
+	pcre2_code_free(c->warm);
+	gp_vec_free(&c->data);
+	gp_u64map_release(&c->syncs);
+	gp_vec_free(&c->cpu);
+	ctx_release_own(c);
+}
+
+/*
+ * A context for another thread: what ctx_init read from the model and the
+ * options is shared (read only while the steps run), the rest its own.
+ * Release with ctx_release_own, also after an error.
+ */
+static int ctx_clone(struct ctx *b, const struct ctx *a)
+{
+	const struct gpa_model *m = a->m;
+
+	*b = *a;
+	memset(&b->streams, 0, sizeof(b->streams));
+	memset(&b->n, 0, sizeof(b->n));
+	memset(&b->rec, 0, sizeof(b->rec));
+	memset(&b->amap, 0, sizeof(b->amap));
+	memset(&b->byend, 0, sizeof(b->byend));
+	memset(&b->bystream, 0, sizeof(b->bystream));
+	memset(&b->stack, 0, sizeof(b->stack));
+	memset(&b->path, 0, sizeof(b->path));
+	b->stamp = 0;
+	b->md = pcre2_match_data_create(4, NULL);
+	b->func_chg = calloc(m->funcs.n + 1, 1);
+	b->name_flag = calloc(m->strs.off.n + 2, 1);
+	b->tlast = calloc(m->threads.n + 1, sizeof(uint32_t));
+	b->tstamp = calloc(m->threads.n + 1, sizeof(uint32_t));
+	if (!b->md || !b->func_chg || !b->name_flag || !b->tlast || !b->tstamp) {
+		return -GP_ERR_NOMEM;
+	}
+	return 0;
+}
+
+/* Steps [s0, s1) of steps, their GPU rows list[first[s] .. first[s + 1]), into out. */
+static int run_range(struct ctx *c, const struct gpa_steps *steps, const uint32_t *list,
+		     const uint32_t *first, size_t s0, size_t s1, struct gpa_critpath *out)
 {
 	const struct gpa_model *m = c->m;
-	uint32_t *list = NULL, *first = NULL;
-	int ret = group_ops(m, steps, &list, &first);
+	int ret = 0;
 
-	for (size_t s = 0; s < steps->v.n && !ret; s++) {
+	for (size_t s = s0; s < s1 && !ret; s++) {
 		const struct gpa_step *sp = &steps->v.v[s];
 		struct gpa_cp_step st = {.step = (uint32_t)s, .proc = sp->proc};
 		uint32_t th = sp->nvtx != GPA_NONE ? gpa_nvtx_thread(m, sp->nvtx) : GPA_NONE;
@@ -1728,6 +1866,104 @@ static int run_steps(struct ctx *c, const struct gpa_steps *steps, struct gpa_cr
 			ret = gp_vec_push(&out->steps, st);
 		}
 	}
+	return ret;
+}
+
+/* The later steps, on a thread of their own with a context of their own. */
+struct later {
+	struct ctx c;
+	const struct gpa_steps *steps;
+	const uint32_t *list, *first;
+	size_t s0, s1;
+	struct gpa_critpath out;
+	int ret;
+};
+
+static void *later_main(void *arg)
+{
+	struct later *l = arg;
+
+	l->ret = run_range(&l->c, l->steps, l->list, l->first, l->s0, l->s1, &l->out);
+	return NULL;
+}
+
+/* A path of the later run, its segments and events placed after the earlier run's. */
+static void shift_path(struct gpa_cp_path *p, const struct gpa_critpath *out)
+{
+	p->top_first += out->segs.n;
+	p->path_first += out->path.n;
+}
+
+/* Appends n elements at src to the vector vec: 0 or -GP_ERR_NOMEM. */
+#define vec_append(vec, src, cnt)                                                                  \
+	(gp_vec_reserve((vec), (vec)->n + (cnt))                                                   \
+		 ? -GP_ERR_NOMEM                                                                   \
+		 : ((cnt) ? memcpy((vec)->v + (vec)->n, (src), (cnt) * sizeof(*(vec)->v)) : NULL,  \
+		    (vec)->n += (cnt), 0))
+
+/* Appends the later run's steps, segments and events to out, as one run would have. */
+static int join_later(struct gpa_critpath *out, struct gpa_critpath *l)
+{
+	for (size_t i = 0; i < l->steps.n; i++) {
+		shift_path(&l->steps.v[i].now, out);
+		shift_path(&l->steps.v[i].what_if, out);
+	}
+	out->cycles += l->cycles;
+	if (vec_append(&out->steps, l->steps.v, l->steps.n) ||
+	    vec_append(&out->segs, l->segs.v, l->segs.n) ||
+	    vec_append(&out->path, l->path.v, l->path.n)) {
+		return -GP_ERR_NOMEM;
+	}
+	return 0;
+}
+
+/* The first step of the later run: about half the GPU ops before it; 0 for one run. */
+static size_t split_at(const struct ctx *c, const uint32_t *first, size_t ns)
+{
+	size_t h = 1;
+
+	if (c->o->threads < 2 || ns < 2 || first[ns] < SPLIT_MIN_OPS) {
+		return 0;
+	}
+	while (h < ns - 1 && first[h] < first[ns] / 2) {
+		h++;
+	}
+	return h;
+}
+
+static int run_steps(struct ctx *c, const struct gpa_steps *steps, struct gpa_critpath *out)
+{
+	uint32_t *list = NULL, *first = NULL;
+	size_t ns = steps->v.n, h = 0;
+	struct later l = {.steps = steps, .s1 = ns};
+	pthread_t th;
+	bool threaded = false;
+	int ret = group_ops(c->m, steps, &list, &first);
+
+	if (!ret) {
+		h = split_at(c, first, ns);
+	}
+	if (h && !ctx_clone(&l.c, c)) {
+		l.list = list;
+		l.first = first;
+		l.s0 = h;
+		l.out.what_if = out->what_if;
+		threaded = pthread_create(&th, NULL, later_main, &l) == 0;
+	}
+	if (!threaded) {
+		h = ns;
+	}
+	if (!ret) {
+		ret = run_range(c, steps, list, first, 0, h, out);
+	}
+	if (threaded) {
+		pthread_join(th, NULL);
+		ret = ret ? ret : l.ret ? l.ret : join_later(out, &l.out);
+	}
+	if (h) {
+		ctx_release_own(&l.c);
+	}
+	gpa_critpath_release(&l.out);
 	free(list);
 	free(first);
 	return ret;
@@ -1767,31 +2003,6 @@ static int run_window(struct ctx *c, struct gpa_critpath *out)
 		ret = gp_vec_push(&out->steps, st);
 	}
 	return ret;
-}
-
-static void ctx_release(struct ctx *c)
-{
-	pcre2_code_free(c->sp);
-	pcre2_code_free(c->rm);
-	pcre2_match_data_free(c->md);
-	free(c->func_chg);
-	free(c->op_last);
-	free(c->name_flag);
-	free(c->first_api);
-	free(c->first_k);
-	pcre2_code_free(c->warm);
-	gp_vec_free(&c->data);
-	free(c->tlast);
-	free(c->tstamp);
-	gp_u64map_release(&c->syncs);
-	gp_u64map_release(&c->streams);
-	gp_vec_free(&c->n);
-	gp_vec_free(&c->amap);
-	gp_vec_free(&c->byend);
-	gp_vec_free(&c->cpu);
-	gp_vec_free(&c->bystream);
-	gp_vec_free(&c->stack);
-	gp_vec_free(&c->path);
 }
 
 /* Each process's first API row and each function's first kernel row (warm-up). */
