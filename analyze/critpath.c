@@ -134,6 +134,7 @@ struct ctx {
 	bool recs;              /* this graph keeps rec */
 	GP_VEC(uint32_t) amap;
 	GP_VEC(uint32_t) byend;     /* the GPU nodes by (recorded end, index) */
+	GP_VEC(uint64_t) endt;      /* their recorded ends, when the graph keeps rec */
 	GP_VEC(struct cpuspan) cpu; /* by (thread, chg, start), disjoint within each */
 	bool wi;                    /* re-timing with the what-if */
 	GP_VEC(struct streamkey) bystream;
@@ -813,6 +814,50 @@ static int cmp_end(const void *a, const void *b, void *arg)
 	return x < y ? -1 : x > y;
 }
 
+/*
+ * byend: the GPU nodes by (recorded end, index), sorted only when the graph
+ * did not add them in that order; endt: their ends, when the graph keeps rec.
+ */
+static int sort_by_end(struct ctx *c)
+{
+	bool sorted = true;
+
+	c->byend.n = 0;
+	c->endt.n = 0;
+	for (size_t i = 0; i < c->n.n; i++) {
+		if (c->n.v[i].kind != N_GPU) {
+			continue;
+		}
+		if (gp_vec_push(&c->byend, (uint32_t)i)) {
+			return -GP_ERR_NOMEM;
+		}
+		size_t n = c->byend.n;
+		if (sorted && n > 1 && cmp_end(&c->byend.v[n - 2], &c->byend.v[n - 1], c) > 0) {
+			sorted = false;
+		}
+	}
+	if (!sorted) {
+		qsort_r(c->byend.v, c->byend.n, sizeof(*c->byend.v), cmp_end, c);
+	}
+	if (!c->recs || !c->byend.n) {
+		return 0;
+	}
+	if (gp_vec_reserve(&c->endt, c->byend.n)) {
+		return -GP_ERR_NOMEM;
+	}
+	for (size_t k = 0; k < c->byend.n; k++) {
+		c->endt.v[k] = rec_e(c, &c->n.v[c->byend.v[k]]);
+	}
+	c->endt.n = c->byend.n;
+	return 0;
+}
+
+/* The recorded end of byend's k-th node. */
+static uint64_t end_at(const struct ctx *c, size_t k)
+{
+	return c->endt.n ? c->endt.v[k] : rec_e(c, &c->n.v[c->byend.v[k]]);
+}
+
 /* Index in byend just past the last op ending at or before t. */
 static size_t upper_bound_end(const struct ctx *c, uint64_t t)
 {
@@ -820,7 +865,7 @@ static size_t upper_bound_end(const struct ctx *c, uint64_t t)
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (rec_e(c, &c->n.v[c->byend.v[mid]]) <= t) {
+		if (end_at(c, mid) <= t) {
 			lo = mid + 1;
 		} else {
 			hi = mid;
@@ -844,7 +889,7 @@ static uint32_t find_op(const struct ctx *c, uint64_t after, uint64_t until, con
 	for (unsigned k = 0; i > 0 && k < WALK_MAX; k++) {
 		uint32_t idx = c->byend.v[--i];
 		const struct node *x = &c->n.v[idx];
-		if (rec_e(c, x) <= after) {
+		if (end_at(c, i) <= after) {
 			break;
 		}
 		if (like) {
@@ -1705,17 +1750,9 @@ static int end_graph(struct ctx *c, struct gpa_cp_step *st, uint64_t ws, uint32_
 			c->n.v[idx].ob = 0;
 		}
 	}
-	c->byend.n = 0;
-	for (size_t i = 0; i < c->n.n && !ret; i++) {
-		if (c->n.v[i].kind == N_GPU) {
-			ret = gp_vec_push(&c->byend, (uint32_t)i);
-		}
-	}
+	ret = ret ? ret : sort_by_end(c);
 	if (ret) {
 		return ret;
-	}
-	if (c->byend.n) {
-		qsort_r(c->byend.v, c->byend.n, sizeof(*c->byend.v), cmp_end, c);
 	}
 	ret = link_events(c);
 	if (ret) {
@@ -1724,6 +1761,7 @@ static int end_graph(struct ctx *c, struct gpa_cp_step *st, uint64_t ws, uint32_
 	link_waits(c, ws);
 	if (c->o->window) {
 		gp_vec_free(&c->byend);
+		gp_vec_free(&c->endt);
 		gp_vec_free(&c->bystream);
 	}
 	st->start = ws;
@@ -1800,6 +1838,7 @@ static void ctx_release_own(struct ctx *c)
 	gp_vec_free(&c->rec);
 	gp_vec_free(&c->amap);
 	gp_vec_free(&c->byend);
+	gp_vec_free(&c->endt);
 	gp_vec_free(&c->bystream);
 	gp_vec_free(&c->stack);
 	gp_vec_free(&c->path);
@@ -1834,6 +1873,7 @@ static int ctx_clone(struct ctx *b, const struct ctx *a)
 	memset(&b->rec, 0, sizeof(b->rec));
 	memset(&b->amap, 0, sizeof(b->amap));
 	memset(&b->byend, 0, sizeof(b->byend));
+	memset(&b->endt, 0, sizeof(b->endt));
 	memset(&b->bystream, 0, sizeof(b->bystream));
 	memset(&b->stack, 0, sizeof(b->stack));
 	memset(&b->path, 0, sizeof(b->path));
