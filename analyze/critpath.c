@@ -863,6 +863,17 @@ static size_t upper_bound_end(const struct ctx *c, uint64_t t)
 {
 	size_t lo = 0, hi = c->byend.n;
 
+	if (c->endt.n) {
+		/* without branches on the data (a conditional move): the answer is in [lo, lo + hi] */
+		const uint64_t *a = c->endt.v;
+		while (hi > 1) {
+			size_t half = hi / 2;
+			lo = a[lo + half] <= t ? lo + half : lo;
+			hi -= half;
+		}
+		return lo + (a[lo] <= t);
+	}
+
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 		if (end_at(c, mid) <= t) {
