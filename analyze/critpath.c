@@ -1795,45 +1795,121 @@ static int end_graph(struct ctx *c, struct gpa_cp_step *st, uint64_t ws, uint32_
 	return ret;
 }
 
-/* One graph: API calls of proc in [ws, we), the GPU ops listed, the step's end. */
-static int analyze_one(struct ctx *c, struct gpa_cp_step *st, const uint32_t *ops, size_t nops,
-		       uint64_t ws, uint64_t we, uint32_t end_thread, uint64_t step_end,
-		       struct gpa_critpath *out)
-{
-	size_t lo;
-	int ret = begin_graph(c, st->proc, ws, we, nops, &lo);
+/*
+ * The GPU rows of each step, in row order: first[s] .. first[s + 1] count
+ * them. A step's rows on one device lie in a span of the device's rows (its
+ * ops start in turn), so where the spans hold at most SPAN_SLACK times the
+ * rows, a step's rows are read from its spans, skipping the other steps'
+ * (8 bytes a step and device); else from a list of every row by step (4
+ * bytes a row: 20 MB for five million ops).
+ */
+struct opgroups {
+	uint32_t *first; /* ns + 2 */
+	uint32_t *list;  /* the rows by step; NULL with spans */
+	uint32_t *span;  /* per step and device: its first row and one past its last */
+	size_t ndev;
+};
+#define SPAN_SLACK 2
 
-	for (size_t k = 0; k < nops && !ret; k++) {
-		ret = add_gpu(c, ops[k], lo);
-	}
-	return ret ? ret : end_graph(c, st, ws, end_thread, step_end, out);
+static void opgroups_release(struct opgroups *g)
+{
+	free(g->first);
+	free(g->list);
+	free(g->span);
 }
 
-/* GPU rows grouped by step: rows of step s are list[first[s] .. first[s + 1]). */
-static int group_ops(const struct gpa_model *m, const struct gpa_steps *steps, uint32_t **list,
-		     uint32_t **first)
+/* The spans of each step's rows on each device; false (none kept) when they hold too many rows. */
+static bool group_spans(const struct gpa_model *m, const struct gpa_steps *steps,
+			struct opgroups *g)
+{
+	size_t ns = steps->v.n, nd = m->devs.n, next = 0, in_spans = 0;
+
+	if (!nd || ns * nd * 2 > gpa_gpu_rows(m) ||
+	    !(g->span = malloc(ns * nd * 2 * sizeof(uint32_t)))) {
+		return false;
+	}
+	for (size_t k = 0; k < ns * nd; k++) {
+		g->span[2 * k] = UINT32_MAX;
+		g->span[2 * k + 1] = 0;
+	}
+	for (size_t d = 0; d < nd; d++) {
+		const struct gpa_dev *dv = &m->devs.v[d];
+		if (dv->gpu_first != next) {
+			return false; /* not the devices' rows in turn */
+		}
+		for (uint32_t r = dv->gpu_first; r < dv->gpu_first + dv->gpu_count; r++) {
+			uint32_t st = gpa_step_of(steps, r), *sp = &g->span[(st * nd + d) * 2];
+			if (st < ns) {
+				sp[0] = r < sp[0] ? r : sp[0];
+				sp[1] = r + 1;
+			}
+		}
+		next += dv->gpu_count;
+	}
+	for (size_t k = 0; k < ns * nd; k++) {
+		in_spans += g->span[2 * k] < g->span[2 * k + 1] ? g->span[2 * k + 1] - g->span[2 * k]
+								 : 0;
+	}
+	g->ndev = nd;
+	return next == gpa_gpu_rows(m) && in_spans <= (size_t)SPAN_SLACK * g->first[ns] + 65536;
+}
+
+static int group_ops(const struct gpa_model *m, const struct gpa_steps *steps,
+		     struct opgroups *g)
 {
 	size_t ns = steps->v.n;
+	uint32_t *first = g->first = calloc(ns + 2, sizeof(uint32_t));
 
-	*list = malloc((gpa_gpu_rows(m) + 1) * sizeof(uint32_t));
-	*first = calloc(ns + 2, sizeof(uint32_t));
-	if (!*list || !*first) {
+	if (!first) {
 		return -GP_ERR_NOMEM;
 	}
-	for (size_t g = 0; g < gpa_gpu_rows(m); g++) {
-		if (gpa_step_of(steps, g) < ns) {
-			(*first)[gpa_step_of(steps, g) + 2]++;
+	for (size_t r = 0; r < gpa_gpu_rows(m); r++) {
+		if (gpa_step_of(steps, r) < ns) {
+			first[gpa_step_of(steps, r) + 2]++;
 		}
 	}
 	for (size_t s = 0; s < ns; s++) {
-		(*first)[s + 2] += (*first)[s + 1];
+		first[s + 2] += first[s + 1];
 	}
-	for (size_t g = 0; g < gpa_gpu_rows(m); g++) {
-		if (gpa_step_of(steps, g) < ns) {
-			(*list)[(*first)[gpa_step_of(steps, g) + 1]++] = (uint32_t)g;
+	if (group_spans(m, steps, g)) {
+		memmove(first, first + 1, (ns + 1) * sizeof(uint32_t));
+		return 0;
+	}
+	free(g->span);
+	g->span = NULL;
+	g->list = malloc((gpa_gpu_rows(m) + 1) * sizeof(uint32_t));
+	if (!g->list) {
+		return -GP_ERR_NOMEM;
+	}
+	for (size_t r = 0; r < gpa_gpu_rows(m); r++) {
+		if (gpa_step_of(steps, r) < ns) {
+			g->list[first[gpa_step_of(steps, r) + 1]++] = (uint32_t)r;
 		}
 	}
 	return 0;
+}
+
+/* Adds step s's GPU ops to the graph, in row order. */
+static int add_step_ops(struct ctx *c, const struct opgroups *g, const struct gpa_steps *steps,
+			size_t s, size_t lo)
+{
+	int ret = 0;
+
+	if (g->list) {
+		for (uint32_t k = g->first[s]; k < g->first[s + 1] && !ret; k++) {
+			ret = add_gpu(c, g->list[k], lo);
+		}
+		return ret;
+	}
+	for (size_t d = 0; d < g->ndev && !ret; d++) {
+		const uint32_t *sp = &g->span[(s * g->ndev + d) * 2];
+		for (uint32_t r = sp[0]; r < sp[1] && !ret; r++) {
+			if (gpa_step_of(steps, r) == s) {
+				ret = add_gpu(c, r, lo);
+			}
+		}
+	}
+	return ret;
 }
 
 /* What each thread's context has of its own: caches, scratch, the graph. */
@@ -1900,9 +1976,9 @@ static int ctx_clone(struct ctx *b, const struct ctx *a)
 	return 0;
 }
 
-/* Steps [s0, s1) of steps, their GPU rows list[first[s] .. first[s + 1]), into out. */
-static int run_range(struct ctx *c, const struct gpa_steps *steps, const uint32_t *list,
-		     const uint32_t *first, size_t s0, size_t s1, struct gpa_critpath *out)
+/* Steps [s0, s1) of steps, their GPU rows in g, into out. */
+static int run_range(struct ctx *c, const struct gpa_steps *steps, const struct opgroups *g,
+		     size_t s0, size_t s1, struct gpa_critpath *out)
 {
 	const struct gpa_model *m = c->m;
 	int ret = 0;
@@ -1911,8 +1987,14 @@ static int run_range(struct ctx *c, const struct gpa_steps *steps, const uint32_
 		const struct gpa_step *sp = &steps->v.v[s];
 		struct gpa_cp_step st = {.step = (uint32_t)s, .proc = sp->proc};
 		uint32_t th = sp->nvtx != GPA_NONE ? gpa_nvtx_thread(m, sp->nvtx) : GPA_NONE;
-		ret = analyze_one(c, &st, list + first[s], first[s + 1] - first[s], sp->start,
-				  sp->end, th, sp->end, out);
+		size_t lo;
+		ret = begin_graph(c, st.proc, sp->start, sp->end, g->first[s + 1] - g->first[s], &lo);
+		if (!ret) {
+			ret = add_step_ops(c, g, steps, s, lo);
+		}
+		if (!ret) {
+			ret = end_graph(c, &st, sp->start, th, sp->end, out);
+		}
 		if (!ret) {
 			ret = gp_vec_push(&out->steps, st);
 		}
@@ -1924,7 +2006,7 @@ static int run_range(struct ctx *c, const struct gpa_steps *steps, const uint32_
 struct later {
 	struct ctx c;
 	const struct gpa_steps *steps;
-	const uint32_t *list, *first;
+	const struct opgroups *g;
 	size_t s0, s1;
 	struct gpa_critpath out;
 	int ret;
@@ -1934,7 +2016,7 @@ static void *later_main(void *arg)
 {
 	struct later *l = arg;
 
-	l->ret = run_range(&l->c, l->steps, l->list, l->first, l->s0, l->s1, &l->out);
+	l->ret = run_range(&l->c, l->steps, l->g, l->s0, l->s1, &l->out);
 	return NULL;
 }
 
@@ -1984,39 +2066,39 @@ static size_t split_at(const struct ctx *c, const uint32_t *first, size_t ns)
 
 static int run_steps(struct ctx *c, const struct gpa_steps *steps, struct gpa_critpath *out)
 {
-	uint32_t *list = NULL, *first = NULL;
+	struct opgroups g = {0};
 	size_t ns = steps->v.n, h = 0;
-	struct later l = {.steps = steps, .s1 = ns};
+	struct later l = {.steps = steps, .g = &g, .s1 = ns};
 	pthread_t th;
-	bool threaded = false;
-	int ret = group_ops(c->m, steps, &list, &first);
+	bool cloned = false, threaded = false;
+	int ret = group_ops(c->m, steps, &g);
 
 	if (!ret) {
-		h = split_at(c, first, ns);
+		h = split_at(c, g.first, ns);
 	}
-	if (h && !ctx_clone(&l.c, c)) {
-		l.list = list;
-		l.first = first;
-		l.s0 = h;
-		l.out.what_if = out->what_if;
-		threaded = pthread_create(&th, NULL, later_main, &l) == 0;
+	if (h) {
+		cloned = true;
+		if (!ctx_clone(&l.c, c)) {
+			l.s0 = h;
+			l.out.what_if = out->what_if;
+			threaded = pthread_create(&th, NULL, later_main, &l) == 0;
+		}
 	}
 	if (!threaded) {
 		h = ns;
 	}
 	if (!ret) {
-		ret = run_range(c, steps, list, first, 0, h, out);
+		ret = run_range(c, steps, &g, 0, h, out);
 	}
 	if (threaded) {
 		pthread_join(th, NULL);
 		ret = ret ? ret : l.ret ? l.ret : join_later(out, &l.out);
 	}
-	if (h) {
+	if (cloned) {
 		ctx_release_own(&l.c);
 	}
 	gpa_critpath_release(&l.out);
-	free(list);
-	free(first);
+	opgroups_release(&g);
 	return ret;
 }
 
