@@ -33,6 +33,7 @@ enum { N_API = 0, N_GPU = 1, N_END = 2 };
  * reads the model.
  */
 #define REC_MAX (1u << 20)
+#define RADIX_BITS 11
 /* Fewer GPU ops than this in the steps: one thread (a second would cost more than it saves). */
 #define SPLIT_MIN_OPS 65536
 #define WALK_MAX 256 /* ops looked at, at most, for one wait or cross-stream edge */
@@ -135,6 +136,8 @@ struct ctx {
 	GP_VEC(uint32_t) amap;
 	GP_VEC(uint32_t) byend;     /* the GPU nodes by (recorded end, index) */
 	GP_VEC(uint64_t) endt;      /* their recorded ends, when the graph keeps rec */
+	GP_VEC(uint64_t) ktmp;      /* radix_by_end's scratch */
+	GP_VEC(uint32_t) itmp;
 	GP_VEC(struct cpuspan) cpu; /* by (thread, chg, start), disjoint within each */
 	bool wi;                    /* re-timing with the what-if */
 	GP_VEC(struct streamkey) bystream;
@@ -815,6 +818,52 @@ static int cmp_end(const void *a, const void *b, void *arg)
 }
 
 /*
+ * byend and endt by (end, index): a stable radix sort of the ends above the
+ * least, RADIX_BITS a pass, byend holding the nodes in index order before.
+ */
+static int radix_by_end(struct ctx *c)
+{
+	size_t n = c->byend.n, cnt[1u << RADIX_BITS];
+	uint64_t lo = UINT64_MAX, hi = 0, *k = c->endt.v, *kt;
+	uint32_t *v = c->byend.v, *vt;
+
+	if (gp_vec_reserve(&c->ktmp, n) || gp_vec_reserve(&c->itmp, n)) {
+		return -GP_ERR_NOMEM;
+	}
+	kt = c->ktmp.v;
+	vt = c->itmp.v;
+	for (size_t i = 0; i < n; i++) {
+		lo = k[i] < lo ? k[i] : lo;
+		hi = k[i] > hi ? k[i] : hi;
+	}
+	for (unsigned sh = 0; sh < 64 && ((hi - lo) >> sh); sh += RADIX_BITS) {
+		size_t sum = 0;
+		memset(cnt, 0, sizeof(cnt));
+		for (size_t i = 0; i < n; i++) {
+			cnt[((k[i] - lo) >> sh) & ((1u << RADIX_BITS) - 1)]++;
+		}
+		for (size_t b = 0; b < (1u << RADIX_BITS); b++) {
+			size_t t = cnt[b];
+			cnt[b] = sum;
+			sum += t;
+		}
+		for (size_t i = 0; i < n; i++) {
+			size_t at = cnt[((k[i] - lo) >> sh) & ((1u << RADIX_BITS) - 1)]++;
+			kt[at] = k[i];
+			vt[at] = v[i];
+		}
+		uint64_t *ks = k;
+		uint32_t *vs = v;
+		k = kt, v = vt, kt = ks, vt = vs;
+	}
+	if (k != c->endt.v) {
+		memcpy(c->endt.v, k, n * sizeof(*k));
+		memcpy(c->byend.v, v, n * sizeof(*v));
+	}
+	return 0;
+}
+
+/*
  * byend: the GPU nodes by (recorded end, index), sorted only when the graph
  * did not add them in that order; endt: their ends, when the graph keeps rec.
  */
@@ -836,10 +885,10 @@ static int sort_by_end(struct ctx *c)
 			sorted = false;
 		}
 	}
-	if (!sorted) {
-		qsort_r(c->byend.v, c->byend.n, sizeof(*c->byend.v), cmp_end, c);
-	}
 	if (!c->recs || !c->byend.n) {
+		if (!sorted) {
+			qsort_r(c->byend.v, c->byend.n, sizeof(*c->byend.v), cmp_end, c);
+		}
 		return 0;
 	}
 	if (gp_vec_reserve(&c->endt, c->byend.n)) {
@@ -849,7 +898,7 @@ static int sort_by_end(struct ctx *c)
 		c->endt.v[k] = rec_e(c, &c->n.v[c->byend.v[k]]);
 	}
 	c->endt.n = c->byend.n;
-	return 0;
+	return sorted ? 0 : radix_by_end(c);
 }
 
 /* The recorded end of byend's k-th node. */
@@ -1926,6 +1975,8 @@ static void ctx_release_own(struct ctx *c)
 	gp_vec_free(&c->amap);
 	gp_vec_free(&c->byend);
 	gp_vec_free(&c->endt);
+	gp_vec_free(&c->ktmp);
+	gp_vec_free(&c->itmp);
 	gp_vec_free(&c->bystream);
 	gp_vec_free(&c->stack);
 	gp_vec_free(&c->path);
@@ -1961,6 +2012,8 @@ static int ctx_clone(struct ctx *b, const struct ctx *a)
 	memset(&b->amap, 0, sizeof(b->amap));
 	memset(&b->byend, 0, sizeof(b->byend));
 	memset(&b->endt, 0, sizeof(b->endt));
+	memset(&b->ktmp, 0, sizeof(b->ktmp));
+	memset(&b->itmp, 0, sizeof(b->itmp));
 	memset(&b->bystream, 0, sizeof(b->bystream));
 	memset(&b->stack, 0, sizeof(b->stack));
 	memset(&b->path, 0, sizeof(b->path));
