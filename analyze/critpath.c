@@ -28,7 +28,7 @@ enum { N_API = 0, N_GPU = 1, N_END = 2 };
 #define B_ROOT 3
 /*
  * Graphs of at most this many nodes keep each node's recorded times beside
- * it (16 bytes a node) rather than reading them from the model's encoded
+ * it (24 bytes a node) rather than reading them from the model's encoded
  * columns at every look; a larger graph (one window over a whole trace)
  * reads the model.
  */
