@@ -19,12 +19,23 @@
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 enum { N_API = 0, N_GPU = 1, N_END = 2 };
 #define B_ROOT 3
+/*
+ * Graphs of at most this many nodes keep each node's recorded times beside
+ * it (24 bytes a node) rather than reading them from the model's encoded
+ * columns at every look; a larger graph (one window over a whole trace)
+ * reads the model.
+ */
+#define REC_MAX (1u << 20)
+#define RADIX_BITS 11
+/* Fewer GPU ops than this in the steps: one thread (a second would cost more than it saves). */
+#define SPLIT_MIN_OPS 65536
 #define WALK_MAX 256 /* ops looked at, at most, for one wait or cross-stream edge */
 #define NAME_SYNC 1u   /* a *Synchronize call */
 #define NAME_ASYNC 2u  /* an *Async call */
@@ -96,6 +107,13 @@ struct cpuspan {
 	uint64_t s, e;
 };
 
+/* A node's recorded start and end, and a GPU op's device and stream, read from the model once. */
+struct rec {
+	uint64_t s, e;
+	uint32_t stream; /* GPU: gpa_gpu_stream */
+	uint16_t dev;    /* GPU: gpa_gpu_dev */
+};
+
 struct ctx {
 	const struct gpa_model *m;
 	const struct gpa_critpath_opts *o;
@@ -113,8 +131,13 @@ struct ctx {
 	uint64_t *op_last;      /* per NCCL op: the last other rank's arrival; NULL none */
 	uint32_t *tlast, *tstamp, stamp;
 	GP_VEC(struct node) n;
+	GP_VEC(struct rec) rec; /* per node of n, when the graph has at most REC_MAX nodes */
+	bool recs;              /* this graph keeps rec */
 	GP_VEC(uint32_t) amap;
 	GP_VEC(uint32_t) byend;     /* the GPU nodes by (recorded end, index) */
+	GP_VEC(uint64_t) endt;      /* their recorded ends, when the graph keeps rec */
+	GP_VEC(uint64_t) ktmp;      /* radix_by_end's scratch */
+	GP_VEC(uint32_t) itmp;
 	GP_VEC(struct cpuspan) cpu; /* by (thread, chg, start), disjoint within each */
 	bool wi;                    /* re-timing with the what-if */
 	GP_VEC(struct streamkey) bystream;
@@ -130,8 +153,8 @@ struct ctx {
 	struct gp_u64map streams;
 };
 
-/* The recorded start of v (the model's, the END node's time). */
-static uint64_t rec_s(const struct ctx *c, const struct node *v)
+/* The recorded start of v from the model (the END node's time). */
+static uint64_t model_s(const struct ctx *c, const struct node *v)
 {
 	if (v->kind == N_API) {
 		return gpa_api_start(c->m, v->row);
@@ -139,10 +162,10 @@ static uint64_t rec_s(const struct ctx *c, const struct node *v)
 	return v->kind == N_GPU ? gpa_gpu_start(c->m, v->row) : c->end_t;
 }
 
-/* The recorded end of v, never before its start. */
-static uint64_t rec_e(const struct ctx *c, const struct node *v)
+/* The recorded end of v from the model, never before its start. */
+static uint64_t model_e(const struct ctx *c, const struct node *v)
 {
-	uint64_t s = rec_s(c, v), e = c->end_t;
+	uint64_t s = model_s(c, v), e = c->end_t;
 
 	if (v->kind == N_API) {
 		e = gpa_api_end(c->m, v->row);
@@ -150,6 +173,45 @@ static uint64_t rec_e(const struct ctx *c, const struct node *v)
 		e = gpa_gpu_end(c->m, v->row);
 	}
 	return e < s ? s : e;
+}
+
+/* v's recorded times as add_node kept them, or NULL (a graph too large to keep them). */
+static const struct rec *rec_of(const struct ctx *c, const struct node *v)
+{
+	size_t i = ((uintptr_t)v - (uintptr_t)c->n.v) / sizeof(*v);
+
+	return i < c->rec.n ? &c->rec.v[i] : NULL;
+}
+
+/* The recorded start of v (the model's, the END node's time). */
+static uint64_t rec_s(const struct ctx *c, const struct node *v)
+{
+	const struct rec *r = rec_of(c, v);
+
+	return r ? r->s : model_s(c, v);
+}
+
+/* The recorded end of v, never before its start. */
+static uint64_t rec_e(const struct ctx *c, const struct node *v)
+{
+	const struct rec *r = rec_of(c, v);
+
+	return r ? r->e : model_e(c, v);
+}
+
+/* The device and stream of GPU node v. */
+static uint16_t op_dev(const struct ctx *c, const struct node *v)
+{
+	const struct rec *r = rec_of(c, v);
+
+	return r ? r->dev : gpa_gpu_dev(c->m, v->row);
+}
+
+static uint32_t op_stream(const struct ctx *c, const struct node *v)
+{
+	const struct rec *r = rec_of(c, v);
+
+	return r ? r->stream : gpa_gpu_stream(c->m, v->row);
 }
 
 /* The GPU op an API node waited for, or GPA_NONE. */
@@ -588,6 +650,19 @@ static int add_node(struct ctx *c, uint8_t kind, uint32_t row, uint8_t cat)
 {
 	struct node v = {.row = row, .kind = kind, .cat = cat, .ob = B_ROOT,
 			 .p = {GPA_NONE, GPA_NONE, GPA_NONE}};
+	struct rec r = {0};
+
+	if (c->recs) {
+		r.s = model_s(c, &v);
+		r.e = model_e(c, &v);
+		if (kind == N_GPU) {
+			r.stream = gpa_gpu_stream(c->m, row);
+			r.dev = gpa_gpu_dev(c->m, row);
+		}
+		if (gp_vec_push(&c->rec, r)) {
+			return -GP_ERR_NOMEM;
+		}
+	}
 	return gp_vec_push(&c->n, v);
 }
 
@@ -742,14 +817,115 @@ static int cmp_end(const void *a, const void *b, void *arg)
 	return x < y ? -1 : x > y;
 }
 
+/*
+ * byend and endt by (end, index): a stable radix sort of the ends above the
+ * least, RADIX_BITS a pass, byend holding the nodes in index order before.
+ */
+static int radix_by_end(struct ctx *c)
+{
+	size_t n = c->byend.n, cnt[1u << RADIX_BITS];
+	uint64_t lo = UINT64_MAX, hi = 0, *k = c->endt.v, *kt;
+	uint32_t *v = c->byend.v, *vt;
+
+	if (gp_vec_reserve(&c->ktmp, n) || gp_vec_reserve(&c->itmp, n)) {
+		return -GP_ERR_NOMEM;
+	}
+	kt = c->ktmp.v;
+	vt = c->itmp.v;
+	for (size_t i = 0; i < n; i++) {
+		lo = k[i] < lo ? k[i] : lo;
+		hi = k[i] > hi ? k[i] : hi;
+	}
+	for (unsigned sh = 0; sh < 64 && ((hi - lo) >> sh); sh += RADIX_BITS) {
+		size_t sum = 0;
+		memset(cnt, 0, sizeof(cnt));
+		for (size_t i = 0; i < n; i++) {
+			cnt[((k[i] - lo) >> sh) & ((1u << RADIX_BITS) - 1)]++;
+		}
+		for (size_t b = 0; b < (1u << RADIX_BITS); b++) {
+			size_t t = cnt[b];
+			cnt[b] = sum;
+			sum += t;
+		}
+		for (size_t i = 0; i < n; i++) {
+			size_t at = cnt[((k[i] - lo) >> sh) & ((1u << RADIX_BITS) - 1)]++;
+			kt[at] = k[i];
+			vt[at] = v[i];
+		}
+		uint64_t *ks = k;
+		uint32_t *vs = v;
+		k = kt, v = vt, kt = ks, vt = vs;
+	}
+	if (k != c->endt.v) {
+		memcpy(c->endt.v, k, n * sizeof(*k));
+		memcpy(c->byend.v, v, n * sizeof(*v));
+	}
+	return 0;
+}
+
+/*
+ * byend: the GPU nodes by (recorded end, index), sorted only when the graph
+ * did not add them in that order; endt: their ends, when the graph keeps rec.
+ */
+static int sort_by_end(struct ctx *c)
+{
+	bool sorted = true;
+
+	c->byend.n = 0;
+	c->endt.n = 0;
+	for (size_t i = 0; i < c->n.n; i++) {
+		if (c->n.v[i].kind != N_GPU) {
+			continue;
+		}
+		if (gp_vec_push(&c->byend, (uint32_t)i)) {
+			return -GP_ERR_NOMEM;
+		}
+		size_t n = c->byend.n;
+		if (sorted && n > 1 && cmp_end(&c->byend.v[n - 2], &c->byend.v[n - 1], c) > 0) {
+			sorted = false;
+		}
+	}
+	if (!c->recs || !c->byend.n) {
+		if (!sorted) {
+			qsort_r(c->byend.v, c->byend.n, sizeof(*c->byend.v), cmp_end, c);
+		}
+		return 0;
+	}
+	if (gp_vec_reserve(&c->endt, c->byend.n)) {
+		return -GP_ERR_NOMEM;
+	}
+	for (size_t k = 0; k < c->byend.n; k++) {
+		c->endt.v[k] = rec_e(c, &c->n.v[c->byend.v[k]]);
+	}
+	c->endt.n = c->byend.n;
+	return sorted ? 0 : radix_by_end(c);
+}
+
+/* The recorded end of byend's k-th node. */
+static uint64_t end_at(const struct ctx *c, size_t k)
+{
+	return c->endt.n ? c->endt.v[k] : rec_e(c, &c->n.v[c->byend.v[k]]);
+}
+
 /* Index in byend just past the last op ending at or before t. */
 static size_t upper_bound_end(const struct ctx *c, uint64_t t)
 {
 	size_t lo = 0, hi = c->byend.n;
 
+	if (c->endt.n) {
+		/* without branches on the data (a conditional move): the answer is in [lo, lo + hi] */
+		const uint64_t *a = c->endt.v;
+		while (hi > 1) {
+			size_t half = hi / 2;
+			lo = a[lo + half] <= t ? lo + half : lo;
+			hi -= half;
+		}
+		return lo + (a[lo] <= t);
+	}
+
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (rec_e(c, &c->n.v[c->byend.v[mid]]) <= t) {
+		if (end_at(c, mid) <= t) {
 			lo = mid + 1;
 		} else {
 			hi = mid;
@@ -767,20 +943,21 @@ static uint32_t find_op(const struct ctx *c, uint64_t after, uint64_t until, con
 {
 	const struct gpa_model *m = c->m;
 	size_t i = upper_bound_end(c, until);
+	uint16_t ldev = like ? op_dev(c, like) : 0;
+	uint32_t lstream = like ? op_stream(c, like) : 0;
 
 	for (unsigned k = 0; i > 0 && k < WALK_MAX; k++) {
 		uint32_t idx = c->byend.v[--i];
-		if (rec_e(c, &c->n.v[idx]) <= after) {
+		const struct node *x = &c->n.v[idx];
+		if (end_at(c, i) <= after) {
 			break;
 		}
-		uint32_t g = c->n.v[idx].row;
 		if (like) {
-			if (gpa_gpu_dev(m, g) == gpa_gpu_dev(m, like->row) &&
-			    gpa_gpu_stream(m, g) != gpa_gpu_stream(m, like->row)) {
+			if (op_dev(c, x) == ldev && op_stream(c, x) != lstream) {
 				return idx;
 			}
-		} else if (gpa_dev_proc(m, gpa_gpu_dev(m, g)) == proc &&
-			   (stream == GPA_NONE || gpa_gpu_stream(m, g) == stream)) {
+		} else if (gpa_dev_proc(m, op_dev(c, x)) == proc &&
+			   (stream == GPA_NONE || op_stream(c, x) == stream)) {
 			return idx;
 		}
 	}
@@ -1598,9 +1775,12 @@ static int begin_graph(struct ctx *c, uint32_t proc, uint64_t ws, uint64_t we, s
 	size_t napi = lower_bound_api(c->m, we) - lower_bound_api(c->m, ws);
 
 	c->n.n = 0;
+	c->rec.n = 0;
+	c->recs = napi + nops + 1 <= REC_MAX;
 	c->stamp++;
 	gp_u64map_clear(&c->streams);
-	if (gp_vec_reserve(&c->n, napi + nops + 1)) {
+	if (gp_vec_reserve(&c->n, napi + nops + 1) ||
+	    (c->recs && gp_vec_reserve(&c->rec, napi + nops + 1))) {
 		return -GP_ERR_NOMEM;
 	}
 	return add_apis(c, proc, ws, we, lo);
@@ -1630,17 +1810,9 @@ static int end_graph(struct ctx *c, struct gpa_cp_step *st, uint64_t ws, uint32_
 			c->n.v[idx].ob = 0;
 		}
 	}
-	c->byend.n = 0;
-	for (size_t i = 0; i < c->n.n && !ret; i++) {
-		if (c->n.v[i].kind == N_GPU) {
-			ret = gp_vec_push(&c->byend, (uint32_t)i);
-		}
-	}
+	ret = ret ? ret : sort_by_end(c);
 	if (ret) {
 		return ret;
-	}
-	if (c->byend.n) {
-		qsort_r(c->byend.v, c->byend.n, sizeof(*c->byend.v), cmp_end, c);
 	}
 	ret = link_events(c);
 	if (ret) {
@@ -1649,6 +1821,7 @@ static int end_graph(struct ctx *c, struct gpa_cp_step *st, uint64_t ws, uint32_
 	link_waits(c, ws);
 	if (c->o->window) {
 		gp_vec_free(&c->byend);
+		gp_vec_free(&c->endt);
 		gp_vec_free(&c->bystream);
 	}
 	st->start = ws;
@@ -1671,65 +1844,314 @@ static int end_graph(struct ctx *c, struct gpa_cp_step *st, uint64_t ws, uint32_
 	return ret;
 }
 
-/* One graph: API calls of proc in [ws, we), the GPU ops listed, the step's end. */
-static int analyze_one(struct ctx *c, struct gpa_cp_step *st, const uint32_t *ops, size_t nops,
-		       uint64_t ws, uint64_t we, uint32_t end_thread, uint64_t step_end,
-		       struct gpa_critpath *out)
-{
-	size_t lo;
-	int ret = begin_graph(c, st->proc, ws, we, nops, &lo);
+/*
+ * The GPU rows of each step, in row order: first[s] .. first[s + 1] count
+ * them. A step's rows on one device lie in a span of the device's rows (its
+ * ops start in turn), so where the spans hold at most SPAN_SLACK times the
+ * rows, a step's rows are read from its spans, skipping the other steps'
+ * (8 bytes a step and device); else from a list of every row by step (4
+ * bytes a row: 20 MB for five million ops).
+ */
+struct opgroups {
+	uint32_t *first; /* ns + 2 */
+	uint32_t *list;  /* the rows by step; NULL with spans */
+	uint32_t *span;  /* per step and device: its first row and one past its last */
+	size_t ndev;
+};
+#define SPAN_SLACK 2
 
-	for (size_t k = 0; k < nops && !ret; k++) {
-		ret = add_gpu(c, ops[k], lo);
-	}
-	return ret ? ret : end_graph(c, st, ws, end_thread, step_end, out);
+static void opgroups_release(struct opgroups *g)
+{
+	free(g->first);
+	free(g->list);
+	free(g->span);
 }
 
-/* GPU rows grouped by step: rows of step s are list[first[s] .. first[s + 1]). */
-static int group_ops(const struct gpa_model *m, const struct gpa_steps *steps, uint32_t **list,
-		     uint32_t **first)
+/* The spans of each step's rows on each device; false (none kept) when they hold too many rows. */
+static bool group_spans(const struct gpa_model *m, const struct gpa_steps *steps,
+			struct opgroups *g)
+{
+	size_t ns = steps->v.n, nd = m->devs.n, next = 0, in_spans = 0;
+
+	if (!nd || ns * nd * 2 > gpa_gpu_rows(m) ||
+	    !(g->span = malloc(ns * nd * 2 * sizeof(uint32_t)))) {
+		return false;
+	}
+	for (size_t k = 0; k < ns * nd; k++) {
+		g->span[2 * k] = UINT32_MAX;
+		g->span[2 * k + 1] = 0;
+	}
+	for (size_t d = 0; d < nd; d++) {
+		const struct gpa_dev *dv = &m->devs.v[d];
+		if (dv->gpu_first != next) {
+			return false; /* not the devices' rows in turn */
+		}
+		for (uint32_t r = dv->gpu_first; r < dv->gpu_first + dv->gpu_count; r++) {
+			uint32_t st = gpa_step_of(steps, r), *sp = &g->span[(st * nd + d) * 2];
+			if (st < ns) {
+				sp[0] = r < sp[0] ? r : sp[0];
+				sp[1] = r + 1;
+			}
+		}
+		next += dv->gpu_count;
+	}
+	for (size_t k = 0; k < ns * nd; k++) {
+		in_spans += g->span[2 * k] < g->span[2 * k + 1] ? g->span[2 * k + 1] - g->span[2 * k]
+								 : 0;
+	}
+	g->ndev = nd;
+	return next == gpa_gpu_rows(m) && in_spans <= (size_t)SPAN_SLACK * g->first[ns] + 65536;
+}
+
+static int group_ops(const struct gpa_model *m, const struct gpa_steps *steps,
+		     struct opgroups *g)
 {
 	size_t ns = steps->v.n;
+	uint32_t *first = g->first = calloc(ns + 2, sizeof(uint32_t));
 
-	*list = malloc((gpa_gpu_rows(m) + 1) * sizeof(uint32_t));
-	*first = calloc(ns + 2, sizeof(uint32_t));
-	if (!*list || !*first) {
+	if (!first) {
 		return -GP_ERR_NOMEM;
 	}
-	for (size_t g = 0; g < gpa_gpu_rows(m); g++) {
-		if (gpa_step_of(steps, g) < ns) {
-			(*first)[gpa_step_of(steps, g) + 2]++;
+	for (size_t r = 0; r < gpa_gpu_rows(m); r++) {
+		if (gpa_step_of(steps, r) < ns) {
+			first[gpa_step_of(steps, r) + 2]++;
 		}
 	}
 	for (size_t s = 0; s < ns; s++) {
-		(*first)[s + 2] += (*first)[s + 1];
+		first[s + 2] += first[s + 1];
 	}
-	for (size_t g = 0; g < gpa_gpu_rows(m); g++) {
-		if (gpa_step_of(steps, g) < ns) {
-			(*list)[(*first)[gpa_step_of(steps, g) + 1]++] = (uint32_t)g;
+	if (group_spans(m, steps, g)) {
+		memmove(first, first + 1, (ns + 1) * sizeof(uint32_t));
+		return 0;
+	}
+	free(g->span);
+	g->span = NULL;
+	g->list = malloc((gpa_gpu_rows(m) + 1) * sizeof(uint32_t));
+	if (!g->list) {
+		return -GP_ERR_NOMEM;
+	}
+	for (size_t r = 0; r < gpa_gpu_rows(m); r++) {
+		if (gpa_step_of(steps, r) < ns) {
+			g->list[first[gpa_step_of(steps, r) + 1]++] = (uint32_t)r;
 		}
 	}
 	return 0;
 }
 
-static int run_steps(struct ctx *c, const struct gpa_steps *steps, struct gpa_critpath *out)
+/* Adds step s's GPU ops to the graph, in row order. */
+static int add_step_ops(struct ctx *c, const struct opgroups *g, const struct gpa_steps *steps,
+			size_t s, size_t lo)
+{
+	int ret = 0;
+
+	if (g->list) {
+		for (uint32_t k = g->first[s]; k < g->first[s + 1] && !ret; k++) {
+			ret = add_gpu(c, g->list[k], lo);
+		}
+		return ret;
+	}
+	for (size_t d = 0; d < g->ndev && !ret; d++) {
+		const uint32_t *sp = &g->span[(s * g->ndev + d) * 2];
+		for (uint32_t r = sp[0]; r < sp[1] && !ret; r++) {
+			if (gpa_step_of(steps, r) == s) {
+				ret = add_gpu(c, r, lo);
+			}
+		}
+	}
+	return ret;
+}
+
+/* What each thread's context has of its own: caches, scratch, the graph. */
+static void ctx_release_own(struct ctx *c)
+{
+	pcre2_match_data_free(c->md);
+	free(c->func_chg);
+	free(c->name_flag);
+	free(c->tlast);
+	free(c->tstamp);
+	gp_u64map_release(&c->streams);
+	gp_vec_free(&c->n);
+	gp_vec_free(&c->rec);
+	gp_vec_free(&c->amap);
+	gp_vec_free(&c->byend);
+	gp_vec_free(&c->endt);
+	gp_vec_free(&c->ktmp);
+	gp_vec_free(&c->itmp);
+	gp_vec_free(&c->bystream);
+	gp_vec_free(&c->stack);
+	gp_vec_free(&c->path);
+}
+
+static void ctx_release(struct ctx *c)
+{
+	pcre2_code_free(c->sp);
+	pcre2_code_free(c->rm);
+	free(c->op_last);
+	free(c->first_api);
+	free(c->first_k);
+	pcre2_code_free(c->warm);
+	gp_vec_free(&c->data);
+	gp_u64map_release(&c->syncs);
+	gp_vec_free(&c->cpu);
+	ctx_release_own(c);
+}
+
+/*
+ * A context for another thread: what ctx_init read from the model and the
+ * options is shared (read only while the steps run), the rest its own.
+ * Release with ctx_release_own, also after an error.
+ */
+static int ctx_clone(struct ctx *b, const struct ctx *a)
+{
+	const struct gpa_model *m = a->m;
+
+	*b = *a;
+	memset(&b->streams, 0, sizeof(b->streams));
+	memset(&b->n, 0, sizeof(b->n));
+	memset(&b->rec, 0, sizeof(b->rec));
+	memset(&b->amap, 0, sizeof(b->amap));
+	memset(&b->byend, 0, sizeof(b->byend));
+	memset(&b->endt, 0, sizeof(b->endt));
+	memset(&b->ktmp, 0, sizeof(b->ktmp));
+	memset(&b->itmp, 0, sizeof(b->itmp));
+	memset(&b->bystream, 0, sizeof(b->bystream));
+	memset(&b->stack, 0, sizeof(b->stack));
+	memset(&b->path, 0, sizeof(b->path));
+	b->stamp = 0;
+	b->md = pcre2_match_data_create(4, NULL);
+	b->func_chg = calloc(m->funcs.n + 1, 1);
+	b->name_flag = calloc(m->strs.off.n + 2, 1);
+	b->tlast = calloc(m->threads.n + 1, sizeof(uint32_t));
+	b->tstamp = calloc(m->threads.n + 1, sizeof(uint32_t));
+	if (!b->md || !b->func_chg || !b->name_flag || !b->tlast || !b->tstamp) {
+		return -GP_ERR_NOMEM;
+	}
+	return 0;
+}
+
+/* Steps [s0, s1) of steps, their GPU rows in g, into out. */
+static int run_range(struct ctx *c, const struct gpa_steps *steps, const struct opgroups *g,
+		     size_t s0, size_t s1, struct gpa_critpath *out)
 {
 	const struct gpa_model *m = c->m;
-	uint32_t *list = NULL, *first = NULL;
-	int ret = group_ops(m, steps, &list, &first);
+	int ret = 0;
 
-	for (size_t s = 0; s < steps->v.n && !ret; s++) {
+	for (size_t s = s0; s < s1 && !ret; s++) {
 		const struct gpa_step *sp = &steps->v.v[s];
 		struct gpa_cp_step st = {.step = (uint32_t)s, .proc = sp->proc};
 		uint32_t th = sp->nvtx != GPA_NONE ? gpa_nvtx_thread(m, sp->nvtx) : GPA_NONE;
-		ret = analyze_one(c, &st, list + first[s], first[s + 1] - first[s], sp->start,
-				  sp->end, th, sp->end, out);
+		size_t lo;
+		ret = begin_graph(c, st.proc, sp->start, sp->end, g->first[s + 1] - g->first[s], &lo);
+		if (!ret) {
+			ret = add_step_ops(c, g, steps, s, lo);
+		}
+		if (!ret) {
+			ret = end_graph(c, &st, sp->start, th, sp->end, out);
+		}
 		if (!ret) {
 			ret = gp_vec_push(&out->steps, st);
 		}
 	}
-	free(list);
-	free(first);
+	return ret;
+}
+
+/* The later steps, on a thread of their own with a context of their own. */
+struct later {
+	struct ctx c;
+	const struct gpa_steps *steps;
+	const struct opgroups *g;
+	size_t s0, s1;
+	struct gpa_critpath out;
+	int ret;
+};
+
+static void *later_main(void *arg)
+{
+	struct later *l = arg;
+
+	l->ret = run_range(&l->c, l->steps, l->g, l->s0, l->s1, &l->out);
+	return NULL;
+}
+
+/* A path of the later run, its segments and events placed after the earlier run's. */
+static void shift_path(struct gpa_cp_path *p, const struct gpa_critpath *out)
+{
+	p->top_first += out->segs.n;
+	p->path_first += out->path.n;
+}
+
+/* Appends n elements at src to the vector vec: 0 or -GP_ERR_NOMEM. */
+#define vec_append(vec, src, cnt)                                                                  \
+	(gp_vec_reserve((vec), (vec)->n + (cnt))                                                   \
+		 ? -GP_ERR_NOMEM                                                                   \
+		 : ((cnt) ? memcpy((vec)->v + (vec)->n, (src), (cnt) * sizeof(*(vec)->v)) : NULL,  \
+		    (vec)->n += (cnt), 0))
+
+/* Appends the later run's steps, segments and events to out, as one run would have. */
+static int join_later(struct gpa_critpath *out, struct gpa_critpath *l)
+{
+	for (size_t i = 0; i < l->steps.n; i++) {
+		shift_path(&l->steps.v[i].now, out);
+		shift_path(&l->steps.v[i].what_if, out);
+	}
+	out->cycles += l->cycles;
+	if (vec_append(&out->steps, l->steps.v, l->steps.n) ||
+	    vec_append(&out->segs, l->segs.v, l->segs.n) ||
+	    vec_append(&out->path, l->path.v, l->path.n)) {
+		return -GP_ERR_NOMEM;
+	}
+	return 0;
+}
+
+/* The first step of the later run: about half the GPU ops before it; 0 for one run. */
+static size_t split_at(const struct ctx *c, const uint32_t *first, size_t ns)
+{
+	size_t h = 1;
+
+	if (c->o->threads < 2 || ns < 2 || first[ns] < SPLIT_MIN_OPS) {
+		return 0;
+	}
+	while (h < ns - 1 && first[h] < first[ns] / 2) {
+		h++;
+	}
+	return h;
+}
+
+static int run_steps(struct ctx *c, const struct gpa_steps *steps, struct gpa_critpath *out)
+{
+	struct opgroups g = {0};
+	size_t ns = steps->v.n, h = 0;
+	struct later l = {.steps = steps, .g = &g, .s1 = ns};
+	pthread_t th;
+	bool cloned = false, threaded = false;
+	int ret = group_ops(c->m, steps, &g);
+
+	if (!ret) {
+		h = split_at(c, g.first, ns);
+	}
+	if (h) {
+		cloned = true;
+		if (!ctx_clone(&l.c, c)) {
+			l.s0 = h;
+			l.out.what_if = out->what_if;
+			threaded = pthread_create(&th, NULL, later_main, &l) == 0;
+		}
+	}
+	if (!threaded) {
+		h = ns;
+	}
+	if (!ret) {
+		ret = run_range(c, steps, &g, 0, h, out);
+	}
+	if (threaded) {
+		pthread_join(th, NULL);
+		ret = ret ? ret : l.ret ? l.ret : join_later(out, &l.out);
+	}
+	if (cloned) {
+		ctx_release_own(&l.c);
+	}
+	gpa_critpath_release(&l.out);
+	opgroups_release(&g);
 	return ret;
 }
 
@@ -1767,31 +2189,6 @@ static int run_window(struct ctx *c, struct gpa_critpath *out)
 		ret = gp_vec_push(&out->steps, st);
 	}
 	return ret;
-}
-
-static void ctx_release(struct ctx *c)
-{
-	pcre2_code_free(c->sp);
-	pcre2_code_free(c->rm);
-	pcre2_match_data_free(c->md);
-	free(c->func_chg);
-	free(c->op_last);
-	free(c->name_flag);
-	free(c->first_api);
-	free(c->first_k);
-	pcre2_code_free(c->warm);
-	gp_vec_free(&c->data);
-	free(c->tlast);
-	free(c->tstamp);
-	gp_u64map_release(&c->syncs);
-	gp_u64map_release(&c->streams);
-	gp_vec_free(&c->n);
-	gp_vec_free(&c->amap);
-	gp_vec_free(&c->byend);
-	gp_vec_free(&c->cpu);
-	gp_vec_free(&c->bystream);
-	gp_vec_free(&c->stack);
-	gp_vec_free(&c->path);
 }
 
 /* Each process's first API row and each function's first kernel row (warm-up). */

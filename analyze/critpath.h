@@ -77,6 +77,12 @@ struct gpa_critpath_opts {
 	 */
 	const uint64_t *op_last;
 	size_t nop_last;
+	/*
+	 * Threads for the steps (0 or 1: the calling thread): with 2 or more,
+	 * the steps are split in two runs of about as many GPU ops, the later
+	 * run on a thread of its own; the result is the same.
+	 */
+	unsigned threads;
 };
 
 /* One segment of a critical path: a node's own time or an edge's lag. */

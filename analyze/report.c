@@ -7,7 +7,7 @@
  *     found (the steps' error first when both fail);
  *  2. the verdict (the critical path of the steps, or of the whole trace in
  *     one window when the steps cover less than GPA_VERDICT_COVER_BP of it)
- *     on a thread of its own, and the side analyses that read only the
+ *     on a thread of its own (the later half of the steps on another), and the side analyses that read only the
  *     model and the steps (kernel summary, launches, memory, occupancy,
  *     MFU, operators) on another, while the calling thread finds the gaps,
  *     the overview and the communication;
@@ -101,7 +101,8 @@ static void *verdict_main(void *arg)
 {
 	struct job *j = arg;
 	struct gpa_report *r = j->r;
-	struct gpa_critpath_opts cpo = {.comm = &r->cc, .data_regex = j->o->gaps.data_regex};
+	struct gpa_critpath_opts cpo = {.comm = &r->cc, .data_regex = j->o->gaps.data_regex,
+					.threads = j->o->threads};
 	struct gpa_critpath cp = {0};
 	struct gpa_bound_verdict *vd = &r->verdict;
 	int ret = gpa_critpath_analyze(j->m, &r->steps, &cpo, &cp, j->err, sizeof(j->err));
@@ -276,7 +277,7 @@ static int page_parts(struct gpa_model *m, const struct gpa_report_opts *o,
 {
 	struct gpa_gaps_opts so = *go;
 	struct gpa_flame_opts fo;
-	struct gpa_critpath_opts cpo = {.comm = &r->cc, .top = 5};
+	struct gpa_critpath_opts cpo = {.comm = &r->cc, .top = 5, .threads = o->threads};
 	struct gpa_ops_opts opo = {.top = 0};
 	char err[ERRLEN] = "";
 	int ret;

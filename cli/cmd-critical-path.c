@@ -143,6 +143,9 @@ static int run(struct cp_opts *o, struct cli_common *cm, char **args, size_t nar
 	}
 	status = CMD_ERROR;
 	o->a.comm = &cc;
+	if (cli_common_threads(cm, &o->a.threads)) {
+		goto out;
+	}
 	if (o->a.window) {
 		o->a.win_start += m.t0;
 		o->a.win_end += m.t0;

@@ -20,7 +20,9 @@
 # and binary: the median wall time and its range, the median CPU time (user
 # + system, all threads) and its range, the largest peak resident set; then
 # AFTER / BEFORE of the medians, and whether the outputs were the same bytes
-# in every round. The load average before and after, the CPU count and the
+# in every round, and the median and range of the rounds' own ratios (the
+# two runs of a round ran in the same minute). The load average before,
+# during (the 1-minute figure read at every round) and after, the CPU count and the
 # commits (BEFORE_REV, AFTER_REV if set, else what git says of this tree)
 # are printed with the table: figures from a shared machine mean little
 # without them.
@@ -74,7 +76,10 @@ def run(path, args, o):
     return w, ru.ru_utime + ru.ru_stime, ru.ru_maxrss
 
 res = {}
+loads = []
 for r in range(runs):
+    with open("/proc/loadavg") as f:
+        loads.append(float(f.read().split()[0]))
     for c, args in cmds:
         for t in threads:
             order = (("before", before), ("after", after))
@@ -86,8 +91,8 @@ for r in range(runs):
             same = filecmp.cmp(out("before", c, t), out("after", c, t), shallow=False)
             res.setdefault((c, t, "same"), []).append(same)
 med = lambda v: sorted(v)[len(v) // 2]
-print("| command | threads | binary | wall, median (range) | CPU, median (range) | peak RSS | after / before: wall, CPU | same output |")
-print("| --- | ---: | --- | ---: | ---: | ---: | ---: | --- |")
+print("| command | threads | binary | wall, median (range) | CPU, median (range) | peak RSS | after / before: wall, CPU | by round: wall, CPU (median, range) | same output |")
+print("| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | --- |")
 for c, _ in cmds:
     for t in threads:
         wb = med([x[0] for x in res[(c, t, "before")]])
@@ -98,8 +103,17 @@ for c, _ in cmds:
             cpu = [x[1] for x in v]
             rss = max(x[2] for x in v) / 1024.0  # MiB
             ratio = "%.2fx, %.2fx" % (med(w) / wb, med(cpu) / cb) if b == "after" else ""
+            pairs = ""
+            if b == "after":
+                pb = res[(c, t, "before")]
+                pw = [a[0] / p[0] for p, a in zip(pb, v)]
+                pc = [a[1] / p[1] for p, a in zip(pb, v)]
+                pairs = "%.2fx (%.2f-%.2f), %.2fx (%.2f-%.2f)" % (
+                    med(pw), min(pw), max(pw), med(pc), min(pc), max(pc))
             same = ("yes" if all(res[(c, t, "same")]) else "NO") if b == "after" else ""
-            print("| %s | %s | %s | %.2f s (%.2f-%.2f) | %.2f s (%.2f-%.2f) | %.1f MiB | %s | %s |" %
-                  (c, t, b, med(w), min(w), max(w), med(cpu), min(cpu), max(cpu), rss, ratio, same))
+            print("| %s | %s | %s | %.2f s (%.2f-%.2f) | %.2f s (%.2f-%.2f) | %.1f MiB | %s | %s | %s |" %
+                  (c, t, b, med(w), min(w), max(w), med(cpu), min(cpu), max(cpu), rss, ratio,
+                   pairs, same))
+print("bench-kineto-vs: load average (1 minute) at the rounds: %.2f-%.2f" % (min(loads), max(loads)))
 PY
 echo "bench-kineto-vs: load after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -13,10 +13,15 @@
 # machine whose speed drifts over minutes slows both alike. Printed per
 # command and binary: the median wall time with its range, the median CPU
 # time (user + system, all threads) with its range, the largest peak
-# resident set and bytes per event; then AFTER / BEFORE of the medians. The
+# resident set and bytes per event; then AFTER / BEFORE of the medians, and
+# the median and range of the rounds' own ratios (each round's two runs ran
+# in the same minute, so these ratios hold up better on a machine whose load
+# drifts; CPU time too, which counts less of the waiting for a core). The
 # outputs of the two binaries are compared too (they should be the same
-# bytes). The load average before and after and the commits (BEFORE_REV,
-# AFTER_REV if set, else what git says of this tree) are printed with it.
+# bytes). The load average before, during (the range of the 1-minute figure
+# read at every round) and after, and the commits (BEFORE_REV, AFTER_REV if
+# set, else what git says of this tree) are printed with it: a figure from a
+# shared machine means little without them.
 set -u
 BEFORE=${1:?usage: bench-vs.sh BEFORE AFTER TRACEGEN [RUNS]}
 AFTER=${2:?usage: bench-vs.sh BEFORE AFTER TRACEGEN [RUNS]}
@@ -51,7 +56,10 @@ def cmd(path, b, c):
     return [path, "flame", "-o", out(b, c), trace]
 
 res = {}
+loads = []
 for r in range(runs):
+    with open("/proc/loadavg") as f:
+        loads.append(float(f.read().split()[0]))
     for c in ("report", "flame"):
         order = (("before", before), ("after", after))
         for b, path in (order if r % 2 == 0 else order[::-1]):
@@ -74,10 +82,11 @@ for r in range(runs):
         same = filecmp.cmp(out("before", c), out("after", c), shallow=False)
         res.setdefault((c, "same"), []).append(same)
 med = lambda v: sorted(v)[len(v) // 2]
-print("| command | binary | wall, median (range) | CPU, median (range) | peak RSS | B/event | after / before (wall) | same output |")
-print("| --- | --- | ---: | ---: | ---: | ---: | ---: | --- |")
+print("| command | binary | wall, median (range) | CPU, median (range) | peak RSS | B/event | after / before: wall, CPU (medians) | after / before by round: wall, CPU (median, range) | same output |")
+print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
 for c in ("report", "flame"):
     wb = med([w for w, _, _ in res[(c, "before")]])
+    cb = med([x[1] for x in res[(c, "before")]])
     for b in ("before", "after"):
         v = res[(c, b)]
         w = [x[0] for x in v]
@@ -85,10 +94,17 @@ for c in ("report", "flame"):
         cpu = med(cpus)
         rss = max(x[2] for x in v)  # KiB
         bpe = "%.1f" % (rss * 1024.0 / events) if events else "-"
-        ratio = "%.2fx" % (med(w) / wb) if b == "after" else ""
-        same = ("yes" if all(res[(c, "same")]) else "NO") if b == "after" else ""
-        print("| %s | %s | %.2f s (%.2f-%.2f) | %.2f s (%.2f-%.2f) | %.0f MiB | %s | %s | %s |" %
+        ratio = pairs = same = ""
+        if b == "after":
+            ratio = "%.2fx, %.2fx" % (med(w) / wb, cpu / cb)
+            pw = [a[0] / p[0] for p, a in zip(res[(c, "before")], v)]
+            pc = [a[1] / p[1] for p, a in zip(res[(c, "before")], v)]
+            pairs = "%.2fx (%.2f-%.2f), %.2fx (%.2f-%.2f)" % (med(pw), min(pw), max(pw),
+                                                            med(pc), min(pc), max(pc))
+            same = "yes" if all(res[(c, "same")]) else "NO"
+        print("| %s | %s | %.2f s (%.2f-%.2f) | %.2f s (%.2f-%.2f) | %.0f MiB | %s | %s | %s | %s |" %
               (c, b, med(w), min(w), max(w), cpu, min(cpus), max(cpus), rss / 1024.0, bpe,
-               ratio, same))
+               ratio, pairs, same))
+print("bench-vs: load average (1 minute) at the rounds: %.2f-%.2f" % (min(loads), max(loads)))
 PY
 echo "bench-vs: load after: $(cut -d' ' -f1-3 /proc/loadavg)"

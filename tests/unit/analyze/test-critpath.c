@@ -398,3 +398,102 @@ TEST(critpath_bad_pattern)
 	gpa_steps_release(&s);
 	gpa_model_release(&m);
 }
+
+static void same_path(const struct gpa_cp_path *a, const struct gpa_cp_path *b)
+{
+	CHECK_EQ_U(a->end, b->end);
+	for (unsigned k = 0; k < GPA_CP__COUNT; k++) {
+		CHECK_EQ_U(a->cat_ns[k], b->cat_ns[k]);
+	}
+	for (unsigned k = 0; k < GPA_CPC__COUNT; k++) {
+		CHECK_EQ_U(a->copy_ns[k], b->copy_ns[k]);
+	}
+	CHECK_EQ_U(a->pageable_ns, b->pageable_ns);
+	CHECK_EQ_U(a->segs, b->segs);
+	CHECK_EQ_U(a->top_first, b->top_first);
+	CHECK_EQ_U(a->top_n, b->top_n);
+	CHECK_EQ_U(a->path_first, b->path_first);
+	CHECK_EQ_U(a->path_n, b->path_n);
+}
+
+/* Steps, segments and events of two results, field by field. */
+static void same_critpath(const struct gpa_critpath *a, const struct gpa_critpath *b)
+{
+	CHECK_EQ_U(a->cycles, b->cycles);
+	REQUIRE(a->steps.n == b->steps.n);
+	REQUIRE(a->segs.n == b->segs.n);
+	REQUIRE(a->path.n == b->path.n);
+	for (size_t i = 0; i < a->steps.n; i++) {
+		const struct gpa_cp_step *x = &a->steps.v[i], *y = &b->steps.v[i];
+		CHECK_EQ_U(x->step, y->step);
+		CHECK_EQ_U(x->proc, y->proc);
+		CHECK_EQ_U(x->start, y->start);
+		CHECK_EQ_U(x->nodes, y->nodes);
+		CHECK_EQ_U(x->matched, y->matched);
+		same_path(&x->now, &y->now);
+		same_path(&x->what_if, &y->what_if);
+	}
+	for (size_t i = 0; i < a->segs.n; i++) {
+		CHECK_EQ_U(a->segs.v[i].start, b->segs.v[i].start);
+		CHECK_EQ_U(a->segs.v[i].end, b->segs.v[i].end);
+		CHECK_EQ_U(a->segs.v[i].row, b->segs.v[i].row);
+		CHECK_EQ_U(a->segs.v[i].cat, b->segs.v[i].cat);
+		CHECK_EQ_U(a->segs.v[i].kind, b->segs.v[i].kind);
+	}
+	for (size_t i = 0; i < a->path.n; i++) {
+		CHECK_EQ_U(a->path.v[i].start, b->path.v[i].start);
+		CHECK_EQ_U(a->path.v[i].end, b->path.v[i].end);
+		CHECK_EQ_U(a->path.v[i].row, b->path.v[i].row);
+	}
+}
+
+/*
+ * The steps split over two threads give what one thread gives: steps in
+ * order, each path's segments and events where one run puts them. The
+ * trace has enough GPU ops (80,000) for the split, syncs halfway through
+ * each step, and a what-if, so both halves hold every kind of edge.
+ */
+TEST(critpath_two_threads_same)
+{
+	struct tw t;
+	struct gen_opts go;
+	struct gen_stats gs;
+	struct gpa_model m;
+	struct gpa_steps s;
+	struct gpa_commclass cc;
+	struct gpa_critpath one, two;
+	char err[256] = "";
+	const char *paths[] = {t.path};
+
+	tw_open(&t, "cp-threads.gpz");
+	gen_opts_default(&go);
+	go.steps = 40;
+	go.kernels_per_step = 1000;
+	go.devices = 2;
+	go.item_sync = true;
+	REQUIRE(gen_write(t.w, &go, &gs) == 0);
+	CHECK_EQ_I(gpt_writer_close(t.w), 0);
+	REQUIRE(gpa_model_load(&m, paths, 1, NULL, err, sizeof(err)) == 0);
+	REQUIRE(gpa_steps_find(&m, NULL, &s, err, sizeof(err)) == 0);
+	REQUIRE(gpa_commclass_compute(&m, NULL, &cc, err, sizeof(err)) == 0);
+	REQUIRE(s.v.n == 40);
+	REQUIRE(gpa_gpu_rows(&m) >= 80000);
+	for (int wi = 0; wi < 2; wi++) {
+		struct gpa_critpath_opts o = {.comm = &cc, .top = 4, .keep_path = true};
+		if (wi) {
+			o.speedup_regex = "gemm";
+			o.speedup = 2;
+		}
+		REQUIRE(gpa_critpath_analyze(&m, &s, &o, &one, err, sizeof(err)) == 0);
+		o.threads = 2;
+		REQUIRE(gpa_critpath_analyze(&m, &s, &o, &two, err, sizeof(err)) == 0);
+		CHECK(one.steps.n == 40);
+		CHECK(one.path.n > 0);
+		same_critpath(&one, &two);
+		gpa_critpath_release(&one);
+		gpa_critpath_release(&two);
+	}
+	gpa_commclass_release(&cc);
+	gpa_steps_release(&s);
+	gpa_model_release(&m);
+}
