@@ -366,7 +366,9 @@ static int across_ranks(const struct gpa_model *m, const struct gpa_commclass *c
 		free(key_of);
 		return 0;
 	}
-	if (!key_of || gpa_coll_take(m, cc, true, SIZE_MAX, &src, &n) ||
+	/* One process has nothing to match across: the matcher answers on no collectives
+	 * (taking a long trace's communication kernels would only raise its peak memory). */
+	if (!key_of || (out->ranks.n > 1 && gpa_coll_take(m, cc, true, SIZE_MAX, &src, &n)) ||
 	    !(ev = malloc((n ? n : 1) * sizeof(*ev)))) {
 		goto out;
 	}
