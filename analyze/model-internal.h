@@ -199,7 +199,8 @@ struct acache {
 
 struct file_ctx {
 	struct gpa_model *m;
-	struct gpt_reader *r;
+	struct gpt_reader *r;       /* the file's reader; NULL for an input taken from its importer */
+	const struct gpt_writer *w; /* that importer's writer, which holds its strings */
 	uint32_t proc;
 	GP_VEC(uint32_t) remap; /* file string id -> model id; GPA_NONE not yet */
 	GP_VEC(struct fcache) fcache; /* by file string id of the kernel name */

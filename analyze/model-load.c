@@ -170,6 +170,178 @@ static void prefault_stop(struct prefault *p)
 	}
 }
 
+/* An input its importer hands over (gpa_input_take): the chunks go to the model as they come. */
+struct taking {
+	struct file_ctx *f;
+	uint64_t *records; /* of every file so far */
+	uint64_t taken;    /* of this one */
+	uint64_t done, total; /* the import's progress: bytes of the input read, in all */
+	const struct gp_progress_cb *user; /* the caller's progress, told the same */
+	bool nomem;
+};
+
+static void take_progress(const struct gp_progress *p, void *data)
+{
+	struct taking *t = data;
+
+	t->done = p->done;
+	t->total = p->total;
+	gp_progress_call(t->user, p);
+}
+
+/*
+ * Room for the rows of a large table the rest of the input will bring, as
+ * many again per byte as so far, when the table is full: one or two
+ * reallocations where growing by half each time copies the rows over and
+ * over (12 % of a load's time on the replicated trace). Never more than 64
+ * times the rows so far; too much is given back by the shrink after the
+ * take, and was never touched.
+ */
+#define PRESIZE_(tab, reserve)                                                                     	if (m->tab.n + ch->count > m->tab.cap) {                                                   		double est = (double)(m->tab.n + ch->count) * ((double)t->total / (double)t->done); 		double most = 64.0 * (double)(m->tab.n + ch->count);                                		(void)reserve(&m->tab, (size_t)(est < most ? est : most) + ch->count);            	}
+static void presize(struct taking *t, const struct gpt_chunk *ch)
+{
+	struct gpa_model *m = t->f->m;
+
+	if (!t->done || t->total <= t->done) {
+		return;
+	}
+	switch (ch->kind) {
+	case GPT_KIND_NVTX:
+		PRESIZE_(nvtx, gpa_nvtxs_reserve)
+		break;
+	case GPT_KIND_API:
+		PRESIZE_(api, gpa_apis_reserve)
+		break;
+	case GPT_KIND_KERNEL:
+		PRESIZE_(kern, gpa_kernels_reserve)
+		break;
+	default:
+		break;
+	}
+}
+
+static int take_rows(void *ctx, const struct gpt_writer *w, const struct gpt_chunk *ch)
+{
+	struct taking *t = ctx;
+	int ret;
+
+	t->f->w = w;
+	presize(t, ch); /* a failure here is the take's own to report */
+	ret = gpa_model_take_chunk(t->f, ch);
+	if (ret) {
+		t->nomem = true;
+		return ret;
+	}
+	t->taken += ch->count;
+	*t->records += ch->count;
+	return 0;
+}
+
+/*
+ * A Kineto or nsys input taken from its importer, with no temporary .gpz:
+ * its process is what damage() finds in such a file, one closed cleanly.
+ * 1 for a .gpz, which is read through a trace reader instead.
+ */
+static int take_input(struct file_ctx *f, const char *path, const struct gpa_input_opts *io,
+		      uint64_t *done, uint64_t *records, char *errbuf, size_t errlen)
+{
+	struct taking t = {.f = f, .records = records, .user = io->progress};
+	const struct gp_progress_cb cb = {.fn = take_progress, .data = &t};
+	struct gpa_input_opts o = *io;
+	o.progress = &cb;
+	int ret = gpa_input_take(path, &o, take_rows, &t, errbuf, errlen);
+	struct stat sb;
+
+	if (t.nomem) {
+		snprintf(errbuf, errlen, "%s: out of memory loading the trace", path);
+		return -GP_ERR_NOMEM;
+	}
+	if (ret) {
+		return ret;
+	}
+	/*
+	 * Unlike a .gpz, whose chunk headers size the tables before the first
+	 * record, an import's records grew them as they came: give back what
+	 * the growth left behind before the sort needs its room (on the
+	 * replicated trace of docs/performance.md, 191 MB of peak memory
+	 * without, 158 with).
+	 */
+	gpa_nvtxs_shrink(&f->m->nvtx);
+	gpa_apis_shrink(&f->m->api);
+	gpa_kernels_shrink(&f->m->kern);
+	gp_heap_trim();
+	f->m->procs.v[f->proc].has_footer = true;
+	f->m->procs.v[f->proc].records = t.taken;
+	if (!gpa_input_stat(path, &sb)) {
+		*done += (uint64_t)sb.st_size;
+	}
+	return 0;
+}
+
+/* The tables sized once from the chunk headers of f's reader: no growth while reading. */
+static int reserve_file(struct gpa_model *m, struct gpt_reader *r)
+{
+	uint64_t counts[GPT_KIND__MAX];
+
+	if (gpt_reader_count_records(r, counts)) {
+		return 0;
+	}
+	return gpa_kernels_reserve(&m->kern, m->kern.n + counts[GPT_KIND_KERNEL]) ||
+	       gpa_memcpys_reserve(&m->copy, m->copy.n + counts[GPT_KIND_MEMCPY]) ||
+	       gpa_memsets_reserve(&m->set, m->set.n + counts[GPT_KIND_MEMSET]) ||
+	       gpa_apis_reserve(&m->api, m->api.n + counts[GPT_KIND_API]) ||
+	       gpa_syncs_reserve(&m->sync, m->sync.n + counts[GPT_KIND_SYNC]) ||
+	       gpa_nvtxs_reserve(&m->nvtx, m->nvtx.n + counts[GPT_KIND_NVTX]) ||
+	       gpa_overheads_reserve(&m->ovh, m->ovh.n + counts[GPT_KIND_OVERHEAD]) ||
+	       gpa_mems_reserve(&m->mem, m->mem.n + counts[GPT_KIND_MEMORY]) ||
+	       gpa_gpus_reserve(&m->gpu, m->kern.cap + m->copy.cap + m->set.cap);
+}
+
+/* Takes every chunk of f's reader into the model, then what the file kept (damage()). */
+static int read_chunks(struct file_ctx *f, const char *path, const struct gpa_load_opts *opts,
+		       uint64_t *done, uint64_t total, uint64_t *records, char *errbuf,
+		       size_t errlen)
+{
+	struct gpa_model *m = f->m;
+	struct gpt_reader_status st;
+	struct gpt_chunk ch;
+	struct prefault pf = {.running = false};
+	size_t k0 = m->kern.n, a0 = m->api.n;
+	int ret;
+
+	if (opts && gpt_reader_set_threads(f->r, opts->threads)) {
+		gp_debug("%s: no worker threads (out of memory): reading on one", path);
+	}
+	if (reserve_file(m, f->r)) {
+		snprintf(errbuf, errlen, "%s: out of memory loading the trace", path);
+		return -GP_ERR_NOMEM;
+	}
+	prefault_start(&pf, m, k0, a0, opts ? opts->threads : 1);
+	while ((ret = gpt_reader_next(f->r, &ch)) > 0) {
+		ret = gpa_model_take_chunk(f, &ch);
+		if (ret) {
+			prefault_stop(&pf);
+			snprintf(errbuf, errlen, "%s: out of memory loading the trace", path);
+			return ret;
+		}
+		*records += ch.count;
+		if (opts && opts->progress.fn) {
+			struct gp_progress pg = {.what = "reading", .unit = "bytes",
+						 .done = *done + ch.offset, .total = total,
+						 .records = *records};
+			gp_progress_call(&opts->progress, &pg);
+		}
+	}
+	prefault_stop(&pf);
+	if (ret < 0) {
+		snprintf(errbuf, errlen, "%s", gpt_reader_last_error(f->r));
+		return ret;
+	}
+	gpt_reader_get_status(f->r, &st);
+	*done += st.file_bytes;
+	return damage(f->r, &st, &m->procs.v[f->proc], errbuf, errlen);
+}
+
 static int load_file(struct gpa_model *m, const char *path, const struct gpa_nsys_import_opts *nsys,
 		     const struct gpa_load_opts *opts, struct gp_u64map *maps, uint64_t *done,
 		     uint64_t total, uint64_t *records, struct gpa_import_ahead *ahead, size_t idx,
@@ -181,10 +353,7 @@ static int load_file(struct gpa_model *m, const char *path, const struct gpa_nsy
 	for (size_t i = 0; i < SITE_CACHE; i++) {
 		f.kc[i].site = f.ac[i].site = GPA_NONE;
 	}
-	struct gpt_reader_status st;
-	struct gpt_chunk ch;
 	struct gpa_proc proc = {.rank = -1};
-	struct prefault pf = {.running = false};
 	int ret;
 
 	proc.path = strdup(path);
@@ -197,69 +366,26 @@ static int load_file(struct gpa_model *m, const char *path, const struct gpa_nsy
 		gp_u64map_release(&f.threads);
 		return -GP_ERR_NOMEM;
 	}
+	/* a Kineto or nsys input: taken from its importer (else converted ahead), a .gpz read */
 	ret = gpa_import_ahead_take(ahead, idx, &f.r, errbuf, errlen);
 	if (ret == 1) {
 		struct gpa_input_opts io = {.nsys = nsys,
 					    .progress = opts ? &opts->progress : NULL,
 					    .threads = opts ? opts->threads : 1};
-		ret = gpa_input_open_opts(path, &io, &f.r, errbuf, errlen);
-	}
-	if (ret) {
-		goto out;
-	}
-	if (opts && gpt_reader_set_threads(f.r, opts->threads)) {
-		gp_debug("%s: no worker threads (out of memory): reading on one", path);
-	}
-	/* Size the tables once from the chunk headers: no growth while reading. */
-	uint64_t counts[GPT_KIND__MAX];
-	size_t k0 = m->kern.n, a0 = m->api.n;
-	if (!gpt_reader_count_records(f.r, counts) &&
-	    (gpa_kernels_reserve(&m->kern, m->kern.n + counts[GPT_KIND_KERNEL]) ||
-	     gpa_memcpys_reserve(&m->copy, m->copy.n + counts[GPT_KIND_MEMCPY]) ||
-	     gpa_memsets_reserve(&m->set, m->set.n + counts[GPT_KIND_MEMSET]) ||
-	     gpa_apis_reserve(&m->api, m->api.n + counts[GPT_KIND_API]) ||
-	     gpa_syncs_reserve(&m->sync, m->sync.n + counts[GPT_KIND_SYNC]) ||
-	     gpa_nvtxs_reserve(&m->nvtx, m->nvtx.n + counts[GPT_KIND_NVTX]) ||
-	     gpa_overheads_reserve(&m->ovh, m->ovh.n + counts[GPT_KIND_OVERHEAD]) ||
-	     gpa_mems_reserve(&m->mem, m->mem.n + counts[GPT_KIND_MEMORY]) ||
-	     gpa_gpus_reserve(&m->gpu, m->kern.cap + m->copy.cap + m->set.cap))) {
-		snprintf(errbuf, errlen, "%s: out of memory loading the trace", path);
-		ret = -GP_ERR_NOMEM;
-		goto out;
-	}
-	prefault_start(&pf, m, k0, a0, opts ? opts->threads : 1);
-	while ((ret = gpt_reader_next(f.r, &ch)) > 0) {
-		ret = gpa_model_take_chunk(&f, &ch);
-		if (ret) {
-			snprintf(errbuf, errlen, "%s: out of memory loading the trace", path);
-			goto out;
-		}
-		*records += ch.count;
-		if (opts && opts->progress.fn) {
-			struct gp_progress pg = {.what = "reading", .unit = "bytes",
-						 .done = *done + ch.offset, .total = total,
-						 .records = *records};
-			gp_progress_call(&opts->progress, &pg);
+		ret = take_input(&f, path, &io, done, records, errbuf, errlen);
+		if (ret == 1) {
+			ret = gpa_input_open_opts(path, &io, &f.r, errbuf, errlen);
 		}
 	}
-	prefault_stop(&pf);
-	if (ret < 0) {
-		snprintf(errbuf, errlen, "%s", gpt_reader_last_error(f.r));
-		goto out;
+	if (!ret && f.r) {
+		ret = read_chunks(&f, path, opts, done, total, records, errbuf, errlen);
 	}
-	gpt_reader_get_status(f.r, &st);
-	*done += st.file_bytes;
-	ret = damage(f.r, &st, &m->procs.v[f.proc], errbuf, errlen);
-	if (ret) {
-		goto out;
+	if (!ret) {
+		struct gpa_proc *p = &m->procs.v[f.proc];
+		p->aligned = f.have_anchor;
+		p->clock_offset = f.have_anchor ? f.offset : 0;
+		p->anchor_offset = p->clock_offset;
 	}
-	struct gpa_proc *p = &m->procs.v[f.proc];
-	p->aligned = f.have_anchor;
-	p->clock_offset = f.have_anchor ? f.offset : 0;
-	p->anchor_offset = p->clock_offset;
-	ret = 0;
-out:
-	prefault_stop(&pf);
 	gpt_reader_free(f.r);
 	gp_u64map_release(&f.threads);
 	gp_u64map_release(&f.funcs);

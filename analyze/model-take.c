@@ -12,12 +12,23 @@
 
 #include <stdio.h>
 
+/* The file's strings: its reader's, or those of the writer an import hands its chunks through. */
+static uint32_t file_string_ids(const struct file_ctx *f)
+{
+	return f->r ? gpt_reader_string_ids(f->r) : gpt_writer_string_ids(f->w);
+}
+
+static const char *file_string(const struct file_ctx *f, uint32_t id)
+{
+	return f->r ? gpt_reader_string(f->r, id) : id ? gpt_writer_string(f->w, id) : "";
+}
+
 static uint32_t map_str(struct file_ctx *f, uint32_t id)
 {
 	if (id == 0) {
 		return 0;
 	}
-	if (id > gpt_reader_string_ids(f->r)) {
+	if (id > file_string_ids(f)) {
 		/* Not defined (yet): no table up to an id the file picked at will. */
 		char buf[48];
 		snprintf(buf, sizeof(buf), "<missing string %" PRIu32 ">", id);
@@ -34,7 +45,7 @@ static uint32_t map_str(struct file_ctx *f, uint32_t id)
 		f->remap.n = (size_t)id + 1;
 	}
 	if (f->remap.v[id] == GPA_NONE) {
-		const char *s = gpt_reader_string(f->r, id);
+		const char *s = file_string(f, id);
 		char buf[48];
 		if (!s) {
 			snprintf(buf, sizeof(buf), "<missing string %" PRIu32 ">", id);
@@ -48,7 +59,7 @@ static uint32_t map_str(struct file_ctx *f, uint32_t id)
 /* Per file name id: its function and last launch configuration. */
 static struct fcache *func_cache(struct file_ctx *f, uint32_t name)
 {
-	if (name > gpt_reader_string_ids(f->r)) {
+	if (name > file_string_ids(f)) {
 		f->fc_undefined = (struct fcache){GPA_NONE, 0, GPA_NONE};
 		return &f->fc_undefined;
 	}
@@ -538,7 +549,7 @@ static int take_process(struct file_ctx *f, const struct gpt_chunk *ch)
 		p->world_size = pr->world_size;
 		p->host = map_str(f, pr->host);
 		p->cmdline = map_str(f, pr->cmdline);
-		const char *st = pr->settings ? gpt_reader_string(f->r, pr->settings) : NULL;
+		const char *st = pr->settings ? file_string(f, pr->settings) : NULL;
 		p->ts_epoch_decimals = st && strcmp(st, GPA_KINETO_SETTINGS_EPOCH_DECIMALS) == 0;
 		CHECK_ID(p->host);
 		CHECK_ID(p->cmdline);

@@ -462,8 +462,9 @@ static inline bool gpa_plausible(const struct gpa_model *m, uint32_t p, uint64_t
 struct gpa_load_opts {
 	/*
 	 * Called now and then while loading: "importing" a Kineto or nsys file
-	 * (its bytes or rows), then "reading" the traces (bytes of all files,
-	 * records read). fn NULL: silent.
+	 * (its bytes or rows; its records go into the model as they are
+	 * imported), "reading" a .gpz (bytes of all files, records read). fn
+	 * NULL: silent.
 	 */
 	struct gp_progress_cb progress;
 	/*

@@ -261,6 +261,12 @@ void gp_huge_pages(void *p, size_t n);
 /* malloc(n) with gp_huge_pages: for an array of millions of rows filled at once. */
 void *gp_malloc_big(size_t n);
 /*
+ * Gives the free pages of the heap back to the system (glibc's malloc_trim;
+ * nothing elsewhere): arrays grown by realloc inside the heap leave their
+ * old blocks free but resident until then.
+ */
+void gp_heap_trim(void);
+/*
  * Maps in the pages of [p, p + n) (whole pages around it) with one call
  * instead of one page fault per page as they are first written: where faults
  * are dear (about 12 us each on the virtual machine of docs/dev/performance-history.md,

@@ -6,6 +6,9 @@
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 int gp_vec_reserve_(void **v, size_t *cap, size_t want, size_t elem)
 {
@@ -201,6 +204,16 @@ void *gp_malloc_big(size_t n)
 
 	gp_huge_pages(p, n);
 	return p;
+}
+
+void gp_heap_trim(void)
+{
+#ifdef __GLIBC__
+	int saved = errno;
+
+	(void)malloc_trim(0);
+	errno = saved;
+#endif
 }
 
 void gp_prefault(void *p, size_t n)

@@ -194,10 +194,12 @@ const char *gpa_input_format_name(int format);
 
 /*
  * Opening an input for an analysis (open.c): what the analyses read of any
- * input is a trace reader's stream of chunks. A .gpz is opened directly; a
- * Kineto JSON or nsys SQLite export goes through its importer into an
- * unlinked temporary .gpz, which is opened. import/ hands the reader over
- * and never sees what the caller builds from it (analyze/'s model).
+ * input is a stream of record chunks. A .gpz is opened as a trace reader; a
+ * Kineto JSON or nsys SQLite export is handed over by its importer chunk by
+ * chunk (gpa_input_take), or, for gpuprof info and dump and for conversion
+ * ahead, converted into an unlinked temporary .gpz, which is opened. import/
+ * hands the chunks over and never sees what the caller builds from them
+ * (analyze/'s model).
  */
 struct gpa_input_opts {
 	const struct gpa_nsys_import_opts *nsys; /* one process of an export; NULL: all */
@@ -212,6 +214,18 @@ struct gpa_input_opts {
  */
 int gpa_input_open_opts(const char *path, const struct gpa_input_opts *o, struct gpt_reader **r,
 			char *errbuf, size_t errlen);
+/*
+ * A Kineto or nsys input read straight into take, with no file: its
+ * importer writes through a trace writer whose chunks go to take
+ * unencoded (gpt_writer_opts.rows), on the calling thread, in the order
+ * and with the records a reader of the temporary .gpz would give. take
+ * reads the strings from the writer it is handed (gpt_writer_string).
+ * Returns 1, having done nothing, for a .gpz (open it with
+ * gpa_input_open_opts); 0; or a negative error with "FILE: problem" in
+ * errbuf (the import's, or take's: the import then stops).
+ */
+int gpa_input_take(const char *path, const struct gpa_input_opts *o, gpt_rows_fn take,
+		   void *ctx, char *errbuf, size_t errlen);
 /*
  * The same for one input given alone (gpuprof info, dump): a stream is
  * spooled first, and an input that cannot be read is said by the trace

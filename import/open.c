@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * open.c - any input opened as a trace reader: a .gpz directly, a Kineto
- * JSON or nsys SQLite export through its importer into an unlinked
- * temporary .gpz. The model (analyze/) takes the reader's chunks as they
- * come, so every analysis reads every input the same way and nothing here
- * knows the model.
+ * open.c - any input opened as a stream of record chunks: a .gpz as a trace
+ * reader; a Kineto JSON or nsys SQLite export through its importer, its
+ * chunks handed straight to the caller (gpa_input_take) or converted into
+ * an unlinked temporary .gpz opened as a reader. The model (analyze/) takes
+ * the chunks as they come, so every analysis reads every input the same way
+ * and nothing here knows the model.
  */
 #define GP_LOG_TAG "import/open"
 #include "base/compat.h"
@@ -124,6 +125,35 @@ static int open_converted(const char *path, enum gpa_input_format fmt,
 		close(rfd);
 	}
 	return ret;
+}
+
+int gpa_input_take(const char *path, const struct gpa_input_opts *o, gpt_rows_fn take,
+		   void *ctx, char *errbuf, size_t errlen)
+{
+	static const struct gpa_input_opts none = {.threads = 1};
+	const struct gpt_writer_opts wo = {.chunk_records = GPA_IMPORT_CHUNK_RECORDS,
+					   .rows = take, .rows_ctx = ctx};
+	struct gpt_writer *w = NULL;
+	enum gpa_input_format fmt;
+	int ret = gpa_input_detect(path, &fmt, errbuf, errlen);
+
+	if (ret || fmt == GPA_INPUT_GPZ) {
+		return ret ? ret : 1;
+	}
+	gp_debug("%s: %s, taken straight from its importer", path,
+		 fmt == GPA_INPUT_NSYS ? "an Nsight Systems export" : "a Kineto trace");
+	ret = gpt_writer_open_fd(-1, path, &wo, &w);
+	if (ret) {
+		snprintf(errbuf, errlen, "%s: %s", path, gp_err_str(ret));
+		return ret;
+	}
+	ret = import_into(path, fmt, o ? o : &none, w, errbuf, errlen);
+	if (ret) {
+		gpt_writer_abandon(w);
+		return ret;
+	}
+	/* the records still buffered go to take now */
+	return gpt_writer_close_err(w, errbuf, errlen);
 }
 
 int gpa_input_open_opts(const char *path, const struct gpa_input_opts *o, struct gpt_reader **r,

@@ -107,6 +107,15 @@ static inline bool gpt_field_is_signed(const struct gpt_field *f)
 /* ---------------------------------------------------------------- writer */
 
 struct gpt_writer;
+struct gpt_chunk;
+
+/*
+ * gpt_writer_opts.rows: takes one chunk's records as they were added (ch's
+ * records are the writer's buffer, borrowed for the call; w's strings are
+ * read with gpt_writer_string). 0, or a negative error the writer then
+ * keeps (its last error says "cannot take KIND records").
+ */
+typedef int (*gpt_rows_fn)(void *ctx, const struct gpt_writer *w, const struct gpt_chunk *ch);
 
 struct gpt_writer_opts {
 	/* zlib level 0-9; 0 stores chunks uncompressed; -1 the default (1). */
@@ -142,6 +151,16 @@ struct gpt_writer_opts {
 	 */
 	int (*sink)(void *ctx, const uint8_t *chunk, size_t len);
 	void *sink_ctx;
+	/*
+	 * Instead of encoding: every chunk's records are handed to rows as
+	 * they are, in the order a file would hold the chunks, with first_ts
+	 * and last_ts as the file's, index counting the chunks handed over,
+	 * offset 0; strings stay in the writer. Nothing is encoded, compressed or written, the fd given is
+	 * ignored (pass -1). What a reader of the file would give, without
+	 * the file. Not with compact or sink.
+	 */
+	gpt_rows_fn rows;
+	void *rows_ctx;
 	/* The file holds a flight recording's trigger record: its header says 1.3. */
 	bool flight;
 };
@@ -218,6 +237,8 @@ const char *gpt_writer_last_error(const struct gpt_writer *w);
 
 /* The text of interned string id, NULL when id is 0 or unknown. Borrowed until the next intern. */
 const char *gpt_writer_string(const struct gpt_writer *w, uint32_t id);
+/* The highest string id interned so far (ids 1..it are defined). */
+uint32_t gpt_writer_string_ids(const struct gpt_writer *w);
 
 /*
  * Appends one whole chunk made by another writer (header and payload as

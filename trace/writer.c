@@ -84,6 +84,9 @@ struct gpt_writer {
 	/* gpt_writer_opts.sink: chunks go there, not to fd */
 	int (*sink)(void *ctx, const uint8_t *chunk, size_t len);
 	void *sink_ctx;
+	/* gpt_writer_opts.rows: records go there unencoded; no file, no string chunks */
+	gpt_rows_fn rows;
+	void *rows_ctx;
 	struct held {
 		uint8_t *rows;
 		uint32_t n;
@@ -515,7 +518,7 @@ static int write_chunk(struct gpt_writer *w, uint16_t kind, uint32_t count, uint
 
 static int flush_strings(struct gpt_writer *w)
 {
-	uint32_t total = (uint32_t)w->str_off.n;
+	uint32_t total = w->rows ? 0 : (uint32_t)w->str_off.n; /* rows: they stay here */
 
 	while (w->strings_written < total) {
 		uint32_t first = w->strings_written + 1, id = first;
@@ -537,6 +540,23 @@ static int flush_strings(struct gpt_writer *w)
 		w->stats.strings += id - first;
 		w->strings_written = id - 1;
 	}
+	return 0;
+}
+
+/* gpt_writer_opts.rows: hands n records of kind ki over as one chunk. */
+static int take_rows(struct gpt_writer *w, const struct gpt_kind_info *ki, const uint8_t *rows,
+		     uint32_t n, uint64_t first, uint64_t last)
+{
+	const struct gpt_chunk ch = {.kind = ki->kind, .info = ki, .count = n, .records = rows,
+				     .first_ts = first, .last_ts = last,
+				     .index = (uint32_t)w->stats.chunks};
+	int ret = w->rows(w->rows_ctx, w, &ch);
+
+	if (ret) {
+		return set_err(w, ret, "cannot take %s records: %s", ki->name, gp_err_str(ret));
+	}
+	w->stats.chunks++;
+	w->stats.records[ki->kind] += n;
 	return 0;
 }
 
@@ -576,6 +596,9 @@ static int write_rows(struct gpt_writer *w, unsigned kind, const uint8_t *rows, 
 		}
 	} else {
 		first = 0;
+	}
+	if (w->rows) {
+		return take_rows(w, ki, rows, n, first, last);
 	}
 	gp_strbuf_reset(&w->raw);
 	/* the encoder's arrays, 24 bytes a record: mapped in one call the first time a chunk needs them */
@@ -743,7 +766,8 @@ int gpt_writer_open_fd(int fd, const char *name, const struct gpt_writer_opts *o
 	*out = NULL;
 	if (opts && (opts->level > 9 || opts->level < -1 ||
 		     opts->chunk_records > GPT_MAX_CHUNK_RECORDS ||
-		     opts->pack_bytes > GPT_MAX_CHUNK_BYTES || (opts->sink && opts->compact))) {
+		     opts->pack_bytes > GPT_MAX_CHUNK_BYTES || (opts->sink && opts->compact) ||
+		     (opts->rows && (opts->sink || opts->compact)))) {
 		if (fd >= 0) {
 			close(fd);
 		}
@@ -756,15 +780,22 @@ int gpt_writer_open_fd(int fd, const char *name, const struct gpt_writer_opts *o
 		}
 		return -GP_ERR_NOMEM;
 	}
-	w->fd = opts && opts->sink ? -1 : fd;
+	w->fd = opts && (opts->sink || opts->rows) ? -1 : fd;
+	if (opts && opts->rows) {
+		w->rows = opts->rows;
+		w->rows_ctx = opts->rows_ctx;
+		if (fd >= 0) {
+			close(fd); /* owned, as with a file */
+		}
+	}
 	if (opts && opts->sink) {
 		w->sink = opts->sink;
 		w->sink_ctx = opts->sink_ctx;
 		w->keep_going = false;
 	}
-	w->keep_going = opts && opts->keep_going && !opts->compact && !opts->sink;
+	w->keep_going = opts && opts->keep_going && !opts->compact && !opts->sink && !opts->rows;
 	w->name = strdup(name ? name : "trace");
-	w->level = (opts && opts->level >= 0) ? opts->level : DEFAULT_LEVEL;
+	w->level = w->rows ? 0 : (opts && opts->level >= 0) ? opts->level : DEFAULT_LEVEL;
 	w->chunk_records =
 		(opts && opts->chunk_records) ? opts->chunk_records : DEFAULT_CHUNK_RECORDS;
 	gp_strbuf_init(&w->text);
@@ -800,7 +831,7 @@ int gpt_writer_open_fd(int fd, const char *name, const struct gpt_writer_opts *o
 	gp_put_le64(hdr + 20, gp_clock_realtime_ns());
 	gp_put_le32(hdr + 28, gp_crc32(0, hdr, 28));
 	*out = w;
-	return w->sink ? 0 : write_all(w, hdr, sizeof(hdr));
+	return w->sink || w->rows ? 0 : write_all(w, hdr, sizeof(hdr));
 }
 
 int gpt_writer_open(const char *path, const struct gpt_writer_opts *opts,
@@ -1021,7 +1052,7 @@ int gpt_writer_close_err(struct gpt_writer *w, char *errbuf, size_t errlen)
 		w->raw = w->pack;
 		w->pack = cur;
 		ret = write_chunk_out(w, GPT_KIND_PACKED, w->pack_chunks, 0, 0);
-	} else if (!ret && !w->sink) {
+	} else if (!ret && !w->sink && !w->rows) {
 		ret = write_footer(w);
 	}
 	if (w->fd >= 0 && close(w->fd) && !ret) {
@@ -1056,6 +1087,11 @@ const char *gpt_writer_string(const struct gpt_writer *w, uint32_t id)
 		return NULL;
 	}
 	return w->text.buf + w->str_off.v[id - 1];
+}
+
+uint32_t gpt_writer_string_ids(const struct gpt_writer *w)
+{
+	return (uint32_t)w->str_off.n;
 }
 
 int gpt_writer_append_chunk(struct gpt_writer *w, const uint8_t *chunk, size_t len)

@@ -210,3 +210,146 @@ TEST(import_ahead_as_one_thread)
 	REQUIRE(a != NULL);
 	gpa_import_ahead_free(a);
 }
+
+/* The chunks and strings an input gives, in order: one log per way of reading it. */
+struct chunk_log {
+	struct gp_strbuf text; /* per chunk: kind, count, first_ts, last_ts, then its records */
+	struct gp_strbuf strs; /* strings 1..nstrs, each with its NUL */
+	uint32_t nstrs, chunks;
+	int fail_at; /* take: fail the chunk with this index (-1: none) */
+};
+
+static void log_chunk(struct chunk_log *l, const struct gpt_chunk *ch)
+{
+	uint64_t head[4] = {ch->kind, ch->count, ch->first_ts, ch->last_ts};
+
+	gp_strbuf_add(&l->text, head, sizeof(head));
+	gp_strbuf_add(&l->text, ch->records, (size_t)ch->count * ch->info->size);
+	l->chunks++;
+}
+
+static int take_log(void *ctx, const struct gpt_writer *w, const struct gpt_chunk *ch)
+{
+	struct chunk_log *l = ctx;
+
+	if ((int)l->chunks == l->fail_at) {
+		return -GP_ERR_NOMEM;
+	}
+	CHECK_EQ_U(ch->index, l->chunks);
+	/* every string a chunk may name is defined when it is handed over */
+	for (; l->nstrs < gpt_writer_string_ids(w); l->nstrs++) {
+		const char *s = gpt_writer_string(w, l->nstrs + 1);
+		gp_strbuf_add(&l->strs, s, strlen(s) + 1);
+	}
+	log_chunk(l, ch);
+	return 0;
+}
+
+/* The chunks of the reader of path's temporary .gpz (gpa_input_open_opts). */
+static void read_log(const char *path, const struct gpa_input_opts *o, struct chunk_log *l)
+{
+	struct gpt_reader *r = NULL;
+	struct gpt_chunk ch;
+	char err[256] = "";
+	int rc;
+
+	REQUIRE(gpa_input_open_opts(path, o, &r, err, sizeof(err)) == 0);
+	while ((rc = gpt_reader_next(r, &ch)) == 1) {
+		log_chunk(l, &ch);
+	}
+	CHECK_EQ_I(rc, 0);
+	/* the strings the records can name: those the taker saw */
+	for (uint32_t id = 1; id <= gpt_reader_string_ids(r); id++) {
+		const char *s = gpt_reader_string(r, id);
+		gp_strbuf_add(&l->strs, s, strlen(s) + 1);
+		l->nstrs++;
+	}
+	gpt_reader_free(r);
+}
+
+static void log_release(struct chunk_log *l)
+{
+	gp_strbuf_release(&l->text);
+	gp_strbuf_release(&l->strs);
+}
+
+/* What gpa_input_take hands over is what the reader of the temporary .gpz gives, byte for byte. */
+static void same_as_reader(const char *path, unsigned threads)
+{
+	struct gpa_input_opts o = {.threads = threads};
+	struct chunk_log a = {.fail_at = -1}, b = {.fail_at = -1};
+	char err[256] = "";
+
+	gp_strbuf_init(&a.text);
+	gp_strbuf_init(&a.strs);
+	gp_strbuf_init(&b.text);
+	gp_strbuf_init(&b.strs);
+	CHECK_EQ_I(gpa_input_take(path, &o, take_log, &a, err, sizeof(err)), 0);
+	read_log(path, &o, &b);
+	CHECK(a.chunks > 0);
+	CHECK_EQ_U(a.chunks, b.chunks);
+	CHECK_EQ_U(a.text.len, b.text.len);
+	CHECK(a.text.len == b.text.len && memcmp(a.text.buf, b.text.buf, a.text.len) == 0);
+	/* the file may define strings after its last records chunk; none before differ */
+	CHECK(a.nstrs <= b.nstrs);
+	CHECK(a.strs.len <= b.strs.len && memcmp(a.strs.buf, b.strs.buf, a.strs.len) == 0);
+	log_release(&a);
+	log_release(&b);
+}
+
+TEST(input_take_same_chunks_as_its_gpz)
+{
+	char json[512], gpz[512], err[256] = "";
+	struct chunk_log l = {.fail_at = -1};
+
+	/* several chunks of kernels, each a name of its own */
+	kineto_file(json, sizeof(json), "take.json", 3 * GPA_IMPORT_CHUNK_RECORDS + 5);
+	same_as_reader(json, 1);
+	same_as_reader(json, 2);
+
+	/* a .gpz is left to the reader: nothing taken */
+	snprintf(gpz, sizeof(gpz), "%s/take.gpz", test_tmpdir());
+	REQUIRE(gpa_convert(json, gpz, err, sizeof(err)) == 0);
+	gp_strbuf_init(&l.text);
+	gp_strbuf_init(&l.strs);
+	CHECK_EQ_I(gpa_input_take(gpz, NULL, take_log, &l, err, sizeof(err)), 1);
+	CHECK_EQ_U(l.chunks, 0);
+
+	/* the taker's error stops the import, and the message names the file */
+	l.fail_at = 1;
+	CHECK_EQ_I(gpa_input_take(json, NULL, take_log, &l, err, sizeof(err)), -GP_ERR_NOMEM);
+	CHECK_CONTAINS(err, "take.json");
+	CHECK_CONTAINS(err, "cannot take kernel records");
+	CHECK_EQ_U(l.chunks, 1);
+
+	/* a bad file: the import's message, as the reader's path gives it */
+	char bad[512], alone[256] = "";
+	struct gpt_reader *r = NULL;
+	text_file(bad, sizeof(bad), "take-bad.json", "{\"traceEvents\": [{\"ph\": ");
+	CHECK(gpa_input_open_opts(bad, NULL, &r, alone, sizeof(alone)) < 0);
+	l.fail_at = -1;
+	CHECK(gpa_input_take(bad, NULL, take_log, &l, err, sizeof(err)) < 0);
+	CHECK_STR(err, alone);
+	log_release(&l);
+}
+
+/* The same on the real traces beside the checkout: Kineto (plain and gzipped) and nsys. */
+TEST(input_take_anchors)
+{
+	static const char *const files[] = {
+		"kineto/hta/trace_diff/test/test.json.gz",
+		"kineto/tracelens/xdit_flux/capture_trace_rank_0.json.gz",
+		"nsys/mock.sqlite",
+	};
+	const char *dir = test_anchors("");
+	char path[PATH_MAX];
+
+	if (!dir) {
+		printf("  (no anchors directory: skipped)\n");
+		return;
+	}
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
+		same_as_reader(path, 2);
+	}
+}
