@@ -21,7 +21,6 @@
 #include "base/compat.h"
 #include "trace/format.h"
 
-#include <stdio.h>
 
 #define MAX_RUNS 4
 #define MAX_DIGITS 17 /* 10^17 < 2^57: the value and its width fit in 62 bits */
@@ -137,20 +136,44 @@ void gpt_name_shapes_release(struct gpt_name_shapes *t)
 	t->n = 0;
 }
 
+/* Appends the text to out (n bytes used of size, one kept for the NUL); returns n. */
+static size_t put(char *out, size_t size, size_t n, const char *s, size_t len)
+{
+	if (n + len >= size) {
+		len = size - 1 - n;
+	}
+	memcpy(out + n, s, len);
+	return n + len;
+}
+
 size_t gpt_name_expand(const char *pattern, uint64_t num, char *out, size_t size)
 {
-	const char *m = strchr(pattern, GPT_NAME_NUMBER_MARK);
-	int n;
+	const char *m = num ? strchr(pattern, GPT_NAME_NUMBER_MARK) : NULL;
+	char digits[24];
+	size_t n = 0;
 
-	if (!num || !m) {
-		n = snprintf(out, size, "%s", pattern);
-	} else {
-		unsigned digits = (unsigned)(num & 31);
-		n = snprintf(out, size, "%.*s%0*llu%s", (int)(m - pattern), pattern,
-			     (int)(digits ? digits : 1), (unsigned long long)(num >> 5), m + 1);
+	if (!size) {
+		return 0;
 	}
-	if (n < 0) {
-		n = 0;
+	if (!m) {
+		n = put(out, size, 0, pattern, strlen(pattern));
+		out[n] = '\0';
+		return n;
 	}
-	return (size_t)n < size ? (size_t)n : (size ? size - 1 : 0);
+	/* the value, right-aligned, zero-padded to its count of digits (no snprintf: a save does
+	 * this for every range of the window) */
+	unsigned want = (unsigned)(num & 31), nd = 0;
+	uint64_t v = num >> 5;
+	do {
+		digits[sizeof(digits) - 1 - nd++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v && nd < sizeof(digits));
+	while (nd < want && nd < sizeof(digits)) {
+		digits[sizeof(digits) - 1 - nd++] = '0';
+	}
+	n = put(out, size, n, pattern, (size_t)(m - pattern));
+	n = put(out, size, n, digits + sizeof(digits) - nd, nd);
+	n = put(out, size, n, m + 1, strlen(m + 1));
+	out[n] = '\0';
+	return n;
 }
