@@ -265,4 +265,27 @@ grep -q "$(printf '\032')" p.stat && fail "names: a pattern left in the file"
 head -n 1 p.rep | grep -q '^Flight recording saved on signal: signal ' || fail "names: $(head -n 1 p.rep)"
 grep -q "^Slow step ProfilerStep#$((n + 250)): " p.rep || fail "names: slow step $(head -n 4 p.rep)"
 grep -q "NVTX range 'stall' " p.rep || fail "names: stall not named $(head -n 12 p.rep)"
+# 12. steps named by the program's own pattern: 'iter N' is no step to the default pattern (no
+#     trigger, no file), and is one with GPUPROF_FLIGHT_STEP (such names are kept by pattern in
+#     the ring: the regex is matched on the name itself); GPUPROF_FLIGHT_AFTER=3 keeps
+#     recording 3 s after the trigger, so the file also holds the steps after the slow one, to
+#     the last
+mkdir s s2
+"$G" record --flight -o "$PWD/s2/run.gpz" -- "$FT" 300 200 sleep "name:iter " >/dev/null 2>&1 ||
+	fail "iter: exit $?"
+set -- s2/*.flight-*
+[ -e "$1" ] && fail "iter steps taken for steps by the default pattern: $*"
+GPUPROF_FLIGHT_STEP='^iter [0-9]+$' GPUPROF_FLIGHT_AFTER=3 "$G" record --flight \
+	-o "$PWD/s/run.gpz" -- "$FT" 1000 437 sleep "name:iter " pause:4000 >/dev/null 2>s.err ||
+	fail "iter: exit $? $(cat s.err)"
+f=$(one_file s) || exit 1
+grep -q "flight recording: step 'iter 437' took" s.err || fail "iter: $(cat s.err)"
+"$CHECK" stat "$f" >s.stat || fail "iter: unreadable"
+for st in 0 436 437 438 999; do
+	grep -q "^nvtx iter $st 1\$" s.stat || fail "iter: step $st missing"
+done
+# (the report's own step classifier takes ProfilerStep#N or repeating ranges of one name for
+# steps, not 'iter N': its opening line names the trigger's step)
+"$G" report "$f" 2>/dev/null | head -n 1 |
+	grep -q "^Flight recording saved on slow-step: step 'iter 437' took" || fail "iter: report"
 exit 0

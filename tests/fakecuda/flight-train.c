@@ -17,6 +17,8 @@
  *          error:N        one API call of step N returns error 1
  *          pause:MS       sleep MS milliseconds before returning
  *          step-us:US     the host pause of a normal step (default 1500)
+ *          name:PREFIX    steps named PREFIX followed by their number (default
+ *                         "ProfilerStep#")
  *          first:N        first N bare steps (a ProfilerStep#N range and
  *                         nothing else, 1 ms pause per 500), then the
  *                         STEPS steps numbered from N: a run of N distinct
@@ -85,12 +87,14 @@ static void bare_steps(long n)
 	}
 }
 
+static const char *step_prefix = "ProfilerStep#";
+
 static void step(int s, long first, int slow_step, const char *stall, int error_at,
 		 unsigned step_us)
 {
-	char name[64];
+	char name[96];
 
-	snprintf(name, sizeof(name), "ProfilerStep#%ld", first + s);
+	snprintf(name, sizeof(name), "%.60s%ld", step_prefix, first + s);
 	nvtxRangePushA(name);
 	nvtxRangePushA("forward");
 	sleep_us(step_us);
@@ -142,6 +146,8 @@ int main(int argc, char **argv)
 			error_at = v;
 		} else if ((v = at(argv[i], "pause:")) >= 0) {
 			pause_ms = v;
+		} else if (!strncmp(argv[i], "name:", 5)) {
+			step_prefix = argv[i] + 5;
 		} else if (!strncmp(argv[i], "first:", 6)) {
 			first = atol(argv[i] + 6);
 		} else if ((v = at(argv[i], "step-us:")) >= 0) {
