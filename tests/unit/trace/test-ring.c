@@ -29,23 +29,50 @@ static struct gpt_writer *ring_writer(struct gpt_ring *r)
 	return w;
 }
 
-static void save(const struct gpt_ring *r, struct tt_read *rd)
+/* The ring saved (names: its writer, or NULL) into b. */
+static void save_bytes(const struct gpt_ring *r, const struct gpt_writer *names, struct tt_buf *b)
 {
 	int fd = memfd_create("ring-save", MFD_CLOEXEC);
 	int keep = dup(fd);
 	char err[256] = "";
-	struct tt_buf b = {0};
 
 	REQUIRE(fd >= 0 && keep >= 0);
-	CHECK_EQ_I(gpt_ring_save_fd(r, NULL, fd, "saved.gpz", err, sizeof(err)), 0);
+	CHECK_EQ_I(gpt_ring_save_fd(r, names, fd, "saved.gpz", err, sizeof(err)), 0);
 	off_t len = lseek(keep, 0, SEEK_END);
 	REQUIRE(len > 0);
-	b.p = malloc((size_t)len);
-	REQUIRE(b.p && pread(keep, b.p, (size_t)len, 0) == len);
-	b.len = (size_t)len;
+	b->p = malloc((size_t)len);
+	REQUIRE(b->p && pread(keep, b->p, (size_t)len, 0) == len);
+	b->len = (size_t)len;
 	close(keep);
+}
+
+static void save(const struct gpt_ring *r, struct tt_read *rd)
+{
+	struct tt_buf b = {0};
+
+	save_bytes(r, NULL, &b);
 	tt_read_all(b.p, b.len, "saved.gpz", rd);
 	tt_buf_free(&b);
+}
+
+/* A ring and its writer: 1,024 records per chunk, names by pattern or not. */
+static void big_ring(uint64_t bound, bool number_names, struct gpt_ring **r,
+		     struct gpt_writer **w)
+{
+	struct gpt_writer_opts o = {.level = 1, .chunk_records = 1024, .sink = gpt_ring_sink,
+				    .number_names = number_names};
+
+	REQUIRE(gpt_ring_new(bound, UINT64_MAX / 4, r) == 0);
+	o.sink_ctx = *r;
+	REQUIRE(gpt_writer_open_fd(-1, "ring", &o, w) == 0);
+}
+
+/* n, or big under GPUPROF_STRESS=1 (make stress). */
+static uint64_t stress_n(uint64_t n, uint64_t big)
+{
+	const char *stress = getenv("GPUPROF_STRESS");
+
+	return stress && !strcmp(stress, "1") ? big : n;
 }
 
 TEST(ring_keeps_newest_and_pinned)
@@ -114,17 +141,13 @@ TEST(ring_keeps_newest_and_pinned)
 TEST(ring_byte_bound)
 {
 	const uint64_t bound = 256 << 10;
-	const char *stress = getenv("GPUPROF_STRESS");
-	uint64_t n = stress && !strcmp(stress, "1") ? 10000000 : 1000000;
+	uint64_t n = stress_n(1000000, 10000000);
 	struct gpt_ring *r;
 	struct gpt_ring_stats st;
-	struct gpt_writer_opts o = {.level = 1, .chunk_records = 1024, .sink = gpt_ring_sink};
 	struct gpt_writer *w = NULL;
 	uint64_t worst = 0;
 
-	REQUIRE(gpt_ring_new(bound, UINT64_MAX / 4, &r) == 0);
-	o.sink_ctx = r;
-	REQUIRE(gpt_writer_open_fd(-1, "ring", &o, &w) == 0);
+	big_ring(bound, false, &r, &w);
 	for (uint64_t i = 0; i < n; i++) {
 		struct gpt_kernel k = kern(i);
 		uint64_t h = gp_hash_u64(i); /* not all alike: about 6 bytes a record on disk */
@@ -275,19 +298,14 @@ static void step_name(uint32_t c, uint64_t i, char *buf, size_t size)
 TEST(ring_step_names_bounded)
 {
 	const uint64_t bound = 256 << 10;
-	const char *stress = getenv("GPUPROF_STRESS");
-	uint64_t steps = stress && !strcmp(stress, "1") ? 3000000 : 300000;
+	uint64_t steps = stress_n(300000, 3000000);
 	struct gpt_ring *r;
 	struct gpt_ring_stats st;
-	struct gpt_writer_opts o = {.level = 1, .chunk_records = 1024, .sink = gpt_ring_sink,
-				    .number_names = true};
 	struct gpt_writer *w = NULL;
 	uint64_t worst_pinned = 0, worst = 0;
 	char name[64];
 
-	REQUIRE(gpt_ring_new(bound, UINT64_MAX / 4, &r) == 0);
-	o.sink_ctx = r;
-	REQUIRE(gpt_writer_open_fd(-1, "ring", &o, &w) == 0);
+	big_ring(bound, true, &r, &w);
 	for (uint64_t i = 0; i < steps; i++) {
 		for (uint32_t c = 1; c <= 5; c++) {
 			struct gpt_nvtx n = {.start = 1000000 + 10000 * i + c, .type = GPT_NVTX_PUSH_POP,
@@ -315,19 +333,12 @@ TEST(ring_step_names_bounded)
 	CHECK_EQ_U(st.added_records, steps * 5);
 
 	/* saved: ordinary records, every name as it was given */
-	int fd = memfd_create("ring-save", MFD_CLOEXEC), keep = dup(fd);
-	char err[256] = "";
-	REQUIRE(fd >= 0 && keep >= 0);
-	CHECK_EQ_I(gpt_ring_save_fd(r, w, fd, "saved.gpz", err, sizeof(err)), 0);
-	off_t len = lseek(keep, 0, SEEK_END);
-	REQUIRE(len > 0);
-	uint8_t *buf = malloc((size_t)len);
-	REQUIRE(buf && pread(keep, buf, (size_t)len, 0) == len);
-	close(keep);
+	struct tt_buf b = {0};
+	save_bytes(r, w, &b);
 	struct gpt_reader *rd = NULL;
 	struct gpt_chunk c;
 	uint64_t kept = 0, bad = 0, newest = 0;
-	REQUIRE(gpt_reader_open_mem(buf, (size_t)len, "saved.gpz", &rd) == 0);
+	REQUIRE(gpt_reader_open_mem(b.p, b.len, "saved.gpz", &rd) == 0);
 	while (gpt_reader_next(rd, &c) == 1) {
 		if (c.kind != GPT_KIND_NVTX) {
 			continue;
@@ -346,7 +357,7 @@ TEST(ring_step_names_bounded)
 	CHECK_EQ_U(kept + st.dropped_records, steps * 5);
 	CHECK_EQ_U(newest, steps - 1);
 	gpt_reader_free(rd);
-	free(buf);
+	tt_buf_free(&b);
 	CHECK_EQ_I(gpt_writer_close(w), 0);
 	gpt_ring_free(r);
 }
