@@ -265,11 +265,12 @@ grep -q "$(printf '\032')" p.stat && fail "names: a pattern left in the file"
 head -n 1 p.rep | grep -q '^Flight recording saved on signal: signal ' || fail "names: $(head -n 1 p.rep)"
 grep -q "^Slow step ProfilerStep#$((n + 250)): " p.rep || fail "names: slow step $(head -n 4 p.rep)"
 grep -q "NVTX range 'stall' " p.rep || fail "names: stall not named $(head -n 12 p.rep)"
+
 # 12. steps named by the program's own pattern: 'iter N' is no step to the default pattern (no
-#     trigger, no file), and is one with GPUPROF_FLIGHT_STEP (such names are kept by pattern in
-#     the ring: the regex is matched on the name itself); GPUPROF_FLIGHT_AFTER=3 keeps
-#     recording 3 s after the trigger, so the file also holds the steps after the slow one, to
-#     the last
+#     trigger, no file), 'train_step N' is, and 'iter N' is one with GPUPROF_FLIGHT_STEP (such
+#     names are kept by pattern in the ring: the regex is matched on the name itself);
+#     GPUPROF_FLIGHT_AFTER=3 keeps recording 3 s after the trigger, so the file also holds the
+#     steps after the slow one, to the last
 mkdir s s2
 "$G" record --flight -o "$PWD/s2/run.gpz" -- "$FT" 300 200 sleep "name:iter " >/dev/null 2>&1 ||
 	fail "iter: exit $?"
@@ -284,6 +285,12 @@ grep -q "flight recording: step 'iter 437' took" s.err || fail "iter: $(cat s.er
 for st in 0 436 437 438 999; do
 	grep -q "^nvtx iter $st 1\$" s.stat || fail "iter: step $st missing"
 done
+# the default pattern takes NVTX ranges named like 'train_step 12' for steps too
+mkdir s3
+"$G" record --flight -o "$PWD/s3/run.gpz" -- "$FT" 600 437 sleep "name:train_step " \
+	>/dev/null 2>s3.err || fail "train_step: exit $? $(cat s3.err)"
+one_file s3 >/dev/null || exit 1
+grep -q "flight recording: step 'train_step 437' took" s3.err || fail "train_step: $(cat s3.err)"
 # (the report's own step classifier takes ProfilerStep#N or repeating ranges of one name for
 # steps, not 'iter N': its opening line names the trigger's step)
 "$G" report "$f" 2>/dev/null | head -n 1 |
