@@ -145,14 +145,18 @@ static void swap_d(double *x, double *y)
 	*y = t;
 }
 
-/* Reorders v so that v[k] is the k-th smallest, smaller ones before it (Hoare's select). */
+/*
+ * Reorders v so that v[k] is the k-th smallest, none larger before it (Hoare's
+ * select). The partition is three-way, so that many equal values (a category
+ * that is zero in most steps) cost linear time, not quadratic.
+ */
 static void select_k(double *v, size_t n, size_t k)
 {
 	size_t lo = 0, hi = n - 1;
 
 	while (hi > lo) {
 		size_t mid = lo + (hi - lo) / 2;
-		/* median of three as the pivot, moved to hi */
+		/* median of three as the pivot */
 		if (v[mid] < v[lo]) {
 			swap_d(&v[mid], &v[lo]);
 		}
@@ -163,20 +167,23 @@ static void select_k(double *v, size_t n, size_t k)
 			swap_d(&v[mid], &v[hi]);
 		}
 		double pivot = v[hi];
-		size_t s = lo;
-		for (size_t i = lo; i < hi; i++) {
+		/* [lo, lt) below the pivot, [lt, i) equal to it, (gt, hi] above it */
+		size_t lt = lo, i = lo, gt = hi + 1;
+		while (i < gt) {
 			if (v[i] < pivot) {
-				swap_d(&v[i], &v[s++]);
+				swap_d(&v[i++], &v[lt++]);
+			} else if (v[i] > pivot) {
+				swap_d(&v[i], &v[--gt]);
+			} else {
+				i++;
 			}
 		}
-		swap_d(&v[s], &v[hi]);
-		if (s == k) {
-			return;
-		}
-		if (k < s) {
-			hi = s - 1;
+		if (k < lt) {
+			hi = lt - 1;
+		} else if (k >= gt) {
+			lo = gt;
 		} else {
-			lo = s + 1;
+			return;
 		}
 	}
 }

@@ -108,6 +108,9 @@ static void dump_record(struct gp_strbuf *sb, const struct gpt_reader *r,
 	for (size_t i = 0; i < ki->nfields; i++) {
 		const struct gpt_field *f = &ki->fields[i];
 		uint64_t v = gpt_field_get(f, rec);
+		if (!v && gpt_field_is_ring_only(ki, f)) {
+			continue; /* never in a file but a crafted one */
+		}
 		if (o->json) {
 			gp_strbuf_addf(sb, ",\"%s\":", f->name);
 		} else {

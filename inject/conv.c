@@ -88,6 +88,20 @@ uint32_t gpi_conv_intern_len(struct gpi_conv *cv, const char *s, size_t len)
 	return id;
 }
 
+uint32_t gpi_conv_intern_msg(struct gpi_conv *cv, const char *s, size_t len, uint64_t *num)
+{
+	uint32_t id = 0;
+
+	*num = 0;
+	if (cv->w && !cv->err && s && len) {
+		int ret = gpt_writer_intern_numbered(cv->w, s, len, &id, num);
+		if (ret) {
+			cv->err = ret;
+		}
+	}
+	return id;
+}
+
 uint32_t gpi_conv_intern(struct gpi_conv *cv, const char *s)
 {
 	return gpi_conv_intern_len(cv, s, s ? strlen(s) : 0);

@@ -264,6 +264,7 @@ int gpi_flight_writer_opts(struct gpt_writer_opts *wo)
 	wo->keep_going = false;
 	wo->sink = gpt_ring_sink;
 	wo->sink_ctx = ring;
+	wo->number_names = true; /* a step's name is its pattern and its number */
 	return 0;
 }
 
@@ -365,11 +366,34 @@ uint64_t gpi_flight_median(const uint64_t *v, uint32_t n)
 	return n & 1 ? tmp[n / 2] : (tmp[n / 2 - 1] + tmp[n / 2]) / 2;
 }
 
-/* Whether the range's message names a step; decided once per string. */
-static bool is_step_name(struct gpi_conv *cv, uint32_t msg)
+/* The range's name: its message, or the pattern and number the ring keeps (trace/names.c). */
+static const char *range_name(struct gpi_conv *cv, const struct gpt_nvtx *r, char *buf,
+			      size_t size)
 {
+	const char *s = gpt_writer_string(cv->w, r->message);
+
+	if (!s || !r->message_num) {
+		return s;
+	}
+	gpt_name_expand(s, r->message_num, buf, size);
+	return buf;
+}
+
+/*
+ * Whether the range's message names a step; decided once per string, and
+ * for a numbered name (a pattern) on the name itself each time.
+ */
+static bool is_step_name(struct gpi_conv *cv, const struct gpt_nvtx *r)
+{
+	uint32_t msg = r->message;
+
 	if (!msg || !step_re_ok) {
 		return false;
+	}
+	if (r->message_num) {
+		char buf[GPT_NAME_PATTERN_MAX + 24];
+		const char *s = range_name(cv, r, buf, sizeof(buf));
+		return s && !regexec(&step_re, s, 0, NULL, 0);
 	}
 	if (msg >= steps.is_step_cap) {
 		size_t nc = steps.is_step_cap ? steps.is_step_cap : 256;
@@ -395,7 +419,7 @@ void gpi_flight_note_range(struct gpi_conv *cv, const struct gpt_nvtx *r)
 {
 	const struct gpi_config *c = &gpi_s.cfg;
 
-	if (r->type == GPT_NVTX_MARK || r->end <= r->start || !is_step_name(cv, r->message)) {
+	if (r->type == GPT_NVTX_MARK || r->end <= r->start || !is_step_name(cv, r)) {
 		return;
 	}
 	uint64_t dur = r->end - r->start;
@@ -405,7 +429,8 @@ void gpi_flight_note_range(struct gpi_conv *cv, const struct gpt_nvtx *r)
 	if (steps.n >= need) {
 		uint64_t med = gpi_flight_median(steps.dur, steps.n);
 		if (med && (double)dur > c->flight_slow_k * (double)med && !trig.pending) {
-			const char *name = gpt_writer_string(cv->w, r->message);
+			char buf[GPT_NAME_PATTERN_MAX + 24];
+			const char *name = range_name(cv, r, buf, sizeof(buf));
 			trig.step_start = r->start;
 			trig.step_end = r->end;
 			trig.median_ns = med;
@@ -542,12 +567,14 @@ static void trigger_record(struct gpi_conv *cv)
 	gpi_fmt(st, sizeof(st),
 		"trigger=%s; trigger_ts=%llu; step_start=%llu; step_end=%llu; median_ns=%llu; "
 		"window_start=%llu; dropped_chunks=%llu; dropped_records=%llu; suppressed=%llu; "
-		"saves=%llu; what=%s",
+		"saves=%llu; ring_bytes=%llu; pinned_bytes=%llu; peak_bytes=%llu; what=%s",
 		trig_names[trig.kind], (unsigned long long)trig.ts,
 		(unsigned long long)trig.step_start, (unsigned long long)trig.step_end,
 		(unsigned long long)trig.median_ns, (unsigned long long)rs.oldest_ts,
 		(unsigned long long)rs.dropped_chunks, (unsigned long long)rs.dropped_records,
-		(unsigned long long)suppressed, (unsigned long long)saves, trig.what);
+		(unsigned long long)suppressed, (unsigned long long)saves,
+		(unsigned long long)rs.ring_bytes, (unsigned long long)rs.pinned_bytes,
+		(unsigned long long)rs.peak_bytes, trig.what);
 	gpi_meta_process_status(cv, GPI_PROCESS_FLIGHT, -1, st);
 }
 
@@ -561,7 +588,7 @@ static void save(struct gpi_conv *cv, struct gpt_writer *w)
 	}
 	int fd = open_save(path, sizeof(path));
 	if (fd >= 0) {
-		int ret = gpt_ring_save_fd(ring, fd, path, err, sizeof(err));
+		int ret = gpt_ring_save_fd(ring, w, fd, path, err, sizeof(err));
 		gpi_dbg("flight: saved %s (%s)", path, ret ? err : "ok");
 		if (ret) {
 			gpi_warn("cannot save the flight recording: %s", err);

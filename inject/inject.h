@@ -341,6 +341,11 @@ void gpi_conv_init(struct gpi_conv *cv, struct gpt_writer *w);
 void gpi_conv_release(struct gpi_conv *cv);
 /* Adds a record (writer errors are kept in cv->err). */
 void gpi_conv_add(struct gpi_conv *cv, enum gpt_kind kind, const void *rec);
+/*
+ * An NVTX message's id: in a flight ring (gpt_writer_opts.number_names) a
+ * name with a changing number is its pattern's id and *num the number.
+ */
+uint32_t gpi_conv_intern_msg(struct gpi_conv *cv, const char *s, size_t len, uint64_t *num);
 uint32_t gpi_conv_intern(struct gpi_conv *cv, const char *s);
 uint32_t gpi_conv_intern_len(struct gpi_conv *cv, const char *s, size_t len);
 /* Notes a thread id so a THREAD record is written for it. */

@@ -129,6 +129,7 @@ struct open_range {
 	const struct domain *domain;
 	uint64_t start;
 	uint32_t message;
+	uint64_t message_num; /* a flight ring's pattern number, 0 none */
 	uint32_t category, color;
 	uint8_t color_type, payload_type, flags;
 	uint64_t payload;
@@ -1430,14 +1431,17 @@ static uint32_t depth_in_domain(const struct tbuf *b, const struct domain *d)
 struct mc_ent {
 	uint32_t id;
 	uint16_t len;
+	uint64_t num; /* a flight ring's pattern number (trace/names.c), 0 none */
 	char s[MC_BYTES];
 };
 static struct mc_ent mcache[MC_SLOTS];
 
-static uint32_t intern_msg(struct gpi_conv *cv, const char *s, uint16_t len)
+/* A message's string id, and in *num the number a flight ring keeps apart from it. */
+static uint32_t intern_msg(struct gpi_conv *cv, const char *s, uint16_t len, uint64_t *num)
 {
+	*num = 0;
 	if (!len || len > MC_BYTES || !cv->w) {
-		return gpi_conv_intern_len(cv, s, len);
+		return gpi_conv_intern_msg(cv, s, len, num);
 	}
 	if (mcache_w != cv->w) {
 		memset(mcache, 0, sizeof(mcache));
@@ -1449,12 +1453,14 @@ static uint32_t intern_msg(struct gpi_conv *cv, const char *s, uint16_t len)
 	memcpy(&z, s + len - k, k);
 	struct mc_ent *e = &mcache[gp_hash_u64(a ^ (z * 0x9e3779b97f4a7c15ULL) ^ len) % MC_SLOTS];
 	if (e->id && e->len == len && !memcmp(e->s, s, len)) {
+		*num = e->num;
 		return e->id;
 	}
-	uint32_t id = gpi_conv_intern_len(cv, s, len);
+	uint32_t id = gpi_conv_intern_msg(cv, s, len, num);
 	if (id && !cv->err) {
 		e->id = id;
 		e->len = len;
+		e->num = *num;
 		memcpy(e->s, s, len);
 	}
 	return id;
@@ -1463,8 +1469,9 @@ static uint32_t intern_msg(struct gpi_conv *cv, const char *s, uint16_t len)
 static void fill_attr(struct gpi_conv *cv, struct gpt_nvtx *r, const struct ev_attr *e)
 {
 	r->domain = domain_id(cv, e->h.domain);
+	r->message_num = 0;
 	if (e->h.mtype == MSG_INLINE) {
-		r->message = intern_msg(cv, e->msg, e->msglen);
+		r->message = intern_msg(cv, e->msg, e->msglen, &r->message_num);
 	} else if (e->h.mtype == MSG_REGISTERED) {
 		const struct rstr *rs = (const struct rstr *)(uintptr_t)e->h.handle;
 		r->message = gpi_conv_intern(cv, rs->text);
@@ -1501,6 +1508,7 @@ static void emit_pushed(struct gpi_conv *cv, struct tbuf *b, const struct open_r
 		.type = GPT_NVTX_PUSH_POP,
 		.domain = domain_id(cv, o->domain),
 		.message = o->message,
+		.message_num = o->message_num,
 		.category = o->category,
 		.color = o->color,
 		.color_type = o->color_type,
@@ -1556,6 +1564,7 @@ static void handle_event(struct gpi_conv *cv, struct tbuf *b, const struct ev *e
 				     .domain = e->domain,
 				     .start = ts,
 				     .message = tmp.message,
+				     .message_num = tmp.message_num,
 				     .category = tmp.category,
 				     .color = tmp.color,
 				     .color_type = tmp.color_type,
@@ -1567,9 +1576,12 @@ static void handle_event(struct gpi_conv *cv, struct tbuf *b, const struct ev *e
 	}
 	case EV_PUSH_SHORT: {
 		const struct ev_short *sh = (const struct ev_short *)e;
+		uint64_t num;
+		uint32_t msg = intern_msg(cv, sh->msg, sh->msglen, &num);
 		open_push(b, &(struct open_range){
 				     .start = ts,
-				     .message = intern_msg(cv, sh->msg, sh->msglen),
+				     .message = msg,
+				     .message_num = num,
 				     .flags = sh->flags,
 			     });
 		break;

@@ -121,4 +121,31 @@ int gpt_decode_records(const struct gpt_kind_info *ki, const uint8_t *p, size_t 
 int gpt_decode_records_ex(const struct gpt_kind_info *ki, const uint8_t *p, size_t len,
 			  uint32_t count, void *recs, char *errbuf, size_t errlen, bool scaled);
 
+/* ---- names interned by pattern (names.c; flight rings: FORMAT.md "Flight recordings") */
+
+struct gpt_name_shape;
+/* The shapes seen (zeroed to start); released by gpt_name_shapes_release. */
+struct gpt_name_shapes {
+	struct gpt_name_shape *slots;
+	size_t n;
+};
+void gpt_name_shapes_release(struct gpt_name_shapes *t);
+/*
+ * 1 when s (len bytes, no NUL) is to be kept as a pattern: the pattern in
+ * pat (GPT_NAME_PATTERN_MAX + 1 bytes, not NUL-terminated), its length in
+ * *patlen, the number in *num (value << 5 | digits, never 0); else 0 and
+ * *num 0 (intern s whole).
+ */
+int gpt_name_split(struct gpt_name_shapes *t, const char *s, size_t len, char *pat,
+		   size_t *patlen, uint64_t *num);
+
+/*
+ * Ids 1..n are defined by string chunks the caller copies into the file
+ * itself (gpt_writer_append_chunk): the writer's own strings take the ids
+ * after them. Only before the writer interned anything; -GP_ERR_API else.
+ */
+int gpt_writer_reserve_ids(struct gpt_writer *w, uint32_t n);
+/* The highest string id the writer has handed to its file or sink. */
+uint32_t gpt_writer_strings_written(const struct gpt_writer *w);
+
 #endif /* GPT_FORMAT_H */

@@ -270,7 +270,8 @@
 	X(12, u32, end_tid, VARINT, 0)                                                             \
 	X(13, u16, depth, VARINT, 0)      /* push/pop nesting depth, 0 outermost */                \
 	X(14, u64, range_id, DELTA, 0)    /* start/end ranges; 0 otherwise */                      \
-	X(15, str, args, VARINT, 0)       /* a CPU op's recorded inputs (format 1.2); 0 none */
+	X(15, str, args, VARINT, 0)       /* a CPU op's recorded inputs (format 1.2); 0 none */      \
+	X(16, u64, message_num, VARINT, 0) /* in a flight ring only: message is a pattern */
 
 /* An NCCL operation (collective or point-to-point). */
 #define GPT_NCCL_FIELDS(X)                                                                         \

@@ -18,6 +18,7 @@
 #include "trace/format.h"
 
 #include <unistd.h>
+#include <zlib.h>
 
 struct ring_chunk {
 	uint8_t *bytes;
@@ -190,6 +191,9 @@ int gpt_ring_add(struct gpt_ring *r, const uint8_t *chunk, size_t len)
 		r->st.added_records += h.count;
 	}
 	gpt_ring_trim(r, 0);
+	if (r->st.ring_bytes + r->st.pinned_bytes > r->st.peak_bytes) {
+		r->st.peak_bytes = r->st.ring_bytes + r->st.pinned_bytes;
+	}
 	return 0;
 }
 
@@ -217,21 +221,110 @@ void gpt_ring_get_stats(const struct gpt_ring *r, struct gpt_ring_stats *st)
 	}
 }
 
-int gpt_ring_save_fd(const struct gpt_ring *r, int fd, const char *name, char *errbuf,
-		     size_t errlen)
+/* The payload of a chunk the ring holds (ours: well formed), inflated into raw. */
+static int chunk_payload(const uint8_t *chunk, const struct gpt_chunk_header *h,
+			 struct gp_strbuf *raw)
+{
+	gp_strbuf_reset(raw);
+	if (gp_strbuf_grow(raw, (size_t)h->raw_len + 1)) {
+		return -GP_ERR_NOMEM;
+	}
+	if (!(h->flags & GPT_CHUNK_FLAG_DEFLATE)) {
+		gp_strbuf_add(raw, chunk + GPT_CHUNK_HEADER_SIZE, h->stored_len);
+		return raw->failed ? -GP_ERR_NOMEM : 0;
+	}
+	z_stream zs = {0};
+	if (inflateInit2(&zs, -15) != Z_OK) {
+		return -GP_ERR_NOMEM;
+	}
+	zs.next_in = (Bytef *)(uintptr_t)(chunk + GPT_CHUNK_HEADER_SIZE);
+	zs.avail_in = h->stored_len;
+	zs.next_out = (Bytef *)raw->buf;
+	zs.avail_out = h->raw_len;
+	int z = inflate(&zs, Z_FINISH);
+	inflateEnd(&zs);
+	if (z != Z_STREAM_END || zs.avail_out) {
+		return -GP_ERR_FORMAT;
+	}
+	raw->len = h->raw_len;
+	return 0;
+}
+
+/*
+ * An NVTX chunk whose ranges name patterns (gpt_writer_opts.number_names):
+ * its records again with the names they stand for, interned by the saving
+ * writer (ids after the ring's own). 0 when it has none: copied as it is.
+ */
+static int names_back(struct gpt_writer *out, const struct gpt_writer *names,
+		      const uint8_t *chunk, const struct gpt_chunk_header *h, struct gp_strbuf *raw,
+		      bool *done)
+{
+	const struct gpt_kind_info *ki = gpt_kind_info(GPT_KIND_NVTX);
+	char err[160], name[GPT_NAME_PATTERN_MAX + 24];
+	int ret = chunk_payload(chunk, h, raw);
+	struct gpt_nvtx *v = ret ? NULL : calloc(h->count ? h->count : 1, sizeof(*v));
+
+	*done = false;
+	if (!ret && !v) {
+		ret = -GP_ERR_NOMEM;
+	}
+	if (!ret) {
+		ret = gpt_decode_records(ki, (const uint8_t *)raw->buf, raw->len, h->count, v, err,
+					 sizeof(err));
+	}
+	uint32_t n = 0;
+	for (uint32_t i = 0; !ret && i < h->count; i++) {
+		n += v[i].message_num != 0;
+	}
+	for (uint32_t i = 0; !ret && n && i < h->count; i++) {
+		if (v[i].message_num) {
+			const char *pat = gpt_writer_string(names, v[i].message);
+			size_t len = gpt_name_expand(pat ? pat : "", v[i].message_num, name,
+						     sizeof(name));
+			ret = gpt_writer_intern(out, name, len, &v[i].message);
+			v[i].message_num = 0;
+		}
+		if (!ret) {
+			ret = gpt_writer_add(out, GPT_KIND_NVTX, &v[i]);
+		}
+	}
+	if (!ret && n) {
+		ret = gpt_writer_flush(out); /* its chunk goes where the ring's was */
+		*done = true;
+	}
+	free(v);
+	return ret;
+}
+
+int gpt_ring_save_fd(const struct gpt_ring *r, const struct gpt_writer *names, int fd,
+		     const char *name, char *errbuf, size_t errlen)
 {
 	struct gpt_writer *w = NULL;
 	struct gpt_writer_opts wo = {.level = -1, .flight = true};
+	struct gp_strbuf raw = GP_STRBUF_INIT;
 	int ret = gpt_writer_open_fd(fd, name, &wo, &w);
 
+	/* the names given back take the ids after those of the pinned strings */
+	if (!ret && names) {
+		ret = gpt_writer_reserve_ids(w, gpt_writer_strings_written(names));
+	}
 	/* pinned chunks first: the strings every later chunk refers to */
 	for (size_t i = 0; !ret && i < r->pinned.n; i++) {
 		ret = gpt_writer_append_chunk(w, r->pinned.v[i].bytes, r->pinned.v[i].len);
 	}
 	for (size_t i = 0; !ret && i < r->n; i++) {
 		const struct ring_chunk *c = &r->q[(r->head + i) % r->cap];
-		ret = gpt_writer_append_chunk(w, c->bytes, c->len);
+		struct gpt_chunk_header h;
+		bool done = false;
+		if (names && c->kind == GPT_KIND_NVTX &&
+		    !gpt_chunk_header_unpack(c->bytes, &h, NULL, 0)) {
+			ret = names_back(w, names, c->bytes, &h, &raw, &done);
+		}
+		if (!ret && !done) {
+			ret = gpt_writer_append_chunk(w, c->bytes, c->len);
+		}
 	}
+	gp_strbuf_release(&raw);
 	if (!w) {
 		if (errlen) {
 			snprintf(errbuf, errlen, "%s: %s", name, gp_err_str(ret));

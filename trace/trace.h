@@ -98,6 +98,15 @@ const struct gpt_field *gpt_kind_field(const struct gpt_kind_info *ki, unsigned 
 uint64_t gpt_field_get(const struct gpt_field *f, const void *rec);
 /* Sets field f of rec; returns -GP_ERR_RANGE when v does not fit the type. */
 int gpt_field_set(const struct gpt_field *f, void *rec, uint64_t v);
+/*
+ * Whether the field only ever holds a value inside a flight ring
+ * (nvtx.message_num): a saved file, like every other, leaves it 0.
+ */
+static inline bool gpt_field_is_ring_only(const struct gpt_kind_info *ki,
+					  const struct gpt_field *f)
+{
+	return ki->kind == GPT_KIND_NVTX && f->id == 16;
+}
 /* Whether the field is signed (i32, i64). */
 static inline bool gpt_field_is_signed(const struct gpt_field *f)
 {
@@ -163,6 +172,13 @@ struct gpt_writer_opts {
 	void *rows_ctx;
 	/* The file holds a flight recording's trigger record: its header says 1.3. */
 	bool flight;
+	/*
+	 * With sink: gpt_writer_intern_numbered keeps a name with a changing
+	 * number as its pattern and the number (trace/names.c), so that a
+	 * flight ring's strings do not grow by one per step. Only what
+	 * gpt_ring_save_fd turns back into names may use it.
+	 */
+	bool number_names;
 };
 
 /*
@@ -183,6 +199,13 @@ int gpt_writer_open_fd(int fd, const char *name, const struct gpt_writer_opts *o
  * to it. Strings longer than GPT_MAX_STRING_BYTES are cut there.
  */
 int gpt_writer_intern(struct gpt_writer *w, const char *s, size_t len, uint32_t *id);
+/*
+ * gpt_writer_intern, or with gpt_writer_opts.number_names a name such as
+ * "ProfilerStep#437" interned as its pattern: *id the pattern's, *num the
+ * number (nvtx.message_num); *num is 0 when the name was interned whole.
+ */
+int gpt_writer_intern_numbered(struct gpt_writer *w, const char *s, size_t len, uint32_t *id,
+			       uint64_t *num);
 static inline int gpt_writer_intern_cstr(struct gpt_writer *w, const char *s, uint32_t *id)
 {
 	return gpt_writer_intern(w, s, s ? strlen(s) : 0, id);
@@ -263,6 +286,23 @@ struct gpt_writer_stats {
 };
 void gpt_writer_get_stats(const struct gpt_writer *w, struct gpt_writer_stats *st);
 
+/*
+ * Names interned by pattern (gpt_writer_opts.number_names, trace/names.c):
+ * a pattern is the name with one number replaced by GPT_NAME_NUMBER_MARK,
+ * kept apart as value << 5 | digits (leading zeros kept).
+ */
+/* Stands for the number in a pattern; a name holding it is never split. */
+#define GPT_NAME_NUMBER_MARK '\x1a'
+/* Longer names are interned whole. */
+#define GPT_NAME_PATTERN_MAX 255
+
+/*
+ * The name a pattern and its number stand for, NUL-terminated in out (cut
+ * to size - 1 bytes); the pattern itself when num is 0 or it has no mark.
+ * Returns the length written.
+ */
+size_t gpt_name_expand(const char *pattern, uint64_t num, char *out, size_t size);
+
 /* ------------------------------------------------------------ flight ring */
 
 /*
@@ -281,6 +321,7 @@ struct gpt_ring_stats {
 	uint64_t added_records;               /* records of every ring chunk ever added */
 	uint64_t dropped_chunks, dropped_records, dropped_bytes; /* left the ring */
 	uint64_t oldest_ts;                   /* first time of the oldest ring chunk held, 0 none */
+	uint64_t peak_bytes;                  /* the most held at once, pinned included */
 };
 /* max_bytes and window_ns > 0, else -GP_ERR_API. Caller frees with gpt_ring_free. */
 int gpt_ring_new(uint64_t max_bytes, uint64_t window_ns, struct gpt_ring **out);
@@ -301,10 +342,13 @@ void gpt_ring_get_stats(const struct gpt_ring *r, struct gpt_ring_stats *st);
 /*
  * Writes the ring as a .gpz on fd (owned and closed): the file header, the
  * pinned chunks, the ring's chunks in order, the footer index. The ring is
- * unchanged. 0, or an error with "NAME: reason" in errbuf.
+ * unchanged. names is the writer that filled the ring, or NULL: with it,
+ * the NVTX ranges its number_names kept as patterns are written with the
+ * names they stand for (a string chunk and the chunk again), so the file
+ * holds only ordinary records. 0, or an error with "NAME: reason" in errbuf.
  */
-int gpt_ring_save_fd(const struct gpt_ring *r, int fd, const char *name, char *errbuf,
-		     size_t errlen);
+int gpt_ring_save_fd(const struct gpt_ring *r, const struct gpt_writer *names, int fd,
+		     const char *name, char *errbuf, size_t errlen);
 
 /* ---------------------------------------------------------------- reader */
 

@@ -93,6 +93,9 @@ struct gpt_writer {
 		uint16_t kind;
 	} *held;
 	size_t nheld, heldcap, held_bytes;
+	/* gpt_writer_opts.number_names: the shapes of the names interned by pattern */
+	bool number_names;
+	struct gpt_name_shapes shapes;
 };
 
 static int set_err(struct gpt_writer *w, int err, const char *fmt, ...) GP_PRINTF(3, 4);
@@ -792,6 +795,7 @@ int gpt_writer_open_fd(int fd, const char *name, const struct gpt_writer_opts *o
 		w->sink = opts->sink;
 		w->sink_ctx = opts->sink_ctx;
 		w->keep_going = false;
+		w->number_names = opts->number_names;
 	}
 	w->keep_going = opts && opts->keep_going && !opts->compact && !opts->sink && !opts->rows;
 	w->name = strdup(name ? name : "trace");
@@ -917,6 +921,49 @@ int gpt_writer_intern(struct gpt_writer *w, const char *s, size_t len, uint32_t 
 	return 0;
 }
 
+int gpt_writer_intern_numbered(struct gpt_writer *w, const char *s, size_t len, uint32_t *id,
+			       uint64_t *num)
+{
+	char pat[GPT_NAME_PATTERN_MAX + 1];
+	size_t plen = 0;
+
+	*num = 0;
+	if (!w->number_names || !s || !len || memchr(s, '\0', len) ||
+	    !gpt_name_split(&w->shapes, s, len, pat, &plen, num)) {
+		return gpt_writer_intern(w, s, len, id);
+	}
+	int ret = gpt_writer_intern(w, pat, plen, id);
+	if (ret) {
+		*num = 0;
+	}
+	return ret;
+}
+
+int gpt_writer_reserve_ids(struct gpt_writer *w, uint32_t n)
+{
+	if (w->str_off.n || n >= UINT32_MAX - 1) {
+		return -GP_ERR_API;
+	}
+	if (!n) {
+		return 0;
+	}
+	/* every reserved id points at one empty string: offset 0 */
+	gp_strbuf_addch(&w->text, '\0');
+	if (w->text.failed || gp_vec_reserve(&w->str_off, n)) {
+		return set_err(w, -GP_ERR_NOMEM, "out of memory reserving string ids");
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		w->str_off.v[w->str_off.n++] = 0;
+	}
+	w->strings_written = n;
+	return 0;
+}
+
+uint32_t gpt_writer_strings_written(const struct gpt_writer *w)
+{
+	return w->strings_written;
+}
+
 /* Rows are mapped this many bytes at a time (8 pages of 4 KiB): at most that much unused. */
 #define PREFAULT_STEP (32u << 10)
 
@@ -1027,6 +1074,7 @@ static void writer_free(struct gpt_writer *w)
 	gp_vec_free(&w->str_off);
 	gp_vec_free(&w->index);
 	free(w->slots);
+	gpt_name_shapes_release(&w->shapes);
 	free(w->tmp);
 	free(w->name);
 	free(w);

@@ -169,6 +169,7 @@ int main(int argc, char **argv)
 	}
 	wo.sink = flight ? gpt_ring_sink : NULL;
 	wo.sink_ctx = ring;
+	wo.number_names = flight; /* as the library's ring writer */
 	if (fd < 0 || gpt_writer_open_fd(flight ? -1 : fd, path, &wo, &w)) {
 		fprintf(stderr, "bench-inject-writer: cannot open %s\n", path);
 		return 1;
@@ -200,15 +201,17 @@ int main(int argc, char **argv)
 		}
 		done += n;
 	}
-	int ret = gpt_writer_close(w);
+	/* a ring's writer stays open until the save: it names the patterns */
+	int ret = flight ? gpt_writer_flush(w) : gpt_writer_close(w);
 	uint64_t total = gp_clock_monotonic_ns() - t0 - fill_ns, save_ns = 0;
 	struct gpt_ring_stats rs = {0};
 	if (flight && !ret) {
 		char err[256];
 		uint64_t s0 = gp_clock_monotonic_ns();
 		gpt_ring_get_stats(ring, &rs);
-		ret = gpt_ring_save_fd(ring, fd, path, err, sizeof(err));
+		ret = gpt_ring_save_fd(ring, w, fd, path, err, sizeof(err));
 		save_ns = gp_clock_monotonic_ns() - s0;
+		gpt_writer_close(w);
 		gpt_ring_free(ring);
 	}
 	if (ret || cv.err) {

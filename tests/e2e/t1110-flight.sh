@@ -6,8 +6,9 @@
 # program's own handler (installed before and after the library's);
 # `gpuprof trigger PID`; a CUDA error; an NCCL error, returned or
 # asynchronous; a crash leaves a readable file; the exit when asked; nothing
-# written without a trigger; the byte bound; two ranks saving together
-# through a shared directory.
+# written without a trigger; the byte bound; millions of distinct step
+# names within the bound; two ranks saving together through a shared
+# directory.
 . "$TOP/tests/fakecuda/e2e-lib.sh"
 G=$TOP/$O/gpuprof
 FT=$B/tests/flight-train
@@ -229,4 +230,69 @@ set -- r/rank1.flight-rank-*.gpz
 # rank 0's trigger reached rank 1
 "$G" dump --kind process "$1" | grep -q "what=rank 0 (host .*): slow-step: step 'ProfilerStep#[0-9]*'" ||
 	fail "rank 1's trigger"
+
+# 11. millions of distinct step names: ProfilerStep#0 .. #N-1 (bare ranges), then 300 steps
+#     numbered from N whose step N+250 stalls, saved on SIGUSR2 at N+290. The ring keeps each
+#     name by pattern, so its pinned part stays a few KiB and the whole ring within its 256 KiB
+#     over the run (peak_bytes: the most it held after any chunk came in), where one string
+#     per step would pin about 20 MB. The saved file names its steps exactly, and the report
+#     finds the stalled one. 2 x 10^6 names, 10^7 under make stress (GPUPROF_STRESS=1).
+n=2000000
+[ "${GPUPROF_STRESS:-}" = 1 ] && n=10000000
+mkdir p
+GPUPROF_FLIGHT=600 GPUPROF_FLIGHT_MB=0.25 GPUPROF_FLIGHT_ON=signal GPUPROF_FLIGHT_COOLDOWN=0 \
+	GPUPROF_FLUSH_MS=50 inject env GPUPROF_OUTPUT="$PWD/p/run.gpz" \
+	"$FT" 300 250 sleep first:$n usr2:290 pause:1000 >/dev/null 2>p.err || fail "names: exit $?"
+f=$(one_file p) || exit 1
+"$G" dump --kind process "$f" | grep 'trigger=signal' >p.status || fail "names: no trigger record"
+status_key() { sed -n "s/.*; $1=\([0-9]*\);.*/\1/p" p.status; }
+pinned=$(status_key pinned_bytes) peak=$(status_key peak_bytes) dropped=$(status_key dropped_records)
+[ -n "$pinned" ] && [ -n "$peak" ] && [ -n "$dropped" ] || fail "names: status $(cat p.status)"
+[ "$pinned" -le 16384 ] || fail "names: $pinned pinned bytes"
+[ "$peak" -le 262144 ] || fail "names: the ring held $peak bytes"
+"$CHECK" stat "$f" >p.stat || fail "names: unreadable"
+# the names reached the ring (what a loaded machine's full NVTX buffers lost is counted as a
+# loss, not here: at least half must get through), and most of them left it
+kept=$(sed -n 's/^records nvtx //p' p.stat)
+[ $((kept + dropped)) -ge $((n / 2)) ] || fail "names: only $kept + $dropped ranges reached the ring"
+[ "$dropped" -ge $((n / 4)) ] || fail "names: only $dropped records left the ring"
+for s in $((n + 249)) $((n + 250)) $((n + 251)); do
+	grep -q "^nvtx ProfilerStep#$s 1\$" p.stat || fail "names: step $s missing"
+done
+grep -q '^nvtx stall 1$' p.stat || fail "names: the stall's range"
+grep -q "$(printf '\032')" p.stat && fail "names: a pattern left in the file"
+"$G" report "$f" >p.rep 2>p.rerr || fail "names: report $(cat p.rerr)"
+head -n 1 p.rep | grep -q '^Flight recording saved on signal: signal ' || fail "names: $(head -n 1 p.rep)"
+grep -q "^Slow step ProfilerStep#$((n + 250)): " p.rep || fail "names: slow step $(head -n 4 p.rep)"
+grep -q "NVTX range 'stall' " p.rep || fail "names: stall not named $(head -n 12 p.rep)"
+
+# 12. steps named by the program's own pattern: 'iter N' is no step to the default pattern (no
+#     trigger, no file), 'train_step N' is, and 'iter N' is one with GPUPROF_FLIGHT_STEP (such
+#     names are kept by pattern in the ring: the regex is matched on the name itself);
+#     GPUPROF_FLIGHT_AFTER=3 keeps recording 3 s after the trigger, so the file also holds the
+#     steps after the slow one, to the last
+mkdir s s2
+"$G" record --flight -o "$PWD/s2/run.gpz" -- "$FT" 300 200 sleep "name:iter " >/dev/null 2>&1 ||
+	fail "iter: exit $?"
+set -- s2/*.flight-*
+[ -e "$1" ] && fail "iter steps taken for steps by the default pattern: $*"
+GPUPROF_FLIGHT_STEP='^iter [0-9]+$' GPUPROF_FLIGHT_AFTER=3 "$G" record --flight \
+	-o "$PWD/s/run.gpz" -- "$FT" 1000 437 sleep "name:iter " pause:4000 >/dev/null 2>s.err ||
+	fail "iter: exit $? $(cat s.err)"
+f=$(one_file s) || exit 1
+grep -q "flight recording: step 'iter 437' took" s.err || fail "iter: $(cat s.err)"
+"$CHECK" stat "$f" >s.stat || fail "iter: unreadable"
+for st in 0 436 437 438 999; do
+	grep -q "^nvtx iter $st 1\$" s.stat || fail "iter: step $st missing"
+done
+# the default pattern takes NVTX ranges named like 'train_step 12' for steps too
+mkdir s3
+"$G" record --flight -o "$PWD/s3/run.gpz" -- "$FT" 600 437 sleep "name:train_step " \
+	>/dev/null 2>s3.err || fail "train_step: exit $? $(cat s3.err)"
+one_file s3 >/dev/null || exit 1
+grep -q "flight recording: step 'train_step 437' took" s3.err || fail "train_step: $(cat s3.err)"
+# (the report's own step classifier takes ProfilerStep#N or repeating ranges of one name for
+# steps, not 'iter N': its opening line names the trigger's step)
+"$G" report "$f" 2>/dev/null | head -n 1 |
+	grep -q "^Flight recording saved on slow-step: step 'iter 437' took" || fail "iter: report"
 exit 0

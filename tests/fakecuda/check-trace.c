@@ -329,18 +329,28 @@ struct count {
 struct counts {
 	struct count *v;
 	size_t n, cap;
+	struct gp_u64map by_hash; /* the name's hash: its index + 1 (a flight file holds millions) */
 };
 
 static void count_add(struct counts *v, const char *name)
 {
-	for (size_t i = 0; i < v->n; i++) {
+	uint64_t h = gp_hash_bytes(name, strlen(name));
+	uint64_t at = gp_u64map_get(&v->by_hash, h, 0);
+
+	if (at && !strcmp(v->v[at - 1].name, name)) {
+		v->v[at - 1].n++;
+		return;
+	}
+	for (size_t i = 0; at && i < v->n; i++) { /* another name of that hash: look them over */
 		if (!strcmp(v->v[i].name, name)) {
 			v->v[i].n++;
 			return;
 		}
 	}
 	struct count c = {strdup(name), 1};
-	gp_vec_push(v, c);
+	if (!gp_vec_push(v, c) && !at) {
+		gp_u64map_put(&v->by_hash, h, v->n);
+	}
 }
 
 static int cmd_stat(const char *path)
@@ -482,6 +492,9 @@ static int cmd_stat(const char *path)
 	gp_vec_free(&kernels);
 	gp_vec_free(&nvtx);
 	gp_vec_free(&apis);
+	gp_u64map_release(&kernels.by_hash);
+	gp_u64map_release(&nvtx.by_hash);
+	gp_u64map_release(&apis.by_hash);
 	gp_strbuf_release(&configs);
 	gpt_reader_free(r);
 	return ret < 0 ? 1 : 0;

@@ -17,6 +17,12 @@
  *          error:N        one API call of step N returns error 1
  *          pause:MS       sleep MS milliseconds before returning
  *          step-us:US     the host pause of a normal step (default 1500)
+ *          name:PREFIX    steps named PREFIX followed by their number (default
+ *                         "ProfilerStep#")
+ *          first:N        first N bare steps (a ProfilerStep#N range and
+ *                         nothing else, 1 ms pause per 500), then the
+ *                         STEPS steps numbered from N: a run of N distinct
+ *                         step names
  * Prints "handler calls N" at the end when a handler was installed.
  */
 #include "base/compat.h"
@@ -66,11 +72,29 @@ static void install(void)
 	sigaction(SIGUSR2, &sa, NULL);
 }
 
-static void step(int s, int slow_step, const char *stall, int error_at, unsigned step_us)
+/* n ranges ProfilerStep#0 .. #n-1 holding nothing, paced for the writer that converts them */
+static void bare_steps(long n)
 {
 	char name[64];
 
-	snprintf(name, sizeof(name), "ProfilerStep#%d", s);
+	for (long s = 0; s < n; s++) {
+		snprintf(name, sizeof(name), "ProfilerStep#%ld", s);
+		nvtxRangePushA(name);
+		nvtxRangePop();
+		if (s % 500 == 499) {
+			sleep_us(1000);
+		}
+	}
+}
+
+static const char *step_prefix = "ProfilerStep#";
+
+static void step(int s, long first, int slow_step, const char *stall, int error_at,
+		 unsigned step_us)
+{
+	char name[96];
+
+	snprintf(name, sizeof(name), "%.60s%ld", step_prefix, first + s);
 	nvtxRangePushA(name);
 	nvtxRangePushA("forward");
 	sleep_us(step_us);
@@ -106,6 +130,7 @@ int main(int argc, char **argv)
 	const char *stall = argv[3];
 	int usr2_at[4] = {-1, -1, -1, -1}, nusr2 = 0, crash_at = -1, error_at = -1, pause_ms = 0, v;
 	unsigned step_us = 1500;
+	long first = 0;
 	bool handler = false, late = false;
 
 	for (int i = 4; i < argc; i++) {
@@ -121,6 +146,10 @@ int main(int argc, char **argv)
 			error_at = v;
 		} else if ((v = at(argv[i], "pause:")) >= 0) {
 			pause_ms = v;
+		} else if (!strncmp(argv[i], "name:", 5)) {
+			step_prefix = argv[i] + 5;
+		} else if (!strncmp(argv[i], "first:", 6)) {
+			first = atol(argv[i] + 6);
 		} else if ((v = at(argv[i], "step-us:")) >= 0) {
 			step_us = (unsigned)v;
 		}
@@ -137,6 +166,7 @@ int main(int argc, char **argv)
 		sleep_us(300000); /* after the session started and its handler went in */
 		install();
 	}
+	bare_steps(first);
 	for (int s = 0; s < steps; s++) {
 		for (int k = 0; k < nusr2; k++) {
 			if (s == usr2_at[k]) {
@@ -147,7 +177,7 @@ int main(int argc, char **argv)
 			sleep_us(600000); /* the steps before it reach the ring */
 			raise(SIGSEGV);
 		}
-		step(s, slow_step, stall, error_at, step_us);
+		step(s, first, slow_step, stall, error_at, step_us);
 	}
 	sim_wait_stream(0, 1, 0);
 	if (pause_ms > 0) {

@@ -29,23 +29,50 @@ static struct gpt_writer *ring_writer(struct gpt_ring *r)
 	return w;
 }
 
-static void save(const struct gpt_ring *r, struct tt_read *rd)
+/* The ring saved (names: its writer, or NULL) into b. */
+static void save_bytes(const struct gpt_ring *r, const struct gpt_writer *names, struct tt_buf *b)
 {
 	int fd = memfd_create("ring-save", MFD_CLOEXEC);
 	int keep = dup(fd);
 	char err[256] = "";
-	struct tt_buf b = {0};
 
 	REQUIRE(fd >= 0 && keep >= 0);
-	CHECK_EQ_I(gpt_ring_save_fd(r, fd, "saved.gpz", err, sizeof(err)), 0);
+	CHECK_EQ_I(gpt_ring_save_fd(r, names, fd, "saved.gpz", err, sizeof(err)), 0);
 	off_t len = lseek(keep, 0, SEEK_END);
 	REQUIRE(len > 0);
-	b.p = malloc((size_t)len);
-	REQUIRE(b.p && pread(keep, b.p, (size_t)len, 0) == len);
-	b.len = (size_t)len;
+	b->p = malloc((size_t)len);
+	REQUIRE(b->p && pread(keep, b->p, (size_t)len, 0) == len);
+	b->len = (size_t)len;
 	close(keep);
+}
+
+static void save(const struct gpt_ring *r, struct tt_read *rd)
+{
+	struct tt_buf b = {0};
+
+	save_bytes(r, NULL, &b);
 	tt_read_all(b.p, b.len, "saved.gpz", rd);
 	tt_buf_free(&b);
+}
+
+/* A ring and its writer: 1,024 records per chunk, names by pattern or not. */
+static void big_ring(uint64_t bound, bool number_names, struct gpt_ring **r,
+		     struct gpt_writer **w)
+{
+	struct gpt_writer_opts o = {.level = 1, .chunk_records = 1024, .sink = gpt_ring_sink,
+				    .number_names = number_names};
+
+	REQUIRE(gpt_ring_new(bound, UINT64_MAX / 4, r) == 0);
+	o.sink_ctx = *r;
+	REQUIRE(gpt_writer_open_fd(-1, "ring", &o, w) == 0);
+}
+
+/* n, or big under GPUPROF_STRESS=1 (make stress). */
+static uint64_t stress_n(uint64_t n, uint64_t big)
+{
+	const char *stress = getenv("GPUPROF_STRESS");
+
+	return stress && !strcmp(stress, "1") ? big : n;
 }
 
 TEST(ring_keeps_newest_and_pinned)
@@ -114,17 +141,13 @@ TEST(ring_keeps_newest_and_pinned)
 TEST(ring_byte_bound)
 {
 	const uint64_t bound = 256 << 10;
-	const char *stress = getenv("GPUPROF_STRESS");
-	uint64_t n = stress && !strcmp(stress, "1") ? 10000000 : 1000000;
+	uint64_t n = stress_n(1000000, 10000000);
 	struct gpt_ring *r;
 	struct gpt_ring_stats st;
-	struct gpt_writer_opts o = {.level = 1, .chunk_records = 1024, .sink = gpt_ring_sink};
 	struct gpt_writer *w = NULL;
 	uint64_t worst = 0;
 
-	REQUIRE(gpt_ring_new(bound, UINT64_MAX / 4, &r) == 0);
-	o.sink_ctx = r;
-	REQUIRE(gpt_writer_open_fd(-1, "ring", &o, &w) == 0);
+	big_ring(bound, false, &r, &w);
 	for (uint64_t i = 0; i < n; i++) {
 		struct gpt_kernel k = kern(i);
 		uint64_t h = gp_hash_u64(i); /* not all alike: about 6 bytes a record on disk */
@@ -178,4 +201,180 @@ TEST(ring_misuse)
 	CHECK_EQ_I(gpt_writer_open_fd(-1, "ring", &o, &w), -GP_ERR_API); /* not with compact */
 	gpt_ring_free(r);
 	gpt_ring_free(NULL);
+}
+
+/* ---- names kept as patterns (trace/names.c) */
+
+/* split then expand: the name comes back byte for byte */
+static void round_trip(struct gpt_name_shapes *t, const char *s, bool want_split, const char *pat)
+{
+	char p[GPT_NAME_PATTERN_MAX + 1], back[GPT_NAME_PATTERN_MAX + 24];
+	size_t plen = 0;
+	uint64_t num = 1;
+	int split = gpt_name_split(t, s, strlen(s), p, &plen, &num);
+
+	CHECK_EQ_I(split, want_split);
+	CHECK_EQ_I(num != 0, want_split);
+	if (split) {
+		p[plen] = '\0';
+		CHECK_STR(p, pat);
+		CHECK_EQ_U(gpt_name_expand(p, num, back, sizeof(back)), strlen(s));
+		CHECK_STR(back, s);
+	}
+}
+
+TEST(ring_name_patterns)
+{
+	struct gpt_name_shapes t = {0};
+	char big[300];
+
+	/* the first name of a shape is whole; the next one that differs gives the run */
+	round_trip(&t, "ProfilerStep#0", false, NULL);
+	round_trip(&t, "ProfilerStep#0", false, NULL);
+	round_trip(&t, "ProfilerStep#1", true, "ProfilerStep#\x1a");
+	round_trip(&t, "ProfilerStep#437", true, "ProfilerStep#\x1a");
+	/* the run that changes, wherever it is; leading zeros kept */
+	round_trip(&t, "iter 1 of 1000", false, NULL);
+	round_trip(&t, "iter 2 of 1000", true, "iter \x1a of 1000");
+	round_trip(&t, "iter 123 of 1000", true, "iter \x1a of 1000");
+	round_trip(&t, "epoch 2 step_0045", false, NULL);
+	round_trip(&t, "epoch 2 step_0046", true, "epoch 2 step_\x1a");
+	round_trip(&t, "epoch 2 step_0000", true, "epoch 2 step_\x1a");
+	round_trip(&t, "epoch 3 step_0000", true, "epoch 3 step_\x1a");
+	/* numbers that do not change stay in the name: one string */
+	round_trip(&t, "aten::conv2d", false, NULL);
+	round_trip(&t, "aten::conv2d", false, NULL);
+	/* 18 digits are not a number (17 at most); the mark itself, long names: whole */
+	round_trip(&t, "n123456789012345678", false, NULL);
+	round_trip(&t, "n123456789012345679", false, NULL);
+	round_trip(&t, "x 99999999999999999", false, NULL);
+	round_trip(&t, "x 99999999999999998", true, "x \x1a");
+	round_trip(&t, "odd\x1a 1", false, NULL);
+	round_trip(&t, "odd\x1a 2", false, NULL);
+	memset(big, 'a', sizeof(big) - 3);
+	memcpy(big + sizeof(big) - 3, "1", 2);
+	round_trip(&t, big, false, NULL);
+	big[sizeof(big) - 3] = '2';
+	round_trip(&t, big, false, NULL);
+	/* a pattern without its mark, or no number: the text as it is */
+	char out[8];
+	CHECK_EQ_U(gpt_name_expand("plain", 1 << 5 | 1, out, sizeof(out)), 5);
+	CHECK_STR(out, "plain");
+	CHECK_EQ_U(gpt_name_expand("long \x1a name", 7 << 5 | 1, out, sizeof(out)), 7);
+	CHECK_STR(out, "long 7 ");
+	gpt_name_shapes_release(&t);
+	gpt_name_shapes_release(&t);
+}
+
+/* The name of range kind c (category) of step i: five kinds of per-iteration names. */
+static void step_name(uint32_t c, uint64_t i, char *buf, size_t size)
+{
+	switch (c) {
+	case 1:
+		snprintf(buf, size, "ProfilerStep#%llu", (unsigned long long)i);
+		break;
+	case 2:
+		snprintf(buf, size, "iter %llu of 1000000", (unsigned long long)i);
+		break;
+	case 3:
+		snprintf(buf, size, "step_%06llu", (unsigned long long)(i % 1000000));
+		break;
+	case 4:
+		snprintf(buf, size, "forward");
+		break;
+	default:
+		snprintf(buf, size, "layer3.conv2d");
+		break;
+	}
+}
+
+/*
+ * Many distinct step names into a ring whose writer keeps names as
+ * patterns: the pinned strings stay a few hundred bytes however many steps
+ * (one string per step would pass the whole bound), and the saved file
+ * names every range it holds exactly. 3 x 10^5 steps of five ranges, 3 x
+ * 10^6 under GPUPROF_STRESS=1.
+ */
+TEST(ring_step_names_bounded)
+{
+	const uint64_t bound = 256 << 10;
+	uint64_t steps = stress_n(300000, 3000000);
+	struct gpt_ring *r;
+	struct gpt_ring_stats st;
+	struct gpt_writer *w = NULL;
+	uint64_t worst_pinned = 0, worst = 0;
+	char name[64];
+
+	big_ring(bound, true, &r, &w);
+	for (uint64_t i = 0; i < steps; i++) {
+		for (uint32_t c = 1; c <= 5; c++) {
+			struct gpt_nvtx n = {.start = 1000000 + 10000 * i + c, .type = GPT_NVTX_PUSH_POP,
+					     .category = c, .start_tid = 7, .end_tid = 7};
+			n.end = n.start + 9000 - c;
+			step_name(c, i, name, sizeof(name));
+			REQUIRE(gpt_writer_intern_numbered(w, name, strlen(name), &n.message,
+							   &n.message_num) == 0);
+			REQUIRE(gpt_writer_add(w, GPT_KIND_NVTX, &n) == 0);
+		}
+		if ((i & 1023) == 0) {
+			gpt_ring_get_stats(r, &st);
+			worst_pinned = st.pinned_bytes > worst_pinned ? st.pinned_bytes : worst_pinned;
+			worst = st.peak_bytes;
+		}
+	}
+	CHECK_EQ_I(gpt_writer_flush(w), 0);
+	gpt_ring_get_stats(r, &st);
+	/* a handful of patterns and first names, not one string per step */
+	CHECK(gpt_writer_strings_written(w) <= 12);
+	CHECK(worst_pinned <= 1024);
+	CHECK(st.pinned_bytes <= 1024);
+	CHECK(worst <= bound && st.peak_bytes <= bound);
+	CHECK(st.dropped_chunks > 0);
+	CHECK_EQ_U(st.added_records, steps * 5);
+
+	/* saved: ordinary records, every name as it was given */
+	struct tt_buf b = {0};
+	save_bytes(r, w, &b);
+	struct gpt_reader *rd = NULL;
+	struct gpt_chunk c;
+	uint64_t kept = 0, bad = 0, newest = 0;
+	REQUIRE(gpt_reader_open_mem(b.p, b.len, "saved.gpz", &rd) == 0);
+	while (gpt_reader_next(rd, &c) == 1) {
+		if (c.kind != GPT_KIND_NVTX) {
+			continue;
+		}
+		const struct gpt_nvtx *v = c.records;
+		for (uint32_t i = 0; i < c.count; i++) {
+			uint64_t step = (v[i].start - 1000000) / 10000;
+			const char *s = gpt_reader_string(rd, v[i].message);
+			step_name(v[i].category, step, name, sizeof(name));
+			bad += !s || strcmp(s, name) || v[i].message_num;
+			newest = step > newest ? step : newest;
+			kept++;
+		}
+	}
+	CHECK_EQ_U(bad, 0);
+	CHECK_EQ_U(kept + st.dropped_records, steps * 5);
+	CHECK_EQ_U(newest, steps - 1);
+	gpt_reader_free(rd);
+	tt_buf_free(&b);
+	CHECK_EQ_I(gpt_writer_close(w), 0);
+	gpt_ring_free(r);
+}
+
+/* Without number_names (every writer but a flight ring's) names are interned whole. */
+TEST(ring_names_whole_elsewhere)
+{
+	struct gpt_writer *w = NULL;
+	struct gpt_writer_opts o = {.level = 1};
+	uint32_t a, b;
+	uint64_t na = 1, nb = 1;
+	int fd = memfd_create("plain", MFD_CLOEXEC);
+
+	REQUIRE(fd >= 0 && gpt_writer_open_fd(fd, "plain.gpz", &o, &w) == 0);
+	CHECK_EQ_I(gpt_writer_intern_numbered(w, "ProfilerStep#1", 14, &a, &na), 0);
+	CHECK_EQ_I(gpt_writer_intern_numbered(w, "ProfilerStep#2", 14, &b, &nb), 0);
+	CHECK(a != b && na == 0 && nb == 0);
+	CHECK_STR(gpt_writer_string(w, b), "ProfilerStep#2");
+	CHECK_EQ_I(gpt_writer_close(w), 0);
 }
