@@ -223,9 +223,13 @@ int gpr_section_or_why(struct gpr_table *t, enum gpr_format f, const struct gpr_
 	if (f == GPR_FORMAT_JSON || f == GPR_FORMAT_CSV || gpr_table_rows(t)) {
 		return gpr_table_section(t, f, d, title, key, first, o);
 	}
+	size_t from = o->len;
 	gpr_table_release(t);
 	gp_strbuf_addf(o, "\n%s%s: none: %s\n", f == GPR_FORMAT_MARKDOWN ? "### " : "", title,
 		       why);
+	if (f == GPR_FORMAT_TEXT) {
+		gpr_text_wrap_lines(o, d, from, 2); /* within COLUMNS, as every sentence */
+	}
 	return 0;
 }
 
