@@ -164,6 +164,7 @@ static const char *const env_vars[][2] = {
 	{"GPUPROF_PROGRESS_AFTER", "ms of work before progress shows on a terminal"},
 	{"GPUPROF_THREADS", "threads that read traces when --threads is not given (default: one per core the process may run on)"},
 	{"GPUPROF_ANCHORS", "the test suite only: where the real traces it checks lie"},
+	{"GPUPROF_STRESS", "the test suite only: 1 runs the full sizes under the sanitizers (make stress)"},
 };
 
 /* Text for troff: escape backslashes and leading dots/quotes. */

@@ -37,7 +37,19 @@ enum gpa_input_format gpa_input_detect_bytes(const unsigned char *b, size_t n)
 	if (i + 2 < n && b[i] == 0xef && b[i + 1] == 0xbb && b[i + 2] == 0xbf) {
 		i += 3;
 	}
-	if (i < n && (b[i] == '{' || b[i] == '[')) {
+	if (i >= n || (b[i] != '{' && b[i] != '[')) {
+		return GPA_INPUT_UNKNOWN;
+	}
+	/*
+	 * What follows must open an object's key or an array's object (or close
+	 * them): random bytes that begin with a brace (1 in 100 of /dev/urandom's
+	 * reads) are not JSON, and a device that never ends is not read for ever.
+	 */
+	unsigned char open = b[i++];
+	while (i < n && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n')) {
+		i++;
+	}
+	if (i >= n || (open == '{' ? b[i] == '"' || b[i] == '}' : b[i] == '{' || b[i] == ']')) {
 		return GPA_INPUT_KINETO;
 	}
 	return GPA_INPUT_UNKNOWN;

@@ -172,9 +172,9 @@ TEST(analysis_options)
 	REQUIRE(gpuprof_analyze_opts(t, GPUPROF_GAPS, &o, &one, NULL) == 0);
 	o.top = -1;
 	REQUIRE(gpuprof_analyze_opts(t, GPUPROF_GAPS, &o, &all, NULL) == 0);
-	CHECK_EQ_I((long long)count_of(def, "\"Length (ns)\":"), 10);
-	CHECK_EQ_I((long long)count_of(one, "\"Length (ns)\":"), 1);
-	CHECK(count_of(all, "\"Length (ns)\":") > 10);
+	CHECK_EQ_I((long long)count_of(def, "\"length_ns\":"), 10);
+	CHECK_EQ_I((long long)count_of(one, "\"length_ns\":"), 1);
+	CHECK(count_of(all, "\"length_ns\":") > 10);
 	gpuprof_free(one);
 	gpuprof_free(all);
 	gpuprof_free(def);

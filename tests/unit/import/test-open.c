@@ -353,3 +353,29 @@ TEST(input_take_anchors)
 		same_as_reader(path, 2);
 	}
 }
+
+/* JSON is claimed by its first two tokens, not by a brace alone (random bytes begin with one). */
+TEST(detect_json_by_two_tokens)
+{
+	static const struct {
+		const char *b;
+		enum gpa_input_format want;
+	} cases[] = {
+		{"{\"traceEvents\":", GPA_INPUT_KINETO},
+		{"  \n{ \"schemaVers", GPA_INPUT_KINETO},
+		{"[{\"ph\":\"X\"", GPA_INPUT_KINETO},
+		{"[ ]", GPA_INPUT_KINETO},
+		{"{}", GPA_INPUT_KINETO},
+		{"{", GPA_INPUT_KINETO}, /* cut short: the JSON reader says how */
+		{"\xef\xbb\xbf{\"a\"", GPA_INPUT_KINETO},
+		{"{\x93\x11\xfe", GPA_INPUT_UNKNOWN},
+		{"[7,1]", GPA_INPUT_UNKNOWN},
+		{"{x}", GPA_INPUT_UNKNOWN},
+		{"hello", GPA_INPUT_UNKNOWN},
+	};
+
+	for (size_t i = 0; i < GP_ARRAY_SIZE(cases); i++) {
+		const char *b = cases[i].b;
+		CHECK_EQ_I(gpa_input_detect_bytes((const unsigned char *)b, strlen(b)), cases[i].want);
+	}
+}
